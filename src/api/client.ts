@@ -1,0 +1,396 @@
+// The thin HTTP core: one undici Agent (a keep-alive pool per origin), signing, timeouts,
+// retries with backoff + jitter honouring Retry-After, and one response/error shape.
+import { Agent, request as undiciRequest } from 'undici';
+import { ExitCode, CliError } from '../errors.js';
+import { endpoint as lookupEndpoint, type Endpoint } from './endpoints.js';
+import {
+  authHeaders,
+  fillPath,
+  formBody,
+  pythonJson,
+  redact,
+  redactHeaders,
+  REDACTED,
+  type Credentials,
+} from './wire.js';
+
+export interface ClientOptions {
+  baseUrl: string;
+  /** Price comparison host; defaults to baseUrl. */
+  storeUrl?: string;
+  /** Partner credentials (crypto or shared key). */
+  credentials: Credentials;
+  /** Operator token for the access-control API; falls back to `credentials`. */
+  accessToken?: string;
+  /** Total time per attempt, ms. */
+  timeout: number;
+  /** Retries after the first attempt. */
+  retries: number;
+  /** Trace requests/responses (redacted) here. */
+  debug?: (line: string) => void;
+  /** Print requests as curl lines here instead of sending them. */
+  dryRun?: (line: string) => void;
+  /** Called with every parsed JSON body (used for the TEST MODE notice). */
+  onResponse?: (res: ApiResponse) => void;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Max keep-alive connections per origin. */
+  connections?: number;
+  userAgent?: string;
+}
+
+export interface RequestOptions {
+  method: 'GET' | 'POST';
+  /** Path (already encoded, see fillPath) relative to the host. */
+  path: string;
+  /** POST: the `request` payload object. GET: ignored (use query). */
+  payload?: Record<string, unknown>;
+  /** Raw `request` text to send verbatim (for `bookdist api --input`). */
+  requestText?: string;
+  query?: Record<string, string | number | boolean | undefined | null>;
+  auth?: 'partner' | 'access' | 'none';
+  host?: 'api' | 'store';
+  /** Retry 503s and dropped connections too (429 and refused connects are always retried). */
+  idempotent?: boolean;
+  accept?: string;
+  signal?: AbortSignal;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Parsed JSON; for XML or text bodies `{ code, text }` (plus `message` for the access API's XML). */
+  body: any;
+  /** How the body was read. */
+  format: 'json' | 'xml' | 'text' | 'empty';
+  request: RequestInfo;
+}
+
+export interface RequestInfo {
+  method: string;
+  url: string;
+}
+
+/** One error shape for every failed response, whatever its body. */
+export class ApiError extends Error {
+  constructor(
+    public readonly status: number,
+    message: string,
+    public readonly body: any,
+    public readonly request: RequestInfo,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  /** Exit code as documented in `bookdist help exit-codes`. */
+  get exitCode(): number {
+    return exitCodeForStatus(this.status, this.body);
+  }
+}
+
+/** Thrown after --dry-run printed the request: nothing was sent. */
+export class DryRun extends Error {
+  constructor() {
+    super('dry run');
+    this.name = 'DryRun';
+  }
+}
+
+export function exitCodeForStatus(status: number, body?: any): number {
+  if (isConflict(status, body)) return ExitCode.CONFLICT;
+  if (status === 404) return ExitCode.NOT_FOUND;
+  if (status === 401 || status === 403) return ExitCode.AUTH;
+  if (status === 429 || status === 503) return ExitCode.UNAVAILABLE;
+  if (status === 400 || status === 405 || status === 413 || status === 422) return ExitCode.ERROR;
+  return ExitCode.ERROR;
+}
+
+/** Conflicts: 409, a body with `conflict: true`, or the service's "already" messages. */
+export function isConflict(status: number, body?: any): boolean {
+  if (status === 409) return true;
+  if (status >= 400 && body && typeof body === 'object') {
+    if (body.conflict === true) return true;
+    const m = typeof body.message === 'string' ? body.message : '';
+    if (/already (has access|exists|used)/i.test(m)) return true;
+  }
+  return false;
+}
+
+const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export class ApiClient {
+  readonly agent: Agent;
+  private readonly opts: ClientOptions;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+
+  constructor(opts: ClientOptions) {
+    this.opts = opts;
+    this.agent = new Agent({
+      connect: { timeout: Math.min(10_000, opts.timeout) },
+      keepAliveTimeout: 10_000,
+      connections: opts.connections ?? 16,
+    });
+    this.sleep =
+      opts.sleep ??
+      ((ms, signal) =>
+        new Promise((resolve, reject) => {
+          const t = setTimeout(resolve, ms);
+          signal?.addEventListener('abort', () => (clearTimeout(t), reject(signal.reason)), { once: true });
+        }));
+  }
+
+  get baseUrl(): string {
+    return this.opts.baseUrl;
+  }
+
+  get storeUrl(): string {
+    return this.opts.storeUrl ?? this.opts.baseUrl;
+  }
+
+  /** Call an endpoint of the table by name. */
+  async call(
+    name: string,
+    args: {
+      params?: Record<string, string | number>;
+      payload?: Record<string, unknown>;
+      signal?: AbortSignal;
+      accept?: string;
+      idempotent?: boolean;
+    } = {},
+  ): Promise<ApiResponse> {
+    const ep: Endpoint = lookupEndpoint(name);
+    const path = fillPath(ep.path, args.params);
+    const payload = args.payload ? stripUndefined(args.payload) : undefined;
+    return this.request({
+      method: ep.clientMethod,
+      path,
+      payload: ep.payloadIn === 'body' ? (payload ?? {}) : undefined,
+      query: ep.payloadIn === 'query' ? (payload as RequestOptions['query']) : undefined,
+      auth: ep.auth === 'public' ? 'none' : ep.auth,
+      host: ep.host,
+      idempotent: args.idempotent ?? ep.idempotent,
+      accept: args.accept,
+      signal: args.signal,
+    });
+  }
+
+  /** Like `call`, but a non-2xx/3xx answer throws ApiError. */
+  async ok(name: string, args: Parameters<ApiClient['call']>[1] = {}): Promise<any> {
+    const res = await this.call(name, args);
+    if (res.status >= 400) throw toApiError(res);
+    return res.body;
+  }
+
+  url(path: string, host: 'api' | 'store' = 'api', query?: RequestOptions['query']): string {
+    const base = (host === 'store' ? this.storeUrl : this.baseUrl).replace(/\/+$/, '');
+    let url = base + (path.startsWith('/') ? path : '/' + path);
+    if (query) {
+      const qs = Object.entries(query)
+        .filter(([, v]) => v !== undefined && v !== null)
+        .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
+        .join('&');
+      if (qs) url += (url.includes('?') ? '&' : '?') + qs;
+    }
+    return url;
+  }
+
+  private credentialsFor(auth: 'partner' | 'access' | 'none'): Credentials {
+    if (auth === 'none') return { kind: 'none' };
+    if (auth === 'access' && this.opts.accessToken) {
+      const username = this.opts.credentials.kind === 'none' ? undefined : (this.opts.credentials as any).username;
+      return { kind: 'token', token: this.opts.accessToken, username };
+    }
+    return this.opts.credentials;
+  }
+
+  /** Build the exact method, URL, headers and body that would be sent. */
+  prepare(o: RequestOptions): { method: string; url: string; headers: Record<string, string>; body?: string; requestText?: string } {
+    const url = this.url(o.path, o.host, o.method === 'GET' || o.query ? o.query : undefined);
+    const headers: Record<string, string> = {
+      accept: o.accept ?? 'application/json',
+      'user-agent': this.opts.userAgent ?? 'bookdist',
+    };
+    let body: string | undefined;
+    let requestText: string | undefined;
+    if (o.method === 'POST') {
+      requestText = o.requestText ?? pythonJson(o.payload ?? {});
+      body = formBody(requestText);
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    }
+    Object.assign(headers, authHeaders(this.credentialsFor(o.auth ?? 'partner'), requestText));
+    return { method: o.method, url, headers, body, requestText };
+  }
+
+  async request(o: RequestOptions): Promise<ApiResponse> {
+    const prepared = this.prepare(o);
+    const info: RequestInfo = { method: prepared.method, url: prepared.url };
+    if (this.opts.dryRun) {
+      this.opts.dryRun(curlLine(prepared));
+      throw new DryRun();
+    }
+    const retryAll = o.method === 'GET' || o.idempotent === true;
+    let attempt = 0;
+    for (;;) {
+      const started = Date.now();
+      this.trace(`→ ${prepared.method} ${prepared.url}` + (attempt ? ` (retry ${attempt})` : ''));
+      if (this.opts.debug) {
+        for (const [k, v] of Object.entries(redactHeaders(prepared.headers))) this.trace(`  ${k}: ${v}`);
+        if (prepared.requestText !== undefined) this.trace(`  request=${redactRequestText(prepared.requestText)}`);
+      }
+      let res: ApiResponse;
+      try {
+        res = await this.send(prepared, info, o.signal);
+      } catch (err: any) {
+        if (o.signal?.aborted) throw err;
+        const code: string = err?.code ?? err?.cause?.code ?? '';
+        const timedOut = err?.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+        const beforeSend = CONNECT_ERRORS.has(code);
+        this.trace(`← ${timedOut ? 'timeout' : code || err?.message} (${Date.now() - started} ms)`);
+        if ((beforeSend || retryAll) && attempt < this.opts.retries) {
+          await this.sleep(backoff(attempt), o.signal);
+          attempt++;
+          continue;
+        }
+        const what = timedOut
+          ? `timed out after ${Math.round(this.opts.timeout / 1000)}s (raise --timeout)`
+          : `could not reach the service (${code || err?.message})`;
+        throw new CliError(
+          `${info.method} ${info.url}: ${what}${attempt ? ` after ${attempt + 1} attempts` : ''}`,
+          ExitCode.UNAVAILABLE,
+          { code: code || undefined },
+        );
+      }
+      this.trace(`← ${res.status} (${Date.now() - started} ms) ${truncate(JSON.stringify(redact(res.body)), 2000)}`);
+      const retryable = res.status === 429 || (res.status === 503 && retryAll);
+      if (retryable && attempt < this.opts.retries) {
+        const wait = retryAfterMs(res.headers['retry-after']) ?? backoff(attempt);
+        await this.sleep(Math.min(wait, 60_000), o.signal);
+        attempt++;
+        continue;
+      }
+      this.opts.onResponse?.(res);
+      return res;
+    }
+  }
+
+  private async send(
+    p: ReturnType<ApiClient['prepare']>,
+    info: RequestInfo,
+    signal?: AbortSignal,
+  ): Promise<ApiResponse> {
+    const timeout = AbortSignal.timeout(this.opts.timeout);
+    const res = await undiciRequest(p.url, {
+      method: p.method as 'GET' | 'POST',
+      headers: p.headers,
+      body: p.body,
+      dispatcher: this.agent,
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+    const text = await res.body.text();
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
+    return parseResponse(res.statusCode, headers, text, info);
+  }
+
+  private trace(line: string): void {
+    this.opts.debug?.(line);
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close().catch(() => {});
+  }
+}
+
+/** Turn any body into one shape: parsed JSON, the access API's XML error, or text. */
+export function parseResponse(status: number, headers: Record<string, string>, text: string, request: RequestInfo): ApiResponse {
+  const ctype = headers['content-type'] ?? '';
+  const trimmed = text.trim();
+  if (!trimmed) return { status, headers, body: { code: status }, format: 'empty', request };
+  if (ctype.includes('json') || /^[[{]/.test(trimmed)) {
+    try {
+      return { status, headers, body: JSON.parse(trimmed), format: 'json', request };
+    } catch {
+      /* fall through to text */
+    }
+  }
+  if (ctype.includes('xml') || trimmed.startsWith('<?xml') || /^<(error|response|errors)\b/i.test(trimmed)) {
+    const message = xmlText(trimmed, 'message');
+    const error = xmlText(trimmed, 'error');
+    if (message !== undefined || error !== undefined) {
+      return { status, headers, body: { code: status, error: true, message: message ?? error, text: trimmed }, format: 'xml', request };
+    }
+  }
+  return { status, headers, body: { code: status, text }, format: 'text', request };
+}
+
+function xmlText(xml: string, tag: string): string | undefined {
+  const m = new RegExp(`<${tag}\\b[^>]*>([\\s\\S]*?)</${tag}>`, 'i').exec(xml);
+  if (!m) return undefined;
+  return m[1]
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+export function toApiError(res: ApiResponse): ApiError {
+  const b = res.body ?? {};
+  let message: string =
+    (typeof b.message === 'string' && b.message) ||
+    (typeof b.detail === 'string' && b.detail) ||
+    (typeof b.text === 'string' && truncate(b.text.trim(), 300)) ||
+    `HTTP ${res.status}`;
+  if (res.status === 401 && /authentication failed/i.test(message)) {
+    message += ' (check the profile\'s username and key: `bookdist profile show`)';
+  }
+  return new ApiError(res.status, message, b, res.request);
+}
+
+/** Exponential backoff with full jitter: base 250 ms, doubling, capped at 8 s. */
+export function backoff(attempt: number): number {
+  const ceiling = Math.min(8_000, 250 * 2 ** attempt);
+  return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+}
+
+/** Retry-After as seconds or an HTTP date, in ms. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.round(Number(value) * 1000);
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? undefined : Math.max(0, t - now);
+}
+
+function stripUndefined(o: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+function truncate(s: string, n: number): string {
+  return s.length > n ? s.slice(0, n) + '…' : s;
+}
+
+function redactRequestText(text: string): string {
+  try {
+    return JSON.stringify(redact(JSON.parse(text)));
+  } catch {
+    return text.length > 0 ? '[unparsed request]' : text;
+  }
+}
+
+const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The request as a curl command, secrets redacted. */
+export function curlLine(p: { method: string; url: string; headers: Record<string, string>; requestText?: string }): string {
+  const parts = ['curl', '-X', p.method, shq(p.url)];
+  for (const [k, v] of Object.entries(redactHeaders(p.headers))) {
+    if (k === 'content-type' || k === 'user-agent') continue;
+    parts.push('-H', shq(`${k}: ${v === REDACTED ? '<redacted>' : v}`));
+  }
+  if (p.requestText !== undefined) parts.push('--data-urlencode', shq('request=' + redactRequestText(p.requestText)));
+  return parts.join(' ');
+}

@@ -1,0 +1,172 @@
+// The bytes on the wire (shared/spec/wire.md): Python-style JSON inside a form-encoded
+// `request` field, RSA-SHA256 signatures, and the header set of each auth mode.
+import { createPrivateKey, createSign, type KeyObject } from 'node:crypto';
+
+/**
+ * JSON text as the reference Python client writes it: `", "` and `": "` separators and
+ * non-ASCII escaped as \uXXXX (json.dumps defaults). Undefined members are left out.
+ */
+export function pythonJson(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new TypeError('non-finite number in request payload');
+    return String(value);
+  }
+  if (typeof value === 'string') return pyString(value);
+  if (Array.isArray(value)) return '[' + value.map((v) => pythonJson(v === undefined ? null : v)).join(', ') + ']';
+  if (typeof value === 'object') {
+    const parts: string[] = [];
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      if (v === undefined) continue;
+      parts.push(pyString(k) + ': ' + pythonJson(v));
+    }
+    return '{' + parts.join(', ') + '}';
+  }
+  throw new TypeError(`cannot encode ${typeof value} in a request payload`);
+}
+
+function pyString(s: string): string {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const ch = s[i];
+    if (ch === '"') out += '\\"';
+    else if (ch === '\\') out += '\\\\';
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\b') out += '\\b';
+    else if (ch === '\f') out += '\\f';
+    else if (c < 0x20 || c > 0x7e) out += '\\u' + c.toString(16).padStart(4, '0');
+    else out += ch;
+  }
+  return out + '"';
+}
+
+/** Python's urllib.parse.quote_plus: unreserved `A-Za-z0-9_.-~` kept, space as `+`, the rest %XX (UTF-8). */
+export function quotePlus(s: string): string {
+  let out = '';
+  for (const byte of Buffer.from(s, 'utf8')) {
+    const ch = String.fromCharCode(byte);
+    if (/[A-Za-z0-9_.\-~]/.test(ch)) out += ch;
+    else if (ch === ' ') out += '+';
+    else out += '%' + byte.toString(16).toUpperCase().padStart(2, '0');
+  }
+  return out;
+}
+
+/** The POST body: exactly one form field, `request`, holding the JSON text. */
+export function formBody(requestText: string): string {
+  return 'request=' + quotePlus(requestText);
+}
+
+/** Percent-encode one path segment (wire.md: the CLI encodes, the reference clients do not). */
+export function pathSegment(value: string): string {
+  return encodeURIComponent(value);
+}
+
+/** Fill `{name}` placeholders of an endpoint path with encoded segments. */
+export function fillPath(template: string, params: Record<string, string | number> = {}): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const v = params[name];
+    if (v === undefined || v === '') throw new TypeError(`missing path parameter ${name}`);
+    return pathSegment(String(v));
+  });
+}
+
+/** Load a PEM RSA private key (PKCS#1 or PKCS#8). Throws a descriptive Error otherwise. */
+export function loadRsaPrivateKey(pem: string | Buffer): KeyObject {
+  let key: KeyObject;
+  try {
+    key = createPrivateKey({ key: pem, format: 'pem' });
+  } catch {
+    throw new Error('is not a PEM private key (expected BEGIN RSA PRIVATE KEY or BEGIN PRIVATE KEY)');
+  }
+  if (key.asymmetricKeyType !== 'rsa') {
+    throw new Error(`is a ${key.asymmetricKeyType ?? 'non-RSA'} key, not an RSA private key`);
+  }
+  return key;
+}
+
+/** RSASSA-PKCS1-v1_5 / SHA-256 over the UTF-8 message, standard base64. */
+export function sign(message: string, key: KeyObject): string {
+  return createSign('RSA-SHA256').update(message, 'utf8').sign(key, 'base64');
+}
+
+export type Credentials =
+  | { kind: 'crypto'; username: string; key: KeyObject }
+  | { kind: 'shared'; username: string; sharedKey: string }
+  | { kind: 'token'; token: string; username?: string }
+  | { kind: 'none' };
+
+/**
+ * Auth headers for one request. `requestText` is the form field value for a POST, undefined for
+ * a request without a body (then the username is signed).
+ */
+export function authHeaders(creds: Credentials, requestText: string | undefined): Record<string, string> {
+  switch (creds.kind) {
+    case 'crypto':
+      return {
+        signature: sign(requestText ?? creds.username, creds.key),
+        'api-user': creds.username,
+        user: creds.username,
+        version: 'v1',
+        authorization: 'CryptoAuth',
+      };
+    case 'shared':
+      return {
+        'api-user': creds.username,
+        user: creds.username,
+        version: 'v1',
+        authorization: 'SharedKeyAuth',
+        'api-key': creds.sharedKey,
+      };
+    case 'token': {
+      // The access-control token travels as a shared key (decisions.md).
+      const h: Record<string, string> = { version: 'v1', authorization: 'SharedKeyAuth', 'api-key': creds.token };
+      if (creds.username) {
+        h['api-user'] = creds.username;
+        h.user = creds.username;
+      }
+      return h;
+    }
+    case 'none':
+      return {};
+  }
+}
+
+/** Header names whose values are secrets: never printed, not even under --debug. */
+export const SECRET_HEADERS = new Set(['signature', 'api-key', 'api_key', 'authorization-token', 'cookie']);
+/** Payload/response keys whose values are secrets. */
+export const SECRET_FIELDS = new Set([
+  'passwd',
+  'passwd_confirm',
+  'password',
+  'shared_key',
+  'api_key',
+  'token',
+  'operator_token',
+  'private_key',
+  'key_pem',
+]);
+export const REDACTED = '[REDACTED]';
+
+/** Deep copy with secret fields replaced. */
+export function redact<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v) => redact(v)) as T;
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      out[k] = SECRET_FIELDS.has(k.toLowerCase()) && v != null ? REDACTED : redact(v);
+    }
+    return out as T;
+  }
+  return value;
+}
+
+export function redactHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) out[k] = SECRET_HEADERS.has(k.toLowerCase()) ? REDACTED : v;
+  return out;
+}

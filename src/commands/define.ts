@@ -1,0 +1,63 @@
+// The glue between commander and verbs: option definitions stay cheap (this file imports no
+// heavy module); the verb module — its schema and run() — is imported only when it runs.
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+
+export interface VerbInput {
+  /** Positional arguments as commander parsed them. */
+  args: any[];
+  /** The command's own options (camelCase keys). */
+  opts: Record<string, any>;
+  command: Command;
+}
+
+export interface VerbModule<O = any> {
+  /** Turn commander's input into validated options; throw usageError() naming the flag. */
+  parse?(input: VerbInput, ctx: Context): O | Promise<O>;
+  /** Do the work. Return an exit code to override 0. */
+  run(options: O, ctx: Context): Promise<number | void>;
+}
+
+type ContextFactory = (command: Command) => Context;
+const factories = new WeakMap<Command, ContextFactory>();
+const exitCodes = new WeakMap<Command, number>();
+
+function root(cmd: Command): Command {
+  let c = cmd;
+  while (c.parent) c = c.parent;
+  return c;
+}
+
+export function setContextFactory(program: Command, factory: ContextFactory): void {
+  factories.set(program, factory);
+}
+
+export function exitCodeOf(program: Command): number {
+  return exitCodes.get(program) ?? 0;
+}
+
+/** Attach a lazily loaded verb to a command. */
+export function action<O>(cmd: Command, load: () => Promise<VerbModule<O>>): Command {
+  return cmd.action(async (...received: any[]) => {
+    const command = received[received.length - 1] as Command;
+    const program = root(command);
+    const factory = factories.get(program);
+    if (!factory) throw new Error('no context factory registered');
+    const ctx = factory(command);
+    const mod = await load();
+    const input: VerbInput = { args: command.processedArgs ?? received.slice(0, -2), opts: command.opts(), command };
+    const options = mod.parse ? await mod.parse(input, ctx) : (input as unknown as O);
+    const code = await mod.run(options, ctx);
+    if (typeof code === 'number') exitCodes.set(program, code);
+  });
+}
+
+/** Append an "Examples:" block to a command's help. */
+export function examples(cmd: Command, lines: string[]): Command {
+  return cmd.addHelpText('after', '\nExamples:\n' + lines.map((l) => `  $ ${l}`).join('\n'));
+}
+
+/** Collect a repeatable option into an array. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return previous.concat(value.split(',').map((s) => s.trim()).filter(Boolean));
+}

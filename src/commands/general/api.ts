@@ -1,0 +1,88 @@
+import { readFile } from 'node:fs/promises';
+import type { Context } from '../../context.js';
+import { CliError, ExitCode, usageError } from '../../errors.js';
+import { exitCodeForStatus } from '../../api/client.js';
+import { writeJson } from '../../output/index.js';
+import { readAll } from '../../util/io.js';
+import type { VerbInput } from '../define.js';
+
+interface Options {
+  method: 'GET' | 'POST';
+  path: string;
+  payload?: Record<string, unknown>;
+  auth: 'partner' | 'access' | 'none';
+  host: 'api' | 'store';
+  include: boolean;
+}
+
+function parseField(spec: string, typed: boolean): [string, unknown] {
+  const i = spec.indexOf('=');
+  if (i <= 0) throw usageError(`Field "${spec}" must look like key=value (-f/-F).`);
+  const key = spec.slice(0, i);
+  const raw = spec.slice(i + 1);
+  if (!typed) return [key, raw];
+  if (raw === 'true' || raw === 'false' || raw === 'null' || /^-?\d+(\.\d+)?$/.test(raw) || /^[[{"]/.test(raw)) {
+    try {
+      return [key, JSON.parse(raw)];
+    } catch {
+      throw usageError(`Field "${key}" is not valid JSON: ${raw}`);
+    }
+  }
+  return [key, raw];
+}
+
+export async function parse(input: VerbInput, ctx: Context): Promise<Options> {
+  const [methodArg, pathArg] = input.args as [string, string];
+  const method = methodArg.toUpperCase();
+  if (method !== 'GET' && method !== 'POST') throw usageError(`Method must be GET or POST, not "${methodArg}".`);
+  if (/^[a-z]+:\/\//i.test(pathArg)) {
+    throw usageError('Give a path, not a URL: the base URL comes from the profile (or --base-url).');
+  }
+  const path = pathArg.startsWith('/') ? pathArg : '/' + pathArg;
+  const o = input.opts;
+  let payload: Record<string, unknown> | undefined;
+  if (o.input) {
+    const text = o.input === '-' ? await readAll(ctx.io.stdin) : await readFile(o.input, 'utf8').catch(() => {
+      throw usageError(`Cannot read --input file ${o.input}.`);
+    });
+    try {
+      payload = JSON.parse(text);
+    } catch {
+      throw usageError('--input must be a JSON object.');
+    }
+    if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw usageError('--input must be a JSON object.');
+    if (payload.request && typeof payload.request === 'object') payload = payload.request as Record<string, unknown>;
+  }
+  const fields = [...(o.field ?? []).map((f: string) => parseField(f, false)), ...(o.rawField ?? []).map((f: string) => parseField(f, true))];
+  if (fields.length) payload = { ...(payload ?? {}), ...Object.fromEntries(fields) };
+  const auth = (o.auth ?? (path === '/' || path === '/index/' ? 'none' : path.startsWith('/v1/access/') ? 'access' : 'partner')) as Options['auth'];
+  if (!['partner', 'access', 'none'].includes(auth)) throw usageError('--auth must be partner, access or none.');
+  const host = o.store || path.startsWith('/api/') || path.startsWith('/checkout') ? 'store' : 'api';
+  return { method, path, payload, auth, host, include: Boolean(o.include) };
+}
+
+export async function run(o: Options, ctx: Context): Promise<number> {
+  const api = await ctx.api();
+  const [pathOnly, qs] = o.path.split('?', 2);
+  const query = o.method === 'GET' ? { ...Object.fromEntries(new URLSearchParams(qs ?? '')), ...(o.payload as any) } : undefined;
+  const res = await api.request({
+    method: o.method,
+    path: o.method === 'GET' ? pathOnly : o.path,
+    payload: o.method === 'POST' ? (o.payload ?? {}) : undefined,
+    query,
+    auth: o.auth,
+    host: o.host,
+  });
+  if (o.include) {
+    ctx.io.stderr.write(`HTTP ${res.status}\n`);
+    for (const [k, v] of Object.entries(res.headers)) ctx.io.stderr.write(`${k}: ${v}\n`);
+  }
+  writeJson(ctx, res.body);
+  if (res.status >= 400) {
+    const code = exitCodeForStatus(res.status, res.body);
+    if (!ctx.globals.quiet) ctx.io.stderr.write(`bookdist: HTTP ${res.status}${res.body?.message ? `: ${res.body.message}` : ''}\n`);
+    return code;
+  }
+  return ExitCode.OK;
+}
+void CliError;

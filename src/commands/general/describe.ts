@@ -1,0 +1,36 @@
+import type { Context } from '../../context.js';
+import { CliError, ExitCode } from '../../errors.js';
+import { emit } from '../../output/index.js';
+import type { VerbInput } from '../define.js';
+
+export function parse(input: VerbInput) {
+  return { endpoint: input.opts.endpoint as string | undefined };
+}
+
+export async function run(o: { endpoint?: string }, ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const body = await api.ok('describe');
+  let endpoints: any[] = body.endpoints ?? [];
+  if (o.endpoint) {
+    endpoints = endpoints.filter((e) => e.name === o.endpoint || e.path === o.endpoint);
+    if (!endpoints.length) throw new CliError(`No endpoint named "${o.endpoint}"; run \`bookdist describe\` to list them.`, ExitCode.NOT_FOUND);
+  }
+  await emit(
+    ctx,
+    { ...body, endpoints },
+    {
+      list: (d) => d.endpoints,
+      columns: [
+        { key: 'name' },
+        { key: 'methods', format: (v) => (Array.isArray(v) ? v.join('|') : String(v ?? '')) },
+        { key: 'path' },
+        { key: 'scope', format: (v) => (v == null ? '-' : String(v)) },
+        {
+          key: 'fields',
+          format: (v) =>
+            Array.isArray(v) ? v.map((f: any) => `${f.name}${f.required ? '*' : ''}:${f.type}`).join(' ') : '',
+        },
+      ],
+    },
+  );
+}

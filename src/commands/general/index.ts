@@ -1,0 +1,64 @@
+// General endpoints: status (GET /), whoami (GET /profile/), describe, and raw `api` requests.
+import type { Command } from 'commander';
+import { action, collect, examples } from '../define.js';
+
+export function registerGeneral(program: Command): void {
+  examples(
+    action(
+      program
+        .command('status')
+        .summary('show the service index: API versions and host')
+        .description('Calls GET / (no authentication) and shows the service host and its API versions.'),
+      () => import('./status.js'),
+    ),
+    ['bookdist status', 'bookdist status --json'],
+  );
+  examples(
+    action(
+      program
+        .command('whoami')
+        .summary('show the calling account: profile and scopes')
+        .description('Calls GET /profile/ with the profile\'s credentials and shows the account, its scopes and test mode.'),
+      () => import('./whoami.js'),
+    ),
+    ['bookdist whoami', 'bookdist whoami --profile prod --json'],
+  );
+  examples(
+    action(
+      program
+        .command('describe')
+        .summary('list every endpoint of the service with its fields')
+        .description('Calls GET /v1/describe/ and lists each endpoint, its methods, scope and fields.')
+        .option('--endpoint <name>', 'show only this endpoint (e.g. order.external)'),
+      () => import('./describe.js'),
+    ),
+    ['bookdist describe', 'bookdist describe --endpoint codes.generate', 'bookdist describe -o json'],
+  );
+  examples(
+    action(
+      program
+        .command('api')
+        .summary('send a raw signed request, like `gh api`')
+        .description(
+          'Sends a signed request to any path of the service and prints the response body as JSON.\n' +
+            'POST payloads are built from -f/-F fields or read from --input (a JSON object; a top-level\n' +
+            '"request" member is unwrapped) and sent form-encoded as the service expects.',
+        )
+        .argument('<method>', 'GET or POST')
+        .argument('<path>', 'path on the service, e.g. /v1/book/isbn/9780000000000/')
+        .option('-f, --field <key=value>', 'string field (repeatable)', (v: string, p: string[] = []) => p.concat(v))
+        .option('-F, --raw-field <key=value>', 'typed field: number, true/false, null or JSON (repeatable)', (v: string, p: string[] = []) => p.concat(v))
+        .option('--input <file>', 'read the JSON payload from a file, or - for stdin')
+        .option('--auth <kind>', 'partner, access (operator token) or none; default from the path')
+        .option('--store', 'send to the price comparison (store) host')
+        .option('-i, --include', 'print the status line and headers on stderr'),
+      () => import('./api.js'),
+    ),
+    [
+      'bookdist api GET /v1/codes/summary/',
+      'bookdist api POST /v1/book/search/ -F \'isbn=["9780000000000"]\'',
+      'echo \'{"hash_id":"…","username":"…"}\' | bookdist api POST /v1/book/viewer/ --input -',
+    ],
+  );
+  void collect;
+}

@@ -1,0 +1,24 @@
+import type { Context } from '../../context.js';
+import { emit } from '../../output/index.js';
+
+export async function run(_: unknown, ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const body = await api.ok('index');
+  await emit(ctx, body, {
+    card: (d, s) => {
+      const a = d.api ?? {};
+      const versions = (a.available_versions ?? [])
+        .map((v: any) => `  ${s.bold(v.version)}  ${v.version_string}  (${v.version_date})  ${v.version_url}  help: ${v.version_help}`)
+        .join('\n');
+      return [
+        `${s.bold('Host')}             ${a.host ?? ''}`,
+        `${s.bold('Base URL')}         ${api.baseUrl}`,
+        `${s.bold('Current version')}  ${a.current_version ?? ''}`,
+        `${s.bold('Admin')}            ${a.admin ?? ''}`,
+        `${s.bold('Test mode')}        ${d.test_mode ? s.yellow('yes') : 'no'}`,
+        `${s.bold('Versions')}`,
+        versions,
+      ].join('\n');
+    },
+  });
+}

@@ -1,0 +1,15 @@
+// Where bookdist keeps its files. Cheap: no conf import.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export function configDir(env: Record<string, string | undefined>): string {
+  if (env.BOOKDIST_CONFIG_DIR) return env.BOOKDIST_CONFIG_DIR;
+  const base = env.XDG_CONFIG_HOME || join(homedir(), '.config');
+  return join(base, 'bookdist');
+}
+
+export function dataDir(env: Record<string, string | undefined>): string {
+  if (env.BOOKDIST_DATA_DIR) return env.BOOKDIST_DATA_DIR;
+  const base = env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
+  return join(base, 'bookdist');
+}

@@ -1,0 +1,91 @@
+// Settings resolution: flag > environment > stored profile > default.
+import { configDir, dataDir } from './paths.js';
+import type { ProfileData } from './store.js';
+
+export type Source = 'flag' | 'env' | 'profile' | 'default';
+export interface Setting<T = string> {
+  value: T;
+  source: Source;
+  /** e.g. the environment variable or the profile name it came from. */
+  from?: string;
+}
+
+export const EMBEDDED_PROFILE = 'sandbox';
+
+export interface ResolvedConfig {
+  profile: Setting;
+  /** The built-in `sandbox` profile: start the sandbox in-process. */
+  embedded: boolean;
+  baseUrl?: Setting;
+  storeUrl?: Setting;
+  username?: Setting;
+  keyFile?: Setting;
+  sharedKey?: Setting;
+  token?: Setting;
+  configDir: string;
+  dataDir: string;
+}
+
+export interface ResolveInput {
+  env: Record<string, string | undefined>;
+  flags: { profile?: string; baseUrl?: string };
+  /** Reads the profile store; injected so tests can pass data and start-up stays lazy. */
+  loadStore: () => Promise<{ current?: string; profiles: Record<string, ProfileData> }>;
+}
+
+const ENV = {
+  profile: 'BOOKDIST_PROFILE',
+  baseUrl: 'BOOKDIST_BASE_URL',
+  storeUrl: 'BOOKDIST_STORE_URL',
+  username: 'BOOKDIST_USERNAME',
+  keyFile: 'BOOKDIST_KEY_FILE',
+  sharedKey: 'BOOKDIST_SHARED_KEY',
+  token: 'BOOKDIST_TOKEN',
+} as const;
+
+export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig> {
+  const { env, flags } = input;
+  const store = await input.loadStore();
+  const pick = (flag: string | undefined, envName: string, profileValue: string | undefined, profileName: string): Setting | undefined => {
+    if (flag) return { value: flag, source: 'flag' };
+    if (env[envName]) return { value: env[envName]!, source: 'env', from: envName };
+    if (profileValue) return { value: profileValue, source: 'profile', from: profileName };
+    return undefined;
+  };
+
+  let profile: Setting;
+  if (flags.profile) profile = { value: flags.profile, source: 'flag' };
+  else if (env[ENV.profile]) profile = { value: env[ENV.profile]!, source: 'env', from: ENV.profile };
+  else if (store.current) profile = { value: store.current, source: 'profile', from: 'current profile' };
+  else profile = { value: EMBEDDED_PROFILE, source: 'default' };
+
+  const data: ProfileData | undefined = store.profiles[profile.value];
+  if (!data && profile.value !== EMBEDDED_PROFILE && profile.source !== 'default') {
+    const { CliError, ExitCode } = await import('../errors.js');
+    const known = Object.keys(store.profiles);
+    throw new CliError(
+      `No profile named "${profile.value}" (from ${profile.from ?? '--profile'}). ` +
+        (known.length ? `Known profiles: ${known.join(', ')}.` : 'Add one with `bookdist profile add`.'),
+      ExitCode.USAGE,
+    );
+  }
+  const p = data ?? {};
+  const baseUrl = pick(flags.baseUrl, ENV.baseUrl, p.baseUrl, profile.value);
+  // The built-in sandbox profile applies when no base URL came from anywhere.
+  const embedded = !baseUrl && !data && profile.value === EMBEDDED_PROFILE;
+  const storeUrl =
+    pick(undefined, ENV.storeUrl, p.storeUrl, profile.value) ??
+    (baseUrl ? { value: baseUrl.value, source: 'default' as Source, from: 'base URL' } : undefined);
+  return {
+    profile,
+    embedded,
+    baseUrl,
+    storeUrl,
+    username: pick(undefined, ENV.username, p.username, profile.value),
+    keyFile: pick(undefined, ENV.keyFile, p.keyFile, profile.value),
+    sharedKey: pick(undefined, ENV.sharedKey, p.sharedKey, profile.value),
+    token: pick(undefined, ENV.token, p.token, profile.value),
+    configDir: configDir(env),
+    dataDir: dataDir(env),
+  };
+}

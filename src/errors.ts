@@ -1,0 +1,43 @@
+// One error shape for every failure, and the documented exit codes (`bookdist help exit-codes`).
+
+export const ExitCode = {
+  OK: 0,
+  ERROR: 1,
+  USAGE: 2,
+  NOT_FOUND: 3,
+  AUTH: 4,
+  CONFLICT: 5,
+  PARTIAL: 6,
+  UNAVAILABLE: 7,
+  INTERRUPTED: 130,
+} as const;
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+export const EXIT_CODE_HELP: Array<[number, string]> = [
+  [0, 'ok'],
+  [1, 'API or other error'],
+  [2, 'usage or invalid input (the message names the flag to fix)'],
+  [3, 'not found'],
+  [4, 'authentication or authorization (bad key, missing scope, not authorized for book)'],
+  [5, 'conflict (already exists, already has access, order_number already used)'],
+  [6, 'partial failure of a bulk job (some items failed; the summary says which)'],
+  [7, 'rate limited or service unavailable after retries'],
+  [130, 'interrupted (Ctrl-C); bulk jobs print how to resume'],
+];
+
+/** An error the CLI reports to the user: a message that names the fix, an exit code, details. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    public readonly exitCode: number = ExitCode.ERROR,
+    public readonly details?: Record<string, unknown>,
+    public readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+export function usageError(message: string, details?: Record<string, unknown>): CliError {
+  return new CliError(message, ExitCode.USAGE, details);
+}

@@ -1,0 +1,227 @@
+// Builds the context, runs the program, maps errors to exit codes.
+import type { Command, CommanderError } from 'commander';
+import { CliError, ExitCode } from './errors.js';
+import type { Context, GlobalOptions, IO, OutputFormat } from './context.js';
+import { realClock } from './context.js';
+import type { ApiClient } from './api/client.js';
+import type { ResolvedConfig } from './config/resolve.js';
+import { parseDuration } from './util/duration.js';
+
+export interface MainOptions {
+  io?: Partial<IO>;
+  /** Install SIGINT/SIGTERM handlers (the real CLI does; in-process tests don't). */
+  signals?: boolean;
+}
+
+let warningFilterInstalled = false;
+function filterExperimentalWarnings(): void {
+  if (warningFilterInstalled) return;
+  warningFilterInstalled = true;
+  // node:sqlite (the sandbox's storage) is stable enough for us; its ExperimentalWarning is noise.
+  const original = process.emitWarning.bind(process);
+  process.emitWarning = ((warning: any, ...rest: any[]) => {
+    const text = typeof warning === 'string' ? warning : warning?.message;
+    const type = typeof rest[0] === 'string' ? rest[0] : rest[0]?.type ?? warning?.name;
+    if (type === 'ExperimentalWarning' && /sqlite/i.test(String(text))) return;
+    return (original as any)(warning, ...rest);
+  }) as typeof process.emitWarning;
+}
+
+export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
+  filterExperimentalWarnings();
+  const io: IO = {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    ...options.io,
+  };
+  const wantsJsonErrors = argv.includes('--json') || argv.some((a, i) => (a === '-o' || a === '--output') && argv[i + 1] && argv[i + 1] !== 'table') || argv.some((a) => /^--output=(json|ndjson)/.test(a));
+  const debug = argv.includes('--debug');
+
+  // `bookdist help exit-codes`: a help topic rather than a command.
+  if ((argv[0] === 'help' && argv[1] === 'exit-codes') || (argv[0] === 'exit-codes')) {
+    const { exitCodesText } = await import('./program.js');
+    io.stdout.write(exitCodesText());
+    return 0;
+  }
+
+  const cleanups: Array<() => void | Promise<void>> = [];
+  const controller = new AbortController();
+  let trapped = false;
+  let interrupts = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    interrupts++;
+    controller.abort(new CliError(`Interrupted (${sig}).`, ExitCode.INTERRUPTED));
+    if (!trapped || interrupts > 1) {
+      io.stderr.write('\nInterrupted.\n');
+      void Promise.allSettled(cleanups.map((fn) => fn())).finally(() => process.exit(ExitCode.INTERRUPTED));
+    }
+  };
+  if (options.signals !== false) {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
+
+  const { buildProgram } = await import('./program.js');
+  const { setContextFactory, exitCodeOf } = await import('./commands/define.js');
+  const program = buildProgram();
+  program.exitOverride();
+  program.configureOutput({
+    writeOut: (s) => io.stdout.write(s),
+    writeErr: (s) => io.stderr.write(s),
+  });
+  // Every subcommand inherits the output configuration and exit override.
+  const configure = (cmd: Command) => {
+    cmd.exitOverride();
+    cmd.configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    cmd.commands.forEach(configure);
+  };
+  program.commands.forEach(configure);
+
+  let ctxRef: Context | undefined;
+  setContextFactory(program, (command) => {
+    ctxRef = createContext(io, globalsFrom(command), controller.signal, cleanups, () => (trapped = true));
+    return ctxRef;
+  });
+
+  let code = 0;
+  try {
+    await program.parseAsync(normaliseArgv(argv), { from: 'user' });
+    code = exitCodeOf(program);
+  } catch (err) {
+    code = reportError(err, io, { json: wantsJsonErrors, debug });
+  } finally {
+    for (const fn of cleanups.reverse()) {
+      try {
+        await fn();
+      } catch {}
+    }
+    if (options.signals !== false) {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  }
+  return code;
+}
+
+/** `--json=a,b` is `--json --fields a,b` (so a bare --json never swallows an argument). */
+function normaliseArgv(argv: string[]): string[] {
+  const out: string[] = [];
+  for (const a of argv) {
+    const m = /^--json=(.+)$/.exec(a);
+    if (m) out.push('--json', '--fields', m[1]);
+    else out.push(a);
+  }
+  return out;
+}
+
+function globalsFrom(command: Command): GlobalOptions & { timeoutExplicit: boolean } {
+  const o = command.optsWithGlobals();
+  let root = command;
+  while (root.parent) root = root.parent;
+  const timeout = parseDuration(String(o.timeout ?? '30s'));
+  if (timeout === undefined || timeout <= 0) throw new CliError(`--timeout must be a duration like 30s or 2m, not "${o.timeout}".`, ExitCode.USAGE);
+  const retries = Number(o.retries ?? 3);
+  if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new CliError('--retries must be a whole number from 0 to 20.', ExitCode.USAGE);
+  const fields = typeof o.fields === 'string' ? o.fields.split(',').map((s: string) => s.trim()).filter(Boolean) : undefined;
+  return {
+    profile: o.profile,
+    baseUrl: o.baseUrl,
+    output: o.output as OutputFormat | undefined,
+    json: Boolean(o.json),
+    fields: fields?.length ? fields : undefined,
+    color: o.color ?? 'auto',
+    timeout,
+    timeoutExplicit: root.getOptionValueSource('timeout') === 'cli',
+    retries,
+    debug: Boolean(o.debug),
+    quiet: Boolean(o.quiet),
+    yes: Boolean(o.yes),
+    dryRun: Boolean(o.dryRun),
+  };
+}
+
+export function createContext(
+  io: IO,
+  globals: GlobalOptions,
+  signal: AbortSignal,
+  cleanups: Array<() => void | Promise<void>>,
+  trap: () => void = () => {},
+): Context {
+  let configP: Promise<ResolvedConfig> | undefined;
+  let apiP: Promise<ApiClient> | undefined;
+  const ctx: Context = {
+    io,
+    globals,
+    clock: realClock,
+    signal,
+    interactive: Boolean(io.stdin.isTTY && io.stdout.isTTY),
+    defer: (fn) => void cleanups.push(fn),
+    trapInterrupt: trap,
+    info: (m) => {
+      if (!globals.quiet) io.stderr.write(m.endsWith('\n') ? m : m + '\n');
+    },
+    warn: (m) => io.stderr.write(`warning: ${m}${m.endsWith('\n') ? '' : '\n'}`),
+    config: () =>
+      (configP ??= (async () => {
+        const { resolveConfig } = await import('./config/resolve.js');
+        const { readStore } = await import('./config/store.js');
+        const { configDir } = await import('./config/paths.js');
+        return resolveConfig({
+          env: io.env,
+          flags: { profile: globals.profile, baseUrl: globals.baseUrl },
+          loadStore: () => readStore(configDir(io.env)),
+        });
+      })()),
+    api: () => (apiP ??= import('./api/connect.js').then((m) => m.connect(ctx))),
+  };
+  return ctx;
+}
+
+export function reportError(err: unknown, io: IO, opts: { json: boolean; debug: boolean }): number {
+  const e = err as any;
+  // commander: help/version are not errors; usage errors exit 2 (commander already printed them).
+  if (e && typeof e.code === 'string' && e.code.startsWith('commander.')) {
+    const ce = e as CommanderError;
+    if (ce.code === 'commander.helpDisplayed' || ce.code === 'commander.version' || ce.code === 'commander.help' || ce.exitCode === 0) return 0;
+    if (opts.json) io.stderr.write(JSON.stringify({ error: { status: null, message: ce.message.replace(/^error: /, ''), exit_code: 2 } }) + '\n');
+    return ExitCode.USAGE;
+  }
+  if (e?.name === 'DryRun') return 0;
+  let exitCode: number = ExitCode.ERROR;
+  let status: number | undefined;
+  let message = String(e?.message ?? e);
+  let details: Record<string, unknown> | undefined;
+  if (e?.name === 'ApiError') {
+    exitCode = e.exitCode;
+    status = e.status;
+    details = e.body && typeof e.body === 'object' ? stripEnvelope(e.body) : undefined;
+    message = `${e.message} (HTTP ${e.status}, ${e.request.method} ${new URL(e.request.url).pathname})`;
+  } else if (e instanceof CliError || e?.name === 'CliError') {
+    exitCode = e.exitCode;
+    status = e.status;
+    details = e.details;
+  } else if (e?.name === 'AbortError' || e?.exitCode === ExitCode.INTERRUPTED) {
+    exitCode = ExitCode.INTERRUPTED;
+    message = 'Interrupted.';
+  } else if (e?.name === 'ExitPromptError') {
+    exitCode = ExitCode.INTERRUPTED;
+    message = 'Cancelled.';
+  } else if (!opts.debug) {
+    message = `${message} (unexpected error; run with --debug for details)`;
+  }
+  if (opts.json) {
+    io.stderr.write(JSON.stringify({ error: { status: status ?? null, message, exit_code: exitCode, details: details ?? null } }) + '\n');
+  } else {
+    io.stderr.write(`bookdist: ${message}\n`);
+  }
+  if (opts.debug && e?.stack) io.stderr.write(e.stack + '\n');
+  return exitCode;
+}
+
+function stripEnvelope(body: Record<string, unknown>): Record<string, unknown> | undefined {
+  const { code: _c, error: _e, success: _s, test_mode: _t, message: _m, ...rest } = body as any;
+  return Object.keys(rest).length ? rest : undefined;
+}
