@@ -1,0 +1,93 @@
+// Authentication as wire.md: CryptoAuth (RSA-SHA256 over the raw `request` text, or over the
+// username for a request without one), SharedKeyAuth (`api-key`), and the operator token of
+// the access-control API (sent as a shared key, or as a Bearer/Token authorization).
+import { createPublicKey, createVerify, timingSafeEqual, type KeyObject } from 'node:crypto';
+import type { Row, Store } from './store.js';
+
+export interface Caller {
+  kind: 'partner' | 'token';
+  account: Row;
+  scopes: Set<string>;
+  /** For the request log: the account's username, or `operator`. */
+  logName: string;
+}
+
+const keyCache = new Map<string, KeyObject>();
+function publicKey(pem: string): KeyObject {
+  let k = keyCache.get(pem);
+  if (!k) {
+    k = createPublicKey(pem);
+    keyCache.set(pem, k);
+  }
+  return k;
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export function verifySignature(pem: string, message: string, signature: string): boolean {
+  const sig = signature.trim();
+  if (!/^[A-Za-z0-9+/=_-]{16,2048}$/.test(sig)) return false;
+  try {
+    return createVerify('RSA-SHA256').update(message, 'utf8').verify(publicKey(pem), Buffer.from(sig, 'base64'));
+  } catch {
+    return false;
+  }
+}
+
+function accountCaller(store: Store, account: Row): Caller {
+  return { kind: 'partner', account, scopes: new Set(JSON.parse(account.scopes) as string[]), logName: account.username };
+}
+
+/**
+ * Who is calling, or undefined when the credentials are missing, unknown or wrong.
+ * `allowToken`: the endpoint accepts the operator token (access API and its 4.8 variants).
+ * `messages`: the texts a signature may cover, in order (the raw `request` text, else the username).
+ */
+export function authenticate(
+  store: Store,
+  h: Record<string, string>,
+  requestText: string | undefined,
+  allowToken: boolean,
+  extraMessage?: string,
+): Caller | undefined {
+  const authz = (h['authorization'] ?? '').trim();
+  const scheme = authz.split(/\s+/)[0]?.toLowerCase() ?? '';
+  const apiKey = h['api-key'];
+  const signature = h['signature'];
+  const username = (h['api-user'] ?? h['user'] ?? '').trim();
+
+  if (allowToken) {
+    let token: string | undefined;
+    if ((scheme === 'bearer' || scheme === 'token') && authz.split(/\s+/)[1]) token = authz.split(/\s+/)[1];
+    else if (apiKey && (scheme === 'sharedkeyauth' || scheme === '')) token = apiKey;
+    if (token && token.length <= 256) {
+      const row = store.get('SELECT a.* FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.token = ?', token);
+      if (row) {
+        const c = accountCaller(store, row);
+        c.scopes.add('access');
+        return { ...c, kind: 'token', logName: 'operator' };
+      }
+    }
+  }
+
+  if (!username || username.length > 64) return undefined;
+  const account = store.get('SELECT * FROM accounts WHERE username = ?', username);
+  if (!account) return undefined;
+
+  if (scheme === 'sharedkeyauth' || (scheme === '' && apiKey && !signature)) {
+    if (apiKey && safeEqual(apiKey, account.shared_key)) return accountCaller(store, account);
+    return undefined;
+  }
+  if (scheme === 'cryptoauth' || (scheme === '' && signature)) {
+    if (!signature) return undefined;
+    const messages = requestText !== undefined ? [requestText] : [username];
+    if (extraMessage !== undefined) messages.push(extraMessage);
+    for (const m of messages) if (verifySignature(account.public_key, m, signature)) return accountCaller(store, account);
+    return undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,153 @@
+// Testing controls of the sandbox, shared by the /_sandbox/ routes and the `bookdist sandbox`
+// commands: credentials, clock, usage, outbox. (Redeeming a code lives in domain.ts.)
+import { mkdtempSync, readFileSync, renameSync, writeFileSync, chmodSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { bookByHash, userByUsername } from './domain.js';
+import { bad } from './http.js';
+import type { Store } from './store.js';
+import { isoTime } from './util.js';
+
+export interface AccountCredentials {
+  username: string;
+  key_file: string;
+  public_key: string;
+  shared_key: string;
+  /** The private key PEM (for in-process tests; `sandbox credentials` does not print it). */
+  private_key: string;
+}
+
+export interface SandboxCredentials {
+  partner: AccountCredentials;
+  limited: AccountCredentials;
+  operator_token: string;
+}
+
+const memoryKeyDirs = new WeakMap<Store, string>();
+
+/** Where the private key of an account lives: next to the database (a temp dir for :memory:). */
+export function keyFilePath(store: Store, role: string): string {
+  if (store.path === ':memory:') {
+    let dir = memoryKeyDirs.get(store);
+    if (!dir) {
+      dir = mkdtempSync(join(tmpdir(), 'bookdist-sandbox-keys-'));
+      memoryKeyDirs.set(store, dir);
+    }
+    return join(dir, `${role}-key.pem`);
+  }
+  const base = basename(store.path).replace(/\.(db|sqlite3?)$/i, '');
+  return join(dirname(store.path), `${base}-${role}-key.pem`);
+}
+
+/** Remove the temp key dir of a :memory: store. */
+export function cleanupKeyFiles(store: Store): void {
+  const dir = memoryKeyDirs.get(store);
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Write `pem` to `path` (0600) unless it already holds exactly that. */
+function ensureKeyFile(path: string, pem: string): void {
+  try {
+    if (readFileSync(path, 'utf8') === pem) return;
+  } catch {
+    /* missing */
+  }
+  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  writeFileSync(tmp, pem, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, path);
+}
+
+export function credentials(store: Store): SandboxCredentials {
+  const acct = (role: string): AccountCredentials => {
+    const a = store.get('SELECT * FROM accounts WHERE role = ?', role);
+    if (!a) throw new Error(`the sandbox database has no ${role} account (run \`bookdist sandbox reset\`)`);
+    const key_file = keyFilePath(store, role);
+    ensureKeyFile(key_file, a.private_key);
+    return { username: a.username, key_file, public_key: a.public_key, shared_key: a.shared_key, private_key: a.private_key };
+  };
+  const token = store.get('SELECT token FROM tokens ORDER BY rowid LIMIT 1');
+  return { partner: acct('partner'), limited: acct('limited'), operator_token: token?.token ?? '' };
+}
+
+export function clockInfo(store: Store): { now: string; offset_ms: number } {
+  return { now: isoTime(store.now())!, offset_ms: store.clockOffset() };
+}
+
+export function advanceClock(store: Store, ms: number): { now: string; offset_ms: number } {
+  if (!Number.isFinite(ms) || ms < 0) throw bad('The clock only moves forward: give a positive duration such as 15d.');
+  if (ms > 100 * 365 * 86_400_000) throw bad('That is more than a century; give a shorter duration.');
+  store.advanceClock(ms);
+  return clockInfo(store);
+}
+
+/** Record pages viewed and printed by a user in a book (counts for the refund rules). */
+export function recordUsage(store: Store, username: string, hashId: string, viewed: number, printed: number): Record<string, unknown> {
+  for (const [name, n] of [['viewed', viewed], ['printed', printed]] as const) {
+    if (!Number.isSafeInteger(n) || n < 0 || n > 1_000_000) throw bad(`Field "${name}" must be a non-negative integer.`);
+  }
+  const user = userByUsername(store, username);
+  const book = bookByHash(store, hashId);
+  const now = store.now();
+  return store.tx(() => {
+    store.run(
+      `INSERT INTO usage(user_id, book_id, pages_viewed, pages_printed, first_access_at) VALUES (?,?,?,?,?)
+       ON CONFLICT(user_id, book_id) DO UPDATE SET pages_viewed = pages_viewed + excluded.pages_viewed,
+         pages_printed = pages_printed + excluded.pages_printed`,
+      user.id, book.id, viewed, printed, now,
+    );
+    return usageOf(store, user.id, book.id);
+  });
+}
+
+export function usageOf(store: Store, userId: number, bookId: number): Record<string, unknown> {
+  const u = store.get(
+    `SELECT us.*, b.num_pages, b.hash_id, x.username FROM usage us JOIN books b ON b.id = us.book_id JOIN users x ON x.id = us.user_id
+     WHERE us.user_id = ? AND us.book_id = ?`,
+    userId, bookId,
+  );
+  if (!u) return { pages_viewed: 0, pages_printed: 0, first_access: null };
+  return {
+    username: u.username,
+    hash_id: u.hash_id,
+    pages_viewed: u.pages_viewed,
+    pages_printed: u.pages_printed,
+    num_pages: u.num_pages,
+    viewed_share: u.pages_viewed / u.num_pages,
+    first_access: isoTime(u.first_access_at),
+  };
+}
+
+/** Record one page view (distinct pages count once) or one printed page from the reader. */
+export function readerEvent(store: Store, userId: number, bookId: number, page: number, print: boolean): void {
+  const now = store.now();
+  store.tx(() => {
+    store.run(
+      `INSERT INTO usage(user_id, book_id, pages_viewed, pages_printed, first_access_at) VALUES (?,?,0,0,?) ON CONFLICT DO NOTHING`,
+      userId, bookId, now,
+    );
+    if (print) {
+      store.run('UPDATE usage SET pages_printed = pages_printed + 1 WHERE user_id = ? AND book_id = ?', userId, bookId);
+    } else {
+      const r = store.run('INSERT INTO reader_pages(user_id, book_id, page) VALUES (?,?,?) ON CONFLICT DO NOTHING', userId, bookId, page);
+      if (r.changes) store.run('UPDATE usage SET pages_viewed = pages_viewed + 1 WHERE user_id = ? AND book_id = ?', userId, bookId);
+    }
+  });
+}
+
+export interface OutboxMail {
+  id: number;
+  to: string[];
+  subject: string;
+  body: string;
+  kind: string;
+  created_at: string;
+}
+
+export function listOutbox(store: Store, to?: string): OutboxMail[] {
+  const rows = store.all('SELECT * FROM outbox ORDER BY id');
+  const want = to?.trim().toLowerCase();
+  return rows
+    .map((r) => ({ id: r.id, to: JSON.parse(r.recipients) as string[], subject: r.subject, body: r.body, kind: r.kind, created_at: isoTime(r.created_at)! }))
+    .filter((m) => !want || m.to.some((t) => t.toLowerCase() === want));
+}

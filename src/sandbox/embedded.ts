@@ -1,0 +1,57 @@
+// The embedded sandbox behind the built-in `sandbox` profile: the database in the user's data
+// directory (seeded when empty, race-safe across parallel CLI processes), a server on a
+// loopback port, and the seeded partner's credentials.
+import { chmodSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startSandbox } from './server.js';
+import { Store } from './store.js';
+import { ensureSeeded } from './seed.js';
+import { credentials } from './control.js';
+
+export interface EmbeddedSandbox {
+  baseUrl: string;
+  username: string;
+  keyPem: string;
+  sharedKey: string;
+  operatorToken: string;
+  /** Path of the partner's private key file (0600), next to the database. */
+  keyFile: string;
+  dbPath: string;
+  close(): Promise<void>;
+}
+
+export function embeddedDbPath(dataDir: string): string {
+  return join(dataDir, 'sandbox.db');
+}
+
+export async function startEmbedded(opts: { dataDir: string; log?: (line: string) => void; processDelayMs?: number }): Promise<EmbeddedSandbox> {
+  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  try {
+    chmodSync(opts.dataDir, 0o700);
+  } catch {
+    /* not ours to change */
+  }
+  const dbPath = embeddedDbPath(opts.dataDir);
+  const server = await startSandbox({ host: '127.0.0.1', port: 0, dbPath, log: opts.log, processDelayMs: opts.processDelayMs });
+  // Read the credentials through a second connection: cheap, and the server keeps its own.
+  const store = new Store(dbPath);
+  try {
+    ensureSeeded(store);
+    const c = credentials(store);
+    return {
+      baseUrl: server.url,
+      username: c.partner.username,
+      keyPem: c.partner.private_key,
+      sharedKey: c.partner.shared_key,
+      operatorToken: c.operator_token,
+      keyFile: c.partner.key_file,
+      dbPath,
+      close: () => server.close(),
+    };
+  } catch (err) {
+    await server.close();
+    throw err;
+  } finally {
+    store.close();
+  }
+}

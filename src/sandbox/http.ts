@@ -1,0 +1,205 @@
+// HTTP plumbing of the sandbox: errors, bodies (form and JSON, keeping the raw `request` text
+// that signatures cover), header normalisation, content negotiation and response writers.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** An answer to the client that is not a success: status, message, extra body fields. */
+export class HttpError extends Error {
+  constructor(
+    public readonly status: number,
+    message: string,
+    public readonly extra: Record<string, unknown> = {},
+    public readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+export const bad = (message: string, extra?: Record<string, unknown>) => new HttpError(400, message, extra);
+export const notFound = (message: string) => new HttpError(404, message);
+
+export const MAX_BODY = 1024 * 1024;
+const MAX_DRAIN = 16 * 1024 * 1024;
+
+/** Read the body, at most MAX_BODY bytes (400 beyond that, after draining a little more). */
+export function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooBig = false;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        tooBig = true;
+        chunks.length = 0;
+        if (size > MAX_DRAIN) {
+          req.destroy();
+          reject(new HttpError(400, 'Request body too large (at most 1 MiB).'));
+        }
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (tooBig) reject(new HttpError(400, 'Request body too large (at most 1 MiB).'));
+      else resolve(Buffer.concat(chunks));
+    });
+    req.on('error', reject);
+  });
+}
+
+/** Header names lower-cased with `_` read as `-`; the first value wins. */
+export function normalizeHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i].toLowerCase().replace(/_/g, '-');
+    if (!(name in out)) out[name] = raw[i + 1];
+  }
+  return out;
+}
+
+export interface ParsedBody {
+  /** The raw `request` text (what a signature covers), or undefined when the body has none. */
+  requestText?: string;
+  /** True when the body was not empty. */
+  hasBody: boolean;
+}
+
+/** Pull the raw `request` text out of a form or JSON body. */
+export function parseBody(buf: Buffer, contentType: string | undefined): ParsedBody {
+  if (buf.length === 0) return { hasBody: false };
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(buf);
+  } catch {
+    throw bad('Request body is not valid UTF-8.');
+  }
+  if (!text.trim()) return { hasBody: false };
+  const ctype = (contentType ?? '').toLowerCase();
+  if (ctype.includes('json') || (!ctype.includes('form') && /^\s*\{/.test(text))) {
+    return { hasBody: true, requestText: jsonRequestMember(text) };
+  }
+  const params = new URLSearchParams(text);
+  const values = params.getAll('request');
+  if (values.length > 1) throw bad('Send the form field "request" once.');
+  return { hasBody: true, requestText: values[0] };
+}
+
+/**
+ * The raw JSON text of the top-level `request` member, exactly as it stands in the body (a
+ * string member is taken as the JSON text it holds).
+ */
+export function jsonRequestMember(text: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err: any) {
+    throw bad(`Invalid JSON body: ${err?.message ?? 'parse error'}.`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw bad('The JSON body must be an object {"request": {...}}.');
+  if (!('request' in (parsed as object))) throw bad('The JSON body must hold the payload in "request": {"request": {...}}.');
+  const member = (parsed as Record<string, unknown>).request;
+  if (typeof member === 'string') return member;
+  // Scan the (already valid) text for the last top-level "request" member's value.
+  let i = text.indexOf('{') + 1;
+  let found: [number, number] | undefined;
+  const ws = () => {
+    while (i < text.length && /\s/.test(text[i])) i++;
+  };
+  const skipString = () => {
+    i++; // opening quote
+    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+  };
+  const skipValue = () => {
+    if (text[i] === '"') return skipString();
+    if (text[i] === '{' || text[i] === '[') {
+      let depth = 0;
+      while (i < text.length) {
+        const c = text[i];
+        if (c === '"') {
+          skipString();
+          continue;
+        }
+        if (c === '{' || c === '[') depth++;
+        else if (c === '}' || c === ']') {
+          depth--;
+          if (depth === 0) {
+            i++;
+            return;
+          }
+        }
+        i++;
+      }
+      return;
+    }
+    while (i < text.length && !/[\s,}]/.test(text[i])) i++;
+  };
+  for (;;) {
+    ws();
+    if (text[i] !== '"') break;
+    const keyStart = i;
+    skipString();
+    const key = JSON.parse(text.slice(keyStart, i));
+    ws();
+    i++; // colon
+    ws();
+    const start = i;
+    skipValue();
+    if (key === 'request') found = [start, i];
+    ws();
+    if (text[i] === ',') i++;
+    else break;
+  }
+  if (!found) throw bad('The JSON body must hold the payload in "request": {"request": {...}}.');
+  return text.slice(found[0], found[1]);
+}
+
+/** Does the Accept header prefer XML over JSON? */
+export function prefersXml(accept: string | undefined): boolean {
+  if (!accept) return false;
+  let xml = -1;
+  let json = -1;
+  let xmlPos = Infinity;
+  let jsonPos = Infinity;
+  accept.split(',').forEach((part, pos) => {
+    const [type, ...params] = part.trim().toLowerCase().split(';');
+    let q = 1;
+    for (const p of params) {
+      const m = /^\s*q\s*=\s*([\d.]+)\s*$/.exec(p);
+      if (m) q = Number(m[1]);
+    }
+    if (type === 'application/xml' || type === 'text/xml') {
+      if (q > xml) (xml = q), (xmlPos = pos);
+    } else if (type === 'application/json') {
+      if (q > json) (json = q), (jsonPos = pos);
+    }
+  });
+  if (xml <= 0) return false;
+  return xml > json || (xml === json && xmlPos < jsonPos);
+}
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+export function xmlError(message: string): string {
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<response><error>The following errors were detected:</error><message>${esc(message)}</message></response>\n`
+  );
+}
+
+export function htmlEscape(s: string): string {
+  return esc(s).replace(/'/g, '&#39;');
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+export function sendText(res: ServerResponse, status: number, ctype: string, text: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': ctype, 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}

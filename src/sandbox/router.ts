@@ -1,0 +1,67 @@
+// The router, compiled from the endpoint table (src/api/endpoints.ts): every path and alias,
+// with and without the final slash; static segments win over parameters.
+import { ENDPOINTS, type Endpoint } from '../api/endpoints.js';
+
+interface Route {
+  ep: Endpoint;
+  segments: Array<{ literal: string } | { param: string }>;
+  rank: number[];
+}
+
+function compile(ep: Endpoint, path: string): Route {
+  const parts = path.split('/').filter(Boolean);
+  const segments = parts.map((p) => {
+    const m = /^\{(\w+)\}$/.exec(p);
+    return m ? { param: m[1] } : { literal: p };
+  });
+  // More literal segments first; on a tie, the one whose first parameter comes later.
+  const literals = segments.filter((s) => 'literal' in s).length;
+  const firstParam = segments.findIndex((s) => 'param' in s);
+  return { ep, segments, rank: [-literals, -(firstParam === -1 ? 99 : firstParam)] };
+}
+
+const ROUTES: Route[] = ENDPOINTS.flatMap((ep) => [ep.path, ...(ep.aliases ?? [])].map((p) => compile(ep, p))).sort(
+  (a, b) => a.rank[0] - b.rank[0] || a.rank[1] - b.rank[1],
+);
+
+export interface RouteMatch {
+  ep: Endpoint;
+  params: Record<string, string>;
+}
+
+/**
+ * Match a raw (still percent-encoded) pathname. Throws URIError on a malformed escape.
+ * Returns undefined when no endpoint has this path.
+ */
+export function matchRoute(pathname: string): RouteMatch | undefined {
+  if (hasEmptySegment(pathname)) return undefined;
+  const raw = pathname.split('/').filter(Boolean);
+  for (const r of ROUTES) {
+    if (r.segments.length !== raw.length) continue;
+    const params: Record<string, string> = {};
+    let ok = true;
+    for (let i = 0; i < raw.length; i++) {
+      const s = r.segments[i];
+      if ('literal' in s) {
+        if (s.literal !== raw[i]) {
+          ok = false;
+          break;
+        }
+      } else {
+        const v = decodeURIComponent(raw[i]);
+        if (!v) {
+          ok = false;
+          break;
+        }
+        params[s.param] = v;
+      }
+    }
+    if (ok) return { ep: r.ep, params };
+  }
+  return undefined;
+}
+
+/** Is there an empty segment inside the path (`/v1//book/`)? Such paths never match. */
+export function hasEmptySegment(pathname: string): boolean {
+  return /\/\/+/.test(pathname);
+}

@@ -1,0 +1,403 @@
+// The sandbox's seed. The catalogue is deterministic (same books, hash ids, ISBNs and pricing ids
+// on every machine) so that the README and tests can name them; keys, shared keys, the operator
+// token and passwords are generated per database.
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { isbnPair } from './isbn.js';
+import type { Store } from './store.js';
+import { hashPassword } from './util.js';
+
+const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
+const T = (y: number, m: number, d: number) => Date.UTC(y, m - 1, d, 12, 0, 0);
+
+export interface SeedPricing {
+  id: number;
+  currency: string;
+  price: string;
+  description: string;
+  description_limit: string;
+  is_limited: boolean;
+  limit_days: number;
+  other_pricing: string | null;
+  /** ISO datetime when the price was deactivated, or null. */
+  deactivation_date: string | null;
+}
+
+export interface SeedBook {
+  id: number;
+  hash_id: string;
+  title: string;
+  subtitle: string;
+  author: string;
+  description: string;
+  language: string;
+  num_pages: number;
+  publish_year: number | null;
+  isbn13: string;
+  isbn10: string;
+  eisbn13: string;
+  eisbn10: string;
+  sku: string;
+  publisher_id: number;
+  publisher: string;
+  distribution_type: 'standard' | 'code';
+  is_active: boolean;
+  is_public: boolean;
+  is_published: boolean;
+  is_processed: boolean;
+  is_queued: boolean;
+  is_html: boolean;
+  pricing: SeedPricing[];
+}
+
+export const SEED_PUBLISHERS = [
+  { id: 1, title: 'Harbor Lane Press', description: 'Literary fiction and essays from the coast.', is_active: true },
+  { id: 2, title: 'Northwind Academic', description: 'Textbooks and references for higher education.', is_active: true },
+  { id: 3, title: 'Copperleaf Books', description: 'Cookery, outdoors and popular fiction.', is_active: true },
+] as const;
+
+type P = [price: string, limitDays?: number, deactivated?: boolean];
+type B = {
+  title: string;
+  subtitle?: string;
+  author: string;
+  pub: 1 | 2 | 3;
+  year: number | null;
+  pages: number;
+  prices: P[];
+  lang?: string;
+  code?: boolean;
+  inactive?: boolean;
+  unpublished?: boolean;
+  queued?: boolean;
+  unprocessed?: boolean;
+  html?: boolean;
+  about: string;
+};
+
+const CATALOGUE: B[] = [
+  { title: "The Lighthouse Keeper's Ledger", author: 'Margaret Ellison', pub: 1, year: 2019, pages: 312, prices: [['14.99'], ['6.99', 180]], about: 'A keeper on a northern rock island records every ship that passes, and the one that never did.' },
+  { title: 'Salt and Cedar', author: 'Tomas Brennan', pub: 1, year: 2021, pages: 268, prices: [['12.99']], about: 'Two brothers rebuild their late father’s boatyard over one long summer.' },
+  { title: 'A Winter Atlas', subtitle: 'Journeys Through the Cold Months', author: 'Ines Calloway', pub: 1, year: 2018, pages: 224, prices: [['3.99', 30], ['5.99', 90]], about: 'Travel writing from frozen lakes, mountain huts and snowbound railway towns.' },
+  { title: 'The Orchard at Dusk', author: 'Priya Natarajan', pub: 1, year: 2020, pages: 296, prices: [['11.99'], ['9.99', 0, true]], about: 'Three generations of a family of apple growers, and the autumn that changes them.' },
+  { title: 'Quiet Harbors', subtitle: 'Essays on Staying Put', author: 'Daniel Okafor', pub: 1, year: 2017, pages: 184, prices: [['8.99']], code: true, about: 'Essays on home, routine and the small rituals of a fishing town.' },
+  { title: 'Northern Lights Over Galway', author: 'Aoife Brennan', pub: 1, year: 2025, pages: 344, prices: [['15.99']], unpublished: true, about: 'A forthcoming novel of music, weather and second chances on the west coast of Ireland.' },
+  { title: 'Letters from Tidewater', author: 'Samuel Whitlock', pub: 1, year: 2012, pages: 208, prices: [['7.99']], inactive: true, about: 'Correspondence between a river pilot and his sister, 1890–1904.' },
+  { title: 'The Glass Meridian', author: 'Helena Voss', pub: 1, year: 2023, pages: 388, prices: [['13.99']], queued: true, about: 'A navigator’s instrument, lost at sea, resurfaces two centuries later.' },
+  { title: 'Fieldnotes from a Small Island', author: 'Rowan Pike', pub: 1, year: 2022, pages: 176, prices: [['9.99']], unprocessed: true, about: 'A naturalist’s year among seabirds, tides and lichens.' },
+  { title: "The Cartographer's Apprentice", author: 'Elena Marsh', pub: 1, year: 2016, pages: 352, prices: [['10.99']], about: 'A young mapmaker in a port city learns that every map is an argument.' },
+  { title: 'Paper Boats', author: 'Jun Takahashi', pub: 1, year: 2015, pages: 240, prices: [['9.49']], html: true, about: 'Linked stories of a canal neighbourhood over forty years.' },
+  { title: 'Foundations of Organic Chemistry', subtitle: 'Fourth Edition', author: 'Laura Chen', pub: 2, year: 2020, pages: 864, prices: [['89.99'], ['39.99', 180]], about: 'Structure, mechanism and synthesis for first- and second-year students.' },
+  { title: 'Principles of Microeconomics', author: 'Robert Alvarez', pub: 2, year: 2019, pages: 512, prices: [['64.99'], ['24.99', 120]], about: 'Markets, incentives and policy, with worked problems in every chapter.' },
+  { title: 'Applied Linear Algebra for Engineers', author: 'Nadia Petrova', pub: 2, year: 2021, pages: 448, prices: [['72.00']], about: 'Matrices, least squares and eigenproblems with engineering applications.' },
+  { title: 'A Concise History of the Baltic States', author: 'Marek Nowicki', pub: 2, year: 2014, pages: 320, prices: [['29.99']], about: 'From the Hanseatic League to the present day.' },
+  { title: 'Clinical Nursing Fundamentals', author: 'Grace Adeyemi', pub: 2, year: 2022, pages: 704, prices: [['54.99', 365]], about: 'Core skills, assessment and patient safety for nursing students.' },
+  { title: 'Discrete Mathematics', subtitle: 'A Gentle Start', author: 'Oliver Grant', pub: 2, year: 2018, pages: 388, prices: [['49.99'], ['19.99', 90]], about: 'Logic, sets, combinatorics and graphs for first-year courses.' },
+  { title: 'The Midnight Garden Club', author: 'Clara Hughes', pub: 3, year: 2021, pages: 288, prices: [['10.99']], about: 'Neighbours who garden by moonlight uncover a decades-old secret.' },
+  { title: 'Running the Fells', author: 'Tom Ashworth', pub: 3, year: 2019, pages: 256, prices: [['12.49'], ['4.99', 60]], about: 'A runner’s guide to the hills of northern England, route by route.' },
+  { title: 'Small Kitchen, Big Flavours', author: 'Maya Kapoor', pub: 3, year: 2022, pages: 232, prices: [['16.99']], about: 'One hundred recipes for cooks with one shelf and two burners.' },
+  { title: "The Stonemason's Song", author: 'Bridget Kerr', pub: 3, year: 2013, pages: 416, prices: [['8.99']], about: 'A cathedral town, a feud between two workshops, and a missing apprentice.' },
+  { title: 'Tidal Patterns', author: 'Leo Hartmann', pub: 3, year: null, pages: 198, prices: [['6.99']], lang: 'de', about: 'Kurze Erzählungen von der Nordseeküste.' },
+];
+
+function buildBooks(): SeedBook[] {
+  let pricingId = 0;
+  return CATALOGUE.map((b, i) => {
+    const n = i + 1;
+    const print = isbnPair('1' + String(61_400_000 + n * 137).padStart(8, '0'));
+    const ebook = isbnPair('1' + String(64_700_000 + n * 211).padStart(8, '0'));
+    const pub = SEED_PUBLISHERS[b.pub - 1];
+    const prefix = ['HLP', 'NWA', 'CPL'][b.pub - 1];
+    return {
+      id: n,
+      hash_id: sha1(`bookdist-sandbox-book-${n}`),
+      title: b.title,
+      subtitle: b.subtitle ?? '',
+      author: b.author,
+      description: b.about,
+      language: b.lang ?? 'en',
+      num_pages: b.pages,
+      publish_year: b.year,
+      isbn13: print.isbn13,
+      isbn10: print.isbn10,
+      eisbn13: ebook.isbn13,
+      eisbn10: ebook.isbn10,
+      sku: `${prefix}-${String(n).padStart(4, '0')}`,
+      publisher_id: b.pub,
+      publisher: pub.title,
+      distribution_type: b.code ? 'code' : 'standard',
+      is_active: !b.inactive,
+      is_public: !b.unpublished,
+      is_published: !b.unpublished,
+      is_processed: !b.queued && !b.unprocessed && !b.unpublished,
+      is_queued: !!b.queued,
+      is_html: !!b.html,
+      pricing: b.prices.map(([price, days = 0, deactivated]) => {
+        const limited = days > 0;
+        return {
+          id: ++pricingId,
+          currency: 'USD',
+          price,
+          description: limited ? `${days}-day rental` : 'Digital edition (lifetime access)',
+          description_limit: limited ? `Access for ${days} days` : 'Unlimited access',
+          is_limited: limited,
+          limit_days: days,
+          other_pricing: limited ? (days <= 30 ? 'EXPIRATION' : 'LIMITED') : null,
+          deactivation_date: deactivated ? '2024-01-01T00:00:00Z' : null,
+        };
+      }),
+    };
+  });
+}
+
+export const SEED_BOOKS: readonly SeedBook[] = buildBooks();
+
+export interface SeedImport {
+  id: number;
+  title: string;
+  author: string;
+  publisher: string;
+  edition_number: number;
+  book_id: number;
+  isbn13: string;
+  isbn10: string;
+  eisbn13: string;
+  eisbn10: string;
+  deleted: boolean;
+  file_received: boolean;
+  imported: boolean;
+}
+
+const IMPORTS: Array<[string, string, string, number, boolean, boolean, boolean]> = [
+  // title, author, publisher, edition, deleted, file_received, imported
+  ['The Salt Road', 'Imogen Reyes', 'Harbor Lane Press', 1, false, false, false],
+  ['Coastal Ecology', 'Henrik Aalto', 'Northwind Academic', 3, false, true, false],
+  ['Calculus Without Tears', 'Beatrice Lowe', 'Northwind Academic', 2, false, true, true],
+  ['The Ferryman’s Wife', 'Conor Doyle', 'Harbor Lane Press', 1, false, false, false],
+  ['Bread and Stone', 'Lucia Ferraro', 'Copperleaf Books', 1, true, false, false],
+  ['Modern Data Structures', 'Arun Mehta', 'Northwind Academic', 5, false, true, false],
+  ['Walking the Coast Path', 'Fiona Gale', 'Copperleaf Books', 1, false, true, true],
+  ['An Almanac of Weather', 'Peter Lindqvist', 'Harbor Lane Press', 2, true, true, false],
+  ['Introduction to Pharmacology', 'Samira Haddad', 'Northwind Academic', 7, false, false, false],
+  ['The Beekeeper of Aldmoor', 'Hannah Pryce', 'Copperleaf Books', 1, false, true, false],
+];
+
+export const SEED_IMPORTS: readonly SeedImport[] = IMPORTS.map(([title, author, publisher, ed, deleted, fr, imported], i) => {
+  const n = i + 1;
+  const print = isbnPair('1' + String(68_100_000 + n * 173).padStart(8, '0'));
+  const ebook = isbnPair('1' + String(69_200_000 + n * 191).padStart(8, '0'));
+  return {
+    id: n,
+    title,
+    author,
+    publisher,
+    edition_number: ed,
+    book_id: 5000 + n,
+    isbn13: print.isbn13,
+    isbn10: print.isbn10,
+    eisbn13: ebook.isbn13,
+    eisbn10: ebook.isbn10,
+    deleted,
+    file_received: fr,
+    imported,
+  };
+});
+
+export const ALL_SCOPES = [
+  'book_metadata', 'viewer', 'process', 'invite_user', 'create_user', 'users', 'create_orders', 'refunds', 'codes',
+  'import', 'access',
+] as const;
+
+export const SEED_ACCOUNTS = {
+  partner: {
+    id: 1,
+    role: 'partner',
+    username: sha1('bookdist-sandbox-account-partner').slice(0, 30),
+    email: 'integrations@harborlane.example',
+    full_name: 'Harbor Lane Integrations',
+    scopes: [...ALL_SCOPES] as string[],
+    publishers: [1, 2],
+    label: { subdomain: 'harborlane', member_email: 'sales@harborlane.example' },
+    profile: { address_1: '12 Quay Street', address_2: 'Suite 4', city: 'Portland', country: 'US', nickname: 'harborlane', state: 'ME', zip: '04101' },
+  },
+  limited: {
+    id: 2,
+    role: 'limited',
+    username: sha1('bookdist-sandbox-account-limited').slice(0, 30),
+    email: 'partners@copperleaf.example',
+    full_name: 'Copperleaf Partner Desk',
+    scopes: ['book_metadata', 'invite_user'] as string[],
+    publishers: [3],
+    label: { subdomain: 'copperleaf', member_email: 'orders@copperleaf.example' },
+    profile: { address_1: '3 Mill Lane', address_2: '', city: 'Kendal', country: 'GB', nickname: 'copperleaf', state: 'Cumbria', zip: 'LA9 4AB' },
+  },
+} as const;
+
+export const SEED_USERS = [
+  { id: 1, username: sha1('bookdist-sandbox-user-1').slice(0, 30), email: 'avery.reader@example.com', first_name: 'Avery', last_name: 'Reader', owner: 1 },
+  { id: 2, username: sha1('bookdist-sandbox-user-2').slice(0, 30), email: 'jordan.lee@example.com', first_name: 'Jordan', last_name: 'Lee', owner: 1 },
+  { id: 3, username: sha1('bookdist-sandbox-user-3').slice(0, 30), email: 'sam.okoro@example.com', first_name: 'Sam', last_name: 'Okoro', owner: 2 },
+] as const;
+
+const byTitle = (t: string) => SEED_BOOKS.find((b) => b.title === t)!;
+
+/** Names for the seed's notable records, for the README, tests and other engineers. */
+export const WELL_KNOWN = {
+  /** The README's first lookup: active, published, processed, unlimited + limited pricing (publisher 1). */
+  readme: byTitle("The Lighthouse Keeper's Ledger"),
+  /** Only limited (rental) pricing: 30 and 90 days. */
+  limitedPricing: byTitle('A Winter Atlas'),
+  /** Has a deactivated price (pricing[1]) next to an active one. */
+  deactivatedPrice: byTitle('The Orchard at Dusk'),
+  /** Distribution type `code`: offers answer "not available". */
+  codeDistribution: byTitle('Quiet Harbors'),
+  /** Not published and not public. */
+  unpublished: byTitle('Northern Lights Over Galway'),
+  /** Inactive. */
+  inactive: byTitle('Letters from Tidewater'),
+  /** Queued for processing, held by the seed so it stays queued (until forced). */
+  queued: byTitle('The Glass Meridian'),
+  /** Neither processed nor queued: `book process` queues it. */
+  unprocessed: byTitle('Fieldnotes from a Small Island'),
+  /** A book of the partner's second publisher (Northwind Academic), unlimited + limited pricing. */
+  otherPublisher: byTitle('Foundations of Organic Chemistry'),
+  /** A book of a publisher the partner does NOT control (Copperleaf Books; the limited account does). */
+  foreignPublisher: byTitle('The Midnight Garden Club'),
+  partner: {
+    username: SEED_ACCOUNTS.partner.username,
+    email: SEED_ACCOUNTS.partner.email,
+    scopes: SEED_ACCOUNTS.partner.scopes,
+    publishers: ['Harbor Lane Press', 'Northwind Academic'],
+    label: SEED_ACCOUNTS.partner.label.subdomain,
+    labelMember: SEED_ACCOUNTS.partner.label.member_email,
+  },
+  limited: {
+    username: SEED_ACCOUNTS.limited.username,
+    email: SEED_ACCOUNTS.limited.email,
+    scopes: SEED_ACCOUNTS.limited.scopes,
+    publishers: ['Copperleaf Books'],
+    label: SEED_ACCOUNTS.limited.label.subdomain,
+    labelMember: SEED_ACCOUNTS.limited.label.member_email,
+  },
+  /** Seeded users (owned by the partner, except the third). */
+  user: SEED_USERS[0],
+  user2: SEED_USERS[1],
+  /** An imported title (not deleted, file received, not imported yet). */
+  importTitle: SEED_IMPORTS[1],
+} as const;
+
+export interface GeneratedSecrets {
+  partner: { publicKey: string; privateKey: string; sharedKey: string };
+  limited: { publicKey: string; privateKey: string; sharedKey: string };
+  operatorToken: string;
+}
+
+/** Keys and secrets for one database. Slow-ish (two RSA 2048 keys): call outside a transaction. */
+export function generateSecrets(): GeneratedSecrets {
+  const pair = () => {
+    const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
+    return { publicKey, privateKey, sharedKey: randomBytes(24).toString('hex') };
+  };
+  return { partner: pair(), limited: pair(), operatorToken: randomBytes(20).toString('hex') };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Write the seed into an empty schema. Call inside a transaction. */
+export function writeSeed(store: Store, secrets: GeneratedSecrets): void {
+  const now = Date.now();
+  for (const p of SEED_PUBLISHERS) {
+    store.run('INSERT INTO publishers(id, title, description, is_active) VALUES (?,?,?,?)', p.id, p.title, p.description, p.is_active ? 1 : 0);
+  }
+  for (const a of [SEED_ACCOUNTS.partner, SEED_ACCOUNTS.limited]) {
+    const s = secrets[a.role];
+    const pr = a.profile;
+    store.run(
+      `INSERT INTO accounts(id, role, username, email, full_name, public_key, private_key, shared_key, scopes,
+        address_1, address_2, city, country, nickname, state, zip) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+      a.id, a.role, a.username, a.email, a.full_name, s.publicKey, s.privateKey, s.sharedKey, JSON.stringify(a.scopes),
+      pr.address_1, pr.address_2, pr.city, pr.country, pr.nickname, pr.state, pr.zip,
+    );
+    for (const p of a.publishers) store.run('INSERT INTO account_publishers(account_id, publisher_id) VALUES (?,?)', a.id, p);
+    store.run('INSERT INTO labels(account_id, subdomain, member_email) VALUES (?,?,?)', a.id, a.label.subdomain, a.label.member_email);
+  }
+  store.run('INSERT INTO tokens(token, account_id) VALUES (?, ?)', secrets.operatorToken, SEED_ACCOUNTS.partner.id);
+
+  const processedAt = T(2024, 3, 1);
+  for (const b of SEED_BOOKS) {
+    store.run(
+      `INSERT INTO books(id, hash_id, publisher_id, title, subtitle, description, author, language, num_pages, publish_year,
+        isbn10, isbn13, eisbn10, eisbn13, parent_isbn, sku, distribution_type, copy_percent, offline_percent, sample_percent,
+        offline_range, print_allowance_range, print_allowance_percent, sample_page_end,
+        is_active, is_html, is_processed, is_public, is_published, is_queued, processed_at, queued_at, queue_seq, queue_hold)
+       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+      b.id, b.hash_id, b.publisher_id, b.title, b.subtitle, b.description, b.author, b.language, b.num_pages, b.publish_year,
+      b.isbn10, b.isbn13, b.eisbn10, b.eisbn13, b.isbn13, b.sku, b.distribution_type,
+      b.publisher_id === 2 ? 10 : 20, b.publisher_id === 2 ? null : 100, 10,
+      b.publisher_id === 2 ? '180 days' : 'unlimited', '30 days', b.publisher_id === 2 ? 10 : 20,
+      Math.max(1, Math.floor(b.num_pages / 10)),
+      b.is_active ? 1 : 0, b.is_html ? 1 : 0, b.is_processed ? 1 : 0, b.is_public ? 1 : 0, b.is_published ? 1 : 0,
+      b.is_queued ? 1 : 0, b.is_processed ? processedAt : null, b.is_queued ? T(2025, 1, 10) : null,
+      b.is_queued ? 0 : null, b.is_queued ? 1 : 0,
+    );
+    for (const p of b.pricing) {
+      store.run(
+        `INSERT INTO pricing(id, book_id, currency, price, description, description_limit, is_limited, limit_days, other_pricing, deactivated_at)
+         VALUES (?,?,?,?,?,?,?,?,?,?)`,
+        p.id, b.id, p.currency, p.price, p.description, p.description_limit, p.is_limited ? 1 : 0, p.limit_days,
+        p.other_pricing, p.deactivation_date ? Date.parse(p.deactivation_date) : null,
+      );
+    }
+  }
+  for (const im of SEED_IMPORTS) {
+    store.run(
+      `INSERT INTO imports(id, title, author, publisher, edition_number, book_id, isbn10, isbn13, eisbn10, eisbn13, deleted, file_received, imported)
+       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+      im.id, im.title, im.author, im.publisher, im.edition_number, im.book_id, im.isbn10, im.isbn13, im.eisbn10, im.eisbn13,
+      im.deleted ? 1 : 0, im.file_received ? 1 : 0, im.imported ? 1 : 0,
+    );
+  }
+  for (const u of SEED_USERS) {
+    store.run(
+      `INSERT INTO users(id, username, email, first_name, last_name, password_hash, owner_account_id, verified, date_joined, last_login, city, country, nickname)
+       VALUES (?,?,?,?,?,?,?,1,?,?,?,?,?)`,
+      u.id, u.username, u.email, u.first_name, u.last_name, hashPassword(randomBytes(12).toString('base64url')), u.owner,
+      T(2024, 6, 1), T(2025, 1, 2), 'Portland', 'US', u.first_name.toLowerCase(),
+    );
+  }
+  store.setMeta('schema_version', '1');
+  store.setMeta('seeded_at', iso(now));
+  store.setMeta('clock_offset_ms', '0');
+  store.setMeta('queue_seq', '1');
+}
+
+/** Make sure the database has its schema and seed. Race-safe across processes. */
+export function ensureSeeded(store: Store): boolean {
+  const seeded = () => store.hasSchema() && store.meta('seeded_at') !== undefined;
+  if (seeded()) return false;
+  const secrets = generateSecrets();
+  return store.tx(() => {
+    store.createSchema();
+    if (store.meta('seeded_at') !== undefined) return false;
+    writeSeed(store, secrets);
+    return true;
+  });
+}
+
+/** Drop everything and seed again, with new keys and secrets. */
+export function reseed(store: Store): void {
+  const secrets = generateSecrets();
+  store.db.exec('PRAGMA foreign_keys = OFF');
+  try {
+    store.tx(() => {
+      store.dropAll();
+      store.createSchema();
+      writeSeed(store, secrets);
+    });
+  } finally {
+    store.db.exec('PRAGMA foreign_keys = ON');
+  }
+}

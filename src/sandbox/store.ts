@@ -1,0 +1,325 @@
+// The sandbox's storage: one SQLite database (node:sqlite), WAL, foreign keys on, a busy
+// timeout so that several processes can share the file, and constraints that make invalid
+// states unrepresentable. Every write goes through `tx` (BEGIN IMMEDIATE ... COMMIT).
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export const SCHEMA_VERSION = 1;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS publishers (
+  id INTEGER PRIMARY KEY,
+  title TEXT NOT NULL UNIQUE,
+  description TEXT NOT NULL,
+  is_active INTEGER NOT NULL CHECK (is_active IN (0,1))
+);
+CREATE TABLE IF NOT EXISTS accounts (
+  id INTEGER PRIMARY KEY,
+  role TEXT NOT NULL UNIQUE,
+  username TEXT NOT NULL UNIQUE CHECK (length(username) = 30),
+  email TEXT NOT NULL,
+  full_name TEXT NOT NULL,
+  public_key TEXT NOT NULL,
+  private_key TEXT NOT NULL,
+  shared_key TEXT NOT NULL UNIQUE,
+  scopes TEXT NOT NULL,
+  address_1 TEXT NOT NULL, address_2 TEXT NOT NULL, city TEXT NOT NULL, country TEXT NOT NULL,
+  nickname TEXT NOT NULL, state TEXT NOT NULL, zip TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS account_publishers (
+  account_id INTEGER NOT NULL REFERENCES accounts(id),
+  publisher_id INTEGER NOT NULL REFERENCES publishers(id),
+  PRIMARY KEY (account_id, publisher_id)
+);
+CREATE TABLE IF NOT EXISTS labels (
+  id INTEGER PRIMARY KEY,
+  account_id INTEGER NOT NULL REFERENCES accounts(id),
+  subdomain TEXT NOT NULL UNIQUE,
+  member_email TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tokens (
+  token TEXT PRIMARY KEY,
+  account_id INTEGER NOT NULL REFERENCES accounts(id)
+);
+CREATE TABLE IF NOT EXISTS books (
+  id INTEGER PRIMARY KEY,
+  hash_id TEXT NOT NULL UNIQUE CHECK (length(hash_id) = 40),
+  publisher_id INTEGER NOT NULL REFERENCES publishers(id),
+  title TEXT NOT NULL, subtitle TEXT NOT NULL, description TEXT NOT NULL, author TEXT NOT NULL,
+  language TEXT NOT NULL, num_pages INTEGER NOT NULL CHECK (num_pages > 0), publish_year INTEGER,
+  isbn10 TEXT NOT NULL, isbn13 TEXT NOT NULL UNIQUE, eisbn10 TEXT NOT NULL, eisbn13 TEXT NOT NULL,
+  parent_isbn TEXT NOT NULL, sku TEXT NOT NULL UNIQUE,
+  distribution_type TEXT NOT NULL CHECK (distribution_type IN ('standard','code')),
+  copy_percent REAL, offline_percent REAL, sample_percent REAL,
+  offline_range TEXT NOT NULL, print_allowance_range TEXT NOT NULL, print_allowance_percent REAL NOT NULL,
+  sample_page_end INTEGER NOT NULL,
+  is_active INTEGER NOT NULL CHECK (is_active IN (0,1)),
+  is_html INTEGER NOT NULL CHECK (is_html IN (0,1)),
+  is_processed INTEGER NOT NULL CHECK (is_processed IN (0,1)),
+  is_public INTEGER NOT NULL CHECK (is_public IN (0,1)),
+  is_published INTEGER NOT NULL CHECK (is_published IN (0,1)),
+  is_queued INTEGER NOT NULL CHECK (is_queued IN (0,1)),
+  processed_at INTEGER, queued_at INTEGER,
+  queue_urgent INTEGER NOT NULL DEFAULT 0,
+  queue_seq INTEGER,
+  queue_hold INTEGER NOT NULL DEFAULT 0,
+  processing_started_at INTEGER,
+  CHECK (is_queued = 0 OR queued_at IS NOT NULL),
+  CHECK (is_processed = 0 OR processed_at IS NOT NULL)
+);
+CREATE TABLE IF NOT EXISTS pricing (
+  id INTEGER PRIMARY KEY,
+  book_id INTEGER NOT NULL REFERENCES books(id),
+  currency TEXT NOT NULL CHECK (length(currency) = 3),
+  price TEXT NOT NULL,
+  description TEXT NOT NULL,
+  description_limit TEXT NOT NULL,
+  is_limited INTEGER NOT NULL CHECK (is_limited IN (0,1)),
+  limit_days INTEGER NOT NULL CHECK (limit_days >= 0),
+  other_pricing TEXT,
+  deactivated_at INTEGER,
+  CHECK (is_limited = 0 OR limit_days > 0)
+);
+CREATE TABLE IF NOT EXISTS users (
+  id INTEGER PRIMARY KEY,
+  username TEXT NOT NULL UNIQUE CHECK (length(username) = 30),
+  email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+  first_name TEXT NOT NULL, last_name TEXT NOT NULL,
+  password_hash TEXT NOT NULL,
+  owner_account_id INTEGER REFERENCES accounts(id),
+  label_id INTEGER REFERENCES labels(id),
+  is_active INTEGER NOT NULL DEFAULT 1, verified INTEGER NOT NULL DEFAULT 0, over_18 INTEGER NOT NULL DEFAULT 1,
+  last_login INTEGER, date_joined INTEGER NOT NULL,
+  address_1 TEXT NOT NULL DEFAULT '', address_2 TEXT NOT NULL DEFAULT '', city TEXT NOT NULL DEFAULT '',
+  zip TEXT NOT NULL DEFAULT '', country TEXT NOT NULL DEFAULT '', state TEXT NOT NULL DEFAULT '',
+  nickname TEXT NOT NULL DEFAULT '',
+  html_posting INTEGER NOT NULL DEFAULT 0, bdp_posting INTEGER NOT NULL DEFAULT 0, can_post INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS orders (
+  id INTEGER PRIMARY KEY,
+  account_id INTEGER NOT NULL REFERENCES accounts(id),
+  user_id INTEGER NOT NULL REFERENCES users(id),
+  kind TEXT NOT NULL CHECK (kind IN ('external','free','access','code')),
+  order_number TEXT CHECK (order_number IS NULL OR length(order_number) BETWEEN 1 AND 20),
+  order_type TEXT, org TEXT, label_id INTEGER REFERENCES labels(id),
+  billing_address TEXT, shipping_address TEXT,
+  is_complete INTEGER NOT NULL CHECK (is_complete IN (0,1)),
+  created_at INTEGER NOT NULL,
+  UNIQUE (account_id, order_number)
+);
+CREATE TABLE IF NOT EXISTS order_items (
+  id INTEGER PRIMARY KEY,
+  order_id INTEGER NOT NULL REFERENCES orders(id),
+  user_id INTEGER NOT NULL REFERENCES users(id),
+  book_id INTEGER NOT NULL REFERENCES books(id),
+  pricing_id INTEGER REFERENCES pricing(id),
+  source TEXT NOT NULL CHECK (source IN ('external','free','access','code')),
+  purchase_price TEXT NOT NULL,
+  quantity INTEGER NOT NULL CHECK (quantity > 0),
+  is_digital INTEGER NOT NULL, is_print INTEGER NOT NULL,
+  is_active INTEGER NOT NULL CHECK (is_active IN (0,1)),
+  is_refunded INTEGER NOT NULL CHECK (is_refunded IN (0,1)),
+  purchase_date INTEGER NOT NULL,
+  expiration_date INTEGER,
+  refunded_at INTEGER, revoked_at INTEGER,
+  access_email TEXT,
+  CHECK (is_refunded = 0 OR (is_active = 0 AND refunded_at IS NOT NULL))
+);
+CREATE INDEX IF NOT EXISTS order_items_by_order ON order_items(order_id);
+CREATE INDEX IF NOT EXISTS order_items_by_user_book ON order_items(user_id, book_id);
+-- One active access grant per user and book.
+CREATE UNIQUE INDEX IF NOT EXISTS one_active_grant ON order_items(user_id, book_id) WHERE source = 'access' AND is_active = 1;
+CREATE TABLE IF NOT EXISTS usage (
+  user_id INTEGER NOT NULL REFERENCES users(id),
+  book_id INTEGER NOT NULL REFERENCES books(id),
+  pages_viewed INTEGER NOT NULL DEFAULT 0 CHECK (pages_viewed >= 0),
+  pages_printed INTEGER NOT NULL DEFAULT 0 CHECK (pages_printed >= 0),
+  first_access_at INTEGER NOT NULL,
+  PRIMARY KEY (user_id, book_id)
+);
+CREATE TABLE IF NOT EXISTS reader_pages (
+  user_id INTEGER NOT NULL REFERENCES users(id),
+  book_id INTEGER NOT NULL REFERENCES books(id),
+  page INTEGER NOT NULL,
+  PRIMARY KEY (user_id, book_id, page)
+);
+CREATE TABLE IF NOT EXISTS reader_sessions (
+  token TEXT PRIMARY KEY,
+  user_id INTEGER NOT NULL REFERENCES users(id),
+  book_id INTEGER NOT NULL REFERENCES books(id),
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS codes (
+  id INTEGER PRIMARY KEY,
+  code TEXT NOT NULL UNIQUE CHECK (length(code) = 14),
+  account_id INTEGER NOT NULL REFERENCES accounts(id),
+  book_id INTEGER NOT NULL REFERENCES books(id),
+  org TEXT NOT NULL, label_id INTEGER REFERENCES labels(id),
+  limit_days INTEGER NOT NULL CHECK (limit_days >= 0),
+  expiration_date INTEGER,
+  samples INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  redeemed_by INTEGER REFERENCES users(id),
+  redeemed_at INTEGER,
+  CHECK ((redeemed_by IS NULL) = (redeemed_at IS NULL))
+);
+CREATE INDEX IF NOT EXISTS codes_by_account ON codes(account_id);
+CREATE TABLE IF NOT EXISTS imports (
+  id INTEGER PRIMARY KEY,
+  title TEXT NOT NULL, author TEXT NOT NULL, publisher TEXT NOT NULL,
+  edition_number INTEGER NOT NULL,
+  book_id INTEGER NOT NULL,
+  isbn10 TEXT NOT NULL, isbn13 TEXT NOT NULL UNIQUE, eisbn10 TEXT NOT NULL, eisbn13 TEXT NOT NULL,
+  deleted INTEGER NOT NULL, file_received INTEGER NOT NULL, imported INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS outbox (
+  id INTEGER PRIMARY KEY,
+  recipients TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  body TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS carts (
+  token TEXT PRIMARY KEY,
+  pricing_ids TEXT NOT NULL,
+  rejoiner_ids TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+`;
+
+const TABLES = [
+  'carts', 'outbox', 'imports', 'codes', 'reader_sessions', 'reader_pages', 'usage', 'order_items', 'orders',
+  'users', 'pricing', 'books', 'tokens', 'labels', 'account_publishers', 'accounts', 'publishers', 'meta',
+];
+
+export type Row = Record<string, any>;
+
+export class Store {
+  readonly db: DatabaseSync;
+  readonly path: string;
+  private depth = 0;
+  private readonly cache = new Map<string, ReturnType<DatabaseSync['prepare']>>();
+
+  constructor(path: string) {
+    this.path = path;
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    this.db = new DatabaseSync(path, { timeout: 10_000 });
+    this.db.exec('PRAGMA busy_timeout = 10000');
+    if (path !== ':memory:') {
+      // Switching to WAL needs a brief exclusive lock; another process may hold it right now.
+      for (let i = 0; ; i++) {
+        try {
+          this.db.exec('PRAGMA journal_mode = WAL');
+          break;
+        } catch (err) {
+          if (i > 50) throw err;
+          sleepSync(20);
+        }
+      }
+    }
+    this.db.exec('PRAGMA synchronous = FULL');
+    this.db.exec('PRAGMA foreign_keys = ON');
+  }
+
+  /** Create the tables (idempotent). Call inside a transaction. */
+  createSchema(): void {
+    this.db.exec(SCHEMA);
+  }
+
+  dropAll(): void {
+    for (const t of TABLES) this.db.exec(`DROP TABLE IF EXISTS ${t}`);
+  }
+
+  hasSchema(): boolean {
+    return !!this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'`).get();
+  }
+
+  private stmt(sql: string) {
+    let s = this.cache.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.cache.set(sql, s);
+    }
+    return s;
+  }
+
+  get(sql: string, ...params: SQLInputValue[]): Row | undefined {
+    return this.stmt(sql).get(...params) as Row | undefined;
+  }
+
+  all(sql: string, ...params: SQLInputValue[]): Row[] {
+    return this.stmt(sql).all(...params) as Row[];
+  }
+
+  run(sql: string, ...params: SQLInputValue[]): { changes: number; lastInsertRowid: number } {
+    const r = this.stmt(sql).run(...params);
+    return { changes: Number(r.changes), lastInsertRowid: Number(r.lastInsertRowid) };
+  }
+
+  /** Run `fn` in one write transaction (BEGIN IMMEDIATE); rolled back when it throws. */
+  tx<T>(fn: () => T): T {
+    if (this.depth > 0) return fn();
+    this.db.exec('BEGIN IMMEDIATE');
+    this.depth++;
+    try {
+      const out = fn();
+      this.db.exec('COMMIT');
+      return out;
+    } catch (err) {
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {
+        /* already rolled back */
+      }
+      throw err;
+    } finally {
+      this.depth--;
+    }
+  }
+
+  meta(key: string): string | undefined {
+    return this.get('SELECT value FROM meta WHERE key = ?', key)?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.run('INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', key, value);
+  }
+
+  /** The sandbox's notion of now, in ms: real time plus the clock offset stored in the database. */
+  now(): number {
+    const off = Number(this.meta('clock_offset_ms') ?? 0);
+    return Date.now() + (Number.isFinite(off) ? off : 0);
+  }
+
+  clockOffset(): number {
+    return Number(this.meta('clock_offset_ms') ?? 0);
+  }
+
+  /** Move the clock forward by `ms`. Returns the new offset. */
+  advanceClock(ms: number): number {
+    return this.tx(() => {
+      const next = this.clockOffset() + ms;
+      this.setMeta('clock_offset_ms', String(next));
+      return next;
+    });
+  }
+
+  close(): void {
+    this.cache.clear();
+    try {
+      if (this.db.isOpen) this.db.close();
+    } catch {
+      /* already closed */
+    }
+  }
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}

@@ -1,0 +1,88 @@
+// Small helpers shared by the sandbox modules.
+import { createHash, randomBytes, randomInt } from 'node:crypto';
+
+/** A salted password hash (the sandbox never stores or logs passwords in clear). */
+export function hashPassword(passwd: string): string {
+  const salt = randomBytes(8).toString('hex');
+  return `sha256$${salt}$${createHash('sha256').update(salt + passwd).digest('hex')}`;
+}
+
+export function randomHex(chars: number): string {
+  return randomBytes(Math.ceil(chars / 2)).toString('hex').slice(0, chars);
+}
+
+export function randomPassword(): string {
+  return randomBytes(12).toString('base64url');
+}
+
+export const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+
+/** `XXXX-XXXX-XXXX` from CODE_ALPHABET. */
+export function randomCode(): string {
+  let s = '';
+  for (let i = 0; i < 12; i++) {
+    if (i && i % 4 === 0) s += '-';
+    s += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
+  }
+  return s;
+}
+
+/** ISO 8601 datetime without milliseconds, UTC: `2025-01-10T12:00:00Z`. */
+export function isoTime(ms: number | null | undefined): string | null {
+  if (ms === null || ms === undefined) return null;
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function isoDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export const DAY = 86_400_000;
+
+/** `15d`, `36h`, `90m`, `30s`, `500ms`, or a bare number of milliseconds. */
+export function parseDuration(s: string | number): number {
+  if (typeof s === 'number') {
+    if (!Number.isFinite(s) || s < 0) throw new Error(`invalid duration ${s}`);
+    return Math.round(s);
+  }
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?\s*$/i.exec(s);
+  if (!m) throw new Error(`invalid duration "${s}" (use e.g. 15d, 36h, 90m, 30s, 500ms)`);
+  const n = Number(m[1]);
+  const unit = (m[2] ?? 'ms').toLowerCase();
+  const mult: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: DAY, w: 7 * DAY };
+  return Math.round(n * mult[unit]);
+}
+
+/**
+ * Parse a date field: `YYYY-MM-DD`, `YYYY-MM-DD HH:MM[:SS]`, ISO 8601 with `T` and an optional
+ * zone. Times without a zone are UTC. Returns ms or undefined when invalid.
+ */
+export function parseDate(s: string): number | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.exec(s.trim());
+  if (!m) return undefined;
+  const [, y, mo, d, h = '00', mi = '00', sec = '00', zone] = m;
+  const base = Date.UTC(+y, +mo - 1, +d, +h, +mi, +sec);
+  const check = new Date(base);
+  if (check.getUTCFullYear() !== +y || check.getUTCMonth() !== +mo - 1 || check.getUTCDate() !== +d || +h > 23 || +mi > 59 || +sec > 59) {
+    return undefined;
+  }
+  if (!zone || zone === 'Z') return base;
+  const zm = /^([+-])(\d{2}):?(\d{2})$/.exec(zone)!;
+  const off = (Number(zm[2]) * 60 + Number(zm[3])) * 60_000 * (zm[1] === '+' ? 1 : -1);
+  return base - off;
+}
+
+const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+export function isEmail(s: string): boolean {
+  return s.length <= 254 && EMAIL.test(s);
+}
+
+/** Decimal string with two places, from cents. */
+export function money(cents: number): string {
+  return (cents / 100).toFixed(2);
+}
+
+/** Cents of a decimal string like `12.01`. */
+export function cents(price: string): number {
+  return Math.round(Number(price) * 100);
+}

@@ -1,0 +1,147 @@
+// Payload validation driven by the endpoint table's field definitions: types, required fields,
+// unknown fields, sizes. Absent and null are alike; true/"true"/"True" alike for booleans.
+import type { Endpoint, FieldDef } from '../api/endpoints.js';
+import { bad } from './http.js';
+import { parseDate } from './util.js';
+
+export const MAX_STRING = 1000;
+export const MAX_ARRAY = 1000;
+
+/** Fields that reference clients send but the table leaves out; accepted and ignored. */
+const IGNORED: Record<string, string[]> = {
+  'order.external': ['print_pricing', 'combo_pricing'],
+};
+
+const ADDRESS_FIELDS = new Set([
+  'first_name', 'last_name', 'full_name', 'company_name', 'line_1', 'line_2', 'city', 'state', 'postal_code', 'country',
+  'phone', 'email',
+]);
+
+export type Payload = Record<string, any>;
+
+/** Parse the raw `request` text into an object. */
+export function parseRequestText(text: string | undefined): Record<string, unknown> {
+  if (text === undefined || text.trim() === '') return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (err: any) {
+    throw bad(`Invalid JSON in "request": ${err?.message ?? 'parse error'}.`);
+  }
+  if (v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) throw bad('"request" must be a JSON object.');
+  return v as Record<string, unknown>;
+}
+
+const BOOL_TRUE = new Set(['true', 'True', 'TRUE', '1']);
+const BOOL_FALSE = new Set(['false', 'False', 'FALSE', '0', '']);
+
+/**
+ * Check and normalise the payload. `fromQuery`: values came from a query string (all strings),
+ * so integers and lists are parsed from text.
+ */
+export function validatePayload(ep: Endpoint, raw: Record<string, unknown>, fromQuery: boolean): Payload {
+  const fields = new Map(ep.fields.map((f) => [f.name, f]));
+  const ignored = new Set(IGNORED[ep.name] ?? []);
+  const out: Payload = {};
+  for (const [name, value] of Object.entries(raw)) {
+    const f = fields.get(name);
+    if (!f) {
+      if (ignored.has(name) || fromQuery) continue;
+      throw bad(`Unknown field "${name}".`);
+    }
+    if (value === null || value === undefined) continue;
+    out[name] = coerce(f, value, fromQuery);
+  }
+  for (const f of ep.fields) {
+    if (f.required && (out[f.name] === undefined || out[f.name] === '')) throw bad(`Field "${f.name}" is required.`);
+  }
+  return out;
+}
+
+function coerce(f: FieldDef, v: unknown, fromQuery: boolean): unknown {
+  const name = f.name;
+  switch (f.type) {
+    case 'string': {
+      if (typeof v !== 'string') throw bad(`Field "${name}" must be a string.`);
+      if (v.length > MAX_STRING) throw bad(`Field "${name}" is too long (at most ${MAX_STRING} characters).`);
+      return v;
+    }
+    case 'integer': {
+      if (fromQuery && typeof v === 'string' && /^-?\d{1,15}$/.test(v.trim())) return Number(v.trim());
+      if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw bad(`Field "${name}" must be an integer.`);
+      return v;
+    }
+    case 'number': {
+      if (fromQuery && typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw bad(`Field "${name}" must be a number.`);
+      return v;
+    }
+    case 'boolean': {
+      if (typeof v === 'boolean') return v;
+      if (typeof v === 'string' && BOOL_TRUE.has(v.trim())) return true;
+      if (typeof v === 'string' && BOOL_FALSE.has(v.trim())) return false;
+      if (v === 1 || v === 0) return v === 1;
+      throw bad(`Field "${name}" must be a boolean (true or false).`);
+    }
+    case 'date': {
+      if (typeof v !== 'string' || v.length > 40) throw bad(`Field "${name}" must be a date such as 2030-12-31 23:59:59.`);
+      const ms = parseDate(v);
+      if (ms === undefined) throw bad(`Field "${name}" must be a date such as 2030-12-31 23:59:59.`);
+      return ms;
+    }
+    case 'array<string>': {
+      let arr: unknown = v;
+      if (typeof v === 'string') arr = fromQuery ? v.split(',').map((s) => s.trim()).filter(Boolean) : [v];
+      if (!Array.isArray(arr)) throw bad(`Field "${name}" must be an array of strings.`);
+      if (arr.length > MAX_ARRAY) throw bad(`Field "${name}" has too many entries (at most ${MAX_ARRAY}).`);
+      for (const s of arr) {
+        if (typeof s !== 'string') throw bad(`Field "${name}" must be an array of strings.`);
+        if (s.length > MAX_STRING) throw bad(`Field "${name}" has an entry that is too long (at most ${MAX_STRING} characters).`);
+      }
+      return arr;
+    }
+    case 'array<integer>': {
+      let arr: unknown = v;
+      if (fromQuery && typeof v === 'string') arr = v.split(',').map((s) => (/^\s*-?\d{1,15}\s*$/.test(s) ? Number(s) : s));
+      if (!Array.isArray(arr)) throw bad(`Field "${name}" must be an array of integers.`);
+      if (arr.length > MAX_ARRAY) throw bad(`Field "${name}" has too many entries (at most ${MAX_ARRAY}).`);
+      for (const n of arr) if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw bad(`Field "${name}" must be an array of integers.`);
+      return arr;
+    }
+    case 'address': {
+      if (typeof v !== 'object' || Array.isArray(v)) throw bad(`Field "${name}" must be an address object (full_name, postal_code, country, ...).`);
+      const out: Record<string, string> = {};
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+        if (!ADDRESS_FIELDS.has(k)) throw bad(`Unknown field "${name}.${k}".`);
+        if (x === null || x === undefined) continue;
+        if (typeof x !== 'string') throw bad(`Field "${name}.${k}" must be a string.`);
+        if (x.length > 200) throw bad(`Field "${name}.${k}" is too long (at most 200 characters).`);
+        out[k] = x;
+      }
+      return out;
+    }
+    case 'object': {
+      if (typeof v !== 'object' || Array.isArray(v)) throw bad(`Field "${name}" must be an object.`);
+      const out: Record<string, string> = {};
+      const entries = Object.entries(v as Record<string, unknown>);
+      if (entries.length > 50) throw bad(`Field "${name}" has too many members.`);
+      for (const [k, x] of entries) {
+        if (x === null || x === undefined) continue;
+        if (typeof x !== 'string') throw bad(`Field "${name}.${k}" must be a string.`);
+        if (x.length > 200) throw bad(`Field "${name}.${k}" is too long (at most 200 characters).`);
+        out[k] = x;
+      }
+      return out;
+    }
+  }
+}
+
+/** `limit` and `offset` of a listing (decisions.md: default 50, max 500, 0 = default). */
+export function paging(p: Payload): { limit: number; offset: number } {
+  const limit = p.limit ?? 0;
+  const offset = p.offset ?? 0;
+  if (!Number.isInteger(limit) || limit < 0 || limit > 500) throw bad('Field "limit" must be an integer between 0 and 500.');
+  if (!Number.isInteger(offset) || offset < 0) throw bad('Field "offset" must be a non-negative integer.');
+  return { limit: limit === 0 ? 50 : limit, offset };
+}

@@ -1,0 +1,146 @@
+// Rows to the resource shapes of interface.md section 2.
+import type { Row, Store } from './store.js';
+import { DAY, isoDate, isoTime } from './util.js';
+
+const b = (n: unknown) => n === 1 || n === true;
+
+export function sampleUrl(hashId: string): string {
+  return `/v1/book/${hashId}/sample/`;
+}
+
+export function pricingView(p: Row, now: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: p.id,
+    currency: p.currency,
+    price: p.price,
+    description: p.description,
+    description_limit: p.description_limit,
+    is_limited: b(p.is_limited),
+    limit_days: p.limit_days,
+    other_pricing: p.other_pricing ?? null,
+    deactivation_date: isoTime(p.deactivated_at),
+  };
+  if (b(p.is_limited)) {
+    out.calculated_expiration_date = isoDate(now + p.limit_days * DAY);
+    out.days_until_expiration = String(p.limit_days);
+  }
+  return out;
+}
+
+export function bookView(store: Store, book: Row, now: number): Record<string, unknown> {
+  const pub = store.get('SELECT * FROM publishers WHERE id = ?', book.publisher_id)!;
+  const pricing = store.all('SELECT * FROM pricing WHERE book_id = ? ORDER BY id', book.id);
+  return {
+    id: book.id,
+    hash_id: book.hash_id,
+    title: book.title,
+    subtitle: book.subtitle,
+    description: book.description,
+    author: book.author,
+    language: book.language,
+    num_pages: book.num_pages,
+    publish_year: book.publish_year ?? null,
+    sample_url: sampleUrl(book.hash_id),
+    identifiers: {
+      eisbn10: book.eisbn10,
+      eisbn13: book.eisbn13,
+      hash_id: book.hash_id,
+      id: book.id,
+      isbn10: book.isbn10,
+      isbn13: book.isbn13,
+      parent_isbn: book.parent_isbn,
+      sku: book.sku,
+    },
+    drm: {
+      copy_percent: book.copy_percent ?? null,
+      offline_percent: book.offline_percent ?? null,
+      sample_percent: book.sample_percent ?? null,
+      offline_range: book.offline_range,
+      print_allowance_range: book.print_allowance_range,
+      print_allowance_percent: book.print_allowance_percent,
+      sample_page_end: book.sample_page_end,
+    },
+    files: {
+      cover_image: { filename: `${book.hash_id}.jpg`, url: `/media/covers/${book.hash_id}.jpg` },
+      thumbnail: null,
+    },
+    digital_pricing: pricing.map((p) => pricingView(p, now)),
+    publisher: { title: pub.title, description: pub.description, is_active: b(pub.is_active) },
+    status: {
+      is_active: b(book.is_active),
+      is_html: b(book.is_html),
+      is_processed: b(book.is_processed),
+      is_public: b(book.is_public),
+      is_published: b(book.is_published),
+      is_queued: b(book.is_queued),
+      processed_date: isoTime(book.processed_at),
+      queued_date: isoTime(book.queued_at),
+    },
+  };
+}
+
+export function fullName(u: Row): string {
+  return [u.first_name, u.last_name].filter(Boolean).join(' ');
+}
+
+export function userView(store: Store, u: Row): Record<string, unknown> {
+  const owner = u.owner_account_id ? store.get('SELECT username, full_name FROM accounts WHERE id = ?', u.owner_account_id) : undefined;
+  return {
+    username: u.username,
+    first_name: u.first_name,
+    last_name: u.last_name,
+    email: u.email,
+    status: {
+      is_active: b(u.is_active),
+      verified: b(u.verified),
+      over_18: b(u.over_18),
+      last_login: isoTime(u.last_login ?? u.date_joined),
+      date_joined: isoTime(u.date_joined),
+    },
+    profile: {
+      address_1: u.address_1,
+      address_2: u.address_2,
+      city: u.city,
+      zip: u.zip,
+      country: u.country,
+      state: u.state,
+      nickname: u.nickname,
+    },
+    owner: { username: owner?.username ?? '', full_name: owner?.full_name ?? '' },
+    permissions: { html_posting: b(u.html_posting), bdp_posting: b(u.bdp_posting), can_post: b(u.can_post) },
+  };
+}
+
+/** Is the item's access live now (active, not refunded, not expired)? */
+export function itemLive(item: Row, now: number): boolean {
+  return b(item.is_active) && !b(item.is_refunded) && (item.expiration_date == null || item.expiration_date > now);
+}
+
+export interface ItemJoin extends Row {
+  // order_items.* plus book_hash_id, book_title, book_num_pages, user_username, user_first, user_last
+}
+
+export const ITEM_SELECT = `SELECT i.*, bk.hash_id AS book_hash_id, bk.title AS book_title, bk.num_pages AS book_num_pages,
+  u.username AS user_username, u.first_name AS user_first, u.last_name AS user_last,
+  p.description AS pricing_description
+  FROM order_items i JOIN books bk ON bk.id = i.book_id JOIN users u ON u.id = i.user_id
+  LEFT JOIN pricing p ON p.id = i.pricing_id`;
+
+export function itemView(item: Row, now: number, refundAvailable?: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: item.id,
+    order: { id: item.order_id },
+    book: { hash_id: item.book_hash_id, title: item.book_title, sample_url: sampleUrl(item.book_hash_id) },
+    user: { full_name: [item.user_first, item.user_last].filter(Boolean).join(' '), username: item.user_username },
+    expiration_date: isoTime(item.expiration_date),
+    is_active: itemLive(item, now),
+    is_digital: b(item.is_digital),
+    is_print: b(item.is_print),
+    is_refunded: b(item.is_refunded),
+    purchase_date: isoTime(item.purchase_date),
+    purchase_price: item.purchase_price,
+    quantity: item.quantity,
+  };
+  if (refundAvailable !== undefined) out.refund_available = refundAvailable;
+  return out;
+}

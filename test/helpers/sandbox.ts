@@ -1,0 +1,149 @@
+// Start a real sandbox in the test process (127.0.0.1, port 0, fresh database in a temp dir)
+// and hand tests its URL, the seeded credentials, the environment a spawned `bin/bookdist`
+// needs, and helpers for the sandbox's testing controls (clock, usage, redeem, outbox).
+//
+// Keep this signature stable: other engineers' e2e tests import it. Add, don't change.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSandbox } from '../../src/sandbox/server.js';
+
+export { SEED_BOOKS, WELL_KNOWN, SEED_IMPORTS } from '../../src/sandbox/seed.js';
+
+export interface TestAccount {
+  username: string;
+  /** Path of the private key (PEM, 0600). */
+  keyFile: string;
+  /** The private key PEM itself. Never print it. */
+  keyPem: string;
+  /** Public key PEM. */
+  publicKey: string;
+  /** SharedKeyAuth secret. Never print it. */
+  sharedKey: string;
+}
+
+export interface OutboxMail {
+  id: number;
+  to: string[];
+  subject: string;
+  body: string;
+  kind: string;
+  created_at: string;
+}
+
+export interface TestSandboxOptions {
+  /** Delay before the worker completes a queued book (default 2000 ms). */
+  processDelayMs?: number;
+  /** Fault injection for client tests. Never applies to /_sandbox/ control routes. */
+  faults?: { rate: number; kinds: Array<'503' | '429' | 'reset'>; latencyMs?: number };
+  /** Collect the server's request log lines. */
+  log?: (line: string) => void;
+}
+
+export interface TestSandbox {
+  url: string;
+  port: number;
+  /** The SQLite file of this sandbox (inside a temp dir removed by close()). */
+  dbPath: string;
+  creds: { partner: TestAccount; limited: TestAccount; operatorToken: string };
+  /** Environment for a spawned `bin/bookdist` talking to this sandbox as the seeded partner. */
+  env: Record<string, string>;
+  control: {
+    /** Move the sandbox clock forward: `15d`, `36h`, `90m`, `30s`, `500ms`, or milliseconds. */
+    advanceClock(by: string | number): Promise<{ now: string; offset_ms: number }>;
+    /** The sandbox's notion of now (ISO 8601). */
+    now(): Promise<string>;
+    /** Record pages viewed/printed by a user in a book (counts for the refund rules). */
+    usage(args: { username: string; hashId: string; viewed?: number; printed?: number }): Promise<any>;
+    /** Redeem a code for a user (counts in the code summary, gives the user access). */
+    redeem(code: string, username: string): Promise<any>;
+    /** The e-mails the service would have sent, oldest first; optionally only those to `to`. */
+    outbox(to?: string): Promise<OutboxMail[]>;
+    /** Run the processing worker now, completing every queued book that is due. */
+    runWorker(): Promise<any>;
+    /** Raw call of a /_sandbox/ control route. */
+    call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  };
+  close(): Promise<void>;
+}
+
+export async function startTestSandbox(opts: TestSandboxOptions = {}): Promise<TestSandbox> {
+  const dir = mkdtempSync(join(tmpdir(), 'bookdist-sandbox-'));
+  const configDir = join(dir, 'config');
+  const dbPath = join(dir, 'sandbox.db');
+  const server = await startSandbox({
+    host: '127.0.0.1',
+    port: 0,
+    dbPath,
+    processDelayMs: opts.processDelayMs ?? 2000,
+    faults: opts.faults,
+    log: opts.log,
+  });
+  const url = server.url;
+
+  const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+    const res = await fetch(url + path, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: any;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = { text };
+    }
+    return { status: res.status, body: parsed };
+  };
+  const ok = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+    const r = await call(method, path, body);
+    if (r.status >= 400) throw new Error(`${method} ${path}: ${r.status} ${r.body?.message ?? ''}`);
+    return r.body;
+  };
+
+  const c = await ok('GET', '/_sandbox/credentials');
+  const account = (a: any): TestAccount => ({
+    username: a.username,
+    keyFile: a.key_file,
+    keyPem: a.private_key,
+    publicKey: a.public_key,
+    sharedKey: a.shared_key,
+  });
+  const creds = { partner: account(c.partner), limited: account(c.limited), operatorToken: c.operator_token as string };
+
+  const env: Record<string, string> = {
+    BOOKDIST_CONFIG_DIR: configDir,
+    BOOKDIST_DATA_DIR: join(dir, 'data'),
+    BOOKDIST_BASE_URL: url,
+    BOOKDIST_USERNAME: creds.partner.username,
+    BOOKDIST_KEY_FILE: creds.partner.keyFile,
+    BOOKDIST_TOKEN: creds.operatorToken,
+    NO_COLOR: '1',
+  };
+
+  let closed = false;
+  return {
+    url,
+    port: server.port,
+    dbPath,
+    creds,
+    env,
+    control: {
+      advanceClock: (by) => ok('POST', '/_sandbox/clock/advance', { by }),
+      now: async () => (await ok('GET', '/_sandbox/clock')).now,
+      usage: ({ username, hashId, viewed, printed }) =>
+        ok('POST', '/_sandbox/usage', { username, hash_id: hashId, viewed: viewed ?? 0, printed: printed ?? 0 }),
+      redeem: (code, username) => ok('POST', '/_sandbox/redeem', { code, username }),
+      outbox: async (to) => (await ok('GET', '/_sandbox/outbox' + (to ? `?to=${encodeURIComponent(to)}` : ''))).emails,
+      runWorker: () => ok('POST', '/_sandbox/worker/run', {}),
+      call,
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
