@@ -37,7 +37,11 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     cwd: process.cwd(),
     ...options.io,
   };
-  const wantsJsonErrors = argv.includes('--json') || argv.some((a, i) => (a === '-o' || a === '--output') && argv[i + 1] && argv[i + 1] !== 'table') || argv.some((a) => /^--output=(json|ndjson)/.test(a));
+  const wantsJsonErrors =
+    argv.includes('--json') ||
+    argv.some((a) => a.startsWith('--json=')) ||
+    argv.some((a, i) => (a === '-o' || a === '--output') && /^(json|ndjson)$/.test(argv[i + 1] ?? '')) ||
+    argv.some((a) => /^(--output=|-o=?)(json|ndjson)$/.test(a));
   const debug = argv.includes('--debug');
 
   // `bookdist help exit-codes`: a help topic rather than a command.
@@ -67,18 +71,21 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   const { buildProgram } = await import('./program.js');
   const { setContextFactory, exitCodeOf } = await import('./commands/define.js');
   const program = buildProgram();
-  program.exitOverride();
-  program.configureOutput({
-    writeOut: (s) => io.stdout.write(s),
-    writeErr: (s) => io.stderr.write(s),
-  });
-  // Every subcommand inherits the output configuration and exit override.
+  // Usage errors: commander's message is captured (not printed) so that it can be reported once,
+  // with the usage line of the command that failed, as text or (under --json) as JSON.
+  let usage: { message: string; command: Command } | undefined;
   const configure = (cmd: Command) => {
     cmd.exitOverride();
-    cmd.configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    cmd.configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      outputError: (s) => {
+        usage = { message: s.trim(), command: cmd };
+      },
+    });
     cmd.commands.forEach(configure);
   };
-  program.commands.forEach(configure);
+  configure(program);
 
   let ctxRef: Context | undefined;
   setContextFactory(program, (command) => {
@@ -88,10 +95,15 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
 
   let code = 0;
   try {
+    if (argv.length === 0) {
+      // A bare `bookdist` shows the help, as `bookdist --help` does.
+      program.outputHelp();
+      return 0;
+    }
     await program.parseAsync(normaliseArgv(argv), { from: 'user' });
     code = exitCodeOf(program);
   } catch (err) {
-    code = reportError(err, io, { json: wantsJsonErrors, debug });
+    code = reportError(err, io, { json: wantsJsonErrors, debug, usage: usage && usageText(usage.command) });
   } finally {
     for (const fn of cleanups.reverse()) {
       try {
@@ -180,13 +192,29 @@ export function createContext(
   return ctx;
 }
 
-export function reportError(err: unknown, io: IO, opts: { json: boolean; debug: boolean }): number {
+/** `Usage: bookdist book get [options] <isbn>` and where to read more, for a usage error. */
+export function usageText(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  const full = names.join(' ');
+  return `Usage: ${full} ${cmd.usage()}\nRun \`${full} --help\` for details.`;
+}
+
+export function reportError(err: unknown, io: IO, opts: { json: boolean; debug: boolean; usage?: string }): number {
   const e = err as any;
-  // commander: help/version are not errors; usage errors exit 2 (commander already printed them).
+  // commander: help and version are not errors; usage errors exit 2, with the usage line.
   if (e && typeof e.code === 'string' && e.code.startsWith('commander.')) {
     const ce = e as CommanderError;
-    if (ce.code === 'commander.helpDisplayed' || ce.code === 'commander.version' || ce.code === 'commander.help' || ce.exitCode === 0) return 0;
-    if (opts.json) io.stderr.write(JSON.stringify({ error: { status: null, message: ce.message.replace(/^error: /, ''), exit_code: 2 } }) + '\n');
+    if (ce.code === 'commander.helpDisplayed' || ce.code === 'commander.version' || ce.exitCode === 0) return 0;
+    // `bookdist profile` without a verb: commander already printed the group's help on stderr.
+    if (ce.code === 'commander.help') return ExitCode.USAGE;
+    const message = ce.message.replace(/^error: /, '');
+    if (opts.json) {
+      const full = opts.usage ? `${message}\n${opts.usage}` : message;
+      io.stderr.write(JSON.stringify({ error: { status: null, message: full, exit_code: ExitCode.USAGE, details: null } }) + '\n');
+    } else {
+      io.stderr.write(`bookdist: ${message}\n${opts.usage ? opts.usage + '\n' : ''}`);
+    }
     return ExitCode.USAGE;
   }
   if (e?.name === 'DryRun') return 0;

@@ -3,6 +3,7 @@
 import { Command, Option } from 'commander';
 import { EXIT_CODE_HELP } from './errors.js';
 import { registerGeneral } from './commands/general/index.js';
+import { registerProfile } from './commands/profile/index.js';
 
 declare const __BOOKDIST_VERSION__: string | undefined;
 export const VERSION = typeof __BOOKDIST_VERSION__ !== 'undefined' ? __BOOKDIST_VERSION__ : '0.0.0-dev';
@@ -37,9 +38,9 @@ export function buildProgram(): Command {
     .addOption(new Option('-q, --quiet', 'no notices or progress on stderr, only errors'))
     .addOption(new Option('-y, --yes', 'assume yes for confirmations (required in scripts)'))
     .addOption(new Option('--dry-run', 'print the request as a curl line (secrets redacted) and send nothing'))
-    .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', '\nExit codes are documented by `bookdist help exit-codes`.');
 
   registerGeneral(program);
+  registerProfile(program);
   return program;
 }

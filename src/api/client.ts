@@ -2,6 +2,7 @@
 // retries with backoff + jitter honouring Retry-After, and one response/error shape.
 import { Agent, request as undiciRequest } from 'undici';
 import { ExitCode, CliError } from '../errors.js';
+import { formatDuration } from '../util/duration.js';
 import { endpoint as lookupEndpoint, type Endpoint } from './endpoints.js';
 import {
   authHeaders,
@@ -252,7 +253,7 @@ export class ApiClient {
           continue;
         }
         const what = timedOut
-          ? `timed out after ${Math.round(this.opts.timeout / 1000)}s (raise --timeout)`
+          ? `no answer within ${formatDuration(this.opts.timeout)} (timed out; raise --timeout)`
           : `could not reach the service (${code || err?.message})`;
         throw new CliError(
           `${info.method} ${info.url}: ${what}${attempt ? ` after ${attempt + 1} attempts` : ''}`,
@@ -374,12 +375,20 @@ function truncate(s: string, n: number): string {
   return s.length > n ? s.slice(0, n) + '…' : s;
 }
 
-function redactRequestText(text: string): string {
+/**
+ * The request text with secret fields redacted. When redaction changes nothing this is the exact
+ * text that is (or would be) sent and signed; otherwise the redacted payload in the same style.
+ */
+export function redactRequestText(text: string): string {
+  let parsed: unknown;
   try {
-    return JSON.stringify(redact(JSON.parse(text)));
+    parsed = JSON.parse(text);
   } catch {
     return text.length > 0 ? '[unparsed request]' : text;
   }
+  const redacted = redact(parsed);
+  if (JSON.stringify(redacted) === JSON.stringify(parsed)) return text;
+  return pythonJson(redacted);
 }
 
 const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

@@ -1,5 +1,7 @@
-// Stored profiles (conf). Files 0600 in a 0700 directory.
-import { chmodSync, mkdirSync } from 'node:fs';
+// Stored profiles (conf). Files 0600 in a 0700 directory; a profile's key is copied into
+// <config dir>/keys/<name>.pem (0600) so the profile keeps working when the original moves.
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
 
 export interface ProfileData {
   baseUrl?: string;
@@ -16,11 +18,21 @@ export interface StoreShape {
   profiles: Record<string, ProfileData>;
 }
 
-export async function openStore(dir: string) {
+export const CONFIG_FILE = 'config.json';
+export const KEYS_DIR = 'keys';
+
+/** A profile name: letters, digits, `-` and `_` (no dots: conf reads dots as paths). */
+export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+function ensureDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   try {
     chmodSync(dir, 0o700);
   } catch {}
+}
+
+export async function openStore(dir: string) {
+  ensureDir(dir);
   const { default: Conf } = await import('conf');
   const conf = new Conf<StoreShape>({
     cwd: dir,
@@ -34,8 +46,46 @@ export async function openStore(dir: string) {
 
 export async function readStore(dir: string): Promise<StoreShape> {
   // Avoid loading conf at all when there is no config file yet (the common first run).
-  const { existsSync } = await import('node:fs');
-  if (!existsSync(`${dir}/config.json`)) return { profiles: {} };
+  if (!existsSync(join(dir, CONFIG_FILE))) return { profiles: {} };
   const conf = await openStore(dir);
-  return { current: conf.get('current'), profiles: conf.get('profiles') ?? {} };
+  return { current: conf.get('current'), profiles: { ...(conf.get('profiles') ?? {}) } };
+}
+
+/** Apply a change to the whole store and write it back (one file write, 0600). */
+export async function updateStore(dir: string, change: (store: StoreShape) => void): Promise<StoreShape> {
+  const conf = await openStore(dir);
+  const store: StoreShape = { current: conf.get('current'), profiles: structuredClone(conf.get('profiles') ?? {}) };
+  change(store);
+  conf.set('profiles', store.profiles);
+  if (store.current) conf.set('current', store.current);
+  else conf.delete('current');
+  try {
+    chmodSync(join(dir, CONFIG_FILE), 0o600);
+  } catch {}
+  return store;
+}
+
+/** Where `profile add` keeps the copy of a profile's key. */
+export function keyPathFor(dir: string, name: string): string {
+  return join(dir, KEYS_DIR, `${name}.pem`);
+}
+
+/** Write a profile's key copy: 0600 in a 0700 directory. Returns its path. */
+export function writeKeyCopy(dir: string, name: string, pem: string | Buffer): string {
+  ensureDir(dir);
+  ensureDir(join(dir, KEYS_DIR));
+  const path = keyPathFor(dir, name);
+  writeFileSync(path, pem, { mode: 0o600 });
+  chmodSync(path, 0o600);
+  return path;
+}
+
+/** Delete a key file only if it is one of our copies (inside <dir>/keys/). */
+export function removeKeyCopy(dir: string, keyFile: string | undefined): boolean {
+  if (!keyFile) return false;
+  const keys = resolve(dir, KEYS_DIR) + sep;
+  const target = resolve(keyFile);
+  if (!target.startsWith(keys) || !existsSync(target)) return false;
+  rmSync(target, { force: true });
+  return true;
 }

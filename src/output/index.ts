@@ -1,6 +1,6 @@
 // Output for humans and scripts: tables/cards on a TTY, TSV when piped, JSON/NDJSON/CSV on request.
 import type { Context, OutputFormat } from '../context.js';
-import { cellText, columnsOf, csvCell, flatten, selectFields, truncateText, tsvCell } from './format.js';
+import { cellText, columnsOf, csvCell, flatten, getPath, selectFields, truncateText, tsvCell } from './format.js';
 
 export interface Column {
   /** Dotted path into the record. */
@@ -73,7 +73,10 @@ export async function emit(ctx: Context, data: unknown, view: View = {}): Promis
     return;
   }
   const records = view.list ? view.list(data) ?? [] : [data];
-  const w = createRowWriter(ctx, { columns: view.columns, format: fmt });
+  // Everything is at hand here (unlike a stream), so CSV/TSV columns are the union of all records.
+  const columns =
+    view.columns ?? (fmt === 'csv' || fmt === 'tsv' ? columnsOf(records.map((r) => flatten(r))).map((key) => ({ key })) : undefined);
+  const w = createRowWriter(ctx, { columns, format: fmt });
   if (fmt === 'table' && !view.list && view.card && !fields) {
     ctx.io.stdout.write(view.card(data, style(ctx)).replace(/\n?$/, '\n'));
     return;
@@ -120,14 +123,15 @@ export function createRowWriter(ctx: Context, opts: { columns?: Column[]; format
         out.write(JSON.stringify(fields ? selectFields(record, fields) : record) + '\n');
       } else if (fmt === 'json') {
         const v = fields ? selectFields(record, fields) : record;
-        out.write((count === 1 ? '[' : ',') + (out.isTTY ? '\n  ' : '') + JSON.stringify(v));
+        const text = out.isTTY ? '\n  ' + JSON.stringify(v, null, 2).replace(/\n/g, '\n  ') : JSON.stringify(v);
+        out.write((count === 1 ? '[' : ',') + text);
       } else if (fmt === 'csv' || fmt === 'tsv') {
         const flat = flatten(record);
         if (!header) header = columnsOf([flat]);
         const cell = fmt === 'csv' ? csvCell : tsvCell;
         const sep = fmt === 'csv' ? ',' : '\t';
         if (count === 1) out.write(header.map((h) => cell(h)).join(sep) + '\n');
-        out.write(header.map((h) => cell(flat[h])).join(sep) + '\n');
+        out.write(header.map((h) => cell(h in flat ? flat[h] : getPath(record, h))).join(sep) + '\n');
       } else {
         buffered.push(record);
       }
@@ -144,22 +148,42 @@ async function table(ctx: Context, records: any[], cols?: Column[]): Promise<voi
   const st = style(ctx);
   const flat = records.map((r) => flatten(r));
   const columns: Column[] = cols ?? columnsOf(flat).map((key) => ({ key }));
-  const width = st.width;
-  const maxCell = Math.max(8, Math.floor((width - 3 * columns.length) / Math.max(1, columns.length)));
+  const heads = columns.map((c) => c.label ?? c.key);
+  const cells = records.map((r, i) =>
+    columns.map((c) => oneLine(c.format ? c.format(getDotted(r, c.key, flat[i]), r) : cellText(flat[i][c.key]))),
+  );
+  const widths = fitWidths(
+    heads.map((h, j) => Math.max(h.length, ...cells.map((row) => row[j].length))),
+    st.width,
+  );
   const t = new Table({
-    head: columns.map((c) => st.bold(c.label ?? c.key)),
+    head: heads.map((h, j) => st.bold(truncateText(h, widths[j]))),
+    colWidths: widths.map((w) => w + 2),
+    wordWrap: false,
     style: { head: [], border: [], compact: true },
     chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
   });
-  records.forEach((r, i) => {
-    t.push(
-      columns.map((c) => {
-        const v = c.format ? c.format(getDotted(r, c.key, flat[i]), r) : cellText(flat[i][c.key]);
-        return truncateText(v, maxCell);
-      }),
-    );
-  });
+  for (const row of cells) t.push(row.map((v, j) => truncateText(v, widths[j])));
   ctx.io.stdout.write(t.toString() + '\n');
+}
+
+/** Cells of a table hold one line: newlines and tabs become spaces. */
+function oneLine(s: string): string {
+  return s.replace(/[\r\n\t]+/g, ' ');
+}
+
+/**
+ * Column content widths that fit a terminal of `total` columns (a table draws 3 characters of
+ * border and padding per column plus 1). Narrow columns keep their width; the widest ones are
+ * cut to a common limit, never below 4.
+ */
+export function fitWidths(natural: number[], total: number): number[] {
+  const budget = total - 3 * natural.length - 1;
+  const sum = (cap: number) => natural.reduce((s, w) => s + Math.min(w, cap), 0);
+  if (sum(Infinity) <= budget) return natural;
+  let cap = Math.max(...natural);
+  while (cap > 4 && sum(cap) > budget) cap--;
+  return natural.map((w) => Math.min(w, cap));
 }
 
 function getDotted(record: any, key: string, flat: Record<string, unknown>): unknown {

@@ -1,0 +1,190 @@
+// `bookdist profile add`: flags in scripts, prompts on a terminal. Secrets come from stdin or a
+// hidden prompt, never from argv. The key is checked and copied into the config dir (0600).
+import { readFile } from 'node:fs/promises';
+import type { Context } from '../../context.js';
+import { CliError, ExitCode, usageError } from '../../errors.js';
+import { configDir } from '../../config/paths.js';
+import { readStore, removeKeyCopy, updateStore, writeKeyCopy, type ProfileData } from '../../config/store.js';
+import { emit } from '../../output/index.js';
+import { readAll } from '../../util/io.js';
+import type { VerbInput } from '../define.js';
+import { checkName, checkUrl, publicView } from './common.js';
+
+export interface AddOptions {
+  name?: string;
+  baseUrl?: string;
+  storeUrl?: string;
+  username?: string;
+  keyFile?: string;
+  sharedKey?: string;
+  token?: string;
+  use: boolean;
+  force: boolean;
+}
+
+export async function parse(input: VerbInput, ctx: Context): Promise<AddOptions> {
+  const o = input.opts;
+  if (o.sharedKeyStdin && o.tokenStdin) {
+    throw usageError('--shared-key-stdin and --token-stdin both read stdin; add the profile with one and then again with --force and the other, or use the prompts on a terminal.');
+  }
+  if (o.keyFile && o.sharedKeyStdin) throw usageError('Give either --key-file (CryptoAuth) or --shared-key-stdin (SharedKeyAuth), not both.');
+  const out: AddOptions = {
+    name: o.name !== undefined ? checkName(String(o.name)) : undefined,
+    baseUrl: ctx.globals.baseUrl !== undefined ? checkUrl(ctx.globals.baseUrl, '--base-url') : undefined,
+    storeUrl: o.storeUrl !== undefined ? checkUrl(String(o.storeUrl), '--store-url') : undefined,
+    username: o.username !== undefined ? checkUsername(String(o.username)) : undefined,
+    keyFile: o.keyFile !== undefined ? String(o.keyFile) : undefined,
+    use: Boolean(o.use),
+    force: Boolean(o.force),
+  };
+  if (o.sharedKeyStdin || o.tokenStdin) {
+    const flag = o.sharedKeyStdin ? '--shared-key-stdin' : '--token-stdin';
+    const secret = (await readAll(ctx.io.stdin)).trim();
+    if (!secret) throw usageError(`${flag}: stdin was empty; pipe the secret in, e.g. printf %s "$SECRET" | bookdist profile add ... ${flag}`);
+    if (/\s/.test(secret)) throw usageError(`${flag}: the secret read from stdin contains whitespace; give exactly one value.`);
+    if (o.sharedKeyStdin) out.sharedKey = secret;
+    else out.token = secret;
+  }
+  if (!ctx.interactive) {
+    // In scripts nothing is asked: name what is missing, at once.
+    if (!out.name) throw usageError('Missing --name: the name of the profile to add.');
+    if (!out.baseUrl) throw usageError('Missing --base-url: the service base URL of the profile.');
+    if (!out.keyFile && !out.sharedKey && !out.token) {
+      throw usageError('Missing credentials: give --key-file <pem>, --shared-key-stdin or --token-stdin.');
+    }
+    if ((out.keyFile || out.sharedKey) && !out.username) {
+      throw usageError(`Missing --username: ${out.keyFile ? '--key-file' : '--shared-key-stdin'} signs requests as a user.`);
+    }
+  }
+  return out;
+}
+
+function checkUsername(v: string): string {
+  const s = v.trim();
+  if (!s || /\s|\//.test(s)) throw usageError(`--username ${JSON.stringify(v)}: give the account's username (e.g. 30 hex characters).`);
+  return s;
+}
+
+/** Read and check a key file: a missing or unreadable file, or a key that is not RSA, is exit 4. */
+export async function readRsaKey(path: string): Promise<string> {
+  let pem: string;
+  try {
+    pem = await readFile(path, 'utf8');
+  } catch (e: any) {
+    const why = e?.code === 'ENOENT' ? 'no such file' : e?.code === 'EACCES' ? 'permission denied' : e?.code === 'EISDIR' ? 'it is a directory' : (e?.code ?? e?.message);
+    throw new CliError(`Cannot read the key file ${path}: ${why}.`, ExitCode.AUTH);
+  }
+  const { loadRsaPrivateKey } = await import('../../api/wire.js');
+  try {
+    loadRsaPrivateKey(pem);
+  } catch (e: any) {
+    throw new CliError(`The key file ${path} ${e.message}.`, ExitCode.AUTH);
+  }
+  return pem;
+}
+
+async function prompt(o: AddOptions, ctx: Context): Promise<void> {
+  const { input, password, select, confirm } = await import('@inquirer/prompts');
+  const output = ctx.io.stderr.isTTY ? ctx.io.stderr : ctx.io.stdout;
+  const io = { input: ctx.io.stdin, output, signal: ctx.signal } as any;
+  const valid = (check: (v: string) => unknown) => (v: string) => {
+    try {
+      check(v);
+      return true;
+    } catch (e: any) {
+      return String(e.message);
+    }
+  };
+  o.name ??= await input({ message: 'Profile name', validate: valid((v) => checkName(v.trim(), 'name')) }, io).then((v) => v.trim());
+  o.baseUrl ??= checkUrl(
+    (await input({ message: 'Base URL of the service', validate: valid((v) => checkUrl(v.trim(), 'URL')) }, io)).trim(),
+    '--base-url',
+  );
+  if (o.storeUrl === undefined) {
+    const s = (await input({ message: 'Store (price comparison) URL, empty for the base URL', default: '', validate: valid((v) => !v.trim() || checkUrl(v.trim(), 'URL')) }, io)).trim();
+    if (s) o.storeUrl = checkUrl(s, '--store-url');
+  }
+  if (!o.keyFile && !o.sharedKey && !o.token) {
+    const mode = await select(
+      {
+        message: 'Authentication',
+        choices: [
+          { name: 'RSA private key (CryptoAuth)', value: 'crypto' },
+          { name: 'Shared key (SharedKeyAuth)', value: 'shared' },
+          { name: 'Access-control token only', value: 'token' },
+        ],
+      },
+      io,
+    );
+    if (mode === 'crypto') {
+      o.keyFile = (await input({ message: 'Path of the PEM private key', validate: async (v) => {
+        try {
+          await readRsaKey(v.trim());
+          return true;
+        } catch (e: any) {
+          return String(e.message);
+        }
+      } }, io)).trim();
+    } else if (mode === 'shared') {
+      o.sharedKey = (await password({ message: 'Shared key', mask: true, validate: (v) => (v.trim() ? true : 'The shared key is empty.') }, io)).trim();
+    } else {
+      o.token = (await password({ message: 'Access-control token', mask: true, validate: (v) => (v.trim() ? true : 'The token is empty.') }, io)).trim();
+    }
+  }
+  if ((o.keyFile || o.sharedKey) && !o.username) {
+    o.username = checkUsername(await input({ message: 'Username of the account', validate: valid(checkUsername) }, io));
+  }
+  if (!o.token && (o.keyFile || o.sharedKey)) {
+    if (await confirm({ message: 'Also store an access-control token?', default: false }, io)) {
+      o.token = (await password({ message: 'Access-control token', mask: true, validate: (v) => (v.trim() ? true : 'The token is empty.') }, io)).trim();
+    }
+  }
+}
+
+export async function run(o: AddOptions, ctx: Context): Promise<void> {
+  const dir = configDir(ctx.io.env);
+  const before = await readStore(dir);
+  // Check what the flags gave before asking anything, so a typo fails at once.
+  if (o.name && before.profiles[o.name] && !o.force) {
+    throw new CliError(`Profile "${o.name}" already exists. Add --force to replace it, or \`bookdist profile remove ${o.name}\` first.`, ExitCode.CONFLICT);
+  }
+  let pem = o.keyFile ? await readRsaKey(o.keyFile) : undefined;
+  const incomplete = !o.name || !o.baseUrl || (!o.keyFile && !o.sharedKey && !o.token) || ((o.keyFile || o.sharedKey) && !o.username);
+  if (ctx.interactive && incomplete) {
+    await prompt(o, ctx);
+    if (before.profiles[o.name!] && !o.force) {
+      throw new CliError(`Profile "${o.name}" already exists. Add --force to replace it.`, ExitCode.CONFLICT);
+    }
+    if (o.keyFile && !pem) pem = await readRsaKey(o.keyFile);
+  }
+  const name = o.name!;
+  const data: ProfileData = { baseUrl: o.baseUrl };
+  if (o.storeUrl) data.storeUrl = o.storeUrl;
+  if (o.username) data.username = o.username;
+  const old = before.profiles[name];
+  if (old?.keyFile) removeKeyCopy(dir, old.keyFile);
+  if (pem) data.keyFile = writeKeyCopy(dir, name, pem);
+  if (o.sharedKey) data.sharedKey = o.sharedKey;
+  if (o.token) data.token = o.token;
+  const after = await updateStore(dir, (s) => {
+    s.profiles[name] = data;
+    if (o.use) s.current = name;
+  });
+  const current = after.current === name;
+  ctx.info(
+    `Saved profile "${name}" in ${dir}` +
+      (pem ? ` (key copied to ${data.keyFile})` : '') +
+      '.' +
+      (current ? ' It is now the current profile.' : ` Use it with --profile ${name}, or make it current: bookdist profile use ${name}`),
+  );
+  await emit(ctx, publicView(name, data, current), {
+    card: (v, s) =>
+      [
+        `${s.bold('Profile')}    ${v.name}${v.current ? ' (current)' : ''}`,
+        `${s.bold('Base URL')}   ${v.base_url}`,
+        `${s.bold('Store URL')}  ${v.store_url ?? `${v.base_url} (the base URL)`}`,
+        `${s.bold('Username')}   ${v.username ?? '-'}`,
+        `${s.bold('Auth')}       ${v.auth}`,
+      ].join('\n'),
+  });
+}

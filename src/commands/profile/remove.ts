@@ -1,0 +1,34 @@
+import type { Context } from '../../context.js';
+import { CliError, ExitCode, usageError } from '../../errors.js';
+import { configDir } from '../../config/paths.js';
+import { readStore, removeKeyCopy, updateStore } from '../../config/store.js';
+import { EMBEDDED_PROFILE } from '../../config/resolve.js';
+import type { VerbInput } from '../define.js';
+
+export function parse(input: VerbInput): { name: string } {
+  const name = String(input.args[0]);
+  if (name === EMBEDDED_PROFILE) throw usageError('The built-in sandbox profile cannot be removed.');
+  return { name };
+}
+
+export async function run(o: { name: string }, ctx: Context): Promise<void> {
+  const dir = configDir(ctx.io.env);
+  const store = await readStore(dir);
+  const p = store.profiles[o.name];
+  if (!p) {
+    const known = Object.keys(store.profiles).sort();
+    throw new CliError(
+      `No profile named "${o.name}".` + (known.length ? ` Known profiles: ${known.join(', ')}.` : ' No profiles are stored.'),
+      ExitCode.NOT_FOUND,
+    );
+  }
+  const after = await updateStore(dir, (s) => {
+    delete s.profiles[o.name];
+    if (s.current === o.name) s.current = undefined;
+  });
+  const keyRemoved = removeKeyCopy(dir, p.keyFile);
+  ctx.info(
+    `Removed profile "${o.name}"${keyRemoved ? ' and its key copy' : ''}.` +
+      (store.current === o.name && !after.current ? ' The built-in sandbox profile is now in use.' : ''),
+  );
+}

@@ -1,0 +1,82 @@
+// `bookdist profile show [name]`: every setting the next command would use, with its source.
+import type { Context } from '../../context.js';
+import { configDir } from '../../config/paths.js';
+import { readStore } from '../../config/store.js';
+import { resolveConfig, type Setting } from '../../config/resolve.js';
+import { REDACTED } from '../../api/wire.js';
+import { emit, outputFormat, writeJson } from '../../output/index.js';
+import { selectFields } from '../../output/format.js';
+import type { VerbInput } from '../define.js';
+
+export function parse(input: VerbInput): { name?: string } {
+  return { name: input.args[0] === undefined ? undefined : String(input.args[0]) };
+}
+
+interface Row {
+  setting: string;
+  value: string | null;
+  source: string | null;
+}
+
+function source(s: Setting | undefined, flag?: string): string | null {
+  if (!s) return null;
+  switch (s.source) {
+    case 'flag':
+      return flag ? `flag ${flag}` : 'flag';
+    case 'env':
+      return `env ${s.from}`;
+    case 'profile':
+      return s.from === 'current profile' ? 'current profile (bookdist profile use)' : `profile ${s.from}`;
+    default:
+      return s.from ? `default (${s.from})` : 'default';
+  }
+}
+
+export async function run(o: { name?: string }, ctx: Context): Promise<void> {
+  const env = ctx.io.env;
+  const cfg = await resolveConfig({
+    env,
+    flags: { profile: o.name ?? ctx.globals.profile, baseUrl: ctx.globals.baseUrl },
+    loadStore: () => readStore(configDir(env)),
+  });
+  const secret = (s: Setting | undefined) => (s ? REDACTED : null);
+  const builtin = 'built-in sandbox profile';
+  const rows: Row[] = [
+    { setting: 'profile', value: cfg.profile.value + (cfg.embedded ? ' (built-in local sandbox)' : ''), source: o.name ? 'argument' : source(cfg.profile, '--profile') },
+    cfg.embedded
+      ? { setting: 'base_url', value: 'local sandbox, started on demand', source: builtin }
+      : { setting: 'base_url', value: cfg.baseUrl?.value ?? null, source: source(cfg.baseUrl, '--base-url') },
+    cfg.embedded
+      ? { setting: 'store_url', value: 'the sandbox', source: builtin }
+      : { setting: 'store_url', value: cfg.storeUrl?.value ?? null, source: source(cfg.storeUrl) },
+    cfg.embedded && !cfg.username
+      ? { setting: 'username', value: 'the seeded partner account', source: builtin }
+      : { setting: 'username', value: cfg.username?.value ?? null, source: source(cfg.username) },
+    cfg.embedded && !cfg.keyFile
+      ? { setting: 'key_file', value: "the seeded partner's key", source: builtin }
+      : { setting: 'key_file', value: cfg.keyFile?.value ?? null, source: source(cfg.keyFile) },
+    { setting: 'shared_key', value: secret(cfg.sharedKey), source: source(cfg.sharedKey) },
+    cfg.embedded && !cfg.token
+      ? { setting: 'token', value: REDACTED, source: builtin }
+      : { setting: 'token', value: secret(cfg.token), source: source(cfg.token) },
+    {
+      setting: 'config_dir',
+      value: cfg.configDir,
+      source: env.BOOKDIST_CONFIG_DIR ? 'env BOOKDIST_CONFIG_DIR' : env.XDG_CONFIG_HOME ? 'env XDG_CONFIG_HOME' : 'default',
+    },
+  ];
+  if (outputFormat(ctx) === 'json') {
+    const obj: Record<string, unknown> = { builtin: cfg.embedded };
+    for (const r of rows) obj[r.setting] = { value: r.value, source: r.source };
+    writeJson(ctx, ctx.globals.fields ? selectFields(obj, ctx.globals.fields) : obj);
+    return;
+  }
+  await emit(ctx, rows, {
+    list: (d) => d,
+    columns: [
+      { key: 'setting' },
+      { key: 'value', format: (v) => (v == null ? '-' : String(v)) },
+      { key: 'source', format: (v) => (v == null ? 'not set' : String(v)) },
+    ],
+  });
+}
