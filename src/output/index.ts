@@ -155,6 +155,7 @@ async function table(ctx: Context, records: any[], cols?: Column[]): Promise<voi
   const widths = fitWidths(
     heads.map((h, j) => Math.max(h.length, ...cells.map((row) => row[j].length))),
     st.width,
+    heads.map((h) => h.length),
   );
   const t = new Table({
     head: heads.map((h, j) => st.bold(truncateText(h, widths[j]))),
@@ -175,15 +176,18 @@ function oneLine(s: string): string {
 /**
  * Column content widths that fit a terminal of `total` columns (a table draws 3 characters of
  * border and padding per column plus 1). Narrow columns keep their width; the widest ones are
- * cut to a common limit, never below 4.
+ * cut to a common limit, but not below their floor (the header, up to 20) nor below 4.
  */
-export function fitWidths(natural: number[], total: number): number[] {
+export function fitWidths(natural: number[], total: number, floors: number[] = []): number[] {
   const budget = total - 3 * natural.length - 1;
-  const sum = (cap: number) => natural.reduce((s, w) => s + Math.min(w, cap), 0);
-  if (sum(Infinity) <= budget) return natural;
+  const floor = (j: number) => Math.min(natural[j], Math.max(4, Math.min(20, floors[j] ?? 0)));
+  const widths = (cap: number) => natural.map((w, j) => Math.max(floor(j), Math.min(w, cap)));
+  const sum = (cap: number) => widths(cap).reduce((s, w) => s + w, 0);
   let cap = Math.max(...natural);
   while (cap > 4 && sum(cap) > budget) cap--;
-  return natural.map((w) => Math.min(w, cap));
+  // Too many columns for the headers to stay whole: let them be cut too.
+  if (sum(cap) > budget && floors.length) return fitWidths(natural, total);
+  return widths(cap);
 }
 
 function getDotted(record: any, key: string, flat: Record<string, unknown>): unknown {
