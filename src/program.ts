@@ -4,6 +4,13 @@ import { Command, Option } from 'commander';
 import { EXIT_CODE_HELP } from './errors.js';
 import { registerGeneral } from './commands/general/index.js';
 import { registerProfile } from './commands/profile/index.js';
+import { registerBook } from './commands/book/index.js';
+import { registerUser } from './commands/user/index.js';
+import { registerOrder } from './commands/order/index.js';
+import { registerCodes } from './commands/codes/index.js';
+import { registerImport } from './commands/import/index.js';
+import { registerAccess } from './commands/access/index.js';
+import { registerOffers } from './commands/offers/index.js';
 
 declare const __BOOKDIST_VERSION__: string | undefined;
 export const VERSION = typeof __BOOKDIST_VERSION__ !== 'undefined' ? __BOOKDIST_VERSION__ : '0.0.0-dev';
@@ -42,5 +49,12 @@ export function buildProgram(): Command {
 
   registerGeneral(program);
   registerProfile(program);
+  registerBook(program);
+  registerUser(program);
+  registerOrder(program);
+  registerCodes(program);
+  registerImport(program);
+  registerAccess(program);
+  registerOffers(program);
   return program;
 }

@@ -11,7 +11,8 @@ import { CliError, ExitCode, usageError } from '../errors.js';
 export async function confirm(ctx: Context, question: string): Promise<void> {
   if (ctx.globals.yes || ctx.globals.dryRun) return;
   if (!ctx.interactive) {
-    throw usageError(`${question.replace(/\?\s*$/, '')}: confirmation needed. Pass --yes (-y) to confirm when not on a terminal.`);
+    const what = question.split('?')[0].trim();
+    throw usageError(`${what}: confirmation needed; pass --yes (-y) to confirm when not on a terminal.`);
   }
   const { confirm: ask } = await import('@inquirer/prompts');
   // Prompts go to stderr: stdout carries only data.

@@ -107,3 +107,75 @@ export function exactlyOne(given: Record<string, unknown>): string {
   if (present.length > 1) throw usageError(`Give only one of ${names} (got ${present.map(([k]) => k).join(' and ')}).`);
   return present[0][0];
 }
+
+/** A non-empty string (trimmed), at most `max` characters. */
+export function nonEmpty(value: string, flag: string, max = 1000): string {
+  const v = String(value ?? '').trim();
+  if (!v) throw usageError(`${flag} is empty.`);
+  if (v.length > max) throw usageError(`${flag}: at most ${max} characters (got ${v.length}).`);
+  return v;
+}
+
+/** A SKU: a non-empty identifier without spaces. */
+export function sku(value: string, flag = '--sku'): string {
+  const v = String(value ?? '').trim();
+  if (!v || /\s/.test(v) || v.length > 64) throw usageError(`${flag} ${value}: a SKU is 1 to 64 characters without spaces, e.g. HLP-0001.`);
+  return v;
+}
+
+/** A white-label sub-domain: letters, digits and inner hyphens, at most 63 characters. */
+export function label(value: string, flag = '--label'): string {
+  const v = String(value ?? '').trim().toLowerCase();
+  if (!/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(v)) {
+    throw usageError(`${flag} ${value}: a label is a sub-domain name (letters, digits and hyphens), e.g. harborlane.`);
+  }
+  return v;
+}
+
+/** A password from stdin: one line, not empty, trailing newline removed. */
+export function password(value: string, flag = '--password-stdin'): string {
+  const v = String(value ?? '').replace(/\r?\n$/, '');
+  if (!v) throw usageError(`${flag}: stdin was empty; pipe the password in, e.g. \`printf %s "$PW" | bookdist user create ... --password-stdin\`.`);
+  if (/[\r\n]/.test(v)) throw usageError(`${flag}: the password must be a single line.`);
+  if (v.length > 128) throw usageError(`${flag}: the password has more than 128 characters.`);
+  return v;
+}
+
+export const ADDRESS_FIELDS = [
+  'first_name', 'last_name', 'full_name', 'company_name', 'line_1', 'line_2', 'city', 'state', 'postal_code', 'country',
+] as const;
+export type Address = Partial<Record<(typeof ADDRESS_FIELDS)[number], string>>;
+
+/**
+ * Check an address object (interface.md 2.10): only known string fields. With `billing`, it needs
+ * a name (full_name, or first_name and last_name), postal_code and country; `full_name` is filled
+ * in from first + last when absent, as the service's order reporting expects.
+ */
+export function address(value: unknown, what: string, opts: { billing?: boolean; flags?: Partial<Record<string, string>> } = {}): Address {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw usageError(`${what} must be a JSON object of address fields.`);
+  const flagOf = (k: string) => opts.flags?.[k] ?? `${what} field "${k}"`;
+  const out: Address = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (!(ADDRESS_FIELDS as readonly string[]).includes(k)) {
+      throw usageError(`${what}: unknown address field "${k}" (known: ${ADDRESS_FIELDS.join(', ')}).`);
+    }
+    if (v === null || v === undefined) continue;
+    if (typeof v !== 'string' && typeof v !== 'number') throw usageError(`${flagOf(k)} must be text.`);
+    const s = String(v).trim();
+    if (s.length > 200) throw usageError(`${flagOf(k)}: at most 200 characters.`);
+    if (s) out[k as keyof Address] = s;
+  }
+  if (opts.billing) {
+    if (!out.full_name) {
+      if (out.first_name && out.last_name) out.full_name = `${out.first_name} ${out.last_name}`;
+      else if (out.first_name || out.last_name) {
+        throw usageError(`${what} needs both ${flagOf('first_name')} and ${flagOf('last_name')}, or ${flagOf('full_name')}.`);
+      } else {
+        throw usageError(`${what} needs a name: ${flagOf('full_name')}, or ${flagOf('first_name')} and ${flagOf('last_name')}.`);
+      }
+    }
+    if (!out.postal_code) throw usageError(`${what} needs ${flagOf('postal_code')}.`);
+    if (!out.country) throw usageError(`${what} needs ${flagOf('country')}.`);
+  }
+  return out;
+}

@@ -1,0 +1,122 @@
+// `bookdist book ...`: look up, price, search and list books, open the reader, queue processing.
+// Definitions only (commander); each verb's code loads when it runs.
+import type { Command } from 'commander';
+import { action, collect, examples } from '../define.js';
+import { register as registerProcess } from './process.cmd.js';
+
+export function registerBook(program: Command): void {
+  const book = program
+    .command('book')
+    .summary('look up, search and list books; reader URLs; processing')
+    .description('Books of the catalogue: metadata, digital pricing, search, the reader URL for a user, and processing.');
+
+  examples(
+    action(
+      book
+        .command('get')
+        .summary('show one book by hash id, ISBN or SKU')
+        .description(
+          'Looks a book up with GET /v1/book/<hash_id>/, /v1/book/isbn/<isbn>/ or /v1/book/sku/<sku>/ and shows\n' +
+            'its title, author, identifiers, status flags and digital pricing. Give exactly one of <hash_id>,\n' +
+            '--isbn or --sku. ISBNs may have hyphens or spaces; the check digit is verified unless --no-check.\n' +
+            'With --isbn-file or --hash-id-file it looks up many books (one per line) as a bulk job.\n' +
+            'A book that does not exist exits 3.',
+        )
+        .argument('[hash_id]', 'book hash id (40 hex characters)')
+        .option('--isbn <isbn>', 'ISBN-10 or ISBN-13')
+        .option('--sku <sku>', 'the book\'s SKU, e.g. HLP-0001')
+        .option('--isbn-file <file>', 'look up every ISBN in a file (one per line; - for stdin)')
+        .option('--hash-id-file <file>', 'look up every hash id in a file (one per line; - for stdin)')
+        .option('--no-check', 'send ISBNs without verifying the check digit'),
+      () => import('./get.js'),
+    ),
+    [
+      'bookdist book get --isbn 978-1-61400-137-2',
+      'bookdist book get 3f5e…c2 --json',
+      'bookdist book get --sku HLP-0001 -o json --fields book.title,book.digital_pricing',
+    ],
+  );
+
+  examples(
+    action(
+      book
+        .command('pricing')
+        .summary('show the digital pricing of a book by ISBN')
+        .description(
+          'Calls GET /v1/book/isbn/<isbn>/pricing/ and lists the book\'s digital pricing entries: the id to\n' +
+            'pass to `order create --pricing-id`, price and currency, and whether access is limited in time.',
+        )
+        .requiredOption('--isbn <isbn>', 'ISBN-10 or ISBN-13 (required)')
+        .option('--no-check', 'send the ISBN without verifying the check digit'),
+      () => import('./pricing.js'),
+    ),
+    ['bookdist book pricing --isbn 9781614001372', 'bookdist book pricing --isbn 1-61400-137-X -o csv'],
+  );
+
+  examples(
+    action(
+      book
+        .command('search')
+        .summary('search books by ISBN, title, author or hash id')
+        .description(
+          'Calls POST /v1/book/search/ and lists the matching books. Criteria combine; --isbn and --hash-id\n' +
+            'repeat (or take comma-separated values). Shows one page (--limit, --offset) and says on stderr\n' +
+            'when there are more; --all fetches every page and prints rows as they arrive.',
+        )
+        .option('--isbn <isbn>', 'ISBN to match (repeatable)', collect)
+        .option('--title <words>', 'words of the title')
+        .option('--author <words>', 'words of the author\'s name')
+        .option('--hash-id <hash_id>', 'hash id to match (repeatable)', collect)
+        .option('--limit <n>', 'rows per page, a whole number (default: the service\'s, 50; with --all: 100)')
+        .option('--offset <n>', 'rows to skip, a whole number', '0')
+        .option('--all', 'fetch every page, from --offset on')
+        .option('--no-check', 'send ISBNs without verifying the check digit'),
+      () => import('./search.js'),
+    ),
+    [
+      'bookdist book search --title "winter atlas"',
+      'bookdist book search --isbn 9781614001372 --isbn 9781614000274 --json',
+      'bookdist book search --author Brennan --all -o ndjson',
+    ],
+  );
+
+  examples(
+    action(
+      book
+        .command('list')
+        .summary('list the books your account controls')
+        .description(
+          'Calls GET /v1/book/index/ and lists the books of the publishers your account controls, by id.\n' +
+            'Shows one page (--limit, --offset) and says on stderr when there are more; --all fetches every page.',
+        )
+        .option('--limit <n>', 'rows per page, a whole number (default: the service\'s, 50; with --all: 100)')
+        .option('--offset <n>', 'rows to skip, a whole number', '0')
+        .option('--all', 'fetch every page, from --offset on'),
+      () => import('./list.js'),
+    ),
+    ['bookdist book list', 'bookdist book list --limit 10 --offset 20', 'bookdist book list --all -o csv > books.csv'],
+  );
+
+  examples(
+    action(
+      book
+        .command('viewer')
+        .summary('print the reader URL of a book for a user')
+        .description(
+          'Calls POST /v1/book/viewer/ and prints the URL that opens the book in the reader as that user.\n' +
+            'The user needs an active purchase or access grant for the book (otherwise exit 3). Asking for the\n' +
+            'URL is not a page view. --open also opens it in a browser when on a terminal.',
+        )
+        .requiredOption('--username <username>', 'the reader (30 hex characters) (required)')
+        .requiredOption('--hash-id <hash_id>', 'the book (40 hex characters) (required)')
+        .option('--open', 'open the URL in a browser (on a terminal)'),
+      () => import('./viewer.js'),
+    ),
+    [
+      'bookdist book viewer --username 0d72df20f23558620646fb3ea030f5 --hash-id fb02181f26270f72e261de20f8aadb9096f40802',
+      'bookdist book viewer --username 0d72… --hash-id fb02… --open',
+    ],
+  );
+
+  registerProcess(book);
+}

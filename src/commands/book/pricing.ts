@@ -1,0 +1,49 @@
+import type { Context } from '../../context.js';
+import { emit, outputFormat, style } from '../../output/index.js';
+import { isbn } from '../../validate/index.js';
+import type { VerbInput } from '../define.js';
+import { kv } from '../render.js';
+import { pricingGrid } from './view.js';
+
+interface Options {
+  isbn: string;
+}
+
+export function parse(input: VerbInput): Options {
+  return { isbn: isbn(input.opts.isbn, '--isbn', input.opts.check !== false) };
+}
+
+/** The pricing entries, wherever the service put them (the shape is not specified). */
+export function pricingOf(body: any): any[] {
+  const list = body?.digital_pricing ?? body?.pricing ?? body?.book?.digital_pricing ?? body?.results;
+  return Array.isArray(list) ? list : [];
+}
+
+export async function run(o: Options, ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const body = await api.ok('book.pricing', { params: { isbn: o.isbn } });
+  const pricing = pricingOf(body);
+  if (outputFormat(ctx) === 'table' && !ctx.globals.fields) {
+    const s = style(ctx);
+    const head = kv(s, [
+      ['Title', body.title ?? body.book?.title],
+      ['ISBN', body.isbn ?? o.isbn],
+      ['Hash ID', body.hash_id ?? body.book?.hash_id],
+    ]);
+    ctx.io.stdout.write([head, '', pricingGrid(s, pricing), ''].filter((x, i) => x || i > 0).join('\n'));
+    return;
+  }
+  await emit(ctx, body, {
+    list: pricingOf,
+    columns: [
+      { key: 'id' },
+      { key: 'price' },
+      { key: 'currency' },
+      { key: 'description' },
+      { key: 'is_limited' },
+      { key: 'limit_days' },
+      { key: 'other_pricing' },
+      { key: 'deactivation_date' },
+    ],
+  });
+}

@@ -1,0 +1,127 @@
+// How a book looks to people: a card with identifiers, status flags and a pricing sub-table,
+// and the columns of book listings.
+import type { Column, Style } from '../../output/index.js';
+import { flags, grid, kv, money, when } from '../render.js';
+
+export const STATUS_FLAGS: Array<[string, string]> = [
+  ['is_active', 'active'],
+  ['is_published', 'published'],
+  ['is_public', 'public'],
+  ['is_processed', 'processed'],
+  ['is_queued', 'queued'],
+  ['is_html', 'html'],
+];
+
+/** Only the flags that are true (for listings). */
+export function trueFlags(status: Record<string, unknown> | undefined): string {
+  if (!status) return '';
+  return STATUS_FLAGS.filter(([k]) => status[k] === true)
+    .map(([, w]) => w)
+    .join(',');
+}
+
+export function pricingRows(pricing: any[]): Array<Array<string | number>> {
+  return pricing.map((p) => [
+    p.id,
+    money(p.price, p.currency),
+    p.description ?? '',
+    p.is_limited ? `${p.limit_days ?? ''} days` : 'unlimited',
+    p.other_pricing ?? '',
+    p.deactivation_date ? `deactivated ${when(p.deactivation_date)}` : p.is_limited && p.calculated_expiration_date ? `expires ${when(p.calculated_expiration_date)}` : '',
+  ]);
+}
+
+export const PRICING_HEAD = ['ID', 'PRICE', 'DESCRIPTION', 'ACCESS', 'TYPE', 'NOTE'];
+
+export function pricingGrid(s: Style, pricing: any[]): string {
+  if (!pricing.length) return '  (no digital pricing)';
+  return grid(s, PRICING_HEAD, pricingRows(pricing));
+}
+
+export function bookCard(book: any, s: Style): string {
+  const id = book.identifiers ?? {};
+  const st = book.status ?? {};
+  const drm = book.drm ?? {};
+  const title = book.subtitle ? `${book.title}: ${book.subtitle}` : book.title;
+  const description = typeof book.description === 'string' ? oneLine(book.description, Math.max(40, s.width - 14)) : undefined;
+  const head = kv(s, [
+    ['Title', s.bold(title ?? '')],
+    ['Author', book.author],
+    ['Publisher', book.publisher?.title],
+    ['Year', book.publish_year ?? undefined],
+    ['Pages', book.num_pages],
+    ['Language', book.language],
+    ['About', description],
+  ]);
+  const ids = kv(
+    s,
+    [
+      ['Hash ID', book.hash_id ?? id.hash_id],
+      ['ISBN-13', id.isbn13],
+      ['ISBN-10', id.isbn10],
+      ['eISBN-13', id.eisbn13],
+      ['eISBN-10', id.eisbn10],
+      ['SKU', id.sku],
+      ['Book ID', book.id ?? id.id],
+    ],
+    '  ',
+  );
+  const status = kv(
+    s,
+    [
+      ['Flags', flags(s, st, STATUS_FLAGS)],
+      ['Processed', when(st.processed_date)],
+      ['Queued', when(st.queued_date)],
+    ],
+    '  ',
+  );
+  const drmLine = [
+    drm.copy_percent != null ? `copy ${drm.copy_percent}%` : '',
+    drm.print_allowance_percent != null ? `print ${drm.print_allowance_percent}%${drm.print_allowance_range ? ` per ${drm.print_allowance_range}` : ''}` : '',
+    drm.offline_range ? `offline ${drm.offline_range}` : '',
+    drm.sample_page_end != null ? `sample to p. ${drm.sample_page_end}` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  const pricing: any[] = Array.isArray(book.digital_pricing) ? book.digital_pricing : [];
+  return [
+    head,
+    '',
+    s.bold('Identifiers'),
+    ids,
+    '',
+    s.bold('Status'),
+    status,
+    ...(drmLine ? ['', `${s.bold('DRM')}  ${drmLine}`] : []),
+    '',
+    s.bold('Digital pricing'),
+    pricingGrid(s, pricing),
+  ].join('\n');
+}
+
+function oneLine(text: string, width: number): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > width ? t.slice(0, width - 1) + '…' : t;
+}
+
+/** Columns of book listings (search, list). */
+export const BOOK_COLUMNS: Column[] = [
+  { key: 'hash_id', label: 'HASH ID' },
+  { key: 'title', label: 'TITLE' },
+  { key: 'author', label: 'AUTHOR' },
+  { key: 'identifiers.isbn13', label: 'ISBN-13' },
+  { key: 'identifiers.sku', label: 'SKU' },
+  {
+    key: 'digital_pricing',
+    label: 'PRICES',
+    format: (_v, r) =>
+      Array.isArray(r?.digital_pricing)
+        ? r.digital_pricing
+            .filter((p: any) => !p.deactivation_date)
+            .map((p: any) => `${p.price}${p.is_limited ? `/${p.limit_days}d` : ''}`)
+            .join(' ')
+        : '',
+  },
+  // Keyed on a flattened field so TSV/CSV get a real column; the table shows every true flag.
+  { key: 'status.is_active', label: 'STATUS', format: (_v, r) => trueFlags(r?.status) },
+];

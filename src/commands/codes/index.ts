@@ -1,0 +1,27 @@
+// `bookdist codes ...`: redemption codes (generation is a bulk job, see generate.cmd.ts).
+import type { Command } from 'commander';
+import { action, examples } from '../define.js';
+import { register as registerGenerate } from './generate.cmd.js';
+
+export function registerCodes(program: Command): void {
+  const codes = program
+    .command('codes')
+    .summary('generate redemption codes and read their statistics')
+    .description('Redemption codes that give a user access to a book when redeemed.');
+
+  registerGenerate(codes);
+
+  examples(
+    action(
+      codes
+        .command('summary')
+        .summary('show how many codes you generated and how many were redeemed')
+        .description(
+          'Calls GET /v1/codes/summary/ and shows the number of codes your account generated, how many were\n' +
+            'redeemed, and the redemption rate.',
+        ),
+      () => import('./summary.js'),
+    ),
+    ['bookdist codes summary', 'bookdist codes summary --json'],
+  );
+}

@@ -1,0 +1,57 @@
+import type { Context } from '../../context.js';
+import type { Column } from '../../output/index.js';
+import { isbn, nonEmpty } from '../../validate/index.js';
+import type { VerbInput } from '../define.js';
+import { listingOptions, runListing, type ListingInput } from '../paging.js';
+
+interface Options extends ListingInput {
+  isbn?: string[];
+  title?: string;
+  author?: string;
+}
+
+export function parse(input: VerbInput): Options {
+  const o = input.opts;
+  const check = o.check !== false;
+  return {
+    ...listingOptions(o),
+    isbn: o.isbn?.length ? (o.isbn as string[]).map((v) => isbn(v, '--isbn', check)) : undefined,
+    title: o.title !== undefined ? nonEmpty(o.title, '--title', 200) : undefined,
+    author: o.author !== undefined ? nonEmpty(o.author, '--author', 200) : undefined,
+  };
+}
+
+const STATUS: Array<[string, string]> = [
+  ['deleted', 'deleted'],
+  ['file_received', 'file received'],
+  ['imported', 'imported'],
+];
+
+export const IMPORT_COLUMNS: Column[] = [
+  { key: 'title', label: 'TITLE' },
+  { key: 'author', label: 'AUTHOR' },
+  { key: 'publisher', label: 'PUBLISHER' },
+  { key: 'edition_number', label: 'ED.' },
+  { key: 'identifiers.isbn13', label: 'ISBN-13' },
+  { key: 'identifiers.eisbn13', label: 'EISBN-13' },
+  { key: 'identifiers.book_id', label: 'BOOK ID' },
+  {
+    key: 'status.file_received',
+    label: 'STATUS',
+    format: (_v, r) => STATUS.filter(([k]) => r?.status?.[k] === true).map(([, w]) => w).join(', ') || 'awaiting file',
+  },
+];
+
+export async function run(o: Options, ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  await runListing(ctx, o, {
+    noun: 'imported titles',
+    columns: IMPORT_COLUMNS,
+    empty: 'No imported titles match.',
+    fetch: (offset, limit, signal) =>
+      api.ok('import.search', {
+        payload: { title: o.title, author: o.author, isbn: o.isbn, offset, limit: limit || undefined },
+        signal,
+      }),
+  });
+}

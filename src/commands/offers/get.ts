@@ -1,0 +1,30 @@
+import type { Context } from '../../context.js';
+import { CliError } from '../../errors.js';
+import { emit } from '../../output/index.js';
+import { isbn } from '../../validate/index.js';
+import type { VerbInput } from '../define.js';
+
+interface Options {
+  isbn: string;
+}
+
+export function parse(input: VerbInput): Options {
+  return { isbn: isbn(input.opts.isbn, '--isbn', input.opts.check !== false) };
+}
+
+export async function run(o: Options, ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const body = await api.ok('offers', { payload: { isbn: o.isbn } });
+  if (body?.success === false) throw new CliError(String(body.message ?? body.Status ?? 'The store refused the request.'));
+  const offers: any[] = Array.isArray(body?.Offers) ? body.Offers : [];
+  await emit(ctx, body, {
+    list: () => offers,
+    columns: [
+      { key: 'Id', label: 'PRICE ID' },
+      { key: 'Price', label: 'PRICE' },
+      { key: 'Condition', label: 'CONDITION' },
+      { key: 'RentalDays', label: 'RENTAL', format: (v) => (v ? `${v} days` : 'no (lifetime)') },
+    ],
+    empty: `No offers for ISBN ${o.isbn}.`,
+  });
+}

@@ -1,0 +1,48 @@
+// `bookdist offers ...`: the store's price comparison endpoints (public, on the store host).
+import type { Command } from 'commander';
+import { action, collect, examples } from '../define.js';
+
+export function registerOffers(program: Command): void {
+  const offers = program
+    .command('offers')
+    .summary('price offers for an ISBN and pre-filled cart links')
+    .description(
+      'The store\'s public price comparison endpoints. They live on the profile\'s store URL (by default the\n' +
+        'API base URL) and need no credentials.',
+    );
+
+  examples(
+    action(
+      offers
+        .command('get')
+        .summary('list the price offers of a book by ISBN')
+        .description(
+          'Calls GET /api/offers.json?isbn=<isbn> and lists the offers: price id (for `offers checkout --id`),\n' +
+            'price, condition and rental days. A book that is missing, unpublished or sold only by code is\n' +
+            'refused by the store (exit 1, with its message).',
+        )
+        .requiredOption('--isbn <isbn>', 'ISBN-10 or ISBN-13 (required)')
+        .option('--no-check', 'send the ISBN without verifying the check digit'),
+      () => import('./get.js'),
+    ),
+    ['bookdist offers get --isbn 9781614001372', 'bookdist offers get --isbn 1-61400-137-X --json'],
+  );
+
+  examples(
+    action(
+      offers
+        .command('checkout')
+        .summary('print the URL of a cart pre-filled with offers')
+        .description(
+          'Calls GET /checkout?ids=…&rejoiner_ids=… on the store, which redirects to a pre-populated cart, and\n' +
+            'prints the cart\'s absolute URL (the redirect is not followed). --open also opens it in a browser\n' +
+            'when on a terminal.',
+        )
+        .option('--id <price_id>', 'price id of an offer, a whole number (repeatable; at least one)', collect)
+        .option('--rejoiner-id <id>', 'rejoiner id of a book (repeatable)', collect)
+        .option('--open', 'open the cart in a browser (on a terminal)'),
+      () => import('./checkout.js'),
+    ),
+    ['bookdist offers checkout --id 1', 'bookdist offers checkout --id 1 --id 3 --rejoiner-id rj-42 --open'],
+  );
+}

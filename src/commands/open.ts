@@ -1,0 +1,36 @@
+// `--open` of book viewer and offers checkout: the URL is always printed; on a terminal it is
+// also handed to the desktop's opener ($BROWSER, open, xdg-open, start). A missing opener is a
+// warning, never a failure.
+import { spawn } from 'node:child_process';
+import type { Context } from '../context.js';
+
+function opener(ctx: Context, url: string): [string, string[]] {
+  const browser = ctx.io.env.BROWSER;
+  if (browser) return [browser, [url]];
+  if (process.platform === 'darwin') return ['open', [url]];
+  if (process.platform === 'win32') return ['cmd', ['/c', 'start', '""', url]];
+  return ['xdg-open', [url]];
+}
+
+/** Open `url` in a browser when stdout is a terminal. Resolves once the opener started (or failed). */
+export async function openUrl(ctx: Context, url: string): Promise<boolean> {
+  if (!ctx.io.stdout.isTTY) return false;
+  const [cmd, args] = opener(ctx, url);
+  return new Promise((resolve) => {
+    let child;
+    try {
+      child = spawn(cmd, args, { stdio: 'ignore', detached: true, env: ctx.io.env as NodeJS.ProcessEnv });
+    } catch {
+      ctx.warn(`could not start ${cmd}; open the URL yourself.`);
+      return resolve(false);
+    }
+    child.once('error', () => {
+      ctx.warn(`could not start ${cmd}; open the URL yourself.`);
+      resolve(false);
+    });
+    child.once('spawn', () => {
+      child.unref();
+      resolve(true);
+    });
+  });
+}

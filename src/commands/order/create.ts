@@ -1,0 +1,120 @@
+import { readFile } from 'node:fs/promises';
+import type { Context } from '../../context.js';
+import { CliError, ExitCode, usageError } from '../../errors.js';
+import { emit, outputFormat } from '../../output/index.js';
+import { readAll } from '../../util/io.js';
+import { address, label, nonEmpty, orderNumber, positiveInt, username, type Address } from '../../validate/index.js';
+import type { VerbInput } from '../define.js';
+import { emitResource } from '../render.js';
+import { ITEM_COLUMNS, orderCard } from './view.js';
+
+interface Options {
+  username: string;
+  pricingIds: number[];
+  orderType: string;
+  org: string;
+  billing: Address;
+  shipping?: Address;
+  orderNumber?: string;
+  label?: string;
+  sendEmail?: boolean;
+}
+
+/** Billing flags and the address field each sets. */
+const BILLING_FLAGS: Array<[opt: string, flag: string, field: keyof Address]> = [
+  ['billingName', '--billing-name', 'full_name'],
+  ['billingFirstName', '--billing-first-name', 'first_name'],
+  ['billingLastName', '--billing-last-name', 'last_name'],
+  ['billingCompany', '--billing-company', 'company_name'],
+  ['billingLine1', '--billing-line1', 'line_1'],
+  ['billingLine2', '--billing-line2', 'line_2'],
+  ['billingCity', '--billing-city', 'city'],
+  ['billingState', '--billing-state', 'state'],
+  ['billingPostalCode', '--billing-postal-code', 'postal_code'],
+  ['billingCountry', '--billing-country', 'country'],
+];
+
+async function readJsonFile(file: string, flag: string, ctx: Context): Promise<unknown> {
+  let text: string;
+  try {
+    text = file === '-' ? await readAll(ctx.io.stdin) : await readFile(file, 'utf8');
+  } catch (e: any) {
+    throw usageError(`${flag} ${file}: cannot read it (${e?.code === 'ENOENT' ? 'no such file' : e?.code ?? e?.message}).`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw usageError(`${flag} ${file}: not valid JSON; give an object such as {"full_name": "…", "postal_code": "…", "country": "US"}.`);
+  }
+}
+
+export async function parse(input: VerbInput, ctx: Context): Promise<Options> {
+  const o = input.opts;
+  if (o.billingFile === '-' && o.shippingFile === '-') throw usageError('Only one of --billing-file and --shipping-file can read stdin (-).');
+  const pricing: string[] = o.pricingId ?? [];
+  if (!pricing.length) throw usageError('Give at least one --pricing-id (see `bookdist book pricing --isbn …`).');
+  const pricingIds = pricing.map((v) => positiveInt(v, '--pricing-id'));
+
+  // Billing: the file's fields, then the flags over them.
+  const fromFile = o.billingFile !== undefined ? await readJsonFile(o.billingFile, '--billing-file', ctx) : {};
+  if (!fromFile || typeof fromFile !== 'object' || Array.isArray(fromFile)) {
+    throw usageError(`--billing-file ${o.billingFile}: must hold a JSON object of address fields.`);
+  }
+  const raw: Record<string, unknown> = { ...(fromFile as Record<string, unknown>) };
+  const flagNames: Record<string, string> = {};
+  for (const [opt, flag, field] of BILLING_FLAGS) {
+    flagNames[field] = o.billingFile !== undefined ? `${flag} (or "${field}" in --billing-file)` : flag;
+    if (o[opt] !== undefined) raw[field] = nonEmpty(o[opt], flag, 200);
+  }
+  const billing = address(raw, o.billingFile !== undefined ? 'The billing address' : 'The billing address', { billing: true, flags: flagNames });
+
+  let shipping: Address | undefined;
+  if (o.shippingFile !== undefined) shipping = address(await readJsonFile(o.shippingFile, '--shipping-file', ctx), `--shipping-file ${o.shippingFile}`);
+
+  return {
+    username: username(o.username, '--username'),
+    pricingIds,
+    orderType: nonEmpty(o.orderType, '--order-type', 50),
+    org: nonEmpty(o.org, '--org', 100),
+    billing,
+    shipping,
+    orderNumber: o.orderNumber !== undefined ? orderNumber(o.orderNumber) : undefined,
+    label: o.label !== undefined ? label(o.label) : undefined,
+    sendEmail: o.email === false ? false : undefined,
+  };
+}
+
+export async function run(o: Options, ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const body = await api.ok('order.external', {
+    payload: {
+      username: o.username,
+      digital_pricing: o.pricingIds,
+      billing_address: o.billing,
+      shipping_address: o.shipping,
+      order_type: o.orderType,
+      org: o.org,
+      label: o.label,
+      send_email: o.sendEmail,
+      order_number: o.orderNumber,
+    },
+    // The same order_number again returns the first order: safe to retry.
+    idempotent: o.orderNumber !== undefined,
+  });
+  const existed = typeof body?.message === 'string' && /already exists/i.test(body.message);
+  const format = outputFormat(ctx);
+  if ((format === 'csv' || format === 'tsv') && !ctx.globals.fields) {
+    // For scripts: one row per item (the ids `order refund --item` takes).
+    await emit(ctx, body, { list: (b) => (Array.isArray(b?.order?.items) ? b.order.items : []), columns: ITEM_COLUMNS });
+    if (!existed && typeof body?.message === 'string') ctx.info(body.message);
+  } else {
+    await emitResource(ctx, body, body.order ?? {}, (d, s) => orderCard(d, s), { message: !existed });
+  }
+  if (existed) {
+    throw new CliError(
+      `Order number ${o.orderNumber ?? ''} was used before: nothing was created; the existing order ${body.order?.id ?? ''} is shown.`.replace('  ', ' '),
+      ExitCode.CONFLICT,
+      { order_id: body.order?.id, order_number: o.orderNumber },
+    );
+  }
+}

@@ -1,0 +1,32 @@
+import type { Context } from '../../context.js';
+import { dateTime, hashId, label, username } from '../../validate/index.js';
+import type { VerbInput } from '../define.js';
+import { emitMessage, emitResource } from '../render.js';
+import { orderCard } from './view.js';
+
+interface Options {
+  username: string;
+  hashId: string;
+  expires?: string;
+  label?: string;
+}
+
+export function parse(input: VerbInput): Options {
+  const o = input.opts;
+  return {
+    username: username(o.username, '--username'),
+    hashId: hashId(o.hashId, '--hash-id'),
+    expires: o.expires !== undefined ? dateTime(o.expires, '--expires') : undefined,
+    label: o.label !== undefined ? label(o.label) : undefined,
+  };
+}
+
+export async function run(o: Options, ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const body = await api.ok('order.free', {
+    payload: { username: o.username, hash_id: o.hashId, expiration_date: o.expires, label: o.label },
+  });
+  // The service may answer with the order it created (the sandbox does); show it when it does.
+  if (body?.order && typeof body.order === 'object') await emitResource(ctx, body, body.order, (d, s) => orderCard(d, s), { message: true });
+  else await emitMessage(ctx, body, 'Free order created.');
+}

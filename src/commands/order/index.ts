@@ -1,0 +1,94 @@
+// `bookdist order ...`: report external orders, refund them, give free access.
+import type { Command } from 'commander';
+import { action, collect, examples } from '../define.js';
+
+export function registerOrder(program: Command): void {
+  const order = program
+    .command('order')
+    .summary('report orders, refund them, create free orders')
+    .description('Orders processed outside the service, their refunds, and free-access orders.');
+
+  examples(
+    action(
+      order
+        .command('create')
+        .summary('report an order processed outside the service')
+        .description(
+          'Calls POST /v1/order/external/: records an order you charged for yourself, giving the user access\n' +
+            'to the books of the pricing entries (ids from `book pricing`). The billing address needs a name\n' +
+            '(--billing-name, or --billing-first-name and --billing-last-name), a postal code and a country;\n' +
+            'give it with flags, as a JSON file (--billing-file, fields as in the service\'s address object), or\n' +
+            'both (flags win). --order-number (at most 20 characters) makes the call idempotent: a number used\n' +
+            'before returns the first order and exits 5. Shows the order with its items and totals.',
+        )
+        .requiredOption('--username <username>', 'the buyer (30 hex characters) (required)')
+        .option('--pricing-id <id>', 'pricing entry sold, a whole number (repeatable; at least one)', collect)
+        .requiredOption('--order-type <plan>', 'payment plan to execute, e.g. TestPlan or ExternalPlan (required)')
+        .requiredOption('--org <organization>', 'organization supplying the order (required)')
+        .option('--billing-file <file>', 'billing address as a JSON object (- for stdin)')
+        .option('--billing-name <name>', 'billing full name')
+        .option('--billing-first-name <name>', 'billing first name (with --billing-last-name)')
+        .option('--billing-last-name <name>', 'billing last name')
+        .option('--billing-company <name>', 'billing company name')
+        .option('--billing-line1 <text>', 'billing address line 1')
+        .option('--billing-line2 <text>', 'billing address line 2')
+        .option('--billing-city <city>', 'billing city')
+        .option('--billing-state <state>', 'billing state or region')
+        .option('--billing-postal-code <code>', 'billing postal code')
+        .option('--billing-country <country>', 'billing country, e.g. US')
+        .option('--shipping-file <file>', 'shipping address as a JSON object, for print-on-demand books (- for stdin)')
+        .option('--order-number <number>', 'your order number, at most 20 characters; makes retries safe')
+        .option('--label <subdomain>', 'white label (sub-domain) under your control')
+        .option('--no-email', 'do not e-mail the transaction to the label\'s members (default: e-mail them)'),
+      () => import('./create.js'),
+    ),
+    [
+      'bookdist order create --username 0d72df20f23558620646fb3ea030f5 --pricing-id 1 --order-type TestPlan --org harborlane \\\n' +
+        '      --billing-name "Ada Byron" --billing-postal-code 04101 --billing-country US',
+      'bookdist order create --username 0d72… --pricing-id 1 --pricing-id 3 --order-type ExternalPlan --org harborlane \\\n' +
+        '      --billing-file billing.json --order-number WEB-10023 --no-email --json',
+    ],
+  );
+
+  examples(
+    action(
+      order
+        .command('refund')
+        .summary('refund an order, or some of its items')
+        .description(
+          'Calls POST /v1/order/refund/ for an order reported earlier; --item narrows it to a partial refund.\n' +
+            'An item is refundable within 30 days of purchase and 14 days of first access, while at most 10%\n' +
+            'of the book was viewed and nothing printed; otherwise the service refuses (exit 4) and nothing\n' +
+            'changes. Asks for confirmation on a terminal; scripts must pass --yes. Without --send-email or\n' +
+            '--no-email the organization\'s setting decides whether the user is e-mailed.',
+        )
+        .requiredOption('--order-id <id>', 'the order, a whole number (required)')
+        .option('--item <id>', 'refund only this item (repeatable)', collect)
+        .option('--send-email', 'e-mail the refund to the user')
+        .option('--no-email', 'do not e-mail the refund'),
+      () => import('./refund.js'),
+    ),
+    ['bookdist order refund --order-id 12', 'bookdist order refund --order-id 12 --item 31 --item 32 --no-email --yes'],
+  );
+
+  examples(
+    action(
+      order
+        .command('free')
+        .summary('give a user free access to a book')
+        .description(
+          'Calls POST /v1/order/free/: creates a free (0.00) order of the book for the user, optionally ending\n' +
+            'on --expires (ISO 8601 or YYYY-MM-DD [HH:MM:SS], sent as YYYY-MM-DD HH:MM:SS).',
+        )
+        .requiredOption('--username <username>', 'the user (30 hex characters) (required)')
+        .requiredOption('--hash-id <hash_id>', 'the book (40 hex characters) (required)')
+        .option('--expires <date>', 'when access ends (default: never)')
+        .option('--label <subdomain>', 'white label (sub-domain) under your control'),
+      () => import('./free.js'),
+    ),
+    [
+      'bookdist order free --username 0d72df20f23558620646fb3ea030f5 --hash-id fb02181f26270f72e261de20f8aadb9096f40802',
+      'bookdist order free --username 0d72… --hash-id fb02… --expires 2026-12-31',
+    ],
+  );
+}

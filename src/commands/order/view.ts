@@ -1,0 +1,103 @@
+// How orders, their items and single purchases look to people.
+import type { Column, Style } from '../../output/index.js';
+import { grid, kv, money, when, yesNo } from '../render.js';
+
+function itemState(i: any): string {
+  if (i.is_refunded) return 'refunded';
+  if (i.is_active === false) return 'inactive';
+  return 'active';
+}
+
+export function itemsGrid(s: Style, items: any[], opts: { refundColumn?: boolean } = {}): string {
+  if (!items.length) return '  (no items)';
+  const head = ['ITEM', 'BOOK', 'HASH ID', 'PRICE', 'PURCHASED', 'EXPIRES', 'STATE'];
+  if (opts.refundColumn) head.push('REFUNDABLE');
+  return grid(
+    s,
+    head,
+    items.map((i) => {
+      const row = [
+        i.id,
+        i.book?.title ?? '',
+        i.book?.hash_id ?? '',
+        money(i.purchase_price),
+        when(i.purchase_date),
+        i.expiration_date ? when(i.expiration_date) : 'never',
+        itemState(i),
+      ];
+      if (opts.refundColumn) row.push(i.refund_available === undefined ? '' : i.refund_available ? 'yes' : 'no');
+      return row;
+    }),
+  );
+}
+
+export function totalsLine(t: any): string {
+  if (!t || typeof t !== 'object') return '';
+  const parts: string[] = [];
+  const add = (label: string, v: unknown, always = false) => {
+    if (v === undefined || v === null) return;
+    if (!always && (v === 0 || v === '0' || v === '0.00')) return;
+    parts.push(`${label} ${money(v)}`);
+  };
+  add('subtotal', t.subtotal, true);
+  add('discount', t.discount);
+  add('taxes', t.taxes, true);
+  add('shipping', t.shipping ?? t.shipping_fee);
+  add('processing fee', t.processing_fee);
+  add('total', t.total, true);
+  return parts.join(' · ');
+}
+
+export function orderCard(order: any, s: Style, opts: { refundColumn?: boolean } = {}): string {
+  const items: any[] = Array.isArray(order?.items) ? order.items : [];
+  const buyer = items[0]?.user;
+  return [
+    kv(s, [
+      ['Order', s.bold(String(order?.id ?? ''))],
+      ['User', order?.username ? `${order.username}${buyer?.full_name ? ` (${buyer.full_name})` : ''}` : undefined],
+      ['Complete', yesNo(s, order?.is_complete)],
+      ['Items', order?.item_count ?? items.length],
+      ['Totals', totalsLine(order?.totals)],
+    ]),
+    itemsGrid(s, items, opts),
+  ].join('\n');
+}
+
+/** Columns of order listings (TSV/CSV/--fields): one row per order. */
+export const ORDER_COLUMNS: Column[] = [
+  { key: 'id', label: 'ORDER' },
+  { key: 'username', label: 'USER' },
+  { key: 'item_count', label: 'ITEMS' },
+  { key: 'totals.total', label: 'TOTAL' },
+  { key: 'is_complete', label: 'COMPLETE' },
+];
+
+export function purchaseCard(p: any, s: Style, refundData: boolean): string {
+  const pricing = p.digital_pricing ?? {};
+  return kv(s, [
+    ['Purchase', s.bold(String(p.id ?? ''))],
+    ['Book', p.book ? `${p.book.title ?? ''} (${p.book.hash_id ?? ''})` : undefined],
+    ['User', p.user ? `${p.user.full_name ? p.user.full_name + ' ' : ''}(${p.user.username ?? ''})` : undefined],
+    ['Pricing', pricing.description ? `${pricing.description}${pricing.id != null ? ` (id ${pricing.id})` : ''}` : undefined],
+    ['Price', money(p.purchase_price)],
+    ['Quantity', p.quantity],
+    ['Purchased', when(p.purchase_date)],
+    ['Expires', p.expiration_date ? when(p.expiration_date) : 'never'],
+    ['State', itemState(p)],
+    ['Kind', [p.is_digital ? 'digital' : '', p.is_print ? 'print' : ''].filter(Boolean).join(', ')],
+    ['Refundable', refundData ? yesNo(s, p.refund_available) : s.dim('unknown (ask with --refund-data)')],
+  ]);
+}
+
+/** Columns of order items for TSV/CSV (one row per item, with its order). */
+export const ITEM_COLUMNS: Column[] = [
+  { key: 'order.id', label: 'ORDER' },
+  { key: 'id', label: 'ITEM' },
+  { key: 'book.hash_id', label: 'HASH ID' },
+  { key: 'book.title', label: 'BOOK' },
+  { key: 'purchase_price', label: 'PRICE' },
+  { key: 'purchase_date', label: 'PURCHASED' },
+  { key: 'expiration_date', label: 'EXPIRES' },
+  { key: 'is_active', label: 'ACTIVE' },
+  { key: 'is_refunded', label: 'REFUNDED' },
+];

@@ -1,0 +1,134 @@
+// Offset/limit paging of the service's listings (book search, book list, import search), and
+// the one listing command shape they share: one page with an `N of M` hint, or `--all` streamed
+// page by page through the row writer so memory stays flat in the number of rows.
+import type { Context } from '../context.js';
+import { createRowWriter, emit, outputFormat, type Column } from '../output/index.js';
+import { nonNegativeInt, positiveInt } from '../validate/index.js';
+
+/** One page as the service answered it. */
+export interface Page<T = any> {
+  /** The page's records. */
+  results: T[];
+  /** The service's total, when it reports one. */
+  count?: number;
+  /** Offset this page started at. */
+  offset: number;
+  /** The whole response body. */
+  body: any;
+}
+
+export interface PagesOptions {
+  /** Where to start (default 0). */
+  offset?: number;
+  /** Rows to ask for per request. */
+  pageSize: number;
+  /** Stop after this many rows in total. */
+  max?: number;
+  signal?: AbortSignal;
+}
+
+/** Fetch one page; `results` defaults to `body.results`. */
+export type FetchPage = (offset: number, limit: number, signal?: AbortSignal) => Promise<any>;
+
+/**
+ * Yield pages until one is empty, the service's `count` is reached, or — when the service reports
+ * no count — a page comes back shorter than asked. The next offset advances by the rows received,
+ * so a service that caps the page size below `pageSize` is still read to the end.
+ */
+export async function* pages<T = any>(
+  fetchPage: FetchPage,
+  o: PagesOptions,
+  resultsOf: (body: any) => T[] = (b) => (Array.isArray(b?.results) ? b.results : []),
+): AsyncGenerator<Page<T>> {
+  let offset = o.offset ?? 0;
+  let seen = 0;
+  for (;;) {
+    if (o.signal?.aborted) throw o.signal.reason;
+    const want = o.max !== undefined ? Math.min(o.pageSize, o.max - seen) : o.pageSize;
+    if (want <= 0) return;
+    const body = await fetchPage(offset, want, o.signal);
+    let results = resultsOf(body);
+    if (o.max !== undefined && seen + results.length > o.max) results = results.slice(0, o.max - seen);
+    const count = typeof body?.count === 'number' ? body.count : undefined;
+    yield { results, count, offset, body };
+    seen += results.length;
+    offset += results.length;
+    if (results.length === 0) return;
+    if (count !== undefined ? offset >= count : results.length < want) return;
+  }
+}
+
+/** Rows of every page, one at a time. */
+export async function* rows<T = any>(fetchPage: FetchPage, o: PagesOptions, resultsOf?: (body: any) => T[]): AsyncGenerator<T> {
+  for await (const p of pages(fetchPage, o, resultsOf)) yield* p.results;
+}
+
+export interface ListingInput {
+  limit?: number;
+  offset: number;
+  all: boolean;
+}
+
+/** Parse --limit, --offset and --all of a listing command. */
+export function listingOptions(opts: Record<string, any>): ListingInput {
+  return {
+    limit: opts.limit !== undefined ? positiveInt(opts.limit, '--limit') : undefined,
+    offset: opts.offset !== undefined ? nonNegativeInt(opts.offset, '--offset') : 0,
+    all: Boolean(opts.all),
+  };
+}
+
+/** Page size of `--all` when --limit is not given. */
+export const ALL_PAGE_SIZE = 100;
+
+export interface ListingSpec {
+  fetch: FetchPage;
+  columns: Column[];
+  /** Plural noun for messages: `books`, `imported titles`. */
+  noun: string;
+  empty?: string;
+}
+
+/**
+ * Run a listing: without --all one page (`--limit`, `--offset`), printed with `emit` (JSON gets
+ * the service's whole response) and `N of M` on stderr when the service has more; with --all
+ * every row from --offset on, fetched --limit (default 100) at a time and written as it arrives
+ * (JSON: one array of records; tables: one table per page).
+ */
+export async function runListing(ctx: Context, o: ListingInput, spec: ListingSpec): Promise<void> {
+  if (!o.all) {
+    const body = await spec.fetch(o.offset, o.limit ?? 0, ctx.signal);
+    const results: any[] = Array.isArray(body?.results) ? body.results : [];
+    await emit(ctx, body, { list: () => results, columns: spec.columns, empty: spec.empty ?? `No ${spec.noun}.` });
+    const count = typeof body?.count === 'number' ? body.count : undefined;
+    if (count !== undefined && o.offset + results.length < count && results.length > 0) {
+      const next = o.offset + results.length;
+      ctx.info(`${results.length} of ${count} ${spec.noun} (from offset ${o.offset}); more with --offset ${next}, or --all.`);
+    } else if (count !== undefined && results.length === 0 && o.offset > 0 && count > 0) {
+      ctx.info(`--offset ${o.offset} is past the end: ${count} ${spec.noun} in all.`);
+    }
+    return;
+  }
+  ctx.trapInterrupt();
+  const table = outputFormat(ctx) === 'table';
+  let writer = createRowWriter(ctx, { columns: spec.columns });
+  let total = 0;
+  let count: number | undefined;
+  try {
+    for await (const page of pages(spec.fetch, { offset: o.offset, pageSize: o.limit ?? ALL_PAGE_SIZE, signal: ctx.signal })) {
+      count = page.count ?? count;
+      for (const r of page.results) writer.write(r);
+      total += page.results.length;
+      if (table && page.results.length) {
+        // A table needs its column widths: print each page as it comes and start a new one.
+        await writer.end();
+        writer = createRowWriter(ctx, { columns: spec.columns });
+      }
+    }
+  } finally {
+    // Close the JSON array (or flush) even when interrupted, so what was written stays valid.
+    if (!table) await writer.end();
+  }
+  if (table && total === 0) ctx.info(spec.empty ?? `No ${spec.noun}.`);
+  else if (table) ctx.info(`${total} ${spec.noun}${count !== undefined && count !== total + o.offset ? ` (the service counts ${count})` : ''}.`);
+}

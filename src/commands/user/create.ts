@@ -1,0 +1,57 @@
+import type { Context } from '../../context.js';
+import { readAll } from '../../util/io.js';
+import { email, label, nonEmpty, password } from '../../validate/index.js';
+import type { VerbInput } from '../define.js';
+import { emitResource, humanOutput, kv } from '../render.js';
+import { createUser } from './view.js';
+
+interface Options {
+  email: string;
+  firstName?: string;
+  lastName?: string;
+  label?: string;
+  passwordStdin: boolean;
+}
+
+export function parse(input: VerbInput): Options {
+  const o = input.opts;
+  return {
+    email: email(o.email, '--email'),
+    firstName: o.firstName !== undefined ? nonEmpty(o.firstName, '--first-name', 100) : undefined,
+    lastName: o.lastName !== undefined ? nonEmpty(o.lastName, '--last-name', 100) : undefined,
+    label: o.label !== undefined ? label(o.label) : undefined,
+    passwordStdin: Boolean(o.passwordStdin),
+  };
+}
+
+export async function run(o: Options, ctx: Context): Promise<void> {
+  // The password comes from stdin only, never from argv (where `ps` and shell history see it).
+  const passwd = o.passwordStdin ? password(await readAll(ctx.io.stdin)) : undefined;
+  const api = await ctx.api();
+  const body = await createUser(api, 'user.create', {
+    email: o.email,
+    first_name: o.firstName,
+    last_name: o.lastName,
+    passwd,
+    passwd_confirm: passwd,
+    label: o.label,
+  });
+  const generated = !o.passwordStdin && typeof body.passwd === 'string' && body.passwd !== '';
+  const resource: Record<string, unknown> = { username: body.username, email: body.email };
+  if (generated) resource.passwd = body.passwd;
+  await emitResource(
+    ctx,
+    body,
+    resource,
+    (d, s) =>
+      kv(s, [
+        ['Username', s.bold(String(d.username ?? ''))],
+        ['Email', d.email as string],
+        ['Password', generated ? s.yellow(String(d.passwd)) : s.dim('(the one given on stdin)')],
+      ]),
+    { message: true },
+  );
+  if (generated && humanOutput(ctx)) {
+    ctx.warn('the generated password is shown only this once and is not stored by bookdist; give it to the user now.');
+  }
+}

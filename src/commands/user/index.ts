@@ -1,0 +1,112 @@
+// `bookdist user ...`: create and invite users, look them up, their orders and purchases.
+import type { Command } from 'commander';
+import { action, examples } from '../define.js';
+
+export function registerUser(program: Command): void {
+  const user = program
+    .command('user')
+    .summary('create, invite and look up users; their orders and purchases')
+    .description(
+      'Users of the service. A user is identified by its username, a 30-character hex hash that\n' +
+        '`user create` and `user invite` return: store it. Lookups by e-mail work too.',
+    );
+
+  examples(
+    action(
+      user
+        .command('invite')
+        .summary('create a user and e-mail an invitation')
+        .description(
+          'Calls POST /v1/user/invite/: creates the account and e-mails the user an invitation with a\n' +
+            'generated password. Prints the new username. An existing e-mail address exits 5 and names the\n' +
+            'existing user.',
+        )
+        .requiredOption('--email <address>', 'the user\'s e-mail address (required)')
+        .option('--first-name <name>', 'first name')
+        .option('--last-name <name>', 'last name')
+        .option('--label <subdomain>', 'white label (sub-domain) under your control'),
+      () => import('./invite.js'),
+    ),
+    [
+      'bookdist user invite --email ada@example.com --first-name Ada --last-name Byron',
+      'bookdist user invite --email ada@example.com --label harborlane --json',
+    ],
+  );
+
+  examples(
+    action(
+      user
+        .command('create')
+        .summary('create a user silently and show its password once')
+        .description(
+          'Calls POST /v1/user/: creates the account without e-mailing anyone. The service generates a\n' +
+            'password unless --password-stdin gives one (read from stdin, never from the command line).\n' +
+            'A generated password is shown once, with a warning, and never logged. An existing e-mail\n' +
+            'address exits 5 and names the existing user.',
+        )
+        .requiredOption('--email <address>', 'the user\'s e-mail address (required)')
+        .option('--first-name <name>', 'first name')
+        .option('--last-name <name>', 'last name')
+        .option('--password-stdin', 'read the password from stdin (one line) instead of generating one')
+        .option('--label <subdomain>', 'white label (sub-domain) under your control'),
+      () => import('./create.js'),
+    ),
+    [
+      'bookdist user create --email ada@example.com --first-name Ada --last-name Byron',
+      'printf %s "$PW" | bookdist user create --email ada@example.com --password-stdin',
+      'bookdist user create --email ada@example.com --json --fields username,passwd',
+    ],
+  );
+
+  examples(
+    action(
+      user
+        .command('get')
+        .summary('show a user by username or e-mail')
+        .description(
+          'Calls GET /v1/user/<username>/ or /v1/user/email/<email>/ and shows the user: name, e-mail,\n' +
+            'status, profile, owner and permissions. Give exactly one of <username> or --email. Unknown users exit 3.',
+        )
+        .argument('[username]', 'the user\'s username (30 hex characters)')
+        .option('--email <address>', 'look the user up by e-mail address'),
+      () => import('./get.js'),
+    ),
+    ['bookdist user get 0d72df20f23558620646fb3ea030f5', 'bookdist user get --email ada@example.com --json'],
+  );
+
+  examples(
+    action(
+      user
+        .command('orders')
+        .summary('list a user\'s completed orders with their items')
+        .description(
+          'Calls GET /v1/user/<username>/orders/ and shows each completed order with its items (book, price,\n' +
+            'purchase and expiry dates, whether it is refunded or still refundable) and totals.',
+        )
+        .argument('<username>', 'the user\'s username (30 hex characters)'),
+      () => import('./orders.js'),
+    ),
+    ['bookdist user orders 0d72df20f23558620646fb3ea030f5', 'bookdist user orders 0d72df20f23558620646fb3ea030f5 -o json'],
+  );
+
+  examples(
+    action(
+      user
+        .command('purchase')
+        .summary('show one purchase (order item) of a user')
+        .description(
+          'Calls POST /v1/user/<username>/purchase/<purchase_id>/ and shows the purchase: book, price,\n' +
+            'dates and state. The purchase id is an item id of `user orders`. Without --refund-data the service\n' +
+            'answers faster and does not say whether a refund is still possible. Unknown purchases exit 3.',
+        )
+        .argument('<username>', 'the user\'s username (30 hex characters)')
+        .argument('<purchase_id>', 'the purchase (order item) id, a whole number')
+        .option('--refund-data', 'also work out whether the purchase can still be refunded (slower)'),
+      () => import('./purchase.js'),
+    ),
+    [
+      'bookdist user purchase 0d72df20f23558620646fb3ea030f5 42',
+      'bookdist user purchase 0d72df20f23558620646fb3ea030f5 42 --refund-data --json',
+    ],
+  );
+}

@@ -1,0 +1,39 @@
+import type { Context } from '../../context.js';
+import { email, label, nonEmpty } from '../../validate/index.js';
+import type { VerbInput } from '../define.js';
+import { emitResource, kv } from '../render.js';
+import { createUser } from './view.js';
+
+interface Options {
+  email: string;
+  firstName?: string;
+  lastName?: string;
+  label?: string;
+}
+
+export function parse(input: VerbInput): Options {
+  const o = input.opts;
+  return {
+    email: email(o.email, '--email'),
+    firstName: o.firstName !== undefined ? nonEmpty(o.firstName, '--first-name', 100) : undefined,
+    lastName: o.lastName !== undefined ? nonEmpty(o.lastName, '--last-name', 100) : undefined,
+    label: o.label !== undefined ? label(o.label) : undefined,
+  };
+}
+
+export async function run(o: Options, ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const body = await createUser(api, 'user.invite', {
+    email: o.email,
+    first_name: o.firstName,
+    last_name: o.lastName,
+    label: o.label,
+  });
+  await emitResource(
+    ctx,
+    body,
+    { username: body.username, email: body.email },
+    (d, s) => kv(s, [['Username', s.bold(d.username ?? '')], ['Email', d.email]]),
+    { message: true },
+  );
+}

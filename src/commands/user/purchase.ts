@@ -1,0 +1,30 @@
+import type { Context } from '../../context.js';
+import { positiveInt, username } from '../../validate/index.js';
+import type { VerbInput } from '../define.js';
+import { purchaseCard } from '../order/view.js';
+import { emitResource } from '../render.js';
+
+interface Options {
+  username: string;
+  purchaseId: number;
+  refundData: boolean;
+}
+
+export function parse(input: VerbInput): Options {
+  const [name, id] = input.args as [string, string];
+  return {
+    username: username(name, '<username>'),
+    purchaseId: positiveInt(id, '<purchase_id>'),
+    refundData: Boolean(input.opts.refundData),
+  };
+}
+
+export async function run(o: Options, ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const body = await api.ok('user.purchase', {
+    params: { username: o.username, purchase_id: o.purchaseId },
+    payload: { refund_data: o.refundData },
+  });
+  const { code: _c, success: _s, test_mode: _t, message: _m, ...purchase } = body ?? {};
+  await emitResource(ctx, body, purchase, (d, s) => purchaseCard(d, s, o.refundData));
+}

@@ -1,0 +1,58 @@
+// How a user looks to people, and the conflict answer of invite/create.
+import type { ApiClient } from '../../api/client.js';
+import { CliError, ExitCode } from '../../errors.js';
+import type { Style } from '../../output/index.js';
+import { flags, kv, when } from '../render.js';
+
+export function userCard(u: any, s: Style): string {
+  const st = u.status ?? {};
+  const p = u.profile ?? {};
+  const perms = u.permissions ?? {};
+  const name = [u.first_name, u.last_name].filter(Boolean).join(' ');
+  const address = [p.address_1, p.address_2, p.city, p.state, p.zip, p.country].filter(Boolean).join(', ');
+  return kv(s, [
+    ['Username', s.bold(u.username ?? '')],
+    ['Name', name],
+    ['Email', u.email],
+    ['Nickname', p.nickname],
+    ['Address', address],
+    ['Status', flags(s, st, [['is_active', 'active'], ['verified', 'verified'], ['over_18', 'over 18']])],
+    ['Joined', when(st.date_joined)],
+    ['Last login', when(st.last_login)],
+    ['Owner', u.owner?.username ? `${u.owner.full_name ? u.owner.full_name + ' ' : ''}(${u.owner.username})` : undefined],
+    [
+      'Permissions',
+      (
+        [
+          ['can_post', 'can post'],
+          ['html_posting', 'html posting'],
+          ['bdp_posting', 'bdp posting'],
+        ] as const
+      )
+        .filter(([k]) => perms[k] === true)
+        .map(([, w]) => w)
+        .join(', ') || 'none',
+    ],
+  ]);
+}
+
+/** A conflict answer (400 with conflict fields, or 200 with conflict: true) as exit 5 naming the user. */
+export function conflictError(body: any, email: string): CliError {
+  const existing = typeof body?.username === 'string' ? body.username : undefined;
+  const msg = (typeof body?.message === 'string' && body.message) || `User with email address ${email} already exists`;
+  return new CliError(
+    `${msg.replace(/\.$/, '')}${existing ? ` (username ${existing}; \`bookdist user get ${existing}\`)` : ''}.`,
+    ExitCode.CONFLICT,
+    { value: body?.value ?? email, field: body?.field ?? 'email', username: existing, conflict: true },
+    typeof body?.code === 'number' ? body.code : undefined,
+  );
+}
+
+/** POST a user-creating endpoint; a conflict becomes exit 5, other errors the usual ApiError. */
+export async function createUser(api: ApiClient, name: 'user.invite' | 'user.create', payload: Record<string, unknown>): Promise<any> {
+  const { isConflict, toApiError } = await import('../../api/client.js');
+  const res = await api.call(name, { payload });
+  if (isConflict(res.status, res.body) || res.body?.conflict === true) throw conflictError(res.body, String(payload.email));
+  if (res.status >= 400) throw toApiError(res);
+  return res.body;
+}
