@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import { EXIT_CODE_HELP } from './errors.js';
 import { registerGeneral } from './commands/general/index.js';
 import { registerProfile } from './commands/profile/index.js';
+import { registerSandbox } from './commands/sandbox/index.js';
 import { registerBook } from './commands/book/index.js';
 import { registerUser } from './commands/user/index.js';
 import { registerOrder } from './commands/order/index.js';
@@ -49,6 +50,7 @@ export function buildProgram(): Command {
 
   registerGeneral(program);
   registerProfile(program);
+  registerSandbox(program);
   registerBook(program);
   registerUser(program);
   registerOrder(program);

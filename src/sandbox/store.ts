@@ -2,7 +2,7 @@
 // timeout so that several processes can share the file, and constraints that make invalid
 // states unrepresentable. Every write goes through `tx` (BEGIN IMMEDIATE ... COMMIT).
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export const SCHEMA_VERSION = 1;
@@ -208,7 +208,17 @@ export class Store {
 
   constructor(path: string) {
     this.path = path;
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    if (path !== ':memory:') {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      // The database holds keys and secrets: create it 0600 (SQLite gives -wal/-shm the same mode).
+      if (!existsSync(path)) {
+        try {
+          writeFileSync(path, '', { mode: 0o600, flag: 'wx' });
+        } catch {
+          /* another process created it first */
+        }
+      }
+    }
     this.db = new DatabaseSync(path, { timeout: 10_000 });
     this.db.exec('PRAGMA busy_timeout = 10000');
     if (path !== ':memory:') {

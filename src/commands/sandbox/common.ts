@@ -1,0 +1,68 @@
+// Shared by the sandbox verbs: which database, opening it, and talking to a running sandbox.
+import type { Context } from '../../context.js';
+import { CliError, ExitCode, usageError } from '../../errors.js';
+
+/** The database path: --db, else sandbox.db in the data directory (as the built-in profile uses). */
+export async function dbPathOf(ctx: Context, db: string | undefined): Promise<string> {
+  if (db) return db;
+  const { dataDir } = await import('../../config/paths.js');
+  const { embeddedDbPath } = await import('../../sandbox/embedded.js');
+  return embeddedDbPath(dataDir(ctx.io.env));
+}
+
+/** Open (and seed when empty) the sandbox database; closed when the command ends. */
+export async function openStore(ctx: Context, db: string | undefined) {
+  const path = await dbPathOf(ctx, db);
+  if (path === ':memory:') throw usageError('--db :memory: is private to one process; use --url to reach a running sandbox.');
+  const { Store } = await import('../../sandbox/store.js');
+  const { ensureSeeded } = await import('../../sandbox/seed.js');
+  const store = new Store(path);
+  ctx.defer(() => store.close());
+  ensureSeeded(store);
+  return store;
+}
+
+/** Call a /_sandbox/ control route of a running sandbox. */
+export async function controlCall(url: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> {
+  let res: Response;
+  try {
+    res = await fetch(url.replace(/\/+$/, '') + path, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err: any) {
+    throw new CliError(`Could not reach the sandbox at ${url} (${err?.cause?.code ?? err?.message}). Is \`bookdist sandbox serve\` running?`, ExitCode.UNAVAILABLE);
+  }
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new CliError(`${url} did not answer like a sandbox (HTTP ${res.status}).`, ExitCode.ERROR);
+  }
+  if (res.status >= 400) throw toCliError(res.status, json?.message ?? `HTTP ${res.status}`);
+  return json;
+}
+
+export function toCliError(status: number, message: string): CliError {
+  const code = status === 404 ? ExitCode.NOT_FOUND : status === 400 && /already/i.test(message) ? ExitCode.CONFLICT : status === 400 ? ExitCode.USAGE : ExitCode.ERROR;
+  return new CliError(message, code, undefined, status);
+}
+
+/** Run a sandbox domain call, turning its HTTP-style errors into CLI errors. */
+export async function domainCall<T>(fn: () => T): Promise<T> {
+  const { HttpError } = await import('../../sandbox/http.js');
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof HttpError) throw toCliError(err.status, err.message);
+    throw err;
+  }
+}
+
+/** Drop the envelope fields of a control route's answer. */
+export function strip(o: Record<string, unknown>): Record<string, unknown> {
+  const { code: _c, success: _s, test_mode: _t, ...rest } = o;
+  return rest;
+}

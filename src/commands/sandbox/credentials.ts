@@ -1,0 +1,32 @@
+// `bookdist sandbox credentials`: the seeded accounts of a sandbox database.
+import type { Context } from '../../context.js';
+import { emit } from '../../output/index.js';
+import type { VerbInput } from '../define.js';
+import { openStore } from './common.js';
+
+export function parse({ opts }: VerbInput) {
+  return { db: opts.db as string | undefined };
+}
+
+export async function run(o: { db?: string }, ctx: Context): Promise<void> {
+  const store = await openStore(ctx, o.db);
+  const { credentials } = await import('../../sandbox/control.js');
+  const c = credentials(store);
+  const acct = (a: typeof c.partner) => ({ username: a.username, key_file: a.key_file, public_key: a.public_key, shared_key: a.shared_key });
+  const data = { partner: acct(c.partner), limited: acct(c.limited), operator_token: c.operator_token };
+  await emit(ctx, data, {
+    card: (d, s) =>
+      [
+        s.bold('Partner (every scope, publishers Harbor Lane Press and Northwind Academic)'),
+        `  username    ${d.partner.username}`,
+        `  key_file    ${d.partner.key_file}`,
+        `  shared_key  ${d.partner.shared_key}`,
+        s.bold('Limited (book_metadata, invite_user; publisher Copperleaf Books)'),
+        `  username    ${d.limited.username}`,
+        `  key_file    ${d.limited.key_file}`,
+        `  shared_key  ${d.limited.shared_key}`,
+        `${s.bold('Operator token')}  ${d.operator_token}`,
+        s.dim('Public keys: --json. These are secrets of a local test service only.'),
+      ].join('\n'),
+  });
+}

@@ -1,0 +1,136 @@
+// `bookdist sandbox ...`: run the local service and drive its testing controls. Option
+// definitions only; each verb's work is imported when it runs.
+import type { Command } from 'commander';
+import { action, collect, examples } from '../define.js';
+
+const DB_HELP = 'SQLite database of the sandbox (default: sandbox.db in the data directory, $BOOKDIST_DATA_DIR)';
+const URL_HELP = 'drive a running sandbox over HTTP (/_sandbox/ routes) instead of opening its database';
+
+export function registerSandbox(program: Command): void {
+  const group = program
+    .command('sandbox')
+    .summary('run the local sandbox service and its testing controls')
+    .description(
+      'The sandbox is a local implementation of the whole service on SQLite. bookdist uses it when\n' +
+        'no profile is configured; partners can run it with `bookdist sandbox serve` and point any\n' +
+        'client at it. The controls (clock, usage, redeem, outbox) work on its database, so they\n' +
+        'reach every sandbox process that uses the same file.',
+    );
+
+  examples(
+    action(
+      group
+        .command('serve')
+        .summary('run the sandbox service in the foreground')
+        .description('Runs the service until Ctrl-C or SIGTERM, one log line per request on stderr\n(method, path, status, time, account). Prints the base URL on stdout.')
+        .option('--host <host>', 'interface to listen on', '127.0.0.1')
+        .option('--port <port>', 'TCP port (0 picks a free one)', '8710')
+        .option('--db <path>', DB_HELP + '; :memory: for a throwaway database')
+        .option('--process-delay <duration>', 'time the worker takes to process a queued book', '2s')
+        .option('--fault-rate <fraction>', 'share of requests (0..1) that get an injected fault', '0')
+        .option('--fault <kind>', 'fault kind: 503, 429 or reset (repeatable)', collect)
+        .option('--latency <duration>', 'added to every request (e.g. 50ms)'),
+      () => import('./serve.js'),
+    ),
+    [
+      'bookdist sandbox serve',
+      'bookdist sandbox serve --port 9000 --db ./dev.db --process-delay 500ms',
+      'bookdist sandbox serve --fault-rate 0.1 --fault 503 --fault 429 --latency 50ms',
+    ],
+  );
+
+  examples(
+    action(
+      group
+        .command('credentials')
+        .summary('print the seeded accounts and operator token of a sandbox database')
+        .description(
+          'Prints the partner and limited accounts (username, key_file = path of the private key PEM,\n' +
+            'public_key, shared_key) and the operator token, so that curl, the reference clients or\n' +
+            'your own code can talk to the sandbox. These are secrets of a local test service only.',
+        )
+        .option('--db <path>', DB_HELP),
+      () => import('./credentials.js'),
+    ),
+    ['bookdist sandbox credentials', 'bookdist sandbox credentials --json | jq -r .partner.key_file'],
+  );
+
+  examples(
+    action(
+      group
+        .command('reset')
+        .summary('recreate the sandbox database from the seed (new keys and secrets)')
+        .option('--db <path>', DB_HELP),
+      () => import('./reset.js'),
+    ),
+    ['bookdist sandbox reset', 'bookdist sandbox reset --db ./dev.db'],
+  );
+
+  const clock = group.command('clock').summary('show or move the sandbox clock (expirations, refund windows)');
+  examples(
+    action(
+      clock
+        .command('advance')
+        .summary('move the sandbox clock forward')
+        .argument('<duration>', 'e.g. 15d, 36h, 90m, 30s')
+        .option('--db <path>', DB_HELP)
+        .option('--url <url>', URL_HELP),
+      () => import('./clock.js').then((m) => m.advance),
+    ),
+    ['bookdist sandbox clock advance 15d'],
+  );
+  examples(
+    action(
+      clock
+        .command('show')
+        .summary('show the sandbox\'s notion of now and the offset from real time')
+        .option('--db <path>', DB_HELP)
+        .option('--url <url>', URL_HELP),
+      () => import('./clock.js').then((m) => m.show),
+    ),
+    ['bookdist sandbox clock show --json'],
+  );
+
+  examples(
+    action(
+      group
+        .command('usage')
+        .summary('record pages read and printed by a user in a book (counts for refunds)')
+        .requiredOption('--username <username>', 'the user (30 hex characters)')
+        .requiredOption('--hash-id <hash_id>', 'the book')
+        .option('--viewed <pages>', 'pages viewed to add', '0')
+        .option('--printed <pages>', 'pages printed to add', '0')
+        .option('--db <path>', DB_HELP)
+        .option('--url <url>', URL_HELP),
+      () => import('./usage.js'),
+    ),
+    ['bookdist sandbox usage --username 0d72df20f23558620646fb3ea030f5 --hash-id fb02181f26270f72e261de20f8aadb9096f40802 --viewed 40 --printed 0'],
+  );
+
+  examples(
+    action(
+      group
+        .command('redeem')
+        .summary('redeem a code for a user (counts in the code summary, gives access)')
+        .argument('<code>', 'the code, XXXX-XXXX-XXXX')
+        .requiredOption('--username <username>', 'the user who redeems it')
+        .option('--db <path>', DB_HELP)
+        .option('--url <url>', URL_HELP),
+      () => import('./redeem.js'),
+    ),
+    ['bookdist sandbox redeem ABCD-EFGH-JKMN --username 0d72df20f23558620646fb3ea030f5'],
+  );
+
+  examples(
+    action(
+      group
+        .command('outbox')
+        .summary('list the e-mails the service would have sent')
+        .option('--to <address>', 'only e-mails to this address')
+        .option('--db <path>', DB_HELP)
+        .option('--url <url>', URL_HELP),
+      () => import('./outbox.js'),
+    ),
+    ['bookdist sandbox outbox', 'bookdist sandbox outbox --to reader@example.com --json'],
+  );
+}

@@ -1,0 +1,30 @@
+// `bookdist sandbox outbox [--to ADDR]`: the e-mails the service would have sent.
+import type { Context } from '../../context.js';
+import { emit } from '../../output/index.js';
+import type { VerbInput } from '../define.js';
+import { controlCall, openStore } from './common.js';
+
+export function parse({ opts }: VerbInput) {
+  return { to: opts.to as string | undefined, db: opts.db as string | undefined, url: opts.url as string | undefined };
+}
+
+export async function run(o: { to?: string; db?: string; url?: string }, ctx: Context): Promise<void> {
+  let emails: any[];
+  if (o.url) emails = (await controlCall(o.url, 'GET', '/_sandbox/outbox' + (o.to ? `?to=${encodeURIComponent(o.to)}` : ''))).emails;
+  else {
+    const store = await openStore(ctx, o.db);
+    const { listOutbox } = await import('../../sandbox/control.js');
+    emails = listOutbox(store, o.to);
+  }
+  await emit(ctx, { emails }, {
+    list: (d) => d.emails,
+    columns: [
+      { key: 'id' },
+      { key: 'created_at' },
+      { key: 'kind' },
+      { key: 'to', format: (v) => (Array.isArray(v) ? v.join(', ') : String(v ?? '')) },
+      { key: 'subject' },
+    ],
+    empty: 'The outbox is empty.',
+  });
+}

@@ -1,0 +1,20 @@
+// `bookdist sandbox redeem CODE --username U`: redeem a code as a user would.
+import type { Context } from '../../context.js';
+import { emit } from '../../output/index.js';
+import type { VerbInput } from '../define.js';
+import { controlCall, domainCall, openStore, strip } from './common.js';
+
+export function parse({ args, opts }: VerbInput) {
+  return { code: String(args[0]), username: String(opts.username), db: opts.db as string | undefined, url: opts.url as string | undefined };
+}
+
+export async function run(o: { code: string; username: string; db?: string; url?: string }, ctx: Context): Promise<void> {
+  let out: any;
+  if (o.url) out = strip(await controlCall(o.url, 'POST', '/_sandbox/redeem', { code: o.code, username: o.username }));
+  else {
+    const store = await openStore(ctx, o.db);
+    const { redeemCode } = await import('../../sandbox/domain.js');
+    out = await domainCall(() => redeemCode(store, o.code, o.username));
+  }
+  await emit(ctx, out);
+}

@@ -1,0 +1,57 @@
+// `bookdist sandbox serve`: the service in the foreground until Ctrl-C / SIGTERM.
+import type { Context } from '../../context.js';
+import { usageError } from '../../errors.js';
+import { parseDuration } from '../../util/duration.js';
+import type { VerbInput } from '../define.js';
+import { dbPathOf } from './common.js';
+
+interface Options {
+  host: string;
+  port: number;
+  db?: string;
+  processDelayMs: number;
+  faults?: { rate: number; kinds: Array<'503' | '429' | 'reset'>; latencyMs?: number };
+}
+
+export function parse({ opts }: VerbInput): Options {
+  const port = Number(opts.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError(`--port must be a TCP port (0..65535), not "${opts.port}".`);
+  const delay = parseDuration(String(opts.processDelay));
+  if (delay === undefined) throw usageError(`--process-delay must be a duration like 2s or 500ms, not "${opts.processDelay}".`);
+  const rate = Number(opts.faultRate);
+  if (!Number.isFinite(rate) || rate < 0 || rate > 1) throw usageError(`--fault-rate must be a fraction from 0 to 1, not "${opts.faultRate}".`);
+  const kinds = (opts.fault as string[] | undefined) ?? [];
+  for (const k of kinds) if (!['503', '429', 'reset'].includes(k)) throw usageError(`--fault must be 503, 429 or reset, not "${k}".`);
+  let latencyMs: number | undefined;
+  if (opts.latency !== undefined) {
+    latencyMs = parseDuration(String(opts.latency));
+    if (latencyMs === undefined) throw usageError(`--latency must be a duration like 50ms, not "${opts.latency}".`);
+  }
+  if (rate > 0 && kinds.length === 0) kinds.push('503');
+  const faults = rate > 0 || latencyMs ? { rate, kinds: kinds as Array<'503' | '429' | 'reset'>, latencyMs } : undefined;
+  return { host: String(opts.host), port, db: opts.db, processDelayMs: delay, faults };
+}
+
+export async function run(o: Options, ctx: Context): Promise<number> {
+  const dbPath = await dbPathOf(ctx, o.db);
+  const { startSandbox } = await import('../../sandbox/server.js');
+  ctx.trapInterrupt();
+  const server = await startSandbox({
+    host: o.host,
+    port: o.port,
+    dbPath,
+    processDelayMs: o.processDelayMs,
+    faults: o.faults,
+    log: (line) => ctx.io.stderr.write(line + '\n'),
+  });
+  ctx.io.stdout.write(server.url + '\n');
+  ctx.info(`bookdist sandbox: serving ${server.url} (database ${dbPath}); Ctrl-C stops it.`);
+  ctx.info('Credentials: `bookdist sandbox credentials' + (o.db ? ` --db ${o.db}` : '') + '`.');
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) return resolve();
+    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await server.close();
+  ctx.info('bookdist sandbox: stopped.');
+  return 0;
+}

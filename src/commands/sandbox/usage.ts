@@ -1,0 +1,36 @@
+// `bookdist sandbox usage`: record pages viewed/printed by a user in a book.
+import type { Context } from '../../context.js';
+import { usageError } from '../../errors.js';
+import { emit } from '../../output/index.js';
+import type { VerbInput } from '../define.js';
+import { controlCall, domainCall, openStore, strip } from './common.js';
+
+interface Options {
+  username: string;
+  hashId: string;
+  viewed: number;
+  printed: number;
+  db?: string;
+  url?: string;
+}
+
+export function parse({ opts }: VerbInput): Options {
+  const count = (flag: string, v: unknown) => {
+    const n = Number(v);
+    if (!/^\d+$/.test(String(v)) || !Number.isSafeInteger(n)) throw usageError(`--${flag} must be a whole number of pages, not "${v}".`);
+    return n;
+  };
+  return { username: String(opts.username), hashId: String(opts.hashId), viewed: count('viewed', opts.viewed), printed: count('printed', opts.printed), db: opts.db, url: opts.url };
+}
+
+export async function run(o: Options, ctx: Context): Promise<void> {
+  let out: any;
+  if (o.url) {
+    out = strip(await controlCall(o.url, 'POST', '/_sandbox/usage', { username: o.username, hash_id: o.hashId, viewed: o.viewed, printed: o.printed }));
+  } else {
+    const store = await openStore(ctx, o.db);
+    const { recordUsage } = await import('../../sandbox/control.js');
+    out = await domainCall(() => recordUsage(store, o.username, o.hashId, o.viewed, o.printed));
+  }
+  await emit(ctx, out);
+}
