@@ -1,0 +1,59 @@
+// Start a sandbox for the bench (and for manual runs): bundles src/sandbox/server.ts with esbuild
+// (a devDependency, already installed) into a temp file, imports it, and starts it on port 0
+// with a fresh database. `node bench/sandbox.mjs` serves until Ctrl-C and prints the environment.
+import { build } from 'esbuild';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+export async function startBenchSandbox(opts = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'bookdist-bench-'));
+  const out = join(dir, 'sandbox-server.mjs');
+  await build({
+    absWorkingDir: root,
+    entryPoints: ['src/sandbox/server.ts'],
+    outfile: out,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    logLevel: 'warning',
+    banner: { js: "import { createRequire as __bdCreateRequire } from 'node:module'; const require = __bdCreateRequire(import.meta.url);" },
+  });
+  const { startSandbox } = await import(pathToFileURL(out).href);
+  const server = await startSandbox({ host: '127.0.0.1', port: 0, dbPath: join(dir, 'sandbox.db'), processDelayMs: opts.processDelayMs ?? 200, faults: opts.faults });
+  const creds = await (await fetch(server.url + '/_sandbox/credentials')).json();
+  const env = {
+    BOOKDIST_CONFIG_DIR: join(dir, 'config'),
+    BOOKDIST_DATA_DIR: join(dir, 'data'),
+    BOOKDIST_BASE_URL: server.url,
+    BOOKDIST_USERNAME: creds.partner.username,
+    BOOKDIST_KEY_FILE: creds.partner.key_file,
+    BOOKDIST_TOKEN: creds.operator_token,
+    NO_COLOR: '1',
+  };
+  return {
+    url: server.url,
+    dir,
+    creds,
+    env,
+    async close() {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const faults = process.env.FAULT_RATE ? { rate: Number(process.env.FAULT_RATE), kinds: (process.env.FAULT_KINDS ?? '503,429,reset').split(',') } : undefined;
+  const sb = await startBenchSandbox({ faults });
+  for (const [k, v] of Object.entries(sb.env)) process.stdout.write(`export ${k}=${v}\n`);
+  process.stdout.write(`# serving at ${sb.url}; Ctrl-C to stop\n`);
+  process.on('SIGINT', async () => {
+    await sb.close();
+    process.exit(0);
+  });
+}

@@ -1,0 +1,52 @@
+// Reading the line-oriented inputs of bulk commands: one value per line, `#` comments and blank
+// lines ignored, from a file or from stdin (`-`). Streams, so a large file is never held twice.
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import type { Context } from '../context.js';
+import { CliError, ExitCode, usageError } from '../errors.js';
+import { resolve } from 'node:path';
+
+export interface Line {
+  /** 1-based line number in the input. */
+  line: number;
+  value: string;
+}
+
+export function openInput(file: string, ctx: Context, flag: string): Readable {
+  if (file === '-') {
+    if (ctx.io.stdin.isTTY) throw usageError(`${flag} -: reading from stdin, but stdin is a terminal. Pipe the list in, or give a file.`);
+    return ctx.io.stdin;
+  }
+  const stream = createReadStream(resolve(ctx.io.cwd, file));
+  return stream;
+}
+
+/** Values of a list file: trimmed lines, without blank lines and `#` comments (whole-line or trailing). */
+export async function* readList(file: string, ctx: Context, flag: string): AsyncGenerator<Line> {
+  const input = openInput(file, ctx, flag);
+  const rl = createInterface({ input, crlfDelay: Infinity });
+  let n = 0;
+  try {
+    for await (const raw of rl) {
+      n++;
+      const value = (n === 1 ? raw.replace(/^\uFEFF/, '') : raw).replace(/(^|\s)#.*$/, '').trim();
+      if (value) yield { line: n, value };
+    }
+  } catch (e: any) {
+    throw inputError(e, file, flag);
+  }
+}
+
+export async function readListAll(file: string, ctx: Context, flag: string): Promise<Line[]> {
+  const out: Line[] = [];
+  for await (const l of readList(file, ctx, flag)) out.push(l);
+  return out;
+}
+
+export function inputError(e: any, file: string, flag: string): Error {
+  if (e?.code === 'ENOENT') return new CliError(`${flag} ${file}: no such file.`, ExitCode.USAGE);
+  if (e?.code === 'EISDIR') return new CliError(`${flag} ${file}: is a directory, not a file.`, ExitCode.USAGE);
+  if (e?.code === 'EACCES') return new CliError(`${flag} ${file}: permission denied.`, ExitCode.USAGE);
+  return e;
+}

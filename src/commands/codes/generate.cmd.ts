@@ -1,0 +1,46 @@
+// `bookdist codes generate`: definition only (commander); the verb loads when it runs.
+import type { Command } from 'commander';
+import { action, examples } from '../define.js';
+
+export function register(codes: Command): void {
+  examples(
+    action(
+      codes
+        .command('generate')
+        .summary('generate redemption codes for a book, any number, resumably')
+        .description(
+          'Generates redemption codes with POST /v1/codes/generate/. A large --count is split into requests of\n' +
+            'at most --batch-size codes (the service\'s maximum per request; 1000 in the sandbox), sent with\n' +
+            '--concurrency requests in flight over keep-alive connections. Every code is streamed as it arrives:\n' +
+            'to --out FILE (CSV with a header row: code,deactivation_date,limit_days,hash_id,batch; or NDJSON /\n' +
+            'JSON with -o) or to stdout. A progress bar (done/total, rate, ETA) is drawn on stderr when it is a\n' +
+            'terminal, never with --quiet.\n\n' +
+            'Nothing is lost or doubled: with --out, each batch is written and fsynced to FILE before it counts as\n' +
+            'done, and FILE.bookdist-job records the job. After a crash, kill or Ctrl-C, run the same command with\n' +
+            '--resume to generate exactly the remainder. Ctrl-C stops new batches, waits for those in flight and\n' +
+            'exits 130 with the resume command. 429 and 503 answers and dropped connections are retried with\n' +
+            'backoff (Retry-After honoured); a batch that still fails is reported and the job goes on, then\n' +
+            'exits 6 (7 if the service stayed unavailable throughout) and --resume generates what is missing.\n' +
+            'A connection dropped after a request was sent may have generated codes that never arrived: the\n' +
+            'job then compares the service\'s code summary with the codes it received and says so.',
+        )
+        .option('--hash-id <hash_id>', 'book to generate codes for (40 hex characters; required)')
+        .option('--org <org>', 'organization the codes are for (required)')
+        .option('--count <n>', 'how many codes in total (required)')
+        .option('--limit-days <days>', 'days of access counted from redemption (0: unlimited)')
+        .option('--expires <date>', 'hard date after which access ends (YYYY-MM-DD [HH:MM:SS] or ISO 8601)')
+        .option('--samples', 'generate sample codes')
+        .option('--label <subdomain>', 'white label sub-domain under your control')
+        .option('--batch-size <n>', 'codes per request (the service\'s maximum per request)', '1000')
+        .option('--concurrency <n>', 'requests in flight at once', '4')
+        .option('--out <file>', 'write the codes to FILE (CSV unless -o ndjson|json); makes the job resumable')
+        .option('--resume', 'continue an interrupted job that wrote to --out FILE: generate exactly the remainder'),
+      () => import('./generate.js'),
+    ),
+    [
+      'bookdist codes generate --hash-id fb02…0802 --org acme --count 500',
+      'bookdist codes generate --hash-id fb02…0802 --org acme --count 100000 --out codes.csv',
+      'bookdist codes generate --hash-id fb02…0802 --org acme --count 100000 --out codes.csv --resume',
+    ],
+  );
+}
