@@ -16,8 +16,8 @@ export async function run(o: { to?: string; db?: string; url?: string }, ctx: Co
     const { listOutbox } = await import('../../sandbox/control.js');
     emails = listOutbox(store, o.to);
   }
-  await emit(ctx, { emails }, {
-    list: (d) => d.emails,
+  await emit(ctx, emails, {
+    list: (d) => d,
     columns: [
       { key: 'id' },
       { key: 'created_at' },
