@@ -9,7 +9,7 @@ export function registerAccess(program: Command): void {
     .command('access')
     .summary('grant or revoke a user\'s access to a book')
     .description(
-      'The access-control (internal eBook) API: give a user access to a book sold on your own reader, or\n' +
+      'The access-control (internal eBook) API: give a user access to a book sold on your own reader, or ' +
         'take it back. Authenticated with the operator token (BOOKDIST_TOKEN or the profile\'s token).',
     );
   registerAllow(access);

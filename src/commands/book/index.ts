@@ -16,10 +16,10 @@ export function registerBook(program: Command): void {
         .command('get')
         .summary('show one book by hash id, ISBN or SKU')
         .description(
-          'Looks a book up with GET /v1/book/<hash_id>/, /v1/book/isbn/<isbn>/ or /v1/book/sku/<sku>/ and shows\n' +
-            'its title, author, identifiers, status flags and digital pricing. Give exactly one of <hash_id>,\n' +
-            '--isbn or --sku. ISBNs may have hyphens or spaces; the check digit is verified unless --no-check.\n' +
-            'With --isbn-file or --hash-id-file it looks up many books (one per line) as a bulk job.\n' +
+          'Looks a book up with GET /v1/book/<hash_id>/, /v1/book/isbn/<isbn>/ or /v1/book/sku/<sku>/ and shows ' +
+            'its title, author, identifiers, status flags and digital pricing. Give exactly one of <hash_id>, ' +
+            '--isbn or --sku. ISBNs may have hyphens or spaces; the check digit is verified unless --no-check. ' +
+            'With --isbn-file or --hash-id-file it looks up many books (one per line) as a bulk job. ' +
             'A book that does not exist exits 3.',
         )
         .argument('[hash_id]', 'book hash id (40 hex characters)')
@@ -31,8 +31,8 @@ export function registerBook(program: Command): void {
       () => import('./get.js'),
     ),
     [
-      'bookdist book get --isbn 978-1-61400-137-2',
-      'bookdist book get 3f5e…c2 --json',
+      'bookdist book get --isbn 978-1-61400-137-9',
+      'bookdist book get cee313141a0ce9a22774b32f87855d677d864cfb --json',
       'bookdist book get --sku HLP-0001 -o json --fields book.title,book.digital_pricing',
     ],
   );
@@ -43,14 +43,14 @@ export function registerBook(program: Command): void {
         .command('pricing')
         .summary('show the digital pricing of a book by ISBN')
         .description(
-          'Calls GET /v1/book/isbn/<isbn>/pricing/ and lists the book\'s digital pricing entries: the id to\n' +
+          'Calls GET /v1/book/isbn/<isbn>/pricing/ and lists the book\'s digital pricing entries: the id to ' +
             'pass to `order create --pricing-id`, price and currency, and whether access is limited in time.',
         )
         .requiredOption('--isbn <isbn>', 'ISBN-10 or ISBN-13 (required)')
         .option('--no-check', 'send the ISBN without verifying the check digit'),
       () => import('./pricing.js'),
     ),
-    ['bookdist book pricing --isbn 9781614001372', 'bookdist book pricing --isbn 1-61400-137-X -o csv'],
+    ['bookdist book pricing --isbn 9781614001379', 'bookdist book pricing --isbn 1-61400-137-5 -o csv'],
   );
 
   examples(
@@ -59,8 +59,8 @@ export function registerBook(program: Command): void {
         .command('search')
         .summary('search books by ISBN, title, author or hash id')
         .description(
-          'Calls POST /v1/book/search/ and lists the matching books. Criteria combine; --isbn and --hash-id\n' +
-            'repeat (or take comma-separated values). Shows one page (--limit, --offset) and says on stderr\n' +
+          'Calls POST /v1/book/search/ and lists the matching books. Criteria combine; --isbn and --hash-id ' +
+            'repeat (or take comma-separated values). Shows one page (--limit, --offset) and says on stderr ' +
             'when there are more; --all fetches every page and prints rows as they arrive.',
         )
         .option('--isbn <isbn>', 'ISBN to match (repeatable)', collect)
@@ -75,7 +75,7 @@ export function registerBook(program: Command): void {
     ),
     [
       'bookdist book search --title "winter atlas"',
-      'bookdist book search --isbn 9781614001372 --isbn 9781614000274 --json',
+      'bookdist book search --isbn 9781614001379 --isbn 9781614002741 --json',
       'bookdist book search --author Brennan --all -o ndjson',
     ],
   );
@@ -86,7 +86,7 @@ export function registerBook(program: Command): void {
         .command('list')
         .summary('list the books your account controls')
         .description(
-          'Calls GET /v1/book/index/ and lists the books of the publishers your account controls, by id.\n' +
+          'Calls GET /v1/book/index/ and lists the books of the publishers your account controls, by id. ' +
             'Shows one page (--limit, --offset) and says on stderr when there are more; --all fetches every page.',
         )
         .option('--limit <n>', 'rows per page, a whole number (default: the service\'s, 50; with --all: 100)')
@@ -103,8 +103,8 @@ export function registerBook(program: Command): void {
         .command('viewer')
         .summary('print the reader URL of a book for a user')
         .description(
-          'Calls POST /v1/book/viewer/ and prints the URL that opens the book in the reader as that user.\n' +
-            'The user needs an active purchase or access grant for the book (otherwise exit 3). Asking for the\n' +
+          'Calls POST /v1/book/viewer/ and prints the URL that opens the book in the reader as that user. ' +
+            'The user needs an active purchase or access grant for the book (otherwise exit 3). Asking for the ' +
             'URL is not a page view. --open also opens it in a browser when on a terminal.',
         )
         .requiredOption('--username <username>', 'the reader (30 hex characters) (required)')
@@ -113,8 +113,8 @@ export function registerBook(program: Command): void {
       () => import('./viewer.js'),
     ),
     [
-      'bookdist book viewer --username 0d72df20f23558620646fb3ea030f5 --hash-id fb02181f26270f72e261de20f8aadb9096f40802',
-      'bookdist book viewer --username 0d72… --hash-id fb02… --open',
+      'bookdist book viewer --username 70172cfe97283c430dcd57f8358d7a --hash-id cee313141a0ce9a22774b32f87855d677d864cfb',
+      'bookdist book viewer --username 70172cfe97283c430dcd57f8358d7a --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --open',
     ],
   );
 

@@ -17,7 +17,7 @@ export function registerCodes(program: Command): void {
         .command('summary')
         .summary('show how many codes you generated and how many were redeemed')
         .description(
-          'Calls GET /v1/codes/summary/ and shows the number of codes your account generated, how many were\n' +
+          'Calls GET /v1/codes/summary/ and shows the number of codes your account generated, how many were ' +
             'redeemed, and the redemption rate.',
         ),
       () => import('./summary.js'),

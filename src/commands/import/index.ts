@@ -14,8 +14,8 @@ export function registerImport(program: Command): void {
         .command('search')
         .summary('search imported titles by title, author or ISBN')
         .description(
-          'Calls POST /v1/import/search/ and lists incoming titles not yet for sale, with their identifiers\n' +
-            'and import status (file received, imported, deleted). Without criteria it lists them all.\n' +
+          'Calls POST /v1/import/search/ and lists incoming titles not yet for sale, with their identifiers ' +
+            'and import status (file received, imported, deleted). Without criteria it lists them all. ' +
             'Shows one page (--limit, --offset) and says on stderr when there are more; --all fetches every page.',
         )
         .option('--title <words>', 'words of the title')

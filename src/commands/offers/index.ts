@@ -7,7 +7,7 @@ export function registerOffers(program: Command): void {
     .command('offers')
     .summary('price offers for an ISBN and pre-filled cart links')
     .description(
-      'The store\'s public price comparison endpoints. They live on the profile\'s store URL (by default the\n' +
+      'The store\'s public price comparison endpoints. They live on the profile\'s store URL (by default the ' +
         'API base URL) and need no credentials.',
     );
 
@@ -17,15 +17,15 @@ export function registerOffers(program: Command): void {
         .command('get')
         .summary('list the price offers of a book by ISBN')
         .description(
-          'Calls GET /api/offers.json?isbn=<isbn> and lists the offers: price id (for `offers checkout --id`),\n' +
-            'price, condition and rental days. A book that is missing, unpublished or sold only by code is\n' +
+          'Calls GET /api/offers.json?isbn=<isbn> and lists the offers: price id (for `offers checkout --id`), ' +
+            'price, condition and rental days. A book that is missing, unpublished or sold only by code is ' +
             'refused by the store (exit 1, with its message).',
         )
         .requiredOption('--isbn <isbn>', 'ISBN-10 or ISBN-13 (required)')
         .option('--no-check', 'send the ISBN without verifying the check digit'),
       () => import('./get.js'),
     ),
-    ['bookdist offers get --isbn 9781614001372', 'bookdist offers get --isbn 1-61400-137-X --json'],
+    ['bookdist offers get --isbn 9781614001379', 'bookdist offers get --isbn 1-61400-137-5 --json'],
   );
 
   examples(
@@ -34,8 +34,8 @@ export function registerOffers(program: Command): void {
         .command('checkout')
         .summary('print the URL of a cart pre-filled with offers')
         .description(
-          'Calls GET /checkout?ids=…&rejoiner_ids=… on the store, which redirects to a pre-populated cart, and\n' +
-            'prints the cart\'s absolute URL (the redirect is not followed). --open also opens it in a browser\n' +
+          'Calls GET /checkout?ids=…&rejoiner_ids=… on the store, which redirects to a pre-populated cart, and ' +
+            'prints the cart\'s absolute URL (the redirect is not followed). --open also opens it in a browser ' +
             'when on a terminal.',
         )
         .option('--id <price_id>', 'price id of an offer, a whole number (repeatable; at least one)', collect)

@@ -14,11 +14,11 @@ export function registerOrder(program: Command): void {
         .command('create')
         .summary('report an order processed outside the service')
         .description(
-          'Calls POST /v1/order/external/: records an order you charged for yourself, giving the user access\n' +
-            'to the books of the pricing entries (ids from `book pricing`). The billing address needs a name\n' +
-            '(--billing-name, or --billing-first-name and --billing-last-name), a postal code and a country;\n' +
-            'give it with flags, as a JSON file (--billing-file, fields as in the service\'s address object), or\n' +
-            'both (flags win). --order-number (at most 20 characters) makes the call idempotent: a number used\n' +
+          'Calls POST /v1/order/external/: records an order you charged for yourself, giving the user access ' +
+            'to the books of the pricing entries (ids from `book pricing`). The billing address needs a name ' +
+            '(--billing-name, or --billing-first-name and --billing-last-name), a postal code and a country; ' +
+            'give it with flags, as a JSON file (--billing-file, fields as in the service\'s address object), or ' +
+            'both (flags win). --order-number (at most 20 characters) makes the call idempotent: a number used ' +
             'before returns the first order and exits 5. Shows the order with its items and totals.',
         )
         .requiredOption('--username <username>', 'the buyer (30 hex characters) (required)')
@@ -43,9 +43,9 @@ export function registerOrder(program: Command): void {
       () => import('./create.js'),
     ),
     [
-      'bookdist order create --username 0d72df20f23558620646fb3ea030f5 --pricing-id 1 --order-type TestPlan --org harborlane \\\n' +
+      'bookdist order create --username 70172cfe97283c430dcd57f8358d7a --pricing-id 1 --order-type TestPlan --org harborlane \\\n' +
         '      --billing-name "Ada Byron" --billing-postal-code 04101 --billing-country US',
-      'bookdist order create --username 0d72… --pricing-id 1 --pricing-id 3 --order-type ExternalPlan --org harborlane \\\n' +
+      'bookdist order create --username 70172cfe97283c430dcd57f8358d7a --pricing-id 1 --pricing-id 3 --order-type ExternalPlan --org harborlane \\\n' +
         '      --billing-file billing.json --order-number WEB-10023 --no-email --json',
     ],
   );
@@ -56,10 +56,10 @@ export function registerOrder(program: Command): void {
         .command('refund')
         .summary('refund an order, or some of its items')
         .description(
-          'Calls POST /v1/order/refund/ for an order reported earlier; --item narrows it to a partial refund.\n' +
-            'An item is refundable within 30 days of purchase and 14 days of first access, while at most 10%\n' +
-            'of the book was viewed and nothing printed; otherwise the service refuses (exit 4) and nothing\n' +
-            'changes. Asks for confirmation on a terminal; scripts must pass --yes. Without --send-email or\n' +
+          'Calls POST /v1/order/refund/ for an order reported earlier; --item narrows it to a partial refund. ' +
+            'An item is refundable within 30 days of purchase and 14 days of first access, while at most 10% ' +
+            'of the book was viewed and nothing printed; otherwise the service refuses (exit 4) and nothing ' +
+            'changes. Asks for confirmation on a terminal; scripts must pass --yes. Without --send-email or ' +
             '--no-email the organization\'s setting decides whether the user is e-mailed.',
         )
         .requiredOption('--order-id <id>', 'the order, a whole number (required)')
@@ -77,7 +77,7 @@ export function registerOrder(program: Command): void {
         .command('free')
         .summary('give a user free access to a book')
         .description(
-          'Calls POST /v1/order/free/: creates a free (0.00) order of the book for the user, optionally ending\n' +
+          'Calls POST /v1/order/free/: creates a free (0.00) order of the book for the user, optionally ending ' +
             'on --expires (ISO 8601 or YYYY-MM-DD [HH:MM:SS], sent as YYYY-MM-DD HH:MM:SS).',
         )
         .requiredOption('--username <username>', 'the user (30 hex characters) (required)')
@@ -87,8 +87,8 @@ export function registerOrder(program: Command): void {
       () => import('./free.js'),
     ),
     [
-      'bookdist order free --username 0d72df20f23558620646fb3ea030f5 --hash-id fb02181f26270f72e261de20f8aadb9096f40802',
-      'bookdist order free --username 0d72… --hash-id fb02… --expires 2026-12-31',
+      'bookdist order free --username 70172cfe97283c430dcd57f8358d7a --hash-id cee313141a0ce9a22774b32f87855d677d864cfb',
+      'bookdist order free --username 70172cfe97283c430dcd57f8358d7a --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --expires 2026-12-31',
     ],
   );
 }

@@ -7,7 +7,7 @@ export function registerUser(program: Command): void {
     .command('user')
     .summary('create, invite and look up users; their orders and purchases')
     .description(
-      'Users of the service. A user is identified by its username, a 30-character hex hash that\n' +
+      'Users of the service. A user is identified by its username, a 30-character hex hash that ' +
         '`user create` and `user invite` return: store it. Lookups by e-mail work too.',
     );
 
@@ -17,8 +17,8 @@ export function registerUser(program: Command): void {
         .command('invite')
         .summary('create a user and e-mail an invitation')
         .description(
-          'Calls POST /v1/user/invite/: creates the account and e-mails the user an invitation with a\n' +
-            'generated password. Prints the new username. An existing e-mail address exits 5 and names the\n' +
+          'Calls POST /v1/user/invite/: creates the account and e-mails the user an invitation with a ' +
+            'generated password. Prints the new username. An existing e-mail address exits 5 and names the ' +
             'existing user.',
         )
         .requiredOption('--email <address>', 'the user\'s e-mail address (required)')
@@ -39,9 +39,9 @@ export function registerUser(program: Command): void {
         .command('create')
         .summary('create a user silently and show its password once')
         .description(
-          'Calls POST /v1/user/: creates the account without e-mailing anyone. The service generates a\n' +
-            'password unless --password-stdin gives one (read from stdin, never from the command line).\n' +
-            'A generated password is shown once, with a warning, and never logged. An existing e-mail\n' +
+          'Calls POST /v1/user/: creates the account without e-mailing anyone. The service generates a ' +
+            'password unless --password-stdin gives one (read from stdin, never from the command line). ' +
+            'A generated password is shown once, with a warning, and never logged. An existing e-mail ' +
             'address exits 5 and names the existing user.',
         )
         .requiredOption('--email <address>', 'the user\'s e-mail address (required)')
@@ -64,14 +64,14 @@ export function registerUser(program: Command): void {
         .command('get')
         .summary('show a user by username or e-mail')
         .description(
-          'Calls GET /v1/user/<username>/ or /v1/user/email/<email>/ and shows the user: name, e-mail,\n' +
+          'Calls GET /v1/user/<username>/ or /v1/user/email/<email>/ and shows the user: name, e-mail, ' +
             'status, profile, owner and permissions. Give exactly one of <username> or --email. Unknown users exit 3.',
         )
         .argument('[username]', 'the user\'s username (30 hex characters)')
         .option('--email <address>', 'look the user up by e-mail address'),
       () => import('./get.js'),
     ),
-    ['bookdist user get 0d72df20f23558620646fb3ea030f5', 'bookdist user get --email ada@example.com --json'],
+    ['bookdist user get 70172cfe97283c430dcd57f8358d7a', 'bookdist user get --email ada@example.com --json'],
   );
 
   examples(
@@ -80,13 +80,13 @@ export function registerUser(program: Command): void {
         .command('orders')
         .summary('list a user\'s completed orders with their items')
         .description(
-          'Calls GET /v1/user/<username>/orders/ and shows each completed order with its items (book, price,\n' +
+          'Calls GET /v1/user/<username>/orders/ and shows each completed order with its items (book, price, ' +
             'purchase and expiry dates, whether it is refunded or still refundable) and totals.',
         )
         .argument('<username>', 'the user\'s username (30 hex characters)'),
       () => import('./orders.js'),
     ),
-    ['bookdist user orders 0d72df20f23558620646fb3ea030f5', 'bookdist user orders 0d72df20f23558620646fb3ea030f5 -o json'],
+    ['bookdist user orders 70172cfe97283c430dcd57f8358d7a', 'bookdist user orders 70172cfe97283c430dcd57f8358d7a -o json'],
   );
 
   examples(
@@ -95,8 +95,8 @@ export function registerUser(program: Command): void {
         .command('purchase')
         .summary('show one purchase (order item) of a user')
         .description(
-          'Calls POST /v1/user/<username>/purchase/<purchase_id>/ and shows the purchase: book, price,\n' +
-            'dates and state. The purchase id is an item id of `user orders`. Without --refund-data the service\n' +
+          'Calls POST /v1/user/<username>/purchase/<purchase_id>/ and shows the purchase: book, price, ' +
+            'dates and state. The purchase id is an item id of `user orders`. Without --refund-data the service ' +
             'answers faster and does not say whether a refund is still possible. Unknown purchases exit 3.',
         )
         .argument('<username>', 'the user\'s username (30 hex characters)')
@@ -105,8 +105,8 @@ export function registerUser(program: Command): void {
       () => import('./purchase.js'),
     ),
     [
-      'bookdist user purchase 0d72df20f23558620646fb3ea030f5 42',
-      'bookdist user purchase 0d72df20f23558620646fb3ea030f5 42 --refund-data --json',
+      'bookdist user purchase 70172cfe97283c430dcd57f8358d7a 42',
+      'bookdist user purchase 70172cfe97283c430dcd57f8358d7a 42 --refund-data --json',
     ],
   );
 }
