@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
-import { CliError, ExitCode, usageError } from '../../errors.js';
+import { ExitCode, usageError } from '../../errors.js';
 import { exitCodeForStatus } from '../../api/client.js';
 import { writeJson } from '../../output/index.js';
 import { readAll } from '../../util/io.js';
@@ -10,6 +10,8 @@ interface Options {
   method: 'GET' | 'POST';
   path: string;
   payload?: Record<string, unknown>;
+  /** The --input text, sent verbatim as the `request` field when nothing was added to it. */
+  requestText?: string;
   auth: 'partner' | 'access' | 'none';
   host: 'api' | 'store';
   include: boolean;
@@ -41,6 +43,7 @@ export async function parse(input: VerbInput, ctx: Context): Promise<Options> {
   const path = pathArg.startsWith('/') ? pathArg : '/' + pathArg;
   const o = input.opts;
   let payload: Record<string, unknown> | undefined;
+  let inputText: string | undefined;
   if (o.input) {
     const text = o.input === '-' ? await readAll(ctx.io.stdin) : await readFile(o.input, 'utf8').catch(() => {
       throw usageError(`Cannot read --input file ${o.input}.`);
@@ -52,13 +55,17 @@ export async function parse(input: VerbInput, ctx: Context): Promise<Options> {
     }
     if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw usageError('--input must be a JSON object.');
     if (payload.request && typeof payload.request === 'object') payload = payload.request as Record<string, unknown>;
+    else inputText = text.trim();
   }
   const fields = [...(o.field ?? []).map((f: string) => parseField(f, false)), ...(o.rawField ?? []).map((f: string) => parseField(f, true))];
   if (fields.length) payload = { ...(payload ?? {}), ...Object.fromEntries(fields) };
   const auth = (o.auth ?? (path === '/' || path === '/index/' ? 'none' : path.startsWith('/v1/access/') ? 'access' : 'partner')) as Options['auth'];
   if (!['partner', 'access', 'none'].includes(auth)) throw usageError('--auth must be partner, access or none.');
   const host = o.store || path.startsWith('/api/') || path.startsWith('/checkout') ? 'store' : 'api';
-  return { method, path, payload, auth, host, include: Boolean(o.include) };
+  // A raw request: the --input text is what gets sent and signed, byte for byte, unless
+  // fields were added to it or it had to be unwrapped from {"request": {...}}.
+  const requestText = method === 'POST' && inputText !== undefined && !fields.length ? inputText : undefined;
+  return { method, path, payload, requestText, auth, host, include: Boolean(o.include) };
 }
 
 export async function run(o: Options, ctx: Context): Promise<number> {
@@ -69,6 +76,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     method: o.method,
     path: o.method === 'GET' ? pathOnly : o.path,
     payload: o.method === 'POST' ? (o.payload ?? {}) : undefined,
+    requestText: o.requestText,
     query,
     auth: o.auth,
     host: o.host,
@@ -85,4 +93,3 @@ export async function run(o: Options, ctx: Context): Promise<number> {
   }
   return ExitCode.OK;
 }
-void CliError;

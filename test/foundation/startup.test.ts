@@ -1,0 +1,65 @@
+// Start-up is a feature: --version and --help must load no HTTP, config, schema, prompt or table
+// library. A preloaded hook records every module file Node loads; for the bundle's chunks, their
+// source maps say which packages they hold.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from './helpers.js';
+
+const HEAVY = ['undici', 'conf', 'zod', '@inquirer/prompts', '@inquirer/core', 'cli-table3'];
+const hook = pathToFileURL(fileURLToPath(new URL('./fixtures/trace-loads.mjs', import.meta.url))).href;
+const t = tempDir();
+afterAll(() => t.cleanup());
+
+/** Packages (under node_modules) whose code a run loaded, directly or bundled into a dist chunk. */
+async function packagesLoaded(args: string[], env: Record<string, string> = {}, input?: string) {
+  const trace = join(t.dir, `trace-${Math.random().toString(36).slice(2)}.txt`);
+  const r = await runCli(args, {
+    env: { NODE_OPTIONS: `--import=${hook}`, BOOKDIST_TRACE_LOADS: trace, BOOKDIST_CONFIG_DIR: join(t.dir, 'cfg'), ...env },
+    input,
+  });
+  const urls = existsSync(trace) ? readFileSync(trace, 'utf8').trim().split('\n') : [];
+  const files = urls.filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u));
+  const sources: string[] = [];
+  for (const f of files) {
+    sources.push(f);
+    if (f.includes(`${'/'}dist${'/'}`) && existsSync(f + '.map')) sources.push(...JSON.parse(readFileSync(f + '.map', 'utf8')).sources);
+  }
+  const pkgs = new Set<string>();
+  for (const s of sources) {
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(s.replace(/\\/g, '/'));
+    if (m) pkgs.add(m[1]);
+  }
+  return { r, files, pkgs };
+}
+
+describe('start-up', () => {
+  it('the trace sees what a command loads (control: a dry run loads undici, profile list loads conf)', async () => {
+    const api = await packagesLoaded(['--dry-run', 'api', 'GET', '/v1/codes/summary/'], {
+      BOOKDIST_BASE_URL: 'http://127.0.0.1:9',
+      BOOKDIST_USERNAME: 'u',
+      BOOKDIST_SHARED_KEY: 'k',
+    });
+    expect(api.r.code).toBe(0);
+    expect(api.r.stdout).toMatch(/^curl -X GET 'http:\/\/127\.0\.0\.1:9\/v1\/codes\/summary\/'/);
+    expect(api.files.some((f) => f.endsWith('/dist/main.js'))).toBe(true);
+    expect(api.pkgs.has('undici')).toBe(true);
+    const add = await packagesLoaded(['profile', 'add', '--name', 'p', '--base-url', 'http://x.example', '--token-stdin'], {}, 'operator-token');
+    const list = await packagesLoaded(['profile', 'list']);
+    expect(add.r.code).toBe(0);
+    expect(list.r.code).toBe(0);
+    expect(list.pkgs.has('conf')).toBe(true);
+  });
+
+  for (const args of [['--version'], ['--help'], ['profile', '--help'], ['help', 'exit-codes']]) {
+    it(`bookdist ${args.join(' ')} loads none of ${HEAVY.join(', ')}`, async () => {
+      const { r, files, pkgs } = await packagesLoaded(args);
+      expect(r.code).toBe(0);
+      expect(r.stdout.length).toBeGreaterThan(0);
+      expect(files.length).toBeGreaterThan(0);
+      expect(HEAVY.filter((p) => pkgs.has(p))).toEqual([]);
+    });
+  }
+});
