@@ -192,7 +192,9 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
         hostName: hostHeader.replace(/:\d+$/, ''),
         queued: () => setImmediate(tick),
       };
-      const out = HANDLERS[ep.name](ctx);
+      const handler = HANDLERS[ep.name];
+      if (!handler) throw new HttpError(404, `The sandbox does not implement ${ep.name} (${ep.path}).`);
+      const out = handler(ctx);
       const result = 'body' in out && typeof out.body === 'object' && out.body !== null ? (out as any) : { body: out };
       const status: number = result.status ?? 200;
       const body = { code: status, success: true, ...TEST_MODE, ...result.body };
