@@ -130,7 +130,7 @@ describe('bookdist sandbox serve', () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const res = await fetch(url + '/index/');
     expect(res.status).toBe(200);
-    expect((await res.json()).test_mode).toBe(true);
+    expect(((await res.json()) as any).test_mode).toBe(true);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
