@@ -1,7 +1,39 @@
-// PLACEHOLDER (written by the commands engineer so the tree builds): the bulk engineer owns
-// `book process` and replaces this file with the real definition.
+// `bookdist book process`: definition only (commander); the verb loads when it runs.
 import type { Command } from 'commander';
+import { action, examples } from '../define.js';
 
-export function register(group: Command): void {
-  group.command('process').summary('(not implemented yet)');
+export function register(book: Command): void {
+  examples(
+    action(
+      book
+        .command('process')
+        .summary('queue books for processing, optionally waiting until they are processed')
+        .description(
+          'Queues books with POST /v1/book/<hash_id>/process/: hash ids as arguments and/or from --from-file\n' +
+            '(one per line, # comments ignored; - for stdin), --concurrency requests at a time. A book already\n' +
+            'queued or already processed is reported as such (not a failure); --force queues a processed book\n' +
+            'again, which deletes its annotations, and asks for confirmation (--yes in scripts).\n\n' +
+            'With --wait it polls every --interval until every queued book is processed, printing one line per\n' +
+            'book on stderr as its state changes and a summary at the end (queued, already processed, processed,\n' +
+            'failed, timed out). With --wait, the global --timeout is the limit for the whole wait (default 30m)\n' +
+            'and each request keeps a 30s limit. Results go to stdout (one row per book; --json for one object).\n' +
+            'Exit 0 only when every book succeeded; 6 when some failed or timed out; 7 when the service stayed\n' +
+            'unavailable (429/503/dropped connections after retries); one book alone exits as the service said\n' +
+            '(3 not found, 4 not authorized).',
+        )
+        .argument('[hash_id...]', 'books to queue (40 hex characters each)')
+        .option('--from-file <file>', 'read hash ids from FILE, one per line (- for stdin)')
+        .option('--force', 'queue again even when already processed (deletes annotations; confirms)')
+        .option('--urgent', 'put the books at the head of the queue')
+        .option('--wait', 'poll until every book is processed (limit: --timeout, default 30m)')
+        .option('--interval <duration>', 'time between polls with --wait', '5s')
+        .option('--concurrency <n>', 'requests in flight at once', '4'),
+      () => import('./process.js'),
+    ),
+    [
+      'bookdist book process fb02181f26270f72e261de20f8aadb9096f40802',
+      'bookdist book process --from-file hash_ids.txt --wait --timeout 20m --interval 10s',
+      'git diff --name-only | ./to-hash-ids | bookdist book process --from-file - --wait --json',
+    ],
+  );
 }
