@@ -1,8 +1,10 @@
 // The whole CLI in-process: main() with fake IO streams (terminals or pipes).
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { PassThrough, Writable } from 'node:stream';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/main.js';
+import type { IO } from '../../src/context.js';
 import { ecKeyPem, fakeIO, json, rsaKeys, startRecorder, tempDir } from './helpers.js';
 
 const keys = rsaKeys();
@@ -184,6 +186,51 @@ describe('profile add / list / show / use / remove', () => {
     expect(s.builtin).toBe(true);
     expect(s.profile).toEqual({ value: 'sandbox (built-in local sandbox)', source: 'default' });
     expect(s.base_url.source).toBe('built-in sandbox profile');
+  });
+
+  it('on a terminal, add asks for what the flags do not give (secrets hidden)', async () => {
+    // A scripted terminal: answer each question when the prompt shows it.
+    const script: Array<[RegExp, string]> = [
+      [/Profile name/, 'term\r'],
+      [/Store \(price comparison\) URL/, '\r'],
+      [/Authentication/, '\x1b[B\r'], // second choice: shared key
+      [/Shared key/, 'typed-shared-secret\r'],
+      [/Username of the account/, USER + '\r'],
+      [/Also store an access-control token\?/, 'n\r'],
+    ];
+    const stdin = Object.assign(new PassThrough(), { isTTY: true });
+    let shown = '';
+    let pending = '';
+    const stderr = Object.assign(
+      new Writable({
+        write(chunk, _e, cb) {
+          shown += chunk.toString();
+          pending += chunk.toString();
+          const next = script[0];
+          if (next && next[0].test(pending)) {
+            script.shift();
+            pending = '';
+            setTimeout(() => stdin.write(next[1]), 5);
+          }
+          cb();
+        },
+      }),
+      // Like process.stderr, a terminal is not ended when a prompt's stream piped into it ends.
+      { isTTY: true, columns: 80, end() { return this; } },
+    );
+    let out = '';
+    const stdout = Object.assign(new Writable({ write: (c, _e, cb) => ((out += c.toString()), cb()) }), { isTTY: true, columns: 80 });
+    const io: IO = { stdin, stdout, stderr, env: { BOOKDIST_CONFIG_DIR: cfg, NO_COLOR: '1' }, cwd: process.cwd() };
+    const code = await main(['profile', 'add', '--base-url', 'https://term.example.com'], { io, signals: false });
+    expect(code).toBe(0);
+    expect(script).toEqual([]);
+    expect(shown + out).not.toContain('typed-shared-secret');
+    const s = JSON.parse((await run(['profile', 'show', 'term', '--json'])).stdout);
+    expect(s.base_url).toEqual({ value: 'https://term.example.com', source: 'profile term' });
+    expect(s.username.value).toBe(USER);
+    expect(s.shared_key).toEqual({ value: '[REDACTED]', source: 'profile term' });
+    expect(JSON.parse(readFileSync(join(cfg, 'config.json'), 'utf8')).profiles.term.sharedKey).toBe('typed-shared-secret');
+    expect((await run(['profile', 'remove', 'term'])).code).toBe(0);
   });
 
   it('use switches the current profile; remove deletes it and its key copy', async () => {
