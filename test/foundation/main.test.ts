@@ -284,6 +284,21 @@ describe('commands through the whole stack (in-process)', () => {
     expect(e.message).toMatch(/^Authentication failed \(check the profile's username and key: `bookdist profile show`\) \(HTTP 401, GET \/profile\/\)$/);
     expect(d.code).toBe(3);
   });
+  it("a profile's credentials are only sent to its own base URL", async () => {
+    srv.respond((_q, res) => json(res, 200, { code: 200, success: true, test_mode: false, profile: {}, scopes: [] }));
+    const dir = join(t.dir, 'guard');
+    const add = await run(['profile', 'add', '--name', 'own', '--base-url', srv.url, '--username', USER, '--key-file', pkcs1], { env: { BOOKDIST_CONFIG_DIR: dir } });
+    expect(add.code).toBe(0);
+    const before = srv.requests.length;
+    const r = await run(['whoami', '--profile', 'own', '--base-url', 'http://127.0.0.1:9'], { env: { BOOKDIST_CONFIG_DIR: dir } });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain(`Refusing to send profile "own"'s credentials to http://127.0.0.1:9 (the profile's base URL is ${srv.url})`);
+    expect(srv.requests.length).toBe(before);
+    const ok = await run(['whoami', '--profile', 'own', '--base-url', srv.url + '/', '--json'], { env: { BOOKDIST_CONFIG_DIR: dir } });
+    expect(ok.code).toBe(0);
+    expect(srv.requests.at(-1)!.headers.authorization).toBe('CryptoAuth');
+  });
+
   it('a key that is not RSA is exit 4 before any request', async () => {
     const before = srv.requests.length;
     const r = await run(['whoami'], { env: { ...env(), BOOKDIST_KEY_FILE: ec } });
