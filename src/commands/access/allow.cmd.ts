@@ -1,7 +1,40 @@
-// PLACEHOLDER (written by the commands engineer so the tree builds): the bulk engineer owns
-// `access allow` and replaces this file with the real definition.
+// `bookdist access allow`: definition only (commander); the verb loads when it runs.
 import type { Command } from 'commander';
+import { action, examples } from '../define.js';
 
-export function register(group: Command): void {
-  group.command('allow').summary('(not implemented yet)');
+export function register(access: Command): void {
+  examples(
+    action(
+      access
+        .command('allow')
+        .summary('grant a user access to a book (one, or many from a CSV file)')
+        .description(
+          'Grants access with POST /v1/access/allow/ (operator token). One grant from the flags, or one per row\n' +
+            'of --from-csv FILE, whose header names the columns hash_id,username,price and optionally\n' +
+            'expiration_date,email,send_email. Rows run --concurrency at a time; each gets one result\n' +
+            '(row, status, message; status ok, already, invalid or failed) on stdout, or in --results FILE\n' +
+            '(NDJSON, or CSV when FILE ends in .csv), written durably so that --resume continues an interrupted\n' +
+            'job. A user who already has access is reported as "already", not as a failure. A bulk job exits 6\n' +
+            'when rows were invalid or failed, 7 when the service stayed unavailable. One grant exits 5 when the\n' +
+            'user already has access, 3 when the book or user does not exist.',
+        )
+        .option('--hash-id <hash_id>', 'book (40 hex characters)')
+        .option('--username <username>', 'user (30 hex characters)')
+        .option('--price <price>', 'your external price, a decimal with at most two places (e.g. 12.01)')
+        .option('--price-cents <cents>', 'the price in cents (1201 is 12.01)')
+        .option('--expires <date>', 'access ends then (YYYY-MM-DD [HH:MM:SS] or ISO 8601)')
+        .option('--email <email>', 'who sends out the access (tracking)')
+        .option('--send-email', 'e-mail the user that access was granted')
+        .option('--from-csv <file>', 'grant one per row of a CSV file (- for stdin)')
+        .option('--results <file>', 'with --from-csv: write the per-row results to FILE (durable; enables --resume)')
+        .option('--resume', 'with --from-csv: skip the rows that have a final result in --results FILE')
+        .option('--concurrency <n>', 'with --from-csv: requests in flight at once', '4'),
+      () => import('./allow.js'),
+    ),
+    [
+      'bookdist access allow --hash-id fb02…0802 --username 0d72…f5 --price 12.01 --expires 2027-01-31',
+      'bookdist access allow --from-csv grants.csv --results grants.results.csv',
+      'bookdist access allow --from-csv grants.csv --results grants.results.csv --resume',
+    ],
+  );
 }

@@ -1,7 +1,32 @@
-// PLACEHOLDER (written by the commands engineer so the tree builds): the bulk engineer owns
-// `access revoke` and replaces this file with the real definition.
+// `bookdist access revoke`: definition only (commander); the verb loads when it runs.
 import type { Command } from 'commander';
+import { action, examples } from '../define.js';
 
-export function register(group: Command): void {
-  group.command('revoke').summary('(not implemented yet)');
+export function register(access: Command): void {
+  examples(
+    action(
+      access
+        .command('revoke')
+        .summary('revoke a user\'s access to a book (one, or many from a CSV file)')
+        .description(
+          'Revokes access with POST /v1/access/revoke/ (operator token), after confirmation (--yes in scripts).\n' +
+            'One revocation from the flags, or one per row of --from-csv FILE (header: hash_id,username), run\n' +
+            '--concurrency at a time with one result per row (row, status, message) on stdout or in --results\n' +
+            'FILE (durable; --resume continues). A user without access is reported as "already", not as a\n' +
+            'failure. A bulk job exits 6 when rows were invalid or failed, 7 when the service stayed\n' +
+            'unavailable. One revocation exits 3 when the user has no access or the book or user does not exist.',
+        )
+        .option('--hash-id <hash_id>', 'book (40 hex characters)')
+        .option('--username <username>', 'user (30 hex characters)')
+        .option('--from-csv <file>', 'revoke one per row of a CSV file (- for stdin)')
+        .option('--results <file>', 'with --from-csv: write the per-row results to FILE (durable; enables --resume)')
+        .option('--resume', 'with --from-csv: skip the rows that have a final result in --results FILE')
+        .option('--concurrency <n>', 'with --from-csv: requests in flight at once', '4'),
+      () => import('./revoke.js'),
+    ),
+    [
+      'bookdist access revoke --hash-id fb02…0802 --username 0d72…f5',
+      'bookdist access revoke --from-csv revoke.csv --results revoke.results.ndjson --yes',
+    ],
+  );
 }

@@ -1,0 +1,78 @@
+// `bookdist access allow`: one grant from flags, or a bulk job from --from-csv (src/bulk/access.ts).
+import type { Context } from '../../context.js';
+import type { VerbInput } from '../define.js';
+import { usageError } from '../../errors.js';
+import * as v from '../../validate/index.js';
+import { emit } from '../../output/index.js';
+import { humanOutput, kv } from '../render.js';
+
+export type Options =
+  | { mode: 'csv'; file: string; results?: string; resume: boolean; concurrency: number; argv: string[] }
+  | { mode: 'one'; payload: { hash_id: string; username: string; price: string; expiration_date?: string; email?: string; send_email?: boolean } };
+
+const ONE_FLAGS = ['hashId', 'username', 'price', 'priceCents', 'expires', 'email', 'sendEmail'] as const;
+
+export function bulkArgv(opts: Record<string, any>): string[] {
+  const q = (s: string) => (/^[A-Za-z0-9_./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+  const argv = ['--from-csv', q(String(opts.fromCsv))];
+  if (opts.results !== undefined) argv.push('--results', q(String(opts.results)));
+  if (opts.concurrency !== undefined && String(opts.concurrency) !== '4') argv.push('--concurrency', String(opts.concurrency));
+  return argv;
+}
+
+export function parse({ opts }: VerbInput): Options {
+  if (opts.fromCsv !== undefined) {
+    const clash = ONE_FLAGS.filter((k) => opts[k] !== undefined);
+    if (clash.length) throw usageError(`--from-csv takes the values from the file; drop ${clash.map((k) => '--' + k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())).join(', ')}.`);
+    return {
+      mode: 'csv',
+      file: String(opts.fromCsv),
+      results: opts.results !== undefined ? String(opts.results) : undefined,
+      resume: Boolean(opts.resume),
+      concurrency: v.positiveInt(opts.concurrency ?? '4', '--concurrency', 64),
+      argv: bulkArgv(opts),
+    };
+  }
+  if (opts.results !== undefined || opts.resume) throw usageError('--results and --resume go with --from-csv FILE.');
+  if (opts.hashId === undefined) throw usageError('Give the book with --hash-id (or many grants with --from-csv FILE).');
+  if (opts.username === undefined) throw usageError('Give the user with --username.');
+  if (opts.price === undefined && opts.priceCents === undefined) throw usageError('Give the price with --price (e.g. 12.01) or --price-cents (e.g. 1201).');
+  if (opts.price !== undefined && opts.priceCents !== undefined) throw usageError('Give only one of --price and --price-cents.');
+  return {
+    mode: 'one',
+    payload: {
+      hash_id: v.hashId(opts.hashId, '--hash-id'),
+      username: v.username(opts.username, '--username'),
+      price: opts.price !== undefined ? v.price(opts.price, '--price') : v.priceFromCents(opts.priceCents, '--price-cents'),
+      expiration_date: opts.expires !== undefined ? v.dateTime(opts.expires, '--expires') : undefined,
+      email: opts.email !== undefined ? v.email(opts.email, '--email') : undefined,
+      send_email: opts.sendEmail ? true : undefined,
+    },
+  };
+}
+
+export async function run(o: Options, ctx: Context): Promise<number | void> {
+  if (o.mode === 'csv') {
+    const { runAccessCsv } = await import('../../bulk/access.js');
+    return runAccessCsv({ action: 'allow', ...o }, ctx);
+  }
+  const api = await ctx.api();
+  const body = await api.ok('access.allow', { payload: o.payload });
+  const p = o.payload;
+  if (!humanOutput(ctx)) return void (await emit(ctx, body));
+  await emit(
+    ctx,
+    { ...p, message: body?.message ?? 'Access granted.' },
+    {
+      card: (d, s) =>
+        `${s.green('✓')} ${d.message}\n` +
+        kv(s, [
+          ['Book', d.hash_id],
+          ['User', d.username],
+          ['Price', d.price],
+          ['Until', d.expiration_date ?? 'no end date'],
+          ['E-mail', d.send_email ? 'user notified' : 'not sent'],
+        ], '  '),
+    },
+  );
+}

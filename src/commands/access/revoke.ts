@@ -1,0 +1,47 @@
+// `bookdist access revoke`: one revocation from flags, or a bulk job from --from-csv (src/bulk/access.ts).
+import type { Context } from '../../context.js';
+import type { VerbInput } from '../define.js';
+import { usageError } from '../../errors.js';
+import * as v from '../../validate/index.js';
+import { emit } from '../../output/index.js';
+import { humanOutput, kv } from '../render.js';
+import { confirm } from '../confirm.js';
+import { bulkArgv } from './allow.js';
+
+export type Options =
+  | { mode: 'csv'; file: string; results?: string; resume: boolean; concurrency: number; argv: string[] }
+  | { mode: 'one'; payload: { hash_id: string; username: string } };
+
+export function parse({ opts }: VerbInput): Options {
+  if (opts.fromCsv !== undefined) {
+    if (opts.hashId !== undefined || opts.username !== undefined) throw usageError('--from-csv takes the values from the file; drop --hash-id and --username.');
+    return {
+      mode: 'csv',
+      file: String(opts.fromCsv),
+      results: opts.results !== undefined ? String(opts.results) : undefined,
+      resume: Boolean(opts.resume),
+      concurrency: v.positiveInt(opts.concurrency ?? '4', '--concurrency', 64),
+      argv: bulkArgv(opts),
+    };
+  }
+  if (opts.results !== undefined || opts.resume) throw usageError('--results and --resume go with --from-csv FILE.');
+  if (opts.hashId === undefined) throw usageError('Give the book with --hash-id (or many with --from-csv FILE).');
+  if (opts.username === undefined) throw usageError('Give the user with --username.');
+  return { mode: 'one', payload: { hash_id: v.hashId(opts.hashId, '--hash-id'), username: v.username(opts.username, '--username') } };
+}
+
+export async function run(o: Options, ctx: Context): Promise<number | void> {
+  if (o.mode === 'csv') {
+    const { runAccessCsv } = await import('../../bulk/access.js');
+    return runAccessCsv({ action: 'revoke', ...o }, ctx);
+  }
+  await confirm(ctx, `Revoke the access of user ${o.payload.username} to book ${o.payload.hash_id}?`);
+  const api = await ctx.api();
+  const body = await api.ok('access.revoke', { payload: o.payload });
+  if (!humanOutput(ctx)) return void (await emit(ctx, body));
+  await emit(
+    ctx,
+    { ...o.payload, message: body?.message ?? 'Access revoked.' },
+    { card: (d, s) => `${s.green('✓')} ${d.message}\n` + kv(s, [['Book', d.hash_id], ['User', d.username]], '  ') },
+  );
+}
