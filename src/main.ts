@@ -63,9 +63,15 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       void Promise.allSettled(cleanups.map((fn) => fn())).finally(() => process.exit(ExitCode.INTERRUPTED));
     }
   };
+  // `bookdist ... | head`: the reader went away. Stop quietly, as other Unix tools do.
+  const onPipeError = (err: NodeJS.ErrnoException) => {
+    if (err?.code !== 'EPIPE') throw err;
+    void Promise.allSettled(cleanups.map((fn) => fn())).finally(() => process.exit(ExitCode.OK));
+  };
   if (options.signals !== false) {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    process.stdout.on('error', onPipeError);
   }
 
   const { buildProgram } = await import('./program.js');
@@ -114,6 +120,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
+    // The EPIPE listener stays: output still buffered may fail after main() returns.
   }
   return code;
 }

@@ -1,6 +1,8 @@
 // bin/bookdist end to end against a small recording HTTP server: the exact bytes it sends and
 // what it prints. (Build first: `npm test` does.)
 import { createVerify } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { BIN } from '../helpers/cli.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -66,6 +68,8 @@ const route: Responder = (q, res) => {
         return text(res, 502, 'Bad gateway', 'text/html');
       case '/hang/':
         return; // never answers
+      case '/v1/book/index/':
+        return json(res, 200, { code: 200, success: true, count: 5000, results: Array.from({ length: 5000 }, (_, i) => ({ id: i, title: `Book ${i}`.padEnd(200, '.') })) });
       default:
         return json(res, 200, { code: 200, success: true, test_mode: false, echo: q.url });
     }
@@ -260,6 +264,16 @@ describe('resilience and errors', () => {
     expect(r.stderr).toMatch(new RegExp(`^bookdist: GET ${srv.url}/hang/: no answer within 300ms \\(timed out; raise --timeout\\) after 2 attempts\\n$`));
     expect(srv.requests).toHaveLength(2);
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('a reader that goes away (| head) ends the command quietly', async () => {
+    const child = spawn(process.execPath, [BIN, 'api', 'GET', '/v1/book/index/'], { env: { PATH: process.env.PATH, ...envFor() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise((r) => child.on('close', r));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 
   it('a service that is not there: exit 7 naming the cause', async () => {

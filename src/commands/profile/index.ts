@@ -7,9 +7,9 @@ export function registerProfile(program: Command): void {
     .command('profile')
     .summary('manage stored profiles: service URL, username and credentials')
     .description(
-      'Profiles hold a base URL, a username and credentials (an RSA key, a shared key and/or an\n' +
-        'access-control token). They live in $BOOKDIST_CONFIG_DIR or $XDG_CONFIG_HOME/bookdist,\n' +
-        'files 0600 in a 0700 directory. Settings resolve as flag > environment > profile > default;\n' +
+      'Profiles hold a base URL, a username and credentials (an RSA key, a shared key and/or an ' +
+        'access-control token). They live in $BOOKDIST_CONFIG_DIR or $XDG_CONFIG_HOME/bookdist, ' +
+        'files 0600 in a 0700 directory.\n\nSettings resolve as flag > environment > profile > default; ' +
         'without any profile, bookdist uses the built-in "sandbox" profile (a local sandbox service).',
     );
 
@@ -19,10 +19,10 @@ export function registerProfile(program: Command): void {
         .command('add')
         .summary('store a profile (prompts on a terminal, flags in scripts)')
         .description(
-          'Stores a profile. On a terminal it asks for what the flags do not give; in scripts every\n' +
-            'value comes from flags, and secrets from stdin (never from the command line).\n' +
-            'The base URL is given with the global option --base-url <url>.\n' +
-            'A key given with --key-file is checked (an RSA private key, PKCS#1 or PKCS#8 PEM) and\n' +
+          'Stores a profile. On a terminal it asks for what the flags do not give; in scripts every ' +
+            'value comes from flags, and secrets from stdin (never from the command line).\n\n' +
+            'The base URL is given with the global option --base-url <url>.\n\n' +
+            'A key given with --key-file is checked (an RSA private key, PKCS#1 or PKCS#8 PEM) and ' +
             'copied into the config directory (0600), so the profile keeps working if the file moves.',
         )
         .option('--name <name>', 'profile name (letters, digits, - and _)')
