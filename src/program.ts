@@ -12,6 +12,8 @@ import { registerCodes } from './commands/codes/index.js';
 import { registerImport } from './commands/import/index.js';
 import { registerAccess } from './commands/access/index.js';
 import { registerOffers } from './commands/offers/index.js';
+import { registerCompletion } from './commands/completion/index.js';
+import { registerHelp } from './commands/help/index.js';
 
 declare const __BOOKDIST_VERSION__: string | undefined;
 export const VERSION = typeof __BOOKDIST_VERSION__ !== 'undefined' ? __BOOKDIST_VERSION__ : '0.0.0-dev';
@@ -58,5 +60,8 @@ export function buildProgram(): Command {
   registerImport(program);
   registerAccess(program);
   registerOffers(program);
+  registerCompletion(program);
+  // Keep last: `help` closes the list of commands, as commander's own help command does.
+  registerHelp(program);
   return program;
 }

@@ -1,0 +1,31 @@
+// `bookdist completion bash|zsh|fish`, and the hidden `__reference` used by scripts/gen-docs.mjs.
+// Definitions only; the generators load when the command runs.
+import { Argument, type Command } from 'commander';
+import { action, examples } from '../define.js';
+
+export function registerCompletion(program: Command): void {
+  examples(
+    action(
+      program
+        .command('completion')
+        .summary('print a shell completion script (bash, zsh or fish)')
+        .description(
+          'Prints a completion script for bash, zsh or fish, generated from the command tree: commands,\n' +
+            'subcommands, options, and the values of options with fixed choices (such as --output).\n' +
+            'The script is static: completing never runs bookdist. The same scripts ship in completions/.',
+        )
+        .addArgument(new Argument('<shell>', 'the shell to complete in').choices(['bash', 'zsh', 'fish'])),
+      () => import('./run.js'),
+    ),
+    [
+      'source <(bookdist completion bash)',
+      'bookdist completion zsh > ~/.zfunc/_bookdist',
+      'bookdist completion fish > ~/.config/fish/completions/bookdist.fish',
+    ],
+  );
+  // For scripts/gen-docs.mjs: the README's command reference, from the tree of the built CLI.
+  action(
+    program.command('__reference', { hidden: true }).description('print the Markdown command reference'),
+    () => import('./reference-run.js'),
+  );
+}

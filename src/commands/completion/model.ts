@@ -1,0 +1,127 @@
+// A plain description of the command tree for completions and the README reference: commands,
+// subcommands, aliases, options (own and inherited from ancestors), option values and choices.
+// Everything comes from the commander tree, so new commands appear on regeneration.
+import type { Argument, Command, Option } from 'commander';
+
+/** What follows a flag: nothing, a value it requires, or a value it may take. */
+export type Arity = 'none' | 'required' | 'optional';
+
+/** How a value can be completed: from fixed choices, as a file path, or not at all. */
+export type ValueKind = { kind: 'choices'; choices: string[] } | { kind: 'file' } | { kind: 'free' };
+
+export interface FlagSpec {
+  /** `-o` and/or `--output`, short first. */
+  names: string[];
+  arity: Arity;
+  value: ValueKind;
+  description: string;
+}
+
+export interface ArgSpec {
+  name: string;
+  variadic: boolean;
+  value: ValueKind;
+}
+
+export interface CommandSpec {
+  /** Names from the root, e.g. ['book', 'get']; [] for the root. */
+  path: string[];
+  name: string;
+  aliases: string[];
+  summary: string;
+  /** A help command (`bookdist help <command...>`, `bookdist book help <command>`): its words name commands. */
+  isHelp: boolean;
+  /** Own options first, then those inherited from ancestors (global options), deduplicated. */
+  flags: FlagSpec[];
+  /** This command's own visible options, with its help option. */
+  ownFlags: FlagSpec[];
+  args: ArgSpec[];
+  commands: CommandSpec[];
+}
+
+/** Choices that are safe to put unquoted in a shell word list. */
+const PLAIN_WORD = /^[A-Za-z0-9_.:@+%,/-]+$/;
+/** Value names that ask for a path: <file>, <pem>, <path>, <dir>, <key-file>, <out_dir>... */
+const FILE_VALUE = /(^|[-_ ])(file|files|path|dir|directory|pem)$/i;
+
+function valueKind(valueName: string | undefined, choices: readonly string[] | undefined): ValueKind {
+  if (choices && choices.length && choices.every((c) => PLAIN_WORD.test(c))) return { kind: 'choices', choices: [...choices] };
+  if (valueName && FILE_VALUE.test(valueName)) return { kind: 'file' };
+  return { kind: 'free' };
+}
+
+/** One line of text for a completion menu. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+export function summaryOf(cmd: Command): string {
+  return oneLine(cmd.summary() || (cmd.description() || '').split('\n')[0] || '');
+}
+
+function flagSpec(opt: Option): FlagSpec {
+  const valueName = /[<[]([^>\]]+)[>\]]/.exec(opt.flags)?.[1]?.replace(/\.\.\.$/, '');
+  const names = [opt.short, opt.long].filter((n): n is string => Boolean(n));
+  return {
+    names,
+    arity: opt.required ? 'required' : opt.optional ? 'optional' : 'none',
+    value: opt.required || opt.optional ? valueKind(valueName, opt.argChoices) : { kind: 'free' },
+    description: oneLine(opt.description || ''),
+  };
+}
+
+function argSpec(arg: Argument): ArgSpec {
+  return { name: arg.name(), variadic: arg.variadic, value: valueKind(arg.name(), arg.argChoices) };
+}
+
+/** Own visible options (with the help option), then those of every ancestor, nearest first. */
+function flagsOf(cmd: Command): FlagSpec[] {
+  const seen = new Set<string>();
+  const out: FlagSpec[] = [];
+  const add = (opt: Option) => {
+    const spec = flagSpec(opt);
+    // A subcommand's own option shadows an ancestor's option of the same name.
+    const names = spec.names.filter((n) => !seen.has(n));
+    if (!names.length) return;
+    names.forEach((n) => seen.add(n));
+    out.push({ ...spec, names });
+  };
+  cmd.createHelp().visibleOptions(cmd).forEach(add);
+  for (let a = cmd.parent; a; a = a.parent) a.options.filter((o) => !o.hidden).forEach(add);
+  return out;
+}
+
+/** Visible subcommands in the order help lists them, including commander's implicit `help`. */
+export function visibleSubcommands(cmd: Command): Command[] {
+  return cmd.createHelp().visibleCommands(cmd);
+}
+
+export function buildModel(program: Command): CommandSpec {
+  const walk = (cmd: Command, path: string[]): CommandSpec => {
+    const commands = visibleSubcommands(cmd);
+    const isHelp = path.length > 0 && cmd.name() === 'help';
+    return {
+      path,
+      name: cmd.name(),
+      aliases: cmd.aliases().filter((a) => a !== cmd.name()),
+      summary: summaryOf(cmd),
+      isHelp,
+      flags: isHelp ? [] : flagsOf(cmd),
+      ownFlags: isHelp ? [] : cmd.createHelp().visibleOptions(cmd).map(flagSpec),
+      args: isHelp ? [] : cmd.registeredArguments.map(argSpec),
+      commands: commands.map((c) => walk(c, [...path, c.name()])),
+    };
+  };
+  return walk(program, []);
+}
+
+/** Every command of the model, depth first, in tree order (the root first). */
+export function allCommands(root: CommandSpec): CommandSpec[] {
+  const out: CommandSpec[] = [];
+  const visit = (c: CommandSpec) => {
+    out.push(c);
+    c.commands.forEach(visit);
+  };
+  visit(root);
+  return out;
+}

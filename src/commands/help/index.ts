@@ -1,0 +1,37 @@
+// `bookdist help <command...>`: the help of any command, at any depth. commander's built-in help
+// command only looks at its first word (`help book get` would show the help of `book`), so the
+// root gets a real `help` command; groups keep commander's (`bookdist book help get`).
+import type { Command } from 'commander';
+import { examples } from '../define.js';
+
+export function registerHelp(program: Command): void {
+  examples(
+    program
+      .command('help')
+      .summary('show the help of a command, e.g. `bookdist help book get`')
+      .description(
+        'Shows the same help as `bookdist <command...> --help`: what the command does on the service, its\n' +
+          'options with their defaults, and examples. `bookdist help exit-codes` lists the exit codes.',
+      )
+      .argument('[command...]', 'the command, e.g. book get')
+      .action((words: string[], _opts: unknown, self: Command) => {
+        let target: Command = program;
+        for (const word of words) {
+          const next = target.commands.find((c) => c.name() === word || c.aliases().includes(word));
+          if (!next) {
+            const known = target === program ? 'bookdist' : `bookdist ${pathOf(target)}`;
+            self.error(`unknown command "${[...pathOf(target).split(' ').filter(Boolean), word].join(' ')}"; run \`${known} --help\` for the commands.`);
+          }
+          target = next;
+        }
+        target.help();
+      }),
+    ['bookdist help book get', 'bookdist help profile', 'bookdist help exit-codes'],
+  );
+}
+
+function pathOf(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c && c.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
