@@ -33,7 +33,7 @@ __capture_done() { print -r -- '<<done>>' >> ${(q)out} }
 comppostfuncs=(__capture_done)
 print -r -- '<<ready>>' >> ${(q)out}
 RC
-zpty z "ZDOTDIR=${(q)tmp} TERM=dumb zsh -i"
+zpty z "ZDOTDIR=${(q)tmp} TERM=dumb zsh -d -i"
 local i
 for i in {1..200}; do grep -q '<<ready>>' $out && break; sleep 0.05; done
 zpty -w -n z "$line"$'\t'
