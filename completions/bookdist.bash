@@ -1,0 +1,402 @@
+# bash completion for bookdist. Generated from the command tree by `bookdist completion bash`; do not edit.
+# Load in the current shell:  source <(bookdist completion bash)
+# Install (bash-completion):  bookdist completion bash > ~/.local/share/bash-completion/completions/bookdist
+# Type codes: arity (n none, r required value, o optional value), then the value's kind
+# (- anything, f a file path, c one of the choices listed after a space).
+
+# REPLY: the subcommand that word $2 names under command path $1 (or empty)
+_bookdist_cmd() {
+  case "$1/$2" in
+    '/status') REPLY='status' ;;
+    '/whoami') REPLY='whoami' ;;
+    '/describe') REPLY='describe' ;;
+    '/api') REPLY='api' ;;
+    '/profile') REPLY='profile' ;;
+    '/sandbox') REPLY='sandbox' ;;
+    '/book') REPLY='book' ;;
+    '/user') REPLY='user' ;;
+    '/order') REPLY='order' ;;
+    '/codes') REPLY='codes' ;;
+    '/import') REPLY='import' ;;
+    '/access') REPLY='access' ;;
+    '/offers') REPLY='offers' ;;
+    '/completion') REPLY='completion' ;;
+    '/help') REPLY='help' ;;
+    'profile/add') REPLY='add' ;;
+    'profile/list'|'profile/ls') REPLY='list' ;;
+    'profile/show') REPLY='show' ;;
+    'profile/use') REPLY='use' ;;
+    'profile/remove'|'profile/rm') REPLY='remove' ;;
+    'profile/help') REPLY='help' ;;
+    'sandbox/serve') REPLY='serve' ;;
+    'sandbox/credentials') REPLY='credentials' ;;
+    'sandbox/reset') REPLY='reset' ;;
+    'sandbox/clock') REPLY='clock' ;;
+    'sandbox/usage') REPLY='usage' ;;
+    'sandbox/redeem') REPLY='redeem' ;;
+    'sandbox/outbox') REPLY='outbox' ;;
+    'sandbox/help') REPLY='help' ;;
+    'sandbox clock/advance') REPLY='advance' ;;
+    'sandbox clock/show') REPLY='show' ;;
+    'sandbox clock/help') REPLY='help' ;;
+    'book/get') REPLY='get' ;;
+    'book/pricing') REPLY='pricing' ;;
+    'book/search') REPLY='search' ;;
+    'book/list') REPLY='list' ;;
+    'book/viewer') REPLY='viewer' ;;
+    'book/process') REPLY='process' ;;
+    'book/help') REPLY='help' ;;
+    'user/invite') REPLY='invite' ;;
+    'user/create') REPLY='create' ;;
+    'user/get') REPLY='get' ;;
+    'user/orders') REPLY='orders' ;;
+    'user/purchase') REPLY='purchase' ;;
+    'user/help') REPLY='help' ;;
+    'order/create') REPLY='create' ;;
+    'order/refund') REPLY='refund' ;;
+    'order/free') REPLY='free' ;;
+    'order/help') REPLY='help' ;;
+    'codes/generate') REPLY='generate' ;;
+    'codes/summary') REPLY='summary' ;;
+    'codes/help') REPLY='help' ;;
+    'import/search') REPLY='search' ;;
+    'import/help') REPLY='help' ;;
+    'access/allow') REPLY='allow' ;;
+    'access/revoke') REPLY='revoke' ;;
+    'access/help') REPLY='help' ;;
+    'offers/get') REPLY='get' ;;
+    'offers/checkout') REPLY='checkout' ;;
+    'offers/help') REPLY='help' ;;
+    *) REPLY= ;;
+  esac
+}
+
+# the subcommands of command path $1
+_bookdist_cmds() {
+  case "$1" in
+    '') REPLY='status whoami describe api profile sandbox book user order codes import access offers completion help' ;;
+    'profile') REPLY='add list show use remove help' ;;
+    'sandbox') REPLY='serve credentials reset clock usage redeem outbox help' ;;
+    'sandbox clock') REPLY='advance show help' ;;
+    'book') REPLY='get pricing search list viewer process help' ;;
+    'user') REPLY='invite create get orders purchase help' ;;
+    'order') REPLY='create refund free help' ;;
+    'codes') REPLY='generate summary help' ;;
+    'import') REPLY='search help' ;;
+    'access') REPLY='allow revoke help' ;;
+    'offers') REPLY='get checkout help' ;;
+    *) REPLY= ;;
+  esac
+}
+
+# aliases of the subcommands of command path $1
+_bookdist_aliases() {
+  case "$1" in
+    'profile') REPLY='ls rm' ;;
+    *) REPLY= ;;
+  esac
+}
+
+# the options of command path $1 itself (not those of its ancestors)
+_bookdist_flags() {
+  case "$1" in
+    '') REPLY='-V --version --profile --base-url -o --output --json --fields --color --timeout --retries --debug -q --quiet -y --yes --dry-run -h --help' ;;
+    'status') REPLY='-h --help' ;;
+    'whoami') REPLY='-h --help' ;;
+    'describe') REPLY='--endpoint -h --help' ;;
+    'api') REPLY='-f --field -F --raw-field --input --auth --store -i --include -h --help' ;;
+    'profile') REPLY='-h --help' ;;
+    'profile add') REPLY='--name --store-url --username --key-file --shared-key-stdin --token-stdin --use --force -h --help' ;;
+    'profile list') REPLY='-h --help' ;;
+    'profile show') REPLY='-h --help' ;;
+    'profile use') REPLY='-h --help' ;;
+    'profile remove') REPLY='-h --help' ;;
+    'sandbox') REPLY='-h --help' ;;
+    'sandbox serve') REPLY='--host --port --db --process-delay --fault-rate --fault --latency -h --help' ;;
+    'sandbox credentials') REPLY='--db -h --help' ;;
+    'sandbox reset') REPLY='--db -h --help' ;;
+    'sandbox clock') REPLY='-h --help' ;;
+    'sandbox clock advance') REPLY='--db --url -h --help' ;;
+    'sandbox clock show') REPLY='--db --url -h --help' ;;
+    'sandbox usage') REPLY='--username --hash-id --viewed --printed --db --url -h --help' ;;
+    'sandbox redeem') REPLY='--username --db --url -h --help' ;;
+    'sandbox outbox') REPLY='--to --db --url -h --help' ;;
+    'book') REPLY='-h --help' ;;
+    'book get') REPLY='--isbn --sku --isbn-file --hash-id-file --no-check -h --help' ;;
+    'book pricing') REPLY='--isbn --no-check -h --help' ;;
+    'book search') REPLY='--isbn --title --author --hash-id --limit --offset --all --no-check -h --help' ;;
+    'book list') REPLY='--limit --offset --all -h --help' ;;
+    'book viewer') REPLY='--username --hash-id --open -h --help' ;;
+    'book process') REPLY='--from-file --force --urgent --wait --interval --concurrency -h --help' ;;
+    'user') REPLY='-h --help' ;;
+    'user invite') REPLY='--email --first-name --last-name --label -h --help' ;;
+    'user create') REPLY='--email --first-name --last-name --password-stdin --label -h --help' ;;
+    'user get') REPLY='--email -h --help' ;;
+    'user orders') REPLY='-h --help' ;;
+    'user purchase') REPLY='--refund-data -h --help' ;;
+    'order') REPLY='-h --help' ;;
+    'order create') REPLY='--username --pricing-id --order-type --org --billing-file --billing-name --billing-first-name --billing-last-name --billing-company --billing-line1 --billing-line2 --billing-city --billing-state --billing-postal-code --billing-country --shipping-file --order-number --label --no-email -h --help' ;;
+    'order refund') REPLY='--order-id --item --send-email --no-email -h --help' ;;
+    'order free') REPLY='--username --hash-id --expires --label -h --help' ;;
+    'codes') REPLY='-h --help' ;;
+    'codes generate') REPLY='--hash-id --org --count --limit-days --expires --samples --label --batch-size --concurrency --out --resume -h --help' ;;
+    'codes summary') REPLY='-h --help' ;;
+    'import') REPLY='-h --help' ;;
+    'import search') REPLY='--title --author --isbn --limit --offset --all --no-check -h --help' ;;
+    'access') REPLY='-h --help' ;;
+    'access allow') REPLY='--hash-id --username --price --price-cents --expires --email --send-email --from-csv --results --resume --concurrency -h --help' ;;
+    'access revoke') REPLY='--hash-id --username --from-csv --results --resume --concurrency -h --help' ;;
+    'offers') REPLY='-h --help' ;;
+    'offers get') REPLY='--isbn --no-check -h --help' ;;
+    'offers checkout') REPLY='--id --rejoiner-id --open -h --help' ;;
+    'completion') REPLY='-h --help' ;;
+    *) REPLY= ;;
+  esac
+}
+
+# REPLY: type code of option $2 defined by command path $1 (see below)
+_bookdist_flag() {
+  case "$1/$2" in
+    '/--profile') REPLY='r-' ;;
+    '/--base-url') REPLY='r-' ;;
+    '/-o'|'/--output') REPLY='rc table json ndjson csv tsv' ;;
+    '/--fields') REPLY='r-' ;;
+    '/--color') REPLY='rc auto always never' ;;
+    '/--timeout') REPLY='r-' ;;
+    '/--retries') REPLY='r-' ;;
+    'describe/--endpoint') REPLY='r-' ;;
+    'api/-f'|'api/--field') REPLY='r-' ;;
+    'api/-F'|'api/--raw-field') REPLY='r-' ;;
+    'api/--input') REPLY='rf' ;;
+    'api/--auth') REPLY='r-' ;;
+    'profile add/--name') REPLY='r-' ;;
+    'profile add/--store-url') REPLY='r-' ;;
+    'profile add/--username') REPLY='r-' ;;
+    'profile add/--key-file') REPLY='rf' ;;
+    'sandbox serve/--host') REPLY='r-' ;;
+    'sandbox serve/--port') REPLY='r-' ;;
+    'sandbox serve/--db') REPLY='rf' ;;
+    'sandbox serve/--process-delay') REPLY='r-' ;;
+    'sandbox serve/--fault-rate') REPLY='r-' ;;
+    'sandbox serve/--fault') REPLY='r-' ;;
+    'sandbox serve/--latency') REPLY='r-' ;;
+    'sandbox credentials/--db') REPLY='rf' ;;
+    'sandbox reset/--db') REPLY='rf' ;;
+    'sandbox clock advance/--db') REPLY='rf' ;;
+    'sandbox clock advance/--url') REPLY='r-' ;;
+    'sandbox clock show/--db') REPLY='rf' ;;
+    'sandbox clock show/--url') REPLY='r-' ;;
+    'sandbox usage/--username') REPLY='r-' ;;
+    'sandbox usage/--hash-id') REPLY='r-' ;;
+    'sandbox usage/--viewed') REPLY='r-' ;;
+    'sandbox usage/--printed') REPLY='r-' ;;
+    'sandbox usage/--db') REPLY='rf' ;;
+    'sandbox usage/--url') REPLY='r-' ;;
+    'sandbox redeem/--username') REPLY='r-' ;;
+    'sandbox redeem/--db') REPLY='rf' ;;
+    'sandbox redeem/--url') REPLY='r-' ;;
+    'sandbox outbox/--to') REPLY='r-' ;;
+    'sandbox outbox/--db') REPLY='rf' ;;
+    'sandbox outbox/--url') REPLY='r-' ;;
+    'book get/--isbn') REPLY='r-' ;;
+    'book get/--sku') REPLY='r-' ;;
+    'book get/--isbn-file') REPLY='rf' ;;
+    'book get/--hash-id-file') REPLY='rf' ;;
+    'book pricing/--isbn') REPLY='r-' ;;
+    'book search/--isbn') REPLY='r-' ;;
+    'book search/--title') REPLY='r-' ;;
+    'book search/--author') REPLY='r-' ;;
+    'book search/--hash-id') REPLY='r-' ;;
+    'book search/--limit') REPLY='r-' ;;
+    'book search/--offset') REPLY='r-' ;;
+    'book list/--limit') REPLY='r-' ;;
+    'book list/--offset') REPLY='r-' ;;
+    'book viewer/--username') REPLY='r-' ;;
+    'book viewer/--hash-id') REPLY='r-' ;;
+    'book process/--from-file') REPLY='rf' ;;
+    'book process/--interval') REPLY='r-' ;;
+    'book process/--concurrency') REPLY='r-' ;;
+    'user invite/--email') REPLY='r-' ;;
+    'user invite/--first-name') REPLY='r-' ;;
+    'user invite/--last-name') REPLY='r-' ;;
+    'user invite/--label') REPLY='r-' ;;
+    'user create/--email') REPLY='r-' ;;
+    'user create/--first-name') REPLY='r-' ;;
+    'user create/--last-name') REPLY='r-' ;;
+    'user create/--label') REPLY='r-' ;;
+    'user get/--email') REPLY='r-' ;;
+    'order create/--username') REPLY='r-' ;;
+    'order create/--pricing-id') REPLY='r-' ;;
+    'order create/--order-type') REPLY='r-' ;;
+    'order create/--org') REPLY='r-' ;;
+    'order create/--billing-file') REPLY='rf' ;;
+    'order create/--billing-name') REPLY='r-' ;;
+    'order create/--billing-first-name') REPLY='r-' ;;
+    'order create/--billing-last-name') REPLY='r-' ;;
+    'order create/--billing-company') REPLY='r-' ;;
+    'order create/--billing-line1') REPLY='r-' ;;
+    'order create/--billing-line2') REPLY='r-' ;;
+    'order create/--billing-city') REPLY='r-' ;;
+    'order create/--billing-state') REPLY='r-' ;;
+    'order create/--billing-postal-code') REPLY='r-' ;;
+    'order create/--billing-country') REPLY='r-' ;;
+    'order create/--shipping-file') REPLY='rf' ;;
+    'order create/--order-number') REPLY='r-' ;;
+    'order create/--label') REPLY='r-' ;;
+    'order refund/--order-id') REPLY='r-' ;;
+    'order refund/--item') REPLY='r-' ;;
+    'order free/--username') REPLY='r-' ;;
+    'order free/--hash-id') REPLY='r-' ;;
+    'order free/--expires') REPLY='r-' ;;
+    'order free/--label') REPLY='r-' ;;
+    'codes generate/--hash-id') REPLY='r-' ;;
+    'codes generate/--org') REPLY='r-' ;;
+    'codes generate/--count') REPLY='r-' ;;
+    'codes generate/--limit-days') REPLY='r-' ;;
+    'codes generate/--expires') REPLY='r-' ;;
+    'codes generate/--label') REPLY='r-' ;;
+    'codes generate/--batch-size') REPLY='r-' ;;
+    'codes generate/--concurrency') REPLY='r-' ;;
+    'codes generate/--out') REPLY='rf' ;;
+    'import search/--title') REPLY='r-' ;;
+    'import search/--author') REPLY='r-' ;;
+    'import search/--isbn') REPLY='r-' ;;
+    'import search/--limit') REPLY='r-' ;;
+    'import search/--offset') REPLY='r-' ;;
+    'access allow/--hash-id') REPLY='r-' ;;
+    'access allow/--username') REPLY='r-' ;;
+    'access allow/--price') REPLY='r-' ;;
+    'access allow/--price-cents') REPLY='r-' ;;
+    'access allow/--expires') REPLY='r-' ;;
+    'access allow/--email') REPLY='r-' ;;
+    'access allow/--from-csv') REPLY='rf' ;;
+    'access allow/--results') REPLY='rf' ;;
+    'access allow/--concurrency') REPLY='r-' ;;
+    'access revoke/--hash-id') REPLY='r-' ;;
+    'access revoke/--username') REPLY='r-' ;;
+    'access revoke/--from-csv') REPLY='rf' ;;
+    'access revoke/--results') REPLY='rf' ;;
+    'access revoke/--concurrency') REPLY='r-' ;;
+    'offers get/--isbn') REPLY='r-' ;;
+    'offers checkout/--id') REPLY='r-' ;;
+    'offers checkout/--rejoiner-id') REPLY='r-' ;;
+    *) REPLY= ;;
+  esac
+}
+
+# REPLY: type code of positional argument $2 (from 0) of command path $1
+_bookdist_arg() {
+  case "$1/$2" in
+    'api/1') REPLY='rf' ;;
+    'completion/0') REPLY='rc bash zsh fish' ;;
+    *) REPLY= ;;
+  esac
+}
+
+# REPLY: type code of option $2 at command path $1, defined there or by an ancestor.
+_bookdist_flag_type() {
+  local p=$1
+  while :; do
+    _bookdist_flag "$p" "$2"
+    if [[ -n $REPLY || -z $p ]]; then return; fi
+    if [[ $p == *' '* ]]; then p=${p% *}; else p=; fi
+  done
+}
+
+# REPLY: the options of command path $1 and of its ancestors (global options), each once.
+_bookdist_all_flags() {
+  local p=$1 seen=' ' out= f
+  while :; do
+    _bookdist_flags "$p"
+    for f in $REPLY; do
+      [[ $seen == *" $f "* ]] && continue
+      seen+="$f "
+      out+="$f "
+    done
+    [[ -z $p ]] && break
+    if [[ $p == *' '* ]]; then p=${p% *}; else p=; fi
+  done
+  REPLY=$out
+}
+
+# COMPREPLY: values for type code $1 matching $2, each prefixed with $3 (for --flag=value).
+_bookdist_values() {
+  case $1 in
+    ?c\ *) COMPREPLY=($(compgen -P "$3" -W "${1:3}" -- "$2")) ;;
+    ?f)
+      local IFS=$'\n'
+      COMPREPLY=($(compgen -P "$3" -f -- "$2"))
+      compopt -o filenames 2>/dev/null
+      ;;
+  esac
+}
+
+_bookdist() {
+  local cur=${COMP_WORDS[COMP_CWORD]} cmdpath= pending= word REPLY
+  local -i i help=0 nargs=0 dashdash=0
+  COMPREPLY=()
+  # Walk the words before the cursor: subcommands extend the path, options and their values are skipped.
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    word=${COMP_WORDS[i]}
+    # "--flag=value" comes as three words when '=' is in COMP_WORDBREAKS.
+    if [[ $word == '=' && ${COMP_WORDS[i-1]} == -?* ]]; then pending=${COMP_WORDS[i-1]}; continue; fi
+    if [[ -n $pending ]]; then pending=; continue; fi
+    if ((!dashdash)); then
+      if [[ $word == -- ]]; then dashdash=1; continue; fi
+      if [[ $word == -?* ]]; then
+        [[ $word == *=* ]] && continue
+        _bookdist_flag_type "$cmdpath" "$word"
+        [[ $REPLY == r* ]] && pending=$word
+        continue
+      fi
+    fi
+    if ((nargs == 0)); then
+      _bookdist_cmd "$cmdpath" "$word"
+      if [[ -n $REPLY ]]; then
+        # "help" takes command names: keep completing them, without options.
+        if [[ $REPLY == help ]]; then help=1; else cmdpath=${cmdpath:+$cmdpath }$REPLY; fi
+        continue
+      fi
+    fi
+    nargs+=1
+  done
+
+  if [[ -n $pending ]]; then
+    [[ $cur == '=' ]] && cur=
+    _bookdist_flag_type "$cmdpath" "$pending"
+    _bookdist_values "$REPLY" "$cur" ''
+    return 0
+  fi
+  if ((!dashdash && !help)) && [[ $cur == -* ]]; then
+    if [[ $cur == -?*=* ]]; then
+      _bookdist_flag_type "$cmdpath" "${cur%%=*}"
+      _bookdist_values "$REPLY" "${cur#*=}" "${cur%%=*}="
+    else
+      _bookdist_all_flags "$cmdpath"
+      COMPREPLY=($(compgen -W "$REPLY" -- "$cur"))
+    fi
+    return 0
+  fi
+  if ((nargs == 0)); then
+    _bookdist_cmds "$cmdpath"
+    COMPREPLY=($(compgen -W "$REPLY" -- "$cur"))
+    if ((!${#COMPREPLY[@]})); then
+      _bookdist_aliases "$cmdpath"
+      COMPREPLY=($(compgen -W "$REPLY" -- "$cur"))
+    fi
+  fi
+  ((help)) && return 0
+  if ((!${#COMPREPLY[@]})); then
+    _bookdist_arg "$cmdpath" "$nargs"
+    [[ -z $REPLY ]] && _bookdist_arg "$cmdpath" '*'
+    _bookdist_values "$REPLY" "$cur" ''
+  fi
+  # Nothing else to offer after a command: its options.
+  if ((!${#COMPREPLY[@]} && !dashdash)) && [[ -z $cur ]]; then
+    _bookdist_all_flags "$cmdpath"
+    COMPREPLY=($(compgen -W "$REPLY" -- "$cur"))
+  fi
+  return 0
+}
+
+complete -F _bookdist bookdist

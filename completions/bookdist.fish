@@ -1,0 +1,671 @@
+# fish completion for bookdist. Generated from the command tree by `bookdist completion fish`; do not edit.
+# Install:                    bookdist completion fish > ~/.config/fish/completions/bookdist.fish
+# Load in the current shell:  bookdist completion fish | source
+# Type codes: arity (n none, r required value, o optional value), then the value's kind
+# (- anything, f a file path, c one of the choices listed after a space).
+
+# the subcommand that $word names under $cmdpath (or nothing)
+function __bookdist_cmd --argument-names cmdpath word
+    switch "$cmdpath/$word"
+        case '/status'
+            echo 'status'
+        case '/whoami'
+            echo 'whoami'
+        case '/describe'
+            echo 'describe'
+        case '/api'
+            echo 'api'
+        case '/profile'
+            echo 'profile'
+        case '/sandbox'
+            echo 'sandbox'
+        case '/book'
+            echo 'book'
+        case '/user'
+            echo 'user'
+        case '/order'
+            echo 'order'
+        case '/codes'
+            echo 'codes'
+        case '/import'
+            echo 'import'
+        case '/access'
+            echo 'access'
+        case '/offers'
+            echo 'offers'
+        case '/completion'
+            echo 'completion'
+        case '/help'
+            echo 'help'
+        case 'profile/add'
+            echo 'add'
+        case 'profile/list' 'profile/ls'
+            echo 'list'
+        case 'profile/show'
+            echo 'show'
+        case 'profile/use'
+            echo 'use'
+        case 'profile/remove' 'profile/rm'
+            echo 'remove'
+        case 'profile/help'
+            echo 'help'
+        case 'sandbox/serve'
+            echo 'serve'
+        case 'sandbox/credentials'
+            echo 'credentials'
+        case 'sandbox/reset'
+            echo 'reset'
+        case 'sandbox/clock'
+            echo 'clock'
+        case 'sandbox/usage'
+            echo 'usage'
+        case 'sandbox/redeem'
+            echo 'redeem'
+        case 'sandbox/outbox'
+            echo 'outbox'
+        case 'sandbox/help'
+            echo 'help'
+        case 'sandbox clock/advance'
+            echo 'advance'
+        case 'sandbox clock/show'
+            echo 'show'
+        case 'sandbox clock/help'
+            echo 'help'
+        case 'book/get'
+            echo 'get'
+        case 'book/pricing'
+            echo 'pricing'
+        case 'book/search'
+            echo 'search'
+        case 'book/list'
+            echo 'list'
+        case 'book/viewer'
+            echo 'viewer'
+        case 'book/process'
+            echo 'process'
+        case 'book/help'
+            echo 'help'
+        case 'user/invite'
+            echo 'invite'
+        case 'user/create'
+            echo 'create'
+        case 'user/get'
+            echo 'get'
+        case 'user/orders'
+            echo 'orders'
+        case 'user/purchase'
+            echo 'purchase'
+        case 'user/help'
+            echo 'help'
+        case 'order/create'
+            echo 'create'
+        case 'order/refund'
+            echo 'refund'
+        case 'order/free'
+            echo 'free'
+        case 'order/help'
+            echo 'help'
+        case 'codes/generate'
+            echo 'generate'
+        case 'codes/summary'
+            echo 'summary'
+        case 'codes/help'
+            echo 'help'
+        case 'import/search'
+            echo 'search'
+        case 'import/help'
+            echo 'help'
+        case 'access/allow'
+            echo 'allow'
+        case 'access/revoke'
+            echo 'revoke'
+        case 'access/help'
+            echo 'help'
+        case 'offers/get'
+            echo 'get'
+        case 'offers/checkout'
+            echo 'checkout'
+        case 'offers/help'
+            echo 'help'
+    end
+end
+
+# the subcommands of $cmdpath (name, tab, summary)
+function __bookdist_cmds --argument-names cmdpath
+    switch "$cmdpath"
+        case ''
+            printf '%s\t%s\n' 'status' 'show the service index: API versions and host' 'whoami' 'show the calling account: profile and scopes' 'describe' 'list every endpoint of the service with its fields' 'api' 'send a raw signed request, like `gh api`' 'profile' 'manage stored profiles: service URL, username and credentials' 'sandbox' 'run the local sandbox service and its testing controls' 'book' 'look up, search and list books; reader URLs; processing' 'user' 'create, invite and look up users; their orders and purchases' 'order' 'report orders, refund them, create free orders' 'codes' 'generate redemption codes and read their statistics' 'import' 'search imported titles that are not for sale yet' 'access' 'grant or revoke a user\'s access to a book' 'offers' 'price offers for an ISBN and pre-filled cart links' 'completion' 'print a shell completion script (bash, zsh or fish)' 'help' 'show the help of a command, e.g. `bookdist help book get`'
+        case 'profile'
+            printf '%s\t%s\n' 'add' 'store a profile (prompts on a terminal, flags in scripts)' 'list' 'list stored profiles; * marks the current one' 'show' 'show each resolved setting and where it came from (secrets redacted)' 'use' 'make a profile the current one ("sandbox" for the built-in sandbox)' 'remove' 'delete a profile and its copied key' 'help' 'display help for command'
+        case 'sandbox'
+            printf '%s\t%s\n' 'serve' 'run the sandbox service in the foreground' 'credentials' 'print the seeded accounts and operator token of a sandbox database' 'reset' 'recreate the sandbox database from the seed (new keys and secrets)' 'clock' 'show or move the sandbox clock (expirations, refund windows)' 'usage' 'record pages read and printed by a user in a book (counts for refunds)' 'redeem' 'redeem a code for a user (counts in the code summary, gives access)' 'outbox' 'list the e-mails the service would have sent' 'help' 'display help for command'
+        case 'sandbox clock'
+            printf '%s\t%s\n' 'advance' 'move the sandbox clock forward' 'show' 'show the sandbox\'s notion of now and the offset from real time' 'help' 'display help for command'
+        case 'book'
+            printf '%s\t%s\n' 'get' 'show one book by hash id, ISBN or SKU' 'pricing' 'show the digital pricing of a book by ISBN' 'search' 'search books by ISBN, title, author or hash id' 'list' 'list the books your account controls' 'viewer' 'print the reader URL of a book for a user' 'process' 'queue books for processing, optionally waiting until they are processed' 'help' 'display help for command'
+        case 'user'
+            printf '%s\t%s\n' 'invite' 'create a user and e-mail an invitation' 'create' 'create a user silently and show its password once' 'get' 'show a user by username or e-mail' 'orders' 'list a user\'s completed orders with their items' 'purchase' 'show one purchase (order item) of a user' 'help' 'display help for command'
+        case 'order'
+            printf '%s\t%s\n' 'create' 'report an order processed outside the service' 'refund' 'refund an order, or some of its items' 'free' 'give a user free access to a book' 'help' 'display help for command'
+        case 'codes'
+            printf '%s\t%s\n' 'generate' 'generate redemption codes for a book, any number, resumably' 'summary' 'show how many codes you generated and how many were redeemed' 'help' 'display help for command'
+        case 'import'
+            printf '%s\t%s\n' 'search' 'search imported titles by title, author or ISBN' 'help' 'display help for command'
+        case 'access'
+            printf '%s\t%s\n' 'allow' 'grant a user access to a book (one, or many from a CSV file)' 'revoke' 'revoke a user\'s access to a book (one, or many from a CSV file)' 'help' 'display help for command'
+        case 'offers'
+            printf '%s\t%s\n' 'get' 'list the price offers of a book by ISBN' 'checkout' 'print the URL of a cart pre-filled with offers' 'help' 'display help for command'
+    end
+end
+
+# aliases of the subcommands of $cmdpath
+function __bookdist_aliases --argument-names cmdpath
+    switch "$cmdpath"
+        case 'profile'
+            printf '%s\t%s\n' 'ls' 'alias of list: list stored profiles; * marks the current one' 'rm' 'alias of remove: delete a profile and its copied key'
+    end
+end
+
+# the options of $cmdpath itself (not those of its ancestors)
+function __bookdist_flags --argument-names cmdpath
+    switch "$cmdpath"
+        case ''
+            printf '%s\t%s\n' '-V' 'print the version' '--version' 'print the version' '--profile' 'stored profile to use (env BOOKDIST_PROFILE)' '--base-url' 'service base URL (env BOOKDIST_BASE_URL)' '-o' 'output format' '--output' 'output format' '--json' 'print JSON (same as -o json)' '--fields' 'only these dotted fields, comma-separated (e.g. hash_id,status.is_active)' '--color' 'colour output' '--timeout' 'time limit per request (e.g. 30s, 2m)' '--retries' 'retries on 429, 503 and dropped connections' '--debug' 'trace requests and responses on stderr (secrets redacted); stack traces' '-q' 'no notices or progress on stderr, only errors' '--quiet' 'no notices or progress on stderr, only errors' '-y' 'assume yes for confirmations (required in scripts)' '--yes' 'assume yes for confirmations (required in scripts)' '--dry-run' 'print the request as a curl line (secrets redacted) and send nothing' '-h' 'display help for command' '--help' 'display help for command'
+        case 'status'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'whoami'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'describe'
+            printf '%s\t%s\n' '--endpoint' 'show only this endpoint (e.g. order.external)' '-h' 'display help for command' '--help' 'display help for command'
+        case 'api'
+            printf '%s\t%s\n' '-f' 'string field (repeatable)' '--field' 'string field (repeatable)' '-F' 'typed field: number, true/false, null or JSON (repeatable)' '--raw-field' 'typed field: number, true/false, null or JSON (repeatable)' '--input' 'read the JSON payload from a file, or - for stdin' '--auth' 'partner, access (operator token) or none; default from the path' '--store' 'send to the price comparison (store) host' '-i' 'print the status line and headers on stderr' '--include' 'print the status line and headers on stderr' '-h' 'display help for command' '--help' 'display help for command'
+        case 'profile'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'profile add'
+            printf '%s\t%s\n' '--name' 'profile name (letters, digits, - and _)' '--store-url' 'price comparison (store) host; defaults to the base URL' '--username' 'the partner account\'s username (30 hex characters)' '--key-file' 'RSA private key (PEM) for CryptoAuth' '--shared-key-stdin' 'read the shared key (SharedKeyAuth) from stdin' '--token-stdin' 'read the access-control token from stdin' '--use' 'make it the current profile' '--force' 'replace a profile of the same name' '-h' 'display help for command' '--help' 'display help for command'
+        case 'profile list'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'profile show'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'profile use'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'profile remove'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'sandbox'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'sandbox serve'
+            printf '%s\t%s\n' '--host' 'interface to listen on' '--port' 'TCP port (0 picks a free one)' '--db' 'SQLite database of the sandbox (default: sandbox.db in the data directory, $BOOKDIST_DATA_DIR); :memory: for a throwaway database' '--process-delay' 'time the worker takes to process a queued book' '--fault-rate' 'share of requests (0..1) that get an injected fault' '--fault' 'fault kind: 503, 429 or reset (repeatable)' '--latency' 'added to every request (e.g. 50ms)' '-h' 'display help for command' '--help' 'display help for command'
+        case 'sandbox credentials'
+            printf '%s\t%s\n' '--db' 'SQLite database of the sandbox (default: sandbox.db in the data directory, $BOOKDIST_DATA_DIR)' '-h' 'display help for command' '--help' 'display help for command'
+        case 'sandbox reset'
+            printf '%s\t%s\n' '--db' 'SQLite database of the sandbox (default: sandbox.db in the data directory, $BOOKDIST_DATA_DIR)' '-h' 'display help for command' '--help' 'display help for command'
+        case 'sandbox clock'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'sandbox clock advance'
+            printf '%s\t%s\n' '--db' 'SQLite database of the sandbox (default: sandbox.db in the data directory, $BOOKDIST_DATA_DIR)' '--url' 'drive a running sandbox over HTTP (/_sandbox/ routes) instead of opening its database' '-h' 'display help for command' '--help' 'display help for command'
+        case 'sandbox clock show'
+            printf '%s\t%s\n' '--db' 'SQLite database of the sandbox (default: sandbox.db in the data directory, $BOOKDIST_DATA_DIR)' '--url' 'drive a running sandbox over HTTP (/_sandbox/ routes) instead of opening its database' '-h' 'display help for command' '--help' 'display help for command'
+        case 'sandbox usage'
+            printf '%s\t%s\n' '--username' 'the user (30 hex characters)' '--hash-id' 'the book' '--viewed' 'pages viewed to add' '--printed' 'pages printed to add' '--db' 'SQLite database of the sandbox (default: sandbox.db in the data directory, $BOOKDIST_DATA_DIR)' '--url' 'drive a running sandbox over HTTP (/_sandbox/ routes) instead of opening its database' '-h' 'display help for command' '--help' 'display help for command'
+        case 'sandbox redeem'
+            printf '%s\t%s\n' '--username' 'the user who redeems it' '--db' 'SQLite database of the sandbox (default: sandbox.db in the data directory, $BOOKDIST_DATA_DIR)' '--url' 'drive a running sandbox over HTTP (/_sandbox/ routes) instead of opening its database' '-h' 'display help for command' '--help' 'display help for command'
+        case 'sandbox outbox'
+            printf '%s\t%s\n' '--to' 'only e-mails to this address' '--db' 'SQLite database of the sandbox (default: sandbox.db in the data directory, $BOOKDIST_DATA_DIR)' '--url' 'drive a running sandbox over HTTP (/_sandbox/ routes) instead of opening its database' '-h' 'display help for command' '--help' 'display help for command'
+        case 'book'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'book get'
+            printf '%s\t%s\n' '--isbn' 'ISBN-10 or ISBN-13' '--sku' 'the book\'s SKU, e.g. HLP-0001' '--isbn-file' 'look up every ISBN in a file (one per line; - for stdin)' '--hash-id-file' 'look up every hash id in a file (one per line; - for stdin)' '--no-check' 'send ISBNs without verifying the check digit' '-h' 'display help for command' '--help' 'display help for command'
+        case 'book pricing'
+            printf '%s\t%s\n' '--isbn' 'ISBN-10 or ISBN-13 (required)' '--no-check' 'send the ISBN without verifying the check digit' '-h' 'display help for command' '--help' 'display help for command'
+        case 'book search'
+            printf '%s\t%s\n' '--isbn' 'ISBN to match (repeatable)' '--title' 'words of the title' '--author' 'words of the author\'s name' '--hash-id' 'hash id to match (repeatable)' '--limit' 'rows per page, a whole number (default: the service\'s, 50; with --all: 100)' '--offset' 'rows to skip, a whole number' '--all' 'fetch every page, from --offset on' '--no-check' 'send ISBNs without verifying the check digit' '-h' 'display help for command' '--help' 'display help for command'
+        case 'book list'
+            printf '%s\t%s\n' '--limit' 'rows per page, a whole number (default: the service\'s, 50; with --all: 100)' '--offset' 'rows to skip, a whole number' '--all' 'fetch every page, from --offset on' '-h' 'display help for command' '--help' 'display help for command'
+        case 'book viewer'
+            printf '%s\t%s\n' '--username' 'the reader (30 hex characters) (required)' '--hash-id' 'the book (40 hex characters) (required)' '--open' 'open the URL in a browser (on a terminal)' '-h' 'display help for command' '--help' 'display help for command'
+        case 'book process'
+            printf '%s\t%s\n' '--from-file' 'read hash ids from FILE, one per line (- for stdin)' '--force' 'queue again even when already processed (deletes annotations; confirms)' '--urgent' 'put the books at the head of the queue' '--wait' 'poll until every book is processed (limit: --timeout, default 30m)' '--interval' 'time between polls with --wait' '--concurrency' 'requests in flight at once' '-h' 'display help for command' '--help' 'display help for command'
+        case 'user'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'user invite'
+            printf '%s\t%s\n' '--email' 'the user\'s e-mail address (required)' '--first-name' 'first name' '--last-name' 'last name' '--label' 'white label (sub-domain) under your control' '-h' 'display help for command' '--help' 'display help for command'
+        case 'user create'
+            printf '%s\t%s\n' '--email' 'the user\'s e-mail address (required)' '--first-name' 'first name' '--last-name' 'last name' '--password-stdin' 'read the password from stdin (one line) instead of generating one' '--label' 'white label (sub-domain) under your control' '-h' 'display help for command' '--help' 'display help for command'
+        case 'user get'
+            printf '%s\t%s\n' '--email' 'look the user up by e-mail address' '-h' 'display help for command' '--help' 'display help for command'
+        case 'user orders'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'user purchase'
+            printf '%s\t%s\n' '--refund-data' 'also work out whether the purchase can still be refunded (slower)' '-h' 'display help for command' '--help' 'display help for command'
+        case 'order'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'order create'
+            printf '%s\t%s\n' '--username' 'the buyer (30 hex characters) (required)' '--pricing-id' 'pricing entry sold, a whole number (repeatable; at least one)' '--order-type' 'payment plan to execute, e.g. TestPlan or ExternalPlan (required)' '--org' 'organization supplying the order (required)' '--billing-file' 'billing address as a JSON object (- for stdin)' '--billing-name' 'billing full name' '--billing-first-name' 'billing first name (with --billing-last-name)' '--billing-last-name' 'billing last name' '--billing-company' 'billing company name' '--billing-line1' 'billing address line 1' '--billing-line2' 'billing address line 2' '--billing-city' 'billing city' '--billing-state' 'billing state or region' '--billing-postal-code' 'billing postal code' '--billing-country' 'billing country, e.g. US' '--shipping-file' 'shipping address as a JSON object, for print-on-demand books (- for stdin)' '--order-number' 'your order number, at most 20 characters; makes retries safe' '--label' 'white label (sub-domain) under your control' '--no-email' 'do not e-mail the transaction to the label\'s members (default: e-mail them)' '-h' 'display help for command' '--help' 'display help for command'
+        case 'order refund'
+            printf '%s\t%s\n' '--order-id' 'the order, a whole number (required)' '--item' 'refund only this item (repeatable)' '--send-email' 'e-mail the refund to the user' '--no-email' 'do not e-mail the refund' '-h' 'display help for command' '--help' 'display help for command'
+        case 'order free'
+            printf '%s\t%s\n' '--username' 'the user (30 hex characters) (required)' '--hash-id' 'the book (40 hex characters) (required)' '--expires' 'when access ends (default: never)' '--label' 'white label (sub-domain) under your control' '-h' 'display help for command' '--help' 'display help for command'
+        case 'codes'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'codes generate'
+            printf '%s\t%s\n' '--hash-id' 'book to generate codes for (40 hex characters; required)' '--org' 'organization the codes are for (required)' '--count' 'how many codes in total (required)' '--limit-days' 'days of access counted from redemption (0: unlimited)' '--expires' 'hard date after which access ends (YYYY-MM-DD [HH:MM:SS] or ISO 8601)' '--samples' 'generate sample codes' '--label' 'white label sub-domain under your control' '--batch-size' 'codes per request (the service\'s maximum per request)' '--concurrency' 'requests in flight at once' '--out' 'write the codes to FILE (CSV unless -o ndjson|json); makes the job resumable' '--resume' 'continue an interrupted job that wrote to --out FILE: generate exactly the remainder' '-h' 'display help for command' '--help' 'display help for command'
+        case 'codes summary'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'import'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'import search'
+            printf '%s\t%s\n' '--title' 'words of the title' '--author' 'words of the author\'s name' '--isbn' 'ISBN to match (repeatable)' '--limit' 'rows per page, a whole number (default: the service\'s, 50; with --all: 100)' '--offset' 'rows to skip, a whole number' '--all' 'fetch every page, from --offset on' '--no-check' 'send ISBNs without verifying the check digit' '-h' 'display help for command' '--help' 'display help for command'
+        case 'access'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'access allow'
+            printf '%s\t%s\n' '--hash-id' 'book (40 hex characters)' '--username' 'user (30 hex characters)' '--price' 'your external price, a decimal with at most two places (e.g. 12.01)' '--price-cents' 'the price in cents (1201 is 12.01)' '--expires' 'access ends then (YYYY-MM-DD [HH:MM:SS] or ISO 8601)' '--email' 'who sends out the access (tracking)' '--send-email' 'e-mail the user that access was granted' '--from-csv' 'grant one per row of a CSV file (- for stdin)' '--results' 'with --from-csv: write the per-row results to FILE (durable; enables --resume)' '--resume' 'with --from-csv: skip the rows that have a final result in --results FILE' '--concurrency' 'with --from-csv: requests in flight at once' '-h' 'display help for command' '--help' 'display help for command'
+        case 'access revoke'
+            printf '%s\t%s\n' '--hash-id' 'book (40 hex characters)' '--username' 'user (30 hex characters)' '--from-csv' 'revoke one per row of a CSV file (- for stdin)' '--results' 'with --from-csv: write the per-row results to FILE (durable; enables --resume)' '--resume' 'with --from-csv: skip the rows that have a final result in --results FILE' '--concurrency' 'with --from-csv: requests in flight at once' '-h' 'display help for command' '--help' 'display help for command'
+        case 'offers'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'offers get'
+            printf '%s\t%s\n' '--isbn' 'ISBN-10 or ISBN-13 (required)' '--no-check' 'send the ISBN without verifying the check digit' '-h' 'display help for command' '--help' 'display help for command'
+        case 'offers checkout'
+            printf '%s\t%s\n' '--id' 'price id of an offer, a whole number (repeatable; at least one)' '--rejoiner-id' 'rejoiner id of a book (repeatable)' '--open' 'open the cart in a browser (on a terminal)' '-h' 'display help for command' '--help' 'display help for command'
+        case 'completion'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+    end
+end
+
+# type code of option $flag defined by $cmdpath
+function __bookdist_flag --argument-names cmdpath flag
+    switch "$cmdpath/$flag"
+        case '/--profile'
+            echo 'r-'
+        case '/--base-url'
+            echo 'r-'
+        case '/-o' '/--output'
+            echo 'rc table json ndjson csv tsv'
+        case '/--fields'
+            echo 'r-'
+        case '/--color'
+            echo 'rc auto always never'
+        case '/--timeout'
+            echo 'r-'
+        case '/--retries'
+            echo 'r-'
+        case 'describe/--endpoint'
+            echo 'r-'
+        case 'api/-f' 'api/--field'
+            echo 'r-'
+        case 'api/-F' 'api/--raw-field'
+            echo 'r-'
+        case 'api/--input'
+            echo 'rf'
+        case 'api/--auth'
+            echo 'r-'
+        case 'profile add/--name'
+            echo 'r-'
+        case 'profile add/--store-url'
+            echo 'r-'
+        case 'profile add/--username'
+            echo 'r-'
+        case 'profile add/--key-file'
+            echo 'rf'
+        case 'sandbox serve/--host'
+            echo 'r-'
+        case 'sandbox serve/--port'
+            echo 'r-'
+        case 'sandbox serve/--db'
+            echo 'rf'
+        case 'sandbox serve/--process-delay'
+            echo 'r-'
+        case 'sandbox serve/--fault-rate'
+            echo 'r-'
+        case 'sandbox serve/--fault'
+            echo 'r-'
+        case 'sandbox serve/--latency'
+            echo 'r-'
+        case 'sandbox credentials/--db'
+            echo 'rf'
+        case 'sandbox reset/--db'
+            echo 'rf'
+        case 'sandbox clock advance/--db'
+            echo 'rf'
+        case 'sandbox clock advance/--url'
+            echo 'r-'
+        case 'sandbox clock show/--db'
+            echo 'rf'
+        case 'sandbox clock show/--url'
+            echo 'r-'
+        case 'sandbox usage/--username'
+            echo 'r-'
+        case 'sandbox usage/--hash-id'
+            echo 'r-'
+        case 'sandbox usage/--viewed'
+            echo 'r-'
+        case 'sandbox usage/--printed'
+            echo 'r-'
+        case 'sandbox usage/--db'
+            echo 'rf'
+        case 'sandbox usage/--url'
+            echo 'r-'
+        case 'sandbox redeem/--username'
+            echo 'r-'
+        case 'sandbox redeem/--db'
+            echo 'rf'
+        case 'sandbox redeem/--url'
+            echo 'r-'
+        case 'sandbox outbox/--to'
+            echo 'r-'
+        case 'sandbox outbox/--db'
+            echo 'rf'
+        case 'sandbox outbox/--url'
+            echo 'r-'
+        case 'book get/--isbn'
+            echo 'r-'
+        case 'book get/--sku'
+            echo 'r-'
+        case 'book get/--isbn-file'
+            echo 'rf'
+        case 'book get/--hash-id-file'
+            echo 'rf'
+        case 'book pricing/--isbn'
+            echo 'r-'
+        case 'book search/--isbn'
+            echo 'r-'
+        case 'book search/--title'
+            echo 'r-'
+        case 'book search/--author'
+            echo 'r-'
+        case 'book search/--hash-id'
+            echo 'r-'
+        case 'book search/--limit'
+            echo 'r-'
+        case 'book search/--offset'
+            echo 'r-'
+        case 'book list/--limit'
+            echo 'r-'
+        case 'book list/--offset'
+            echo 'r-'
+        case 'book viewer/--username'
+            echo 'r-'
+        case 'book viewer/--hash-id'
+            echo 'r-'
+        case 'book process/--from-file'
+            echo 'rf'
+        case 'book process/--interval'
+            echo 'r-'
+        case 'book process/--concurrency'
+            echo 'r-'
+        case 'user invite/--email'
+            echo 'r-'
+        case 'user invite/--first-name'
+            echo 'r-'
+        case 'user invite/--last-name'
+            echo 'r-'
+        case 'user invite/--label'
+            echo 'r-'
+        case 'user create/--email'
+            echo 'r-'
+        case 'user create/--first-name'
+            echo 'r-'
+        case 'user create/--last-name'
+            echo 'r-'
+        case 'user create/--label'
+            echo 'r-'
+        case 'user get/--email'
+            echo 'r-'
+        case 'order create/--username'
+            echo 'r-'
+        case 'order create/--pricing-id'
+            echo 'r-'
+        case 'order create/--order-type'
+            echo 'r-'
+        case 'order create/--org'
+            echo 'r-'
+        case 'order create/--billing-file'
+            echo 'rf'
+        case 'order create/--billing-name'
+            echo 'r-'
+        case 'order create/--billing-first-name'
+            echo 'r-'
+        case 'order create/--billing-last-name'
+            echo 'r-'
+        case 'order create/--billing-company'
+            echo 'r-'
+        case 'order create/--billing-line1'
+            echo 'r-'
+        case 'order create/--billing-line2'
+            echo 'r-'
+        case 'order create/--billing-city'
+            echo 'r-'
+        case 'order create/--billing-state'
+            echo 'r-'
+        case 'order create/--billing-postal-code'
+            echo 'r-'
+        case 'order create/--billing-country'
+            echo 'r-'
+        case 'order create/--shipping-file'
+            echo 'rf'
+        case 'order create/--order-number'
+            echo 'r-'
+        case 'order create/--label'
+            echo 'r-'
+        case 'order refund/--order-id'
+            echo 'r-'
+        case 'order refund/--item'
+            echo 'r-'
+        case 'order free/--username'
+            echo 'r-'
+        case 'order free/--hash-id'
+            echo 'r-'
+        case 'order free/--expires'
+            echo 'r-'
+        case 'order free/--label'
+            echo 'r-'
+        case 'codes generate/--hash-id'
+            echo 'r-'
+        case 'codes generate/--org'
+            echo 'r-'
+        case 'codes generate/--count'
+            echo 'r-'
+        case 'codes generate/--limit-days'
+            echo 'r-'
+        case 'codes generate/--expires'
+            echo 'r-'
+        case 'codes generate/--label'
+            echo 'r-'
+        case 'codes generate/--batch-size'
+            echo 'r-'
+        case 'codes generate/--concurrency'
+            echo 'r-'
+        case 'codes generate/--out'
+            echo 'rf'
+        case 'import search/--title'
+            echo 'r-'
+        case 'import search/--author'
+            echo 'r-'
+        case 'import search/--isbn'
+            echo 'r-'
+        case 'import search/--limit'
+            echo 'r-'
+        case 'import search/--offset'
+            echo 'r-'
+        case 'access allow/--hash-id'
+            echo 'r-'
+        case 'access allow/--username'
+            echo 'r-'
+        case 'access allow/--price'
+            echo 'r-'
+        case 'access allow/--price-cents'
+            echo 'r-'
+        case 'access allow/--expires'
+            echo 'r-'
+        case 'access allow/--email'
+            echo 'r-'
+        case 'access allow/--from-csv'
+            echo 'rf'
+        case 'access allow/--results'
+            echo 'rf'
+        case 'access allow/--concurrency'
+            echo 'r-'
+        case 'access revoke/--hash-id'
+            echo 'r-'
+        case 'access revoke/--username'
+            echo 'r-'
+        case 'access revoke/--from-csv'
+            echo 'rf'
+        case 'access revoke/--results'
+            echo 'rf'
+        case 'access revoke/--concurrency'
+            echo 'r-'
+        case 'offers get/--isbn'
+            echo 'r-'
+        case 'offers checkout/--id'
+            echo 'r-'
+        case 'offers checkout/--rejoiner-id'
+            echo 'r-'
+    end
+end
+
+# type code of positional argument $index (from 0) of $cmdpath
+function __bookdist_arg --argument-names cmdpath index
+    switch "$cmdpath/$index"
+        case 'api/1'
+            echo 'rf'
+        case 'completion/0'
+            echo 'rc bash zsh fish'
+    end
+end
+
+# The command path one level up ('' above a top-level command).
+function __bookdist_parent --argument-names cmdpath
+    string replace -r '^[^ ]*$|  *[^ ]*$' '' -- "$cmdpath"
+end
+
+# Type code of option $flag at $cmdpath, defined there or by an ancestor.
+function __bookdist_flag_type --argument-names cmdpath flag
+    set -l p "$cmdpath"
+    while true
+        set -l code (__bookdist_flag "$p" "$flag")
+        if test -n "$code"
+            echo $code
+            return
+        end
+        test -z "$p"; and return
+        set p (__bookdist_parent "$p")
+    end
+end
+
+# The options of $cmdpath and of its ancestors (global options), each once.
+function __bookdist_all_flags --argument-names cmdpath
+    set -l p "$cmdpath"
+    set -l seen
+    while true
+        for line in (__bookdist_flags "$p")
+            set -l name (string split -m 1 \t -- "$line")[1]
+            contains -- "$name" $seen; and continue
+            set -a seen "$name"
+            echo $line
+        end
+        test -z "$p"; and break
+        set p (__bookdist_parent "$p")
+    end
+end
+
+# Values for type code $code completing $cur, each prefixed with $prefix (for --flag=value).
+function __bookdist_values --argument-names code cur prefix
+    switch "$code"
+        case '?c *'
+            for v in (string split ' ' -- (string sub -s 4 -- "$code"))
+                echo "$prefix$v"
+            end
+        case '?f'
+            for f in (__fish_complete_path "$cur")
+                echo "$prefix$f"
+            end
+    end
+end
+
+function __bookdist_complete
+    set -l tokens (commandline -xpc 2>/dev/null; or commandline -opc)
+    set -e tokens[1]
+    set -l cur (commandline -ct)
+    set -l cmdpath ''
+    set -l pending ''
+    set -l help 0
+    set -l nargs 0
+    set -l dashdash 0
+    # Walk the words before the cursor: subcommands extend the path, options and their values are skipped.
+    for word in $tokens
+        if test -n "$pending"
+            set pending ''
+            continue
+        end
+        if test $dashdash -eq 0
+            if test "$word" = '--'
+                set dashdash 1
+                continue
+            end
+            if string match -q -- '-?*' "$word"
+                string match -q -- '*=*' "$word"; and continue
+                set -l code (__bookdist_flag_type "$cmdpath" "$word")
+                string match -q -- 'r*' "$code"; and set pending "$word"
+                continue
+            end
+        end
+        if test $nargs -eq 0
+            set -l name (__bookdist_cmd "$cmdpath" "$word")
+            if test -n "$name"
+                # "help" takes command names: keep completing them, without options.
+                if test "$name" = help
+                    set help 1
+                else if test -z "$cmdpath"
+                    set cmdpath "$name"
+                else
+                    set cmdpath "$cmdpath $name"
+                end
+                continue
+            end
+        end
+        set nargs (math $nargs + 1)
+    end
+
+    if test -n "$pending"
+        set -l code (__bookdist_flag_type "$cmdpath" "$pending")
+        __bookdist_values "$code" "$cur" ''
+        return
+    end
+    if test $dashdash -eq 0 -a $help -eq 0; and string match -q -- '-*' "$cur"
+        if string match -q -- '-?*=*' "$cur"
+            set -l flag (string replace -r '=.*' '' -- "$cur")
+            set -l value (string replace -r '^[^=]*=' '' -- "$cur")
+            set -l code (__bookdist_flag_type "$cmdpath" "$flag")
+            __bookdist_values "$code" "$value" "$flag="
+        else
+            __bookdist_all_flags "$cmdpath"
+        end
+        return
+    end
+    set -l out
+    if test $nargs -eq 0
+        set -l rx '^'(string escape --style=regex -- "$cur")
+        set out (__bookdist_cmds "$cmdpath")
+        if test (count $out) -eq 0; or not string match -qr -- $rx $out
+            set out (__bookdist_aliases "$cmdpath")
+        end
+    end
+    test $help -eq 1; and begin
+        printf '%s\n' $out
+        return
+    end
+    if test (count $out) -eq 0
+        set -l code (__bookdist_arg "$cmdpath" $nargs)
+        test -z "$code"; and set code (__bookdist_arg "$cmdpath" '*')
+        set out (__bookdist_values "$code" "$cur" '')
+    end
+    # Nothing else to offer after a command: its options.
+    if test (count $out) -eq 0 -a $dashdash -eq 0 -a -z "$cur"
+        set out (__bookdist_all_flags "$cmdpath")
+    end
+    printf '%s\n' $out
+end
+
+complete -c bookdist -e
+complete -c bookdist -f -a '(__bookdist_complete)'
