@@ -1,5 +1,5 @@
 // General endpoints: status (GET /), whoami (GET /profile/), describe, and raw `api` requests.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { action, collect, examples } from '../define.js';
 
 export function registerGeneral(program: Command): void {
@@ -49,7 +49,7 @@ export function registerGeneral(program: Command): void {
         .option('-f, --field <key=value>', 'string field (repeatable)', (v: string, p: string[] = []) => p.concat(v))
         .option('-F, --raw-field <key=value>', 'typed field: number, true/false, null or JSON (repeatable)', (v: string, p: string[] = []) => p.concat(v))
         .option('--input <file>', 'read the JSON payload from a file, or - for stdin')
-        .option('--auth <kind>', 'partner, access (operator token) or none; default from the path')
+        .addOption(new Option('--auth <kind>', 'credentials to use; default from the path (access for /v1/access/, none for /)').choices(['partner', 'access', 'none']))
         .option('--store', 'send to the price comparison (store) host')
         .option('-i, --include', 'print the status line and headers on stderr'),
       () => import('./api.js'),

@@ -42,7 +42,13 @@ export function registerProfile(program: Command): void {
     ],
   );
   examples(
-    action(group.command('list').alias('ls').summary('list stored profiles; * marks the current one'), () => import('./list.js')),
+    action(group.command('list')
+        .alias('ls')
+        .summary('list stored profiles; * marks the current one')
+        .description(
+          'Lists the stored profiles with their base URL, username and kind of credentials. The current ' +
+            'profile is marked with *; with none stored, the built-in sandbox profile is in use.',
+        ), () => import('./list.js')),
     ['bookdist profile list', 'bookdist profile list --json'],
   );
   examples(
@@ -50,6 +56,10 @@ export function registerProfile(program: Command): void {
       group
         .command('show')
         .summary('show each resolved setting and where it came from (secrets redacted)')
+        .description(
+          'Resolves the settings a command would use (flag > environment > profile > default) and prints ' +
+            'each with its source. Keys, shared keys and tokens are never printed, only whether they are set.',
+        )
         .argument('[name]', 'profile to show (default: the one in use)'),
       () => import('./show.js'),
     ),
@@ -60,6 +70,7 @@ export function registerProfile(program: Command): void {
       group
         .command('use')
         .summary('make a profile the current one ("sandbox" for the built-in sandbox)')
+        .description('Sets the profile that commands use when neither --profile nor BOOKDIST_PROFILE names one.')
         .argument('<name>', 'profile name'),
       () => import('./use.js'),
     ),
@@ -71,9 +82,13 @@ export function registerProfile(program: Command): void {
         .command('remove')
         .alias('rm')
         .summary('delete a profile and its copied key')
+        .description(
+          'Deletes the stored profile and the copy of its key in the config directory. The original key ' +
+            'file you added it from is left alone.',
+        )
         .argument('<name>', 'profile name'),
       () => import('./remove.js'),
     ),
-    ['bookdist profile remove old-prod'],
+    ['bookdist profile remove old-prod', 'bookdist profile rm staging'],
   );
 }

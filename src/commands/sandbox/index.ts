@@ -60,35 +60,47 @@ export function registerSandbox(program: Command): void {
       group
         .command('reset')
         .summary('recreate the sandbox database from the seed (new keys and secrets)')
+        .description(
+          'Deletes the sandbox database (orders, users, codes, grants, outbox, clock offset) and seeds it\n' +
+            'again: the same catalogue, hash ids and ISBNs, with newly generated keys and secrets.',
+        )
         .option('--db <path>', DB_HELP),
       () => import('./reset.js'),
     ),
     ['bookdist sandbox reset', 'bookdist sandbox reset --db ./dev.db'],
   );
 
-  const clock = group.command('clock').summary('show or move the sandbox clock (expirations, refund windows)');
+  const clock = group
+    .command('clock')
+    .summary('show or move the sandbox clock (expirations, refund windows)')
+    .description(
+      'The sandbox keeps its own notion of now (real time plus an offset stored in its database), so\n' +
+        'rental expirations and refund windows can be tested without waiting.',
+    );
   examples(
     action(
       clock
         .command('advance')
         .summary('move the sandbox clock forward')
+        .description('Adds the duration to the sandbox clock of that database; every sandbox process using it sees the new time.')
         .argument('<duration>', 'e.g. 15d, 36h, 90m, 30s')
         .option('--db <path>', DB_HELP)
         .option('--url <url>', URL_HELP),
       () => import('./clock.js').then((m) => m.advance),
     ),
-    ['bookdist sandbox clock advance 15d'],
+    ['bookdist sandbox clock advance 15d', 'bookdist sandbox clock advance 36h --url http://127.0.0.1:8710'],
   );
   examples(
     action(
       clock
         .command('show')
         .summary('show the sandbox\'s notion of now and the offset from real time')
+        .description('Prints the sandbox\'s current time and how far it has been moved ahead of real time.')
         .option('--db <path>', DB_HELP)
         .option('--url <url>', URL_HELP),
       () => import('./clock.js').then((m) => m.show),
     ),
-    ['bookdist sandbox clock show --json'],
+    ['bookdist sandbox clock show', 'bookdist sandbox clock show --json'],
   );
 
   examples(
@@ -96,6 +108,10 @@ export function registerSandbox(program: Command): void {
       group
         .command('usage')
         .summary('record pages read and printed by a user in a book (counts for refunds)')
+        .description(
+          'Adds page views and prints for a user in a book, as the reader page would. The refund rules use\n' +
+            'them: more than 10% of the pages viewed, or any page printed, makes an item non-refundable.',
+        )
         .requiredOption('--username <username>', 'the user (30 hex characters)')
         .requiredOption('--hash-id <hash_id>', 'the book')
         .option('--viewed <pages>', 'pages viewed to add', '0')
@@ -104,7 +120,10 @@ export function registerSandbox(program: Command): void {
         .option('--url <url>', URL_HELP),
       () => import('./usage.js'),
     ),
-    ['bookdist sandbox usage --username 0d72df20f23558620646fb3ea030f5 --hash-id fb02181f26270f72e261de20f8aadb9096f40802 --viewed 40 --printed 0'],
+    [
+      'bookdist sandbox usage --username 70172cfe97283c430dcd57f8358d7a --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --viewed 40 --printed 0',
+      'bookdist sandbox usage --username 70172cfe97283c430dcd57f8358d7a --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --printed 1',
+    ],
   );
 
   examples(
@@ -112,13 +131,17 @@ export function registerSandbox(program: Command): void {
       group
         .command('redeem')
         .summary('redeem a code for a user (counts in the code summary, gives access)')
+        .description('Redeems a generated code as that user would: the user gets access to the book and the\ncode counts as redeemed in `bookdist codes summary`.')
         .argument('<code>', 'the code, XXXX-XXXX-XXXX')
         .requiredOption('--username <username>', 'the user who redeems it')
         .option('--db <path>', DB_HELP)
         .option('--url <url>', URL_HELP),
       () => import('./redeem.js'),
     ),
-    ['bookdist sandbox redeem ABCD-EFGH-JKMN --username 0d72df20f23558620646fb3ea030f5'],
+    [
+      'bookdist sandbox redeem ABCD-EFGH-JKMN --username 70172cfe97283c430dcd57f8358d7a',
+      'bookdist sandbox redeem ABCD-EFGH-JKMN --username 70172cfe97283c430dcd57f8358d7a --url http://127.0.0.1:8710',
+    ],
   );
 
   examples(
@@ -126,6 +149,7 @@ export function registerSandbox(program: Command): void {
       group
         .command('outbox')
         .summary('list the e-mails the service would have sent')
+        .description('Lists the outbox: one e-mail per side effect (invitations, orders, refunds, access grants),\nhonouring every send_email flag. Nothing is ever really sent.')
         .option('--to <address>', 'only e-mails to this address')
         .option('--db <path>', DB_HELP)
         .option('--url <url>', URL_HELP),
