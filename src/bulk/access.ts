@@ -5,7 +5,9 @@
 // values, nothing sent); failed (the service refused, or stayed unavailable after retries).
 // Repeating a row is harmless by the access state table (allow on "has access" answers "already
 // has access", revoke on "no access" answers "Purchase record not found"), so rows are retried
-// after dropped connections too, and --resume re-sends every row without a final result.
+// after dropped connections too, and --resume re-sends every row without a final result. The
+// status is what the service answered last: a row whose first answer was lost and whose repeat
+// answered "already" is reported as already (its message says the first attempt may have done it).
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
@@ -200,10 +202,13 @@ export async function runAccessCsv(o: AccessCsvOptions, ctx: Context): Promise<n
       } else {
         const f = failureOf(r.response);
         if (already.test(f.message)) {
-          result =
-            r.uncertainRetries > 0
-              ? { ...base, status: 'ok', message: `${o.action === 'allow' ? 'Access granted' : 'Access revoked'} (confirmed after a retry: ${f.message})` }
-              : { ...base, status: 'already', message: f.message };
+          // After a repeated request the lost first attempt may have done the work itself; the
+          // status says what the service answered last, the message says it may have been us.
+          result = {
+            ...base,
+            status: 'already',
+            message: f.message + (r.uncertainRetries > 0 ? ' (after a repeated request: the first attempt, whose answer was lost, may have done it)' : ''),
+          };
         } else {
           failures.push(f);
           result = { ...base, status: 'failed', message: f.message };

@@ -5,6 +5,27 @@ import { usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
 import { emit } from '../../output/index.js';
 import { humanOutput, kv } from '../render.js';
+import { CliError } from '../../errors.js';
+import { toApiError } from '../../api/client.js';
+import type { ApiClient } from '../../api/client.js';
+
+/**
+ * One access request with the bulk jobs' retries (429/503/dropped connections). Repeating is
+ * harmless by the access state table; an "already" answer after a repeated request means the
+ * lost first attempt did the work, so it counts as success.
+ */
+export async function sendOne(api: ApiClient, ctx: Context, action: 'allow' | 'revoke', payload: Record<string, unknown>): Promise<any> {
+  const { callWithRetry } = await import('../../bulk/retry.js');
+  const r = await callWithRetry(api, `access.${action}`, { payload }, { retries: ctx.globals.retries, sleep: ctx.clock.sleep, signal: ctx.signal });
+  if (!r.ok) throw new CliError(r.failure.message, r.failure.exitCode, undefined, r.failure.status);
+  const res = r.response;
+  if (res.status < 400) return res.body;
+  const already = action === 'allow' ? /already has access/i : /purchase record not found/i;
+  if (r.uncertainRetries > 0 && already.test(String(res.body?.message ?? ''))) {
+    return { code: 200, success: true, message: action === 'allow' ? 'Access granted.' : 'Access revoked.' };
+  }
+  throw toApiError(res);
+}
 
 export type Options =
   | { mode: 'csv'; file: string; results?: string; resume: boolean; concurrency: number; argv: string[] }
@@ -57,7 +78,7 @@ export async function run(o: Options, ctx: Context): Promise<number | void> {
     return runAccessCsv({ action: 'allow', ...o }, ctx);
   }
   const api = await ctx.api();
-  const body = await api.ok('access.allow', { payload: o.payload });
+  const body = await sendOne(api, ctx, 'allow', o.payload);
   const p = o.payload;
   if (!humanOutput(ctx)) return void (await emit(ctx, body));
   await emit(

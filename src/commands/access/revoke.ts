@@ -6,7 +6,7 @@ import * as v from '../../validate/index.js';
 import { emit } from '../../output/index.js';
 import { humanOutput, kv } from '../render.js';
 import { confirm } from '../confirm.js';
-import { bulkArgv } from './allow.js';
+import { bulkArgv, sendOne } from './allow.js';
 
 export type Options =
   | { mode: 'csv'; file: string; results?: string; resume: boolean; concurrency: number; argv: string[] }
@@ -37,7 +37,7 @@ export async function run(o: Options, ctx: Context): Promise<number | void> {
   }
   await confirm(ctx, `Revoke the access of user ${o.payload.username} to book ${o.payload.hash_id}?`);
   const api = await ctx.api();
-  const body = await api.ok('access.revoke', { payload: o.payload });
+  const body = await sendOne(api, ctx, 'revoke', o.payload);
   if (!humanOutput(ctx)) return void (await emit(ctx, body));
   await emit(
     ctx,
