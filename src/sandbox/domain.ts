@@ -354,9 +354,8 @@ function purchaseLookup(c: HandlerCtx): HandlerResult {
 
 // ---------------------------------------------------------------- books
 
-function bookSearch(c: HandlerCtx): Record<string, unknown> {
-  const { store, payload: p, now } = c;
-  const { limit, offset } = paging(p);
+/** WHERE clauses shared by book and import search: every word of title/author, any of the ISBNs. */
+function titleAuthorIsbnFilters(p: Record<string, any>): { where: string[]; args: string[] } {
   const where: string[] = [];
   const args: string[] = [];
   if (p.title?.trim()) for (const w of p.title.trim().split(/\s+/)) (where.push('title LIKE ? ESCAPE \'\\\''), args.push(like(w)));
@@ -367,6 +366,13 @@ function bookSearch(c: HandlerCtx): Record<string, unknown> {
     where.push(`(isbn13 IN (${q}) OR isbn10 IN (${q}) OR eisbn13 IN (${q}) OR eisbn10 IN (${q}))`);
     args.push(...vs, ...vs, ...vs, ...vs);
   }
+  return { where, args };
+}
+
+function bookSearch(c: HandlerCtx): Record<string, unknown> {
+  const { store, payload: p, now } = c;
+  const { limit, offset } = paging(p);
+  const { where, args } = titleAuthorIsbnFilters(p);
   if (p.hash_ids?.length) {
     where.push(`hash_id IN (${(p.hash_ids as string[]).map(() => '?').join(',')})`);
     args.push(...(p.hash_ids as string[]).map((h) => h.toLowerCase()));
@@ -485,16 +491,7 @@ export function redeemCode(store: Store, code: string, username: string): Record
 function importSearch(c: HandlerCtx): Record<string, unknown> {
   const { payload: p } = c;
   const { limit, offset } = paging(p);
-  const where: string[] = [];
-  const args: string[] = [];
-  if (p.title?.trim()) for (const w of p.title.trim().split(/\s+/)) (where.push('title LIKE ? ESCAPE \'\\\''), args.push(like(w)));
-  if (p.author?.trim()) for (const w of p.author.trim().split(/\s+/)) (where.push('author LIKE ? ESCAPE \'\\\''), args.push(like(w)));
-  if (p.isbn?.length) {
-    const vs = (p.isbn as string[]).flatMap((i) => [normalizeIsbn(i), toIsbn13(i)]);
-    const q = vs.map(() => '?').join(',');
-    where.push(`(isbn13 IN (${q}) OR isbn10 IN (${q}) OR eisbn13 IN (${q}) OR eisbn10 IN (${q}))`);
-    args.push(...vs, ...vs, ...vs, ...vs);
-  }
+  const { where, args } = titleAuthorIsbnFilters(p);
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const count = (c.store.db.prepare(`SELECT count(*) AS n FROM imports ${w}`).get(...args) as Row).n;
   const rows = c.store.db.prepare(`SELECT * FROM imports ${w} ORDER BY id LIMIT ? OFFSET ?`).all(...args, limit, offset) as Row[];

@@ -22,14 +22,8 @@ export interface TestAccount {
   sharedKey: string;
 }
 
-export interface OutboxMail {
-  id: number;
-  to: string[];
-  subject: string;
-  body: string;
-  kind: string;
-  created_at: string;
-}
+export type { OutboxMail } from '../../src/sandbox/control.js';
+import type { OutboxMail } from '../../src/sandbox/control.js';
 
 export interface TestSandboxOptions {
   /** Delay before the worker completes a queued book (default 2000 ms). */

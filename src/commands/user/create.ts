@@ -1,27 +1,18 @@
 import type { Context } from '../../context.js';
 import { readAll } from '../../util/io.js';
-import { email, label, nonEmpty, password } from '../../validate/index.js';
+import { password } from '../../validate/index.js';
+import { parse as parseInvite, type Options as InviteOptions } from './invite.js';
 import type { VerbInput } from '../define.js';
 import { emitResource, humanOutput, kv } from '../render.js';
 import { createUser } from './view.js';
 
-interface Options {
-  email: string;
-  firstName?: string;
-  lastName?: string;
-  label?: string;
+interface Options extends InviteOptions {
   passwordStdin: boolean;
 }
 
+/** Same fields as `user invite`, plus where the password comes from. */
 export function parse(input: VerbInput): Options {
-  const o = input.opts;
-  return {
-    email: email(o.email, '--email'),
-    firstName: o.firstName !== undefined ? nonEmpty(o.firstName, '--first-name', 100) : undefined,
-    lastName: o.lastName !== undefined ? nonEmpty(o.lastName, '--last-name', 100) : undefined,
-    label: o.label !== undefined ? label(o.label) : undefined,
-    passwordStdin: Boolean(o.passwordStdin),
-  };
+  return { ...parseInvite(input), passwordStdin: Boolean(input.opts.passwordStdin) };
 }
 
 export async function run(o: Options, ctx: Context): Promise<void> {

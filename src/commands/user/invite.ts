@@ -4,7 +4,7 @@ import type { VerbInput } from '../define.js';
 import { emitResource, kv } from '../render.js';
 import { createUser } from './view.js';
 
-interface Options {
+export interface Options {
   email: string;
   firstName?: string;
   lastName?: string;
