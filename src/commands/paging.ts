@@ -119,6 +119,9 @@ export async function runListing(ctx: Context, o: ListingInput, spec: ListingSpe
       count = page.count ?? count;
       for (const r of page.results) writer.write(r);
       total += page.results.length;
+      // Backpressure: fetch the next page only when stdout has taken this one, so memory stays
+      // flat in the number of rows even when the reader is slower than the service.
+      await drained(ctx.io.stdout, ctx.signal);
       if (table && page.results.length) {
         // A table needs its column widths: print each page as it comes and start a new one.
         await writer.end();
@@ -131,4 +134,22 @@ export async function runListing(ctx: Context, o: ListingInput, spec: ListingSpe
   }
   if (table && total === 0) ctx.info(spec.empty ?? `No ${spec.noun}.`);
   else if (table) ctx.info(`${total} ${spec.noun}${count !== undefined && count !== total + o.offset ? ` (the service counts ${count})` : ''}.`);
+}
+
+/** Resolve once `stream` has room again (at once when it has), or when `signal` aborts. */
+export function drained(stream: NodeJS.WritableStream & { writableNeedDrain?: boolean }, signal?: AbortSignal): Promise<void> {
+  if (!stream.writableNeedDrain) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      stream.off('error', done);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+    stream.on('error', done);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
