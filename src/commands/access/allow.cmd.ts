@@ -9,13 +9,13 @@ export function register(access: Command): void {
         .command('allow')
         .summary('grant a user access to a book (one, or many from a CSV file)')
         .description(
-          'Grants access with POST /v1/access/allow/ (operator token). One grant from the flags, or one per row\n' +
-            'of --from-csv FILE, whose header names the columns hash_id,username,price and optionally\n' +
-            'expiration_date,email,send_email. Rows run --concurrency at a time; each gets one result\n' +
-            '(row, status, message; status ok, already, invalid or failed) on stdout, or in --results FILE\n' +
-            '(NDJSON, or CSV when FILE ends in .csv), written durably so that --resume continues an interrupted\n' +
-            'job. A user who already has access is reported as "already", not as a failure. A bulk job exits 6\n' +
-            'when rows were invalid or failed, 7 when the service stayed unavailable. One grant exits 5 when the\n' +
+          'Grants access with POST /v1/access/allow/ (operator token). One grant from the flags, or one per row ' +
+            'of --from-csv FILE, whose header names the columns hash_id,username,price and optionally ' +
+            'expiration_date,email,send_email. Rows run --concurrency at a time; each gets one result ' +
+            '(row, status, message; status ok, already, invalid or failed) on stdout, or in --results FILE ' +
+            '(NDJSON, or CSV when FILE ends in .csv), written durably so that --resume continues an interrupted ' +
+            'job. A user who already has access is reported as "already", not as a failure. A bulk job exits 6 ' +
+            'when rows were invalid or failed, 7 when the service stayed unavailable. One grant exits 5 when the ' +
             'user already has access, 3 when the book or user does not exist.',
         )
         .option('--hash-id <hash_id>', 'book (40 hex characters)')

@@ -9,11 +9,11 @@ export function register(access: Command): void {
         .command('revoke')
         .summary('revoke a user\'s access to a book (one, or many from a CSV file)')
         .description(
-          'Revokes access with POST /v1/access/revoke/ (operator token), after confirmation (--yes in scripts).\n' +
-            'One revocation from the flags, or one per row of --from-csv FILE (header: hash_id,username), run\n' +
-            '--concurrency at a time with one result per row (row, status, message) on stdout or in --results\n' +
-            'FILE (durable; --resume continues). A user without access is reported as "already", not as a\n' +
-            'failure. A bulk job exits 6 when rows were invalid or failed, 7 when the service stayed\n' +
+          'Revokes access with POST /v1/access/revoke/ (operator token), after confirmation (--yes in scripts). ' +
+            'One revocation from the flags, or one per row of --from-csv FILE (header: hash_id,username), run ' +
+            '--concurrency at a time with one result per row (row, status, message) on stdout or in --results ' +
+            'FILE (durable; --resume continues). A user without access is reported as "already", not as a ' +
+            'failure. A bulk job exits 6 when rows were invalid or failed, 7 when the service stayed ' +
             'unavailable. One revocation exits 3 when the user has no access or the book or user does not exist.',
         )
         .option('--hash-id <hash_id>', 'book (40 hex characters)')

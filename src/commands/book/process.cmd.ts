@@ -9,16 +9,16 @@ export function register(book: Command): void {
         .command('process')
         .summary('queue books for processing, optionally waiting until they are processed')
         .description(
-          'Queues books with POST /v1/book/<hash_id>/process/: hash ids as arguments and/or from --from-file\n' +
-            '(one per line, # comments ignored; - for stdin), --concurrency requests at a time. A book already\n' +
-            'queued or already processed is reported as such (not a failure); --force queues a processed book\n' +
+          'Queues books with POST /v1/book/<hash_id>/process/: hash ids as arguments and/or from --from-file ' +
+            '(one per line, # comments ignored; - for stdin), --concurrency requests at a time. A book already ' +
+            'queued or already processed is reported as such (not a failure); --force queues a processed book ' +
             'again, which deletes its annotations, and asks for confirmation (--yes in scripts).\n\n' +
-            'With --wait it polls every --interval until every queued book is processed, printing one line per\n' +
-            'book on stderr as its state changes and a summary at the end (queued, already processed, processed,\n' +
-            'failed, timed out). With --wait, the global --timeout is the limit for the whole wait (default 30m)\n' +
-            'and each request keeps a 30s limit. Results go to stdout (one row per book; --json for one object).\n' +
-            'Exit 0 only when every book succeeded; 6 when some failed or timed out; 7 when the service stayed\n' +
-            'unavailable (429/503/dropped connections after retries); one book alone exits as the service said\n' +
+            'With --wait it polls every --interval until every queued book is processed, printing one line per ' +
+            'book on stderr as its state changes and a summary at the end (queued, already processed, processed, ' +
+            'failed, timed out). With --wait, the global --timeout is the limit for the whole wait (default 30m) ' +
+            'and each request keeps a 30s limit. Results go to stdout (one row per book; --json for one object). ' +
+            'Exit 0 only when every book succeeded; 6 when some failed or timed out; 7 when the service stayed ' +
+            'unavailable (429/503/dropped connections after retries); one book alone exits as the service said ' +
             '(3 not found, 4 not authorized).',
         )
         .argument('[hash_id...]', 'books to queue (40 hex characters each)')

@@ -9,19 +9,19 @@ export function register(codes: Command): void {
         .command('generate')
         .summary('generate redemption codes for a book, any number, resumably')
         .description(
-          'Generates redemption codes with POST /v1/codes/generate/. A large --count is split into requests of\n' +
-            'at most --batch-size codes (the service\'s maximum per request; 1000 in the sandbox), sent with\n' +
-            '--concurrency requests in flight over keep-alive connections. Every code is streamed as it arrives:\n' +
-            'to --out FILE (CSV with a header row: code,deactivation_date,limit_days,hash_id,batch; or NDJSON /\n' +
-            'JSON with -o) or to stdout. A progress bar (done/total, rate, ETA) is drawn on stderr when it is a\n' +
+          'Generates redemption codes with POST /v1/codes/generate/. A large --count is split into requests of ' +
+            'at most --batch-size codes (the service\'s maximum per request; 1000 in the sandbox), sent with ' +
+            '--concurrency requests in flight over keep-alive connections. Every code is streamed as it arrives: ' +
+            'to --out FILE (CSV with a header row: code,deactivation_date,limit_days,hash_id,batch; or NDJSON / ' +
+            'JSON with -o) or to stdout. A progress bar (done/total, rate, ETA) is drawn on stderr when it is a ' +
             'terminal, never with --quiet.\n\n' +
-            'Nothing is lost or doubled: with --out, each batch is written and fsynced to FILE before it counts as\n' +
-            'done, and FILE.bookdist-job records the job. After a crash, kill or Ctrl-C, run the same command with\n' +
-            '--resume to generate exactly the remainder. Ctrl-C stops new batches, waits for those in flight and\n' +
-            'exits 130 with the resume command. 429 and 503 answers and dropped connections are retried with\n' +
-            'backoff (Retry-After honoured); a batch that still fails is reported and the job goes on, then\n' +
-            'exits 6 (7 if the service stayed unavailable throughout) and --resume generates what is missing.\n' +
-            'A connection dropped after a request was sent may have generated codes that never arrived: the\n' +
+            'Nothing is lost or doubled: with --out, each batch is written and fsynced to FILE before it counts as ' +
+            'done, and FILE.bookdist-job records the job. After a crash, kill or Ctrl-C, run the same command with ' +
+            '--resume to generate exactly the remainder. Ctrl-C stops new batches, waits for those in flight and ' +
+            'exits 130 with the resume command. 429 and 503 answers and dropped connections are retried with ' +
+            'backoff (Retry-After honoured); a batch that still fails is reported and the job goes on, then ' +
+            'exits 6 (7 if the service stayed unavailable throughout) and --resume generates what is missing. ' +
+            'A connection dropped after a request was sent may have generated codes that never arrived: the ' +
             'job then compares the service\'s code summary with the codes it received and says so.',
         )
         .option('--hash-id <hash_id>', 'book to generate codes for (40 hex characters; required)')
