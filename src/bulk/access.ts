@@ -189,7 +189,7 @@ export async function runAccessCsv(o: AccessCsvOptions, ctx: Context): Promise<n
         progress.tick();
         return;
       }
-      const r = await callWithRetry(api, `access.${o.action}`, { payload }, { retries: Math.max(3, ctx.globals.retries), sleep: ctx.clock.sleep, signal: ctx.signal });
+      const r = await callWithRetry(api, `access.${o.action}`, { payload }, { retries: ctx.globals.retries, sleep: ctx.clock.sleep, signal: ctx.signal });
       if (!r.ok) {
         if (r.interrupted) {
           interrupted++;

@@ -146,7 +146,7 @@ export async function runLookup(opts: LookupOptions, ctx: Context): Promise<numb
           api,
           'book.search',
           { payload: opts.kind === 'isbn' ? { isbn: chunk, offset, limit: 500 } : { hash_ids: chunk, offset, limit: 500 } },
-          { retries: Math.max(3, ctx.globals.retries), sleep: ctx.clock.sleep, signal: ctx.signal },
+          { retries: ctx.globals.retries, sleep: ctx.clock.sleep, signal: ctx.signal },
         );
         if (!r.ok) {
           failure = r.failure;

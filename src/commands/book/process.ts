@@ -101,7 +101,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     if (r.state === 'failed' || r.state === 'timed_out') ctx.io.stderr.write(line + '\n');
     else ctx.info(line);
   };
-  const retry = { retries: Math.max(3, ctx.globals.retries), sleep: ctx.clock.sleep, signal: ctx.signal };
+  const retry = { retries: ctx.globals.retries, sleep: ctx.clock.sleep, signal: ctx.signal };
   ctx.trapInterrupt();
   const started = Date.now();
 

@@ -383,7 +383,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       'codes.generate',
       { payload: { ...payloadBase, count: size } },
       {
-        retries: Math.max(ctx.globals.retries, 3),
+        retries: ctx.globals.retries,
         headers: { 'idempotency-key': key },
         timeout: ctx.globals.timeout,
         sleep: ctx.clock.sleep,
