@@ -140,6 +140,29 @@ describe('codes generate (no faults)', () => {
     }
   });
 
+  it('-o json survives a kill -9 too: --resume completes one valid JSON array of exactly count codes', async () => {
+    const out = join(dir, 'killed.json');
+    const count = 12_000;
+    const args = ['codes', 'generate', '--hash-id', BOOK, '--org', 'acme', '--count', String(count), '--batch-size', '300', '--out', out, '-o', 'json'];
+    const run = spawnCli(sb, args);
+    await waitForCodes(out, 600, run.exited);
+    run.child.kill('SIGKILL');
+    await run.exited;
+    expect(() => JSON.parse(readFileSync(out, 'utf8'))).toThrow();
+    // Resuming with other options or another format is refused rather than mixing jobs in one file.
+    const other = await cli(['codes', 'generate', '--hash-id', BOOK, '--org', 'other', '--count', String(count), '--batch-size', '300', '--out', out, '-o', 'json', '--resume']);
+    expect(other.code).toBe(2);
+    expect(JSON.parse(other.stderr).error.message).toMatch(/different options \(org: "acme"\)/);
+    const csv = await cli(['codes', 'generate', '--hash-id', BOOK, '--org', 'acme', '--count', String(count), '--batch-size', '300', '--out', out, '--resume']);
+    expect(csv.code).toBe(2);
+    expect(csv.stderr).toMatch(/was written as json/);
+    const r = await cli([...args, '--resume']);
+    expect(r.code, r.stderr).toBe(0);
+    const arr = JSON.parse(readFileSync(out, 'utf8'));
+    expect(arr).toHaveLength(count);
+    expect(new Set(arr.map((x: any) => x.code)).size).toBe(count);
+  });
+
   it('Ctrl-C stops new batches, keeps what arrived, exits 130 with the resume command', async () => {
     const out = join(dir, 'interrupted.csv');
     const count = 50_000;

@@ -175,11 +175,29 @@ export async function run(o: Options, ctx: Context): Promise<number> {
               say(r);
             }
           }
+          // A service whose search does not match hash_ids (or no longer lists a book): ask one by one.
           for (const r of chunk) {
-            if (!seen.has(r.hash_id)) {
+            if (seen.has(r.hash_id)) continue;
+            const one = await callWithRetry(api, 'book.get', { params: { hash_id: r.hash_id } }, retry);
+            if (!one.ok || one.response.status >= 400) {
+              const f = one.ok ? failureOf(one.response) : one.failure;
+              if (f.kind === 'unavailable') {
+                lastPollFailure = f;
+                continue;
+              }
               r.state = 'failed';
-              r.failure = { kind: 'error', status: 404, message: 'the book is no longer found', exitCode: ExitCode.NOT_FOUND };
-              r.message = r.failure.message;
+              r.failure = f;
+              r.message = `while waiting: ${f.message}`;
+              say(r);
+              continue;
+            }
+            const b = one.response.body?.book ?? {};
+            const s = b.status ?? {};
+            r.title = b.title;
+            if (s.is_processed && !s.is_queued) {
+              r.state = 'processed';
+              r.processed_date = s.processed_date ?? null;
+              r.message = s.processed_date ? `processed ${s.processed_date}` : 'processed';
               say(r);
             }
           }
