@@ -304,7 +304,9 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       }
       if (state.format !== o.format) throw usageError(`--resume: ${o.out} was written as ${state.format}; give the same output format (${state.format === 'csv' ? 'no -o' : `-o ${state.format}`}).`);
       if (size === undefined) {
+        // The output file is gone but the job is on record: start the file again.
         file = await DurableFile.open(outPath, { fresh: true });
+        await file.appendDurably(formats.header(o.format));
       } else {
         const scan = await scanOutput(outPath, o.format);
         if (scan.junk) ctx.warn(`${o.out}: ignoring ${scan.junk} line(s) that are not codes.`);
