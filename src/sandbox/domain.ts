@@ -1,5 +1,6 @@
 // The service's rules (interface.md + decisions.md): one handler per endpoint of the table,
 // each write in one transaction.
+import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ENDPOINTS } from '../api/endpoints.js';
 import type { Caller } from './auth.js';
@@ -22,6 +23,8 @@ export interface HandlerCtx {
   hostName: string;
   /** Poke the processing worker (a book was queued). */
   queued(): void;
+  /** The request's Idempotency-Key header, if any (honoured by code generation). */
+  idempotencyKey?: string;
 }
 
 export interface HandlerResult {
@@ -448,7 +451,18 @@ function codesGenerate(c: HandlerCtx): HandlerResult {
   if (limitDays < 0 || limitDays > 36500) throw bad('Field "limit_days" must be an integer between 0 and 36500.');
   if (p.expiration_date !== undefined && p.expiration_date <= now) throw bad('Field "expiration_date" must be in the future.');
   const label = labelOf(store, caller, p.label);
+  const key = c.idempotencyKey;
+  const requestHash = createHash('sha256').update(JSON.stringify(p)).digest('hex');
   return store.tx(() => {
+    if (key !== undefined) {
+      // A repeat of a request whose answer was lost (a dropped connection, a killed client):
+      // answer with the codes generated the first time, in the same transaction that made them.
+      const seen = store.get('SELECT request_hash, response FROM idempotency WHERE account_id = ? AND key = ?', caller.account.id, key);
+      if (seen) {
+        if (seen.request_hash !== requestHash) throw bad('This Idempotency-Key was already used for a different request.');
+        return ok(JSON.parse(seen.response as string));
+      }
+    }
     const codes: Array<Record<string, unknown>> = [];
     for (let i = 0; i < p.count; i++) {
       let code = randomCode();
@@ -458,6 +472,12 @@ function codesGenerate(c: HandlerCtx): HandlerResult {
         code, caller.account.id, book.id, p.org, label?.id ?? null, limitDays, p.expiration_date ?? null, p.samples ? 1 : 0, now,
       );
       codes.push({ code, deactivation_date: isoTime(p.expiration_date ?? null), limit_days: limitDays });
+    }
+    if (key !== undefined) {
+      store.run(
+        'INSERT INTO idempotency(account_id, key, endpoint, request_hash, response, created_at) VALUES (?,?,?,?,?,?)',
+        caller.account.id, key, 'codes.generate', requestHash, JSON.stringify({ codes }), now,
+      );
     }
     return ok({ codes });
   });

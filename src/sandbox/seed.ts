@@ -377,7 +377,11 @@ export function writeSeed(store: Store, secrets: GeneratedSecrets): void {
 /** Make sure the database has its schema and seed. Race-safe across processes. */
 export function ensureSeeded(store: Store): boolean {
   const seeded = () => store.hasSchema() && store.meta('seeded_at') !== undefined;
-  if (seeded()) return false;
+  if (seeded()) {
+    // A database seeded by an earlier version: add tables that came later.
+    if (!store.hasTable('idempotency')) store.tx(() => store.createSchema());
+    return false;
+  }
   const secrets = generateSecrets();
   return store.tx(() => {
     store.createSchema();

@@ -191,6 +191,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
         origin,
         hostName: hostHeader.replace(/:\d+$/, ''),
         queued: () => setImmediate(tick),
+        idempotencyKey: idempotencyKey(headers['idempotency-key']),
       };
       const handler = HANDLERS[ep.name];
       if (!handler) throw new HttpError(404, `The sandbox does not implement ${ep.name} (${ep.path}).`);
@@ -363,4 +364,11 @@ function sendError(res: ServerResponse, e: HttpError, xml: boolean): void {
 function safePath(url: string): string {
   const p = url.split('?')[0];
   return p.length > 200 ? p.slice(0, 200) + '…' : p;
+}
+
+/** A usable Idempotency-Key header value (1..255 visible characters), else a 400. */
+function idempotencyKey(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[\x21-\x7e]{1,255}$/.test(value)) throw new HttpError(400, 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.');
+  return value;
 }

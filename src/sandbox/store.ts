@@ -169,6 +169,17 @@ CREATE TABLE IF NOT EXISTS codes (
   CHECK ((redeemed_by IS NULL) = (redeemed_at IS NULL))
 );
 CREATE INDEX IF NOT EXISTS codes_by_account ON codes(account_id);
+-- Answers to requests sent with an Idempotency-Key (code generation): a repeat of the same
+-- request with the same key gets the stored answer instead of new codes.
+CREATE TABLE IF NOT EXISTS idempotency (
+  account_id INTEGER NOT NULL REFERENCES accounts(id),
+  key TEXT NOT NULL CHECK (length(key) BETWEEN 1 AND 255),
+  endpoint TEXT NOT NULL,
+  request_hash TEXT NOT NULL,
+  response TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (account_id, key)
+);
 CREATE TABLE IF NOT EXISTS imports (
   id INTEGER PRIMARY KEY,
   title TEXT NOT NULL, author TEXT NOT NULL, publisher TEXT NOT NULL,
@@ -194,7 +205,7 @@ CREATE TABLE IF NOT EXISTS carts (
 `;
 
 const TABLES = [
-  'carts', 'outbox', 'imports', 'codes', 'reader_sessions', 'reader_pages', 'usage', 'order_items', 'orders',
+  'idempotency', 'carts', 'outbox', 'imports', 'codes', 'reader_sessions', 'reader_pages', 'usage', 'order_items', 'orders',
   'users', 'pricing', 'books', 'tokens', 'labels', 'account_publishers', 'accounts', 'publishers', 'meta',
 ];
 
@@ -244,6 +255,11 @@ export class Store {
 
   dropAll(): void {
     for (const t of TABLES) this.db.exec(`DROP TABLE IF EXISTS ${t}`);
+  }
+
+  /** True when a table exists (schema upgrades of databases seeded by an earlier version). */
+  hasTable(name: string): boolean {
+    return !!this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type='table' AND name=?`).get(name);
   }
 
   hasSchema(): boolean {
