@@ -15,6 +15,8 @@ export interface GlobalOptions {
   color: 'auto' | 'always' | 'never';
   /** Total time per request, in milliseconds. */
   timeout: number;
+  /** --timeout was given on the command line (book process --wait reads it as the wait limit). */
+  timeoutExplicit?: boolean;
   retries: number;
   debug: boolean;
   quiet: boolean;
@@ -51,6 +53,11 @@ export interface Context {
   trapInterrupt(): void;
   /** Register a cleanup to run when the command ends (close servers, pools, files). */
   defer(fn: () => void | Promise<void>): void;
+  /**
+   * Show the TEST MODE notice only when stderr is a terminal (bulk jobs: a script's stderr holds
+   * nothing but errors). Set before the first request.
+   */
+  noticesOnTtyOnly?: boolean;
   /** Write a human notice to stderr (suppressed by --quiet). */
   info(message: string): void;
   /** Write a warning to stderr (always shown). */

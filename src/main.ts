@@ -136,7 +136,7 @@ function normaliseArgv(argv: string[]): string[] {
   return out;
 }
 
-function globalsFrom(command: Command): GlobalOptions & { timeoutExplicit: boolean } {
+function globalsFrom(command: Command): GlobalOptions {
   const o = command.optsWithGlobals();
   let root = command;
   while (root.parent) root = root.parent;

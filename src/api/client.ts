@@ -53,6 +53,8 @@ export interface RequestOptions {
   /** Retry 503s and dropped connections too (429 and refused connects are always retried). */
   idempotent?: boolean;
   accept?: string;
+  /** Extra request headers (e.g. Idempotency-Key). They cannot replace the auth headers. */
+  headers?: Record<string, string>;
   signal?: AbortSignal;
 }
 
@@ -157,6 +159,7 @@ export class ApiClient {
       signal?: AbortSignal;
       accept?: string;
       idempotent?: boolean;
+      headers?: Record<string, string>;
     } = {},
   ): Promise<ApiResponse> {
     const ep: Endpoint = lookupEndpoint(name);
@@ -171,6 +174,7 @@ export class ApiClient {
       host: ep.host,
       idempotent: args.idempotent ?? ep.idempotent,
       accept: args.accept,
+      headers: args.headers,
       signal: args.signal,
     });
   }
@@ -211,6 +215,7 @@ export class ApiClient {
       accept: o.accept ?? 'application/json',
       'user-agent': this.opts.userAgent ?? 'bookdist',
     };
+    for (const [k, v] of Object.entries(o.headers ?? {})) headers[k.toLowerCase()] = v;
     let body: string | undefined;
     let requestText: string | undefined;
     if (o.method === 'POST') {

@@ -87,6 +87,7 @@ export async function connect(ctx: Context): Promise<ApiClient> {
     onResponse: (res) => {
       if (!noticeShown && res.body && res.body.test_mode === true) {
         noticeShown = true;
+        if (ctx.noticesOnTtyOnly && !io.stderr.isTTY) return;
         ctx.info(cfg.embedded ? 'TEST MODE (sandbox)' : 'TEST MODE');
       }
     },

@@ -139,6 +139,7 @@ export async function runAccessCsv(o: AccessCsvOptions, ctx: Context): Promise<n
   if (o.action === 'revoke' && todo.length) {
     await confirm(ctx, `Revoke access for ${todo.length} row(s) of ${o.file}?`);
   }
+  ctx.noticesOnTtyOnly = true; // bulk job: a script's stderr holds only errors
   const api = await ctx.api();
   if (ctx.globals.dryRun) {
     const first = todo.find((r) => {

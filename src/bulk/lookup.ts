@@ -89,6 +89,7 @@ export async function runLookup(opts: LookupOptions, ctx: Context): Promise<numb
   const chunks: string[][] = [];
   for (let i = 0; i < keys.length; i += chunkSize) chunks.push(keys.slice(i, i + chunkSize));
 
+  ctx.noticesOnTtyOnly = true; // bulk job: a script's stderr holds only errors
   const api = await ctx.api();
   if (ctx.globals.dryRun) {
     ctx.info(`(dry run: ${chunks.length} search request(s) of at most ${chunkSize} values would be sent)`);

@@ -9,11 +9,8 @@
 // request whose response was lost may have generated codes that were never delivered. We still
 // retry it (there is no idempotency key, so failing instead would not recover those codes
 // either), and report such "uncertain" retries so the caller can reconcile with the code summary.
-import { request as undiciRequest } from 'undici';
 import type { ApiClient, ApiResponse } from '../api/client.js';
-import { backoff, parseResponse, retryAfterMs, toApiError } from '../api/client.js';
-import { endpoint } from '../api/endpoints.js';
-import { fillPath } from '../api/wire.js';
+import { backoff, retryAfterMs, toApiError } from '../api/client.js';
 import { ExitCode } from '../errors.js';
 
 export interface Failure {
@@ -34,10 +31,8 @@ export interface RetryOptions {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Aborting stops waiting between attempts (the request in flight is never aborted). */
   signal?: AbortSignal;
-  /** Extra request headers (e.g. Idempotency-Key); sent through the client's signing and agent. */
+  /** Extra request headers (e.g. Idempotency-Key). */
   headers?: Record<string, string>;
-  /** Per-attempt time limit when `headers` are given (ms). */
-  timeout?: number;
   /** Called before each retry. `uncertain`: the previous attempt may have been processed. */
   onRetry?: (info: { attempt: number; reason: string; uncertain: boolean; waitMs: number }) => void;
 }
@@ -68,7 +63,7 @@ export async function callWithRetry(
     try {
       // idempotent:false keeps the client's own 503/reset retries out of the way: this loop owns them.
       // No signal: a request in flight is never aborted (its result must be recorded).
-      res = opts.headers ? await callWithHeaders(api, name, args, opts.headers, opts.timeout ?? 30_000) : await api.call(name, { ...args, idempotent: false });
+      res = await api.call(name, { ...args, idempotent: false, headers: opts.headers });
     } catch (err: any) {
       if (err?.name === 'DryRun') throw err;
       const code: string = err?.details?.code ?? err?.code ?? '';
@@ -114,40 +109,4 @@ export function bulkExitCode(failures: Array<Pick<Failure, 'kind'>>, extraPartia
   if (!failures.length) return extraPartial ? ExitCode.PARTIAL : ExitCode.OK;
   if (!extraPartial && failures.every((f) => f.kind === 'unavailable')) return ExitCode.UNAVAILABLE;
   return ExitCode.PARTIAL;
-}
-
-/**
- * One signed request with extra headers, through the client's own signing (prepare), agent
- * (keep-alive pool) and response parsing. ApiClient.call() takes no headers yet; when it does,
- * this becomes `api.call(name, { ...args, headers })`.
- */
-async function callWithHeaders(
-  api: ApiClient,
-  name: string,
-  args: { params?: Record<string, string | number>; payload?: Record<string, unknown> },
-  headers: Record<string, string>,
-  timeout: number,
-): Promise<ApiResponse> {
-  const ep = endpoint(name);
-  const payload: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(args.payload ?? {})) if (v !== undefined) payload[k] = v;
-  const p = api.prepare({
-    method: ep.clientMethod,
-    path: fillPath(ep.path, args.params),
-    payload: ep.payloadIn === 'body' ? payload : undefined,
-    query: ep.payloadIn === 'query' ? (payload as any) : undefined,
-    auth: ep.auth === 'public' ? 'none' : ep.auth,
-    host: ep.host,
-  });
-  const res = await undiciRequest(p.url, {
-    method: p.method as 'GET' | 'POST',
-    headers: { ...p.headers, ...headers },
-    body: p.body,
-    dispatcher: api.agent,
-    signal: AbortSignal.timeout(timeout),
-  });
-  const text = await res.body.text();
-  const h: Record<string, string> = {};
-  for (const [k, v] of Object.entries(res.headers)) h[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
-  return parseResponse(res.statusCode, h, text, { method: p.method, url: p.url });
 }

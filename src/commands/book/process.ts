@@ -1,6 +1,6 @@
 // `bookdist book process`: queue many books (bounded concurrency), optionally wait until each is
 // processed, report per-book state changes on stderr and the results on stdout.
-import type { Context, GlobalOptions } from '../../context.js';
+import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
 import { ExitCode, usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
@@ -81,12 +81,13 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     await confirm(ctx, `Process ${n === 1 ? 'this book' : `${n} books`} again? Forced processing deletes the annotations of a processed book.`);
   }
   // With --wait, an explicit --timeout bounds the whole wait; requests keep a sane limit of their own.
-  const g = ctx.globals as GlobalOptions & { timeoutExplicit?: boolean };
+  const g = ctx.globals;
   let waitLimit = WAIT_DEFAULT_MS;
   if (o.wait && g.timeoutExplicit) {
     waitLimit = g.timeout;
     g.timeout = Math.min(REQUEST_TIMEOUT_MS, g.timeout);
   }
+  ctx.noticesOnTtyOnly = true; // bulk job: a script's stderr holds only errors
   const api = await ctx.api();
   if (ctx.globals.dryRun) {
     ctx.info(`(dry run: ${n} request(s) would be sent)`);

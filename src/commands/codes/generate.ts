@@ -259,6 +259,7 @@ async function summaryCount(ctx: Context, api: Awaited<ReturnType<Context['api']
 }
 
 export async function run(o: Options, ctx: Context): Promise<number> {
+  ctx.noticesOnTtyOnly = true; // bulk job: a script's stderr holds only errors
   const api = await ctx.api();
   const started = Date.now();
   const payloadBase = {
@@ -387,7 +388,6 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       {
         retries: ctx.globals.retries,
         headers: { 'idempotency-key': key },
-        timeout: ctx.globals.timeout,
         sleep: ctx.clock.sleep,
         signal: ctx.signal,
         onRetry: (i) => {
