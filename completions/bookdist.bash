@@ -168,7 +168,7 @@ _bookdist_flag() {
     'api/-f'|'api/--field') REPLY='r-' ;;
     'api/-F'|'api/--raw-field') REPLY='r-' ;;
     'api/--input') REPLY='rf' ;;
-    'api/--auth') REPLY='r-' ;;
+    'api/--auth') REPLY='rc partner access none' ;;
     'profile add/--name') REPLY='r-' ;;
     'profile add/--store-url') REPLY='r-' ;;
     'profile add/--username') REPLY='r-' ;;
