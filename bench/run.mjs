@@ -172,6 +172,27 @@ try {
   const n100k = readFileSync(join(dir, 'peak100k.csv'), 'utf8').trim().split('\n').length - 1;
   console.log(`(c) 100,000 codes: ${fmt(t100k.ms)}, ${n100k} codes, peak RSS ${mb100k.toFixed(1)} MB (10,000 codes: ${mb10k.toFixed(1)} MB; live heap stays ~10-20 MB, the rest is V8's young generation growing with the allocation rate)`);
   target('(c) peak memory of a 100,000-code run', mb100k, '<', 150, ' MB');
+
+  // ---------------------------------------------------------------- (d) start-up
+  // Median of repeated runs, as a ratio to `node -e 0` measured the same way: --version and
+  // --help load no HTTP, prompt or schema library; one signed request end to end.
+  const median = (fn, n = 15) => {
+    const ts = [];
+    for (let i = 0; i < n; i++) ts.push(time(fn).ms);
+    ts.sort((x, y) => x - y);
+    return ts[Math.floor(n / 2)];
+  };
+  const bare = median(() => spawnSync(NODE, ['-e', '0']));
+  const version = median(() => run(['--version'], env));
+  const help = median(() => run(['--help'], env));
+  const oneRequest = median(() => run(['codes', 'summary', '--json'], env));
+  console.log(
+    `\n(d) start-up (median of 15): node -e 0 ${fmt(bare)}, bookdist --version ${fmt(version)}, --help ${fmt(help)}, ` +
+      `one signed request (codes summary) ${fmt(oneRequest)}`,
+  );
+  target('(d) bookdist --version vs node -e 0', version / bare, '<', 3, 'x');
+  target('(d) bookdist --help vs node -e 0', help / bare, '<', 3, 'x');
+  target('(d) one signed request end to end vs node -e 0', oneRequest / bare, '<', 8, 'x');
 } finally {
   await sb.close();
   rmSync(dir, { recursive: true, force: true });
