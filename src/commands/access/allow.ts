@@ -27,8 +27,10 @@ export async function sendOne(api: ApiClient, ctx: Context, action: 'allow' | 'r
   throw toApiError(res);
 }
 
+export type CsvMode = { mode: 'csv'; file: string; results?: string; resume: boolean; concurrency: number; argv: string[] };
+
 export type Options =
-  | { mode: 'csv'; file: string; results?: string; resume: boolean; concurrency: number; argv: string[] }
+  | CsvMode
   | { mode: 'one'; payload: { hash_id: string; username: string; price: string; expiration_date?: string; email?: string; send_email?: boolean } };
 
 const ONE_FLAGS = ['hashId', 'username', 'price', 'priceCents', 'expires', 'email', 'sendEmail'] as const;
@@ -41,9 +43,13 @@ export function bulkArgv(opts: Record<string, any>): string[] {
   return argv;
 }
 
-export function parse({ opts }: VerbInput): Options {
+/**
+ * The `--from-csv FILE [--results FILE] [--resume] [--concurrency N]` form shared by allow and
+ * revoke; undefined when the single-grant flags are used instead.
+ */
+export function parseCsvMode(opts: Record<string, any>, singleFlags: readonly string[]): CsvMode | undefined {
   if (opts.fromCsv !== undefined) {
-    const clash = ONE_FLAGS.filter((k) => opts[k] !== undefined);
+    const clash = singleFlags.filter((k) => opts[k] !== undefined);
     if (clash.length) throw usageError(`--from-csv takes the values from the file; drop ${clash.map((k) => '--' + k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())).join(', ')}.`);
     return {
       mode: 'csv',
@@ -55,6 +61,12 @@ export function parse({ opts }: VerbInput): Options {
     };
   }
   if (opts.results !== undefined || opts.resume) throw usageError('--results and --resume go with --from-csv FILE.');
+  return undefined;
+}
+
+export function parse({ opts }: VerbInput): Options {
+  const csv = parseCsvMode(opts, ONE_FLAGS);
+  if (csv) return csv;
   if (opts.hashId === undefined) throw usageError('Give the book with --hash-id (or many grants with --from-csv FILE).');
   if (opts.username === undefined) throw usageError('Give the user with --username.');
   if (opts.price === undefined && opts.priceCents === undefined) throw usageError('Give the price with --price (e.g. 12.01) or --price-cents (e.g. 1201).');

@@ -6,25 +6,13 @@ import * as v from '../../validate/index.js';
 import { emit } from '../../output/index.js';
 import { humanOutput, kv } from '../render.js';
 import { confirm } from '../confirm.js';
-import { bulkArgv, sendOne } from './allow.js';
+import { parseCsvMode, sendOne, type CsvMode } from './allow.js';
 
-export type Options =
-  | { mode: 'csv'; file: string; results?: string; resume: boolean; concurrency: number; argv: string[] }
-  | { mode: 'one'; payload: { hash_id: string; username: string } };
+export type Options = CsvMode | { mode: 'one'; payload: { hash_id: string; username: string } };
 
 export function parse({ opts }: VerbInput): Options {
-  if (opts.fromCsv !== undefined) {
-    if (opts.hashId !== undefined || opts.username !== undefined) throw usageError('--from-csv takes the values from the file; drop --hash-id and --username.');
-    return {
-      mode: 'csv',
-      file: String(opts.fromCsv),
-      results: opts.results !== undefined ? String(opts.results) : undefined,
-      resume: Boolean(opts.resume),
-      concurrency: v.positiveInt(opts.concurrency ?? '4', '--concurrency', 64),
-      argv: bulkArgv(opts),
-    };
-  }
-  if (opts.results !== undefined || opts.resume) throw usageError('--results and --resume go with --from-csv FILE.');
+  const csv = parseCsvMode(opts, ['hashId', 'username']);
+  if (csv) return csv;
   if (opts.hashId === undefined) throw usageError('Give the book with --hash-id (or many with --from-csv FILE).');
   if (opts.username === undefined) throw usageError('Give the user with --username.');
   return { mode: 'one', payload: { hash_id: v.hashId(opts.hashId, '--hash-id'), username: v.username(opts.username, '--username') } };
