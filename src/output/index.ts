@@ -53,7 +53,9 @@ export function style(ctx: Context, stream: 'stdout' | 'stderr' = 'stdout'): Sty
   const wrap = (open: number, close: number) => (s: string) => (color ? `\x1b[${open}m${s}\x1b[${close}m` : s);
   return {
     color,
-    width: ctx.io[stream].columns || Number(ctx.io.env.COLUMNS) || 100,
+    // A terminal's own width; $COLUMNS; otherwise (a table written to a pipe or file on request)
+    // wide enough that nothing is cut.
+    width: ctx.io[stream].columns || Number(ctx.io.env.COLUMNS) || (ctx.io[stream].isTTY ? 80 : 400),
     bold: wrap(1, 22),
     dim: wrap(2, 22),
     green: wrap(32, 39),
