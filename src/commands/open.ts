@@ -34,3 +34,15 @@ export async function openUrl(ctx: Context, url: string): Promise<boolean> {
     });
   });
 }
+
+/**
+ * The built-in sandbox profile runs the service inside this process only: a URL it hands out
+ * (reader, cart) stops answering when the command ends. Say so, and how to keep one running.
+ */
+export async function noteEphemeralUrl(ctx: Context): Promise<void> {
+  if (!(await ctx.config()).embedded) return;
+  ctx.info(
+    'note: the built-in sandbox stops when this command ends, so this URL will not answer afterwards. ' +
+      'To open it, run `bookdist sandbox serve` and add a profile for it (`bookdist sandbox credentials` gives the username and key file).',
+  );
+}

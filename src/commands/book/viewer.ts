@@ -3,7 +3,7 @@ import { CliError } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import { hashId, username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
-import { openUrl } from '../open.js';
+import { noteEphemeralUrl, openUrl } from '../open.js';
 import { humanOutput } from '../render.js';
 
 interface Options {
@@ -25,5 +25,6 @@ export async function run(o: Options, ctx: Context): Promise<void> {
   const url = new URL(body.viewer_url, api.baseUrl.replace(/\/*$/, '/')).toString();
   if (humanOutput(ctx)) ctx.io.stdout.write(url + '\n');
   else await emit(ctx, { ...body, viewer_url: url });
+  await noteEphemeralUrl(ctx);
   if (o.open) await openUrl(ctx, url);
 }

@@ -4,7 +4,7 @@ import { CliError, usageError } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import { positiveInt } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
-import { openUrl } from '../open.js';
+import { noteEphemeralUrl, openUrl } from '../open.js';
 import { humanOutput } from '../render.js';
 
 interface Options {
@@ -40,5 +40,6 @@ export async function run(o: Options, ctx: Context): Promise<void> {
   }
   if (humanOutput(ctx)) ctx.io.stdout.write(url + '\n');
   else await emit(ctx, { url, status: res.status, ids: o.ids, rejoiner_ids: o.rejoinerIds ?? [] });
+  await noteEphemeralUrl(ctx);
   if (o.open) await openUrl(ctx, url);
 }
