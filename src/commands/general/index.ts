@@ -1,6 +1,6 @@
 // General endpoints: status (GET /), whoami (GET /profile/), describe, and raw `api` requests.
 import { Option, type Command } from 'commander';
-import { action, collect, examples } from '../define.js';
+import { action, examples } from '../define.js';
 
 export function registerGeneral(program: Command): void {
   examples(
@@ -60,5 +60,4 @@ export function registerGeneral(program: Command): void {
       'echo \'{"hash_id":"…","username":"…"}\' | bookdist api POST /v1/book/viewer/ --input -',
     ],
   );
-  void collect;
 }
