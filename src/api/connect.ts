@@ -38,9 +38,7 @@ export async function connect(ctx: Context): Promise<ApiClient> {
     // A key stored in a profile is only ever sent to that profile's own base URL.
     const secrets = [cfg.keyFile, cfg.sharedKey, cfg.token].filter(Boolean);
     if (cfg.baseUrl.source !== 'profile' && secrets.some((s) => s!.source === 'profile')) {
-      const { readStore } = await import('../config/store.js');
-      const store = await readStore(cfg.configDir);
-      const own = store.profiles[cfg.profile.value]?.baseUrl;
+      const own = cfg.profileBaseUrl;
       if (own && normalise(own) !== normalise(baseUrl)) {
         throw new CliError(
           `Refusing to send profile "${cfg.profile.value}"'s credentials to ${baseUrl} (the profile's base URL is ${own}). ` +

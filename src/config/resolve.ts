@@ -22,6 +22,8 @@ export interface ResolvedConfig {
   keyFile?: Setting;
   sharedKey?: Setting;
   token?: Setting;
+  /** The stored profile's own base URL: its credentials are only ever sent there. */
+  profileBaseUrl?: string;
   configDir: string;
   dataDir: string;
 }
@@ -85,6 +87,7 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
     keyFile: pick(undefined, ENV.keyFile, p.keyFile, profile.value),
     sharedKey: pick(undefined, ENV.sharedKey, p.sharedKey, profile.value),
     token: pick(undefined, ENV.token, p.token, profile.value),
+    profileBaseUrl: p.baseUrl,
     configDir: configDir(env),
     dataDir: dataDir(env),
   };
