@@ -61,3 +61,11 @@ export function examples(cmd: Command, lines: string[]): Command {
 export function collect(value: string, previous: string[] = []): string[] {
   return previous.concat(value.split(',').map((s) => s.trim()).filter(Boolean));
 }
+
+/** The paging options every listing shares (book search, book list, import search). */
+export function pagingOptions(cmd: Command): Command {
+  return cmd
+    .option('--limit <n>', 'rows per page, a whole number (default: the service\'s, 50; with --all: 100)')
+    .option('--offset <n>', 'rows to skip, a whole number', '0')
+    .option('--all', 'fetch every page, from --offset on');
+}

@@ -1,7 +1,7 @@
 // `bookdist book ...`: look up, price, search and list books, open the reader, queue processing.
 // Definitions only (commander); each verb's code loads when it runs.
 import type { Command } from 'commander';
-import { action, collect, examples } from '../define.js';
+import { action, collect, examples, pagingOptions } from '../define.js';
 import { register as registerProcess } from './process.cmd.js';
 
 export function registerBook(program: Command): void {
@@ -55,21 +55,19 @@ export function registerBook(program: Command): void {
 
   examples(
     action(
-      book
-        .command('search')
-        .summary('search books by ISBN, title, author or hash id')
-        .description(
-          'Calls POST /v1/book/search/ and lists the matching books. Criteria combine; --isbn and --hash-id ' +
-            'repeat (or take comma-separated values). Shows one page (--limit, --offset) and says on stderr ' +
-            'when there are more; --all fetches every page and prints rows as they arrive.',
-        )
-        .option('--isbn <isbn>', 'ISBN to match (repeatable)', collect)
-        .option('--title <words>', 'words of the title')
-        .option('--author <words>', 'words of the author\'s name')
-        .option('--hash-id <hash_id>', 'hash id to match (repeatable)', collect)
-        .option('--limit <n>', 'rows per page, a whole number (default: the service\'s, 50; with --all: 100)')
-        .option('--offset <n>', 'rows to skip, a whole number', '0')
-        .option('--all', 'fetch every page, from --offset on')
+      pagingOptions(
+        book
+          .command('search')
+          .summary('search books by ISBN, title, author or hash id')
+          .description(
+            'Calls POST /v1/book/search/ and lists the matching books. Criteria combine; --isbn and --hash-id ' +
+              'repeat (or take comma-separated values). Shows one page (--limit, --offset) and says on stderr ' +
+              'when there are more; --all fetches every page and prints rows as they arrive.',
+          )
+          .option('--isbn <isbn>', 'ISBN to match (repeatable)', collect)
+          .option('--title <words>', 'words of the title')
+          .option('--author <words>', 'words of the author\'s name')
+          .option('--hash-id <hash_id>', 'hash id to match (repeatable)', collect))
         .option('--no-check', 'send ISBNs without verifying the check digit'),
       () => import('./search.js'),
     ),
@@ -82,16 +80,14 @@ export function registerBook(program: Command): void {
 
   examples(
     action(
-      book
-        .command('list')
-        .summary('list the books your account controls')
-        .description(
-          'Calls GET /v1/book/index/ and lists the books of the publishers your account controls, by id. ' +
-            'Shows one page (--limit, --offset) and says on stderr when there are more; --all fetches every page.',
-        )
-        .option('--limit <n>', 'rows per page, a whole number (default: the service\'s, 50; with --all: 100)')
-        .option('--offset <n>', 'rows to skip, a whole number', '0')
-        .option('--all', 'fetch every page, from --offset on'),
+      pagingOptions(
+        book
+          .command('list')
+          .summary('list the books your account controls')
+          .description(
+            'Calls GET /v1/book/index/ and lists the books of the publishers your account controls, by id. ' +
+              'Shows one page (--limit, --offset) and says on stderr when there are more; --all fetches every page.',
+          )),
       () => import('./list.js'),
     ),
     ['bookdist book list', 'bookdist book list --limit 10 --offset 20', 'bookdist book list --all -o csv > books.csv'],

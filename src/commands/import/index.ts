@@ -1,6 +1,6 @@
 // `bookdist import ...`: incoming titles that are not for sale yet.
 import type { Command } from 'commander';
-import { action, collect, examples } from '../define.js';
+import { action, collect, examples, pagingOptions } from '../define.js';
 
 export function registerImport(program: Command): void {
   const imp = program
@@ -10,20 +10,18 @@ export function registerImport(program: Command): void {
 
   examples(
     action(
-      imp
-        .command('search')
-        .summary('search imported titles by title, author or ISBN')
-        .description(
-          'Calls POST /v1/import/search/ and lists incoming titles not yet for sale, with their identifiers ' +
-            'and import status (file received, imported, deleted). Without criteria it lists them all. ' +
-            'Shows one page (--limit, --offset) and says on stderr when there are more; --all fetches every page.',
-        )
-        .option('--title <words>', 'words of the title')
-        .option('--author <words>', 'words of the author\'s name')
-        .option('--isbn <isbn>', 'ISBN to match (repeatable)', collect)
-        .option('--limit <n>', 'rows per page, a whole number (default: the service\'s, 50; with --all: 100)')
-        .option('--offset <n>', 'rows to skip, a whole number', '0')
-        .option('--all', 'fetch every page, from --offset on')
+      pagingOptions(
+        imp
+          .command('search')
+          .summary('search imported titles by title, author or ISBN')
+          .description(
+            'Calls POST /v1/import/search/ and lists incoming titles not yet for sale, with their identifiers ' +
+              'and import status (file received, imported, deleted). Without criteria it lists them all. ' +
+              'Shows one page (--limit, --offset) and says on stderr when there are more; --all fetches every page.',
+          )
+          .option('--title <words>', 'words of the title')
+          .option('--author <words>', 'words of the author\'s name')
+          .option('--isbn <isbn>', 'ISBN to match (repeatable)', collect))
         .option('--no-check', 'send ISBNs without verifying the check digit'),
       () => import('./search.js'),
     ),
