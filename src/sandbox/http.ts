@@ -203,3 +203,26 @@ export function sendText(res: ServerResponse, status: number, ctype: string, tex
   res.writeHead(status, { 'content-type': ctype, 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }
+
+/** Every sandbox answer says it ran in test mode. */
+export const TEST_MODE = { test_mode: true } as const;
+
+/** An HttpError as is; a busy or conflicting database as 503/409; anything else rethrown (a 500). */
+export function toHttpError(err: unknown): HttpError {
+  if (err instanceof HttpError) return err;
+  const e = err as any;
+  if (e?.code === 'ERR_SQLITE_ERROR' && (e.errcode === 5 || e.errcode === 6)) {
+    return new HttpError(503, 'The sandbox database is busy; retry.', {}, { 'retry-after': '1' });
+  }
+  if (e?.code === 'ERR_SQLITE_ERROR' && (e.errcode & 0xff) === 19) {
+    return new HttpError(409, 'The request conflicts with the current state; retry.');
+  }
+  throw err;
+}
+
+/** The error body of interface.md section 7: JSON, or the access API's XML when asked. */
+export function sendError(res: ServerResponse, e: HttpError, xml: boolean): void {
+  if (res.headersSent) return;
+  if (xml) return sendText(res, e.status, 'application/xml; charset=utf-8', xmlError(e.message), e.headers);
+  sendJson(res, e.status, { code: e.status, error: true, ...TEST_MODE, message: e.message, ...e.extra }, e.headers);
+}

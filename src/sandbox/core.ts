@@ -1,0 +1,25 @@
+// What the request handlers of a running sandbox share: its database, its worker, and what it
+// knows about the address it listens on.
+import type { Store } from './store.js';
+
+export interface SandboxCore {
+  store: Store;
+  /** Time the worker takes per queued book. */
+  delayMs: number;
+  /** Run the processing worker once (now). */
+  tick(): void;
+  /** The TCP port the server listens on (set once it listens). */
+  port: number;
+}
+
+/** One request as the dispatcher saw it: its method, URL, normalised headers and origin. */
+export interface RequestInfo {
+  method: string;
+  url: URL;
+  /** Header names lower-cased, `_` read as `-`, first value wins. */
+  headers: Record<string, string>;
+  /** The Host header when it is well-formed, else `127.0.0.1:<port>`. */
+  host: string;
+  /** `http://<host>` as the client addressed the server (for links in answers). */
+  origin: string;
+}

@@ -1,0 +1,101 @@
+// The service routes: the partner API, the access-control API and the price comparison
+// endpoints, routed by the endpoint table, with authentication, scopes and validation in front
+// of the domain handlers.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { authenticate, type Caller } from './auth.js';
+import type { RequestInfo, SandboxCore } from './core.js';
+import { HANDLERS, type HandlerCtx } from './domain.js';
+import { HttpError, parseBody, prefersXml, readBody, sendError, sendJson, TEST_MODE, toHttpError } from './http.js';
+import { hasEmptySegment, matchRoute } from './router.js';
+import { parseRequestText, validatePayload } from './validate.js';
+
+/** Endpoints of 4.8 that the operator token may call besides /v1/access/*. */
+const TOKEN_VARIANTS = new Set(['user.create', 'book.index', 'book.viewer']);
+
+export async function serveApi(
+  core: SandboxCore,
+  req: IncomingMessage,
+  res: ServerResponse,
+  r: RequestInfo,
+  setAccount: (name: string) => void,
+): Promise<void> {
+  const { store } = core;
+  const { method, url, headers } = r;
+  const pathname = url.pathname;
+  let match;
+  try {
+    match = matchRoute(pathname);
+  } catch {
+    return sendError(res, new HttpError(400, 'Malformed percent-encoding in the path.'), false);
+  }
+  if (!match || hasEmptySegment(pathname)) {
+    req.resume();
+    return sendError(res, new HttpError(404, `No such endpoint: ${pathname.slice(0, 200)}`), false);
+  }
+  const { ep, params } = match;
+  const xml = ep.auth === 'access' && prefersXml(headers['accept']);
+  if (!(ep.methods as string[]).includes(method)) {
+    req.resume();
+    return sendError(res, new HttpError(405, `Method ${method.slice(0, 10)} not allowed on ${ep.path}; use ${ep.methods.join(' or ')}.`, {}, { allow: ep.methods.join(', ') }), xml);
+  }
+  try {
+    // Body first (the signature covers the raw `request` text), then who is calling.
+    let requestText: string | undefined;
+    let fromQuery = false;
+    if (method === 'POST') {
+      const body = parseBody(await readBody(req), headers['content-type']);
+      requestText = body.requestText;
+    } else {
+      req.resume();
+      if (url.searchParams.has('request')) requestText = url.searchParams.get('request') ?? undefined;
+      else fromQuery = true;
+    }
+
+    let caller: Caller | undefined;
+    if (ep.auth === 'partner' || ep.auth === 'access') {
+      const allowToken = ep.auth === 'access' || TOKEN_VARIANTS.has(ep.name);
+      // A GET's signature covers the username; a `request` query param may be signed too.
+      const signedText = method === 'POST' ? requestText : undefined;
+      caller = authenticate(store, headers, signedText, allowToken, method === 'GET' ? requestText : undefined);
+      if (!caller) throw new HttpError(ep.auth === 'access' ? 403 : 401, 'Authentication failed');
+      setAccount(caller.logName);
+      if (ep.scope && !caller.scopes.has(ep.scope) && !(caller.kind === 'token' && TOKEN_VARIANTS.has(ep.name))) {
+        throw new HttpError(403, `Missing scope: ${ep.scope}`);
+      }
+    }
+
+    let payload = {};
+    if (ep.host !== 'store') {
+      const raw = fromQuery ? Object.fromEntries(url.searchParams) : parseRequestText(requestText);
+      payload = validatePayload(ep, raw, fromQuery);
+    }
+    const ctx: HandlerCtx = {
+      store,
+      caller,
+      payload,
+      params,
+      query: url.searchParams,
+      now: store.now(),
+      origin: r.origin,
+      hostName: r.host.replace(/:\d+$/, ''),
+      queued: () => setImmediate(core.tick),
+      idempotencyKey: idempotencyKey(headers['idempotency-key']),
+    };
+    const handler = HANDLERS[ep.name];
+    if (!handler) throw new HttpError(404, `The sandbox does not implement ${ep.name} (${ep.path}).`);
+    const out = handler(ctx);
+    const result = 'body' in out && typeof out.body === 'object' && out.body !== null ? (out as any) : { body: out };
+    const status: number = result.status ?? 200;
+    const body = { code: status, success: true, ...TEST_MODE, ...result.body };
+    sendJson(res, status, body, result.headers ?? {});
+  } catch (err) {
+    sendError(res, toHttpError(err), xml);
+  }
+}
+
+/** A usable Idempotency-Key header value (1..255 visible characters), else a 400. */
+function idempotencyKey(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[\x21-\x7e]{1,255}$/.test(value)) throw new HttpError(400, 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.');
+  return value;
+}
