@@ -13,7 +13,7 @@ const next = `dist.new-${stamp}`;
 try {
   await build({
     absWorkingDir: root,
-    entryPoints: { main: 'src/main.ts' },
+    entryPoints: { main: 'src/main.ts', version: 'src/version.ts' },
     outdir: next,
     bundle: true,
     splitting: true,

@@ -46,7 +46,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
 
   // `bookdist help exit-codes`: a help topic rather than a command.
   if ((argv[0] === 'help' && argv[1] === 'exit-codes') || (argv[0] === 'exit-codes')) {
-    const { exitCodesText } = await import('./program.js');
+    const { exitCodesText } = await import('./root.js');
     io.stdout.write(exitCodesText());
     return 0;
   }
@@ -74,9 +74,15 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     process.stdout.on('error', onPipeError);
   }
 
-  const { buildProgram } = await import('./program.js');
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    const { VERSION } = await import('./version.js');
+    io.stdout.write(VERSION + '\n');
+    return 0;
+  }
+  // Only the command group argv names (the whole tree for help, completion and the like).
+  const { programFor } = await import('./root.js');
   const { setContextFactory, exitCodeOf } = await import('./commands/define.js');
-  const program = buildProgram();
+  const program = await programFor(argv);
   // Usage errors: commander's message is captured (not printed) so that it can be reported once,
   // with the usage line of the command that failed, as text or (under --json) as JSON.
   let usage: { message: string; command: Command } | undefined;

@@ -302,8 +302,9 @@ export class ApiClient {
     this.opts.debug?.(line);
   }
 
+  /** Release the connections. Requests still in flight (an interrupted run) are cut, not awaited. */
   async close(): Promise<void> {
-    await this.agent.close().catch(() => {});
+    await this.agent.destroy().catch(() => {});
   }
 }
 

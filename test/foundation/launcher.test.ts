@@ -1,0 +1,153 @@
+// bin/bookdist as a shell runs it: one process (the launcher execs Node), through symlinks as
+// npm link and global installs make them, with or without the pinned Node, and signals that
+// reach the job itself.
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import { connect, createServer, type Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/cli.js';
+import { tempDir } from './helpers.js';
+
+const root = resolve(BIN, '..', '..');
+const PINNED = join(root, 'node_modules', 'node', 'bin', 'node');
+const t = tempDir();
+afterAll(() => t.cleanup());
+
+/** PATH without the project's node_modules/.bin: the machine's own node (Node 20 here), if any. */
+const machinePath = (process.env.PATH ?? '')
+  .split(':')
+  .filter((p) => p && !p.includes('node_modules'))
+  .join(':');
+
+function sh(cmd: string, env: Record<string, string> = {}) {
+  return spawnSync('sh', ['-c', cmd], { env: { PATH: machinePath, HOME: t.dir, ...env }, encoding: 'utf8' });
+}
+
+/** Every process as [pid, ppid, args]. */
+function processTable(): Array<[number, number, string]> {
+  const r = spawnSync('ps', ['-A', '-o', 'pid=,ppid=,args='], { encoding: 'utf8' });
+  return r.stdout
+    .split('\n')
+    .map((l) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => [Number(m[1]), Number(m[2]), m[3]]);
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((res) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('connect', () => (s.destroy(), res(true)));
+    s.once('error', () => res(false));
+  });
+}
+
+/** Start the launcher (not node) in the background with a unique marker in its argv. */
+function startLauncher(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(BIN, args, { env: { PATH: machinePath, HOME: t.dir, BOOKDIST_DATA_DIR: t.dir, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.on('close', (code, signal) => res({ code, signal })));
+  const until = async (re: RegExp, stream: () => string) => {
+    for (let i = 0; i < 600 && !re.test(stream()); i++) await new Promise((r) => setTimeout(r, 50));
+    if (!re.test(stream())) throw new Error(`never saw ${re}; stderr: ${stderr}`);
+  };
+  return { child, exited, out: () => stdout, err: () => stderr, until };
+}
+
+describe('bin/bookdist launcher', () => {
+  it('runs the pinned Node itself, with the machine\'s older node first on PATH', () => {
+    const r = sh(`"${BIN}" --version`);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    // A node that must not run: the pinned one is preferred.
+    const fake = join(t.dir, 'fakebin');
+    mkdirSync(fake, { recursive: true });
+    writeFileSync(join(fake, 'node'), '#!/bin/sh\necho "wrong node" >&2\nexit 42\n');
+    chmodSync(join(fake, 'node'), 0o755);
+    const p = sh(`"${BIN}" --version`, { PATH: `${fake}:${machinePath}` });
+    expect(p.status, p.stderr).toBe(0);
+    expect(p.stderr).toBe('');
+  });
+
+  it('hands over with exec: the pid the shell got is the Node that runs the job, with no child; kill -9 leaves nothing behind', async () => {
+    const db = join(t.dir, `marker-${process.pid}-kill.db`);
+    const run = startLauncher(['sandbox', 'serve', '--port', '0', '--db', db]);
+    await run.until(/^http:\/\/127\.0\.0\.1:\d+/m, run.out);
+    const port = Number(/:(\d+)/.exec(run.out())![1]);
+    const table = processTable();
+    const self = table.find(([pid]) => pid === run.child.pid);
+    expect(self, 'the launcher pid is alive').toBeDefined();
+    expect(self![2]).toMatch(/node\S* .*bin\/bookdist sandbox serve/);
+    expect(table.filter(([, ppid]) => ppid === run.child.pid)).toEqual([]);
+    expect(await portOpen(port)).toBe(true);
+
+    process.kill(run.child.pid!, 'SIGKILL');
+    expect((await run.exited).signal).toBe('SIGKILL');
+    expect(processTable().filter(([, , args]) => args.includes(db))).toEqual([]);
+    expect(await portOpen(port)).toBe(false);
+  });
+
+  it('one SIGINT to the pid the shell got prints one "Interrupted." and exits 130', async () => {
+    // A server that accepts and never answers: the request is in flight when the signal comes.
+    const sockets: any[] = [];
+    const server: Server = createServer((s) => void sockets.push(s));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const run = startLauncher(['status', '--base-url', `http://127.0.0.1:${port}`, '--timeout', '60s'], { BOOKDIST_SHARED_KEY: 'k', BOOKDIST_USERNAME: 'u' });
+      for (let i = 0; i < 400 && sockets.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(sockets.length).toBeGreaterThan(0);
+      process.kill(run.child.pid!, 'SIGINT');
+      const end = await run.exited;
+      expect(end.code).toBe(130);
+      expect(run.err().match(/Interrupted\./g)).toEqual(['Interrupted.']);
+    } finally {
+      for (const s of sockets) s.destroy();
+      server.close();
+    }
+  });
+
+  it('works through npm-style relative symlinks (npm link, global install) and without a pinned Node', () => {
+    // A global install: prefix/lib/node_modules/bookdist/{bin,dist} and prefix/bin/bookdist -> ../lib/...
+    const prefix = join(t.dir, 'prefix');
+    const pkg = join(prefix, 'lib', 'node_modules', 'bookdist');
+    mkdirSync(join(pkg, 'bin'), { recursive: true });
+    mkdirSync(join(prefix, 'bin'), { recursive: true });
+    copyFileSync(BIN, join(pkg, 'bin', 'bookdist'));
+    chmodSync(join(pkg, 'bin', 'bookdist'), 0o755);
+    symlinkSync(join(root, 'dist'), join(pkg, 'dist'));
+    symlinkSync('../lib/node_modules/bookdist/bin/bookdist', join(prefix, 'bin', 'bookdist'));
+    // and a second hop, as `npm link` makes (global link -> project)
+    symlinkSync(join(prefix, 'bin', 'bookdist'), join(t.dir, 'bd'));
+    expect(existsSync(join(pkg, 'node_modules'))).toBe(false);
+
+    // A supported node on PATH (no pinned Node next to this install).
+    const nodeDir = join(t.dir, 'node24');
+    mkdirSync(nodeDir, { recursive: true });
+    symlinkSync(PINNED, join(nodeDir, 'node'));
+    for (const cmd of [`bookdist --version`, `"${join(t.dir, 'bd')}" --version`, `cd "${prefix}/bin" && sh bookdist --version`]) {
+      const r = sh(cmd, { PATH: `${nodeDir}:${join(prefix, 'bin')}:${machinePath}` });
+      expect(r.status, `${cmd}: ${r.stderr}`).toBe(0);
+      expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    }
+    const help = sh(`bookdist book get --help`, { PATH: `${nodeDir}:${join(prefix, 'bin')}:${machinePath}` });
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toContain('Usage: bookdist book get');
+
+    // The machine's own node only: it runs when new enough, else a clear message names the fix.
+    const machine = sh('node -p process.versions.node');
+    if (machine.status === 0) {
+      const r = sh(`bookdist --version`, { PATH: `${join(prefix, 'bin')}:${machinePath}` });
+      if (Number(machine.stdout.split('.')[0]) < 22) {
+        expect(r.status).toBe(1);
+        expect(r.stderr).toBe(`bookdist: Node ${machine.stdout.trim()} is too old; install Node 22.22 or newer.\n`);
+      } else {
+        expect(r.status, r.stderr).toBe(0);
+      }
+    }
+  });
+});

@@ -1,0 +1,57 @@
+// The lazy command tree: a run registers only the group its argv names, and what it registers
+// is the same as the full tree's (same help, same options), so help, completion and docs —
+// generated from the full tree — describe exactly what runs.
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/program.js';
+import { GROUPS, programFor, route } from '../../src/root.js';
+
+const FULL_TREE_ONLY = ['completion', '__reference', 'help'];
+
+function walk(cmd: Command, path: string[] = []): Array<[string[], Command]> {
+  return [[path, cmd], ...cmd.commands.flatMap((c) => walk(c, [...path, c.name()]))];
+}
+
+describe('lazy command tree', () => {
+  it('the groups table names every top-level command except the tree walkers', () => {
+    const top = buildProgram().commands.map((c) => c.name());
+    expect(Object.keys(GROUPS).sort()).toEqual(top.filter((n) => !FULL_TREE_ONLY.includes(n)).sort());
+    expect(top.filter((n) => FULL_TREE_ONLY.includes(n)).sort()).toEqual([...FULL_TREE_ONLY].sort());
+  });
+
+  it('routes argv to one group, skipping global options and their values', () => {
+    expect(route(['book', 'get', '--isbn', '1'])).toEqual({ kind: 'group', name: 'book' });
+    expect(route(['--profile', 'book', 'status'])).toEqual({ kind: 'group', name: 'status' });
+    expect(route(['-o', 'json', '--timeout=5s', '-q', 'codes', 'summary'])).toEqual({ kind: 'group', name: 'codes' });
+    expect(route(['book', 'get', '--help'])).toEqual({ kind: 'group', name: 'book' });
+    expect(route(['--version'])).toEqual({ kind: 'version' });
+    expect(route(['-q', '-V'])).toEqual({ kind: 'version' });
+    for (const argv of [[], ['--help'], ['-h', 'book'], ['help', 'book'], ['completion', 'bash'], ['bok'], ['--', 'book'], ['--json']]) {
+      expect(route(argv), argv.join(' ')).toEqual({ kind: 'full' });
+    }
+  });
+
+  it('--version builds the root alone (no command group)', async () => {
+    expect((await programFor(['-q', '--version'])).commands).toEqual([]);
+  });
+
+  it('each group built alone has the same commands, options and help as in the full tree', async () => {
+    const full = new Map(walk(buildProgram()).map(([p, c]) => [p.join(' '), c]));
+    const compared = new Set<string>();
+    for (const name of Object.keys(GROUPS)) {
+      const lazy = await programFor([name]);
+      const names = lazy.commands.map((c) => c.name());
+      expect(names).toContain(name);
+      for (const [path, cmd] of walk(lazy).slice(1)) {
+        const twin = full.get(path.join(' '));
+        expect(twin, path.join(' ')).toBeDefined();
+        expect(cmd.helpInformation(), path.join(' ')).toBe(twin!.helpInformation());
+        expect(cmd.options.map((o) => o.flags)).toEqual(twin!.options.map((o) => o.flags));
+        compared.add(path.join(' '));
+      }
+    }
+    // every command of the full tree but the tree walkers was compared
+    const expected = [...full.keys()].filter((k) => k && !FULL_TREE_ONLY.includes(k.split(' ')[0])).length;
+    expect(compared.size).toBe(expected);
+  });
+});
