@@ -1,5 +1,7 @@
-// The endpoint table: one source of truth for the client's calls, the sandbox's router and
-// `GET /v1/describe/`. Plain data, no imports, so it is cheap to load.
+// The endpoint table: one source of truth for the client's calls, the sandbox's router,
+// `GET /v1/describe/` and the OpenAPI document (src/api/openapi.ts). Plain data, no imports, so
+// it is cheap to load. Response shapes name the resources of interface.md section 2, whose
+// schemas live in src/api/schemas.ts (loaded only by the OpenAPI generator).
 
 export type FieldType =
   | 'string'
@@ -17,6 +19,32 @@ export interface FieldDef {
   type: FieldType;
   required?: boolean;
   description: string;
+  /** Integers: smallest and largest accepted value. */
+  min?: number;
+  max?: number;
+  /** Strings (and each entry of a string array): at most this many characters (default 1000). */
+  maxLength?: number;
+  /** What the string holds, when it has a known shape (documented; the sandbox checks email/decimal). */
+  format?: 'email' | 'decimal' | 'username' | 'hash_id' | 'isbn';
+  /** The only values the service supports (documented; others get a 400). */
+  enum?: string[];
+}
+
+/** A JSON Schema (2020-12, the dialect of OpenAPI 3.1). `{ $ref: 'Book' }` names a schema of src/api/schemas.ts. */
+export type Schema = { [k: string]: unknown };
+
+export interface ResponseDef {
+  /** Status of a success (200; 302 for the checkout redirect). */
+  status: number;
+  /**
+   * Members of the success body besides the envelope (code, success, test_mode). A name ending
+   * in `?` may be absent.
+   */
+  body: Record<string, Schema>;
+  /** The body is exactly `body` with no envelope (the OpenAPI document itself). */
+  raw?: boolean;
+  /** Response headers of a success (e.g. the redirect's `location`). */
+  headers?: string[];
 }
 
 export type AuthKind = 'partner' | 'access' | 'public' | 'none';
@@ -36,56 +64,118 @@ export interface Endpoint {
   scope: string | null;
   /** `partner`: CryptoAuth/SharedKeyAuth; `access`: operator token (or partner auth); `public`/`none`: no auth. */
   auth: AuthKind;
+  /** A partner endpoint that the operator token may call too (interface.md 4.8). */
+  token?: boolean;
   /** `store`: lives on the price comparison host (profile's store URL). */
   host: 'api' | 'store';
   summary: string;
   /** Fields of the `request` payload (POST) or query (GET of listings/store). */
   fields: FieldDef[];
+  /** Fields that reference clients send but the service ignores (accepted, never an error). */
+  ignored?: string[];
   /** Where the payload goes for the client's method. */
   payloadIn: 'none' | 'body' | 'query';
   /** Safe to retry on 503 and dropped connections (GETs; idempotent POSTs). */
   idempotent: boolean;
+  /** The success response (interface.md section 2 and 4, decisions.md). */
+  response: ResponseDef;
 }
 
-const f = (name: string, type: FieldType, description: string, required = false): FieldDef => ({
+/** Path parameters: `{name}` segments of the paths below. */
+export const PATH_PARAMS: Record<string, FieldDef> = {
+  hash_id: { name: 'hash_id', type: 'string', required: true, format: 'hash_id', description: 'book hash id (40 hex characters)' },
+  isbn: { name: 'isbn', type: 'string', required: true, format: 'isbn', description: 'ISBN-10 or ISBN-13, hyphens allowed' },
+  sku: { name: 'sku', type: 'string', required: true, description: 'book SKU' },
+  username: { name: 'username', type: 'string', required: true, format: 'username', description: 'user (30 hex characters)' },
+  email: { name: 'email', type: 'string', required: true, format: 'email', description: 'e-mail address of the user' },
+  purchase_id: { name: 'purchase_id', type: 'integer', required: true, min: 1, description: 'order item id' },
+};
+
+const f = (name: string, type: FieldType, description: string, required = false, more: Partial<FieldDef> = {}): FieldDef => ({
   name,
   type,
   description,
   required,
+  ...more,
 });
 
-const LIMIT = f('limit', 'integer', 'page size; 0 or absent means the default (50), at most 500');
-const OFFSET = f('offset', 'integer', 'rows to skip (default 0)');
+const LIMIT = f('limit', 'integer', 'page size; 0 or absent means the default (50), at most 500', false, { min: 0, max: 500 });
+const OFFSET = f('offset', 'integer', 'rows to skip (default 0)', false, { min: 0 });
+const USERNAME = { format: 'username' } as const;
+const HASH_ID = { format: 'hash_id' } as const;
+
+// Response members (JSON Schema). `ref('Book')` names a resource of src/api/schemas.ts.
+const ref = (name: string): Schema => ({ $ref: name });
+const STR: Schema = { type: 'string' };
+const INT: Schema = { type: 'integer' };
+const BOOL: Schema = { type: 'boolean' };
+const list = (items: Schema): Schema => ({ type: 'array', items });
+const ok = (body: Record<string, Schema>, status = 200): ResponseDef => ({ status, body });
+const MESSAGE = ok({ 'message?': STR });
+
+const DATE_TIME: Schema = { type: ['string', 'null'], format: 'date-time' };
+const PURCHASE: Record<string, Schema> = {
+  id: INT,
+  book: ref('ItemBook'),
+  digital_pricing: {
+    type: 'object',
+    required: ['description', 'id'],
+    properties: { description: STR, id: { type: ['integer', 'null'] } },
+  },
+  expiration_date: DATE_TIME,
+  is_active: BOOL,
+  is_digital: BOOL,
+  is_print: BOOL,
+  is_refunded: BOOL,
+  purchase_date: { type: 'string', format: 'date-time' },
+  purchase_price: ref('Decimal'),
+  quantity: INT,
+  refund_available: BOOL,
+  user: ref('ItemUser'),
+};
 
 export const ENDPOINTS: Endpoint[] = [
   {
     name: 'index', methods: ['GET'], clientMethod: 'GET', path: '/', aliases: ['/index/'], scope: null,
     auth: 'none', host: 'api', summary: 'Service index: API versions and host', fields: [], payloadIn: 'none', idempotent: true,
+    response: ok({ api: ref('ApiIndex') }),
   },
   {
     name: 'profile', methods: ['GET'], clientMethod: 'GET', path: '/profile/', scope: null, auth: 'partner',
     host: 'api', summary: 'The calling account: profile and scopes', fields: [], payloadIn: 'none', idempotent: true,
+    response: ok({ profile: ref('AccountProfile'), scopes: list(STR) }),
   },
   {
     name: 'describe', methods: ['GET'], clientMethod: 'GET', path: '/v1/describe/', scope: null, auth: 'partner',
     host: 'api', summary: 'Every endpoint with its field definitions', fields: [], payloadIn: 'none', idempotent: true,
+    response: ok({ endpoints: list(ref('DescribedEndpoint')) }),
+  },
+  {
+    name: 'openapi', methods: ['GET'], clientMethod: 'GET', path: '/openapi.json', scope: null, auth: 'none',
+    host: 'api', summary: 'This OpenAPI 3.1 document, generated from the endpoint table', fields: [], payloadIn: 'none',
+    idempotent: true,
+    response: { status: 200, raw: true, body: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } } },
   },
   {
     name: 'book.get', methods: ['GET'], clientMethod: 'GET', path: '/v1/book/{hash_id}/', scope: 'book_metadata',
     auth: 'partner', host: 'api', summary: 'A book by hash id', fields: [], payloadIn: 'none', idempotent: true,
+    response: ok({ book: ref('Book') }),
   },
   {
     name: 'book.isbn', methods: ['GET'], clientMethod: 'GET', path: '/v1/book/isbn/{isbn}/', scope: 'book_metadata',
     auth: 'partner', host: 'api', summary: 'A book by ISBN', fields: [], payloadIn: 'none', idempotent: true,
+    response: ok({ book: ref('Book') }),
   },
   {
     name: 'book.sku', methods: ['GET'], clientMethod: 'GET', path: '/v1/book/sku/{sku}/', scope: 'book_metadata',
     auth: 'partner', host: 'api', summary: 'A book by SKU', fields: [], payloadIn: 'none', idempotent: true,
+    response: ok({ book: ref('Book') }),
   },
   {
     name: 'book.pricing', methods: ['GET'], clientMethod: 'GET', path: '/v1/book/isbn/{isbn}/pricing/',
     scope: 'book_metadata', auth: 'partner', host: 'api', summary: 'Digital pricing of a book by ISBN', fields: [],
     payloadIn: 'none', idempotent: true,
+    response: ok({ hash_id: STR, isbn: STR, title: STR, digital_pricing: list(ref('PricingEntry')) }),
   },
   {
     name: 'book.search', methods: ['POST'], clientMethod: 'POST', path: '/v1/book/search/', scope: 'book_metadata',
@@ -99,17 +189,20 @@ export const ENDPOINTS: Endpoint[] = [
       LIMIT,
     ],
     payloadIn: 'body', idempotent: true,
+    response: ok({ count: INT, results: list(ref('Book')) }),
   },
   {
-    name: 'book.index', methods: ['GET', 'POST'], clientMethod: 'GET', path: '/v1/book/index/', scope: 'book_metadata',
+    name: 'book.index', token: true, methods: ['GET', 'POST'], clientMethod: 'GET', path: '/v1/book/index/', scope: 'book_metadata',
     auth: 'partner', host: 'api', summary: 'Books controlled by the calling account', fields: [OFFSET, LIMIT],
     payloadIn: 'query', idempotent: true,
+    response: ok({ count: INT, limit: INT, offset: INT, results: list(ref('Book')) }),
   },
   {
-    name: 'book.viewer', methods: ['GET', 'POST'], clientMethod: 'POST', path: '/v1/book/viewer/', scope: 'viewer',
+    name: 'book.viewer', token: true, methods: ['GET', 'POST'], clientMethod: 'POST', path: '/v1/book/viewer/', scope: 'viewer',
     auth: 'partner', host: 'api', summary: 'Reader URL for a user and a book',
-    fields: [f('username', 'string', 'user (30 hex characters)', true), f('hash_id', 'string', 'book hash id', true)],
+    fields: [f('username', 'string', 'user (30 hex characters)', true, USERNAME), f('hash_id', 'string', 'book hash id', true, HASH_ID)],
     payloadIn: 'body', idempotent: true,
+    response: ok({ viewer_url: { type: 'string', format: 'uri' } }),
   },
   {
     name: 'book.process', methods: ['POST'], clientMethod: 'POST', path: '/v1/book/{hash_id}/process/', scope: 'process',
@@ -119,44 +212,54 @@ export const ENDPOINTS: Endpoint[] = [
       f('urgent', 'boolean', 'put the book at the head of the queue'),
     ],
     payloadIn: 'body', idempotent: true,
+    response: ok({ message: STR }),
   },
   {
     name: 'user.invite', methods: ['POST'], clientMethod: 'POST', path: '/v1/user/invite/', scope: 'invite_user',
     auth: 'partner', host: 'api', summary: 'Create a user and e-mail an invitation with a generated password',
     fields: [
-      f('email', 'string', 'e-mail address', true),
+      f('email', 'string', 'e-mail address', true, { format: 'email' }),
       f('first_name', 'string', 'first name'),
       f('last_name', 'string', 'last name'),
       f('profile', 'object', 'profile fields (address_1, city, zip, country, ...)'),
       f('label', 'string', 'white label sub-domain under the caller\'s control'),
     ],
     payloadIn: 'body', idempotent: false,
+    response: ok({ email: STR, message: STR, username: STR }),
   },
   {
-    name: 'user.create', methods: ['POST'], clientMethod: 'POST', path: '/v1/user/', scope: 'create_user',
+    name: 'user.create', token: true, methods: ['POST'], clientMethod: 'POST', path: '/v1/user/', scope: 'create_user',
     auth: 'partner', host: 'api', summary: 'Create a user silently; returns the password',
     fields: [
-      f('email', 'string', 'e-mail address', true),
+      f('email', 'string', 'e-mail address', true, { format: 'email' }),
       f('first_name', 'string', 'first name'),
       f('last_name', 'string', 'last name'),
-      f('passwd', 'string', 'password; generated when omitted'),
+      f('passwd', 'string', 'password (at least 6 characters); generated when omitted'),
       f('passwd_confirm', 'string', 'the password again'),
       f('label', 'string', 'white label sub-domain'),
     ],
     payloadIn: 'body', idempotent: false,
+    // With the operator token, an existing user is a 200 with conflict fields (interface.md 4.8).
+    response: ok({
+      'email?': STR, 'passwd?': STR, message: STR, username: STR,
+      'value?': STR, 'conflict?': { const: true }, 'field?': { const: 'email' },
+    }),
   },
   {
     name: 'user.get', methods: ['GET'], clientMethod: 'GET', path: '/v1/user/{username}/', scope: 'users',
     auth: 'partner', host: 'api', summary: 'A user by username', fields: [], payloadIn: 'none', idempotent: true,
+    response: ok({ user: ref('User') }),
   },
   {
     name: 'user.email', methods: ['GET'], clientMethod: 'GET', path: '/v1/user/email/{email}/', scope: 'users',
     auth: 'partner', host: 'api', summary: 'A user by e-mail address', fields: [], payloadIn: 'none', idempotent: true,
+    response: ok({ user: ref('User') }),
   },
   {
     name: 'user.orders', methods: ['GET', 'POST'], clientMethod: 'GET', path: '/v1/user/{username}/orders/',
     scope: 'users', auth: 'partner', host: 'api', summary: 'Completed orders of a user', fields: [],
     payloadIn: 'none', idempotent: true,
+    response: ok({ count: INT, results: list(ref('ListedOrder')) }),
   },
   {
     name: 'user.purchase', methods: ['GET', 'POST'], clientMethod: 'POST',
@@ -167,22 +270,25 @@ export const ENDPOINTS: Endpoint[] = [
       f('refund_info', 'boolean', 'alias of refund_data, as in the reference example'),
     ],
     payloadIn: 'body', idempotent: true,
+    response: ok(PURCHASE),
   },
   {
     name: 'order.external', methods: ['POST'], clientMethod: 'POST', path: '/v1/order/external/',
     scope: 'create_orders', auth: 'partner', host: 'api', summary: 'Report an order processed outside the service',
     fields: [
-      f('username', 'string', 'buyer', true),
+      f('username', 'string', 'buyer', true, USERNAME),
       f('digital_pricing', 'array<integer>', 'ids of the pricing entries sold', true),
       f('billing_address', 'address', 'full_name (or first_name + last_name), postal_code, country', true),
-      f('order_type', 'string', 'payment plan: TestPlan or ExternalPlan', true),
+      f('order_type', 'string', 'payment plan: TestPlan or ExternalPlan', true, { enum: ['TestPlan', 'ExternalPlan'] }),
       f('org', 'string', 'organization supplying the order', true),
       f('shipping_address', 'address', 'for print-on-demand books'),
       f('label', 'string', 'white label sub-domain'),
       f('send_email', 'boolean', 'e-mail transaction details to label members (default true)'),
-      f('order_number', 'string', 'your order number, at most 20 characters; makes the call idempotent'),
+      f('order_number', 'string', 'your order number, at most 20 characters; makes the call idempotent', false, { maxLength: 20 }),
     ],
+    ignored: ['print_pricing', 'combo_pricing'],
     payloadIn: 'body', idempotent: false,
+    response: ok({ message: STR, order: ref('Order') }),
   },
   {
     name: 'order.refund', methods: ['POST'], clientMethod: 'POST', path: '/v1/order/refund/', scope: 'refunds',
@@ -191,40 +297,47 @@ export const ENDPOINTS: Endpoint[] = [
       f('order_id', 'integer', 'order to refund (or `id`)'),
       f('id', 'integer', 'alias of order_id'),
       f('items', 'array<integer>', 'item ids, for a partial refund'),
-      f('type', 'string', 'refund'),
+      f('type', 'string', 'refund', false, { enum: ['refund'] }),
       f('send_email', 'boolean', 'e-mail the refund (default: the organization\'s setting, true)'),
     ],
     payloadIn: 'body', idempotent: false,
+    response: ok({
+      message: STR,
+      refunds: list({ type: 'object', required: ['purchase_id', 'success'], properties: { purchase_id: INT, success: BOOL } }),
+    }),
   },
   {
     name: 'order.free', methods: ['POST'], clientMethod: 'POST', path: '/v1/order/free/', scope: 'create_orders',
     auth: 'partner', host: 'api', summary: 'Give a user free access to a book',
     fields: [
-      f('username', 'string', 'user', true),
-      f('hash_id', 'string', 'book', true),
+      f('username', 'string', 'user', true, USERNAME),
+      f('hash_id', 'string', 'book', true, HASH_ID),
       f('expiration_date', 'date', 'YYYY-MM-DD HH:MM:SS; access ends then'),
       f('label', 'string', 'white label sub-domain'),
     ],
     payloadIn: 'body', idempotent: false,
+    response: ok({ message: STR, order: ref('Order') }),
   },
   {
     name: 'codes.generate', methods: ['POST'], clientMethod: 'POST', path: '/v1/codes/generate/', scope: 'codes',
     auth: 'partner', host: 'api', summary: 'Generate redemption codes for a book',
     fields: [
-      f('hash_id', 'string', 'book', true),
+      f('hash_id', 'string', 'book', true, HASH_ID),
       f('org', 'string', 'organization', true),
-      f('count', 'integer', 'how many codes (1..1000 per request)', true),
-      f('limit_days', 'integer', 'days of access counted from redemption'),
+      f('count', 'integer', 'how many codes (1..1000 per request)', true, { min: 1, max: 1000 }),
+      f('limit_days', 'integer', 'days of access counted from redemption', false, { min: 0, max: 36500 }),
       f('expiration_date', 'date', 'hard date after which access ends'),
       f('samples', 'boolean', 'sample codes'),
       f('label', 'string', 'white label sub-domain'),
     ],
     payloadIn: 'body', idempotent: false,
+    response: ok({ codes: list(ref('Code')) }),
   },
   {
     name: 'codes.summary', methods: ['GET'], clientMethod: 'GET', path: '/v1/codes/summary/', scope: 'codes',
     auth: 'partner', host: 'api', summary: 'Codes generated and redeemed by the calling account', fields: [],
     payloadIn: 'none', idempotent: true,
+    response: ok({ codes_generated: INT, codes_redeemed: INT, redemption_percentage: { type: 'number', minimum: 0, maximum: 1 } }),
   },
   {
     name: 'import.search', methods: ['GET', 'POST'], clientMethod: 'POST', path: '/v1/import/search/', scope: 'import',
@@ -237,36 +350,44 @@ export const ENDPOINTS: Endpoint[] = [
       OFFSET,
     ],
     payloadIn: 'body', idempotent: true,
+    response: ok({ count: INT, limit: INT, offset: INT, results: list(ref('ImportedTitle')) }),
   },
   {
     name: 'access.allow', methods: ['GET', 'POST'], clientMethod: 'POST', path: '/v1/access/allow/', scope: 'access',
     auth: 'access', host: 'api', summary: 'Grant a user access to a book on a partner-hosted reader',
     fields: [
-      f('hash_id', 'string', 'book', true),
-      f('username', 'string', 'user', true),
-      f('price', 'string', 'the partner\'s external price, a decimal with at most two places', true),
+      f('hash_id', 'string', 'book', true, HASH_ID),
+      f('username', 'string', 'user', true, USERNAME),
+      f('price', 'string', 'the partner\'s external price, a decimal with at most two places', true, { format: 'decimal' }),
       f('expiration_date', 'date', 'YYYY-MM-DD HH:MM:SS; access ends then'),
-      f('email', 'string', 'who sends out access'),
+      f('email', 'string', 'who sends out access', false, { format: 'email' }),
       f('send_email', 'boolean', 'e-mail the user that access was granted'),
     ],
     payloadIn: 'body', idempotent: false,
+    response: MESSAGE,
   },
   {
     name: 'access.revoke', methods: ['GET', 'POST'], clientMethod: 'POST', path: '/v1/access/revoke/', scope: 'access',
     auth: 'access', host: 'api', summary: 'Revoke a user\'s access to a book',
-    fields: [f('hash_id', 'string', 'book', true), f('username', 'string', 'user', true)],
+    fields: [f('hash_id', 'string', 'book', true, HASH_ID), f('username', 'string', 'user', true, USERNAME)],
     payloadIn: 'body', idempotent: false,
+    response: MESSAGE,
   },
   {
     name: 'offers', methods: ['GET'], clientMethod: 'GET', path: '/api/offers.json', scope: null, auth: 'public',
-    host: 'store', summary: 'Price offers for an ISBN', fields: [f('isbn', 'string', 'ISBN', true)],
+    host: 'store', summary: 'Price offers for an ISBN', fields: [f('isbn', 'string', 'ISBN', true, { format: 'isbn' })],
     payloadIn: 'query', idempotent: true,
+    response: ok({ Status: STR, Isbn: STR, Offers: list(ref('PriceOffer')) }),
   },
   {
     name: 'checkout', methods: ['GET'], clientMethod: 'GET', path: '/checkout', scope: null, auth: 'public',
     host: 'store', summary: 'Redirect to a pre-filled cart',
-    fields: [f('ids', 'string', 'price ids, comma-separated', true), f('rejoiner_ids', 'string', 'rejoiner ids, comma-separated')],
+    fields: [
+      f('ids', 'string', 'price ids, comma-separated', true, { maxLength: 2000 }),
+      f('rejoiner_ids', 'string', 'rejoiner ids, comma-separated', false, { maxLength: 2000 }),
+    ],
     payloadIn: 'query', idempotent: true,
+    response: { status: 302, body: { location: STR }, headers: ['location'] },
   },
 ];
 

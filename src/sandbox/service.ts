@@ -9,9 +9,6 @@ import { HttpError, parseBody, prefersXml, readBody, sendError, sendJson, TEST_M
 import { hasEmptySegment, matchRoute } from './router.js';
 import { parseRequestText, validatePayload } from './validate.js';
 
-/** Endpoints of 4.8 that the operator token may call besides /v1/access/*. */
-const TOKEN_VARIANTS = new Set(['user.create', 'book.index', 'book.viewer']);
-
 export async function serveApi(
   core: SandboxCore,
   req: IncomingMessage,
@@ -53,13 +50,13 @@ export async function serveApi(
 
     let caller: Caller | undefined;
     if (ep.auth === 'partner' || ep.auth === 'access') {
-      const allowToken = ep.auth === 'access' || TOKEN_VARIANTS.has(ep.name);
+      const allowToken = ep.auth === 'access' || !!ep.token;
       // A GET's signature covers the username; a `request` query param may be signed too.
       const signedText = method === 'POST' ? requestText : undefined;
       caller = authenticate(store, headers, signedText, allowToken, method === 'GET' ? requestText : undefined);
       if (!caller) throw new HttpError(ep.auth === 'access' ? 403 : 401, 'Authentication failed');
       setAccount(caller.logName);
-      if (ep.scope && !caller.scopes.has(ep.scope) && !(caller.kind === 'token' && TOKEN_VARIANTS.has(ep.name))) {
+      if (ep.scope && !caller.scopes.has(ep.scope) && !(caller.kind === 'token' && ep.token)) {
         throw new HttpError(403, `Missing scope: ${ep.scope}`);
       }
     }

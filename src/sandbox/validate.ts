@@ -7,11 +7,6 @@ import { parseDate } from './util.js';
 export const MAX_STRING = 1000;
 export const MAX_ARRAY = 1000;
 
-/** Fields that reference clients send but the table leaves out; accepted and ignored. */
-const IGNORED: Record<string, string[]> = {
-  'order.external': ['print_pricing', 'combo_pricing'],
-};
-
 const ADDRESS_FIELDS = new Set([
   'first_name', 'last_name', 'full_name', 'company_name', 'line_1', 'line_2', 'city', 'state', 'postal_code', 'country',
   'phone', 'email',
@@ -42,7 +37,7 @@ const BOOL_FALSE = new Set(['false', 'False', 'FALSE', '0', '']);
  */
 export function validatePayload(ep: Endpoint, raw: Record<string, unknown>, fromQuery: boolean): Payload {
   const fields = new Map(ep.fields.map((f) => [f.name, f]));
-  const ignored = new Set(IGNORED[ep.name] ?? []);
+  const ignored = new Set(ep.ignored ?? []);
   const out: Payload = {};
   for (const [name, value] of Object.entries(raw)) {
     const f = fields.get(name);
@@ -64,13 +59,16 @@ function coerce(f: FieldDef, v: unknown, fromQuery: boolean): unknown {
   switch (f.type) {
     case 'string': {
       if (typeof v !== 'string') throw bad(`Field "${name}" must be a string.`);
-      if (v.length > MAX_STRING) throw bad(`Field "${name}" is too long (at most ${MAX_STRING} characters).`);
+      const max = f.maxLength ?? MAX_STRING;
+      if (v.length > max) throw bad(`Field "${name}" is too long (at most ${max} characters).`);
       return v;
     }
     case 'integer': {
-      if (fromQuery && typeof v === 'string' && /^-?\d{1,15}$/.test(v.trim())) return Number(v.trim());
-      if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw bad(`Field "${name}" must be an integer.`);
-      return v;
+      let n = v;
+      if (fromQuery && typeof v === 'string' && /^-?\d{1,15}$/.test(v.trim())) n = Number(v.trim());
+      if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw bad(`Field "${name}" must be an integer.`);
+      if ((f.min !== undefined && n < f.min) || (f.max !== undefined && n > f.max)) throw bad(`Field "${name}" must be ${integerRange(f)}.`);
+      return n;
     }
     case 'number': {
       if (fromQuery && typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
@@ -135,6 +133,14 @@ function coerce(f: FieldDef, v: unknown, fromQuery: boolean): unknown {
       return out;
     }
   }
+}
+
+/** `an integer between 1 and 1000`, `a non-negative integer`, ... from the field's bounds. */
+function integerRange(f: FieldDef): string {
+  if (f.min !== undefined && f.max !== undefined) return `an integer between ${f.min} and ${f.max}`;
+  if (f.min === 0) return 'a non-negative integer';
+  if (f.min !== undefined) return `an integer of at least ${f.min}`;
+  return `an integer of at most ${f.max}`;
 }
 
 /** `limit` and `offset` of a listing (decisions.md: default 50, max 500, 0 = default). */
