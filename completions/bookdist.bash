@@ -30,6 +30,7 @@ _bookdist_cmd() {
     'profile/help') REPLY='help' ;;
     'sandbox/serve') REPLY='serve' ;;
     'sandbox/credentials') REPLY='credentials' ;;
+    'sandbox/openapi') REPLY='openapi' ;;
     'sandbox/reset') REPLY='reset' ;;
     'sandbox/clock') REPLY='clock' ;;
     'sandbox/usage') REPLY='usage' ;;
@@ -76,7 +77,7 @@ _bookdist_cmds() {
   case "$1" in
     '') REPLY='status whoami describe api profile sandbox book user order codes import access offers completion help' ;;
     'profile') REPLY='add list show use remove help' ;;
-    'sandbox') REPLY='serve credentials reset clock usage redeem outbox help' ;;
+    'sandbox') REPLY='serve credentials openapi reset clock usage redeem outbox help' ;;
     'sandbox clock') REPLY='advance show help' ;;
     'book') REPLY='get pricing search list viewer process help' ;;
     'user') REPLY='invite create get orders purchase help' ;;
@@ -114,6 +115,7 @@ _bookdist_flags() {
     'sandbox') REPLY='-h --help' ;;
     'sandbox serve') REPLY='--host --port --db --process-delay --fault-rate --fault --latency -h --help' ;;
     'sandbox credentials') REPLY='--db -h --help' ;;
+    'sandbox openapi') REPLY='--server -h --help' ;;
     'sandbox reset') REPLY='--db -h --help' ;;
     'sandbox clock') REPLY='-h --help' ;;
     'sandbox clock advance') REPLY='--db --url -h --help' ;;
@@ -181,6 +183,7 @@ _bookdist_flag() {
     'sandbox serve/--fault') REPLY='r-' ;;
     'sandbox serve/--latency') REPLY='r-' ;;
     'sandbox credentials/--db') REPLY='rf' ;;
+    'sandbox openapi/--server') REPLY='r-' ;;
     'sandbox reset/--db') REPLY='rf' ;;
     'sandbox clock advance/--db') REPLY='rf' ;;
     'sandbox clock advance/--url') REPLY='r-' ;;

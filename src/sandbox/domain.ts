@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ENDPOINTS } from '../api/endpoints.js';
+import { openApiDocument } from '../api/openapi.js';
 import type { Caller } from './auth.js';
 import { bad, HttpError, notFound } from './http.js';
 import { normalizeIsbn, toIsbn13 } from './isbn.js';
@@ -30,6 +31,8 @@ export interface HandlerCtx {
 export interface HandlerResult {
   status?: number;
   body: Record<string, unknown>;
+  /** Send `body` as it is, without the envelope (the OpenAPI document). */
+  raw?: boolean;
   headers?: Record<string, string>;
 }
 
@@ -656,10 +659,17 @@ function describe(): Record<string, unknown> {
   };
 }
 
+let lastDocument: { origin: string; body: Record<string, unknown> } | undefined;
+function openapi(c: HandlerCtx): HandlerResult {
+  if (lastDocument?.origin !== c.origin) lastDocument = { origin: c.origin, body: openApiDocument(c.origin) };
+  return { status: 200, raw: true, body: lastDocument.body };
+}
+
 export const HANDLERS: Record<string, Handler> = {
   index,
   profile,
   describe,
+  openapi,
   'book.get': (c) => ({ book: bookView(c.store, bookByHash(c.store, c.params.hash_id), c.now) }),
   'book.isbn': (c) => {
     const b = bookByIsbn(c.store, c.params.isbn ?? '');

@@ -65,3 +65,12 @@ export function matchRoute(pathname: string): RouteMatch | undefined {
 export function hasEmptySegment(pathname: string): boolean {
   return /\/\/+/.test(pathname);
 }
+
+/** Every route the router serves, from its compiled table: the path template and its methods. */
+export function listRoutes(): Array<{ name: string; path: string; methods: string[] }> {
+  return ROUTES.map((r) => ({
+    name: r.ep.name,
+    path: '/' + r.segments.map((s) => ('literal' in s ? s.literal : `{${s.param}}`)).join('/'),
+    methods: [...r.ep.methods],
+  }));
+}

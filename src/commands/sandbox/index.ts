@@ -58,6 +58,22 @@ export function registerSandbox(program: Command): void {
   examples(
     action(
       group
+        .command('openapi')
+        .summary('print the OpenAPI 3.1 document of the service')
+        .description(
+          'Prints the OpenAPI 3.1 document of the whole service (every path, method, request field, response\n' +
+            'shape, the error body and the authentication schemes), generated from the same endpoint table as\n' +
+            'the client and the sandbox. A running sandbox serves it at GET /openapi.json.',
+        )
+        .option('--server <url>', 'base URL to name under "servers"', 'http://127.0.0.1:8710'),
+      () => import('./openapi.js'),
+    ),
+    ['bookdist sandbox openapi > openapi.json', 'bookdist sandbox openapi --server http://127.0.0.1:9000 | jq \'.paths | keys\''],
+  );
+
+  examples(
+    action(
+      group
         .command('reset')
         .summary('recreate the sandbox database from the seed (new keys and secrets)')
         .description(

@@ -1,0 +1,22 @@
+// `bookdist sandbox openapi`: print the OpenAPI 3.1 document of the service, the same one a
+// running sandbox serves at GET /openapi.json. No sandbox or database is needed.
+import type { Context } from '../../context.js';
+import { usageError } from '../../errors.js';
+import type { VerbInput } from '../define.js';
+
+export function parse({ opts }: VerbInput) {
+  const server = (opts.server as string | undefined) ?? 'http://127.0.0.1:8710';
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    throw usageError(`--server ${server}: give the base URL of the service, like http://127.0.0.1:8710.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`--server ${server}: the base URL must start with http:// or https://.`);
+  return { server: server.replace(/\/+$/, '') };
+}
+
+export async function run(o: { server: string }, ctx: Context): Promise<void> {
+  const { openApiDocument } = await import('../../api/openapi.js');
+  ctx.io.stdout.write(JSON.stringify(openApiDocument(o.server), null, 2) + '\n');
+}
