@@ -83,7 +83,7 @@ export async function serveApi(
     const out = handler(ctx);
     const result = 'body' in out && typeof out.body === 'object' && out.body !== null ? (out as any) : { body: out };
     const status: number = result.status ?? 200;
-    const body = { code: status, success: true, ...TEST_MODE, ...result.body };
+    const body = result.raw ? result.body : { code: status, success: true, ...TEST_MODE, ...result.body };
     sendJson(res, status, body, result.headers ?? {});
   } catch (err) {
     sendError(res, toHttpError(err), xml);
