@@ -1,6 +1,6 @@
-// The thin HTTP core: one undici Agent (a keep-alive pool per origin), signing, timeouts,
+// The thin HTTP core: one keep-alive pool per origin (src/api/transport.ts), signing, timeouts,
 // retries with backoff + jitter honouring Retry-After, and one response/error shape.
-import { Agent, request as undiciRequest } from 'undici';
+import { HttpTransport } from './transport.js';
 import { ExitCode, CliError } from '../errors.js';
 import { formatDuration } from '../util/duration.js';
 import { endpoint as lookupEndpoint, type Endpoint } from './endpoints.js';
@@ -122,17 +122,13 @@ export function isConflict(status: number, body?: any): boolean {
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 export class ApiClient {
-  readonly agent: Agent;
+  private readonly transport: HttpTransport;
   private readonly opts: ClientOptions;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 
   constructor(opts: ClientOptions) {
     this.opts = opts;
-    this.agent = new Agent({
-      connect: { timeout: Math.min(10_000, opts.timeout) },
-      keepAliveTimeout: 10_000,
-      connections: opts.connections ?? 16,
-    });
+    this.transport = new HttpTransport({ connectTimeout: Math.min(10_000, opts.timeout), connections: opts.connections ?? 16 });
     this.sleep =
       opts.sleep ??
       ((ms, signal) =>
@@ -249,7 +245,7 @@ export class ApiClient {
       } catch (err: any) {
         if (o.signal?.aborted) throw err;
         const code: string = err?.code ?? err?.cause?.code ?? '';
-        const timedOut = err?.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+        const timedOut = err?.name === 'TimeoutError';
         const beforeSend = CONNECT_ERRORS.has(code);
         this.trace(`← ${timedOut ? 'timeout' : code || err?.message} (${Date.now() - started} ms)`);
         if ((beforeSend || retryAll) && attempt < this.opts.retries) {
@@ -285,17 +281,13 @@ export class ApiClient {
     signal?: AbortSignal,
   ): Promise<ApiResponse> {
     const timeout = AbortSignal.timeout(this.opts.timeout);
-    const res = await undiciRequest(p.url, {
-      method: p.method as 'GET' | 'POST',
+    const res = await this.transport.send(p.url, {
+      method: p.method,
       headers: p.headers,
       body: p.body,
-      dispatcher: this.agent,
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
-    const text = await res.body.text();
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
-    return parseResponse(res.statusCode, headers, text, info);
+    return parseResponse(res.status, res.headers, res.text, info);
   }
 
   private trace(line: string): void {
@@ -304,7 +296,7 @@ export class ApiClient {
 
   /** Release the connections. Requests still in flight (an interrupted run) are cut, not awaited. */
   async close(): Promise<void> {
-    await this.agent.destroy().catch(() => {});
+    this.transport.close();
   }
 }
 

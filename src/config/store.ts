@@ -1,6 +1,7 @@
-// Stored profiles (conf). Files 0600 in a 0700 directory; a profile's key is copied into
+// Stored profiles (conf to write; a plain JSON read of the same file to read). Files 0600 in a 0700 directory; a profile's key is copied into
 // <config dir>/keys/<name>.pem (0600) so the profile keeps working when the original moves.
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { CliError, ExitCode } from '../errors.js';
 import { join, resolve, sep } from 'node:path';
 
 export interface ProfileData {
@@ -45,10 +46,24 @@ export async function openStore(dir: string) {
 }
 
 export async function readStore(dir: string): Promise<StoreShape> {
-  // Avoid loading conf at all when there is no config file yet (the common first run).
-  if (!existsSync(join(dir, CONFIG_FILE))) return { profiles: {} };
-  const conf = await openStore(dir);
-  return { current: conf.get('current'), profiles: { ...(conf.get('profiles') ?? {}) } };
+  // A plain JSON read of conf's file (same path): conf, ajv and semver load only to write.
+  const path = join(dir, CONFIG_FILE);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e: any) {
+    if (e?.code === 'ENOENT') return { profiles: {} };
+    throw new CliError(`Cannot read the config file ${path}: ${e?.code ?? e?.message}.`, ExitCode.ERROR);
+  }
+  let data: any;
+  try {
+    data = text.trim() ? JSON.parse(text) : {};
+  } catch {
+    throw new CliError(`The config file ${path} is not valid JSON. Fix it, or remove it and add the profiles again (\`bookdist profile add\`).`, ExitCode.ERROR);
+  }
+  if (!data || typeof data !== 'object' || Array.isArray(data)) data = {};
+  const profiles = data.profiles && typeof data.profiles === 'object' && !Array.isArray(data.profiles) ? data.profiles : {};
+  return { current: typeof data.current === 'string' ? data.current : undefined, profiles: { ...profiles } };
 }
 
 /** Apply a change to the whole store and write it back (one file write, 0600). */

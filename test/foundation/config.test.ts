@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/resolve.js';
@@ -85,6 +85,22 @@ describe('store files', () => {
       s.current = undefined;
     });
     expect((await readStore(dir)).current).toBeUndefined();
+  });
+
+  it('reads what conf wrote without conf, and a broken file is a clear error naming it', async () => {
+    const dir = join(t.dir, 'read');
+    await updateStore(dir, (s) => {
+      s.profiles.b = { baseUrl: 'http://b.example', username: 'bu', sharedKey: 'sk' };
+      s.current = 'b';
+    });
+    // what the plain read returns is what conf itself holds
+    const { default: Conf } = await import('conf');
+    const conf = new Conf<any>({ cwd: dir, configName: 'config', projectName: 'bookdist' });
+    expect(await readStore(dir)).toEqual({ current: conf.get('current'), profiles: conf.get('profiles') });
+    writeFileSync(join(dir, 'config.json'), '{"profiles": {', { mode: 0o600 });
+    const err = await readStore(dir).catch((e) => e);
+    expect(err).toMatchObject({ name: 'CliError', exitCode: 1 });
+    expect(err.message).toBe(`The config file ${join(dir, 'config.json')} is not valid JSON. Fix it, or remove it and add the profiles again (\`bookdist profile add\`).`);
     t.cleanup();
   });
 });

@@ -36,21 +36,27 @@ async function packagesLoaded(args: string[], env: Record<string, string> = {}, 
 }
 
 describe('start-up', () => {
-  it('the trace sees what a command loads (control: a dry run loads undici, profile list loads conf)', async () => {
-    const api = await packagesLoaded(['--dry-run', 'api', 'GET', '/v1/codes/summary/'], {
-      BOOKDIST_BASE_URL: 'http://127.0.0.1:9',
+  it('the trace sees what a command loads (control: profile add loads conf to write)', async () => {
+    const add = await packagesLoaded(['profile', 'add', '--name', 'p', '--base-url', 'http://x.example', '--token-stdin'], {}, 'operator-token');
+    expect(add.r.code).toBe(0);
+    expect(add.files.some((f) => f.endsWith('/dist/main.js'))).toBe(true);
+    expect(add.pkgs.has('conf')).toBe(true);
+  });
+
+  it('one request loads no HTTP or config library, with a stored profile (node:http via require; config read as JSON)', async () => {
+    const add = await packagesLoaded(['profile', 'add', '--name', 'q', '--base-url', 'http://127.0.0.1:9', '--token-stdin'], {}, 'operator-token');
+    expect(add.r.code).toBe(0);
+    const api = await packagesLoaded(['--dry-run', '--profile', 'q', 'api', 'GET', '/v1/codes/summary/'], {
       BOOKDIST_USERNAME: 'u',
       BOOKDIST_SHARED_KEY: 'k',
     });
-    expect(api.r.code).toBe(0);
+    expect(api.r.code, api.r.stderr).toBe(0);
     expect(api.r.stdout).toMatch(/^curl -X GET 'http:\/\/127\.0\.0\.1:9\/v1\/codes\/summary\/'/);
-    expect(api.files.some((f) => f.endsWith('/dist/main.js'))).toBe(true);
-    expect(api.pkgs.has('undici')).toBe(true);
-    const add = await packagesLoaded(['profile', 'add', '--name', 'p', '--base-url', 'http://x.example', '--token-stdin'], {}, 'operator-token');
+    expect(HEAVY.filter((p) => api.pkgs.has(p))).toEqual([]);
     const list = await packagesLoaded(['profile', 'list']);
-    expect(add.r.code).toBe(0);
     expect(list.r.code).toBe(0);
-    expect(list.pkgs.has('conf')).toBe(true);
+    expect(list.r.stdout).toContain('q');
+    expect(list.pkgs.has('conf')).toBe(false);
   });
 
   for (const args of [['--version'], ['--help'], ['profile', '--help'], ['help', 'exit-codes']]) {
