@@ -65,7 +65,7 @@ export function collect(value: string, previous: string[] = []): string[] {
 /** The paging options every listing shares (book search, book list, import search). */
 export function pagingOptions(cmd: Command): Command {
   return cmd
-    .option('--limit <n>', 'rows per page, a whole number (default: the service\'s, 50; with --all: 100)')
+    .option('--limit <n>', 'rows per page, a whole number (default: the service\'s, 50; with --all: 500, its maximum)')
     .option('--offset <n>', 'rows to skip, a whole number', '0')
     .option('--all', 'fetch every page, from --offset on');
 }

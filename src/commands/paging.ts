@@ -79,7 +79,7 @@ export function listingOptions(opts: Record<string, any>): ListingInput {
 }
 
 /** Page size of `--all` when --limit is not given. */
-export const ALL_PAGE_SIZE = 100;
+export const ALL_PAGE_SIZE = 500;
 
 export interface ListingSpec {
   fetch: FetchPage;
@@ -92,7 +92,7 @@ export interface ListingSpec {
 /**
  * Run a listing: without --all one page (`--limit`, `--offset`), printed with `emit` (JSON gets
  * the service's whole response) and `N of M` on stderr when the service has more; with --all
- * every row from --offset on, fetched --limit (default 100) at a time and written as it arrives
+ * every row from --offset on, fetched --limit (default 500, the service's maximum) at a time and written as it arrives
  * (JSON: one array of records; tables: one table per page).
  */
 export async function runListing(ctx: Context, o: ListingInput, spec: ListingSpec): Promise<void> {

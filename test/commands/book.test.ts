@@ -168,6 +168,14 @@ describe('book list', () => {
     expect(table.stderr).toContain(`${partnerBooks.length} books.`);
   });
 
+  it('--all without --limit asks for pages of 500, the service\'s maximum', async () => {
+    const r = await cli(['book', 'list', '--all', '--debug', '-o', 'ndjson']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(partnerBooks.length);
+    const asked = [...r.stderr.matchAll(/→ GET \S+\/v1\/book\/index\/\?(\S+)/g)].map((m) => new URLSearchParams(m[1]).get('limit'));
+    expect(asked).toEqual(['500']);
+  });
+
   it('--all stops at the end even when asked for more than there is', async () => {
     const r = await cli(['book', 'list', '--all', '--offset', String(partnerBooks.length - 1), '--json']);
     expect(r.code).toBe(0);
