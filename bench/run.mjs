@@ -6,37 +6,15 @@
 //      timed on a sample of 100 and compared per item. Targets: 50x and 10x cheaper per item.
 //  (b) 10,000 codes by one `codes generate` vs ten sequential `--count 1000` runs. Target 1.5x.
 //  (c) peak memory (max RSS) of a 100,000-code run. Target under 150 MB.
+//  (e), (f) start-up ratios, CPU profile summaries and peak RSS of long runs: bench/startup.mjs.
 //
 // Needs only what the project installs plus curl, openssl and bash on the machine.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-/** The sandbox runs in a process of its own: the bench's spawnSync calls block this one. */
-async function startSandboxProcess() {
-  const child = spawn(process.execPath, [join(root, 'bench', 'sandbox.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let text = '';
-  await new Promise((resolve, reject) => {
-    child.stdout.setEncoding('utf8').on('data', (d) => {
-      text += d;
-      if (text.includes('# serving')) resolve();
-    });
-    child.on('exit', (code) => reject(new Error(`the sandbox exited (${code}) before serving`)));
-  });
-  const env = {};
-  for (const m of text.matchAll(/^export (\w+)=(.*)$/gm)) env[m[1]] = m[2];
-  return {
-    env,
-    url: env.BOOKDIST_BASE_URL,
-    close: () =>
-      new Promise((resolve) => {
-        child.once('exit', resolve);
-        child.kill('SIGINT');
-      }),
-  };
-}
+import { spawnSandbox, startupBench } from './startup.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(root, 'bin', 'bookdist');
@@ -61,9 +39,9 @@ function run(args, env, opts = {}) {
 }
 
 function target(name, value, cmp, goal, unit = 'x', detail = '') {
-  const ok = cmp === '>=' ? value >= goal : value < goal;
+  const ok = cmp === '>=' ? value >= goal : cmp === '<=' ? value <= goal : value < goal;
   if (!ok) failed = true;
-  const line = `${ok ? 'PASS' : 'FAIL'}  ${name}: ${value.toFixed(unit === 'x' ? 1 : 0)}${unit} (target ${cmp === '>=' ? '≥' : '<'} ${goal}${unit})${detail ? `  ${detail}` : ''}`;
+  const line = `${ok ? 'PASS' : 'FAIL'}  ${name}: ${value.toFixed(unit === 'x' ? 2 : 0)}${unit} (target ${cmp === '>=' ? '≥' : cmp === '<=' ? '≤' : '<'} ${goal}${unit})${detail ? `  ${detail}` : ''}`;
   results.push(line);
   console.log(line);
 }
@@ -77,7 +55,7 @@ function isbn13(first12) {
 const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)}s` : `${ms.toFixed(1)}ms`);
 
 const dir = mkdtempSync(join(tmpdir(), 'bookdist-bench-run-'));
-const sb = await startSandboxProcess();
+const sb = await spawnSandbox();
 const env = sb.env;
 try {
   console.log(`bookdist bench — node ${process.versions.node}, sandbox ${sb.url}\n`);
@@ -173,26 +151,9 @@ try {
   console.log(`(c) 100,000 codes: ${fmt(t100k.ms)}, ${n100k} codes, peak RSS ${mb100k.toFixed(1)} MB (10,000 codes: ${mb10k.toFixed(1)} MB; live heap stays ~10-20 MB, the rest is V8's young generation growing with the allocation rate)`);
   target('(c) peak memory of a 100,000-code run', mb100k, '<', 150, ' MB');
 
-  // ---------------------------------------------------------------- (d) start-up
-  // Median of repeated runs, as a ratio to `node -e 0` measured the same way: --version and
-  // --help load no HTTP, prompt or schema library; one signed request end to end.
-  const median = (fn, n = 15) => {
-    const ts = [];
-    for (let i = 0; i < n; i++) ts.push(time(fn).ms);
-    ts.sort((x, y) => x - y);
-    return ts[Math.floor(n / 2)];
-  };
-  const bare = median(() => spawnSync(NODE, ['-e', '0']));
-  const version = median(() => run(['--version'], env));
-  const help = median(() => run(['--help'], env));
-  const oneRequest = median(() => run(['codes', 'summary', '--json'], env));
-  console.log(
-    `\n(d) start-up (median of 15): node -e 0 ${fmt(bare)}, bookdist --version ${fmt(version)}, --help ${fmt(help)}, ` +
-      `one signed request (codes summary) ${fmt(oneRequest)}`,
-  );
-  target('(d) bookdist --version vs node -e 0', version / bare, '<', 3, 'x');
-  target('(d) bookdist --help vs node -e 0', help / bare, '<', 3, 'x');
-  target('(d) one signed request end to end vs node -e 0', oneRequest / bare, '<', 8, 'x');
+  // ---------------------------------------------------------------- (e), (f) start-up and memory
+  // bench/startup.mjs: start-up ratios, CPU profile summaries, peak RSS of long runs (issue 10).
+  await startupBench({ sb, target });
 } finally {
   await sb.close();
   rmSync(dir, { recursive: true, force: true });

@@ -4,9 +4,6 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSandbox } from './server.js';
-import { Store } from './store.js';
-import { ensureSeeded } from './seed.js';
-import { credentials } from './control.js';
 
 export interface EmbeddedSandbox {
   baseUrl: string;
@@ -32,26 +29,18 @@ export async function startEmbedded(opts: { dataDir: string; log?: (line: string
     /* not ours to change */
   }
   const dbPath = embeddedDbPath(opts.dataDir);
+  // One connection: the server opens the database (seeding it only when empty) and reads the
+  // seeded credentials; nothing is checked or read a second time.
   const server = await startSandbox({ host: '127.0.0.1', port: 0, dbPath, log: opts.log, processDelayMs: opts.processDelayMs });
-  // Read the credentials through a second connection: cheap, and the server keeps its own.
-  const store = new Store(dbPath);
-  try {
-    ensureSeeded(store);
-    const c = credentials(store);
-    return {
-      baseUrl: server.url,
-      username: c.partner.username,
-      keyPem: c.partner.private_key,
-      sharedKey: c.partner.shared_key,
-      operatorToken: c.operator_token,
-      keyFile: c.partner.key_file,
-      dbPath,
-      close: () => server.close(),
-    };
-  } catch (err) {
-    await server.close();
-    throw err;
-  } finally {
-    store.close();
-  }
+  const c = server.credentials;
+  return {
+    baseUrl: server.url,
+    username: c.partner.username,
+    keyPem: c.partner.private_key,
+    sharedKey: c.partner.shared_key,
+    operatorToken: c.operator_token,
+    keyFile: c.partner.key_file,
+    dbPath,
+    close: () => server.close(),
+  };
 }

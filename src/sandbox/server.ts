@@ -3,9 +3,10 @@
 //   service.ts         the service routes (partner, access-control and price comparison APIs)
 //   control-routes.ts  the /_sandbox/ control routes
 //   pages.ts           the reader and cart pages
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo, Socket } from 'node:net';
-import { cleanupKeyFiles, credentials } from './control.js';
+import { cleanupKeyFiles, credentials, type SandboxCredentials } from './control.js';
 import { isControlPath, serveControl } from './control-routes.js';
 import type { RequestInfo, SandboxCore } from './core.js';
 import { runWorker } from './domain.js';
@@ -14,6 +15,10 @@ import { isPagePath, servePage } from './pages.js';
 import { ensureSeeded } from './seed.js';
 import { serveApi } from './service.js';
 import { Store } from './store.js';
+
+// node:http through require: the ESM import materialises every export of node:http, Node's own
+// bundled undici and web streams included, which costs the embedded sandbox tens of ms per run.
+const { createServer } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 export interface FaultOptions {
   /** Probability (0..1) that a request gets one of `kinds`. */
@@ -38,14 +43,17 @@ export interface SandboxOptions {
 export interface RunningSandbox {
   url: string;
   port: number;
+  /** The seeded accounts' credentials (their key files written next to the database). */
+  credentials: SandboxCredentials;
   close(): Promise<void>;
 }
 
 export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox> {
   const store = new Store(opts.dbPath);
+  let creds: SandboxCredentials;
   try {
     ensureSeeded(store);
-    credentials(store); // writes the key files next to the database
+    creds = credentials(store); // writes the key files next to the database
   } catch (err) {
     store.close();
     throw err;
@@ -152,6 +160,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   return {
     url: `http://${urlHost}:${port}`,
     port,
+    credentials: creds,
     close() {
       closing ??= new Promise<void>((resolve) => {
         clearInterval(timer);

@@ -1,0 +1,277 @@
+// Start-up, request-path and memory rows of `npm run bench` (issue 10), called from bench/run.mjs
+// or run alone: `node bench/startup.mjs` (after `npm run build`).
+//
+// Timings are medians of alternating runs (every command once per round, so load on a shared
+// machine hits all of them alike), as ratios to `node -e 0` on the same Node in the same run.
+// Every bookdist run goes through bin/bookdist as a shell runs it (the sh launcher execs Node).
+// Memory rows report peak RSS through the launcher, and a CPU profile summary shows where the
+// time of `--version` and of one request goes.
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const BIN = join(root, 'bin', 'bookdist');
+const NODE = process.execPath;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
+
+/** A sandbox in a process of its own (the bench's spawnSync calls block this one). */
+export async function spawnSandbox() {
+  const child = spawn(NODE, [join(root, 'bench', 'sandbox.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let text = '';
+  await new Promise((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      text += d;
+      if (text.includes('# serving')) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`the sandbox exited (${code}) before serving`)));
+  });
+  const env = {};
+  for (const m of text.matchAll(/^export (\w+)=(.*)$/gm)) env[m[1]] = m[2];
+  return {
+    env,
+    url: env.BOOKDIST_BASE_URL,
+    /** The sandbox's database file (bench/sandbox.mjs keeps it next to the config dir). */
+    dbPath: join(env.BOOKDIST_CONFIG_DIR, '..', 'sandbox.db'),
+    close: () =>
+      new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGINT');
+      }),
+  };
+}
+
+const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)}s` : `${ms.toFixed(1)}ms`);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** A node older than 22 on the machine's PATH (outside node_modules), if there is one. */
+function olderNodeOnPath() {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (!dir || dir.includes('node_modules')) continue;
+    const node = join(dir, 'node');
+    if (!existsSync(node)) continue;
+    const r = spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' });
+    if (r.status === 0 && Number(r.stdout.split('.')[0]) < 22) return { dir, version: r.stdout.trim() };
+  }
+  return undefined;
+}
+
+/** Peak RSS of a run through the launcher: a preloaded hook reports it at exit. */
+function peakRss(dir, args, env, stdoutFile) {
+  const hook = join(dir, 'maxrss.mjs');
+  writeFileSync(hook, "process.on('exit', () => process.stderr.write(`\\nMAXRSS_KB=${process.resourceUsage().maxRSS}\\n`));\n");
+  const t = performance.now();
+  const r = spawnSync(BIN, args, {
+    env: { ...env, NODE_OPTIONS: `--import=${pathToFileURL(hook).href}` },
+    encoding: 'utf8',
+    stdio: ['ignore', stdoutFile ? 'ignore' : 'ignore', 'pipe'],
+    maxBuffer: 1 << 26,
+  });
+  const ms = performance.now() - t;
+  const m = /MAXRSS_KB=(\d+)/.exec(r.stderr);
+  if (r.status !== 0 || !m) throw new Error(`bookdist ${args.join(' ')} exited ${r.status}: ${r.stderr.slice(-2000)}`);
+  return { mb: Number(m[1]) / 1024, ms };
+}
+
+/** Grow the sandbox's catalogue to `total` books of the partner's publisher (copies of one seed book). */
+async function growCatalogue(dbPath, total) {
+  const { DatabaseSync } = await import('node:sqlite');
+  const db = new DatabaseSync(dbPath);
+  try {
+    db.exec('PRAGMA busy_timeout = 10000');
+    const partner = db.prepare("SELECT id FROM accounts WHERE role = 'partner'").get();
+    const template = db
+      .prepare('SELECT * FROM books WHERE publisher_id IN (SELECT publisher_id FROM account_publishers WHERE account_id = ?) ORDER BY id LIMIT 1')
+      .get(partner.id);
+    const have = db.prepare('SELECT count(*) AS n FROM books WHERE publisher_id IN (SELECT publisher_id FROM account_publishers WHERE account_id = ?)').get(partner.id).n;
+    const cols = Object.keys(template).filter((c) => c !== 'id');
+    const insert = db.prepare(`INSERT INTO books (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`);
+    db.exec('BEGIN IMMEDIATE');
+    for (let i = 0; i < total - have; i++) {
+      const row = { ...template };
+      row.hash_id = createHash('sha1').update(`bench-${i}`).digest('hex');
+      row.isbn13 = `bench-${i}`;
+      row.sku = `BENCH-${i}`;
+      row.title = `${template.title} (${i})`;
+      insert.run(...cols.map((c) => row[c]));
+    }
+    db.exec('COMMIT');
+  } finally {
+    db.close();
+  }
+}
+
+/** Self time of a CPU profile by where the code came from (dist chunks mapped through their source maps). */
+function profileSummary(file, top = 8) {
+  const prof = JSON.parse(readFileSync(file, 'utf8'));
+  const self = new Map();
+  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+  for (let i = 0; i < prof.samples.length; i++) {
+    const n = byId.get(prof.samples[i]);
+    self.set(n, (self.get(n) ?? 0) + (prof.timeDeltas[i] ?? 0) / 1000);
+  }
+  const maps = new Map();
+  const mapFor = (path) => {
+    if (!maps.has(path)) maps.set(path, existsSync(path + '.map') ? new SourceMap(JSON.parse(readFileSync(path + '.map', 'utf8'))) : null);
+    return maps.get(path);
+  };
+  const label = (cf) => {
+    const url = cf.url;
+    if (!url) return cf.functionName === '(garbage collector)' ? 'V8: garbage collector' : cf.functionName === '(program)' ? 'V8/Node: native (program)' : cf.functionName;
+    if (url.startsWith('node:internal/modules')) return 'Node: module loader';
+    if (url.startsWith('node:internal/bootstrap') || url.startsWith('node:internal/main')) return 'Node: bootstrap';
+    if (url.startsWith('node:')) return `Node: ${url.slice(5).replace(/^internal\//, '').split('/')[0]}`;
+    if (!url.startsWith('file:')) return url;
+    const path = fileURLToPath(url);
+    if (path === BIN) return 'bin/bookdist';
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path);
+    if (pkg) return pkg[1];
+    const map = path.includes('/dist/') ? mapFor(path) : null;
+    if (map) {
+      const e = map.findEntry(cf.lineNumber, cf.columnNumber);
+      const src = e?.originalSource ?? '';
+      const p = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(src);
+      if (p) return p[1];
+      const s = /src\/(.*)$/.exec(src);
+      if (s) return `bookdist src/${s[1].split('/').slice(0, -1).join('/') || s[1]}`;
+    }
+    return path.replace(root, '');
+  };
+  const totals = new Map();
+  for (const [n, ms] of self) {
+    if (n.callFrame.functionName === '(idle)' || n.callFrame.functionName === '(root)') continue;
+    const l = label(n.callFrame);
+    totals.set(l, (totals.get(l) ?? 0) + ms);
+  }
+  const all = [...totals.values()].reduce((a, b) => a + b, 0);
+  return { all, rows: [...totals].sort((a, b) => b[1] - a[1]).slice(0, top) };
+}
+
+function cpuProfile(dir, name, args, env) {
+  const out = join(dir, `prof-${name}`);
+  mkdirSync(out, { recursive: true });
+  const r = spawnSync(BIN, args, { env: { ...env, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${out}` }, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`profiling ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  const file = readdirSync(out).find((f) => f.endsWith('.cpuprofile'));
+  return profileSummary(join(out, file));
+}
+
+/**
+ * The rows. `sb` is a running sandbox (url, env); `target(name, value, cmp, goal, unit, detail)`
+ * records PASS/FAIL as bench/run.mjs does.
+ */
+export async function startupBench({ sb, target, log = console.log }) {
+  const dir = mkdtempSync(join(tmpdir(), 'bookdist-bench-startup-'));
+  const base = { PATH: process.env.PATH, HOME: dir, NO_COLOR: '1' };
+  try {
+    // A stored profile for the remote rows (read without loading the config library).
+    const cfg = join(dir, 'config');
+    mkdirSync(cfg, { recursive: true, mode: 0o700 });
+    writeFileSync(
+      join(cfg, 'config.json'),
+      JSON.stringify({ current: 'bench', profiles: { bench: { baseUrl: sb.url, username: sb.env.BOOKDIST_USERNAME, keyFile: sb.env.BOOKDIST_KEY_FILE } } }),
+      { mode: 0o600 },
+    );
+    const remoteEnv = { ...base, BOOKDIST_CONFIG_DIR: cfg, BOOKDIST_DATA_DIR: join(dir, 'unused-data') };
+    const embeddedEnv = { ...base, BOOKDIST_CONFIG_DIR: join(dir, 'no-config'), BOOKDIST_DATA_DIR: join(dir, 'data') };
+    const isbn = JSON.parse(spawnSync(BIN, ['book', 'list', '--limit', '1', '--json'], { env: remoteEnv, encoding: 'utf8' }).stdout).results[0].identifiers.isbn13;
+    const older = olderNodeOnPath();
+
+    const cases = [
+      { key: 'node', cmd: NODE, args: ['-e', '0'], env: base },
+      { key: 'version', cmd: BIN, args: ['--version'], env: base },
+      { key: 'help', cmd: BIN, args: ['--help'], env: base },
+      { key: 'remote', cmd: BIN, args: ['book', 'get', '--isbn', isbn], env: remoteEnv },
+      { key: 'embedded', cmd: BIN, args: ['book', 'get', '--isbn', isbn], env: embeddedEnv },
+    ];
+    if (older) {
+      // The machine's older node first on PATH, no node_modules/.bin: the launcher execs the pinned one.
+      const path = [older.dir, ...(process.env.PATH ?? '').split(delimiter).filter((p) => p && !p.includes('node_modules'))].join(delimiter);
+      cases.push({ key: 'node20', cmd: BIN, args: ['--version'], env: { ...base, PATH: path } });
+    }
+    for (const c of cases) {
+      // Warm up (and seed the embedded database once, as a first run does).
+      const r = spawnSync(c.cmd, c.args, { env: c.env, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`${c.key}: ${c.args.join(' ')} exited ${r.status}: ${r.stderr}`);
+    }
+    const times = Object.fromEntries(cases.map((c) => [c.key, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const c of round % 2 ? [...cases].reverse() : cases) {
+        const t = performance.now();
+        const r = spawnSync(c.cmd, c.args, { env: c.env, stdio: 'ignore' });
+        times[c.key].push(performance.now() - t);
+        if (r.status !== 0) throw new Error(`${c.key} exited ${r.status}`);
+      }
+    }
+    const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+    log(`\n(e) start-up, medians of ${ROUNDS} alternating runs through bin/bookdist (node ${process.versions.node}):`);
+    log(
+      `    node -e 0 ${fmt(m.node)}; --version ${fmt(m.version)}; --help ${fmt(m.help)}; ` +
+        `book get --isbn, running sandbox + stored profile ${fmt(m.remote)}; embedded default ${fmt(m.embedded)}` +
+        (older ? `; --version with Node ${older.version} first on PATH ${fmt(m.node20)}` : ''),
+    );
+    target('(e) bookdist --version vs node -e 0', m.version / m.node, '<=', 1.3, 'x');
+    target('(e) bookdist --help vs node -e 0', m.help / m.node, '<=', 1.5, 'x');
+    target('(e) book get --isbn against a running sandbox (one signed request) vs node -e 0', m.remote / m.node, '<=', 2.5, 'x');
+    target('(e) book get --isbn on the embedded default vs node -e 0', m.embedded / m.node, '<=', 4, 'x');
+    target('(e) embedded default vs the remote request path', m.embedded / m.remote, '<=', 1.5, 'x');
+    if (older) target(`(e) --version with Node ${older.version} on PATH (launcher execs the pinned Node) vs node -e 0`, m.node20 / m.node, '<=', 1.4, 'x');
+    else log('    (no Node older than 22 on PATH: the launcher row for it cannot run here)');
+
+    // ------------------------------------------------------------------ CPU profiles
+    for (const [name, args, env] of [
+      ['--version', ['--version'], base],
+      ['book get --isbn (running sandbox, stored profile)', ['book', 'get', '--isbn', isbn], remoteEnv],
+    ]) {
+      const p = cpuProfile(dir, name.replace(/\W+/g, '-'), args, env);
+      log(`    CPU profile of ${name}: ${fmt(p.all)} sampled; top self time:`);
+      for (const [l, ms] of p.rows) log(`      ${ms.toFixed(1).padStart(7)} ms  ${l}`);
+    }
+
+    // ------------------------------------------------------------------ memory
+    const book = spawnSync(BIN, ['book', 'get', '--isbn', isbn, '--json'], { env: remoteEnv, encoding: 'utf8' });
+    const hash = JSON.parse(book.stdout).book?.hash_id ?? JSON.parse(book.stdout).hash_id;
+    const codesOut = join(dir, 'million.csv');
+    const million = peakRss(dir, ['codes', 'generate', '--hash-id', hash, '--org', 'bench-memory', '--count', '1000000', '--out', codesOut, '-q'], remoteEnv);
+    const lines = readFileSync(codesOut, 'utf8').split('\n').length - 2;
+    rmSync(codesOut, { force: true });
+    log(`\n(f) memory through the launcher: 1,000,000 codes in ${fmt(million.ms)} (${lines} codes written), peak RSS ${million.mb.toFixed(1)} MB`);
+    if (lines !== 1_000_000) throw new Error(`the 1,000,000-code run wrote ${lines} codes`);
+    target('(f) peak RSS of 1,000,000 codes', million.mb, '<', 150, ' MB');
+
+    const big = await spawnSandbox();
+    try {
+      await growCatalogue(big.dbPath, 50_000);
+      const listEnv = { ...base, ...big.env, BOOKDIST_CONFIG_DIR: join(dir, 'no-config') };
+      const listing = peakRss(dir, ['book', 'list', '--all', '-o', 'ndjson'], listEnv);
+      const count = spawnSync(BIN, ['book', 'list', '--all', '-o', 'ndjson'], { env: listEnv, encoding: 'utf8', maxBuffer: 1 << 30 }).stdout.trim().split('\n').length;
+      log(`    book list --all of ${count} books in ${fmt(listing.ms)}, peak RSS ${listing.mb.toFixed(1)} MB`);
+      if (count !== 50_000) throw new Error(`the listing printed ${count} rows, not 50,000`);
+      target('(f) peak RSS of a 50,000-row book list --all', listing.mb, '<', 150, ' MB');
+    } finally {
+      await big.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  let failed = false;
+  const target = (name, value, cmp, goal, unit = 'x') => {
+    const ok = cmp === '<=' ? value <= goal : cmp === '>=' ? value >= goal : value < goal;
+    if (!ok) failed = true;
+    console.log(`${ok ? 'PASS' : 'FAIL'}  ${name}: ${value.toFixed(unit === 'x' ? 2 : 0)}${unit} (target ${cmp === '<=' ? '≤' : cmp === '>=' ? '≥' : '<'} ${goal}${unit})`);
+  };
+  const sb = await spawnSandbox();
+  try {
+    await startupBench({ sb, target });
+  } finally {
+    await sb.close();
+  }
+  process.exitCode = failed ? 1 : 0;
+}
