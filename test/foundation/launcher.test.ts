@@ -98,7 +98,11 @@ describe('bin/bookdist launcher', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
     try {
-      const run = startLauncher(['status', '--base-url', `http://127.0.0.1:${port}`, '--timeout', '60s'], { BOOKDIST_SHARED_KEY: 'k', BOOKDIST_USERNAME: 'u' });
+      // A stored profile, as a user has one (it is read as JSON; nothing heavy loads before the request).
+      const cfg = join(t.dir, 'sigint-config');
+      mkdirSync(cfg, { recursive: true, mode: 0o700 });
+      writeFileSync(join(cfg, 'config.json'), JSON.stringify({ current: 'hang', profiles: { hang: { baseUrl: `http://127.0.0.1:${port}`, username: 'u', sharedKey: 'k' } } }), { mode: 0o600 });
+      const run = startLauncher(['whoami', '--timeout', '60s'], { BOOKDIST_CONFIG_DIR: cfg });
       for (let i = 0; i < 400 && sockets.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
       expect(sockets.length).toBeGreaterThan(0);
       process.kill(run.child.pid!, 'SIGINT');
