@@ -2,6 +2,7 @@
 import type { Writable, Readable } from 'node:stream';
 import type { ApiClient } from './api/client.js';
 import type { ResolvedConfig } from './config/resolve.js';
+import type { OutputSpec } from './output/model.js';
 
 export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv' | 'tsv';
 
@@ -12,6 +13,8 @@ export interface GlobalOptions {
   /** --json given (true), optionally with a field list (then `fields` is set too). */
   json: boolean;
   fields?: string[];
+  /** --query: a JMESPath expression over what --json would print. */
+  query?: string;
   color: 'auto' | 'always' | 'never';
   /** Total time per request, in milliseconds. */
   timeout: number;
@@ -40,6 +43,8 @@ export interface Clock {
 export interface Context {
   io: IO;
   globals: GlobalOptions;
+  /** What the running command prints (declared in the command tree, see output/model.ts). */
+  output?: OutputSpec;
   clock: Clock;
   /** Aborted on the first Ctrl-C / SIGTERM. Long jobs stop starting new work when it fires. */
   signal: AbortSignal;

@@ -14,12 +14,12 @@ export const ExitCode = {
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 export const EXIT_CODE_HELP: Array<[number, string]> = [
-  [0, 'ok'],
-  [1, 'API or other error'],
+  [0, 'ok, including an idempotent repeat that returns the existing object (an order_number used before); stderr says so'],
+  [1, 'the service refused by a business rule (refund window, viewed share, printed pages...) with its message, or another error'],
   [2, 'usage or invalid input (the message names the flag to fix)'],
-  [3, 'not found'],
-  [4, 'authentication or authorization (bad key, missing scope, not authorized for book)'],
-  [5, 'conflict (already exists, already has access, order_number already used)'],
+  [3, 'not found (book, user, order, purchase, offer...)'],
+  [4, 'credentials or scopes refused by the service (bad key or token, missing scope, not authorized for book)'],
+  [5, 'conflict with state this request did not create (e-mail already registered, access already granted)'],
   [6, 'partial failure of a bulk job (some items failed; the summary says which)'],
   [7, 'rate limited or service unavailable after retries'],
   [130, 'interrupted (Ctrl-C); bulk jobs print how to resume'],

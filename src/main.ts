@@ -151,12 +151,18 @@ function globalsFrom(command: Command): GlobalOptions {
   const retries = Number(o.retries ?? 3);
   if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new CliError('--retries must be a whole number from 0 to 20.', ExitCode.USAGE);
   const fields = typeof o.fields === 'string' ? o.fields.split(',').map((s: string) => s.trim()).filter(Boolean) : undefined;
+  if (typeof o.fields === 'string' && !fields?.length) throw new CliError('--fields needs at least one dotted path, e.g. --fields hash_id,title.', ExitCode.USAGE);
+  if (o.json && o.output && o.output !== 'json') {
+    throw new CliError(`--json and -o ${o.output} ask for two formats; give one (--json is -o json).`, ExitCode.USAGE);
+  }
+  if (typeof o.query === 'string' && !o.query.trim()) throw new CliError('--query needs a JMESPath expression, e.g. --query "results[].hash_id".', ExitCode.USAGE);
   return {
     profile: o.profile,
     baseUrl: o.baseUrl,
     output: o.output as OutputFormat | undefined,
     json: Boolean(o.json),
     fields: fields?.length ? fields : undefined,
+    query: typeof o.query === 'string' ? o.query : undefined,
     color: o.color ?? 'auto',
     timeout,
     timeoutExplicit: root.getOptionValueSource('timeout') === 'cli',

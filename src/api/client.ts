@@ -99,13 +99,30 @@ export class DryRun extends Error {
   }
 }
 
+/**
+ * The exit code of a service answer (`bookdist help exit-codes`); one meaning per code:
+ * 3 every not-found; 4 only credentials and scopes the service refused; 5 a conflict with state
+ * this request did not create; 7 rate limited or unavailable; 1 a business rule refusal (refund
+ * window, viewed share, printed pages...) or any other error, with the service's message.
+ */
 export function exitCodeForStatus(status: number, body?: any): number {
+  const m = messageOf(body);
   if (isConflict(status, body)) return ExitCode.CONFLICT;
-  if (status === 404) return ExitCode.NOT_FOUND;
-  if (status === 401 || status === 403) return ExitCode.AUTH;
+  if (status === 404 || (status === 400 && NOT_FOUND.test(m))) return ExitCode.NOT_FOUND;
+  if (status === 401) return ExitCode.AUTH;
+  if (status === 403) return !m || CREDENTIALS.test(m) ? ExitCode.AUTH : ExitCode.ERROR;
   if (status === 429 || status === 503) return ExitCode.UNAVAILABLE;
-  if (status === 400 || status === 405 || status === 413 || status === 422) return ExitCode.ERROR;
   return ExitCode.ERROR;
+}
+
+/** Refusals of credentials or scopes (decisions.md: Authentication, Scopes). */
+const CREDENTIALS = /authenticat|missing scope|scope|not authori[sz]ed|credential|signature|api[- ]key|token|forbidden|permission|lacking authorization/i;
+/** Not-found answers that come as 400 (the price comparison's "The requested book does not exist"). */
+const NOT_FOUND = /does not exist|not found/i;
+
+function messageOf(body: any): string {
+  if (!body || typeof body !== 'object') return '';
+  return typeof body.message === 'string' ? body.message : typeof body.text === 'string' ? body.text : '';
 }
 
 /** Conflicts: 409, a body with `conflict: true`, or the service's "already" messages. */
@@ -113,8 +130,7 @@ export function isConflict(status: number, body?: any): boolean {
   if (status === 409) return true;
   if (status >= 400 && body && typeof body === 'object') {
     if (body.conflict === true) return true;
-    const m = typeof body.message === 'string' ? body.message : '';
-    if (/already (has access|exists|used)/i.test(m)) return true;
+    if (/already (has access|exists|used|registered)/i.test(messageOf(body))) return true;
   }
   return false;
 }

@@ -4,7 +4,7 @@
 // invalid, not found, or failed.
 import type { Context } from '../context.js';
 import { ExitCode, usageError } from '../errors.js';
-import { createRowWriter, outputFormat, style, type Column } from '../output/index.js';
+import { createRowWriter, style, type Column } from '../output/index.js';
 import * as v from '../validate/index.js';
 import { readListAll, inputError } from './lines.js';
 import { runPool } from './pool.js';
@@ -98,36 +98,30 @@ export async function runLookup(opts: LookupOptions, ctx: Context): Promise<numb
   }
 
   // Records are printed in input order as soon as every earlier one is settled.
-  const fmt = outputFormat(ctx);
   const label = opts.kind === 'isbn' ? 'isbn' : 'hash_id';
   const st = style(ctx);
   const columns: Column[] = [
     { key: 'line' },
     { key: 'input' },
     { key: 'status', format: (s) => (s === 'found' ? st.green('found') : s === 'not_found' ? st.yellow('not found') : st.red(String(s))) },
-    { key: 'hash_id' },
-    { key: 'title' },
-    { key: 'author' },
-    { key: 'isbn13' },
+    { key: 'book.hash_id', label: 'hash id' },
+    { key: 'book.title', label: 'title' },
+    { key: 'book.author', label: 'author' },
+    { key: 'book.identifiers.isbn13', label: 'isbn13' },
     { key: 'message' },
   ];
-  // Tables and CSV/TSV get one flat row per input; JSON/NDJSON the whole book object.
-  const flat = fmt === 'csv' || fmt === 'tsv' || fmt === 'table';
-  const writer = createRowWriter(ctx, { columns: flat ? columns : undefined });
+  // One record per input line in every format (the output model): tables and CSV/TSV show the
+  // columns above by default; --fields paths are relative to the record (`book.title`).
+  const writer = createRowWriter(ctx, { columns });
   let printed = 0;
-  const record = (it: Item) =>
-    flat
-      ? {
-          line: it.line,
-          input: it.input,
-          status: it.status,
-          hash_id: it.book?.hash_id ?? '',
-          title: it.book?.title ?? '',
-          author: it.book?.author ?? '',
-          isbn13: it.book?.identifiers?.isbn13 ?? '',
-          message: it.message ?? '',
-        }
-      : { line: it.line, input: it.input, [label]: it.key ?? null, status: it.status, ...(it.message ? { message: it.message } : {}), book: it.book ?? null };
+  const record = (it: Item) => ({
+    line: it.line,
+    input: it.input,
+    [label]: it.key ?? null,
+    status: it.status,
+    message: it.message ?? null,
+    book: it.book ?? null,
+  });
   const flush = () => {
     while (printed < items.length && items[printed].status) writer.write(record(items[printed++]));
   };

@@ -2,6 +2,8 @@
 // heavy module); the verb module — its schema and run() — is imported only when it runs.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import { outputSpecOf } from '../output/model.js';
+import { usageError } from '../errors.js';
 
 export interface VerbInput {
   /** Positional arguments as commander parsed them. */
@@ -44,12 +46,37 @@ export function action<O>(cmd: Command, load: () => Promise<VerbModule<O>>): Com
     const factory = factories.get(program);
     if (!factory) throw new Error('no context factory registered');
     const ctx = factory(command);
+    ctx.output = outputSpecOf(command);
+    await checkOutputOptions(ctx, command);
     const mod = await load();
     const input: VerbInput = { args: command.processedArgs ?? received.slice(0, -2), opts: command.opts(), command };
     const options = mod.parse ? await mod.parse(input, ctx) : (input as unknown as O);
     const code = await mod.run(options, ctx);
     if (typeof code === 'number') exitCodes.set(program, code);
   });
+}
+
+/** Output options that cannot apply to this command, and a bad --query, fail before any request. */
+async function checkOutputOptions(ctx: Context, command: Command): Promise<void> {
+  const spec = ctx.output;
+  const g = ctx.globals;
+  const name = fullName(command);
+  // A bulk mode (--from-csv, --isbn-file...) prints result rows whatever the command's own kind.
+  const opts = command.opts();
+  const bulk = spec?.bulk && ['fromCsv', 'fromFile', 'isbnFile', 'hashIdFile'].some((k) => opts[k] !== undefined);
+  if (spec && (spec.kind === 'message' || spec.kind === 'text') && g.fields && !bulk) {
+    throw usageError(`--fields selects fields of records; \`${name}\` prints ${spec.kind === 'text' ? 'text' : 'a message'}, not records.`);
+  }
+  if (spec?.kind === 'text' && (g.query || g.json || g.output)) {
+    throw usageError(`\`${name}\` prints text, not data: --json, -o and --query do not apply.`);
+  }
+  if (g.query) (await import('../output/query.js')).compileQuery(g.query);
+}
+
+function fullName(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
 }
 
 /** Append an "Examples:" block to a command's help. */

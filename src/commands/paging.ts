@@ -2,7 +2,7 @@
 // the one listing command shape they share: one page with an `N of M` hint, or `--all` streamed
 // page by page through the row writer so memory stays flat in the number of rows.
 import type { Context } from '../context.js';
-import { createRowWriter, emit, outputFormat, type Column } from '../output/index.js';
+import { createRowWriter, emit, outputFormat, type Column, type RowWriter } from '../output/index.js';
 import { nonNegativeInt, positiveInt } from '../validate/index.js';
 
 /** One page as the service answered it. */
@@ -99,7 +99,7 @@ export async function runListing(ctx: Context, o: ListingInput, spec: ListingSpe
   if (!o.all) {
     const body = await spec.fetch(o.offset, o.limit ?? 0, ctx.signal);
     const results: any[] = Array.isArray(body?.results) ? body.results : [];
-    await emit(ctx, body, { list: () => results, columns: spec.columns, empty: spec.empty ?? `No ${spec.noun}.` });
+    await emit(ctx, body, { columns: spec.columns, empty: spec.empty ?? `No ${spec.noun}.` });
     const count = typeof body?.count === 'number' ? body.count : undefined;
     if (count !== undefined && o.offset + results.length < count && results.length > 0) {
       const next = o.offset + results.length;
@@ -110,12 +110,15 @@ export async function runListing(ctx: Context, o: ListingInput, spec: ListingSpe
     return;
   }
   ctx.trapInterrupt();
-  const table = outputFormat(ctx) === 'table';
-  let writer = createRowWriter(ctx, { columns: spec.columns });
+  const table = outputFormat(ctx) === 'table' && !ctx.globals.query;
+  // The writer is made with the first page: --json prints that response with the rows of every
+  // page streamed into its `results` (the same shape as one page).
+  let writer: RowWriter | undefined;
   let total = 0;
   let count: number | undefined;
   try {
     for await (const page of pages(spec.fetch, { offset: o.offset, pageSize: o.limit ?? ALL_PAGE_SIZE, signal: ctx.signal })) {
+      writer ??= createRowWriter(ctx, { columns: spec.columns, envelope: page.body });
       count = page.count ?? count;
       for (const r of page.results) writer.write(r);
       total += page.results.length;
@@ -125,12 +128,12 @@ export async function runListing(ctx: Context, o: ListingInput, spec: ListingSpe
       if (table && page.results.length) {
         // A table needs its column widths: print each page as it comes and start a new one.
         await writer.end();
-        writer = createRowWriter(ctx, { columns: spec.columns });
+        writer = createRowWriter(ctx, { columns: spec.columns, envelope: page.body });
       }
     }
   } finally {
     // Close the JSON array (or flush) even when interrupted, so what was written stays valid.
-    if (!table) await writer.end();
+    if (!table) await (writer ?? createRowWriter(ctx, { columns: spec.columns })).end();
   }
   if (table && total === 0) ctx.info(spec.empty ?? `No ${spec.noun}.`);
   else if (table) ctx.info(`${total} ${spec.noun}${count !== undefined && count !== total + o.offset ? ` (the service counts ${count})` : ''}.`);

@@ -1,8 +1,7 @@
 // Small text layouts for the human cards of the resource commands (book, user, order, ...):
-// aligned label/value lines and borderless sub-tables. Pure string functions, no imports.
-import type { Context } from '../context.js';
-import { emit, outputFormat } from '../output/index.js';
+// aligned label/value lines and sub-tables in the tree's one table style. Pure string functions.
 import type { Style } from '../output/index.js';
+import { renderTable } from '../output/table.js';
 
 export type Pair = [label: string, value: string | number | null | undefined | false];
 
@@ -13,27 +12,10 @@ export function kv(s: Style, pairs: Pair[], indent = ''): string {
   return shown.map(([k, v]) => `${indent}${s.bold(k.padEnd(w))}  ${v}`).join('\n');
 }
 
-/** A borderless table: bold header, columns padded to their widest cell. */
+/** A sub-table of a card, in the tree's one table style (UPPERCASE headers, ids never cut). */
 export function grid(s: Style, head: string[], rows: Array<Array<string | number | null | undefined>>, indent = '  '): string {
   const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '' : String(c))));
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((r) => visible(r[i] ?? '').length)));
-  const line = (r: string[], bold = false) =>
-    indent +
-    r
-      .map((c, i) => {
-        const pad = ' '.repeat(Math.max(0, widths[i] - visible(c).length));
-        const text = bold ? s.bold(c) : c;
-        return i === r.length - 1 ? text : text + pad;
-      })
-      .join('  ')
-      .replace(/\s+$/, '');
-  return [line(head, true), ...cells.map((r) => line(r))].join('\n');
-}
-
-/** Text without ANSI colour codes (for width computations). */
-function visible(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/\x1b\[[0-9;]*m/g, '');
+  return renderTable(s, head.map((h) => ({ head: h, key: h.toLowerCase().replace(/[ -]/g, '_') })), cells, indent);
 }
 
 export function yesNo(s: Style, v: unknown): string {
@@ -63,31 +45,3 @@ export function money(v: unknown, currency?: string): string {
   return currency ? `${n} ${currency}` : n;
 }
 
-/** True when the output is for people (table, tsv, csv), false for json/ndjson. */
-export function humanOutput(ctx: Context): boolean {
-  const f = outputFormat(ctx);
-  return f !== 'json' && f !== 'ndjson';
-}
-
-/**
- * Print one resource of a response. JSON/NDJSON get the service's whole response; a table gets
- * the card; TSV/CSV get the resource's own fields flattened into one row. With `message`, the
- * service's success message (`Invitation sent.`, `Order created.`) goes to stderr for people.
- */
-export async function emitResource(
-  ctx: Context,
-  body: any,
-  resource: unknown,
-  card: (data: any, s: Style) => string,
-  opts: { message?: boolean } = {},
-): Promise<void> {
-  const human = humanOutput(ctx);
-  await emit(ctx, human ? resource : body, { card: (d, s) => card(d, s) });
-  if (opts.message && human && body && typeof body.message === 'string' && body.message) ctx.info(body.message);
-}
-
-/** A response that is only a message (free order, ...): stderr for people, the body for JSON. */
-export async function emitMessage(ctx: Context, body: any, fallback: string): Promise<void> {
-  if (humanOutput(ctx)) ctx.info(typeof body?.message === 'string' && body.message ? body.message : fallback);
-  else await emit(ctx, body);
-}

@@ -1,25 +1,48 @@
-// Output for humans and scripts: tables/cards on a TTY, TSV when piped, JSON/NDJSON/CSV on request.
+// Output for humans and scripts, one model for the whole tree (see model.ts): tables and cards on
+// a terminal, TSV when piped, JSON/NDJSON/CSV on request; `--fields` relative to the record in
+// every format; `--query` (JMESPath) over exactly what --json prints.
 import type { Context, OutputFormat } from '../context.js';
-import { cellText, columnsOf, csvCell, flatten, getPath, selectFields, truncateText, tsvCell } from './format.js';
+import { usageError } from '../errors.js';
+import { ENVELOPE_KEYS, type OutputSpec } from './model.js';
+import {
+  cellOf,
+  cellText,
+  columnsOf,
+  csvCell,
+  fieldColumns,
+  fieldPaths,
+  flatten,
+  selectFields,
+  truncateText,
+  tsvCell,
+  unmatchedFields,
+} from './format.js';
+import { renderTable, isIdentifierColumn } from './table.js';
+
+export type { OutputSpec } from './model.js';
 
 export interface Column {
   /** Dotted path into the record. */
   key: string;
-  /** Header text (defaults to the key). */
+  /** Header text (defaults to the key). Tables show it in upper case. */
   label?: string;
   /** Render the value for tables. */
   format?: (value: unknown, record: any) => string;
+  /** An identifier column (never cut) or free text (shrinks); default: recognised by key and values. */
+  id?: boolean;
+  /** A column people can do without: left out of a table too narrow for it. */
+  optional?: boolean;
 }
 
 export interface View {
-  /** For list responses: the records (e.g. `d => d.results`). Without it the data is one object. */
-  list?: (data: any) => any[];
-  /** Columns of the human table (lists) — default: all flattened keys. */
+  /** Columns of the human table (rows), and the default columns of CSV/TSV. */
   columns?: Column[];
-  /** A human card for one object (table mode only). */
-  card?: (data: any, style: Style) => string;
-  /** What to print in table mode when a list is empty. */
+  /** A human card for one record (table format, without --fields). */
+  card?: (record: any, style: Style, body: any) => string;
+  /** What to say on stderr in a table when there are no rows. */
   empty?: string;
+  /** After the output, people (table/TSV/CSV) see the service's `message` on stderr. */
+  message?: boolean;
 }
 
 export interface Style {
@@ -33,10 +56,18 @@ export interface Style {
   cyan(s: string): string;
 }
 
+/** The format of this run: -o, else --json, else the command's default, else table on a terminal and TSV piped. */
 export function outputFormat(ctx: Context): OutputFormat {
   if (ctx.globals.output) return ctx.globals.output;
   if (ctx.globals.json) return 'json';
+  if (ctx.output?.defaultFormat) return ctx.output.defaultFormat;
   return ctx.io.stdout.isTTY ? 'table' : 'tsv';
+}
+
+/** True when the output is for people (table, tsv, csv), false for json/ndjson. */
+export function humanOutput(ctx: Context): boolean {
+  const f = outputFormat(ctx);
+  return f !== 'json' && f !== 'ndjson';
 }
 
 export function useColor(ctx: Context, stream: 'stdout' | 'stderr' = 'stdout'): boolean {
@@ -65,35 +96,114 @@ export function style(ctx: Context, stream: 'stdout' | 'stderr' = 'stdout'): Sty
   };
 }
 
-/** Print one response: a list or one object, in the chosen format. */
-export async function emit(ctx: Context, data: unknown, view: View = {}): Promise<void> {
+// ---------------------------------------------------------------------------------------------
+// Records of a response
+
+function specOf(ctx: Context): OutputSpec {
+  return ctx.output ?? { kind: 'record', record: 'record' };
+}
+
+function lessEnvelope(body: unknown): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) if (!(ENVELOPE_KEYS as readonly string[]).includes(k)) out[k] = v;
+  return out;
+}
+
+function at(body: any, path: string): unknown {
+  if (path === '.') return body;
+  let cur = body;
+  for (const p of path.split('.')) cur = cur == null ? undefined : cur[p];
+  return cur;
+}
+
+/** The records of a response: the rows, or the one record (none when the response lacks it). */
+export function recordsOf(spec: OutputSpec, body: unknown): any[] {
+  let found: unknown;
+  if (spec.at === undefined) found = spec.kind === 'rows' ? body : lessEnvelope(body);
+  else {
+    for (const p of Array.isArray(spec.at) ? spec.at : [spec.at]) {
+      found = at(body, p);
+      if (found !== undefined) break;
+    }
+  }
+  if (spec.kind === 'rows') return Array.isArray(found) ? found : [];
+  return found && typeof found === 'object' ? [found] : [];
+}
+
+/** Check `--fields` against the records: a path that matches nothing is a usage error naming the fields. */
+export function checkFields(ctx: Context, records: unknown[]): void {
+  const fields = ctx.globals.fields;
+  if (!fields || records.length === 0) return;
+  const missing = unmatchedFields(records, fields);
+  if (!missing.length) return;
+  const what = specOf(ctx).record ?? 'record';
+  const paths = fieldPaths(records);
+  throw usageError(
+    `--fields ${missing.join(',')}: no such field in ${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what} (paths are relative to the ${what}). ` +
+      `Fields: ${paths.join(', ') || '(none)'}.`,
+    { unknown_fields: missing, fields: paths },
+  );
+}
+
+/** What `--json` prints for a whole response: the response, or the records once --fields is given. */
+export function jsonDocument(ctx: Context, body: unknown, records: any[]): unknown {
+  const fields = ctx.globals.fields;
+  if (!fields) return body;
+  const spec = specOf(ctx);
+  if (spec.kind === 'rows') return records.map((r) => selectFields(r, fields));
+  return records.length ? selectFields(records[0], fields) : {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Printing
+
+/** Print a response of the running command, as its output spec says. */
+export async function emit(ctx: Context, body: unknown, view: View = {}): Promise<void> {
+  const spec = specOf(ctx);
+  if (spec.kind === 'message' || spec.kind === 'text') {
+    const m = (body as any)?.message;
+    await emitMessage(ctx, body, typeof m === 'string' ? m : '');
+    return;
+  }
   const fmt = outputFormat(ctx);
   const fields = ctx.globals.fields;
-  if (fmt === 'json') {
-    const value = fields ? (view.list ? view.list(data).map((r) => selectFields(r, fields)) : selectFields(data, fields)) : data;
-    writeJson(ctx, value);
-    return;
-  }
-  const records = view.list ? view.list(data) ?? [] : [data];
-  // Everything is at hand here (unlike a stream), so CSV/TSV columns are the union of all records.
-  const columns =
-    view.columns ?? (fmt === 'csv' || fmt === 'tsv' ? columnsOf(records.map((r) => flatten(r))).map((key) => ({ key })) : undefined);
-  const w = createRowWriter(ctx, { columns, format: fmt });
-  if (fmt === 'table' && !view.list && view.card && !fields) {
-    ctx.io.stdout.write(view.card(data, style(ctx)).replace(/\n?$/, '\n'));
-    return;
-  }
-  if (fmt === 'table' && !view.list) {
-    // One object without a card: a two-column key/value table.
-    await keyValueTable(ctx, fields ? flatten(selectFields(data, fields)) : flatten(data));
-    return;
-  }
-  if (fmt === 'table' && records.length === 0) {
+  const records = recordsOf(spec, body);
+  checkFields(ctx, records);
+  if (ctx.globals.query) {
+    await printQuery(ctx, jsonDocument(ctx, body, records));
+  } else if (fmt === 'json') {
+    writeJson(ctx, jsonDocument(ctx, body, records));
+  } else if (fmt === 'ndjson') {
+    for (const r of records) ctx.io.stdout.write(JSON.stringify(fields ? selectFields(r, fields) : r) + '\n');
+  } else if (fmt === 'csv' || fmt === 'tsv') {
+    writeDelimited(ctx, fmt, records, flatColumns(records, view.columns, fields));
+  } else if (spec.kind === 'record') {
+    if (!records.length) {
+      if (typeof (body as any)?.message === 'string') ctx.info((body as any).message);
+    } else if (view.card && !fields) {
+      ctx.io.stdout.write(view.card(records[0], style(ctx), body).replace(/\n?$/, '\n'));
+    } else {
+      keyValueTable(ctx, flatten(fields ? selectFields(records[0], fields) : records[0]));
+    }
+  } else if (records.length === 0) {
     ctx.info(view.empty ?? 'No results.');
-    return;
+  } else {
+    table(ctx, records, fields ? fieldColumns(records, fields).map((key) => ({ key })) : view.columns);
   }
-  for (const r of records) w.write(r);
-  await w.end();
+  if (view.message && humanOutput(ctx) && !ctx.globals.query) {
+    const m = (body as any)?.message;
+    if (typeof m === 'string' && m) ctx.info(m);
+  }
+}
+
+/** A response that is only an outcome: `text` on stderr for people, the response for JSON/NDJSON/--query. */
+export async function emitMessage(ctx: Context, body: unknown, text: string): Promise<void> {
+  const fmt = outputFormat(ctx);
+  if (ctx.globals.query) return printQuery(ctx, body);
+  if (fmt === 'json') return writeJson(ctx, body);
+  if (fmt === 'ndjson') return void ctx.io.stdout.write(JSON.stringify(body) + '\n');
+  if (text) ctx.info(text);
 }
 
 export function writeJson(ctx: Context, value: unknown): void {
@@ -101,108 +211,150 @@ export function writeJson(ctx: Context, value: unknown): void {
   ctx.io.stdout.write(JSON.stringify(value, null, pretty ? 2 : undefined) + '\n');
 }
 
+/** Flat columns: --fields (objects expanded to their leaves), else the view's, else every key. */
+function flatColumns(records: any[], columns: Column[] | undefined, fields: string[] | undefined): string[] {
+  if (fields) return fieldColumns(records, fields);
+  if (columns) return columns.map((c) => c.key);
+  return columnsOf(records.map((r) => flatten(r)));
+}
+
+function writeDelimited(ctx: Context, fmt: 'csv' | 'tsv', records: any[], cols: string[]): void {
+  const cell = fmt === 'csv' ? csvCell : tsvCell;
+  const sep = fmt === 'csv' ? ',' : '\t';
+  let text = cols.map((h) => cell(h)).join(sep) + '\n';
+  for (const r of records) text += cols.map((h) => cell(cellOf(r, h))).join(sep) + '\n';
+  ctx.io.stdout.write(text);
+}
+
+/** Print the result of `--query` over `doc` (what --json would print). */
+export async function printQuery(ctx: Context, doc: unknown): Promise<void> {
+  const { runQuery } = await import('./query.js');
+  const result = runQuery(ctx.globals.query!, doc);
+  const fmt = ctx.globals.output ?? 'json';
+  if (fmt === 'json') {
+    // The AWS CLI convention: the result as JSON, unless a flat format is asked for with -o.
+    writeJson(ctx, result);
+    return;
+  }
+  if (fmt === 'ndjson') {
+    for (const v of Array.isArray(result) ? result : [result]) ctx.io.stdout.write(JSON.stringify(v) + '\n');
+    return;
+  }
+  // -o tsv/csv/table: a scalar prints bare, a list of scalars one per line, objects as rows.
+  const list = Array.isArray(result) ? result : [result];
+  if (list.every((v) => v === null || typeof v !== 'object')) {
+    if (result !== null || fmt !== 'table') ctx.io.stdout.write(list.map((v) => (fmt === 'csv' ? csvCell(v) : fmt === 'tsv' ? tsvCell(v) : cellText(v))).join('\n') + (list.length ? '\n' : ''));
+    return;
+  }
+  const rows = list.map((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : { value: v }));
+  if (fmt === 'table') table(ctx, rows);
+  else writeDelimited(ctx, fmt as 'csv' | 'tsv', rows, columnsOf(rows.map((r) => flatten(r))));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Streams of rows (listings with --all, bulk jobs)
+
 export interface RowWriter {
   write(record: any): void;
   end(): Promise<void>;
 }
 
+export interface RowWriterOptions {
+  /** Table columns, and the default columns of CSV/TSV (else the first record's flattened keys). */
+  columns?: Column[];
+  format?: OutputFormat;
+  /**
+   * The response the rows belong to (e.g. the first page of a listing): without --fields, --json
+   * prints it with the rows streamed into its `results` array, the same shape as one page.
+   * Without it, --json prints an array of the rows.
+   */
+  envelope?: Record<string, unknown>;
+  /** Where the rows go in the envelope (default `results`). */
+  rowsKey?: string;
+}
+
 /**
- * A writer for a stream of records. NDJSON/CSV/TSV stream row by row; JSON writes an array
- * incrementally; tables buffer (they need column widths) up to a page at a time.
+ * A writer for a stream of records, the same model as `emit`: `--fields` checked on the first
+ * record and relative to it; NDJSON/CSV/TSV stream row by row; JSON streams an array (or the
+ * envelope's array); tables buffer (they need column widths); `--query` buffers the document.
+ * Bulk jobs call this for their stdout.
  */
-export function createRowWriter(ctx: Context, opts: { columns?: Column[]; format?: OutputFormat } = {}): RowWriter {
+export function createRowWriter(ctx: Context, opts: RowWriterOptions = {}): RowWriter {
   const fmt = opts.format ?? outputFormat(ctx);
   const fields = ctx.globals.fields;
   const out = ctx.io.stdout;
-  const cols: Column[] | undefined = fields ? fields.map((key) => ({ key })) : opts.columns;
-  let header: string[] | undefined = cols?.map((c) => c.key);
+  const query = ctx.globals.query;
+  let cols: string[] | undefined;
   let count = 0;
   const buffered: any[] = [];
+  const rowsKey = opts.rowsKey ?? 'results';
+  const framed = Boolean(opts.envelope && !fields);
+  const [open, close] = framed ? frameOf(opts.envelope!, rowsKey) : ['[', ']'];
   return {
     write(record: any) {
       count++;
-      if (fmt === 'ndjson') {
-        out.write(JSON.stringify(fields ? selectFields(record, fields) : record) + '\n');
-      } else if (fmt === 'json') {
-        const v = fields ? selectFields(record, fields) : record;
-        const text = out.isTTY ? '\n  ' + JSON.stringify(v, null, 2).replace(/\n/g, '\n  ') : JSON.stringify(v);
-        out.write((count === 1 ? '[' : ',') + text);
-      } else if (fmt === 'csv' || fmt === 'tsv') {
-        const flat = flatten(record);
-        if (!header) header = columnsOf([flat]);
+      if (count === 1) checkFields(ctx, [record]);
+      if (query || fmt === 'table') {
+        buffered.push(record);
+        return;
+      }
+      const v = fields ? selectFields(record, fields) : record;
+      if (fmt === 'ndjson') out.write(JSON.stringify(v) + '\n');
+      else if (fmt === 'json') out.write((count === 1 ? open : ',') + JSON.stringify(v));
+      else {
+        if (!cols) cols = flatColumns([record], opts.columns, fields);
         const cell = fmt === 'csv' ? csvCell : tsvCell;
         const sep = fmt === 'csv' ? ',' : '\t';
-        if (count === 1) out.write(header.map((h) => cell(h)).join(sep) + '\n');
-        out.write(header.map((h) => cell(h in flat ? flat[h] : getPath(record, h))).join(sep) + '\n');
-      } else {
-        buffered.push(record);
+        if (count === 1) out.write(cols.map((h) => cell(h)).join(sep) + '\n');
+        out.write(cols.map((h) => cell(cellOf(record, h))).join(sep) + '\n');
       }
     },
     async end() {
-      if (fmt === 'json') out.write(count === 0 ? '[]\n' : (out.isTTY ? '\n' : '') + ']\n');
-      if (fmt === 'table' && buffered.length) await table(ctx, buffered, cols);
+      if (query) {
+        const rows = fields ? buffered.map((r) => selectFields(r, fields)) : buffered;
+        await printQuery(ctx, framed ? { ...opts.envelope, [rowsKey]: rows } : rows);
+        return;
+      }
+      if (fmt === 'json') out.write(count === 0 ? open + close + '\n' : close + '\n');
+      if (fmt === 'table' && buffered.length) {
+        table(ctx, buffered, fields ? fieldColumns(buffered, fields).map((key) => ({ key })) : opts.columns);
+      }
     },
   };
 }
 
-async function table(ctx: Context, records: any[], cols?: Column[]): Promise<void> {
-  const { default: Table } = await import('cli-table3');
+/** The JSON text before and after the rows array of an envelope (the rows key written last). */
+function frameOf(envelope: Record<string, unknown>, rowsKey: string): [string, string] {
+  const rest = { ...envelope };
+  delete rest[rowsKey];
+  const s = JSON.stringify({ ...rest, [rowsKey]: [] });
+  const i = s.lastIndexOf('[]');
+  return [s.slice(0, i + 1), s.slice(i + 1)];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tables
+
+function table(ctx: Context, records: any[], cols?: Column[]): void {
   const st = style(ctx);
-  const flat = records.map((r) => flatten(r));
-  const columns: Column[] = cols ?? columnsOf(flat).map((key) => ({ key }));
-  const heads = columns.map((c) => c.label ?? c.key);
-  const cells = records.map((r, i) =>
-    columns.map((c) => oneLine(c.format ? c.format(getDotted(r, c.key, flat[i]), r) : cellText(flat[i][c.key]))),
+  const columns: Column[] = cols ?? columnsOf(records.map((r) => flatten(r))).map((key) => ({ key }));
+  const cells = records.map((r) => columns.map((c) => (c.format ? c.format(cellOf(r, c.key), r) : cellText(cellOf(r, c.key)))));
+  const text = renderTable(
+    st,
+    columns.map((c) => ({ head: c.label ?? c.key.replace(/_/g, ' '), key: c.key, fixed: c.id, optional: c.optional })),
+    cells,
   );
-  const widths = fitWidths(
-    heads.map((h, j) => Math.max(h.length, ...cells.map((row) => row[j].length))),
-    st.width,
-    heads.map((h) => h.length),
-  );
-  const t = new Table({
-    head: heads.map((h, j) => st.bold(truncateText(h, widths[j]))),
-    colWidths: widths.map((w) => w + 2),
-    wordWrap: false,
-    style: { head: [], border: [], compact: true },
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-  });
-  for (const row of cells) t.push(row.map((v, j) => truncateText(v, widths[j])));
-  ctx.io.stdout.write(t.toString() + '\n');
+  ctx.io.stdout.write(text + '\n');
 }
 
-/** Cells of a table hold one line: newlines and tabs become spaces. */
-function oneLine(s: string): string {
-  return s.replace(/[\r\n\t]+/g, ' ');
-}
-
-/**
- * Column content widths that fit a terminal of `total` columns (a table draws 3 characters of
- * border and padding per column plus 1). Narrow columns keep their width; the widest ones are
- * cut to a common limit, but not below their floor (the header, up to 20) nor below 4.
- */
-export function fitWidths(natural: number[], total: number, floors: number[] = []): number[] {
-  const budget = total - 3 * natural.length - 1;
-  const floor = (j: number) => Math.min(natural[j], Math.max(4, Math.min(20, floors[j] ?? 0)));
-  const widths = (cap: number) => natural.map((w, j) => Math.max(floor(j), Math.min(w, cap)));
-  const sum = (cap: number) => widths(cap).reduce((s, w) => s + w, 0);
-  let cap = Math.max(...natural);
-  while (cap > 4 && sum(cap) > budget) cap--;
-  // Too many columns for the headers to stay whole: let them be cut too.
-  if (sum(cap) > budget && floors.length) return fitWidths(natural, total);
-  return widths(cap);
-}
-
-function getDotted(record: any, key: string, flat: Record<string, unknown>): unknown {
-  if (key in flat) return flat[key];
-  let cur = record;
-  for (const p of key.split('.')) cur = cur?.[p];
-  return cur;
-}
-
-async function keyValueTable(ctx: Context, flat: Record<string, unknown>): Promise<void> {
+function keyValueTable(ctx: Context, flat: Record<string, unknown>): void {
   const st = style(ctx);
-  const keyWidth = Math.max(0, ...Object.keys(flat).map((k) => k.length));
+  const keys = Object.keys(flat);
+  const keyWidth = Math.max(0, ...keys.map((k) => k.length));
   const valueWidth = Math.max(10, st.width - keyWidth - 2);
-  const lines = Object.entries(flat).map(([k, v]) => `${st.bold(k.padEnd(keyWidth))}  ${truncateText(cellText(v), valueWidth)}`);
+  const lines = keys.map((k) => {
+    const v = cellText(flat[k]);
+    return `${st.bold(k.padEnd(keyWidth))}  ${isIdentifierColumn(k, [v]) ? v : truncateText(v, valueWidth)}`;
+  });
   ctx.io.stdout.write(lines.join('\n') + '\n');
 }

@@ -1,15 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { createContext } from '../../src/main.js';
 import type { GlobalOptions } from '../../src/context.js';
-import { createRowWriter, emit, fitWidths, outputFormat, useColor } from '../../src/output/index.js';
+import { createRowWriter, emit, outputFormat, useColor } from '../../src/output/index.js';
+import { fitWidths } from '../../src/output/table.js';
+import type { OutputSpec } from '../../src/output/model.js';
 import { csvCell, flatten, selectFields, tsvCell } from '../../src/output/format.js';
 import { fakeIO } from './helpers.js';
 
 const defaults: GlobalOptions = { json: false, color: 'auto', timeout: 30_000, retries: 3, debug: false, quiet: false, yes: false, dryRun: false };
 
-function ctxFor(globals: Partial<GlobalOptions> = {}, io: { tty?: boolean; columns?: number; env?: Record<string, string> } = {}) {
+const ROWS: OutputSpec = { kind: 'rows', record: 'book', at: 'results' };
+const RECORD: OutputSpec = { kind: 'record', record: 'thing' };
+
+function ctxFor(globals: Partial<GlobalOptions> = {}, io: { tty?: boolean; columns?: number; env?: Record<string, string> } = {}, spec: OutputSpec = ROWS) {
   const f = fakeIO(io);
   const ctx = createContext(f.io, { ...defaults, ...globals }, new AbortController().signal, []);
+  ctx.output = spec;
   return { ctx, out: () => f.stdout.text(), err: () => f.stderr.text() };
 }
 
@@ -20,7 +26,6 @@ const books = {
     { hash_id: 'bbb', title: 'Second\twith tab', status: { is_active: false, is_queued: true }, tags: [], extra: 1 },
   ],
 };
-const list = { list: (d: any) => d.results };
 
 describe('format choice', () => {
   it('is a table on a terminal, TSV when piped, and what -o/--json say', () => {
@@ -40,16 +45,16 @@ describe('format choice', () => {
 
 describe('JSON', () => {
   it('is compact when piped and pretty on a terminal', async () => {
-    const piped = ctxFor({ json: true });
+    const piped = ctxFor({ json: true }, {}, RECORD);
     await emit(piped.ctx, { a: 1, b: { c: 2 } });
     expect(piped.out()).toBe('{"a":1,"b":{"c":2}}\n');
-    const tty = ctxFor({ json: true }, { tty: true });
+    const tty = ctxFor({ json: true }, { tty: true }, RECORD);
     await emit(tty.ctx, { a: 1, b: { c: 2 } });
     expect(tty.out()).toBe('{\n  "a": 1,\n  "b": {\n    "c": 2\n  }\n}\n');
   });
   it('prints the records of a list, with --fields selecting dotted paths', async () => {
     const c = ctxFor({ json: true, fields: ['hash_id', 'status.is_active'] });
-    await emit(c.ctx, books, list);
+    await emit(c.ctx, books);
     expect(JSON.parse(c.out())).toEqual([
       { hash_id: 'aaa', status: { is_active: true } },
       { hash_id: 'bbb', status: { is_active: false } },
@@ -65,12 +70,13 @@ describe('JSON', () => {
     const e = ctxFor({ output: 'json' });
     await createRowWriter(e.ctx).end();
     expect(e.out()).toBe('[]\n');
-    const t = ctxFor({ output: 'json' }, { tty: true });
-    const wt = createRowWriter(t.ctx);
-    wt.write({ a: { b: 1 } });
-    await wt.end();
-    expect(JSON.parse(t.out())).toEqual([{ a: { b: 1 } }]);
-    expect(t.out()).toContain('\n      "b": 1');
+    // With the response it belongs to, the rows stream into its `results`: the shape of one page.
+    const f = ctxFor({ output: 'json' });
+    const wf = createRowWriter(f.ctx, { envelope: { code: 200, count: 2, results: [{ a: 0 }], offset: 0 } });
+    wf.write({ a: 1 });
+    wf.write({ a: 2 });
+    await wf.end();
+    expect(JSON.parse(f.out())).toEqual({ code: 200, count: 2, offset: 0, results: [{ a: 1 }, { a: 2 }] });
   });
 });
 
@@ -89,7 +95,7 @@ describe('NDJSON', () => {
 describe('CSV and TSV', () => {
   it('CSV has a header row, dotted columns for nested objects, quoted cells', async () => {
     const c = ctxFor({ output: 'csv' });
-    await emit(c.ctx, books, list);
+    await emit(c.ctx, books);
     expect(c.out()).toBe(
       'hash_id,title,status.is_active,status.is_queued,tags,extra\n' +
         'aaa,"First, ""quoted""",true,false,x;y,\n' +
@@ -98,57 +104,55 @@ describe('CSV and TSV', () => {
   });
   it('TSV escapes tabs and newlines and honours --fields', async () => {
     const c = ctxFor({ fields: ['title', 'status.is_queued'] });
-    await emit(c.ctx, books, list);
+    await emit(c.ctx, books);
     expect(c.out()).toBe('title\tstatus.is_queued\nFirst, "quoted"\tfalse\nSecond\\twith tab\ttrue\n');
   });
   it('one object is one row', async () => {
-    const c = ctxFor({ output: 'tsv' });
+    const c = ctxFor({ output: 'tsv' }, {}, RECORD);
     await emit(c.ctx, { a: 1, b: { c: 'x' } });
     expect(c.out()).toBe('a\tb.c\n1\tx\n');
   });
   it('is never coloured when piped', async () => {
     const c = ctxFor({}, {});
-    await emit(c.ctx, books, list);
+    await emit(c.ctx, books);
     expect(c.out()).not.toMatch(/\x1b\[/);
   });
 });
 
 describe('tables on a terminal', () => {
-  it('flattens nested objects into dotted columns and fits the terminal width', async () => {
+  it('one style: no borders, UPPERCASE headers; identifiers whole, free text cut to fit', async () => {
     const long = { hash_id: 'c'.repeat(40), title: 'A very long title that goes on and on and on beyond any narrow terminal', status: { is_active: true } };
     const c = ctxFor({}, { tty: true, columns: 60, env: { NO_COLOR: '1' } });
-    await emit(c.ctx, { results: [long, { hash_id: 'aaa', title: 'Short', status: { is_active: false } }] }, list);
+    await emit(c.ctx, { results: [long, { hash_id: 'aaa', title: 'Short', status: { is_active: false } }] });
     const lines = c.out().trimEnd().split('\n');
-    expect(lines[1]).toMatch(/hash_id.*title.*status\.is_active/);
-    expect(lines[2]).toMatch(/^│ c+… │ A very long titl… │ true +│$/);
+    expect(lines[0]).toMatch(/^HASH ID +TITLE +STATUS.IS ACTIVE$/);
+    expect(lines[1].startsWith('c'.repeat(40) + '  A ')).toBe(true);
+    expect(lines[1]).toMatch(/… +true$/);
     for (const l of lines) expect(l.length).toBeLessThanOrEqual(60);
+    expect(c.out()).not.toMatch(/[│┌─]/);
     expect(c.out()).not.toMatch(/\x1b\[/);
-    // Many columns: headers are cut too, and the table still fits.
-    const many = ctxFor({}, { tty: true, columns: 60, env: { NO_COLOR: '1' } });
-    await emit(many.ctx, { results: [long, books.results[0], books.results[1]] }, list);
-    for (const l of many.out().trimEnd().split('\n')) expect(l.length).toBeLessThanOrEqual(60);
   });
   it('bold headers when colour is on', async () => {
     const c = ctxFor({}, { tty: true, columns: 80 });
-    await emit(c.ctx, books, list);
-    expect(c.out()).toContain('\x1b[1mhash_id\x1b[22m');
+    await emit(c.ctx, books);
+    expect(c.out()).toContain('\x1b[1mHASH ID');
   });
   it('an empty list says so on stderr', async () => {
     const c = ctxFor({}, { tty: true });
-    await emit(c.ctx, { results: [] }, { ...list, empty: 'No books.' });
+    await emit(c.ctx, { results: [] }, { empty: 'No books.' });
     expect(c.out()).toBe('');
     expect(c.err()).toBe('No books.\n');
   });
-  it('one object without a card is a key/value list', async () => {
-    const c = ctxFor({}, { tty: true, columns: 40, env: { NO_COLOR: '1' } });
-    await emit(c.ctx, { a: 1, nested: { key: 'v'.repeat(100) } });
-    expect(c.out().split('\n')[0]).toBe('a           1');
+  it('one record without a card is a key/value list', async () => {
+    const c = ctxFor({}, { tty: true, columns: 40, env: { NO_COLOR: '1' } }, RECORD);
+    await emit(c.ctx, { a: 1, nested: { note: 'v '.repeat(100) } });
+    expect(c.out().split('\n')[0]).toBe('a            1');
     expect(c.out().split('\n')[1].length).toBeLessThanOrEqual(40);
   });
-  it('fitWidths keeps narrow columns and cuts the widest', () => {
+  it('fitWidths keeps fixed columns whole and cuts the widest free text', () => {
     expect(fitWidths([5, 10], 100)).toEqual([5, 10]);
-    expect(fitWidths([3, 50, 40], 60)).toEqual([3, 23, 23]);
-    expect(fitWidths([3, 50, 40], 40, [3, 5, 16])).toEqual([3, 11, 16]);
+    expect(fitWidths([3, 50, 40], 60)).toEqual([3, 26, 26]);
+    expect(fitWidths([40, 50, 13], 80, [true, false, true])).toEqual([40, 23, 13]);
   });
 });
 
@@ -156,6 +160,8 @@ describe('helpers', () => {
   it('flatten, selectFields and cell escaping', () => {
     expect(flatten({ a: { b: { c: 1 } }, l: [{ x: 1 }], e: {} })).toEqual({ 'a.b.c': 1, l: '[{"x":1}]', e: '' });
     expect(selectFields({ a: { b: 1, c: 2 }, d: 3 }, ['a.c', 'missing.path'])).toEqual({ a: { c: 2 } });
+    // Through arrays: the rest of the path applies to every element.
+    expect(selectFields({ items: [{ id: 1, x: 0 }, { id: 2, x: 0 }], n: 1 }, ['items.id', 'n'])).toEqual({ items: [{ id: 1 }, { id: 2 }], n: 1 });
     expect(csvCell(' lead')).toBe('" lead"');
     expect(csvCell('line\nbreak')).toBe('"line\nbreak"');
     expect(tsvCell('a\\b\nc')).toBe('a\\\\b\\nc');

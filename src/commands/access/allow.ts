@@ -3,8 +3,7 @@ import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
 import { usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
-import { emit } from '../../output/index.js';
-import { humanOutput, kv } from '../render.js';
+import { emitMessage } from '../../output/index.js';
 import { CliError } from '../../errors.js';
 import { toApiError } from '../../api/client.js';
 import type { ApiClient } from '../../api/client.js';
@@ -92,20 +91,10 @@ export async function run(o: Options, ctx: Context): Promise<number | void> {
   const api = await ctx.api();
   const body = await sendOne(api, ctx, 'allow', o.payload);
   const p = o.payload;
-  if (!humanOutput(ctx)) return void (await emit(ctx, body));
-  await emit(
+  const done = String(body?.message ?? 'Access granted.').replace(/\.?$/, '.');
+  await emitMessage(
     ctx,
-    { ...p, message: body?.message ?? 'Access granted.' },
-    {
-      card: (d, s) =>
-        `${s.green('✓')} ${d.message}\n` +
-        kv(s, [
-          ['Book', d.hash_id],
-          ['User', d.username],
-          ['Price', d.price],
-          ['Until', d.expiration_date ?? 'no end date'],
-          ['E-mail', d.send_email ? 'user notified' : 'not sent'],
-        ], '  '),
-    },
+    body,
+    `${done} User ${p.username}, book ${p.hash_id}, price ${p.price}, ${p.expiration_date ? `until ${p.expiration_date}` : 'no end date'}; ${p.send_email ? 'user notified' : 'no e-mail sent'}.`,
   );
 }

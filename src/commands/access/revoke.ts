@@ -3,8 +3,7 @@ import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
 import { usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
-import { emit } from '../../output/index.js';
-import { humanOutput, kv } from '../render.js';
+import { emitMessage } from '../../output/index.js';
 import { confirm } from '../confirm.js';
 import { parseCsvMode, sendOne, type CsvMode } from './allow.js';
 
@@ -26,10 +25,6 @@ export async function run(o: Options, ctx: Context): Promise<number | void> {
   await confirm(ctx, `Revoke the access of user ${o.payload.username} to book ${o.payload.hash_id}?`);
   const api = await ctx.api();
   const body = await sendOne(api, ctx, 'revoke', o.payload);
-  if (!humanOutput(ctx)) return void (await emit(ctx, body));
-  await emit(
-    ctx,
-    { ...o.payload, message: body?.message ?? 'Access revoked.' },
-    { card: (d, s) => `${s.green('✓')} ${d.message}\n` + kv(s, [['Book', d.hash_id], ['User', d.username]], '  ') },
-  );
+  const done = String(body?.message ?? 'Access revoked.').replace(/\.?$/, '.');
+  await emitMessage(ctx, body, `${done} User ${o.payload.username}, book ${o.payload.hash_id}.`);
 }

@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { exactlyOne, hashId, isbn, sku } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
-import { emitResource } from '../render.js';
+import { emit } from '../../output/index.js';
 import { bookCard } from './view.js';
 
 type Options =
@@ -46,5 +46,5 @@ export async function run(o: Options, ctx: Context): Promise<number | void> {
       : o.by === 'isbn'
         ? await api.ok('book.isbn', { params: { isbn: o.value } })
         : await api.ok('book.sku', { params: { sku: o.value } });
-  await emitResource(ctx, body, body.book ?? {}, bookCard);
+  await emit(ctx, body, { card: bookCard });
 }

@@ -23,7 +23,7 @@ export async function run(o: Options, ctx: Context): Promise<void> {
   const api = await ctx.api();
   const body = await api.ok('book.pricing', { params: { isbn: o.isbn } });
   const pricing = pricingOf(body);
-  if (outputFormat(ctx) === 'table' && !ctx.globals.fields) {
+  if (outputFormat(ctx) === 'table' && !ctx.globals.fields && !ctx.globals.query) {
     const s = style(ctx);
     const head = kv(s, [
       ['Title', body.title ?? body.book?.title],
@@ -34,7 +34,6 @@ export async function run(o: Options, ctx: Context): Promise<void> {
     return;
   }
   await emit(ctx, body, {
-    list: pricingOf,
     columns: [
       { key: 'id' },
       { key: 'price' },

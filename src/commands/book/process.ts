@@ -8,7 +8,7 @@ import { parseDuration, formatDuration } from '../../util/duration.js';
 import { readList, inputError } from '../../bulk/lines.js';
 import { runPool } from '../../bulk/pool.js';
 import { callWithRetry, failureOf, type Failure } from '../../bulk/retry.js';
-import { createRowWriter, outputFormat, style, writeJson } from '../../output/index.js';
+import { createRowWriter, outputFormat, style } from '../../output/index.js';
 import { confirm } from '../confirm.js';
 
 export interface Options {
@@ -239,15 +239,14 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     ...(o.wait ? { title: r.title ?? null, processed_date: r.processed_date ?? null } : {}),
   }));
   const fmt = outputFormat(ctx);
-  if (fmt === 'json') {
-    writeJson(ctx, { summary, books: rows });
-  } else if (fmt === 'table' && n === 1) {
+  if (fmt === 'table' && n === 1 && !ctx.globals.fields && !ctx.globals.query) {
     const r = results[0];
     const s = style(ctx);
     const mark = r.state === 'failed' || r.state === 'timed_out' ? s.red('✗') : s.green('✓');
     ctx.io.stdout.write(`${mark} ${r.hash_id}  ${LABEL[r.state]}${r.message && r.message !== LABEL[r.state] ? ` — ${r.message}` : ''}\n`);
   } else {
-    const w = createRowWriter(ctx, { columns: [{ key: 'hash_id' }, { key: 'state' }, { key: 'message' }] });
+    // --json: {summary, books: [...]}; --fields: the rows.
+    const w = createRowWriter(ctx, { columns: [{ key: 'hash_id' }, { key: 'state' }, { key: 'message' }], envelope: { summary }, rowsKey: 'books' });
     for (const r of rows) w.write(r);
     await w.end();
   }

@@ -110,10 +110,11 @@ export const BOOK_COLUMNS: Column[] = [
   { key: 'title', label: 'TITLE' },
   { key: 'author', label: 'AUTHOR' },
   { key: 'identifiers.isbn13', label: 'ISBN-13' },
-  { key: 'identifiers.sku', label: 'SKU' },
+  { key: 'identifiers.sku', label: 'SKU', optional: true },
   {
     key: 'digital_pricing',
     label: 'PRICES',
+    optional: true,
     format: (_v, r) =>
       Array.isArray(r?.digital_pricing)
         ? r.digital_pricing
@@ -123,5 +124,5 @@ export const BOOK_COLUMNS: Column[] = [
         : '',
   },
   // Keyed on a flattened field so TSV/CSV get a real column; the table shows every true flag.
-  { key: 'status.is_active', label: 'STATUS', format: (_v, r) => trueFlags(r?.status) },
+  { key: 'status.is_active', label: 'STATUS', optional: true, format: (_v, r) => trueFlags(r?.status) },
 ];

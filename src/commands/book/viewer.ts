@@ -4,7 +4,6 @@ import { emit } from '../../output/index.js';
 import { hashId, username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import { noteEphemeralUrl, openUrl } from '../open.js';
-import { humanOutput } from '../render.js';
 
 interface Options {
   username: string;
@@ -23,8 +22,7 @@ export async function run(o: Options, ctx: Context): Promise<void> {
   if (typeof body?.viewer_url !== 'string' || !body.viewer_url) throw new CliError('The service answered without a viewer_url.');
   // A relative URL is relative to the service's base URL.
   const url = new URL(body.viewer_url, api.baseUrl.replace(/\/*$/, '/')).toString();
-  if (humanOutput(ctx)) ctx.io.stdout.write(url + '\n');
-  else await emit(ctx, { ...body, viewer_url: url });
+  await emit(ctx, { ...body, viewer_url: url }, { card: (r) => r.viewer_url });
   await noteEphemeralUrl(ctx);
   if (o.open) await openUrl(ctx, url);
 }

@@ -31,6 +31,7 @@ import { createProgress } from '../../bulk/progress.js';
 import { csvLine } from '../../bulk/csv.js';
 import { tsvCell } from '../../output/format.js';
 import { createRowWriter } from '../../output/index.js';
+import { drained } from '../paging.js';
 import { formatDuration } from '../../util/duration.js';
 
 type Fmt = 'csv' | 'tsv' | 'ndjson' | 'json' | 'table';
@@ -72,10 +73,15 @@ export function parse({ opts }: VerbInput, ctx: Context): Options {
   if (resume && !out) throw usageError('--resume continues a job that wrote to a file: give the same --out FILE.');
   let format: Fmt;
   const g = ctx.globals;
-  if (g.output && g.output !== 'table') format = g.output;
+  // stdout follows the tree's output model (a table on a terminal, TSV piped, rows through the
+  // shared row writer); an --out file is CSV unless -o says otherwise.
+  if (g.output && (g.output !== 'table' || !out)) format = g.output;
   else if (g.json) format = 'json';
   else if (!out && ctx.io.stdout.isTTY && count <= 1000) format = 'table';
-  else format = 'csv';
+  else format = out ? 'csv' : 'tsv';
+  if (out && (g.fields || g.query)) throw usageError('--fields and --query shape what is printed on stdout; with --out the file keeps every column. Drop --out, or select columns from the file afterwards.');
+  const unknown = (g.fields ?? []).filter((f) => !(COLUMNS as readonly string[]).includes(f));
+  if (unknown.length) throw usageError(`--fields ${unknown.join(',')}: no such field in a code. Fields: ${COLUMNS.join(', ')}.`);
   const argv = ['--hash-id', hashId, '--org', shellQuote(String(opts.org)), '--count', String(count)];
   if (limitDays !== undefined) argv.push('--limit-days', String(limitDays));
   if (opts.expires !== undefined) argv.push('--expires', shellQuote(String(opts.expires)));
@@ -343,8 +349,8 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     }
   }
   const toStdout = !file;
-  const table = toStdout && o.format === 'table' ? createRowWriter(ctx, { format: 'table', columns: COLUMNS.map((key) => ({ key })) }) : undefined;
-  if (toStdout && !table) await writeStdout(ctx, formats.header(o.format));
+  // stdout: every format goes through the shared row writer (--fields, --query, one table style).
+  const table = toStdout ? createRowWriter(ctx, { format: o.format, columns: COLUMNS.map((key) => ({ key })) }) : undefined;
 
   const remaining = Math.max(0, o.count - already);
   ctx.trapInterrupt();
@@ -380,7 +386,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
   }
 
   /** One request (with retries); the codes come back already encoded, so the parsed answer dies here. */
-  const fetchBatch = async (batch: number, size: number, key: string): Promise<{ bytes?: Buffer; got: number } | undefined> => {
+  const fetchBatch = async (batch: number, size: number, key: string): Promise<{ bytes?: Buffer; rows?: CodeRow[]; got: number } | undefined> => {
     const r = await callWithRetry(
       api,
       'codes.generate',
@@ -430,6 +436,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       if (text) wroteRows = true;
       return { bytes: text ? Buffer.from(text, 'utf8') : undefined, got: codes.length };
     }
+    const rows: CodeRow[] = [];
     for (const c of codes) {
       const row: CodeRow = {
         code: String(c.code),
@@ -438,11 +445,11 @@ export async function run(o: Options, ctx: Context): Promise<number> {
         hash_id: o.hashId,
         batch,
       };
-      if (table) table.write(row);
+      if (table) rows.push(row);
       else text += formats.row(o.format, row, !wroteRows && text === '');
     }
     if (text) wroteRows = true;
-    return { bytes: text ? Buffer.from(text, 'utf8') : undefined, got: codes.length };
+    return { bytes: text ? Buffer.from(text, 'utf8') : undefined, rows, got: codes.length };
   };
 
   const worker = async ({ batch, size, key: k }: { batch: number; size: number; key?: string }) => {
@@ -456,6 +463,10 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       if (done.bytes) {
         if (file) await file.appendDurably(done.bytes);
         else await writeStdout(ctx, done.bytes);
+      }
+      if (table && done.rows?.length) {
+        for (const r of done.rows) table.write(r);
+        await drained(ctx.io.stdout, ctx.signal);
       }
       delivered += done.got;
       batches++;

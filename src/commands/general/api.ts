@@ -2,8 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import { ExitCode, usageError } from '../../errors.js';
 import { exitCodeForStatus } from '../../api/client.js';
-import { writeJson } from '../../output/index.js';
-import { selectFields } from '../../output/format.js';
+import { emit } from '../../output/index.js';
 import { readAll } from '../../util/io.js';
 import type { VerbInput } from '../define.js';
 
@@ -86,7 +85,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     ctx.io.stderr.write(`HTTP ${res.status}\n`);
     for (const [k, v] of Object.entries(res.headers)) ctx.io.stderr.write(`${k}: ${v}\n`);
   }
-  writeJson(ctx, ctx.globals.fields ? selectFields(res.body, ctx.globals.fields) : res.body);
+  await emit(ctx, res.body);
   if (res.status >= 400) {
     const code = exitCodeForStatus(res.status, res.body);
     if (!ctx.globals.quiet) ctx.io.stderr.write(`bookdist: HTTP ${res.status}${res.body?.message ? `: ${res.body.message}` : ''}\n`);

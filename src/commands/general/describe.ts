@@ -19,7 +19,6 @@ export async function run(o: { endpoint?: string }, ctx: Context): Promise<void>
     ctx,
     { ...body, endpoints },
     {
-      list: (d) => d.endpoints,
       columns: [
         { key: 'name' },
         { key: 'methods', format: (v) => (Array.isArray(v) ? v.join('|') : String(v ?? '')) },

@@ -5,8 +5,7 @@ export async function run(_: unknown, ctx: Context): Promise<void> {
   const api = await ctx.api();
   const body = await api.ok('index');
   await emit(ctx, body, {
-    card: (d, s) => {
-      const a = d.api ?? {};
+    card: (a, s, d) => {
       const versions = (a.available_versions ?? [])
         .map((v: any) => `  ${s.bold(v.version)}  ${v.version_string}  (${v.version_date})  ${v.version_url}  help: ${v.version_help}`)
         .join('\n');

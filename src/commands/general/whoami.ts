@@ -6,7 +6,7 @@ export async function run(_: unknown, ctx: Context): Promise<void> {
   const cfg = await ctx.config();
   const body = await api.ok('profile');
   await emit(ctx, body, {
-    card: (d, s) => {
+    card: (d, s, body) => {
       const p = d.profile ?? {};
       const address = [p.address_1, p.address_2, p.city, p.state, p.zip, p.country].filter(Boolean).join(', ');
       return [
@@ -15,7 +15,7 @@ export async function run(_: unknown, ctx: Context): Promise<void> {
         `${s.bold('Nickname')}   ${p.nickname ?? ''}`,
         `${s.bold('Address')}    ${address}`,
         `${s.bold('Scopes')}     ${(d.scopes ?? []).join(', ')}`,
-        `${s.bold('Test mode')}  ${d.test_mode ? s.yellow('yes') : 'no'}`,
+        `${s.bold('Test mode')}  ${body.test_mode ? s.yellow('yes') : 'no'}`,
       ].join('\n');
     },
   });

@@ -5,7 +5,6 @@ import { emit } from '../../output/index.js';
 import { positiveInt } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import { noteEphemeralUrl, openUrl } from '../open.js';
-import { humanOutput } from '../render.js';
 
 interface Options {
   ids: number[];
@@ -38,8 +37,7 @@ export async function run(o: Options, ctx: Context): Promise<void> {
     // Served directly (no redirect): the checkout URL itself is the cart.
     url = res.request.url;
   }
-  if (humanOutput(ctx)) ctx.io.stdout.write(url + '\n');
-  else await emit(ctx, { url, status: res.status, ids: o.ids, rejoiner_ids: o.rejoinerIds ?? [] });
+  await emit(ctx, { url, status: res.status, ids: o.ids, rejoiner_ids: o.rejoinerIds ?? [] }, { card: (r) => r.url });
   await noteEphemeralUrl(ctx);
   if (o.open) await openUrl(ctx, url);
 }

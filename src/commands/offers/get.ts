@@ -15,10 +15,12 @@ export function parse(input: VerbInput): Options {
 export async function run(o: Options, ctx: Context): Promise<void> {
   const api = await ctx.api();
   const body = await api.ok('offers', { payload: { isbn: o.isbn } });
-  if (body?.success === false) throw new CliError(String(body.message ?? body.Status ?? 'The store refused the request.'));
-  const offers: any[] = Array.isArray(body?.Offers) ? body.Offers : [];
+  if (body?.success === false) {
+    // A 200 answer that says no: the same meanings as an error status (a missing book is 3).
+    const { exitCodeForStatus } = await import('../../api/client.js');
+    throw new CliError(String(body.message ?? body.Status ?? 'The store refused the request.'), exitCodeForStatus(400, body));
+  }
   await emit(ctx, body, {
-    list: () => offers,
     columns: [
       { key: 'Id', label: 'PRICE ID' },
       { key: 'Price', label: 'PRICE' },

@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
-import { CliError, ExitCode, usageError } from '../../errors.js';
-import { emit, outputFormat } from '../../output/index.js';
+import { usageError } from '../../errors.js';
+import { emit } from '../../output/index.js';
 import { readAll } from '../../util/io.js';
 import { address, label, nonEmpty, orderNumber, positiveInt, username, type Address } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
-import { emitResource } from '../render.js';
-import { ITEM_COLUMNS, orderCard } from './view.js';
+import { orderCard } from './view.js';
 
 interface Options {
   username: string;
@@ -102,19 +101,10 @@ export async function run(o: Options, ctx: Context): Promise<void> {
     idempotent: o.orderNumber !== undefined,
   });
   const existed = typeof body?.message === 'string' && /already exists/i.test(body.message);
-  const format = outputFormat(ctx);
-  if ((format === 'csv' || format === 'tsv') && !ctx.globals.fields) {
-    // For scripts: one row per item (the ids `order refund --item` takes).
-    await emit(ctx, body, { list: (b) => (Array.isArray(b?.order?.items) ? b.order.items : []), columns: ITEM_COLUMNS });
-    if (!existed && typeof body?.message === 'string') ctx.info(body.message);
-  } else {
-    await emitResource(ctx, body, body.order ?? {}, (d, s) => orderCard(d, s), { message: !existed });
-  }
+  // One record, the order, in every format (`--fields items.id` gives the ids `order refund --item` takes).
+  await emit(ctx, body, { card: (d, s) => orderCard(d, s), message: !existed });
   if (existed) {
-    throw new CliError(
-      `Order number ${o.orderNumber ?? ''} was used before: nothing was created; the existing order ${body.order?.id ?? ''} is shown.`.replace('  ', ' '),
-      ExitCode.CONFLICT,
-      { order_id: body.order?.id, order_number: o.orderNumber },
-    );
+    // An idempotent repeat: the order this number created before. Exit 0, so a retry loop goes on.
+    ctx.info(`Order number ${o.orderNumber ?? ''} was used before: nothing new was created; this is the existing order ${body.order?.id ?? ''}.`.replace('  ', ' '));
   }
 }

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { dateTime, hashId, label, username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
-import { emitMessage, emitResource } from '../render.js';
+import { emit } from '../../output/index.js';
 import { orderCard } from './view.js';
 
 interface Options {
@@ -27,6 +27,6 @@ export async function run(o: Options, ctx: Context): Promise<void> {
     payload: { username: o.username, hash_id: o.hashId, expiration_date: o.expires, label: o.label },
   });
   // The service may answer with the order it created (the sandbox does); show it when it does.
-  if (body?.order && typeof body.order === 'object') await emitResource(ctx, body, body.order, (d, s) => orderCard(d, s), { message: true });
-  else await emitMessage(ctx, body, 'Free order created.');
+  // The service may answer with the order it created (the sandbox does); a bare message is shown as such.
+  await emit(ctx, body, { card: (d, s) => orderCard(d, s), message: true });
 }

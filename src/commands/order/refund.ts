@@ -36,7 +36,6 @@ export async function run(o: Options, ctx: Context): Promise<number | void> {
   });
   const refunds: any[] = Array.isArray(body?.refunds) ? body.refunds : [];
   await emit(ctx, body, {
-    list: () => refunds,
     columns: [
       { key: 'purchase_id', label: 'PURCHASE' },
       { key: 'success', label: 'RESULT', format: (v) => (v === true ? 'refunded' : 'not refunded (already refunded)') },

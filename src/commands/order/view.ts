@@ -68,6 +68,7 @@ export const ORDER_COLUMNS: Column[] = [
   { key: 'id', label: 'ORDER' },
   { key: 'username', label: 'USER' },
   { key: 'item_count', label: 'ITEMS' },
+  { key: 'items.id', label: 'ITEM IDS', id: true },
   { key: 'totals.total', label: 'TOTAL' },
   { key: 'is_complete', label: 'COMPLETE' },
 ];
@@ -90,14 +91,3 @@ export function purchaseCard(p: any, s: Style, refundData: boolean): string {
 }
 
 /** Columns of order items for TSV/CSV (one row per item, with its order). */
-export const ITEM_COLUMNS: Column[] = [
-  { key: 'order.id', label: 'ORDER' },
-  { key: 'id', label: 'ITEM' },
-  { key: 'book.hash_id', label: 'HASH ID' },
-  { key: 'book.title', label: 'BOOK' },
-  { key: 'purchase_price', label: 'PRICE' },
-  { key: 'purchase_date', label: 'PURCHASED' },
-  { key: 'expiration_date', label: 'EXPIRES' },
-  { key: 'is_active', label: 'ACTIVE' },
-  { key: 'is_refunded', label: 'REFUNDED' },
-];

@@ -26,7 +26,6 @@ export async function run(_: unknown, ctx: Context): Promise<void> {
       .map((name) => publicView(name, store.profiles[name], name === current)),
   ];
   await emit(ctx, rows, {
-    list: (d) => d,
     columns: [
       { key: 'current', label: ' ', format: (v) => (v ? '*' : '') },
       { key: 'name' },

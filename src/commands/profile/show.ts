@@ -4,8 +4,8 @@ import { configDir } from '../../config/paths.js';
 import { readStore } from '../../config/store.js';
 import { resolveConfig, type Setting } from '../../config/resolve.js';
 import { REDACTED } from '../../api/wire.js';
-import { emit, outputFormat, writeJson } from '../../output/index.js';
-import { selectFields } from '../../output/format.js';
+import { emit } from '../../output/index.js';
+import { grid } from '../render.js';
 import type { VerbInput } from '../define.js';
 
 export function parse(input: VerbInput): { name?: string } {
@@ -65,18 +65,16 @@ export async function run(o: { name?: string }, ctx: Context): Promise<void> {
       source: env.BOOKDIST_CONFIG_DIR ? 'env BOOKDIST_CONFIG_DIR' : env.XDG_CONFIG_HOME ? 'env XDG_CONFIG_HOME' : 'default',
     },
   ];
-  if (outputFormat(ctx) === 'json') {
-    const obj: Record<string, unknown> = { builtin: cfg.embedded };
-    for (const r of rows) obj[r.setting] = { value: r.value, source: r.source };
-    writeJson(ctx, ctx.globals.fields ? selectFields(obj, ctx.globals.fields) : obj);
-    return;
-  }
-  await emit(ctx, rows, {
-    list: (d) => d,
-    columns: [
-      { key: 'setting' },
-      { key: 'value', format: (v) => (v == null ? '-' : String(v)) },
-      { key: 'source', format: (v) => (v == null ? 'not set' : String(v)) },
-    ],
+  // One record: each setting with its value and where it came from.
+  const obj: Record<string, unknown> = { builtin: cfg.embedded };
+  for (const r of rows) obj[r.setting] = { value: r.value, source: r.source };
+  await emit(ctx, obj, {
+    card: (_d, s) =>
+      grid(
+        s,
+        ['SETTING', 'VALUE', 'SOURCE'],
+        rows.map((r) => [r.setting, r.value == null ? '-' : String(r.value), r.source == null ? 'not set' : String(r.source)]),
+        '',
+      ),
   });
 }

@@ -17,7 +17,6 @@ export async function run(o: { to?: string; db?: string; url?: string }, ctx: Co
     emails = listOutbox(store, o.to);
   }
   await emit(ctx, emails, {
-    list: (d) => d,
     columns: [
       { key: 'id' },
       { key: 'created_at' },

@@ -3,7 +3,8 @@ import { readAll } from '../../util/io.js';
 import { password } from '../../validate/index.js';
 import { parse as parseInvite, type Options as InviteOptions } from './invite.js';
 import type { VerbInput } from '../define.js';
-import { emitResource, humanOutput, kv } from '../render.js';
+import { emit, humanOutput } from '../../output/index.js';
+import { kv } from '../render.js';
 import { createUser } from './view.js';
 
 interface Options extends InviteOptions {
@@ -28,20 +29,18 @@ export async function run(o: Options, ctx: Context): Promise<void> {
     label: o.label,
   });
   const generated = !o.passwordStdin && typeof body.passwd === 'string' && body.passwd !== '';
-  const resource: Record<string, unknown> = { username: body.username, email: body.email };
-  if (generated) resource.passwd = body.passwd;
-  await emitResource(
-    ctx,
-    body,
-    resource,
-    (d, s) =>
+  // A password given on stdin is never echoed back; a generated one is shown this once.
+  const shown = { ...body };
+  if (!generated) delete shown.passwd;
+  await emit(ctx, shown, {
+    card: (d, s) =>
       kv(s, [
         ['Username', s.bold(String(d.username ?? ''))],
         ['Email', d.email as string],
         ['Password', generated ? s.yellow(String(d.passwd)) : s.dim('(the one given on stdin)')],
       ]),
-    { message: true },
-  );
+    message: true,
+  });
   if (generated && humanOutput(ctx)) {
     ctx.warn('the generated password is shown only this once and is not stored by bookdist; give it to the user now.');
   }

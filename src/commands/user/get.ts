@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { email, exactlyOne, username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
-import { emitResource } from '../render.js';
+import { emit } from '../../output/index.js';
 import { userCard } from './view.js';
 
 type Options = { by: 'username'; username: string } | { by: 'email'; email: string };
@@ -20,5 +20,5 @@ export async function run(o: Options, ctx: Context): Promise<void> {
     o.by === 'username'
       ? await api.ok('user.get', { params: { username: o.username } })
       : await api.ok('user.email', { params: { email: o.email } });
-  await emitResource(ctx, body, body.user ?? {}, userCard);
+  await emit(ctx, body, { card: userCard });
 }

@@ -1,7 +1,8 @@
 import type { Context } from '../../context.js';
 import { email, label, nonEmpty } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
-import { emitResource, kv } from '../render.js';
+import { emit } from '../../output/index.js';
+import { kv } from '../render.js';
 import { createUser } from './view.js';
 
 export interface Options {
@@ -29,11 +30,5 @@ export async function run(o: Options, ctx: Context): Promise<void> {
     last_name: o.lastName,
     label: o.label,
   });
-  await emitResource(
-    ctx,
-    body,
-    { username: body.username, email: body.email },
-    (d, s) => kv(s, [['Username', s.bold(d.username ?? '')], ['Email', d.email]]),
-    { message: true },
-  );
+  await emit(ctx, body, { card: (d, s) => kv(s, [['Username', s.bold(d.username ?? '')], ['Email', d.email]]), message: true });
 }

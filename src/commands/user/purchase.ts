@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import { positiveInt, username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import { purchaseCard } from '../order/view.js';
-import { emitResource } from '../render.js';
+import { emit } from '../../output/index.js';
 
 interface Options {
   username: string;
@@ -25,6 +25,5 @@ export async function run(o: Options, ctx: Context): Promise<void> {
     params: { username: o.username, purchase_id: o.purchaseId },
     payload: { refund_data: o.refundData },
   });
-  const { code: _c, success: _s, test_mode: _t, message: _m, ...purchase } = body ?? {};
-  await emitResource(ctx, body, purchase, (d, s) => purchaseCard(d, s, o.refundData));
+  await emit(ctx, body, { card: (d, s) => purchaseCard(d, s, o.refundData) });
 }

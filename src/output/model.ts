@@ -1,0 +1,111 @@
+// The output model: what each command prints, declared beside its definition in the command tree
+// (cheap: no imports) and read by the output layer when the command runs. One rule for all:
+//
+//   record   one resource of the response (a book, a user, an order...), found at `at`
+//   rows     a list of records (books of a page, refunds, codes...), the array at `at`
+//   message  only an outcome message (profile use, sandbox reset...): no records
+//   text     free text that is not data (a completion script, a URL for `sandbox serve`)
+//
+// `--fields` paths are relative to the record, in every format. `--json` prints the whole
+// response without --fields, and the records (one object, or an array of rows) with it.
+// `--query` runs a JMESPath expression over exactly what --json would print.
+import type { Command } from 'commander';
+
+export type OutputKind = 'record' | 'rows' | 'message' | 'text';
+
+export interface OutputSpec {
+  kind: OutputKind;
+  /** What one record is, for messages and docs: `book`, `user`, `order`, `code`... */
+  record?: string;
+  /**
+   * Where the record (or the rows array) is in the response: a dotted path, or candidate paths
+   * tried in order. Omitted: the response itself, less the envelope (code, success, error,
+   * test_mode, message) when it is an object. `.`: the whole response, envelope included.
+   */
+  at?: string | string[];
+  /** The format when neither -o nor --json is given (default: a table on a terminal, TSV piped). */
+  defaultFormat?: 'json';
+  /** A bulk job (or a --from-csv/--*-file mode) whose result rows are printed as they settle, through createRowWriter. */
+  bulk?: boolean;
+}
+
+/**
+ * What every command prints, by its path in the tree. One table, so that the rule can be read
+ * (and checked by test/output/model.test.ts, which walks the tree) in one place.
+ */
+export const OUTPUT: Record<string, OutputSpec> = {
+  // general
+  status: { kind: 'record', record: 'service index', at: 'api' },
+  whoami: { kind: 'record', record: 'account' },
+  describe: { kind: 'rows', record: 'endpoint', at: 'endpoints' },
+  api: { kind: 'record', record: 'response', at: '.', defaultFormat: 'json' },
+  // profiles (local)
+  'profile add': { kind: 'record', record: 'profile' },
+  'profile list': { kind: 'rows', record: 'profile' },
+  'profile show': { kind: 'record', record: 'profile' },
+  'profile use': { kind: 'message' },
+  'profile remove': { kind: 'message' },
+  // sandbox
+  'sandbox serve': { kind: 'text' },
+  'sandbox credentials': { kind: 'record', record: 'credentials' },
+  'sandbox reset': { kind: 'message' },
+  'sandbox clock advance': { kind: 'record', record: 'clock' },
+  'sandbox clock show': { kind: 'record', record: 'clock' },
+  'sandbox usage': { kind: 'record', record: 'usage' },
+  'sandbox redeem': { kind: 'record', record: 'redemption' },
+  'sandbox outbox': { kind: 'rows', record: 'email', at: 'emails' },
+  // books
+  'book get': { kind: 'record', record: 'book', at: 'book', bulk: true },
+  'book pricing': { kind: 'rows', record: 'pricing entry', at: ['digital_pricing', 'pricing', 'book.digital_pricing', 'results'] },
+  'book search': { kind: 'rows', record: 'book', at: 'results' },
+  'book list': { kind: 'rows', record: 'book', at: 'results' },
+  'book viewer': { kind: 'record', record: 'viewer' },
+  'book process': { kind: 'rows', record: 'processing result', at: 'books', bulk: true },
+  // users
+  'user invite': { kind: 'record', record: 'user' },
+  'user create': { kind: 'record', record: 'user' },
+  'user get': { kind: 'record', record: 'user', at: 'user' },
+  'user orders': { kind: 'rows', record: 'order', at: 'results' },
+  'user purchase': { kind: 'record', record: 'purchase' },
+  // orders
+  'order create': { kind: 'record', record: 'order', at: 'order' },
+  'order refund': { kind: 'rows', record: 'refund', at: 'refunds' },
+  'order free': { kind: 'record', record: 'order', at: 'order' },
+  // codes
+  'codes generate': { kind: 'rows', record: 'code', at: 'codes', bulk: true },
+  'codes summary': { kind: 'record', record: 'code summary' },
+  // imported titles
+  'import search': { kind: 'rows', record: 'imported title', at: 'results' },
+  // access control
+  'access allow': { kind: 'message', bulk: true },
+  'access revoke': { kind: 'message', bulk: true },
+  // price comparison
+  'offers get': { kind: 'rows', record: 'offer', at: 'Offers' },
+  'offers checkout': { kind: 'record', record: 'checkout' },
+  // shell and docs
+  completion: { kind: 'text' },
+  __reference: { kind: 'text' },
+  help: { kind: 'text' },
+};
+
+/** The command's path without the program name: `book get`, `sandbox clock show`. */
+export function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+export function outputSpecOf(cmd: Command): OutputSpec | undefined {
+  return OUTPUT[commandPath(cmd)];
+}
+
+/** Keys of the service's envelope (interface.md 2.1): never part of a record. */
+export const ENVELOPE_KEYS = ['code', 'success', 'error', 'test_mode', 'message'] as const;
+
+/** Words for the README and notes: `book (at .book)`, `rows of order (at .results)`. */
+export function describeSpec(s: OutputSpec): string {
+  const at = s.at === undefined ? 'the response less its envelope' : `.${Array.isArray(s.at) ? s.at[0] : s.at}`;
+  if (s.kind === 'record') return `one ${s.record} (${at})`;
+  if (s.kind === 'rows') return `rows of ${s.record} (${at})${s.bulk ? ', streamed' : ''}`;
+  return s.kind;
+}
