@@ -116,7 +116,7 @@ export function exitCodeForStatus(status: number, body?: any): number {
 }
 
 /** Refusals of credentials or scopes (decisions.md: Authentication, Scopes). */
-const CREDENTIALS = /authenticat|missing scope|scope|not authori[sz]ed|credential|signature|api[- ]key|token|forbidden|permission|lacking authorization/i;
+const CREDENTIALS = /authenticat|authori[sz]|scope|credential|signature|api[- ]key|token|forbidden|permission/i;
 /** Not-found answers that come as 400 (the price comparison's "The requested book does not exist"). */
 const NOT_FOUND = /does not exist|not found/i;
 

@@ -72,7 +72,7 @@ export const OUTPUT: Record<string, OutputSpec> = {
   'order refund': { kind: 'rows', record: 'refund', at: 'refunds' },
   'order free': { kind: 'record', record: 'order', at: 'order' },
   // codes
-  'codes generate': { kind: 'rows', record: 'code', at: 'codes', bulk: true },
+  'codes generate': { kind: 'rows', record: 'code', bulk: true },
   'codes summary': { kind: 'record', record: 'code summary' },
   // imported titles
   'import search': { kind: 'rows', record: 'imported title', at: 'results' },

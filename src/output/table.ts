@@ -9,7 +9,7 @@ export function visible(s: string): string {
 }
 
 /** Column keys that hold identifiers: never truncated. */
-const ID_KEY = /(^|[._])(id|ids|hash_id|username|isbn\d*|eisbn\d*|parent_isbn|sku|code|codes|order_number|purchase_id|book_id|input|path|name|url|viewer_url|url|email|key_file)$/i;
+const ID_KEY = /(^|[._])(id|ids|hash_id|username|isbn\d*|eisbn\d*|parent_isbn|sku|code|codes|order_number|purchase_id|book_id|input|name)$/i;
 /** Values that are numbers, dates or flags: short, and useless when cut. */
 const SCALAR = /^(-?\d+([.,:\/-]\d+)*|true|false|yes|no|-|\d{4}-\d\d-\d\d([ T][\d:.]+Z?)?)?$/i;
 

@@ -63,7 +63,7 @@ describe('batch lookups', () => {
     const r = await cli(['book', 'get', '--isbn-file', '-', '-o', 'csv', '--retries', '6'], { input });
     expect(r.code, r.stderr).toBe(0);
     const rows = r.stdout.trim().split('\n');
-    expect(rows[0]).toBe('line,input,status,hash_id,title,author,isbn13,message');
+    expect(rows[0]).toBe('line,input,status,book.hash_id,book.title,book.author,book.identifiers.isbn13,message');
     expect(rows).toHaveLength(SEED_BOOKS.length + 1);
     rows.slice(1).forEach((row, i) => expect(row.startsWith(`${i + 1},${SEED_BOOKS[i].isbn13},found,${SEED_BOOKS[i].hash_id},`)).toBe(true));
   });

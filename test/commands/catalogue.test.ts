@@ -41,7 +41,7 @@ describe('import search', () => {
       cli(['import', 'search', '--limit', '3', '--json']),
     ]);
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/TITLE\s+│\s+AUTHOR\s+│\s+PUBLISHER/);
+    expect(table.stdout).toMatch(/^TITLE +AUTHOR +PUBLISHER/);
     expect(table.stdout).toContain(t.title);
     expect(table.stdout).toContain(t.isbn13);
     expect(table.stdout).toContain('file received');
@@ -75,8 +75,8 @@ describe('offers', () => {
       cli(['offers', 'get', '--isbn', b.isbn13, '--json']),
     ]);
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/PRICE ID\s+│\s+PRICE\s+│\s+CONDITION\s+│\s+RENTAL/);
-    expect(table.stdout).toMatch(new RegExp(`${b.pricing[0].id}\\s+│\\s+${b.pricing[0].price.replace('.', '\\.')}\\s+│\\s+digital\\s+│\\s+no \\(lifetime\\)`));
+    expect(table.stdout).toMatch(/^PRICE ID +PRICE +CONDITION +RENTAL$/m);
+    expect(table.stdout).toMatch(new RegExp(`^${b.pricing[0].id}\\s+${b.pricing[0].price.replace('.', '\\.')}\\s+digital\\s+no \\(lifetime\\)$`, 'm'));
     expect(table.stdout).toMatch(/180 days/);
     expect(out.code).toBe(0);
     const body = json(out);
@@ -93,7 +93,7 @@ describe('offers', () => {
   it('prints the absolute cart URL the checkout redirects to (text, JSON)', async () => {
     const ids = WELL_KNOWN.readme.pricing.map((p) => String(p.id));
     const [text, out] = await Promise.all([
-      cli(['offers', 'checkout', '--id', ids[0], '--id', ids[1], '--rejoiner-id', 'rj-1', '--open']),
+      cli(['offers', 'checkout', '--id', ids[0], '--id', ids[1], '--rejoiner-id', 'rj-1', '--open', '-o', 'tsv', '--query', 'url']),
       cli(['offers', 'checkout', '--id', ids.join(','), '--json']),
     ]);
     expect(text.code).toBe(0);
@@ -119,7 +119,8 @@ describe('exit codes', () => {
     const r = await cli(['help', 'exit-codes']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/3\s+not found/);
-    expect(r.stdout).toMatch(/4\s+authentication or authorization/);
+    expect(r.stdout).toMatch(/4\s+credentials or scopes refused/);
+    expect(r.stdout).toMatch(/1\s+the service refused by a business rule/);
     expect(r.stdout).toMatch(/5\s+conflict/);
   });
 

@@ -162,21 +162,24 @@ describe('user orders and purchase', () => {
     itemId = json(order).order.items[0].id;
   });
 
-  it('lists completed orders with items and totals (table), items per row (TSV) and the response (JSON)', async () => {
-    const [table, tsv, out] = await Promise.all([
+  it('lists completed orders with items and totals (table), one order per row (TSV) and the response (JSON)', async () => {
+    const [table, tsv, out, items] = await Promise.all([
       cli(['user', 'orders', username, '-o', 'table']),
       cli(['user', 'orders', username]),
       cli(['user', 'orders', username, '--json']),
+      cli(['user', 'orders', username, '--fields', 'id,items.id,items.refund_available']),
     ]);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/Order\s+\d+/);
     expect(table.stdout).toMatch(/Totals\s+subtotal 14\.99 · taxes 0\.00 · total 14\.99/);
     expect(table.stdout).toMatch(/ITEM\s+BOOK\s+HASH ID\s+PRICE/);
     expect(table.stdout).toContain(WELL_KNOWN.readme.title);
+    // The record is the order in every format; its item ids are one column (`;`-joined).
     const rows = tsv.stdout.trim().split('\n');
-    expect(rows[0].split('\t')).toContain('refund_available');
+    const head = rows[0].split('\t');
     expect(rows.length).toBe(2);
-    expect(rows[1].split('\t')[1]).toBe(String(itemId));
+    expect(rows[1].split('\t')[head.indexOf('items.id')]).toBe(String(itemId));
+    expect(items.stdout.trim().split('\n')).toEqual(['id\titems.id\titems.refund_available', `${json(out).results[0].id}\t${itemId}\ttrue`]);
     const body = json(out);
     expect(body.count).toBe(1);
     expect(body.results[0].items[0].id).toBe(itemId);

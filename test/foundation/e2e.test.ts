@@ -170,8 +170,9 @@ describe('bytes on the wire', () => {
 
 describe('what is printed', () => {
   it('status piped is TSV; whoami shows TEST MODE on stderr; describe lists endpoints', async () => {
-    const s = await cli(['status', '--fields', 'api.host,api.current_version']);
-    expect(s.stdout).toBe('api.host\tapi.current_version\napi.example.com\tv1\n');
+    // --fields paths are relative to the record: for status, the service index (`api`).
+    const s = await cli(['status', '--fields', 'host,current_version']);
+    expect(s.stdout).toBe('host\tcurrent_version\napi.example.com\tv1\n');
     const w = await cli(['whoami', '--fields', 'profile.nickname,scopes']);
     expect(w.stdout).toBe('profile.nickname\tscopes\nPartner Co\tbook_metadata;invite_user\n');
     expect(w.stderr).toBe('TEST MODE\n');

@@ -99,7 +99,7 @@ describe('bookdist sandbox controls on a shared database', () => {
     await c.partner.call('user.invite', { payload: { email } });
     const out = bookdist(['sandbox', 'outbox', '--to', email, '--db', sb.dbPath, '--json']);
     expect(out.code, out.stderr).toBe(0);
-    const mails = JSON.parse(out.stdout);
+    const mails = JSON.parse(out.stdout).emails;
     expect(mails).toHaveLength(1);
     expect(mails[0].kind).toBe('user.invite');
   });

@@ -16,7 +16,7 @@ export async function run(o: { to?: string; db?: string; url?: string }, ctx: Co
     const { listOutbox } = await import('../../sandbox/control.js');
     emails = listOutbox(store, o.to);
   }
-  await emit(ctx, emails, {
+  await emit(ctx, { emails }, {
     columns: [
       { key: 'id' },
       { key: 'created_at' },
