@@ -54,6 +54,7 @@ export const OUTPUT: Record<string, OutputSpec> = {
   'sandbox usage': { kind: 'record', record: 'usage' },
   'sandbox redeem': { kind: 'record', record: 'redemption' },
   'sandbox outbox': { kind: 'rows', record: 'email', at: 'emails' },
+  'sandbox openapi': { kind: 'record', record: 'OpenAPI document', at: '.', defaultFormat: 'json' },
   // books
   'book get': { kind: 'record', record: 'book', at: 'book', bulk: true },
   'book pricing': { kind: 'rows', record: 'pricing entry', at: ['digital_pricing', 'pricing', 'book.digital_pricing', 'results'] },

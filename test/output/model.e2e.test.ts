@@ -59,6 +59,7 @@ const SAMPLES: Record<string, Sample> = {
     },
   },
   'sandbox outbox': { args: () => ['sandbox', 'outbox', '--url', sb.url], same: true },
+  'sandbox openapi': { args: () => ['sandbox', 'openapi', '--server', sb.url], same: true },
   'book get': { args: () => ['book', 'get', '--isbn', readme.isbn13], same: true },
   'book pricing': { args: () => ['book', 'pricing', '--isbn', readme.isbn13], same: true },
   'book search': { args: () => ['book', 'search', '--author', 'Ellison'], same: true },

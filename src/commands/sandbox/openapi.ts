@@ -18,5 +18,7 @@ export function parse({ opts }: VerbInput) {
 
 export async function run(o: { server: string }, ctx: Context): Promise<void> {
   const { openApiDocument } = await import('../../api/openapi.js');
-  ctx.io.stdout.write(JSON.stringify(openApiDocument(o.server), null, 2) + '\n');
+  // One record, the document, JSON by default; --fields/--query/-o as everywhere else.
+  const { emit } = await import('../../output/index.js');
+  await emit(ctx, openApiDocument(o.server));
 }
