@@ -151,17 +151,30 @@ function operation(ep: Endpoint, method: 'GET' | 'POST', alias: number): Record<
   if (parameters.length) op.parameters = parameters;
   if (method === 'POST') {
     const anyRequired = ep.fields.some((f) => f.required);
+    // Without `request`, a form carries the fields themselves (interface.md 4.2), read as a query's are.
+    const flat = ep.fields.length > 0 && ep.fields.every((f) => f.type !== 'address' && f.type !== 'object');
+    const formFields: Schema = {
+      type: 'object',
+      description: 'the fields as form fields (lists comma-separated); a CryptoAuth signature then covers the username',
+      properties: Object.fromEntries(ep.fields.map((f) => [f.name, fieldSchema(f, true)])),
+      required: ep.fields.filter((f) => f.required).map((f) => f.name),
+    };
     op.requestBody = {
       required: anyRequired,
       description:
         'wire.md: one form field `request` holding the JSON text of the payload (what a CryptoAuth signature covers), ' +
-        'or a JSON body {"request": {...}}.',
+        'or a JSON body {"request": {...}}, or (for payloads of plain fields) the fields themselves as form fields.',
       content: {
         'application/x-www-form-urlencoded': {
           schema: {
-            type: 'object',
-            properties: { request: { type: 'string', contentMediaType: 'application/json', contentSchema: payload } },
-            ...(anyRequired ? { required: ['request'] } : {}),
+            anyOf: [
+              {
+                type: 'object',
+                properties: { request: { type: 'string', contentMediaType: 'application/json', contentSchema: payload } },
+                required: ['request'],
+              },
+              ...(flat ? [formFields] : []),
+            ],
           },
         },
         'application/json': {

@@ -64,6 +64,8 @@ export interface ParsedBody {
   requestText?: string;
   /** True when the body was not empty. */
   hasBody: boolean;
+  /** The fields of a form body without `request` (interface.md 4.2: a POST form takes limit, offset). */
+  form?: URLSearchParams;
 }
 
 /** Pull the raw `request` text out of a form or JSON body. */
@@ -83,6 +85,7 @@ export function parseBody(buf: Buffer, contentType: string | undefined): ParsedB
   const params = new URLSearchParams(text);
   const values = params.getAll('request');
   if (values.length > 1) throw bad('Send the form field "request" once.');
+  if (values.length === 0) return { hasBody: true, form: params };
   return { hasBody: true, requestText: values[0] };
 }
 

@@ -39,9 +39,12 @@ export async function serveApi(
     // Body first (the signature covers the raw `request` text), then who is calling.
     let requestText: string | undefined;
     let fromQuery = false;
+    let fields = url.searchParams;
     if (method === 'POST') {
       const body = parseBody(await readBody(req), headers['content-type']);
       requestText = body.requestText;
+      // A form without `request` carries the fields themselves, read as a query's are.
+      if (body.form) (fields = body.form), (fromQuery = true);
     } else {
       req.resume();
       if (url.searchParams.has('request')) requestText = url.searchParams.get('request') ?? undefined;
@@ -63,7 +66,7 @@ export async function serveApi(
 
     let payload = {};
     if (ep.host !== 'store') {
-      const raw = fromQuery ? Object.fromEntries(url.searchParams) : parseRequestText(requestText);
+      const raw = fromQuery ? Object.fromEntries(fields) : parseRequestText(requestText);
       payload = validatePayload(ep, raw, fromQuery);
     }
     const ctx: HandlerCtx = {
