@@ -5,7 +5,9 @@
 //   - every error has the documented body (JSON; XML on the access API when asked via Accept);
 //   - a rejected request changes nothing (row counts and a checksum of the database);
 //   - a success has the documented response shape (the OpenAPI schema, checked with ajv).
-// `npm test` runs 2000 cases; `npm run fuzz` runs FUZZ_RUNS (default 20000). FUZZ_SEED replays a run.
+// `npm test` runs 2000 cases; `npm run fuzz` runs FUZZ_RUNS (default 20000). About one case in 13
+// first moves the sandbox clock or records reading/printing (refund windows, expirations).
+// FUZZ_SEED replays a run.
 import type { ValidateFunction } from 'ajv';
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
@@ -19,6 +21,8 @@ import { openApiAjv, type OpenApiAjv } from '../helpers/openapi.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? '') || 2000;
+/** Interleave testing controls (clock moves, reading/printing) with the requests; FUZZ_STEPS=0 turns it off. */
+const STEPS = process.env.FUZZ_STEPS !== '0';
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() ^ (process.pid << 8);
 
 // ------------------------------------------------------------------ recipes
@@ -56,6 +60,8 @@ interface Case {
   corrupt?: 'utf8' | 'json' | 'percent';
   /** Pick a coupled (user, book) or (user, item) pair for this case. */
   pair: number;
+  /** A testing control to apply first: move the clock, or record reading/printing (refund rules). */
+  step?: { kind: 'clock'; days: number } | { kind: 'usage'; i: number; viewed: number; printed: number };
 }
 
 const HEX = '0123456789abcdef';
@@ -69,7 +75,8 @@ const text = (max = 30) =>
     { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: max }) },
     { weight: 1, arbitrary: words(1000) },
   );
-const futureDate = fc.integer({ min: 1, max: 3000 }).map((d) => new Date(Date.now() + 40 * 86_400_000 + d * 86_400_000).toISOString().slice(0, 19).replace('T', ' '));
+/** A date some days after the sandbox's now (its clock moves during a run), resolved when the case runs. */
+const futureDate = fc.integer({ min: 1, max: 3000 }).map((d) => ({ $future: d }));
 const anyDate = fc.oneof(futureDate, fc.constantFrom('0001-01-01', '0099-12-31 23:59:59', '9999-12-31 23:59:59', '2030-12-31T23:59:59+14:00', '2030-12-31T00:00:00-23:59', '2030-02-29', '2032-02-29 00:00'), fc.date({ min: new Date('1990-01-01'), max: new Date('2090-01-01'), noInvalidDate: true }).map((d) => d.toISOString()), fc.constant('2030-12-31'));
 const bool = fc.constantFrom<unknown>(true, false, 'true', 'True', 'false', 'False', '1', '0', 1, 0);
 const email = fc.tuple(fc.nat(1e9), fc.constantFrom('example.com', 'fuzz.example', 'xn--bcher-kva.example')).map(([n, d]) => `fz${n}@${d}`);
@@ -124,7 +131,7 @@ function wrongType(f: FieldDef): fc.Arbitrary<unknown> {
     case 'string':
       return fc.oneof(fc.integer(), fc.boolean(), fc.array(fc.string(), { maxLength: 2 }), obj);
     case 'integer':
-      return fc.oneof(fc.string({ minLength: 1 }).filter((s) => !/^\s*-?\d+\s*$/.test(s)), fc.double({ min: 0.1, max: 1e6, noInteger: true }), fc.boolean(), obj, fc.constant([1]), fc.constant(2 ** 53 + 2));
+      return fc.oneof(fc.string({ minLength: 1 }).filter((s) => !/^\s*-?\d+\s*$/.test(s)), fc.double({ min: 0.1, max: 1e6, noInteger: true, noNaN: true }), fc.boolean(), obj, fc.constant([1]), fc.constant(2 ** 53 + 2));
     case 'number':
       return fc.oneof(fc.string({ minLength: 1 }), fc.boolean(), obj);
     case 'boolean':
@@ -210,10 +217,17 @@ function caseFor(ep: Endpoint): fc.Arbitrary<Case> {
       pair: fc.nat(1_000_000),
       pick: fc.nat(1_000_000),
       carrierPick: fc.nat(10),
+      step: STEPS
+        ? fc.oneof(
+            { weight: 24, arbitrary: fc.constant(undefined) },
+            { weight: 1, arbitrary: fc.record({ kind: fc.constant('clock' as const), days: fc.integer({ min: 1, max: 3 }) }) },
+            { weight: 1, arbitrary: fc.record({ kind: fc.constant('usage' as const), i: fc.nat(1_000_000), viewed: fc.nat(60), printed: fc.constantFrom(0, 0, 0, 1) }) },
+          )
+        : fc.constant(undefined),
     })
     .chain((c) => {
       const carrier = carriers(c.method)[c.carrierPick % carriers(c.method).length];
-      const base: Case = { ep: ep.name, method: c.method, carrier, auth: c.auth, accept: c.accept, idem: c.idem, pythonStyle: c.pythonStyle, params: c.params, payload: c.payload, mutation: c.mutation, pair: c.pair };
+      const base: Case = { ep: ep.name, method: c.method, carrier, auth: c.auth, accept: c.accept, idem: c.idem, pythonStyle: c.pythonStyle, params: c.params, payload: c.payload, mutation: c.mutation, pair: c.pair, ...(c.step ? { step: c.step } : {}) };
       return mutate(ep, base, c.pick);
     });
 }
@@ -285,8 +299,9 @@ function mutate(ep: Endpoint, c: Case, pick: number): fc.Arbitrary<Case> {
       const strings = fields.filter((f) => f.type === 'string' && !f.enum);
       if (strings.length && (!params.length || pick % 2)) return setField(choose(strings), awkward);
       if (params.length) {
+        // `.` and `..` are URL syntax, not values: a path holding them is another path (RFC 3986 5.2.4).
         const p = choose(params);
-        return awkward.map((v) => ({ ...c, target: p, params: { ...c.params, [p]: v } }));
+        return awkward.filter((v) => v !== '.' && v !== '..').map((v) => ({ ...c, target: p, params: { ...c.params, [p]: v } }));
       }
       return fc.constant({ ...c, mutation: 'none' as const });
     }
@@ -312,6 +327,21 @@ let creds: Record<Case['auth'], Credentials>;
 const validators = new Map<string, ValidateFunction>();
 let oa: OpenApiAjv;
 let partnerAccountId: number;
+/** How far the run has moved the sandbox clock ahead of real time. */
+let clockOffset = 0;
+
+async function applyStep(step: NonNullable<Case['step']>): Promise<void> {
+  if (step.kind === 'clock') {
+    clockOffset = (await sb.control.advanceClock(`${step.days}d`)).offset_ms;
+    report.steps.clock++;
+    return;
+  }
+  const username = pick({ $pool: 'live', i: step.i }) as string;
+  const hashId = pick({ $pool: 'live', i: step.i, col: 1 }) as string;
+  if (username === 'nothing-in-pool') return;
+  await sb.control.usage({ username, hashId, viewed: step.viewed, printed: step.printed });
+  report.steps.usage++;
+}
 
 function poolRows(p: Pool): unknown[][] {
   const q = (sql: string, ...a: unknown[]) => (db.prepare(sql).all(...(a as any[])) as Record<string, unknown>[]).map((r) => Object.values(r));
@@ -347,6 +377,7 @@ function resolve(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(resolve);
   if (v && typeof v === 'object') {
     if ('$pool' in v) return pick(v as PoolRef);
+    if ('$future' in v) return new Date(Date.now() + clockOffset + (v as { $future: number }).$future * 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(x)]));
   }
   return v;
@@ -375,6 +406,8 @@ let snapshot: { version: number; counts: Record<string, number>; sum: string } |
 function state(): { counts: Record<string, number>; sum: string } {
   const version = dataVersion();
   if (snapshot && snapshot.version === version) return snapshot;
+  const t0 = performance.now();
+  report.recomputes++;
   const h = createHash('sha256');
   const counts: Record<string, number> = {};
   for (const t of TABLES()) {
@@ -384,6 +417,7 @@ function state(): { counts: Record<string, number>; sum: string } {
     for (const r of rows) h.update(JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? String(v) : v)));
   }
   snapshot = { version, counts, sum: h.digest('hex') };
+  timing.checksum += performance.now() - t0;
   return snapshot;
 }
 
@@ -461,13 +495,18 @@ interface Report {
   byMutation: Record<string, number>;
   /** Successes after which the database checksum moved (proves the checksum sees writes). */
   changed: number;
+  steps: { clock: number; usage: number };
+  recomputes: number;
 }
-const timing = { build: 0, http: 0, state: 0 };
-const report: Report = { cases: 0, statuses: {}, byEndpoint: {}, byMutation: {}, changed: 0 };
+const timing = { build: 0, http: 0, state: 0, checksum: 0, steps: 0 };
+const report: Report = { cases: 0, statuses: {}, byEndpoint: {}, byMutation: {}, changed: 0, steps: { clock: 0, usage: 0 }, recomputes: 0 };
 
 async function runCase(c: Case): Promise<void> {
   const ep = ENDPOINTS.find((e) => e.name === c.ep)!;
   let t0 = performance.now();
+  if (c.step) await applyStep(c.step);
+  timing.steps += performance.now() - t0;
+  t0 = performance.now();
   const sent = build(c);
   const before = state();
   timing.build += performance.now() - t0;
