@@ -82,6 +82,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   // Only the command group argv names (the whole tree for help, completion and the like).
   const { programFor } = await import('./root.js');
   const { setContextFactory, exitCodeOf } = await import('./commands/define.js');
+  const { helpWidth } = await import('./commands/help/layout.js');
   const program = await programFor(argv);
   // Usage errors: commander's message is captured (not printed) so that it can be reported once,
   // with the usage line of the command that failed, as text or (under --json) as JSON.
@@ -91,6 +92,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     cmd.configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // Help reflows to the terminal, or to $COLUMNS when piped (80 without either).
+      getOutHelpWidth: () => helpWidth(io.stdout, io.env),
+      getErrHelpWidth: () => helpWidth(io.stderr, io.env),
       outputError: (s) => {
         usage = { message: s.trim(), command: cmd };
       },
@@ -163,7 +167,8 @@ function globalsFrom(command: Command): GlobalOptions {
     json: Boolean(o.json),
     fields: fields?.length ? fields : undefined,
     query: typeof o.query === 'string' ? o.query : undefined,
-    color: o.color ?? 'auto',
+    // --no-color sets it to false.
+    color: o.color === false ? 'never' : (o.color ?? 'auto'),
     timeout,
     timeoutExplicit: root.getOptionValueSource('timeout') === 'cli',
     retries,

@@ -4,6 +4,7 @@
 import { Command, Option } from 'commander';
 import { EXIT_CODE_HELP } from './errors.js';
 import { VERSION } from './version.js';
+import { configureHelpLayout } from './commands/help/layout.js';
 
 export { VERSION };
 
@@ -20,9 +21,11 @@ export function exitCodesText(): string {
 /** `bookdist` with its global options and no commands. */
 export function rootCommand(): Command {
   const program = new Command('bookdist');
+  // Before any command is added: every command inherits the help layout.
+  configureHelpLayout(program);
   program
     .description(
-      'Admin and partner CLI for the digital book distribution service.\n' +
+      'Admin and partner CLI for the digital book distribution service. ' +
         'With no profile configured it talks to a local sandbox of the whole service.',
     )
     .version(VERSION, '-V, --version', 'print the version')
@@ -32,7 +35,8 @@ export function rootCommand(): Command {
     .addOption(new Option('--json', 'print JSON (same as -o json)'))
     .addOption(new Option('--fields <paths>', 'only these fields of each record, dotted paths relative to the record, comma-separated (e.g. hash_id,status.is_active)'))
     .addOption(new Option('--query <expr>', 'JMESPath expression over what --json prints (e.g. "results[].hash_id")'))
-    .addOption(new Option('--color <when>', 'colour output').choices(['auto', 'always', 'never']).default('auto'))
+    .addOption(new Option('--color <when>', 'colour output; auto is off when piped, with NO_COLOR or TERM=dumb').choices(['auto', 'always', 'never']).default('auto'))
+    .addOption(new Option('--no-color', 'no colour (same as --color never)'))
     .addOption(new Option('--timeout <duration>', 'time limit per request (e.g. 30s, 2m)').default('30s'))
     .addOption(new Option('--retries <n>', 'retries on 429, 503 and dropped connections').default('3'))
     .addOption(new Option('--debug', 'trace requests and responses on stderr (secrets redacted); stack traces'))

@@ -79,9 +79,21 @@ function fullName(cmd: Command): string {
   return names.join(' ');
 }
 
-/** Append an "Examples:" block to a command's help. */
+const exampleLists = new WeakMap<Command, string[]>();
+
+/**
+ * Give a command its examples: one shell command line each (no line breaks; help wraps them to
+ * the width). Help shows them under "Examples:", the reference and the man page list them, and
+ * test/docs/examples.test.ts runs every one against a freshly seeded sandbox.
+ */
 export function examples(cmd: Command, lines: string[]): Command {
-  return cmd.addHelpText('after', '\nExamples:\n' + lines.map((l) => `  $ ${l}`).join('\n'));
+  exampleLists.set(cmd, [...(exampleLists.get(cmd) ?? []), ...lines]);
+  return cmd;
+}
+
+/** The examples of a command, as given to examples(). */
+export function examplesFor(cmd: Command): string[] {
+  return exampleLists.get(cmd) ?? [];
 }
 
 /** Collect a repeatable option into an array. */

@@ -75,6 +75,7 @@ export function useColor(ctx: Context, stream: 'stdout' | 'stderr' = 'stdout'): 
   if (c === 'always') return true;
   if (c === 'never') return false;
   if (ctx.io.env.NO_COLOR !== undefined && ctx.io.env.NO_COLOR !== '') return false;
+  if (ctx.io.env.TERM === 'dumb') return false;
   if (ctx.io.env.FORCE_COLOR) return true;
   return Boolean(ctx.io[stream].isTTY);
 }

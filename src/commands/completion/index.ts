@@ -10,8 +10,8 @@ export function registerCompletion(program: Command): void {
         .command('completion')
         .summary('print a shell completion script (bash, zsh or fish)')
         .description(
-          'Prints a completion script for bash, zsh or fish, generated from the command tree: commands,\n' +
-            'subcommands, options, and the values of options with fixed choices (such as --output).\n' +
+          'Prints a completion script for bash, zsh or fish, generated from the command tree: commands, ' +
+            'subcommands, options, and the values of options with fixed choices (such as --output). ' +
             'The script is static: completing never runs bookdist. The same scripts ship in completions/.',
         )
         .addArgument(new Argument('<shell>', 'the shell to complete in').choices(['bash', 'zsh', 'fish'])),
@@ -23,9 +23,12 @@ export function registerCompletion(program: Command): void {
       'bookdist completion fish > ~/.config/fish/completions/bookdist.fish',
     ],
   );
-  // For scripts/gen-docs.mjs: the README's command reference, from the tree of the built CLI.
+  // For scripts/gen-docs.mjs: docs/commands.md and man/bookdist.1, from the tree of the built CLI.
   action(
-    program.command('__reference', { hidden: true }).description('print the Markdown command reference'),
+    program
+      .command('__reference', { hidden: true })
+      .description('print the command reference: Markdown (docs/commands.md) or roff (man/bookdist.1)')
+      .option('--man', 'print the man page instead of the Markdown reference'),
     () => import('./reference-run.js'),
   );
 }

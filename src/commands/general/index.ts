@@ -40,8 +40,8 @@ export function registerGeneral(program: Command): void {
         .command('api')
         .summary('send a raw signed request, like `gh api`')
         .description(
-          'Sends a signed request to any path of the service and prints the response body as JSON.\n' +
-            'POST payloads are built from -f/-F fields or read from --input (a JSON object; a top-level\n' +
+          'Sends a signed request to any path of the service and prints the response body as JSON. ' +
+            'POST payloads are built from -f/-F fields or read from --input (a JSON object; a top-level ' +
             '"request" member is unwrapped) and sent form-encoded as the service expects.',
         )
         .argument('<method>', 'GET or POST')

@@ -10,7 +10,7 @@ export function registerHelp(program: Command): void {
       .command('help')
       .summary('show the help of a command, e.g. `bookdist help book get`')
       .description(
-        'Shows the same help as `bookdist <command...> --help`: what the command does on the service, its\n' +
+        'Shows the same help as `bookdist <command...> --help`: what the command does on the service, its ' +
           'options with their defaults, and examples. `bookdist help exit-codes` lists the exit codes.',
       )
       .argument('[command...]', 'the command, e.g. book get')

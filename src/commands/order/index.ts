@@ -43,10 +43,10 @@ export function registerOrder(program: Command): void {
       () => import('./create.js'),
     ),
     [
-      'bookdist order create --username 70172cfe97283c430dcd57f8358d7a --pricing-id 1 --order-type TestPlan --org harborlane \\\n' +
-        '      --billing-name "Ada Byron" --billing-postal-code 04101 --billing-country US',
-      'bookdist order create --username 70172cfe97283c430dcd57f8358d7a --pricing-id 1 --pricing-id 3 --order-type ExternalPlan --org harborlane \\\n' +
-        '      --billing-file billing.json --order-number WEB-10023 --no-email --json',
+      'bookdist order create --username 70172cfe97283c430dcd57f8358d7a --pricing-id 1 --order-type TestPlan --org harborlane ' +
+        '--billing-name "Ada Byron" --billing-postal-code 04101 --billing-country US',
+      'bookdist order create --username 70172cfe97283c430dcd57f8358d7a --pricing-id 1 --pricing-id 3 --order-type ExternalPlan --org harborlane ' +
+        '--billing-file billing.json --order-number WEB-10023 --no-email --json',
     ],
   );
 

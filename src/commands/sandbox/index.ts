@@ -11,9 +11,9 @@ export function registerSandbox(program: Command): void {
     .command('sandbox')
     .summary('run the local sandbox service and its testing controls')
     .description(
-      'The sandbox is a local implementation of the whole service on SQLite. bookdist uses it when\n' +
-        'no profile is configured; partners can run it with `bookdist sandbox serve` and point any\n' +
-        'client at it. The controls (clock, usage, redeem, outbox) work on its database, so they\n' +
+      'The sandbox is a local implementation of the whole service on SQLite. bookdist uses it when ' +
+        'no profile is configured; partners can run it with `bookdist sandbox serve` and point any ' +
+        'client at it. The controls (clock, usage, redeem, outbox) work on its database, so they ' +
         'reach every sandbox process that uses the same file.',
     );
 
@@ -22,7 +22,7 @@ export function registerSandbox(program: Command): void {
       group
         .command('serve')
         .summary('run the sandbox service in the foreground')
-        .description('Runs the service until Ctrl-C or SIGTERM, one log line per request on stderr\n(method, path, status, time, account). Prints the base URL on stdout.')
+        .description('Runs the service until Ctrl-C or SIGTERM, one log line per request on stderr (method, path, status, time, account). Prints the base URL on stdout.')
         .option('--host <host>', 'interface to listen on', '127.0.0.1')
         .option('--port <port>', 'TCP port (0 picks a free one)', '8710')
         .option('--db <path>', DB_HELP + '; :memory: for a throwaway database')
@@ -45,8 +45,8 @@ export function registerSandbox(program: Command): void {
         .command('credentials')
         .summary('print the seeded accounts and operator token of a sandbox database')
         .description(
-          'Prints the partner and limited accounts (username, key_file = path of the private key PEM,\n' +
-            'public_key, shared_key) and the operator token, so that curl, the reference clients or\n' +
+          'Prints the partner and limited accounts (username, key_file = path of the private key PEM, ' +
+            'public_key, shared_key) and the operator token, so that curl, the reference clients or ' +
             'your own code can talk to the sandbox. These are secrets of a local test service only.',
         )
         .option('--db <path>', DB_HELP),
@@ -77,7 +77,7 @@ export function registerSandbox(program: Command): void {
         .command('reset')
         .summary('recreate the sandbox database from the seed (new keys and secrets)')
         .description(
-          'Deletes the sandbox database (orders, users, codes, grants, outbox, clock offset) and seeds it\n' +
+          'Deletes the sandbox database (orders, users, codes, grants, outbox, clock offset) and seeds it ' +
             'again: the same catalogue, hash ids and ISBNs, with newly generated keys and secrets.',
         )
         .option('--db <path>', DB_HELP),
@@ -90,7 +90,7 @@ export function registerSandbox(program: Command): void {
     .command('clock')
     .summary('show or move the sandbox clock (expirations, refund windows)')
     .description(
-      'The sandbox keeps its own notion of now (real time plus an offset stored in its database), so\n' +
+      'The sandbox keeps its own notion of now (real time plus an offset stored in its database), so ' +
         'rental expirations and refund windows can be tested without waiting.',
     );
   examples(
@@ -125,7 +125,7 @@ export function registerSandbox(program: Command): void {
         .command('usage')
         .summary('record pages read and printed by a user in a book (counts for refunds)')
         .description(
-          'Adds page views and prints for a user in a book, as the reader page would. The refund rules use\n' +
+          'Adds page views and prints for a user in a book, as the reader page would. The refund rules use ' +
             'them: more than 10% of the pages viewed, or any page printed, makes an item non-refundable.',
         )
         .requiredOption('--username <username>', 'the user (30 hex characters)')
@@ -147,7 +147,7 @@ export function registerSandbox(program: Command): void {
       group
         .command('redeem')
         .summary('redeem a code for a user (counts in the code summary, gives access)')
-        .description('Redeems a generated code as that user would: the user gets access to the book and the\ncode counts as redeemed in `bookdist codes summary`.')
+        .description('Redeems a generated code as that user would: the user gets access to the book and the code counts as redeemed in `bookdist codes summary`.')
         .argument('<code>', 'the code, XXXX-XXXX-XXXX')
         .requiredOption('--username <username>', 'the user who redeems it')
         .option('--db <path>', DB_HELP)
@@ -165,7 +165,7 @@ export function registerSandbox(program: Command): void {
       group
         .command('outbox')
         .summary('list the e-mails the service would have sent')
-        .description('Lists the outbox: one e-mail per side effect (invitations, orders, refunds, access grants),\nhonouring every send_email flag. Nothing is ever really sent.')
+        .description('Lists the outbox: one e-mail per side effect (invitations, orders, refunds, access grants), honouring every send_email flag. Nothing is ever really sent.')
         .option('--to <address>', 'only e-mails to this address')
         .option('--db <path>', DB_HELP)
         .option('--url <url>', URL_HELP),
