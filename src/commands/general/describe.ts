@@ -21,13 +21,17 @@ export async function run(o: { endpoint?: string }, ctx: Context): Promise<void>
     {
       columns: [
         { key: 'name' },
-        { key: 'methods', format: (v) => (Array.isArray(v) ? v.join('|') : String(v ?? '')) },
+        // Formats read the record itself: the flattened cell of an array is already text.
+        { key: 'methods', format: (_v, r) => (Array.isArray(r.methods) ? r.methods.join('|') : String(r.methods ?? '')) },
         { key: 'path' },
         { key: 'scope', format: (v) => (v == null ? '-' : String(v)) },
         {
           key: 'fields',
-          format: (v) =>
-            Array.isArray(v) ? v.map((f: any) => `${f.name}${f.required ? '*' : ''}:${f.type}`).join(' ') : '',
+          // `name*:type` per field of the request payload or query; * marks a required one.
+          format: (_v, r) =>
+            Array.isArray(r.fields) && r.fields.length
+              ? r.fields.map((f: any) => `${f.name}${f.required ? '*' : ''}:${f.type}`).join(' ')
+              : '-',
         },
       ],
     },

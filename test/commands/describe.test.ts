@@ -1,0 +1,40 @@
+// `bookdist describe` shows each endpoint's fields (from the endpoint table, over the sandbox's
+// GET /v1/describe/): in the table as `name*:type` (* = required), in JSON as the definitions.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENDPOINTS } from '../../src/api/endpoints.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { cliFor, json, type Cli } from './_support.js';
+
+let sb: TestSandbox;
+let cli: Cli;
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  cli = cliFor(sb);
+});
+afterAll(() => sb.close());
+
+describe('bookdist describe', () => {
+  it('the table has a fields column with every field of every endpoint', async () => {
+    const r = await cli(['describe', '-o', 'table'], { env: { COLUMNS: '400' } });
+    expect(r.code).toBe(0);
+    const rows = r.stdout.split('\n');
+    for (const e of ENDPOINTS) {
+      const row = rows.find((l) => l.split('│').map((c) => c.trim())[1] === e.name);
+      expect(row, e.name).toBeDefined();
+      const cell = row!.split('│').map((c) => c.trim())[5];
+      if (!e.fields.length) expect(cell, e.name).toBe('-');
+      else expect(cell, e.name).toBe(e.fields.map((f) => `${f.name}${f.required ? '*' : ''}:${f.type}`).join(' '));
+    }
+    expect(r.stdout).toMatch(/book\.viewer .*GET\|POST.*username\*:string hash_id\*:string/);
+  });
+
+  it('--endpoint narrows to one; JSON carries the field definitions', async () => {
+    const r = await cli(['describe', '--endpoint', 'codes.generate', '--json']);
+    expect(r.code).toBe(0);
+    const body = json(r);
+    expect(body.endpoints).toHaveLength(1);
+    expect(body.endpoints[0].fields.map((f: any) => f.name)).toEqual(ENDPOINTS.find((e) => e.name === 'codes.generate')!.fields.map((f) => f.name));
+    const missing = await cli(['describe', '--endpoint', 'nope']);
+    expect(missing.code).toBe(3);
+  });
+});
