@@ -1,12 +1,10 @@
-// The README's command reference, rendered as Markdown from the command tree: for each command its
-// usage line, summary, description, options (with choices and defaults) and the examples of its help.
-// Deterministic: nothing depends on the terminal (no wrapping), only on the tree.
-import type { EventEmitter } from 'node:events';
+// The command reference (docs/commands.md), rendered as Markdown from the command tree: for each
+// command its usage line, summary, description, options (with choices and defaults) and the
+// examples of its help. Deterministic: nothing depends on the terminal (no wrapping), only on the tree.
 import type { Command, Option } from 'commander';
 import { visibleSubcommands } from '../commands/completion/model.js';
-
-export const REFERENCE_START = '<!-- commands:start -->';
-export const REFERENCE_END = '<!-- commands:end -->';
+import { examplesFor } from '../commands/define.js';
+import { paragraphs } from '../commands/help/layout.js';
 
 /** The full name of a command, e.g. `bookdist book get`. */
 export function commandName(cmd: Command): string {
@@ -15,31 +13,9 @@ export function commandName(cmd: Command): string {
   return names.join(' ');
 }
 
-/** Text that the command's help prints after the options (addHelpText 'after'), e.g. examples. */
-export function helpTextAfter(cmd: Command): string {
-  let out = '';
-  // addHelpText() texts are listeners of the help events (commander's Command is an EventEmitter).
-  (cmd as unknown as EventEmitter).emit('afterHelp', { error: false, command: cmd, write: (s: string) => (out += s) });
-  return out;
-}
-
-/**
- * The examples of a command's help (`Examples:` block of `  $ ...` lines); an example whose line
- * ends with a backslash continues on the next, more indented, line(s) and is kept multi-line.
- */
+/** The examples of a command (one command line each), as its help shows them. */
 export function examplesOf(cmd: Command): string[] {
-  const text = helpTextAfter(cmd);
-  const at = text.search(/^Examples:\s*$/m);
-  if (at < 0) return [];
-  const examples: string[] = [];
-  for (const line of text.slice(at).split('\n').slice(1)) {
-    const m = /^\s+\$ (.*)$/.exec(line);
-    const last = examples[examples.length - 1];
-    if (m) examples.push(m[1]);
-    else if (last !== undefined && last.endsWith('\\') && /^\s+\S/.test(line)) examples[examples.length - 1] = `${last}\n  ${line.trim()}`;
-    else break;
-  }
-  return examples;
+  return examplesFor(cmd);
 }
 
 /** Commands in help order, depth first, without commander's implicit help subcommands. */
@@ -57,13 +33,16 @@ export function documentedCommands(program: Command): Command[] {
   return out;
 }
 
-/** Escape Markdown outside `code spans`: <, >, * and (in table cells) |. */
+/**
+ * Escape Markdown outside `code spans`: \, <, >, * and (in table cells) |. Backslash escapes,
+ * not HTML entities: the file reads the same as raw text and rendered.
+ */
 function md(text: string, cell = false): string {
   return text
     .split(/(`[^`\n]*`)/)
     .map((part, i) => {
       if (i % 2 === 1) return cell ? part.replace(/\|/g, '\\|') : part;
-      let s = part.replace(/\\/g, '\\\\').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\*/g, '\\*');
+      let s = part.replace(/\\/g, '\\\\').replace(/([<>*])/g, '\\$1');
       if (cell) s = s.replace(/\|/g, '\\|');
       return s;
     })
@@ -82,9 +61,10 @@ function optionRow(cmd: Command, opt: Option): string {
     const d = opt.defaultValueDescription ?? (typeof opt.defaultValue === 'string' ? opt.defaultValue : JSON.stringify(opt.defaultValue));
     notes.push(`default: \`${d}\``);
   }
-  if (opt.mandatory) notes.push('required');
-  const kind = opt.required ? 'value' : opt.optional ? 'optional value' : 'flag';
   const description = (opt.description || '').replace(/\s+/g, ' ').trim();
+  // Said once: many descriptions already end with "(required)".
+  if (opt.mandatory && !/\brequired\b/.test(description)) notes.push('required');
+  const kind = opt.required ? 'value' : opt.optional ? 'optional value' : 'flag';
   return `| \`${term.replace(/\|/g, '\\|')}\` | ${kind} | ${md(description, true)}${notes.length ? ` (${md(notes.join('; '), true)})` : ''} |`;
 }
 
@@ -97,8 +77,15 @@ export function renderReference(program: Command): string {
   const help = program.createHelp();
   const commands = documentedCommands(program);
   const out: string[] = [];
-  // The README has the "## Command reference" heading above the markers; this is its body.
-  out.push(`Generated from the command tree by \`npm run gen\`; \`bookdist help <command>\` shows the same.`, '');
+  out.push(
+    '# bookdist command reference',
+    '',
+    '<!-- Generated from the command tree by `npm run gen` (scripts/gen-docs.mjs); do not edit. -->',
+    '',
+    'Every command, its options and examples: what `bookdist help <command>` shows, in one page. ' +
+      'The same tree generates the man page (`man/bookdist.1`) and the shell completions (`completions/`).',
+    '',
+  );
   for (const c of commands) {
     const depth = commandName(c).split(' ').length - 2;
     out.push(`${'  '.repeat(depth)}- [\`${commandName(c)}\`](#${anchor(commandName(c))}): ${md(c.summary() || c.description().split('\n')[0])}`);
@@ -112,7 +99,7 @@ export function renderReference(program: Command): string {
     if (summary) out.push(md(summary), '');
     out.push('```', help.commandUsage(c), '```', '');
     const description = c.description();
-    if (description) out.push(md(description).replace(/\n/g, '  \n'), '');
+    if (description) out.push(...paragraphs(description).map((p) => md(p).replace(/\n/g, '  \n') + '\n'));
     const args = c.registeredArguments;
     if (args.length) {
       out.push('| Argument | Description |', '| --- | --- |');
@@ -131,21 +118,4 @@ export function renderReference(program: Command): string {
     if (ex.length) out.push('Examples:', '', '```sh', ...ex, '```', '');
   }
   return out.join('\n').replace(/\n+$/, '\n');
-}
-
-/** Replace the text between the markers of a README (adding the markers at the end if missing). */
-export function spliceReference(readme: string, reference: string): string {
-  const block = `${REFERENCE_START}\n${reference.replace(/\n*$/, '\n')}${REFERENCE_END}`;
-  const start = readme.indexOf(REFERENCE_START);
-  const end = readme.indexOf(REFERENCE_END);
-  if (start >= 0 && end > start) return readme.slice(0, start) + block + readme.slice(end + REFERENCE_END.length);
-  return readme.replace(/\n*$/, readme.trim() ? '\n\n' : '') + block + '\n';
-}
-
-/** The text between the markers, or undefined when the README has none. */
-export function referenceSection(readme: string): string | undefined {
-  const start = readme.indexOf(REFERENCE_START);
-  const end = readme.indexOf(REFERENCE_END);
-  if (start < 0 || end < start) return undefined;
-  return readme.slice(start + REFERENCE_START.length + 1, end);
 }

@@ -1,12 +1,14 @@
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
+import { VERSION } from '../../program.js';
 import { renderReference } from '../../docs/reference.js';
+import { renderMan } from '../../docs/man.js';
 import { rootOf } from './run.js';
 
 export function parse(input: VerbInput) {
-  return { program: rootOf(input.command) };
+  return { program: rootOf(input.command), man: Boolean(input.opts.man) };
 }
 
 export async function run(options: ReturnType<typeof parse>, ctx: Context): Promise<void> {
-  ctx.io.stdout.write(renderReference(options.program));
+  ctx.io.stdout.write(options.man ? renderMan(options.program, VERSION) : renderReference(options.program));
 }

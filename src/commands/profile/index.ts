@@ -8,8 +8,8 @@ export function registerProfile(program: Command): void {
     .summary('manage stored profiles: service URL, username and credentials')
     .description(
       'Profiles hold a base URL, a username and credentials (an RSA key, a shared key and/or an ' +
-        'access-control token). They live in $BOOKDIST_CONFIG_DIR or $XDG_CONFIG_HOME/bookdist, ' +
-        'files 0600 in a 0700 directory.\n\nSettings resolve as flag > environment > profile > default; ' +
+        'access-control token). They live in $BOOKDIST_CONFIG_DIR, else $XDG_CONFIG_HOME/bookdist, else ' +
+        '~/.config/bookdist (config.json and keys/, files 0600 in a 0700 directory).\n\nSettings resolve as flag > environment > profile > default; ' +
         'without any profile, bookdist uses the built-in "sandbox" profile (a local sandbox service).',
     );
 

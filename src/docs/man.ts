@@ -1,0 +1,106 @@
+// The man page (man/bookdist.1), rendered in roff from the same command tree as the help and
+// docs/commands.md: synopsis, description, global options, every command with its options and
+// examples, exit status, environment and files. Deterministic: no date, the version is passed in.
+import type { Command, Option } from 'commander';
+import { EXIT_CODE_HELP } from '../errors.js';
+import { paragraphs } from '../commands/help/layout.js';
+import { commandName, documentedCommands, examplesOf } from './reference.js';
+
+/** Escape text for roff: backslashes, hyphens of flags, and a leading dot or quote. */
+function roff(text: string): string {
+  return text
+    .replace(/\\/g, '\\e')
+    .replace(/-/g, '\\-')
+    .split('\n')
+    .map((l) => (/^[.']/.test(l) ? `\\&${l}` : l))
+    .join('\n');
+}
+
+/** `--profile <name>` as bold flag names and an italic value. */
+function term(flags: string): string {
+  return flags
+    .split(/(<[^>]+>|\[[^\]]+\])/)
+    .map((part) => (!part ? '' : /^[<[]/.test(part) ? `\\fI${roff(part)}\\fR` : `\\fB${roff(part)}\\fR`))
+    .join('');
+}
+
+function optionText(cmd: Command, o: Option): string {
+  const notes: string[] = [];
+  if (o.argChoices?.length) notes.push(`one of ${o.argChoices.join(', ')}`);
+  if (o.defaultValue !== undefined && !o.negate) {
+    notes.push(`default: ${o.defaultValueDescription ?? (typeof o.defaultValue === 'string' ? o.defaultValue : JSON.stringify(o.defaultValue))}`);
+  }
+  const description = (o.description || '').replace(/\s+/g, ' ').trim();
+  if (o.mandatory && !/\brequired\b/.test(description)) notes.push('required');
+  return roff(description + (notes.length ? ` (${notes.join('; ')})` : ''));
+}
+
+function options(cmd: Command, list: readonly Option[]): string[] {
+  const out: string[] = [];
+  for (const o of list) out.push('.TP', term(cmd.createHelp().optionTerm(o)), optionText(cmd, o));
+  return out;
+}
+
+const ENVIRONMENT: Array<[string, string]> = [
+  ['BOOKDIST_PROFILE', 'the stored profile to use (as --profile).'],
+  ['BOOKDIST_BASE_URL', 'the service base URL (as --base-url).'],
+  ['BOOKDIST_STORE_URL', 'the price comparison (store) host.'],
+  ['BOOKDIST_USERNAME, BOOKDIST_KEY_FILE, BOOKDIST_SHARED_KEY, BOOKDIST_TOKEN', 'credentials without a stored profile (a script or CI job).'],
+  ['BOOKDIST_CONFIG_DIR', 'where profiles are stored (default: $XDG_CONFIG_HOME/bookdist, else ~/.config/bookdist).'],
+  ['BOOKDIST_DATA_DIR', 'where the sandbox keeps its database and keys (default: $XDG_DATA_HOME/bookdist, else ~/.local/share/bookdist).'],
+  ['NO_COLOR, TERM=dumb', 'no colour (as --no-color).'],
+  ['COLUMNS', 'the width of help and tables when the output is not a terminal.'],
+];
+
+export function renderMan(program: Command, version: string): string {
+  const help = program.createHelp();
+  const out: string[] = [
+    '.\\" Generated from the command tree by `npm run gen` (scripts/gen-docs.mjs); do not edit.',
+    `.TH BOOKDIST 1 "" "bookdist ${roff(version)}" "User Commands"`,
+    '.SH NAME',
+    `bookdist \\- ${roff(program.description().split('. ')[0].replace(/\.$/, ''))}`,
+    '.SH SYNOPSIS',
+    '.B bookdist',
+    '[\\fIglobal options\\fR] \\fIcommand\\fR [\\fIoptions\\fR] [\\fIarguments\\fR]',
+    '.SH DESCRIPTION',
+  ];
+  for (const p of paragraphs(program.description())) out.push(roff(p), '.PP');
+  out.push(
+    roff('`bookdist help <command...>` shows the help of any command; docs/commands.md holds the same reference as Markdown.'),
+    '.SH GLOBAL OPTIONS',
+    'Accepted by every command.',
+    ...options(program, program.options.filter((o) => !o.hidden)),
+    '.SH COMMANDS',
+  );
+  for (const c of documentedCommands(program)) {
+    out.push(`.SS "${roff(commandName(c))}"`);
+    out.push('.B ' + roff(help.commandUsage(c)).replace(/^bookdist /, 'bookdist '), '.PP');
+    const ps = paragraphs(c.description() || c.summary());
+    ps.forEach((p, i) => out.push(roff(p), ...(i < ps.length - 1 ? ['.PP'] : [])));
+    const args = c.registeredArguments;
+    for (const a of args) out.push('.TP', `\\fI${roff(help.argumentTerm(a))}\\fR`, roff(help.argumentDescription(a).replace(/\s+/g, ' ')));
+    out.push(...options(c, c.options.filter((o) => !o.hidden)));
+    const ex = examplesOf(c);
+    if (ex.length) {
+      out.push('.PP', 'Examples:', '.PP', '.RS 4', '.nf');
+      for (const e of ex) out.push(roff(`$ ${e}`));
+      out.push('.fi', '.RE');
+    }
+  }
+  out.push('.SH EXIT STATUS');
+  for (const [code, text] of EXIT_CODE_HELP) out.push('.TP', `\\fB${code}\\fR`, roff(text));
+  out.push('.SH ENVIRONMENT');
+  for (const [name, text] of ENVIRONMENT) out.push('.TP', `\\fB${roff(name)}\\fR`, roff(text));
+  out.push(
+    '.SH FILES',
+    '.TP',
+    '\\fI$BOOKDIST_CONFIG_DIR/config.json\\fR',
+    roff('stored profiles (0600, in a 0700 directory) and the copies of their keys.'),
+    '.TP',
+    '\\fI$BOOKDIST_DATA_DIR/sandbox.db\\fR',
+    roff('the database of the local sandbox service.'),
+    '.SH SEE ALSO',
+    roff('bookdist help exit-codes; docs/commands.md; the README of the bookdist package.'),
+  );
+  return out.join('\n') + '\n';
+}
