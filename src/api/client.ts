@@ -158,6 +158,12 @@ export class ApiClient {
     return this.opts.baseUrl;
   }
 
+  /** The account requests are signed as (undefined without partner credentials). */
+  get username(): string | undefined {
+    const c = this.opts.credentials as { username?: string };
+    return c.username;
+  }
+
   get storeUrl(): string {
     return this.opts.storeUrl ?? this.opts.baseUrl;
   }

@@ -106,7 +106,7 @@ describe('profile add / list / show / use / remove', () => {
   });
 
   it('stores a key profile: the key is copied 0600 into the config dir', async () => {
-    const r = await run(['profile', 'add', '--name', 'prod', '--base-url', 'https://api.example.com/', '--username', USER, '--key-file', pkcs1, '--json']);
+    const r = await run(['profile', 'add', '--name', 'prod', '--base-url', 'https://api.example.com/', '--username', USER, '--key-file', pkcs1, '--json', '--no-verify']);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ name: 'prod', base_url: 'https://api.example.com', username: USER, auth: 'crypto', current: false });
@@ -123,7 +123,7 @@ describe('profile add / list / show / use / remove', () => {
   });
 
   it('secrets come from stdin and never show', async () => {
-    const r = await run(['profile', 'add', '--name', 'ci', '--base-url', 'https://ci.example.com', '--username', USER, '--shared-key-stdin', '--use'], {
+    const r = await run(['profile', 'add', '--name', 'ci', '--base-url', 'https://ci.example.com', '--username', USER, '--shared-key-stdin', '--use', '--no-verify'], {
       input: 'shared-secret-xyz\n',
     });
     expect(r.code).toBe(0);
@@ -221,7 +221,7 @@ describe('profile add / list / show / use / remove', () => {
     let out = '';
     const stdout = Object.assign(new Writable({ write: (c, _e, cb) => ((out += c.toString()), cb()) }), { isTTY: true, columns: 80 });
     const io: IO = { stdin, stdout, stderr, env: { BOOKDIST_CONFIG_DIR: cfg, NO_COLOR: '1' }, cwd: process.cwd() };
-    const code = await main(['profile', 'add', '--base-url', 'https://term.example.com'], { io, signals: false });
+    const code = await main(['profile', 'add', '--base-url', 'https://term.example.com', '--no-verify'], { io, signals: false });
     expect(code).toBe(0);
     expect(script).toEqual([]);
     expect(shown + out).not.toContain('typed-shared-secret');
@@ -230,19 +230,19 @@ describe('profile add / list / show / use / remove', () => {
     expect(s.username.value).toBe(USER);
     expect(s.shared_key).toEqual({ value: '[REDACTED]', source: 'profile term' });
     expect(JSON.parse(readFileSync(join(cfg, 'config.json'), 'utf8')).profiles.term.sharedKey).toBe('typed-shared-secret');
-    expect((await run(['profile', 'remove', 'term'])).code).toBe(0);
+    expect((await run(['profile', 'remove', 'term', '--yes'])).code).toBe(0);
   });
 
   it('use switches the current profile; remove deletes it and its key copy', async () => {
     expect((await run(['profile', 'use', 'prod'])).code).toBe(0);
     expect(JSON.parse((await run(['profile', 'show', '--json'])).stdout).profile.value).toBe('prod');
     expect((await run(['profile', 'use', 'nope'])).code).toBe(3);
-    const rm = await run(['profile', 'remove', 'prod']);
+    const rm = await run(['profile', 'remove', 'prod', '--yes']);
     expect(rm.code).toBe(0);
     expect(rm.stderr).toContain('Removed profile "prod" and its key copy. The built-in sandbox profile is now in use.');
     expect(existsSync(join(cfg, 'keys', 'prod.pem'))).toBe(false);
     expect(JSON.parse((await run(['profile', 'list', '--json'])).stdout).map((p: any) => p.name)).toEqual(['sandbox', 'ci', 'ops']);
-    expect((await run(['profile', 'remove', 'prod'])).code).toBe(3);
+    expect((await run(['profile', 'remove', 'prod', '--yes'])).code).toBe(3);
     expect((await run(['profile', 'remove', 'sandbox'])).code).toBe(2);
     expect((await run(['profile', 'use', 'sandbox'])).code).toBe(0);
   });

@@ -107,7 +107,7 @@ describe('bookdist sandbox controls on a shared database', () => {
   it('reset recreates the database with new secrets', () => {
     const db = join(tmp, 'reset.db');
     const a = JSON.parse(bookdist(['sandbox', 'credentials', '--db', db, '--json']).stdout);
-    expect(bookdist(['sandbox', 'reset', '--db', db]).code).toBe(0);
+    expect(bookdist(['sandbox', 'reset', '--db', db, '--yes']).code).toBe(0);
     const b = JSON.parse(bookdist(['sandbox', 'credentials', '--db', db, '--json']).stdout);
     expect(b.partner.username).toBe(a.partner.username);
     expect(b.operator_token).not.toBe(a.operator_token);

@@ -20,6 +20,8 @@ export interface AddOptions {
   token?: string;
   use: boolean;
   force: boolean;
+  /** Check the credentials with GET /profile/ before storing (default; --no-verify turns it off). */
+  verify: boolean;
 }
 
 export async function parse(input: VerbInput, ctx: Context): Promise<AddOptions> {
@@ -36,6 +38,7 @@ export async function parse(input: VerbInput, ctx: Context): Promise<AddOptions>
     keyFile: o.keyFile !== undefined ? String(o.keyFile) : undefined,
     use: Boolean(o.use),
     force: Boolean(o.force),
+    verify: o.verify !== false,
   };
   if (o.sharedKeyStdin || o.tokenStdin) {
     const flag = o.sharedKeyStdin ? '--shared-key-stdin' : '--token-stdin';
@@ -59,9 +62,18 @@ export async function parse(input: VerbInput, ctx: Context): Promise<AddOptions>
   return out;
 }
 
+/** A username of the service: 30 lowercase hexadecimal characters. */
+export const USERNAME = /^[0-9a-f]{30}$/;
+
 function checkUsername(v: string): string {
   const s = v.trim();
-  if (!s || /\s|\//.test(s)) throw usageError(`--username ${JSON.stringify(v)}: give the account's username (e.g. 30 hex characters).`);
+  if (!USERNAME.test(s)) {
+    const why = /^[0-9a-fA-F]{30}$/.test(s) ? 'it has upper-case letters' : `it has ${s.length} characters`;
+    throw usageError(
+      `--username ${JSON.stringify(v)} is not a username of the service: 30 lowercase hex characters (0-9, a-f) expected, ${/^[0-9a-fA-F]*$/.test(s) ? why : 'it has other characters'}. ` +
+        '`bookdist whoami` run with working credentials shows it.',
+    );
+  }
   return s;
 }
 
@@ -161,6 +173,15 @@ export async function run(o: AddOptions, ctx: Context): Promise<void> {
   const data: ProfileData = { baseUrl: o.baseUrl };
   if (o.storeUrl) data.storeUrl = o.storeUrl;
   if (o.username) data.username = o.username;
+  if (o.verify) {
+    // Check before anything is written: a refused key leaves no half-made profile behind.
+    const { checkAccount, configOf } = await import('./verify.js');
+    const candidate: ProfileData = { ...data, keyFile: o.keyFile, sharedKey: o.sharedKey, token: o.token };
+    const checked = await checkAccount(ctx, await configOf(ctx, name, { [name]: candidate }), 'nothing was saved (add --no-verify to store it without checking).');
+    if (checked.verified) {
+      ctx.info(`Verified: ${checked.base_url} accepts the credentials (account ${checked.account ?? '-'}; scopes ${checked.scopes.join(', ') || '-'}${checked.test_mode ? '; test mode' : ''}).`);
+    } else ctx.info('Not verified: an access-control token alone has no request that checks it without changing access.');
+  }
   const old = before.profiles[name];
   if (old?.keyFile) removeKeyCopy(dir, old.keyFile);
   if (pem) data.keyFile = writeKeyCopy(dir, name, pem);

@@ -22,6 +22,12 @@ export async function run(o: { name: string }, ctx: Context): Promise<void> {
       ExitCode.NOT_FOUND,
     );
   }
+  const { confirm } = await import('../confirm.js');
+  await confirm(ctx, `Delete profile "${o.name}" (${p.baseUrl ?? 'no base URL'})${p.keyFile ? ' and its key copy' : ''}?`);
+  if (ctx.globals.dryRun) {
+    ctx.info(`Dry run: profile "${o.name}" would be removed; nothing was changed.`);
+    return;
+  }
   const after = await updateStore(dir, (s) => {
     delete s.profiles[o.name];
     if (s.current === o.name) s.current = undefined;

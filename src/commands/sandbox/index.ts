@@ -24,7 +24,7 @@ export function registerSandbox(program: Command): void {
         .summary('run the sandbox service in the foreground')
         .description('Runs the service until Ctrl-C or SIGTERM, one log line per request on stderr (method, path, status, time, account). Prints the base URL on stdout.')
         .option('--host <host>', 'interface to listen on', '127.0.0.1')
-        .option('--port <port>', 'TCP port (0 picks a free one)', '8710')
+        .option('--port <port>', 'TCP port (0 picks a free one; a port in use is an error)', '8710')
         .option('--db <path>', DB_HELP + '; :memory: for a throwaway database')
         .option('--process-delay <duration>', 'time the worker takes to process a queued book', '2s')
         .option('--fault-rate <fraction>', 'share of requests (0..1) that get an injected fault', '0')
@@ -78,12 +78,13 @@ export function registerSandbox(program: Command): void {
         .summary('recreate the sandbox database from the seed (new keys and secrets)')
         .description(
           'Deletes the sandbox database (orders, users, codes, grants, outbox, clock offset) and seeds it ' +
-            'again: the same catalogue, hash ids and ISBNs, with newly generated keys and secrets.',
+            'again: the same catalogue, hash ids and ISBNs, with newly generated keys and secrets. Asks first on a ' +
+            'terminal; in scripts it needs --yes.',
         )
         .option('--db <path>', DB_HELP),
       () => import('./reset.js'),
     ),
-    ['bookdist sandbox reset', 'bookdist sandbox reset --db ./dev.db'],
+    ['bookdist sandbox reset --yes', 'bookdist sandbox reset --db ./dev.db --yes'],
   );
 
   const clock = group

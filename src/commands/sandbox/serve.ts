@@ -36,14 +36,23 @@ export async function run(o: Options, ctx: Context): Promise<number> {
   const dbPath = await dbPathOf(ctx, o.db);
   const { startSandbox } = await import('../../sandbox/server.js');
   ctx.trapInterrupt();
-  const server = await startSandbox({
-    host: o.host,
-    port: o.port,
-    dbPath,
-    processDelayMs: o.processDelayMs,
-    faults: o.faults,
-    log: (line) => ctx.io.stderr.write(line + '\n'),
-  });
+  let server: Awaited<ReturnType<typeof startSandbox>>;
+  try {
+    server = await startSandbox({
+      host: o.host,
+      port: o.port,
+      dbPath,
+      processDelayMs: o.processDelayMs,
+      faults: o.faults,
+      log: (line) => ctx.io.stderr.write(line + '\n'),
+    });
+  } catch (e: any) {
+    const where = `${o.host}:${o.port}`;
+    if (e?.code === 'EADDRINUSE') throw usageError(`Port ${o.port} is in use on ${o.host}: another program (or sandbox) listens there. Choose another with --port, or --port 0 for a free one.`);
+    if (e?.code === 'EACCES') throw usageError(`Not allowed to listen on ${where} (ports below 1024 need privileges). Choose another with --port, or --port 0 for a free one.`);
+    if (e?.code === 'EADDRNOTAVAIL' || e?.code === 'ENOTFOUND') throw usageError(`--host ${o.host}: no such interface on this machine (e.g. 127.0.0.1 or 0.0.0.0).`);
+    throw e;
+  }
   ctx.io.stdout.write(server.url + '\n');
   ctx.info(`bookdist sandbox: serving ${server.url} (database ${dbPath}); Ctrl-C stops it.`);
   ctx.info('Credentials: `bookdist sandbox credentials' + (o.db ? ` --db ${o.db}` : '') + '`.');
