@@ -2,7 +2,7 @@
 # Load in the current shell:  source <(bookdist completion bash)
 # Install (bash-completion):  bookdist completion bash > ~/.local/share/bash-completion/completions/bookdist
 # Type codes: arity (n none, r required value, o optional value), then the value's kind
-# (- anything, f a file path, c one of the choices listed after a space).
+# (- anything, f a file path, p a stored profile's name, c one of the choices listed after a space).
 
 # REPLY: the subcommand that word $2 names under command path $1 (or empty)
 _bookdist_cmd() {
@@ -27,6 +27,7 @@ _bookdist_cmd() {
     'profile/show') REPLY='show' ;;
     'profile/use') REPLY='use' ;;
     'profile/remove'|'profile/rm') REPLY='remove' ;;
+    'profile/check') REPLY='check' ;;
     'profile/help') REPLY='help' ;;
     'sandbox/serve') REPLY='serve' ;;
     'sandbox/credentials') REPLY='credentials' ;;
@@ -76,7 +77,7 @@ _bookdist_cmd() {
 _bookdist_cmds() {
   case "$1" in
     '') REPLY='status whoami describe api profile sandbox book user order codes import access offers completion help' ;;
-    'profile') REPLY='add list show use remove help' ;;
+    'profile') REPLY='add list show use remove check help' ;;
     'sandbox') REPLY='serve credentials openapi reset clock usage redeem outbox help' ;;
     'sandbox clock') REPLY='advance show help' ;;
     'book') REPLY='get pricing search list viewer process help' ;;
@@ -107,11 +108,12 @@ _bookdist_flags() {
     'describe') REPLY='--endpoint -h --help' ;;
     'api') REPLY='-f --field -F --raw-field --input --auth --store -i --include -h --help' ;;
     'profile') REPLY='-h --help' ;;
-    'profile add') REPLY='--name --store-url --username --key-file --shared-key-stdin --token-stdin --use --force -h --help' ;;
+    'profile add') REPLY='--name --store-url --username --key-file --shared-key-stdin --token-stdin --use --force --no-verify -h --help' ;;
     'profile list') REPLY='-h --help' ;;
     'profile show') REPLY='-h --help' ;;
     'profile use') REPLY='-h --help' ;;
     'profile remove') REPLY='-h --help' ;;
+    'profile check') REPLY='-h --help' ;;
     'sandbox') REPLY='-h --help' ;;
     'sandbox serve') REPLY='--host --port --db --process-delay --fault-rate --fault --latency -h --help' ;;
     'sandbox credentials') REPLY='--db -h --help' ;;
@@ -159,7 +161,7 @@ _bookdist_flags() {
 # REPLY: type code of option $2 defined by command path $1 (see below)
 _bookdist_flag() {
   case "$1/$2" in
-    '/--profile') REPLY='r-' ;;
+    '/--profile') REPLY='rp' ;;
     '/--base-url') REPLY='r-' ;;
     '/-o'|'/--output') REPLY='rc table json ndjson csv tsv' ;;
     '/--fields') REPLY='r-' ;;
@@ -291,6 +293,10 @@ _bookdist_flag() {
 _bookdist_arg() {
   case "$1/$2" in
     'api/1') REPLY='rf' ;;
+    'profile show/0') REPLY='rp' ;;
+    'profile use/0') REPLY='rp' ;;
+    'profile remove/0') REPLY='rp' ;;
+    'profile check/0') REPLY='rp' ;;
     'completion/0') REPLY='rc bash zsh fish' ;;
     *) REPLY= ;;
   esac
@@ -331,7 +337,14 @@ _bookdist_values() {
       COMPREPLY=($(compgen -P "$3" -f -- "$2"))
       compopt -o filenames 2>/dev/null
       ;;
+    ?p) _bookdist_profiles; COMPREPLY=($(compgen -P "$3" -W "$REPLY" -- "$2")) ;;
   esac
+}
+
+# REPLY: the stored profile names (and the built-in sandbox), read from the config file.
+_bookdist_profiles() {
+  local dir=${BOOKDIST_CONFIG_DIR:-${XDG_CONFIG_HOME:-$HOME/.config}/bookdist}
+  REPLY="sandbox $(command sed -n 's/^[[:space:]]*"\([A-Za-z0-9_-]*\)":[[:space:]]*{.*/\1/p' "$dir/config.json" 2>/dev/null | command grep -vx profiles | command tr '\n' ' ')"
 }
 
 _bookdist() {

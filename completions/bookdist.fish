@@ -2,7 +2,7 @@
 # Install:                    bookdist completion fish > ~/.config/fish/completions/bookdist.fish
 # Load in the current shell:  bookdist completion fish | source
 # Type codes: arity (n none, r required value, o optional value), then the value's kind
-# (- anything, f a file path, c one of the choices listed after a space).
+# (- anything, f a file path, p a stored profile's name, c one of the choices listed after a space).
 
 # the subcommand that $word names under $cmdpath (or nothing)
 function __bookdist_cmd --argument-names cmdpath word
@@ -47,6 +47,8 @@ function __bookdist_cmd --argument-names cmdpath word
             echo 'use'
         case 'profile/remove' 'profile/rm'
             echo 'remove'
+        case 'profile/check'
+            echo 'check'
         case 'profile/help'
             echo 'help'
         case 'sandbox/serve'
@@ -138,7 +140,7 @@ function __bookdist_cmds --argument-names cmdpath
         case ''
             printf '%s\t%s\n' 'status' 'show the service index: API versions and host' 'whoami' 'show the calling account: profile and scopes' 'describe' 'list every endpoint of the service with its fields' 'api' 'send a raw signed request, like `gh api`' 'profile' 'manage stored profiles: service URL, username and credentials' 'sandbox' 'run the local sandbox service and its testing controls' 'book' 'look up, search and list books; reader URLs; processing' 'user' 'create, invite and look up users; their orders and purchases' 'order' 'report orders, refund them, create free orders' 'codes' 'generate redemption codes and read their statistics' 'import' 'search imported titles that are not for sale yet' 'access' 'grant or revoke a user\'s access to a book' 'offers' 'price offers for an ISBN and pre-filled cart links' 'completion' 'print a shell completion script (bash, zsh or fish)' 'help' 'show the help of a command, e.g. `bookdist help book get`'
         case 'profile'
-            printf '%s\t%s\n' 'add' 'store a profile (prompts on a terminal, flags in scripts)' 'list' 'list stored profiles; * marks the current one' 'show' 'show each resolved setting and where it came from (secrets redacted)' 'use' 'make a profile the current one ("sandbox" for the built-in sandbox)' 'remove' 'delete a profile and its copied key' 'help' 'display help for command'
+            printf '%s\t%s\n' 'add' 'store a profile (prompts on a terminal, flags in scripts)' 'list' 'list stored profiles; * marks the current one' 'show' 'show each resolved setting and where it came from (secrets redacted)' 'use' 'make a profile the current one ("sandbox" for the built-in sandbox)' 'remove' 'delete a profile and its copied key' 'check' 'verify a profile\'s credentials and show its account, scopes and test mode' 'help' 'display help for command'
         case 'sandbox'
             printf '%s\t%s\n' 'serve' 'run the sandbox service in the foreground' 'credentials' 'print the seeded accounts and operator token of a sandbox database' 'openapi' 'print the OpenAPI 3.1 document of the service' 'reset' 'recreate the sandbox database from the seed (new keys and secrets)' 'clock' 'show or move the sandbox clock (expirations, refund windows)' 'usage' 'record pages read and printed by a user in a book (counts for refunds)' 'redeem' 'redeem a code for a user (counts in the code summary, gives access)' 'outbox' 'list the e-mails the service would have sent' 'help' 'display help for command'
         case 'sandbox clock'
@@ -184,7 +186,7 @@ function __bookdist_flags --argument-names cmdpath
         case 'profile'
             printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
         case 'profile add'
-            printf '%s\t%s\n' '--name' 'profile name (letters, digits, - and _)' '--store-url' 'price comparison (store) host; defaults to the base URL' '--username' 'the partner account\'s username (30 hex characters)' '--key-file' 'RSA private key (PEM) for CryptoAuth' '--shared-key-stdin' 'read the shared key (SharedKeyAuth) from stdin' '--token-stdin' 'read the access-control token from stdin' '--use' 'make it the current profile' '--force' 'replace a profile of the same name' '-h' 'display help for command' '--help' 'display help for command'
+            printf '%s\t%s\n' '--name' 'profile name (letters, digits, - and _)' '--store-url' 'price comparison (store) host; defaults to the base URL' '--username' 'the partner account\'s username (30 hex characters)' '--key-file' 'RSA private key (PEM) for CryptoAuth' '--shared-key-stdin' 'read the shared key (SharedKeyAuth) from stdin' '--token-stdin' 'read the access-control token from stdin' '--use' 'make it the current profile' '--force' 'replace a profile of the same name' '--no-verify' 'store it without checking the credentials against the service' '-h' 'display help for command' '--help' 'display help for command'
         case 'profile list'
             printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
         case 'profile show'
@@ -193,10 +195,12 @@ function __bookdist_flags --argument-names cmdpath
             printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
         case 'profile remove'
             printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'profile check'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
         case 'sandbox'
             printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
         case 'sandbox serve'
-            printf '%s\t%s\n' '--host' 'interface to listen on' '--port' 'TCP port (0 picks a free one)' '--db' 'SQLite database of the sandbox (default: sandbox.db in the data directory, $BOOKDIST_DATA_DIR); :memory: for a throwaway database' '--process-delay' 'time the worker takes to process a queued book' '--fault-rate' 'share of requests (0..1) that get an injected fault' '--fault' 'fault kind: 503, 429 or reset (repeatable)' '--latency' 'added to every request (e.g. 50ms)' '-h' 'display help for command' '--help' 'display help for command'
+            printf '%s\t%s\n' '--host' 'interface to listen on' '--port' 'TCP port (0 picks a free one; a port in use is an error)' '--db' 'SQLite database of the sandbox (default: sandbox.db in the data directory, $BOOKDIST_DATA_DIR); :memory: for a throwaway database' '--process-delay' 'time the worker takes to process a queued book' '--fault-rate' 'share of requests (0..1) that get an injected fault' '--fault' 'fault kind: 503, 429 or reset (repeatable)' '--latency' 'added to every request (e.g. 50ms)' '-h' 'display help for command' '--help' 'display help for command'
         case 'sandbox credentials'
             printf '%s\t%s\n' '--db' 'SQLite database of the sandbox (default: sandbox.db in the data directory, $BOOKDIST_DATA_DIR)' '-h' 'display help for command' '--help' 'display help for command'
         case 'sandbox openapi'
@@ -280,7 +284,7 @@ end
 function __bookdist_flag --argument-names cmdpath flag
     switch "$cmdpath/$flag"
         case '/--profile'
-            echo 'r-'
+            echo 'rp'
         case '/--base-url'
             echo 'r-'
         case '/-o' '/--output'
@@ -535,6 +539,14 @@ function __bookdist_arg --argument-names cmdpath index
     switch "$cmdpath/$index"
         case 'api/1'
             echo 'rf'
+        case 'profile show/0'
+            echo 'rp'
+        case 'profile use/0'
+            echo 'rp'
+        case 'profile remove/0'
+            echo 'rp'
+        case 'profile check/0'
+            echo 'rp'
         case 'completion/0'
             echo 'rc bash zsh fish'
     end
@@ -586,7 +598,24 @@ function __bookdist_values --argument-names code cur prefix
             for f in (__fish_complete_path "$cur")
                 echo "$prefix$f"
             end
+        case '?p'
+            for v in (__bookdist_profiles)
+                echo "$prefix$v"
+            end
     end
+end
+
+# The stored profile names (and the built-in sandbox), read from the config file that
+# `bookdist profile add` writes (one `"name": {` line per profile): completing never runs bookdist.
+function __bookdist_profiles
+    set -l dir "$BOOKDIST_CONFIG_DIR"
+    if test -z "$dir"
+        set -l base "$XDG_CONFIG_HOME"
+        test -z "$base"; and set base "$HOME/.config"
+        set dir "$base/bookdist"
+    end
+    echo sandbox
+    command sed -n 's/^[[:space:]]*"\([A-Za-z0-9_-]*\)":[[:space:]]*{.*/\1/p' "$dir/config.json" 2>/dev/null | command grep -vx profiles
 end
 
 function __bookdist_complete

@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import { EXIT_CODE_HELP } from './errors.js';
 import { VERSION } from './version.js';
 import { configureHelpLayout } from './commands/help/layout.js';
+import { completesProfiles } from './commands/completion/model.js';
 
 export { VERSION };
 
@@ -29,7 +30,7 @@ export function rootCommand(): Command {
         'With no profile configured it talks to a local sandbox of the whole service.',
     )
     .version(VERSION, '-V, --version', 'print the version')
-    .addOption(new Option('--profile <name>', 'stored profile to use (env BOOKDIST_PROFILE)'))
+    .addOption(completesProfiles(new Option('--profile <name>', 'stored profile to use (env BOOKDIST_PROFILE)')))
     .addOption(new Option('--base-url <url>', 'service base URL (env BOOKDIST_BASE_URL)'))
     .addOption(new Option('-o, --output <format>', 'output format').choices([...OUTPUT_FORMATS]))
     .addOption(new Option('--json', 'print JSON (same as -o json)'))

@@ -44,14 +44,14 @@ export function generatedScripts(): { dir: string; path: (shell: keyof typeof FI
   return { dir, path: (shell) => join(dir, FILES[shell]), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-function run(cmd: string, args: string[], input?: string): string {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', input, timeout: 30_000, env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'dumb' } });
+function run(cmd: string, args: string[], input?: string, env: Record<string, string> = {}): string {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', input, timeout: 30_000, env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'dumb', ...env } });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return r.stdout;
 }
 
 /** Candidates bash offers for the words (the last one being completed), via the script's function. */
-export function bashComplete(script: string, words: string[]): string[] {
+export function bashComplete(script: string, words: string[], env?: Record<string, string>): string[] {
   const program = [
     'set -u',
     'source "$1"; shift',
@@ -61,17 +61,17 @@ export function bashComplete(script: string, words: string[]): string[] {
     '"$fn" bookdist "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"',
     'printf "%s\\n" "${COMPREPLY[@]}"',
   ].join('\n');
-  return lines(run('bash', ['--norc', '--noprofile', '-c', program, 'bash', script, ...words]));
+  return lines(run('bash', ['--norc', '--noprofile', '-c', program, 'bash', script, ...words], undefined, env));
 }
 
 /** Candidates zsh offers when TAB is pressed after `line`, in an interactive zsh (zpty). */
-export function zshComplete(dir: string, line: string, mode: 'fpath' | 'source' = 'fpath'): string[] {
-  return lines(run('zsh', ['-f', ZSH_CAPTURE, dir, line, mode]));
+export function zshComplete(dir: string, line: string, mode: 'fpath' | 'source' = 'fpath', env?: Record<string, string>): string[] {
+  return lines(run('zsh', ['-f', ZSH_CAPTURE, dir, line, mode], undefined, env));
 }
 
 /** Candidates fish offers for `line` (complete -C), without descriptions. */
-export function fishComplete(script: string, line: string): string[] {
-  return lines(run('fish', ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', script, line])).map((l) => l.split('\t')[0]);
+export function fishComplete(script: string, line: string, env?: Record<string, string>): string[] {
+  return lines(run('fish', ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', script, line], undefined, env)).map((l) => l.split('\t')[0]);
 }
 
 function lines(text: string): string[] {

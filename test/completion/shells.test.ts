@@ -1,7 +1,11 @@
 // The completion scripts generated from the command tree load in real bash, zsh and fish and
 // complete commands, subcommands, options and option values. The shells are installed from Debian
 // packages when missing (see _support.ts), so the test runs the same on a bare CI machine.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 import { bashComplete, ensureShells, fishComplete, generatedScripts, zshComplete } from './_support.js';
 
 let scripts: ReturnType<typeof generatedScripts>;
@@ -86,5 +90,48 @@ describe('fish', () => {
     expect(complete('bookdist book get --output=j')).toEqual(['--output=json']);
     expect(complete('bookdist profile ls --he')).toEqual(['--help']);
     expect(complete('bookdist help book ge')).toEqual(['get']);
+  });
+});
+
+describe('profile names (read from the config file, without running bookdist)', () => {
+  let home: string;
+  let cfg: Record<string, string>;
+  const empty = () => ({ BOOKDIST_CONFIG_DIR: join(home, 'nothing-here') });
+  beforeAll(async () => {
+    home = mkdtempSync(join(tmpdir(), 'bookdist-complete-profiles-'));
+    cfg = { BOOKDIST_CONFIG_DIR: join(home, 'bookdist') };
+    // Stored the way users store them; a token-only profile needs no service to verify against.
+    for (const name of ['ops-1', 'b_2']) {
+      const r = await runCli(['profile', 'add', '--name', name, '--base-url', 'https://api.example.com', '--token-stdin'], { env: cfg, input: 'tok' });
+      expect(r.code, r.stderr).toBe(0);
+    }
+  });
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+  const ALL = ['b_2', 'ops-1', 'sandbox'];
+
+  it('bash: --profile and profile use|remove|show|check offer the stored profiles and sandbox', () => {
+    const complete = (...words: string[]) => sorted(bashComplete(scripts.path('bash'), ['bookdist', ...words], cfg));
+    expect(complete('--profile', '')).toEqual(ALL);
+    expect(complete('book', 'get', '--profile', 'o')).toEqual(['ops-1']);
+    expect(complete('--profile=b')).toEqual(['--profile=b_2']);
+    expect(complete('profile', 'use', '')).toEqual(ALL);
+    expect(complete('profile', 'rm', 'o')).toEqual(['ops-1']);
+    expect(complete('profile', 'show', 'b')).toEqual(['b_2']);
+    expect(complete('profile', 'check', 's')).toEqual(['sandbox']);
+    // a new name is not completed from the stored ones; no config file: only the built-in profile
+    expect(complete('profile', 'add', '--name', '')).toEqual([]);
+    expect(sorted(bashComplete(scripts.path('bash'), ['bookdist', '--profile', ''], empty()))).toEqual(['sandbox']);
+    // XDG_CONFIG_HOME/bookdist is where profiles live without BOOKDIST_CONFIG_DIR
+    expect(sorted(bashComplete(scripts.path('bash'), ['bookdist', 'profile', 'use', ''], { XDG_CONFIG_HOME: home }))).toEqual(ALL);
+  });
+  it('zsh: the same names', () => {
+    expect(sorted(zshComplete(scripts.dir, 'bookdist --profile ', 'fpath', cfg))).toEqual(ALL);
+    expect(zshComplete(scripts.dir, 'bookdist profile remove op', 'fpath', cfg)).toEqual(['ops-1']);
+    expect(zshComplete(scripts.dir, 'bookdist profile check b', 'fpath', cfg)).toEqual(['b_2']);
+  });
+  it('fish: the same names', () => {
+    expect(sorted(fishComplete(scripts.path('fish'), 'bookdist --profile ', cfg))).toEqual(ALL);
+    expect(fishComplete(scripts.path('fish'), 'bookdist profile use op', cfg)).toEqual(['ops-1']);
+    expect(sorted(fishComplete(scripts.path('fish'), 'bookdist profile show ', empty()))).toEqual(['sandbox']);
   });
 });

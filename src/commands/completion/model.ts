@@ -6,8 +6,17 @@ import type { Argument, Command, Option } from 'commander';
 /** What follows a flag: nothing, a value it requires, or a value it may take. */
 export type Arity = 'none' | 'required' | 'optional';
 
-/** How a value can be completed: from fixed choices, as a file path, or not at all. */
-export type ValueKind = { kind: 'choices'; choices: string[] } | { kind: 'file' } | { kind: 'free' };
+/** How a value can be completed: from fixed choices, as a file path, a stored profile's name, or not at all. */
+export type ValueKind = { kind: 'choices'; choices: string[] } | { kind: 'file' } | { kind: 'profile' } | { kind: 'free' };
+
+/** Options and arguments whose values name a stored profile (completed from the config file). */
+const profileValues = new WeakSet<object>();
+
+/** Mark an option or argument as taking a profile name: completion offers the stored profiles. */
+export function completesProfiles<T extends object>(optionOrArgument: T): T {
+  profileValues.add(optionOrArgument);
+  return optionOrArgument;
+}
 
 export interface FlagSpec {
   /** `-o` and/or `--output`, short first. */
@@ -65,13 +74,13 @@ function flagSpec(opt: Option): FlagSpec {
   return {
     names,
     arity: opt.required ? 'required' : opt.optional ? 'optional' : 'none',
-    value: opt.required || opt.optional ? valueKind(valueName, opt.argChoices) : { kind: 'free' },
+    value: !(opt.required || opt.optional) ? { kind: 'free' } : profileValues.has(opt) ? { kind: 'profile' } : valueKind(valueName, opt.argChoices),
     description: oneLine(opt.description || ''),
   };
 }
 
 function argSpec(arg: Argument): ArgSpec {
-  return { name: arg.name(), variadic: arg.variadic, value: valueKind(arg.name(), arg.argChoices) };
+  return { name: arg.name(), variadic: arg.variadic, value: profileValues.has(arg) ? { kind: 'profile' } : valueKind(arg.name(), arg.argChoices) };
 }
 
 /** Own visible options (with the help option), then those of every ancestor, nearest first. */

@@ -17,7 +17,7 @@ export type Shell = (typeof SHELLS)[number];
 function typeCode(arity: 'none' | 'required' | 'optional', value: ValueKind): string {
   const a = arity === 'none' ? 'n' : arity === 'required' ? 'r' : 'o';
   if (value.kind === 'choices') return `${a}c ${value.choices.join(' ')}`;
-  return a + (value.kind === 'file' ? 'f' : '-');
+  return a + (value.kind === 'file' ? 'f' : value.kind === 'profile' ? 'p' : '-');
 }
 
 interface Entry {
@@ -124,7 +124,18 @@ function shLookups(t: Tables, list: (entries: Entry[]) => string, listFallback: 
 }
 
 const TYPE_CODES_DOC = `# Type codes: arity (n none, r required value, o optional value), then the value's kind
-# (- anything, f a file path, c one of the choices listed after a space).`;
+# (- anything, f a file path, p a stored profile's name, c one of the choices listed after a space).`;
+
+/**
+ * bash and zsh: the names of the stored profiles, and the built-in "sandbox", read from the config
+ * file that \`bookdist profile add\` writes (one \`"name": {\` line per profile), so completing
+ * never runs bookdist.
+ */
+const SH_PROFILES = `# REPLY: the stored profile names (and the built-in sandbox), read from the config file.
+_bookdist_profiles() {
+  local dir=\${BOOKDIST_CONFIG_DIR:-\${XDG_CONFIG_HOME:-$HOME/.config}/bookdist}
+  REPLY="sandbox $(command sed -n 's/^[[:space:]]*"\\([A-Za-z0-9_-]*\\)":[[:space:]]*{.*/\\1/p' "$dir/config.json" 2>/dev/null | command grep -vx profiles | command tr '\\n' ' ')"
+}`;
 
 export function bashScript(program: Command): string {
   const t = buildTables(program);
@@ -171,8 +182,11 @@ _bookdist_values() {
       COMPREPLY=($(compgen -P "$3" -f -- "$2"))
       compopt -o filenames 2>/dev/null
       ;;
+    ?p) _bookdist_profiles; COMPREPLY=($(compgen -P "$3" -W "$REPLY" -- "$2")) ;;
   esac
 }
+
+${SH_PROFILES}
 
 _bookdist() {
   local cur=\${COMP_WORDS[COMP_CWORD]} cmdpath= pending= word REPLY
@@ -294,9 +308,12 @@ _bookdist_values() {
   case $1 in
     (?c\\ *) vals=(\${=1[4,-1]}); _wanted values expl 'value' compadd -a vals ;;
     (?f) _files ;;
+    (?p) _bookdist_profiles; vals=(\${=REPLY}); _wanted profiles expl 'profile' compadd -a vals ;;
     (*) return 1 ;;
   esac
 }
+
+${SH_PROFILES}
 
 _bookdist() {
   local cur=$PREFIX cmdpath= pending= word REPLY
@@ -450,7 +467,24 @@ function __bookdist_values --argument-names code cur prefix
             for f in (__fish_complete_path "$cur")
                 echo "$prefix$f"
             end
+        case '?p'
+            for v in (__bookdist_profiles)
+                echo "$prefix$v"
+            end
     end
+end
+
+# The stored profile names (and the built-in sandbox), read from the config file that
+# \`bookdist profile add\` writes (one \`"name": {\` line per profile): completing never runs bookdist.
+function __bookdist_profiles
+    set -l dir "$BOOKDIST_CONFIG_DIR"
+    if test -z "$dir"
+        set -l base "$XDG_CONFIG_HOME"
+        test -z "$base"; and set base "$HOME/.config"
+        set dir "$base/bookdist"
+    end
+    echo sandbox
+    command sed -n 's/^[[:space:]]*"\\([A-Za-z0-9_-]*\\)":[[:space:]]*{.*/\\1/p' "$dir/config.json" 2>/dev/null | command grep -vx profiles
 end
 
 function __bookdist_complete

@@ -1,5 +1,6 @@
 // `bookdist profile add|list|show|use|remove`: stored profiles (conf) in the config directory.
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
+import { completesProfiles } from '../completion/model.js';
 import { action, examples } from '../define.js';
 
 export function registerProfile(program: Command): void {
@@ -23,7 +24,11 @@ export function registerProfile(program: Command): void {
             'value comes from flags, and secrets from stdin (never from the command line).\n\n' +
             'The base URL is given with the global option --base-url <url>.\n\n' +
             'A key given with --key-file is checked (an RSA private key, PKCS#1 or PKCS#8 PEM) and ' +
-            'copied into the config directory (0600), so the profile keeps working if the file moves.',
+            'copied into the config directory (0600), so the profile keeps working if the file moves.\n\n' +
+            'Before anything is stored, the username\'s form is checked (30 lowercase hex characters) and the ' +
+            'credentials are verified with one signed GET /profile/ (what `bookdist whoami` sends): a refusal is ' +
+            'exit 4 and nothing is saved. --no-verify skips the request, e.g. for a service not reachable yet. ' +
+            'A profile with only an access-control token cannot be verified and is stored as given.',
         )
         .option('--name <name>', 'profile name (letters, digits, - and _)')
         .option('--store-url <url>', 'price comparison (store) host; defaults to the base URL')
@@ -32,7 +37,8 @@ export function registerProfile(program: Command): void {
         .option('--shared-key-stdin', 'read the shared key (SharedKeyAuth) from stdin')
         .option('--token-stdin', 'read the access-control token from stdin')
         .option('--use', 'make it the current profile')
-        .option('--force', 'replace a profile of the same name'),
+        .option('--force', 'replace a profile of the same name')
+        .option('--no-verify', 'store it without checking the credentials against the service'),
       () => import('./add.js'),
     ),
     [
@@ -60,10 +66,10 @@ export function registerProfile(program: Command): void {
           'Resolves the settings a command would use (flag > environment > profile > default) and prints ' +
             'each with its source. Keys, shared keys and tokens are never printed, only whether they are set.',
         )
-        .argument('[name]', 'profile to show (default: the one in use)'),
+        .addArgument(completesProfiles(new Argument('[name]', 'profile to show (default: the one in use)'))),
       () => import('./show.js'),
     ),
-    ['bookdist profile show', 'bookdist profile show prod --json', 'BOOKDIST_BASE_URL=http://localhost:8080 bookdist profile show'],
+    ['bookdist profile show', 'bookdist profile show sandbox --json', 'BOOKDIST_BASE_URL=http://localhost:8080 bookdist profile show'],
   );
   examples(
     action(
@@ -71,10 +77,10 @@ export function registerProfile(program: Command): void {
         .command('use')
         .summary('make a profile the current one ("sandbox" for the built-in sandbox)')
         .description('Sets the profile that commands use when neither --profile nor BOOKDIST_PROFILE names one.')
-        .argument('<name>', 'profile name'),
+        .addArgument(completesProfiles(new Argument('<name>', 'profile name'))),
       () => import('./use.js'),
     ),
-    ['bookdist profile use prod', 'bookdist profile use sandbox'],
+    ['bookdist profile add --name ops --base-url https://api.example.com --token-stdin < token.txt', 'bookdist profile use ops', 'bookdist profile use sandbox'],
   );
   examples(
     action(
@@ -84,11 +90,27 @@ export function registerProfile(program: Command): void {
         .summary('delete a profile and its copied key')
         .description(
           'Deletes the stored profile and the copy of its key in the config directory. The original key ' +
-            'file you added it from is left alone.',
+            'file you added it from is left alone. Asks first on a terminal; in scripts it needs --yes.',
         )
-        .argument('<name>', 'profile name'),
+        .addArgument(completesProfiles(new Argument('<name>', 'profile name'))),
       () => import('./remove.js'),
     ),
-    ['bookdist profile remove old-prod', 'bookdist profile rm staging'],
+    ['bookdist profile add --name old --base-url https://api.example.com --token-stdin < token.txt', 'bookdist profile remove old --yes'],
+  );
+  examples(
+    action(
+      group
+        .command('check')
+        .summary('verify a profile\'s credentials and show its account, scopes and test mode')
+        .description(
+          'Sends one signed GET /profile/ with the credentials of the profile (like `gh auth status`) and ' +
+            'reports the account, its scopes and whether the service is in test mode. With NAME it checks the ' +
+            'stored profile as stored; without, the settings the next command would use (flag > environment > ' +
+            'profile > default). Refused credentials exit 4; an unknown profile exits 3.',
+        )
+        .addArgument(completesProfiles(new Argument('[name]', 'profile to check (default: the one in use)'))),
+      () => import('./check.js'),
+    ),
+    ['bookdist profile check', 'bookdist profile check sandbox --json'],
   );
 }
