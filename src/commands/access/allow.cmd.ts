@@ -32,7 +32,7 @@ export function register(access: Command): void {
       () => import('./allow.js'),
     ),
     [
-      'bookdist access allow --hash-id fb02…0802 --username 0d72…f5 --price 12.01 --expires 2027-01-31',
+      'bookdist access allow --hash-id d9c3042fe0428c908a6a57485f85569a2d9b4cb9 --username 70172cfe97283c430dcd57f8358d7a --price 12.01 --expires 2030-01-31',
       'bookdist access allow --from-csv grants.csv --results grants.results.csv',
       'bookdist access allow --from-csv grants.csv --results grants.results.csv --resume',
     ],

@@ -25,7 +25,8 @@ export function register(access: Command): void {
       () => import('./revoke.js'),
     ),
     [
-      'bookdist access revoke --hash-id fb02…0802 --username 0d72…f5',
+      'bookdist access allow --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --username 70172cfe97283c430dcd57f8358d7a --price 9.99',
+      'bookdist access revoke --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --username 70172cfe97283c430dcd57f8358d7a --yes',
       'bookdist access revoke --from-csv revoke.csv --results revoke.results.ndjson --yes',
     ],
   );

@@ -31,9 +31,9 @@ export function register(book: Command): void {
       () => import('./process.js'),
     ),
     [
-      'bookdist book process fb02181f26270f72e261de20f8aadb9096f40802',
-      'bookdist book process --from-file hash_ids.txt --wait --timeout 20m --interval 10s',
-      'git diff --name-only | ./to-hash-ids | bookdist book process --from-file - --wait --json',
+      'bookdist book process 265e7ca3fb48ae61741b9b78ebf6cfb761af3a60',
+      'bookdist book process --from-file hash_ids.txt --wait --timeout 20m --interval 2s',
+      'bookdist book list --all -o ndjson | jq -r .hash_id | head -n 3 | bookdist book process --from-file - --wait --json',
     ],
   );
 }

@@ -38,9 +38,9 @@ export function register(codes: Command): void {
       () => import('./generate.js'),
     ),
     [
-      'bookdist codes generate --hash-id fb02…0802 --org acme --count 500',
-      'bookdist codes generate --hash-id fb02…0802 --org acme --count 100000 --out codes.csv',
-      'bookdist codes generate --hash-id fb02…0802 --org acme --count 100000 --out codes.csv --resume',
+      'bookdist codes generate --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --org acme --count 500',
+      'bookdist codes generate --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --org acme --count 100000 --out codes.csv',
+      'bookdist codes generate --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --org acme --count 2000 -o ndjson --out codes.ndjson',
     ],
   );
 }

@@ -21,7 +21,7 @@ export function registerGeneral(program: Command): void {
         .description('Calls GET /profile/ with the profile\'s credentials and shows the account, its scopes and test mode.'),
       () => import('./whoami.js'),
     ),
-    ['bookdist whoami', 'bookdist whoami --profile prod --json'],
+    ['bookdist whoami', 'bookdist whoami --json'],
   );
   examples(
     action(
@@ -56,8 +56,8 @@ export function registerGeneral(program: Command): void {
     ),
     [
       'bookdist api GET /v1/codes/summary/',
-      'bookdist api POST /v1/book/search/ -F \'isbn=["9780000000000"]\'',
-      'echo \'{"hash_id":"…","username":"…"}\' | bookdist api POST /v1/book/viewer/ --input -',
+      'bookdist api POST /v1/book/search/ -F \'isbn=["9781614001379"]\'',
+      `printf '{"isbn":["%s"],"limit":5}' 9781614001379 | bookdist api POST /v1/book/search/ --input -`,
     ],
   );
 }

@@ -68,7 +68,11 @@ export function registerOrder(program: Command): void {
         .option('--no-email', 'do not e-mail the refund'),
       () => import('./refund.js'),
     ),
-    ['bookdist order refund --order-id 12', 'bookdist order refund --order-id 12 --item 31 --item 32 --no-email --yes'],
+    [
+      'bookdist order create --username 08ceaca1d21c845c4ee6c40395842d --pricing-id 1 --pricing-id 3 --order-type TestPlan --org harborlane --billing-file billing.json --json > order.json',
+      'bookdist order refund --order-id "$(jq .order.id order.json)" --item "$(jq \'.order.items[0].id\' order.json)" --yes',
+      'bookdist order refund --order-id "$(jq .order.id order.json)" --no-email --yes',
+    ],
   );
 
   examples(
@@ -88,7 +92,7 @@ export function registerOrder(program: Command): void {
     ),
     [
       'bookdist order free --username 70172cfe97283c430dcd57f8358d7a --hash-id cee313141a0ce9a22774b32f87855d677d864cfb',
-      'bookdist order free --username 70172cfe97283c430dcd57f8358d7a --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --expires 2026-12-31',
+      'bookdist order free --username 70172cfe97283c430dcd57f8358d7a --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --expires 2030-12-31',
     ],
   );
 }

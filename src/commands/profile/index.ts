@@ -42,8 +42,8 @@ export function registerProfile(program: Command): void {
       () => import('./add.js'),
     ),
     [
-      'bookdist profile add --name prod --base-url https://api.example.com --username 0d72df20f23558620646fb3ea030f5 --key-file ./partner.pem --use',
-      'printf %s "$SHARED_KEY" | bookdist profile add --name ci --base-url https://api.example.com --username 0d72df20f23558620646fb3ea030f5 --shared-key-stdin',
+      'bookdist profile add --name prod --base-url https://api.example.com --username b73395ba21c439433901092a0b7ef0 --key-file ./partner.pem --use',
+      'printf %s "$SHARED_KEY" | bookdist profile add --name ci --base-url https://api.example.com --username b73395ba21c439433901092a0b7ef0 --shared-key-stdin',
       'printf %s "$ACCESS_TOKEN" | bookdist profile add --name ops --base-url https://api.example.com --token-stdin',
     ],
   );
@@ -80,7 +80,7 @@ export function registerProfile(program: Command): void {
         .addArgument(completesProfiles(new Argument('<name>', 'profile name'))),
       () => import('./use.js'),
     ),
-    ['bookdist profile add --name ops --base-url https://api.example.com --token-stdin < token.txt', 'bookdist profile use ops', 'bookdist profile use sandbox'],
+    ['bookdist profile add --name staging --base-url https://api.example.com --token-stdin < token.txt', 'bookdist profile use staging', 'bookdist profile use sandbox'],
   );
   examples(
     action(

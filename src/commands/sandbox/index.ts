@@ -156,8 +156,9 @@ export function registerSandbox(program: Command): void {
       () => import('./redeem.js'),
     ),
     [
-      'bookdist sandbox redeem ABCD-EFGH-JKMN --username 70172cfe97283c430dcd57f8358d7a',
-      'bookdist sandbox redeem ABCD-EFGH-JKMN --username 70172cfe97283c430dcd57f8358d7a --url http://127.0.0.1:8710',
+      'CODE=$(bookdist codes generate --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --org acme --count 1 -o ndjson | jq -r .code)',
+      'bookdist sandbox redeem "$CODE" --username 70172cfe97283c430dcd57f8358d7a',
+      'bookdist codes generate --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --org acme --count 1 -o ndjson | jq -r .code | xargs -I{} bookdist sandbox redeem {} --username 08ceaca1d21c845c4ee6c40395842d --url http://127.0.0.1:8710',
     ],
   );
 

@@ -29,7 +29,7 @@ export function registerUser(program: Command): void {
     ),
     [
       'bookdist user invite --email ada@example.com --first-name Ada --last-name Byron',
-      'bookdist user invite --email ada@example.com --label harborlane --json',
+      'bookdist user invite --email mary@example.com --label harborlane --json',
     ],
   );
 
@@ -52,9 +52,9 @@ export function registerUser(program: Command): void {
       () => import('./create.js'),
     ),
     [
-      'bookdist user create --email ada@example.com --first-name Ada --last-name Byron',
-      'printf %s "$PW" | bookdist user create --email ada@example.com --password-stdin',
-      'bookdist user create --email ada@example.com --json --fields username,passwd',
+      'bookdist user create --email grace@example.com --first-name Grace --last-name Hopper',
+      'printf %s "$PW" | bookdist user create --email alan@example.com --password-stdin',
+      'bookdist user create --email edsger@example.com --json --fields username,passwd',
     ],
   );
 
@@ -71,7 +71,7 @@ export function registerUser(program: Command): void {
         .option('--email <address>', 'look the user up by e-mail address'),
       () => import('./get.js'),
     ),
-    ['bookdist user get 70172cfe97283c430dcd57f8358d7a', 'bookdist user get --email ada@example.com --json'],
+    ['bookdist user get 70172cfe97283c430dcd57f8358d7a', 'bookdist user get --email avery.reader@example.com --json'],
   );
 
   examples(
@@ -105,8 +105,9 @@ export function registerUser(program: Command): void {
       () => import('./purchase.js'),
     ),
     [
-      'bookdist user purchase 70172cfe97283c430dcd57f8358d7a 42',
-      'bookdist user purchase 70172cfe97283c430dcd57f8358d7a 42 --refund-data --json',
+      'ITEM=$(bookdist order free --username 70172cfe97283c430dcd57f8358d7a --hash-id d9c3042fe0428c908a6a57485f85569a2d9b4cb9 --json | jq \'.order.items[0].id\')',
+      'bookdist user purchase 70172cfe97283c430dcd57f8358d7a "$ITEM"',
+      'bookdist user purchase 70172cfe97283c430dcd57f8358d7a "$ITEM" --refund-data --json',
     ],
   );
 }

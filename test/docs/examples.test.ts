@@ -1,0 +1,216 @@
+// Every example runs. The example lines of the README (its ```sh blocks, except the set-up block
+// of npm commands) and of every command's help (walked from the full command tree, so commands
+// added later are covered) run in bash as a newcomer would type them: `bookdist` on the PATH, an
+// empty HOME, a config directory of its own for each block (no profile stored), and the built-in
+// sandbox profile on one freshly seeded database.
+// Each line must exit with the code the example implies: 0, unless the line says otherwise in a
+// trailing comment (`# exits 3`). The lines of one block run in order in one shell, so a block can
+// create what its later lines use (a variable, a profile, an order).
+//
+// What the test provides, as a reader would have it: the files the examples name (partner.pem,
+// hash_ids.txt, billing.json, grants.csv, ...) and the secrets they read from the environment
+// ($SHARED_KEY, $ACCESS_TOKEN, $PW). The service the examples call https://api.example.com (and
+// a sandbox at http://127.0.0.1:8710) is a sandbox serving the same database, and `sandbox serve`
+// listens on --port 0; it is started, must print its URL, and is stopped with SIGTERM (exit 0).
+import { spawn } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/program.js';
+import { commandName, documentedCommands, examplesOf } from '../../src/docs/reference.js';
+import { startSandbox } from '../../src/sandbox/server.js';
+import { WELL_KNOWN } from '../../src/sandbox/seed.js';
+import { BIN, runCli } from '../helpers/cli.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Block {
+  where: string;
+  lines: string[];
+}
+
+/** The README's ```sh blocks, one example per line (comments kept: they may say `# exits N`). */
+export function readmeBlocks(markdown: string): Block[] {
+  const blocks: Block[] = [];
+  const re = /^```(?:sh|bash|shell)\n([\s\S]*?)^```/gm;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(markdown))) {
+    const lines = m[1].split('\n').filter((l) => l.trim() && !l.trim().startsWith('#'));
+    // The set-up block (npm ci / npm test) is what this very suite is run by.
+    if (lines.every((l) => /^npm /.test(l))) continue;
+    blocks.push({ where: `README.md block ${blocks.length + 1}`, lines });
+  }
+  return blocks;
+}
+
+/** The exit code an example implies: 0, or what its trailing comment says (`# exits 3`). */
+export function expectedExit(line: string): number {
+  const m = /#.*\bexits? (\d+)\b/.exec(line);
+  return m ? Number(m[1]) : 0;
+}
+
+const program = buildProgram();
+const treeBlocks: Block[] = documentedCommands(program)
+  .map((c) => ({ where: `${commandName(c)} --help`, lines: examplesOf(c) }))
+  .filter((b) => b.lines.length);
+const readme = readmeBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+
+let work: string;
+let env: Record<string, string>;
+let server: Awaited<ReturnType<typeof startSandbox>>;
+let fixtures: string[] = [];
+let blockDirs = 0;
+
+/** A working directory of its own for one block (files one block writes do not meet another's), with the fixtures. */
+function blockDir(): string {
+  const d = join(work, 'blocks', String(++blockDirs));
+  mkdirSync(d, { recursive: true });
+  for (const f of fixtures) copyFileSync(join(work, f), join(d, f));
+  return d;
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'bookdist-examples-'));
+  const home = join(work, 'home');
+  for (const d of ['.zfunc', '.config/fish/completions', '.local/share/bash-completion/completions']) mkdirSync(join(home, d), { recursive: true });
+  const bin = join(work, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'bookdist'), `#!/bin/sh\nexec "${BIN}" "$@"\n`);
+  chmodSync(join(bin, 'bookdist'), 0o755);
+  const base = { HOME: home, BOOKDIST_CONFIG_DIR: join(work, 'config'), BOOKDIST_DATA_DIR: join(work, 'data'), NO_COLOR: '1' };
+  mkdirSync(base.BOOKDIST_DATA_DIR, { recursive: true, mode: 0o700 });
+  // The database the built-in profile uses, also served over HTTP for the examples that name a URL.
+  server = await startSandbox({ host: '127.0.0.1', port: 0, dbPath: join(base.BOOKDIST_DATA_DIR, 'sandbox.db'), processDelayMs: 200 });
+  const creds = JSON.parse((await runCli(['sandbox', 'credentials', '--json'], { env: base })).stdout);
+  copyFileSync(creds.partner.key_file, join(work, 'partner.pem'));
+  const files: Record<string, string> = {
+    'token.txt': creds.operator_token,
+    'hash_ids.txt': `# books to process\n${WELL_KNOWN.unprocessed.hash_id}\n${WELL_KNOWN.readme.hash_id}\n`,
+    'isbns.txt': `${WELL_KNOWN.readme.isbn13}\n${WELL_KNOWN.limitedPricing.isbn13}\n`,
+    'billing.json': JSON.stringify({ full_name: 'Ada Byron', postal_code: '04101', country: 'US' }),
+    'grants.csv': `hash_id,username,price\n${WELL_KNOWN.readme.hash_id},${WELL_KNOWN.user2.username},12.00\n${WELL_KNOWN.otherPublisher.hash_id},${WELL_KNOWN.user2.username},30.00\n`,
+    'revoke.csv': `hash_id,username\n${WELL_KNOWN.readme.hash_id},${WELL_KNOWN.user2.username}\n`,
+  };
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(work, name), text);
+  fixtures = ['partner.pem', ...Object.keys(files)];
+  env = {
+    ...base,
+    PATH: `${bin}:${process.env.PATH}`,
+    SHARED_KEY: creds.partner.shared_key,
+    ACCESS_TOKEN: creds.operator_token,
+    PW: 'correct-horse-battery-1',
+    BROWSER: 'true',
+  };
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** Each block is a reader with no stored profile yet; the sandbox's database is the one shared by all. */
+function envFor(cwd: string): Record<string, string> {
+  return { ...env, BOOKDIST_CONFIG_DIR: join(cwd, '.config-bookdist') };
+}
+
+/** What the example line becomes here: the example service URLs point at the served sandbox. */
+function localise(line: string): string {
+  let l = line.replaceAll('https://api.example.com', server.url).replaceAll('http://127.0.0.1:8710', server.url);
+  if (/\bbookdist sandbox serve\b/.test(l)) l = /--port \d+/.test(l) ? l.replace(/--port \d+/, '--port 0') : l.replace(/\bsandbox serve\b/, 'sandbox serve --port 0');
+  return l;
+}
+
+interface Ran {
+  line: string;
+  code: number | null;
+  output: string;
+}
+
+/** Run the lines of one block in one bash, in order; report each line's exit status. */
+function runBlock(lines: string[], cwd: string): Promise<Ran[]> {
+  const marker = `__example_${process.pid}_exit__`;
+  const script = ['set -o pipefail', ...lines.map((l, i) => `${localise(l)}\necho "${marker} ${i} $?"`)].join('\n');
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['--norc', '--noprofile', '-c', script], { cwd, env: envFor(cwd), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (out += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
+    child.on('error', reject);
+    child.on('close', () => {
+      clearTimeout(timer);
+      const results: Ran[] = [];
+      let rest = out;
+      for (let i = 0; i < lines.length; i++) {
+        const m = new RegExp(`^${marker} ${i} (\\d+)$`, 'm').exec(rest);
+        if (!m) {
+          results.push({ line: lines[i], code: null, output: rest.slice(-3000) });
+          break;
+        }
+        results.push({ line: lines[i], code: Number(m[1]), output: rest.slice(0, m.index).slice(-3000) });
+        rest = rest.slice(m.index + m[0].length);
+      }
+      resolve(results);
+    });
+  });
+}
+
+/** `sandbox serve`: it must print its URL on stdout, answer, and stop with exit 0 on SIGTERM. */
+function runServe(line: string, cwd: string): Promise<{ code: number | null; url: string; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['--norc', '--noprofile', '-c', `exec ${localise(line)}`], { cwd, env: envFor(cwd), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    let url = '';
+    child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
+    child.stdout.setEncoding('utf8').on('data', async (d) => {
+      out += d;
+      const m = /^(http:\/\/\S+)$/m.exec(out);
+      if (m && !url) {
+        url = m[1];
+        try {
+          await fetch(url + '/');
+        } finally {
+          child.kill('SIGTERM');
+        }
+      }
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, url, output: out + err });
+    });
+  });
+}
+
+describe('examples', () => {
+  it('are collected from the README and the whole command tree', () => {
+    expect(readme.length).toBeGreaterThanOrEqual(4);
+    expect(treeBlocks.length).toBeGreaterThanOrEqual(40);
+    expect(expectedExit('bookdist book get --isbn 9780000000000   # exits 3')).toBe(3);
+    expect(expectedExit('bookdist status')).toBe(0);
+    // No placeholders: every id is a real seeded one.
+    for (const b of [...readme, ...treeBlocks]) for (const l of b.lines) expect(l, b.where).not.toMatch(/…|\.\.\.|<[a-z_]+>|XXXX/);
+  });
+
+  it.each([...readme, ...treeBlocks].map((b) => [b.where, b] as const))('%s', async (_where, block) => {
+    const cwd = blockDir();
+    const serve = block.lines.filter((l) => /\bbookdist sandbox serve\b/.test(l));
+    const rest = block.lines.filter((l) => !serve.includes(l));
+    for (const line of serve) {
+      const r = await runServe(line, cwd);
+      expect(r.url, `${line}\n${r.output}`).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(r.code, `${line}\n${r.output}`).toBe(0);
+    }
+    if (!rest.length) return;
+    const results = await runBlock(rest, cwd);
+    for (const [i, line] of rest.entries()) {
+      const r = results[i];
+      expect(r, `${line}: did not finish`).toBeDefined();
+      expect(r.code, `\`${line}\` exited ${r.code}, the example implies ${expectedExit(line)}:\n${r.output}`).toBe(expectedExit(line));
+    }
+  }, 300_000);
+});
