@@ -61,8 +61,8 @@ export function registerSandbox(program: Command): void {
         .command('openapi')
         .summary('print the OpenAPI 3.1 document of the service')
         .description(
-          'Prints the OpenAPI 3.1 document of the whole service (every path, method, request field, response\n' +
-            'shape, the error body and the authentication schemes), generated from the same endpoint table as\n' +
+          'Prints the OpenAPI 3.1 document of the whole service (every path, method, request field, response ' +
+            'shape, the error body and the authentication schemes), generated from the same endpoint table as ' +
             'the client and the sandbox. A running sandbox serves it at GET /openapi.json.',
         )
         .option('--server <url>', 'base URL to name under "servers"', 'http://127.0.0.1:8710'),
