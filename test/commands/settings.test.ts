@@ -7,11 +7,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/main.js';
-import type { IO } from '../../src/context.js';
 import { runCli } from '../helpers/cli.js';
+import { onTerminal as scripted } from '../helpers/terminal.js';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -34,34 +32,9 @@ function home() {
 const stored = (env: Record<string, string>) =>
   existsSync(join(env.BOOKDIST_CONFIG_DIR, 'config.json')) ? JSON.parse(readFileSync(join(env.BOOKDIST_CONFIG_DIR, 'config.json'), 'utf8')).profiles : {};
 
-/** main() on a scripted terminal: each prompt that matches gets its answer typed. */
-async function onTerminal(args: string[], env: Record<string, string>, answers: Array<[RegExp, string]>) {
-  const script = [...answers];
-  const stdin = Object.assign(new PassThrough(), { isTTY: true });
-  let shown = '';
-  let pending = '';
-  const stderr = Object.assign(
-    new Writable({
-      write(chunk, _e, cb) {
-        shown += chunk.toString();
-        pending += chunk.toString();
-        const next = script[0];
-        if (next && next[0].test(pending)) {
-          script.shift();
-          pending = '';
-          setTimeout(() => stdin.write(next[1]), 5);
-        }
-        cb();
-      },
-    }),
-    { isTTY: true, columns: 80, end() { return this; } },
-  );
-  let out = '';
-  const stdout = Object.assign(new Writable({ write: (c, _e, cb) => ((out += c.toString()), cb()) }), { isTTY: true, columns: 80 });
-  const io: IO = { stdin, stdout, stderr, env: { NO_COLOR: '1', ...env }, cwd: dir };
-  const code = await main(args, { io, signals: false });
-  return { code, stdout: out, stderr: shown, unanswered: script.length };
-}
+/** main() on a scripted terminal, in the test's directory, without colour. */
+const onTerminal = (args: string[], env: Record<string, string>, answers: Array<[RegExp, string]>) =>
+  scripted(args, { env: { NO_COLOR: '1', ...env }, answers, cwd: dir });
 
 const PARTNER = () => ['--username', sb.creds.partner.username, '--key-file', sb.creds.partner.keyFile];
 

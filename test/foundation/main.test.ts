@@ -1,11 +1,10 @@
 // The whole CLI in-process: main() with fake IO streams (terminals or pipes).
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { PassThrough, Writable } from 'node:stream';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/main.js';
-import type { IO } from '../../src/context.js';
 import { ecKeyPem, fakeIO, json, rsaKeys, startRecorder, tempDir } from './helpers.js';
+import { onTerminal } from '../helpers/terminal.js';
 
 const keys = rsaKeys();
 const USER = '0d72df20f23558620646fb3ea030f5';
@@ -198,32 +197,12 @@ describe('profile add / list / show / use / remove', () => {
       [/Username of the account/, USER + '\r'],
       [/Also store an access-control token\?/, 'n\r'],
     ];
-    const stdin = Object.assign(new PassThrough(), { isTTY: true });
-    let shown = '';
-    let pending = '';
-    const stderr = Object.assign(
-      new Writable({
-        write(chunk, _e, cb) {
-          shown += chunk.toString();
-          pending += chunk.toString();
-          const next = script[0];
-          if (next && next[0].test(pending)) {
-            script.shift();
-            pending = '';
-            setTimeout(() => stdin.write(next[1]), 5);
-          }
-          cb();
-        },
-      }),
-      // Like process.stderr, a terminal is not ended when a prompt's stream piped into it ends.
-      { isTTY: true, columns: 80, end() { return this; } },
-    );
-    let out = '';
-    const stdout = Object.assign(new Writable({ write: (c, _e, cb) => ((out += c.toString()), cb()) }), { isTTY: true, columns: 80 });
-    const io: IO = { stdin, stdout, stderr, env: { BOOKDIST_CONFIG_DIR: cfg, NO_COLOR: '1' }, cwd: process.cwd() };
-    const code = await main(['profile', 'add', '--base-url', 'https://term.example.com', '--no-verify'], { io, signals: false });
+    const { code, stdout: out, stderr: shown, unanswered } = await onTerminal(['profile', 'add', '--base-url', 'https://term.example.com', '--no-verify'], {
+      env: { BOOKDIST_CONFIG_DIR: cfg, NO_COLOR: '1' },
+      answers: script,
+    });
     expect(code).toBe(0);
-    expect(script).toEqual([]);
+    expect(unanswered).toBe(0);
     expect(shown + out).not.toContain('typed-shared-secret');
     const s = JSON.parse((await run(['profile', 'show', 'term', '--json'])).stdout);
     expect(s.base_url).toEqual({ value: 'https://term.example.com', source: 'profile term' });
