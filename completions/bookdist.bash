@@ -102,7 +102,7 @@ _bookdist_aliases() {
 # the options of command path $1 itself (not those of its ancestors)
 _bookdist_flags() {
   case "$1" in
-    '') REPLY='-V --version --profile --base-url -o --output --json --fields --color --no-color --timeout --retries --debug -q --quiet -y --yes --dry-run -h --help' ;;
+    '') REPLY='-V --version --profile --base-url -o --output --json --fields --query --color --no-color --timeout --retries --debug -q --quiet -y --yes --dry-run -h --help' ;;
     'status') REPLY='-h --help' ;;
     'whoami') REPLY='-h --help' ;;
     'describe') REPLY='--endpoint -h --help' ;;
@@ -165,6 +165,7 @@ _bookdist_flag() {
     '/--base-url') REPLY='r-' ;;
     '/-o'|'/--output') REPLY='rc table json ndjson csv tsv' ;;
     '/--fields') REPLY='r-' ;;
+    '/--query') REPLY='r-' ;;
     '/--color') REPLY='rc auto always never' ;;
     '/--timeout') REPLY='r-' ;;
     '/--retries') REPLY='r-' ;;

@@ -174,7 +174,7 @@ end
 function __bookdist_flags --argument-names cmdpath
     switch "$cmdpath"
         case ''
-            printf '%s\t%s\n' '-V' 'print the version' '--version' 'print the version' '--profile' 'stored profile to use (env BOOKDIST_PROFILE)' '--base-url' 'service base URL (env BOOKDIST_BASE_URL)' '-o' 'output format' '--output' 'output format' '--json' 'print JSON (same as -o json)' '--fields' 'only these dotted fields, comma-separated (e.g. hash_id,status.is_active)' '--color' 'colour output; auto is off when piped, with NO_COLOR or TERM=dumb' '--no-color' 'no colour (same as --color never)' '--timeout' 'time limit per request (e.g. 30s, 2m)' '--retries' 'retries on 429, 503 and dropped connections' '--debug' 'trace requests and responses on stderr (secrets redacted); stack traces' '-q' 'no notices or progress on stderr, only errors' '--quiet' 'no notices or progress on stderr, only errors' '-y' 'assume yes for confirmations (required in scripts)' '--yes' 'assume yes for confirmations (required in scripts)' '--dry-run' 'print the request as a curl line (secrets redacted) and send nothing' '-h' 'display help for command' '--help' 'display help for command'
+            printf '%s\t%s\n' '-V' 'print the version' '--version' 'print the version' '--profile' 'stored profile to use (env BOOKDIST_PROFILE)' '--base-url' 'service base URL (env BOOKDIST_BASE_URL)' '-o' 'output format' '--output' 'output format' '--json' 'print JSON (same as -o json)' '--fields' 'only these fields of each record, dotted paths relative to the record, comma-separated (e.g. hash_id,status.is_active)' '--query' 'JMESPath expression over what --json prints (e.g. "results[].hash_id")' '--color' 'colour output; auto is off when piped, with NO_COLOR or TERM=dumb' '--no-color' 'no colour (same as --color never)' '--timeout' 'time limit per request (e.g. 30s, 2m)' '--retries' 'retries on 429, 503 and dropped connections' '--debug' 'trace requests and responses on stderr (secrets redacted); stack traces' '-q' 'no notices or progress on stderr, only errors' '--quiet' 'no notices or progress on stderr, only errors' '-y' 'assume yes for confirmations (required in scripts)' '--yes' 'assume yes for confirmations (required in scripts)' '--dry-run' 'print the request as a curl line (secrets redacted) and send nothing' '-h' 'display help for command' '--help' 'display help for command'
         case 'status'
             printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
         case 'whoami'
@@ -290,6 +290,8 @@ function __bookdist_flag --argument-names cmdpath flag
         case '/-o' '/--output'
             echo 'rc table json ndjson csv tsv'
         case '/--fields'
+            echo 'r-'
+        case '/--query'
             echo 'r-'
         case '/--color'
             echo 'rc auto always never'

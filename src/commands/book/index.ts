@@ -33,7 +33,7 @@ export function registerBook(program: Command): void {
     [
       'bookdist book get --isbn 978-1-61400-137-9',
       'bookdist book get cee313141a0ce9a22774b32f87855d677d864cfb --json',
-      'bookdist book get --sku HLP-0001 -o json --fields book.title,book.digital_pricing',
+      'bookdist book get --sku HLP-0001 -o json --fields title,digital_pricing',
     ],
   );
 

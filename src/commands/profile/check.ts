@@ -29,5 +29,6 @@ export async function run(o: { name?: string }, ctx: Context): Promise<void> {
     cfg = await configOf(ctx, o.name, store.profiles);
   }
   const result = await checkAccount(ctx, cfg, 'fix it with `bookdist profile add --force`.');
-  await emit(ctx, result, { card: (c, s) => checkCard(c, s) });
+  // The card reads the whole result (an output layer may hand it the record less envelope-like fields).
+  await emit(ctx, result, { card: (c: any, s: any, whole?: any) => checkCard({ ...c, ...(whole ?? {}) }, s) });
 }
