@@ -43,6 +43,8 @@ export const OUTPUT: Record<string, OutputSpec> = {
   'profile add': { kind: 'record', record: 'profile' },
   'profile list': { kind: 'rows', record: 'profile' },
   'profile show': { kind: 'record', record: 'profile' },
+  // The whole result: its test_mode is the service's answer, not an envelope to strip.
+  'profile check': { kind: 'record', record: 'profile check', at: '.' },
   'profile use': { kind: 'message' },
   'profile remove': { kind: 'message' },
   // sandbox

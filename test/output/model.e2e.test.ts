@@ -48,6 +48,7 @@ const SAMPLES: Record<string, Sample> = {
   api: { args: () => ['api', 'GET', '/v1/codes/summary/'], same: true },
   'profile list': { args: () => ['profile', 'list'], same: true },
   'profile show': { args: () => ['profile', 'show'], same: true },
+  'profile check': { args: () => ['profile', 'check'], same: true },
   'sandbox credentials': { args: () => ['sandbox', 'credentials', '--db', sb.dbPath], same: true },
   'sandbox clock show': { args: () => ['sandbox', 'clock', 'show', '--url', sb.url] },
   'sandbox clock advance': { args: () => ['sandbox', 'clock', 'advance', '1s', '--url', sb.url] },
