@@ -4,13 +4,36 @@
 // swapped into place, so a CLI started during a rebuild never sees a half-written dist/.
 import { build } from 'esbuild';
 import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
+// Node's built-in modules through require, not ESM import: importing a builtin as ESM runs every
+// getter of its exports (node:fs loads its streams, fs/promises and readline; node:util its
+// TextDecoder and worker_threads), about a tenth of `node -e 0` on every command (issue 10).
+const BUILTINS = new Set(builtinModules);
+const builtinsByRequire = {
+  name: 'builtins-by-require',
+  setup(b) {
+    b.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
+      const name = args.path.replace(/^node:/, '');
+      if (!(BUILTINS.has(name) || BUILTINS.has(args.path)) || name === 'module' || args.namespace === 'bookdist-builtin') return undefined;
+      // A dynamic import() of a builtin stays as it is: it runs only when needed, and its named
+      // exports must stay on the namespace it resolves to.
+      if (args.kind === 'dynamic-import') return undefined;
+      return { path: name, namespace: 'bookdist-builtin' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'bookdist-builtin' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify('node:' + args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 // commander imports node:child_process at the top for executable subcommands, which bookdist does
-// not use; loading it costs every command more than the rest of commander (issue 10). Give
-// commander a stand-in that loads node:child_process on first use.
+// not use; loading it costs every command about 0.1x of node -e 0. Give commander a stand-in
+// that loads node:child_process on first use.
 const lazyChildProcess = {
   name: 'lazy-child-process',
   setup(b) {
@@ -19,14 +42,14 @@ const lazyChildProcess = {
     );
     b.onLoad({ filter: /.*/, namespace: 'bookdist-lazy' }, () => ({
       contents:
-        "import { createRequire } from 'node:module';\n" +
         'let real;\n' +
-        "const load = () => (real ??= createRequire(import.meta.url)('node:child_process'));\n" +
+        "const load = () => (real ??= require('node:child_process'));\n" +
         'export default new Proxy({}, { get: (_t, key) => load()[key] });\n',
       loader: 'js',
     }));
   },
 };
+
 const version = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')).version;
 const stamp = `${process.pid}-${Date.now()}`;
 const next = `dist.new-${stamp}`;
@@ -44,13 +67,14 @@ try {
     chunkNames: 'chunks/[name]-[hash]',
     // Some dependencies are CommonJS and call require(); give the ESM bundle one. It is created on
     // first use: every chunk carries this banner and most never call it (createRequire costs
-    // about 0.2 ms a chunk, ~20 chunks on a command's path).
+    // about 0.2 ms a chunk, ~20 chunks on a command's path). node:module comes through
+    // process.getBuiltinModule, not an ESM import (see builtinsByRequire).
     banner: {
-      js: "import { createRequire as __bdCreateRequire } from 'node:module'; let __bdRequire; const require = function require(id) { return (__bdRequire ??= __bdCreateRequire(import.meta.url))(id); };",
+      js: "let __bdRequire; const require = function require(id) { return (__bdRequire ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id); };",
     },
     define: { __BOOKDIST_VERSION__: JSON.stringify(version) },
     logLevel: 'warning',
-    plugins: [lazyChildProcess],
+    plugins: [lazyChildProcess, builtinsByRequire],
   });
 } catch (err) {
   rmSync(`${root}/${next}`, { recursive: true, force: true });

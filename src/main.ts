@@ -30,7 +30,11 @@ function filterExperimentalWarnings(): void {
 export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
   filterExperimentalWarnings();
   const io: IO = {
-    stdin: process.stdin,
+    // A getter: process.stdin builds its stream (fs or tty, with their stream modules) when first
+    // read, which most commands never do.
+    get stdin() {
+      return process.stdin;
+    },
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
@@ -193,7 +197,9 @@ export function createContext(
     globals,
     clock: realClock,
     signal,
-    interactive: Boolean(io.stdin.isTTY && io.stdout.isTTY),
+    get interactive() {
+      return Boolean(io.stdin.isTTY && io.stdout.isTTY);
+    },
     defer: (fn) => void cleanups.push(fn),
     trapInterrupt: trap,
     info: (m) => {
