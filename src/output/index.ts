@@ -133,12 +133,12 @@ export function recordsOf(spec: OutputSpec, body: unknown): any[] {
 }
 
 /** Check `--fields` against the records: a path that matches nothing is a usage error naming the fields. */
-export function checkFields(ctx: Context, records: unknown[]): void {
+export function checkFields(ctx: Context, records: unknown[], record?: string): void {
   const fields = ctx.globals.fields;
   if (!fields || records.length === 0) return;
   const missing = unmatchedFields(records, fields);
   if (!missing.length) return;
-  const what = specOf(ctx).record ?? 'record';
+  const what = record ?? specOf(ctx).record ?? 'record';
   const paths = fieldPaths(records);
   throw usageError(
     `--fields ${missing.join(',')}: no such field in ${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what} (paths are relative to the ${what}). ` +
@@ -272,6 +272,8 @@ export interface RowWriterOptions {
   envelope?: Record<string, unknown>;
   /** Where the rows go in the envelope (default `results`). */
   rowsKey?: string;
+  /** What one row is, for messages (default: the command's bulk rows, else its record). */
+  record?: string;
 }
 
 /**
@@ -294,7 +296,7 @@ export function createRowWriter(ctx: Context, opts: RowWriterOptions = {}): RowW
   return {
     write(record: any) {
       count++;
-      if (count === 1) checkFields(ctx, [record]);
+      if (count === 1) checkFields(ctx, [record], opts.record ?? ctx.output?.bulk ?? ctx.output?.record);
       if (query || fmt === 'table') {
         buffered.push(record);
         return;

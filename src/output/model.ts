@@ -25,8 +25,11 @@ export interface OutputSpec {
   at?: string | string[];
   /** The format when neither -o nor --json is given (default: a table on a terminal, TSV piped). */
   defaultFormat?: 'json';
-  /** A bulk job (or a --from-csv/--*-file mode) whose result rows are printed as they settle, through createRowWriter. */
-  bulk?: boolean;
+  /**
+   * A bulk job (or a --from-csv/--*-file mode): what one of its result rows is. The rows are
+   * printed as they settle, through createRowWriter.
+   */
+  bulk?: string;
 }
 
 /**
@@ -58,12 +61,12 @@ export const OUTPUT: Record<string, OutputSpec> = {
   'sandbox outbox': { kind: 'rows', record: 'email', at: 'emails' },
   'sandbox openapi': { kind: 'record', record: 'OpenAPI document', at: '.', defaultFormat: 'json' },
   // books
-  'book get': { kind: 'record', record: 'book', at: 'book', bulk: true },
+  'book get': { kind: 'record', record: 'book', at: 'book', bulk: 'lookup result' },
   'book pricing': { kind: 'rows', record: 'pricing entry', at: ['digital_pricing', 'pricing', 'book.digital_pricing', 'results'] },
   'book search': { kind: 'rows', record: 'book', at: 'results' },
   'book list': { kind: 'rows', record: 'book', at: 'results' },
   'book viewer': { kind: 'record', record: 'viewer' },
-  'book process': { kind: 'rows', record: 'processing result', at: 'books', bulk: true },
+  'book process': { kind: 'rows', record: 'processing result', at: 'books', bulk: 'processing result' },
   // users
   'user invite': { kind: 'record', record: 'user' },
   'user create': { kind: 'record', record: 'user' },
@@ -75,13 +78,13 @@ export const OUTPUT: Record<string, OutputSpec> = {
   'order refund': { kind: 'rows', record: 'refund', at: 'refunds' },
   'order free': { kind: 'record', record: 'order', at: 'order' },
   // codes
-  'codes generate': { kind: 'rows', record: 'code', bulk: true },
+  'codes generate': { kind: 'rows', record: 'code', bulk: 'code' },
   'codes summary': { kind: 'record', record: 'code summary' },
   // imported titles
   'import search': { kind: 'rows', record: 'imported title', at: 'results' },
   // access control
-  'access allow': { kind: 'message', bulk: true },
-  'access revoke': { kind: 'message', bulk: true },
+  'access allow': { kind: 'message', bulk: 'access result' },
+  'access revoke': { kind: 'message', bulk: 'access result' },
   // price comparison
   'offers get': { kind: 'rows', record: 'offer', at: 'Offers' },
   'offers checkout': { kind: 'record', record: 'checkout' },

@@ -25,6 +25,6 @@ export function runQuery(expression: string, doc: unknown): unknown {
     return TreeInterpreter.search(ast, doc as any);
   } catch (e: any) {
     // Type errors of functions (e.g. length(`1`)) surface only when the expression runs.
-    throw usageError(`--query ${JSON.stringify(expression)}: ${String(e?.message ?? e).replace(/\s+/g, ' ').trim()}.`);
+    throw usageError(`--query ${JSON.stringify(expression)}: ${String(e?.message ?? e).replace(/\s+/g, ' ').trim().replace(/\.+$/, '')}.`);
   }
 }

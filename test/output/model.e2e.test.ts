@@ -242,6 +242,16 @@ describe('the symptoms of issue 9', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^code\n[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}\n[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}\n$/);
   });
+  it('bulk rows follow the same model: --fields relative to the result row', async () => {
+    const input = `${readme.isbn13}\n`;
+    const [ok2, bad] = await Promise.all([
+      cli(['book', 'get', '--isbn-file', '-', '--fields', 'status,book.title', '-q'], { input }),
+      cli(['book', 'get', '--isbn-file', '-', '--fields', 'title', '-q'], { input }),
+    ]);
+    expect(ok2.stdout).toBe(`status\tbook.title\nfound\t${readme.title}\n`);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/no such field in a lookup result .*Fields: line, input, isbn, status, message, book\.id/);
+  });
   it('--query: JMESPath over what --json prints; scalars bare with -o tsv', async () => {
     const [j, t, f] = await Promise.all([
       cli(['book', 'list', '--query', 'results[0].hash_id']),

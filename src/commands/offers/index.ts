@@ -18,8 +18,8 @@ export function registerOffers(program: Command): void {
         .summary('list the price offers of a book by ISBN')
         .description(
           'Calls GET /api/offers.json?isbn=<isbn> and lists the offers: price id (for `offers checkout --id`), ' +
-            'price, condition and rental days. A book that is missing, unpublished or sold only by code is ' +
-            'refused by the store (exit 1, with its message).',
+            'price, condition and rental days. A missing book exits 3; one that is unpublished or sold only by ' +
+            'code is refused by the store (exit 1, with its message).',
         )
         .requiredOption('--isbn <isbn>', 'ISBN-10 or ISBN-13 (required)')
         .option('--no-check', 'send the ISBN without verifying the check digit'),

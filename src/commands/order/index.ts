@@ -19,7 +19,7 @@ export function registerOrder(program: Command): void {
             '(--billing-name, or --billing-first-name and --billing-last-name), a postal code and a country; ' +
             'give it with flags, as a JSON file (--billing-file, fields as in the service\'s address object), or ' +
             'both (flags win). --order-number (at most 20 characters) makes the call idempotent: a number used ' +
-            'before returns the first order and exits 5. Shows the order with its items and totals.',
+            'before returns the first order, says so on stderr and exits 0. Shows the order with its items and totals.',
         )
         .requiredOption('--username <username>', 'the buyer (30 hex characters) (required)')
         .option('--pricing-id <id>', 'pricing entry sold, a whole number (repeatable; at least one)', collect)
@@ -58,7 +58,7 @@ export function registerOrder(program: Command): void {
         .description(
           'Calls POST /v1/order/refund/ for an order reported earlier; --item narrows it to a partial refund. ' +
             'An item is refundable within 30 days of purchase and 14 days of first access, while at most 10% ' +
-            'of the book was viewed and nothing printed; otherwise the service refuses (exit 4) and nothing ' +
+            'of the book was viewed and nothing printed; otherwise the service refuses (exit 1) and nothing ' +
             'changes. Asks for confirmation on a terminal; scripts must pass --yes. Without --send-email or ' +
             '--no-email the organization\'s setting decides whether the user is e-mailed.',
         )
