@@ -63,7 +63,7 @@ async function checkOutputOptions(ctx: Context, command: Command): Promise<void>
   const name = fullName(command);
   // A bulk mode (--from-csv, --isbn-file...) prints result rows whatever the command's own kind.
   const opts = command.opts();
-  const bulk = spec?.bulk && ['fromCsv', 'fromFile', 'isbnFile', 'hashIdFile'].some((k) => opts[k] !== undefined);
+  const bulk = spec?.bulk && ['fromCsv', 'fromNdjson', 'fromFile', 'isbnFile', 'hashIdFile'].some((k) => opts[k] !== undefined);
   if (spec && (spec.kind === 'message' || spec.kind === 'text') && g.fields && !bulk) {
     throw usageError(`--fields selects fields of records; \`${name}\` prints ${spec.kind === 'text' ? 'text' : 'a message'}, not records.`);
   }

@@ -69,14 +69,14 @@ export const OUTPUT: Record<string, OutputSpec> = {
   'book process': { kind: 'rows', record: 'processing result', at: 'books', bulk: 'processing result' },
   // users
   'user invite': { kind: 'record', record: 'user' },
-  'user create': { kind: 'record', record: 'user' },
+  'user create': { kind: 'record', record: 'user', bulk: 'result row' },
   'user get': { kind: 'record', record: 'user', at: 'user' },
   'user orders': { kind: 'rows', record: 'order', at: 'results' },
   'user purchase': { kind: 'record', record: 'purchase' },
   // orders
-  'order create': { kind: 'record', record: 'order', at: 'order' },
+  'order create': { kind: 'record', record: 'order', at: 'order', bulk: 'result row' },
   'order refund': { kind: 'rows', record: 'refund', at: 'refunds' },
-  'order free': { kind: 'record', record: 'order', at: 'order' },
+  'order free': { kind: 'record', record: 'order', at: 'order', bulk: 'result row' },
   // codes
   'codes generate': { kind: 'rows', record: 'code', bulk: 'code' },
   'codes summary': { kind: 'record', record: 'code summary' },
