@@ -9,7 +9,8 @@
 //
 // What the test provides, as a reader would have it: the files the examples name (partner.pem,
 // hash_ids.txt, billing.json, grants.csv, ...) and the secrets they read from the environment
-// ($SHARED_KEY, $ACCESS_TOKEN, $PW). The service the examples call https://api.example.com (and
+// ($SHARED_KEY, $ACCESS_TOKEN, $PW, and $BOOKDIST_SANDBOX_SECRET when the sandbox has a control
+// secret). The service the examples call https://api.example.com (and
 // a sandbox at http://127.0.0.1:8710) is a sandbox serving the same database, and `sandbox serve`
 // listens on --port 0; it is started, must print its URL, and is stopped with SIGTERM (exit 0).
 import { spawn } from 'node:child_process';
@@ -102,6 +103,8 @@ beforeAll(async () => {
     ACCESS_TOKEN: creds.operator_token,
     PW: 'correct-horse-battery-1',
     BROWSER: 'true',
+    // A sandbox whose control routes want a secret: the reader exported it from `sandbox credentials`.
+    ...(creds.control_secret ? { BOOKDIST_SANDBOX_SECRET: String(creds.control_secret) } : {}),
   };
 }, 120_000);
 
