@@ -360,12 +360,27 @@ function purchaseLookup(c: HandlerCtx): HandlerResult {
 
 // ---------------------------------------------------------------- books
 
-/** WHERE clauses shared by book and import search: every word of title/author, any of the ISBNs. */
-function titleAuthorIsbnFilters(p: Record<string, any>): { where: string[]; args: string[] } {
+/**
+ * WHERE clauses shared by book and import search: every word of title/author, any of the ISBNs.
+ * A word of 3 characters or more first narrows the rows through the table's trigram text index
+ * (`<table>_fts`, a superset: it also matches `%`/`_` as wildcards and folds non-ASCII case);
+ * the exact LIKE then decides, so the answer is the same as a plain LIKE over the whole table.
+ */
+function titleAuthorIsbnFilters(p: Record<string, any>, table: 'books' | 'imports'): { where: string[]; args: string[] } {
   const where: string[] = [];
   const args: string[] = [];
-  if (p.title?.trim()) for (const w of p.title.trim().split(/\s+/)) (where.push('title LIKE ? ESCAPE \'\\\''), args.push(like(w)));
-  if (p.author?.trim()) for (const w of p.author.trim().split(/\s+/)) (where.push('author LIKE ? ESCAPE \'\\\''), args.push(like(w)));
+  for (const column of ['title', 'author'] as const) {
+    const text = p[column];
+    if (!text?.trim()) continue;
+    for (const w of text.trim().split(/\s+/) as string[]) {
+      if ([...w].length >= 3) {
+        where.push(`id IN (SELECT rowid FROM ${table}_fts WHERE ${column} LIKE ?)`);
+        args.push(`%${w}%`);
+      }
+      where.push(`${column} LIKE ? ESCAPE '\\'`);
+      args.push(like(w));
+    }
+  }
   if (p.isbn?.length) {
     const vs = (p.isbn as string[]).flatMap((i) => [normalizeIsbn(i), toIsbn13(i)]);
     const q = vs.map(() => '?').join(',');
@@ -378,14 +393,14 @@ function titleAuthorIsbnFilters(p: Record<string, any>): { where: string[]; args
 function bookSearch(c: HandlerCtx): Record<string, unknown> {
   const { store, payload: p, now } = c;
   const { limit, offset } = paging(p);
-  const { where, args } = titleAuthorIsbnFilters(p);
+  const { where, args } = titleAuthorIsbnFilters(p, 'books');
   if (p.hash_ids?.length) {
     where.push(`hash_id IN (${(p.hash_ids as string[]).map(() => '?').join(',')})`);
     args.push(...(p.hash_ids as string[]).map((h) => h.toLowerCase()));
   }
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const count = c.store.db.prepare(`SELECT count(*) AS n FROM books ${w}`).get(...args) as Row;
-  const rows = c.store.db.prepare(`SELECT * FROM books ${w} ORDER BY id LIMIT ? OFFSET ?`).all(...args, limit, offset) as Row[];
+  const count = store.get(`SELECT count(*) AS n FROM books ${w}`, ...args)!;
+  const rows = store.all(`SELECT * FROM books ${w} ORDER BY id LIMIT ? OFFSET ?`, ...args, limit, offset);
   return { count: count.n, results: rows.map((b) => bookView(store, b, now)) };
 }
 
@@ -393,15 +408,34 @@ function like(word: string): string {
   return '%' + word.replace(/[\\%_]/g, (m) => '\\' + m) + '%';
 }
 
+const OWN_BOOKS = 'publisher_id IN (SELECT publisher_id FROM account_publishers WHERE account_id = ?)';
+// Where the pages served so far ended: per store, `account:offset` -> the id of the last book
+// before that offset. Reading a whole list page by page (`book list --all`) then costs one
+// range read per page instead of skipping `offset` rows each time.
+const pageEnds = new WeakMap<Store, Map<string, number>>();
+const MAX_PAGE_ENDS = 1000;
+
 function bookIndex(c: HandlerCtx): Record<string, unknown> {
   const { store, now } = c;
   const { limit, offset } = paging(c.payload);
   const acct = c.caller!.account.id;
-  const count = store.get('SELECT count(*) AS n FROM books WHERE publisher_id IN (SELECT publisher_id FROM account_publishers WHERE account_id = ?)', acct)!.n;
-  const rows = store.all(
-    'SELECT * FROM books WHERE publisher_id IN (SELECT publisher_id FROM account_publishers WHERE account_id = ?) ORDER BY id LIMIT ? OFFSET ?',
-    acct, limit, offset,
-  );
+  const count = store.get(`SELECT count(*) AS n FROM books WHERE ${OWN_BOOKS}`, acct)!.n;
+  let ends = pageEnds.get(store);
+  if (!ends) pageEnds.set(store, (ends = new Map()));
+  // A remembered end is used only when exactly `offset` of the account's books still come
+  // before it (counted on the index), so the page is the same as OFFSET would give.
+  const after = offset > 0 ? ends.get(`${acct}:${offset}`) : undefined;
+  let rows: Row[];
+  if (after !== undefined && store.get(`SELECT count(*) AS n FROM books WHERE ${OWN_BOOKS} AND id <= ?`, acct, after)!.n === offset) {
+    // `+publisher_id`: walk the books in id order from `after` rather than sort the account's books.
+    rows = store.all(`SELECT * FROM books WHERE id > ? AND +${OWN_BOOKS} ORDER BY id LIMIT ?`, after, acct, limit);
+  } else {
+    rows = store.all(`SELECT * FROM books WHERE +${OWN_BOOKS} ORDER BY id LIMIT ? OFFSET ?`, acct, limit, offset);
+  }
+  if (rows.length) {
+    if (ends.size >= MAX_PAGE_ENDS) ends.delete(ends.keys().next().value!);
+    ends.set(`${acct}:${offset + rows.length}`, rows[rows.length - 1].id);
+  }
   return { count, limit, offset, results: rows.map((b) => bookView(store, b, now)) };
 }
 
@@ -514,10 +548,10 @@ export function redeemCode(store: Store, code: string, username: string): Record
 function importSearch(c: HandlerCtx): Record<string, unknown> {
   const { payload: p } = c;
   const { limit, offset } = paging(p);
-  const { where, args } = titleAuthorIsbnFilters(p);
+  const { where, args } = titleAuthorIsbnFilters(p, 'imports');
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const count = (c.store.db.prepare(`SELECT count(*) AS n FROM imports ${w}`).get(...args) as Row).n;
-  const rows = c.store.db.prepare(`SELECT * FROM imports ${w} ORDER BY id LIMIT ? OFFSET ?`).all(...args, limit, offset) as Row[];
+  const count = c.store.get(`SELECT count(*) AS n FROM imports ${w}`, ...args)!.n;
+  const rows = c.store.all(`SELECT * FROM imports ${w} ORDER BY id LIMIT ? OFFSET ?`, ...args, limit, offset);
   return {
     count,
     limit,

@@ -378,8 +378,8 @@ export function writeSeed(store: Store, secrets: GeneratedSecrets): void {
 export function ensureSeeded(store: Store): boolean {
   const seeded = () => store.hasSchema() && store.meta('seeded_at') !== undefined;
   if (seeded()) {
-    // A database seeded by an earlier version: add tables that came later.
-    if (!store.hasTable('idempotency')) store.tx(() => store.createSchema());
+    // A database seeded by an earlier version: add the tables and indexes that came later.
+    if (!store.hasTable('idempotency') || !store.hasIndexes()) store.tx(() => store.createSchema());
     return false;
   }
   const secrets = generateSecrets();

@@ -130,8 +130,6 @@ CREATE TABLE IF NOT EXISTS order_items (
   access_email TEXT,
   CHECK (is_refunded = 0 OR (is_active = 0 AND refunded_at IS NOT NULL))
 );
-CREATE INDEX IF NOT EXISTS order_items_by_order ON order_items(order_id);
-CREATE INDEX IF NOT EXISTS order_items_by_user_book ON order_items(user_id, book_id);
 -- One active access grant per user and book.
 CREATE UNIQUE INDEX IF NOT EXISTS one_active_grant ON order_items(user_id, book_id) WHERE source = 'access' AND is_active = 1;
 CREATE TABLE IF NOT EXISTS usage (
@@ -168,7 +166,6 @@ CREATE TABLE IF NOT EXISTS codes (
   redeemed_at INTEGER,
   CHECK ((redeemed_by IS NULL) = (redeemed_at IS NULL))
 );
-CREATE INDEX IF NOT EXISTS codes_by_account ON codes(account_id);
 -- Answers to requests sent with an Idempotency-Key (code generation): a repeat of the same
 -- request with the same key gets the stored answer instead of new codes.
 CREATE TABLE IF NOT EXISTS idempotency (
@@ -204,8 +201,59 @@ CREATE TABLE IF NOT EXISTS carts (
 );
 `;
 
+// Indexes that serve the sandbox's statements on a database grown far past the seed: every
+// statement is checked with EXPLAIN QUERY PLAN in test/sandbox/query-plans.test.ts. Created at
+// every open (IF NOT EXISTS), so databases made by an earlier version gain them too.
+const INDEXES = `
+CREATE INDEX IF NOT EXISTS order_items_by_order ON order_items(order_id);
+CREATE INDEX IF NOT EXISTS order_items_by_user_book ON order_items(user_id, book_id);
+CREATE INDEX IF NOT EXISTS codes_by_account ON codes(account_id);
+CREATE INDEX IF NOT EXISTS codes_by_account_redeemed ON codes(account_id, redeemed_by);
+CREATE INDEX IF NOT EXISTS pricing_by_book ON pricing(book_id);
+CREATE INDEX IF NOT EXISTS books_by_publisher ON books(publisher_id);
+CREATE INDEX IF NOT EXISTS books_by_isbn10 ON books(isbn10);
+CREATE INDEX IF NOT EXISTS books_by_eisbn13 ON books(eisbn13);
+CREATE INDEX IF NOT EXISTS books_by_eisbn10 ON books(eisbn10);
+CREATE INDEX IF NOT EXISTS books_by_parent_isbn ON books(parent_isbn);
+CREATE INDEX IF NOT EXISTS books_by_sku_nocase ON books(sku COLLATE NOCASE);
+CREATE INDEX IF NOT EXISTS books_queue ON books(queue_seq, id) WHERE is_queued = 1;
+CREATE INDEX IF NOT EXISTS users_by_owner ON users(owner_account_id);
+CREATE INDEX IF NOT EXISTS orders_by_user ON orders(user_id);
+CREATE INDEX IF NOT EXISTS imports_by_isbn10 ON imports(isbn10);
+CREATE INDEX IF NOT EXISTS imports_by_eisbn13 ON imports(eisbn13);
+CREATE INDEX IF NOT EXISTS imports_by_eisbn10 ON imports(eisbn10);
+`;
+
+// Title and author words match anywhere in the text (LIKE '%word%'): trigram full-text tables
+// find the candidate rows of a word of 3 characters or more without reading the whole table
+// (the exact LIKE still decides). External content: the rows live in books/imports only.
+const FTS = ['books', 'imports']
+  .map(
+    (t) => `
+CREATE VIRTUAL TABLE IF NOT EXISTS ${t}_fts USING fts5(title, author, content='${t}', content_rowid='id', tokenize='trigram');
+CREATE TRIGGER IF NOT EXISTS ${t}_fts_insert AFTER INSERT ON ${t} BEGIN
+  INSERT INTO ${t}_fts(rowid, title, author) VALUES (new.id, new.title, new.author);
+END;
+CREATE TRIGGER IF NOT EXISTS ${t}_fts_delete AFTER DELETE ON ${t} BEGIN
+  INSERT INTO ${t}_fts(${t}_fts, rowid, title, author) VALUES ('delete', old.id, old.title, old.author);
+END;
+CREATE TRIGGER IF NOT EXISTS ${t}_fts_update AFTER UPDATE OF id, title, author ON ${t} BEGIN
+  INSERT INTO ${t}_fts(${t}_fts, rowid, title, author) VALUES ('delete', old.id, old.title, old.author);
+  INSERT INTO ${t}_fts(rowid, title, author) VALUES (new.id, new.title, new.author);
+END;`,
+  )
+  .join('\n');
+const FTS_TABLES = ['books_fts', 'imports_fts'];
+export const INDEX_NAMES = [...INDEXES.matchAll(/CREATE INDEX IF NOT EXISTS (\w+)/g)].map((m) => m[1]);
+
+/** Every SQL text a Store prepared in this process (the query-plan test reads it). */
+export const PREPARED_SQL = new Set<string>();
+
+/** Prepared statements kept per connection; dynamic SQL (search filters) beyond this is evicted oldest first. */
+const MAX_CACHED = 500;
+
 const TABLES = [
-  'idempotency', 'carts', 'outbox', 'imports', 'codes', 'reader_sessions', 'reader_pages', 'usage', 'order_items', 'orders',
+  ...FTS_TABLES, 'idempotency', 'carts', 'outbox', 'imports', 'codes', 'reader_sessions', 'reader_pages', 'usage', 'order_items', 'orders',
   'users', 'pricing', 'books', 'tokens', 'labels', 'account_publishers', 'accounts', 'publishers', 'meta',
 ];
 
@@ -244,13 +292,34 @@ export class Store {
         }
       }
     }
-    this.db.exec('PRAGMA synchronous = FULL');
+    // WAL + NORMAL: a commit appends to the WAL without an fsync (the WAL is synced at each
+    // checkpoint). A killed process loses nothing it committed (the OS holds the pages); only a
+    // power cut can lose the last commits, never corrupt the file. FULL stalled the event loop for
+    // ~45% of an order creation.
+    this.db.exec('PRAGMA synchronous = NORMAL');
     this.db.exec('PRAGMA foreign_keys = ON');
   }
 
-  /** Create the tables (idempotent). Call inside a transaction. */
+  /**
+   * Create the tables, indexes and text indexes (idempotent). Call inside a transaction. A text
+   * index added to a database that already has rows (made by an earlier version) is filled here.
+   */
   createSchema(): void {
     this.db.exec(SCHEMA);
+    this.db.exec(INDEXES);
+    const missing = FTS_TABLES.filter((t) => !this.hasTable(t));
+    this.db.exec(FTS);
+    for (const t of missing) this.db.exec(`INSERT INTO ${t}(${t}) VALUES ('rebuild')`);
+  }
+
+  /** True when every index and text index of this version exists (else `createSchema` adds them). */
+  hasIndexes(): boolean {
+    const names = [...INDEX_NAMES, ...FTS_TABLES];
+    const n = this.get(
+      `SELECT count(*) AS n FROM sqlite_master WHERE type IN ('index', 'table') AND name IN (${names.map(() => '?').join(',')})`,
+      ...names,
+    )!.n;
+    return n === names.length;
   }
 
   dropAll(): void {
@@ -259,17 +328,20 @@ export class Store {
 
   /** True when a table exists (schema upgrades of databases seeded by an earlier version). */
   hasTable(name: string): boolean {
-    return !!this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type='table' AND name=?`).get(name);
+    return !!this.get(`SELECT 1 FROM sqlite_master WHERE type='table' AND name=?`, name);
   }
 
   hasSchema(): boolean {
-    return !!this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'`).get();
+    return !!this.get(`SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'`);
   }
 
+  /** The prepared statement for `sql`, made once per connection and reused by every request. */
   private stmt(sql: string) {
     let s = this.cache.get(sql);
     if (!s) {
       s = this.db.prepare(sql);
+      PREPARED_SQL.add(sql);
+      if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(sql, s);
     }
     return s;
