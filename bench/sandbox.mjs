@@ -25,6 +25,9 @@ export async function startBenchSandbox(opts = {}) {
   });
   const { startSandbox } = await import(pathToFileURL(out).href);
   const server = await startSandbox({ host: '127.0.0.1', port: 0, dbPath: join(dir, 'sandbox.db'), processDelayMs: opts.processDelayMs ?? 200, faults: opts.faults });
+  // A database grown far past the seed (the throughput bench): rows added through a second
+  // connection before anyone is told the sandbox serves.
+  if (opts.grow) (await import('./grow-db.mjs')).growSandboxDb(join(dir, 'sandbox.db'), opts.grow);
   const creds = await (await fetch(server.url + '/_sandbox/credentials')).json();
   const env = {
     BOOKDIST_CONFIG_DIR: join(dir, 'config'),
@@ -49,7 +52,8 @@ export async function startBenchSandbox(opts = {}) {
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const faults = process.env.FAULT_RATE ? { rate: Number(process.env.FAULT_RATE), kinds: (process.env.FAULT_KINDS ?? '503,429,reset').split(',') } : undefined;
-  const sb = await startBenchSandbox({ faults });
+  const grow = process.env.BENCH_GROW ? JSON.parse(process.env.BENCH_GROW) : undefined;
+  const sb = await startBenchSandbox({ faults, grow });
   for (const [k, v] of Object.entries(sb.env)) process.stdout.write(`export ${k}=${v}\n`);
   process.stdout.write(`# serving at ${sb.url}; Ctrl-C to stop\n`);
   process.on('SIGINT', async () => {

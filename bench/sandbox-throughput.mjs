@@ -1,0 +1,178 @@
+// Sandbox throughput (issue 11, item 5), as ratios to a bare node:http hello-world served by
+// the same Node binary and loaded by the same generator (autocannon) in the same run:
+//
+//   signed GET by ISBN            >= 0.35 of hello-world, at 16 and 50 connections
+//   signed book search (title)    >= 0.25
+//   order creation (signed POST)  >= 0.15, and no slowdown across three rounds (last >= 0.85 x first)
+//   `book list --all -o ndjson` of 50,000 books streams >= 5,000 rows/s
+//
+// The sandbox runs in a process of its own on a database grown far past the seed (50,000 books,
+// 20,000 users, orders, codes, imports: bench/grow-db.mjs). Signed requests are precomputed:
+// a GET signs the username and a POST its `request` text, so the same bytes are valid every time.
+//
+// `node bench/sandbox-throughput.mjs` runs it alone (after `npm run build`); bench/run.mjs runs it
+// as part of `npm run bench`. Env: BENCH_SECONDS (per measurement, default 4).
+import autocannon from 'autocannon';
+import { spawn, spawnSync } from 'node:child_process';
+import { createPrivateKey, createSign } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const NODE = process.execPath;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const GROW = { books: 50_000, users: 20_000, orders: 20_000, codes: 20_000, imports: 20_000, outbox: 20_000 };
+
+/** Start a child process and wait for `marker` on its stdout; returns the child and its output so far. */
+async function startChild(args, env, marker) {
+  const child = spawn(NODE, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  let text = '';
+  await new Promise((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      text += d;
+      if (text.includes(marker)) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}) before it served`)));
+  });
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', resolve);
+      child.kill('SIGINT');
+    });
+  return { child, text, stop };
+}
+
+const HELLO = `
+const http = require('node:http');
+const s = http.createServer({ keepAlive: true }, (req, res) => {
+  res.writeHead(200, { 'content-type': 'text/plain' });
+  res.end('hello world');
+});
+s.listen(0, '127.0.0.1', () => console.log('# serving ' + s.address().port));
+process.on('SIGINT', () => process.exit(0));`;
+
+/** Requests/s of `count` non-2xx-free runs; throws on errors or non-2xx answers. */
+async function load(url, opts, connections, seconds = SECONDS) {
+  const r = await autocannon({ url, connections, duration: seconds, pipelining: 1, ...opts });
+  const bad = r.errors + r.timeouts + r.non2xx;
+  if (bad > 0) throw new Error(`${opts.title ?? url}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts (of ${r.requests.total})`);
+  return { rps: r.requests.average, total: r.requests.total, p99: r.latency.p99 };
+}
+
+export async function sandboxThroughput({ log = console.log } = {}) {
+  const lines = [];
+  const row = (name, value, goal, detail) => {
+    const ok = value >= goal;
+    const line = `${ok ? 'PASS' : 'FAIL'}  ${name}: ${value.toFixed(2)} (target ≥ ${goal})${detail ? `  ${detail}` : ''}`;
+    lines.push({ ok, line });
+    log(line);
+  };
+
+  log(`\n(e) sandbox throughput — node ${process.versions.node}, autocannon, ${SECONDS}s per measurement; growing a sandbox database to ${GROW.books.toLocaleString('en')} books…`);
+  const hello = await startChild(['-e', HELLO], {}, '# serving');
+  const helloUrl = `http://127.0.0.1:${/# serving (\d+)/.exec(hello.text)[1]}/`;
+  const t0 = Date.now();
+  const sb = await startChild([join(root, 'bench', 'sandbox.mjs')], { BENCH_GROW: JSON.stringify(GROW) }, '# serving');
+  log(`    sandbox with a grown database ready in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+  const env = {};
+  for (const m of sb.text.matchAll(/^export (\w+)=(.*)$/gm)) env[m[1]] = m[2];
+  try {
+    const base = env.BOOKDIST_BASE_URL;
+    const user = env.BOOKDIST_USERNAME;
+    const key = createPrivateKey(readFileSync(env.BOOKDIST_KEY_FILE, 'utf8'));
+    const sign = (text) => createSign('RSA-SHA256').update(text, 'utf8').sign(key, 'base64');
+    const auth = (text) => ({ signature: sign(text), 'api-user': user, user, version: 'v1', authorization: 'CryptoAuth' });
+    const post = (requestText) => ({
+      method: 'POST',
+      headers: { ...auth(requestText), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ request: requestText }).toString(),
+    });
+
+    // A seeded book (publisher 1, two prices) and a seeded user: the same targets as the README.
+    const get = (path) => fetch(base + path, { headers: auth(user) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    const probe = await get('/v1/book/index/?limit=1');
+    if (probe.status !== 200) throw new Error(`signed probe failed: ${probe.status} ${JSON.stringify(probe.body)}`);
+    const grownBooks = probe.body.count;
+    // The partner's first book is the seed's first (the README's lookup).
+    const isbn = probe.body.results[0].identifiers.isbn13;
+    const book = (await get(`/v1/book/isbn/${isbn}/`)).body.book;
+    const userRow = await (await fetch(base + '/v1/user/email/avery.reader@example.com/', { headers: auth(user) })).json();
+    const username = userRow.user.username;
+
+    const cases = {
+      isbn: { title: 'signed GET by ISBN', url: `${base}/v1/book/isbn/${isbn}/`, opts: { headers: auth(user) } },
+      search: {
+        title: 'signed book search by title',
+        url: `${base}/v1/book/search/`,
+        opts: post(JSON.stringify({ title: book.title.split(' ').sort((a, b) => b.length - a.length)[0], limit: 10 })),
+      },
+      order: {
+        title: 'order creation',
+        url: `${base}/v1/order/external/`,
+        opts: post(
+          JSON.stringify({
+            username,
+            digital_pricing: [book.digital_pricing[0].id],
+            billing_address: { full_name: 'Bench Buyer', postal_code: '04101', country: 'US' },
+            order_type: 'TestPlan',
+            org: 'bench',
+            send_email: false,
+          }),
+        ),
+      },
+    };
+    // Each case answers 2xx before it is measured (a wrong signature would measure 401s).
+    for (const c of Object.values(cases)) {
+      const r = await fetch(c.url, { method: c.opts.method ?? 'GET', headers: c.opts.headers, body: c.opts.body });
+      if (r.status >= 300) throw new Error(`${c.title}: ${r.status} ${await r.text()}`);
+      await r.arrayBuffer().catch(() => {});
+    }
+    log(`    ${grownBooks.toLocaleString('en')} books in the partner's list; lookup ISBN ${isbn}; search "${JSON.parse(new URLSearchParams(cases.search.opts.body).get('request')).title}"`);
+
+    for (const conns of [16, 50]) {
+      await load(helloUrl, { title: 'warm-up' }, conns, 1);
+      const h = await load(helloUrl, { title: 'hello' }, conns);
+      log(`    ${conns} connections: hello-world ${Math.round(h.rps)} req/s (p99 ${h.p99} ms)`);
+      for (const name of ['isbn', 'search']) {
+        const c = cases[name];
+        await load(c.url, { ...c.opts, title: c.title }, conns, 1);
+        const r = await load(c.url, { ...c.opts, title: c.title }, conns);
+        row(`(e) ${c.title} @${conns} vs hello-world`, r.rps / h.rps, name === 'isbn' ? 0.35 : 0.25, `${Math.round(r.rps)} req/s, p99 ${r.p99} ms`);
+      }
+      const o = cases.order;
+      const rounds = [];
+      for (let i = 0; i < 3; i++) rounds.push(await load(o.url, { ...o.opts, title: o.title }, conns));
+      const best = Math.max(...rounds.map((r) => r.rps));
+      row(`(e) ${o.title} @${conns} vs hello-world`, rounds[0].rps / h.rps, 0.15, `rounds ${rounds.map((r) => Math.round(r.rps)).join(' → ')} req/s, p99 ${rounds.map((r) => r.p99).join('/')} ms`);
+      row(`(e) ${o.title} @${conns}: last round vs best round (no slowdown)`, rounds[2].rps / best, 0.85, `${rounds.map((r) => r.total).reduce((a, b) => a + b)} orders created`);
+    }
+
+    // The whole list, streamed by the CLI as NDJSON: rows per second.
+    const t = Date.now();
+    const r = spawnSync(NODE, [join(root, 'bin', 'bookdist'), 'book', 'list', '--all', '-o', 'ndjson'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+    });
+    const secs = (Date.now() - t) / 1000;
+    if (r.status !== 0) throw new Error(`book list --all exited ${r.status}: ${r.stderr.slice(0, 500)}`);
+    const rows = r.stdout.split('\n').filter(Boolean).length;
+    if (rows !== grownBooks) throw new Error(`book list --all printed ${rows} rows, the service counts ${grownBooks}`);
+    const perSec = rows / secs;
+    const ok = perSec >= 5000;
+    const line = `${ok ? 'PASS' : 'FAIL'}  (e) book list --all -o ndjson of ${rows.toLocaleString('en')} books: ${Math.round(perSec)} rows/s (target ≥ 5000)  ${secs.toFixed(1)}s`;
+    lines.push({ ok, line });
+    log(line);
+  } finally {
+    await sb.stop();
+    await hello.stop();
+  }
+  return lines;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const lines = await sandboxThroughput();
+  process.exitCode = lines.every((l) => l.ok) ? 0 : 1;
+}
