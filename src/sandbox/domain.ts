@@ -10,7 +10,7 @@ import { normalizeIsbn, toIsbn13 } from './isbn.js';
 import type { Row, Store } from './store.js';
 import { DAY, cents, hashPassword, isEmail, isoTime, money, randomCode, randomHex, randomPassword } from './util.js';
 import { paging, type Payload } from './validate.js';
-import { bookView, fullName, ITEM_SELECT, itemLive, itemView, userView } from './views.js';
+import { bookView, bookViews, fullName, ITEM_SELECT, itemLive, itemView, userView } from './views.js';
 
 export interface HandlerCtx {
   store: Store;
@@ -401,7 +401,7 @@ function bookSearch(c: HandlerCtx): Record<string, unknown> {
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const count = store.get(`SELECT count(*) AS n FROM books ${w}`, ...args)!;
   const rows = store.all(`SELECT * FROM books ${w} ORDER BY id LIMIT ? OFFSET ?`, ...args, limit, offset);
-  return { count: count.n, results: rows.map((b) => bookView(store, b, now)) };
+  return { count: count.n, results: bookViews(store, rows, now) };
 }
 
 function like(word: string): string {
@@ -436,7 +436,7 @@ function bookIndex(c: HandlerCtx): Record<string, unknown> {
     if (ends.size >= MAX_PAGE_ENDS) ends.delete(ends.keys().next().value!);
     ends.set(`${acct}:${offset + rows.length}`, rows[rows.length - 1].id);
   }
-  return { count, limit, offset, results: rows.map((b) => bookView(store, b, now)) };
+  return { count, limit, offset, results: bookViews(store, rows, now) };
 }
 
 function bookProcess(c: HandlerCtx): HandlerResult {

@@ -30,6 +30,26 @@ export function pricingView(p: Row, now: number): Record<string, unknown> {
 export function bookView(store: Store, book: Row, now: number): Record<string, unknown> {
   const pub = store.get('SELECT * FROM publishers WHERE id = ?', book.publisher_id)!;
   const pricing = store.all('SELECT * FROM pricing WHERE book_id = ? ORDER BY id', book.id);
+  return bookShape(book, pub, pricing, now);
+}
+
+/**
+ * Many books at once (a page of a listing or search): their prices in one statement and the
+ * publishers once, instead of two statements per book.
+ */
+export function bookViews(store: Store, books: Row[], now: number): Array<Record<string, unknown>> {
+  if (books.length === 0) return [];
+  const pubs = new Map(store.all('SELECT * FROM publishers').map((p) => [p.id, p]));
+  const prices = new Map<number, Row[]>(books.map((b) => [b.id, []]));
+  const rows = store.all(
+    'SELECT * FROM pricing WHERE book_id IN (SELECT value FROM json_each(?)) ORDER BY book_id, id',
+    JSON.stringify(books.map((b) => b.id)),
+  );
+  for (const p of rows) prices.get(p.book_id)!.push(p);
+  return books.map((b) => bookShape(b, pubs.get(b.publisher_id)!, prices.get(b.id)!, now));
+}
+
+function bookShape(book: Row, pub: Row, pricing: Row[], now: number): Record<string, unknown> {
   return {
     id: book.id,
     hash_id: book.hash_id,
