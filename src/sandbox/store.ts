@@ -249,6 +249,9 @@ export const INDEX_NAMES = [...INDEXES.matchAll(/CREATE INDEX IF NOT EXISTS (\w+
 /** Every SQL text a Store prepared in this process (the query-plan test reads it). */
 export const PREPARED_SQL = new Set<string>();
 
+/** Commits after which a connection checkpoints from a worker thread instead of in its commits. */
+const BACKGROUND_CHECKPOINTS_AFTER = 100;
+
 /** Prepared statements kept per connection; dynamic SQL (search filters) beyond this is evicted oldest first. */
 const MAX_CACHED = 500;
 
@@ -263,6 +266,8 @@ export class Store {
   readonly db: DatabaseSync;
   readonly path: string;
   private depth = 0;
+  private commits = 0;
+  private checkpointer?: { committed(): void; stop(): void };
   private readonly cache = new Map<string, ReturnType<DatabaseSync['prepare']>>();
 
   constructor(path: string) {
@@ -368,6 +373,8 @@ export class Store {
     try {
       const out = fn();
       this.db.exec('COMMIT');
+      if (this.checkpointer) this.checkpointer.committed();
+      else if (++this.commits === BACKGROUND_CHECKPOINTS_AFTER) this.startCheckpointer();
       return out;
     } catch (err) {
       try {
@@ -379,6 +386,21 @@ export class Store {
     } finally {
       this.depth--;
     }
+  }
+
+  /**
+   * A connection that keeps writing (a serving sandbox, not a one-shot command) moves WAL
+   * checkpoints to a worker thread (checkpointer.ts), loaded only then.
+   */
+  private startCheckpointer(): void {
+    if (this.path === ':memory:') return;
+    import('./checkpointer.js')
+      .then(({ Checkpointer }) => {
+        if (this.db.isOpen && !this.checkpointer) this.checkpointer = new Checkpointer(this.db, this.path);
+      })
+      .catch(() => {
+        /* automatic checkpoints stay on */
+      });
   }
 
   meta(key: string): string | undefined {
@@ -409,6 +431,7 @@ export class Store {
   }
 
   close(): void {
+    this.checkpointer?.stop();
     this.cache.clear();
     try {
       if (this.db.isOpen) this.db.close();
