@@ -28,14 +28,28 @@ function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+// Signatures that verified, by key, message and signature: the same bytes verify the same way,
+// and a client repeats them (a GET signs only the username). Small messages only, bounded.
+const verified = new Set<string>();
+const MAX_VERIFIED = 1000;
+const MAX_CACHED_MESSAGE = 4096;
+
 export function verifySignature(pem: string, message: string, signature: string): boolean {
   const sig = signature.trim();
   if (!/^[A-Za-z0-9+/=_-]{16,2048}$/.test(sig)) return false;
+  const key = message.length <= MAX_CACHED_MESSAGE ? `${pem}\0${message}\0${sig}` : undefined;
+  if (key !== undefined && verified.has(key)) return true;
+  let ok: boolean;
   try {
-    return createVerify('RSA-SHA256').update(message, 'utf8').verify(publicKey(pem), Buffer.from(sig, 'base64'));
+    ok = createVerify('RSA-SHA256').update(message, 'utf8').verify(publicKey(pem), Buffer.from(sig, 'base64'));
   } catch {
     return false;
   }
+  if (ok && key !== undefined) {
+    if (verified.size >= MAX_VERIFIED) verified.delete(verified.values().next().value!);
+    verified.add(key);
+  }
+  return ok;
 }
 
 function accountCaller(store: Store, account: Row): Caller {
