@@ -26,19 +26,19 @@ describe('background checkpoints', () => {
 
     // Sustained writes: the worker takes over.
     for (let i = 0; i < 100; i++) store.tx(() => store.setMeta(`k${i}`, 'v'));
-    for (let i = 0; i < 50 && autoPages(store) !== 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 250 && autoPages(store) !== 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(autoPages(store)).toBe(0);
 
     const before = statSync(path).size;
     const blob = 'x'.repeat(64 * 1024);
     for (let i = 0; i < 40; i++) store.tx(() => store.setMeta(`blob${i}`, blob)); // ~2.5 MB through the WAL
     // The worker checkpoints within a few ticks: the pages reach the database file.
-    for (let i = 0; i < 100 && statSync(path).size < before + 2_000_000; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 300 && statSync(path).size < before + 2_000_000; i++) await new Promise((r) => setTimeout(r, 50));
     expect(statSync(path).size).toBeGreaterThan(before + 2_000_000);
 
     store.close();
     // Everything committed is there for the next reader.
-    const db = new DatabaseSync(path, { readOnly: true });
+    const db = new DatabaseSync(path, { readOnly: true, timeout: 10_000 }); // the worker may still be closing
     expect((db.prepare("SELECT count(*) AS n FROM meta WHERE key LIKE 'blob%'").get() as any).n).toBe(40);
     db.close();
   });
@@ -48,7 +48,7 @@ describe('background checkpoints', () => {
     const store = new Store(path);
     store.tx(() => store.createSchema());
     for (let i = 0; i < 120; i++) store.tx(() => store.setMeta('k', String(i)));
-    for (let i = 0; i < 50 && autoPages(store) !== 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 250 && autoPages(store) !== 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(autoPages(store)).toBe(0);
     (store as any).checkpointer.stop();
     expect(autoPages(store)).toBe(1000);

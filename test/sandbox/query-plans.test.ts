@@ -143,6 +143,7 @@ describe('query plans on a grown database', () => {
     const user = WELL_KNOWN.user.username;
 
     for (const name of ['index', 'profile', 'describe']) await call('partner', name);
+    if ((await raw(`${sb.url}/openapi.json`)).status === 200) served.add('openapi');
     await call('partner', 'book.get', { params: { hash_id: readme.hash_id } });
     for (const isbn of [readme.isbn13, readme.isbn10, readme.eisbn13, readme.eisbn10, '9780000000002']) {
       await call('partner', 'book.isbn', { params: { isbn } });
