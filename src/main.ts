@@ -68,9 +68,11 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     }
   };
   // `bookdist ... | head`: the reader went away. Stop quietly, as other Unix tools do.
+  // Any other write error (a full disk, /dev/full, a closed descriptor): say so, exit 1, no stack trace.
   const onPipeError = (err: NodeJS.ErrnoException) => {
-    if (err?.code !== 'EPIPE') throw err;
-    void Promise.allSettled(cleanups.map((fn) => fn())).finally(() => process.exit(ExitCode.OK));
+    const broken = err?.code === 'EPIPE';
+    if (!broken) io.stderr.write(`bookdist: cannot write the output (${err?.code ?? err?.message}); nothing more was written.\n`);
+    void Promise.allSettled(cleanups.map((fn) => fn())).finally(() => process.exit(broken ? ExitCode.OK : ExitCode.ERROR));
   };
   if (options.signals !== false) {
     process.on('SIGINT', onSignal);
