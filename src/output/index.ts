@@ -2,7 +2,7 @@
 // a terminal, TSV when piped, JSON/NDJSON/CSV on request; `--fields` relative to the record in
 // every format; `--query` (JMESPath) over exactly what --json prints.
 import type { Context, OutputFormat } from '../context.js';
-import { usageError } from '../errors.js';
+import { CliError, ExitCode, usageError } from '../errors.js';
 import { ENVELOPE_KEYS, type OutputSpec } from './model.js';
 import {
   cellOf,
@@ -170,7 +170,16 @@ export async function emit(ctx: Context, body: unknown, view: View = {}): Promis
   const fmt = outputFormat(ctx);
   const fields = ctx.globals.fields;
   const records = recordsOf(spec, body);
+  const missing = spec.kind === 'record' && !records.length;
+  // The answer lacks the resource (a real deployment may answer with only a message): never an
+  // empty `{}` or an empty row that looks like data.
+  if (missing && fields) throw new CliError(`The answer has no ${spec.record ?? 'record'}, so --fields has nothing to select; run without --fields to see it.`, ExitCode.ERROR);
   checkFields(ctx, records);
+  if (missing && !ctx.globals.query && (fmt === 'table' || fmt === 'csv' || fmt === 'tsv')) {
+    const m = (body as any)?.message;
+    ctx.info(typeof m === 'string' && m ? m : `The answer has no ${spec.record ?? 'record'}; --json shows it.`);
+    return;
+  }
   if (ctx.globals.query) {
     await printQuery(ctx, jsonDocument(ctx, body, records));
   } else if (fmt === 'json') {
@@ -180,9 +189,7 @@ export async function emit(ctx: Context, body: unknown, view: View = {}): Promis
   } else if (fmt === 'csv' || fmt === 'tsv') {
     writeDelimited(ctx, fmt, records, flatColumns(records, view.columns, fields));
   } else if (spec.kind === 'record') {
-    if (!records.length) {
-      if (typeof (body as any)?.message === 'string') ctx.info((body as any).message);
-    } else if (view.card && !fields) {
+    if (view.card && !fields) {
       ctx.io.stdout.write(view.card(records[0], style(ctx), body).replace(/\n?$/, '\n'));
     } else {
       keyValueTable(ctx, flatten(fields ? selectFields(records[0], fields) : records[0]));

@@ -167,3 +167,20 @@ describe('helpers', () => {
     expect(tsvCell('a\\b\nc')).toBe('a\\\\b\\nc');
   });
 });
+
+describe('a response without its record', () => {
+  const ORDER: OutputSpec = { kind: 'record', record: 'order', at: 'order' };
+  it('people get the message, --json the response, --fields an error (never an empty {})', async () => {
+    const body = { code: 200, success: true, message: 'Free order created.' };
+    const t = ctxFor({}, {}, ORDER);
+    await emit(t.ctx, body);
+    expect(t.out()).toBe('');
+    expect(t.err()).toBe('Free order created.\n');
+    const j = ctxFor({ json: true }, {}, ORDER);
+    await emit(j.ctx, body);
+    expect(JSON.parse(j.out())).toEqual(body);
+    const f = ctxFor({ json: true, fields: ['id'] }, {}, ORDER);
+    await expect(emit(f.ctx, body)).rejects.toThrow(/has no order, so --fields has nothing to select/);
+    expect(f.out()).toBe('');
+  });
+});
