@@ -4,7 +4,7 @@
 import { Command, Option } from 'commander';
 import { EXIT_CODE_HELP } from './errors.js';
 import { VERSION } from './version.js';
-import { configureHelpLayout } from './commands/help/layout.js';
+import { addCommandStubs, configureHelpLayout } from './commands/help/layout.js';
 import { completesProfiles } from './commands/completion/model.js';
 
 export { VERSION };
@@ -71,10 +71,54 @@ export const GROUPS: Record<string, () => Promise<Register>> = {
 };
 
 /**
- * Where argv leads: `version` (no command word, --version before any --help: the root alone
- * answers), a group's name, or `full` (help, completion, a bare `bookdist`, an unknown word).
+ * What the root help lists, in the full tree's order: each top-level command as [term,
+ * description] and each bulk entry point. `bookdist --help` shows these without loading any group
+ * (loading them all costs more than Node's own start-up); a test checks them against the full
+ * tree, so they cannot drift from the commands' definitions.
  */
-export function route(argv: string[], root: Command = rootCommand()): { kind: 'version' } | { kind: 'group'; name: string } | { kind: 'full' } {
+export const ROOT_LISTING = {
+  commands: [
+    ['status', 'show the service index: API versions and host'],
+    ['whoami', 'show the calling account: profile and scopes'],
+    ['describe [options]', 'list every endpoint of the service with its fields'],
+    ['api [options] <method> <path>', 'send a raw signed request, like `gh api`'],
+    ['profile', 'manage stored profiles: service URL, username and credentials'],
+    ['sandbox', 'run the local sandbox service and its testing controls'],
+    ['book', 'look up, search and list books; reader URLs; processing'],
+    ['user', 'create, invite and look up users; their orders and purchases'],
+    ['order', 'report orders, refund them, create free orders'],
+    ['codes', 'generate redemption codes and read their statistics'],
+    ['import', 'search imported titles that are not for sale yet'],
+    ['access', "grant or revoke a user's access to a book"],
+    ['offers', 'price offers for an ISBN and pre-filled cart links'],
+    ['completion <shell>', 'print a shell completion script (bash, zsh or fish)'],
+    ['help [command...]', 'show the help of a command, e.g. `bookdist help book get`'],
+  ],
+  bulk: [
+    ['book get --isbn-file', 'look up every ISBN in a file'],
+    ['book get --hash-id-file', 'look up every hash id in a file'],
+    ['book process --from-file', 'read hash ids from FILE, one per line'],
+    ['codes generate', 'generate redemption codes for a book, any number, resumably'],
+    ['access allow --from-csv', 'grant one per row of a CSV file'],
+    ['access revoke --from-csv', 'revoke one per row of a CSV file'],
+  ],
+} as const;
+
+/** The root with stub commands from ROOT_LISTING: enough for the root help, nothing runs. */
+export function rootHelpProgram(): Command {
+  return addCommandStubs(rootCommand(), ROOT_LISTING.commands, ROOT_LISTING.bulk);
+}
+
+/**
+ * Where argv leads: `version` (no command word, --version before any --help: the root alone
+ * answers), `root-help` (no command word and no --version: a bare `bookdist`, `-h`, `--help`,
+ * global options alone — all answered by the root help), a group's name, or `full` (help,
+ * completion, `--`, an unknown word).
+ */
+export function route(
+  argv: string[],
+  root: Command = rootCommand(),
+): { kind: 'version' } | { kind: 'root-help' } | { kind: 'group'; name: string } | { kind: 'full' } {
   const takesValue = new Set<string>();
   for (const o of root.options) {
     if (o.required || o.optional) {
@@ -83,10 +127,15 @@ export function route(argv: string[], root: Command = rootCommand()): { kind: 'v
     }
   }
   let version = false;
+  let help = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--') return { kind: 'full' };
-    if (a === '-h' || a === '--help') return { kind: 'full' };
+    if (a === '-h' || a === '--help') {
+      // --help before a command word is commander's root help only when no word follows.
+      help = true;
+      continue;
+    }
     if (a === '-V' || a === '--version') {
       version = true;
       continue;
@@ -95,17 +144,19 @@ export function route(argv: string[], root: Command = rootCommand()): { kind: 'v
       if (takesValue.has(a)) i++;
       continue;
     }
-    if (version) return { kind: 'full' };
+    if (version || help) return { kind: 'full' };
     return Object.hasOwn(GROUPS, a) ? { kind: 'group', name: a } : { kind: 'full' };
   }
-  return version ? { kind: 'version' } : { kind: 'full' };
+  if (version) return help ? { kind: 'full' } : { kind: 'version' };
+  return { kind: 'root-help' };
 }
 
-/** The command tree argv needs: the root plus one group, the root alone, or the whole tree. */
+/** The command tree argv needs: the root plus one group, the root alone (with stubs for its help), or the whole tree. */
 export async function programFor(argv: string[]): Promise<Command> {
   const root = rootCommand();
   const where = route(argv, root);
   if (where.kind === 'version') return root;
+  if (where.kind === 'root-help') return addCommandStubs(root, ROOT_LISTING.commands, ROOT_LISTING.bulk);
   if (where.kind === 'group') {
     (await GROUPS[where.name]())(root);
     return root;

@@ -75,6 +75,18 @@ describe('bookdist help', () => {
     expect(flag.stdout).not.toContain('__reference');
   });
 
+  it.each(['80', '200'])('the real CLI\'s root help (--help, -h, bare) at %s columns is the full tree\'s, byte for byte', async (cols) => {
+    const env = { COLUMNS: cols };
+    const [topic, ...roots] = await Promise.all([runCli(['help'], { env }), runCli(['--help'], { env }), runCli(['-h'], { env }), runCli([], { env })]);
+    expect(topic.code).toBe(0);
+    expect(topic.stdout).toMatch(/^Bulk jobs/m);
+    for (const r of roots) {
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(topic.stdout);
+    }
+    expect(Math.max(...topic.stdout.split('\n').map((l) => l.length))).toBeLessThanOrEqual(Number(cols));
+  });
+
   it('an alias names the same command', async () => {
     const [alias, name] = await Promise.all([run(['help', 'profile', 'ls']), run(['profile', 'list', '--help'])]);
     expect(alias.stdout).toBe(name.stdout);

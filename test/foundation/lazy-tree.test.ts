@@ -4,7 +4,8 @@
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
-import { GROUPS, programFor, route } from '../../src/root.js';
+import { GROUPS, ROOT_LISTING, programFor, rootHelpProgram, route } from '../../src/root.js';
+import { bulkEntries } from '../../src/commands/help/layout.js';
 
 const FULL_TREE_ONLY = ['completion', '__reference', 'help'];
 
@@ -26,8 +27,11 @@ describe('lazy command tree', () => {
     expect(route(['book', 'get', '--help'])).toEqual({ kind: 'group', name: 'book' });
     expect(route(['--version'])).toEqual({ kind: 'version' });
     expect(route(['-q', '-V'])).toEqual({ kind: 'version' });
-    for (const argv of [[], ['--help'], ['-h', 'book'], ['help', 'book'], ['completion', 'bash'], ['bok'], ['--', 'book'], ['--json']]) {
+    for (const argv of [['-h', 'book'], ['--help', 'bok'], ['-V', '--help'], ['--help', '-V'], ['help', 'book'], ['completion', 'bash'], ['bok'], ['--', 'book']]) {
       expect(route(argv), argv.join(' ')).toEqual({ kind: 'full' });
+    }
+    for (const argv of [[], ['--help'], ['-h'], ['--json'], ['-o', 'json', '--help'], ['--profile', 'book', '-h']]) {
+      expect(route(argv), argv.join(' ')).toEqual({ kind: 'root-help' });
     }
   });
 
@@ -53,5 +57,25 @@ describe('lazy command tree', () => {
     // every command of the full tree but the tree walkers was compared
     const expected = [...full.keys()].filter((k) => k && !FULL_TREE_ONLY.includes(k.split(' ')[0])).length;
     expect(compared.size).toBe(expected);
+  });
+
+  it('the root help lists from ROOT_LISTING exactly what the full tree lists (so it cannot drift)', () => {
+    const full = buildProgram();
+    const helper = full.createHelp();
+    expect(ROOT_LISTING.commands).toEqual(helper.visibleCommands(full).map((c) => [helper.subcommandTerm(c), helper.subcommandDescription(c)]));
+    expect(ROOT_LISTING.bulk).toEqual(bulkEntries(full).map((b) => [b.term, b.description]));
+  });
+
+  it.each([80, 200, 40])('the root help without the groups is byte-identical to the full tree\'s at %i columns', async (width) => {
+    const at = (cmd: Command) => cmd.configureOutput({ getOutHelpWidth: () => width, getErrHelpWidth: () => width }).helpInformation();
+    const full = at(buildProgram());
+    expect(full).toMatch(/Bulk jobs .*\n {2}book get --isbn-file/);
+    expect(at(rootHelpProgram())).toBe(full);
+    for (const argv of [['--help'], [], ['-q', '-h']]) {
+      const root = await programFor(argv);
+      expect(at(root), argv.join(' ')).toBe(full);
+      // nothing but stubs: no group's commands were loaded
+      expect(root.commands.every((c) => c.commands.length === 0 && c.options.length === 0)).toBe(true);
+    }
   });
 });

@@ -32,7 +32,7 @@ async function packagesLoaded(args: string[], env: Record<string, string> = {}, 
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(s.replace(/\\/g, '/'));
     if (m) pkgs.add(m[1]);
   }
-  return { r, files, pkgs };
+  return { r, files, pkgs, sources };
 }
 
 describe('start-up', () => {
@@ -68,4 +68,17 @@ describe('start-up', () => {
       expect(HEAVY.filter((p) => pkgs.has(p))).toEqual([]);
     });
   }
+
+  it('the root help (--help, -h, a bare bookdist) loads no command group: the root lists them from its own table', async () => {
+    for (const args of [['--help'], ['-h'], []]) {
+      const { r, sources } = await packagesLoaded(args);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.stdout).toMatch(/^ {2}book +look up, search and list books/m);
+      expect(sources.some((s) => /src\/root\.ts$/.test(s)), 'the trace maps chunks to sources').toBe(true);
+      expect(sources.filter((s) => /src\/(program\.ts|commands\/(?!help\/|completion\/model)[^/]+\/)/.test(s)), args.join(' ')).toEqual([]);
+    }
+    // control: a group's help loads that group
+    const book = await packagesLoaded(['book', '--help']);
+    expect(book.sources.some((s) => /src\/commands\/book\//.test(s))).toBe(true);
+  });
 });

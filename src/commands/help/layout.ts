@@ -3,7 +3,7 @@
 // 80), examples are wrapped with shell continuations, the root groups its commands, and every
 // other command's help ends with the global options (as gh's INHERITED FLAGS). Only commander is
 // loaded here: help must stay as cheap as --version.
-import type { Command, Help, Option } from 'commander';
+import { Command, type Help, type Option } from 'commander';
 import { examplesFor } from '../define.js';
 
 /** The width help is laid out for: a terminal's columns, else $COLUMNS, else 80. */
@@ -179,6 +179,24 @@ function section(heading: string, items: string[]): string[] {
   return items.length ? [heading, ...items, ''] : [];
 }
 
+/**
+ * A root that lists its commands without their definitions (src/root.ts rootHelpProgram): the
+ * term each stub is listed by, and the bulk entries of the tree it stands for.
+ */
+const stubTerms = new WeakMap<Command, string>();
+const stubBulk = new WeakMap<Command, Array<{ term: string; description: string }>>();
+
+/** Add to `root` one stub command per [term, description] (term as the full tree lists it). */
+export function addCommandStubs(root: Command, commands: ReadonlyArray<readonly [string, string]>, bulk: ReadonlyArray<readonly [string, string]>): Command {
+  for (const [term, description] of commands) {
+    const stub = new Command(term.split(/[ |]/)[0]).description(description);
+    stubTerms.set(stub, term);
+    root.addCommand(stub);
+  }
+  stubBulk.set(root, bulk.map(([term, description]) => ({ term, description })));
+  return root;
+}
+
 function formatHelp(cmd: Command, helper: Help): string {
   const width = helper.helpWidth ?? 80;
   const isRoot = !cmd.parent;
@@ -186,7 +204,8 @@ function formatHelp(cmd: Command, helper: Help): string {
   const options = helper.visibleOptions(cmd);
   const globals = isRoot ? [] : visibleGlobalOptions(cmd, helper);
   const commands = helper.visibleCommands(cmd);
-  const bulk = isRoot ? bulkEntries(cmd) : [];
+  const bulk = isRoot ? (stubBulk.get(cmd) ?? bulkEntries(cmd)) : [];
+  const commandTerm = (c: Command) => stubTerms.get(c) ?? helper.subcommandTerm(c);
   // One term column for the whole page, so every section lines up.
   const termWidth = Math.min(
     32,
@@ -195,7 +214,7 @@ function formatHelp(cmd: Command, helper: Help): string {
       ...args.map((a) => helper.argumentTerm(a).length),
       ...options.map((o) => helper.optionTerm(o).length),
       ...globals.map((o) => helper.optionTerm(o).length),
-      ...commands.map((c) => helper.subcommandTerm(c).length),
+      ...commands.map((c) => commandTerm(c).length),
       ...bulk.map((b) => b.term.length),
     ),
   );
@@ -215,11 +234,11 @@ function formatHelp(cmd: Command, helper: Help): string {
       groups.get(g)!.push(c);
     }
     const [first, ...rest] = [...groups];
-    out.push(...section(first[0], first[1].map((c) => row(helper.subcommandTerm(c), helper.subcommandDescription(c)))));
+    out.push(...section(first[0], first[1].map((c) => row(commandTerm(c), helper.subcommandDescription(c)))));
     out.push(...section('Bulk jobs (streamed from a file, resumable, exit 6 on partial failure):', bulk.map((b) => row(b.term, b.description))));
-    for (const [heading, cs] of rest) out.push(...section(heading, cs.map((c) => row(helper.subcommandTerm(c), helper.subcommandDescription(c)))));
+    for (const [heading, cs] of rest) out.push(...section(heading, cs.map((c) => row(commandTerm(c), helper.subcommandDescription(c)))));
   } else {
-    out.push(...section('Commands:', commands.map((c) => row(helper.subcommandTerm(c), helper.subcommandDescription(c)))));
+    out.push(...section('Commands:', commands.map((c) => row(commandTerm(c), helper.subcommandDescription(c)))));
   }
   const examples = examplesFor(cmd);
   if (examples.length) out.push('Examples:', ...examples.flatMap((e) => formatExample(e, width)), '');
