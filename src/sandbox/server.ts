@@ -26,6 +26,20 @@ export interface FaultOptions {
   kinds: Array<'503' | '429' | 'reset'>;
   /** Added to every (non-control) request. */
   latencyMs?: number;
+  /** Draw faults from this seeded sequence instead of Math.random: the same requests in the same order get the same faults (tests). */
+  seed?: number;
+}
+
+/** A small seeded generator (mulberry32): numbers in [0, 1), the same sequence for the same seed. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 export interface SandboxOptions {
@@ -62,6 +76,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   const log = opts.log;
   const faults = opts.faults && opts.faults.kinds.length ? opts.faults : undefined;
   const latency = opts.faults?.latencyMs ?? 0;
+  const random = faults?.seed !== undefined ? seededRandom(faults.seed) : Math.random;
 
   const tick = () => {
     try {
@@ -84,8 +99,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
       log?.(`${req.method} ${path} ${res.statusCode} ${Math.round(performance.now() - started)}ms ${account}`);
     });
     const isControl = isControlPath(path);
-    if (faults && !isControl && Math.random() < faults.rate) {
-      const kind = faults.kinds[Math.floor(Math.random() * faults.kinds.length)];
+    if (faults && !isControl && random() < faults.rate) {
+      const kind = faults.kinds[Math.floor(random() * faults.kinds.length)];
       if (kind === 'reset') {
         log?.(`${req.method} ${path} reset 0ms -`);
         req.socket.destroy();

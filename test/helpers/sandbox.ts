@@ -29,7 +29,7 @@ export interface TestSandboxOptions {
   /** Delay before the worker completes a queued book (default 2000 ms). */
   processDelayMs?: number;
   /** Fault injection for client tests. Never applies to /_sandbox/ control routes. */
-  faults?: { rate: number; kinds: Array<'503' | '429' | 'reset'>; latencyMs?: number };
+  faults?: { rate: number; kinds: Array<'503' | '429' | 'reset'>; latencyMs?: number; seed?: number };
   /** Collect the server's request log lines. */
   log?: (line: string) => void;
 }
