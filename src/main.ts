@@ -85,6 +85,15 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     io.stdout.write(VERSION + '\n');
     return 0;
   }
+  // The root help (a bare `bookdist`, -h, --help) from the root's own table: no commander, no
+  // command group. Anything else with the root help (global options before -h) goes through
+  // commander with the same table as stub commands (src/root.ts programFor).
+  if (argv.length === 0 || (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h'))) {
+    const { rootHelpText } = await import('./root-help.js');
+    const { helpWidth } = await import('./commands/help/page.js');
+    io.stdout.write(rootHelpText(helpWidth(io.stdout, io.env)));
+    return 0;
+  }
   // Only the command group argv names (the whole tree for help, completion and the like).
   const { programFor } = await import('./root.js');
   const { setContextFactory, exitCodeOf } = await import('./commands/define.js');

@@ -6,10 +6,11 @@ import { EXIT_CODE_HELP } from './errors.js';
 import { VERSION } from './version.js';
 import { addCommandStubs, configureHelpLayout } from './commands/help/layout.js';
 import { completesProfiles } from './commands/completion/model.js';
+import { OUTPUT_FORMATS, ROOT_DESCRIPTION, ROOT_HELP_AFTER, ROOT_LISTING, ROOT_OPTIONS } from './root-help.js';
 
 export { VERSION };
+export { OUTPUT_FORMATS, ROOT_LISTING };
 
-export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
 
 export function exitCodesText(): string {
   return (
@@ -24,27 +25,14 @@ export function rootCommand(): Command {
   const program = new Command('bookdist');
   // Before any command is added: every command inherits the help layout.
   configureHelpLayout(program);
-  program
-    .description(
-      'Admin and partner CLI for the digital book distribution service. ' +
-        'With no profile configured it talks to a local sandbox of the whole service.',
-    )
-    .version(VERSION, '-V, --version', 'print the version')
-    .addOption(completesProfiles(new Option('--profile <name>', 'stored profile to use (env BOOKDIST_PROFILE)')))
-    .addOption(new Option('--base-url <url>', 'service base URL (env BOOKDIST_BASE_URL)'))
-    .addOption(new Option('-o, --output <format>', 'output format').choices([...OUTPUT_FORMATS]))
-    .addOption(new Option('--json', 'print JSON (same as -o json)'))
-    .addOption(new Option('--fields <paths>', 'only these fields of each record, dotted paths relative to the record, comma-separated (e.g. hash_id,status.is_active)'))
-    .addOption(new Option('--query <expr>', 'JMESPath expression over what --json prints (e.g. "results[].hash_id")'))
-    .addOption(new Option('--color <when>', 'colour output; auto is off when piped, with NO_COLOR or TERM=dumb').choices(['auto', 'always', 'never']).default('auto'))
-    .addOption(new Option('--no-color', 'no colour (same as --color never)'))
-    .addOption(new Option('--timeout <duration>', 'time limit per request (e.g. 30s, 2m)').default('30s'))
-    .addOption(new Option('--retries <n>', 'retries on 429, 503 and dropped connections').default('3'))
-    .addOption(new Option('--debug', 'trace requests and responses on stderr (secrets redacted); stack traces'))
-    .addOption(new Option('-q, --quiet', 'no notices or progress on stderr, only errors'))
-    .addOption(new Option('-y, --yes', 'assume yes for confirmations (required in scripts)'))
-    .addOption(new Option('--dry-run', 'print the request as a curl line (secrets redacted) and send nothing'))
-    .addHelpText('after', '\nExit codes are documented by `bookdist help exit-codes`.');
+  program.description(ROOT_DESCRIPTION).version(VERSION, '-V, --version', 'print the version');
+  for (const o of ROOT_OPTIONS) {
+    const option = new Option(o.flags, o.description);
+    if (o.choices) option.choices([...o.choices]);
+    if (o.default !== undefined) option.default(o.default);
+    program.addOption(o.flags.startsWith('--profile ') ? completesProfiles(option) : option);
+  }
+  program.addHelpText('after', ROOT_HELP_AFTER);
   return program;
 }
 
@@ -69,40 +57,6 @@ export const GROUPS: Record<string, () => Promise<Register>> = {
   access: () => import('./commands/access/index.js').then((m) => m.registerAccess),
   offers: () => import('./commands/offers/index.js').then((m) => m.registerOffers),
 };
-
-/**
- * What the root help lists, in the full tree's order: each top-level command as [term,
- * description] and each bulk entry point. `bookdist --help` shows these without loading any group
- * (loading them all costs more than Node's own start-up); a test checks them against the full
- * tree, so they cannot drift from the commands' definitions.
- */
-export const ROOT_LISTING = {
-  commands: [
-    ['status', 'show the service index: API versions and host'],
-    ['whoami', 'show the calling account: profile and scopes'],
-    ['describe [options]', 'list every endpoint of the service with its fields'],
-    ['api [options] <method> <path>', 'send a raw signed request, like `gh api`'],
-    ['profile', 'manage stored profiles: service URL, username and credentials'],
-    ['sandbox', 'run the local sandbox service and its testing controls'],
-    ['book', 'look up, search and list books; reader URLs; processing'],
-    ['user', 'create, invite and look up users; their orders and purchases'],
-    ['order', 'report orders, refund them, create free orders'],
-    ['codes', 'generate redemption codes and read their statistics'],
-    ['import', 'search imported titles that are not for sale yet'],
-    ['access', "grant or revoke a user's access to a book"],
-    ['offers', 'price offers for an ISBN and pre-filled cart links'],
-    ['completion <shell>', 'print a shell completion script (bash, zsh or fish)'],
-    ['help [command...]', 'show the help of a command, e.g. `bookdist help book get`'],
-  ],
-  bulk: [
-    ['book get --isbn-file', 'look up every ISBN in a file'],
-    ['book get --hash-id-file', 'look up every hash id in a file'],
-    ['book process --from-file', 'read hash ids from FILE, one per line'],
-    ['codes generate', 'generate redemption codes for a book, any number, resumably'],
-    ['access allow --from-csv', 'grant one per row of a CSV file'],
-    ['access revoke --from-csv', 'revoke one per row of a CSV file'],
-  ],
-} as const;
 
 /** The root with stub commands from ROOT_LISTING: enough for the root help, nothing runs. */
 export function rootHelpProgram(): Command {

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
 import { GROUPS, ROOT_LISTING, programFor, rootHelpProgram, route } from '../../src/root.js';
 import { bulkEntries } from '../../src/commands/help/layout.js';
+import { rootHelpText } from '../../src/root-help.js';
 
 const FULL_TREE_ONLY = ['completion', '__reference', 'help'];
 
@@ -71,6 +72,13 @@ describe('lazy command tree', () => {
     const full = at(buildProgram());
     expect(full).toMatch(/Bulk jobs .*\n {2}book get --isbn-file/);
     expect(at(rootHelpProgram())).toBe(full);
+    // the commander-free page `bookdist --help` prints: the full tree's help and its after-text
+    let printed = '';
+    buildProgram()
+      .configureOutput({ getOutHelpWidth: () => width, writeOut: (s) => void (printed += s) })
+      .outputHelp();
+    expect(printed.startsWith(full)).toBe(true);
+    expect(rootHelpText(width)).toBe(printed);
     for (const argv of [['--help'], [], ['-q', '-h']]) {
       const root = await programFor(argv);
       expect(at(root), argv.join(' ')).toBe(full);

@@ -69,16 +69,18 @@ describe('start-up', () => {
     });
   }
 
-  it('the root help (--help, -h, a bare bookdist) loads no command group: the root lists them from its own table', async () => {
+  it('the root help (--help, -h, a bare bookdist) loads no command group and not commander: the root renders it from its own table', async () => {
     for (const args of [['--help'], ['-h'], []]) {
-      const { r, sources } = await packagesLoaded(args);
+      const { r, sources, pkgs } = await packagesLoaded(args);
+      expect(pkgs.has('commander'), args.join(' ')).toBe(false);
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.stdout).toMatch(/^ {2}book +look up, search and list books/m);
-      expect(sources.some((s) => /src\/root\.ts$/.test(s)), 'the trace maps chunks to sources').toBe(true);
+      expect(sources.some((s) => /src\/root-help\.ts$/.test(s)), 'the trace maps chunks to sources').toBe(true);
       expect(sources.filter((s) => /src\/(program\.ts|commands\/(?!help\/|completion\/model)[^/]+\/)/.test(s)), args.join(' ')).toEqual([]);
     }
     // control: a group's help loads that group
     const book = await packagesLoaded(['book', '--help']);
     expect(book.sources.some((s) => /src\/commands\/book\//.test(s))).toBe(true);
+    expect(book.pkgs.has('commander')).toBe(true);
   });
 });
