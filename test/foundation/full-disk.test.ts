@@ -1,5 +1,5 @@
 // Output to a full disk (/dev/full): one clear line on stderr and exit 1, never a stack trace.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,5 +24,18 @@ describe.runIf(existsSync('/dev/full'))('writing to a full disk', () => {
     } finally {
       closeSync(fd);
     }
+  });
+
+  it('bookdist --version / -V > /dev/full (the launcher\'s own fast path, run as a shell runs it): the same line, exit 1', () => {
+    const home = mkdtempSync(join(tmpdir(), 'bookdist-full-'));
+    for (const flag of ['--version', '-V']) {
+      const r = spawnSync('sh', ['-c', `"${BIN}" ${flag} > /dev/full`], { env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8' });
+      expect(r.status, flag).toBe(1);
+      expect(r.stderr).toBe('bookdist: cannot write the output (ENOSPC); nothing more was written.\n');
+    }
+    // control: to a working stdout it prints the version
+    const ok = spawnSync('sh', ['-c', `"${BIN}" --version`], { env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8' });
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
   });
 });
