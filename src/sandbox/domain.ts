@@ -399,9 +399,19 @@ function bookSearch(c: HandlerCtx): Record<string, unknown> {
     args.push(...(p.hash_ids as string[]).map((h) => h.toLowerCase()));
   }
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const count = store.get(`SELECT count(*) AS n FROM books ${w}`, ...args)!;
   const rows = store.all(`SELECT * FROM books ${w} ORDER BY id LIMIT ? OFFSET ?`, ...args, limit, offset);
-  return { count: count.n, results: bookViews(store, rows, now) };
+  const count = countFromPage(rows.length, limit, offset) ?? store.get(`SELECT count(*) AS n FROM books ${w}`, ...args)!.n;
+  return { count, results: bookViews(store, rows, now) };
+}
+
+/**
+ * The total of a listing when its page tells it: a page shorter than `limit` is the last one, so
+ * the total is `offset` plus its rows (a search that fits one page costs one query, not two).
+ * Undefined when the page is full, or empty past the first page (the offset may be past the end).
+ */
+function countFromPage(rows: number, limit: number, offset: number): number | undefined {
+  if (rows < limit && (rows > 0 || offset === 0)) return offset + rows;
+  return undefined;
 }
 
 function like(word: string): string {
@@ -550,8 +560,8 @@ function importSearch(c: HandlerCtx): Record<string, unknown> {
   const { limit, offset } = paging(p);
   const { where, args } = titleAuthorIsbnFilters(p, 'imports');
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const count = c.store.get(`SELECT count(*) AS n FROM imports ${w}`, ...args)!.n;
   const rows = c.store.all(`SELECT * FROM imports ${w} ORDER BY id LIMIT ? OFFSET ?`, ...args, limit, offset);
+  const count = countFromPage(rows.length, limit, offset) ?? c.store.get(`SELECT count(*) AS n FROM imports ${w}`, ...args)!.n;
   return {
     count,
     limit,

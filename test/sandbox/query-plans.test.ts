@@ -173,6 +173,9 @@ describe('query plans on a grown database', () => {
     expect(await titles('Led%er')).toEqual([]);
     expect(await titles('Volume 49999 River')).toEqual([]); // 49999 % 4 = 3: a Forest volume
     expect(await titles('Volume 49999 Forest')).toEqual(['Grown Volume 49999 of the Forest Series']);
+    // The count is the same whether the page tells it (a short page) or a count query does.
+    const countOf = async (payload: Record<string, unknown>) => (await call('partner', 'book.search', { payload })).body.count;
+    for (const [offset, limit] of [[0, 50], [5, 3], [8, 50], [20, 5]]) expect(await countOf({ title: 'Volume 4999', offset, limit })).toBe(15); // 4999, 14999 … 44999, 49990 … 49999
     const list = await call('partner', 'book.index', { payload: { offset: 30_000, limit: 500 } });
     expect(list.body.results).toHaveLength(500);
     expect(list.body.count).toBe(BOOKS + 17); // 17 seeded books of the partner's two publishers
