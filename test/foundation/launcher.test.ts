@@ -154,5 +154,4 @@ describe('bin/bookdist launcher', () => {
       }
     }
   });
-
 });
