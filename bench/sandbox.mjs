@@ -28,7 +28,7 @@ export async function startBenchSandbox(opts = {}) {
   // A database grown far past the seed (the throughput bench): rows added through a second
   // connection before anyone is told the sandbox serves.
   if (opts.grow) (await import('./grow-db.mjs')).growSandboxDb(join(dir, 'sandbox.db'), opts.grow);
-  const creds = await (await fetch(server.url + '/_sandbox/credentials')).json();
+  const creds = await (await fetch(server.url + '/_sandbox/credentials', { headers: { 'x-sandbox-secret': server.controlSecret } })).json();
   const env = {
     BOOKDIST_CONFIG_DIR: join(dir, 'config'),
     BOOKDIST_DATA_DIR: join(dir, 'data'),

@@ -115,7 +115,7 @@ _bookdist_flags() {
     'profile remove') REPLY='-h --help' ;;
     'profile check') REPLY='-h --help' ;;
     'sandbox') REPLY='-h --help' ;;
-    'sandbox serve') REPLY='--host --port --db --process-delay --fault-rate --fault --latency -h --help' ;;
+    'sandbox serve') REPLY='--host --expose --allow-host --port --db --process-delay --fault-rate --fault --latency -h --help' ;;
     'sandbox credentials') REPLY='--db -h --help' ;;
     'sandbox openapi') REPLY='--server -h --help' ;;
     'sandbox reset') REPLY='--db -h --help' ;;
@@ -179,6 +179,7 @@ _bookdist_flag() {
     'profile add/--username') REPLY='r-' ;;
     'profile add/--key-file') REPLY='rf' ;;
     'sandbox serve/--host') REPLY='r-' ;;
+    'sandbox serve/--allow-host') REPLY='r-' ;;
     'sandbox serve/--port') REPLY='r-' ;;
     'sandbox serve/--db') REPLY='rf' ;;
     'sandbox serve/--process-delay') REPLY='r-' ;;

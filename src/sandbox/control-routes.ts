@@ -1,8 +1,19 @@
 // The control routes of a running sandbox (/_sandbox/...): the testing controls over HTTP, for
 // `bookdist sandbox ... --url`, the test helper and partners' own test suites.
+//
+// They can move the clock, redeem codes and read the outbox, so they answer only a request that
+//   1. is addressed to the sandbox itself: its Host is the address the server is bound to (or
+//      a name allowed with --allow-host), which defeats DNS rebinding;
+//   2. comes from no foreign web page: an Origin header, when present, is the sandbox's own,
+//      and a POST body is JSON (a page can send text/plain or a form cross-origin without
+//      asking; application/json needs a CORS preflight, which the sandbox never grants);
+//   3. carries the control secret (header X-Sandbox-Secret) that `bookdist sandbox
+//      credentials` prints.
+// No private key is ever sent: the credentials route gives key file paths and public keys.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { advanceClock, clockInfo, credentials, listOutbox, recordUsage } from './control.js';
+import { advanceClock, clockInfo, CONTROL_SECRET_HEADER, credentials, isControlSecret, listOutbox, recordUsage } from './control.js';
 import type { RequestInfo, SandboxCore } from './core.js';
+import { hostName } from './hosts.js';
 import { redeemCode, runWorker } from './domain.js';
 import { bad, HttpError, readBody, sendError, sendJson, TEST_MODE, toHttpError } from './http.js';
 import { parseDuration } from './util.js';
@@ -12,10 +23,52 @@ export function isControlPath(pathname: string): boolean {
   return pathname === '/_sandbox' || pathname.startsWith('/_sandbox/');
 }
 
+/** Refuse a control request that is not addressed to us, comes from a foreign page, or lacks the secret. */
+function guard(core: SandboxCore, r: RequestInfo): void {
+  const { headers, method } = r;
+  const host = headers['host'] ?? '';
+  if (!/^[\w.\-:[\]]{1,255}$/.test(host) || !core.allowedHosts.has(hostName(host))) {
+    const allowed = [...core.allowedHosts].join(', ');
+    throw new HttpError(
+      403,
+      `Control routes answer only requests addressed to this sandbox (${allowed}), not "${host.slice(0, 100)}"; ` +
+        'start it with --allow-host <name> to allow another name.',
+    );
+  }
+  const origin = headers['origin'];
+  if (origin !== undefined && origin.toLowerCase() !== `http://${host.toLowerCase()}`) {
+    throw new HttpError(403, 'Control routes refuse cross-origin requests.');
+  }
+  const site = headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    throw new HttpError(403, 'Control routes refuse cross-origin requests.');
+  }
+  if (!isControlSecret(core.store, headers[CONTROL_SECRET_HEADER])) {
+    throw new HttpError(
+      401,
+      headers[CONTROL_SECRET_HEADER] === undefined
+        ? 'Control routes need the control secret in the X-Sandbox-Secret header; `bookdist sandbox credentials` prints it.'
+        : 'Wrong control secret; `bookdist sandbox credentials --db <the database this sandbox serves>` prints the right one.',
+    );
+  }
+  if (method === 'POST') {
+    const type = (headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    if (type !== 'application/json') throw new HttpError(415, 'Control routes take a JSON body (Content-Type: application/json).');
+  } else if (method !== 'GET') {
+    throw new HttpError(405, `Control routes take GET or POST, not ${method.slice(0, 10)}.`, {}, { allow: 'GET, POST' });
+  }
+}
+
 export async function serveControl(core: SandboxCore, req: IncomingMessage, res: ServerResponse, r: RequestInfo): Promise<void> {
   const { store } = core;
   const { method, url } = r;
   try {
+    try {
+      guard(core, r);
+    } catch (err) {
+      req.resume();
+      throw err;
+    }
     let body: any = {};
     if (method === 'POST') {
       const buf = await readBody(req);
@@ -35,9 +88,14 @@ export async function serveControl(core: SandboxCore, req: IncomingMessage, res:
     };
     let out: unknown;
     switch (route) {
-      case 'GET /_sandbox/credentials':
-        out = credentials(store);
+      case 'GET /_sandbox/credentials': {
+        // Usernames, key file paths, public keys, shared keys and the operator token (what
+        // `bookdist sandbox credentials` prints); never a private key, never the secret itself.
+        const c = credentials(store);
+        const acct = (a: typeof c.partner) => ({ username: a.username, key_file: a.key_file, public_key: a.public_key, shared_key: a.shared_key });
+        out = { partner: acct(c.partner), limited: acct(c.limited), operator_token: c.operator_token };
         break;
+      }
       case 'GET /_sandbox/clock':
         out = clockInfo(store);
         break;

@@ -1,5 +1,6 @@
 // Testing controls of the sandbox, shared by the /_sandbox/ routes and the `bookdist sandbox`
 // commands: credentials, clock, usage, outbox. (Redeeming a code lives in domain.ts.)
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, readFileSync, renameSync, writeFileSync, chmodSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -21,6 +22,30 @@ export interface SandboxCredentials {
   partner: AccountCredentials;
   limited: AccountCredentials;
   operator_token: string;
+  /** What the /_sandbox/ control routes require (header X-Sandbox-Secret). */
+  control_secret: string;
+}
+
+/** The header that carries the control secret to the /_sandbox/ routes. */
+export const CONTROL_SECRET_HEADER = 'x-sandbox-secret';
+
+/**
+ * The control secret of this database: made on first use, kept in the database (so every
+ * process on it agrees, and `sandbox reset` makes a new one).
+ */
+export function controlSecret(store: Store): string {
+  const have = store.meta('control_secret');
+  if (have) return have;
+  store.run('INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING', 'control_secret', randomBytes(24).toString('base64url'));
+  return store.meta('control_secret')!;
+}
+
+/** Is `given` the control secret of this database? (constant time) */
+export function isControlSecret(store: Store, given: string | undefined): boolean {
+  if (!given) return false;
+  const want = Buffer.from(controlSecret(store));
+  const got = Buffer.from(given.trim());
+  return got.length === want.length && timingSafeEqual(got, want);
 }
 
 const memoryKeyDirs = new WeakMap<Store, string>();
@@ -67,7 +92,7 @@ export function credentials(store: Store): SandboxCredentials {
     return { username: a.username, key_file, public_key: a.public_key, shared_key: a.shared_key, private_key: a.private_key };
   };
   const token = store.get('SELECT token FROM tokens ORDER BY rowid LIMIT 1');
-  return { partner: acct('partner'), limited: acct('limited'), operator_token: token?.token ?? '' };
+  return { partner: acct('partner'), limited: acct('limited'), operator_token: token?.token ?? '', control_secret: controlSecret(store) };
 }
 
 export function clockInfo(store: Store): { now: string; offset_ms: number } {

@@ -10,6 +10,11 @@ export interface SandboxCore {
   tick(): void;
   /** The TCP port the server listens on (set once it listens). */
   port: number;
+  /**
+   * Host names (lower case, IPv6 in brackets, no port) that the control routes answer: the
+   * address the server is bound to, and names given with `allowHosts`.
+   */
+  allowedHosts: ReadonlySet<string>;
 }
 
 /** One request as the dispatcher saw it: its method, URL, normalised headers and origin. */

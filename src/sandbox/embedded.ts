@@ -11,6 +11,8 @@ export interface EmbeddedSandbox {
   keyPem: string;
   sharedKey: string;
   operatorToken: string;
+  /** The control secret of its /_sandbox/ routes. */
+  controlSecret: string;
   /** Path of the partner's private key file (0600), next to the database. */
   keyFile: string;
   dbPath: string;
@@ -39,6 +41,7 @@ export async function startEmbedded(opts: { dataDir: string; log?: (line: string
     keyPem: c.partner.private_key,
     sharedKey: c.partner.shared_key,
     operatorToken: c.operator_token,
+    controlSecret: c.control_secret,
     keyFile: c.partner.key_file,
     dbPath,
     close: () => server.close(),

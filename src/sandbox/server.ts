@@ -10,6 +10,7 @@ import { cleanupKeyFiles, credentials, type SandboxCredentials } from './control
 import { isControlPath, serveControl } from './control-routes.js';
 import type { RequestInfo, SandboxCore } from './core.js';
 import { runWorker } from './domain.js';
+import { boundHostNames, hostName, isLoopback } from './hosts.js';
 import { HttpError, normalizeHeaders, sendError, sendJson, TEST_MODE } from './http.js';
 import { isPagePath, servePage } from './pages.js';
 import { ensureSeeded } from './seed.js';
@@ -52,6 +53,10 @@ export interface SandboxOptions {
   faults?: FaultOptions;
   /** One line per request: method, path, status, ms, account. */
   log?: (line: string) => void;
+  /** Required to listen on anything but loopback (`sandbox serve --expose`). */
+  expose?: boolean;
+  /** More names the control routes answer as Host (`sandbox serve --allow-host`). */
+  allowHosts?: string[];
 }
 
 export interface RunningSandbox {
@@ -59,15 +64,21 @@ export interface RunningSandbox {
   port: number;
   /** The seeded accounts' credentials (their key files written next to the database). */
   credentials: SandboxCredentials;
+  /** The control secret the /_sandbox/ routes require (header X-Sandbox-Secret). */
+  controlSecret: string;
   close(): Promise<void>;
 }
 
 export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox> {
+  const listenHost = opts.host ?? '127.0.0.1';
+  if (!isLoopback(listenHost) && !opts.expose) {
+    throw new Error(`listening on ${listenHost} exposes the sandbox to other machines; pass expose: true (sandbox serve --expose) to do it on purpose`);
+  }
   const store = new Store(opts.dbPath);
   let creds: SandboxCredentials;
   try {
     ensureSeeded(store);
-    creds = credentials(store); // writes the key files next to the database
+    creds = credentials(store); // writes the key files next to the database; makes the control secret
   } catch (err) {
     store.close();
     throw err;
@@ -89,7 +100,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   timer.unref();
   tick();
 
-  const core: SandboxCore = { store, delayMs, tick, port: 0 };
+  const allowedHosts = new Set([...boundHostNames(listenHost), ...(opts.allowHosts ?? []).map(hostName).filter(Boolean)]);
+  const core: SandboxCore = { store, delayMs, tick, port: 0, allowedHosts };
 
   const server = createServer({ keepAlive: true, keepAliveTimeout: 5000, requestTimeout: 30_000 }, (req, res) => {
     const started = performance.now();
@@ -161,21 +173,22 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 8710, opts.host ?? '127.0.0.1', () => {
+    server.listen(opts.port ?? 8710, listenHost, () => {
       server.off('error', reject);
       resolve();
     });
   });
   const port = (server.address() as AddressInfo).port;
   core.port = port;
-  const host = opts.host ?? '127.0.0.1';
-  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  const host = listenHost;
+  const urlHost = host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
 
   let closing: Promise<void> | undefined;
   return {
     url: `http://${urlHost}:${port}`,
     port,
     credentials: creds,
+    controlSecret: creds.control_secret,
     close() {
       closing ??= new Promise<void>((resolve) => {
         clearInterval(timer);

@@ -3,7 +3,7 @@
 // needs, and helpers for the sandbox's testing controls (clock, usage, redeem, outbox).
 //
 // Keep this signature stable: other engineers' e2e tests import it. Add, don't change.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '../../src/sandbox/server.js';
@@ -32,6 +32,8 @@ export interface TestSandboxOptions {
   faults?: { rate: number; kinds: Array<'503' | '429' | 'reset'>; latencyMs?: number; seed?: number };
   /** Collect the server's request log lines. */
   log?: (line: string) => void;
+  /** More Host names the control routes answer (as `sandbox serve --allow-host`). */
+  allowHosts?: string[];
 }
 
 export interface TestSandbox {
@@ -40,6 +42,8 @@ export interface TestSandbox {
   /** The SQLite file of this sandbox (inside a temp dir removed by close()). */
   dbPath: string;
   creds: { partner: TestAccount; limited: TestAccount; operatorToken: string };
+  /** The control secret of the /_sandbox/ routes (header X-Sandbox-Secret). Never print it. */
+  controlSecret: string;
   /** Environment for a spawned `bin/bookdist` talking to this sandbox as the seeded partner. */
   env: Record<string, string>;
   control: {
@@ -55,7 +59,7 @@ export interface TestSandbox {
     outbox(to?: string): Promise<OutboxMail[]>;
     /** Run the processing worker now, completing every queued book that is due. */
     runWorker(): Promise<any>;
-    /** Raw call of a /_sandbox/ control route. */
+    /** Raw call of a /_sandbox/ control route (with the control secret and a JSON body type). */
     call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: any }>;
   };
   close(): Promise<void>;
@@ -72,13 +76,15 @@ export async function startTestSandbox(opts: TestSandboxOptions = {}): Promise<T
     processDelayMs: opts.processDelayMs ?? 2000,
     faults: opts.faults,
     log: opts.log,
+    allowHosts: opts.allowHosts,
   });
   const url = server.url;
+  const controlSecret = server.controlSecret;
 
   const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
     const res = await fetch(url + path, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: { 'x-sandbox-secret': controlSecret, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -96,11 +102,12 @@ export async function startTestSandbox(opts: TestSandboxOptions = {}): Promise<T
     return r.body;
   };
 
+  // The private key never travels over HTTP: read it from its file, as a partner's client would.
   const c = await ok('GET', '/_sandbox/credentials');
   const account = (a: any): TestAccount => ({
     username: a.username,
     keyFile: a.key_file,
-    keyPem: a.private_key,
+    keyPem: readFileSync(a.key_file, 'utf8'),
     publicKey: a.public_key,
     sharedKey: a.shared_key,
   });
@@ -122,6 +129,7 @@ export async function startTestSandbox(opts: TestSandboxOptions = {}): Promise<T
     port: server.port,
     dbPath,
     creds,
+    controlSecret,
     env,
     control: {
       advanceClock: (by) => ok('POST', '/_sandbox/clock/advance', { by }),

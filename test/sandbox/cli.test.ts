@@ -38,10 +38,10 @@ function bookdist(args: string[], env: Record<string, string> = {}) {
 }
 
 /** Like bookdist(), without blocking the event loop (the in-process sandbox must answer). */
-function bookdistAsync(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function bookdistAsync(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const ch = spawn(process.execPath, [bin, ...args], {
-      env: { ...process.env, NO_COLOR: '1', BOOKDIST_CONFIG_DIR: join(tmp, 'config'), BOOKDIST_DATA_DIR: join(tmp, 'data') },
+      env: { ...process.env, NO_COLOR: '1', BOOKDIST_CONFIG_DIR: join(tmp, 'config'), BOOKDIST_DATA_DIR: join(tmp, 'data'), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -57,7 +57,8 @@ describe('bookdist sandbox controls on a shared database', () => {
     const r = bookdist(['sandbox', 'credentials', '--db', sb.dbPath, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
-    expect(Object.keys(j).sort()).toEqual(['limited', 'operator_token', 'partner']);
+    expect(Object.keys(j).sort()).toEqual(['control_secret', 'limited', 'operator_token', 'partner']);
+    expect(j.control_secret).toBe(sb.controlSecret);
     expect(Object.keys(j.partner).sort()).toEqual(['key_file', 'public_key', 'shared_key', 'username']);
     expect(j.partner.username).toBe(sb.creds.partner.username);
     expect(j.partner.key_file).toBe(sb.creds.partner.keyFile);
@@ -74,8 +75,19 @@ describe('bookdist sandbox controls on a shared database', () => {
     expect(after - before).toBeGreaterThanOrEqual(2 * 86_400_000);
     const show = JSON.parse(bookdist(['sandbox', 'clock', 'show', '--db', sb.dbPath, '--json']).stdout);
     expect(show.offset_ms).toBe(2 * 86_400_000);
-    const viaUrl = JSON.parse((await bookdistAsync(['sandbox', 'clock', 'show', '--url', sb.url, '--json'])).stdout);
+    // Over HTTP the control secret comes from the database named with --db, or from the environment.
+    const viaUrl = JSON.parse((await bookdistAsync(['sandbox', 'clock', 'show', '--url', sb.url, '--db', sb.dbPath, '--json'])).stdout);
     expect(viaUrl.offset_ms).toBe(2 * 86_400_000);
+    const viaEnv = await bookdistAsync(['sandbox', 'clock', 'show', '--url', sb.url, '--json'], { BOOKDIST_SANDBOX_SECRET: sb.controlSecret });
+    expect(viaEnv.code, viaEnv.stderr).toBe(0);
+    expect(JSON.parse(viaEnv.stdout).offset_ms).toBe(2 * 86_400_000);
+    const noSecret = await bookdistAsync(['sandbox', 'clock', 'show', '--url', sb.url]);
+    expect(noSecret.code).toBe(4);
+    expect(noSecret.stderr).toContain('BOOKDIST_SANDBOX_SECRET');
+    const wrong = await bookdistAsync(['sandbox', 'clock', 'advance', '1d', '--url', sb.url], { BOOKDIST_SANDBOX_SECRET: 'not-the-secret' });
+    expect(wrong.code).toBe(4);
+    expect(wrong.stderr).toContain('Wrong control secret');
+    expect(wrong.stderr).not.toContain(sb.controlSecret);
     expect(bookdist(['sandbox', 'clock', 'advance', 'soon', '--db', sb.dbPath]).code).toBe(2);
   });
 

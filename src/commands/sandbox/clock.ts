@@ -18,7 +18,7 @@ export const advance = {
   },
   async run(o: { ms: number; db?: string; url?: string }, ctx: Context) {
     let out: any;
-    if (o.url) out = strip(await controlCall(o.url, 'POST', '/_sandbox/clock/advance', { ms: o.ms }));
+    if (o.url) out = strip(await controlCall(ctx, { url: o.url, db: o.db }, 'POST', '/_sandbox/clock/advance', { ms: o.ms }));
     else {
       const store = await openStore(ctx, o.db);
       const { advanceClock } = await import('../../sandbox/control.js');
@@ -34,7 +34,7 @@ export const show = {
   },
   async run(o: { db?: string; url?: string }, ctx: Context) {
     let out: any;
-    if (o.url) out = strip(await controlCall(o.url, 'GET', '/_sandbox/clock'));
+    if (o.url) out = strip(await controlCall(ctx, { url: o.url, db: o.db }, 'GET', '/_sandbox/clock'));
     else {
       const store = await openStore(ctx, o.db);
       const { clockInfo } = await import('../../sandbox/control.js');

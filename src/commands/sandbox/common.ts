@@ -22,13 +22,51 @@ export async function openStore(ctx: Context, db: string | undefined) {
   return store;
 }
 
-/** Call a /_sandbox/ control route of a running sandbox. */
-export async function controlCall(url: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> {
+/** Where a running sandbox is: its URL, and the database it serves when the caller named it. */
+export interface ControlTarget {
+  url: string;
+  db?: string;
+}
+
+const SECRET_ENV = 'BOOKDIST_SANDBOX_SECRET';
+
+/**
+ * The control secret for a running sandbox: $BOOKDIST_SANDBOX_SECRET, else the secret kept in
+ * its database (--db, else the default sandbox.db when it exists). Never created here.
+ */
+async function controlSecretFor(ctx: Context, db: string | undefined): Promise<string | undefined> {
+  const fromEnv = ctx.io.env[SECRET_ENV]?.trim();
+  if (fromEnv) return fromEnv;
+  const path = await dbPathOf(ctx, db);
+  const { existsSync } = await import('node:fs');
+  if (path === ':memory:' || !existsSync(path)) return undefined;
+  const { Store } = await import('../../sandbox/store.js');
+  const store = new Store(path);
+  try {
+    if (!store.hasSchema()) return undefined;
+    const { controlSecret } = await import('../../sandbox/control.js');
+    return controlSecret(store);
+  } finally {
+    store.close();
+  }
+}
+
+/** Call a /_sandbox/ control route of a running sandbox, with its control secret. */
+export async function controlCall(ctx: Context, target: ControlTarget, method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> {
+  const { url } = target;
+  const secret = await controlSecretFor(ctx, target.db);
+  if (!secret) {
+    throw new CliError(
+      `The control routes of ${url} need its control secret: set ${SECRET_ENV} to the control_secret that ` +
+        '`bookdist sandbox credentials --db <its database>` prints, or add --db <its database>.',
+      ExitCode.AUTH,
+    );
+  }
   let res: Response;
   try {
     res = await fetch(url.replace(/\/+$/, '') + path, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: { 'x-sandbox-secret': secret, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err: any) {
@@ -40,6 +78,14 @@ export async function controlCall(url: string, method: 'GET' | 'POST', path: str
     json = JSON.parse(text);
   } catch {
     throw new CliError(`${url} did not answer like a sandbox (HTTP ${res.status}).`, ExitCode.ERROR);
+  }
+  if (res.status === 401 || res.status === 403) {
+    throw new CliError(
+      `${json?.message ?? `HTTP ${res.status}`} (set ${SECRET_ENV}, or --db <the database ${url} serves>)`,
+      ExitCode.AUTH,
+      undefined,
+      res.status,
+    );
   }
   if (res.status >= 400) throw toCliError(res.status, json?.message ?? `HTTP ${res.status}`);
   return json;

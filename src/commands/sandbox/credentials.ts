@@ -13,7 +13,7 @@ export async function run(o: { db?: string }, ctx: Context): Promise<void> {
   const { credentials } = await import('../../sandbox/control.js');
   const c = credentials(store);
   const acct = (a: typeof c.partner) => ({ username: a.username, key_file: a.key_file, public_key: a.public_key, shared_key: a.shared_key });
-  const data = { partner: acct(c.partner), limited: acct(c.limited), operator_token: c.operator_token };
+  const data = { partner: acct(c.partner), limited: acct(c.limited), operator_token: c.operator_token, control_secret: c.control_secret };
   await emit(ctx, data, {
     card: (d, s) =>
       [
@@ -26,6 +26,7 @@ export async function run(o: { db?: string }, ctx: Context): Promise<void> {
         `  key_file    ${d.limited.key_file}`,
         `  shared_key  ${d.limited.shared_key}`,
         `${s.bold('Operator token')}  ${d.operator_token}`,
+        `${s.bold('Control secret')}  ${d.control_secret}  (header X-Sandbox-Secret of the /_sandbox/ routes; $BOOKDIST_SANDBOX_SECRET for --url)`,
         s.dim('Public keys: --json. These are secrets of a local test service only.'),
       ].join('\n'),
   });

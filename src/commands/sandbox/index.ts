@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { action, collect, examples } from '../define.js';
 
 const DB_HELP = 'SQLite database of the sandbox (default: sandbox.db in the data directory, $BOOKDIST_DATA_DIR)';
-const URL_HELP = 'drive a running sandbox over HTTP (/_sandbox/ routes) instead of opening its database';
+const URL_HELP = 'drive a running sandbox over HTTP (/_sandbox/ routes) instead of opening its database; the control secret comes from $BOOKDIST_SANDBOX_SECRET or from --db';
 
 export function registerSandbox(program: Command): void {
   const group = program
@@ -22,8 +22,14 @@ export function registerSandbox(program: Command): void {
       group
         .command('serve')
         .summary('run the sandbox service in the foreground')
-        .description('Runs the service until Ctrl-C or SIGTERM, one log line per request on stderr (method, path, status, time, account). Prints the base URL on stdout.')
-        .option('--host <host>', 'interface to listen on', '127.0.0.1')
+        .description(
+          'Runs the service until Ctrl-C or SIGTERM, one log line per request on stderr (method, path, status, time, account). Prints the base URL on stdout. ' +
+            'The /_sandbox/ control routes answer only requests addressed to the bound address (or an --allow-host name), from no foreign web origin, ' +
+            'with a JSON body and the control secret (header X-Sandbox-Secret) that `bookdist sandbox credentials` prints.',
+        )
+        .option('--host <host>', 'interface to listen on (anything but loopback needs --expose)', '127.0.0.1')
+        .option('--expose', 'allow listening on a non-loopback interface (prints what that exposes)')
+        .option('--allow-host <name>', 'another Host name the /_sandbox/ control routes answer (repeatable)', collect)
         .option('--port <port>', 'TCP port (0 picks a free one; a port in use is an error)', '8710')
         .option('--db <path>', DB_HELP + '; :memory: for a throwaway database')
         .option('--process-delay <duration>', 'time the worker takes to process a queued book', '2s')
@@ -36,6 +42,7 @@ export function registerSandbox(program: Command): void {
       'bookdist sandbox serve',
       'bookdist sandbox serve --port 9000 --db ./dev.db --process-delay 500ms',
       'bookdist sandbox serve --fault-rate 0.1 --fault 503 --fault 429 --latency 50ms',
+      'bookdist sandbox serve --host 0.0.0.0 --expose --allow-host sandbox.internal',
     ],
   );
 

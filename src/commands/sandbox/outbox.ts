@@ -10,7 +10,7 @@ export function parse({ opts }: VerbInput) {
 
 export async function run(o: { to?: string; db?: string; url?: string }, ctx: Context): Promise<void> {
   let emails: any[];
-  if (o.url) emails = (await controlCall(o.url, 'GET', '/_sandbox/outbox' + (o.to ? `?to=${encodeURIComponent(o.to)}` : ''))).emails;
+  if (o.url) emails = (await controlCall(ctx, { url: o.url, db: o.db }, 'GET', '/_sandbox/outbox' + (o.to ? `?to=${encodeURIComponent(o.to)}` : ''))).emails;
   else {
     const store = await openStore(ctx, o.db);
     const { listOutbox } = await import('../../sandbox/control.js');

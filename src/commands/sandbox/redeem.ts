@@ -10,7 +10,7 @@ export function parse({ args, opts }: VerbInput) {
 
 export async function run(o: { code: string; username: string; db?: string; url?: string }, ctx: Context): Promise<void> {
   let out: any;
-  if (o.url) out = strip(await controlCall(o.url, 'POST', '/_sandbox/redeem', { code: o.code, username: o.username }));
+  if (o.url) out = strip(await controlCall(ctx, { url: o.url, db: o.db }, 'POST', '/_sandbox/redeem', { code: o.code, username: o.username }));
   else {
     const store = await openStore(ctx, o.db);
     const { redeemCode } = await import('../../sandbox/domain.js');

@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { parseDuration } from '../../util/duration.js';
 import type { VerbInput } from '../define.js';
+import { isLoopback } from '../../sandbox/hosts.js';
 import { dbPathOf } from './common.js';
 
 interface Options {
@@ -11,6 +12,8 @@ interface Options {
   db?: string;
   processDelayMs: number;
   faults?: { rate: number; kinds: Array<'503' | '429' | 'reset'>; latencyMs?: number };
+  expose: boolean;
+  allowHosts: string[];
 }
 
 export function parse({ opts }: VerbInput): Options {
@@ -29,7 +32,20 @@ export function parse({ opts }: VerbInput): Options {
   }
   if (rate > 0 && kinds.length === 0) kinds.push('503');
   const faults = rate > 0 || latencyMs ? { rate, kinds: kinds as Array<'503' | '429' | 'reset'>, latencyMs } : undefined;
-  return { host: String(opts.host), port, db: opts.db, processDelayMs: delay, faults };
+  const host = String(opts.host).trim();
+  if (!host) throw usageError('--host must name an interface address, such as 127.0.0.1.');
+  const expose = opts.expose === true;
+  if (!isLoopback(host) && !expose) {
+    throw usageError(
+      `--host ${host} would expose the sandbox to other machines (its service API with the seeded test accounts, ` +
+        'its reader and cart pages, and its control routes); add --expose to do that on purpose, or leave --host at 127.0.0.1.',
+    );
+  }
+  const allowHosts = ((opts.allowHost as string[] | undefined) ?? []).map((h) => h.trim());
+  for (const h of allowHosts) {
+    if (!/^[\w.\-:[\]]{1,255}$/.test(h)) throw usageError(`--allow-host must be a host name or address, such as sandbox.test, not "${h}".`);
+  }
+  return { host, port, db: opts.db, processDelayMs: delay, faults, expose, allowHosts };
 }
 
 export async function run(o: Options, ctx: Context): Promise<number> {
@@ -45,6 +61,8 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       processDelayMs: o.processDelayMs,
       faults: o.faults,
       log: (line) => ctx.io.stderr.write(line + '\n'),
+      expose: o.expose,
+      allowHosts: o.allowHosts,
     });
   } catch (e: any) {
     const where = `${o.host}:${o.port}`;
@@ -53,9 +71,17 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     if (e?.code === 'EADDRNOTAVAIL' || e?.code === 'ENOTFOUND') throw usageError(`--host ${o.host}: no such interface on this machine (e.g. 127.0.0.1 or 0.0.0.0).`);
     throw e;
   }
+  if (!isLoopback(o.host)) {
+    ctx.warn(
+      `--expose: the sandbox listens on ${o.host}:${server.port}, so every machine that can reach this one can use ` +
+        'its service API (anyone holding the seeded accounts\' keys or shared keys can act as them), open its reader and cart ' +
+        'pages, and, with the control secret, drive its control routes (clock, redeem, usage, outbox, worker, credentials ' +
+        'without private keys). Everything travels as plain HTTP. Use test data only.',
+    );
+  }
   ctx.io.stdout.write(server.url + '\n');
   ctx.info(`bookdist sandbox: serving ${server.url} (database ${dbPath}); Ctrl-C stops it.`);
-  ctx.info('Credentials: `bookdist sandbox credentials' + (o.db ? ` --db ${o.db}` : '') + '`.');
+  ctx.info('Credentials and the control secret of the /_sandbox/ routes: `bookdist sandbox credentials' + (o.db ? ` --db ${o.db}` : '') + '`.');
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) return resolve();
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });

@@ -26,7 +26,7 @@ export function parse({ opts }: VerbInput): Options {
 export async function run(o: Options, ctx: Context): Promise<void> {
   let out: any;
   if (o.url) {
-    out = strip(await controlCall(o.url, 'POST', '/_sandbox/usage', { username: o.username, hash_id: o.hashId, viewed: o.viewed, printed: o.printed }));
+    out = strip(await controlCall(ctx, { url: o.url, db: o.db }, 'POST', '/_sandbox/usage', { username: o.username, hash_id: o.hashId, viewed: o.viewed, printed: o.printed }));
   } else {
     const store = await openStore(ctx, o.db);
     const { recordUsage } = await import('../../sandbox/control.js');
