@@ -40,8 +40,7 @@ export function registerSandbox(program: Command): void {
     ),
     [
       'bookdist sandbox serve',
-      'bookdist sandbox serve --port 9000 --db ./dev.db --process-delay 500ms',
-      'bookdist sandbox serve --fault-rate 0.1 --fault 503 --fault 429 --latency 50ms',
+      'bookdist sandbox serve --port 9000 --db ./dev.db --fault-rate 0.1 --fault 503 --fault 429 --latency 50ms',
       'bookdist sandbox serve --host 0.0.0.0 --expose --allow-host sandbox.internal',
     ],
   );
