@@ -252,8 +252,8 @@ function orderRefund(c: HandlerCtx): HandlerResult {
     if (!order) throw notFound('Order not found');
     const all = orderItems(store, order.id);
     let named = all;
-    if (p.items !== undefined) {
-      if (p.items.length === 0) throw bad('Field "items" must list at least one item id.');
+    // No items, or an empty list (the reference clients' default `items=[]`): the whole order.
+    if (p.items !== undefined && p.items.length > 0) {
       named = [];
       for (const id of p.items as number[]) {
         const it = all.find((i) => i.id === id);
