@@ -71,7 +71,7 @@ export interface Endpoint {
   summary: string;
   /** Fields of the `request` payload (POST) or query (GET of listings/store). */
   fields: FieldDef[];
-  /** Fields that reference clients send but the service ignores (accepted, never an error). */
+  /** Fields that reference clients send but the service ignores (accepted when null or empty). */
   ignored?: string[];
   /** Where the payload goes for the client's method. */
   payloadIn: 'none' | 'body' | 'query';
@@ -236,6 +236,7 @@ export const ENDPOINTS: Endpoint[] = [
       f('last_name', 'string', 'last name'),
       f('passwd', 'string', 'password (at least 6 characters); generated when omitted'),
       f('passwd_confirm', 'string', 'the password again'),
+      f('profile', 'object', 'profile fields (address_1, city, zip, country, ...), as the Ruby reference client sends'),
       f('label', 'string', 'white label sub-domain'),
     ],
     payloadIn: 'body', idempotent: false,
@@ -296,7 +297,7 @@ export const ENDPOINTS: Endpoint[] = [
     fields: [
       f('order_id', 'integer', 'order to refund (or `id`)'),
       f('id', 'integer', 'alias of order_id'),
-      f('items', 'array<integer>', 'item ids, for a partial refund'),
+      f('items', 'array<integer>', 'item ids, for a partial refund; absent or empty: the whole order'),
       f('type', 'string', 'refund', false, { enum: ['refund'] }),
       f('send_email', 'boolean', 'e-mail the refund (default: the organization\'s setting, true)'),
     ],

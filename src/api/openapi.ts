@@ -19,6 +19,9 @@ function resolveRefs<T>(v: T): T {
   return v;
 }
 
+/** validate.ts refuses a NUL character in any string (SQLite would cut the text at it). */
+const NO_NUL = '^[^\\u0000]*$';
+
 const BOOLEAN_TEXT = ['true', 'True', 'TRUE', '1', 'false', 'False', 'FALSE', '0', ''];
 
 /** The JSON Schema of one request field, as the service accepts it (validate.ts). */
@@ -33,6 +36,7 @@ export function fieldSchema(f: FieldDef, inQuery = false): Schema {
       if (f.format === 'decimal') s.pattern = '^\\s*\\d{1,9}(\\.\\d{1,2})?\\s*$';
       if (f.format === 'username') s.pattern = '^[0-9a-fA-F]{30}$';
       if (f.format === 'hash_id') s.pattern = '^[0-9a-fA-F]{40}$';
+      s.pattern ??= NO_NUL;
       break;
     case 'integer':
       s.type = 'integer';
@@ -53,7 +57,7 @@ export function fieldSchema(f: FieldDef, inQuery = false): Schema {
       s.description = `${f.description} (YYYY-MM-DD, YYYY-MM-DD HH:MM[:SS] or ISO 8601; UTC unless a zone is given)`;
       break;
     case 'array<string>': {
-      const items = { type: 'string', maxLength: MAX_STRING };
+      const items = { type: 'string', maxLength: MAX_STRING, pattern: NO_NUL };
       if (inQuery) Object.assign(s, { type: 'array', items, maxItems: MAX_ARRAY });
       else s.anyOf = [{ type: 'array', items, maxItems: MAX_ARRAY }, { ...items, description: 'one value, as a list of one' }];
       break;
@@ -65,7 +69,7 @@ export function fieldSchema(f: FieldDef, inQuery = false): Schema {
       s.$ref = 'Address';
       break;
     case 'object':
-      Object.assign(s, { type: 'object', maxProperties: 50, additionalProperties: { type: ['string', 'null'], maxLength: 200 } });
+      Object.assign(s, { type: 'object', maxProperties: 50, additionalProperties: { type: ['string', 'null'], maxLength: 200, pattern: NO_NUL } });
       break;
   }
   return s;

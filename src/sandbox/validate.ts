@@ -42,7 +42,12 @@ export function validatePayload(ep: Endpoint, raw: Record<string, unknown>, from
   for (const [name, value] of Object.entries(raw)) {
     const f = fields.get(name);
     if (!f) {
-      if (ignored.has(name) || fromQuery) continue;
+      if (fromQuery) continue;
+      if (ignored.has(name)) {
+        // Sent by a reference client, always; empty it means nothing, filled it asks for what the sandbox lacks.
+        if (value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) continue;
+        throw bad(`Field "${name}" is not supported by the sandbox; send [] or leave it out.`);
+      }
       throw bad(`Unknown field "${name}".`);
     }
     if (value === null || value === undefined) continue;
@@ -59,6 +64,7 @@ function coerce(f: FieldDef, v: unknown, fromQuery: boolean): unknown {
   switch (f.type) {
     case 'string': {
       if (typeof v !== 'string') throw bad(`Field "${name}" must be a string.`);
+      noNul(name, v);
       const max = f.maxLength ?? MAX_STRING;
       if (v.length > max) throw bad(`Field "${name}" is too long (at most ${max} characters).`);
       return v;
@@ -95,6 +101,7 @@ function coerce(f: FieldDef, v: unknown, fromQuery: boolean): unknown {
       if (arr.length > MAX_ARRAY) throw bad(`Field "${name}" has too many entries (at most ${MAX_ARRAY}).`);
       for (const s of arr) {
         if (typeof s !== 'string') throw bad(`Field "${name}" must be an array of strings.`);
+        noNul(name, s);
         if (s.length > MAX_STRING) throw bad(`Field "${name}" has an entry that is too long (at most ${MAX_STRING} characters).`);
       }
       return arr;
@@ -114,6 +121,7 @@ function coerce(f: FieldDef, v: unknown, fromQuery: boolean): unknown {
         if (!ADDRESS_FIELDS.has(k)) throw bad(`Unknown field "${name}.${k}".`);
         if (x === null || x === undefined) continue;
         if (typeof x !== 'string') throw bad(`Field "${name}.${k}" must be a string.`);
+        noNul(`${name}.${k}`, x);
         if (x.length > 200) throw bad(`Field "${name}.${k}" is too long (at most 200 characters).`);
         out[k] = x;
       }
@@ -127,6 +135,7 @@ function coerce(f: FieldDef, v: unknown, fromQuery: boolean): unknown {
       for (const [k, x] of entries) {
         if (x === null || x === undefined) continue;
         if (typeof x !== 'string') throw bad(`Field "${name}.${k}" must be a string.`);
+        noNul(`${name}.${k}`, x);
         if (x.length > 200) throw bad(`Field "${name}.${k}" is too long (at most 200 characters).`);
         out[k] = x;
       }
@@ -141,6 +150,14 @@ function integerRange(f: FieldDef): string {
   if (f.min === 0) return 'a non-negative integer';
   if (f.min !== undefined) return `an integer of at least ${f.min}`;
   return `an integer of at most ${f.max}`;
+}
+
+/**
+ * A NUL character is never part of a name, title or address, and SQLite would cut the text at
+ * it (a title of "\0..." would match every book): refuse it, naming the field.
+ */
+function noNul(name: string, v: string): void {
+  if (v.includes('\u0000')) throw bad(`Field "${name}" must not contain a NUL character (\\u0000).`);
 }
 
 /** `limit` and `offset` of a listing (decisions.md: default 50, max 500, 0 = default). */
