@@ -144,7 +144,9 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
     const method = (req.method ?? 'GET').toUpperCase();
     let url: URL;
     try {
-      url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+      // Origin-form targets are joined to the base as text: `//` (the Ruby client's index) is a path, not a host.
+      const target = req.url ?? '/';
+      url = target.startsWith('/') ? new URL('http://sandbox.invalid' + target) : new URL(target, 'http://sandbox.invalid');
     } catch {
       req.resume();
       return sendError(res, new HttpError(400, 'Malformed request URL.'), false);

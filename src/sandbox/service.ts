@@ -18,7 +18,11 @@ export async function serveApi(
 ): Promise<void> {
   const { store } = core;
   const { method, url, headers } = r;
-  const pathname = url.pathname;
+  // The Ruby reference client appends a second `/` to every URL it builds: after the path
+  // (`/v1/book/isbn/<isbn>//`), or after the query when there is one (`?limit=500&offset=0/`).
+  // A deployment behind nginx (merge_slashes) sees neither; neither does the sandbox.
+  const pathname = url.pathname.replace(/\/{2,}$/, '/');
+  const query = url.search.endsWith('/') ? new URLSearchParams(url.search.slice(1, -1)) : url.searchParams;
   let match;
   try {
     match = matchRoute(pathname);
@@ -39,7 +43,7 @@ export async function serveApi(
     // Body first (the signature covers the raw `request` text), then who is calling.
     let requestText: string | undefined;
     let fromQuery = false;
-    let fields = url.searchParams;
+    let fields = query;
     if (method === 'POST') {
       const body = parseBody(await readBody(req), headers['content-type']);
       requestText = body.requestText;
@@ -47,7 +51,7 @@ export async function serveApi(
       if (body.form) (fields = body.form), (fromQuery = true);
     } else {
       req.resume();
-      if (url.searchParams.has('request')) requestText = url.searchParams.get('request') ?? undefined;
+      if (query.has('request')) requestText = query.get('request') ?? undefined;
       else fromQuery = true;
     }
 
@@ -74,7 +78,7 @@ export async function serveApi(
       caller,
       payload,
       params,
-      query: url.searchParams,
+      query,
       now: store.now(),
       origin: r.origin,
       hostName: r.host.replace(/:\d+$/, ''),
