@@ -397,9 +397,14 @@ export function reseed(store: Store): void {
   store.db.exec('PRAGMA foreign_keys = OFF');
   try {
     store.tx(() => {
+      // The control secret guards a running server's /_sandbox/ routes: it outlives a reset, so
+      // a `sandbox serve` on this file and whoever holds its secret keep working (delete the
+      // file for a new one).
+      const controlSecret = store.hasSchema() ? store.meta('control_secret') : undefined;
       store.dropAll();
       store.createSchema();
       writeSeed(store, secrets);
+      if (controlSecret) store.setMeta('control_secret', controlSecret);
     });
   } finally {
     store.db.exec('PRAGMA foreign_keys = ON');

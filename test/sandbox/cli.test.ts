@@ -124,6 +124,8 @@ describe('bookdist sandbox controls on a shared database', () => {
     expect(b.partner.username).toBe(a.partner.username);
     expect(b.operator_token).not.toBe(a.operator_token);
     expect(b.partner.public_key).not.toBe(a.partner.public_key);
+    // The control secret outlives a reset: a running `sandbox serve` on the file keeps its callers.
+    expect(b.control_secret).toBe(a.control_secret);
   });
 });
 
