@@ -92,7 +92,7 @@ beforeAll(async () => {
   sb = await startTestSandbox();
   // In-process (the real main(), the real HTTP client, the sandbox over HTTP): seven runs of
   // thirty commands would take minutes as processes on a busy machine.
-  cli = inProcess({ ...sb.env, COLUMNS: '250' });
+  cli = inProcess({ ...sb.env, BOOKDIST_SANDBOX_SECRET: sb.controlSecret, COLUMNS: '250' });
   spawned = cliFor(sb, { COLUMNS: '250' });
   const user = await newUser();
   fixtures = { user, order: await newOrder(user) };
