@@ -143,7 +143,7 @@ _bookdist_flags() {
     'order refund') REPLY='--order-id --item --send-email --no-email -h --help' ;;
     'order free') REPLY='--username --hash-id --expires --label -h --help' ;;
     'codes') REPLY='-h --help' ;;
-    'codes generate') REPLY='--hash-id --org --count --limit-days --expires --samples --label --batch-size --concurrency --out --resume -h --help' ;;
+    'codes generate') REPLY='--hash-id --org --count --limit-days --expires --samples --label --batch-size --concurrency --out --resume --restart -h --help' ;;
     'codes summary') REPLY='-h --help' ;;
     'import') REPLY='-h --help' ;;
     'import search') REPLY='--title --author --isbn --limit --offset --all --no-check -h --help' ;;

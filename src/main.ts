@@ -13,6 +13,9 @@ export interface MainOptions {
   signals?: boolean;
 }
 
+/** Signals that stop a command: gracefully (a bulk job finishes its batches in flight) the first time. */
+const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
 let warningFilterInstalled = false;
 function filterExperimentalWarnings(): void {
   if (warningFilterInstalled) return;
@@ -59,12 +62,32 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   const controller = new AbortController();
   let trapped = false;
   let interrupts = 0;
+  let lastSignal = 0;
+  // `conf` loads `when-exit`, whose handler re-sends every signal it catches to this process
+  // (process.kill(process.pid, sig)): one Ctrl-C would arrive twice and count as the second,
+  // "exit at once" one. While our handler's signal is being dispatched, such a self-kill is
+  // dropped; and a repeat within a moment of the first (an echo from a handler that ran before
+  // ours) counts once. A person's second Ctrl-C still exits at once.
+  let swallowing = false;
+  const realKill = process.kill;
+  const killFilter = function (this: unknown, pid: number, sig?: string | number) {
+    if (swallowing && pid === process.pid && typeof sig === 'string' && SIGNALS.includes(sig as NodeJS.Signals)) return true;
+    return realKill.call(process, pid, sig as any);
+  } as typeof process.kill;
   const onSignal = (sig: NodeJS.Signals) => {
+    const now = Date.now();
+    swallowing = true;
+    setImmediate(() => (swallowing = false));
+    if (interrupts > 0 && now - lastSignal < 250) return;
+    lastSignal = now;
     interrupts++;
     controller.abort(new CliError(`Interrupted (${sig}).`, ExitCode.INTERRUPTED));
     if (!trapped || interrupts > 1) {
       io.stderr.write('\nInterrupted.\n');
-      void Promise.allSettled(cleanups.map((fn) => fn())).finally(() => process.exit(ExitCode.INTERRUPTED));
+      // At once: cleanups get a moment, but a graceful close of the HTTP pool would wait for the
+      // requests in flight (what the first signal does); a bulk job's journal covers them.
+      const bounded = new Promise((r) => setTimeout(r, 200).unref());
+      void Promise.race([Promise.allSettled(cleanups.map((fn) => fn())), bounded]).finally(() => process.exit(ExitCode.INTERRUPTED));
     }
   };
   // `bookdist ... | head`: the reader went away. Stop quietly, as other Unix tools do.
@@ -75,8 +98,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     void Promise.allSettled(cleanups.map((fn) => fn())).finally(() => process.exit(broken ? ExitCode.OK : ExitCode.ERROR));
   };
   if (options.signals !== false) {
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    for (const sig of SIGNALS) process.on(sig, onSignal);
+    process.kill = killFilter;
     process.stdout.on('error', onPipeError);
   }
 
@@ -142,8 +165,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       } catch {}
     }
     if (options.signals !== false) {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      for (const sig of SIGNALS) process.off(sig, onSignal);
+      if (process.kill === killFilter) process.kill = realKill;
     }
     // The EPIPE listener stays: output still buffered may fail after main() returns.
   }

@@ -8,6 +8,11 @@ import { dirname } from 'node:path';
 export class DurableFile {
   private chain: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /**
+   * Fault injection for tests (BOOKDIST_FAULT_ENOSPC_AT): once the file would grow past this many
+   * bytes, the write stops there and fails with ENOSPC, as on a full disk.
+   */
+  failAfter?: number;
 
   private constructor(
     readonly path: string,
@@ -20,8 +25,9 @@ export class DurableFile {
    * Open for appending. `truncateTo` cuts the file first (drops a torn tail after a crash);
    * `fresh` creates it empty and fails if it exists.
    */
-  static async open(path: string, opts: { truncateTo?: number; fresh?: boolean } = {}): Promise<DurableFile> {
-    const fh = await open(path, opts.fresh ? 'wx' : 'a+', 0o644);
+  static async open(path: string, opts: { truncateTo?: number; fresh?: boolean; failAfter?: number } = {}): Promise<DurableFile> {
+    // 0600: code files and results hold bearer secrets and personal data.
+    const fh = await open(path, opts.fresh ? 'wx' : 'a+', 0o600);
     try {
       if (opts.truncateTo !== undefined) {
         await fh.truncate(opts.truncateTo);
@@ -29,7 +35,9 @@ export class DurableFile {
       }
       const { size } = await fh.stat();
       if (opts.fresh) syncDir(dirname(path));
-      return new DurableFile(path, fh, size);
+      const f = new DurableFile(path, fh, size);
+      f.failAfter = opts.failAfter;
+      return f;
     } catch (e) {
       await fh.close();
       throw e;
@@ -41,6 +49,12 @@ export class DurableFile {
     const buf = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
     const p = this.chain.then(async () => {
       let off = 0;
+      if (this.failAfter !== undefined && this.size + buf.length > this.failAfter) {
+        const room = Math.max(0, this.failAfter - this.size);
+        if (room) await this.fh.write(buf, 0, room, null);
+        this.size += room;
+        throw Object.assign(new Error(`ENOSPC: no space left on device, write '${this.path}'`), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+      }
       while (off < buf.length) {
         const { bytesWritten } = await this.fh.write(buf, off, buf.length - off, null);
         off += bytesWritten;
@@ -92,7 +106,7 @@ export function syncDir(dir: string): void {
 /** Write a small file atomically and durably (temp file, fsync, rename, fsync the directory). */
 export async function writeFileDurably(path: string, text: string): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}`;
-  const fh = await open(tmp, 'w', 0o644);
+  const fh = await open(tmp, 'w', 0o600);
   try {
     await fh.writeFile(text, 'utf8');
     await fh.sync();

@@ -11,13 +11,14 @@ export interface Progress {
   set(done: number): void;
   /** Change the total (e.g. after reading the input). */
   setTotal(total: number): void;
-  /** Print a line above the bar (the bar is redrawn below it). Goes to stderr unless quiet. */
-  log(line: string): void;
+  /** Print a line above the bar (the bar is redrawn below it). Goes to stderr unless quiet (or `always`). */
+  log(line: string, always?: boolean): void;
   /** Remove the bar. */
   stop(): void;
 }
 
 export interface ProgressOptions {
+  /** NaN when unknown (a streamed input): the bar shows the count and rate only. */
   total: number;
   /** Already done before this run (resume): counted in done/total, not in the rate. */
   initial?: number;
@@ -52,6 +53,7 @@ export function createProgress(ctx: Context, opts: ProgressOptions): Progress {
     const bar = '█'.repeat(filled) + '░'.repeat(width - filled);
     const eta = rate > 0 && total > done ? formatDuration(((total - done) / rate) * 1000) : done >= total ? 'done' : '--';
     const unit = opts.unit ? ` ${opts.unit}` : '';
+    if (!Number.isFinite(total)) return `${opts.label ? opts.label + ' ' : ''}${done.toLocaleString('en-US')}${unit}  ${Math.round(rate).toLocaleString('en-US')}/s`;
     return `${opts.label ? opts.label + ' ' : ''}${bar} ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')}${unit}  ${Math.round(rate).toLocaleString('en-US')}/s  ETA ${eta}`;
   };
   const draw = (force = false) => {
@@ -80,8 +82,8 @@ export function createProgress(ctx: Context, opts: ProgressOptions): Progress {
       total = t;
       draw(true);
     },
-    log(line) {
-      if (ctx.globals.quiet) return;
+    log(line, always) {
+      if (ctx.globals.quiet && !always) return;
       clear();
       err.write(line.endsWith('\n') ? line : line + '\n');
       draw(true);

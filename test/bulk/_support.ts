@@ -1,7 +1,8 @@
 // Shared pieces of the bulk e2e tests: the CLI bound to a sandbox, the code summary, reading code
 // files, and a probe of whether the service honours Idempotency-Key on code generation.
-import { readFileSync } from 'node:fs';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { BIN, runCli, type CliResult } from '../helpers/cli.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 import { authHeaders, formBody, loadRsaPrivateKey, pythonJson } from '../../src/api/wire.js';
 
@@ -50,4 +51,30 @@ export async function honoursIdempotencyKey(sb: TestSandbox, hashId: string): Pr
   const a = await send();
   const b = await send();
   return a.codes?.[0]?.code !== undefined && a.codes[0].code === b.codes?.[0]?.code;
+}
+
+/** Spawn bin/bookdist in the background (for kill and lock tests). */
+export function spawnCli(sb: TestSandbox, args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...sb.env, ...env } as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+  child.stdout.resume();
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((res) =>
+    child.on('close', (code, signal) => res({ code, signal, stderr })),
+  );
+  return { child, exited };
+}
+
+/** Wait until a CSV code file holds at least `min` codes (fails if the run ends first). */
+export async function waitForCodes(path: string, min: number, exited: Promise<unknown>): Promise<void> {
+  let done = false;
+  void exited.then(() => (done = true));
+  for (;;) {
+    if (existsSync(path) && readFileSync(path, 'utf8').split('\n').length - 2 >= min) return;
+    if (done) throw new Error('the run ended before it wrote codes');
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }

@@ -15,14 +15,16 @@ export function register(codes: Command): void {
             'to --out FILE (CSV with a header row: code,deactivation_date,limit_days,hash_id,batch; or NDJSON / ' +
             'JSON with -o) or to stdout. A progress bar (done/total, rate, ETA) is drawn on stderr when it is a ' +
             'terminal, never with --quiet.\n\n' +
-            'Nothing is lost or doubled: with --out, each batch is written and fsynced to FILE before it counts as ' +
-            'done, and FILE.bookdist-job records the job. After a crash, kill or Ctrl-C, run the same command with ' +
-            '--resume to generate exactly the remainder. Ctrl-C stops new batches, waits for those in flight and ' +
-            'exits 130 with the resume command. 429 and 503 answers and dropped connections are retried with ' +
-            'backoff (Retry-After honoured); a batch that still fails is reported and the job goes on, then ' +
-            'exits 6 (7 if the service stayed unavailable throughout) and --resume generates what is missing. ' +
-            'A connection dropped after a request was sent may have generated codes that never arrived: the ' +
-            'job then compares the service\'s code summary with the codes it received and says so.',
+            'Nothing is lost or doubled: with --out, FILE (created 0600) is locked for the run (a second job on it ' +
+            'exits 2 naming the first one\'s pid), each batch is written and fsynced to FILE before FILE.bookdist-job ' +
+            'records it as done, and every request carries an Idempotency-Key made of the job id and the batch ' +
+            'number. After a crash, kill -9, full disk or Ctrl-C, run the same command with --resume: a batch cut ' +
+            'short is fetched again with its original key (the service answers with the codes it already made), ' +
+            'so FILE ends with exactly --count codes. Ctrl-C stops new batches, waits for those in flight and ' +
+            'exits 130 with the resume command; a second Ctrl-C exits at once. 429 and 503 answers and dropped ' +
+            'connections are retried with backoff (Retry-After honoured; a wait over 2 s prints a line); a batch ' +
+            'that still fails is reported and the job goes on, then exits 6 (7 if the service stayed unavailable) ' +
+            'and --resume generates what is missing. The job ends with one summary line on stderr.',
         )
         .option('--hash-id <hash_id>', 'book to generate codes for (40 hex characters; required)')
         .option('--org <org>', 'organization the codes are for (required)')
@@ -31,10 +33,11 @@ export function register(codes: Command): void {
         .option('--expires <date>', 'hard date after which access ends (YYYY-MM-DD [HH:MM:SS] or ISO 8601)')
         .option('--samples', 'generate sample codes')
         .option('--label <subdomain>', 'white label sub-domain under your control')
-        .option('--batch-size <n>', 'codes per request (the service\'s maximum per request)', '1000')
+        .option('--batch-size <n>', 'codes per request, 1 to 1000 (the service\'s maximum per request)', '1000')
         .option('--concurrency <n>', 'requests in flight at once', '4')
         .option('--out <file>', 'write the codes to FILE (CSV unless -o ndjson|json); makes the job resumable')
-        .option('--resume', 'continue an interrupted job that wrote to --out FILE: generate exactly the remainder'),
+        .option('--resume', 'continue an interrupted job that wrote to --out FILE: generate exactly the remainder')
+        .option('--restart', 'abandon the interrupted job of --out FILE (the file is kept, renamed *.abandoned-*) and start over'),
       () => import('./generate.js'),
     ),
     [

@@ -1,0 +1,570 @@
+// The one job engine behind every bulk verb: a streamed source of batches → a bounded pool that
+// runs each batch (the verb's spec makes the requests, with the client's retries) → durable
+// output plus a journal → progress → one summary line → the exit code (0, 6 partial,
+// 7 unavailable, 130 interrupted). A verb supplies a JobSpec: how its input becomes batches, how a
+// batch becomes requests and result rows, and what a row's status means. Every guarantee lives
+// here, once:
+//
+// - Exclusive: with an output/results FILE the job holds FILE.bookdist-lock (pid) for its run.
+// - Exact: FILE.bookdist-job (the journal) holds a header (job id, the options that define the
+//   job) and one line per batch written *after* the batch's rows are fsynced to FILE: the batch
+//   number and the byte offset where FILE then ended. Batches are written and journalled one at a
+//   time, so the last journal line says where the valid part of FILE ends; bytes after it (a batch
+//   torn by a crash or a full disk, or bytes added by hand) are cut and reported, and that batch is
+//   run again with its original Idempotency-Key (`<job id>-<batch>`), so a service that honours the
+//   key answers with what it already made: nothing is generated twice or lost.
+// - Interruptible: the first SIGINT/SIGTERM/SIGHUP (ctx.signal) stops new batches; those in flight
+//   are written; the job exits 130 naming the resume command. main exits at once on a second one.
+// - Validated up front: FILE's directory, the lock, the journal, the options of a resumed job and
+//   the first batch of the input are checked before the first request.
+import { access, constants, rename, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { basename, dirname } from 'node:path';
+import type { Context, OutputFormat } from '../context.js';
+import type { ApiClient } from '../api/client.js';
+import { CliError, ExitCode, usageError } from '../errors.js';
+import { csvCell, tsvCell } from '../output/format.js';
+import { createRowWriter, type RowWriter } from '../output/index.js';
+import { formatDuration } from '../util/duration.js';
+import { DurableFile, fileSize, writeFileDurably } from './durable.js';
+import { acquireLock, type Lock } from './lock.js';
+import { runPool } from './pool.js';
+import { createProgress, type Progress } from './progress.js';
+import { callWithRetry, type Failure, type Outcome } from './retry.js';
+
+export const JOURNAL_SUFFIX = '.bookdist-job';
+export type FileFormat = 'csv' | 'tsv' | 'ndjson' | 'json';
+
+export interface Batch<I> {
+  /** 1-based, in source order; stable across runs of the same job. */
+  number: number;
+  items: I[];
+  /** Idempotency-Key for the batch's request(s): the same on every run of the job. */
+  key: string;
+}
+
+export interface BatchResult<R> {
+  /** Result rows, written durably before the batch counts as done. */
+  rows: R[];
+  /** Positions in `items` whose rows are not final: --resume runs them again. */
+  redo?: number[];
+  /** What failed in the batch (for the exit code: 7 when every failure is `unavailable`). */
+  failures?: Failure[];
+  /** Rows refused as invalid before anything was sent (make the exit code 6). */
+  invalid?: number;
+  /** Nothing to write: the batch is not done (--resume runs it again). */
+  notDone?: { interrupted: true } | { failure: Failure };
+  /** A failure that applies to every batch (bad key, bad book): stop the job. */
+  fatal?: Failure;
+}
+
+export interface JobTools {
+  api: ApiClient;
+  ctx: Context;
+  /** callWithRetry with the job's retries, signal and a line per long retry wait. */
+  call(name: string, args: { params?: Record<string, string | number>; payload?: Record<string, unknown> }, headers?: Record<string, string>): Promise<Outcome>;
+  /** A line above the progress bar. */
+  log(line: string): void;
+}
+
+export interface JobSpec<I, R extends Record<string, unknown>> {
+  /** `codes generate`, `access allow`: in messages and the resume command. */
+  verb: string;
+  /** Result columns, in order (files and stdout). */
+  columns: readonly string[];
+  /** What progress counts (`codes`, `rows`), and the expected total when known. */
+  unit: string;
+  total?: number;
+  /** Progress units of a batch (default: its items). */
+  weight?(items: I[]): number;
+  /** Batches in a stable order: the same options and input give the same batches on resume. */
+  source(): AsyncIterable<I[]>;
+  /** Run one batch. Must not throw for request failures (report them in the result). */
+  process(batch: Batch<I>, tools: JobTools): Promise<BatchResult<R>>;
+  /** Status of a row, counted in the summary. */
+  status(row: R): string;
+  /** One clause for the summary from the counts, e.g. "2500 codes" or "8 row(s): 3 ok, ...". */
+  describe(counts: Record<string, number>, stats: JobStats): string;
+  /** Durable output; without it rows go to stdout through the output layer. */
+  file?: { path: string; flag: string; display: string; format: FileFormat };
+  stdoutFormat?: OutputFormat;
+  /** Options that define the job (flag → value): --resume with another value is refused. */
+  identity: Record<string, unknown>;
+  resume: boolean;
+  restart: boolean;
+  concurrency: number;
+  /** The command that repeats the job (without --resume). */
+  command: string;
+  /** The resume advice without a file (stdout jobs), given the stats. */
+  stdoutResumeHint?(stats: JobStats): string;
+  /** Asked once the job is validated, before the first request (e.g. revoke's confirmation). */
+  confirm?(): Promise<void>;
+  /** In --dry-run: the request of the first batch is printed by the client; this says how many. */
+  dryRunNote?: string;
+}
+
+export interface JobStats {
+  /** Progress units done in earlier runs (resume). */
+  earlier: number;
+  /** Progress units done in this run. */
+  done: number;
+  total?: number;
+  batches: number;
+  /** Batches that failed as a whole (nothing written; --resume runs them again), and the last failure. */
+  failedBatches: number;
+  failedUnits: number;
+  lastFailure?: string;
+  elapsedMs: number;
+}
+
+interface JournalHeader {
+  v: 1;
+  verb: string;
+  job_id: string;
+  started: string;
+  format: FileFormat;
+  identity: Record<string, unknown>;
+}
+
+interface DoneLine {
+  b: number;
+  end: number;
+  redo?: number[];
+}
+
+// ---------------------------------------------------------------------------------------- files
+
+function header(fmt: FileFormat, columns: readonly string[]): string {
+  if (fmt === 'csv') return columns.map(csvCell).join(',') + '\n';
+  if (fmt === 'tsv') return columns.map(tsvCell).join('\t') + '\n';
+  if (fmt === 'json') return '[\n';
+  return '';
+}
+
+function encode(fmt: FileFormat, columns: readonly string[], rows: Array<Record<string, unknown>>, first: boolean): string {
+  let s = '';
+  for (const r of rows) {
+    if (fmt === 'csv') s += columns.map((c) => csvCell(r[c])).join(',') + '\n';
+    else if (fmt === 'tsv') s += columns.map((c) => tsvCell(r[c])).join('\t') + '\n';
+    else if (fmt === 'json') {
+      s += (first ? '' : ',') + JSON.stringify(r) + '\n';
+      first = false;
+    } else s += JSON.stringify(r) + '\n';
+  }
+  return s;
+}
+
+async function readJournal(path: string, flag: string, file: string): Promise<{ header: JournalHeader; done: DoneLine[]; validEnd: number } | undefined> {
+  let text: string;
+  try {
+    const { readFile } = await import('node:fs/promises');
+    text = await readFile(path, 'utf8');
+  } catch (e: any) {
+    if (e?.code === 'ENOENT') return undefined;
+    throw new CliError(`${basename(path)}: unreadable job journal (${e?.code ?? e?.message}).`, ExitCode.USAGE);
+  }
+  const damaged = (line: number, why: string) =>
+    new CliError(
+      `${flag} ${file}: the job journal ${basename(path)} is damaged at line ${line} (${why}); it was edited or written by something else. ` +
+        `Start over with --restart (${basename(file)} is kept, renamed with a .abandoned suffix), or restore the journal.`,
+      ExitCode.USAGE,
+    );
+  // Only complete lines count: a kill during the append of a line leaves it torn (cut on resume).
+  const end = text.lastIndexOf('\n') + 1;
+  const lines = text.slice(0, end).split('\n').slice(0, -1);
+  if (!lines.length) throw damaged(1, 'no header');
+  let h: JournalHeader;
+  try {
+    h = JSON.parse(lines[0]);
+  } catch {
+    throw damaged(1, 'not JSON');
+  }
+  if (h?.v !== 1 || typeof h.job_id !== 'string' || typeof h.identity !== 'object') throw damaged(1, 'not a job header');
+  const done: DoneLine[] = [];
+  for (let i = 1; i < lines.length; i++) {
+    let d: any;
+    try {
+      d = JSON.parse(lines[i]);
+    } catch {
+      throw damaged(i + 1, 'not JSON');
+    }
+    if (!Number.isInteger(d?.b) || d.b < 1 || !Number.isInteger(d?.end) || d.end < 0 || (d.redo !== undefined && !Array.isArray(d.redo))) throw damaged(i + 1, 'not a batch record');
+    if (done.length && d.end < done[done.length - 1].end) throw damaged(i + 1, 'the output offsets go backwards');
+    done.push(d);
+  }
+  return { header: h, done, validEnd: Buffer.byteLength(text.slice(0, end), 'utf8') };
+}
+
+function describeValue(v: unknown): string {
+  return v === undefined || v === null ? '(not given)' : typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+// ------------------------------------------------------------------------------------- the run
+
+export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec<I, R>, ctx: Context): Promise<number> {
+  const started = Date.now();
+  const file = spec.file;
+  const dry = Boolean(ctx.globals.dryRun);
+  ctx.noticesOnTtyOnly = true;
+
+  if ((spec.resume || spec.restart) && !file) throw usageError(`--${spec.resume ? 'resume' : 'restart'} continues a job that wrote to a file: give the same ${spec.verb === 'codes generate' ? '--out' : '--results'} FILE.`);
+  if (spec.resume && spec.restart) throw usageError('Give --resume or --restart, not both.');
+
+  // ---- validate the output side (no request yet)
+  let lock: Lock | undefined;
+  let out: DurableFile | undefined;
+  let journal: DurableFile | undefined;
+  let header_: JournalHeader | undefined;
+  const doneBefore = new Map<number, number[]>(); // batch → positions still to do ([] = complete)
+  let cleanup = async () => {};
+  if (file && !dry) {
+    const dir = dirname(file.path);
+    try {
+      await access(dir, constants.W_OK);
+    } catch {
+      throw usageError(`${file.flag} ${file.display}: cannot write in ${dir} (missing or not writable). Choose another path.`);
+    }
+    try {
+      if ((await stat(file.path)).isDirectory()) throw usageError(`${file.flag} ${file.display} is a directory; give a file path.`);
+    } catch (e: any) {
+      if (e instanceof CliError) throw e;
+    }
+    lock = acquireLock(file.path, file.flag, spec.resume || spec.restart);
+    cleanup = async () => {
+      await out?.close().catch(() => {});
+      await journal?.close().catch(() => {});
+      lock?.release();
+    };
+    try {
+      const jpath = file.path + JOURNAL_SUFFIX;
+      let saved = await readJournal(jpath, file.flag, file.display).catch(async (e) => {
+        if (spec.restart) return undefined;
+        throw e;
+      });
+      const size = await fileSize(file.path);
+      if (spec.restart && (size !== undefined || (await fileSize(jpath)) !== undefined)) {
+        if (size) {
+          const aside = `${file.path}.abandoned-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+          await rename(file.path, aside);
+          ctx.warn(`--restart: kept the earlier ${file.display} as ${basename(aside)}; starting over.`);
+        }
+        await rm(jpath, { force: true });
+        saved = undefined;
+      } else if (!saved && size && !spec.resume) {
+        throw usageError(`${file.flag} ${file.display} exists and is never overwritten. Choose another file, or remove it.`);
+      } else if (!saved && size && spec.resume) {
+        throw usageError(`${file.flag} ${file.display}: no interrupted job to resume (no ${basename(jpath)}: the job finished). Choose another file to start a new job.`);
+      } else if (saved && !spec.resume) {
+        throw usageError(`${file.flag} ${file.display}: an interrupted job left ${basename(jpath)}. Continue it with --resume, or start over with --restart.`);
+      }
+      if (saved) {
+        // Resume: the same job, or refuse naming what changed.
+        if (saved.header.verb !== spec.verb) throw usageError(`--resume: ${file.display} belongs to a \`${saved.header.verb}\` job, not \`${spec.verb}\`.`);
+        for (const [flag, value] of Object.entries({ ...saved.header.identity, ...spec.identity })) {
+          const was = saved.header.identity[flag];
+          const now = spec.identity[flag];
+          if (JSON.stringify(was) !== JSON.stringify(now)) {
+            throw usageError(`--resume: the job in ${file.display} was started with ${flag} ${describeValue(was)}, not ${describeValue(now)}${value === undefined ? '' : ''}. Give the same ${flag} (or start over with --restart).`);
+          }
+        }
+        if (saved.header.format !== file.format) throw usageError(`--resume: ${file.display} was written as ${saved.header.format}; give the same output format (-o ${saved.header.format}).`);
+        header_ = saved.header;
+        const hdr = header(file.format, spec.columns);
+        let validEnd = saved.done.length ? saved.done[saved.done.length - 1].end : Buffer.byteLength(hdr);
+        if (size === undefined) {
+          if (saved.done.length) ctx.warn(`${file.display} is gone; its batches are fetched again with their original keys.`);
+          await writeFileDurably(jpath, JSON.stringify(saved.header) + '\n');
+          saved.done = [];
+          validEnd = Buffer.byteLength(hdr);
+        } else if (size < validEnd) {
+          throw usageError(
+            `${file.flag} ${file.display} holds ${size} bytes but the job journal recorded ${validEnd}: the file was cut or edited. ` +
+              'Restore it, or start over with --restart (the file is kept with a .abandoned suffix).',
+          );
+        } else if (size > validEnd) {
+          ctx.warn(`${file.display}: cut ${size - validEnd} byte(s) after the last complete batch (a batch being written when the job stopped, or bytes added by hand); that batch is fetched again.`);
+        }
+        for (const d of saved.done) doneBefore.set(d.b, d.redo ?? []);
+        if (saved.validEnd < ((await fileSize(jpath)) ?? 0)) {
+          // A torn journal line: cut it so that the next line starts clean.
+          const j = await DurableFile.open(jpath, { truncateTo: saved.validEnd });
+          await j.close();
+        }
+        out = await DurableFile.open(file.path, { truncateTo: size === undefined || saved.done.length === 0 ? 0 : validEnd, failAfter: faultAt(ctx) });
+        if (out.size === 0) await out.appendDurably(hdr);
+      } else {
+        header_ = { v: 1, verb: spec.verb, job_id: randomBytes(8).toString('hex'), started: new Date().toISOString(), format: file.format, identity: spec.identity };
+        await writeFileDurably(jpath, JSON.stringify(header_) + '\n');
+        out = await DurableFile.open(file.path, { truncateTo: 0, failAfter: faultAt(ctx) });
+        await out.appendDurably(header(file.format, spec.columns));
+      }
+      journal = await DurableFile.open(jpath);
+    } catch (e) {
+      await cleanup();
+      throw e;
+    }
+  }
+  const jobId = header_?.job_id ?? randomBytes(8).toString('hex');
+
+  try {
+    // ---- the input's first batch is read (and checked) before the first request
+    const src = spec.source()[Symbol.asyncIterator]();
+    let first: IteratorResult<I[]>;
+    try {
+      first = await src.next();
+    } catch (e) {
+      throw e;
+    }
+    const api = await ctx.api();
+    if (dry) {
+      if (spec.dryRunNote) ctx.info(spec.dryRunNote);
+      if (!first.done) {
+        const tools = makeTools(spec, ctx, api, (l) => ctx.info(l));
+        await spec.process({ number: 1, items: first.value, key: `${jobId}-1` }, tools);
+      }
+      return ExitCode.OK;
+    }
+    await spec.confirm?.();
+    ctx.trapInterrupt();
+
+    // ---- run
+    const weight = spec.weight ?? ((items: I[]) => items.length);
+    let earlier = 0;
+    const progress = createProgress(ctx, { total: spec.total ?? NaN, unit: spec.unit, label: spec.verb });
+    const restoreNotices = routeNotices(ctx, progress);
+    const tools = makeTools(spec, ctx, api, (l) => progress.log(l));
+    const counts: Record<string, number> = {};
+    const failures: Failure[] = [];
+    let invalid = 0;
+    let notDone = 0;
+    let failedBatches = 0;
+    let failedUnits = 0;
+    let lastFailure: string | undefined;
+    let fatal: Failure | undefined;
+    let writeError: any;
+    let sourceError: any;
+    let done = 0;
+    let batches = 0;
+    const stop = new AbortController();
+    const signal = AbortSignal.any([ctx.signal, stop.signal]);
+    const writer: RowWriter | undefined = out ? undefined : createRowWriter(ctx, { columns: spec.columns.map((key) => ({ key })), format: spec.stdoutFormat });
+    let fileRows = out && file!.format === 'json' ? out.size > 2 : false;
+    let chain: Promise<unknown> = Promise.resolve();
+
+    /** Write a batch's rows durably, then journal it; one batch at a time, in completion order. */
+    const commit = (b: number, rows: R[], redo: number[] | undefined): Promise<void> => {
+      const p = chain.then(async () => {
+        if (writeError) throw writeError;
+        if (out) {
+          const text = encode(file!.format, spec.columns, rows, !fileRows);
+          if (rows.length) fileRows = true;
+          if (text) await out.appendDurably(text);
+          await journal!.appendDurably(JSON.stringify({ b, end: out.size, ...(redo?.length ? { redo } : {}) }) + '\n');
+        } else {
+          for (const r of rows) writer!.write(r);
+          await drained(ctx);
+        }
+      });
+      chain = p.catch(() => {});
+      return p;
+    };
+
+    let yielded = 0;
+    let handled = 0;
+    let sourceDone = false;
+    let redoLeft = false;
+    async function* plan(): AsyncGenerator<Batch<I> & { positions?: number[] }> {
+      let n = 0;
+      let r: IteratorResult<I[]> = first;
+      try {
+        for (;;) {
+          if (r.done) {
+            sourceDone = true;
+            return;
+          }
+          n++;
+          const prev = doneBefore.get(n);
+          if (prev === undefined) {
+            yielded++;
+            yield { number: n, items: r.value, key: `${jobId}-${n}` };
+          } else {
+            earlier += weight(r.value) - (prev.length ? weight(prev.map((i) => r.value[i]).filter((x) => x !== undefined)) : 0);
+            progress.set(earlier + done);
+            if (prev.length) yielded++;
+            if (prev.length) yield { number: n, items: prev.map((i) => r.value[i]).filter((x) => x !== undefined), key: `${jobId}-${n}`, positions: prev };
+          }
+          if (signal.aborted) return;
+          r = await src.next();
+        }
+      } catch (e) {
+        sourceError = e;
+        stop.abort();
+      }
+    }
+
+    await runPool(
+      plan(),
+      async (batch) => {
+        handled++;
+        let res: BatchResult<R>;
+        try {
+          res = await spec.process(batch, tools);
+        } catch (e: any) {
+          fatal = { kind: 'error', message: String(e?.message ?? e), exitCode: e?.exitCode ?? ExitCode.ERROR };
+          stop.abort();
+          return;
+        }
+        if (res.fatal) {
+          fatal ??= res.fatal;
+          stop.abort();
+          return;
+        }
+        if (res.notDone) {
+          notDone++;
+          if ('failure' in res.notDone) {
+            failures.push(res.notDone.failure);
+            failedBatches++;
+            failedUnits += weight(batch.items);
+            lastFailure = res.notDone.failure.message;
+          }
+          return;
+        }
+        const redo = res.redo?.map((i) => (batch.positions ? batch.positions[i] : i));
+        if (redo?.length) redoLeft = true;
+        try {
+          await commit(batch.number, res.rows, redo);
+        } catch (e) {
+          writeError ??= e;
+          stop.abort();
+          return;
+        }
+        batches++;
+        for (const r of res.rows) {
+          const s = spec.status(r);
+          counts[s] = (counts[s] ?? 0) + 1;
+        }
+        failures.push(...(res.failures ?? []));
+        invalid += res.invalid ?? 0;
+        done += weight(batch.items) - (res.redo?.length ? weight(res.redo.map((i) => batch.items[i])) : 0);
+        progress.set(earlier + done);
+      },
+      { concurrency: spec.concurrency, signal },
+    );
+    await chain;
+    progress.stop();
+    restoreNotices();
+    await writer?.end();
+
+    const stats: JobStats = { earlier, done, total: spec.total, batches, failedBatches, failedUnits, lastFailure, elapsedMs: Date.now() - started };
+    const where = file ? file.display : 'stdout';
+    const text = spec.describe(counts, stats);
+    const resume = file ? `${spec.command} --resume` : spec.stdoutResumeHint?.(stats);
+    const how = resume ? ` To continue, run:\n  ${resume}` : '';
+    const complete = sourceDone && yielded === handled && !fatal && !writeError && !sourceError && notDone === 0;
+
+    if (writeError) {
+      throw new CliError(
+        `${spec.verb}: writing ${where} failed: ${writeError.code ? `${writeError.code} (${String(writeError.message).replace(/^[A-Z]+: /, "")})` : writeError.message}. ${text}; every batch written before it is kept. ` +
+          `Make room (or fix the file's disk), then continue:\n  ${resume}`,
+        ExitCode.ERROR,
+      );
+    }
+    if (sourceError) {
+      const msg = sourceError instanceof CliError ? sourceError.message : String(sourceError?.message ?? sourceError);
+      throw new CliError(`${msg} ${text} before it.${file ? ` Fix the input, then continue:\n  ${resume}` : ''}`, sourceError?.exitCode ?? ExitCode.USAGE);
+    }
+    if (fatal) {
+      throw new CliError(`${spec.verb}: ${fatal.message} (${text}).${file && batches ? how : ''}`, fatal.exitCode, undefined, fatal.status);
+    }
+    if (ctx.signal.aborted && !complete) {
+      ctx.warn(`interrupted: ${text} → ${where}.${how}`);
+      return ExitCode.INTERRUPTED;
+    }
+    if (complete && !redoLeft) {
+      // Nothing left for --resume: close the job (the journal and lock go, a JSON array is closed).
+      if (out && file) {
+        if (file.format === 'json') await out.appendDurably(']\n');
+        await journal?.close();
+        await rm(file.path + JOURNAL_SUFFIX, { force: true });
+      }
+    }
+    const failed = failures.length > 0 || invalid > 0 || notDone > 0;
+    const line = `${spec.verb}: ${text} in ${formatDuration(stats.elapsedMs)}${file ? ` → ${file.display}` : ''}.`;
+    if (!failed) {
+      ctx.info(line);
+      return ExitCode.OK;
+    }
+    const redoable = failures.length > 0 || notDone > 0;
+    ctx.warn(line + (invalid ? ' Fix the invalid rows and run them again.' : '') + (redoable && resume ? ` To retry what failed, run:\n  ${resume}` : ''));
+    if (!invalid && failures.length && failures.every((f) => f.kind === 'unavailable')) return ExitCode.UNAVAILABLE;
+    return ExitCode.PARTIAL;
+  } finally {
+    await cleanup();
+  }
+}
+
+function faultAt(ctx: Context): number | undefined {
+  const v = ctx.io.env.BOOKDIST_FAULT_ENOSPC_AT;
+  return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
+}
+
+function makeTools<I, R extends Record<string, unknown>>(spec: JobSpec<I, R>, ctx: Context, api: ApiClient, log: (l: string) => void): JobTools {
+  const retries = ctx.globals.retries;
+  return {
+    api,
+    ctx,
+    log,
+    call: (name, args, headers) =>
+      callWithRetry(api, name, args, {
+        retries,
+        sleep: ctx.clock.sleep,
+        signal: ctx.signal,
+        headers,
+        onRetry: ({ attempt, reason, waitMs }) => {
+          if (waitMs >= 2000) log(`${spec.verb}: ${reason}; retry ${attempt} of ${retries} in ${(waitMs / 1000).toFixed(1)}s`);
+        },
+      }),
+  };
+}
+
+/** While the bar is drawn, notices and warnings go above it instead of over it. */
+function routeNotices(ctx: Context, progress: Progress): () => void {
+  const { info, warn } = ctx;
+  ctx.info = (m) => {
+    if (!ctx.globals.quiet) progress.log(m);
+  };
+  ctx.warn = (m) => progress.log(m, true);
+  return () => {
+    ctx.info = info;
+    ctx.warn = warn;
+  };
+}
+
+async function drained(ctx: Context): Promise<void> {
+  const out = ctx.io.stdout as any;
+  if (!out.writableNeedDrain) return;
+  await new Promise<void>((res) => {
+    const done = () => {
+      out.off('drain', done);
+      out.off('error', done);
+      out.off('close', done);
+      res();
+    };
+    out.once('drain', done);
+    out.once('error', done);
+    out.once('close', done);
+  });
+}
+
+/** Group a stream of items into arrays of `size`. */
+export async function* chunks<T>(items: AsyncIterable<T> | Iterable<T>, size: number): AsyncGenerator<T[]> {
+  let buf: T[] = [];
+  for await (const it of items) {
+    buf.push(it);
+    if (buf.length >= size) {
+      yield buf;
+      buf = [];
+    }
+  }
+  if (buf.length) yield buf;
+}

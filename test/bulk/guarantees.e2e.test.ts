@@ -1,0 +1,232 @@
+// The job engine's guarantees, end to end against a sandbox over HTTP, through `codes generate`
+// (codes are bearer secrets: the verb where a lost or doubled row costs most): exclusive, exact
+// under a full disk and kill -9 at random points, graceful on the first signal with a stored
+// profile present, validated before the first request, a corrupt journal with a way out.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
+import { cliFor, codesGenerated, csvCodes, spawnCli, waitForCodes, type Cli } from './_support.js';
+
+const BOOK = WELL_KNOWN.readme.hash_id;
+let sb: TestSandbox;
+let cli: Cli;
+let dir: string;
+
+beforeAll(async () => {
+  // A little latency per request, so that a job is still running when a test stops it.
+  sb = await startTestSandbox({ faults: { rate: 0, kinds: [], latencyMs: 40 } });
+  cli = cliFor(sb);
+  dir = mkdtempSync(join(tmpdir(), 'bookdist-guarantees-'));
+  // A stored profile: with config.json present, `conf` (and the package that re-sends signals) is in play.
+  mkdirSync(sb.env.BOOKDIST_CONFIG_DIR, { recursive: true, mode: 0o700 });
+  writeFileSync(join(sb.env.BOOKDIST_CONFIG_DIR, 'config.json'), JSON.stringify({ profiles: { spare: { baseUrl: 'http://127.0.0.1:9' } } }), { mode: 0o600 });
+});
+afterAll(async () => {
+  await sb.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const gen = (out: string, count: number, extra: string[] = []) => [
+  'codes', 'generate', '--hash-id', BOOK, '--org', 'acme', '--count', String(count), '--batch-size', '100', '--concurrency', '2', '--out', out, ...extra,
+];
+
+function expectExact(out: string, count: number) {
+  const codes = csvCodes(out);
+  expect(codes).toHaveLength(count);
+  expect(new Set(codes).size).toBe(count);
+  expect(existsSync(out + '.bookdist-job')).toBe(false);
+  expect(existsSync(out + '.bookdist-lock')).toBe(false);
+}
+
+describe('exclusive', () => {
+  it('a second job on the same file exits 2 naming the first one\'s pid; after kill -9, --resume takes the stale lock over', async () => {
+    const out = join(dir, 'twin.csv');
+    const count = 30_000;
+    const before = await codesGenerated(cli);
+    const first = spawnCli(sb, gen(out, count));
+    await waitForCodes(out, 100, first.exited);
+    for (const extra of [['--resume'], []]) {
+      const second = await cli(gen(out, count, extra));
+      expect(second.code, second.stderr).toBe(2);
+      // The pid of the process holding the lock (the launcher may have re-run bookdist under the pinned Node).
+      const owner = JSON.parse(readFileSync(out + '.bookdist-lock', 'utf8')).pid;
+      expect(second.stderr, second.stderr).toContain(`in use by another bookdist job (pid ${owner}`);
+    }
+    first.child.kill('SIGKILL');
+    await first.exited;
+    expect(existsSync(out + '.bookdist-lock')).toBe(true);
+    // Without --resume the stale lock is not taken: the message says how to continue.
+    const plain = await cli(gen(out, count));
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toMatch(/stopped without finishing.*--resume/s);
+    const r = await cli(gen(out, count, ['--resume']));
+    expect(r.code, r.stderr).toBe(0);
+    expectExact(out, count);
+    expect((await codesGenerated(cli)) - before).toBe(count);
+  });
+});
+
+describe('exact under faults', () => {
+  it('a full disk (ENOSPC injected in the write path): exit 1 with the resume command; --resume ends exact, the service counted exactly count', async () => {
+    const out = join(dir, 'full.csv');
+    const count = 3000;
+    const before = await codesGenerated(cli);
+    // The disk fills up part-way through a batch (~60 bytes a row): a torn batch is left in the file.
+    const full = spawnCli(sb, gen(out, count), { BOOKDIST_FAULT_ENOSPC_AT: '70000' });
+    const res = await full.exited;
+    expect(res.code, res.stderr).toBe(1);
+    expect(res.stderr).toMatch(/writing \S+full\.csv failed: ENOSPC/);
+    expect(res.stderr).toMatch(/--out \S+full\.csv --resume\n/);
+    expect(res.stderr).not.toMatch(/unexpected error/);
+    expect(statSync(out).size).toBe(70000);
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+
+    const r = await cli(gen(out, count, ['--resume']));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/cut \d+ byte\(s\) after the last complete batch/);
+    expectExact(out, count);
+    // The torn batch was fetched again with its Idempotency-Key, not generated anew.
+    expect((await codesGenerated(cli)) - before).toBe(count);
+  });
+
+  it('kill -9 at random points (several seeds), each followed by --resume: exact file, exact service delta', async () => {
+    for (const seed of [1, 7, 42]) {
+      const out = join(dir, `kill-${seed}.csv`);
+      const count = 3000;
+      const before = await codesGenerated(cli);
+      let rnd = seed;
+      const next = () => ((rnd = (rnd * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+      // Two kills per seed at random depths, then a resume that finishes.
+      for (let k = 0; k < 2; k++) {
+        const run = spawnCli(sb, gen(out, count, k ? ['--resume'] : []));
+        const already = existsSync(out) ? csvCodes(out).length : 0;
+        await waitForCodes(out, Math.min(count - 200, already + 100 + Math.floor(next() * 800)), run.exited).catch(() => {});
+        run.child.kill('SIGKILL');
+        await run.exited;
+      }
+      const r = await cli(gen(out, count, ['--resume']));
+      expect(r.code, `seed ${seed}: ${r.stderr}`).toBe(0);
+      expectExact(out, count);
+      expect((await codesGenerated(cli)) - before, `seed ${seed}`).toBe(count);
+    }
+  });
+
+  it('bytes appended to the code file by hand are reported and cut, never kept', async () => {
+    const out = join(dir, 'junk.csv');
+    const count = 3000;
+    const run = spawnCli(sb, gen(out, count));
+    await waitForCodes(out, 300, run.exited);
+    run.child.kill('SIGKILL');
+    await run.exited;
+    appendFileSync(out, 'NOT-A-CODE,,,,\n');
+    const r = await cli(gen(out, count, ['--resume']));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/cut \d+ byte\(s\)/);
+    expectExact(out, count);
+    expect(readFileSync(out, 'utf8')).not.toContain('NOT-A-CODE');
+  });
+});
+
+describe('graceful on the first signal, with a stored profile present', () => {
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    it(`${sig}: in-flight batches written, exit 130 with the resume command; --resume finishes exactly`, async () => {
+      const out = join(dir, `sig-${sig}.csv`);
+      const count = 4000;
+      const before = await codesGenerated(cli);
+      const run = spawnCli(sb, gen(out, count));
+      await waitForCodes(out, 200, run.exited);
+      run.child.kill(sig);
+      const res = await run.exited;
+      expect(res.code, res.stderr).toBe(130);
+      expect(res.stderr).toMatch(/interrupted: \d+ of 4000 codes generated/);
+      expect(res.stderr).toMatch(/To continue, run:\n {2}bookdist codes generate .*--resume\n/);
+      expect(res.stderr).not.toMatch(/^Interrupted\.$/m);
+      // Every batch that started was written whole.
+      expect(csvCodes(out).length % 100).toBe(0);
+      const r = await cli(gen(out, count, ['--resume']));
+      expect(r.code, r.stderr).toBe(0);
+      expectExact(out, count);
+      expect((await codesGenerated(cli)) - before).toBe(count);
+    });
+  }
+
+});
+
+describe('a second signal', () => {
+  let slow: TestSandbox;
+  beforeAll(async () => {
+    // Requests take 1.5 s: the first signal's wait for the batches in flight is long enough to interrupt.
+    slow = await startTestSandbox({ faults: { rate: 0, kinds: [], latencyMs: 1500 } });
+  });
+  afterAll(() => slow.close());
+
+  it('a second signal while the first waits for batches in flight exits at once; --resume still ends exact', async () => {
+    const slowCli = cliFor(slow);
+    const out = join(dir, 'twice.csv');
+    const count = 1000;
+    const before = await codesGenerated(slowCli);
+    const run = spawnCli(slow, gen(out, count));
+    await waitForCodes(out, 100, run.exited);
+    // The next two batches are now in flight for ~1.5 s.
+    await new Promise((r) => setTimeout(r, 400));
+    run.child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 400));
+    const t0 = Date.now();
+    run.child.kill('SIGINT');
+    const res = await run.exited;
+    expect(res.code).toBe(130);
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(res.stderr, res.stderr).toMatch(/^Interrupted\.$/m);
+    const r = await slowCli(gen(out, count, ['--resume']));
+    expect(r.code, r.stderr).toBe(0);
+    expectExact(out, count);
+    expect((await codesGenerated(slowCli)) - before).toBe(count);
+  });
+});
+
+describe('validated before the first request', () => {
+  it('bad batch size, unwritable output directory, changed options on --resume: exit 2, nothing sent', async () => {
+    const before = await codesGenerated(cli);
+    const big = await cli(gen(join(dir, 'big.csv'), 10, ['--batch-size', '5000']));
+    expect(big.code).toBe(2);
+    expect(big.stderr).toMatch(/--batch-size 5000: give a whole number from 1 to 1000/);
+    const nodir = await cli(gen(join(dir, 'no', 'such', 'dir.csv'), 10));
+    expect(nodir.code).toBe(2);
+    expect(nodir.stderr).toMatch(/cannot write in/);
+    expect(await codesGenerated(cli)).toBe(before);
+
+    const out = join(dir, 'changed.csv');
+    const run = spawnCli(sb, gen(out, 3000));
+    await waitForCodes(out, 100, run.exited);
+    run.child.kill('SIGKILL');
+    await run.exited;
+    const mid = await codesGenerated(cli);
+    const changed = await cli(gen(out, 3000, ['--resume', '--batch-size', '200']));
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toMatch(/started with --batch-size 100, not 200/);
+    const count = await cli(gen(out, 5000, ['--resume']));
+    expect(count.code).toBe(2);
+    expect(count.stderr).toMatch(/--count 3000, not 5000/);
+    expect(await codesGenerated(cli)).toBe(mid);
+  });
+
+  it('a hand-edited journal: exit 2 naming --restart; --restart keeps the old file aside and starts over', async () => {
+    const out = join(dir, 'journal.csv');
+    const run = spawnCli(sb, gen(out, 3000));
+    await waitForCodes(out, 100, run.exited);
+    run.child.kill('SIGKILL');
+    await run.exited;
+    appendFileSync(out + '.bookdist-job', 'hello\n');
+    const r = await cli(gen(out, 3000, ['--resume']));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/journal .* is damaged at line \d+.*--restart/s);
+    const again = await cli(gen(out, 3000, ['--resume']));
+    expect(again.code).toBe(2);
+    const restart = await cli(gen(out, 3000, ['--restart']));
+    expect(restart.code, restart.stderr).toBe(0);
+    expectExact(out, 3000);
+    expect(readdirSync(dir).some((f) => f.startsWith('journal.csv.abandoned-'))).toBe(true);
+  });
+});
