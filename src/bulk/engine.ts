@@ -355,6 +355,8 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
     const commit = (b: number, rows: R[], redo: number[] | undefined): Promise<void> => {
       const p = chain.then(async () => {
         if (writeError) throw writeError;
+        // Fields in the order of the columns, whatever order the spec built them in.
+        if (!columnOrder(rows[0], spec.columns)) rows = rows.map((r) => Object.fromEntries(spec.columns.map((c) => [c, r[c]])) as R);
         if (out) {
           const text = encode(file!.format, spec.columns, rows, !fileRows);
           if (rows.length) fileRows = true;
@@ -554,6 +556,12 @@ async function drained(ctx: Context): Promise<void> {
     out.once('error', done);
     out.once('close', done);
   });
+}
+
+function columnOrder(row: Record<string, unknown> | undefined, columns: readonly string[]): boolean {
+  if (!row) return true;
+  const keys = Object.keys(row);
+  return keys.length === columns.length && keys.every((k, i) => k === columns[i]);
 }
 
 /** Group a stream of items into arrays of `size`. */

@@ -6,10 +6,10 @@ import { BIN, runCli, type CliResult } from '../helpers/cli.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 import { authHeaders, formBody, loadRsaPrivateKey, pythonJson } from '../../src/api/wire.js';
 
-export type Cli = (args: string[], opts?: { input?: string; timeoutMs?: number; cwd?: string }) => Promise<CliResult>;
+export type Cli = (args: string[], opts?: { input?: string; timeoutMs?: number; cwd?: string; env?: Record<string, string> }) => Promise<CliResult>;
 
 export function cliFor(sb: TestSandbox): Cli {
-  return (args, opts = {}) => runCli(args, { env: sb.env, input: opts.input, timeoutMs: opts.timeoutMs ?? 60_000, cwd: opts.cwd });
+  return (args, opts = {}) => runCli(args, { env: { ...sb.env, ...opts.env }, input: opts.input, timeoutMs: opts.timeoutMs ?? 60_000, cwd: opts.cwd });
 }
 
 export async function codesGenerated(cli: Cli): Promise<number> {

@@ -1,6 +1,6 @@
 // access allow/revoke --from-csv with bad rows mixed in and faults on; results, resume; single forms.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, statSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
@@ -68,22 +68,25 @@ describe('access in bulk', () => {
     expect(again.stderr).toMatch(/7 done in an earlier run/);
   });
 
-  it('a crash that lost the last results (and tore a line): --resume finishes every row exactly once', async () => {
+  it('a full disk mid-batch (ENOSPC injected): exit 1 with the resume command; --resume finishes every row exactly once', async () => {
     const csv = join(dir, 'crash.csv');
     writeFileSync(csv, ['hash_id,username,price', `${B3},${U1},5`, `${B2},${U2},6`, `${B1},${U2},7`].join('\n') + '\n');
     const results = join(dir, 'crash.results.csv');
-    const r = await cli(['access', 'allow', '--from-csv', csv, '--results', results, '--retries', '6']);
-    expect(r.code, r.stderr).toBe(0);
-    const lines = readFileSync(results, 'utf8').split('\n');
-    expect(lines[0]).toBe('row,status,message,hash_id,username');
-    // Keep the header and the first result, then a torn half line: as if killed mid-write.
-    writeFileSync(results, lines.slice(0, 2).join('\n') + '\n' + lines[2].slice(0, 10));
+    // The disk fills up after the header and part of the batch's rows: the batch is torn.
+    const r = await cli(['access', 'allow', '--from-csv', csv, '--results', results, '--retries', '6'], { env: { BOOKDIST_FAULT_ENOSPC_AT: '60' } });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/writing \S+crash\.results\.csv failed: ENOSPC/);
+    expect(r.stderr).toMatch(/--results \S+crash\.results\.csv --resume\n/);
     const again = await cli(['access', 'allow', '--from-csv', csv, '--results', results, '--resume', '--retries', '6']);
     expect(again.code, again.stderr).toBe(0);
-    const final = readFileSync(results, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    expect(again.stderr).toMatch(/cut \d+ byte\(s\) after the last complete batch/);
+    const lines = readFileSync(results, 'utf8').trim().split('\n');
+    expect(lines[0]).toBe('row,status,message,hash_id,username');
+    const final = lines.slice(1).map((l) => l.split(','));
     expect(final.map((f) => f[0]).sort()).toEqual(['2', '3', '4']);
-    // The re-sent rows were already granted: reported as such, not as failures.
-    expect(final.filter((f) => f[1] === 'already')).toHaveLength(2);
+    // The torn batch's rows had been granted: sent again, they are reported as such, not as failures.
+    expect(final.filter((f) => f[1] === 'already')).toHaveLength(3);
+    expect(statSync(results).mode & 0o777).toBe(0o600);
   });
 
   it('revoke --from-csv needs --yes in scripts, then revokes; a user without access is "already"', async () => {

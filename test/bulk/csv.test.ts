@@ -1,55 +1,67 @@
+// Streamed CSV and NDJSON inputs of the bulk jobs (src/bulk/rows.ts, on csv-parse).
 import { describe, expect, it } from 'vitest';
-import { CsvError, csvLine, csvObjects, parseCsv, CsvParser } from '../../src/bulk/csv.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { csvRows, ndjsonRows, type InputRow } from '../../src/bulk/rows.js';
+import { CliError } from '../../src/errors.js';
 
-describe('parseCsv', () => {
-  it('reads plain, quoted and empty fields, LF and CRLF, and skips blank lines', () => {
-    const text = '\uFEFFa,b,c\r\n1,"two, with comma",\n\n"x ""quoted"" y","multi\nline",3\n';
-    const r = parseCsv(text);
-    expect(r.map((x) => x.fields)).toEqual([
-      ['a', 'b', 'c'],
-      ['1', 'two, with comma', ''],
-      ['x "quoted" y', 'multi\nline', '3'],
+const dir = mkdtempSync(join(tmpdir(), 'bookdist-rows-'));
+const ctx: any = { io: { cwd: dir, stdin: Object.assign(new PassThrough(), { isTTY: false }) } };
+
+async function rows(text: string, required = ['hash_id', 'username'], name = 'in.csv'): Promise<InputRow[]> {
+  writeFileSync(join(dir, name), text);
+  const out: InputRow[] = [];
+  for await (const r of csvRows(name, ctx, { flag: '--from-csv', required })) out.push(r);
+  return out;
+}
+
+describe('csvRows', () => {
+  it('keys rows by the trimmed, lower-cased header; quoted commas, quotes and line breaks; a BOM; blank lines skipped', async () => {
+    const r = await rows('\uFEFFHash_ID , username,price\nh1,u1,"1,5"\n\n"h""2","u\n2",3\n');
+    expect(r.map((x) => x.values)).toEqual([
+      { hash_id: 'h1', username: 'u1', price: '1,5' },
+      { hash_id: 'h"2', username: 'u\n2', price: '3' },
     ]);
-    expect(r.map((x) => x.line)).toEqual([1, 2, 4]);
+    expect(r[0].line).toBe(2);
+    expect(r.every((x) => !x.problem)).toBe(true);
   });
 
-  it('keeps a last record without a final newline and an empty quoted field', () => {
-    expect(parseCsv('a,""\nb,c').map((x) => x.fields)).toEqual([['a', ''], ['b', 'c']]);
+  it('a row with more fields than the header carries a problem; fewer fields read as empty', async () => {
+    const r = await rows('hash_id,username\nh,u,extra\nh2\n');
+    expect(r[0].problem).toMatch(/3 fields, the header 2/);
+    expect(r[1]).toMatchObject({ values: { hash_id: 'h2', username: '' } });
+    expect(r[1].problem).toBeUndefined();
   });
 
-  it('rejects an unclosed quote and junk after a closing quote, naming the line', () => {
-    expect(() => parseCsv('a,b\n"open,c\n')).toThrow(CsvError);
-    expect(() => parseCsv('a,b\n"x"y,c\n')).toThrow(/line 2/);
-    expect(() => parseCsv('a,b\nx"y,c\n')).toThrow(/quote inside an unquoted field/);
+  it('a header without a required column, an empty file and an unclosed quote are usage errors (exit 2)', async () => {
+    await expect(rows('hash_id,price\nh,1\n')).rejects.toThrow(/lacks the column username/);
+    await expect(rows('')).rejects.toThrow(/empty; the first row must name the columns/);
+    const err = await rows('hash_id,username\n"open,u\n').catch((e) => e);
+    expect(err).toBeInstanceOf(CliError);
+    expect(err.exitCode).toBe(2);
+    const missing = await (async () => {
+      for await (const _ of csvRows('nope.csv', ctx, { flag: '--from-csv', required: [] }));
+    })().catch((e) => e);
+    expect(missing.message).toMatch(/--from-csv nope.csv: no such file/);
   });
 
-  it('parses the same records when fed in arbitrary chunks', () => {
-    const text = 'h1,h2\r\n"a,""b""",c\r\nd,"e\r\nf"\r\n';
-    const whole = parseCsv(text);
-    for (const size of [1, 2, 3, 7]) {
-      const got: string[][] = [];
-      const p = new CsvParser((r) => got.push(r.fields));
-      for (let i = 0; i < text.length; i += size) p.push(text.slice(i, i + size));
-      p.end();
-      expect(got).toEqual(whole.map((r) => r.fields));
-    }
-  });
-
-  it('round-trips values written by csvLine', () => {
-    const values = ['plain', 'with,comma', 'with "quote"', 'new\nline', ' padded ', ''];
-    expect(parseCsv(csvLine(values))[0].fields).toEqual(values);
+  it('streams: a 200,000-row file is read without holding it whole', async () => {
+    writeFileSync(join(dir, 'big.csv'), 'hash_id,username\n' + 'h,u\n'.repeat(200_000));
+    let n = 0;
+    for await (const _ of csvRows('big.csv', ctx, { flag: '--from-csv', required: ['hash_id'] })) n++;
+    expect(n).toBe(200_000);
   });
 });
 
-describe('csvObjects', () => {
-  it('keys rows by the header (case-insensitive, trimmed) and flags extra fields', () => {
-    const { header, rows } = csvObjects('Hash_ID , username,price\nh,u,1.00\nh2,u2,2,extra\n', ['hash_id', 'username']);
-    expect(header).toEqual(['hash_id', 'username', 'price']);
-    expect(rows[0]).toEqual({ line: 2, values: { hash_id: 'h', username: 'u', price: '1.00' }, extra: false });
-    expect(rows[1].extra).toBe(true);
-  });
-
-  it('names missing required columns', () => {
-    expect(() => csvObjects('hash_id,price\nh,1\n', ['hash_id', 'username'])).toThrow(/lacks the column username/);
+describe('ndjsonRows', () => {
+  it('one object per line; a line that is not a JSON object is a row with a problem', async () => {
+    writeFileSync(join(dir, 'in.ndjson'), '{"a":1}\n\n[1]\n{bad\n');
+    const out: InputRow[] = [];
+    for await (const r of ndjsonRows('in.ndjson', ctx, { flag: '--from-ndjson' })) out.push(r);
+    expect(out[0]).toEqual({ line: 1, values: { a: 1 } });
+    expect(out[1]).toMatchObject({ line: 3, problem: 'not a JSON object' });
+    expect(out[2].problem).toMatch(/^not JSON/);
   });
 });

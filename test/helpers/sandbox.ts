@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '../../src/sandbox/server.js';
 
-export { SEED_BOOKS, WELL_KNOWN, SEED_IMPORTS } from '../../src/sandbox/seed.js';
+export { SEED_BOOKS, WELL_KNOWN, SEED_IMPORTS, SEED_USERS } from '../../src/sandbox/seed.js';
 
 export interface TestAccount {
   username: string;

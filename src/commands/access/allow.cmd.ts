@@ -1,10 +1,12 @@
 // `bookdist access allow`: definition only (commander); the verb loads when it runs.
 import type { Command } from 'commander';
 import { action, examples } from '../define.js';
+import { bulkOptions } from '../bulk-options.js';
 
 export function register(access: Command): void {
   examples(
     action(
+      bulkOptions(
       access
         .command('allow')
         .summary('grant a user access to a book (one, or many from a CSV file)')
@@ -25,10 +27,9 @@ export function register(access: Command): void {
         .option('--expires <date>', 'access ends then (YYYY-MM-DD [HH:MM:SS] or ISO 8601)')
         .option('--email <email>', 'who sends out the access (tracking)')
         .option('--send-email', 'e-mail the user that access was granted')
-        .option('--from-csv <file>', 'grant one per row of a CSV file (- for stdin)')
-        .option('--results <file>', 'with --from-csv: write the per-row results to FILE (durable; enables --resume)')
-        .option('--resume', 'with --from-csv: skip the rows that have a final result in --results FILE')
-        .option('--concurrency <n>', 'with --from-csv: requests in flight at once', '4'),
+        .option('--from-csv <file>', 'grant one per row of a CSV file (- for stdin)'),
+        'row',
+      ),
       () => import('./allow.js'),
     ),
     [

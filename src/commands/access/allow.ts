@@ -1,4 +1,4 @@
-// `bookdist access allow`: one grant from flags, or a bulk job from --from-csv (src/bulk/access.ts).
+// `bookdist access allow`: one grant from flags, or a bulk job from --from-csv (./csv.ts).
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
 import { usageError } from '../../errors.js';
@@ -7,6 +7,7 @@ import { emitMessage } from '../../output/index.js';
 import { CliError } from '../../errors.js';
 import { toApiError } from '../../api/client.js';
 import type { ApiClient } from '../../api/client.js';
+import { parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
 
 /**
  * One access request with the bulk jobs' retries (429/503/dropped connections). Repeating is
@@ -26,7 +27,7 @@ export async function sendOne(api: ApiClient, ctx: Context, action: 'allow' | 'r
   throw toApiError(res);
 }
 
-export type CsvMode = { mode: 'csv'; file: string; results?: string; resume: boolean; concurrency: number; argv: string[] };
+export type CsvMode = { mode: 'csv' } & BulkFlags;
 
 export type Options =
   | CsvMode
@@ -34,33 +35,10 @@ export type Options =
 
 const ONE_FLAGS = ['hashId', 'username', 'price', 'priceCents', 'expires', 'email', 'sendEmail'] as const;
 
-export function bulkArgv(opts: Record<string, any>): string[] {
-  const q = (s: string) => (/^[A-Za-z0-9_./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
-  const argv = ['--from-csv', q(String(opts.fromCsv))];
-  if (opts.results !== undefined) argv.push('--results', q(String(opts.results)));
-  if (opts.concurrency !== undefined && String(opts.concurrency) !== '4') argv.push('--concurrency', String(opts.concurrency));
-  return argv;
-}
-
-/**
- * The `--from-csv FILE [--results FILE] [--resume] [--concurrency N]` form shared by allow and
- * revoke; undefined when the single-grant flags are used instead.
- */
+/** The `--from-csv FILE [--results FILE] [--resume|--restart] [--concurrency N]` form shared by allow and revoke. */
 export function parseCsvMode(opts: Record<string, any>, singleFlags: readonly string[]): CsvMode | undefined {
-  if (opts.fromCsv !== undefined) {
-    const clash = singleFlags.filter((k) => opts[k] !== undefined);
-    if (clash.length) throw usageError(`--from-csv takes the values from the file; drop ${clash.map((k) => '--' + k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())).join(', ')}.`);
-    return {
-      mode: 'csv',
-      file: String(opts.fromCsv),
-      results: opts.results !== undefined ? String(opts.results) : undefined,
-      resume: Boolean(opts.resume),
-      concurrency: v.positiveInt(opts.concurrency ?? '4', '--concurrency', 64),
-      argv: bulkArgv(opts),
-    };
-  }
-  if (opts.results !== undefined || opts.resume) throw usageError('--results and --resume go with --from-csv FILE.');
-  return undefined;
+  const bulk = parseBulkFlags(opts, { fromCsv: '--from-csv' }, singleFlags);
+  return bulk && { mode: 'csv', ...bulk };
 }
 
 export function parse({ opts }: VerbInput): Options {
@@ -85,7 +63,7 @@ export function parse({ opts }: VerbInput): Options {
 
 export async function run(o: Options, ctx: Context): Promise<number | void> {
   if (o.mode === 'csv') {
-    const { runAccessCsv } = await import('../../bulk/access.js');
+    const { runAccessCsv } = await import('./csv.js');
     return runAccessCsv({ action: 'allow', ...o }, ctx);
   }
   const api = await ctx.api();

@@ -1,10 +1,12 @@
 // `bookdist access revoke`: definition only (commander); the verb loads when it runs.
 import type { Command } from 'commander';
 import { action, examples } from '../define.js';
+import { bulkOptions } from '../bulk-options.js';
 
 export function register(access: Command): void {
   examples(
     action(
+      bulkOptions(
       access
         .command('revoke')
         .summary('revoke a user\'s access to a book (one, or many from a CSV file)')
@@ -18,10 +20,9 @@ export function register(access: Command): void {
         )
         .option('--hash-id <hash_id>', 'book (40 hex characters)')
         .option('--username <username>', 'user (30 hex characters)')
-        .option('--from-csv <file>', 'revoke one per row of a CSV file (- for stdin)')
-        .option('--results <file>', 'with --from-csv: write the per-row results to FILE (durable; enables --resume)')
-        .option('--resume', 'with --from-csv: skip the rows that have a final result in --results FILE')
-        .option('--concurrency <n>', 'with --from-csv: requests in flight at once', '4'),
+        .option('--from-csv <file>', 'revoke one per row of a CSV file (- for stdin)'),
+        'row',
+      ),
       () => import('./revoke.js'),
     ),
     [

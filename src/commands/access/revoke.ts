@@ -1,4 +1,4 @@
-// `bookdist access revoke`: one revocation from flags, or a bulk job from --from-csv (src/bulk/access.ts).
+// `bookdist access revoke`: one revocation from flags, or a bulk job from --from-csv (./csv.ts).
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
 import { usageError } from '../../errors.js';
@@ -19,7 +19,7 @@ export function parse({ opts }: VerbInput): Options {
 
 export async function run(o: Options, ctx: Context): Promise<number | void> {
   if (o.mode === 'csv') {
-    const { runAccessCsv } = await import('../../bulk/access.js');
+    const { runAccessCsv } = await import('./csv.js');
     return runAccessCsv({ action: 'revoke', ...o }, ctx);
   }
   await confirm(ctx, `Revoke the access of user ${o.payload.username} to book ${o.payload.hash_id}?`);

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
+import { parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
 import { usageError } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import { readAll } from '../../util/io.js';
@@ -7,7 +8,9 @@ import { address, label, nonEmpty, orderNumber, positiveInt, username, type Addr
 import type { VerbInput } from '../define.js';
 import { orderCard } from './view.js';
 
-interface Options {
+type Options = ({ mode: 'one' } & OneOptions) | ({ mode: 'bulk' } & BulkFlags);
+
+interface OneOptions {
   username: string;
   pricingIds: number[];
   orderType: string;
@@ -47,8 +50,15 @@ async function readJsonFile(file: string, flag: string, ctx: Context): Promise<u
   }
 }
 
+const ONE_FLAGS = ['username', 'pricingId', 'orderType', 'org', 'billingFile', 'shippingFile', 'orderNumber', 'label', ...BILLING_FLAGS.map((b) => b[0])];
+
 export async function parse(input: VerbInput, ctx: Context): Promise<Options> {
   const o = input.opts;
+  const bulk = parseBulkFlags(o, { fromCsv: '--from-csv', fromNdjson: '--from-ndjson' }, ONE_FLAGS);
+  if (bulk) return { mode: 'bulk', ...bulk };
+  if (o.username === undefined) throw usageError('Give the buyer with --username (or a report of orders with --from-csv or --from-ndjson FILE).');
+  if (o.orderType === undefined) throw usageError('Give the payment plan with --order-type (e.g. TestPlan).');
+  if (o.org === undefined) throw usageError('Give the organization with --org.');
   if (o.billingFile === '-' && o.shippingFile === '-') throw usageError('Only one of --billing-file and --shipping-file can read stdin (-).');
   const pricing: string[] = o.pricingId ?? [];
   if (!pricing.length) throw usageError('Give at least one --pricing-id (see `bookdist book pricing --isbn …`).');
@@ -71,6 +81,7 @@ export async function parse(input: VerbInput, ctx: Context): Promise<Options> {
   if (o.shippingFile !== undefined) shipping = address(await readJsonFile(o.shippingFile, '--shipping-file', ctx), `--shipping-file ${o.shippingFile}`);
 
   return {
+    mode: 'one',
     username: username(o.username, '--username'),
     pricingIds,
     orderType: nonEmpty(o.orderType, '--order-type', 50),
@@ -83,7 +94,11 @@ export async function parse(input: VerbInput, ctx: Context): Promise<Options> {
   };
 }
 
-export async function run(o: Options, ctx: Context): Promise<void> {
+export async function run(o: Options, ctx: Context): Promise<number | void> {
+  if (o.mode === 'bulk') {
+    const { runOrderCreateBulk } = await import('./bulk.js');
+    return runOrderCreateBulk(o, ctx);
+  }
   const api = await ctx.api();
   const body = await api.ok('order.external', {
     payload: {

@@ -1,10 +1,14 @@
 import type { Context } from '../../context.js';
+import { usageError } from '../../errors.js';
+import { parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
 import { dateTime, hashId, label, username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import { emit } from '../../output/index.js';
 import { orderCard } from './view.js';
 
-interface Options {
+type Options = ({ mode: 'one' } & OneOptions) | ({ mode: 'csv' } & BulkFlags);
+
+interface OneOptions {
   username: string;
   hashId: string;
   expires?: string;
@@ -13,7 +17,12 @@ interface Options {
 
 export function parse(input: VerbInput): Options {
   const o = input.opts;
+  const bulk = parseBulkFlags(o, { fromCsv: '--from-csv' }, ['username', 'hashId', 'expires', 'label']);
+  if (bulk) return { mode: 'csv', ...bulk };
+  if (o.username === undefined) throw usageError('Give the user with --username (or many free orders with --from-csv FILE).');
+  if (o.hashId === undefined) throw usageError('Give the book with --hash-id.');
   return {
+    mode: 'one',
     username: username(o.username, '--username'),
     hashId: hashId(o.hashId, '--hash-id'),
     expires: o.expires !== undefined ? dateTime(o.expires, '--expires') : undefined,
@@ -21,7 +30,11 @@ export function parse(input: VerbInput): Options {
   };
 }
 
-export async function run(o: Options, ctx: Context): Promise<void> {
+export async function run(o: Options, ctx: Context): Promise<number | void> {
+  if (o.mode === 'csv') {
+    const { runOrderFreeBulk } = await import('./bulk.js');
+    return runOrderFreeBulk(o, ctx);
+  }
   const api = await ctx.api();
   const body = await api.ok('order.free', {
     payload: { username: o.username, hash_id: o.hashId, expiration_date: o.expires, label: o.label },

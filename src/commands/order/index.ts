@@ -1,6 +1,7 @@
 // `bookdist order ...`: report external orders, refund them, give free access.
 import type { Command } from 'commander';
 import { action, collect, examples } from '../define.js';
+import { bulkOptions } from '../bulk-options.js';
 
 export function registerOrder(program: Command): void {
   const order = program
@@ -10,6 +11,7 @@ export function registerOrder(program: Command): void {
 
   examples(
     action(
+      bulkOptions(
       order
         .command('create')
         .summary('report an order processed outside the service')
@@ -19,12 +21,21 @@ export function registerOrder(program: Command): void {
             '(--billing-name, or --billing-first-name and --billing-last-name), a postal code and a country; ' +
             'give it with flags, as a JSON file (--billing-file, fields as in the service\'s address object), or ' +
             'both (flags win). --order-number (at most 20 characters) makes the call idempotent: a number used ' +
-            'before returns the first order, says so on stderr and exits 0. Shows the order with its items and totals.',
+            'before returns the first order, says so on stderr and exits 0. Shows the order with its items and totals.\n\n' +
+            'With --from-csv or --from-ndjson FILE (a nightly report of orders taken outside the service), one order ' +
+            'per order number: order_number is required on every row (it makes each order idempotent), and rows ' +
+            'that share it form one order (keep them together, as a report sorted by order number does). CSV ' +
+            'columns: order_number, username, pricing_id, order_type, org, billing_full_name (or ' +
+            'billing_first_name and billing_last_name), billing_postal_code, billing_country, optional ' +
+            'billing_company_name, billing_line_1, billing_line_2, billing_city, billing_state, label, ' +
+            'send_email. NDJSON: one object per line with the fields of the endpoint (digital_pricing as an ' +
+            'array, billing_address as an object). Each order gets one result (order_number, status, order_id, ' +
+            'items, rows, message; status ok, exists, invalid or failed) on stdout or in --results FILE.',
         )
-        .requiredOption('--username <username>', 'the buyer (30 hex characters) (required)')
+        .option('--username <username>', 'the buyer (30 hex characters) (required)')
         .option('--pricing-id <id>', 'pricing entry sold, a whole number (repeatable; at least one)', collect)
-        .requiredOption('--order-type <plan>', 'payment plan to execute, e.g. TestPlan or ExternalPlan (required)')
-        .requiredOption('--org <organization>', 'organization supplying the order (required)')
+        .option('--order-type <plan>', 'payment plan to execute, e.g. TestPlan or ExternalPlan (required)')
+        .option('--org <organization>', 'organization supplying the order (required)')
         .option('--billing-file <file>', 'billing address as a JSON object (- for stdin)')
         .option('--billing-name <name>', 'billing full name')
         .option('--billing-first-name <name>', 'billing first name (with --billing-last-name)')
@@ -39,7 +50,11 @@ export function registerOrder(program: Command): void {
         .option('--shipping-file <file>', 'shipping address as a JSON object, for print-on-demand books (- for stdin)')
         .option('--order-number <number>', 'your order number, at most 20 characters; makes retries safe')
         .option('--label <subdomain>', 'white label (sub-domain) under your control')
-        .option('--no-email', 'do not e-mail the transaction to the label\'s members (default: e-mail them)'),
+        .option('--no-email', 'do not e-mail the transaction to the label\'s members (default: e-mail them)')
+        .option('--from-csv <file>', 'report one order per order number of a CSV file (- for stdin)')
+        .option('--from-ndjson <file>', 'report one order per order number of an NDJSON file (- for stdin)'),
+        'order',
+      ),
       () => import('./create.js'),
     ),
     [
@@ -77,22 +92,29 @@ export function registerOrder(program: Command): void {
 
   examples(
     action(
+      bulkOptions(
       order
         .command('free')
         .summary('give a user free access to a book')
         .description(
           'Calls POST /v1/order/free/: creates a free (0.00) order of the book for the user, optionally ending ' +
-            'on --expires (ISO 8601 or YYYY-MM-DD [HH:MM:SS], sent as YYYY-MM-DD HH:MM:SS).',
+            'on --expires (ISO 8601 or YYYY-MM-DD [HH:MM:SS], sent as YYYY-MM-DD HH:MM:SS). With --from-csv FILE ' +
+            '(columns username, hash_id, optional expiration_date, label), one free order per row, each with one ' +
+            'result (row, status, order_id, hash_id, username, message) on stdout or in --results FILE.',
         )
-        .requiredOption('--username <username>', 'the user (30 hex characters) (required)')
-        .requiredOption('--hash-id <hash_id>', 'the book (40 hex characters) (required)')
+        .option('--username <username>', 'the user (30 hex characters) (required)')
+        .option('--hash-id <hash_id>', 'the book (40 hex characters) (required)')
         .option('--expires <date>', 'when access ends (default: never)')
-        .option('--label <subdomain>', 'white label (sub-domain) under your control'),
+        .option('--label <subdomain>', 'white label (sub-domain) under your control')
+        .option('--from-csv <file>', 'one free order per row of a CSV file (- for stdin)'),
+        'row',
+      ),
       () => import('./free.js'),
     ),
     [
       'bookdist order free --username 70172cfe97283c430dcd57f8358d7a --hash-id cee313141a0ce9a22774b32f87855d677d864cfb',
       'bookdist order free --username 70172cfe97283c430dcd57f8358d7a --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --expires 2030-12-31',
+      "printf 'username,hash_id\\n70172cfe97283c430dcd57f8358d7a,cee313141a0ce9a22774b32f87855d677d864cfb\\n' > gifts.csv && bookdist order free --from-csv gifts.csv --results gifts.results.csv",
     ],
   );
 }

@@ -1,4 +1,6 @@
 import type { Context } from '../../context.js';
+import { usageError } from '../../errors.js';
+import { parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
 import { readAll } from '../../util/io.js';
 import { password } from '../../validate/index.js';
 import { parse as parseInvite, type Options as InviteOptions } from './invite.js';
@@ -7,16 +9,26 @@ import { emit, humanOutput } from '../../output/index.js';
 import { kv } from '../render.js';
 import { createUser } from './view.js';
 
-interface Options extends InviteOptions {
+interface OneOptions extends InviteOptions {
+  mode: 'one';
   passwordStdin: boolean;
 }
 
-/** Same fields as `user invite`, plus where the password comes from. */
+type Options = OneOptions | ({ mode: 'csv' } & BulkFlags);
+
+/** Same fields as `user invite`, plus where the password comes from; or a roster (--from-csv). */
 export function parse(input: VerbInput): Options {
-  return { ...parseInvite(input), passwordStdin: Boolean(input.opts.passwordStdin) };
+  const bulk = parseBulkFlags(input.opts, { fromCsv: '--from-csv' }, ['email', 'firstName', 'lastName', 'passwordStdin', 'label']);
+  if (bulk) return { mode: 'csv', ...bulk };
+  if (input.opts.email === undefined) throw usageError('Give the e-mail address with --email (or a roster of users with --from-csv FILE).');
+  return { mode: 'one', ...parseInvite(input), passwordStdin: Boolean(input.opts.passwordStdin) };
 }
 
-export async function run(o: Options, ctx: Context): Promise<void> {
+export async function run(o: Options, ctx: Context): Promise<number | void> {
+  if (o.mode === 'csv') {
+    const { runRoster } = await import('./roster.js');
+    return runRoster(o, ctx);
+  }
   // The password comes from stdin only, never from argv (where `ps` and shell history see it).
   const passwd = o.passwordStdin ? password(await readAll(ctx.io.stdin)) : undefined;
   const api = await ctx.api();

@@ -1,0 +1,55 @@
+// The flags every row-driven bulk job shares: the input file, --results FILE, --resume,
+// --restart and --concurrency, and the command line that repeats the job (for the resume hint).
+import { usageError } from '../errors.js';
+import * as v from '../validate/index.js';
+
+export interface BulkFlags {
+  /** The input file (`-` for stdin). */
+  file: string;
+  /** The flag that gave it (`--from-csv`, `--from-ndjson`). */
+  flag: string;
+  results?: string;
+  resume: boolean;
+  restart: boolean;
+  concurrency: number;
+  /** Flags to repeat in the resume hint. */
+  argv: string[];
+}
+
+export function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The bulk form of a verb, read from commander's options: `inputs` maps option keys to flags
+ * (e.g. { fromCsv: '--from-csv' }); exactly one may be given. `singleFlags` are the options of the
+ * one-item form, which the bulk form refuses. Undefined when no input flag is given.
+ */
+export function parseBulkFlags(opts: Record<string, any>, inputs: Record<string, string>, singleFlags: readonly string[] = []): BulkFlags | undefined {
+  const given = Object.keys(inputs).filter((k) => opts[k] !== undefined);
+  if (!given.length) {
+    const stray = ['results', 'resume', 'restart'].filter((k) => opts[k] !== undefined && opts[k] !== false);
+    if (stray.length) throw usageError(`--${stray[0]} goes with ${Object.values(inputs).join(' or ')} FILE.`);
+    return undefined;
+  }
+  if (given.length > 1) throw usageError(`Give one of ${given.map((k) => inputs[k]).join(', ')}.`);
+  const key = given[0];
+  const flag = inputs[key];
+  const clash = singleFlags.filter((k) => opts[k] !== undefined);
+  if (clash.length) throw usageError(`${flag} takes the values from the file; drop ${clash.map((k) => '--' + k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())).join(', ')}.`);
+  const file = String(opts[key]);
+  const concurrency = v.positiveInt(opts.concurrency ?? '4', '--concurrency', 64);
+  const argv = [flag, shellQuote(file)];
+  if (opts.results !== undefined) argv.push('--results', shellQuote(String(opts.results)));
+  if (concurrency !== 4) argv.push('--concurrency', String(concurrency));
+  if ((opts.resume || opts.restart) && opts.results === undefined) throw usageError(`--${opts.resume ? 'resume' : 'restart'} needs the --results FILE of the job.`);
+  return {
+    file,
+    flag,
+    results: opts.results !== undefined ? String(opts.results) : undefined,
+    resume: Boolean(opts.resume),
+    restart: Boolean(opts.restart),
+    concurrency,
+    argv,
+  };
+}

@@ -1,0 +1,137 @@
+// `access allow|revoke --from-csv FILE`: one request per CSV row, a spec on the bulk job engine.
+// One result per row (row, status, message, hash_id, username) to stdout or --results FILE.
+//
+// Statuses: ok; already (the row was already in the desired state: not a failure); invalid (bad
+// values, nothing sent); failed (the service refused, or stayed unavailable after retries:
+// --resume sends the row again). Repeating a row is harmless by the access state table (allow on
+// "has access" answers "already has access", revoke on "no access" answers "Purchase record not
+// found"), so a batch cut short by a crash is simply sent again on --resume.
+import { resolve } from 'node:path';
+import type { Context } from '../../context.js';
+import * as v from '../../validate/index.js';
+import { usageError } from '../../errors.js';
+import { chunks, runJob, type JobSpec } from '../../bulk/engine.js';
+import { failureOf, type Failure } from '../../bulk/retry.js';
+import { csvRows, inputFingerprint, type InputRow } from '../../bulk/rows.js';
+import { confirm } from '../confirm.js';
+import type { BulkFlags } from '../../bulk/flags.js';
+
+type Status = 'ok' | 'already' | 'invalid' | 'failed';
+
+interface Result extends Record<string, unknown> {
+  row: number;
+  status: Status;
+  message: string;
+  hash_id: string;
+  username: string;
+}
+
+const COLUMNS = ['row', 'status', 'message', 'hash_id', 'username'] as const;
+/** Rows per durable write (one fsync of the results and of the journal per batch). */
+const ROWS_PER_BATCH = 100;
+
+function bool(value: string, flag: string): boolean | undefined {
+  const s = value.trim().toLowerCase();
+  if (s === '') return undefined;
+  if (['true', 'yes', 'y', '1'].includes(s)) return true;
+  if (['false', 'no', 'n', '0'].includes(s)) return false;
+  throw usageError(`${flag} ${value}: give true or false.`);
+}
+
+/** The payload of one row, or throws a usage error naming the column. */
+function payloadOf(action: 'allow' | 'revoke', r: Record<string, string>): Record<string, unknown> {
+  const hash_id = v.hashId(r.hash_id ?? '', 'hash_id');
+  const username = v.username(r.username ?? '', 'username');
+  if (action === 'revoke') return { hash_id, username };
+  const p: Record<string, unknown> = { hash_id, username, price: v.price(r.price ?? '', 'price') };
+  if (r.expiration_date) p.expiration_date = v.dateTime(r.expiration_date, 'expiration_date');
+  if (r.email) p.email = v.email(r.email, 'email');
+  const send = bool(r.send_email ?? '', 'send_email');
+  if (send !== undefined) p.send_email = send;
+  return p;
+}
+
+export async function runAccessCsv(o: BulkFlags & { action: 'allow' | 'revoke' }, ctx: Context): Promise<number> {
+  const required = o.action === 'allow' ? ['hash_id', 'username', 'price'] : ['hash_id', 'username'];
+  const optional = o.action === 'allow' ? ['expiration_date', 'email', 'send_email'] : [];
+  const flag = '--from-csv';
+  const input = await inputFingerprint(o.file, ctx, flag);
+  const already = o.action === 'allow' ? /already has access/i : /purchase record not found/i;
+  const resultsCsv = ctx.globals.output === 'csv' || /\.csv$/i.test(o.results ?? '');
+
+  const spec: JobSpec<InputRow, Result> = {
+    verb: `access ${o.action}`,
+    columns: COLUMNS,
+    unit: 'rows',
+    source: () => chunks(csvRows(o.file, ctx, { flag, required, optional }), ROWS_PER_BATCH),
+    async process(batch, job) {
+      const rows: Result[] = [];
+      const redo: number[] = [];
+      const failures: Failure[] = [];
+      let invalid = 0;
+      for (let i = 0; i < batch.items.length; i++) {
+        const row = batch.items[i];
+        const base = { row: row.line, hash_id: String(row.values.hash_id ?? ''), username: String(row.values.username ?? '') };
+        let payload: Record<string, unknown>;
+        try {
+          if (row.problem) throw usageError(row.problem);
+          payload = payloadOf(o.action, row.values);
+        } catch (e: any) {
+          rows.push({ ...base, status: 'invalid', message: String(e.message) });
+          invalid++;
+          continue;
+        }
+        const r = await job.call(`access.${o.action}`, { payload });
+        if (!r.ok) {
+          if (r.interrupted) {
+            // Stopped while waiting to retry: this row and the rest of the batch are left to --resume.
+            for (let k = i; k < batch.items.length; k++) redo.push(k);
+            break;
+          }
+          failures.push(r.failure);
+          redo.push(i);
+          rows.push({ ...base, status: 'failed', message: r.failure.message });
+          job.log(`row ${row.line}: ${r.failure.message}`);
+        } else if (r.response.status < 400) {
+          rows.push({ ...base, status: 'ok', message: String(r.response.body?.message ?? (o.action === 'allow' ? 'Access granted.' : 'Access revoked.')) });
+        } else {
+          const f = failureOf(r.response);
+          if (already.test(f.message)) {
+            // After a repeated request the lost first attempt may have done the work itself.
+            rows.push({
+              ...base,
+              status: 'already',
+              message: f.message + (r.uncertainRetries > 0 ? ' (after a repeated request: the first attempt, whose answer was lost, may have done it)' : ''),
+            });
+          } else {
+            failures.push(f);
+            redo.push(i);
+            rows.push({ ...base, status: 'failed', message: f.message });
+            job.log(`row ${row.line}: ${f.message}`);
+          }
+        }
+      }
+      return { rows, redo, failures, invalid };
+    },
+    status: (r) => r.status,
+    describe: (c, st) => {
+      const n = (s: Status) => c[s] ?? 0;
+      const now = n('ok') + n('already') + n('invalid') + n('failed');
+      return (
+        `${st.earlier + now} row(s): ${n('ok')} ok, ${n('already')} already ${o.action === 'allow' ? 'had access' : 'without access'}, ` +
+        `${n('invalid')} invalid, ${n('failed')} failed` +
+        (st.earlier ? `, ${st.earlier} done in an earlier run` : '')
+      );
+    },
+    file: o.results ? { path: resolve(ctx.io.cwd, o.results), flag: '--results', display: o.results, format: resultsCsv ? 'csv' : 'ndjson' } : undefined,
+    identity: { '--from-csv': input },
+    resume: o.resume,
+    restart: o.restart,
+    concurrency: o.concurrency,
+    command: `bookdist access ${o.action} ${o.argv.join(' ')}`,
+    stdoutResumeHint: () => `bookdist access ${o.action} ${o.argv.join(' ')} (rows already done report "already"; add --results FILE to resume exactly)`,
+    confirm: o.action === 'revoke' ? () => confirm(ctx, `Revoke access for the rows of ${o.file}?`) : undefined,
+    dryRunNote: `(dry run: the first valid row of ${o.file} is shown; nothing is sent)`,
+  };
+  return runJob(spec, ctx);
+}

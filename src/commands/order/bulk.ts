@@ -1,0 +1,289 @@
+// `order create --from-csv|--from-ndjson FILE` (a nightly report of orders taken outside the
+// service) and `order free --from-csv FILE`: specs on the bulk job engine.
+//
+// order create: `order_number` is required on every row; it makes each order idempotent (the
+// service answers a repeat with the order it already made, reported as `exists`), so a batch
+// cut short by a crash is simply sent again on --resume. Rows that share an order number form one
+// order (their pricing ids are its items) and must be next to each other, as a report sorted by
+// order number has them; the input is streamed, never held whole.
+//   CSV columns: order_number, username, pricing_id (one per row, or several separated by spaces
+//   or semicolons), order_type, org, billing_full_name (or billing_first_name + billing_last_name),
+//   billing_postal_code, billing_country, optional billing_company_name, billing_line_1,
+//   billing_line_2, billing_city, billing_state, label, send_email.
+//   NDJSON: one object per line with the fields of POST /v1/order/external/ (digital_pricing as an
+//   array, or pricing_id; billing_address and shipping_address as objects).
+// order free: one free order per row: username, hash_id, optional expiration_date and label.
+import { resolve } from 'node:path';
+import type { Context } from '../../context.js';
+import * as v from '../../validate/index.js';
+import { chunks, runJob, type JobSpec } from '../../bulk/engine.js';
+import { failureOf, type Failure } from '../../bulk/retry.js';
+import { csvRows, inputFingerprint, ndjsonRows, type InputRow } from '../../bulk/rows.js';
+import type { BulkFlags } from '../../bulk/flags.js';
+import { isConflict } from '../../api/client.js';
+
+type Status = 'ok' | 'exists' | 'invalid' | 'failed';
+
+const ORDERS_PER_BATCH = 50;
+const ORDER_COLUMNS = ['order_number', 'status', 'order_id', 'items', 'rows', 'message'] as const;
+const BILLING = ['full_name', 'first_name', 'last_name', 'company_name', 'line_1', 'line_2', 'city', 'state', 'postal_code', 'country'] as const;
+
+interface OrderResult extends Record<string, unknown> {
+  order_number: string;
+  status: Status;
+  order_id: number | null;
+  items: number;
+  rows: string;
+  message: string;
+}
+
+interface Group {
+  number: string;
+  rows: InputRow[];
+  problem?: string;
+}
+
+/** Adjacent rows with the same order number, as one group; a number seen again later is a problem. */
+async function* groups(rows: AsyncIterable<InputRow>): AsyncGenerator<Group> {
+  const closed = new Set<string>();
+  let cur: Group | undefined;
+  for await (const r of rows) {
+    const n = String(r.values.order_number ?? '').trim();
+    if (cur && n === cur.number && n !== '') {
+      cur.rows.push(r);
+      continue;
+    }
+    if (cur) {
+      closed.add(cur.number);
+      yield cur;
+    }
+    cur = { number: n, rows: [r] };
+    if (n !== '' && closed.has(n)) cur.problem = `the rows of order ${n} must be next to each other (sort the file by order_number)`;
+  }
+  if (cur) yield cur;
+}
+
+function lineSpan(rows: InputRow[]): string {
+  const a = rows[0].line;
+  const b = rows[rows.length - 1].line;
+  return a === b ? String(a) : `${a}-${b}`;
+}
+
+export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<number> {
+  const { z, via, optional, yesNo, checkRow } = await import('../../bulk/schema.js');
+  const text = (max: number) => z.preprocess((x) => (typeof x === 'string' ? x.trim() : x), z.string({ message: 'required' }).min(1, 'required').max(max, `at most ${max} characters`));
+  const pricingIds = z.preprocess(
+    (x) => (typeof x === 'string' ? x.split(/[\s;|]+/).filter(Boolean) : typeof x === 'number' ? [x] : x),
+    z.array(via((s, f) => v.positiveInt(s, f), 'pricing_id'), { message: 'required' }).min(1, 'required'),
+  );
+  const Order = z.object({
+    order_number: via(v.orderNumber, 'order_number'),
+    username: via(v.username, 'username'),
+    digital_pricing: pricingIds,
+    order_type: text(50),
+    org: text(100),
+    billing_address: z.any().transform((a, c) => {
+      try {
+        return v.address(a, 'billing_address', { billing: true, flags: Object.fromEntries(BILLING.map((k) => [k, `billing_${k}`])) });
+      } catch (e: any) {
+        c.addIssue({ code: 'custom', message: String(e.message).replace(/^billing_address:? ?/, '').replace(/\.$/, '') });
+        return z.NEVER;
+      }
+    }),
+    shipping_address: optional(
+      z.any().transform((a, c) => {
+        try {
+          return v.address(a, 'shipping_address');
+        } catch (e: any) {
+          c.addIssue({ code: 'custom', message: String(e.message).replace(/\.$/, '') });
+          return z.NEVER;
+        }
+      }),
+    ),
+    label: optional(via(v.label, 'label')),
+    send_email: yesNo,
+  });
+  /** One row in the shape of the endpoint's payload (CSV's billing_* columns become billing_address). */
+  const payloadOfRow = (r: Record<string, any>): Record<string, unknown> => {
+    if (o.flag === '--from-ndjson') return { ...r, digital_pricing: r.digital_pricing ?? r.pricing_id };
+    const billing: Record<string, string> = {};
+    for (const k of BILLING) if (r[`billing_${k}`]) billing[k] = r[`billing_${k}`];
+    return {
+      order_number: r.order_number,
+      username: r.username,
+      digital_pricing: r.pricing_id,
+      order_type: r.order_type,
+      org: r.org,
+      billing_address: billing,
+      label: r.label,
+      send_email: r.send_email,
+    };
+  };
+  const input = await inputFingerprint(o.file, ctx, o.flag);
+  const source =
+    o.flag === '--from-ndjson'
+      ? ndjsonRows(o.file, ctx, { flag: o.flag })
+      : csvRows(o.file, ctx, {
+          flag: o.flag,
+          required: ['order_number', 'username', 'pricing_id', 'order_type', 'org'],
+          optional: [...BILLING.map((k) => `billing_${k}`), 'label', 'send_email'],
+        });
+
+  const spec: JobSpec<Group, OrderResult> = {
+    verb: 'order create',
+    columns: ORDER_COLUMNS,
+    unit: 'orders',
+    source: () => chunks(groups(source), ORDERS_PER_BATCH),
+    async process(batch, job) {
+      const rows: OrderResult[] = [];
+      const redo: number[] = [];
+      const failures: Failure[] = [];
+      let invalid = 0;
+      for (let i = 0; i < batch.items.length; i++) {
+        const g = batch.items[i];
+        const base = { order_number: g.number, order_id: null, items: 0, rows: lineSpan(g.rows) };
+        // Every row checked on its own (messages name the line), then merged into one order.
+        const problems: string[] = [];
+        let order: any;
+        if (g.problem) problems.push(g.problem);
+        for (const r of g.rows) {
+          const c = r.problem ? { ok: false as const, message: r.problem } : checkRow(Order, payloadOfRow(r.values));
+          if (!c.ok) problems.push(`line ${r.line}: ${c.message}`);
+          else if (!order) order = { ...c.data, digital_pricing: [...c.data.digital_pricing] };
+          else if (c.data.username !== order.username) problems.push(`line ${r.line}: username differs from the order's first row`);
+          else order.digital_pricing.push(...c.data.digital_pricing);
+        }
+        if (problems.length) {
+          rows.push({ ...base, status: 'invalid', message: problems.join('; ') });
+          invalid++;
+          continue;
+        }
+        const r = await job.call('order.external', { payload: order });
+        if (!r.ok) {
+          if (r.interrupted) {
+            for (let k = i; k < batch.items.length; k++) redo.push(k);
+            break;
+          }
+          failures.push(r.failure);
+          redo.push(i);
+          rows.push({ ...base, status: 'failed', message: r.failure.message });
+          job.log(`order ${g.number}: ${r.failure.message}`);
+          continue;
+        }
+        const body = r.response.body;
+        const made = { order_id: body?.order?.id ?? null, items: Array.isArray(body?.order?.items) ? body.order.items.length : 0 };
+        if (r.response.status < 400) {
+          const existed = /already exists/i.test(String(body?.message ?? ''));
+          rows.push({ ...base, ...made, status: existed ? 'exists' : 'ok', message: String(body?.message ?? 'Order created.') });
+        } else {
+          const f = failureOf(r.response);
+          failures.push(f);
+          redo.push(i);
+          rows.push({ ...base, status: 'failed', message: f.message });
+          job.log(`order ${g.number}: ${f.message}`);
+        }
+      }
+      return { rows, redo, failures, invalid };
+    },
+    status: (r) => r.status,
+    describe: (c, st) => {
+      const n = (s: Status) => c[s] ?? 0;
+      const now = n('ok') + n('exists') + n('invalid') + n('failed');
+      return `${st.earlier + now} order(s): ${n('ok')} created, ${n('exists')} existed, ${n('invalid')} invalid, ${n('failed')} failed` + (st.earlier ? `, ${st.earlier} done in an earlier run` : '');
+    },
+    file: resultsFile(o, ctx),
+    identity: { [o.flag]: input },
+    resume: o.resume,
+    restart: o.restart,
+    concurrency: o.concurrency,
+    command: `bookdist order create ${o.argv.join(' ')}`,
+    stdoutResumeHint: () => `bookdist order create ${o.argv.join(' ')} (orders already made report "exists": order numbers make it safe)`,
+    dryRunNote: `(dry run: the first valid order of ${o.file} is shown; nothing is sent)`,
+  };
+  return runJob(spec, ctx);
+}
+
+function resultsFile(o: BulkFlags, ctx: Context): JobSpec<any, any>['file'] {
+  if (!o.results) return undefined;
+  return { path: resolve(ctx.io.cwd, o.results), flag: '--results', display: o.results, format: ctx.globals.output === 'csv' || /\.csv$/i.test(o.results) ? 'csv' : 'ndjson' };
+}
+
+type FreeStatus = 'ok' | 'already' | 'invalid' | 'failed';
+interface FreeResult extends Record<string, unknown> {
+  row: number;
+  status: FreeStatus;
+  order_id: number | null;
+  hash_id: string;
+  username: string;
+  message: string;
+}
+
+export async function runOrderFreeBulk(o: BulkFlags, ctx: Context): Promise<number> {
+  const { z, via, optional, checkRow } = await import('../../bulk/schema.js');
+  const Row = z.object({
+    username: via(v.username, 'username'),
+    hash_id: via(v.hashId, 'hash_id'),
+    expiration_date: optional(via(v.dateTime, 'expiration_date')),
+    label: optional(via(v.label, 'label')),
+  });
+  const input = await inputFingerprint(o.file, ctx, o.flag);
+  const spec: JobSpec<InputRow, FreeResult> = {
+    verb: 'order free',
+    columns: ['row', 'status', 'order_id', 'hash_id', 'username', 'message'],
+    unit: 'rows',
+    source: () => chunks(csvRows(o.file, ctx, { flag: o.flag, required: ['username', 'hash_id'], optional: ['expiration_date', 'label'] }), 100),
+    async process(batch, job) {
+      const rows: FreeResult[] = [];
+      const redo: number[] = [];
+      const failures: Failure[] = [];
+      let invalid = 0;
+      for (let i = 0; i < batch.items.length; i++) {
+        const row = batch.items[i];
+        const base = { row: row.line, order_id: null, hash_id: String(row.values.hash_id ?? ''), username: String(row.values.username ?? '') };
+        const c = row.problem ? { ok: false as const, message: row.problem } : checkRow(Row, row.values);
+        if (!c.ok) {
+          rows.push({ ...base, status: 'invalid', message: c.message });
+          invalid++;
+          continue;
+        }
+        // The key lets a service that honours it answer a repeat (after a lost answer or a crash) with the first order.
+        const r = await job.call('order.free', { payload: { ...c.data } }, { 'idempotency-key': `${batch.key}-${row.line}` });
+        if (!r.ok) {
+          if (r.interrupted) {
+            for (let k = i; k < batch.items.length; k++) redo.push(k);
+            break;
+          }
+          failures.push(r.failure);
+          redo.push(i);
+          rows.push({ ...base, status: 'failed', message: r.failure.message });
+          job.log(`row ${row.line}: ${r.failure.message}`);
+        } else if (r.response.status < 400) {
+          rows.push({ ...base, status: 'ok', order_id: r.response.body?.order?.id ?? null, message: String(r.response.body?.message ?? 'Free order created.') });
+        } else if (isConflict(r.response.status, r.response.body)) {
+          rows.push({ ...base, status: 'already', message: failureOf(r.response).message });
+        } else {
+          const f = failureOf(r.response);
+          failures.push(f);
+          redo.push(i);
+          rows.push({ ...base, status: 'failed', message: f.message });
+          job.log(`row ${row.line}: ${f.message}`);
+        }
+      }
+      return { rows, redo, failures, invalid };
+    },
+    status: (r) => r.status,
+    describe: (c, st) => {
+      const n = (s: FreeStatus) => c[s] ?? 0;
+      const now = n('ok') + n('already') + n('invalid') + n('failed');
+      return `${st.earlier + now} row(s): ${n('ok')} free order(s) created, ${n('already')} already had access, ${n('invalid')} invalid, ${n('failed')} failed` + (st.earlier ? `, ${st.earlier} done in an earlier run` : '');
+    },
+    file: resultsFile(o, ctx),
+    identity: { [o.flag]: input },
+    resume: o.resume,
+    restart: o.restart,
+    concurrency: o.concurrency,
+    command: `bookdist order free ${o.argv.join(' ')}`,
+    dryRunNote: `(dry run: the first valid row of ${o.file} is shown; nothing is sent)`,
+  };
+  return runJob(spec, ctx);
+}
