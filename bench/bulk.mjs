@@ -1,11 +1,11 @@
 // Bulk job engine rows of `npm run bench` (called from bench/run.mjs):
 //
-//  (e) a 1,000,000-row `access allow --from-csv` (the first row valid, the rest refused as invalid
+//  (g) a 1,000,000-row `access allow --from-csv` (the first row valid, the rest refused as invalid
 //      before any request, so the engine and not the sandbox is measured): peak RSS under 200 MB,
 //      and its first result (which follows the first request) within 1 s of the start.
-//  (f) the same run with --results FILE takes at most 1.5x the time of the run to stdout
+//  (h) the same run with --results FILE takes at most 1.5x the time of the run to stdout
 //      (results are fsynced per batch, not per line).
-//  (g) 1,000,000 codes to --out FILE: peak RSS under 150 MB (flat in the number of codes).
+//  (i) 1,000,000 codes to --out FILE: peak RSS under 150 MB (flat in the number of codes).
 import { spawn } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -62,30 +62,30 @@ export async function bulkBench(ctx) {
   const N = 1_000_000;
   console.log();
 
-  // ---------------------------------------------------------------- (e) 1M-row CSV, to stdout
+  // ---------------------------------------------------------------- (g) 1M-row CSV, to stdout
   const csv = join(dir, 'grants-1m.csv');
   // Row 2 is a valid grant (one request); every other row has a bad price: refused before sending.
   await writeRows(csv, N - 1, `hash_id,username,price\n${H},${users[0]},1.00\n`, (i) => `${H},${users[i % users.length]},x${i}\n`);
   const toStdout = await measured(ctx, ['access', 'allow', '--from-csv', csv, '-o', 'ndjson', '--concurrency', '4'], { stdoutLines: true });
   if (toStdout.lines !== N) throw new Error(`the 1M-row run printed ${toStdout.lines} results, not ${N}: ${toStdout.stderr.slice(-500)}`);
   console.log(
-    `(e) 1,000,000-row access allow --from-csv to stdout: ${fmt(toStdout.ms)}, first result after ${fmt(toStdout.firstMs)}, peak RSS ${toStdout.mb.toFixed(1)} MB`,
+    `(g) 1,000,000-row access allow --from-csv to stdout: ${fmt(toStdout.ms)}, first result after ${fmt(toStdout.firstMs)}, peak RSS ${toStdout.mb.toFixed(1)} MB`,
   );
-  target('(e) peak memory of a 1,000,000-row access allow --from-csv', toStdout.mb, '<', 200, ' MB');
-  target('(e) first result (after the first request) of a 1,000,000-row job, seconds', toStdout.firstMs / 1000, '<', 1, ' s');
+  target('(g) peak memory of a 1,000,000-row access allow --from-csv', toStdout.mb, '<', 200, ' MB');
+  target('(g) first result (after the first request) of a 1,000,000-row job, seconds', toStdout.firstMs / 1000, '<', 1, ' s');
 
-  // ---------------------------------------------------------------- (f) the same with --results
+  // ---------------------------------------------------------------- (h) the same with --results
   const results = join(dir, 'grants-1m.results.ndjson');
   const toFile = await measured(ctx, ['access', 'allow', '--from-csv', csv, '--results', results, '--concurrency', '4']);
   const written = readFileSync(results, 'utf8').split('\n').length - 1;
   if (written !== N) throw new Error(`--results holds ${written} results, not ${N}`);
-  console.log(`(f) the same with --results FILE: ${fmt(toFile.ms)} (${(toFile.ms / toStdout.ms).toFixed(2)}x the stdout run), peak RSS ${toFile.mb.toFixed(1)} MB`);
-  target('(f) 1,000,000 rows with --results vs to stdout, time', toFile.ms / toStdout.ms, '<', 1.5, 'x');
+  console.log(`(h) the same with --results FILE: ${fmt(toFile.ms)} (${(toFile.ms / toStdout.ms).toFixed(2)}x the stdout run), peak RSS ${toFile.mb.toFixed(1)} MB`);
+  target('(h) 1,000,000 rows with --results vs to stdout, time', toFile.ms / toStdout.ms, '<', 1.5, 'x');
 
-  // ---------------------------------------------------------------- (g) 1M codes
+  // ---------------------------------------------------------------- (i) 1M codes
   const codes = join(dir, 'codes-1m.csv');
   const gen = await measured(ctx, ['codes', 'generate', '--hash-id', H, '--org', 'bench', '--count', String(N), '--concurrency', '4', '--out', codes]);
   if (gen.code !== 0) throw new Error(`1M codes exited ${gen.code}: ${gen.stderr.slice(-1000)}`);
-  console.log(`(g) 1,000,000 codes to --out: ${fmt(gen.ms)}, peak RSS ${gen.mb.toFixed(1)} MB`);
-  target('(g) peak memory of a 1,000,000-code run', gen.mb, '<', 150, ' MB');
+  console.log(`(i) 1,000,000 codes to --out: ${fmt(gen.ms)}, peak RSS ${gen.mb.toFixed(1)} MB`);
+  target('(i) peak memory of a 1,000,000-code run', gen.mb, '<', 150, ' MB');
 }

@@ -7,6 +7,8 @@
 //  (b) 10,000 codes by one `codes generate` vs ten sequential `--count 1000` runs. Target 1.5x.
 //  (c) peak memory (max RSS) of a 100,000-code run. Target under 150 MB.
 //  (e), (f) start-up ratios, CPU profile summaries and peak RSS of long runs: bench/startup.mjs.
+//  (g)-(i) the bulk job engine: 1,000,000-row CSV jobs and 1,000,000 codes (bench/bulk.mjs;
+//      BENCH_SKIP_BULK=1 leaves them out).
 //
 // Needs only what the project installs plus curl, openssl and bash on the machine.
 import { spawnSync } from 'node:child_process';
@@ -15,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSandbox, startupBench } from './startup.mjs';
+import { createHash } from 'node:crypto';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(root, 'bin', 'bookdist');
@@ -154,6 +157,13 @@ try {
   // ---------------------------------------------------------------- (e), (f) start-up and memory
   // bench/startup.mjs: start-up ratios, CPU profile summaries, peak RSS of long runs (issue 10).
   await startupBench({ sb, target });
+
+  // ---------------------------------------------------------------- (g)-(i) bulk job engine (bench/bulk.mjs)
+  if (!process.env.BENCH_SKIP_BULK) {
+    const { bulkBench } = await import('./bulk.mjs');
+    const users = [createHash('sha1').update('bookdist-sandbox-user-1').digest('hex').slice(0, 30)];
+    await bulkBench({ root, NODE, env, dir, H, users, target, fmt });
+  }
 } finally {
   await sb.close();
   rmSync(dir, { recursive: true, force: true });
