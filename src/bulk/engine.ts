@@ -24,7 +24,7 @@ import type { Context, OutputFormat } from '../context.js';
 import type { ApiClient } from '../api/client.js';
 import { CliError, ExitCode, usageError } from '../errors.js';
 import { csvCell, tsvCell } from '../output/format.js';
-import { createRowWriter, type RowWriter } from '../output/index.js';
+import { createRowWriter, type Column, type RowWriter } from '../output/index.js';
 import { formatDuration } from '../util/duration.js';
 import { DurableFile, fileSize, writeFileDurably } from './durable.js';
 import { acquireLock, type Lock } from './lock.js';
@@ -85,6 +85,10 @@ export interface JobSpec<I, R extends Record<string, unknown>> {
   status(row: R): string;
   /** One clause for the summary from the counts, e.g. "2500 codes" or "8 row(s): 3 ok, ...". */
   describe(counts: Record<string, number>, stats: JobStats): string;
+  /** Write batches in source order (each waits for the batches before it), not as they complete. */
+  ordered?: boolean;
+  /** Columns for stdout when they differ from `columns` (labels, formatting in tables). */
+  stdoutColumns?: Column[];
   /** Durable output; without it rows go to stdout through the output layer. */
   file?: { path: string; flag: string; display: string; format: FileFormat };
   stdoutFormat?: OutputFormat;
@@ -99,6 +103,8 @@ export interface JobSpec<I, R extends Record<string, unknown>> {
   stdoutResumeHint?(stats: JobStats): string;
   /** Asked once the job is validated, before the first request (e.g. revoke's confirmation). */
   confirm?(): Promise<void>;
+  /** Said after the summary when rows were invalid (default: fix them and run them again). */
+  invalidHint?: string;
   /** In --dry-run: the request of the first batch is printed by the client; this says how many. */
   dryRunNote?: string;
 }
@@ -347,7 +353,7 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
     let batches = 0;
     const stop = new AbortController();
     const signal = AbortSignal.any([ctx.signal, stop.signal]);
-    const writer: RowWriter | undefined = out ? undefined : createRowWriter(ctx, { columns: spec.columns.map((key) => ({ key })), format: spec.stdoutFormat });
+    const writer: RowWriter | undefined = out ? undefined : createRowWriter(ctx, { columns: spec.stdoutColumns ?? spec.columns.map((key) => ({ key })), format: spec.stdoutFormat });
     let fileRows = out && file!.format === 'json' ? out.size > 2 : false;
     let chain: Promise<unknown> = Promise.resolve();
 
@@ -375,7 +381,15 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
     let handled = 0;
     let sourceDone = false;
     let redoLeft = false;
-    async function* plan(): AsyncGenerator<Batch<I> & { positions?: number[] }> {
+    // Ordered jobs: each batch gets a turn that opens when the batch before it has been written.
+    let lastTurn: Promise<void> = Promise.resolve();
+    const turn = (): { wait: Promise<void>; done: () => void } => {
+      const wait = lastTurn;
+      let done!: () => void;
+      lastTurn = new Promise<void>((r) => (done = r));
+      return { wait, done };
+    };
+    async function* plan(): AsyncGenerator<Batch<I> & { positions?: number[]; turn?: { wait: Promise<void>; done: () => void } }> {
       let n = 0;
       let r: IteratorResult<I[]> = first;
       try {
@@ -388,7 +402,7 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
           const prev = doneBefore.get(n);
           if (prev === undefined) {
             yielded++;
-            yield { number: n, items: r.value, key: `${jobId}-${n}` };
+            yield { number: n, items: r.value, key: `${jobId}-${n}`, turn: spec.ordered ? turn() : undefined };
           } else {
             earlier += weight(r.value) - (prev.length ? weight(prev.map((i) => r.value[i]).filter((x) => x !== undefined)) : 0);
             progress.set(earlier + done);
@@ -408,9 +422,19 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
       plan(),
       async (batch) => {
         handled++;
+        try {
+          await work(batch);
+        } finally {
+          batch.turn?.done();
+        }
+      },
+      { concurrency: spec.concurrency, signal },
+    );
+    async function work(batch: Batch<I> & { positions?: number[]; turn?: { wait: Promise<void>; done: () => void } }): Promise<void> {
         let res: BatchResult<R>;
         try {
           res = await spec.process(batch, tools);
+          await batch.turn?.wait;
         } catch (e: any) {
           fatal = { kind: 'error', message: String(e?.message ?? e), exitCode: e?.exitCode ?? ExitCode.ERROR };
           stop.abort();
@@ -449,9 +473,7 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
         invalid += res.invalid ?? 0;
         done += weight(batch.items) - (res.redo?.length ? weight(res.redo.map((i) => batch.items[i])) : 0);
         progress.set(earlier + done);
-      },
-      { concurrency: spec.concurrency, signal },
-    );
+    }
     await chain;
     progress.stop();
     restoreNotices();
@@ -497,7 +519,7 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
       return ExitCode.OK;
     }
     const redoable = failures.length > 0 || notDone > 0;
-    ctx.warn(line + (invalid ? ' Fix the invalid rows and run them again.' : '') + (redoable && resume ? ` To retry what failed, run:\n  ${resume}` : ''));
+    ctx.warn(line + (invalid ? (spec.invalidHint ?? ' Fix the invalid rows and run them again.') : '') + (redoable && resume ? ` To retry what failed, run:\n  ${resume}` : ''));
     if (!invalid && failures.length && failures.every((f) => f.kind === 'unavailable')) return ExitCode.UNAVAILABLE;
     return ExitCode.PARTIAL;
   } finally {

@@ -37,7 +37,7 @@ export function parse(input: VerbInput): Options {
 
 export async function run(o: Options, ctx: Context): Promise<number | void> {
   if (o.by === 'file') {
-    return (await import('../../bulk/lookup.js')).runLookup({ kind: o.kind, file: o.file, check: o.check }, ctx);
+    return (await import('./lookup.js')).runLookup({ kind: o.kind, file: o.file, check: o.check }, ctx);
   }
   const api = await ctx.api();
   const body =

@@ -1,0 +1,159 @@
+// `book get --isbn-file|--hash-id-file FILE|-`: many books through the search endpoint's `isbn` /
+// `hash_ids` arrays, a spec on the bulk job engine: the list is streamed in chunks of 100 (one
+// search request each, paged when one value matches several books), run --concurrency at a
+// time, and printed as one record per input line in input order (the engine's ordered mode),
+// with the ones not found marked. Exit 6 when any input was invalid, not found, or failed.
+import type { Context } from '../../context.js';
+import { usageError } from '../../errors.js';
+import { style, type Column } from '../../output/index.js';
+import * as v from '../../validate/index.js';
+import { readList } from '../../bulk/lines.js';
+import { chunks, runJob, type JobSpec } from '../../bulk/engine.js';
+import { failureOf, type Failure } from '../../bulk/retry.js';
+
+export interface LookupOptions {
+  kind: 'isbn' | 'hash_id';
+  /** A file of one ISBN or hash id per line, or `-` for stdin. */
+  file: string;
+  /** Verify ISBN check digits (false with --no-check). */
+  check: boolean;
+}
+
+type Status = 'found' | 'not_found' | 'invalid' | 'error';
+const CHUNK = 100;
+
+/** Every ISBN form a book answers to, normalised (digits and X). */
+function isbnKeys(book: any): string[] {
+  const ids = book?.identifiers ?? {};
+  const out = new Set<string>();
+  for (const k of ['isbn13', 'isbn10', 'eisbn13', 'eisbn10', 'parent_isbn']) {
+    const raw = ids[k] ?? book?.[k];
+    if (typeof raw === 'string' && raw) {
+      const n = raw.replace(/[\s-]/g, '').toUpperCase();
+      out.add(n);
+      const as13 = toIsbn13(n);
+      if (as13) out.add(as13);
+    }
+  }
+  return [...out];
+}
+
+function toIsbn13(isbn: string): string | undefined {
+  if (/^\d{13}$/.test(isbn)) return isbn;
+  if (!/^\d{9}[\dX]$/.test(isbn)) return undefined;
+  const core = '978' + isbn.slice(0, 9);
+  const sum = [...core].reduce((s, d, i) => s + Number(d) * (i % 2 ? 3 : 1), 0);
+  return core + ((10 - (sum % 10)) % 10);
+}
+
+export async function runLookup(opts: LookupOptions, ctx: Context): Promise<number> {
+  const flag = opts.kind === 'isbn' ? '--isbn-file' : '--hash-id-file';
+  const label = opts.kind === 'isbn' ? 'isbn' : 'hash_id';
+  const st = style(ctx);
+  // One record per input line in every format (the output model): tables and CSV/TSV show these
+  // columns by default; --fields paths are relative to the record (`book.title`).
+  const stdoutColumns: Column[] = [
+    { key: 'line' },
+    { key: 'input' },
+    { key: 'status', format: (s) => (s === 'found' ? st.green('found') : s === 'not_found' ? st.yellow('not found') : st.red(String(s))) },
+    { key: 'book.hash_id', label: 'hash id' },
+    { key: 'book.title', label: 'title' },
+    { key: 'book.author', label: 'author' },
+    { key: 'book.identifiers.isbn13', label: 'isbn13' },
+    { key: 'message' },
+  ];
+  async function* lines() {
+    let any = false;
+    for await (const l of readList(opts.file, ctx, flag)) {
+      any = true;
+      yield l;
+    }
+    if (!any) throw usageError(`${flag} ${opts.file}: no ${opts.kind === 'isbn' ? 'ISBNs' : 'hash ids'} in it (blank lines and # comments are ignored).`);
+  }
+  const record = (l: { line: number; value: string }, status: Status, key?: string, book?: any, message?: string) => ({
+    line: l.line,
+    input: l.value,
+    [label]: key ?? null,
+    status,
+    message: message ?? null,
+    book: book ?? null,
+  });
+
+  const spec: JobSpec<{ line: number; value: string }, Record<string, any>> = {
+    verb: 'book get',
+    columns: ['line', 'input', label, 'status', 'message', 'book'],
+    stdoutColumns,
+    unit: opts.kind === 'isbn' ? 'ISBNs' : 'hash ids',
+    ordered: true,
+    source: () => chunks(lines(), CHUNK),
+    async process(batch, job) {
+      const keys: Array<string | undefined> = [];
+      const messages: string[] = [];
+      for (const l of batch.items) {
+        try {
+          let k = opts.kind === 'isbn' ? v.isbn(l.value, `line ${l.line}:`, opts.check) : v.hashId(l.value, `line ${l.line}:`);
+          if (opts.kind === 'isbn') k = toIsbn13(k) ?? k;
+          keys.push(k);
+          messages.push('');
+        } catch (e: any) {
+          keys.push(undefined);
+          messages.push(String(e.message));
+        }
+      }
+      const wanted = [...new Set(keys.filter((k): k is string => k !== undefined))];
+      const found = new Map<string, any>();
+      let failure: Failure | undefined;
+      // Page through the chunk's matches (one ISBN may match more than one book).
+      for (let offset = 0; wanted.length; ) {
+        const r = await job.call('book.search', { payload: opts.kind === 'isbn' ? { isbn: wanted, offset, limit: 500 } : { hash_ids: wanted, offset, limit: 500 } });
+        if (!r.ok) {
+          if (r.interrupted) return { rows: [], notDone: { interrupted: true } };
+          failure = r.failure;
+          break;
+        }
+        if (r.response.status >= 400) {
+          failure = failureOf(r.response);
+          break;
+        }
+        const results: any[] = Array.isArray(r.response.body?.results) ? r.response.body.results : [];
+        for (const b of results) {
+          const ks = opts.kind === 'isbn' ? isbnKeys(b) : [String(b?.hash_id ?? b?.identifiers?.hash_id ?? '').toLowerCase()];
+          for (const k of ks) if (!found.has(k)) found.set(k, b);
+        }
+        offset += results.length;
+        const count = r.response.body?.count;
+        if (!results.length || typeof count !== 'number' || offset >= count || wanted.every((k) => found.has(k))) break;
+      }
+      let invalid = 0;
+      const failures: Failure[] = failure ? [failure] : [];
+      const rows = batch.items.map((l, i) => {
+        const k = keys[i];
+        if (k === undefined) {
+          invalid++;
+          return record(l, 'invalid', undefined, undefined, messages[i]);
+        }
+        const b = found.get(k);
+        if (b) return record(l, 'found', k, b);
+        if (failure) return record(l, 'error', k, undefined, failure.message);
+        invalid++; // not found: a partial result (exit 6), like an invalid line
+        return record(l, 'not_found', k, undefined, 'no matching book');
+      });
+      return { rows, failures, invalid };
+    },
+    status: (r) => r.status,
+    describe: (c) => {
+      const n = (s: Status) => c[s] ?? 0;
+      const all = n('found') + n('not_found') + n('invalid') + n('error');
+      if (all === n('found')) return `${all} looked up: all found`;
+      return `${all} looked up: ${n('found')} found, ${n('not_found')} not found` + (n('invalid') ? `, ${n('invalid')} invalid` : '') + (n('error') ? `, ${n('error')} failed; run again to retry them` : '');
+    },
+    invalidHint: '',
+    identity: {},
+    resume: false,
+    restart: false,
+    concurrency: 4,
+    command: `bookdist book get ${flag} ${opts.file}`,
+    dryRunNote: `(dry run: the first search request of at most ${CHUNK} values is shown; nothing is sent)`,
+  };
+  return runJob(spec, ctx);
+}
