@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
+import { SEED_USERS, startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 import { cliFor, codesGenerated, csvCodes, spawnCli, waitForCodes, type Cli } from './_support.js';
 
 const BOOK = WELL_KNOWN.readme.hash_id;
@@ -152,6 +152,36 @@ describe('graceful on the first signal, with a stored profile present', () => {
     });
   }
 
+});
+
+describe('the same guarantees for a row job (access allow --from-csv)', () => {
+  it('SIGTERM with a stored profile: batches in flight written, exit 130; --resume ends with every row exactly once', async () => {
+    const csv = join(dir, 'rows.csv');
+    const n = 600;
+    const row = `${WELL_KNOWN.readme.hash_id},${SEED_USERS[2].username},1.00`;
+    writeFileSync(csv, 'hash_id,username,price\n' + `${row}\n`.repeat(n));
+    const results = join(dir, 'rows.results.csv');
+    const args = ['access', 'allow', '--from-csv', csv, '--results', results, '--concurrency', '2'];
+    const run = spawnCli(sb, args);
+    const started = Date.now();
+    while (!existsSync(results) || readFileSync(results, 'utf8').split('\n').length < 102) {
+      if (Date.now() - started > 60_000) throw new Error('no batch written');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    run.child.kill('SIGTERM');
+    const res = await run.exited;
+    expect(res.code, res.stderr).toBe(130);
+    expect(res.stderr).toMatch(/interrupted: \d+ row\(s\)/);
+    expect(res.stderr).toMatch(/--results \S+rows\.results\.csv --concurrency 2 --resume\n/);
+    const r = await cli([...args, '--resume']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = readFileSync(results, 'utf8').trim().split('\n');
+    expect(lines[0]).toBe('row,status,message,hash_id,username');
+    const rowsSeen = lines.slice(1).map((l) => Number(l.split(',')[0]));
+    expect(rowsSeen).toHaveLength(n);
+    expect(new Set(rowsSeen).size).toBe(n);
+    expect(existsSync(results + '.bookdist-job')).toBe(false);
+  });
 });
 
 describe('a second signal', () => {
