@@ -30,7 +30,7 @@ import { DurableFile, fileSize, writeFileDurably } from './durable.js';
 import { acquireLock, type Lock } from './lock.js';
 import { runPool } from './pool.js';
 import { createProgress, type Progress } from './progress.js';
-import { callWithRetry, type Failure, type Outcome } from './retry.js';
+import { callWithRetry, failureOf, type Failure, type Outcome } from './retry.js';
 
 export const JOURNAL_SUFFIX = '.bookdist-job';
 export type FileFormat = 'csv' | 'tsv' | 'ndjson' | 'json';
@@ -358,20 +358,52 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
     let chain: Promise<unknown> = Promise.resolve();
 
     /** Write a batch's rows durably, then journal it; one batch at a time, in completion order. */
-    const commit = (b: number, rows: R[], redo: number[] | undefined): Promise<void> => {
-      const p = chain.then(async () => {
-        if (writeError) throw writeError;
-        // Fields in the order of the columns, whatever order the spec built them in.
-        if (!columnOrder(rows[0], spec.columns)) rows = rows.map((r) => Object.fromEntries(spec.columns.map((c) => [c, r[c]])) as R);
-        if (out) {
-          const text = encode(file!.format, spec.columns, rows, !fileRows);
-          if (rows.length) fileRows = true;
-          if (text) await out.appendDurably(text);
-          await journal!.appendDurably(JSON.stringify({ b, end: out.size, ...(redo?.length ? { redo } : {}) }) + '\n');
-        } else {
-          for (const r of rows) writer!.write(r);
-          await drained(ctx);
+    // Group commit: batches that complete while a write is under way are written together, with
+    // one fdatasync of FILE and then one of the journal for all of them; each batch's journal line
+    // still follows its rows onto the disk, in file order.
+    type Pending = { b: number; rows: R[]; redo?: number[]; resolve: () => void; reject: (e: unknown) => void };
+    let queue: Pending[] = [];
+    let flushing = false;
+    const flush = async () => {
+      flushing = true;
+      while (queue.length) {
+        const group = queue;
+        queue = [];
+        try {
+          if (writeError) throw writeError;
+          let text = '';
+          let lines = '';
+          let end = out!.size;
+          for (const g of group) {
+            const t = encode(file!.format, spec.columns, g.rows, !fileRows);
+            if (g.rows.length) fileRows = true;
+            text += t;
+            end += Buffer.byteLength(t);
+            lines += JSON.stringify({ b: g.b, end, ...(g.redo?.length ? { redo: g.redo } : {}) }) + '\n';
+          }
+          if (text) await out!.appendDurably(text);
+          await journal!.appendDurably(lines);
+          for (const g of group) g.resolve();
+        } catch (e) {
+          writeError ??= e;
+          for (const g of group) g.reject(e);
         }
+      }
+      flushing = false;
+    };
+    /** Write a batch's rows durably, then journal it (file jobs), or print them (stdout jobs). */
+    const commit = (b: number, rows: R[], redo: number[] | undefined): Promise<void> => {
+      // Fields in the order of the columns, whatever order the spec built them in.
+      if (!columnOrder(rows[0], spec.columns)) rows = rows.map((r) => Object.fromEntries(spec.columns.map((c) => [c, r[c]])) as R);
+      if (out) {
+        return new Promise<void>((resolve, reject) => {
+          queue.push({ b, rows, redo, resolve, reject });
+          if (!flushing) void flush();
+        });
+      }
+      const p = chain.then(async () => {
+        for (const r of rows) writer!.write(r);
+        await drained(ctx);
       });
       chain = p.catch(() => {});
       return p;
@@ -500,7 +532,7 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
     if (fatal) {
       throw new CliError(`${spec.verb}: ${fatal.message} (${text}).${file && batches ? how : ''}`, fatal.exitCode, undefined, fatal.status);
     }
-    if (ctx.signal.aborted && !complete) {
+    if (ctx.signal.aborted && (!complete || redoLeft)) {
       ctx.warn(`interrupted: ${text} → ${where}.${how}`);
       return ExitCode.INTERRUPTED;
     }
@@ -597,4 +629,58 @@ export async function* chunks<T>(items: AsyncIterable<T> | Iterable<T>, size: nu
     }
   }
   if (buf.length) yield buf;
+}
+
+/**
+ * Rows per batch of a row job: one durable write (and journal line) per batch, group-committed
+ * with the batches that complete meanwhile. Interrupts do not wait for a whole batch (eachItem).
+ */
+export const ROWS_PER_BATCH = 250;
+
+/** What one item of a one-request-per-item batch came to. */
+export type ItemOutcome<R> = { row: R; invalid?: boolean; failure?: Failure } | { interrupted: true };
+
+/**
+ * Run a batch one item at a time (row jobs: one request per row). Invalid rows count for exit 6;
+ * failed rows are written with their failure and left for --resume to send again; an interrupt
+ * (during a retry wait, or between two rows) leaves the rest of the batch to --resume, so a big
+ * batch never delays a Ctrl-C by more than the request in flight.
+ */
+export async function eachItem<I, R>(items: I[], one: (item: I, index: number) => Promise<ItemOutcome<R>>, job: Pick<JobTools, 'log' | 'ctx'>): Promise<BatchResult<R>> {
+  const rows: R[] = [];
+  const redo: number[] = [];
+  const failures: Failure[] = [];
+  let invalid = 0;
+  for (let i = 0; i < items.length; i++) {
+    // Interrupted: the row in flight has finished; the rest of the batch is left to --resume.
+    const x = job.ctx.signal.aborted ? ({ interrupted: true } as const) : await one(items[i], i);
+    if ('interrupted' in x) {
+      for (let k = i; k < items.length; k++) redo.push(k);
+      break;
+    }
+    rows.push(x.row);
+    if (x.invalid) invalid++;
+    if (x.failure) {
+      failures.push(x.failure);
+      redo.push(i);
+      job.log(x.failure.message);
+    }
+  }
+  return { rows, redo, failures, invalid };
+}
+
+/**
+ * The outcome of a row's request that did not succeed: interrupted, or failed (after retries, or
+ * refused with a 4xx that `final` does not claim), as a row with status `failed`.
+ */
+export function failedRow<R>(r: Outcome, make: (status: 'failed', message: string) => R, where: string): ItemOutcome<R> {
+  if (!r.ok && r.interrupted) return { interrupted: true };
+  const f = r.ok ? failureOf(r.response) : r.failure;
+  return { row: make('failed', f.message), failure: { ...f, message: `${where}: ${f.message}` } };
+}
+
+/** "N row(s): 3 ok, 1 invalid, ..., 7 done in an earlier run" from the counts of a row job. */
+export function countsText(counts: Record<string, number>, stats: JobStats, noun: string, parts: Array<[status: string, label: string]>): string {
+  const now = parts.reduce((a, [s]) => a + (counts[s] ?? 0), 0);
+  return `${stats.earlier + now} ${noun}: ${parts.map(([s, label]) => `${counts[s] ?? 0} ${label}`).join(', ')}` + (stats.earlier ? `, ${stats.earlier} done in an earlier run` : '');
 }

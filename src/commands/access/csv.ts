@@ -10,8 +10,8 @@ import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import * as v from '../../validate/index.js';
 import { usageError } from '../../errors.js';
-import { chunks, runJob, type JobSpec } from '../../bulk/engine.js';
-import { failureOf, type Failure } from '../../bulk/retry.js';
+import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../bulk/engine.js';
+import { failureOf } from '../../bulk/retry.js';
 import { csvRows, inputFingerprint, type InputRow } from '../../bulk/rows.js';
 import { confirm } from '../confirm.js';
 import type { BulkFlags } from '../../bulk/flags.js';
@@ -27,8 +27,6 @@ interface Result extends Record<string, unknown> {
 }
 
 const COLUMNS = ['row', 'status', 'message', 'hash_id', 'username'] as const;
-/** Rows per durable write (one fsync of the results and of the journal per batch). */
-const ROWS_PER_BATCH = 100;
 
 function bool(value: string, flag: string): boolean | undefined {
   const s = value.trim().toLowerCase();
@@ -64,65 +62,37 @@ export async function runAccessCsv(o: BulkFlags & { action: 'allow' | 'revoke' }
     columns: COLUMNS,
     unit: 'rows',
     source: () => chunks(csvRows(o.file, ctx, { flag, required, optional }), ROWS_PER_BATCH),
-    async process(batch, job) {
-      const rows: Result[] = [];
-      const redo: number[] = [];
-      const failures: Failure[] = [];
-      let invalid = 0;
-      for (let i = 0; i < batch.items.length; i++) {
-        const row = batch.items[i];
-        const base = { row: row.line, hash_id: String(row.values.hash_id ?? ''), username: String(row.values.username ?? '') };
-        let payload: Record<string, unknown>;
-        try {
-          if (row.problem) throw usageError(row.problem);
-          payload = payloadOf(o.action, row.values);
-        } catch (e: any) {
-          rows.push({ ...base, status: 'invalid', message: String(e.message) });
-          invalid++;
-          continue;
-        }
-        const r = await job.call(`access.${o.action}`, { payload });
-        if (!r.ok) {
-          if (r.interrupted) {
-            // Stopped while waiting to retry: this row and the rest of the batch are left to --resume.
-            for (let k = i; k < batch.items.length; k++) redo.push(k);
-            break;
+    process: (batch, job) =>
+      eachItem(
+        batch.items,
+        async (row) => {
+          const make = (status: Status, message: string): Result => ({ row: row.line, status, message, hash_id: String(row.values.hash_id ?? ''), username: String(row.values.username ?? '') });
+          let payload: Record<string, unknown>;
+          try {
+            if (row.problem) throw usageError(row.problem);
+            payload = payloadOf(o.action, row.values);
+          } catch (e: any) {
+            return { row: make('invalid', String(e.message)), invalid: true };
           }
-          failures.push(r.failure);
-          redo.push(i);
-          rows.push({ ...base, status: 'failed', message: r.failure.message });
-          job.log(`row ${row.line}: ${r.failure.message}`);
-        } else if (r.response.status < 400) {
-          rows.push({ ...base, status: 'ok', message: String(r.response.body?.message ?? (o.action === 'allow' ? 'Access granted.' : 'Access revoked.')) });
-        } else {
-          const f = failureOf(r.response);
-          if (already.test(f.message)) {
+          const r = await job.call(`access.${o.action}`, { payload });
+          if (r.ok && r.response.status < 400) return { row: make('ok', String(r.response.body?.message ?? (o.action === 'allow' ? 'Access granted.' : 'Access revoked.'))) };
+          if (r.ok && already.test(failureOf(r.response).message)) {
             // After a repeated request the lost first attempt may have done the work itself.
-            rows.push({
-              ...base,
-              status: 'already',
-              message: f.message + (r.uncertainRetries > 0 ? ' (after a repeated request: the first attempt, whose answer was lost, may have done it)' : ''),
-            });
-          } else {
-            failures.push(f);
-            redo.push(i);
-            rows.push({ ...base, status: 'failed', message: f.message });
-            job.log(`row ${row.line}: ${f.message}`);
+            const extra = r.uncertainRetries > 0 ? ' (after a repeated request: the first attempt, whose answer was lost, may have done it)' : '';
+            return { row: make('already', failureOf(r.response).message + extra) };
           }
-        }
-      }
-      return { rows, redo, failures, invalid };
-    },
+          return failedRow(r, make, `row ${row.line}`);
+        },
+        job,
+      ),
     status: (r) => r.status,
-    describe: (c, st) => {
-      const n = (s: Status) => c[s] ?? 0;
-      const now = n('ok') + n('already') + n('invalid') + n('failed');
-      return (
-        `${st.earlier + now} row(s): ${n('ok')} ok, ${n('already')} already ${o.action === 'allow' ? 'had access' : 'without access'}, ` +
-        `${n('invalid')} invalid, ${n('failed')} failed` +
-        (st.earlier ? `, ${st.earlier} done in an earlier run` : '')
-      );
-    },
+    describe: (c, st) =>
+      countsText(c, st, 'row(s)', [
+        ['ok', 'ok'],
+        ['already', `already ${o.action === 'allow' ? 'had access' : 'without access'}`],
+        ['invalid', 'invalid'],
+        ['failed', 'failed'],
+      ]),
     file: o.results ? { path: resolve(ctx.io.cwd, o.results), flag: '--results', display: o.results, format: resultsCsv ? 'csv' : 'ndjson' } : undefined,
     identity: { '--from-csv': input },
     resume: o.resume,

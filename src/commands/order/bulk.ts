@@ -16,8 +16,8 @@
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import * as v from '../../validate/index.js';
-import { chunks, runJob, type JobSpec } from '../../bulk/engine.js';
-import { failureOf, type Failure } from '../../bulk/retry.js';
+import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../bulk/engine.js';
+import { failureOf } from '../../bulk/retry.js';
 import { csvRows, inputFingerprint, ndjsonRows, type InputRow } from '../../bulk/rows.js';
 import type { BulkFlags } from '../../bulk/flags.js';
 import { isConflict } from '../../api/client.js';
@@ -134,63 +134,36 @@ export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<nu
     columns: ORDER_COLUMNS,
     unit: 'orders',
     source: () => chunks(groups(source), ORDERS_PER_BATCH),
-    async process(batch, job) {
-      const rows: OrderResult[] = [];
-      const redo: number[] = [];
-      const failures: Failure[] = [];
-      let invalid = 0;
-      for (let i = 0; i < batch.items.length; i++) {
-        const g = batch.items[i];
-        const base = { order_number: g.number, order_id: null, items: 0, rows: lineSpan(g.rows) };
-        // Every row checked on its own (messages name the line), then merged into one order.
-        const problems: string[] = [];
-        let order: any;
-        if (g.problem) problems.push(g.problem);
-        for (const r of g.rows) {
-          const c = r.problem ? { ok: false as const, message: r.problem } : checkRow(Order, payloadOfRow(r.values));
-          if (!c.ok) problems.push(`line ${r.line}: ${c.message}`);
-          else if (!order) order = { ...c.data, digital_pricing: [...c.data.digital_pricing] };
-          else if (c.data.username !== order.username) problems.push(`line ${r.line}: username differs from the order's first row`);
-          else order.digital_pricing.push(...c.data.digital_pricing);
-        }
-        if (problems.length) {
-          rows.push({ ...base, status: 'invalid', message: problems.join('; ') });
-          invalid++;
-          continue;
-        }
-        const r = await job.call('order.external', { payload: order });
-        if (!r.ok) {
-          if (r.interrupted) {
-            for (let k = i; k < batch.items.length; k++) redo.push(k);
-            break;
+    process: (batch, job) =>
+      eachItem(
+        batch.items,
+        async (g) => {
+          const make = (status: Status, message: string, made = { order_id: null as number | null, items: 0 }): OrderResult => ({ order_number: g.number, status, ...made, rows: lineSpan(g.rows), message });
+          // Every row checked on its own (messages name the line), then merged into one order.
+          const problems: string[] = g.problem ? [g.problem] : [];
+          let order: any;
+          for (const r of g.rows) {
+            const c = r.problem ? { ok: false as const, message: r.problem } : checkRow(Order, payloadOfRow(r.values));
+            if (!c.ok) problems.push(`line ${r.line}: ${c.message}`);
+            else if (!order) order = { ...c.data, digital_pricing: [...c.data.digital_pricing] };
+            else if (c.data.username !== order.username) problems.push(`line ${r.line}: username differs from the order's first row`);
+            else order.digital_pricing.push(...c.data.digital_pricing);
           }
-          failures.push(r.failure);
-          redo.push(i);
-          rows.push({ ...base, status: 'failed', message: r.failure.message });
-          job.log(`order ${g.number}: ${r.failure.message}`);
-          continue;
-        }
-        const body = r.response.body;
-        const made = { order_id: body?.order?.id ?? null, items: Array.isArray(body?.order?.items) ? body.order.items.length : 0 };
-        if (r.response.status < 400) {
-          const existed = /already exists/i.test(String(body?.message ?? ''));
-          rows.push({ ...base, ...made, status: existed ? 'exists' : 'ok', message: String(body?.message ?? 'Order created.') });
-        } else {
-          const f = failureOf(r.response);
-          failures.push(f);
-          redo.push(i);
-          rows.push({ ...base, status: 'failed', message: f.message });
-          job.log(`order ${g.number}: ${f.message}`);
-        }
-      }
-      return { rows, redo, failures, invalid };
-    },
+          if (problems.length) return { row: make('invalid', problems.join('; ')), invalid: true };
+          const r = await job.call('order.external', { payload: order });
+          if (r.ok && r.response.status < 400) {
+            const body = r.response.body;
+            const made = { order_id: body?.order?.id ?? null, items: Array.isArray(body?.order?.items) ? body.order.items.length : 0 };
+            // A repeat (after a lost answer, a resume, or last night's report) returns the first order.
+            const existed = /already exists/i.test(String(body?.message ?? ''));
+            return { row: make(existed ? 'exists' : 'ok', String(body?.message ?? 'Order created.'), made) };
+          }
+          return failedRow(r, make, `order ${g.number}`);
+        },
+        job,
+      ),
     status: (r) => r.status,
-    describe: (c, st) => {
-      const n = (s: Status) => c[s] ?? 0;
-      const now = n('ok') + n('exists') + n('invalid') + n('failed');
-      return `${st.earlier + now} order(s): ${n('ok')} created, ${n('exists')} existed, ${n('invalid')} invalid, ${n('failed')} failed` + (st.earlier ? `, ${st.earlier} done in an earlier run` : '');
-    },
+    describe: (c, st) => countsText(c, st, 'order(s)', [['ok', 'created'], ['exists', 'existed'], ['invalid', 'invalid'], ['failed', 'failed']]),
     file: resultsFile(o, ctx),
     identity: { [o.flag]: input },
     resume: o.resume,
@@ -231,52 +204,31 @@ export async function runOrderFreeBulk(o: BulkFlags, ctx: Context): Promise<numb
     verb: 'order free',
     columns: ['row', 'status', 'order_id', 'hash_id', 'username', 'message'],
     unit: 'rows',
-    source: () => chunks(csvRows(o.file, ctx, { flag: o.flag, required: ['username', 'hash_id'], optional: ['expiration_date', 'label'] }), 100),
-    async process(batch, job) {
-      const rows: FreeResult[] = [];
-      const redo: number[] = [];
-      const failures: Failure[] = [];
-      let invalid = 0;
-      for (let i = 0; i < batch.items.length; i++) {
-        const row = batch.items[i];
-        const base = { row: row.line, order_id: null, hash_id: String(row.values.hash_id ?? ''), username: String(row.values.username ?? '') };
-        const c = row.problem ? { ok: false as const, message: row.problem } : checkRow(Row, row.values);
-        if (!c.ok) {
-          rows.push({ ...base, status: 'invalid', message: c.message });
-          invalid++;
-          continue;
-        }
-        // The key lets a service that honours it answer a repeat (after a lost answer or a crash) with the first order.
-        const r = await job.call('order.free', { payload: { ...c.data } }, { 'idempotency-key': `${batch.key}-${row.line}` });
-        if (!r.ok) {
-          if (r.interrupted) {
-            for (let k = i; k < batch.items.length; k++) redo.push(k);
-            break;
-          }
-          failures.push(r.failure);
-          redo.push(i);
-          rows.push({ ...base, status: 'failed', message: r.failure.message });
-          job.log(`row ${row.line}: ${r.failure.message}`);
-        } else if (r.response.status < 400) {
-          rows.push({ ...base, status: 'ok', order_id: r.response.body?.order?.id ?? null, message: String(r.response.body?.message ?? 'Free order created.') });
-        } else if (isConflict(r.response.status, r.response.body)) {
-          rows.push({ ...base, status: 'already', message: failureOf(r.response).message });
-        } else {
-          const f = failureOf(r.response);
-          failures.push(f);
-          redo.push(i);
-          rows.push({ ...base, status: 'failed', message: f.message });
-          job.log(`row ${row.line}: ${f.message}`);
-        }
-      }
-      return { rows, redo, failures, invalid };
-    },
+    source: () => chunks(csvRows(o.file, ctx, { flag: o.flag, required: ['username', 'hash_id'], optional: ['expiration_date', 'label'] }), ROWS_PER_BATCH),
+    process: (batch, job) =>
+      eachItem(
+        batch.items,
+        async (row) => {
+          const make = (status: FreeStatus, message: string, order_id: number | null = null): FreeResult => ({
+            row: row.line,
+            status,
+            order_id,
+            hash_id: String(row.values.hash_id ?? ''),
+            username: String(row.values.username ?? ''),
+            message,
+          });
+          const c = row.problem ? { ok: false as const, message: row.problem } : checkRow(Row, row.values);
+          if (!c.ok) return { row: make('invalid', c.message), invalid: true };
+          // The key lets a service that honours it answer a repeat (after a lost answer or a crash) with the first order.
+          const r = await job.call('order.free', { payload: { ...c.data } }, { 'idempotency-key': `${batch.key}-${row.line}` });
+          if (r.ok && r.response.status < 400) return { row: make('ok', String(r.response.body?.message ?? 'Free order created.'), r.response.body?.order?.id ?? null) };
+          if (r.ok && isConflict(r.response.status, r.response.body)) return { row: make('already', failureOf(r.response).message) };
+          return failedRow(r, make, `row ${row.line}`);
+        },
+        job,
+      ),
     status: (r) => r.status,
-    describe: (c, st) => {
-      const n = (s: FreeStatus) => c[s] ?? 0;
-      const now = n('ok') + n('already') + n('invalid') + n('failed');
-      return `${st.earlier + now} row(s): ${n('ok')} free order(s) created, ${n('already')} already had access, ${n('invalid')} invalid, ${n('failed')} failed` + (st.earlier ? `, ${st.earlier} done in an earlier run` : '');
-    },
+    describe: (c, st) => countsText(c, st, 'row(s)', [['ok', 'free order(s) created'], ['already', 'already had access'], ['invalid', 'invalid'], ['failed', 'failed']]),
     file: resultsFile(o, ctx),
     identity: { [o.flag]: input },
     resume: o.resume,

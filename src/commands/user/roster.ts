@@ -7,8 +7,7 @@
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import * as v from '../../validate/index.js';
-import { chunks, runJob, type JobSpec } from '../../bulk/engine.js';
-import { failureOf, type Failure } from '../../bulk/retry.js';
+import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../bulk/engine.js';
 import { csvRows, inputFingerprint, type InputRow } from '../../bulk/rows.js';
 import { isConflict } from '../../api/client.js';
 import type { BulkFlags } from '../../bulk/flags.js';
@@ -24,7 +23,6 @@ interface Result extends Record<string, unknown> {
 }
 
 const COLUMNS = ['row', 'status', 'username', 'email', 'message'] as const;
-const ROWS_PER_BATCH = 100;
 
 export async function runRoster(o: BulkFlags, ctx: Context): Promise<number> {
   const { z, via, optional, checkRow } = await import('../../bulk/schema.js');
@@ -41,53 +39,26 @@ export async function runRoster(o: BulkFlags, ctx: Context): Promise<number> {
     columns: COLUMNS,
     unit: 'users',
     source: () => chunks(csvRows(o.file, ctx, { flag, required: ['email'], optional: ['first_name', 'last_name', 'label'] }), ROWS_PER_BATCH),
-    async process(batch, job) {
-      const rows: Result[] = [];
-      const redo: number[] = [];
-      const failures: Failure[] = [];
-      let invalid = 0;
-      for (let i = 0; i < batch.items.length; i++) {
-        const row = batch.items[i];
-        const base = { row: row.line, username: '', email: String(row.values.email ?? '') };
-        const c = row.problem ? { ok: false as const, message: row.problem } : checkRow(Row, row.values);
-        if (!c.ok) {
-          rows.push({ ...base, status: 'invalid', message: c.message });
-          invalid++;
-          continue;
-        }
-        const r = await job.call('user.create', { payload: { ...c.data } });
-        if (!r.ok) {
-          if (r.interrupted) {
-            for (let k = i; k < batch.items.length; k++) redo.push(k);
-            break;
+    process: (batch, job) =>
+      eachItem(
+        batch.items,
+        async (row) => {
+          const make = (status: Status, message: string, username = ''): Result => ({ row: row.line, status, username, email: String(row.values.email ?? ''), message });
+          const c = row.problem ? { ok: false as const, message: row.problem } : checkRow(Row, row.values);
+          if (!c.ok) return { row: make('invalid', c.message), invalid: true };
+          const r = await job.call('user.create', { payload: { ...c.data } });
+          const body = r.ok ? r.response.body : undefined;
+          // An e-mail address with an account: the conflict answer names its username.
+          if (r.ok && (isConflict(r.response.status, body) || body?.conflict === true)) {
+            return { row: make('exists', String(body?.message ?? 'User with email address already exists'), String(body?.username ?? '')) };
           }
-          failures.push(r.failure);
-          redo.push(i);
-          rows.push({ ...base, status: 'failed', message: r.failure.message });
-          job.log(`row ${row.line}: ${r.failure.message}`);
-          continue;
-        }
-        const body = r.response.body;
-        if (isConflict(r.response.status, body) || body?.conflict === true) {
-          rows.push({ ...base, status: 'exists', username: String(body?.username ?? ''), message: String(body?.message ?? 'User with email address already exists') });
-        } else if (r.response.status < 400) {
-          rows.push({ ...base, status: 'ok', username: String(body?.username ?? ''), message: 'created' });
-        } else {
-          const f = failureOf(r.response);
-          failures.push(f);
-          redo.push(i);
-          rows.push({ ...base, status: 'failed', message: f.message });
-          job.log(`row ${row.line}: ${f.message}`);
-        }
-      }
-      return { rows, redo, failures, invalid };
-    },
+          if (r.ok && r.response.status < 400) return { row: make('ok', 'created', String(body?.username ?? '')) };
+          return failedRow(r, make, `row ${row.line}`);
+        },
+        job,
+      ),
     status: (r) => r.status,
-    describe: (c, st) => {
-      const n = (s: Status) => c[s] ?? 0;
-      const now = n('ok') + n('exists') + n('invalid') + n('failed');
-      return `${st.earlier + now} row(s): ${n('ok')} created, ${n('exists')} existed, ${n('invalid')} invalid, ${n('failed')} failed` + (st.earlier ? `, ${st.earlier} done in an earlier run` : '');
-    },
+    describe: (c, st) => countsText(c, st, 'row(s)', [['ok', 'created'], ['exists', 'existed'], ['invalid', 'invalid'], ['failed', 'failed']]),
     file: o.results ? { path: resolve(ctx.io.cwd, o.results), flag: '--results', display: o.results, format: ctx.globals.output === 'csv' || /\.csv$/i.test(o.results) ? 'csv' : 'ndjson' } : undefined,
     identity: { '--from-csv': input },
     resume: o.resume,
