@@ -30,6 +30,15 @@ describe('service unavailable throughout (every request answered 503)', () => {
     expect(existsSync(out + '.bookdist-job')).toBe(true);
   });
 
+  it('each retry wait of 2 s or more prints one line (status, attempt k of n, wait); shorter waits print nothing', async () => {
+    // Backoff waits for attempts 1..5: 125-250, 250-500, 500-1000, 1000-2000, then 2000-4000 ms.
+    const r = await cli(['codes', 'generate', '--hash-id', WELL_KNOWN.readme.hash_id, '--org', 'acme', '--count', '10', '--retries', '5']);
+    expect(r.code, r.stderr).toBe(7);
+    const lines = r.stderr.split('\n').filter((l) => / retry \d+ of \d+ in /.test(l));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^codes generate: Service temporarily unavailable.*; retry 5 of 5 in [234]\.\ds$/);
+  });
+
   it('book process: exit 7 with the books marked failed', async () => {
     const r = await cli(['book', 'process', WELL_KNOWN.unprocessed.hash_id, WELL_KNOWN.readme.hash_id, '--json', '--retries', '0']);
     expect(r.code, r.stderr).toBe(7);
