@@ -223,6 +223,7 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
   let header_: JournalHeader | undefined;
   const doneBefore = new Map<number, number[]>(); // batch → positions still to do ([] = complete)
   let cleanup = async () => {};
+  let finished: string | undefined;
   if (file && !dry) {
     const dir = dirname(file.path);
     try {
@@ -259,11 +260,14 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
       } else if (!saved && size && !spec.resume) {
         throw usageError(`${file.flag} ${file.display} exists and is never overwritten. Choose another file, or remove it.`);
       } else if (!saved && size && spec.resume) {
-        throw usageError(`${file.flag} ${file.display}: no interrupted job to resume (no ${basename(jpath)}: the job finished). Choose another file to start a new job.`);
+        // Nothing was interrupted: the job finished (a CI step that always adds --resume passes).
+        finished = `${file.flag} ${file.display}: no interrupted job to resume (no ${basename(jpath)}): the job finished, nothing was sent. A new job needs another file.`;
       } else if (saved && !spec.resume) {
         throw usageError(`${file.flag} ${file.display}: an interrupted job left ${basename(jpath)}. Continue it with --resume, or start over with --restart.`);
       }
-      if (saved) {
+      if (finished) {
+        // nothing to open
+      } else if (saved) {
         // Resume: the same job, or refuse naming what changed.
         if (saved.header.verb !== spec.verb) throw usageError(`--resume: ${file.display} belongs to a \`${saved.header.verb}\` job, not \`${spec.verb}\`.`);
         for (const [flag, value] of Object.entries({ ...saved.header.identity, ...spec.identity })) {
@@ -304,10 +308,15 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
         out = await DurableFile.open(file.path, { truncateTo: 0, failAfter: faultAt(ctx) });
         await out.appendDurably(header(file.format, spec.columns));
       }
-      journal = await DurableFile.open(jpath);
+      if (!finished) journal = await DurableFile.open(jpath);
     } catch (e) {
       await cleanup();
       throw e;
+    }
+    if (finished) {
+      await cleanup();
+      ctx.info(finished);
+      return ExitCode.OK;
     }
   }
   const jobId = header_?.job_id ?? randomBytes(8).toString('hex');

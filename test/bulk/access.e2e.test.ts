@@ -87,6 +87,12 @@ describe('access in bulk', () => {
     // The torn batch's rows had been granted: sent again, they are reported as such, not as failures.
     expect(final.filter((f) => f[1] === 'already')).toHaveLength(3);
     expect(statSync(results).mode & 0o777).toBe(0o600);
+    // The job finished: --resume again does nothing and exits 0 (a CI step may always add it).
+    const text = readFileSync(results, 'utf8');
+    const noop = await cli(['access', 'allow', '--from-csv', csv, '--results', results, '--resume', '--retries', '6']);
+    expect(noop.code, noop.stderr).toBe(0);
+    expect(noop.stderr).toMatch(/the job finished, nothing was sent/);
+    expect(readFileSync(results, 'utf8')).toBe(text);
   });
 
   it('revoke --from-csv needs --yes in scripts, then revokes; a user without access is "already"', async () => {

@@ -55,16 +55,20 @@ describe('codes generate (no faults)', () => {
     expect(new Set(arr.map((x: any) => x.code)).size).toBe(30);
   });
 
-  it('never overwrites an existing file, and --resume without a job says so', async () => {
+  it('never overwrites an existing file, and --resume without an interrupted job does nothing and says so', async () => {
     const f = join(dir, 'exists.csv');
     writeFileSync(f, 'precious\n');
     const r = await cli(['codes', 'generate', '--hash-id', BOOK, '--org', 'acme', '--count', '5', '--out', f]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/never overwritten/);
     expect(readFileSync(f, 'utf8')).toBe('precious\n');
+    // --resume with no interrupted job: nothing to do, nothing sent, the file untouched.
+    const before = await codesGenerated(cli);
     const r2 = await cli(['codes', 'generate', '--hash-id', BOOK, '--org', 'acme', '--count', '5', '--out', f, '--resume']);
-    expect(r2.code).toBe(2);
-    expect(r2.stderr).toMatch(/no interrupted job/);
+    expect(r2.code, r2.stderr).toBe(0);
+    expect(r2.stderr).toMatch(/no interrupted job to resume .*the job finished, nothing was sent/);
+    expect(readFileSync(f, 'utf8')).toBe('precious\n');
+    expect(await codesGenerated(cli)).toBe(before);
   });
 
   it('reports the service\'s refusal with its exit code (book of a publisher the caller does not control: 4)', async () => {
