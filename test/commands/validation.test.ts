@@ -70,7 +70,7 @@ const CASES: Array<[string, string[], string]> = [
   ['free --expires impossible date', ['order', 'free', '--username', U, '--hash-id', H, '--expires', '2030-02-30'], '--expires 2030-02-30: not a real date'],
   ['free --expires words', ['order', 'free', '--username', U, '--hash-id', H, '--expires', 'tomorrow'], '--expires tomorrow: give a date as YYYY-MM-DD'],
   ['free --expires time', ['order', 'free', '--username', U, '--hash-id', H, '--expires', '2030-01-01 25:00:00'], '--expires 2030-01-01 25:00:00'],
-  ['free missing --username', ['order', 'free', '--hash-id', H], "required option '--username <username>' not specified"],
+  ['free missing --username', ['order', 'free', '--hash-id', H], 'Give the user with --username (or many free orders with --from-csv FILE).'],
   ['offers --isbn', ['offers', 'get', '--isbn', '978'], '--isbn 978'],
   ['checkout --id', ['offers', 'checkout', '--id', 'abc'], '--id abc'],
   ['checkout no --id', ['offers', 'checkout'], '--id'],
