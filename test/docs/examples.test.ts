@@ -8,7 +8,7 @@
 // create what its later lines use (a variable, a profile, an order).
 //
 // What the test provides, as a reader would have it: the files the examples name (partner.pem,
-// hash_ids.txt, billing.json, grants.csv, ...) and the secrets they read from the environment
+// hash_ids.txt, billing.json, grants.csv, roster.csv, gifts.csv, ...) and the secrets they read from the environment
 // ($SHARED_KEY, $ACCESS_TOKEN, $PW, and $BOOKDIST_SANDBOX_SECRET when the sandbox has a control
 // secret). The service the examples call https://api.example.com (and
 // a sandbox at http://127.0.0.1:8710) is a sandbox serving the same database, and `sandbox serve`
@@ -93,6 +93,8 @@ beforeAll(async () => {
     'billing.json': JSON.stringify({ full_name: 'Ada Byron', postal_code: '04101', country: 'US' }),
     'grants.csv': `hash_id,username,price\n${WELL_KNOWN.readme.hash_id},${WELL_KNOWN.user2.username},12.00\n${WELL_KNOWN.otherPublisher.hash_id},${WELL_KNOWN.user2.username},30.00\n`,
     'revoke.csv': `hash_id,username\n${WELL_KNOWN.readme.hash_id},${WELL_KNOWN.user2.username}\n`,
+    'roster.csv': 'email,first_name,last_name\nkatherine@example.com,Katherine,Johnson\n',
+    'gifts.csv': `username,hash_id\n${WELL_KNOWN.user2.username},${WELL_KNOWN.otherPublisher.hash_id}\n`,
   };
   for (const [name, text] of Object.entries(files)) writeFileSync(join(work, name), text);
   fixtures = ['partner.pem', ...Object.keys(files)];

@@ -114,7 +114,7 @@ export function registerOrder(program: Command): void {
     [
       'bookdist order free --username 70172cfe97283c430dcd57f8358d7a --hash-id cee313141a0ce9a22774b32f87855d677d864cfb',
       'bookdist order free --username 70172cfe97283c430dcd57f8358d7a --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --expires 2030-12-31',
-      "printf 'username,hash_id\\n70172cfe97283c430dcd57f8358d7a,cee313141a0ce9a22774b32f87855d677d864cfb\\n' > gifts.csv && bookdist order free --from-csv gifts.csv --results gifts.results.csv",
+      'bookdist order free --from-csv gifts.csv --results gifts.results.csv',
     ],
   );
 }

@@ -64,7 +64,7 @@ export function registerUser(program: Command): void {
     [
       'bookdist user create --email grace@example.com --first-name Grace --last-name Hopper',
       'printf %s "$PW" | bookdist user create --email alan@example.com --password-stdin',
-      "printf 'email,first_name\\nkatherine@example.com,Katherine\\n' > roster.csv && bookdist user create --from-csv roster.csv --results roster.results.csv",
+      'bookdist user create --from-csv roster.csv --results roster.results.csv',
     ],
   );
 
