@@ -8,7 +8,8 @@
 // create what its later lines use (a variable, a profile, an order).
 //
 // What the test provides, as a reader would have it: the files the examples name (partner.pem,
-// hash_ids.txt, billing.json, grants.csv, roster.csv, gifts.csv, ...) and the secrets they read from the environment
+// hash_ids.txt, billing.json, grants.csv, roster.csv, gifts.csv, ...) and the secrets they read
+// from the environment
 // ($SHARED_KEY, $ACCESS_TOKEN, $PW, and $BOOKDIST_SANDBOX_SECRET when the sandbox has a control
 // secret). The service the examples call https://api.example.com (and
 // a sandbox at http://127.0.0.1:8710) is a sandbox serving the same database, and `sandbox serve`
