@@ -527,6 +527,8 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
     const how = resume ? ` To continue, run:\n  ${resume}` : '';
     const complete = sourceDone && yielded === handled && !fatal && !writeError && !sourceError && notDone === 0;
 
+    // A usage error from the output layer (e.g. --fields naming no field of the rows) is the user's to fix.
+    if (writeError instanceof CliError) throw writeError;
     if (writeError) {
       throw new CliError(
         `${spec.verb}: writing ${where} failed: ${writeError.code ? `${writeError.code} (${String(writeError.message).replace(/^[A-Z]+: /, "")})` : writeError.message}. ${text}; every batch written before it is kept. ` +
