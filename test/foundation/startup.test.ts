@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from './helpers.js';
 
-const HEAVY = ['undici', 'conf', 'zod', '@inquirer/prompts', '@inquirer/core', 'cli-table3'];
+const HEAVY = ['undici', 'conf', 'zod', '@inquirer/prompts', '@inquirer/core', 'csv-parse', '@jmespath-community/jmespath'];
 const hook = pathToFileURL(fileURLToPath(new URL('./fixtures/trace-loads.mjs', import.meta.url))).href;
 const t = tempDir();
 afterAll(() => t.cleanup());
