@@ -16,7 +16,7 @@ describe.runIf(existsSync('/dev/full'))('writing to a full disk', () => {
         stdio: ['ignore', fd, 'pipe'],
       });
       let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+      child.stderr!.setEncoding('utf8').on('data', (d) => (stderr += d));
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
       expect(code).toBe(1);
       expect(stderr).toMatch(/cannot write the output \(ENOSPC\)/);
