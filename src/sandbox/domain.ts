@@ -24,7 +24,7 @@ export interface HandlerCtx {
   hostName: string;
   /** Poke the processing worker (a book was queued). */
   queued(): void;
-  /** The request's Idempotency-Key header, if any (honoured by code generation). */
+  /** The request's Idempotency-Key header, if any (honoured by code generation and free orders). */
   idempotencyKey?: string;
 }
 
@@ -229,7 +229,7 @@ function orderFree(c: HandlerCtx): HandlerResult {
   const book = bookByHash(store, p.hash_id);
   if (p.expiration_date !== undefined && p.expiration_date <= now) throw bad('Field "expiration_date" must be in the future.');
   const label = labelOf(store, caller, p.label);
-  return store.tx(() => {
+  return idempotent(c, 'order.free', () => {
     const orderId = insertOrder(store, { account: caller.account.id, user: user.id, kind: 'free', label: label?.id, now });
     insertItem(store, { order: orderId, user: user.id, book: book.id, source: 'free', price: '0.00', now, expires: p.expiration_date ?? null });
     sendMail(store, now, labelRecipients(store, caller, label), `Free access to "${book.title}"`,
@@ -498,18 +498,7 @@ function codesGenerate(c: HandlerCtx): HandlerResult {
   if (limitDays < 0 || limitDays > 36500) throw bad('Field "limit_days" must be an integer between 0 and 36500.');
   if (p.expiration_date !== undefined && p.expiration_date <= now) throw bad('Field "expiration_date" must be in the future.');
   const label = labelOf(store, caller, p.label);
-  const key = c.idempotencyKey;
-  const requestHash = createHash('sha256').update(JSON.stringify(p)).digest('hex');
-  return store.tx(() => {
-    if (key !== undefined) {
-      // A repeat of a request whose answer was lost (a dropped connection, a killed client):
-      // answer with the codes generated the first time, in the same transaction that made them.
-      const seen = store.get('SELECT request_hash, response FROM idempotency WHERE account_id = ? AND key = ?', caller.account.id, key);
-      if (seen) {
-        if (seen.request_hash !== requestHash) throw bad('This Idempotency-Key was already used for a different request.');
-        return ok(JSON.parse(seen.response as string));
-      }
-    }
+  return idempotent(c, 'codes.generate', () => {
     const codes: Array<Record<string, unknown>> = [];
     for (let i = 0; i < p.count; i++) {
       let code = randomCode();
@@ -520,13 +509,36 @@ function codesGenerate(c: HandlerCtx): HandlerResult {
       );
       codes.push({ code, deactivation_date: isoTime(p.expiration_date ?? null), limit_days: limitDays });
     }
-    if (key !== undefined) {
+    return ok({ codes });
+  });
+}
+
+/**
+ * Run a write in one transaction, honouring the request's Idempotency-Key: a repeat of a
+ * request whose answer was lost (a dropped connection, a killed client, a resumed bulk job) is
+ * answered with what the first one made, from the same transaction that made it; the same key
+ * with another request is a 400. Without a key the write just runs.
+ */
+function idempotent(c: HandlerCtx, endpoint: string, write: () => HandlerResult): HandlerResult {
+  const { store, now } = c;
+  const account = c.caller!.account.id;
+  const key = c.idempotencyKey;
+  if (key === undefined) return store.tx(write);
+  const requestHash = createHash('sha256').update(JSON.stringify(c.payload)).digest('hex');
+  return store.tx(() => {
+    const seen = store.get('SELECT endpoint, request_hash, response FROM idempotency WHERE account_id = ? AND key = ?', account, key);
+    if (seen) {
+      if (seen.endpoint !== endpoint || seen.request_hash !== requestHash) throw bad('This Idempotency-Key was already used for a different request.');
+      return ok(JSON.parse(seen.response as string));
+    }
+    const result = write();
+    if ((result.status ?? 200) < 400) {
       store.run(
         'INSERT INTO idempotency(account_id, key, endpoint, request_hash, response, created_at) VALUES (?,?,?,?,?,?)',
-        caller.account.id, key, 'codes.generate', requestHash, JSON.stringify({ codes }), now,
+        account, key, endpoint, requestHash, JSON.stringify(result.body), now,
       );
     }
-    return ok({ codes });
+    return result;
   });
 }
 

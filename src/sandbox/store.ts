@@ -166,7 +166,7 @@ CREATE TABLE IF NOT EXISTS codes (
   redeemed_at INTEGER,
   CHECK ((redeemed_by IS NULL) = (redeemed_at IS NULL))
 );
--- Answers to requests sent with an Idempotency-Key (code generation): a repeat of the same
+-- Answers to requests sent with an Idempotency-Key (code generation, free orders): a repeat of the same
 -- request with the same key gets the stored answer instead of new codes.
 CREATE TABLE IF NOT EXISTS idempotency (
   account_id INTEGER NOT NULL REFERENCES accounts(id),

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SEED_USERS, startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 import { cliFor, type Cli } from './_support.js';
+import { authHeaders, formBody, loadRsaPrivateKey, pythonJson } from '../../src/api/wire.js';
 
 let sb: TestSandbox;
 let cli: Cli;
@@ -148,5 +149,38 @@ describe('order create --from-csv | --from-ndjson', () => {
     expect(rows[0].order_id).toEqual(expect.any(Number));
     expect(rows[1]).toMatchObject({ row: 3, status: 'invalid' });
     expect(rows[1].message).toMatch(/hash_id/);
+  });
+
+  it('a free order repeated with its Idempotency-Key (a resumed batch) is answered with the first order, not a second one', async () => {
+    const key = loadRsaPrivateKey(sb.creds.partner.keyPem);
+    const user = SEED_USERS[2].username;
+    const send = async (hashId: string, idem: string) => {
+      const text = pythonJson({ username: user, hash_id: hashId });
+      const headers = {
+        ...authHeaders({ kind: 'crypto', username: sb.creds.partner.username, key }, text),
+        'content-type': 'application/x-www-form-urlencoded',
+        'idempotency-key': idem,
+      };
+      const res = await fetch(sb.url + '/v1/order/free/', { method: 'POST', headers, body: formBody(text) });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const orders = async () => {
+      const r = await cli(['user', 'orders', user, '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout).results.length as number;
+    };
+    const before = await orders();
+    const idem = `free-${process.pid}-${Date.now()}`;
+    const first = await send(WELL_KNOWN.otherPublisher.hash_id, idem);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const again = await send(WELL_KNOWN.otherPublisher.hash_id, idem);
+    expect(again.status).toBe(200);
+    expect(again.body.order.id).toBe(first.body.order.id);
+    expect(await orders()).toBe(before + 1);
+    // The same key with another request is refused and changes nothing.
+    const other = await send(WELL_KNOWN.readme.hash_id, idem);
+    expect(other.status).toBe(400);
+    expect(other.body.message).toMatch(/Idempotency-Key was already used/);
+    expect(await orders()).toBe(before + 1);
   });
 });

@@ -48,7 +48,7 @@ interface Case {
   auth: 'crypto' | 'shared' | 'token' | 'limited';
   /** Accept header: none, JSON, or one that prefers XML. */
   accept: string | null;
-  /** Idempotency-Key header (codes generation honours it; anything else ignores it). */
+  /** Idempotency-Key header (code generation and free orders honour it; anything else ignores it). */
   idem: string | null;
   pythonStyle: boolean;
   params: Record<string, unknown>;

@@ -219,7 +219,7 @@ export async function runOrderFreeBulk(o: BulkFlags, ctx: Context): Promise<numb
           });
           const c = row.problem ? { ok: false as const, message: row.problem } : checkRow(Row, row.values);
           if (!c.ok) return { row: make('invalid', c.message), invalid: true };
-          // The key lets a service that honours it answer a repeat (after a lost answer or a crash) with the first order.
+          // The key makes a repeat (after a lost answer, a crash, --resume of a torn batch) answer with the first order at a service that honours it, as the sandbox does.
           const r = await job.call('order.free', { payload: { ...c.data } }, { 'idempotency-key': `${batch.key}-${row.line}` });
           if (r.ok && r.response.status < 400) return { row: make('ok', String(r.response.body?.message ?? 'Free order created.'), r.response.body?.order?.id ?? null) };
           if (r.ok && isConflict(r.response.status, r.response.body)) return { row: make('already', failureOf(r.response).message) };
