@@ -37,20 +37,24 @@ export function undeliveredReported(stderr: string): number {
  * resuming after kill -9 exact.) Two signed requests, straight over HTTP. Costs up to two codes.
  */
 export async function honoursIdempotencyKey(sb: TestSandbox, hashId: string): Promise<boolean> {
+  const idem = `probe-${process.pid}-${Date.now()}`;
+  const send = () => signedPost(sb, '/v1/codes/generate/', { hash_id: hashId, org: 'probe', count: 1 }, { 'idempotency-key': idem });
+  const a = (await send()).body;
+  const b = (await send()).body;
+  return a.codes?.[0]?.code !== undefined && a.codes[0].code === b.codes?.[0]?.code;
+}
+
+/** One POST signed as the seeded partner, form-encoded as the reference clients send it. */
+export async function signedPost(sb: TestSandbox, path: string, payload: Record<string, unknown>, extra: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const key = loadRsaPrivateKey(sb.creds.partner.keyPem);
-  const text = pythonJson({ hash_id: hashId, org: 'probe', count: 1 });
+  const text = pythonJson(payload);
   const headers = {
     ...authHeaders({ kind: 'crypto', username: sb.creds.partner.username, key }, text),
     'content-type': 'application/x-www-form-urlencoded',
-    'idempotency-key': `probe-${process.pid}-${Date.now()}`,
+    ...extra,
   };
-  const send = async () => {
-    const res = await fetch(sb.url + '/v1/codes/generate/', { method: 'POST', headers, body: formBody(text) });
-    return (await res.json()) as any;
-  };
-  const a = await send();
-  const b = await send();
-  return a.codes?.[0]?.code !== undefined && a.codes[0].code === b.codes?.[0]?.code;
+  const res = await fetch(sb.url + path, { method: 'POST', headers, body: formBody(text) });
+  return { status: res.status, body: (await res.json()) as any };
 }
 
 /** Spawn bin/bookdist in the background (for kill and lock tests). */

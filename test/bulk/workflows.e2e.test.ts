@@ -6,8 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SEED_USERS, startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
-import { cliFor, type Cli } from './_support.js';
-import { authHeaders, formBody, loadRsaPrivateKey, pythonJson } from '../../src/api/wire.js';
+import { cliFor, signedPost, type Cli } from './_support.js';
 
 let sb: TestSandbox;
 let cli: Cli;
@@ -152,18 +151,8 @@ describe('order create --from-csv | --from-ndjson', () => {
   });
 
   it('a free order repeated with its Idempotency-Key (a resumed batch) is answered with the first order, not a second one', async () => {
-    const key = loadRsaPrivateKey(sb.creds.partner.keyPem);
     const user = SEED_USERS[2].username;
-    const send = async (hashId: string, idem: string) => {
-      const text = pythonJson({ username: user, hash_id: hashId });
-      const headers = {
-        ...authHeaders({ kind: 'crypto', username: sb.creds.partner.username, key }, text),
-        'content-type': 'application/x-www-form-urlencoded',
-        'idempotency-key': idem,
-      };
-      const res = await fetch(sb.url + '/v1/order/free/', { method: 'POST', headers, body: formBody(text) });
-      return { status: res.status, body: (await res.json()) as any };
-    };
+    const send = (hashId: string, idem: string) => signedPost(sb, '/v1/order/free/', { username: user, hash_id: hashId }, { 'idempotency-key': idem });
     const orders = async () => {
       const r = await cli(['user', 'orders', user, '--json']);
       expect(r.code, r.stderr).toBe(0);
