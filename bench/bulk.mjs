@@ -90,3 +90,37 @@ export async function bulkBench(ctx) {
   console.log(`(i) 1,000,000 codes to --out: ${fmt(gen.ms)}, peak RSS ${gen.mb.toFixed(1)} MB`);
   target('(i) peak memory of a 1,000,000-code run', gen.mb, '<', 150, ' MB');
 }
+
+// `node bench/bulk.mjs` (after `npm run build`): the bulk rows alone, against a sandbox of their own.
+if (import.meta.url === (await import('node:url')).pathToFileURL(process.argv[1] ?? '').href) {
+  const { spawnSync } = await import('node:child_process');
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { fileURLToPath } = await import('node:url');
+  const { createHash } = await import('node:crypto');
+  const { spawnSandbox } = await import('./startup.mjs');
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const NODE = process.execPath;
+  const dir = mkdtempSync(join(tmpdir(), 'bookdist-bench-bulk-'));
+  const sb = await spawnSandbox();
+  let failed = false;
+  const target = (name, value, cmp, goal, unit = 'x') => {
+    const ok = cmp === '<=' ? value <= goal : value < goal;
+    if (!ok) failed = true;
+    console.log(`${ok ? 'PASS' : 'FAIL'}  ${name}: ${value.toFixed(unit === 'x' ? 2 : 0)}${unit} (target ${cmp === '<=' ? '≤' : '<'} ${goal}${unit})`);
+  };
+  const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)}s` : `${ms.toFixed(1)}ms`);
+  try {
+    const list = spawnSync(NODE, [join(root, 'bin', 'bookdist'), 'book', 'list', '--limit', '1', '--json'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...sb.env }, encoding: 'utf8' });
+    if (list.status !== 0) throw new Error(`book list failed: ${list.stderr}`);
+    const first = JSON.parse(list.stdout);
+    const H = (Array.isArray(first) ? first[0] : first.results?.[0] ?? first.books?.[0]).hash_id;
+    const users = [createHash('sha1').update('bookdist-sandbox-user-1').digest('hex').slice(0, 30)];
+    await bulkBench({ root, NODE, env: sb.env, dir, H, users, target, fmt });
+  } finally {
+    await sb.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`\n${failed ? 'Some targets were missed.' : 'All targets met.'}`);
+  process.exitCode = failed ? 1 : 0;
+}

@@ -56,6 +56,12 @@ export interface Context {
   interactive: boolean;
   /** Long jobs call this: the first Ctrl-C then only aborts `signal` (they finish in-flight work). */
   trapInterrupt(): void;
+  /**
+   * Long jobs printing to stdout call this: a write error on stdout (the reader of a pipe went
+   * away: EPIPE) goes to `handler`, which stops the job and reports it, instead of ending the
+   * process quietly.
+   */
+  trapOutputError?(handler: (err: NodeJS.ErrnoException) => void): void;
   /** Register a cleanup to run when the command ends (close servers, pools, files). */
   defer(fn: () => void | Promise<void>): void;
   /**

@@ -92,7 +92,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   };
   // `bookdist ... | head`: the reader went away. Stop quietly, as other Unix tools do.
   // Any other write error (a full disk, /dev/full, a closed descriptor): say so, exit 1, no stack trace.
+  let outputTrap: ((err: NodeJS.ErrnoException) => void) | undefined;
   const onPipeError = (err: NodeJS.ErrnoException) => {
+    if (outputTrap) return outputTrap(err);
     const broken = err?.code === 'EPIPE';
     if (!broken) io.stderr.write(`bookdist: cannot write the output (${err?.code ?? err?.message}); nothing more was written.\n`);
     void Promise.allSettled(cleanups.map((fn) => fn())).finally(() => process.exit(broken ? ExitCode.OK : ExitCode.ERROR));
@@ -101,6 +103,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     for (const sig of SIGNALS) process.on(sig, onSignal);
     process.kill = killFilter;
     process.stdout.on('error', onPipeError);
+    // A closed stderr (`2>&1 | head -1`, a terminal gone): nothing can be said there any more, and a
+    // job must not die half-way for it (an unhandled EPIPE would end the process mid-batch).
+    if (!process.stderr.listenerCount('error')) process.stderr.on('error', () => {});
   }
 
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
@@ -144,6 +149,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   let ctxRef: Context | undefined;
   setContextFactory(program, (command) => {
     ctxRef = createContext(io, globalsFrom(command), controller.signal, cleanups, () => (trapped = true));
+    ctxRef.trapOutputError = (handler) => (outputTrap = handler);
     return ctxRef;
   });
 

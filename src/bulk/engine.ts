@@ -18,7 +18,7 @@
 // - Validated up front: FILE's directory, the lock, the journal, the options of a resumed job and
 //   the first batch of the input are checked before the first request.
 import { access, constants, rename, rm, stat } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { basename, dirname } from 'node:path';
 import type { Context, OutputFormat } from '../context.js';
 import type { ApiClient } from '../api/client.js';
@@ -56,6 +56,28 @@ export interface BatchResult<R> {
   notDone?: { interrupted: true } | { failure: Failure };
   /** A failure that applies to every batch (bad key, bad book): stop the job. */
   fatal?: Failure;
+  /**
+   * Positions in `items` whose result comes from the job's second phase (`settle`, e.g. books
+   * queued and now to be waited for): no row now; journalled, so that --resume settles them
+   * without running them again.
+   */
+  pending?: number[];
+}
+
+/** An item a batch left to the second phase: the input item and where it is in the input. */
+export interface PendingItem<I> {
+  item: I;
+  batch: number;
+  position: number;
+}
+
+/** The tools of the second phase: JobTools plus `commit`, which makes results final. */
+export interface SettleTools<I, R> extends JobTools {
+  /**
+   * Write the results of pending items (durably, with a journal line) before they count as done.
+   * An entry with a failure is written and stays pending: --resume settles it again.
+   */
+  commit(results: Array<{ of: PendingItem<I>; row: R; failure?: Failure }>): Promise<void>;
 }
 
 export interface JobTools {
@@ -92,6 +114,8 @@ export interface JobSpec<I, R extends Record<string, unknown>> {
   /** Durable output; without it rows go to stdout through the output layer. */
   file?: { path: string; flag: string; display: string; format: FileFormat };
   stdoutFormat?: OutputFormat;
+  /** The input as the user gave it (`--from-csv grants.csv`), for messages. */
+  input?: string;
   /** Options that define the job (flag → value): --resume with another value is refused. */
   identity: Record<string, unknown>;
   resume: boolean;
@@ -107,6 +131,18 @@ export interface JobSpec<I, R extends Record<string, unknown>> {
   invalidHint?: string;
   /** In --dry-run: the request of the first batch is printed by the client; this says how many. */
   dryRunNote?: string;
+  /**
+   * A second phase, run once every batch is done, over the items batches left `pending` (this
+   * run's and, on --resume, those earlier runs left unsettled): e.g. polling until queued books are
+   * processed. It commits results as they become final and returns when none is left, on the
+   * interrupt (ctx.signal: what is left stays pending for --resume), or when it gives up on some
+   * (committed with a failure). Skipped when the first phase stopped early.
+   */
+  settle?(pending: PendingItem<I>[], tools: SettleTools<I, R>): Promise<void>;
+  /** Stdout rows go through this writer instead of the output layer's (e.g. to frame them with a summary). */
+  stdoutWriter?(): RowWriter;
+  /** The exit code, given the engine's (0/6/7) and the failures (e.g. one item alone exits as the service said). */
+  exitCode?(code: number, failures: Failure[]): number;
 }
 
 export interface JobStats {
@@ -136,6 +172,31 @@ interface DoneLine {
   b: number;
   end: number;
   redo?: number[];
+  /** Positions left to the second phase. */
+  wait?: number[];
+  /** Digest of the batch's input items: --resume checks that the input is the same. */
+  h?: string;
+}
+
+/** What the journal says of a batch: positions to run again, to settle, and its input digest. */
+interface BatchRecord {
+  redo: number[];
+  wait: number[];
+  h?: string;
+}
+
+/** Digest of a batch's input items (the same input gives the same batches on resume). */
+function digestOf(items: unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(items)).digest('base64url').slice(0, 22);
+}
+
+/** "lines 12-40" of a batch whose items carry their input line, else "". */
+function linesOf(items: unknown[]): string {
+  const first = (items[0] as any)?.line;
+  const last = (items[items.length - 1] as any)?.line ?? (items[items.length - 1] as any)?.rows?.at?.(-1)?.line;
+  const a = typeof first === 'number' ? first : (items[0] as any)?.rows?.[0]?.line;
+  if (typeof a !== 'number') return '';
+  return typeof last === 'number' && last !== a ? `lines ${a}-${last}` : `line ${a}`;
 }
 
 // ---------------------------------------------------------------------------------------- files
@@ -160,7 +221,7 @@ function encode(fmt: FileFormat, columns: readonly string[], rows: Array<Record<
   return s;
 }
 
-async function readJournal(path: string, flag: string, file: string): Promise<{ header: JournalHeader; done: DoneLine[]; validEnd: number } | undefined> {
+async function readJournal(path: string, flag: string, file: string): Promise<{ header: JournalHeader; done: DoneLine[]; settled: Set<string>; validEnd: number } | undefined> {
   let text: string;
   try {
     const { readFile } = await import('node:fs/promises');
@@ -187,6 +248,9 @@ async function readJournal(path: string, flag: string, file: string): Promise<{ 
   }
   if (h?.v !== 1 || typeof h.job_id !== 'string' || typeof h.identity !== 'object') throw damaged(1, 'not a job header');
   const done: DoneLine[] = [];
+  const settled = new Set<string>();
+  let lastEnd = 0;
+  const positions = (x: unknown) => x === undefined || (Array.isArray(x) && x.every((p) => Number.isInteger(p) && p >= 0));
   for (let i = 1; i < lines.length; i++) {
     let d: any;
     try {
@@ -194,11 +258,20 @@ async function readJournal(path: string, flag: string, file: string): Promise<{ 
     } catch {
       throw damaged(i + 1, 'not JSON');
     }
-    if (!Number.isInteger(d?.b) || d.b < 1 || !Number.isInteger(d?.end) || d.end < 0 || (d.redo !== undefined && !Array.isArray(d.redo))) throw damaged(i + 1, 'not a batch record');
-    if (done.length && d.end < done[done.length - 1].end) throw damaged(i + 1, 'the output offsets go backwards');
+    if (!Number.isInteger(d?.end) || d.end < 0) throw damaged(i + 1, 'not a batch record');
+    if (d.end < lastEnd) throw damaged(i + 1, 'the output offsets go backwards');
+    lastEnd = d.end;
+    if (Array.isArray(d.s)) {
+      // Second-phase results: [batch, position] pairs settled, their rows ending at `end`.
+      if (!d.s.every((x: unknown) => Array.isArray(x) && x.length === 2 && x.every((n) => Number.isInteger(n) && n >= 0))) throw damaged(i + 1, 'not a settle record');
+      for (const [b, p] of d.s) settled.add(`${b}:${p}`);
+      done.push({ b: 0, end: d.end });
+      continue;
+    }
+    if (!Number.isInteger(d?.b) || d.b < 1 || !positions(d.redo) || !positions(d.wait) || (d.h !== undefined && typeof d.h !== 'string')) throw damaged(i + 1, 'not a batch record');
     done.push(d);
   }
-  return { header: h, done, validEnd: Buffer.byteLength(text.slice(0, end), 'utf8') };
+  return { header: h, done, settled, validEnd: Buffer.byteLength(text.slice(0, end), 'utf8') };
 }
 
 function describeValue(v: unknown): string {
@@ -221,7 +294,8 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
   let out: DurableFile | undefined;
   let journal: DurableFile | undefined;
   let header_: JournalHeader | undefined;
-  const doneBefore = new Map<number, number[]>(); // batch → positions still to do ([] = complete)
+  const doneBefore = new Map<number, BatchRecord>(); // batch → what earlier runs left of it
+  let settledBefore = new Set<string>(); // `batch:position` of pending items settled earlier
   let cleanup = async () => {};
   let finished: string | undefined;
   if (file && !dry) {
@@ -232,7 +306,11 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
       throw usageError(`${file.flag} ${file.display}: cannot write in ${dir} (missing or not writable). Choose another path.`);
     }
     try {
-      if ((await stat(file.path)).isDirectory()) throw usageError(`${file.flag} ${file.display} is a directory; give a file path.`);
+      const st = await stat(file.path);
+      if (st.isDirectory()) throw usageError(`${file.flag} ${file.display} is a directory; give a file path.`);
+      // A pipe, a terminal, /dev/stdout: the job's file is cut back and re-read on --resume, and its
+      // journal and lock go beside it. Print to stdout by leaving the flag out instead.
+      if (!st.isFile()) throw usageError(`${file.flag} ${file.display} is not a regular file (a pipe or a device); a job's file must be one it can resume. To print the results, leave out ${file.flag}.`);
     } catch (e: any) {
       if (e instanceof CliError) throw e;
     }
@@ -285,6 +363,7 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
           if (saved.done.length) ctx.warn(`${file.display} is gone; its batches are fetched again with their original keys.`);
           await writeFileDurably(jpath, JSON.stringify(saved.header) + '\n');
           saved.done = [];
+          saved.settled = new Set();
           validEnd = Buffer.byteLength(hdr);
         } else if (size < validEnd) {
           throw usageError(
@@ -294,7 +373,13 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
         } else if (size > validEnd) {
           ctx.warn(`${file.display}: cut ${size - validEnd} byte(s) after the last complete batch (a batch being written when the job stopped, or bytes added by hand); that batch is fetched again.`);
         }
-        for (const d of saved.done) doneBefore.set(d.b, d.redo ?? []);
+        // A batch run again (its redo positions) adds a line: the last line's redo counts, waits add up.
+        for (const d of saved.done) {
+          if (!d.b) continue;
+          const was = doneBefore.get(d.b);
+          doneBefore.set(d.b, { redo: d.redo ?? [], wait: [...(was?.wait ?? []), ...(d.wait ?? [])], h: was?.h ?? d.h });
+        }
+        settledBefore = saved.settled;
         if (saved.validEnd < ((await fileSize(jpath)) ?? 0)) {
           // A torn journal line: cut it so that the next line starts clean.
           const j = await DurableFile.open(jpath, { truncateTo: saved.validEnd });
@@ -362,16 +447,24 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
     let batches = 0;
     const stop = new AbortController();
     const signal = AbortSignal.any([ctx.signal, stop.signal]);
-    const writer: RowWriter | undefined = out ? undefined : createRowWriter(ctx, { columns: spec.stdoutColumns ?? spec.columns.map((key) => ({ key })), format: spec.stdoutFormat });
+    const writer: RowWriter | undefined = out
+      ? undefined
+      : (spec.stdoutWriter?.() ?? createRowWriter(ctx, { columns: spec.stdoutColumns ?? spec.columns.map((key) => ({ key })), format: spec.stdoutFormat }));
+    // A bulk job to stdout whose reader goes away (`| head`): the job stops like on a full disk,
+    // saying what was written and how to go on (main's quiet exit would hide undelivered results).
+    const stdoutClosed = (e: any) => {
+      writeError ??= e;
+      stop.abort();
+    };
+    if (writer) ctx.trapOutputError?.(stdoutClosed);
     let fileRows = out && file!.format === 'json' ? out.size > 2 : false;
     let chain: Promise<unknown> = Promise.resolve();
 
-    /** Write a batch's rows durably, then journal it; one batch at a time, in completion order. */
     // Group commit: batches that complete while a write is under way are written together, with
     // one fdatasync of FILE and then one of the journal for all of them; each batch's journal line
     // still follows its rows onto the disk, in file order.
-    type Pending = { b: number; rows: R[]; redo?: number[]; resolve: () => void; reject: (e: unknown) => void };
-    let queue: Pending[] = [];
+    type Queued = { record: Record<string, unknown>; rows: R[]; resolve: () => void; reject: (e: unknown) => void };
+    let queue: Queued[] = [];
     let flushing = false;
     const flush = async () => {
       flushing = true;
@@ -388,7 +481,7 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
             if (g.rows.length) fileRows = true;
             text += t;
             end += Buffer.byteLength(t);
-            lines += JSON.stringify({ b: g.b, end, ...(g.redo?.length ? { redo: g.redo } : {}) }) + '\n';
+            lines += JSON.stringify({ ...g.record, end }) + '\n';
           }
           if (text) await out!.appendDurably(text);
           await journal!.appendDurably(lines);
@@ -400,28 +493,38 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
       }
       flushing = false;
     };
-    /** Write a batch's rows durably, then journal it (file jobs), or print them (stdout jobs). */
-    const commit = (b: number, rows: R[], redo: number[] | undefined): Promise<void> => {
+    /** Write rows durably, then journal them with `record` (file jobs), or print them (stdout jobs). */
+    const commit = (record: Record<string, unknown>, rows: R[]): Promise<void> => {
       // Fields in the order of the columns, whatever order the spec built them in.
       if (!columnOrder(rows[0], spec.columns)) rows = rows.map((r) => Object.fromEntries(spec.columns.map((c) => [c, r[c]])) as R);
       if (out) {
         return new Promise<void>((resolve, reject) => {
-          queue.push({ b, rows, redo, resolve, reject });
+          queue.push({ record, rows, resolve, reject });
           if (!flushing) void flush();
         });
       }
       const p = chain.then(async () => {
+        if (writeError) throw writeError;
         for (const r of rows) writer!.write(r);
         await drained(ctx);
+        if (writeError) throw writeError;
       });
       chain = p.catch(() => {});
       return p;
+    };
+    const count = (rows: R[]) => {
+      for (const r of rows) {
+        const s = spec.status(r);
+        counts[s] = (counts[s] ?? 0) + 1;
+      }
     };
 
     let yielded = 0;
     let handled = 0;
     let sourceDone = false;
     let redoLeft = false;
+    /** Items left to the second phase (settle), in input order of their batches' completion. */
+    const pending: PendingItem<I>[] = [];
     // Ordered jobs: each batch gets a turn that opens when the batch before it has been written.
     let lastTurn: Promise<void> = Promise.resolve();
     const turn = (): { wait: Promise<void>; done: () => void } => {
@@ -430,29 +533,44 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
       lastTurn = new Promise<void>((r) => (done = r));
       return { wait, done };
     };
-    async function* plan(): AsyncGenerator<Batch<I> & { positions?: number[]; turn?: { wait: Promise<void>; done: () => void } }> {
+    // On --resume nothing is sent until the input has been checked against the digests of the
+    // batches done earlier (up to the last of them): batches to run before that point are held.
+    const lastDone = Math.max(0, ...doneBefore.keys());
+    type Planned = Batch<I> & { positions?: number[]; turn?: { wait: Promise<void>; done: () => void }; digest?: string };
+    async function* plan(): AsyncGenerator<Planned> {
       let n = 0;
       let r: IteratorResult<I[]> = first;
+      let held: Planned[] = [];
       try {
         for (;;) {
-          if (r.done) {
-            sourceDone = true;
-            return;
-          }
+          if (r.done) break;
           n++;
           const prev = doneBefore.get(n);
+          const digest = out ? digestOf(r.value) : undefined;
           if (prev === undefined) {
             yielded++;
-            yield { number: n, items: r.value, key: `${jobId}-${n}`, turn: spec.ordered ? turn() : undefined };
+            held.push({ number: n, items: r.value, key: `${jobId}-${n}`, turn: spec.ordered ? turn() : undefined, digest });
           } else {
-            earlier += weight(r.value) - (prev.length ? weight(prev.map((i) => r.value[i]).filter((x) => x !== undefined)) : 0);
+            if (prev.h !== undefined && prev.h !== digest) throw inputChanged(spec, n, r.value);
+            const open = prev.wait.filter((p) => !settledBefore.has(`${n}:${p}`) && r.value[p] !== undefined);
+            for (const p of open) pending.push({ item: r.value[p], batch: n, position: p });
+            const some = (ps: number[]) => (ps.length ? weight(ps.map((i) => r.value[i]).filter((x) => x !== undefined)) : 0);
+            earlier += weight(r.value) - some(prev.redo) - some(open);
             progress.set(earlier + done);
-            if (prev.length) yielded++;
-            if (prev.length) yield { number: n, items: prev.map((i) => r.value[i]).filter((x) => x !== undefined), key: `${jobId}-${n}`, positions: prev };
+            if (prev.redo.length) {
+              yielded++;
+              held.push({ number: n, items: prev.redo.map((i) => r.value[i]).filter((x) => x !== undefined), key: `${jobId}-${n}`, positions: prev.redo, digest });
+            }
+          }
+          if (n >= lastDone) {
+            for (const b of held) yield b;
+            held = [];
           }
           if (signal.aborted) return;
           r = await src.next();
         }
+        for (const b of held) yield b;
+        sourceDone = true;
       } catch (e) {
         sourceError = e;
         stop.abort();
@@ -471,71 +589,114 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
       },
       { concurrency: spec.concurrency, signal },
     );
-    async function work(batch: Batch<I> & { positions?: number[]; turn?: { wait: Promise<void>; done: () => void } }): Promise<void> {
-        let res: BatchResult<R>;
-        try {
-          res = await spec.process(batch, tools);
-          await batch.turn?.wait;
-        } catch (e: any) {
-          fatal = { kind: 'error', message: String(e?.message ?? e), exitCode: e?.exitCode ?? ExitCode.ERROR };
-          stop.abort();
-          return;
+    async function work(batch: Planned): Promise<void> {
+      let res: BatchResult<R>;
+      try {
+        res = await spec.process(batch, tools);
+        await batch.turn?.wait;
+      } catch (e: any) {
+        fatal = { kind: 'error', message: String(e?.message ?? e), exitCode: e?.exitCode ?? ExitCode.ERROR };
+        stop.abort();
+        return;
+      }
+      if (res.fatal) {
+        fatal ??= res.fatal;
+        stop.abort();
+        return;
+      }
+      if (res.notDone) {
+        notDone++;
+        if ('failure' in res.notDone) {
+          failures.push(res.notDone.failure);
+          failedBatches++;
+          failedUnits += weight(batch.items);
+          lastFailure = res.notDone.failure.message;
         }
-        if (res.fatal) {
-          fatal ??= res.fatal;
-          stop.abort();
-          return;
-        }
-        if (res.notDone) {
-          notDone++;
-          if ('failure' in res.notDone) {
-            failures.push(res.notDone.failure);
-            failedBatches++;
-            failedUnits += weight(batch.items);
-            lastFailure = res.notDone.failure.message;
-          }
-          return;
-        }
-        const redo = res.redo?.map((i) => (batch.positions ? batch.positions[i] : i));
-        if (redo?.length) redoLeft = true;
-        try {
-          await commit(batch.number, res.rows, redo);
-        } catch (e) {
-          writeError ??= e;
-          stop.abort();
-          return;
-        }
-        batches++;
-        for (const r of res.rows) {
-          const s = spec.status(r);
-          counts[s] = (counts[s] ?? 0) + 1;
-        }
-        failures.push(...(res.failures ?? []));
-        invalid += res.invalid ?? 0;
-        done += weight(batch.items) - (res.redo?.length ? weight(res.redo.map((i) => batch.items[i])) : 0);
-        progress.set(earlier + done);
+        return;
+      }
+      const at = (i: number) => (batch.positions ? batch.positions[i] : i);
+      const redo = res.redo?.map(at);
+      const wait = res.pending?.map(at);
+      if (redo?.length) redoLeft = true;
+      try {
+        await commit({ b: batch.number, ...(redo?.length ? { redo } : {}), ...(wait?.length ? { wait } : {}), ...(batch.digest ? { h: batch.digest } : {}) }, res.rows);
+      } catch (e) {
+        writeError ??= e;
+        stop.abort();
+        return;
+      }
+      for (const i of res.pending ?? []) pending.push({ item: batch.items[i], batch: batch.number, position: at(i) });
+      batches++;
+      count(res.rows);
+      failures.push(...(res.failures ?? []));
+      invalid += res.invalid ?? 0;
+      const some = (ps: number[] | undefined) => (ps?.length ? weight(ps.map((i) => batch.items[i])) : 0);
+      done += weight(batch.items) - some(res.redo) - some(res.pending);
+      progress.set(earlier + done);
     }
+
+    // ---- the second phase, once every batch is done
+    let unsettled = 0;
+    const firstPhaseDone = sourceDone && yielded === handled && !fatal && !writeError && !sourceError && notDone === 0 && !signal.aborted;
+    if (spec.settle && pending.length && firstPhaseDone) {
+      const open = new Set(pending);
+      const settleTools: SettleTools<I, R> = {
+        ...tools,
+        async commit(results) {
+          if (!results.length) return;
+          const s = results.filter((x) => !x.failure).map((x) => [x.of.batch, x.of.position]);
+          await commit({ s }, results.map((x) => x.row));
+          for (const x of results) {
+            open.delete(x.of);
+            if (x.failure) {
+              failures.push(x.failure);
+              redoLeft = true;
+            } else done += weight([x.of.item]);
+          }
+          count(results.map((x) => x.row));
+          progress.set(earlier + done);
+        },
+      };
+      try {
+        await spec.settle(pending, settleTools);
+      } catch (e: any) {
+        if (e === writeError) {
+          // reported below
+        } else fatal ??= { kind: 'error', message: String(e?.message ?? e), exitCode: e?.exitCode ?? ExitCode.ERROR };
+      }
+      unsettled = open.size;
+    } else if (spec.settle) unsettled = pending.length;
     await chain;
     progress.stop();
     restoreNotices();
-    await writer?.end();
+    if (!writeError) {
+      try {
+        await writer?.end();
+        await drained(ctx);
+      } catch (e) {
+        writeError ??= e;
+      }
+    }
 
     const stats: JobStats = { earlier, done, total: spec.total, batches, failedBatches, failedUnits, lastFailure, elapsedMs: Date.now() - started };
     const where = file ? file.display : 'stdout';
     const text = spec.describe(counts, stats);
     const resume = file ? `${spec.command} --resume` : spec.stdoutResumeHint?.(stats);
     const how = resume ? ` To continue, run:\n  ${resume}` : '';
-    const complete = sourceDone && yielded === handled && !fatal && !writeError && !sourceError && notDone === 0;
+    const complete = sourceDone && yielded === handled && !fatal && !writeError && !sourceError && notDone === 0 && unsettled === 0;
 
     // A usage error from the output layer (e.g. --fields naming no field of the rows) is the user's to fix.
     if (writeError instanceof CliError) throw writeError;
     if (writeError) {
+      const closed = !out && writeError.code === 'EPIPE';
       throw new CliError(
-        `${spec.verb}: writing ${where} failed: ${writeError.code ? `${writeError.code} (${String(writeError.message).replace(/^[A-Z]+: /, "")})` : writeError.message}. ${text}; every batch written before it is kept. ` +
-          `Make room (or fix the file's disk), then continue:\n  ${resume}`,
+        `${spec.verb}: writing ${where} failed: ${writeError.code ? `${writeError.code} (${closed ? 'the reader closed the pipe' : String(writeError.message).replace(/^[A-Z]+: /, '')})` : writeError.message}. ${text}; ` +
+          (closed ? `the job stopped there (results of requests in flight were not printed). ` : `every batch written before it is kept. Make room (or fix the file's disk), then continue:`) +
+          (resume ? `${closed ? 'To continue, run:' : ''}\n  ${resume}` : ''),
         ExitCode.ERROR,
       );
     }
+    if (sourceError?.inputChanged) throw sourceError;
     if (sourceError) {
       const msg = sourceError instanceof CliError ? sourceError.message : String(sourceError?.message ?? sourceError);
       throw new CliError(`${msg} ${text} before it.${file ? ` Fix the input, then continue:\n  ${resume}` : ''}`, sourceError?.exitCode ?? ExitCode.USAGE);
@@ -555,19 +716,32 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
         await rm(file.path + JOURNAL_SUFFIX, { force: true });
       }
     }
-    const failed = failures.length > 0 || invalid > 0 || notDone > 0;
+    const failed = failures.length > 0 || invalid > 0 || notDone > 0 || unsettled > 0;
     const line = `${spec.verb}: ${text} in ${formatDuration(stats.elapsedMs)}${file ? ` → ${file.display}` : ''}.`;
+    const exit = (code: number) => spec.exitCode?.(code, failures) ?? code;
     if (!failed) {
       ctx.info(line);
-      return ExitCode.OK;
+      return exit(ExitCode.OK);
     }
-    const redoable = failures.length > 0 || notDone > 0;
+    const redoable = failures.length > 0 || notDone > 0 || unsettled > 0;
     ctx.warn(line + (invalid ? (spec.invalidHint ?? ' Fix the invalid rows and run them again.') : '') + (redoable && resume ? ` To retry what failed, run:\n  ${resume}` : ''));
-    if (!invalid && failures.length && failures.every((f) => f.kind === 'unavailable')) return ExitCode.UNAVAILABLE;
-    return ExitCode.PARTIAL;
+    if (!invalid && failures.length && failures.every((f) => f.kind === 'unavailable')) return exit(ExitCode.UNAVAILABLE);
+    return exit(ExitCode.PARTIAL);
   } finally {
     await cleanup();
   }
+}
+
+/** --resume over an input that differs from the first run's in a batch done earlier: exit 2, nothing sent. */
+function inputChanged(spec: JobSpec<any, any>, n: number, items: unknown[]): CliError {
+  const lines = linesOf(items);
+  const e = new CliError(
+    `--resume: ${spec.input ?? 'the input'} is not what the job was started with: batch ${n}${lines ? ` (${lines})` : ''} differs from the rows sent then ` +
+      `(the file was edited, or other rows were piped in). Nothing was sent. Give the same input, or start over with --restart.`,
+    ExitCode.USAGE,
+  );
+  (e as any).inputChanged = true;
+  return e;
 }
 
 function faultAt(ctx: Context): number | undefined {
@@ -649,7 +823,7 @@ export async function* chunks<T>(items: AsyncIterable<T> | Iterable<T>, size: nu
 export const ROWS_PER_BATCH = 250;
 
 /** What one item of a one-request-per-item batch came to. */
-export type ItemOutcome<R> = { row: R; invalid?: boolean; failure?: Failure } | { interrupted: true };
+export type ItemOutcome<R> = { row: R; invalid?: boolean; failure?: Failure } | { interrupted: true } | { pending: true };
 
 /**
  * Run a batch one item at a time (row jobs: one request per row). Invalid rows count for exit 6;
@@ -660,6 +834,7 @@ export type ItemOutcome<R> = { row: R; invalid?: boolean; failure?: Failure } | 
 export async function eachItem<I, R>(items: I[], one: (item: I, index: number) => Promise<ItemOutcome<R>>, job: Pick<JobTools, 'log' | 'ctx'>): Promise<BatchResult<R>> {
   const rows: R[] = [];
   const redo: number[] = [];
+  const pending: number[] = [];
   const failures: Failure[] = [];
   let invalid = 0;
   for (let i = 0; i < items.length; i++) {
@@ -669,6 +844,10 @@ export async function eachItem<I, R>(items: I[], one: (item: I, index: number) =
       for (let k = i; k < items.length; k++) redo.push(k);
       break;
     }
+    if ('pending' in x) {
+      pending.push(i);
+      continue;
+    }
     rows.push(x.row);
     if (x.invalid) invalid++;
     if (x.failure) {
@@ -677,7 +856,7 @@ export async function eachItem<I, R>(items: I[], one: (item: I, index: number) =
       job.log(x.failure.message);
     }
   }
-  return { rows, redo, failures, invalid };
+  return { rows, redo, failures, invalid, pending };
 }
 
 /**

@@ -17,13 +17,16 @@ export interface InputRow {
   problem?: string;
 }
 
-/** What identifies an input file for --resume: its path, size and modification time. */
-export async function inputFingerprint(file: string, ctx: Context, flag: string): Promise<Record<string, unknown>> {
-  if (file === '-') return { file: '-' };
+/**
+ * What identifies an input file for --resume: its absolute path ('-' for stdin). Checked up front
+ * (exists, not a directory). Its content is checked batch by batch against the journal's digests.
+ */
+export async function inputFingerprint(file: string, ctx: Context, flag: string): Promise<string> {
+  if (file === '-') return '-';
   try {
     const st = await stat(resolve(ctx.io.cwd, file));
     if (st.isDirectory()) throw usageError(`${flag} ${file}: is a directory, not a file.`);
-    return { file: resolve(ctx.io.cwd, file), size: st.size, mtime: Math.floor(st.mtimeMs) };
+    return resolve(ctx.io.cwd, file);
   } catch (e) {
     throw inputError(e, file, flag);
   }

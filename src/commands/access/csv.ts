@@ -94,6 +94,7 @@ export async function runAccessCsv(o: BulkFlags & { action: 'allow' | 'revoke' }
         ['failed', 'failed'],
       ]),
     file: o.results ? { path: resolve(ctx.io.cwd, o.results), flag: '--results', display: o.results, format: resultsCsv ? 'csv' : 'ndjson' } : undefined,
+    input: `--from-csv ${o.file}`,
     identity: { '--from-csv': input },
     resume: o.resume,
     restart: o.restart,

@@ -1,10 +1,12 @@
 // `bookdist book process`: definition only (commander); the verb loads when it runs.
 import type { Command } from 'commander';
 import { action, examples } from '../define.js';
+import { bulkOptions } from '../bulk-options.js';
 
 export function register(book: Command): void {
   examples(
     action(
+      bulkOptions(
       book
         .command('process')
         .summary('queue books for processing, optionally waiting until they are processed')
@@ -16,7 +18,9 @@ export function register(book: Command): void {
             'With --wait it polls every --interval until every queued book is processed, printing one line per ' +
             'book on stderr as its state changes and a summary at the end (queued, already processed, processed, ' +
             'failed, timed out). With --wait, the global --timeout is the limit for the whole wait (default 30m) ' +
-            'and each request keeps a 30s limit. Results go to stdout (one row per book; --json for one object). ' +
+            'and each request keeps a 30s limit. Results go to stdout (one row per book; --json for one object), ' +
+            'or with --results FILE one row per book to FILE, which makes the job resumable: after Ctrl-C, ' +
+            '--resume queues only the books not queued yet and waits for the rest. ' +
             'Exit 0 only when every book succeeded; 6 when some failed or timed out; 7 when the service stayed ' +
             'unavailable (429/503/dropped connections after retries); one book alone exits as the service said ' +
             '(3 not found, 4 not authorized).',
@@ -26,8 +30,9 @@ export function register(book: Command): void {
         .option('--force', 'queue again even when already processed (deletes annotations; confirms)')
         .option('--urgent', 'put the books at the head of the queue')
         .option('--wait', 'poll until every book is processed (limit: --timeout, default 30m)')
-        .option('--interval <duration>', 'time between polls with --wait', '5s')
-        .option('--concurrency <n>', 'requests in flight at once', '4'),
+        .option('--interval <duration>', 'time between polls with --wait', '5s'),
+      'book',
+    ),
       () => import('./process.js'),
     ),
     [

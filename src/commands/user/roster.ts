@@ -60,6 +60,7 @@ export async function runRoster(o: BulkFlags, ctx: Context): Promise<number> {
     status: (r) => r.status,
     describe: (c, st) => countsText(c, st, 'row(s)', [['ok', 'created'], ['exists', 'existed'], ['invalid', 'invalid'], ['failed', 'failed']]),
     file: o.results ? { path: resolve(ctx.io.cwd, o.results), flag: '--results', display: o.results, format: ctx.globals.output === 'csv' || /\.csv$/i.test(o.results) ? 'csv' : 'ndjson' } : undefined,
+    input: `--from-csv ${o.file}`,
     identity: { '--from-csv': input },
     resume: o.resume,
     restart: o.restart,
