@@ -131,7 +131,7 @@ _bookdist_flags() {
     'book search') REPLY='--isbn --title --author --hash-id --limit --offset --all --no-check -h --help' ;;
     'book list') REPLY='--limit --offset --all -h --help' ;;
     'book viewer') REPLY='--username --hash-id --open -h --help' ;;
-    'book process') REPLY='--from-file --force --urgent --wait --interval --concurrency -h --help' ;;
+    'book process') REPLY='--from-file --force --urgent --wait --interval --results --resume --restart --concurrency -h --help' ;;
     'user') REPLY='-h --help' ;;
     'user invite') REPLY='--email --first-name --last-name --label -h --help' ;;
     'user create') REPLY='--email --first-name --last-name --password-stdin --label --from-csv --results --resume --restart --concurrency -h --help' ;;
@@ -222,6 +222,7 @@ _bookdist_flag() {
     'book viewer/--hash-id') REPLY='r-' ;;
     'book process/--from-file') REPLY='rf' ;;
     'book process/--interval') REPLY='r-' ;;
+    'book process/--results') REPLY='rf' ;;
     'book process/--concurrency') REPLY='r-' ;;
     'user invite/--email') REPLY='r-' ;;
     'user invite/--first-name') REPLY='r-' ;;

@@ -58,11 +58,13 @@ export async function signedPost(sb: TestSandbox, path: string, payload: Record<
 }
 
 /** Spawn bin/bookdist in the background (for kill and lock tests). */
-export function spawnCli(sb: TestSandbox, args: string[], env: Record<string, string> = {}) {
+export function spawnCli(sb: TestSandbox, args: string[], env: Record<string, string> = {}, opts: { input?: string; cwd?: string } = {}) {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...sb.env, ...env } as NodeJS.ProcessEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    cwd: opts.cwd,
   });
+  if (opts.input !== undefined) child.stdin!.end(opts.input);
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
   child.stdout.resume();
@@ -80,5 +82,18 @@ export async function waitForCodes(path: string, min: number, exited: Promise<un
     if (existsSync(path) && readFileSync(path, 'utf8').split('\n').length - 2 >= min) return;
     if (done) throw new Error('the run ended before it wrote codes');
     await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Wait until `test` holds (polled every 20 ms); fails when the run ends first or after `ms`. */
+export async function waitUntil(test: () => boolean, exited?: Promise<unknown>, ms = 60_000): Promise<void> {
+  let done = false;
+  void exited?.then(() => (done = true));
+  const t0 = Date.now();
+  for (;;) {
+    if (test()) return;
+    if (done) throw new Error('the run ended before the condition held');
+    if (Date.now() - t0 > ms) throw new Error(`the condition did not hold within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
   }
 }

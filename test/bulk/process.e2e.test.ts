@@ -29,7 +29,7 @@ describe('book process', () => {
     // State changes on stderr: queued, then processed.
     expect(r.stderr).toMatch(new RegExp(`${books[0]}  queued`));
     expect(r.stderr).toMatch(new RegExp(`${books[0]}  processed`));
-    expect(r.stderr).toMatch(/Retry just those with:\n\s+bookdist book process --wait 0{40}/);
+    expect(r.stderr).toMatch(/To retry what failed, run:\n\s+bookdist book process --wait 0{40}\n/);
   });
 
   it('exit 0 when all succeed; the service confirms the books are processed', async () => {
