@@ -1,6 +1,7 @@
 // Shared pieces of the bulk e2e tests: the CLI bound to a sandbox, the code summary, reading code
 // files, and a probe of whether the service honours Idempotency-Key on code generation.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { BIN, runCli, type CliResult } from '../helpers/cli.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
@@ -66,8 +67,8 @@ export function spawnCli(sb: TestSandbox, args: string[], env: Record<string, st
   });
   if (opts.input !== undefined) child.stdin!.end(opts.input);
   let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-  child.stdout.resume();
+  child.stderr!.setEncoding('utf8').on('data', (d) => (stderr += d));
+  child.stdout!.resume();
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((res) =>
     child.on('close', (code, signal) => res({ code, signal, stderr })),
   );
@@ -96,4 +97,10 @@ export async function waitUntil(test: () => boolean, exited?: Promise<unknown>, 
     if (Date.now() - t0 > ms) throw new Error(`the condition did not hold within ${ms} ms`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** A stored profile (config.json) in the sandbox's config dir: `conf`, and the package that re-sends signals, are in play. */
+export function storeProfile(sb: TestSandbox): void {
+  mkdirSync(sb.env.BOOKDIST_CONFIG_DIR, { recursive: true, mode: 0o700 });
+  writeFileSync(join(sb.env.BOOKDIST_CONFIG_DIR, 'config.json'), JSON.stringify({ profiles: { spare: { baseUrl: 'http://127.0.0.1:9' } } }), { mode: 0o600 });
 }

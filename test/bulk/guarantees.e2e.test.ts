@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SEED_USERS, startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
-import { cliFor, codesGenerated, csvCodes, spawnCli, waitForCodes, type Cli } from './_support.js';
+import { cliFor, storeProfile, codesGenerated, csvCodes, spawnCli, waitForCodes, type Cli } from './_support.js';
 
 const BOOK = WELL_KNOWN.readme.hash_id;
 let sb: TestSandbox;
@@ -19,9 +19,7 @@ beforeAll(async () => {
   sb = await startTestSandbox({ faults: { rate: 0, kinds: [], latencyMs: 40 } });
   cli = cliFor(sb);
   dir = mkdtempSync(join(tmpdir(), 'bookdist-guarantees-'));
-  // A stored profile: with config.json present, `conf` (and the package that re-sends signals) is in play.
-  mkdirSync(sb.env.BOOKDIST_CONFIG_DIR, { recursive: true, mode: 0o700 });
-  writeFileSync(join(sb.env.BOOKDIST_CONFIG_DIR, 'config.json'), JSON.stringify({ profiles: { spare: { baseUrl: 'http://127.0.0.1:9' } } }), { mode: 0o600 });
+  storeProfile(sb);
 });
 afterAll(async () => {
   await sb.close();

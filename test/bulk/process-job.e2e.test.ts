@@ -3,11 +3,11 @@
 // input book, each book queued once), a --wait interrupted and resumed (the books queued before
 // the signal are waited for, never queued again), and --resume refused when stdin differs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SEED_BOOKS, startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
-import { cliFor, spawnCli, waitUntil, type Cli } from './_support.js';
+import { cliFor, storeProfile, spawnCli, waitUntil, type Cli } from './_support.js';
 
 let sb: TestSandbox;
 let cli: Cli;
@@ -34,9 +34,7 @@ beforeAll(async () => {
   sb = await startTestSandbox({ processDelayMs: 300, faults: { rate: 0, kinds: [], latencyMs: 60 }, log: (l) => log.push(l) });
   cli = cliFor(sb);
   dir = mkdtempSync(join(tmpdir(), 'bookdist-process-job-'));
-  // A stored profile: with config.json present, `conf` (and the package that re-sends signals) is in play.
-  mkdirSync(sb.env.BOOKDIST_CONFIG_DIR, { recursive: true, mode: 0o700 });
-  writeFileSync(join(sb.env.BOOKDIST_CONFIG_DIR, 'config.json'), JSON.stringify({ profiles: { spare: { baseUrl: 'http://127.0.0.1:9' } } }), { mode: 0o600 });
+  storeProfile(sb);
 });
 afterAll(async () => {
   await sb.close();
