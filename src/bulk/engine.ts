@@ -432,7 +432,8 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
     let earlier = 0;
     const progress = createProgress(ctx, { total: spec.total ?? NaN, unit: spec.unit, label: spec.verb });
     const restoreNotices = routeNotices(ctx, progress);
-    const tools = makeTools(spec, ctx, api, (l) => progress.log(l));
+    const breaker: Breaker = { consecutive: 0 };
+    const tools = makeTools(spec, ctx, api, (l) => progress.log(l), breaker);
     const counts: Record<string, number> = {};
     const failures: Failure[] = [];
     let invalid = 0;
@@ -447,6 +448,10 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
     let batches = 0;
     const stop = new AbortController();
     const signal = AbortSignal.any([ctx.signal, stop.signal]);
+    breaker.onOpen = (f) => {
+      progress.log(`${spec.verb}: the service stayed unavailable for ${breakerLimit(spec.concurrency)} requests in a row (last: ${f.message}); no new requests are started.`, true);
+      stop.abort();
+    };
     const writer: RowWriter | undefined = out
       ? undefined
       : (spec.stdoutWriter?.() ?? createRowWriter(ctx, { columns: spec.stdoutColumns ?? spec.columns.map((key) => ({ key })), format: spec.stdoutFormat }));
@@ -749,14 +754,31 @@ function faultAt(ctx: Context): number | undefined {
   return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
 }
 
-function makeTools<I, R extends Record<string, unknown>>(spec: JobSpec<I, R>, ctx: Context, api: ApiClient, log: (l: string) => void): JobTools {
+/**
+ * Consecutive requests that stayed unavailable after their retries (no answer of any kind in
+ * between) before a job stops starting new work: a service gone for good fails a few batches, not
+ * every remaining one (which at several seconds of retries each could take hours).
+ */
+function breakerLimit(concurrency: number): number {
+  return concurrency + 2;
+}
+
+interface Breaker {
+  consecutive: number;
+  open?: Failure;
+  onOpen?(f: Failure): void;
+}
+
+function makeTools<I, R extends Record<string, unknown>>(spec: JobSpec<I, R>, ctx: Context, api: ApiClient, log: (l: string) => void, breaker?: Breaker): JobTools {
   const retries = ctx.globals.retries;
   return {
     api,
     ctx,
     log,
-    call: (name, args, headers) =>
-      callWithRetry(api, name, args, {
+    call: async (name, args, headers) => {
+      // The service stayed unavailable: what is left is not sent (as on an interrupt; --resume sends it).
+      if (breaker?.open) return { ok: false, failure: breaker.open, uncertainRetries: 0, interrupted: true };
+      const r = await callWithRetry(api, name, args, {
         retries,
         sleep: ctx.clock.sleep,
         signal: ctx.signal,
@@ -764,7 +786,16 @@ function makeTools<I, R extends Record<string, unknown>>(spec: JobSpec<I, R>, ct
         onRetry: ({ attempt, reason, waitMs }) => {
           if (waitMs >= 2000) log(`${spec.verb}: ${reason}; retry ${attempt} of ${retries} in ${(waitMs / 1000).toFixed(1)}s`);
         },
-      }),
+      });
+      if (breaker) {
+        if (r.ok) breaker.consecutive = 0;
+        else if (!r.interrupted && r.failure.kind === 'unavailable' && ++breaker.consecutive >= breakerLimit(spec.concurrency) && !breaker.open) {
+          breaker.open = r.failure;
+          breaker.onOpen?.(r.failure);
+        }
+      }
+      return r;
+    },
   };
 }
 

@@ -81,7 +81,8 @@ describe('EPIPE', () => {
 
 /**
  * A TCP proxy in front of the sandbox. `dropEvery`: every n-th response is lost (the connection
- * reset as the answer starts: the service did the work). `down`: every connection is reset.
+ * reset as the answer starts: the service did the work). `down`: the service is gone (open
+ * connections reset, the port closed: connections refused) until `down: false` opens it again.
  */
 function startProxy(port: number): Promise<{ url: string; set(o: { dropEvery?: number; down?: boolean }): void; dropped(): number; close(): Promise<void> }> {
   let dropEvery = 0;
@@ -93,7 +94,6 @@ function startProxy(port: number): Promise<{ url: string; set(o: { dropEvery?: n
     live.add(client);
     client.on('close', () => live.delete(client));
     client.on('error', () => {});
-    if (down) return void client.destroy();
     const up = connect(port, '127.0.0.1');
     live.add(up);
     up.on('close', () => (live.delete(up), client.destroy()));
@@ -120,13 +120,17 @@ function startProxy(port: number): Promise<{ url: string; set(o: { dropEvery?: n
         url: `http://127.0.0.1:${addr.port}`,
         set(o) {
           if (o.dropEvery !== undefined) dropEvery = o.dropEvery;
-          if (o.down !== undefined) {
-            down = o.down;
-            if (down) for (const s of live) s.destroy();
+          if (o.down === true && !down) {
+            down = true;
+            server.close();
+            for (const s of live) s.destroy();
+          } else if (o.down === false && down) {
+            down = false;
+            server.listen(addr.port, '127.0.0.1');
           }
         },
         dropped: () => dropped,
-        close: () => new Promise<void>((r) => (server.close(() => r()), [...live].forEach((s) => s.destroy()))),
+        close: () => new Promise<void>((r) => (down ? r() : server.close(() => r()), [...live].forEach((s) => s.destroy()))),
       });
     }),
   );
@@ -153,7 +157,7 @@ describe('a dropped connection', () => {
     }
   });
 
-  it('the service gone mid-job: exit 7 with the resume command; back again, --resume ends exact', async () => {
+  it('the service gone mid-job: the job stops after a few failed batches (not all 40), exit 7 with the resume command; back again, --resume ends exact', async () => {
     const proxy = await startProxy(sb.port);
     try {
       const out = join(dir, 'outage.csv');
@@ -165,7 +169,10 @@ describe('a dropped connection', () => {
       proxy.set({ down: true });
       const res = await run.exited;
       expect(res.code, res.stderr).toBe(7);
+      expect(res.stderr).toMatch(/the service stayed unavailable for 4 requests in a row \(last: .*could not reach the service \(ECONNREFUSED\).*\); no new requests are started\./);
       expect(res.stderr).toMatch(/batch\(es\) failed \(\d+ codes not generated; last error: .*\)/);
+      // The batches in flight when the port closed, and those that had started before the limit was reached: no more.
+      expect(res.stderr.match(/^batch \d+ \(100 codes\) failed/gm)!.length).toBeLessThanOrEqual(6);
       expect(res.stderr).toMatch(/To retry what failed, run:\n {2}bookdist codes generate .*--resume\n/);
       expect(existsSync(out + '.bookdist-job')).toBe(true);
       proxy.set({ down: false });
