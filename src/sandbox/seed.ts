@@ -394,7 +394,7 @@ export function ensureSeeded(store: Store): boolean {
 /** Drop everything and seed again, with new keys and secrets. */
 export function reseed(store: Store): void {
   const secrets = generateSecrets();
-  store.db.exec('PRAGMA foreign_keys = OFF');
+  store.exec('PRAGMA foreign_keys = OFF');
   try {
     store.tx(() => {
       // The control secret guards a running server's /_sandbox/ routes: it outlives a reset, so
@@ -407,6 +407,6 @@ export function reseed(store: Store): void {
       if (controlSecret) store.setMeta('control_secret', controlSecret);
     });
   } finally {
-    store.db.exec('PRAGMA foreign_keys = ON');
+    store.exec('PRAGMA foreign_keys = ON');
   }
 }

@@ -7,6 +7,7 @@ import type { RequestInfo, SandboxCore } from './core.js';
 import { HANDLERS, type HandlerCtx } from './domain.js';
 import { HttpError, parseBody, prefersXml, readBody, sendError, sendJson, TEST_MODE, toHttpError } from './http.js';
 import { hasEmptySegment, matchRoute } from './router.js';
+import type { Endpoint } from '../api/endpoints.js';
 import { parseRequestText, validatePayload } from './validate.js';
 
 export async function serveApi(
@@ -55,46 +56,71 @@ export async function serveApi(
       else fromQuery = true;
     }
 
-    let caller: Caller | undefined;
-    if (ep.auth === 'partner' || ep.auth === 'access') {
-      const allowToken = ep.auth === 'access' || !!ep.token;
-      // A GET's signature covers the username; a `request` query param may be signed too.
-      const signedText = method === 'POST' ? requestText : undefined;
-      caller = authenticate(store, headers, signedText, allowToken, method === 'GET' ? requestText : undefined);
-      if (!caller) throw new HttpError(ep.auth === 'access' ? 403 : 401, 'Authentication failed');
-      setAccount(caller.logName);
-      if (ep.scope && !caller.scopes.has(ep.scope) && !(caller.kind === 'token' && ep.token)) {
-        throw new HttpError(403, `Missing scope: ${ep.scope}`);
-      }
-    }
-
-    let payload = {};
-    if (ep.host !== 'store') {
-      const raw = fromQuery ? Object.fromEntries(fields) : parseRequestText(requestText);
-      payload = validatePayload(ep, raw, fromQuery);
-    }
-    const ctx: HandlerCtx = {
-      store,
-      caller,
-      payload,
-      params,
-      query,
-      now: store.now(),
-      origin: r.origin,
-      hostName: r.host.replace(/:\d+$/, ''),
-      queued: () => setImmediate(core.tick),
-      idempotencyKey: idempotencyKey(headers['idempotency-key']),
-    };
-    const handler = HANDLERS[ep.name];
-    if (!handler) throw new HttpError(404, `The sandbox does not implement ${ep.name} (${ep.path}).`);
-    const out = handler(ctx);
-    const result = 'body' in out && typeof out.body === 'object' && out.body !== null ? (out as any) : { body: out };
+    // Everything from here to the answer reads one snapshot (shared by this turn's requests).
+    const result = store.read(() => answer(core, r, ep, params, { query, requestText, fromQuery, fields }, setAccount));
     const status: number = result.status ?? 200;
     const body = result.raw ? result.body : { code: status, success: true, ...TEST_MODE, ...result.body };
     sendJson(res, status, body, result.headers ?? {});
   } catch (err) {
     sendError(res, toHttpError(err), xml);
   }
+}
+
+/** What a request carries: its query, the raw `request` text, or the fields of a form or query. */
+interface RequestInput {
+  query: URLSearchParams;
+  requestText: string | undefined;
+  /** True when the payload is read from `fields` (a query or a form without `request`). */
+  fromQuery: boolean;
+  fields: URLSearchParams;
+}
+
+/** Authenticate, check scope, validate and run the handler: the synchronous part of a request. */
+function answer(
+  core: SandboxCore,
+  r: RequestInfo,
+  ep: Endpoint,
+  params: Record<string, string>,
+  input: RequestInput,
+  setAccount: (name: string) => void,
+): { status?: number; raw?: boolean; body: any; headers?: Record<string, string> } {
+  const { store } = core;
+  const { query, requestText, fromQuery, fields } = input;
+  const { method, headers } = r;
+  let caller: Caller | undefined;
+  if (ep.auth === 'partner' || ep.auth === 'access') {
+    const allowToken = ep.auth === 'access' || !!ep.token;
+    // A GET's signature covers the username; a `request` query param may be signed too.
+    const signedText = method === 'POST' ? requestText : undefined;
+    caller = authenticate(store, headers, signedText, allowToken, method === 'GET' ? requestText : undefined);
+    if (!caller) throw new HttpError(ep.auth === 'access' ? 403 : 401, 'Authentication failed');
+    setAccount(caller.logName);
+    if (ep.scope && !caller.scopes.has(ep.scope) && !(caller.kind === 'token' && ep.token)) {
+      throw new HttpError(403, `Missing scope: ${ep.scope}`);
+    }
+  }
+
+  let payload = {};
+  if (ep.host !== 'store') {
+    const raw = fromQuery ? Object.fromEntries(fields) : parseRequestText(requestText);
+    payload = validatePayload(ep, raw, fromQuery);
+  }
+  const ctx: HandlerCtx = {
+    store,
+    caller,
+    payload,
+    params,
+    query,
+    now: store.now(),
+    origin: r.origin,
+    hostName: r.host.replace(/:\d+$/, ''),
+    queued: () => setImmediate(core.tick),
+    idempotencyKey: idempotencyKey(headers['idempotency-key']),
+  };
+  const handler = HANDLERS[ep.name];
+  if (!handler) throw new HttpError(404, `The sandbox does not implement ${ep.name} (${ep.path}).`);
+  const out = handler(ctx);
+  return 'body' in out && typeof out.body === 'object' && out.body !== null ? (out as any) : { body: out };
 }
 
 /** A usable Idempotency-Key header value (1..255 visible characters), else a 400. */

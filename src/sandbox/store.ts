@@ -254,6 +254,8 @@ const BACKGROUND_CHECKPOINTS_AFTER = 100;
 
 /** Prepared statements kept per connection; dynamic SQL (search filters) beyond this is evicted oldest first. */
 const MAX_CACHED = 500;
+/** Memos kept at once (accounts by name, the clock...); beyond this they are all dropped. */
+const MAX_MEMOS = 1000;
 
 const TABLES = [
   ...FTS_TABLES, 'idempotency', 'carts', 'outbox', 'imports', 'codes', 'reader_sessions', 'reader_pages', 'usage', 'order_items', 'orders',
@@ -266,6 +268,12 @@ export class Store {
   readonly db: DatabaseSync;
   readonly path: string;
   private depth = 0;
+  /** True while `read` holds a read transaction open (no write has started in it). */
+  private reading = false;
+  /** Values derived from the database (`memo`), valid until it changes; see `read`. */
+  private readonly memos = new Map<string, unknown>();
+  private dataVersion = -1;
+  private endScheduled = false;
   private commits = 0;
   private checkpointer?: { committed(): void; stop(): void };
   private readonly cache = new Map<string, ReturnType<DatabaseSync['prepare']>>();
@@ -361,6 +369,8 @@ export class Store {
   }
 
   run(sql: string, ...params: SQLInputValue[]): { changes: number; lastInsertRowid: number } {
+    if (this.reading) this.endRead();
+    this.memos.clear();
     const r = this.stmt(sql).run(...params);
     return { changes: Number(r.changes), lastInsertRowid: Number(r.lastInsertRowid) };
   }
@@ -368,11 +378,15 @@ export class Store {
   /** Run `fn` in one write transaction (BEGIN IMMEDIATE); rolled back when it throws. */
   tx<T>(fn: () => T): T {
     if (this.depth > 0) return fn();
-    this.db.exec('BEGIN IMMEDIATE');
+    // A write never upgrades the read snapshot of `read` (in WAL that fails when another
+    // connection committed since): the snapshot ends here and the write takes the lock afresh.
+    if (this.reading) this.endRead();
+    this.memos.clear();
+    this.stmt('BEGIN IMMEDIATE').run();
     this.depth++;
     try {
       const out = fn();
-      this.db.exec('COMMIT');
+      this.stmt('COMMIT').run();
       if (this.checkpointer) this.checkpointer.committed();
       else if (++this.commits === BACKGROUND_CHECKPOINTS_AFTER) this.startCheckpointer();
       return out;
@@ -386,6 +400,63 @@ export class Store {
     } finally {
       this.depth--;
     }
+  }
+
+  /**
+   * Run `fn`'s reads in a read snapshot (one read transaction), opening one if none is open.
+   *
+   * A snapshot is shared by every request served in the same turn of the event loop and ends
+   * (COMMIT) when the turn is over (`setImmediate`): under load one turn serves many requests,
+   * and each autocommit statement would take and drop the WAL read lock on its own (two `fcntl`
+   * calls, most of the system time of a signed GET; BEGIN/COMMIT per request still cost a third
+   * of a lookup). A snapshot never outlives the turn, so a commit by another connection is seen
+   * by the next turn's requests, as it would be had they arrived a moment later.
+   *
+   * Any write on this connection (`tx`, `run`, `exec`) ends the snapshot first, so `fn` may write
+   * exactly as it could without it, and what this connection wrote is read back at once.
+   */
+  read<T>(fn: () => T): T {
+    if (this.depth === 0 && !this.reading) this.beginRead();
+    return fn();
+  }
+
+  private beginRead(): void {
+    this.stmt('BEGIN DEFERRED').run();
+    this.reading = true;
+    // Another connection (a second server on this file, a `--db` command) committed since the
+    // memos were made: they may be stale. Read inside the transaction, so it is this snapshot's.
+    const version = this.stmt('PRAGMA data_version').get()!.data_version as number;
+    if (version !== this.dataVersion) {
+      this.memos.clear();
+      this.dataVersion = version;
+    }
+    if (!this.endScheduled) {
+      this.endScheduled = true;
+      setImmediate(() => {
+        this.endScheduled = false;
+        if (this.reading && this.db.isOpen) this.endRead();
+      });
+    }
+  }
+
+  /**
+   * `compute()` once per state of the database: inside `read`, a value made earlier is reused
+   * while no connection has written since (this one's writes clear the memos as they commit,
+   * other connections' show in `PRAGMA data_version`). Outside `read` it is computed afresh.
+   * For small, hot values every request needs (the caller's account, the clock, publishers).
+   */
+  memo<T>(key: string, compute: () => T): T {
+    if (!this.reading) return compute();
+    if (this.memos.has(key)) return this.memos.get(key) as T;
+    const value = compute();
+    if (this.memos.size >= MAX_MEMOS) this.memos.clear();
+    this.memos.set(key, value);
+    return value;
+  }
+
+  private endRead(): void {
+    this.reading = false;
+    this.stmt('COMMIT').run();
   }
 
   /**
@@ -413,12 +484,12 @@ export class Store {
 
   /** The sandbox's notion of now, in ms: real time plus the clock offset stored in the database. */
   now(): number {
-    const off = Number(this.meta('clock_offset_ms') ?? 0);
+    const off = this.clockOffset();
     return Date.now() + (Number.isFinite(off) ? off : 0);
   }
 
   clockOffset(): number {
-    return Number(this.meta('clock_offset_ms') ?? 0);
+    return this.memo('clock', () => Number(this.meta('clock_offset_ms') ?? 0));
   }
 
   /** Move the clock forward by `ms`. Returns the new offset. */
@@ -430,7 +501,15 @@ export class Store {
     });
   }
 
+  /** Run SQL that is not a query (a PRAGMA), outside any read snapshot. */
+  exec(sql: string): void {
+    if (this.reading) this.endRead();
+    this.memos.clear();
+    this.db.exec(sql);
+  }
+
   close(): void {
+    if (this.reading && this.db.isOpen) this.endRead();
     this.checkpointer?.stop();
     this.cache.clear();
     try {

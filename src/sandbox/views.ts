@@ -27,10 +27,14 @@ export function pricingView(p: Row, now: number): Record<string, unknown> {
   return out;
 }
 
+/** The publishers by id (a handful of rows every book view needs), made once per database state. */
+function publishers(store: Store): Map<number, Row> {
+  return store.memo('publishers', () => new Map(store.all('SELECT * FROM publishers').map((p) => [p.id, p])));
+}
+
 export function bookView(store: Store, book: Row, now: number): Record<string, unknown> {
-  const pub = store.get('SELECT * FROM publishers WHERE id = ?', book.publisher_id)!;
   const pricing = store.all('SELECT * FROM pricing WHERE book_id = ? ORDER BY id', book.id);
-  return bookShape(book, pub, pricing, now);
+  return bookShape(book, publishers(store).get(book.publisher_id)!, pricing, now);
 }
 
 /**
@@ -39,7 +43,7 @@ export function bookView(store: Store, book: Row, now: number): Record<string, u
  */
 export function bookViews(store: Store, books: Row[], now: number): Array<Record<string, unknown>> {
   if (books.length === 0) return [];
-  const pubs = new Map(store.all('SELECT * FROM publishers').map((p) => [p.id, p]));
+  const pubs = publishers(store);
   const prices = new Map<number, Row[]>(books.map((b) => [b.id, []]));
   const rows = store.all(
     'SELECT * FROM pricing WHERE book_id IN (SELECT value FROM json_each(?)) ORDER BY book_id, id',

@@ -1,6 +1,7 @@
 // The sandbox in separate processes on one SQLite file: a kill -9 in the middle of a burst of
 // writes loses no acknowledged write and leaves no half-written order; two server processes
-// racing on the same order_number and grant still give exactly one winner.
+// racing on the same order_number and grant still give exactly one winner; what another process
+// writes (the clock, new keys) is served at once by a server that keeps values in memory.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ import { ApiClient } from '../../src/api/client.js';
 import { loadRsaPrivateKey } from '../../src/api/wire.js';
 import { Store } from '../../src/sandbox/store.js';
 import { credentials } from '../../src/sandbox/control.js';
-import { ensureSeeded, WELL_KNOWN } from '../../src/sandbox/seed.js';
+import { ensureSeeded, reseed, WELL_KNOWN } from '../../src/sandbox/seed.js';
 import { BILLING } from './_support.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -147,6 +148,50 @@ describe('durability', () => {
       await Promise.all(cl.map((c) => c.close()));
       a.child.kill('SIGTERM');
       b.child.kill('SIGTERM');
+    }
+  });
+
+  it('a server serves what another process wrote at once: its kept clock and caller keys are dropped', async () => {
+    const dbPath = join(dir, 'shared.db');
+    const a = await startChild(dbPath);
+    const isbn = WELL_KNOWN.readme.isbn13;
+    const expiry = async (c: ApiClient) => {
+      const r = await c.call('book.isbn', { params: { isbn } });
+      expect(r.status).toBe(200);
+      return (r.body.book.digital_pricing as Array<Record<string, any>>).find((p) => p.is_limited)!.calculated_expiration_date as string;
+    };
+    const before = partnerClient(a.url, dbPath);
+    try {
+      // Served twice, so the server has its clock and the caller's account in memory.
+      const first = await expiry(before);
+      expect(await expiry(before)).toBe(first);
+      // Another connection moves the clock two days on: the next answer is two days later.
+      const other = new Store(dbPath);
+      try {
+        other.advanceClock(2 * 86_400_000);
+      } finally {
+        other.close();
+      }
+      expect(Date.parse(await expiry(before)) - Date.parse(first)).toBe(2 * 86_400_000);
+
+      // Another connection resets the sandbox (new keys): the old key is refused at once and the
+      // new one is accepted, though the server had the account with its old key in memory.
+      const again = new Store(dbPath);
+      try {
+        reseed(again);
+      } finally {
+        again.close();
+      }
+      expect((await before.call('book.isbn', { params: { isbn } })).status).toBe(401);
+      const after = partnerClient(a.url, dbPath);
+      try {
+        expect((await after.call('book.isbn', { params: { isbn } })).status).toBe(200);
+      } finally {
+        await after.close();
+      }
+    } finally {
+      await before.close();
+      a.child.kill('SIGTERM');
     }
   });
 });
