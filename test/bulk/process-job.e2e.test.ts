@@ -154,6 +154,17 @@ describe('book process --from-file on the job engine', () => {
     expect(processPosts() - posts).toBe(BOOKS.length - 10);
   });
 
+  it('a bad line late in a file (past the first batch) is exit 2 naming it, before any book is queued', async () => {
+    const list = join(dir, 'bad-late.txt');
+    writeFileSync(list, BOOKS.join('\n') + '\nnot-a-hash-id\n');
+    const posts = processPosts();
+    const r = await cli(['book', 'process', '--from-file', list, '--results', join(dir, 'bad-late.ndjson')]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`--from-file line ${BOOKS.length + 1}: `));
+    expect(processPosts()).toBe(posts);
+    expect(existsSync(join(dir, 'bad-late.ndjson'))).toBe(false);
+  });
+
   it('--results needs a regular file: a pipe or a device is refused up front (no journal beside it)', async () => {
     const r = await cli(['book', 'process', BOOKS[0], '--results', '/dev/stdout']);
     expect(r.code, r.stderr).toBe(2);

@@ -91,6 +91,9 @@ export async function run(o: Options, ctx: Context): Promise<number> {
   }
   const started = Date.now();
   const input = o.file === undefined ? undefined : await inputFingerprint(o.file, ctx, '--from-file');
+  // A file is checked whole before the first request (a bad line is exit 2 with nothing sent): one
+  // streamed pass, nothing held. Stdin can be read once only: its lines are checked as they come.
+  if (input !== undefined && input !== '-') for await (const l of readList(o.file!, ctx, '--from-file')) v.hashId(l.value, `--from-file line ${l.line}:`);
   const st = style(ctx, 'stderr');
   const say = (r: Row) => {
     const bad = r.state === 'failed' || r.state === 'timed_out';
