@@ -450,7 +450,8 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
     const signal = AbortSignal.any([ctx.signal, stop.signal]);
     breaker.onOpen = (f) => {
       progress.log(`${spec.verb}: the service stayed unavailable for ${breakerLimit(spec.concurrency)} requests in a row (last: ${f.message}); no new requests are started.`, true);
-      stop.abort();
+      // Ordered jobs (lookups) promise one record per input line: the rest fail at once, unsent.
+      if (!spec.ordered) stop.abort();
     };
     const writer: RowWriter | undefined = out
       ? undefined
@@ -776,8 +777,8 @@ function makeTools<I, R extends Record<string, unknown>>(spec: JobSpec<I, R>, ct
     ctx,
     log,
     call: async (name, args, headers) => {
-      // The service stayed unavailable: what is left is not sent (as on an interrupt; --resume sends it).
-      if (breaker?.open) return { ok: false, failure: breaker.open, uncertainRetries: 0, interrupted: true };
+      // The service stayed unavailable: what is left fails at once, unsent (--resume sends it).
+      if (breaker?.open) return { ok: false, failure: breaker.open, uncertainRetries: 0 };
       const r = await callWithRetry(api, name, args, {
         retries,
         sleep: ctx.clock.sleep,

@@ -186,4 +186,20 @@ describe('a dropped connection', () => {
       await proxy.close();
     }
   });
+
+  it('book get --isbn-file with the service gone: still one record per line (error), the rest not sent once the limit is reached', async () => {
+    const proxy = await startProxy(sb.port);
+    proxy.set({ down: true });
+    try {
+      const isbns = Array.from({ length: 1000 }, (_, i) => String(9780000000001 + i)).join('\n') + '\n';
+      const r = await cli(['book', 'get', '--isbn-file', '-', '--no-check', '-o', 'ndjson', '--retries', '1'], { input: isbns, env: { BOOKDIST_BASE_URL: proxy.url } });
+      expect(r.code, r.stderr).toBe(7);
+      const rows = r.stdout.trim().split('\n').map((l: string) => JSON.parse(l));
+      expect(rows).toHaveLength(1000);
+      expect(rows.every((x: any) => x.status === 'error')).toBe(true);
+      expect(r.stderr).toMatch(/book get: the service stayed unavailable for 6 requests in a row .*no new requests are started\./);
+    } finally {
+      await proxy.close();
+    }
+  });
 });

@@ -66,17 +66,18 @@ describe('book process --from-file on the job engine', () => {
     expect(existsSync(results + '.bookdist-lock')).toBe(false);
   });
 
-  it('SIGINT mid-run, then --resume: exactly one result per input line, each book queued once', async () => {
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  it(`${sig} mid-run, then --resume: exactly one result per input line, each book queued once`, async () => {
     const list = join(dir, 'books.txt');
     writeFileSync(list, '# the partner\'s books\n' + BOOKS.join('\n') + '\n');
-    const results = join(dir, 'forced.ndjson');
+    const results = join(dir, `forced-${sig}.ndjson`);
     // --force queues every book, even one already queued: a book sent twice would be queued twice.
     const args = ['book', 'process', '--from-file', list, '--force', '--yes', '--results', results, '--concurrency', '2'];
     const before = queuedCount();
     const p0 = processPosts();
     const run = spawnCli(sb, args);
     await waitUntil(() => processPosts() >= p0 + 5, run.exited);
-    run.child.kill('SIGINT');
+    run.child.kill(sig);
     const res = await run.exited;
     expect(res.code, res.stderr).toBe(130);
     expect(res.stderr).toMatch(/interrupted: \d+ book\(s\): \d+ queued/);
@@ -96,6 +97,7 @@ describe('book process --from-file on the job engine', () => {
     for (const h of BOOKS) expect((after.get(h) ?? 0) - (before.get(h) ?? 0), h).toBe(1);
     expect(existsSync(results + '.bookdist-job')).toBe(false);
   });
+  }
 
   it('--wait interrupted after the books were queued, then --resume: waits for them without queueing them again', async () => {
     const books = BOOKS.slice(0, 4);
