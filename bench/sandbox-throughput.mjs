@@ -55,12 +55,32 @@ const s = http.createServer({ keepAlive: true }, (req, res) => {
 s.listen(0, '127.0.0.1', () => console.log('# serving ' + s.address().port));
 process.on('SIGINT', () => process.exit(0));`;
 
-/** Requests/s of `count` non-2xx-free runs; throws on errors or non-2xx answers. */
-async function load(url, opts, connections, seconds = SECONDS) {
+/**
+ * CPU time (user + system) a process has used, in µs, from /proc (Linux; undefined elsewhere).
+ * Clock ticks of 10 ms (USER_HZ = 100, as on every Linux the CI runs).
+ */
+function cpuMicros(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Requests/s of a run with no errors and no non-2xx answers (else it throws), and the serving
+ * process's CPU time per request (`cpu`, µs) when `pid` is given: a figure that, unlike req/s,
+ * does not depend on how much of the machine the load generator leaves over.
+ */
+async function load(url, opts, connections, seconds = SECONDS, pid) {
+  const c0 = pid && cpuMicros(pid);
   const r = await autocannon({ url, connections, duration: seconds, pipelining: 1, ...opts });
+  const c1 = pid && cpuMicros(pid);
   const bad = r.errors + r.timeouts + r.non2xx;
   if (bad > 0) throw new Error(`${opts.title ?? url}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts (of ${r.requests.total})`);
-  return { rps: r.requests.average, total: r.requests.total, p99: r.latency.p99 };
+  const cpu = c0 !== undefined && c1 !== undefined && r.requests.total > 0 ? (c1 - c0) / r.requests.total : undefined;
+  return { rps: r.requests.average, total: r.requests.total, p99: r.latency.p99, cpu };
 }
 
 export async function sandboxThroughput({ log = console.log } = {}) {
@@ -136,25 +156,31 @@ export async function sandboxThroughput({ log = console.log } = {}) {
     // Every measurement sits between two hello-world runs at the same connection count, and is
     // compared with their mean: the machine's load drifts (other processes share the cores), and a
     // baseline measured minutes earlier would turn that drift into the ratio.
-    const helloRps = async (conns) => (await load(helloUrl, { title: 'hello' }, conns)).rps;
     const ratioOf = async (c, conns) => {
-      const before = await helloRps(conns);
-      const r = await load(c.url, { ...c.opts, title: c.title }, conns);
-      const after = await helloRps(conns);
-      return { ...r, base: (before + after) / 2, ratio: r.rps / ((before + after) / 2) };
+      const before = await load(helloUrl, { title: 'hello' }, conns, SECONDS, hello.child.pid);
+      const r = await load(c.url, { ...c.opts, title: c.title }, conns, SECONDS, sb.child.pid);
+      const after = await load(helloUrl, { title: 'hello' }, conns, SECONDS, hello.child.pid);
+      const base = (before.rps + after.rps) / 2;
+      const baseCpu = before.cpu !== undefined && after.cpu !== undefined ? (before.cpu + after.cpu) / 2 : undefined;
+      return { ...r, base, baseCpu, ratio: r.rps / base };
     };
+    // CPU per request of the sandbox against hello-world's: what the ratio of req/s stands for.
+    const cpuNote = (rs) =>
+      rs.every((r) => r.cpu !== undefined && r.baseCpu !== undefined)
+        ? `, CPU/request ${rs.map((r) => Math.round(r.cpu)).join('/')} µs vs ${rs.map((r) => Math.round(r.baseCpu)).join('/')} µs`
+        : '';
     for (const conns of [16, 50]) {
       await load(helloUrl, { title: 'warm-up' }, conns, 1);
       for (const name of ['isbn', 'search']) {
         const c = cases[name];
         await load(c.url, { ...c.opts, title: c.title }, conns, 1);
         const r = await ratioOf(c, conns);
-        row(`(e) ${c.title} @${conns} vs hello-world`, r.ratio, name === 'isbn' ? 0.35 : 0.25, `${Math.round(r.rps)} req/s vs ${Math.round(r.base)}, p99 ${r.p99} ms`);
+        row(`(e) ${c.title} @${conns} vs hello-world`, r.ratio, name === 'isbn' ? 0.35 : 0.25, `${Math.round(r.rps)} req/s vs ${Math.round(r.base)}, p99 ${r.p99} ms${cpuNote([r])}`);
       }
       const o = cases.order;
       const rounds = [];
       for (let i = 0; i < 3; i++) rounds.push(await ratioOf(o, conns));
-      const detail = `rounds ${rounds.map((r) => `${Math.round(r.rps)}/${Math.round(r.base)}`).join(' → ')} req/s (order/hello), p99 ${rounds.map((r) => r.p99).join('/')} ms`;
+      const detail = `rounds ${rounds.map((r) => `${Math.round(r.rps)}/${Math.round(r.base)}`).join(' → ')} req/s (order/hello), p99 ${rounds.map((r) => r.p99).join('/')} ms${cpuNote(rounds)}`;
       row(`(e) ${o.title} @${conns} vs hello-world`, Math.min(...rounds.map((r) => r.ratio)), 0.15, detail);
       // No slowdown: the last round's ratio against the first's (ratios, so load drift cancels).
       row(`(e) ${o.title} @${conns}: last round vs first (no slowdown)`, rounds[2].ratio / rounds[0].ratio, 0.85, `${rounds.map((r) => r.total).reduce((a, b) => a + b)} orders created`);
