@@ -56,13 +56,27 @@ export async function serveApi(
       else fromQuery = true;
     }
 
-    // Everything from here to the answer reads one snapshot (shared by this turn's requests).
-    const result = store.read(() => answer(core, r, ep, params, { query, requestText, fromQuery, fields }, setAccount));
+    // Reads in the turn's snapshot, writes in the turn's group commit (store.serve); the answer
+    // goes out once what it says is committed.
+    const result = store.serve(() => answer(core, r, ep, params, { query, requestText, fromQuery, fields }, setAccount));
     const status: number = result.status ?? 200;
     const body = result.raw ? result.body : { code: status, success: true, ...TEST_MODE, ...result.body };
-    sendJson(res, status, body, result.headers ?? {});
+    store.afterCommit((failed) => {
+      if (failed === undefined) sendJson(res, status, body, result.headers ?? {});
+      else sendError(res, commitError(failed), xml);
+    });
   } catch (err) {
-    sendError(res, toHttpError(err), xml);
+    const e = toHttpError(err);
+    store.afterCommit(() => sendError(res, e, xml));
+  }
+}
+
+/** The answer when the group commit of a request's writes failed: nothing it did was kept. */
+function commitError(err: unknown): HttpError {
+  try {
+    return toHttpError(err);
+  } catch {
+    return new HttpError(503, 'The sandbox could not commit this request; nothing was changed. Retry.', {}, { 'retry-after': '1' });
   }
 }
 
