@@ -15,8 +15,15 @@
 //   key answers with what it already made: nothing is generated twice or lost.
 // - Interruptible: the first SIGINT/SIGTERM/SIGHUP (ctx.signal) stops new batches; those in flight
 //   are written; the job exits 130 naming the resume command. main exits at once on a second one.
-// - Validated up front: FILE's directory, the lock, the journal, the options of a resumed job and
-//   the first batch of the input are checked before the first request.
+// - Validated up front: FILE's directory (FILE a regular file), the lock, the journal, the options
+//   of a resumed job and the first batch of the input are checked before the first request. Each
+//   batch's journal line holds a digest of its input items: --resume re-reads the input and sends
+//   nothing until every done batch has been found unchanged (exit 2 naming the batch otherwise).
+// - Two phases when a verb needs them: a batch may leave items `pending` (journalled); once every
+//   batch is done the spec's `settle` finishes them (book process --wait polls), committing rows
+//   durably as they become final. --resume settles what earlier runs left.
+// - Faults: a service that stays unavailable for concurrency+2 requests in a row stops the job
+//   (exit 7, --resume sends the rest); a closed stdout (EPIPE) stops a stdout job with one line.
 import { access, constants, rename, rm, stat } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { basename, dirname } from 'node:path';

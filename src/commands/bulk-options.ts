@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 export function bulkOptions(cmd: Command, what: string): Command {
   return cmd
     .option('--results <file>', `with the file form: write one result per ${what} to FILE (0600, fsynced per batch; enables --resume)`)
-    .option('--resume', 'continue the interrupted job of --results FILE: only what has no final result is sent')
+    .option('--resume', 'continue the interrupted job of --results FILE, given the same input (checked): only what has no final result is sent')
     .option('--restart', 'abandon the interrupted job of --results FILE (kept as *.abandoned-*) and start over')
     .option('--concurrency <n>', 'requests in flight at once (1 to 64)', '4');
 }
