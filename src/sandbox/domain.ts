@@ -52,9 +52,11 @@ export function bookByIsbn(store: Store, isbn: string): Row | undefined {
   const v = normalizeIsbn(isbn);
   if (!v || v.length > 20) return undefined;
   const v13 = toIsbn13(v);
+  // The first book (lowest id) any of whose ISBNs is this one: min(id) over the index probes,
+  // then the one row (ORDER BY id LIMIT 1 sorted the matches in a temporary b-tree first).
   return store.get(
-    `SELECT * FROM books WHERE isbn13 IN (?, ?) OR eisbn13 IN (?, ?) OR isbn10 = ? OR eisbn10 = ? OR parent_isbn = ? ORDER BY id LIMIT 1`,
-    v, v13, v, v13, v, v, v,
+    `SELECT * FROM books WHERE id = (SELECT min(id) FROM books WHERE isbn13 IN (?1, ?2) OR eisbn13 IN (?1, ?2) OR isbn10 = ?1 OR eisbn10 = ?1 OR parent_isbn = ?1)`,
+    v, v13,
   );
 }
 
