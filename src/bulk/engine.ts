@@ -299,6 +299,8 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
   // ---- validate the output side (no request yet)
   let lock: Lock | undefined;
   let out: DurableFile | undefined;
+  /** On --resume FILE is opened (its torn tail cut) only once the input has been checked. */
+  let openOut: (() => Promise<void>) | undefined;
   let journal: DurableFile | undefined;
   let header_: JournalHeader | undefined;
   const doneBefore = new Map<number, BatchRecord>(); // batch → what earlier runs left of it
@@ -377,9 +379,8 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
             `${file.flag} ${file.display} holds ${size} bytes but the job journal recorded ${validEnd}: the file was cut or edited. ` +
               'Restore it, or start over with --restart (the file is kept with a .abandoned suffix).',
           );
-        } else if (size > validEnd) {
-          ctx.warn(`${file.display}: cut ${size - validEnd} byte(s) after the last complete batch (a batch being written when the job stopped, or bytes added by hand); that batch is fetched again.`);
         }
+        const cut = size !== undefined && size > validEnd ? size - validEnd : 0;
         // A batch run again (its redo positions) adds a line: the last line's redo counts, waits add up.
         for (const d of saved.done) {
           if (!d.b) continue;
@@ -387,13 +388,18 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
           doneBefore.set(d.b, { redo: d.redo ?? [], wait: [...(was?.wait ?? []), ...(d.wait ?? [])], h: was?.h ?? d.h });
         }
         settledBefore = saved.settled;
-        if (saved.validEnd < ((await fileSize(jpath)) ?? 0)) {
-          // A torn journal line: cut it so that the next line starts clean.
-          const j = await DurableFile.open(jpath, { truncateTo: saved.validEnd });
-          await j.close();
-        }
-        out = await DurableFile.open(file.path, { truncateTo: size === undefined || saved.done.length === 0 ? 0 : validEnd, failAfter: faultAt(ctx) });
-        if (out.size === 0) await out.appendDurably(hdr);
+        const journalEnd = saved.validEnd;
+        const fileEnd = size === undefined || saved.done.length === 0 ? 0 : validEnd;
+        openOut = async () => {
+          if (journalEnd < ((await fileSize(jpath)) ?? 0)) {
+            // A torn journal line: cut it so that the next line starts clean.
+            const j = await DurableFile.open(jpath, { truncateTo: journalEnd });
+            await j.close();
+          }
+          if (cut) ctx.warn(`${file.display}: cut ${cut} byte(s) after the last complete batch (a batch being written when the job stopped, or bytes added by hand); that batch is fetched again.`);
+          out = await DurableFile.open(file.path, { truncateTo: fileEnd, failAfter: faultAt(ctx) });
+          if (out.size === 0) await out.appendDurably(hdr);
+        };
       } else {
         header_ = { v: 1, verb: spec.verb, job_id: randomBytes(8).toString('hex'), started: new Date().toISOString(), format: file.format, identity: spec.identity };
         await writeFileDurably(jpath, JSON.stringify(header_) + '\n');
@@ -460,7 +466,10 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
       // Ordered jobs (lookups) promise one record per input line: the rest fail at once, unsent.
       if (!spec.ordered) stop.abort();
     };
-    const writer: RowWriter | undefined = out
+    const fileJob = Boolean(out || openOut);
+    let opening: Promise<void> | undefined;
+    const ensureOpen = () => (opening ??= openOut ? openOut() : Promise.resolve());
+    const writer: RowWriter | undefined = fileJob
       ? undefined
       : (spec.stdoutWriter?.() ?? createRowWriter(ctx, { columns: spec.stdoutColumns ?? spec.columns.map((key) => ({ key })), format: spec.stdoutFormat }));
     // A bulk job to stdout whose reader goes away (`| head`): the job stops like on a full disk,
@@ -470,7 +479,7 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
       stop.abort();
     };
     if (writer) ctx.trapOutputError?.(stdoutClosed);
-    let fileRows = out && file!.format === 'json' ? out.size > 2 : false;
+    let fileRows: boolean | undefined;
     let chain: Promise<unknown> = Promise.resolve();
 
     // Group commit: batches that complete while a write is under way are written together, with
@@ -488,6 +497,7 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
           if (writeError) throw writeError;
           let text = '';
           let lines = '';
+          fileRows ??= file!.format === 'json' ? out!.size > 2 : false;
           let end = out!.size;
           for (const g of group) {
             const t = encode(file!.format, spec.columns, g.rows, !fileRows);
@@ -510,7 +520,7 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
     const commit = (record: Record<string, unknown>, rows: R[]): Promise<void> => {
       // Fields in the order of the columns, whatever order the spec built them in.
       if (!columnOrder(rows[0], spec.columns)) rows = rows.map((r) => Object.fromEntries(spec.columns.map((c) => [c, r[c]])) as R);
-      if (out) {
+      if (fileJob) {
         return new Promise<void>((resolve, reject) => {
           queue.push({ record, rows, resolve, reject });
           if (!flushing) void flush();
@@ -550,6 +560,17 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
     // batches done earlier (up to the last of them): batches to run before that point are held.
     const lastDone = Math.max(0, ...doneBefore.keys());
     type Planned = Batch<I> & { positions?: number[]; turn?: { wait: Promise<void>; done: () => void }; digest?: string };
+    /** FILE open for the job (after the input was checked, on --resume); false when that failed. */
+    const opened = async () => {
+      try {
+        await ensureOpen();
+        return true;
+      } catch (e) {
+        writeError ??= e;
+        stop.abort();
+        return false;
+      }
+    };
     async function* plan(): AsyncGenerator<Planned> {
       let n = 0;
       let r: IteratorResult<I[]> = first;
@@ -559,7 +580,7 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
           if (r.done) break;
           n++;
           const prev = doneBefore.get(n);
-          const digest = out ? digestOf(r.value) : undefined;
+          const digest = fileJob ? digestOf(r.value) : undefined;
           if (prev === undefined) {
             yielded++;
             held.push({ number: n, items: r.value, key: `${jobId}-${n}`, turn: spec.ordered ? turn() : undefined, digest });
@@ -576,12 +597,14 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
             }
           }
           if (n >= lastDone) {
+            if (!(await opened())) return;
             for (const b of held) yield b;
             held = [];
           }
           if (signal.aborted) return;
           r = await src.next();
         }
+        if (!(await opened())) return;
         for (const b of held) yield b;
         sourceDone = true;
       } catch (e) {
@@ -701,7 +724,7 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
     // A usage error from the output layer (e.g. --fields naming no field of the rows) is the user's to fix.
     if (writeError instanceof CliError) throw writeError;
     if (writeError) {
-      const closed = !out && writeError.code === 'EPIPE';
+      const closed = !fileJob && writeError.code === 'EPIPE';
       throw new CliError(
         `${spec.verb}: writing ${where} failed: ${writeError.code ? `${writeError.code} (${closed ? 'the reader closed the pipe' : String(writeError.message).replace(/^[A-Z]+: /, '')})` : writeError.message}. ${text}; ` +
           (closed ? `the job stopped there (results of requests in flight were not printed). ` : `every batch written before it is kept. Make room (or fix the file's disk), then continue:`) +

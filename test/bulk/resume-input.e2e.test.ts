@@ -53,6 +53,8 @@ describe('--resume with an input edited since the interrupted run', () => {
     expect(r.stderr).toMatch(/--resume: --from-csv \S+grants\.csv is not what the job was started with: batch 1 \(lines 2-251\) differs from the rows sent then .*Nothing was sent\. .*--restart/s);
     expect(grants()).toBe(sent);
     expect(existsSync(results + '.bookdist-job')).toBe(true);
+    // Refused before touching anything: the torn tail of batch 2 is cut only by a resume that goes on.
+    expect(statSync(results).size).toBe(firstBatchEnd + 500);
 
     // The done part as it was, a row after it edited (not sent yet: fixing the input is allowed).
     const later = [...lines];
