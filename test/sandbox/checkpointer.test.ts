@@ -9,7 +9,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/sandbox/store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bookdist-checkpoint-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// The checkpoint worker may still be closing its connection (which removes the -wal file):
+// retry a removal that races it (ENOTEMPTY).
+afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }));
 
 const autoPages = (store: Store) => (store.db.prepare('PRAGMA wal_autocheckpoint').get() as any).wal_autocheckpoint as number;
 
