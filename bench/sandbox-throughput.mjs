@@ -4,7 +4,8 @@
 //   signed GET by ISBN            >= 0.35 of hello-world, at 16 and 50 connections
 //   signed book search (title)    >= 0.25
 //   order creation (signed POST)  >= 0.15 in each of three rounds, and no slowdown across them
-//                                 (last round's ratio >= 0.85 x the first's)
+//                                 (the CPU per order of the last round <= 1/0.85 x the first's;
+//                                 without /proc, the last round's ratio >= 0.85 x the first's)
 //   `book list --all -o ndjson` of 50,000 books streams >= 5,000 rows/s
 //
 // The sandbox runs in a process of its own on a database grown far past the seed (50,000 books,
@@ -182,8 +183,16 @@ export async function sandboxThroughput({ log = console.log } = {}) {
       for (let i = 0; i < 3; i++) rounds.push(await ratioOf(o, conns));
       const detail = `rounds ${rounds.map((r) => `${Math.round(r.rps)}/${Math.round(r.base)}`).join(' → ')} req/s (order/hello), p99 ${rounds.map((r) => r.p99).join('/')} ms${cpuNote(rounds)}`;
       row(`(e) ${o.title} @${conns} vs hello-world`, Math.min(...rounds.map((r) => r.ratio)), 0.15, detail);
-      // No slowdown: the last round's ratio against the first's (ratios, so load drift cancels).
-      row(`(e) ${o.title} @${conns}: last round vs first (no slowdown)`, rounds[2].ratio / rounds[0].ratio, 0.85, `${rounds.map((r) => r.total).reduce((a, b) => a + b)} orders created`);
+      // No slowdown: the sandbox's CPU per order in the first round against the last (a sandbox
+      // that slows as its orders pile up spends more per order); where /proc is missing, the
+      // last round's ratio against the first's. Not the ratio where CPU is known: hello-world's
+      // own req/s drifts by a third between rounds on a shared machine.
+      const created = `${rounds.map((r) => r.total).reduce((a, b) => a + b)} orders created`;
+      if (rounds.every((r) => r.cpu !== undefined)) {
+        row(`(e) ${o.title} @${conns}: CPU per order, first round vs last (no slowdown)`, rounds[0].cpu / rounds[2].cpu, 0.85, `${Math.round(rounds[0].cpu)} → ${Math.round(rounds[2].cpu)} µs, ${created}`);
+      } else {
+        row(`(e) ${o.title} @${conns}: last round vs first (no slowdown)`, rounds[2].ratio / rounds[0].ratio, 0.85, created);
+      }
     }
 
     // The whole list, streamed by the CLI as NDJSON: rows per second.

@@ -88,7 +88,7 @@ export function authenticate(
     if ((scheme === 'bearer' || scheme === 'token') && authz.split(/\s+/)[1]) token = authz.split(/\s+/)[1];
     else if (apiKey && (scheme === 'sharedkeyauth' || scheme === '')) token = apiKey;
     if (token && token.length <= 256) {
-      const row = store.memo(`token:${token}`, () => store.get(ACCOUNT_BY_TOKEN, token));
+      const row = store.memo(`token:${token}`, ['tokens', 'accounts'], () => store.get(ACCOUNT_BY_TOKEN, token));
       if (row) {
         const c = accountCaller(store, row);
         c.scopes.add('access');
@@ -98,7 +98,7 @@ export function authenticate(
   }
 
   if (!username || username.length > 64) return undefined;
-  const account = store.memo(`account:${username}`, () => store.get(ACCOUNT_BY_USERNAME, username));
+  const account = store.memo(`account:${username}`, ['accounts'], () => store.get(ACCOUNT_BY_USERNAME, username));
   if (!account) return undefined;
 
   if (scheme === 'sharedkeyauth' || (scheme === '' && apiKey && !signature)) {

@@ -273,7 +273,7 @@ export class Store {
   /** True while `read` holds a read transaction open (no write has started in it). */
   private reading = false;
   /** Values derived from the database (`memo`), valid until it changes; see `read`. */
-  private readonly memos = new Map<string, unknown>();
+  private readonly memos = new Map<string, { value: unknown; tables: readonly string[] }>();
   private dataVersion = -1;
   private endScheduled = false;
   /** True while `serve` runs a request's work: its writes join the turn's group commit. */
@@ -376,7 +376,7 @@ export class Store {
 
   run(sql: string, ...params: SQLInputValue[]): { changes: number; lastInsertRowid: number } {
     if (this.depth === 0) this.settleForWrite();
-    this.memos.clear();
+    this.forget(writtenTable(sql));
     const r = this.stmt(sql).run(...params);
     return { changes: Number(r.changes), lastInsertRowid: Number(r.lastInsertRowid) };
   }
@@ -386,7 +386,6 @@ export class Store {
     if (this.depth > 0) return fn();
     if (this.serving) return this.groupTx(fn);
     this.settleForWrite();
-    this.memos.clear();
     const out = this.bracket('BEGIN IMMEDIATE', 'COMMIT', 'ROLLBACK', fn);
     this.committed();
     return out;
@@ -401,6 +400,8 @@ export class Store {
       this.stmt(end).run();
       return out;
     } catch (err) {
+      // A memo made from what is now undone would outlive it.
+      this.memos.clear();
       try {
         this.db.exec(undo);
       } catch {
@@ -461,17 +462,16 @@ export class Store {
     if (!this.group) {
       if (this.reading) this.endRead();
       commitOtherGroups(this);
-      this.memos.clear();
       this.stmt('BEGIN IMMEDIATE').run();
+      // Between the snapshot's end and this lock another process may have committed.
+      this.checkDataVersion();
       this.group = { waiting: [], requests: 0 };
       OPEN_GROUPS.add(this);
       setImmediate(() => this.commitGroup());
     }
-    this.memos.clear();
     try {
       return this.bracket('SAVEPOINT request', 'RELEASE request', 'ROLLBACK TO request; RELEASE request', fn);
     } finally {
-      this.memos.clear();
       // A turn that serves very many writers commits early, so no answer waits behind too many.
       if (this.group && ++this.group.requests >= MAX_GROUP) this.commitGroup();
     }
@@ -496,8 +496,8 @@ export class Store {
       } catch {
         /* already rolled back */
       }
+      this.memos.clear();
     }
-    this.memos.clear();
     for (const cb of g.waiting) cb(failed);
   }
 
@@ -521,13 +521,7 @@ export class Store {
   private beginRead(): void {
     this.stmt('BEGIN DEFERRED').run();
     this.reading = true;
-    // Another connection (a second server on this file, a `--db` command) committed since the
-    // memos were made: they may be stale. Read inside the transaction, so it is this snapshot's.
-    const version = this.stmt('PRAGMA data_version').get()!.data_version as number;
-    if (version !== this.dataVersion) {
-      this.memos.clear();
-      this.dataVersion = version;
-    }
+    this.checkDataVersion();
     if (!this.endScheduled) {
       this.endScheduled = true;
       setImmediate(() => {
@@ -538,18 +532,39 @@ export class Store {
   }
 
   /**
-   * `compute()` once per state of the database: inside `read`, a value made earlier is reused
-   * while no connection has written since (this one's writes clear the memos as they commit,
-   * other connections' show in `PRAGMA data_version`). Outside `read` it is computed afresh.
-   * For small, hot values every request needs (the caller's account, the clock, publishers).
+   * `compute()` (a value read from `tables`) once per state of those tables: inside a request
+   * (`read`, `serve`) a value made earlier is reused until a write of this connection to one of
+   * the tables (any write that `run` cannot name the table of, any undone write, and `exec`
+   * drop every memo) or a commit of another connection (`PRAGMA data_version`, checked as each
+   * snapshot begins). Outside a request it is computed afresh. For small, hot values every
+   * request needs: the caller's account, the clock, the publishers.
    */
-  memo<T>(key: string, compute: () => T): T {
+  memo<T>(key: string, tables: readonly string[], compute: () => T): T {
     if (!this.reading && !this.group) return compute();
-    if (this.memos.has(key)) return this.memos.get(key) as T;
+    const kept = this.memos.get(key);
+    if (kept) return kept.value as T;
     const value = compute();
     if (this.memos.size >= MAX_MEMOS) this.memos.clear();
-    this.memos.set(key, value);
+    this.memos.set(key, { value, tables });
     return value;
+  }
+
+  /** Drop the memos read from `table` (every memo when it is not known). */
+  private forget(table: string | undefined): void {
+    if (table === undefined) return this.memos.clear();
+    for (const [key, m] of this.memos) if (m.tables.includes(table)) this.memos.delete(key);
+  }
+
+  /**
+   * Another connection (a second server on this file, a `--db` command) committed since the
+   * memos were made: they may be stale. Read inside a transaction, so it is that snapshot's.
+   */
+  private checkDataVersion(): void {
+    const version = this.stmt('PRAGMA data_version').get()!.data_version as number;
+    if (version !== this.dataVersion) {
+      this.memos.clear();
+      this.dataVersion = version;
+    }
   }
 
   private endRead(): void {
@@ -587,7 +602,7 @@ export class Store {
   }
 
   clockOffset(): number {
-    return this.memo('clock', () => Number(this.meta('clock_offset_ms') ?? 0));
+    return this.memo('clock', ['meta'], () => Number(this.meta('clock_offset_ms') ?? 0));
   }
 
   /** Move the clock forward by `ms`. Returns the new offset. */
@@ -617,6 +632,11 @@ export class Store {
       /* already closed */
     }
   }
+}
+
+/** The table a write statement changes (undefined when the statement is not a plain one). */
+function writtenTable(sql: string): string | undefined {
+  return /^\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+(\w+)/i.exec(sql)?.[1]?.toLowerCase();
 }
 
 /** Requests in one group commit at most; the next one starts a new group. */

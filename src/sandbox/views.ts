@@ -29,7 +29,7 @@ export function pricingView(p: Row, now: number): Record<string, unknown> {
 
 /** The publishers by id (a handful of rows every book view needs), made once per database state. */
 function publishers(store: Store): Map<number, Row> {
-  return store.memo('publishers', () => new Map(store.all('SELECT * FROM publishers').map((p) => [p.id, p])));
+  return store.memo('publishers', ['publishers'], () => new Map(store.all('SELECT * FROM publishers').map((p) => [p.id, p])));
 }
 
 export function bookView(store: Store, book: Row, now: number): Record<string, unknown> {

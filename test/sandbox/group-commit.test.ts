@@ -90,6 +90,21 @@ describe('group commit (Store.serve)', () => {
     b.advanceClock(10);
     await nextTurn();
     expect(a.serve(() => a.clockOffset())).toBe(15);
+    // A request that wrote, read its write, then failed: the value it read is not kept.
+    expect(() =>
+      a.serve(() =>
+        a.tx(() => {
+          a.setMeta('clock_offset_ms', '99');
+          expect(a.clockOffset()).toBe(99);
+          throw new Error('refused');
+        }),
+      ),
+    ).toThrow('refused');
+    expect(a.serve(() => a.clockOffset())).toBe(15);
+    // A write to another table keeps the value; one to its table drops it.
+    a.serve(() => a.tx(() => a.setMeta('g-x', 'v')));
+    expect(a.serve(() => a.clockOffset())).toBe(15);
+    await nextTurn();
     a.close();
     b.close();
   });
