@@ -1,7 +1,10 @@
 // The flags every row-driven bulk job shares: the input file, --results FILE, --resume,
 // --restart and --concurrency, and the command line that repeats the job (for the resume hint).
+import { resolve } from 'node:path';
+import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
 import * as v from '../validate/index.js';
+import type { JobSpec } from './engine.js';
 
 export interface BulkFlags {
   /** The input file (`-` for stdin). */
@@ -14,6 +17,19 @@ export interface BulkFlags {
   concurrency: number;
   /** Flags to repeat in the resume hint. */
   argv: string[];
+}
+
+/**
+ * What a job spec takes from these flags: the job file of `--results FILE` (CSV under `-o csv` or
+ * for a `.csv` name, else NDJSON), `--resume`, `--restart` and `--concurrency`.
+ */
+export function jobFlags(
+  o: Pick<BulkFlags, 'results' | 'resume' | 'restart' | 'concurrency'>,
+  ctx: Context,
+): Pick<JobSpec<any, any>, 'file' | 'resume' | 'restart' | 'concurrency'> {
+  const format = ctx.globals.output === 'csv' || /\.csv$/i.test(o.results ?? '') ? 'csv' : 'ndjson';
+  const file = o.results ? { path: resolve(ctx.io.cwd, o.results), flag: '--results', display: o.results, format } as const : undefined;
+  return { file, resume: o.resume, restart: o.restart, concurrency: o.concurrency };
 }
 
 export function shellQuote(s: string): string {

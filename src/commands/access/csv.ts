@@ -6,7 +6,6 @@
 // --resume sends the row again). Repeating a row is harmless by the access state table (allow on
 // "has access" answers "already has access", revoke on "no access" answers "Purchase record not
 // found"), so a batch cut short by a crash is simply sent again on --resume.
-import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import * as v from '../../validate/index.js';
 import { usageError } from '../../errors.js';
@@ -14,7 +13,7 @@ import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type J
 import { failureOf } from '../../bulk/retry.js';
 import { csvRows, inputFingerprint, type InputRow } from '../../bulk/rows.js';
 import { confirm } from '../confirm.js';
-import type { BulkFlags } from '../../bulk/flags.js';
+import { jobFlags, type BulkFlags } from '../../bulk/flags.js';
 
 type Status = 'ok' | 'already' | 'invalid' | 'failed';
 
@@ -55,7 +54,6 @@ export async function runAccessCsv(o: BulkFlags & { action: 'allow' | 'revoke' }
   const flag = '--from-csv';
   const input = await inputFingerprint(o.file, ctx, flag);
   const already = o.action === 'allow' ? /already has access/i : /purchase record not found/i;
-  const resultsCsv = ctx.globals.output === 'csv' || /\.csv$/i.test(o.results ?? '');
 
   const spec: JobSpec<InputRow, Result> = {
     verb: `access ${o.action}`,
@@ -93,12 +91,9 @@ export async function runAccessCsv(o: BulkFlags & { action: 'allow' | 'revoke' }
         ['invalid', 'invalid'],
         ['failed', 'failed'],
       ]),
-    file: o.results ? { path: resolve(ctx.io.cwd, o.results), flag: '--results', display: o.results, format: resultsCsv ? 'csv' : 'ndjson' } : undefined,
+    ...jobFlags(o, ctx),
     input: `--from-csv ${o.file}`,
     identity: { '--from-csv': input },
-    resume: o.resume,
-    restart: o.restart,
-    concurrency: o.concurrency,
     command: `bookdist access ${o.action} ${o.argv.join(' ')}`,
     stdoutResumeHint: () => `bookdist access ${o.action} ${o.argv.join(' ')} (rows already done report "already"; add --results FILE to resume exactly)`,
     confirm: o.action === 'revoke' ? () => confirm(ctx, `Revoke access for the rows of ${o.file}?`) : undefined,

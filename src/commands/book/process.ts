@@ -3,7 +3,6 @@
 // `settle`) that polls until the queued books are processed. Per-book state changes go to stderr;
 // one result per book to stdout (one object with a summary under --json) or to --results FILE
 // (resumable: books queued before an interrupt are waited for, never queued again).
-import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
 import { ExitCode, usageError } from '../../errors.js';
@@ -14,7 +13,7 @@ import { inputFingerprint } from '../../bulk/rows.js';
 import { chunks, eachItem, failedRow, runJob, type JobSpec, type PendingItem, type SettleTools } from '../../bulk/engine.js';
 import { runPool } from '../../bulk/pool.js';
 import { failureOf, type Failure } from '../../bulk/retry.js';
-import { shellQuote } from '../../bulk/flags.js';
+import { jobFlags, shellQuote } from '../../bulk/flags.js';
 import { createRowWriter, outputFormat, style } from '../../output/index.js';
 import { confirm } from '../confirm.js';
 
@@ -261,14 +260,9 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       return `${total} book(s): ${parts.join(', ')}${stats.earlier ? `, ${stats.earlier} done in an earlier run` : ''}`;
     },
     stdoutWriter: () => stdoutOf(ctx, o, order, queued, () => total),
-    file: o.results
-      ? { path: resolve(ctx.io.cwd, o.results), flag: '--results', display: o.results, format: ctx.globals.output === 'csv' || /\.csv$/i.test(o.results) ? 'csv' : 'ndjson' }
-      : undefined,
+    ...jobFlags(o, ctx),
     input: o.file !== undefined ? `--from-file ${o.file}` : 'the hash ids',
     identity: { '<hash_id>': o.hashIds, '--from-file': input ?? null, '--force': o.force, '--urgent': o.urgent, '--wait': o.wait },
-    resume: o.resume,
-    restart: o.restart,
-    concurrency: o.concurrency,
     // --force asked for a confirmation: a resume after --yes needs it again.
     command: `bookdist book process ${o.argv.join(' ')}${o.force && ctx.globals.yes ? ' --yes' : ''}`,
     stdoutResumeHint: () => {

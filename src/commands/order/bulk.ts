@@ -13,13 +13,12 @@
 //   NDJSON: one object per line with the fields of POST /v1/order/external/ (digital_pricing as an
 //   array, or pricing_id; billing_address and shipping_address as objects).
 // order free: one free order per row: username, hash_id, optional expiration_date and label.
-import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import * as v from '../../validate/index.js';
 import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../bulk/engine.js';
 import { failureOf } from '../../bulk/retry.js';
 import { csvRows, inputFingerprint, ndjsonRows, type InputRow } from '../../bulk/rows.js';
-import type { BulkFlags } from '../../bulk/flags.js';
+import { jobFlags, type BulkFlags } from '../../bulk/flags.js';
 import { isConflict } from '../../api/client.js';
 
 type Status = 'ok' | 'exists' | 'invalid' | 'failed';
@@ -164,22 +163,14 @@ export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<nu
       ),
     status: (r) => r.status,
     describe: (c, st) => countsText(c, st, 'order(s)', [['ok', 'created'], ['exists', 'existed'], ['invalid', 'invalid'], ['failed', 'failed']]),
-    file: resultsFile(o, ctx),
+    ...jobFlags(o, ctx),
     input: `${o.flag} ${o.file}`,
     identity: { [o.flag]: input },
-    resume: o.resume,
-    restart: o.restart,
-    concurrency: o.concurrency,
     command: `bookdist order create ${o.argv.join(' ')}`,
     stdoutResumeHint: () => `bookdist order create ${o.argv.join(' ')} (orders already made report "exists": order numbers make it safe)`,
     dryRunNote: `(dry run: the first valid order of ${o.file} is shown; nothing is sent)`,
   };
   return runJob(spec, ctx);
-}
-
-function resultsFile(o: BulkFlags, ctx: Context): JobSpec<any, any>['file'] {
-  if (!o.results) return undefined;
-  return { path: resolve(ctx.io.cwd, o.results), flag: '--results', display: o.results, format: ctx.globals.output === 'csv' || /\.csv$/i.test(o.results) ? 'csv' : 'ndjson' };
 }
 
 type FreeStatus = 'ok' | 'already' | 'invalid' | 'failed';
@@ -230,12 +221,9 @@ export async function runOrderFreeBulk(o: BulkFlags, ctx: Context): Promise<numb
       ),
     status: (r) => r.status,
     describe: (c, st) => countsText(c, st, 'row(s)', [['ok', 'free order(s) created'], ['already', 'already had access'], ['invalid', 'invalid'], ['failed', 'failed']]),
-    file: resultsFile(o, ctx),
+    ...jobFlags(o, ctx),
     input: `${o.flag} ${o.file}`,
     identity: { [o.flag]: input },
-    resume: o.resume,
-    restart: o.restart,
-    concurrency: o.concurrency,
     command: `bookdist order free ${o.argv.join(' ')}`,
     dryRunNote: `(dry run: the first valid row of ${o.file} is shown; nothing is sent)`,
   };

@@ -4,13 +4,12 @@
 // not a failure (so a roster can be run again, or resumed after a crash, and every row ends with
 // its username). Generated passwords are never written anywhere: users set theirs by the reset
 // flow, or are created with `user invite`.
-import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import * as v from '../../validate/index.js';
 import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../bulk/engine.js';
 import { csvRows, inputFingerprint, type InputRow } from '../../bulk/rows.js';
 import { isConflict } from '../../api/client.js';
-import type { BulkFlags } from '../../bulk/flags.js';
+import { jobFlags, type BulkFlags } from '../../bulk/flags.js';
 
 type Status = 'ok' | 'exists' | 'invalid' | 'failed';
 
@@ -59,12 +58,9 @@ export async function runRoster(o: BulkFlags, ctx: Context): Promise<number> {
       ),
     status: (r) => r.status,
     describe: (c, st) => countsText(c, st, 'row(s)', [['ok', 'created'], ['exists', 'existed'], ['invalid', 'invalid'], ['failed', 'failed']]),
-    file: o.results ? { path: resolve(ctx.io.cwd, o.results), flag: '--results', display: o.results, format: ctx.globals.output === 'csv' || /\.csv$/i.test(o.results) ? 'csv' : 'ndjson' } : undefined,
+    ...jobFlags(o, ctx),
     input: `--from-csv ${o.file}`,
     identity: { '--from-csv': input },
-    resume: o.resume,
-    restart: o.restart,
-    concurrency: o.concurrency,
     command: `bookdist user create ${o.argv.join(' ')}`,
     stdoutResumeHint: () => `bookdist user create ${o.argv.join(' ')} (rows already created report "exists" with their username)`,
     dryRunNote: `(dry run: the first valid row of ${o.file} is shown; nothing is sent)`,
