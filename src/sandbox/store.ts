@@ -270,9 +270,9 @@ export class Store {
   readonly db: DatabaseSync;
   readonly path: string;
   private depth = 0;
-  /** True while `read` holds a read transaction open (no write has started in it). */
+  /** True while the turn's read snapshot (`serve`) is open (no write has started in it). */
   private reading = false;
-  /** Values derived from the database (`memo`), valid until it changes; see `read`. */
+  /** Values derived from the database (`memo`), valid until it changes; see `serve`. */
   private readonly memos = new Map<string, { value: unknown; tables: readonly string[] }>();
   private dataVersion = -1;
   private endScheduled = false;
@@ -414,41 +414,31 @@ export class Store {
   }
 
   /**
-   * Run `fn`'s reads in a read snapshot (one read transaction), opening one if none is open.
+   * One request's work (`fn`, synchronous).
    *
-   * A snapshot is shared by every request served in the same turn of the event loop and ends
-   * (COMMIT) when the turn is over (`setImmediate`): under load one turn serves many requests,
-   * and each autocommit statement would take and drop the WAL read lock on its own (two `fcntl`
-   * calls, most of the system time of a signed GET; BEGIN/COMMIT per request still cost a third
-   * of a lookup). A snapshot never outlives the turn, so a commit by another connection is seen
-   * by the next turn's requests, as it would be had they arrived a moment later.
+   * Its reads use the turn's read snapshot (one read transaction, opened here if none is open),
+   * shared by every request served in the same turn of the event loop and ended (COMMIT) when the
+   * turn is over (`setImmediate`): each autocommit statement would take and drop the WAL read lock
+   * on its own (two `fcntl` calls, most of the system time of a signed GET). A snapshot never
+   * outlives the turn, so a commit by another connection is seen by the next turn's requests, as
+   * it would be had they arrived a moment later.
    *
-   * Any write on this connection (`tx`, `run`, `exec`) ends the snapshot first, so `fn` may write
-   * exactly as it could without it, and what this connection wrote is read back at once.
-   */
-  read<T>(fn: () => T): T {
-    if (this.depth === 0 && !this.reading && !this.group) this.beginRead();
-    return fn();
-  }
-
-  /**
-   * One request's work (`fn`, synchronous): its reads in the turn's read snapshot (`read`), its
-   * writes (`tx`) in the turn's **group commit**: the first write of a turn opens one write
-   * transaction, each request's writes are a savepoint in it (rolled back alone when they fail),
-   * and one COMMIT at the end of the turn makes them all durable. Sixteen clients creating orders
-   * put about fifteen requests in a turn: fifteen commits (each writing the same pages to the WAL)
-   * become one. Answer the request from `afterCommit`, never before: an answer is sent only once
-   * what it says is committed (a `kill -9` loses nothing acknowledged).
+   * Its writes (`tx`) join the turn's **group commit**: the first write of a turn ends the
+   * snapshot and opens one write transaction, each request's writes are a savepoint in it (rolled
+   * back alone when they fail), and one COMMIT at the end of the turn makes them all durable.
+   * Sixteen clients creating orders put about fifteen requests in a turn: fifteen commits (each
+   * writing the same pages to the WAL) become one. Answer the request from `afterCommit`, never
+   * before: an answer is sent only once what it says is committed (a `kill -9` loses nothing
+   * acknowledged).
    */
   serve<T>(fn: () => T): T {
-    return this.read(() => {
-      this.serving = true;
-      try {
-        return fn();
-      } finally {
-        this.serving = false;
-      }
-    });
+    if (this.depth === 0 && !this.reading && !this.group) this.beginRead();
+    this.serving = true;
+    try {
+      return fn();
+    } finally {
+      this.serving = false;
+    }
   }
 
   /** Call `cb` once the turn's group commit is done (`err` when it failed), or now if none is open. */
@@ -460,8 +450,7 @@ export class Store {
   /** A request's `tx` inside `serve`: a savepoint in the turn's group transaction. */
   private groupTx<T>(fn: () => T): T {
     if (!this.group) {
-      if (this.reading) this.endRead();
-      commitOtherGroups(this);
+      this.settleForWrite();
       this.stmt('BEGIN IMMEDIATE').run();
       // Between the snapshot's end and this lock another process may have committed.
       this.checkDataVersion();
@@ -533,7 +522,7 @@ export class Store {
 
   /**
    * `compute()` (a value read from `tables`) once per state of those tables: inside a request
-   * (`read`, `serve`) a value made earlier is reused until a write of this connection to one of
+   * (`serve`) a value made earlier is reused until a write of this connection to one of
    * the tables (any write that `run` cannot name the table of, any undone write, and `exec`
    * drop every memo) or a commit of another connection (`PRAGMA data_version`, checked as each
    * snapshot begins). Outside a request it is computed afresh. For small, hot values every
