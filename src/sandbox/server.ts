@@ -79,6 +79,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   try {
     ensureSeeded(store);
     creds = credentials(store); // writes the key files next to the database; makes the control secret
+    store.watchTextIndexes(); // searches probe one segment per trigram, also after a bulk load from elsewhere
   } catch (err) {
     store.close();
     throw err;

@@ -283,6 +283,10 @@ export class Store {
   private commits = 0;
   private checkpointer?: { committed(): void; stop(): void };
   private readonly cache = new Map<string, ReturnType<DatabaseSync['prepare']>>();
+  /** Answers of this turn's requests that wrote nothing (`afterCommit`). */
+  private answers: Array<(err?: unknown) => void> = [];
+  /** Set by `watchTextIndexes`: called when another connection committed (see `checkDataVersion`). */
+  private onOtherCommit?: () => void;
 
   constructor(path: string) {
     this.path = path;
@@ -441,11 +445,25 @@ export class Store {
     }
   }
 
-  /** Call `cb` once the turn's group commit is done (`err` when it failed), or now if none is open. */
+  /**
+   * Call `cb` (the request's answer) once the turn's group commit is done (`err` when it failed),
+   * or, for a request that wrote nothing, when the turn ends. The answers of a turn go out
+   * together: a client woken by the first is still awake for the rest, where answers written one
+   * by one between requests wake it (and the core it sleeps on) once each. Measured with 16
+   * clients of signed GETs: 128 -> 104 µs of server CPU per request; with 50, 93 -> 69 µs. An
+   * answer waits at most for the rest of its turn's requests.
+   */
   afterCommit(cb: (err?: unknown) => void): void {
-    if (this.group) this.group.waiting.push(cb);
-    else cb();
+    if (this.group) return void this.group.waiting.push(cb);
+    this.answers.push(cb);
+    if (this.answers.length === 1) setImmediate(this.sendAnswers);
   }
+
+  private readonly sendAnswers = (): void => {
+    const answers = this.answers;
+    this.answers = [];
+    for (const cb of answers) cb();
+  };
 
   /** A request's `tx` inside `serve`: a savepoint in the turn's group transaction. */
   private groupTx<T>(fn: () => T): T {
@@ -552,6 +570,7 @@ export class Store {
     const version = this.stmt('PRAGMA data_version').get()!.data_version as number;
     if (version !== this.dataVersion) {
       this.memos.clear();
+      if (this.dataVersion !== -1) this.onOtherCommit?.();
       this.dataVersion = version;
     }
   }
@@ -574,6 +593,50 @@ export class Store {
       .catch(() => {
         /* automatic checkpoints stay on */
       });
+  }
+
+  /**
+   * Merge each trigram text index that is in more than one segment into one. Rows inserted in
+   * bulk (a large seed, rows added by another connection, as the bench's 50,000 books are) leave
+   * an index in several segments, and a search then probes every segment for each trigram of
+   * each word: 5 segments made a one-word title search 2.5x slower than 1. FTS5's own merging
+   * runs only as more rows are written, and the sandbox never writes books or imports after
+   * seeding, so it would never come. One `optimize` costs about 200 ms for 50,000 books; it runs
+   * only when there is more than one segment (read from the index's structure record).
+   */
+  tidyTextIndexes(): void {
+    for (const t of FTS_TABLES) {
+      if ((textIndexSegments(this, t) ?? 0) > 1) this.tx(() => this.run(`INSERT INTO ${t}(${t}) VALUES ('optimize')`));
+    }
+  }
+
+  /**
+   * Keep the text indexes merged while serving (`tidyTextIndexes`): now, and `delayMs` after
+   * another connection's commits stop (only those can add books or imports).
+   */
+  watchTextIndexes(delayMs = 500): void {
+    let timer: NodeJS.Timeout | undefined;
+    const tidy = () => {
+      timer = undefined;
+      if (!this.db.isOpen) return;
+      try {
+        this.tidyTextIndexes();
+      } catch {
+        /* busy: the next commit from elsewhere tries again */
+      }
+    };
+    this.onOtherCommit = () => {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(tidy, delayMs);
+      timer.unref();
+    };
+    tidy();
+    // From here on, a commit of another connection is one since now (the first snapshot would
+    // otherwise take what it finds as the start).
+    if (this.depth === 0 && !this.reading && !this.group) {
+      this.memos.clear();
+      this.dataVersion = this.stmt('PRAGMA data_version').get()!.data_version as number;
+    }
   }
 
   meta(key: string): string | undefined {
@@ -612,6 +675,8 @@ export class Store {
 
   close(): void {
     this.commitGroup();
+    this.sendAnswers();
+    this.onOtherCommit = undefined;
     if (this.reading && this.db.isOpen) this.endRead();
     this.checkpointer?.stop();
     this.cache.clear();
@@ -626,6 +691,27 @@ export class Store {
 /** The table a write statement changes (undefined when the statement is not a plain one). */
 function writtenTable(sql: string): string | undefined {
   return /^\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+(\w+)/i.exec(sql)?.[1]?.toLowerCase();
+}
+
+/**
+ * The number of segments of an FTS5 index (undefined when unknown): from its structure record
+ * (row 10 of `<table>_data`: a 4-byte cookie, an optional 4-byte version marker FF 00 00 01,
+ * then varints for the number of levels and of segments).
+ */
+function textIndexSegments(store: Store, table: string): number | undefined {
+  const block = store.get(`SELECT block FROM ${table}_data WHERE id = 10`)?.block;
+  if (!(block instanceof Uint8Array) || block.length < 6) return undefined;
+  let i = block[4] === 0xff && block[5] === 0 && block[6] === 0 && block[7] === 1 ? 8 : 4;
+  const varint = (): number | undefined => {
+    let v = 0;
+    for (let k = 0; k < 5 && i < block.length; k++) {
+      const c = block[i++];
+      v = v * 128 + (c & 0x7f);
+      if (!(c & 0x80)) return v;
+    }
+    return undefined;
+  };
+  return varint() === undefined ? undefined : varint();
 }
 
 /** Requests in one group commit at most; the next one starts a new group. */
