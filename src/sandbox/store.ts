@@ -3,7 +3,7 @@
 // states unrepresentable. Every write goes through `tx` (BEGIN IMMEDIATE ... COMMIT); a served
 // request's go through `serve`, which shares one read snapshot and one group commit per turn of
 // the event loop among the requests of that turn.
-import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -282,7 +282,8 @@ export class Store {
   private group?: { waiting: Array<(err?: unknown) => void>; requests: number };
   private commits = 0;
   private checkpointer?: { committed(): void; stop(): void };
-  private readonly cache = new Map<string, ReturnType<DatabaseSync['prepare']>>();
+  private readonly cache = new Map<string, StatementSync>();
+  private readonly queries = new Map<string, { stmt: StatementSync; row: (values: unknown[]) => Row }>();
   /** Answers of this turn's requests that wrote nothing (`afterCommit`). */
   private answers: Array<(err?: unknown) => void> = [];
   /** Set by `watchTextIndexes`: called when another connection committed (see `checkDataVersion`). */
@@ -370,12 +371,36 @@ export class Store {
     return s;
   }
 
+  /**
+   * The query `sql` prepared once, with the maker of its rows. node:sqlite builds each row as an
+   * object of its own, turning every column name into a property key again (a book row: 5.3 µs);
+   * the statement returns arrays instead, and a function made once from its column names turns
+   * each into an object of one fixed shape (2.4 µs, and faster to read afterwards).
+   */
+  private query(sql: string): { stmt: StatementSync; row: (values: unknown[]) => Row } {
+    let q = this.queries.get(sql);
+    if (!q) {
+      // A statement of its own: `stmt` (run, and the store's own PRAGMAs) keeps node:sqlite's rows.
+      const stmt = this.db.prepare(sql);
+      PREPARED_SQL.add(sql);
+      const names = stmt.columns().map((c) => c.name);
+      stmt.setReturnArrays(true);
+      q = { stmt, row: rowMaker(names) };
+      if (this.queries.size >= MAX_CACHED) this.queries.delete(this.queries.keys().next().value!);
+      this.queries.set(sql, q);
+    }
+    return q;
+  }
+
   get(sql: string, ...params: SQLInputValue[]): Row | undefined {
-    return this.stmt(sql).get(...params) as Row | undefined;
+    const q = this.query(sql);
+    const values = q.stmt.get(...params) as unknown[] | undefined;
+    return values === undefined ? undefined : q.row(values);
   }
 
   all(sql: string, ...params: SQLInputValue[]): Row[] {
-    return this.stmt(sql).all(...params) as Row[];
+    const q = this.query(sql);
+    return (q.stmt.all(...params) as unknown as unknown[][]).map(q.row);
   }
 
   run(sql: string, ...params: SQLInputValue[]): { changes: number; lastInsertRowid: number } {
@@ -680,6 +705,7 @@ export class Store {
     if (this.reading && this.db.isOpen) this.endRead();
     this.checkpointer?.stop();
     this.cache.clear();
+    this.queries.clear();
     try {
       if (this.db.isOpen) this.db.close();
     } catch {
@@ -691,6 +717,17 @@ export class Store {
 /** The table a write statement changes (undefined when the statement is not a plain one). */
 function writtenTable(sql: string): string | undefined {
   return /^\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+(\w+)/i.exec(sql)?.[1]?.toLowerCase();
+}
+
+/**
+ * A function from a row's values (in column order) to the row as an object with these keys:
+ * one object literal, so every row of a statement has the same shape. A repeated name keeps its
+ * last value, as node:sqlite's own rows do.
+ */
+function rowMaker(names: string[]): (values: unknown[]) => Row {
+  const last = new Map(names.map((n, i) => [n, i]));
+  const body = [...last].map(([n, i]) => `${JSON.stringify(n)}: v[${i}]`).join(', ');
+  return new Function('v', `return { ${body} };`) as (values: unknown[]) => Row;
 }
 
 /**
