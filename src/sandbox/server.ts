@@ -105,12 +105,12 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   const core: SandboxCore = { store, delayMs, tick, port: 0, allowedHosts };
 
   const server = createServer({ keepAlive: true, keepAliveTimeout: 5000, requestTimeout: 30_000 }, (req, res) => {
-    const started = performance.now();
     let account = '-';
     const path = safePath(req.url ?? '/');
-    res.on('finish', () => {
-      log?.(`${req.method} ${path} ${res.statusCode} ${Math.round(performance.now() - started)}ms ${account}`);
-    });
+    if (log) {
+      const started = performance.now();
+      res.on('finish', () => log(`${req.method} ${path} ${res.statusCode} ${Math.round(performance.now() - started)}ms ${account}`));
+    }
     const isControl = isControlPath(path);
     if (faults && !isControl && random() < faults.rate) {
       const kind = faults.kinds[Math.floor(random() * faults.kinds.length)];
