@@ -20,10 +20,13 @@ export function boundHostNames(host: string): string[] {
   return isLoopback(bare) ? [asHost(bare), 'localhost', '127.0.0.1', '[::1]'] : [asHost(bare)];
 }
 
-/** The host part of a Host header, lower case, without the port (IPv6 keeps its brackets). */
+/**
+ * The host part of a Host header (`host[:port]`), lower case, without the port (IPv6 keeps its
+ * brackets); '' when the header is not of that form (`[::1]evil.example` is not `[::1]`).
+ */
 export function hostName(hostHeader: string): string {
   const h = hostHeader.trim().toLowerCase();
-  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
-  return h.replace(/:\d*$/, '');
+  const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::\d*)?$/.exec(h);
+  return m ? m[1] : '';
 }
 

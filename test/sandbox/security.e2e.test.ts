@@ -3,6 +3,7 @@
 // non-loopback bind. Each refused request must change nothing and leak no secret.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -153,9 +154,28 @@ describe('sandbox serve on loopback: the control routes', () => {
     }
     const post = await send(s.port, 'POST', '/_sandbox/clock/advance', { host: `rebind.evil.example:${s.port}`, 'x-sandbox-secret': secret, 'content-type': 'application/json' }, '{"by":"1d"}');
     expect(post.status).toBe(403);
+    // Host headers that only start like an allowed name: after the bracketed IPv6 address only a
+    // port may follow, and a trailing dot or an extra port is another name.
+    for (const h of [`[::1]evil.example:${s.port}`, '[::1]evil.example', `[::1]:${s.port}:80`, `[::1]x:${s.port}`, `localhost.:${s.port}`, `127.0.0.1.:${s.port}`, `127.0.0.1:${s.port}:80`]) {
+      const r = await send(s.port, 'GET', '/_sandbox/clock', { host: h, 'x-sandbox-secret': secret });
+      expect(r.status, h).toBe(403);
+    }
+    // Spellings of the bound address itself are fine.
+    for (const h of [`LOCALHOST:${s.port}`, `[::1]:${s.port}`, '127.0.0.1']) {
+      expect((await send(s.port, 'GET', '/_sandbox/clock', { host: h, 'x-sandbox-secret': secret })).status, h).toBe(200);
+    }
     // No Host at all: node:http already refuses an HTTP/1.1 request without one (400).
     const noHost = await send(s.port, 'GET', '/_sandbox/clock', { 'x-sandbox-secret': secret });
     expect(noHost.status).toBe(400);
+    // HTTP/1.0 may omit Host, and node:http lets it through: the control routes refuse it.
+    const raw10 = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const sock = connect(s.port, '127.0.0.1', () => sock.end(`GET /_sandbox/clock HTTP/1.0\r\nX-Sandbox-Secret: ${secret}\r\n\r\n`));
+      sock.setEncoding('utf8').on('data', (d) => (text += d));
+      sock.on('end', () => resolve(text)).on('error', reject);
+    });
+    expect(raw10).toMatch(/^HTTP\/1\.1 403 /);
+    leaksNothing(raw10);
     expect(await clock()).toBe(before);
     // The service routes answer what the specification accepts, whatever the Host.
     const index = await send(s.port, 'GET', '/', { host: 'evil.example' });
