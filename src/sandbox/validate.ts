@@ -36,6 +36,9 @@ const BOOL_FALSE = new Set(['false', 'False', 'FALSE', '0', '']);
  * so integers and lists are parsed from text.
  */
 export function validatePayload(ep: Endpoint, raw: Record<string, unknown>, fromQuery: boolean): Payload {
+  if (fromQuery && !takesPlainFields(ep) && Object.keys(raw).length > 0) {
+    throw bad(`${ep.path} takes its payload as the form field "request" (a JSON object, which the signature covers), not as form fields.`);
+  }
   const fields = new Map(ep.fields.map((f) => [f.name, f]));
   const ignored = new Set(ep.ignored ?? []);
   const out: Payload = {};
@@ -57,6 +60,17 @@ export function validatePayload(ep: Endpoint, raw: Record<string, unknown>, from
     if (f.required && (out[f.name] === undefined || out[f.name] === '')) throw bad(`Field "${f.name}" is required.`);
   }
   return out;
+}
+
+/**
+ * May this endpoint's payload come as plain query or form fields, outside `request`? Where it
+ * takes GET (a POST form is then read as that GET's query), and on the book search, a read.
+ * A CryptoAuth signature of such a request covers only the username, the same for every GET of
+ * the account (wire.md); on the endpoints that write, fields it does not cover would let one
+ * captured GET signature create orders, codes or users, refund orders or queue books.
+ */
+function takesPlainFields(ep: Endpoint): boolean {
+  return ep.methods.includes('GET') || ep.name === 'book.search';
 }
 
 function coerce(f: FieldDef, v: unknown, fromQuery: boolean): unknown {

@@ -2,6 +2,7 @@
 // caller: a foreign Host (DNS rebinding), a cross-origin POST, no control secret, and a
 // non-loopback bind. Each refused request must change nothing and leak no secret.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createSign } from 'node:crypto';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEED_USERS, WELL_KNOWN } from '../helpers/sandbox.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin/bookdist');
@@ -245,5 +247,57 @@ describe('sandbox serve on a non-loopback address', () => {
     } finally {
       expect(await s.stop()).toBe(0);
     }
+  });
+});
+
+describe('sandbox serve: the service routes keep their signature checks', () => {
+  let s: Served;
+  let creds: any;
+  let headers: Record<string, string>;
+
+  beforeAll(async () => {
+    const db = join(tmp, 'service.db');
+    s = await serve(['--db', db]);
+    creds = credentialsOf(db);
+    const username = creds.partner.username;
+    // What every signed GET of this account carries: a signature of the username alone.
+    const signature = createSign('RSA-SHA256').update(username, 'utf8').sign(readFileSync(creds.partner.key_file, 'utf8'), 'base64');
+    headers = { host: `127.0.0.1:${s.port}`, signature, 'api-user': username, user: username, authorization: 'CryptoAuth' };
+  });
+  afterAll(async () => {
+    expect(await s?.stop()).toBe(0);
+  });
+
+  it('a write whose fields come as a plain form, outside the signed `request`: 400, nothing created', async () => {
+    const form = { ...headers, 'content-type': 'application/x-www-form-urlencoded' };
+    const summary = async () => (await send(s.port, 'GET', '/v1/codes/summary/', headers)).json.codes_generated;
+    const before = await summary();
+    const codes = await send(s.port, 'POST', '/v1/codes/generate/', form, `hash_id=${WELL_KNOWN.codeDistribution.hash_id}&org=x&count=2`);
+    expect(codes.status, codes.text).toBe(400);
+    expect(codes.json.message).toContain('request');
+    expect(await summary()).toBe(before);
+    const email = 'unsigned-form@example.com';
+    const user = await send(s.port, 'POST', '/v1/user/', form, `email=${encodeURIComponent(email)}`);
+    expect(user.status, user.text).toBe(400);
+    expect((await send(s.port, 'GET', `/v1/user/email/${encodeURIComponent(email)}/`, headers)).status).toBe(404);
+    for (const [path, body] of [
+      ['/v1/order/refund/', 'order_id=1'],
+      ['/v1/order/free/', `username=${SEED_USERS[0].username}&hash_id=${WELL_KNOWN.readme.hash_id}`],
+      ['/v1/user/invite/', 'email=unsigned-invite%40example.com'],
+      [`/v1/book/${WELL_KNOWN.readme.hash_id}/process/`, 'force=true'],
+    ]) {
+      const r = await send(s.port, 'POST', path, form, body);
+      expect(r.status, `${path} ${r.text}`).toBe(400);
+    }
+    // Reads keep taking a form, as a GET takes a query under the same signature (interface.md 4.2).
+    const index = await send(s.port, 'POST', '/v1/book/index/', form, 'limit=2&offset=1');
+    expect(index.status, index.text).toBe(200);
+    expect(index.json.results).toHaveLength(2);
+    // The signed `request` form of the same write is fine.
+    const text = JSON.stringify({ hash_id: WELL_KNOWN.codeDistribution.hash_id, org: 'x', count: 1 });
+    const signature = createSign('RSA-SHA256').update(text, 'utf8').sign(readFileSync(creds.partner.key_file, 'utf8'), 'base64');
+    const signed = await send(s.port, 'POST', '/v1/codes/generate/', { ...form, signature }, `request=${encodeURIComponent(text)}`);
+    expect(signed.status, signed.text).toBe(200);
+    expect(await summary()).toBe(before + 1);
   });
 });
