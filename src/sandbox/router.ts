@@ -27,13 +27,32 @@ const ROUTES: Route[] = ENDPOINTS.flatMap((ep) => [ep.path, ...(ep.aliases ?? []
 export interface RouteMatch {
   ep: Endpoint;
   params: Record<string, string>;
+  /** The query, when the path carried it (the Ruby reference client's GET params). */
+  query?: URLSearchParams;
 }
+
+// A last path segment that is a query: `limit=500&offset=0`.
+const QUERY_SEGMENT = /^(\/(?:[^/]+\/)*)([^/=&]+=[^/]*)\/?$/;
 
 /**
  * Match a raw (still percent-encoded) pathname. Throws URIError on a malformed escape.
  * Returns undefined when no endpoint has this path.
+ *
+ * With `method` GET, a path that matches nothing as it stands may end in its query: the Ruby
+ * reference client's builder joins a GET's params to the path with no `?`, so its book index
+ * asks for `/v1/book/index/limit=500&offset=0/`. That last segment is then the query of an
+ * endpoint that takes GET and reads its fields from a query.
  */
-export function matchRoute(pathname: string): RouteMatch | undefined {
+export function matchRoute(pathname: string, method?: string): RouteMatch | undefined {
+  const direct = matchPath(pathname);
+  if (direct || method !== 'GET') return direct;
+  const m = QUERY_SEGMENT.exec(pathname);
+  const under = m ? matchPath(m[1]) : undefined;
+  if (!under || under.ep.payloadIn !== 'query' || !under.ep.methods.includes('GET')) return undefined;
+  return { ...under, query: new URLSearchParams(m![2]) };
+}
+
+function matchPath(pathname: string): RouteMatch | undefined {
   if (hasEmptySegment(pathname)) return undefined;
   const raw = pathname.split('/').filter(Boolean);
   for (const r of ROUTES) {

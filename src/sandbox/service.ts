@@ -20,13 +20,14 @@ export async function serveApi(
   const { store } = core;
   const { method, url, headers } = r;
   // The Ruby reference client appends a second `/` to every URL it builds: after the path
-  // (`/v1/book/isbn/<isbn>//`), or after the query when there is one (`?limit=500&offset=0/`).
-  // A deployment behind nginx (merge_slashes) sees neither; neither does the sandbox.
+  // (`/v1/book/isbn/<isbn>//`), or after its GET params, which it joins to the path without a
+  // `?` (`/v1/book/index/limit=500&offset=0/`: matchRoute reads them). A deployment behind nginx
+  // (merge_slashes) sees no doubled slash; neither does the sandbox.
   const pathname = url.pathname.replace(/\/{2,}$/, '/');
-  const query = url.search.endsWith('/') ? new URLSearchParams(url.search.slice(1, -1)) : url.searchParams;
+  let query = url.search.endsWith('/') ? new URLSearchParams(url.search.slice(1, -1)) : url.searchParams;
   let match;
   try {
-    match = matchRoute(pathname);
+    match = matchRoute(pathname, method);
   } catch {
     return sendError(res, new HttpError(400, 'Malformed percent-encoding in the path.'), false);
   }
@@ -35,6 +36,7 @@ export async function serveApi(
     return sendError(res, new HttpError(404, `No such endpoint: ${pathname.slice(0, 200)}`), false);
   }
   const { ep, params } = match;
+  if (match.query) query = match.query;
   const xml = ep.auth === 'access' && prefersXml(headers['accept']);
   if (!(ep.methods as string[]).includes(method)) {
     req.resume();

@@ -84,17 +84,19 @@ const cgiEscape = (s: string) => encodeURIComponent(s).replace(/[!'()*~]/g, (ch)
 const rubyParams = (p: Record<string, unknown>) => Object.entries(p).map(([k, v]) => `${k}=${v}`).join('&');
 
 /**
- * One call of the Ruby client. Builder#url joins the components and adds `/` plus the query;
- * setup_request then appends another `/`: so every path ends in `//`, and a GET with params
- * ends in `?a=1&b=2/`. Headers USER, API_USER, SIGNATURE (over the compact JSON body, or the
- * username), Accept; no authorization; the body `request=<CGI.escape(json)>` with no type.
+ * One call of the Ruby client. Builder#url joins the components and adds `/` plus
+ * params_to_string, which joins a GET's params as `a=1&b=2` with no `?`; setup_request then
+ * appends another `/`: so every path ends in `//`, and a GET with params ends in
+ * `/a=1&b=2/` (the params are a last path segment). Headers USER, API_USER, SIGNATURE (over
+ * the compact JSON body, or the username), Accept; no authorization; the body
+ * `request=<CGI.escape(json)>` with no type (Net::HTTP then supplies the form type).
  */
 function rb(method: 'GET' | 'POST', components: string, payload?: Record<string, unknown>) {
   const username = sb.creds.partner.username;
   const base = components ? `/${components}` : '';
   const headers: Record<string, string> = { Accept: 'application/json', USER: username, API_USER: username };
   if (method === 'GET') {
-    const url = base + '/' + (payload && Object.keys(payload).length ? `?${rubyParams(payload)}` : '') + '/';
+    const url = base + '/' + (payload && Object.keys(payload).length ? rubyParams(payload) : '') + '/';
     headers.SIGNATURE = sign(username);
     return send('GET', url, headers);
   }
@@ -243,7 +245,7 @@ describe('Python reference client: every method', () => {
   });
 });
 
-describe('Ruby reference client: every method (paths end in //, a GET query in /)', () => {
+describe('Ruby reference client: every method (paths end in //, a GET\'s params in a last segment)', () => {
   it('index and profile', async () => {
     const i = await rb('GET', '');
     expect(i.status, JSON.stringify(i.json)).toBe(200);
@@ -268,7 +270,7 @@ describe('Ruby reference client: every method (paths end in //, a GET query in /
     expect(r.json.results.map((b: any) => b.hash_id)).toContain(hash);
   });
 
-  it('book_index: GET ?limit=500&offset=0/ (the final slash lands in the query)', async () => {
+  it('book_index: GET /v1/book/index/limit=500&offset=0/ (its params as a last path segment, no `?`)', async () => {
     const all = await rb('GET', 'v1/book/index', { limit: 500, offset: 0 });
     expect(all.status, JSON.stringify(all.json)).toBe(200);
     expect(all.json.results.length).toBe(all.json.count);
