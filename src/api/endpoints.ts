@@ -399,3 +399,14 @@ export function endpoint(name: string): Endpoint {
   if (!e) throw new Error(`unknown endpoint ${name}`);
   return e;
 }
+
+/**
+ * May this endpoint's payload come as plain query or form fields, outside `request`? Where it
+ * takes GET (a POST form is then read as that GET's query) and on the book search, a read. A
+ * CryptoAuth signature of such a request covers only the username, the same for every GET of
+ * the account (wire.md); on the endpoints that write, fields it does not cover would let one
+ * captured GET signature create orders, codes or users, refund orders or queue books.
+ */
+export function takesPlainFields(ep: Endpoint): boolean {
+  return ep.methods.includes('GET') || ep.name === 'book.search';
+}

@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document of the service, generated from the endpoint table (src/api/endpoints.ts)
 // and the resource schemas (src/api/schemas.ts): served by the sandbox at GET /openapi.json and
 // printed by `bookdist sandbox openapi`. Nothing here is written by hand per endpoint.
-import { ENDPOINTS, PATH_PARAMS, type Endpoint, type FieldDef, type Schema } from './endpoints.js';
+import { ENDPOINTS, PATH_PARAMS, takesPlainFields, type Endpoint, type FieldDef, type Schema } from './endpoints.js';
 import { SCHEMAS } from './schemas.js';
 
 const COMPONENT = '#/components/schemas/';
@@ -155,8 +155,9 @@ function operation(ep: Endpoint, method: 'GET' | 'POST', alias: number): Record<
   if (parameters.length) op.parameters = parameters;
   if (method === 'POST') {
     const anyRequired = ep.fields.some((f) => f.required);
-    // Without `request`, a form carries the fields themselves (interface.md 4.2), read as a query's are.
-    const flat = ep.fields.length > 0 && ep.fields.every((f) => f.type !== 'address' && f.type !== 'object');
+    // Without `request`, a form carries the fields themselves (interface.md 4.2), read as a query's
+    // are: on reads and endpoints that take GET only (a write's payload is the signed `request`).
+    const flat = takesPlainFields(ep) && ep.fields.length > 0 && ep.fields.every((f) => f.type !== 'address' && f.type !== 'object');
     const formFields: Schema = {
       type: 'object',
       description: 'the fields as form fields (lists comma-separated); a CryptoAuth signature then covers the username',
@@ -167,7 +168,7 @@ function operation(ep: Endpoint, method: 'GET' | 'POST', alias: number): Record<
       required: anyRequired,
       description:
         'wire.md: one form field `request` holding the JSON text of the payload (what a CryptoAuth signature covers), ' +
-        'or a JSON body {"request": {...}}, or (for payloads of plain fields) the fields themselves as form fields.',
+        'or a JSON body {"request": {...}}' + (flat ? ', or the fields themselves as form fields.' : '.'),
       content: {
         'application/x-www-form-urlencoded': {
           schema: {

@@ -1,6 +1,6 @@
 // Payload validation driven by the endpoint table's field definitions: types, required fields,
 // unknown fields, sizes. Absent and null are alike; true/"true"/"True" alike for booleans.
-import type { Endpoint, FieldDef } from '../api/endpoints.js';
+import { takesPlainFields, type Endpoint, type FieldDef } from '../api/endpoints.js';
 import { bad } from './http.js';
 import { parseDate } from './util.js';
 
@@ -60,17 +60,6 @@ export function validatePayload(ep: Endpoint, raw: Record<string, unknown>, from
     if (f.required && (out[f.name] === undefined || out[f.name] === '')) throw bad(`Field "${f.name}" is required.`);
   }
   return out;
-}
-
-/**
- * May this endpoint's payload come as plain query or form fields, outside `request`? Where it
- * takes GET (a POST form is then read as that GET's query), and on the book search, a read.
- * A CryptoAuth signature of such a request covers only the username, the same for every GET of
- * the account (wire.md); on the endpoints that write, fields it does not cover would let one
- * captured GET signature create orders, codes or users, refund orders or queue books.
- */
-function takesPlainFields(ep: Endpoint): boolean {
-  return ep.methods.includes('GET') || ep.name === 'book.search';
 }
 
 function coerce(f: FieldDef, v: unknown, fromQuery: boolean): unknown {

@@ -65,6 +65,13 @@ describe('the OpenAPI document', () => {
     const search = doc.paths['/v1/book/search/'].post.requestBody.content['application/x-www-form-urlencoded'].schema;
     expect(search.anyOf[0].properties.request).toMatchObject({ type: 'string', contentMediaType: 'application/json' });
     expect(search.anyOf[1].properties.limit).toMatchObject({ type: 'integer', maximum: 500 });
+    // A write takes its payload only in `request`, which the signature covers: no plain-field form.
+    for (const path of ['/v1/codes/generate/', '/v1/order/free/', '/v1/order/refund/', '/v1/book/{hash_id}/process/', '/v1/user/invite/']) {
+      const form = doc.paths[path].post.requestBody.content['application/x-www-form-urlencoded'].schema;
+      expect(form.anyOf.map((s: any) => s.required), path).toEqual([['request']]);
+    }
+    // Endpoints that also take GET read a form as that GET's query.
+    expect(doc.paths['/v1/access/allow/'].post.requestBody.content['application/x-www-form-urlencoded'].schema.anyOf).toHaveLength(2);
     // GET forms of the listings and the store take their fields in the query.
     const index = doc.paths['/v1/book/index/'].get.parameters.map((p: any) => [p.name, p.in, p.required]);
     expect(index).toEqual(expect.arrayContaining([['limit', 'query', false], ['offset', 'query', false]]));
