@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { DatabaseSync } from 'node:sqlite';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINTS, PATH_PARAMS, type Endpoint, type FieldDef } from '../../src/api/endpoints.js';
+import { ENDPOINTS, PATH_PARAMS, takesPlainFields, type Endpoint, type FieldDef } from '../../src/api/endpoints.js';
 import { openApiDocument } from '../../src/api/openapi.js';
 import { authHeaders, formBody, loadRsaPrivateKey, pythonJson, type Credentials } from '../../src/api/wire.js';
 import { openApiAjv, type OpenApiAjv } from '../helpers/openapi.js';
@@ -194,7 +194,8 @@ function caseFor(ep: Endpoint): fc.Arbitrary<Case> {
   const paramsArb = fc.record(Object.fromEntries(paramNames.map((p) => [p, paramValue(p)]))) as fc.Arbitrary<Record<string, unknown>>;
   const methods = ep.methods;
   const store = ep.host === 'store';
-  const flat = ep.fields.length > 0 && ep.fields.every((f) => f.type !== 'address' && f.type !== 'object');
+  // Plain form fields only where the sandbox reads them (a write takes the signed `request`).
+  const flat = takesPlainFields(ep) && ep.fields.length > 0 && ep.fields.every((f) => f.type !== 'address' && f.type !== 'object');
   const carriers = (m: 'GET' | 'POST'): Case['carrier'][] =>
     m === 'POST' ? (flat ? ['form', 'json', 'form', 'json', 'fields-form'] : ['form', 'json']) : store || ep.payloadIn === 'query' ? ['fields-query'] : ep.fields.length ? ['fields-query', 'request-query'] : ['fields-query'];
   const mutations: Mutation[] = ['none', 'none', 'none', 'encoding', 'auth', 'method'];
