@@ -236,10 +236,11 @@ describe('Python reference client: every method', () => {
     expect(r.json.results.map((t: any) => t.title)).toContain(WELL_KNOWN.importTitle.title);
   });
 
-  it('methods out of scope (order, order_usage, cart, reindex, repeat): 404, as wire.md says', async () => {
+  it('methods out of scope (order, order_usage, cart, create_cart, reindex, repeat): 404, as wire.md says', async () => {
     expect((await py('GET', '/v1/order/1/')).status).toBe(404);
     expect((await py('GET', '/v1/order/1/usage/')).status).toBe(404);
     expect((await py('POST', '/v1/cart/', { username: null, digital_pricing: [priceId] })).status).toBe(404);
+    expect((await py('GET', '/v1/cart/0123456789abcdef/')).status).toBe(404);
     expect((await py('POST', `/v1/book/${hash}/reindex/`, {})).status).toBe(404);
     expect((await py('POST', '/repeat/', { a: 1 })).status).toBe(404);
   });
