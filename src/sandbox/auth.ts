@@ -28,35 +28,33 @@ function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-// Signatures that verified, by key, then signature and message: the same bytes verify the same
-// way, and a client repeats them (a GET signs only the username). Small messages only, bounded.
-// Keyed by the PEM first (the account row's own string, whose hash V8 keeps) rather than by one
-// string joining all three, which was hashed afresh, 1.2 KB of it, at every request.
-const verified = new Map<string, Set<string>>();
+// Signatures that verified, by key, then signature, with the message each covers: the same
+// bytes verify the same way, and a client repeats them (a GET signs only the username). Small
+// messages only, bounded. Keyed by the PEM first (the account row's own string, whose hash V8
+// keeps) rather than by one string joining all three, 1.2 KB hashed afresh at every request.
+const verified = new Map<string, Map<string, string>>();
 let verifiedCount = 0;
 const MAX_VERIFIED = 1000;
 const MAX_CACHED_MESSAGE = 4096;
 
 export function verifySignature(pem: string, message: string, signature: string): boolean {
   const sig = signature.trim();
+  if (verified.get(pem)?.get(sig) === message) return true; // it passed every check below when it was kept
   if (!/^[A-Za-z0-9+/=_-]{16,2048}$/.test(sig)) return false;
-  const key = message.length <= MAX_CACHED_MESSAGE ? `${sig}\0${message}` : undefined;
-  const known = verified.get(pem);
-  if (key !== undefined && known?.has(key)) return true;
   let ok: boolean;
   try {
     ok = createVerify('RSA-SHA256').update(message, 'utf8').verify(publicKey(pem), Buffer.from(sig, 'base64'));
   } catch {
     return false;
   }
-  if (ok && key !== undefined) {
+  if (ok && message.length <= MAX_CACHED_MESSAGE) {
     if (verifiedCount >= MAX_VERIFIED) {
       verified.clear();
       verifiedCount = 0;
     }
-    let set = verified.get(pem);
-    if (!set) verified.set(pem, (set = new Set()));
-    set.add(key);
+    let bySig = verified.get(pem);
+    if (!bySig) verified.set(pem, (bySig = new Map()));
+    bySig.set(sig, message);
     verifiedCount++;
   }
   return ok;

@@ -53,7 +53,8 @@ export function normalizeHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i].toLowerCase().replace(/_/g, '-');
+    const lower = raw[i].toLowerCase();
+    const name = lower.includes('_') ? lower.replace(/_/g, '-') : lower;
     if (!(name in out)) out[name] = raw[i + 1];
   }
   return out;
@@ -68,12 +69,15 @@ export interface ParsedBody {
   form?: URLSearchParams;
 }
 
+/** One strict decoder for every body (a whole-buffer decode keeps no state between calls). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Pull the raw `request` text out of a form or JSON body. */
 export function parseBody(buf: Buffer, contentType: string | undefined): ParsedBody {
   if (buf.length === 0) return { hasBody: false };
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(buf);
+    text = UTF8.decode(buf);
   } catch {
     throw bad('Request body is not valid UTF-8.');
   }
@@ -196,9 +200,12 @@ export function htmlEscape(s: string): string {
   return esc(s).replace(/'/g, '&#39;');
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  // Headers as a flat list: no object to build and walk for the two every answer has.
+  const list = ['content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(text))];
+  if (headers) for (const k in headers) list.push(k, headers[k]);
+  res.writeHead(status, list);
   res.end(text);
 }
 
