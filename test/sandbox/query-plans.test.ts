@@ -119,7 +119,7 @@ function planProblems(db: DatabaseSync, sql: string, partialIndexes: Set<string>
     const [, table, , idxStr, index] = m;
     if (table === 'json_each') continue; // the statement's own parameter list (a page of ids)
     if (table.endsWith('_fts')) {
-      // A text index scan must be driven by a constraint (L = LIKE); "0:" reads it whole.
+      // A text index scan must be driven by a constraint (M = MATCH, L = LIKE); "0:" reads it whole.
       if (!idxStr) problems.push(`${detail} (the text index is read whole)`);
       continue;
     }

@@ -37,6 +37,19 @@ function segments(table: string): number {
   }
 }
 
+/** Every word of `title` matched by a plain LIKE over the whole table (`%`, `_`, `\\` literal), in id order. */
+function plainWords(title: string): number[] {
+  const words = title.trim().split(/\s+/);
+  const esc = (w: string) => '%' + w.replace(/[\\%_]/g, (m) => '\\' + m) + '%';
+  const db = new DatabaseSync(sb.dbPath, { readOnly: true });
+  try {
+    const sql = `SELECT id FROM books WHERE ${words.map(() => "title LIKE ? ESCAPE '\\'").join(' AND ')} ORDER BY id`;
+    return (db.prepare(sql).all(...words.map(esc)) as Array<{ id: number }>).map((r) => r.id);
+  } finally {
+    db.close();
+  }
+}
+
 /** What a plain LIKE over the whole table finds (ASCII case folding), in id order. */
 function plainLike(table: 'books' | 'imports', column: string, word: string): number[] {
   const db = new DatabaseSync(sb.dbPath, { readOnly: true });
@@ -54,6 +67,19 @@ async function searchIds(endpoint: 'book.search' | 'import.search', payload: Rec
 }
 
 describe('text indexes of a serving sandbox', () => {
+  it("take any word as text: the text index's query syntax in a word is matched literally, as LIKE would", async () => {
+    const hostile = [
+      '"Lighthouse"', 'Light"house', 'keeper\'s', 'title:Lighthouse', 'author:Ellison', 'NEAR(Lighthouse', 'Light*', '^Light',
+      'AND', 'OR NOT', 'Ledger -Keeper', '(Lighthouse)', '{title}', 'Ledg_r', 'Led%er', 'led\\ger', 'LIGHTHOUSE ledger', 'é"é',
+    ];
+    for (const title of hostile) {
+      const r = await c.partner.call('book.search', { payload: { title, limit: 100 } });
+      expect(r.status, title).toBe(200);
+      expect(r.body.results.map((b: any) => b.id), title).toEqual(plainWords(title));
+    }
+    expect(plainWords('LIGHTHOUSE ledger')).toHaveLength(1);
+  });
+
   it('are merged into one segment after another connection adds rows in bulk, and searches answer the same', async () => {
     expect(segments('books_fts')).toBe(1);
     // Another connection adds 20,000 books and imports in one transaction.
