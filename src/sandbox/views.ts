@@ -43,6 +43,7 @@ export function bookView(store: Store, book: Row, now: number): Record<string, u
  */
 export function bookViews(store: Store, books: Row[], now: number): Array<Record<string, unknown>> {
   if (books.length === 0) return [];
+  if (books.length === 1) return [bookView(store, books[0], now)];
   const pubs = publishers(store);
   const prices = new Map<number, Row[]>(books.map((b) => [b.id, []]));
   const rows = store.all(
