@@ -621,41 +621,52 @@ export class Store {
   }
 
   /**
-   * Merge each trigram text index that is in more than one segment into one. Rows inserted in
-   * bulk (a large seed, rows added by another connection, as the bench's 50,000 books are) leave
-   * an index in several segments, and a search then probes every segment for each trigram of
-   * each word: 5 segments made a one-word title search 2.5x slower than 1. FTS5's own merging
-   * runs only as more rows are written, and the sandbox never writes books or imports after
-   * seeding, so it would never come. One `optimize` costs about 200 ms for 50,000 books; it runs
-   * only when there is more than one segment (read from the index's structure record).
+   * One step of merging each trigram text index that is in more than one segment towards one;
+   * true while some index has more to merge. Rows inserted in bulk (a large seed, rows added by
+   * another connection, as the bench's 50,000 books are) leave an index in several segments,
+   * and a search then probes every segment for each trigram of each word: 5 segments made a
+   * one-word title search 2.5x slower than 1. FTS5's own merging runs only as more rows are
+   * written, and the sandbox never writes books or imports after seeding, so it would never
+   * come. A step writes about `pages` pages ('merge' with a negative count: every level, down to
+   * one segment), so the loop is never held for long: 50,000 books merge in 7 steps of 10-60 ms
+   * with 256 pages, where one 'optimize' held it for 200 ms.
    */
-  tidyTextIndexes(): void {
+  tidyTextIndexes(pages = 128): boolean {
+    let more = false;
     for (const t of FTS_TABLES) {
-      if ((textIndexSegments(this, t) ?? 0) > 1) this.tx(() => this.run(`INSERT INTO ${t}(${t}) VALUES ('optimize')`));
+      const before = textIndexStructure(this, t);
+      if ((segmentCount(before) ?? 0) <= 1) continue;
+      this.tx(() => this.run(`INSERT INTO ${t}(${t}, rank) VALUES ('merge', ?)`, -pages));
+      const after = textIndexStructure(this, t);
+      // Unchanged: nothing left that FTS5 would merge (or it cannot be read); stop.
+      if ((segmentCount(after) ?? 0) > 1 && !sameBytes(before, after)) more = true;
     }
+    return more;
   }
 
   /**
-   * Keep the text indexes merged while serving (`tidyTextIndexes`): now, and `delayMs` after
-   * another connection's commits stop (only those can add books or imports).
+   * Keep the text indexes merged while serving (`tidyTextIndexes`, a step at a time with the
+   * loop free in between): now, and `delayMs` after another connection's commits stop (only
+   * those can add books or imports).
    */
   watchTextIndexes(delayMs = 500): void {
     let timer: NodeJS.Timeout | undefined;
-    const tidy = () => {
+    const step = () => {
       timer = undefined;
       if (!this.db.isOpen) return;
+      let more = false;
       try {
-        this.tidyTextIndexes();
+        more = this.tidyTextIndexes();
       } catch {
         /* busy: the next commit from elsewhere tries again */
       }
+      if (more) (timer = setTimeout(step, 10)).unref();
     };
     this.onOtherCommit = () => {
       if (timer) clearTimeout(timer);
-      timer = setTimeout(tidy, delayMs);
-      timer.unref();
+      (timer = setTimeout(step, delayMs)).unref();
     };
-    tidy();
+    step();
     // From here on, a commit of another connection is one since now (the first snapshot would
     // otherwise take what it finds as the start).
     if (this.depth === 0 && !this.reading && !this.group) {
@@ -730,14 +741,19 @@ function rowMaker(names: string[]): (values: unknown[]) => Row {
   return new Function('v', `return { ${body} };`) as (values: unknown[]) => Row;
 }
 
-/**
- * The number of segments of an FTS5 index (undefined when unknown): from its structure record
- * (row 10 of `<table>_data`: a 4-byte cookie, an optional 4-byte version marker FF 00 00 01,
- * then varints for the number of levels and of segments).
- */
-function textIndexSegments(store: Store, table: string): number | undefined {
+/** An FTS5 index's structure record (row 10 of `<table>_data`), undefined when it has none. */
+function textIndexStructure(store: Store, table: string): Uint8Array | undefined {
   const block = store.get(`SELECT block FROM ${table}_data WHERE id = 10`)?.block;
-  if (!(block instanceof Uint8Array) || block.length < 6) return undefined;
+  return block instanceof Uint8Array ? block : undefined;
+}
+
+/**
+ * The number of segments a structure record holds (undefined when unknown): a 4-byte cookie,
+ * an optional 4-byte version marker FF 00 00 01, then varints for the number of levels and of
+ * segments.
+ */
+function segmentCount(block: Uint8Array | undefined): number | undefined {
+  if (!block || block.length < 6) return undefined;
   let i = block[4] === 0xff && block[5] === 0 && block[6] === 0 && block[7] === 1 ? 8 : 4;
   const varint = (): number | undefined => {
     let v = 0;
@@ -749,6 +765,10 @@ function textIndexSegments(store: Store, table: string): number | undefined {
     return undefined;
   };
   return varint() === undefined ? undefined : varint();
+}
+
+function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  return !!a && !!b && a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /** Requests in one group commit at most; the next one starts a new group. */
