@@ -44,7 +44,9 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
       if (tooBig) reject(new HttpError(400, 'Request body too large (at most 1 MiB).'));
       else resolve(Buffer.concat(chunks));
     });
-    req.on('error', reject);
+    // The client went away mid-body (`aborted`, a reset): its fault, not an internal error, and
+    // nobody is left to read the answer.
+    req.on('error', () => reject(new HttpError(400, 'The request body was cut short (the connection closed).')));
   });
 }
 

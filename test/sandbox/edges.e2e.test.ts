@@ -1,5 +1,6 @@
 // Hostile edges of a running sandbox over real HTTP: inputs at the bounds the validation lets
 // through, and connections that misbehave. Each case was a 5xx, a hang or a wrong answer once.
+import { connect, type Socket } from 'node:net';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -7,9 +8,10 @@ import { clients, type Clients } from './_support.js';
 
 let sb: TestSandbox;
 let c: Clients;
+const log: string[] = [];
 
 beforeAll(async () => {
-  sb = await startTestSandbox({ processDelayMs: 1 });
+  sb = await startTestSandbox({ processDelayMs: 1, log: (line) => log.push(line) });
   c = clients(sb);
 }, 60_000);
 
@@ -56,5 +58,40 @@ describe('search at the bounds of its fields', () => {
     const expected = plainLike('books', { title: 'e', author: 'e' });
     expect(expected.length).toBeGreaterThan(0);
     expect(r.body.results.map((b: any) => b.id)).toEqual(expected.slice(0, 500));
+  });
+});
+
+/** A raw connection to the sandbox and everything it answers. */
+async function socket(): Promise<{ s: Socket; text: () => string; closed: Promise<void> }> {
+  const u = new URL(sb.url);
+  const s = connect(Number(u.port), u.hostname);
+  await new Promise<void>((resolve, reject) => s.once('connect', resolve).once('error', reject));
+  let text = '';
+  s.on('data', (d) => (text += d));
+  s.on('error', () => {});
+  return { s, text: () => text, closed: new Promise((resolve) => s.once('close', () => resolve())) };
+}
+
+function sharedKeyHeaders(): string {
+  const u = sb.creds.partner.username;
+  return `api-user: ${u}\r\nuser: ${u}\r\nversion: v1\r\nauthorization: SharedKeyAuth\r\napi-key: ${sb.creds.partner.sharedKey}\r\n`;
+}
+
+describe('connections that misbehave', () => {
+  it('a client that drops its connection mid-body is not an internal error, and others are served', async () => {
+    const from = log.length;
+    for (const path of ['/v1/book/search/', '/_sandbox/clock']) {
+      for (let i = 0; i < 5; i++) {
+        const { s, closed } = await socket();
+        s.write(`POST ${path} HTTP/1.1\r\nhost: ${new URL(sb.url).host}\r\n${sharedKeyHeaders()}content-type: application/json\r\ncontent-length: 5000\r\n\r\n{"request": {`);
+        await new Promise((r) => setTimeout(r, 20));
+        s.destroy();
+        await closed;
+      }
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    const r = await c.partner.call('book.search', { payload: { title: 'Winter' } });
+    expect(r.status).toBe(200);
+    expect(log.slice(from).filter((l) => /internal error/i.test(l))).toEqual([]);
   });
 });
