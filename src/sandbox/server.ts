@@ -170,8 +170,18 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
     s.on('close', () => sockets.delete(s));
   });
   server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-    else socket.destroy();
+    // Requests read before the malformed one on this connection (pipelined) may still await
+    // their answers (a turn's answers leave together at its end): the 400 goes after them, not
+    // in place of the first. node:http keeps the answer being written in `_httpMessage` and
+    // hands the socket to the next one when it finishes. A request whose body the error cut
+    // short will never be answered: the 400 is its answer.
+    const reply = () => {
+      const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+      if (pending && !pending.writableFinished && pending.req?.complete && !socket.destroyed) return void pending.once('finish', reply);
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      else socket.destroy();
+    };
+    reply();
   });
 
   await new Promise<void>((resolve, reject) => {

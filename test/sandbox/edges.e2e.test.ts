@@ -95,3 +95,33 @@ describe('connections that misbehave', () => {
     expect(log.slice(from).filter((l) => /internal error/i.test(l))).toEqual([]);
   });
 });
+
+describe('pipelined requests on one connection', () => {
+  it('answers in order, each to its own request, also when a malformed request follows valid ones', async () => {
+    const host = new URL(sb.url).host;
+    const get = (isbn: string) => `GET /v1/book/isbn/${isbn}/ HTTP/1.1\r\nhost: ${host}\r\n${sharedKeyHeaders()}\r\n`;
+    const isbns = ['9781614001379', '9781614002741', '0000000000000', '9781614004110'];
+    for (const bad of ['NOT HTTP AT ALL\r\n\r\n', `GET / HTTP/1.1\r\nhost: ${host}\r\ncontent-length: 1\r\ntransfer-encoding: chunked\r\n\r\n`]) {
+      const { s, text, closed } = await socket();
+      s.write(isbns.map(get).join('') + bad);
+      const timer = setTimeout(() => s.destroy(), 5000);
+      await closed;
+      clearTimeout(timer);
+      const statuses = [...text().matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
+      expect(statuses, JSON.stringify(bad)).toEqual([200, 200, 404, 200, 400]);
+      const titles = [...text().matchAll(/"title":"([^"]*)"/g)].map((m) => m[1]);
+      expect(titles.length).toBeGreaterThanOrEqual(3);
+      expect(text().indexOf('Salt and Cedar')).toBeGreaterThan(text().indexOf("The Lighthouse Keeper's Ledger"));
+      expect(text().indexOf('A Winter Atlas')).toBeGreaterThan(text().indexOf('Book not found'));
+    }
+    // A malformed chunk inside a body: that request is never complete, so the 400 is its answer, at once.
+    const { s, text, closed } = await socket();
+    const started = Date.now();
+    s.write(get('9781614001379') + `POST /v1/book/search/ HTTP/1.1\r\nhost: ${host}\r\n${sharedKeyHeaders()}transfer-encoding: chunked\r\n\r\n5\r\nreque\r\nZZZ\r\n`);
+    const timer = setTimeout(() => s.destroy(), 5000);
+    await closed;
+    clearTimeout(timer);
+    expect([...text().matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]))).toEqual([200, 400]);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
