@@ -69,8 +69,17 @@ const CALLER_COLUMNS = ['id', 'role', 'username', 'email', 'full_name', 'public_
 const ACCOUNT_BY_TOKEN = `SELECT ${CALLER_COLUMNS.map((c) => `a.${c}`).join(', ')} FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.token = ?`;
 const ACCOUNT_BY_USERNAME = `SELECT ${CALLER_COLUMNS.join(', ')} FROM accounts WHERE username = ?`;
 
+// The caller made from an account row, kept as long as the row is (a memo of the store, until the
+// accounts change): its scopes are parsed once, not at every request. Read-only once made.
+const callers = new WeakMap<Row, Caller>();
+
 function accountCaller(store: Store, account: Row): Caller {
-  return { kind: 'partner', account, scopes: new Set(JSON.parse(account.scopes) as string[]), logName: account.username };
+  let c = callers.get(account);
+  if (!c) {
+    c = { kind: 'partner', account, scopes: new Set(JSON.parse(account.scopes) as string[]), logName: account.username };
+    callers.set(account, c);
+  }
+  return c;
 }
 
 /**
@@ -99,8 +108,7 @@ export function authenticate(
       const row = store.memo(`token:${token}`, ['tokens', 'accounts'], () => store.get(ACCOUNT_BY_TOKEN, token));
       if (row) {
         const c = accountCaller(store, row);
-        c.scopes.add('access');
-        return { ...c, kind: 'token', logName: 'operator' };
+        return { ...c, scopes: new Set([...c.scopes, 'access']), kind: 'token', logName: 'operator' };
       }
     }
   }

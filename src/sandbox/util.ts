@@ -30,7 +30,9 @@ export function randomCode(): string {
 /** ISO 8601 datetime without milliseconds, UTC: `2025-01-10T12:00:00Z`. */
 export function isoTime(ms: number | null | undefined): string | null {
   if (ms === null || ms === undefined) return null;
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const s = new Date(ms).toISOString();
+  // YYYY-MM-DDTHH:MM:SS.mmmZ (24 characters) for years 0-9999; others keep their longer form.
+  return s.length === 24 ? s.slice(0, 19) + 'Z' : s.replace(/\.\d{3}Z$/, 'Z');
 }
 
 export function isoDate(ms: number): string {
