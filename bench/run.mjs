@@ -66,7 +66,8 @@ try {
   console.log(`baseline: node -e 0 takes ${fmt(baseline.ms)} on this machine\n`);
 
   // ---------------------------------------------------------------- (a) lookups
-  const all = JSON.parse(run(['book', 'list', '--all', '--json'], env).stdout);
+  // One record per line (--json prints the whole response, its rows under `results`).
+  const all = run(['book', 'list', '--all', '-o', 'ndjson'], env).stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
   const real = all.map((b) => b.identifiers.isbn13);
   const isbns = [...real];
   for (let i = 0; isbns.length < 2000; i++) isbns.push(isbn13('979' + String(100000000 + i * 7919).slice(-9)));
