@@ -1,6 +1,7 @@
 // What a command may use. Commands never touch process.* or console directly.
 import type { Writable, Readable } from 'node:stream';
 import type { ApiClient } from './api/client.js';
+import type { HttpHandler } from './api/handler.js';
 import type { ResolvedConfig } from './config/resolve.js';
 import type { OutputSpec } from './output/model.js';
 
@@ -46,12 +47,16 @@ export interface Context {
   /** What the running command prints (declared in the command tree, see output/model.ts). */
   output?: OutputSpec;
   clock: Clock;
+  /** What the API client sends requests through (undefined: the node transport). */
+  http?: HttpHandler;
   /** Aborted on the first Ctrl-C / SIGTERM. Long jobs stop starting new work when it fires. */
   signal: AbortSignal;
   /** Resolved configuration (flag > env > profile > default). Loads conf lazily. */
   config(): Promise<ResolvedConfig>;
   /** The HTTP client for the resolved profile. Starts the embedded sandbox when that is the profile. */
   api(): Promise<ApiClient>;
+  /** A client for another resolved configuration (profile check/verify), over the same seams. */
+  apiFor(cfg: ResolvedConfig, globals?: Partial<GlobalOptions>): Promise<ApiClient>;
   /** True when both stdin and stdout are terminals: the only case where we may prompt. */
   interactive: boolean;
   /** Long jobs call this: the first Ctrl-C then only aborts `signal` (they finish in-flight work). */
@@ -91,3 +96,51 @@ export const realClock: Clock = {
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };
+
+/**
+ * The composition root: what a command gets. Config and the API client are made on first use;
+ * the embedded sandbox is started (by connect) only when the resolved profile is the sandbox.
+ */
+export function createContext(
+  io: IO,
+  globals: GlobalOptions,
+  signal: AbortSignal,
+  cleanups: Array<() => void | Promise<void>>,
+  seams: { trap?: () => void; http?: HttpHandler; clock?: Clock } = {},
+): Context {
+  let configP: Promise<ResolvedConfig> | undefined;
+  let apiP: Promise<ApiClient> | undefined;
+  const ctx: Context = {
+    io,
+    globals,
+    clock: seams.clock ?? realClock,
+    http: seams.http,
+    signal,
+    get interactive() {
+      return Boolean(io.stdin.isTTY && io.stdout.isTTY);
+    },
+    defer: (fn) => void cleanups.push(fn),
+    trapInterrupt: seams.trap ?? (() => {}),
+    info: (m) => {
+      if (!globals.quiet) io.stderr.write(m.endsWith('\n') ? m : m + '\n');
+    },
+    warn: (m) => io.stderr.write(`warning: ${m}${m.endsWith('\n') ? '' : '\n'}`),
+    config: () =>
+      (configP ??= (async () => {
+        const { resolveConfig } = await import('./config/resolve.js');
+        const { readStore } = await import('./config/store.js');
+        const { configDir } = await import('./config/paths.js');
+        return resolveConfig({
+          env: io.env,
+          flags: { profile: globals.profile, baseUrl: globals.baseUrl },
+          loadStore: () => readStore(configDir(io.env)),
+        });
+      })()),
+    api: () => (apiP ??= import('./connect.js').then((m) => m.connect(ctx))),
+    apiFor: async (cfg, more) => {
+      const { connect } = await import('./connect.js');
+      return connect({ ...ctx, globals: { ...ctx.globals, ...more }, config: async () => cfg });
+    },
+  };
+  return ctx;
+}

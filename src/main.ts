@@ -1,16 +1,19 @@
 // Builds the context, runs the program, maps errors to exit codes.
 import type { Command, CommanderError } from 'commander';
 import { CliError, ExitCode } from './errors.js';
-import type { Context, GlobalOptions, IO, OutputFormat } from './context.js';
-import { realClock } from './context.js';
-import type { ApiClient } from './api/client.js';
-import type { ResolvedConfig } from './config/resolve.js';
+import type { Clock, Context, GlobalOptions, IO, OutputFormat } from './context.js';
+import { createContext } from './context.js';
+import type { HttpHandler } from './api/handler.js';
 import { parseDuration } from './util/duration.js';
 
 export interface MainOptions {
   io?: Partial<IO>;
   /** Install SIGINT/SIGTERM handlers (the real CLI does; in-process tests don't). */
   signals?: boolean;
+  /** What sends HTTP requests (default: the node transport). In-process tests pass stubs. */
+  http?: HttpHandler;
+  /** Time and sleeping (default: the real clock). */
+  clock?: Clock;
 }
 
 /** Signals that stop a command: gracefully (a bulk job finishes its batches in flight) the first time. */
@@ -148,7 +151,11 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
 
   let ctxRef: Context | undefined;
   setContextFactory(program, (command) => {
-    ctxRef = createContext(io, globalsFrom(command), controller.signal, cleanups, () => (trapped = true));
+    ctxRef = createContext(io, globalsFrom(command), controller.signal, cleanups, {
+      trap: () => (trapped = true),
+      http: options.http,
+      clock: options.clock,
+    });
     ctxRef.trapOutputError = (handler) => (outputTrap = handler);
     return ctxRef;
   });
@@ -221,45 +228,6 @@ function globalsFrom(command: Command): GlobalOptions {
     yes: Boolean(o.yes),
     dryRun: Boolean(o.dryRun),
   };
-}
-
-export function createContext(
-  io: IO,
-  globals: GlobalOptions,
-  signal: AbortSignal,
-  cleanups: Array<() => void | Promise<void>>,
-  trap: () => void = () => {},
-): Context {
-  let configP: Promise<ResolvedConfig> | undefined;
-  let apiP: Promise<ApiClient> | undefined;
-  const ctx: Context = {
-    io,
-    globals,
-    clock: realClock,
-    signal,
-    get interactive() {
-      return Boolean(io.stdin.isTTY && io.stdout.isTTY);
-    },
-    defer: (fn) => void cleanups.push(fn),
-    trapInterrupt: trap,
-    info: (m) => {
-      if (!globals.quiet) io.stderr.write(m.endsWith('\n') ? m : m + '\n');
-    },
-    warn: (m) => io.stderr.write(`warning: ${m}${m.endsWith('\n') ? '' : '\n'}`),
-    config: () =>
-      (configP ??= (async () => {
-        const { resolveConfig } = await import('./config/resolve.js');
-        const { readStore } = await import('./config/store.js');
-        const { configDir } = await import('./config/paths.js');
-        return resolveConfig({
-          env: io.env,
-          flags: { profile: globals.profile, baseUrl: globals.baseUrl },
-          loadStore: () => readStore(configDir(io.env)),
-        });
-      })()),
-    api: () => (apiP ??= import('./api/connect.js').then((m) => m.connect(ctx))),
-  };
-  return ctx;
 }
 
 /** `Usage: bookdist book get [options] <isbn>` and where to read more, for a usage error. */

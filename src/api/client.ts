@@ -1,9 +1,10 @@
 // The thin HTTP core: one keep-alive pool per origin (src/api/transport.ts), signing, timeouts,
 // retries with backoff + jitter honouring Retry-After, and one response/error shape.
 import { HttpTransport } from './transport.js';
+import type { HttpHandler } from './handler.js';
 import { ExitCode, CliError } from '../errors.js';
 import { formatDuration } from '../util/duration.js';
-import { endpoint as lookupEndpoint, type Endpoint } from './endpoints.js';
+import { endpoint as lookupEndpoint, type Endpoint } from '../spec/endpoints.js';
 import {
   authHeaders,
   fillPath,
@@ -37,6 +38,8 @@ export interface ClientOptions {
   /** Max keep-alive connections per origin. */
   connections?: number;
   userAgent?: string;
+  /** What sends the requests; the node transport when not given. */
+  handler?: HttpHandler;
 }
 
 export interface RequestOptions {
@@ -138,13 +141,14 @@ export function isConflict(status: number, body?: any): boolean {
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 export class ApiClient {
-  private readonly transport: HttpTransport;
+  private readonly handler: HttpHandler;
   private readonly opts: ClientOptions;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 
   constructor(opts: ClientOptions) {
     this.opts = opts;
-    this.transport = new HttpTransport({ connectTimeout: Math.min(10_000, opts.timeout), connections: opts.connections ?? 16 });
+    this.handler =
+      opts.handler ?? new HttpTransport({ connectTimeout: Math.min(10_000, opts.timeout), connections: opts.connections ?? 16 });
     this.sleep =
       opts.sleep ??
       ((ms, signal) =>
@@ -303,7 +307,8 @@ export class ApiClient {
     signal?: AbortSignal,
   ): Promise<ApiResponse> {
     const timeout = AbortSignal.timeout(this.opts.timeout);
-    const res = await this.transport.send(p.url, {
+    const res = await this.handler.send({
+      url: p.url,
       method: p.method,
       headers: p.headers,
       body: p.body,
@@ -318,7 +323,7 @@ export class ApiClient {
 
   /** Release the connections. Requests still in flight (an interrupted run) are cut, not awaited. */
   async close(): Promise<void> {
-    this.transport.close();
+    this.handler.close?.();
   }
 }
 

@@ -4,6 +4,7 @@
 // undici for one request and for the bulk lookups, see bench/startup.mjs.
 import { createRequire } from 'node:module';
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
+import type { HttpHandler, HttpRequest, HttpResponse } from './handler.js';
 
 const load = createRequire(import.meta.url);
 
@@ -14,20 +15,12 @@ export interface TransportOptions {
   connections: number;
 }
 
-export interface Sent {
-  status: number;
-  /** Lowercased names; repeated headers joined with ", ". */
-  headers: Record<string, string>;
-  /** The body, decoded as UTF-8. */
-  text: string;
-}
-
 /** A network error with the code callers classify by (ECONNREFUSED, ECONNRESET, ...). */
 function withCode(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
-export class HttpTransport {
+export class HttpTransport implements HttpHandler {
   private readonly agents = new Map<string, Agent>();
   constructor(private readonly opts: TransportOptions) {}
 
@@ -47,13 +40,13 @@ export class HttpTransport {
   }
 
   /** Send one request; `signal` cuts it (its reason is thrown). */
-  send(url: string, init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal }): Promise<Sent> {
-    const target = new URL(url);
+  send(init: HttpRequest): Promise<HttpResponse> {
+    const target = new URL(init.url);
     const mod = this.moduleFor(target.protocol);
     const headers: Record<string, string> = { ...init.headers };
     const body = init.body === undefined ? undefined : Buffer.from(init.body, 'utf8');
     if (body) headers['content-length'] = String(body.length);
-    return new Promise<Sent>((resolve, reject) => {
+    return new Promise<HttpResponse>((resolve, reject) => {
       if (init.signal.aborted) return reject(init.signal.reason);
       let settled = false;
       let req: ClientRequest | undefined;

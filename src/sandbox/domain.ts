@@ -2,8 +2,8 @@
 // each write in one transaction.
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import { ENDPOINTS } from '../api/endpoints.js';
-import { openApiDocument } from '../api/openapi.js';
+import { ENDPOINTS } from '../spec/endpoints.js';
+import { openApiDocument } from '../spec/openapi.js';
 import type { Caller } from './auth.js';
 import { bad, HttpError, notFound } from './http.js';
 import { normalizeIsbn, toIsbn13 } from './isbn.js';

@@ -7,7 +7,7 @@ import type { RequestInfo, SandboxCore } from './core.js';
 import { HANDLERS, type HandlerCtx } from './domain.js';
 import { HttpError, parseBody, prefersXml, readBody, sendError, sendJson, TEST_MODE, toHttpError } from './http.js';
 import { hasEmptySegment, matchRoute } from './router.js';
-import type { Endpoint } from '../api/endpoints.js';
+import type { Endpoint } from '../spec/endpoints.js';
 import { parseRequestText, validatePayload } from './validate.js';
 
 export async function serveApi(

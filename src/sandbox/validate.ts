@@ -1,6 +1,6 @@
 // Payload validation driven by the endpoint table's field definitions: types, required fields,
 // unknown fields, sizes. Absent and null are alike; true/"true"/"True" alike for booleans.
-import { takesPlainFields, type Endpoint, type FieldDef } from '../api/endpoints.js';
+import { takesPlainFields, type Endpoint, type FieldDef } from '../spec/endpoints.js';
 import { bad } from './http.js';
 import { parseDate } from './util.js';
 

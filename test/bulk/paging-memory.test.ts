@@ -2,7 +2,7 @@
 // one, so memory is bounded by a page, not by the listing, even with a slow reader.
 import { describe, expect, it } from 'vitest';
 import { Readable, Writable } from 'node:stream';
-import { createContext } from '../../src/main.js';
+import { createContext } from '../../src/context.js';
 import type { GlobalOptions, IO } from '../../src/context.js';
 import { runListing } from '../../src/commands/paging.js';
 

@@ -1,7 +1,7 @@
 // `bookdist describe` shows each endpoint's fields (from the endpoint table, over the sandbox's
 // GET /v1/describe/): in the table as `name*:type` (* = required), in JSON as the definitions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINTS } from '../../src/api/endpoints.js';
+import { ENDPOINTS } from '../../src/spec/endpoints.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { cliFor, json, type Cli } from './_support.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createContext } from '../../src/main.js';
+import { createContext } from '../../src/context.js';
 import type { GlobalOptions } from '../../src/context.js';
 import { createRowWriter, emit, outputFormat, useColor } from '../../src/output/index.js';
 import { fitWidths } from '../../src/output/table.js';

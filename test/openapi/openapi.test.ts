@@ -1,9 +1,9 @@
-// The OpenAPI 3.1 document (src/api/openapi.ts): valid by a well-kept validator, served by the
+// The OpenAPI 3.1 document (src/spec/openapi.ts): valid by a well-kept validator, served by the
 // sandbox at GET /openapi.json without credentials, printed by `bookdist sandbox openapi`, and
 // describing exactly the routes the router serves.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApiDocument } from '../../src/api/openapi.js';
+import { openApiDocument } from '../../src/spec/openapi.js';
 import { listRoutes } from '../../src/sandbox/router.js';
 import { runCli } from '../helpers/cli.js';
 import { openApiAjv } from '../helpers/openapi.js';

@@ -1,7 +1,7 @@
 // Conformance of the sandbox to interface.md + decisions.md + wire.md, over real HTTP with
 // signed requests: success shapes, section 7 rows, scopes, publisher authorization, listings.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINTS } from '../../src/api/endpoints.js';
+import { ENDPOINTS } from '../../src/spec/endpoints.js';
 import { pythonJson, quotePlus, sign, loadRsaPrivateKey } from '../../src/api/wire.js';
 import { startTestSandbox, WELL_KNOWN, SEED_BOOKS, type TestSandbox } from '../helpers/sandbox.js';
 import { isValidIsbn } from '../../src/sandbox/isbn.js';

@@ -15,7 +15,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM helper shared with the bench
 import { growSandboxDb } from '../../bench/grow-db.mjs';
-import { ENDPOINTS } from '../../src/api/endpoints.js';
+import { ENDPOINTS } from '../../src/spec/endpoints.js';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { INDEX_NAMES, Store } from '../../src/sandbox/store.js';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';

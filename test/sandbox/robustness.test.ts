@@ -2,7 +2,7 @@
 // the data unchanged; concurrent writers with the same order_number or grant: exactly one wins;
 // fault injection for client tests.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINTS } from '../../src/api/endpoints.js';
+import { ENDPOINTS } from '../../src/spec/endpoints.js';
 import { pythonJson, quotePlus, sign, loadRsaPrivateKey } from '../../src/api/wire.js';
 import { ApiClient } from '../../src/api/client.js';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';

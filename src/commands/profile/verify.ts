@@ -53,12 +53,9 @@ export async function checkAccount(ctx: Context, cfg: ResolvedConfig, hint: stri
   // An access-control token alone signs nothing that GET /profile/ accepts, and the access API has
   // no request that reads without changing access: there is nothing safe to check it with.
   if (!cfg.embedded && !cfg.keyFile && !cfg.sharedKey) return base;
-  const { connect } = await import('../../api/connect.js');
-  const sub: Context = { ...ctx, globals: { ...ctx.globals, dryRun: false }, config: async () => cfg };
-  sub.api = () => connect(sub);
   let body: any;
   try {
-    const api = await sub.api();
+    const api = await ctx.apiFor(cfg, { dryRun: false });
     if (!cfg.embedded) base.base_url = api.baseUrl;
     base.username ??= api.username ?? null;
     body = await api.ok('profile');

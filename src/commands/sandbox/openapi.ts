@@ -17,7 +17,7 @@ export function parse({ opts }: VerbInput) {
 }
 
 export async function run(o: { server: string }, ctx: Context): Promise<void> {
-  const { openApiDocument } = await import('../../api/openapi.js');
+  const { openApiDocument } = await import('../../spec/openapi.js');
   // One record, the document, JSON by default; --fields/--query/-o as everywhere else.
   const { emit } = await import('../../output/index.js');
   await emit(ctx, openApiDocument(o.server));

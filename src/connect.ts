@@ -1,10 +1,12 @@
-// Turn the resolved configuration into an ApiClient: load and check the key, start the
-// embedded sandbox for the built-in profile, wire --debug, --dry-run and the TEST MODE notice.
+// Part of the composition root: turn the resolved configuration into an ApiClient. Loads and
+// checks the key, starts the embedded sandbox for the built-in profile (src/api/ never starts a
+// server), wires --debug, --dry-run and the TEST MODE notice, and hands the client the context's
+// HTTP handler when one was given (in-process tests).
 import { readFile } from 'node:fs/promises';
-import type { Context } from '../context.js';
-import { CliError, ExitCode } from '../errors.js';
-import { ApiClient } from './client.js';
-import { loadRsaPrivateKey, type Credentials } from './wire.js';
+import type { Context } from './context.js';
+import { CliError, ExitCode } from './errors.js';
+import { ApiClient } from './api/client.js';
+import { loadRsaPrivateKey, type Credentials } from './api/wire.js';
 
 export async function connect(ctx: Context): Promise<ApiClient> {
   const cfg = await ctx.config();
@@ -15,7 +17,7 @@ export async function connect(ctx: Context): Promise<ApiClient> {
   let accessToken: string | undefined;
 
   if (cfg.embedded) {
-    const { startEmbedded } = await import('../sandbox/embedded.js');
+    const { startEmbedded } = await import('./sandbox/embedded.js');
     const sb = await startEmbedded({ dataDir: cfg.dataDir });
     ctx.defer(() => sb.close());
     baseUrl = sb.baseUrl;
@@ -80,6 +82,7 @@ export async function connect(ctx: Context): Promise<ApiClient> {
     timeout: globals.timeout,
     retries: globals.retries,
     sleep: ctx.clock.sleep,
+    handler: ctx.http,
     debug: globals.debug ? (line) => io.stderr.write(`[debug] ${line}\n`) : undefined,
     dryRun: globals.dryRun ? (line) => io.stdout.write(line + '\n') : undefined,
     onResponse: (res) => {

@@ -1,7 +1,7 @@
 // The endpoint table: one source of truth for the client's calls, the sandbox's router,
-// `GET /v1/describe/` and the OpenAPI document (src/api/openapi.ts). Plain data, no imports, so
+// `GET /v1/describe/` and the OpenAPI document (src/spec/openapi.ts). Plain data, no imports, so
 // it is cheap to load. Response shapes name the resources of interface.md section 2, whose
-// schemas live in src/api/schemas.ts (loaded only by the OpenAPI generator).
+// schemas live in src/spec/schemas.ts (loaded only by the OpenAPI generator).
 
 export type FieldType =
   | 'string'
@@ -30,7 +30,7 @@ export interface FieldDef {
   enum?: string[];
 }
 
-/** A JSON Schema (2020-12, the dialect of OpenAPI 3.1). `{ $ref: 'Book' }` names a schema of src/api/schemas.ts. */
+/** A JSON Schema (2020-12, the dialect of OpenAPI 3.1). `{ $ref: 'Book' }` names a schema of src/spec/schemas.ts. */
 export type Schema = { [k: string]: unknown };
 
 export interface ResponseDef {
@@ -104,7 +104,7 @@ const OFFSET = f('offset', 'integer', 'rows to skip (default 0)', false, { min: 
 const USERNAME = { format: 'username' } as const;
 const HASH_ID = { format: 'hash_id' } as const;
 
-// Response members (JSON Schema). `ref('Book')` names a resource of src/api/schemas.ts.
+// Response members (JSON Schema). `ref('Book')` names a resource of src/spec/schemas.ts.
 const ref = (name: string): Schema => ({ $ref: name });
 const STR: Schema = { type: 'string' };
 const INT: Schema = { type: 'integer' };

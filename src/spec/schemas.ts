@@ -1,6 +1,6 @@
 // The resources of interface.md section 2 (and the envelope and error body of sections 2.1 and
 // 7) as JSON Schemas (2020-12, the dialect of OpenAPI 3.1). The endpoint table's responses name
-// them with `{ $ref: 'Book' }`; src/api/openapi.ts puts them under components.schemas. Loaded only
+// them with `{ $ref: 'Book' }`; src/spec/openapi.ts puts them under components.schemas. Loaded only
 // by the OpenAPI generator, never at CLI start-up.
 import type { Schema } from './endpoints.js';
 

@@ -1,5 +1,5 @@
-// The OpenAPI 3.1 document of the service, generated from the endpoint table (src/api/endpoints.ts)
-// and the resource schemas (src/api/schemas.ts): served by the sandbox at GET /openapi.json and
+// The OpenAPI 3.1 document of the service, generated from the endpoint table (src/spec/endpoints.ts)
+// and the resource schemas (src/spec/schemas.ts): served by the sandbox at GET /openapi.json and
 // printed by `bookdist sandbox openapi`. Nothing here is written by hand per endpoint.
 import { ENDPOINTS, PATH_PARAMS, takesPlainFields, type Endpoint, type FieldDef, type Schema } from './endpoints.js';
 import { SCHEMAS } from './schemas.js';
@@ -260,7 +260,7 @@ export function openApiDocument(serverUrl = 'http://127.0.0.1:8710'): Record<str
       version: '1.0.3',
       summary: 'The partner API, the access-control API and the price comparison endpoints, as the bookdist sandbox serves them.',
       description:
-        'Generated from the endpoint table of bookdist (src/api/endpoints.ts), the same table that drives the CLI, ' +
+        'Generated from the endpoint table of bookdist (src/spec/endpoints.ts), the same table that drives the CLI, ' +
         'the sandbox router and GET /v1/describe/. Every path is also served without its final slash. Every ' +
         'response carries `test_mode`; errors have one JSON body (components.schemas.Error), and the access-control ' +
         'API answers XML instead when asked with Accept.',

@@ -1,0 +1,33 @@
+// The seam under ApiClient: something that sends one HTTP request and returns its answer.
+// The node transport (src/api/transport.ts) is the default; tests pass a stub registry
+// (test/helpers/stub-http.ts), and a TLS/proxy-aware handler plugs in here too.
+
+export interface HttpRequest {
+  method: string;
+  /** Absolute URL, query included. */
+  url: string;
+  /** Lower-cased names. */
+  headers: Record<string, string>;
+  /** The body as sent (UTF-8), if any. */
+  body?: string;
+  /** Cuts the request; its reason is what `send` rejects with. */
+  signal: AbortSignal;
+}
+
+export interface HttpResponse {
+  status: number;
+  /** Lower-cased names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /** The body, decoded as UTF-8. */
+  text: string;
+}
+
+/**
+ * Sends requests. A network failure rejects with an Error whose `code` says what happened
+ * (ECONNREFUSED, ECONNRESET, UND_ERR_CONNECT_TIMEOUT, ...): the client classifies by it.
+ */
+export interface HttpHandler {
+  send(request: HttpRequest): Promise<HttpResponse>;
+  /** Release connections; requests in flight are cut. */
+  close?(): void;
+}

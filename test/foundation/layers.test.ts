@@ -1,0 +1,128 @@
+// Layers point down (design.md, Layout): every relative import in src/ is checked against the
+// folders each folder may use. The client and the sandbox share only src/spec/; nothing in
+// src/api/ starts a server; lower layers see the composition root (context.ts) only as types.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+
+/** Files at the top of src/ that everything may import: leaves with no imports of their own. */
+const BASE = new Set(['errors.ts', 'version.ts']);
+
+/**
+ * What each folder may import (besides itself and BASE). `context:type` is an `import type` of
+ * src/context.ts. The top of src/ (main, context, connect, program, root*) may import anything.
+ */
+const ALLOWED: Record<string, string[]> = {
+  spec: [],
+  util: [],
+  api: ['spec', 'util'],
+  config: ['util'],
+  validate: ['util'],
+  output: ['util', 'context:type'],
+  sandbox: ['spec'],
+  bulk: ['api', 'output', 'util', 'validate', 'config', 'context:type'],
+  commands: ['api', 'bulk', 'config', 'output', 'sandbox', 'spec', 'util', 'validate', 'context:type'],
+  docs: ['commands', 'spec'],
+};
+
+/**
+ * Known exceptions, each to be removed by the work named beside it. Keep this list short: a new
+ * entry needs a reason and an issue.
+ */
+const EXCEPTIONS = new Set([
+  // The hidden `completion reference` verb renders docs from the tree and reads VERSION from
+  // program.ts: the import circle that the one command manifest removes (issue 16, item 5).
+  'commands/completion/reference-run.ts -> docs/reference.ts',
+  'commands/completion/reference-run.ts -> docs/man.ts',
+  'commands/completion/reference-run.ts -> program.ts',
+]);
+
+interface Edge {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+}
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+const IMPORT = /(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+
+function edges(): Edge[] {
+  const out: Edge[] = [];
+  for (const file of files(SRC)) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(IMPORT)) {
+      const spec = m[3] ?? m[4];
+      const target = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
+      out.push({ from: rel(file), to: rel(target), typeOnly: Boolean(m[2]) });
+    }
+  }
+  return out;
+}
+
+const rel = (p: string) => relative(SRC, p).split(sep).join('/');
+const folderOf = (p: string) => (p.includes('/') ? p.slice(0, p.indexOf('/')) : '');
+
+export function violations(all: Edge[]): string[] {
+  const bad: string[] = [];
+  for (const e of all) {
+    const from = folderOf(e.from);
+    const to = folderOf(e.to);
+    if (from === '' || from === to) continue; // the top may import anything; a folder itself
+    if (to === '' && BASE.has(e.to)) continue;
+    const allowed = ALLOWED[from];
+    if (!allowed) {
+      bad.push(`${e.from}: folder src/${from}/ has no rule in ALLOWED`);
+      continue;
+    }
+    const key = to === '' ? (e.to === 'context.ts' && e.typeOnly ? 'context:type' : e.to) : to;
+    if (allowed.includes(key)) continue;
+    if (EXCEPTIONS.has(`${e.from} -> ${e.to}`)) continue;
+    bad.push(`${e.from} -> ${e.to}${e.typeOnly ? ' (type)' : ''}`);
+  }
+  return bad;
+}
+
+describe('import layers', () => {
+  const all = edges();
+
+  it('reads the imports of the whole tree', () => {
+    // A broken pattern would find nothing and pass everything.
+    expect(all.length).toBeGreaterThan(300);
+    expect(all).toContainEqual({ from: 'sandbox/router.ts', to: 'spec/endpoints.ts', typeOnly: false });
+    expect(all).toContainEqual({ from: 'context.ts', to: 'api/handler.ts', typeOnly: true });
+    // Dynamic imports count as well.
+    expect(all.some((e) => e.from === 'connect.ts' && e.to === 'sandbox/embedded.ts')).toBe(true);
+  });
+
+  it('only point down', () => {
+    expect(violations(all)).toEqual([]);
+  });
+
+  it('refuses what the layering forbids', () => {
+    expect(
+      violations([
+        { from: 'api/client.ts', to: 'sandbox/embedded.ts', typeOnly: false },
+        { from: 'sandbox/router.ts', to: 'api/wire.ts', typeOnly: false },
+        { from: 'bulk/engine.ts', to: 'commands/define.ts', typeOnly: false },
+        { from: 'output/index.ts', to: 'context.ts', typeOnly: false },
+        { from: 'spec/openapi.ts', to: 'util/io.ts', typeOnly: false },
+      ]),
+    ).toHaveLength(5);
+  });
+
+  it('keeps its exceptions real', () => {
+    // An exception that no longer occurs must be dropped from the list.
+    for (const ex of EXCEPTIONS) {
+      const [from, to] = ex.split(' -> ');
+      expect(all.some((e) => e.from === from && e.to === to), ex).toBe(true);
+    }
+  });
+});
