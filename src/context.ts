@@ -4,6 +4,7 @@ import type { ApiClient } from './api/client.js';
 import type { HttpHandler } from './api/handler.js';
 import type { ResolvedConfig } from './config/resolve.js';
 import type { OutputSpec } from './output/model.js';
+import type { Fs } from './util/fs-safe.js';
 
 export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv' | 'tsv';
 
@@ -34,6 +35,8 @@ export interface IO {
   stderr: Writable & { isTTY?: boolean; columns?: number };
   env: Record<string, string | undefined>;
   cwd: string;
+  /** The file-system seam for files bookdist creates or rewrites (default: src/util/fs-safe.ts nodeFs). */
+  fs?: Fs;
 }
 
 export interface Clock {
