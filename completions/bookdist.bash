@@ -115,7 +115,7 @@ _bookdist_flags() {
     'profile remove') REPLY='-h --help' ;;
     'profile check') REPLY='-h --help' ;;
     'sandbox') REPLY='-h --help' ;;
-    'sandbox serve') REPLY='--host --expose --allow-host --port --db --process-delay --fault-rate --fault --latency -h --help' ;;
+    'sandbox serve') REPLY='--host --expose --allow-host --port --db --process-delay --fault-rate --fault --latency --tls --cert --key -h --help' ;;
     'sandbox credentials') REPLY='--db -h --help' ;;
     'sandbox openapi') REPLY='--server -h --help' ;;
     'sandbox reset') REPLY='--db -h --help' ;;
@@ -186,6 +186,8 @@ _bookdist_flag() {
     'sandbox serve/--fault-rate') REPLY='r-' ;;
     'sandbox serve/--fault') REPLY='r-' ;;
     'sandbox serve/--latency') REPLY='r-' ;;
+    'sandbox serve/--cert') REPLY='rf' ;;
+    'sandbox serve/--key') REPLY='rf' ;;
     'sandbox credentials/--db') REPLY='rf' ;;
     'sandbox openapi/--server') REPLY='r-' ;;
     'sandbox reset/--db') REPLY='rf' ;;

@@ -19,7 +19,8 @@ import { Store } from './store.js';
 
 // node:http through require: the ESM import materialises every export of node:http, Node's own
 // bundled undici and web streams included, which costs the embedded sandbox tens of ms per run.
-const { createServer } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
+const load = createRequire(import.meta.url);
+const { createServer } = load('node:http') as typeof import('node:http');
 
 export interface FaultOptions {
   /** Probability (0..1) that a request gets one of `kinds`. */
@@ -57,6 +58,8 @@ export interface SandboxOptions {
   expose?: boolean;
   /** More names the control routes answer as Host (`sandbox serve --allow-host`). */
   allowHosts?: string[];
+  /** Serve HTTPS with this certificate and key (PEM); `caFile` is what clients should trust. */
+  tls?: { cert: string; key: string; caFile?: string };
 }
 
 export interface RunningSandbox {
@@ -66,6 +69,8 @@ export interface RunningSandbox {
   credentials: SandboxCredentials;
   /** The control secret the /_sandbox/ routes require (header X-Sandbox-Secret). */
   controlSecret: string;
+  /** With TLS: the CA (or certificate) file that clients trust. */
+  caFile?: string;
   close(): Promise<void>;
 }
 
@@ -104,7 +109,9 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   const allowedHosts = new Set([...boundHostNames(listenHost), ...(opts.allowHosts ?? []).map(hostName).filter(Boolean)]);
   const core: SandboxCore = { store, delayMs, tick, port: 0, allowedHosts };
 
-  const server = createServer({ keepAlive: true, keepAliveTimeout: 5000, requestTimeout: 30_000 }, (req, res) => {
+  const scheme = opts.tls ? 'https' : 'http';
+  const serverOptions = { keepAlive: true, keepAliveTimeout: 5000, requestTimeout: 30_000 };
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     let account = '-';
     const path = safePath(req.url ?? '/');
     if (log) {
@@ -139,7 +146,10 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
       });
     if (latency > 0 && !isControl) setTimeout(go, latency);
     else void go();
-  });
+  };
+  const server = opts.tls
+    ? (load('node:https') as typeof import('node:https')).createServer({ ...serverOptions, cert: opts.tls.cert, key: opts.tls.key }, handle)
+    : createServer(serverOptions, handle);
 
   const dispatch = async (req: IncomingMessage, res: ServerResponse, setAccount: (n: string) => void): Promise<void> => {
     const method = (req.method ?? 'GET').toUpperCase();
@@ -154,7 +164,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
     }
     const headers = normalizeHeaders(req);
     const host = /^[\w.\-:[\]]{1,255}$/.test(headers['host'] ?? '') ? headers['host'] : `127.0.0.1:${core.port}`;
-    const r: RequestInfo = { method, url, headers, host, origin: `http://${host}` };
+    const r: RequestInfo = { method, url, headers, host, origin: `${scheme}://${host}` };
 
     if (isControlPath(url.pathname)) return serveControl(core, req, res, r);
     if (isPagePath(url.pathname)) {
@@ -198,8 +208,9 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
 
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${urlHost}:${port}`,
+    url: `${scheme}://${urlHost}:${port}`,
     port,
+    caFile: opts.tls?.caFile,
     credentials: creds,
     controlSecret: creds.control_secret,
     close() {

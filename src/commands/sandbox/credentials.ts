@@ -13,7 +13,12 @@ export async function run(o: { db?: string }, ctx: Context): Promise<void> {
   const { credentials } = await import('../../sandbox/control.js');
   const c = credentials(store);
   const acct = (a: typeof c.partner) => ({ username: a.username, key_file: a.key_file, public_key: a.public_key, shared_key: a.shared_key });
-  const data = { partner: acct(c.partner), limited: acct(c.limited), operator_token: c.operator_token, control_secret: c.control_secret };
+  // `sandbox serve --tls` keeps its CA beside the database: the file HTTPS clients trust.
+  const { tlsCaPath } = await import('../../sandbox/tls.js');
+  const { existsSync } = await import('node:fs');
+  const ca = tlsCaPath(store.path);
+  const tls_ca_file = ca && existsSync(ca) ? ca : null;
+  const data = { partner: acct(c.partner), limited: acct(c.limited), operator_token: c.operator_token, control_secret: c.control_secret, tls_ca_file };
   await emit(ctx, data, {
     card: (d, s) =>
       [
@@ -27,6 +32,7 @@ export async function run(o: { db?: string }, ctx: Context): Promise<void> {
         `  shared_key  ${d.limited.shared_key}`,
         `${s.bold('Operator token')}  ${d.operator_token}`,
         `${s.bold('Control secret')}  ${d.control_secret}  (header X-Sandbox-Secret of the /_sandbox/ routes; $BOOKDIST_SANDBOX_SECRET for --url)`,
+        `${s.bold('TLS CA file')}     ${d.tls_ca_file ?? '(none yet: `bookdist sandbox serve --tls` makes it)'}  (trust it: --ca-file or BOOKDIST_CA_FILE)`,
         s.dim('Public keys: --json. These are secrets of a local test service only.'),
       ].join('\n'),
   });

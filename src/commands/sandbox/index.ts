@@ -35,13 +35,17 @@ export function registerSandbox(program: Command): void {
         .option('--process-delay <duration>', 'time the worker takes to process a queued book', '2s')
         .option('--fault-rate <fraction>', 'share of requests (0..1) that get an injected fault', '0')
         .option('--fault <kind>', 'fault kind: 503, 429 or reset (repeatable)', collect)
-        .option('--latency <duration>', 'added to every request (e.g. 50ms)'),
+        .option('--latency <duration>', 'added to every request (e.g. 50ms)')
+        .option('--tls', 'serve HTTPS with a certificate signed by a CA made and kept beside the database (printed at start and by `sandbox credentials`)')
+        .option('--cert <file>', 'serve HTTPS with this certificate (PEM; with --key)')
+        .option('--key <file>', 'private key (PEM) of --cert'),
       () => import('./serve.js'),
     ),
     [
       'bookdist sandbox serve',
       'bookdist sandbox serve --port 9000 --db ./dev.db --fault-rate 0.1 --fault 503 --fault 429 --latency 50ms',
       'bookdist sandbox serve --host 0.0.0.0 --expose --allow-host sandbox.internal',
+      'bookdist sandbox serve --tls --allow-host sandbox.test   # then: --ca-file "$(bookdist sandbox credentials --json | jq -r .tls_ca_file)"',
     ],
   );
 

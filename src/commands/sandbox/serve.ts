@@ -14,6 +14,8 @@ interface Options {
   faults?: { rate: number; kinds: Array<'503' | '429' | 'reset'>; latencyMs?: number };
   expose: boolean;
   allowHosts: string[];
+  /** HTTPS: a generated certificate (true), or the given files. */
+  tls?: { certFile?: string; keyFile?: string };
 }
 
 export function parse({ opts }: VerbInput): Options {
@@ -45,7 +47,9 @@ export function parse({ opts }: VerbInput): Options {
   for (const h of allowHosts) {
     if (!/^[\w.\-:[\]]{1,255}$/.test(h)) throw usageError(`--allow-host must be a host name or address, such as sandbox.test, not "${h}".`);
   }
-  return { host, port, db: opts.db, processDelayMs: delay, faults, expose, allowHosts };
+  if ((opts.cert === undefined) !== (opts.key === undefined)) throw usageError('--cert and --key go together: the certificate (PEM) and its private key (PEM).');
+  const tls = opts.tls === true || opts.cert !== undefined ? { certFile: opts.cert as string | undefined, keyFile: opts.key as string | undefined } : undefined;
+  return { host, port, db: opts.db, processDelayMs: delay, faults, expose, allowHosts, tls };
 }
 
 export async function run(o: Options, ctx: Context): Promise<number> {
@@ -53,6 +57,23 @@ export async function run(o: Options, ctx: Context): Promise<number> {
   const { startSandbox } = await import('../../sandbox/server.js');
   ctx.trapInterrupt();
   let server: Awaited<ReturnType<typeof startSandbox>>;
+  let tls: { cert: string; key: string; caFile?: string } | undefined;
+  if (o.tls?.certFile && o.tls.keyFile) {
+    const { readFileSync } = await import('node:fs');
+    const read = (file: string, flag: string) => {
+      try {
+        return readFileSync(file, 'utf8');
+      } catch (e: any) {
+        throw usageError(`${flag} ${file}: cannot read it (${e?.code === 'ENOENT' ? 'no such file' : (e?.code ?? e?.message)}).`);
+      }
+    };
+    tls = { cert: read(o.tls.certFile, '--cert'), key: read(o.tls.keyFile, '--key'), caFile: o.tls.certFile };
+  } else if (o.tls) {
+    const { ensureTlsFiles } = await import('../../sandbox/tls.js');
+    const made = ensureTlsFiles(dbPath, ['localhost', '127.0.0.1', '::1', o.host, ...o.allowHosts]);
+    ctx.defer(() => made.cleanup());
+    tls = made;
+  }
   try {
     server = await startSandbox({
       host: o.host,
@@ -63,12 +84,14 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       log: (line) => ctx.io.stderr.write(line + '\n'),
       expose: o.expose,
       allowHosts: o.allowHosts,
+      tls,
     });
   } catch (e: any) {
     const where = `${o.host}:${o.port}`;
     if (e?.code === 'EADDRINUSE') throw usageError(`Port ${o.port} is in use on ${o.host}: another program (or sandbox) listens there. Choose another with --port, or --port 0 for a free one.`);
     if (e?.code === 'EACCES') throw usageError(`Not allowed to listen on ${where} (ports below 1024 need privileges). Choose another with --port, or --port 0 for a free one.`);
     if (e?.code === 'EADDRNOTAVAIL' || e?.code === 'ENOTFOUND') throw usageError(`--host ${o.host}: no such interface on this machine (e.g. 127.0.0.1 or 0.0.0.0).`);
+    if (tls && /PEM|key|certificate|ASN1|DECODER/i.test(String(e?.message ?? ''))) throw usageError(`--cert/--key: not a usable certificate and private key (${e.message}).`);
     throw e;
   }
   if (!isLoopback(o.host)) {
@@ -76,11 +99,16 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       `--expose: the sandbox listens on ${o.host}:${server.port}, so every machine that can reach this one can use ` +
         'its service API (anyone holding the seeded accounts\' keys or shared keys can act as them), open its reader and cart ' +
         'pages, and, with the control secret, drive its control routes (clock, redeem, usage, outbox, worker, credentials ' +
-        'without private keys). Everything travels as plain HTTP. Use test data only.',
+        'without private keys). ' + (tls ? 'Use test data only.' : 'Everything travels as plain HTTP. Use test data only.'),
     );
   }
   ctx.io.stdout.write(server.url + '\n');
   ctx.info(`bookdist sandbox: serving ${server.url} (database ${dbPath}); Ctrl-C stops it.`);
+  if (server.caFile) {
+    ctx.info(
+      `TLS: clients trust ${server.caFile} (bookdist --ca-file or BOOKDIST_CA_FILE; curl --cacert; other Node programs NODE_EXTRA_CA_CERTS).`,
+    );
+  }
   ctx.info('Credentials and the control secret of the /_sandbox/ routes: `bookdist sandbox credentials' + (o.db ? ` --db ${o.db}` : '') + '`.');
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) return resolve();
