@@ -57,7 +57,7 @@ describe('bookdist sandbox controls on a shared database', () => {
     const r = bookdist(['sandbox', 'credentials', '--db', sb.dbPath, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
-    expect(Object.keys(j).sort()).toEqual(['control_secret', 'limited', 'operator_token', 'partner']);
+    expect(Object.keys(j).sort()).toEqual(['control_secret', 'limited', 'operator_token', 'partner', 'tls_ca_file']);
     expect(j.control_secret).toBe(sb.controlSecret);
     expect(Object.keys(j.partner).sort()).toEqual(['key_file', 'public_key', 'shared_key', 'username']);
     expect(j.partner.username).toBe(sb.creds.partner.username);
