@@ -3,14 +3,16 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { BIN, runCli, type CliResult } from '../helpers/cli.js';
+import { BIN, type CliResult } from '../helpers/cli.js';
+import { run } from '../helpers/run.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 import { authHeaders, formBody, loadRsaPrivateKey, pythonJson } from '../../src/api/wire.js';
 
 export type Cli = (args: string[], opts?: { input?: string; timeoutMs?: number; cwd?: string; env?: Record<string, string> }) => Promise<CliResult>;
 
+/** `bookdist` against the sandbox, in-process (spawnCli below runs a process, for kills and locks). */
 export function cliFor(sb: TestSandbox): Cli {
-  return (args, opts = {}) => runCli(args, { env: { ...sb.env, ...opts.env }, input: opts.input, timeoutMs: opts.timeoutMs ?? 60_000, cwd: opts.cwd });
+  return (args, opts = {}) => run(args, { env: { ...sb.env, ...opts.env }, input: opts.input, cwd: opts.cwd });
 }
 
 export async function codesGenerated(cli: Cli): Promise<number> {

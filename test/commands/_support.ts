@@ -1,16 +1,18 @@
-// Shared pieces of the command e2e tests: run the real bin/bookdist against a test sandbox as the
-// seeded partner (or another account), parse JSON output, and a recording server for checking
-// that invalid input never reaches the network.
+// Shared pieces of the command tests: run a command against a test sandbox as the seeded partner
+// (or another account), in-process through test/helpers/run.ts (the real main() over real HTTP,
+// without a process per run), parse JSON output, and a recording server for checking that
+// invalid input never reaches the network.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import type { CliResult } from '../helpers/cli.js';
+import { run } from '../helpers/run.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
 export type Cli = (args: string[], opts?: { env?: Record<string, string | undefined>; input?: string }) => Promise<CliResult>;
 
-/** A `bookdist` bound to a sandbox as the seeded partner. */
+/** A `bookdist` bound to a sandbox as the seeded partner, run in-process. */
 export function cliFor(sb: TestSandbox, extraEnv: Record<string, string | undefined> = {}): Cli {
-  return (args, opts = {}) => runCli(args, { env: { ...sb.env, ...extraEnv, ...opts.env }, input: opts.input });
+  return (args, opts = {}) => run(args, { env: { ...sb.env, ...extraEnv, ...opts.env }, input: opts.input });
 }
 
 /** Environment of the sandbox's limited account (scopes book_metadata and invite_user only). */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { onTerminal as scripted } from '../helpers/terminal.js';
+import { run } from '../helpers/run.js';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -34,7 +34,7 @@ const stored = (env: Record<string, string>) =>
 
 /** main() on a scripted terminal, in the test's directory, without colour. */
 const onTerminal = (args: string[], env: Record<string, string>, answers: Array<[RegExp, string]>) =>
-  scripted(args, { env: { NO_COLOR: '1', ...env }, answers, cwd: dir });
+  run(args, { env: { NO_COLOR: '1', ...env }, answers, cwd: dir, tty: { columns: 80 } });
 
 const PARTNER = () => ['--username', sb.creds.partner.username, '--key-file', sb.creds.partner.keyFile];
 

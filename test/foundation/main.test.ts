@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/main.js';
 import { ecKeyPem, fakeIO, json, rsaKeys, startRecorder, tempDir } from './helpers.js';
-import { onTerminal } from '../helpers/terminal.js';
+import { run as runCommand } from '../helpers/run.js';
 
 const keys = rsaKeys();
 const USER = '0d72df20f23558620646fb3ea030f5';
@@ -197,7 +197,8 @@ describe('profile add / list / show / use / remove', () => {
       [/Username of the account/, USER + '\r'],
       [/Also store an access-control token\?/, 'n\r'],
     ];
-    const { code, stdout: out, stderr: shown, unanswered } = await onTerminal(['profile', 'add', '--base-url', 'https://term.example.com', '--no-verify'], {
+    const { code, stdout: out, stderr: shown, unanswered } = await runCommand(['profile', 'add', '--base-url', 'https://term.example.com', '--no-verify'], {
+      tty: { columns: 80 },
       env: { BOOKDIST_CONFIG_DIR: cfg, NO_COLOR: '1' },
       answers: script,
     });

@@ -9,7 +9,7 @@ import { commandPath } from '../../src/output/model.js';
 import { exitCodeForStatus } from '../../src/api/client.js';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 import { cliFor, json, limitedEnv, uniqueEmail, type Cli } from '../commands/_support.js';
-import { inProcess } from './_inproc.js';
+import { runnerFor } from '../helpers/run.js';
 
 let sb: TestSandbox;
 let cli: Cli;
@@ -94,7 +94,7 @@ beforeAll(async () => {
   sb = await startTestSandbox();
   // Most runs in-process (the real main() over HTTP); the repeats and refusals below also run as
   // the real bin/bookdist.
-  cli = inProcess({ ...sb.env, COLUMNS: '200' });
+  cli = runnerFor({ ...sb.env, COLUMNS: '200' });
   spawned = cliFor(sb, { COLUMNS: '200' });
   badKey = { ...sb.env, BOOKDIST_KEY_FILE: sb.creds.limited.keyFile };
   badToken = { ...sb.env, BOOKDIST_TOKEN: 'not-the-token' };

@@ -4,7 +4,7 @@
 // that matches nothing is exit 2 naming the fields that exist; --json prints the whole response
 // without --fields and the records with it; --query sees exactly what --json prints.
 import type { Command } from 'commander';
-import { inProcess } from './_inproc.js';
+import { runnerFor } from '../helpers/run.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
 import { OUTPUT, commandPath, outputSpecOf, type OutputSpec } from '../../src/output/model.js';
@@ -92,7 +92,7 @@ beforeAll(async () => {
   sb = await startTestSandbox();
   // In-process (the real main(), the real HTTP client, the sandbox over HTTP): seven runs of
   // thirty commands would take minutes as processes on a busy machine.
-  cli = inProcess({ ...sb.env, BOOKDIST_SANDBOX_SECRET: sb.controlSecret, COLUMNS: '250' });
+  cli = runnerFor({ ...sb.env, BOOKDIST_SANDBOX_SECRET: sb.controlSecret, COLUMNS: '250' });
   spawned = cliFor(sb, { COLUMNS: '250' });
   const user = await newUser();
   fixtures = { user, order: await newOrder(user) };
