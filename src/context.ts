@@ -1,5 +1,6 @@
 // What a command may use. Commands never touch process.* or console directly.
 import type { Writable, Readable } from 'node:stream';
+import { formatNotice } from './output/text.js';
 import type { ApiClient } from './api/client.js';
 import type { HttpHandler } from './api/handler.js';
 import type { ResolvedConfig } from './config/resolve.js';
@@ -124,10 +125,11 @@ export function createContext(
     },
     defer: (fn) => void cleanups.push(fn),
     trapInterrupt: seams.trap ?? (() => {}),
+    // Notices wrap at word boundaries on a terminal; data in them never drives it (output/text.ts).
     info: (m) => {
-      if (!globals.quiet) io.stderr.write(m.endsWith('\n') ? m : m + '\n');
+      if (!globals.quiet) io.stderr.write(formatNotice(m, io.stderr));
     },
-    warn: (m) => io.stderr.write(`warning: ${m}${m.endsWith('\n') ? '' : '\n'}`),
+    warn: (m) => io.stderr.write(formatNotice(m, io.stderr, 'warning: ')),
     config: () =>
       (configP ??= (async () => {
         const { resolveConfig } = await import('./config/resolve.js');

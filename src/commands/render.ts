@@ -1,21 +1,31 @@
 // Small text layouts for the human cards of the resource commands (book, user, order, ...):
 // aligned label/value lines and sub-tables in the tree's one table style. Pure string functions.
 import type { Style } from '../output/index.js';
-import { renderTable } from '../output/table.js';
+import { labelled, renderTable } from '../output/table.js';
 
 export type Pair = [label: string, value: string | number | null | undefined | false];
 
-/** Aligned `Label  value` lines; pairs whose value is undefined, null, false or '' are skipped. */
+/**
+ * Aligned `Label  value` lines in display columns, within the terminal's width: a long value
+ * (a path, a list of scopes) wraps under itself, never cut; control characters in values are
+ * escaped. Pairs whose value is undefined, null, false or '' are skipped.
+ */
 export function kv(s: Style, pairs: Pair[], indent = ''): string {
   const shown = pairs.filter(([, v]) => v !== undefined && v !== null && v !== false && v !== '');
-  const w = Math.max(0, ...shown.map(([k]) => k.length));
-  return shown.map(([k, v]) => `${indent}${s.bold(k.padEnd(w))}  ${v}`).join('\n');
+  return labelled(s, shown.map(([k, v]) => [k, String(v)]), indent);
 }
 
-/** A sub-table of a card, in the tree's one table style (UPPERCASE headers, ids never cut). */
-export function grid(s: Style, head: string[], rows: Array<Array<string | number | null | undefined>>, indent = '  '): string {
+/** A column of a card's sub-table: its header, or the header with how it gives way. */
+export type GridColumn = string | { head: string; optional?: boolean; min?: number; fixed?: boolean };
+
+/**
+ * A sub-table of a card, in the tree's one table style (UPPERCASE headers, ids never cut); when
+ * it cannot fit the terminal, optional columns go first, then each row becomes a small card.
+ */
+export function grid(s: Style, head: GridColumn[], rows: Array<Array<string | number | null | undefined>>, indent = '  '): string {
   const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '' : String(c))));
-  return renderTable(s, head.map((h) => ({ head: h, key: h.toLowerCase().replace(/[ -]/g, '_') })), cells, indent);
+  const columns = head.map((h) => (typeof h === 'string' ? { head: h } : h)).map((c) => ({ ...c, key: c.head.toLowerCase().replace(/[ -]/g, '_') }));
+  return renderTable(s, columns, cells, indent);
 }
 
 export function yesNo(s: Style, v: unknown): string {

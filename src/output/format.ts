@@ -155,8 +155,3 @@ export function columnsOf(rows: Array<Record<string, unknown>>, fields?: string[
   for (const r of rows) for (const k of Object.keys(r)) seen.add(k);
   return [...seen];
 }
-
-export function truncateText(s: string, width: number): string {
-  if (width <= 1 || s.length <= width) return s;
-  return s.slice(0, width - 1) + '…';
-}

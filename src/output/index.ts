@@ -13,11 +13,11 @@ import {
   fieldPaths,
   flatten,
   selectFields,
-  truncateText,
   tsvCell,
   unmatchedFields,
 } from './format.js';
-import { renderTable, isIdentifierColumn } from './table.js';
+import { renderTable, labelled } from './table.js';
+import { asciiOnly, escapeControls, escapeDeep, loadTextFor } from './text.js';
 
 export type { OutputSpec } from './model.js';
 
@@ -32,6 +32,10 @@ export interface Column {
   id?: boolean;
   /** A column people can do without: left out of a table too narrow for it. */
   optional?: boolean;
+  /** The least a free-text column is cut to in a table (default 10). */
+  min?: number;
+  /** The width a free-text column should keep before optional columns are shown (default: min). */
+  want?: number;
 }
 
 export interface View {
@@ -48,6 +52,8 @@ export interface View {
 export interface Style {
   color: boolean;
   width: number;
+  /** An ASCII-only terminal (non-UTF-8 locale or BOOKDIST_ASCII=1): no `…`, no block characters. */
+  ascii: boolean;
   bold(s: string): string;
   dim(s: string): string;
   green(s: string): string;
@@ -88,6 +94,7 @@ export function style(ctx: Context, stream: 'stdout' | 'stderr' = 'stdout'): Sty
     // A terminal's own width; $COLUMNS; otherwise (a table written to a pipe or file on request)
     // wide enough that nothing is cut.
     width: ctx.io[stream].columns || Number(ctx.io.env.COLUMNS) || (ctx.io[stream].isTTY ? 80 : 400),
+    ascii: asciiOnly(ctx.io.env),
     bold: wrap(1, 22),
     dim: wrap(2, 22),
     green: wrap(32, 39),
@@ -95,6 +102,15 @@ export function style(ctx: Context, stream: 'stdout' | 'stderr' = 'stdout'): Sty
     yellow: wrap(33, 39),
     cyan: wrap(36, 39),
   };
+}
+
+/**
+ * A response ready for a card or table drawn by a command itself: the width library loaded
+ * when the data is not plain ASCII, and every string with its control characters escaped.
+ */
+export async function forPeople<T>(body: T): Promise<T> {
+  await loadTextFor([JSON.stringify(body) ?? '']);
+  return escapeDeep(body);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -189,19 +205,21 @@ export async function emit(ctx: Context, body: unknown, view: View = {}): Promis
   } else if (fmt === 'csv' || fmt === 'tsv') {
     writeDelimited(ctx, fmt, records, flatColumns(records, view.columns, fields));
   } else if (spec.kind === 'record') {
+    // People see the data with its control characters escaped; JSON keeps it as it is.
+    const shown = await forPeople(records[0]);
     if (view.card && !fields) {
-      ctx.io.stdout.write(view.card(records[0], style(ctx), body).replace(/\n?$/, '\n'));
+      ctx.io.stdout.write(view.card(shown, style(ctx), await forPeople(body)).replace(/\n?$/, '\n'));
     } else {
-      keyValueTable(ctx, flatten(fields ? selectFields(records[0], fields) : records[0]));
+      keyValueTable(ctx, flatten(fields ? selectFields(shown, fields) : shown));
     }
   } else if (records.length === 0) {
     ctx.info(view.empty ?? 'No results.');
   } else {
-    table(ctx, records, fields ? fieldColumns(records, fields).map((key) => ({ key })) : view.columns);
+    await table(ctx, records, fields ? fieldColumns(records, fields).map((key) => ({ key })) : view.columns);
   }
   if (view.message && humanOutput(ctx) && !ctx.globals.query) {
     const m = (body as any)?.message;
-    if (typeof m === 'string' && m) ctx.info(m);
+    if (typeof m === 'string' && m) ctx.info(escapeControls(m));
   }
 }
 
@@ -211,7 +229,7 @@ export async function emitMessage(ctx: Context, body: unknown, text: string): Pr
   if (ctx.globals.query) return printQuery(ctx, body);
   if (fmt === 'json') return writeJson(ctx, body);
   if (fmt === 'ndjson') return void ctx.io.stdout.write(JSON.stringify(body) + '\n');
-  if (text) ctx.info(text);
+  if (text) ctx.info(escapeControls(text));
 }
 
 export function writeJson(ctx: Context, value: unknown): void {
@@ -255,7 +273,7 @@ export async function printQuery(ctx: Context, doc: unknown): Promise<void> {
     return;
   }
   const rows = list.map((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : { value: v }));
-  if (fmt === 'table') table(ctx, rows);
+  if (fmt === 'table') await table(ctx, rows);
   else writeDelimited(ctx, fmt as 'csv' | 'tsv', rows, columnsOf(rows.map((r) => flatten(r))));
 }
 
@@ -327,7 +345,7 @@ export function createRowWriter(ctx: Context, opts: RowWriterOptions = {}): RowW
       }
       if (fmt === 'json') out.write(count === 0 ? open + close + '\n' : close + '\n');
       if (fmt === 'table' && buffered.length) {
-        table(ctx, buffered, fields ? fieldColumns(buffered, fields).map((key) => ({ key })) : opts.columns);
+        await table(ctx, buffered, fields ? fieldColumns(buffered, fields).map((key) => ({ key })) : opts.columns);
       }
     },
   };
@@ -345,26 +363,21 @@ function frameOf(envelope: Record<string, unknown>, rowsKey: string): [string, s
 // ---------------------------------------------------------------------------------------------
 // Tables
 
-function table(ctx: Context, records: any[], cols?: Column[]): void {
+async function table(ctx: Context, records: any[], cols?: Column[]): Promise<void> {
   const st = style(ctx);
   const columns: Column[] = cols ?? columnsOf(records.map((r) => flatten(r))).map((key) => ({ key }));
+  records = escapeDeep(records);
   const cells = records.map((r) => columns.map((c) => (c.format ? c.format(cellOf(r, c.key), r) : cellText(cellOf(r, c.key)))));
+  await loadTextFor(cells.flat());
   const text = renderTable(
     st,
-    columns.map((c) => ({ head: c.label ?? c.key.replace(/_/g, ' '), key: c.key, fixed: c.id, optional: c.optional })),
+    columns.map((c) => ({ head: c.label ?? c.key.replace(/_/g, ' '), key: c.key, fixed: c.id, optional: c.optional, min: c.min, want: c.want })),
     cells,
   );
   ctx.io.stdout.write(text + '\n');
 }
 
+/** One record as `key  value` lines (--fields in a table): values wrap, never cut. */
 function keyValueTable(ctx: Context, flat: Record<string, unknown>): void {
-  const st = style(ctx);
-  const keys = Object.keys(flat);
-  const keyWidth = Math.max(0, ...keys.map((k) => k.length));
-  const valueWidth = Math.max(10, st.width - keyWidth - 2);
-  const lines = keys.map((k) => {
-    const v = cellText(flat[k]);
-    return `${st.bold(k.padEnd(keyWidth))}  ${isIdentifierColumn(k, [v]) ? v : truncateText(v, valueWidth)}`;
-  });
-  ctx.io.stdout.write(lines.join('\n') + '\n');
+  ctx.io.stdout.write(labelled(style(ctx), Object.keys(flat).map((k) => [k, cellText(flat[k])])) + '\n');
 }

@@ -122,7 +122,7 @@ describe('CSV and TSV', () => {
 describe('tables on a terminal', () => {
   it('one style: no borders, UPPERCASE headers; identifiers whole, free text cut to fit', async () => {
     const long = { hash_id: 'c'.repeat(40), title: 'A very long title that goes on and on and on beyond any narrow terminal', status: { is_active: true } };
-    const c = ctxFor({}, { tty: true, columns: 70, env: { NO_COLOR: '1' } });
+    const c = ctxFor({}, { tty: true, columns: 70, env: { NO_COLOR: '1', LANG: 'C.UTF-8' } });
     await emit(c.ctx, { results: [long, { hash_id: 'aaa', title: 'Short', status: { is_active: false } }] });
     const lines = c.out().trimEnd().split('\n');
     expect(lines[0]).toMatch(/^HASH ID +TITLE +STATUS.IS ACTIVE$/);

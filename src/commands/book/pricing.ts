@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { emit, outputFormat, style } from '../../output/index.js';
+import { emit, forPeople, outputFormat, style } from '../../output/index.js';
 import { isbn } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import { kv } from '../render.js';
@@ -22,13 +22,14 @@ export function pricingOf(body: any): any[] {
 export async function run(o: Options, ctx: Context): Promise<void> {
   const api = await ctx.api();
   const body = await api.ok('book.pricing', { params: { isbn: o.isbn } });
-  const pricing = pricingOf(body);
   if (outputFormat(ctx) === 'table' && !ctx.globals.fields && !ctx.globals.query) {
     const s = style(ctx);
+    const shown = await forPeople(body);
+    const pricing = pricingOf(shown);
     const head = kv(s, [
-      ['Title', body.title ?? body.book?.title],
-      ['ISBN', body.isbn ?? o.isbn],
-      ['Hash ID', body.hash_id ?? body.book?.hash_id],
+      ['Title', shown.title ?? shown.book?.title],
+      ['ISBN', shown.isbn ?? o.isbn],
+      ['Hash ID', shown.hash_id ?? shown.book?.hash_id],
     ]);
     ctx.io.stdout.write([head, '', pricingGrid(s, pricing), ''].filter((x, i) => x || i > 0).join('\n'));
     return;

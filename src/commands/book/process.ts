@@ -8,6 +8,7 @@ import type { VerbInput } from '../define.js';
 import { ExitCode, usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
 import { parseDuration, formatDuration } from '../../util/duration.js';
+import { escapeControls } from '../../output/text.js';
 import { readList } from '../../bulk/lines.js';
 import { inputFingerprint } from '../../bulk/rows.js';
 import { chunks, eachItem, failedRow, runJob, type JobSpec, type PendingItem, type SettleTools } from '../../bulk/engine.js';
@@ -308,7 +309,7 @@ function stdoutOf(ctx: Context, o: Options, order: Map<string, number>, queued: 
         const r = list[0];
         const s = style(ctx);
         const mark = r.state === 'failed' || r.state === 'timed_out' ? s.red('✗') : s.green('✓');
-        ctx.io.stdout.write(`${mark} ${r.hash_id}  ${LABEL[r.state]}${r.message && r.message !== LABEL[r.state] ? ` — ${r.message}` : ''}\n`);
+        ctx.io.stdout.write(`${mark} ${r.hash_id}  ${LABEL[r.state]}${r.message && r.message !== LABEL[r.state] ? ` — ${escapeControls(r.message)}` : ''}\n`);
         return;
       }
       // --json: {summary, books: [...]}; --fields: the rows.

@@ -1,6 +1,7 @@
 // How a book looks to people: a card with identifiers, status flags and a pricing sub-table,
 // and the columns of book listings.
 import type { Column, Style } from '../../output/index.js';
+import { cutToWidth, ellipsisFor } from '../../output/text.js';
 import { flags, grid, kv, money, when } from '../render.js';
 
 export const STATUS_FLAGS: Array<[string, string]> = [
@@ -43,7 +44,7 @@ export function bookCard(book: any, s: Style): string {
   const st = book.status ?? {};
   const drm = book.drm ?? {};
   const title = book.subtitle ? `${book.title}: ${book.subtitle}` : book.title;
-  const description = typeof book.description === 'string' ? oneLine(book.description, Math.max(40, s.width - 14)) : undefined;
+  const description = typeof book.description === 'string' ? oneLine(book.description, Math.max(40, s.width - 14), ellipsisFor(s.ascii)) : undefined;
   const head = kv(s, [
     ['Title', s.bold(title ?? '')],
     ['Author', book.author],
@@ -99,17 +100,17 @@ export function bookCard(book: any, s: Style): string {
   ].join('\n');
 }
 
-function oneLine(text: string, width: number): string {
-  const t = text.replace(/\s+/g, ' ').trim();
-  return t.length > width ? t.slice(0, width - 1) + '…' : t;
+function oneLine(text: string, width: number, ellipsis: string): string {
+  return cutToWidth(text.replace(/\s+/g, ' ').trim(), width, ellipsis);
 }
 
 /** Columns of book listings (search, list). */
 export const BOOK_COLUMNS: Column[] = [
   { key: 'hash_id', label: 'HASH ID' },
-  { key: 'title', label: 'TITLE' },
+  // A title people can read at 80 columns: ISBN-13 and the author make room for it first.
+  { key: 'title', label: 'TITLE', min: 24, want: 32 },
   { key: 'author', label: 'AUTHOR' },
-  { key: 'identifiers.isbn13', label: 'ISBN-13' },
+  { key: 'identifiers.isbn13', label: 'ISBN-13', optional: true },
   { key: 'identifiers.sku', label: 'SKU', optional: true },
   {
     key: 'digital_pricing',

@@ -1,6 +1,6 @@
 // How orders, their items and single purchases look to people.
 import type { Column, Style } from '../../output/index.js';
-import { grid, kv, money, when, yesNo } from '../render.js';
+import { grid, kv, money, when, yesNo, type GridColumn } from '../render.js';
 
 function itemState(i: any): string {
   if (i.is_refunded) return 'refunded';
@@ -10,7 +10,8 @@ function itemState(i: any): string {
 
 export function itemsGrid(s: Style, items: any[], opts: { refundColumn?: boolean } = {}): string {
   if (!items.length) return '  (no items)';
-  const head = ['ITEM', 'BOOK', 'HASH ID', 'PRICE', 'PURCHASED', 'EXPIRES', 'STATE'];
+  // Too wide for the terminal: the purchase date gives way first, then each item is a card.
+  const head: GridColumn[] = ['ITEM', { head: 'BOOK', min: 16 }, 'HASH ID', 'PRICE', { head: 'PURCHASED', optional: true }, 'EXPIRES', 'STATE'];
   if (opts.refundColumn) head.push('REFUNDABLE');
   return grid(
     s,

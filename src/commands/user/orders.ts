@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { emit, outputFormat, style } from '../../output/index.js';
+import { emit, forPeople, outputFormat, style } from '../../output/index.js';
 import { username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import { ORDER_COLUMNS, orderCard } from '../order/view.js';
@@ -22,7 +22,8 @@ export async function run(o: Options, ctx: Context): Promise<void> {
       return;
     }
     const s = style(ctx);
-    ctx.io.stdout.write(orders.map((order) => orderCard(order, s, { refundColumn: true })).join('\n\n') + '\n');
+    const shown = await forPeople(orders);
+    ctx.io.stdout.write(shown.map((order) => orderCard(order, s, { refundColumn: true })).join('\n\n') + '\n');
     if (typeof body.count === 'number' && body.count > orders.length) ctx.info(`${orders.length} of ${body.count} orders.`);
     return;
   }

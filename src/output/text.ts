@@ -1,0 +1,236 @@
+// Text as terminals show it (issue 17): the one display-width function of the tree, cuts on
+// grapheme boundaries, word wrapping in display columns, control characters from data made
+// visible, and the ASCII fallback for terminals that are not UTF-8.
+//
+// Widths come from `string-width` (East Asian Width, emoji, combining marks, grapheme clusters
+// through Intl.Segmenter). It costs 30-40 ms to load on these machines (building the segmenter
+// and its Unicode property sets), so it is loaded by `loadText()` only when text that is not
+// printable ASCII is about to be laid out: a table, a card, a help page or a notice. Printable
+// ASCII, which is most of what the tree prints, is measured by its length without it.
+
+type WidthFn = (s: string) => number;
+let stringWidth: WidthFn | undefined;
+let segmenter: Intl.Segmenter | undefined;
+
+/** Printable ASCII (and nothing else): one column per character. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+// eslint-disable-next-line no-control-regex
+const SGR = /\x1b\[[0-9;]*m/g;
+
+/** Is the width library needed for any of these texts? */
+export function needsText(...texts: Array<string | undefined>): boolean {
+  return texts.some((t) => t !== undefined && !PRINTABLE_ASCII.test(t.replace(SGR, '')));
+}
+
+/** Load the width library (once). Call before laying out text that may not be ASCII. */
+export async function loadText(): Promise<void> {
+  if (stringWidth) return;
+  const mod = await import('string-width');
+  stringWidth = mod.default;
+}
+
+/** Load the library when any of `texts` needs it (cheap when all are ASCII). */
+export async function loadTextFor(texts: Iterable<string>): Promise<void> {
+  if (stringWidth) return;
+  for (const t of texts) if (needsText(t)) return loadText();
+}
+
+/**
+ * Columns a terminal uses to show `s` (colour codes take none). Printable ASCII is its length;
+ * anything else needs loadText() first: without it (a caller that forgot), each code point
+ * that is not a combining mark counts one column, which is right for our own help texts.
+ */
+export function textWidth(s: string): number {
+  if (PRINTABLE_ASCII.test(s)) return s.length;
+  const plain = s.replace(SGR, '');
+  if (PRINTABLE_ASCII.test(plain)) return plain.length;
+  if (stringWidth) return stringWidth(plain);
+  let n = 0;
+  for (const ch of plain) if (!/\p{M}|\p{Cc}|\p{Cf}/u.test(ch)) n++;
+  return n;
+}
+
+/** Grapheme clusters of `s` (what a person sees as one character). */
+export function graphemes(s: string): string[] {
+  if (PRINTABLE_ASCII.test(s)) return s.split('');
+  segmenter ??= new Intl.Segmenter();
+  return Array.from(segmenter.segment(s), (x) => x.segment);
+}
+
+// ---------------------------------------------------------------------------------------------
+// ASCII fallback
+
+/**
+ * True when the terminal should get ASCII only: BOOKDIST_ASCII=1, or a locale that is not
+ * UTF-8 (the first of LC_ALL, LC_CTYPE, LANG that is set; none set is the C locale). `…` and
+ * block characters are two columns wide in many East Asian terminal set-ups.
+ */
+export function asciiOnly(env: Record<string, string | undefined>): boolean {
+  const flag = env.BOOKDIST_ASCII;
+  if (flag !== undefined && flag !== '' && flag !== '0') return true;
+  const locale = env.LC_ALL || env.LC_CTYPE || env.LANG || '';
+  return !/utf-?8/i.test(locale);
+}
+
+/** The mark of a cut: `…`, or `...` for ASCII terminals. */
+export function ellipsisFor(ascii: boolean): string {
+  return ascii ? '...' : '…';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Control characters from data
+
+/**
+ * Characters that must never reach a terminal from data: C0 controls, DEL, C1 controls, the
+ * bidirectional overrides and isolates, line and paragraph separators, and lone surrogates.
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+// eslint-disable-next-line no-control-regex
+const CONTROL_TEST = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]/;
+
+function escapeOne(ch: string): string {
+  const c = ch.charCodeAt(0);
+  if (ch === '\n') return '\\n';
+  if (ch === '\r') return '\\r';
+  if (ch === '\t') return '\\t';
+  if (c < 0x100) return '\\x' + c.toString(16).padStart(2, '0');
+  return '\\u' + c.toString(16).padStart(4, '0');
+}
+
+/** `s` with every control character shown as an escape (`\x1b`, `\u009b`, `\u202e`, `\n`). */
+export function escapeControls(s: string): string {
+  return CONTROL_TEST.test(s) ? s.replace(CONTROL, escapeOne) : s;
+}
+
+/**
+ * Like escapeControls, but the colour codes this tree writes (SGR: `ESC [ digits m`) stay: for
+ * text that we styled around data already escaped. Line breaks stay too when `keepLines`.
+ */
+export function escapeKeepingStyle(s: string, keepLines = false): string {
+  if (!CONTROL_TEST.test(s)) return s;
+  // eslint-disable-next-line no-control-regex
+  return s
+    .split(/(\x1b\[[0-9;]*m)/)
+    .map((part, i) => (i % 2 ? part : keepLines ? part.split('\n').map(escapeControls).join('\n') : escapeControls(part)))
+    .join('');
+}
+
+/** Every string in a JSON-like value escaped (for tables and cards; JSON output keeps data as it is). */
+export function escapeDeep<T>(v: T, depth = 0): T {
+  if (typeof v === 'string') return escapeControls(v) as T;
+  if (v === null || typeof v !== 'object' || depth > 64) return v;
+  if (Array.isArray(v)) return v.map((x) => escapeDeep(x, depth + 1)) as T;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = escapeDeep(x, depth + 1);
+  return out as T;
+}
+
+/** A value quoted for an error message: JSON-quoted, at most about 200 characters of it. */
+export function quoteValue(value: unknown, max = 200): string {
+  const s = String(value);
+  const quoted = JSON.stringify(s.length > max ? s.slice(0, max) : s);
+  return s.length > max ? `${quoted.slice(0, -1)}…" (${s.length} characters)` : quoted;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cutting and wrapping in display columns
+
+/**
+ * `s` cut to at most `width` columns on a grapheme boundary, ending in `ellipsis` when cut.
+ * Colour codes are dropped from a string that is cut.
+ */
+export function cutToWidth(s: string, width: number, ellipsis = '…'): string {
+  if (textWidth(s) <= width) return s;
+  const plain = s.replace(SGR, '');
+  const room = width - textWidth(ellipsis);
+  if (room <= 0) return ellipsis.slice(0, Math.max(0, width));
+  let out = '';
+  let used = 0;
+  for (const g of graphemes(plain)) {
+    const w = textWidth(g);
+    if (used + w > room) break;
+    out += g;
+    used += w;
+  }
+  return out.replace(/\s+$/, '') + ellipsis;
+}
+
+/** Split a word wider than `width` into pieces of at most `width` columns (grapheme boundaries). */
+function breakWord(word: string, width: number): string[] {
+  const pieces: string[] = [];
+  let cur = '';
+  let used = 0;
+  for (const g of graphemes(word)) {
+    const w = textWidth(g);
+    if (used + w > width && cur) {
+      pieces.push(cur);
+      cur = '';
+      used = 0;
+    }
+    cur += g;
+    used += w;
+  }
+  if (cur) pieces.push(cur);
+  return pieces;
+}
+
+/**
+ * Wrap text to `width` columns at spaces; a word wider than a line (a path, a URL, a long
+ * title without spaces) is broken across lines rather than cut. Line breaks in the text stay.
+ * Returns the lines (without indentation; `firstWidth` is the room on the first line).
+ */
+export function wrapToWidth(text: string, width: number, firstWidth = width): string[] {
+  const out: string[] = [];
+  let limit = Math.max(1, firstWidth);
+  for (const para of text.split('\n')) {
+    let line = '';
+    let used = 0;
+    const flush = () => {
+      out.push(line);
+      line = '';
+      used = 0;
+      limit = Math.max(1, width);
+    };
+    for (const word of para.split(' ').filter(Boolean)) {
+      const w = textWidth(word);
+      if (used && used + 1 + w <= limit) {
+        line += ' ' + word;
+        used += 1 + w;
+        continue;
+      }
+      if (used) flush();
+      if (w <= limit) {
+        line = word;
+        used = w;
+        continue;
+      }
+      let pieces = breakWord(word, limit);
+      while (pieces.length > 1) {
+        line = pieces[0];
+        flush();
+        pieces = breakWord(pieces.slice(1).join(''), limit);
+      }
+      line = pieces[0] ?? '';
+      used = textWidth(line);
+    }
+    flush();
+  }
+  return out;
+}
+
+/** Pad `s` with spaces to `width` display columns. */
+export function padToWidth(s: string, width: number): string {
+  return s + ' '.repeat(Math.max(0, width - textWidth(s)));
+}
+
+/**
+ * A notice or warning as stderr shows it: control characters escaped (line breaks stay), and
+ * on a terminal each line wrapped at spaces to its width (a long word breaks, never cut).
+ */
+export function formatNotice(message: string, stream: { isTTY?: boolean; columns?: number }, prefix = ''): string {
+  const text = escapeKeepingStyle(prefix + message.replace(/\n$/, ''), true);
+  const width = stream.isTTY && stream.columns && stream.columns >= 20 ? stream.columns : 0;
+  const lines = width ? text.split('\n').flatMap((l) => (textWidth(l) <= width ? [l] : wrapToWidth(l.replace(SGR, ''), width))) : [text];
+  return lines.join('\n') + '\n';
+}
