@@ -14,7 +14,7 @@ function onPty(cols: number, args: string[]): Promise<{ code: number | null; scr
   const cmd = `stty cols ${cols} rows 60; ${q(process.execPath)} ${q(BIN)} ${args.map(q).join(' ')}`;
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', cmd, '/dev/null'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', ...sb.env, NO_COLOR: undefined } as NodeJS.ProcessEnv,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', LANG: 'C.UTF-8', ...sb.env, NO_COLOR: undefined } as NodeJS.ProcessEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -39,12 +39,12 @@ describe.each([80, 120, 200])('at %i columns on a terminal', (cols) => {
     const r = await onPty(cols, ['book', 'list']);
     expect(r.code).toBe(0);
     const lines = r.screen.split('\n').filter((l) => l.trim() && !/TEST MODE|of \d+ books/.test(l));
-    expect(lines[0]).toMatch(/^HASH ID {2,}TITLE {2,}AUTHOR {2,}ISBN-13/);
+    expect(lines[0]).toMatch(cols >= 120 ? /^HASH ID {2,}TITLE {2,}AUTHOR {2,}ISBN-13/ : /^HASH ID {2,}TITLE {2,}AUTHOR$/);
     for (const l of lines) expect([...l].length, l).toBeLessThanOrEqual(cols);
     expect(r.screen).not.toMatch(/[│┌└─]/);
     for (const b of partnerBooks.slice(0, 5)) {
       expect(r.screen).toContain(b.hash_id);
-      expect(r.screen).toContain(b.isbn13);
+      if (cols >= 120) expect(r.screen).toContain(b.isbn13);
     }
     if (cols >= 200) expect(r.screen).toContain(WELL_KNOWN.readme.title);
     else expect(r.screen).toContain('…');

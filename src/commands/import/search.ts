@@ -28,12 +28,13 @@ const STATUS: Array<[string, string]> = [
 ];
 
 export const IMPORT_COLUMNS: Column[] = [
-  { key: 'title', label: 'TITLE' },
+  // At 80 columns the publisher, the edition and the eISBN give way to a readable title.
+  { key: 'title', label: 'TITLE', min: 16, want: 24 },
   { key: 'author', label: 'AUTHOR' },
-  { key: 'publisher', label: 'PUBLISHER' },
-  { key: 'edition_number', label: 'ED.' },
+  { key: 'publisher', label: 'PUBLISHER', optional: true },
+  { key: 'edition_number', label: 'ED.', optional: true },
   { key: 'identifiers.isbn13', label: 'ISBN-13' },
-  { key: 'identifiers.eisbn13', label: 'EISBN-13' },
+  { key: 'identifiers.eisbn13', label: 'EISBN-13', optional: true },
   { key: 'identifiers.book_id', label: 'BOOK ID' },
   {
     key: 'status.file_received',
