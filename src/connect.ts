@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from './context.js';
 import { CliError, ExitCode } from './errors.js';
-import { ApiClient } from './api/client.js';
+import { ApiClient, type PayloadToCheck } from './api/client.js';
 import { loadRsaPrivateKey, type Credentials } from './api/wire.js';
 
 export async function connect(ctx: Context): Promise<ApiClient> {
@@ -85,6 +85,7 @@ export async function connect(ctx: Context): Promise<ApiClient> {
     handler: ctx.http,
     debug: globals.debug ? (line) => io.stderr.write(`[debug] ${line}\n`) : undefined,
     dryRun: globals.dryRun ? (line) => io.stdout.write(line + '\n') : undefined,
+    checkPayload: globals.dryRun ? checkBeforeDryRun : undefined,
     onResponse: (res) => {
       if (!noticeShown && res.body && res.body.test_mode === true) {
         noticeShown = true;
@@ -95,6 +96,23 @@ export async function connect(ctx: Context): Promise<ApiClient> {
   });
   ctx.defer(() => client.close());
   return client;
+}
+
+/**
+ * --dry-run checks a payload against the service's OpenAPI document (src/spec/check.ts) before it
+ * prints the request: generic OpenAPI tools cannot decode the JSON text of a form's `request`.
+ */
+async function checkBeforeDryRun(req: PayloadToCheck): Promise<void> {
+  if (req.method !== 'POST' || req.requestText === undefined) return;
+  const { checkPayload } = await import('./spec/check.js');
+  const r = checkPayload(req);
+  if (r?.problems.length) {
+    throw new CliError(
+      `The request does not match the service's OpenAPI document (${r.schema}); nothing was sent:\n  ${r.problems.join('\n  ')}`,
+      ExitCode.USAGE,
+      { schema: r.schema, problems: r.problems },
+    );
+  }
 }
 
 function requireUsername(username: string | undefined, profile: string): string {

@@ -32,6 +32,8 @@ export interface ClientOptions {
   debug?: (line: string) => void;
   /** Print requests as curl lines here instead of sending them. */
   dryRun?: (line: string) => void;
+  /** With dryRun: check the payload against the service's OpenAPI document first; throws to refuse it. */
+  checkPayload?: (req: PayloadToCheck) => Promise<void>;
   /** Called with every parsed JSON body (used for the TEST MODE notice). */
   onResponse?: (res: ApiResponse) => void;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -40,6 +42,15 @@ export interface ClientOptions {
   userAgent?: string;
   /** What sends the requests; the node transport when not given. */
   handler?: HttpHandler;
+}
+
+/** What --dry-run checks before printing a request. */
+export interface PayloadToCheck {
+  method: 'GET' | 'POST';
+  path: string;
+  host: 'api' | 'store';
+  /** The `request` text (POST). */
+  requestText?: string;
 }
 
 export interface RequestOptions {
@@ -253,6 +264,7 @@ export class ApiClient {
     const prepared = this.prepare(o);
     const info: RequestInfo = { method: prepared.method, url: prepared.url };
     if (this.opts.dryRun) {
+      await this.opts.checkPayload?.({ method: o.method, path: o.path, host: o.host ?? 'api', requestText: prepared.requestText });
       this.opts.dryRun(curlLine(prepared));
       throw new DryRun();
     }
