@@ -33,7 +33,7 @@ export const ROOT_OPTIONS: readonly RootOption[] = [
   { flags: '--debug', description: 'trace requests and responses on stderr (secrets redacted); stack traces' },
   { flags: '-q, --quiet', description: 'no notices or progress on stderr, only errors' },
   { flags: '-y, --yes', description: 'assume yes for confirmations (required in scripts)' },
-  { flags: '--dry-run', description: 'print the request as a curl line (secrets redacted) and send nothing' },
+  { flags: '--dry-run', description: 'print the request as a curl line (secrets redacted) and send nothing; a payload that does not match the OpenAPI document is refused (exit 2)' },
 ];
 
 /** What the root help prints after the page. */
