@@ -2,7 +2,7 @@
 // does on the service, typed flags, and 2–3 examples, by `--help` and by `bookdist help ...`.
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
-import { runCli } from '../helpers/cli.js';
+import { run } from '../helpers/run.js';
 
 const VERBS: Array<[string, string, RegExp]> = [
   ['book', 'get', /GET \/v1\/book\//],
@@ -40,7 +40,7 @@ describe('command tree', () => {
 
 describe('help output', () => {
   it.concurrent.each(VERBS)('bookdist %s %s --help shows flags and 2–3 examples', async (group, verb) => {
-    const [flag, topic] = await Promise.all([runCli([group, verb, '--help']), runCli(['help', group, verb])]);
+    const [flag, topic] = await Promise.all([run([group, verb, '--help']), run(['help', group, verb])]);
     expect(flag.code).toBe(0);
     expect(flag.stdout).toContain(`Usage: bookdist ${group} ${verb}`);
     const examples = flag.stdout.split('Examples:')[1] ?? '';
@@ -52,7 +52,7 @@ describe('help output', () => {
   });
 
   it('shows value types and defaults of flags', async () => {
-    const r = await runCli(['book', 'search', '--help']);
+    const r = await run(['book', 'search', '--help']);
     expect(r.stdout).toMatch(/--limit <n>\s+rows per page, a whole number/);
     expect(r.stdout).toMatch(/--offset <n>\s+rows to skip, a whole number \(default: "0"\)/);
   });

@@ -42,7 +42,7 @@ describe('profile add verifies before it stores', () => {
   it('a username that is not 30 lowercase hex characters is exit 2, before any request', async () => {
     const env = home();
     for (const bad of ['abc', sb.creds.partner.username.toUpperCase(), sb.creds.partner.username + '0', 'zz' + sb.creds.partner.username.slice(2)]) {
-      const r = await runCli(['profile', 'add', '--name', 'p', '--base-url', sb.url, '--username', bad, '--key-file', sb.creds.partner.keyFile], { env });
+      const r = await run(['profile', 'add', '--name', 'p', '--base-url', sb.url, '--username', bad, '--key-file', sb.creds.partner.keyFile], { env });
       expect(r.code, bad).toBe(2);
       expect(r.stderr).toMatch(/30 lowercase hex characters/);
     }
@@ -51,7 +51,7 @@ describe('profile add verifies before it stores', () => {
 
   it('good credentials: one GET /profile/, then stored; it says what the service answered', async () => {
     const env = home();
-    const r = await runCli(['profile', 'add', '--name', 'p', '--base-url', sb.url, ...PARTNER()], { env });
+    const r = await run(['profile', 'add', '--name', 'p', '--base-url', sb.url, ...PARTNER()], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/Verified: .* accepts the credentials \(account harborlane; scopes .*book_metadata.*; test mode\)/);
     expect(stored(env).p).toMatchObject({ baseUrl: sb.url, username: sb.creds.partner.username });
@@ -60,12 +60,12 @@ describe('profile add verifies before it stores', () => {
   it('credentials the service refuses: exit 4, nothing stored, the message names --no-verify', async () => {
     const env = home();
     // The partner's key signing as the limited account: a real signature the service rejects.
-    const r = await runCli(['profile', 'add', '--name', 'p', '--base-url', sb.url, '--username', WELL_KNOWN.limited.username, '--key-file', sb.creds.partner.keyFile], { env });
+    const r = await run(['profile', 'add', '--name', 'p', '--base-url', sb.url, '--username', WELL_KNOWN.limited.username, '--key-file', sb.creds.partner.keyFile], { env });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/refused the credentials of profile "p" \(HTTP 401/);
     expect(r.stderr).toContain('nothing was saved (add --no-verify');
     expect(stored(env)).toEqual({});
-    const shared = await runCli(['profile', 'add', '--name', 's', '--base-url', sb.url, '--username', sb.creds.partner.username, '--shared-key-stdin'], { env, input: 'not-the-shared-key' });
+    const shared = await run(['profile', 'add', '--name', 's', '--base-url', sb.url, '--username', sb.creds.partner.username, '--shared-key-stdin'], { env, input: 'not-the-shared-key' });
     expect(shared.code).toBe(4);
     expect(shared.stdout + shared.stderr).not.toContain('not-the-shared-key');
     expect(stored(env)).toEqual({});
@@ -73,11 +73,11 @@ describe('profile add verifies before it stores', () => {
 
   it('a service that cannot be reached: not stored unless --no-verify', async () => {
     const env = home();
-    const r = await runCli(['--retries', '0', 'profile', 'add', '--name', 'p', '--base-url', 'http://127.0.0.1:9', ...PARTNER()], { env });
+    const r = await run(['--retries', '0', 'profile', 'add', '--name', 'p', '--base-url', 'http://127.0.0.1:9', ...PARTNER()], { env });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/Could not check profile "p" with GET \/profile\/ on http:\/\/127\.0\.0\.1:9: .*--no-verify/);
     expect(stored(env)).toEqual({});
-    const skip = await runCli(['profile', 'add', '--name', 'p', '--base-url', 'http://127.0.0.1:9', ...PARTNER(), '--no-verify'], { env });
+    const skip = await run(['profile', 'add', '--name', 'p', '--base-url', 'http://127.0.0.1:9', ...PARTNER(), '--no-verify'], { env });
     expect(skip.code, skip.stderr).toBe(0);
     expect(stored(env).p.baseUrl).toBe('http://127.0.0.1:9');
   });
@@ -86,13 +86,13 @@ describe('profile add verifies before it stores', () => {
 describe('profile check', () => {
   it('reports account, scopes and test mode of a stored profile, and of the one in use', async () => {
     const env = home();
-    expect((await runCli(['profile', 'add', '--name', 'p', '--base-url', sb.url, ...PARTNER(), '--use'], { env })).code).toBe(0);
-    const r = await runCli(['profile', 'check', 'p', '--json'], { env });
+    expect((await run(['profile', 'add', '--name', 'p', '--base-url', sb.url, ...PARTNER(), '--use'], { env })).code).toBe(0);
+    const r = await run(['profile', 'check', 'p', '--json'], { env });
     expect(r.code, r.stderr).toBe(0);
     const c = JSON.parse(r.stdout);
     expect(c).toMatchObject({ profile: 'p', base_url: sb.url, username: sb.creds.partner.username, auth: 'crypto', account: 'harborlane', test_mode: true, verified: true });
     expect(c.scopes).toEqual([...WELL_KNOWN.partner.scopes].sort());
-    const current = await runCli(['profile', 'check', '--json'], { env });
+    const current = await run(['profile', 'check', '--json'], { env });
     expect(JSON.parse(current.stdout).profile).toBe('p');
     const card = await onTerminal(['profile', 'check', 'p'], env, []);
     expect(card.code).toBe(0);
@@ -102,23 +102,23 @@ describe('profile check', () => {
 
   it('with NAME it checks the profile as stored, not what the environment would override', async () => {
     const env = home();
-    expect((await runCli(['profile', 'add', '--name', 'p', '--base-url', sb.url, ...PARTNER()], { env })).code).toBe(0);
-    const r = await runCli(['profile', 'check', 'p', '--json'], { env: { ...env, BOOKDIST_BASE_URL: 'http://127.0.0.1:9', BOOKDIST_USERNAME: WELL_KNOWN.limited.username } });
+    expect((await run(['profile', 'add', '--name', 'p', '--base-url', sb.url, ...PARTNER()], { env })).code).toBe(0);
+    const r = await run(['profile', 'check', 'p', '--json'], { env: { ...env, BOOKDIST_BASE_URL: 'http://127.0.0.1:9', BOOKDIST_USERNAME: WELL_KNOWN.limited.username } });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).username).toBe(sb.creds.partner.username);
   });
 
   it('refused credentials exit 4; an unknown profile exits 3; the built-in sandbox checks out', async () => {
     const env = home();
-    const add = await runCli(['profile', 'add', '--name', 'bad', '--base-url', sb.url, '--username', WELL_KNOWN.limited.username, '--key-file', sb.creds.partner.keyFile, '--no-verify'], { env });
+    const add = await run(['profile', 'add', '--name', 'bad', '--base-url', sb.url, '--username', WELL_KNOWN.limited.username, '--key-file', sb.creds.partner.keyFile, '--no-verify'], { env });
     expect(add.code).toBe(0);
-    const bad = await runCli(['profile', 'check', 'bad'], { env });
+    const bad = await run(['profile', 'check', 'bad'], { env });
     expect(bad.code).toBe(4);
     expect(bad.stderr).toMatch(/refused the credentials of profile "bad"/);
-    const missing = await runCli(['profile', 'check', 'nope'], { env });
+    const missing = await run(['profile', 'check', 'nope'], { env });
     expect(missing.code).toBe(3);
     expect(missing.stderr).toContain('Known profiles: bad.');
-    const builtin = await runCli(['profile', 'check', 'sandbox', '--json'], { env });
+    const builtin = await run(['profile', 'check', 'sandbox', '--json'], { env });
     expect(builtin.code, builtin.stderr).toBe(0);
     expect(JSON.parse(builtin.stdout)).toMatchObject({ profile: 'sandbox', username: WELL_KNOWN.partner.username, verified: true, test_mode: true });
   });
@@ -127,19 +127,19 @@ describe('profile check', () => {
 describe('destructive settings ask first', () => {
   it('profile remove: exit 2 naming --yes off a terminal (still stored); --yes removes', async () => {
     const env = home();
-    expect((await runCli(['profile', 'add', '--name', 'p', '--base-url', sb.url, '--token-stdin'], { env, input: 'tok' })).code).toBe(0);
-    const r = await runCli(['profile', 'remove', 'p'], { env });
+    expect((await run(['profile', 'add', '--name', 'p', '--base-url', sb.url, '--token-stdin'], { env, input: 'tok' })).code).toBe(0);
+    const r = await run(['profile', 'remove', 'p'], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--yes/);
     expect(Object.keys(stored(env))).toEqual(['p']);
-    const yes = await runCli(['profile', 'remove', 'p', '--yes'], { env });
+    const yes = await run(['profile', 'remove', 'p', '--yes'], { env });
     expect(yes.code).toBe(0);
     expect(stored(env)).toEqual({});
   });
 
   it('profile remove on a terminal: "no" keeps it (exit 1), "yes" removes it', async () => {
     const env = home();
-    expect((await runCli(['profile', 'add', '--name', 'p', '--base-url', sb.url, '--token-stdin'], { env, input: 'tok' })).code).toBe(0);
+    expect((await run(['profile', 'add', '--name', 'p', '--base-url', sb.url, '--token-stdin'], { env, input: 'tok' })).code).toBe(0);
     const no = await onTerminal(['profile', 'remove', 'p'], env, [[/Delete profile "p"/, 'n\r']]);
     expect([no.code, no.unanswered]).toEqual([1, 0]);
     expect(Object.keys(stored(env))).toEqual(['p']);
@@ -150,16 +150,16 @@ describe('destructive settings ask first', () => {
 
   it('sandbox reset: exit 2 naming --yes off a terminal (database untouched); asks on one; --yes resets', async () => {
     const env = home();
-    const creds = async () => JSON.parse((await runCli(['sandbox', 'credentials', '--json'], { env })).stdout).partner.public_key;
+    const creds = async () => JSON.parse((await run(['sandbox', 'credentials', '--json'], { env })).stdout).partner.public_key;
     const before = await creds();
-    const r = await runCli(['sandbox', 'reset'], { env });
+    const r = await run(['sandbox', 'reset'], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/confirmation needed; pass --yes/);
     expect(await creds()).toBe(before);
     const no = await onTerminal(['sandbox', 'reset'], env, [[/Delete everything in the sandbox database/, 'n\r']]);
     expect([no.code, no.unanswered]).toEqual([1, 0]);
     expect(await creds()).toBe(before);
-    const yes = await runCli(['sandbox', 'reset', '--yes'], { env });
+    const yes = await run(['sandbox', 'reset', '--yes'], { env });
     expect(yes.code, yes.stderr).toBe(0);
     expect(await creds()).not.toBe(before);
   });
@@ -176,6 +176,7 @@ describe('sandbox serve', () => {
   afterAll(() => new Promise<void>((resolve) => taken.close(() => resolve())));
 
   it('on a port in use: exit 2 with a hint naming --port 0', async () => {
+    // A server: a process of its own, so that a failure to refuse cannot hang the test run.
     const r = await runCli(['sandbox', 'serve', '--port', String(port), '--db', ':memory:'], { env: home(), timeoutMs: 20_000 });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`Port ${port} is in use on 127.0.0.1`);

@@ -101,9 +101,17 @@ describe('group commit (Store.serve)', () => {
       ),
     ).toThrow('refused');
     expect(a.serve(() => a.clockOffset())).toBe(15);
-    // A write to another table keeps the value; one to its table drops it.
-    a.serve(() => a.tx(() => a.setMeta('g-x', 'v')));
-    expect(a.serve(() => a.clockOffset())).toBe(15);
+    // A write to another table keeps a memo; one to its table drops it. Counted, since the value
+    // read again would be the same either way.
+    let computed = 0;
+    const probe = () => a.memo('probe', ['meta'], () => ++computed);
+    a.serve(() => {
+      expect(probe()).toBe(1);
+      a.tx(() => a.run('UPDATE books SET title = title WHERE id = -1'));
+      expect(probe()).toBe(1);
+      a.tx(() => a.setMeta('g-x', 'v'));
+      expect(probe()).toBe(2);
+    });
     await nextTurn();
     a.close();
     b.close();
