@@ -50,7 +50,14 @@ const lazyChildProcess = {
   },
 };
 
-const version = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')).version;
+const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8'));
+const version = pkg.version;
+// engines.node is the one place the oldest supported Node is written; the launcher reads it from
+// dist/version.js. Only the form `>=MAJOR[.MINOR[.PATCH]]` is understood: anything else is a
+// build error rather than a check that silently differs from what npm enforces.
+const engines = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(pkg.engines?.node ?? '');
+if (!engines) throw new Error(`package.json engines.node must read ">=MAJOR.MINOR", not ${JSON.stringify(pkg.engines?.node)}`);
+const nodeMin = [engines[1], engines[2] ?? '0', engines[3] ?? '0'].join('.');
 const stamp = `${process.pid}-${Date.now()}`;
 const next = `dist.new-${stamp}`;
 try {
@@ -72,7 +79,7 @@ try {
     banner: {
       js: "let __bdRequire; const require = function require(id) { return (__bdRequire ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id); };",
     },
-    define: { __BOOKDIST_VERSION__: JSON.stringify(version) },
+    define: { __BOOKDIST_VERSION__: JSON.stringify(version), __BOOKDIST_NODE_MIN__: JSON.stringify(nodeMin) },
     logLevel: 'warning',
     plugins: [lazyChildProcess, builtinsByRequire],
   });

@@ -1,4 +1,9 @@
-// The CLI's version, stamped in at build time. Its own entry point (dist/version.js), so that
-// `bookdist --version` loads nothing else.
+// The CLI's version and the oldest Node it runs on, stamped in at build time from package.json
+// (`version` and `engines.node`, the one place the minimum is written). Its own entry point
+// (dist/version.js), so that `bookdist --version` loads nothing else, and the launcher
+// (bin/bookdist) checks the running Node against NODE_MIN before it loads anything else.
 declare const __BOOKDIST_VERSION__: string | undefined;
+declare const __BOOKDIST_NODE_MIN__: string | undefined;
 export const VERSION = typeof __BOOKDIST_VERSION__ !== 'undefined' ? __BOOKDIST_VERSION__ : '0.0.0-dev';
+/** The oldest Node bookdist runs on, as `major.minor.patch` (from `engines.node: ">=22.22"`). */
+export const NODE_MIN = typeof __BOOKDIST_NODE_MIN__ !== 'undefined' ? __BOOKDIST_NODE_MIN__ : '22.22.0';

@@ -2,7 +2,7 @@
 // npm link and global installs make them, with or without the pinned Node, and signals that
 // reach the job itself.
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -13,6 +13,18 @@ import { tempDir } from './helpers.js';
 const root = resolve(BIN, '..', '..');
 const PINNED = join(root, 'node_modules', 'node', 'bin', 'node');
 const t = tempDir();
+const PKG = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+/** engines.node (">=22.22") as the full version the launcher compares with ("22.22.0"). */
+const ENGINES_MIN = (() => {
+  const m = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(PKG.engines.node)!;
+  return [m[1], m[2] ?? '0', m[3] ?? '0'].join('.');
+})();
+const atLeast = (have: string, min: string) => {
+  const a = have.split('.').map(Number);
+  const b = min.split('.').map(Number);
+  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] > b[i];
+  return true;
+};
 afterAll(() => t.cleanup());
 
 /** PATH without the project's node_modules/.bin: the machine's own node (Node 20 here), if any. */
@@ -71,6 +83,19 @@ describe('bin/bookdist launcher', () => {
     const p = sh(`"${BIN}" --version`, { PATH: `${fake}:${machinePath}` });
     expect(p.status, p.stderr).toBe(0);
     expect(p.stderr).toBe('');
+  });
+
+  it('keeps Node\'s compile cache in the user\'s cache directory (XDG), never in the temp directory', () => {
+    const tmp = join(t.dir, 'tmp');
+    mkdirSync(tmp, { recursive: true });
+    const home = join(t.dir, 'cache-home');
+    const r = sh(`"${BIN}" --help`, { HOME: home, TMPDIR: tmp });
+    expect(r.status, r.stderr).toBe(0);
+    expect(readdirSync(join(home, '.cache', 'bookdist', 'node-compile-cache')).length).toBeGreaterThan(0);
+    const xdg = join(t.dir, 'xdg-cache');
+    expect(sh(`"${BIN}" --help`, { HOME: home, TMPDIR: tmp, XDG_CACHE_HOME: xdg }).status).toBe(0);
+    expect(readdirSync(join(xdg, 'bookdist', 'node-compile-cache')).length).toBeGreaterThan(0);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 
   it('hands over with exec: the pid the shell got is the Node that runs the job, with no child; kill -9 leaves nothing behind', async () => {
@@ -142,13 +167,17 @@ describe('bin/bookdist launcher', () => {
     expect(help.status, help.stderr).toBe(0);
     expect(help.stdout).toContain('Usage: bookdist book get');
 
-    // The machine's own node only: it runs when new enough, else a clear message names the fix.
+    // The machine's own node only: it runs when new enough, else one message names the minimum
+    // of engines.node and how to run with a newer Node, and exits 2.
     const machine = sh('node -p process.versions.node');
     if (machine.status === 0) {
       const r = sh(`bookdist --version`, { PATH: `${join(prefix, 'bin')}:${machinePath}` });
-      if (Number(machine.stdout.split('.')[0]) < 22) {
-        expect(r.status).toBe(1);
-        expect(r.stderr).toBe(`bookdist: Node ${machine.stdout.trim()} is too old; install Node 22.22 or newer.\n`);
+      if (!atLeast(machine.stdout.trim(), ENGINES_MIN)) {
+        expect(r.status).toBe(2);
+        expect(r.stderr).toBe(
+          `bookdist: Node ${machine.stdout.trim()} is too old: bookdist ${PKG.version} needs Node ${ENGINES_MIN} or newer ` +
+            `(engines.node in its package.json). Install a newer Node, or run bookdist with Node 24 from npm: npx -p node@24 bookdist --version\n`,
+        );
       } else {
         expect(r.status, r.stderr).toBe(0);
       }
