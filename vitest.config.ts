@@ -1,12 +1,49 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Tests that need processes: the launcher, signals and kills, shells, a pseudo-terminal, a browser,
+ * real servers in other processes, README examples typed into bash. Everything else runs
+ * in-process (test/helpers/run.ts with HTTP stubs or a sandbox in this process) in the `unit`
+ * project: `npm run test:unit` for everyday work, `npm test` for both.
+ * A new test file that starts processes is named *.e2e.test.ts (or *.pty/.browser.test.ts).
+ */
+const E2E = [
+  'test/**/*.e2e.test.ts',
+  'test/**/*.pty.test.ts',
+  'test/**/*.browser.test.ts',
+  'test/commands/help-layout.test.ts',
+  'test/completion/generated.test.ts',
+  'test/completion/help-tree.test.ts',
+  'test/completion/shells.test.ts',
+  'test/docs/examples.test.ts',
+  'test/foundation/e2e.test.ts',
+  'test/foundation/full-disk.test.ts',
+  'test/foundation/launcher.test.ts',
+  'test/foundation/startup.test.ts',
+  'test/openapi/dry-run-check.test.ts',
+  'test/openapi/openapi.test.ts',
+  'test/output/lazy.test.ts',
+  'test/sandbox/cli.test.ts',
+  'test/sandbox/durability.test.ts',
+  'test/sandbox/reference-clients.test.ts',
+];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results.json' },
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...E2E],
+        },
+      },
+      { test: { name: 'e2e', include: E2E } },
+    ],
   },
 });

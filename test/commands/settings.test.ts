@@ -1,14 +1,11 @@
 // Safe settings: `sandbox reset` and `profile remove` ask on a terminal and need --yes off one;
 // `profile add` checks the username's form and verifies the credentials with one signed
 // GET /profile/ against the real sandbox before storing anything (--no-verify skips it);
-// `profile check [NAME]` reports account, scopes and test mode; `sandbox serve` on a port in use
-// is exit 2 with a hint.
+// `profile check [NAME]` reports account, scopes and test mode.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
 import { run } from '../helpers/run.js';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -162,25 +159,5 @@ describe('destructive settings ask first', () => {
     const yes = await run(['sandbox', 'reset', '--yes'], { env });
     expect(yes.code, yes.stderr).toBe(0);
     expect(await creds()).not.toBe(before);
-  });
-});
-
-describe('sandbox serve', () => {
-  let taken: Server;
-  let port: number;
-  beforeAll(async () => {
-    taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    port = (taken.address() as { port: number }).port;
-  });
-  afterAll(() => new Promise<void>((resolve) => taken.close(() => resolve())));
-
-  it('on a port in use: exit 2 with a hint naming --port 0', async () => {
-    // A server: a process of its own, so that a failure to refuse cannot hang the test run.
-    const r = await runCli(['sandbox', 'serve', '--port', String(port), '--db', ':memory:'], { env: home(), timeoutMs: 20_000 });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`Port ${port} is in use on 127.0.0.1`);
-    expect(r.stderr).toContain('--port 0 for a free one');
-    expect(r.stderr).not.toMatch(/unexpected error|at .*\.js:\d+/);
   });
 });

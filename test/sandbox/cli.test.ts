@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 import { buy, clients, newUser, type Clients } from './_support.js';
@@ -173,5 +174,25 @@ describe('embedded default', () => {
         }),
       ),
     ).then((codes) => expect(codes).toEqual([0, 0, 0, 0]));
+  });
+});
+
+describe('sandbox serve on a busy port', () => {
+  let taken: Server;
+  let port: number;
+  beforeAll(async () => {
+    taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    port = (taken.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+
+  it('on a port in use: exit 2 with a hint naming --port 0', async () => {
+    // A server: a process of its own, so that a failure to refuse cannot hang the test run.
+    const r = bookdist(['sandbox', 'serve', '--port', String(port), '--db', ':memory:']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`Port ${port} is in use on 127.0.0.1`);
+    expect(r.stderr).toContain('--port 0 for a free one');
+    expect(r.stderr).not.toMatch(/unexpected error|at .*\.js:\d+/);
   });
 });
