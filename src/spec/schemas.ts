@@ -20,12 +20,12 @@ const strings = (...names: string[]): Record<string, Schema> => Object.fromEntri
 
 export const SCHEMAS: Record<string, Schema> = {
   Envelope: {
-    description: 'Members of every success response (interface.md 2.1).',
+    description: 'Members of every success response: `code` (the HTTP status), `success` and `test_mode`.',
     ...obj({ code: INT, success: { const: true }, test_mode: BOOL }),
   },
   Error: {
     description:
-      'Every error (interface.md 7, decisions.md): JSON with code (the HTTP status), error true, test_mode and a ' +
+      'Every error: JSON with code (the HTTP status), error true, test_mode and a ' +
       'message that names the fix. Some errors add members (conflict, value, field, username on an existing ' +
       'user; purchase_id on a refused refund).',
     ...obj({ code: { type: 'integer', minimum: 400, maximum: 599 }, error: { const: true }, test_mode: BOOL, message: STR }),
@@ -168,7 +168,7 @@ export const SCHEMAS: Record<string, Schema> = {
   }),
   Address: {
     description:
-      'interface.md 2.10: either first_name plus last_name, or full_name, names the person; a billing address needs ' +
+      'An address: either first_name plus last_name, or full_name, names the person; a billing address needs ' +
       'a name, postal_code and country.',
     type: 'object',
     additionalProperties: false,

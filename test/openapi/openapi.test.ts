@@ -27,8 +27,13 @@ const norm = (p: string) => (p === '/' ? '/' : p.replace(/\/$/, ''));
 describe('the OpenAPI document', () => {
   it('is served at GET /openapi.json with no credentials, as generated, naming the server it came from', () => {
     expect(doc).toEqual(openApiDocument(sb.url));
-    expect(doc.servers).toEqual([{ url: sb.url }]);
+    expect(doc.servers[0]).toMatchObject({ url: sb.url });
+    // And a deployment's base URL, for the partner to fill in.
+    expect(doc.servers[1]).toMatchObject({ url: 'https://{host}', variables: { host: { default: expect.any(String) } } });
     expect(doc.openapi).toBe('3.1.0');
+    // Stoplight's tools copy a stated jsonSchemaDialect into every schema as $schema, which their
+    // validator does not know: Prism then validated no body at all.
+    expect(doc).not.toHaveProperty('jsonSchemaDialect');
   });
 
   it('is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator)', async () => {
@@ -68,7 +73,8 @@ describe('the OpenAPI document', () => {
     // A write takes its payload only in `request`, which the signature covers: no plain-field form.
     for (const path of ['/v1/codes/generate/', '/v1/order/free/', '/v1/order/refund/', '/v1/book/{hash_id}/process/', '/v1/user/invite/']) {
       const form = doc.paths[path].post.requestBody.content['application/x-www-form-urlencoded'].schema;
-      expect(form.anyOf.map((s: any) => s.required), path).toEqual([['request']]);
+      expect(form.anyOf, path).toBeUndefined();
+      expect(form.required, path).toEqual(['request']);
     }
     // Endpoints that also take GET read a form as that GET's query.
     expect(doc.paths['/v1/access/allow/'].post.requestBody.content['application/x-www-form-urlencoded'].schema.anyOf).toHaveLength(2);
@@ -132,5 +138,82 @@ describe('the OpenAPI document', () => {
     const bad = await runCli(['sandbox', 'openapi', '--server', 'not a url']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--server/);
+  });
+});
+
+const operations = (d: any) =>
+  Object.entries<any>(d.paths).flatMap(([path, item]) => METHODS.filter((m) => item[m]).map((m) => ({ path, method: m, op: item[m] })));
+
+describe('the OpenAPI document, for partners and their tools', () => {
+  it('gives every operation a summary and a description, and cites no file a partner does not have', () => {
+    for (const { path, method, op } of operations(doc)) {
+      expect(op.summary, `${method} ${path}`).toMatch(/\w/);
+      expect(op.description?.length, `${method} ${path}`).toBeGreaterThan(40);
+    }
+    expect(JSON.stringify(doc).match(/.{60}(wire\.md|interface\.md|decisions\.md|src\/(api|spec)\/).{20}/g)).toBeNull();
+    expect(doc.info.description).toMatch(/a literal segment wins over a parameter/i);
+    expect(doc.info.description).toMatch(/Form payloads are validated by the service, not by generic\s+tools/);
+    expect(doc.paths['/checkout'].get.description).toMatch(/must not follow it blindly/);
+  });
+
+  it('names one schema per operation for the decoded payload, from both encodings, and no schema nobody uses', () => {
+    const body = doc.paths['/v1/codes/generate/'].post.requestBody.content;
+    const ref = '#/components/schemas/codes.generate.request';
+    expect(body['application/x-www-form-urlencoded'].schema.properties.request).toMatchObject({
+      type: 'string',
+      contentMediaType: 'application/json',
+      contentSchema: { $ref: ref },
+    });
+    expect(body['application/json'].schema.properties.request).toEqual({ $ref: ref });
+    const text = JSON.stringify(doc);
+    for (const name of Object.keys(doc.components.schemas)) {
+      expect(text.includes(`"#/components/schemas/${name}"`), `${name} is referenced`).toBe(true);
+    }
+  });
+
+  it('documents the Idempotency-Key header where the service honours it', () => {
+    for (const path of ['/v1/codes/generate/', '/v1/order/free/']) {
+      const h = doc.paths[path].post.parameters.find((p: any) => p.in === 'header' && p.name === 'Idempotency-Key');
+      expect(h, path).toMatchObject({ required: false, schema: { type: 'string', maxLength: 255 }, 'x-sandbox-only': true });
+      expect(h.description).toMatch(/that answer again/);
+      expect(h.description).toMatch(/remembers keys for the life of its database/);
+    }
+    expect(doc.paths['/v1/order/external/'].post.parameters ?? []).toEqual([]);
+  });
+
+  it('marks what only the sandbox does with x-sandbox-only and says so in a sentence', () => {
+    const marked: string[] = [];
+    const visit = (v: any, where: string) => {
+      if (!v || typeof v !== 'object') return;
+      if (v['x-sandbox-only'] === true) {
+        marked.push(where);
+        expect(v.description ?? v.schema?.description, where).toMatch(/Sandbox only \(`x-sandbox-only`\)/);
+      }
+      for (const [k, x] of Object.entries(v)) visit(x, `${where}/${k}`);
+    };
+    visit(doc.paths, '#/paths');
+    // Paths without the final slash, the JSON bodies, the Idempotency-Key, the ?request= GET forms.
+    expect(doc.paths['/v1/book/search'].post['x-sandbox-only']).toBe(true);
+    expect(doc.paths['/v1/book/search'].post.operationId).toBe('book.search.noslash.post');
+    expect(doc.paths['/v1/book/search/'].post['x-sandbox-only']).toBeUndefined();
+    expect(marked).toContain('#/paths//v1/book/search/post');
+    expect(marked.some((w) => w.endsWith('/content/application/json'))).toBe(true);
+    expect(marked.some((w) => /parameters\/\d+$/.test(w))).toBe(true);
+    const viewer = doc.paths['/v1/book/viewer/'].get.parameters;
+    expect(viewer.find((p: any) => p.name === 'request')['x-sandbox-only']).toBe(true);
+    // The GET forms take ?request=<JSON> instead of the fields, so no field is a required parameter.
+    expect(viewer.filter((p: any) => p.required)).toEqual([]);
+    expect(doc.paths['/v1/access/allow/'].get.parameters.filter((p: any) => p.required)).toEqual([]);
+  });
+
+  it('says exactly what each scheme signs and sends, that replays are possible, and that JSON bodies travel byte for byte', () => {
+    const d = doc.info.description;
+    expect(d).toMatch(/RSASSA-PKCS1-v1_5 with SHA-256/);
+    expect(d).toMatch(/exact text of the `request` field's value/);
+    expect(d).toMatch(/for a request without a body \(every GET\): the caller's username/);
+    for (const h of ['authorization', 'signature', 'api-user', 'user', 'version', 'api-key']) expect(d).toContain(`\`${h}\``);
+    expect(d).toMatch(/\*\*Replay\.\*\*/);
+    expect(d).toMatch(/\*\*Bodies travel byte for byte\.\*\*/);
+    expect(doc.components.securitySchemes.CryptoAuth.description).toMatch(/replayed/);
   });
 });
