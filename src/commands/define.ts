@@ -1,6 +1,6 @@
 // The glue between commander and verbs: option definitions stay cheap (this file imports no
 // heavy module); the verb module — its schema and run() — is imported only when it runs.
-import type { Command } from 'commander';
+import { Command, type Option } from 'commander';
 import type { Context } from '../context.js';
 import { outputSpecOf } from '../output/model.js';
 import { usageError } from '../errors.js';
@@ -19,6 +19,21 @@ export interface VerbModule<O = any> {
   /** Do the work. Return an exit code to override 0. */
   run(options: O, ctx: Context): Promise<number | void>;
 }
+
+/**
+ * One style for every missing option (issue 17): what is missing, and the flag that gives it,
+ * as the verbs' own checks say it (`Give the book with --hash-id.`). commander's
+ * `required option '--isbn <isbn>' not specified` is said the same way.
+ */
+export function missingOptionText(option: Pick<Option, 'long' | 'flags' | 'description'>): string {
+  const what = option.description.replace(/\s*\((required|at least one)[^)]*\)\s*$/i, '').trim();
+  const flag = option.long ?? option.flags;
+  return what ? `Give ${what} with ${flag}.` : `Give ${flag}.`;
+}
+
+(Command.prototype as any).missingMandatoryOptionValue = function (this: Command, option: Option): never {
+  return this.error(missingOptionText(option), { code: 'commander.missingMandatoryOptionValue' });
+};
 
 type ContextFactory = (command: Command) => Context;
 const factories = new WeakMap<Command, ContextFactory>();

@@ -1,7 +1,8 @@
 // Help that reads well, for every command of the tree: descriptions are paragraphs (no hard line
 // breaks inside one) reflowed to the width — a terminal's, or $COLUMNS piped or not — so that at 80
 // and 200 columns no line is wider than the page and no paragraph breaks before the line is full;
-// every command but the root ends with the global options; the root groups its commands.
+// every command but the root ends with a short block naming the global options (described by
+// `bookdist help options`), so its own options come first; the root groups its commands.
 // Colour: --no-color, NO_COLOR and TERM=dumb turn it off.
 import { PassThrough, Writable } from 'node:stream';
 import type { Command } from 'commander';
@@ -65,14 +66,30 @@ describe.each([80, 200])('help at %i columns', (width) => {
     const flat = desc.join(' ').replace(/\s+/g, ' ');
     for (const p of paragraphs(c.description())) expect(flat).toContain(p.replace(/\s+/g, ' ').trim());
     if (c !== program) {
-      const at = lines.indexOf('Global options (every command takes them):');
+      const at = lines.indexOf('Global options (`bookdist help options` describes them):');
       expect(at, 'a Global options section').toBeGreaterThan(0);
       const rest = lines.slice(at + 1);
       expect(rest.every((l) => /^ {2}/.test(l)), 'the global options close the help').toBe(true);
-      for (const flag of ['--profile <name>', '-o, --output <format>', '--json', '--fields <paths>', '--no-color', '--yes', '--dry-run']) {
+      expect(rest.length, 'named in a few lines, not described').toBeLessThanOrEqual(width >= 120 ? 2 : 4);
+      for (const flag of ['--profile', '-o/--output', '--json', '--fields', '--no-color', '-y/--yes', '--dry-run']) {
         expect(rest.join('\n')).toContain(flag);
       }
+      // The command's own options come before them.
+      const own = lines.indexOf('Options:');
+      if (c.options.length) expect(own).toBeGreaterThan(0);
+      if (own > 0) expect(own).toBeLessThan(at);
     }
+  });
+});
+
+describe('bookdist help options', () => {
+  it('describes every global option, within 80 columns', async () => {
+    const r = await runCli(['help', 'options'], { env: { COLUMNS: '80' } });
+    expect(r.code).toBe(0);
+    for (const flag of ['--profile <name>', '-o, --output <format>', '--json', '--fields <paths>', '--query <expr>', '--no-color', '-y, --yes', '--dry-run', '--timeout <duration>']) {
+      expect(r.stdout).toContain(flag);
+    }
+    for (const l of r.stdout.split('\n')) expect(l.length).toBeLessThanOrEqual(80);
   });
 });
 

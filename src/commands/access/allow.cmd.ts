@@ -20,8 +20,8 @@ export function register(access: Command): void {
             'when rows were invalid or failed, 7 when the service stayed unavailable. One grant exits 5 when the ' +
             'user already has access, 3 when the book or user does not exist.',
         )
-        .option('--hash-id <hash_id>', 'book (40 hex characters)')
-        .option('--username <username>', 'user (30 hex characters)')
+        .option('--hash-id <hash_id>', 'book (40 hex characters) (required unless --from-csv)')
+        .option('--username <username>', 'user (30 hex characters) (required unless --from-csv)')
         .option('--price <price>', 'your external price, a decimal with at most two places (e.g. 12.01)')
         .option('--price-cents <cents>', 'the price in cents (1201 is 12.01)')
         .option('--expires <date>', 'access ends then (YYYY-MM-DD [HH:MM:SS] or ISO 8601)')

@@ -45,7 +45,7 @@ export function parse({ opts }: VerbInput): Options {
   const csv = parseCsvMode(opts, ONE_FLAGS);
   if (csv) return csv;
   if (opts.hashId === undefined) throw usageError('Give the book with --hash-id (or many grants with --from-csv FILE).');
-  if (opts.username === undefined) throw usageError('Give the user with --username.');
+  if (opts.username === undefined) throw usageError('Give the user with --username (or many grants with --from-csv FILE).');
   if (opts.price === undefined && opts.priceCents === undefined) throw usageError('Give the price with --price (e.g. 12.01) or --price-cents (e.g. 1201).');
   if (opts.price !== undefined && opts.priceCents !== undefined) throw usageError('Give only one of --price and --price-cents.');
   return {

@@ -18,8 +18,8 @@ export function register(access: Command): void {
             'failure. A bulk job exits 6 when rows were invalid or failed, 7 when the service stayed ' +
             'unavailable. One revocation exits 3 when the user has no access or the book or user does not exist.',
         )
-        .option('--hash-id <hash_id>', 'book (40 hex characters)')
-        .option('--username <username>', 'user (30 hex characters)')
+        .option('--hash-id <hash_id>', 'book (40 hex characters) (required unless --from-csv)')
+        .option('--username <username>', 'user (30 hex characters) (required unless --from-csv)')
         .option('--from-csv <file>', 'revoke one per row of a CSV file (- for stdin)'),
         'row',
       ),

@@ -26,7 +26,7 @@ export function register(codes: Command): void {
             'that still fails is reported and the job goes on, then exits 6 (7 if the service stayed unavailable) ' +
             'and --resume generates what is missing. The job ends with one summary line on stderr.',
         )
-        .option('--hash-id <hash_id>', 'book to generate codes for (40 hex characters; required)')
+        .option('--hash-id <hash_id>', 'book to generate codes for (40 hex characters) (required)')
         .option('--org <org>', 'organization the codes are for (required)')
         .option('--count <n>', 'how many codes in total (required)')
         .option('--limit-days <days>', 'days of access counted from redemption (0: unlimited)')

@@ -3,6 +3,7 @@
 // root gets a real `help` command; groups keep commander's (`bookdist book help get`).
 import type { Command } from 'commander';
 import { examples } from '../define.js';
+import { globalOptionsPage } from './page.js';
 
 export function registerHelp(program: Command): void {
   examples(
@@ -11,10 +12,18 @@ export function registerHelp(program: Command): void {
       .summary('show the help of a command, e.g. `bookdist help book get`')
       .description(
         'Shows the same help as `bookdist <command...> --help`: what the command does on the service, its ' +
-          'options with their defaults, and examples. `bookdist help exit-codes` lists the exit codes.',
+          'options with their defaults, and examples. `bookdist help options` describes the global options ' +
+          'that every command takes, and `bookdist help exit-codes` lists the exit codes.',
       )
       .argument('[command...]', 'the command, e.g. book get')
       .action((words: string[], _opts: unknown, self: Command) => {
+        if (words.length === 1 && words[0] === 'options') {
+          const out = program.configureOutput();
+          const help = program.createHelp();
+          const options = program.options.filter((o) => !o.hidden).map((o): [string, string] => [help.optionTerm(o), help.optionDescription(o)]);
+          out.writeOut?.(globalOptionsPage(options, out.getOutHelpWidth?.() ?? 80));
+          return;
+        }
         let target: Command = program;
         for (const word of words) {
           const next = target.commands.find((c) => c.name() === word || c.aliases().includes(word));
@@ -26,7 +35,7 @@ export function registerHelp(program: Command): void {
         }
         target.help();
       }),
-    ['bookdist help book get', 'bookdist help profile', 'bookdist help exit-codes'],
+    ['bookdist help book get', 'bookdist help profile', 'bookdist help options', 'bookdist help exit-codes'],
   );
 }
 

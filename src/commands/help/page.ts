@@ -2,6 +2,7 @@
 // items in one term column, the root's commands in groups. Pure functions of plain data (no
 // commander): src/commands/help/layout.ts feeds them from a command, and the root help
 // (src/root-help.ts) from its own table, so `bookdist --help` loads no command library at all.
+import { textWidth } from '../../output/text.js';
 
 /** The width help is laid out for: a terminal's columns, else $COLUMNS, else 80. */
 export function helpWidth(stream: { isTTY?: boolean; columns?: number }, env: Record<string, string | undefined>): number {
@@ -36,7 +37,7 @@ export function wrapWords(text: string, width: number, indent = 0, firstWidth = 
   let limit = firstWidth;
   for (const w of words) {
     const candidate = line.trim() ? `${line} ${w}` : `${line}${w}`;
-    if (candidate.length <= limit || !line.trim()) {
+    if (textWidth(candidate) <= limit || !line.trim()) {
       line = candidate;
       continue;
     }
@@ -101,7 +102,7 @@ export function formatExample(example: string, width: number): string[] {
   for (const w of words) {
     const sep = line === first || line === next ? '' : ' ';
     // Room for the trailing " \" when another line follows.
-    if (line !== first && line !== next && (line + sep + w).length > width - 2) {
+    if (line !== first && line !== next && textWidth(line + sep + w) > width - 2) {
       lines.push(line + ' \\');
       line = next + w;
     } else line += sep + w;
@@ -123,11 +124,12 @@ function item(width: number, term: string, termWidth: number, description: strin
   if (!description) return ' '.repeat(indent) + term;
   const descColumn = indent + termWidth + 2;
   const text = description.replace(/\s+/g, ' ').trim();
-  if (width < MIN_WIDTH) return `${' '.repeat(indent)}${term.padEnd(termWidth)}  ${text}`;
+  const padded = term + ' '.repeat(Math.max(0, termWidth - textWidth(term)));
+  if (width < MIN_WIDTH) return `${' '.repeat(indent)}${padded}  ${text}`;
   if (width - descColumn >= 30) {
     const lines = wrapWords(text, width - descColumn);
     return [
-      ' '.repeat(indent) + term.padEnd(termWidth) + '  ' + lines[0],
+      ' '.repeat(indent) + padded + '  ' + lines[0],
       ...lines.slice(1).map((l) => ' '.repeat(descColumn) + l),
     ].join('\n');
   }
@@ -150,7 +152,20 @@ export interface HelpPage {
   /** The root only: its bulk entry points (undefined on every other page). */
   bulk?: Array<[term: string, description: string]>;
   examples: string[];
+  /**
+   * The global options every command takes. A command's page names them in a short closing
+   * block and points to `bookdist help options`, which describes them (as gh's INHERITED FLAGS
+   * do), so that the command's own options stay on an 80x24 screen.
+   */
   globals: Array<[term: string, description: string]>;
+}
+
+/** The flag names of an option term: `-o, --output <format>` -> `-o/--output`. */
+function flagNames(term: string): string {
+  return term
+    .replace(/\s*[<[].*$/, '')
+    .split(/,\s*/)
+    .join('/');
 }
 
 /** The text of one help page at `width` columns. */
@@ -162,15 +177,14 @@ export function renderPage(page: HelpPage, width: number): string {
     32,
     Math.max(
       0,
-      ...page.args.map(([t]) => t.length),
-      ...page.options.map(([t]) => t.length),
-      ...page.globals.map(([t]) => t.length),
-      ...page.commands.map(([, t]) => t.length),
-      ...bulk.map(([t]) => t.length),
+      ...page.args.map(([t]) => textWidth(t)),
+      ...page.options.map(([t]) => textWidth(t)),
+      ...page.commands.map(([, t]) => textWidth(t)),
+      ...bulk.map(([t]) => textWidth(t)),
     ),
   );
   const row = ([term, description]: readonly [string, string]) =>
-    term.length > termWidth ? item(width, term, term.length, description) : item(width, term, termWidth, description);
+    textWidth(term) > termWidth ? item(width, term, textWidth(term), description) : item(width, term, termWidth, description);
   const out: string[] = [];
   const usage = `Usage: ${page.usage}`;
   out.push(width < MIN_WIDTH ? usage : wrapWords(usage, width, 7).join('\n'), '');
@@ -192,6 +206,25 @@ export function renderPage(page: HelpPage, width: number): string {
     out.push(...section('Commands:', page.commands.map(commandRow)));
   }
   if (page.examples.length) out.push('Examples:', ...page.examples.flatMap((e) => formatExample(e, width)), '');
-  out.push(...section('Global options (every command takes them):', page.globals.map(row)));
+  if (page.globals.length) {
+    const names = page.globals.map(([t]) => flagNames(t)).join(', ');
+    out.push('Global options (`bookdist help options` describes them):', ...wrapWords('  ' + names, width, 2), '');
+  }
   return out.join('\n');
+}
+
+/** `bookdist help options`: every global option, described. */
+export function globalOptionsPage(options: Array<[term: string, description: string]>, width: number): string {
+  const termWidth = Math.min(32, Math.max(0, ...options.map(([t]) => textWidth(t))));
+  const intro =
+    'Every command takes these options, before or after its own. Settings given by flag win over the ' +
+    'environment (BOOKDIST_PROFILE, BOOKDIST_BASE_URL), which wins over the profile.';
+  return [
+    'Global options:',
+    '',
+    wrapParagraphs(intro, width),
+    '',
+    ...options.map(([t, d]) => item(width, t, Math.max(termWidth, textWidth(t)), d)),
+    '',
+  ].join('\n');
 }

@@ -20,7 +20,7 @@ export function parse(input: VerbInput): Options {
   const bulk = parseBulkFlags(o, { fromCsv: '--from-csv' }, ['username', 'hashId', 'expires', 'label']);
   if (bulk) return { mode: 'csv', ...bulk };
   if (o.username === undefined) throw usageError('Give the user with --username (or many free orders with --from-csv FILE).');
-  if (o.hashId === undefined) throw usageError('Give the book with --hash-id.');
+  if (o.hashId === undefined) throw usageError('Give the book with --hash-id (or many free orders with --from-csv FILE).');
   return {
     mode: 'one',
     username: username(o.username, '--username'),

@@ -32,10 +32,10 @@ export function registerOrder(program: Command): void {
             'array, billing_address as an object). Each order gets one result (order_number, status, order_id, ' +
             'items, rows, message; status ok, exists, invalid or failed) on stdout or in --results FILE.',
         )
-        .option('--username <username>', 'the buyer (30 hex characters) (required)')
-        .option('--pricing-id <id>', 'pricing entry sold, a whole number (repeatable; at least one)', collect)
-        .option('--order-type <plan>', 'payment plan to execute, e.g. TestPlan or ExternalPlan (required)')
-        .option('--org <organization>', 'organization supplying the order (required)')
+        .option('--username <username>', 'the buyer (30 hex characters) (required unless --from-csv or --from-ndjson)')
+        .option('--pricing-id <id>', 'pricing entry sold, a whole number (repeatable; at least one unless --from-csv or --from-ndjson)', collect)
+        .option('--order-type <plan>', 'payment plan to execute, e.g. TestPlan or ExternalPlan (required unless --from-csv or --from-ndjson)')
+        .option('--org <organization>', 'organization supplying the order (required unless --from-csv or --from-ndjson)')
         .option('--billing-file <file>', 'billing address as a JSON object (- for stdin)')
         .option('--billing-name <name>', 'billing full name')
         .option('--billing-first-name <name>', 'billing first name (with --billing-last-name)')
@@ -102,8 +102,8 @@ export function registerOrder(program: Command): void {
             '(columns username, hash_id, optional expiration_date, label), one free order per row, each with one ' +
             'result (row, status, order_id, hash_id, username, message) on stdout or in --results FILE.',
         )
-        .option('--username <username>', 'the user (30 hex characters) (required)')
-        .option('--hash-id <hash_id>', 'the book (40 hex characters) (required)')
+        .option('--username <username>', 'the user (30 hex characters) (required unless --from-csv)')
+        .option('--hash-id <hash_id>', 'the book (40 hex characters) (required unless --from-csv)')
         .option('--expires <date>', 'when access ends (default: never)')
         .option('--label <subdomain>', 'white label (sub-domain) under your control')
         .option('--from-csv <file>', 'one free order per row of a CSV file (- for stdin)'),
