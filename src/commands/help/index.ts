@@ -35,7 +35,7 @@ export function registerHelp(program: Command): void {
         }
         target.help();
       }),
-    ['bookdist help book get', 'bookdist help profile', 'bookdist help options', 'bookdist help exit-codes'],
+    ['bookdist help book get', 'bookdist help options', 'bookdist help exit-codes'],
   );
 }
 
