@@ -213,7 +213,8 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   checkout:
     'Answers a 302 whose `location` is a cart pre-filled with the offers given (`ids` from `/api/offers.json`). The ' +
     'redirect is the answer: hand its `location` to the buyer\'s browser. Clients must not follow it blindly (an HTTP ' +
-    'library that follows redirects by default would fetch the cart page, HTML, instead of giving you its URL). Public, ' +
+    'library that follows redirects by default would fetch the cart page, HTML, instead of giving you its URL; so does ' +
+    'a validating proxy that follows redirects, such as Prism\'s, which then reports the cart page as a violation). Public, ' +
     'on the store\'s base URL.',
 };
 
