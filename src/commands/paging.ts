@@ -58,11 +58,6 @@ export async function* pages<T = any>(
   }
 }
 
-/** Rows of every page, one at a time. */
-export async function* rows<T = any>(fetchPage: FetchPage, o: PagesOptions, resultsOf?: (body: any) => T[]): AsyncGenerator<T> {
-  for await (const p of pages(fetchPage, o, resultsOf)) yield* p.results;
-}
-
 export interface ListingInput {
   limit?: number;
   offset: number;

@@ -108,10 +108,3 @@ export function outputSpecOf(cmd: Command): OutputSpec | undefined {
 /** Keys of the service's envelope (interface.md 2.1): never part of a record. */
 export const ENVELOPE_KEYS = ['code', 'success', 'error', 'test_mode', 'message'] as const;
 
-/** Words for the README and notes: `book (at .book)`, `rows of order (at .results)`. */
-export function describeSpec(s: OutputSpec): string {
-  const at = s.at === undefined ? 'the response less its envelope' : `.${Array.isArray(s.at) ? s.at[0] : s.at}`;
-  if (s.kind === 'record') return `one ${s.record} (${at})`;
-  if (s.kind === 'rows') return `rows of ${s.record} (${at})${s.bulk ? ', streamed' : ''}`;
-  return s.kind;
-}

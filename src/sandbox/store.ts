@@ -248,9 +248,6 @@ END;`,
 const FTS_TABLES = ['books_fts', 'imports_fts'];
 export const INDEX_NAMES = [...INDEXES.matchAll(/CREATE INDEX IF NOT EXISTS (\w+)/g)].map((m) => m[1]);
 
-/** Every SQL text a Store prepared in this process (the query-plan test reads it). */
-export const PREPARED_SQL = new Set<string>();
-
 /** Commits after which a connection checkpoints from a worker thread instead of in its commits. */
 const BACKGROUND_CHECKPOINTS_AFTER = 100;
 
@@ -361,7 +358,7 @@ export class Store {
 
   /** The prepared statement for `sql`, made once per connection and reused by every request. */
   private stmt(sql: string): StatementSync {
-    return cached(this.cache, sql, () => this.prepare(sql));
+    return cached(this.cache, sql, () => this.db.prepare(sql));
   }
 
   /**
@@ -373,16 +370,11 @@ export class Store {
    */
   private query(sql: string): { stmt: StatementSync; row: (values: unknown[]) => Row } {
     return cached(this.queries, sql, () => {
-      const stmt = this.prepare(sql);
+      const stmt = this.db.prepare(sql);
       const row = rowMaker(stmt.columns().map((c) => c.name));
       stmt.setReturnArrays(true);
       return { stmt, row };
     });
-  }
-
-  private prepare(sql: string): StatementSync {
-    PREPARED_SQL.add(sql);
-    return this.db.prepare(sql);
   }
 
   get(sql: string, ...params: SQLInputValue[]): Row | undefined {

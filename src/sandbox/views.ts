@@ -141,10 +141,6 @@ export function itemLive(item: Row, now: number): boolean {
   return b(item.is_active) && !b(item.is_refunded) && (item.expiration_date == null || item.expiration_date > now);
 }
 
-export interface ItemJoin extends Row {
-  // order_items.* plus book_hash_id, book_title, book_num_pages, user_username, user_first, user_last
-}
-
 export const ITEM_SELECT = `SELECT i.*, bk.hash_id AS book_hash_id, bk.title AS book_title, bk.num_pages AS book_num_pages,
   u.username AS user_username, u.first_name AS user_first, u.last_name AS user_last,
   p.description AS pricing_description
