@@ -116,12 +116,12 @@ describe('pipelined requests on one connection', () => {
     }
     // A malformed chunk inside a body: that request is never complete, so the 400 is its answer, at once.
     const { s, text, closed } = await socket();
-    const started = Date.now();
     s.write(get('9781614001379') + `POST /v1/book/search/ HTTP/1.1\r\nhost: ${host}\r\n${sharedKeyHeaders()}transfer-encoding: chunked\r\n\r\n5\r\nreque\r\nZZZ\r\n`);
     const timer = setTimeout(() => s.destroy(), 5000);
     await closed;
     clearTimeout(timer);
+    // An answer that waited for the rest of the body would never come: the timer would close the
+    // socket with only the 200 read.
     expect([...text().matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]))).toEqual([200, 400]);
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 });

@@ -60,10 +60,9 @@ describe('group commit (Store.serve)', () => {
     a.afterCommit(() => answered.push('g-req'));
     // Another connection of this process writes in the same turn: waiting for a's lock would
     // block the loop that ends a's group (a 10 s stall, then "database is locked"). It commits
-    // a's group first, which answers its request.
-    const t0 = Date.now();
+    // a's group first, which answers its request. (Waiting instead could only end in SQLITE_BUSY:
+    // nothing can release a's lock while this thread waits, so the write succeeding is the check.)
     b.tx(() => b.setMeta('g-other', 'v'));
-    expect(Date.now() - t0).toBeLessThan(1000);
     expect(answered).toEqual(['g-req']);
     expect(keys(b)).toEqual(['g-other', 'g-req']);
     // The same connection outside serve (the queue worker's tick): the group is committed first too.
