@@ -145,14 +145,18 @@ describe('profile add / list / show / use / remove', () => {
     expect(JSON.stringify(j)).not.toMatch(/shared-secret-xyz|operator-token-abc/);
   });
 
-  it('list is a table fitted to a 60-column terminal', async () => {
-    const r = await run(['profile', 'list'], { tty: true, columns: 60 });
+  it('list is a table fitted to an 80-column terminal; at 60 each profile is a card (URLs and usernames are never cut)', async () => {
+    const r = await run(['profile', 'list'], { tty: true, columns: 80 });
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     // The tree's one table style: no borders, UPPERCASE headers.
     expect(lines[0]).toMatch(/^ +NAME +BASE URL +USERNAME +AUTH$/);
     expect(lines.find((l) => / ci /.test(l))).toMatch(/^\* +ci /);
-    for (const l of lines) expect(l.length).toBeLessThanOrEqual(60);
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(80);
+    const narrow = await run(['profile', 'list'], { tty: true, columns: 60 });
+    for (const l of narrow.stdout.trimEnd().split('\n')) expect(l.length).toBeLessThanOrEqual(60);
+    expect(narrow.stdout).toContain('BASE URL  https://ci.example.com');
+    expect(narrow.stdout).toContain(USER);
   });
 
   it('show gives each value with its source, secrets redacted', async () => {

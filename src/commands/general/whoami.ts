@@ -1,5 +1,6 @@
 import type { Context } from '../../context.js';
 import { emit } from '../../output/index.js';
+import { kv } from '../render.js';
 
 export async function run(_: unknown, ctx: Context): Promise<void> {
   const api = await ctx.api();
@@ -9,14 +10,15 @@ export async function run(_: unknown, ctx: Context): Promise<void> {
     card: (d, s, body) => {
       const p = d.profile ?? {};
       const address = [p.address_1, p.address_2, p.city, p.state, p.zip, p.country].filter(Boolean).join(', ');
-      return [
-        `${s.bold('Profile')}    ${cfg.profile.value}${cfg.embedded ? ' (built-in sandbox)' : ''}`,
-        `${s.bold('Base URL')}   ${api.baseUrl}`,
-        `${s.bold('Nickname')}   ${p.nickname ?? ''}`,
-        `${s.bold('Address')}    ${address}`,
-        `${s.bold('Scopes')}     ${(d.scopes ?? []).join(', ')}`,
-        `${s.bold('Test mode')}  ${body.test_mode ? s.yellow('yes') : 'no'}`,
-      ].join('\n');
+      // kv(): long values (scopes, an address) wrap within the terminal at word boundaries.
+      return kv(s, [
+        ['Profile', `${cfg.profile.value}${cfg.embedded ? ' (built-in sandbox)' : ''}`],
+        ['Base URL', api.baseUrl],
+        ['Nickname', p.nickname],
+        ['Address', address],
+        ['Scopes', (d.scopes ?? []).join(', ') || '-'],
+        ['Test mode', body.test_mode ? s.yellow('yes') : 'no'],
+      ]);
     },
   });
 }

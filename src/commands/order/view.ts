@@ -60,6 +60,7 @@ export function orderCard(order: any, s: Style, opts: { refundColumn?: boolean }
       ['Items', order?.item_count ?? items.length],
       ['Totals', totalsLine(order?.totals)],
     ]),
+    '',
     itemsGrid(s, items, opts),
   ].join('\n');
 }

@@ -1,11 +1,13 @@
 // `bookdist profile show [name]`: every setting the next command would use, with its source.
 import type { Context } from '../../context.js';
+import { GAP } from '../../output/table.js';
+import { textWidth } from '../../output/text.js';
 import { configDir } from '../../config/paths.js';
 import { readStore } from '../../config/store.js';
 import { resolveConfig, type Setting } from '../../config/resolve.js';
 import { REDACTED } from '../../api/wire.js';
 import { emit } from '../../output/index.js';
-import { grid } from '../render.js';
+import { grid, kv, type Pair } from '../render.js';
 import type { VerbInput } from '../define.js';
 
 export function parse(input: VerbInput): { name?: string } {
@@ -69,12 +71,12 @@ export async function run(o: { name?: string }, ctx: Context): Promise<void> {
   const obj: Record<string, unknown> = { builtin: cfg.embedded };
   for (const r of rows) obj[r.setting] = { value: r.value, source: r.source };
   await emit(ctx, obj, {
-    card: (_d, s) =>
-      grid(
-        s,
-        ['SETTING', 'VALUE', 'SOURCE'],
-        rows.map((r) => [r.setting, r.value == null ? '-' : String(r.value), r.source == null ? 'not set' : String(r.source)]),
-        '',
-      ),
+    card: (_d, s) => {
+      const cells = rows.map((r) => [r.setting, r.value == null ? '-' : String(r.value), r.source == null ? 'not set' : String(r.source)]);
+      const widest = Math.max(...cells.map((c) => c.reduce((n, x) => n + textWidth(x), 0) + 2 * GAP));
+      if (widest <= s.width) return grid(s, ['SETTING', { head: 'VALUE', fixed: true }, 'SOURCE'], cells, '');
+      // Values are paths and URLs, never cut: on a narrow terminal each wraps beside its setting.
+      return kv(s, cells.map(([k, v, from]): Pair => [k, `${v} (${from})`]));
+    },
   });
 }

@@ -1,6 +1,8 @@
 // Checking a profile's credentials against its service: one signed GET /profile/, the request
 // `bookdist whoami` makes. Shared by `profile add` (before anything is stored) and `profile check`.
 import type { Context } from '../../context.js';
+import type { Style } from '../../output/index.js';
+import { kv, type Pair } from '../render.js';
 import { CliError, ExitCode } from '../../errors.js';
 import type { ResolvedConfig } from '../../config/resolve.js';
 import type { ProfileData } from '../../config/store.js';
@@ -79,14 +81,19 @@ export async function checkAccount(ctx: Context, cfg: ResolvedConfig, hint: stri
 }
 
 /** The `gh auth status`-like card of a check. */
-export function checkCard(c: AccountCheck, s: { bold(t: string): string; green(t: string): string; yellow(t: string): string }): string {
+export function checkCard(c: AccountCheck, s: Style): string {
   const head = c.verified ? `${s.green('✓')} Profile ${c.profile}: credentials accepted by ${c.base_url}` : `- Profile ${c.profile}: ${c.base_url}`;
   return [
     head,
-    `  ${s.bold('Account')}    ${c.account ?? '-'}${c.username ? ` (username ${c.username})` : ''}`,
-    `  ${s.bold('Auth')}       ${c.auth}`,
-    ...(c.verified
-      ? [`  ${s.bold('Scopes')}     ${c.scopes.join(', ') || '-'}`, `  ${s.bold('Test mode')}  ${c.test_mode ? s.yellow('yes') : 'no'}`]
-      : ['  Not verified: an access-control token alone has no request that checks it without changing access.']),
+    kv(
+      s,
+      [
+        ['Account', `${c.account ?? '-'}${c.username ? ` (username ${c.username})` : ''}`],
+        ['Auth', c.auth],
+        ...(c.verified ? ([['Scopes', c.scopes.join(', ') || '-'], ['Test mode', c.test_mode ? s.yellow('yes') : 'no']] as Pair[]) : []),
+      ],
+      '  ',
+    ),
+    ...(c.verified ? [] : [kv(s, [['Not verified', 'an access-control token alone has no request that checks it without changing access.']], '  ')]),
   ].join('\n');
 }
