@@ -1,6 +1,7 @@
 // The man page (man/bookdist.1), rendered in roff from the same command tree as the help and
 // docs/commands.md: synopsis, description, global options, every command with its options and
-// examples, exit status, environment and files. Deterministic: no date, the version is passed in.
+// examples, exit status, environment and files. Deterministic: the date is PAGE_DATE, the version
+// is passed in.
 import type { Command, Option } from 'commander';
 import { EXIT_CODE_HELP } from '../errors.js';
 import { paragraphs } from '../commands/help/layout.js';
@@ -14,6 +15,14 @@ function roff(text: string): string {
     .split('\n')
     .map((l) => (/^[.']/.test(l) ? `\\&${l}` : l))
     .join('\n');
+}
+
+/**
+ * Text of the command tree (written for help and Markdown) as roff: `code spans` become bold
+ * (a command or flag to type), so no Markdown syntax reaches the rendered page.
+ */
+function prose(text: string): string {
+  return roff(text).replace(/`([^`\n]+)`/g, '\\fB$1\\fR');
 }
 
 /** `--profile <name>` as bold flag names and an italic value. */
@@ -32,7 +41,7 @@ function optionText(cmd: Command, o: Option): string {
   }
   const description = (o.description || '').replace(/\s+/g, ' ').trim();
   if (o.mandatory && !/\brequired\b/.test(description)) notes.push('required');
-  return roff(description + (notes.length ? ` (${notes.join('; ')})` : ''));
+  return prose(description + (notes.length ? ` (${notes.join('; ')})` : ''));
 }
 
 function options(cmd: Command, list: readonly Option[]): string[] {
@@ -41,22 +50,38 @@ function options(cmd: Command, list: readonly Option[]): string[] {
   return out;
 }
 
-const ENVIRONMENT: Array<[string, string]> = [
-  ['BOOKDIST_PROFILE', 'the stored profile to use (as --profile).'],
-  ['BOOKDIST_BASE_URL', 'the service base URL (as --base-url).'],
-  ['BOOKDIST_STORE_URL', 'the price comparison (store) host.'],
-  ['BOOKDIST_USERNAME, BOOKDIST_KEY_FILE, BOOKDIST_SHARED_KEY, BOOKDIST_TOKEN', 'credentials without a stored profile (a script or CI job).'],
-  ['BOOKDIST_CONFIG_DIR', 'where profiles are stored (default: $XDG_CONFIG_HOME/bookdist, else ~/.config/bookdist).'],
-  ['BOOKDIST_DATA_DIR', 'where the sandbox keeps its database and keys (default: $XDG_DATA_HOME/bookdist, else ~/.local/share/bookdist).'],
-  ['NO_COLOR, TERM=dumb', 'no colour (as --no-color).'],
-  ['COLUMNS', 'the width of help and tables when the output is not a terminal.'],
+/**
+ * Every environment variable bookdist reads, in the order the page lists them (several names may
+ * share one entry). test/docs/man.test.ts checks this against the variables the source reads.
+ */
+export const ENVIRONMENT: ReadonlyArray<readonly [names: readonly string[], text: string]> = [
+  [['BOOKDIST_PROFILE'], 'the stored profile to use (as --profile).'],
+  [['BOOKDIST_BASE_URL'], 'the service base URL (as --base-url).'],
+  [['BOOKDIST_STORE_URL'], 'the price comparison (store) host.'],
+  [['BOOKDIST_USERNAME', 'BOOKDIST_KEY_FILE', 'BOOKDIST_SHARED_KEY', 'BOOKDIST_TOKEN'], 'credentials without a stored profile (a script or CI job).'],
+  [['BOOKDIST_CONFIG_DIR'], 'where profiles are stored (default: $XDG_CONFIG_HOME/bookdist, else ~/.config/bookdist).'],
+  [['BOOKDIST_DATA_DIR'], 'where the sandbox keeps its database and keys (default: $XDG_DATA_HOME/bookdist, else ~/.local/share/bookdist).'],
+  [['BOOKDIST_SANDBOX_SECRET'], 'the control secret of a sandbox that the sandbox controls reach with --url (`bookdist sandbox credentials` prints it).'],
+  [['BOOKDIST_NO_PROGRESS'], 'set (to anything): no progress line on a terminal during bulk jobs; the summary still prints.'],
+  [['BOOKDIST_ASCII'], '1: ASCII only on the terminal (no ellipsis or block characters), as with a locale that is not UTF-8; 0: UTF-8 whatever the locale says.'],
+  [['LC_ALL', 'LC_CTYPE', 'LANG'], 'the first one set decides whether the terminal gets UTF-8 or ASCII only.'],
+  [['NO_COLOR'], 'no colour (as --no-color), unless --color always.'],
+  [['FORCE_COLOR'], 'colour even when the output is not a terminal (as --color always).'],
+  [['TERM'], 'dumb: no colour.'],
+  [['COLUMNS'], 'the width of help and tables when the output is not a terminal.'],
+  [['BROWSER'], 'the program that opens a URL for the commands that offer to open one (else open, xdg-open or start).'],
+  [['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'HOME'], 'the base directories of the defaults above, and of the cache ($XDG_CACHE_HOME/bookdist, else ~/.cache/bookdist: Node\'s compile cache).'],
+  [['NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE'], 'as Node reads them: a compile cache directory of your choice, or none.'],
 ];
+
+/** The date of the release this page documents (.TH needs one); set with the version. */
+export const PAGE_DATE = '2026-11-25';
 
 export function renderMan(program: Command, version: string): string {
   const help = program.createHelp();
   const out: string[] = [
     '.\\" Generated from the command tree by `npm run gen` (scripts/gen-docs.mjs); do not edit.',
-    `.TH BOOKDIST 1 "" "bookdist ${roff(version)}" "User Commands"`,
+    `.TH BOOKDIST 1 ${PAGE_DATE} "bookdist ${roff(version)}" "User Commands"`,
     '.SH NAME',
     `bookdist \\- ${roff(program.description().split('. ')[0].replace(/\.$/, ''))}`,
     '.SH SYNOPSIS',
@@ -64,9 +89,9 @@ export function renderMan(program: Command, version: string): string {
     '[\\fIglobal options\\fR] \\fIcommand\\fR [\\fIoptions\\fR] [\\fIarguments\\fR]',
     '.SH DESCRIPTION',
   ];
-  for (const p of paragraphs(program.description())) out.push(roff(p), '.PP');
+  for (const p of paragraphs(program.description())) out.push(prose(p), '.PP');
   out.push(
-    roff('`bookdist help <command...>` shows the help of any command; docs/commands.md holds the same reference as Markdown.'),
+    prose('`bookdist help <command...>` shows the help of any command; docs/commands.md holds the same reference as Markdown.'),
     '.SH GLOBAL OPTIONS',
     'Accepted by every command.',
     ...options(program, program.options.filter((o) => !o.hidden)),
@@ -76,9 +101,9 @@ export function renderMan(program: Command, version: string): string {
     out.push(`.SS "${roff(commandName(c))}"`);
     out.push('.B ' + roff(help.commandUsage(c)).replace(/^bookdist /, 'bookdist '), '.PP');
     const ps = paragraphs(c.description() || c.summary());
-    ps.forEach((p, i) => out.push(roff(p), ...(i < ps.length - 1 ? ['.PP'] : [])));
+    ps.forEach((p, i) => out.push(prose(p), ...(i < ps.length - 1 ? ['.PP'] : [])));
     const args = c.registeredArguments;
-    for (const a of args) out.push('.TP', `\\fI${roff(help.argumentTerm(a))}\\fR`, roff(help.argumentDescription(a).replace(/\s+/g, ' ')));
+    for (const a of args) out.push('.TP', `\\fI${roff(help.argumentTerm(a))}\\fR`, prose(help.argumentDescription(a).replace(/\s+/g, ' ')));
     out.push(...options(c, c.options.filter((o) => !o.hidden)));
     const ex = examplesOf(c);
     if (ex.length) {
@@ -88,9 +113,9 @@ export function renderMan(program: Command, version: string): string {
     }
   }
   out.push('.SH EXIT STATUS');
-  for (const [code, text] of EXIT_CODE_HELP) out.push('.TP', `\\fB${code}\\fR`, roff(text));
+  for (const [code, text] of EXIT_CODE_HELP) out.push('.TP', `\\fB${code}\\fR`, prose(text));
   out.push('.SH ENVIRONMENT');
-  for (const [name, text] of ENVIRONMENT) out.push('.TP', `\\fB${roff(name)}\\fR`, roff(text));
+  for (const [names, text] of ENVIRONMENT) out.push('.TP', names.map((n) => `\\fB${roff(n)}\\fR`).join(', '), prose(text));
   out.push(
     '.SH FILES',
     '.TP',
@@ -98,7 +123,10 @@ export function renderMan(program: Command, version: string): string {
     roff('stored profiles (0600, in a 0700 directory) and the copies of their keys.'),
     '.TP',
     '\\fI$BOOKDIST_DATA_DIR/sandbox.db\\fR',
-    roff('the database of the local sandbox service.'),
+    roff('the database of the local sandbox service (with its -wal and -shm files), and beside it the private keys of its accounts (sandbox-<role>-key.pem).'),
+    '.TP',
+    '\\fI$XDG_CACHE_HOME/bookdist/node-compile-cache\\fR',
+    roff("Node's compile cache (~/.cache/bookdist without XDG_CACHE_HOME); safe to delete."),
     '.SH SEE ALSO',
     roff('bookdist help exit-codes; docs/commands.md; the README of the bookdist package.'),
   );
