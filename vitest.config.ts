@@ -1,4 +1,17 @@
+import { readFileSync } from 'node:fs';
+import type { Plugin } from 'vite';
 import { configDefaults, defineConfig } from 'vitest/config';
+
+/** The shell completion templates are imported as text, as esbuild's text loader does in the build. */
+const shellTemplates: Plugin = {
+  name: 'bookdist-shell-templates',
+  enforce: 'pre',
+  load(id) {
+    const file = id.split('?')[0];
+    if (/\.(bash|zsh|fish)$/.test(file)) return `export default ${JSON.stringify(readFileSync(file, 'utf8'))};`;
+    return undefined;
+  },
+};
 
 /**
  * Tests that need processes: the launcher, signals and kills, shells, a pseudo-terminal, a browser,
@@ -37,13 +50,14 @@ export default defineConfig({
     outputFile: { json: 'test-results.json' },
     projects: [
       {
+        plugins: [shellTemplates],
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...E2E],
         },
       },
-      { test: { name: 'e2e', include: E2E } },
+      { plugins: [shellTemplates], test: { name: 'e2e', include: E2E } },
     ],
   },
 });

@@ -2,7 +2,8 @@
 # Load in the current shell:  source <(bookdist completion bash)
 # Install (bash-completion):  bookdist completion bash > ~/.local/share/bash-completion/completions/bookdist
 # Type codes: arity (n none, r required value, o optional value), then the value's kind
-# (- anything, f a file path, p a stored profile's name, c one of the choices listed after a space).
+# (- anything, f a file path, p a profile's name (stored ones and the built-in sandbox), s a stored
+# profile's name, c one of the choices listed after a space).
 
 # REPLY: the subcommand that word $2 names under command path $1 (or empty)
 _bookdist_cmd() {
@@ -69,7 +70,7 @@ _bookdist_cmd() {
     'offers/get') REPLY='get' ;;
     'offers/checkout') REPLY='checkout' ;;
     'offers/help') REPLY='help' ;;
-    *) REPLY= ;;
+    *) REPLY='' ;;
   esac
 }
 
@@ -87,7 +88,7 @@ _bookdist_cmds() {
     'import') REPLY='search help' ;;
     'access') REPLY='allow revoke help' ;;
     'offers') REPLY='get checkout help' ;;
-    *) REPLY= ;;
+    *) REPLY='' ;;
   esac
 }
 
@@ -95,7 +96,7 @@ _bookdist_cmds() {
 _bookdist_aliases() {
   case "$1" in
     'profile') REPLY='ls rm' ;;
-    *) REPLY= ;;
+    *) REPLY='' ;;
   esac
 }
 
@@ -154,11 +155,11 @@ _bookdist_flags() {
     'offers get') REPLY='--isbn --no-check -h --help' ;;
     'offers checkout') REPLY='--id --rejoiner-id --open -h --help' ;;
     'completion') REPLY='-h --help' ;;
-    *) REPLY= ;;
+    *) REPLY='' ;;
   esac
 }
 
-# REPLY: type code of option $2 defined by command path $1 (see below)
+# REPLY: type code of option $2 defined by command path $1 (see above)
 _bookdist_flag() {
   case "$1/$2" in
     '/--profile') REPLY='rp' ;;
@@ -184,7 +185,7 @@ _bookdist_flag() {
     'sandbox serve/--db') REPLY='rf' ;;
     'sandbox serve/--process-delay') REPLY='r-' ;;
     'sandbox serve/--fault-rate') REPLY='r-' ;;
-    'sandbox serve/--fault') REPLY='r-' ;;
+    'sandbox serve/--fault') REPLY='rc 503 429 reset' ;;
     'sandbox serve/--latency') REPLY='r-' ;;
     'sandbox serve/--cert') REPLY='rf' ;;
     'sandbox serve/--key') REPLY='rf' ;;
@@ -300,7 +301,7 @@ _bookdist_flag() {
     'offers get/--isbn') REPLY='r-' ;;
     'offers checkout/--id') REPLY='r-' ;;
     'offers checkout/--rejoiner-id') REPLY='r-' ;;
-    *) REPLY= ;;
+    *) REPLY='' ;;
   esac
 }
 
@@ -310,10 +311,10 @@ _bookdist_arg() {
     'api/1') REPLY='rf' ;;
     'profile show/0') REPLY='rp' ;;
     'profile use/0') REPLY='rp' ;;
-    'profile remove/0') REPLY='rp' ;;
+    'profile remove/0') REPLY='rs' ;;
     'profile check/0') REPLY='rp' ;;
     'completion/0') REPLY='rc bash zsh fish' ;;
-    *) REPLY= ;;
+    *) REPLY='' ;;
   esac
 }
 
@@ -323,13 +324,13 @@ _bookdist_flag_type() {
   while :; do
     _bookdist_flag "$p" "$2"
     if [[ -n $REPLY || -z $p ]]; then return; fi
-    if [[ $p == *' '* ]]; then p=${p% *}; else p=; fi
+    if [[ $p == *' '* ]]; then p=${p% *}; else p=''; fi
   done
 }
 
 # REPLY: the options of command path $1 and of its ancestors (global options), each once.
 _bookdist_all_flags() {
-  local p=$1 seen=' ' out= f
+  local p=$1 seen=' ' out='' f
   while :; do
     _bookdist_flags "$p"
     for f in $REPLY; do
@@ -338,32 +339,39 @@ _bookdist_all_flags() {
       out+="$f "
     done
     [[ -z $p ]] && break
-    if [[ $p == *' '* ]]; then p=${p% *}; else p=; fi
+    if [[ $p == *' '* ]]; then p=${p% *}; else p=''; fi
   done
   REPLY=$out
+}
+
+# COMPREPLY+=: each line that the command "$@" prints (mapfile is bash 4; this runs in bash 3.2 too).
+_bookdist_reply() {
+  local line
+  while IFS= read -r line; do COMPREPLY+=("$line"); done < <("$@")
 }
 
 # COMPREPLY: values for type code $1 matching $2, each prefixed with $3 (for --flag=value).
 _bookdist_values() {
   case $1 in
-    ?c\ *) COMPREPLY=($(compgen -P "$3" -W "${1:3}" -- "$2")) ;;
+    ?c\ *) _bookdist_reply compgen -P "$3" -W "${1:3}" -- "$2" ;;
     ?f)
-      local IFS=$'\n'
-      COMPREPLY=($(compgen -P "$3" -f -- "$2"))
+      _bookdist_reply compgen -P "$3" -f -- "$2"
       compopt -o filenames 2>/dev/null
       ;;
-    ?p) _bookdist_profiles; COMPREPLY=($(compgen -P "$3" -W "$REPLY" -- "$2")) ;;
+    ?p) _bookdist_profiles; _bookdist_reply compgen -P "$3" -W "sandbox $REPLY" -- "$2" ;;
+    ?s) _bookdist_profiles; _bookdist_reply compgen -P "$3" -W "$REPLY" -- "$2" ;;
   esac
 }
 
-# REPLY: the stored profile names (and the built-in sandbox), read from the config file.
+# REPLY: the names of the stored profiles, read from the config file that `bookdist profile add`
+# writes (one `"name": {` line per profile), so completing never runs bookdist.
 _bookdist_profiles() {
   local dir=${BOOKDIST_CONFIG_DIR:-${XDG_CONFIG_HOME:-$HOME/.config}/bookdist}
-  REPLY="sandbox $(command sed -n 's/^[[:space:]]*"\([A-Za-z0-9_-]*\)":[[:space:]]*{.*/\1/p' "$dir/config.json" 2>/dev/null | command grep -vx profiles | command tr '\n' ' ')"
+  REPLY="$(command sed -n 's/^[[:space:]]*"\([A-Za-z0-9_-]*\)":[[:space:]]*{.*/\1/p' "$dir/config.json" 2>/dev/null | command grep -vx profiles | command tr '\n' ' ')"
 }
 
 _bookdist() {
-  local cur=${COMP_WORDS[COMP_CWORD]} cmdpath= pending= word REPLY
+  local cur=${COMP_WORDS[COMP_CWORD]} cmdpath='' pending='' word REPLY
   local -i i help=0 nargs=0 dashdash=0
   COMPREPLY=()
   # Walk the words before the cursor: subcommands extend the path, options and their values are skipped.
@@ -371,7 +379,7 @@ _bookdist() {
     word=${COMP_WORDS[i]}
     # "--flag=value" comes as three words when '=' is in COMP_WORDBREAKS.
     if [[ $word == '=' && ${COMP_WORDS[i-1]} == -?* ]]; then pending=${COMP_WORDS[i-1]}; continue; fi
-    if [[ -n $pending ]]; then pending=; continue; fi
+    if [[ -n $pending ]]; then pending=''; continue; fi
     if ((!dashdash)); then
       if [[ $word == -- ]]; then dashdash=1; continue; fi
       if [[ $word == -?* ]]; then
@@ -393,7 +401,7 @@ _bookdist() {
   done
 
   if [[ -n $pending ]]; then
-    [[ $cur == '=' ]] && cur=
+    [[ $cur == '=' ]] && cur=''
     _bookdist_flag_type "$cmdpath" "$pending"
     _bookdist_values "$REPLY" "$cur" ''
     return 0
@@ -404,16 +412,16 @@ _bookdist() {
       _bookdist_values "$REPLY" "${cur#*=}" "${cur%%=*}="
     else
       _bookdist_all_flags "$cmdpath"
-      COMPREPLY=($(compgen -W "$REPLY" -- "$cur"))
+      _bookdist_reply compgen -W "$REPLY" -- "$cur"
     fi
     return 0
   fi
   if ((nargs == 0)); then
     _bookdist_cmds "$cmdpath"
-    COMPREPLY=($(compgen -W "$REPLY" -- "$cur"))
+    _bookdist_reply compgen -W "$REPLY" -- "$cur"
     if ((!${#COMPREPLY[@]})); then
       _bookdist_aliases "$cmdpath"
-      COMPREPLY=($(compgen -W "$REPLY" -- "$cur"))
+      _bookdist_reply compgen -W "$REPLY" -- "$cur"
     fi
   fi
   ((help)) && return 0
@@ -425,7 +433,7 @@ _bookdist() {
   # Nothing else to offer after a command: its options.
   if ((!${#COMPREPLY[@]} && !dashdash)) && [[ -z $cur ]]; then
     _bookdist_all_flags "$cmdpath"
-    COMPREPLY=($(compgen -W "$REPLY" -- "$cur"))
+    _bookdist_reply compgen -W "$REPLY" -- "$cur"
   fi
   return 0
 }

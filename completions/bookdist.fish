@@ -2,7 +2,8 @@
 # Install:                    bookdist completion fish > ~/.config/fish/completions/bookdist.fish
 # Load in the current shell:  bookdist completion fish | source
 # Type codes: arity (n none, r required value, o optional value), then the value's kind
-# (- anything, f a file path, p a stored profile's name, c one of the choices listed after a space).
+# (- anything, f a file path, p a profile's name (stored ones and the built-in sandbox), s a stored
+# profile's name, c one of the choices listed after a space).
 
 # the subcommand that $word names under $cmdpath (or nothing)
 function __bookdist_cmd --argument-names cmdpath word
@@ -200,7 +201,7 @@ function __bookdist_flags --argument-names cmdpath
         case 'sandbox'
             printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
         case 'sandbox serve'
-            printf '%s\t%s\n' '--host' 'interface to listen on (anything but loopback needs --expose)' '--expose' 'allow listening on a non-loopback interface (prints what that exposes)' '--allow-host' 'another Host name the /_sandbox/ control routes answer (repeatable)' '--port' 'TCP port (0 picks a free one; a port in use is an error)' '--db' 'SQLite database of the sandbox (default: sandbox.db in the data directory, $BOOKDIST_DATA_DIR); :memory: for a throwaway database' '--process-delay' 'time the worker takes to process a queued book' '--fault-rate' 'share of requests (0..1) that get an injected fault' '--fault' 'fault kind: 503, 429 or reset (repeatable)' '--latency' 'added to every request (e.g. 50ms)' '--tls' 'serve HTTPS with a certificate signed by a CA made and kept beside the database (printed at start and by `sandbox credentials`)' '--cert' 'serve HTTPS with this certificate (PEM; with --key)' '--key' 'private key (PEM) of --cert' '-h' 'display help for command' '--help' 'display help for command'
+            printf '%s\t%s\n' '--host' 'interface to listen on (anything but loopback needs --expose)' '--expose' 'allow listening on a non-loopback interface (prints what that exposes)' '--allow-host' 'another Host name the /_sandbox/ control routes answer (repeatable)' '--port' 'TCP port (0 picks a free one; a port in use is an error)' '--db' 'SQLite database of the sandbox (default: sandbox.db in the data directory, $BOOKDIST_DATA_DIR); :memory: for a throwaway database' '--process-delay' 'time the worker takes to process a queued book' '--fault-rate' 'share of requests (0..1) that get an injected fault' '--fault' 'fault kind (repeatable)' '--latency' 'added to every request (e.g. 50ms)' '--tls' 'serve HTTPS with a certificate signed by a CA made and kept beside the database (printed at start and by `sandbox credentials`)' '--cert' 'serve HTTPS with this certificate (PEM; with --key)' '--key' 'private key (PEM) of --cert' '-h' 'display help for command' '--help' 'display help for command'
         case 'sandbox credentials'
             printf '%s\t%s\n' '--db' 'SQLite database of the sandbox (default: sandbox.db in the data directory, $BOOKDIST_DATA_DIR)' '-h' 'display help for command' '--help' 'display help for command'
         case 'sandbox openapi'
@@ -330,7 +331,7 @@ function __bookdist_flag --argument-names cmdpath flag
         case 'sandbox serve/--fault-rate'
             echo 'r-'
         case 'sandbox serve/--fault'
-            echo 'r-'
+            echo 'rc 503 429 reset'
         case 'sandbox serve/--latency'
             echo 'r-'
         case 'sandbox serve/--cert'
@@ -574,7 +575,7 @@ function __bookdist_arg --argument-names cmdpath index
         case 'profile use/0'
             echo 'rp'
         case 'profile remove/0'
-            echo 'rp'
+            echo 'rs'
         case 'profile check/0'
             echo 'rp'
         case 'completion/0'
@@ -629,14 +630,18 @@ function __bookdist_values --argument-names code cur prefix
                 echo "$prefix$f"
             end
         case '?p'
+            for v in sandbox (__bookdist_profiles)
+                echo "$prefix$v"
+            end
+        case '?s'
             for v in (__bookdist_profiles)
                 echo "$prefix$v"
             end
     end
 end
 
-# The stored profile names (and the built-in sandbox), read from the config file that
-# `bookdist profile add` writes (one `"name": {` line per profile): completing never runs bookdist.
+# The names of the stored profiles, read from the config file that `bookdist profile add`
+# writes (one `"name": {` line per profile): completing never runs bookdist.
 function __bookdist_profiles
     set -l dir "$BOOKDIST_CONFIG_DIR"
     if test -z "$dir"
@@ -644,7 +649,6 @@ function __bookdist_profiles
         test -z "$base"; and set base "$HOME/.config"
         set dir "$base/bookdist"
     end
-    echo sandbox
     command sed -n 's/^[[:space:]]*"\([A-Za-z0-9_-]*\)":[[:space:]]*{.*/\1/p' "$dir/config.json" 2>/dev/null | command grep -vx profiles
 end
 

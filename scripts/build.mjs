@@ -80,6 +80,8 @@ try {
       js: "let __bdRequire; const require = function require(id) { return (__bdRequire ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id); };",
     },
     define: { __BOOKDIST_VERSION__: JSON.stringify(version), __BOOKDIST_NODE_MIN__: JSON.stringify(nodeMin) },
+    // The shell completion templates (src/commands/completion/templates/) are bundled as text.
+    loader: { '.bash': 'text', '.zsh': 'text', '.fish': 'text' },
     logLevel: 'warning',
     plugins: [lazyChildProcess, builtinsByRequire],
   });

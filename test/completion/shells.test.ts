@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { buildProgram } from '../../src/program.js';
+import { allCommands, buildModel } from '../../src/commands/completion/model.js';
 import { bashComplete, ensureShells, fishComplete, generatedScripts, zshComplete } from './_support.js';
 
 let scripts: ReturnType<typeof generatedScripts>;
@@ -93,6 +95,25 @@ describe('fish', () => {
   });
 });
 
+describe('every option with a fixed set of values', () => {
+  // Each option of the tree whose values are choices, at the first command that has it, its last name.
+  const cases = allCommands(buildModel(buildProgram()))
+    .flatMap((c) => c.ownFlags.filter((f) => f.value.kind === 'choices').map((f) => ({ path: c.path, flag: f.names.at(-1)!, choices: (f.value as { choices: string[] }).choices })));
+  it('the tree has them (--output, --color, sandbox serve --fault, ...)', () => {
+    const flags = cases.map((c) => [...c.path, c.flag].join(' '));
+    expect(flags).toEqual(expect.arrayContaining(['--output', '--color', 'sandbox serve --fault']));
+  });
+  it('completes its values in bash, zsh and fish', () => {
+    for (const c of cases) {
+      const words = ['bookdist', ...c.path, c.flag];
+      const want = sorted(c.choices);
+      expect(sorted(bashComplete(scripts.path('bash'), [...words, ''])), words.join(' ')).toEqual(want);
+      expect(sorted(zshComplete(scripts.dir, words.join(' ') + ' ')), words.join(' ')).toEqual(want);
+      expect(sorted(fishComplete(scripts.path('fish'), words.join(' ') + ' ')), words.join(' ')).toEqual(want);
+    }
+  });
+});
+
 describe('profile names (read from the config file, without running bookdist)', () => {
   let home: string;
   let cfg: Record<string, string>;
@@ -109,7 +130,16 @@ describe('profile names (read from the config file, without running bookdist)', 
   afterAll(() => rmSync(home, { recursive: true, force: true }));
   const ALL = ['b_2', 'ops-1', 'sandbox'];
 
-  it('bash: --profile and profile use|remove|show|check offer the stored profiles and sandbox', () => {
+  const STORED = ['b_2', 'ops-1'];
+
+  it('profile remove offers the stored profiles only: the built-in sandbox cannot be removed', () => {
+    expect(sorted(bashComplete(scripts.path('bash'), ['bookdist', 'profile', 'remove', ''], cfg))).toEqual(STORED);
+    expect(sorted(zshComplete(scripts.dir, 'bookdist profile remove ', 'fpath', cfg))).toEqual(STORED);
+    expect(sorted(fishComplete(scripts.path('fish'), 'bookdist profile remove ', cfg))).toEqual(STORED);
+    expect(bashComplete(scripts.path('bash'), ['bookdist', 'profile', 'rm', 's'], cfg)).toEqual([]);
+  });
+
+  it('bash: --profile and profile use|show|check offer the stored profiles and sandbox', () => {
     const complete = (...words: string[]) => sorted(bashComplete(scripts.path('bash'), ['bookdist', ...words], cfg));
     expect(complete('--profile', '')).toEqual(ALL);
     expect(complete('book', 'get', '--profile', 'o')).toEqual(['ops-1']);

@@ -6,16 +6,30 @@ import type { Argument, Command, Option } from 'commander';
 /** What follows a flag: nothing, a value it requires, or a value it may take. */
 export type Arity = 'none' | 'required' | 'optional';
 
-/** How a value can be completed: from fixed choices, as a file path, a stored profile's name, or not at all. */
-export type ValueKind = { kind: 'choices'; choices: string[] } | { kind: 'file' } | { kind: 'profile' } | { kind: 'free' };
+/**
+ * How a value can be completed: from fixed choices, as a file path, a profile's name (the stored
+ * ones and the built-in sandbox), a stored profile's name only, or not at all.
+ */
+export type ValueKind = { kind: 'choices'; choices: string[] } | { kind: 'file' } | { kind: 'profile' } | { kind: 'stored-profile' } | { kind: 'free' };
 
-/** Options and arguments whose values name a stored profile (completed from the config file). */
-const profileValues = new WeakSet<object>();
+/** Options and arguments whose values name a profile (completed from the config file). */
+const profileValues = new WeakMap<object, 'profile' | 'stored-profile'>();
 
-/** Mark an option or argument as taking a profile name: completion offers the stored profiles. */
+/** Mark an option or argument as taking a profile name: completion offers the stored profiles and sandbox. */
 export function completesProfiles<T extends object>(optionOrArgument: T): T {
-  profileValues.add(optionOrArgument);
+  profileValues.set(optionOrArgument, 'profile');
   return optionOrArgument;
+}
+
+/** Mark an argument as naming a stored profile (not the built-in sandbox, which e.g. cannot be removed). */
+export function completesStoredProfiles<T extends object>(optionOrArgument: T): T {
+  profileValues.set(optionOrArgument, 'stored-profile');
+  return optionOrArgument;
+}
+
+function profileKind(o: object): ValueKind | undefined {
+  const kind = profileValues.get(o);
+  return kind ? { kind } : undefined;
 }
 
 export interface FlagSpec {
@@ -74,13 +88,13 @@ function flagSpec(opt: Option): FlagSpec {
   return {
     names,
     arity: opt.required ? 'required' : opt.optional ? 'optional' : 'none',
-    value: !(opt.required || opt.optional) ? { kind: 'free' } : profileValues.has(opt) ? { kind: 'profile' } : valueKind(valueName, opt.argChoices),
+    value: !(opt.required || opt.optional) ? { kind: 'free' } : (profileKind(opt) ?? valueKind(valueName, opt.argChoices)),
     description: oneLine(opt.description || ''),
   };
 }
 
 function argSpec(arg: Argument): ArgSpec {
-  return { name: arg.name(), variadic: arg.variadic, value: profileValues.has(arg) ? { kind: 'profile' } : valueKind(arg.name(), arg.argChoices) };
+  return { name: arg.name(), variadic: arg.variadic, value: profileKind(arg) ?? valueKind(arg.name(), arg.argChoices) };
 }
 
 /** Own visible options (with the help option), then those of every ancestor, nearest first. */

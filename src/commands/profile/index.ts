@@ -1,6 +1,6 @@
 // `bookdist profile add|list|show|use|remove`: stored profiles (conf) in the config directory.
 import { Argument, type Command } from 'commander';
-import { completesProfiles } from '../completion/model.js';
+import { completesProfiles, completesStoredProfiles } from '../completion/model.js';
 import { action, examples } from '../define.js';
 
 export function registerProfile(program: Command): void {
@@ -92,7 +92,7 @@ export function registerProfile(program: Command): void {
           'Deletes the stored profile and the copy of its key in the config directory. The original key ' +
             'file you added it from is left alone. Asks first on a terminal; in scripts it needs --yes.',
         )
-        .addArgument(completesProfiles(new Argument('<name>', 'profile name'))),
+        .addArgument(completesStoredProfiles(new Argument('<name>', 'profile name'))),
       () => import('./remove.js'),
     ),
     ['bookdist profile add --name old --base-url https://api.example.com --token-stdin < token.txt', 'bookdist profile remove old --yes'],

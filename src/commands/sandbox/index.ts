@@ -1,6 +1,6 @@
 // `bookdist sandbox ...`: run the local service and drive its testing controls. Option
 // definitions only; each verb's work is imported when it runs.
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { action, collect, examples } from '../define.js';
 
 const DB_HELP = 'SQLite database of the sandbox (default: sandbox.db in the data directory, $BOOKDIST_DATA_DIR)';
@@ -34,7 +34,7 @@ export function registerSandbox(program: Command): void {
         .option('--db <path>', DB_HELP + '; :memory: for a throwaway database')
         .option('--process-delay <duration>', 'time the worker takes to process a queued book', '2s')
         .option('--fault-rate <fraction>', 'share of requests (0..1) that get an injected fault', '0')
-        .option('--fault <kind>', 'fault kind: 503, 429 or reset (repeatable)', collect)
+        .addOption(new Option('--fault <kind>', 'fault kind (repeatable)').choices(['503', '429', 'reset']).argParser(collect))
         .option('--latency <duration>', 'added to every request (e.g. 50ms)')
         .option('--tls', 'serve HTTPS with a certificate signed by a CA made and kept beside the database (printed at start and by `sandbox credentials`)')
         .option('--cert <file>', 'serve HTTPS with this certificate (PEM; with --key)')
