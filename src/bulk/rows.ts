@@ -37,7 +37,14 @@ export async function* csvRows(file: string, ctx: Context, opts: { flag: string;
   const { parse } = await import('csv-parse');
   const input = openInput(file, ctx, opts.flag);
   // The line of each record from on_record's context (far cheaper than `info: true`, which copies it).
-  const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: true, on_record: (record: any, context: any) => ((record.line = context.lines), record) });
+  // `lastLine`: where the last good record ended, so that a bad one is reported where it starts.
+  const last = { line: 0, empty: 0 };
+  const onRecord = (record: any, context: any) => {
+    record.line = last.line = context.lines;
+    last.empty = context.empty_lines;
+    return record;
+  };
+  const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: true, on_record: onRecord });
   // pipe() does not pass on the source's errors (a missing file): the parser fails with them.
   input.on('error', (e) => parser.destroy(e));
   input.pipe(parser);
@@ -60,12 +67,27 @@ export async function* csvRows(file: string, ctx: Context, opts: { flag: string;
     }
   } catch (e: any) {
     if (e instanceof CliError) throw e;
-    if (typeof e?.code === 'string' && e.code.startsWith('CSV_')) {
-      throw new CliError(`${opts.flag} ${file}: ${String(e.message).replace(/^Invalid (Record|Closing Quote|Opening Quote)[^:]*: /, '')}`, ExitCode.USAGE);
-    }
+    if (typeof e?.code === 'string' && e.code.startsWith('CSV_')) throw csvError(e, file, opts.flag, last);
     throw inputError(e, file, opts.flag);
   }
   if (!header) throw usageError(`${opts.flag} ${file}: empty; the first row must name the columns (${opts.required.join(',')}).`);
+}
+
+/**
+ * A CSV syntax error where the bad record starts (csv-parse reports where it noticed, which for an
+ * unclosed quote is the end of the file), with its number (the header row is record 1).
+ */
+function csvError(e: any, file: string, flag: string, last: { line: number; empty: number }): CliError {
+  // The blank lines skipped since the last good record come before the bad one.
+  const start = last.line + 1 + (Number.isInteger(e.empty_lines) ? Math.max(0, e.empty_lines - last.empty) : 0);
+  const what =
+    e.code === 'CSV_QUOTE_NOT_CLOSED'
+      ? 'a quoted field is never closed (the file ends inside it)'
+      : String(e.message)
+          .replace(/^Invalid (Record|Closing Quote|Opening Quote)[^:]*: /, '')
+          .replace(/ at line \d+/, '');
+  const record = Number.isInteger(e.records) ? ` (record ${e.records + 1}, counting the header row)` : '';
+  return new CliError(`${flag} ${file}: line ${start}${record}: ${what}.`, ExitCode.USAGE);
 }
 
 /** NDJSON records: one JSON object per line; blank lines skipped; a bad line is a row with a problem. */

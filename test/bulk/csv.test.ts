@@ -1,6 +1,6 @@
 // Streamed CSV and NDJSON inputs of the bulk jobs (src/bulk/rows.ts, on csv-parse).
-import { describe, expect, it } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -9,6 +9,7 @@ import { CliError } from '../../src/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bookdist-rows-'));
 const ctx: any = { io: { cwd: dir, stdin: Object.assign(new PassThrough(), { isTTY: false }) } };
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function rows(text: string, required = ['hash_id', 'username'], name = 'in.csv'): Promise<InputRow[]> {
   writeFileSync(join(dir, name), text);
@@ -45,6 +46,16 @@ describe('csvRows', () => {
       for await (const _ of csvRows('nope.csv', ctx, { flag: '--from-csv', required: [] }));
     })().catch((e) => e);
     expect(missing.message).toMatch(/--from-csv nope.csv: no such file/);
+  });
+
+  it('a syntax error is reported at the line where the bad record starts, with its record number', async () => {
+    // An unclosed quote on line 3 of a 3,002-line file: csv-parse notices it at the end of the file.
+    const body = ['hash_id,username', 'h1,u1', '"h2,u2', ...Array.from({ length: 2999 }, (_, i) => `h${i + 3},u`)].join('\n') + '\n';
+    const err = await rows(body).catch((e) => e);
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toBe('--from-csv in.csv: line 3 (record 3, counting the header row): a quoted field is never closed (the file ends inside it).');
+    const bad = await rows('hash_id,username\nh1,u1\n\n"h2"x,u2\n').catch((e) => e);
+    expect(bad.message).toMatch(/^--from-csv in\.csv: line 4 \(record 3, counting the header row\): got "x" instead of delimiter/);
   });
 
   it('streams: a 200,000-row file is read without holding it whole', async () => {
