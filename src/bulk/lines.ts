@@ -38,12 +38,6 @@ export async function* readList(file: string, ctx: Context, flag: string): Async
   }
 }
 
-export async function readListAll(file: string, ctx: Context, flag: string): Promise<Line[]> {
-  const out: Line[] = [];
-  for await (const l of readList(file, ctx, flag)) out.push(l);
-  return out;
-}
-
 export function inputError(e: any, file: string, flag: string): Error {
   if (e?.code === 'ENOENT') return new CliError(`${flag} ${file}: no such file.`, ExitCode.USAGE);
   if (e?.code === 'EISDIR') return new CliError(`${flag} ${file}: is a directory, not a file.`, ExitCode.USAGE);

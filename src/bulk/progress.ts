@@ -1,14 +1,18 @@
-// A progress line on stderr for long jobs: done/total, rate and ETA. Drawn only when stderr is a
-// terminal and --quiet is not given; otherwise every method is a no-op (log lines still pass
-// through `log`, which the caller may route to ctx.info).
+// A progress line on stderr for long jobs: done/total, rate and ETA. Redrawn in place when stderr
+// is a terminal; off a terminal (a CI log) one plain line at most once a minute, the first after a
+// minute, so that a short job's log holds only its summary and a long one shows it is alive.
+// Nothing under --quiet or BOOKDIST_NO_PROGRESS. The rate counts this run only (not what a resumed
+// job did earlier).
 import type { Context } from '../context.js';
 import { formatDuration } from '../util/duration.js';
 
 export interface Progress {
   /** Add to the done count. */
   tick(n?: number): void;
-  /** Set the done count. */
+  /** Set the done count (earlier runs' included). */
   set(done: number): void;
+  /** Units an earlier run did (resume): in done/total, never in the rate. */
+  setEarlier(units: number): void;
   /** Change the total (e.g. after reading the input). */
   setTotal(total: number): void;
   /** Print a line above the bar (the bar is redrawn below it). Goes to stderr unless quiet (or `always`). */
@@ -24,18 +28,27 @@ export interface ProgressOptions {
   initial?: number;
   unit?: string;
   label?: string;
-  /** Redraw interval, ms. */
+  /** Redraw interval on a terminal, ms. */
   intervalMs?: number;
+  /** Interval of the plain lines off a terminal, ms (a minute). */
+  logIntervalMs?: number;
 }
 
 export function progressEnabled(ctx: Context): boolean {
   return Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet && ctx.io.env.BOOKDIST_NO_PROGRESS === undefined;
 }
 
+/** Off a terminal: plain progress lines for logs (not under --quiet or BOOKDIST_NO_PROGRESS). */
+function logLinesEnabled(ctx: Context): boolean {
+  return !ctx.io.stderr.isTTY && !ctx.globals.quiet && ctx.io.env.BOOKDIST_NO_PROGRESS === undefined;
+}
+
 export function createProgress(ctx: Context, opts: ProgressOptions): Progress {
   const err = ctx.io.stderr;
   const enabled = progressEnabled(ctx);
-  const initial = opts.initial ?? 0;
+  const logLines = logLinesEnabled(ctx);
+  const logEvery = opts.logIntervalMs ?? 60_000;
+  let initial = opts.initial ?? 0;
   let total = opts.total;
   let done = initial;
   const started = Date.now();
@@ -56,6 +69,9 @@ export function createProgress(ctx: Context, opts: ProgressOptions): Progress {
     if (!Number.isFinite(total)) return `${opts.label ? opts.label + ' ' : ''}${done.toLocaleString('en-US')}${unit}  ${Math.round(rate).toLocaleString('en-US')}/s`;
     return `${opts.label ? opts.label + ' ' : ''}${bar} ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')}${unit}  ${Math.round(rate).toLocaleString('en-US')}/s  ETA ${eta}`;
   };
+  // A timer, not the updates: a job waiting on a slow service still says it is alive.
+  const ticker = logLines ? setInterval(() => err.write(render().replace(/[█░]+ /, '') + '\n'), logEvery) : undefined;
+  ticker?.unref();
   const draw = (force = false) => {
     if (!enabled || stopped) return;
     const now = Date.now();
@@ -78,6 +94,10 @@ export function createProgress(ctx: Context, opts: ProgressOptions): Progress {
       done = d;
       draw();
     },
+    setEarlier(units) {
+      done += units - initial;
+      initial = units;
+    },
     setTotal(t) {
       total = t;
       draw(true);
@@ -89,6 +109,7 @@ export function createProgress(ctx: Context, opts: ProgressOptions): Progress {
       draw(true);
     },
     stop() {
+      clearInterval(ticker);
       if (stopped) return;
       draw(true);
       stopped = true;

@@ -13,3 +13,9 @@ export function dataDir(env: Record<string, string | undefined>): string {
   const base = env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
   return join(base, 'bookdist');
 }
+
+/** Where bookdist keeps state worth keeping but not configuration (rescued results): XDG_STATE_HOME. */
+export function stateDir(env: Record<string, string | undefined>): string {
+  const base = env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
+  return join(base, 'bookdist');
+}

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SEED_USERS, startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 import { cliFor, storeProfile, codesGenerated, csvCodes, spawnCli, waitForCodes, type Cli } from './_support.js';
+import { fullDisk, runInProcess } from './_inproc.js';
 
 const BOOK = WELL_KNOWN.readme.hash_id;
 let sb: TestSandbox;
@@ -67,14 +68,17 @@ describe('exclusive', () => {
 });
 
 describe('exact under faults', () => {
-  it('a full disk (ENOSPC injected in the write path): exit 1 with the resume command; --resume ends exact, the service counted exactly count', async () => {
+  it('a full disk (ENOSPC through the injected fs seam): exit 1 with the resume command, the unwritten codes rescued; --resume ends exact, the service counted exactly count', async () => {
     const out = join(dir, 'full.csv');
     const count = 3000;
     const before = await codesGenerated(cli);
     // The disk fills up part-way through a batch (~60 bytes a row): a torn batch is left in the file.
-    const full = spawnCli(sb, gen(out, count), { BOOKDIST_FAULT_ENOSPC_AT: '70000' });
-    const res = await full.exited;
+    const res = await runInProcess(gen(out, count), { env: { ...sb.env, XDG_STATE_HOME: join(dir, 'state') }, fs: fullDisk(out, 70000) });
     expect(res.code, res.stderr).toBe(1);
+    const rescue = /kept in (\S+\.ndjson) \(readable only by you\)/.exec(res.stderr)?.[1];
+    expect(rescue, res.stderr).toBeDefined();
+    expect(statSync(rescue!).mode & 0o777).toBe(0o600);
+    expect(readFileSync(rescue!, 'utf8').trim().split('\n').length).toBeGreaterThan(0);
     expect(res.stderr).toMatch(/writing \S+full\.csv failed: ENOSPC/);
     expect(res.stderr).toMatch(/--out \S+full\.csv --resume\n/);
     expect(res.stderr).not.toMatch(/unexpected error/);

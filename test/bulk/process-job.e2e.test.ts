@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SEED_BOOKS, startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 import { cliFor, storeProfile, spawnCli, waitUntil, type Cli } from './_support.js';
+import { fullDisk, runInProcess } from './_inproc.js';
 
 let sb: TestSandbox;
 let cli: Cli;
@@ -47,7 +48,7 @@ describe('book process --from-file on the job engine', () => {
     // The seed holds this book in the queue: --wait polls until --timeout.
     const args = ['book', 'process', '--from-file', '-', '--wait', '--interval', '100ms', '--results', results];
     const first = spawnCli(sb, args, {}, { input: `${WELL_KNOWN.queued.hash_id}\n` });
-    await waitUntil(() => existsSync(results + '.bookdist-job') && readFileSync(results + '.bookdist-job', 'utf8').includes('"wait"'), first.exited);
+    await waitUntil(() => existsSync(results + '.bookdist-job') && readFileSync(results + '.bookdist-job', 'utf8').includes('"pending"'), first.exited);
     const posts = processPosts();
     const second = await cli(args, { input: `${WELL_KNOWN.queued.hash_id}\n` });
     expect(second.code, second.stderr).toBe(2);
@@ -108,7 +109,7 @@ describe('book process --from-file on the job engine', () => {
     const before = queuedCount();
     const run = spawnCli(sb, args);
     // All four queued (one journal line), before the worker can have processed them all (4 x 300 ms).
-    await waitUntil(() => existsSync(results + '.bookdist-job') && readFileSync(results + '.bookdist-job', 'utf8').includes('"wait"'), run.exited);
+    await waitUntil(() => existsSync(results + '.bookdist-job') && readFileSync(results + '.bookdist-job', 'utf8').includes('"pending"'), run.exited);
     run.child.kill('SIGINT');
     const res = await run.exited;
     expect(res.code, res.stderr).toBe(130);
@@ -132,8 +133,7 @@ describe('book process --from-file on the job engine', () => {
     const input = BOOKS.join('\n') + '\n';
     // The disk fills up in the second batch of ten books (a row is ~100 bytes): batch 1 is done.
     const args = ['book', 'process', '--from-file', '-', '--results', results, '--concurrency', '1'];
-    const full = spawnCli(sb, args, { BOOKDIST_FAULT_ENOSPC_AT: '1500' }, { input });
-    const res = await full.exited;
+    const res = await runInProcess(args, { env: { ...sb.env, XDG_STATE_HOME: join(dir, 'state') }, fs: fullDisk(results, 1500), input, cwd: dir });
     expect(res.code, res.stderr).toBe(1);
     expect(res.stderr).toMatch(/ENOSPC/);
     expect(readFileSync(results + '.bookdist-job', 'utf8').split('\n').filter(Boolean)).toHaveLength(2);

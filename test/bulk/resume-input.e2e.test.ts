@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 import { cliFor, spawnCli, type Cli } from './_support.js';
+import { fullDisk, runInProcess } from './_inproc.js';
 
 let sb: TestSandbox;
 let cli: Cli;
@@ -39,7 +40,7 @@ describe('--resume with an input edited since the interrupted run', () => {
     // The disk fills up during batch 2: batch 1 is done and journalled.
     const results = join(dir, 'results.csv');
     const args = ['access', 'allow', '--from-csv', csv, '--results', results, '--concurrency', '1'];
-    const full = await spawnCli(sb, args, { BOOKDIST_FAULT_ENOSPC_AT: String(firstBatchEnd + 500) }).exited;
+    const full = await runInProcess(args, { env: { ...sb.env, XDG_STATE_HOME: join(dir, 'state') }, fs: fullDisk(results, firstBatchEnd + 500) });
     expect(full.code, full.stderr).toBe(1);
     expect(statSync(results).size).toBe(firstBatchEnd + 500);
 

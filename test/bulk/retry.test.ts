@@ -1,10 +1,12 @@
-// Job-level retries over real HTTP (a scripted local server): what is retried, how long it waits
-// (Retry-After honoured), which repeats are "uncertain", and the final classification.
+// A bulk job's request over real HTTP (a scripted local server): the client's retry policy applies
+// once (the job never repeats what the client already retried: requests are counted), and what
+// still fails is classified for the job.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiClient } from '../../src/api/client.js';
-import { bulkExitCode, callWithRetry } from '../../src/bulk/retry.js';
+import { callOnce } from '../../src/bulk/retry.js';
+import { bulkExitCode } from '../../src/bulk/job/summary.js';
 
 type Step = { status: number; headers?: Record<string, string>; body?: unknown } | 'reset';
 
@@ -27,56 +29,58 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-function client() {
-  return new ApiClient({ baseUrl: url, credentials: { kind: 'none' }, timeout: 5000, retries: 0, sleep: async () => {} });
+function client(retries = 0, waits: number[] = []) {
+  return new ApiClient({ baseUrl: url, credentials: { kind: 'none' }, timeout: 5000, retries, sleep: async (ms: number) => void waits.push(ms) });
 }
 
-describe('callWithRetry', () => {
-  it('retries 503 and 429, waiting as Retry-After says, then returns the answer', async () => {
-    script = [{ status: 503, headers: { 'retry-after': '2' } }, { status: 429, headers: { 'retry-after': '1' } }, { status: 200, body: { ok: 1 } }];
+describe('callOnce', () => {
+  it('a 429 with --retries 3 is sent 4 times, not 16: the client retries, the job does not', async () => {
+    seen.length = 0;
+    script = Array.from({ length: 20 }, () => ({ status: 429, headers: { 'retry-after': '1' } }));
     const waits: number[] = [];
-    const r = await callWithRetry(client(), 'index', {}, { retries: 3, sleep: async (ms) => void waits.push(ms) });
-    expect(r.ok && r.response.body).toEqual({ ok: 1 });
-    expect(waits).toEqual([2000, 1000]);
-    expect(r.uncertainRetries).toBe(0);
+    const r = await callOnce(client(3, waits), 'index', {});
+    expect(seen).toHaveLength(4);
+    expect(waits).toEqual([1000, 1000, 1000]);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.failure).toMatchObject({ kind: 'unavailable', status: 429, exitCode: 7 });
+    script = [];
   });
 
-  it('counts a repeat after a dropped connection as uncertain, and sends the same Idempotency-Key each time', async () => {
+  it('a 503 on a read is retried by the client, Retry-After honoured, then the answer is returned', async () => {
+    seen.length = 0;
+    script = [{ status: 503, headers: { 'retry-after': '2' } }, { status: 200, body: { ok: 1 } }];
+    const waits: number[] = [];
+    const r = await callOnce(client(3, waits), 'index', {});
+    expect(r.ok && r.response.body).toEqual({ ok: 1 });
+    expect(seen).toHaveLength(2);
+    expect(waits).toEqual([2000]);
+  });
+
+  it('a write with an Idempotency-Key is repeated after a dropped connection with the same key', async () => {
     seen.length = 0;
     script = ['reset', 'reset', { status: 200, body: { codes: [] } }];
-    const api = client();
-    const r = await callWithRetry(api, 'codes.generate', { payload: { hash_id: 'h', org: 'o', count: 1 } }, { retries: 3, sleep: async () => {}, headers: { 'idempotency-key': 'job-7' } });
+    const api = client(3);
+    const r = await callOnce(api, 'codes.generate', { payload: { hash_id: 'h', org: 'o', count: 1 } }, { headers: { 'idempotency-key': 'job-7' } });
     expect(r.ok).toBe(true);
-    expect(r.uncertainRetries).toBe(2);
-    expect(seen.map((s) => s.key)).toEqual(['job-7', 'job-7', 'job-7']);
+    expect(seen.map((x) => x.key)).toEqual(['job-7', 'job-7', 'job-7']);
     await api.close();
   });
 
-  it('returns a 4xx answer as it is (the caller decides), without retrying', async () => {
+  it('returns a 4xx answer as it is (the caller decides), sent once', async () => {
     seen.length = 0;
     script = [{ status: 400, body: { code: 400, error: true, message: 'The user already has access to this book' } }];
-    const r = await callWithRetry(client(), 'index', {}, { retries: 3, sleep: async () => {} });
+    const r = await callOnce(client(3), 'index', {});
     expect(r.ok && r.response.status).toBe(400);
     expect(seen).toHaveLength(1);
   });
 
-  it('gives up after the retries with an "unavailable" failure; an abort while waiting is reported as interrupted', async () => {
+  it('gives up with an "unavailable" failure after the client\'s retries (2 requests for --retries 1)', async () => {
+    seen.length = 0;
     script = [{ status: 503 }, { status: 503 }];
-    const r = await callWithRetry(client(), 'index', {}, { retries: 1, sleep: async () => {} });
+    const r = await callOnce(client(1), 'index', {});
+    expect(seen).toHaveLength(2);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.failure).toMatchObject({ kind: 'unavailable', status: 503, exitCode: 7 });
-
-    script = [{ status: 503 }];
-    const ac = new AbortController();
-    const r2 = await callWithRetry(client(), 'index', {}, {
-      retries: 5,
-      signal: ac.signal,
-      sleep: async () => {
-        ac.abort();
-        throw new Error('aborted');
-      },
-    });
-    expect(r2.ok === false && r2.interrupted).toBe(true);
   });
 
   it('bulkExitCode: 0 clean, 7 when everything that failed was unavailability, 6 otherwise', () => {

@@ -10,8 +10,10 @@ describe('service unavailable throughout (every request answered 503)', () => {
   let sb: TestSandbox;
   let cli: Cli;
   let dir: string;
+  const log: string[] = [];
+  const requests = (path: string) => log.filter((l) => l.split(' ')[1] === path).length;
   beforeAll(async () => {
-    sb = await startTestSandbox({ faults: { rate: 1, kinds: ['503'] } });
+    sb = await startTestSandbox({ faults: { rate: 1, kinds: ['503'] }, log: (l) => log.push(l) });
     cli = cliFor(sb);
     dir = mkdtempSync(join(tmpdir(), 'bookdist-unavailable-'));
   });
@@ -30,13 +32,11 @@ describe('service unavailable throughout (every request answered 503)', () => {
     expect(existsSync(out + '.bookdist-job')).toBe(true);
   });
 
-  it('each retry wait of 2 s or more prints one line (status, attempt k of n, wait); shorter waits print nothing', async () => {
-    // Backoff waits for attempts 1..5: 125-250, 250-500, 500-1000, 1000-2000, then 2000-4000 ms.
-    const r = await cli(['codes', 'generate', '--hash-id', WELL_KNOWN.readme.hash_id, '--org', 'acme', '--count', '10', '--retries', '5']);
+  it('retries do not nest: with --retries 2 each batch request is sent 3 times (the client\'s policy, once), not 9', async () => {
+    const before = requests('/v1/codes/generate/');
+    const r = await cli(['codes', 'generate', '--hash-id', WELL_KNOWN.readme.hash_id, '--org', 'acme', '--count', '10', '--retries', '2']);
     expect(r.code, r.stderr).toBe(7);
-    const lines = r.stderr.split('\n').filter((l) => / retry \d+ of \d+ in /.test(l));
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^codes generate: Service temporarily unavailable.*; retry 5 of 5 in [234]\.\ds$/);
+    expect(requests('/v1/codes/generate/') - before).toBe(3);
   });
 
   it('book process: exit 7 with the books marked failed', async () => {
@@ -58,5 +58,20 @@ describe('service unavailable throughout (every request answered 503)', () => {
     expect(r.code, r.stderr).toBe(7);
     expect(r.stderr).toMatch(/1 failed/);
     expect(r.stderr).toMatch(/--resume/);
+  });
+});
+
+describe('rate limited throughout (every request answered 429)', () => {
+  let sb: TestSandbox;
+  const log: string[] = [];
+  beforeAll(async () => {
+    sb = await startTestSandbox({ faults: { rate: 1, kinds: ['429'] }, log: (l) => log.push(l) });
+  });
+  afterAll(() => sb.close());
+
+  it('book get --isbn-file of one ISBN with --retries 3: 4 requests, not 16; exit 7', async () => {
+    const r = await cliFor(sb)(['book', 'get', '--isbn-file', '-', '-o', 'ndjson', '--retries', '3'], { input: `${WELL_KNOWN.readme.isbn13}\n` });
+    expect(r.code, r.stderr).toBe(7);
+    expect(log.filter((l) => / \/v1\/books?\//.test(l))).toHaveLength(4);
   });
 });

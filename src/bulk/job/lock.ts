@@ -3,10 +3,11 @@
 // pid is gone (the owner was killed) is taken over only by --resume/--restart, which are the
 // commands that continue or replace that job. Written by us rather than proper-lockfile because
 // that library judges staleness by mtime, not by the owner's pid, and cannot name the owner.
-import { openSync, writeSync, closeSync, readFileSync, unlinkSync, fsyncSync } from 'node:fs';
+import { writeSync, closeSync, unlinkSync, fsyncSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename } from 'node:path';
-import { CliError, ExitCode } from '../errors.js';
+import { CliError, ExitCode } from '../../errors.js';
+import { createNewSync, readTextSync } from '../../util/fs-safe.js';
 
 export const LOCK_SUFFIX = '.bookdist-lock';
 
@@ -23,10 +24,10 @@ interface Owner {
 
 function readOwner(path: string): Owner | undefined {
   try {
-    const o = JSON.parse(readFileSync(path, 'utf8'));
+    const o = JSON.parse(readTextSync(path) ?? '');
     if (typeof o?.pid === 'number') return o;
   } catch {
-    /* torn or foreign: treated as dead below */
+    /* torn, foreign, or a planted link (not followed): treated as dead below */
   }
   return undefined;
 }
@@ -51,7 +52,7 @@ export function acquireLock(file: string, flag: string, takeOver: boolean): Lock
   for (let attempt = 0; attempt < 3; attempt++) {
     let fd: number;
     try {
-      fd = openSync(path, 'wx', 0o600);
+      fd = createNewSync(path);
     } catch (e: any) {
       if (e?.code !== 'EEXIST') {
         throw new CliError(`${flag} ${file}: cannot create the lock file ${basename(path)} (${e?.code ?? e?.message}). Check that the directory is writable.`, ExitCode.USAGE);

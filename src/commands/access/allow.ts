@@ -10,21 +10,16 @@ import type { ApiClient } from '../../api/client.js';
 import { parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
 
 /**
- * One access request with the bulk jobs' retries (429/503/dropped connections). Repeating is
- * harmless by the access state table; an "already" answer after a repeated request means the
- * lost first attempt did the work, so it counts as success.
+ * One access request through the client's retry policy (applied once: never repeated here). A
+ * write the service may have done without answering is not repeated blindly by that policy, so an
+ * "already" answer is the service's own.
  */
 export async function sendOne(api: ApiClient, ctx: Context, action: 'allow' | 'revoke', payload: Record<string, unknown>): Promise<any> {
-  const { callWithRetry } = await import('../../bulk/retry.js');
-  const r = await callWithRetry(api, `access.${action}`, { payload }, { retries: ctx.globals.retries, sleep: ctx.clock.sleep, signal: ctx.signal });
+  const { callOnce } = await import('../../bulk/retry.js');
+  const r = await callOnce(api, `access.${action}`, { payload }, { signal: ctx.signal });
   if (!r.ok) throw new CliError(r.failure.message, r.failure.exitCode, undefined, r.failure.status);
-  const res = r.response;
-  if (res.status < 400) return res.body;
-  const already = action === 'allow' ? /already has access/i : /purchase record not found/i;
-  if (r.uncertainRetries > 0 && already.test(String(res.body?.message ?? ''))) {
-    return { code: 200, success: true, message: action === 'allow' ? 'Access granted.' : 'Access revoked.' };
-  }
-  throw toApiError(res);
+  if (r.response.status < 400) return r.response.body;
+  throw toApiError(r.response);
 }
 
 export type CsvMode = { mode: 'csv' } & BulkFlags;

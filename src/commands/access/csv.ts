@@ -74,11 +74,7 @@ export async function runAccessCsv(o: BulkFlags & { action: 'allow' | 'revoke' }
           }
           const r = await job.call(`access.${o.action}`, { payload });
           if (r.ok && r.response.status < 400) return { row: make('ok', String(r.response.body?.message ?? (o.action === 'allow' ? 'Access granted.' : 'Access revoked.'))) };
-          if (r.ok && already.test(failureOf(r.response).message)) {
-            // After a repeated request the lost first attempt may have done the work itself.
-            const extra = r.uncertainRetries > 0 ? ' (after a repeated request: the first attempt, whose answer was lost, may have done it)' : '';
-            return { row: make('already', failureOf(r.response).message + extra) };
-          }
+          if (r.ok && already.test(failureOf(r.response).message)) return { row: make('already', failureOf(r.response).message) };
           return failedRow(r, make, `row ${row.line}`);
         },
         job,

@@ -260,7 +260,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       ];
       return `${total} book(s): ${parts.join(', ')}${stats.earlier ? `, ${stats.earlier} done in an earlier run` : ''}`;
     },
-    stdoutWriter: () => stdoutOf(ctx, o, order, queued, () => total),
+    stdoutWriter: (out) => stdoutOf(out, o, order, queued, () => total),
     ...jobFlags(o, ctx),
     input: o.file !== undefined ? `--from-file ${o.file}` : 'the hash ids',
     identity: { '<hash_id>': o.hashIds, '--from-file': input ?? null, '--force': o.force, '--urgent': o.urgent, '--wait': o.wait },

@@ -1,5 +1,5 @@
 // `bookdist codes generate`: any number of codes in batches, streamed to stdout or --out FILE. A
-// short spec on the bulk job engine (src/bulk/engine.ts), which makes it exclusive (a lock on
+// short spec on the bulk job engine (src/bulk/job/), which makes it exclusive (a lock on
 // FILE), exact (each batch fsynced before it is journalled as done; a batch cut short by a crash,
 // kill or full disk is fetched again on --resume with its original Idempotency-Key, so the
 // service hands back the codes it already made), interruptible and resumable.
@@ -155,6 +155,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       return `${now} of ${o.count} codes generated for ${o.hashId}${failed}`;
     },
     file: o.out ? { path: resolve(ctx.io.cwd, o.out), flag: '--out', display: o.out, format: (o.format === 'table' ? 'csv' : o.format) as FileFormat } : undefined,
+    fileFlag: '--out',
     stdoutFormat: o.format,
     identity: {
       '--hash-id': o.hashId,

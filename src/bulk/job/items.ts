@@ -1,0 +1,76 @@
+// Helpers for verb specs: batching a stream, running a batch one item at a time (row jobs), the
+// row of a failed request, and the summary clause of a row job.
+import { failureOf, type Failure, type Outcome } from '../retry.js';
+import type { BatchResult, JobStats, JobTools } from './types.js';
+
+/** Group a stream of items into arrays of `size`. */
+export async function* chunks<T>(items: AsyncIterable<T> | Iterable<T>, size: number): AsyncGenerator<T[]> {
+  let buf: T[] = [];
+  for await (const it of items) {
+    buf.push(it);
+    if (buf.length >= size) {
+      yield buf;
+      buf = [];
+    }
+  }
+  if (buf.length) yield buf;
+}
+
+/**
+ * Rows per batch of a row job: one durable write (and journal line) per batch, group-committed
+ * with the batches that complete meanwhile. Interrupts do not wait for a whole batch (eachItem).
+ */
+export const ROWS_PER_BATCH = 250;
+
+/** What one item of a one-request-per-item batch came to. */
+export type ItemOutcome<R> = { row: R; invalid?: boolean; failure?: Failure } | { interrupted: true } | { pending: true };
+
+/**
+ * Run a batch one item at a time (row jobs: one request per row). Invalid rows count for exit 6;
+ * failed rows are written with their failure and left for --resume to send again; an interrupt
+ * (during a retry wait, or between two rows) leaves the rest of the batch to --resume, so a big
+ * batch never delays a Ctrl-C by more than the request in flight.
+ */
+export async function eachItem<I, R>(items: I[], one: (item: I, index: number) => Promise<ItemOutcome<R>>, job: Pick<JobTools, 'log' | 'ctx'>): Promise<BatchResult<R>> {
+  const rows: R[] = [];
+  const redo: number[] = [];
+  const pending: number[] = [];
+  const failures: Failure[] = [];
+  let invalid = 0;
+  for (let i = 0; i < items.length; i++) {
+    // Interrupted: the row in flight has finished; the rest of the batch is left to --resume.
+    const x = job.ctx.signal.aborted ? ({ interrupted: true } as const) : await one(items[i], i);
+    if ('interrupted' in x) {
+      for (let k = i; k < items.length; k++) redo.push(k);
+      break;
+    }
+    if ('pending' in x) {
+      pending.push(i);
+      continue;
+    }
+    rows.push(x.row);
+    if (x.invalid) invalid++;
+    if (x.failure) {
+      failures.push(x.failure);
+      redo.push(i);
+      job.log(x.failure.message);
+    }
+  }
+  return { rows, redo, failures, invalid, pending };
+}
+
+/**
+ * The outcome of a row's request that did not succeed: interrupted, or failed (after retries, or
+ * refused with a 4xx that `final` does not claim), as a row with status `failed`.
+ */
+export function failedRow<R>(r: Outcome, make: (status: 'failed', message: string) => R, where: string): ItemOutcome<R> {
+  if (!r.ok && r.interrupted) return { interrupted: true };
+  const f = r.ok ? failureOf(r.response) : r.failure;
+  return { row: make('failed', f.message), failure: { ...f, message: `${where}: ${f.message}` } };
+}
+
+/** "N row(s): 3 ok, 1 invalid, ..., 7 done in an earlier run" from the counts of a row job. */
+export function countsText(counts: Record<string, number>, stats: JobStats, noun: string, parts: Array<[status: string, label: string]>): string {
+  const now = parts.reduce((a, [s]) => a + (counts[s] ?? 0), 0);
+  return `${stats.earlier + now} ${noun}: ${parts.map(([s, label]) => `${counts[s] ?? 0} ${label}`).join(', ')}` + (stats.earlier ? `, ${stats.earlier} done in an earlier run` : '');
+}

@@ -1,0 +1,137 @@
+// The job journal, FILE.bookdist-job: one JSON header line (job id, the options that define the
+// job), then one line per batch written *after* the batch's rows are fsynced to FILE:
+//
+//   {"batch":3,"output_end":48213,"redo":[4],"pending":[0,2],"input_digest":"..."}
+//   {"settled":[[3,0],[3,2]],"output_end":48390}          (second-phase results)
+//
+// `output_end` is the byte offset where FILE ended once the batch's rows were on disk, so the
+// last line says where the valid part of FILE ends. Journals written before these names had
+// `b`, `end`, `wait`, `h` and `s`: they are read as well, so a job interrupted by an older
+// bookdist resumes. Only complete lines count (a kill while appending one leaves it torn).
+import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
+import { CliError, ExitCode } from '../../errors.js';
+import type { Fs } from '../../util/fs-safe.js';
+import type { BatchRecord, FileFormat } from './types.js';
+
+export const JOURNAL_SUFFIX = '.bookdist-job';
+
+export interface JournalHeader {
+  v: 1;
+  verb: string;
+  job_id: string;
+  started: string;
+  format: FileFormat;
+  identity: Record<string, unknown>;
+}
+
+/** One line after the header, as read (whichever names it was written with). */
+export interface JournalRecord {
+  /** The batch (absent on a second-phase line). */
+  batch?: number;
+  /** Where FILE ended once this line's rows were on disk. */
+  outputEnd: number;
+  redo: number[];
+  pending: number[];
+  digest?: string;
+  /** Second phase: [batch, position] of pending items now settled. */
+  settled?: Array<[number, number]>;
+}
+
+/** What a new line says (the engine writes these names). */
+export type NewRecord =
+  | { batch: number; redo?: number[]; pending?: number[]; input_digest?: string }
+  | { settled: Array<[number, number]> };
+
+export interface Journal {
+  header: JournalHeader;
+  records: JournalRecord[];
+  /** Bytes of the complete lines (a torn last line is cut on resume). */
+  validEnd: number;
+}
+
+/** The line of a record, once FILE ends at `outputEnd`. */
+export function journalLine(record: NewRecord, outputEnd: number): string {
+  return JSON.stringify({ ...record, output_end: outputEnd }) + '\n';
+}
+
+/** Digest of a batch's input items (the same input gives the same batches on resume). */
+export function digestOf(items: unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(items)).digest('base64url').slice(0, 22);
+}
+
+const isPositions = (x: unknown) => x === undefined || (Array.isArray(x) && x.every((p) => Number.isInteger(p) && p >= 0));
+const isPairs = (x: unknown) => Array.isArray(x) && x.every((p) => Array.isArray(p) && p.length === 2 && p.every((n) => Number.isInteger(n) && n >= 0));
+
+/** A record line in the current names or the old ones (`b`, `end`, `wait`, `h`, `s`); undefined when it is neither. */
+export function parseRecord(d: any): JournalRecord | string {
+  if (!d || typeof d !== 'object') return 'not a batch record';
+  const outputEnd = d.output_end ?? d.end;
+  if (!Number.isInteger(outputEnd) || outputEnd < 0) return 'not a batch record';
+  const settled = d.settled ?? d.s;
+  if (settled !== undefined) return isPairs(settled) ? { outputEnd, redo: [], pending: [], settled } : 'not a settle record';
+  const batch = d.batch ?? d.b;
+  const pending = d.pending ?? d.wait;
+  const digest = d.input_digest ?? d.h;
+  if (!Number.isInteger(batch) || batch < 1 || !isPositions(d.redo) || !isPositions(pending) || (digest !== undefined && typeof digest !== 'string')) return 'not a batch record';
+  return { batch, outputEnd, redo: d.redo ?? [], pending: pending ?? [], digest };
+}
+
+/** Read the journal at `path`; undefined when there is none. A damaged one is a usage error naming the line. */
+export async function readJournal(fs: Fs, path: string, flag: string, file: string): Promise<Journal | undefined> {
+  let text: string | undefined;
+  try {
+    text = await fs.readText(path);
+  } catch (e: any) {
+    const why = e?.code === 'ELOOP' ? 'a symbolic link, not a journal bookdist wrote' : (e?.code ?? e?.message);
+    throw new CliError(`${flag} ${file}: unusable job journal ${basename(path)} (${why}). Remove it, or start over with --restart.`, ExitCode.USAGE);
+  }
+  if (text === undefined) return undefined;
+  const damaged = (line: number, why: string) =>
+    new CliError(
+      `${flag} ${file}: the job journal ${basename(path)} is damaged at line ${line} (${why}); it was edited or written by something else. ` +
+        `Start over with --restart (${basename(file)} is kept, renamed with a .abandoned suffix), or restore the journal.`,
+      ExitCode.USAGE,
+    );
+  const end = text.lastIndexOf('\n') + 1;
+  const lines = text.slice(0, end).split('\n').slice(0, -1);
+  if (!lines.length) throw damaged(1, 'no header');
+  const parse = (i: number) => {
+    try {
+      return JSON.parse(lines[i]);
+    } catch {
+      throw damaged(i + 1, 'not JSON');
+    }
+  };
+  const header = parse(0) as JournalHeader;
+  if (header?.v !== 1 || typeof header.job_id !== 'string' || typeof header.identity !== 'object') throw damaged(1, 'not a job header');
+  const records: JournalRecord[] = [];
+  let lastEnd = 0;
+  for (let i = 1; i < lines.length; i++) {
+    const r = parseRecord(parse(i));
+    if (typeof r === 'string') throw damaged(i + 1, r);
+    if (r.outputEnd < lastEnd) throw damaged(i + 1, 'the output offsets go backwards');
+    lastEnd = r.outputEnd;
+    records.push(r);
+  }
+  return { header, records, validEnd: Buffer.byteLength(text.slice(0, end), 'utf8') };
+}
+
+/** What earlier runs left: per batch, what to run again and to settle; the settled `batch:position`s. */
+export function earlierRuns(records: JournalRecord[]): { batches: Map<number, BatchRecord>; settled: Set<string> } {
+  const batches = new Map<number, BatchRecord>();
+  const settled = new Set<string>();
+  for (const r of records) {
+    for (const [b, p] of r.settled ?? []) settled.add(`${b}:${p}`);
+    if (r.batch === undefined) continue;
+    // A batch run again (its redo positions) adds a line: the last line's redo counts, pendings add up.
+    const was = batches.get(r.batch);
+    batches.set(r.batch, { redo: r.redo, pending: [...(was?.pending ?? []), ...r.pending], digest: was?.digest ?? r.digest });
+  }
+  return { batches, settled };
+}
+
+/** Where FILE's valid part ends according to the journal (the header's bytes when no batch is done). */
+export function outputEndOf(records: JournalRecord[], headerBytes: number): number {
+  return records.length ? records[records.length - 1].outputEnd : headerBytes;
+}

@@ -1,0 +1,214 @@
+// The job's file (--out / --results FILE), before the first request: checked (a regular file or
+// nothing, never a symbolic link: someone who can write to the directory may have planted it),
+// locked (FILE.bookdist-lock), and either started (FILE created 0600 with O_EXCL, or an empty
+// file of the user's taken over and set to 0600; a new journal) or resumed (the journal read, the
+// options compared, FILE's tail after the last journalled batch cut once the input is checked).
+import { access, constants, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { basename, dirname } from 'node:path';
+import type { Context } from '../../context.js';
+import { usageError } from '../../errors.js';
+import { kindOf, takeOverEmpty, type Fs } from '../../util/fs-safe.js';
+import { DurableFile } from './durable.js';
+import { earlierRuns, JOURNAL_SUFFIX, outputEndOf, readJournal, type Journal, type JournalHeader } from './journal.js';
+import { acquireLock, type Lock } from './lock.js';
+import { fileHeader } from './encode.js';
+import type { BatchRecord, JobFile, JobSpec } from './types.js';
+
+export interface JobFiles {
+  header: JournalHeader;
+  journal?: DurableFile;
+  /** FILE, open for appending (on --resume: once openOut() ran). */
+  out?: DurableFile;
+  /** On --resume FILE is opened (its torn tail cut) only once the input has been checked. */
+  openOut?(): Promise<void>;
+  earlier: { batches: Map<number, BatchRecord>; settled: Set<string> };
+  /** The job is finished: nothing to resume (a CI step that always adds --resume passes). */
+  finished?: string;
+  /** Nothing is left for --resume: a JSON array is closed, the journal goes. */
+  complete(): Promise<void>;
+  /** Close the files and release the lock. */
+  close(): Promise<void>;
+  /** Refused before the first request: remove what this run created (journal, a new FILE). */
+  discard(): Promise<void>;
+}
+
+/** Check, lock and open the job's file (new or resumed). Nothing is sent yet. */
+export async function prepareOutput(spec: JobSpec<any, any>, file: JobFile, ctx: Context, fs: Fs): Promise<JobFiles> {
+  await checkPath(file, fs);
+  const lock = acquireLock(file.path, file.flag, spec.resume || spec.restart);
+  const files = new Files(file, fs, lock);
+  try {
+    await files.open(spec, ctx);
+    return files;
+  } catch (e) {
+    await files.close();
+    throw e;
+  }
+}
+
+/**
+ * FILE must be a regular file or nothing; its directory writable. A link (dangling or not) is
+ * refused. A pipe, a terminal, /dev/stdout: the job's file is cut back and re-read on --resume, and
+ * its journal and lock go beside it; print to stdout by leaving the flag out instead.
+ */
+async function checkPath(file: JobFile, fs: Fs): Promise<void> {
+  const dir = dirname(file.path);
+  try {
+    await access(dir, constants.W_OK);
+  } catch {
+    throw usageError(`${file.flag} ${file.display}: cannot write in ${dir} (missing or not writable). Choose another path.`);
+  }
+  const { kind } = await kindOf(fs, file.path);
+  // /dev/stdout is a link to a pipe or a terminal: say what it is, not that it may be planted.
+  const target = kind === 'link' ? await stat(file.path).catch(() => undefined) : undefined;
+  if (kind === 'other' || (target && !target.isFile() && !target.isDirectory()))
+    throw usageError(`${file.flag} ${file.display} is not a regular file (a pipe or a device); a job's file must be one it can resume. To print the results, leave out ${file.flag}.`);
+  if (kind === 'link')
+    throw usageError(
+      `${file.flag} ${file.display} is a symbolic link; bookdist never writes results through one (someone who can write to ${dir} may have planted it). ` +
+        'Give the path of a regular file, or remove the link. Nothing was written.',
+    );
+  if (kind === 'dir') throw usageError(`${file.flag} ${file.display} is a directory; give a file path.`);
+}
+
+class Files implements JobFiles {
+  header!: JournalHeader;
+  journal?: DurableFile;
+  out?: DurableFile;
+  openOut?: () => Promise<void>;
+  earlier = { batches: new Map<number, BatchRecord>(), settled: new Set<string>() };
+  finished?: string;
+  private created: string[] = [];
+  /** An empty file of the user's taken over: emptied again when the job is refused. */
+  private takenOver?: string;
+  private readonly jpath: string;
+
+  constructor(
+    private readonly file: JobFile,
+    private readonly fs: Fs,
+    private readonly lock: Lock,
+  ) {
+    this.jpath = file.path + JOURNAL_SUFFIX;
+  }
+
+  async open(spec: JobSpec<any, any>, ctx: Context): Promise<void> {
+    const { file, fs } = this;
+    let saved = await readJournal(fs, this.jpath, file.flag, file.display).catch((e) => {
+      if (spec.restart) return undefined;
+      throw e;
+    });
+    const size = (await fs.lstat(file.path))?.size;
+    if (spec.restart && (size !== undefined || (await fs.lstat(this.jpath)) !== undefined)) {
+      if (size) {
+        const aside = `${file.path}.abandoned-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+        await fs.rename(file.path, aside);
+        ctx.warn(`--restart: kept the earlier ${file.display} as ${basename(aside)}; starting over.`);
+      }
+      await fs.remove(this.jpath);
+      saved = undefined;
+    } else if (!saved && size && !spec.resume) {
+      throw usageError(`${file.flag} ${file.display} exists and is never overwritten. Choose another file, or remove it.`);
+    } else if (!saved && size && spec.resume) {
+      this.finished = `${file.flag} ${file.display}: no interrupted job to resume (no ${basename(this.jpath)}): the job finished, nothing was sent. A new job needs another file.`;
+      return;
+    } else if (saved && !spec.resume) {
+      throw usageError(`${file.flag} ${file.display}: an interrupted job left ${basename(this.jpath)}. Continue it with --resume, or start over with --restart.`);
+    }
+    if (saved) await this.resume(spec, ctx, saved, size);
+    else await this.start(spec);
+    this.journal = await DurableFile.existing(fs, this.jpath);
+  }
+
+  /** A new job: the journal's header, FILE created (or an empty file of the user's taken over) with its header. */
+  private async start(spec: JobSpec<any, any>): Promise<void> {
+    const { file, fs } = this;
+    this.header = { v: 1, verb: spec.verb, job_id: randomBytes(8).toString('hex'), started: new Date().toISOString(), format: file.format, identity: spec.identity };
+    await fs.writeFileAtomic(this.jpath, JSON.stringify(this.header) + '\n');
+    this.created.push(this.jpath);
+    if ((await fs.lstat(file.path)) === undefined) {
+      this.out = await DurableFile.create(fs, file.path);
+      this.created.push(file.path);
+    } else {
+      const taken = await takeOverEmpty(fs, file.path);
+      if ('refused' in taken) throw usageError(`${file.flag} ${file.display} exists and ${taken.refused}; results are only written to a new file or an empty one of yours. Choose another file.`);
+      this.out = await DurableFile.adopt(taken.handle, file.path, 0);
+      this.takenOver = file.path;
+    }
+    await this.out.appendDurably(fileHeader(file.format, spec.columns));
+  }
+
+  /** --resume: the same job (or refuse naming what changed); FILE's torn tail is cut once the input is checked. */
+  private async resume(spec: JobSpec<any, any>, ctx: Context, saved: Journal, size: number | undefined): Promise<void> {
+    const { file, fs } = this;
+    checkSameJob(spec, file, saved.header);
+    this.header = saved.header;
+    const hdr = fileHeader(file.format, spec.columns);
+    let records = saved.records;
+    let validEnd = outputEndOf(records, Buffer.byteLength(hdr));
+    if (size === undefined) {
+      if (records.length) ctx.warn(`${file.display} is gone; its batches are fetched again with their original keys.`);
+      await fs.writeFileAtomic(this.jpath, JSON.stringify(saved.header) + '\n');
+      records = [];
+      validEnd = Buffer.byteLength(hdr);
+    } else if (size < validEnd) {
+      throw usageError(
+        `${file.flag} ${file.display} holds ${size} bytes but the job journal recorded ${validEnd}: the file was cut or edited. ` +
+          'Restore it, or start over with --restart (the file is kept with a .abandoned suffix).',
+      );
+    }
+    this.earlier = earlierRuns(records);
+    const cut = size !== undefined && size > validEnd ? size - validEnd : 0;
+    const fileEnd = size === undefined || records.length === 0 ? 0 : validEnd;
+    const journalEnd = saved.validEnd;
+    this.openOut = async () => {
+      if (journalEnd < ((await fs.lstat(this.jpath))?.size ?? 0)) {
+        // A torn journal line: cut it so that the next line starts clean.
+        await (await DurableFile.existing(fs, this.jpath, journalEnd)).close();
+      }
+      if (cut) ctx.warn(`${file.display}: cut ${cut} byte(s) after the last complete batch (a batch being written when the job stopped, or bytes added by hand); that batch is fetched again.`);
+      this.out = size === undefined ? await DurableFile.create(fs, file.path) : await DurableFile.existing(fs, file.path, fileEnd);
+      await this.out.chmodPrivate();
+      if (this.out.size === 0) await this.out.appendDurably(hdr);
+    };
+  }
+
+  async complete(): Promise<void> {
+    if (!this.out) return;
+    if (this.file.format === 'json') await this.out.appendDurably(']\n');
+    await this.journal?.close();
+    await this.fs.remove(this.jpath);
+  }
+
+  async close(): Promise<void> {
+    await this.out?.close().catch(() => {});
+    await this.journal?.close().catch(() => {});
+    this.lock.release();
+  }
+
+  async discard(): Promise<void> {
+    await this.close();
+    for (const p of this.created) await this.fs.remove(p).catch(() => {});
+    this.created = [];
+    if (this.takenOver) {
+      const fh = await this.fs.openExisting(this.takenOver, 'readwrite').catch(() => undefined);
+      await fh?.truncate(0).finally(() => fh.close());
+    }
+  }
+}
+
+function describeValue(v: unknown): string {
+  return v === undefined || v === null ? '(not given)' : typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+function checkSameJob(spec: JobSpec<any, any>, file: JobFile, header: JournalHeader): void {
+  if (header.verb !== spec.verb) throw usageError(`--resume: ${file.display} belongs to a \`${header.verb}\` job, not \`${spec.verb}\`.`);
+  for (const flag of Object.keys({ ...header.identity, ...spec.identity })) {
+    const was = header.identity[flag];
+    const now = spec.identity[flag];
+    if (JSON.stringify(was) !== JSON.stringify(now)) {
+      throw usageError(`--resume: the job in ${file.display} was started with ${flag} ${describeValue(was)}, not ${describeValue(now)}. Give the same ${flag} (or start over with --restart).`);
+    }
+  }
+  if (header.format !== file.format) throw usageError(`--resume: ${file.display} was written as ${header.format}; give the same output format (-o ${header.format}).`);
+}

@@ -1,0 +1,123 @@
+// How a job ends: one summary line (counts of what was *written*), the exit code, the command
+// that continues it, and in CI a Markdown summary ($GITHUB_STEP_SUMMARY) and `::error::`
+// annotations (GITHUB_ACTIONS=true). Exit codes: 0 ok, 6 partial, 7 unavailable (everything that
+// failed failed because the service stayed unavailable), 130 interrupted, 1 a failed write (the
+// rows it could not write kept in the rescue file), 2 a bad input.
+import { appendFileSync } from 'node:fs';
+import { CliError, ExitCode } from '../../errors.js';
+import { formatDuration } from '../../util/duration.js';
+import type { Failure } from '../retry.js';
+import { InputChanged } from './planner.js';
+import type { Rescue } from './rescue.js';
+import { statsOf, type JobState } from './types.js';
+
+/**
+ * The exit code of a finished bulk job: 0 when nothing failed; 7 when everything that failed
+ * failed because the service stayed unavailable (retrying the job later may work); 6 otherwise.
+ */
+export function bulkExitCode(failures: Array<Pick<Failure, 'kind'>>, extraPartial = false): number {
+  if (!failures.length) return extraPartial ? ExitCode.PARTIAL : ExitCode.OK;
+  if (!extraPartial && failures.every((f) => f.kind === 'unavailable')) return ExitCode.UNAVAILABLE;
+  return ExitCode.PARTIAL;
+}
+
+export interface Ending {
+  code: number;
+  /** The summary, or the error (thrown as a CliError when `error`). */
+  message: string;
+  error?: CliError;
+  /** The command that continues the job, when something is left to do. */
+  resume?: string;
+  /** Nothing left: the journal may go. */
+  complete: boolean;
+}
+
+/** Everything ran, was written, and nothing is left for --resume. */
+export function isComplete(s: JobState<any, any>): boolean {
+  return s.sourceDone && s.yielded === s.handled && !s.fatal && !s.writeError && !s.sourceError && s.notDone === 0 && s.unsettled === 0 && !s.redoLeft;
+}
+
+function resumeCommand(s: JobState<any, any>): string | undefined {
+  return s.spec.file ? `${s.spec.command} --resume` : s.spec.stdoutResumeHint?.(statsOf(s));
+}
+
+function rescueText(rescue: Rescue): string {
+  if (rescue.path && rescue.count) return ` The ${rescue.count} result(s) the service returned that could not be written are kept in ${rescue.path} (readable only by you).`;
+  if (rescue.error) return ` Results the service returned could not be kept either (${rescue.error}).`;
+  return '';
+}
+
+function writeFailure(s: JobState<any, any>, text: string, resume: string | undefined, rescue: Rescue): CliError {
+  const e = s.writeError;
+  const where = s.spec.file ? s.spec.file.display : 'stdout';
+  const closed = !s.spec.file && e.code === 'EPIPE';
+  const why = e.code ? `${e.code} (${closed ? 'the reader closed the pipe' : String(e.message).replace(/^[A-Z]+: /, '')})` : e.message;
+  const next = closed
+    ? `the job stopped there (results of requests in flight were not printed).${resume ? ` To continue, run:\n  ${resume}` : ''}`
+    : `every batch written before it is kept.${rescueText(rescue)} Make room (or fix the disk), then continue:${resume ? `\n  ${resume}` : ''}`;
+  return new CliError(`${s.spec.verb}: writing ${where} failed: ${why}. ${text}; ${next}`, ExitCode.ERROR);
+}
+
+/** What the job came to; nothing printed yet. */
+export function ending(s: JobState<any, any>, rescue: Rescue): Ending {
+  const { spec } = s;
+  const stats = statsOf(s);
+  const text = spec.describe(s.counts, stats);
+  const resume = resumeCommand(s);
+  const complete = isComplete(s);
+  const fail = (error: CliError): Ending => ({ code: error.exitCode, message: error.message, error, resume, complete: false });
+  // A usage error from the output layer (e.g. --fields naming no field of the rows) is the user's to fix.
+  if (s.writeError instanceof CliError) return fail(s.writeError);
+  if (s.writeError) return fail(writeFailure(s, text, resume, rescue));
+  if (s.sourceError instanceof InputChanged) return fail(s.sourceError);
+  if (s.sourceError) {
+    const msg = String(s.sourceError?.message ?? s.sourceError);
+    return fail(new CliError(`${msg} ${text} before it.${spec.file ? ` Fix the input, then continue:\n  ${resume}` : ''}`, s.sourceError?.exitCode ?? ExitCode.USAGE));
+  }
+  const how = resume ? ` To continue, run:\n  ${resume}` : '';
+  if (s.fatal) return fail(new CliError(`${spec.verb}: ${s.fatal.message} (${text}).${spec.file && s.batches ? how : ''}`, s.fatal.exitCode, undefined, s.fatal.status));
+  const where = spec.file ? spec.file.display : 'stdout';
+  if (s.ctx.signal.aborted && !complete) return { code: ExitCode.INTERRUPTED, message: `interrupted: ${text} → ${where}.${how}`, resume, complete };
+  const line = `${spec.verb}: ${text} in ${formatDuration(stats.elapsedMs)}${spec.file ? ` → ${spec.file.display}` : ''}.`;
+  const exit = (code: number) => spec.exitCode?.(code, s.failures) ?? code;
+  const failed = s.failures.length > 0 || s.invalid > 0 || s.notDone > 0 || s.unsettled > 0;
+  if (!failed) return { code: exit(ExitCode.OK), message: line, complete };
+  const redoable = s.failures.length > 0 || s.notDone > 0 || s.unsettled > 0;
+  const message = line + (s.invalid ? (spec.invalidHint ?? ' Fix the invalid rows and run them again.') : '') + (redoable && resume ? ` To retry what failed, run:\n  ${resume}` : '');
+  return { code: exit(bulkExitCode(s.failures, s.invalid > 0)), message, resume: redoable ? resume : undefined, complete };
+}
+
+/** Workflow command text: `%`, CR and LF escaped as GitHub Actions reads them. */
+function escapeData(s: string): string {
+  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+/** In CI: the Markdown step summary and, on GitHub Actions, an `::error::` annotation for a failed job. */
+export function reportToCi(s: JobState<any, any>, end: Ending): void {
+  const env = s.ctx.io.env;
+  if (env.GITHUB_ACTIONS === 'true' && end.code !== ExitCode.OK) {
+    s.ctx.io.stderr.write(`::error title=bookdist ${s.spec.verb} (exit ${end.code})::${escapeData(end.message)}\n`);
+  }
+  const path = env.GITHUB_STEP_SUMMARY;
+  if (!path) return;
+  const rows = Object.entries(s.counts).map(([status, n]) => `| ${status} | ${n} |`);
+  const md = [
+    `### bookdist ${s.spec.verb}: ${end.code === ExitCode.OK ? 'done' : `exit ${end.code}`}`,
+    '',
+    end.message.split('\n')[0],
+    '',
+    '| status | count |',
+    '| --- | ---: |',
+    ...(rows.length ? rows : ['| (none written) | 0 |']),
+    ...(s.earlier ? [`| done in an earlier run | ${s.earlier} |`] : []),
+    '',
+    `Output: ${s.spec.file ? '`' + s.spec.file.display + '`' : 'stdout'}`,
+    ...(end.resume && !end.complete ? ['', 'Unfinished. To continue:', '', '```sh', end.resume, '```'] : []),
+    '',
+  ].join('\n');
+  try {
+    appendFileSync(path, md + '\n');
+  } catch (e: any) {
+    s.ctx.warn(`GITHUB_STEP_SUMMARY ${path}: cannot append the job summary (${e?.code ?? e?.message}).`);
+  }
+}

@@ -1,0 +1,256 @@
+// What a bulk verb gives the job engine (JobSpec) and what the engine's parts share while a job
+// runs (JobState). A verb is a spec: how its input becomes batches, how a batch becomes requests
+// and result rows, and what a row's status means; the engine owns every guarantee.
+import type { Context, OutputFormat } from '../../context.js';
+import type { ApiClient } from '../../api/client.js';
+import type { Column, RowWriter } from '../../output/index.js';
+import type { Failure, Outcome } from '../retry.js';
+
+export type { Failure, Outcome };
+export type FileFormat = 'csv' | 'tsv' | 'ndjson' | 'json';
+
+export interface Batch<I> {
+  /** 1-based, in source order; stable across runs of the same job. */
+  number: number;
+  items: I[];
+  /** Idempotency-Key for the batch's request(s): the same on every run of the job. */
+  key: string;
+}
+
+export interface BatchResult<R> {
+  /** Result rows, written durably before the batch counts as done. */
+  rows: R[];
+  /** Positions in `items` whose rows are not final: --resume runs them again. */
+  redo?: number[];
+  /** What failed in the batch (for the exit code: 7 when every failure is `unavailable`). */
+  failures?: Failure[];
+  /** Rows refused as invalid before anything was sent (make the exit code 6). */
+  invalid?: number;
+  /** Nothing to write: the batch is not done (--resume runs it again). */
+  notDone?: { interrupted: true } | { failure: Failure };
+  /** A failure that applies to every batch (bad key, bad book): stop the job. */
+  fatal?: Failure;
+  /**
+   * Positions in `items` whose result comes from the job's second phase (`settle`, e.g. books
+   * queued and now to be waited for): no row now; journalled, so that --resume settles them
+   * without running them again.
+   */
+  pending?: number[];
+}
+
+/** An item a batch left to the second phase: the input item and where it is in the input. */
+export interface PendingItem<I> {
+  item: I;
+  batch: number;
+  position: number;
+}
+
+export interface JobTools {
+  api: ApiClient;
+  ctx: Context;
+  /** One request through the client (whose retry policy applies once); failures returned, not thrown. */
+  call(name: string, args: { params?: Record<string, string | number>; payload?: Record<string, unknown> }, headers?: Record<string, string>): Promise<Outcome>;
+  /** A line above the progress bar. */
+  log(line: string): void;
+}
+
+/** The tools of the second phase: JobTools plus `commit`, which makes results final. */
+export interface SettleTools<I, R> extends JobTools {
+  /**
+   * Write the results of pending items (durably, with a journal line) before they count as done.
+   * An entry with a failure is written and stays pending: --resume settles it again.
+   */
+  commit(results: Array<{ of: PendingItem<I>; row: R; failure?: Failure }>): Promise<void>;
+}
+
+export interface JobFile {
+  path: string;
+  /** The flag that named it (`--out`, `--results`). */
+  flag: string;
+  /** As the user wrote it, for messages. */
+  display: string;
+  format: FileFormat;
+}
+
+export interface JobSpec<I, R extends Record<string, unknown>> {
+  /** `codes generate`, `access allow`: in messages and the resume command. */
+  verb: string;
+  /** Result columns, in order (files and stdout). */
+  columns: readonly string[];
+  /** What progress counts (`codes`, `rows`), and the expected total when known. */
+  unit: string;
+  total?: number;
+  /** Progress units of a batch (default: its items). */
+  weight?(items: I[]): number;
+  /** Batches in a stable order: the same options and input give the same batches on resume. */
+  source(): AsyncIterable<I[]>;
+  /** Run one batch. Must not throw for request failures (report them in the result). */
+  process(batch: Batch<I>, tools: JobTools): Promise<BatchResult<R>>;
+  /** Status of a row, counted in the summary. */
+  status(row: R): string;
+  /** One clause for the summary from the counts, e.g. "2500 codes" or "8 row(s): 3 ok, ...". */
+  describe(counts: Record<string, number>, stats: JobStats): string;
+  /** Write batches in source order (each waits for the batches before it), not as they complete. */
+  ordered?: boolean;
+  /** Columns for stdout when they differ from `columns` (labels, formatting in tables). */
+  stdoutColumns?: Column[];
+  /** Durable output; without it rows go to stdout through the output layer. */
+  file?: JobFile;
+  /** The flag that names the job's file (`--out`, `--results`), for messages when none is given. */
+  fileFlag?: string;
+  stdoutFormat?: OutputFormat;
+  /** The input as the user gave it (`--from-csv grants.csv`), for messages. */
+  input?: string;
+  /** Options that define the job (flag → value): --resume with another value is refused. */
+  identity: Record<string, unknown>;
+  resume: boolean;
+  restart: boolean;
+  concurrency: number;
+  /** The command that repeats the job (without --resume), every flag kept. */
+  command: string;
+  /** The resume advice without a file (stdout jobs), given the stats. */
+  stdoutResumeHint?(stats: JobStats): string;
+  /** Asked once the job is validated, before the first request (e.g. revoke's confirmation). */
+  confirm?(): Promise<void>;
+  /** Said after the summary when rows were invalid (default: fix them and run them again). */
+  invalidHint?: string;
+  /** In --dry-run: the request of the first batch is printed by the client; this says how many. */
+  dryRunNote?: string;
+  /**
+   * A second phase, run once every batch is done, over the items batches left `pending` (this
+   * run's and, on --resume, those earlier runs left unsettled): e.g. polling until queued books are
+   * processed. It commits results as they become final and returns when none is left, on the
+   * interrupt (ctx.signal: what is left stays pending for --resume), or when it gives up on some
+   * (committed with a failure). Skipped when the first phase stopped early.
+   */
+  settle?(pending: PendingItem<I>[], tools: SettleTools<I, R>): Promise<void>;
+  /**
+   * Stdout rows go through this writer instead of the output layer's (e.g. to frame them with a
+   * summary). It must print through the `ctx` it is given (the engine checks every write).
+   */
+  stdoutWriter?(ctx: Context): RowWriter;
+  /** The exit code, given the engine's (0/6/7) and the failures (e.g. one item alone exits as the service said). */
+  exitCode?(code: number, failures: Failure[]): number;
+}
+
+export interface JobStats {
+  /** Progress units done in earlier runs (resume). */
+  earlier: number;
+  /** Progress units done (written) in this run. */
+  done: number;
+  total?: number;
+  batches: number;
+  /** Batches that failed as a whole (nothing written; --resume runs them again), and the last failure. */
+  failedBatches: number;
+  failedUnits: number;
+  lastFailure?: string;
+  elapsedMs: number;
+}
+
+/** What the journal of earlier runs says of a batch: positions to run again, to settle, and its input digest. */
+export interface BatchRecord {
+  redo: number[];
+  pending: number[];
+  digest?: string;
+}
+
+/** A batch as the planner hands it to the pool. */
+export type Planned<I> = Batch<I> & {
+  /** On --resume: the positions in the input batch of `items` (a partial batch run again). */
+  positions?: number[];
+  /** Ordered jobs: opens when the batch before has been written. */
+  turn?: { wait: Promise<void>; done: () => void };
+  digest?: string;
+};
+
+/** The one state of a running job, shared by its parts (planner, worker, committer, summary). */
+export interface JobState<I, R extends Record<string, unknown>> {
+  readonly spec: JobSpec<I, R>;
+  readonly ctx: Context;
+  readonly started: number;
+  jobId: string;
+  weight(items: I[]): number;
+  /** Stops new batches: a fatal failure, a write error, a bad input, the breaker. */
+  readonly stop: AbortController;
+  /** ctx.signal or stop. */
+  readonly signal: AbortSignal;
+  /** Units done in earlier runs, and written in this one. */
+  earlier: number;
+  done: number;
+  /** Rows written, by status. */
+  counts: Record<string, number>;
+  batches: number;
+  failures: Failure[];
+  invalid: number;
+  /** Batches that ended with nothing to write (failed as a whole, or interrupted). */
+  notDone: number;
+  failedBatches: number;
+  failedUnits: number;
+  lastFailure?: string;
+  fatal?: Failure;
+  writeError?: any;
+  sourceError?: any;
+  /** Batches handed out by the planner, and finished by a worker. */
+  yielded: number;
+  handled: number;
+  sourceDone: boolean;
+  /** Some rows are not final (their failure is written): --resume runs them again. */
+  redoLeft: boolean;
+  /** Items left to the second phase. */
+  pending: PendingItem<I>[];
+  unsettled: number;
+  /** A request has been sent (files a refused job created are removed otherwise). */
+  sent: boolean;
+  /** Rows the service returned that could not be written, and where they were kept. */
+  rescued: number;
+  rescuePath?: string;
+  rescueError?: string;
+}
+
+export function newJobState<I, R extends Record<string, unknown>>(spec: JobSpec<I, R>, ctx: Context): JobState<I, R> {
+  const stop = new AbortController();
+  return {
+    spec,
+    ctx,
+    started: Date.now(),
+    jobId: '',
+    weight: spec.weight ?? ((items: I[]) => items.length),
+    stop,
+    signal: AbortSignal.any([ctx.signal, stop.signal]),
+    earlier: 0,
+    done: 0,
+    counts: {},
+    batches: 0,
+    failures: [],
+    invalid: 0,
+    notDone: 0,
+    failedBatches: 0,
+    failedUnits: 0,
+    yielded: 0,
+    handled: 0,
+    sourceDone: false,
+    redoLeft: false,
+    pending: [],
+    unsettled: 0,
+    sent: false,
+    rescued: 0,
+  };
+}
+
+/** Every batch ran and was written (the second phase may still have work). */
+export function firstPhaseComplete(s: JobState<any, any>): boolean {
+  return s.sourceDone && s.yielded === s.handled && !s.fatal && !s.writeError && !s.sourceError && s.notDone === 0;
+}
+
+export function statsOf(s: JobState<any, any>): JobStats {
+  return {
+    earlier: s.earlier,
+    done: s.done,
+    total: s.spec.total,
+    batches: s.batches,
+    failedBatches: s.failedBatches,
+    failedUnits: s.failedUnits,
+    lastFailure: s.lastFailure,
+    elapsedMs: Date.now() - s.started,
+  };
+}

@@ -1,0 +1,69 @@
+// Bulk jobs run by the real main() in this process, with an injected file-system seam: a disk that
+// fills up at a chosen byte of a chosen file (what a process-level test cannot do without an
+// environment switch in production code).
+import { PassThrough, Writable } from 'node:stream';
+import { main } from '../../src/main.js';
+import { nodeFs, type Fs, type SafeHandle } from '../../src/util/fs-safe.js';
+
+/** A handle whose writes stop at `limit` bytes of the file and fail with ENOSPC, as on a full disk. */
+function fullAt(fh: SafeHandle, path: string, size: number, limit: number): SafeHandle {
+  return {
+    fd: fh.fd,
+    write: async (buf: Uint8Array, off: number, len: number, pos: null) => {
+      const room = Math.max(0, limit - size);
+      if (len > room) {
+        if (room) await fh.write(buf, off, room, pos);
+        size += room;
+        throw Object.assign(new Error(`ENOSPC: no space left on device, write '${path}'`), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+      }
+      const r = await fh.write(buf, off, len, pos);
+      size += r.bytesWritten;
+      return r;
+    },
+    truncate: async (n?: number) => {
+      await fh.truncate(n);
+      size = n ?? 0;
+    },
+    stat: () => fh.stat(),
+    datasync: () => fh.datasync(),
+    sync: () => fh.sync(),
+    chmod: (m: number) => fh.chmod(m),
+    readFile: (o: { encoding: 'utf8' }) => fh.readFile(o),
+    close: () => fh.close(),
+  };
+}
+
+/** nodeFs, except that `path` can hold at most `limit` bytes (writes past it fail with ENOSPC). */
+export function fullDisk(path: string, limit: number): Fs {
+  return {
+    ...nodeFs,
+    async createNew(p, opts) {
+      const fh = await nodeFs.createNew(p, opts);
+      return p === path ? fullAt(fh, p, 0, limit) : fh;
+    },
+    async openExisting(p, how) {
+      const fh = await nodeFs.openExisting(p, how);
+      return p === path ? fullAt(fh, p, (await fh.stat()).size, limit) : fh;
+    },
+  };
+}
+
+export interface InProcessResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run `bookdist ...args` through main() in this process. */
+export async function runInProcess(args: string[], opts: { env: Record<string, string | undefined>; fs?: Fs; input?: string; cwd?: string }): Promise<InProcessResult> {
+  let stdout = '';
+  let stderr = '';
+  const sink = (f: (s: string) => void) => new Writable({ write: (chunk, _e, cb) => (f(String(chunk)), cb()) });
+  const stdin = Object.assign(new PassThrough(), { isTTY: false });
+  stdin.end(opts.input ?? '');
+  const code = await main(args, {
+    io: { stdin, stdout: sink((x) => (stdout += x)), stderr: sink((x) => (stderr += x)), env: { NO_COLOR: '1', ...opts.env }, cwd: opts.cwd ?? process.cwd(), fs: opts.fs },
+    signals: false,
+  });
+  return { code, stdout, stderr };
+}
