@@ -71,6 +71,9 @@ export const ENVIRONMENT: ReadonlyArray<readonly [names: readonly string[], text
   [['COLUMNS'], 'the width of help and tables when the output is not a terminal.'],
   [['BROWSER'], 'the program that opens a URL for the commands that offer to open one (else open, xdg-open or start).'],
   [['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'HOME'], 'the base directories of the defaults above, and of the cache ($XDG_CACHE_HOME/bookdist, else ~/.cache/bookdist: Node\'s compile cache).'],
+  [['XDG_STATE_HOME'], 'where a bulk job keeps the results it could not write (a full disk, /dev/full): $XDG_STATE_HOME/bookdist/rescue, else ~/.local/state/bookdist/rescue.'],
+  [['GITHUB_STEP_SUMMARY'], 'a file a bulk job appends a Markdown summary to (counts per status, the output file, the command that continues an unfinished job), as GitHub Actions sets it.'],
+  [['GITHUB_ACTIONS'], 'true: a bulk job that fails also prints an ::error:: annotation.'],
   [['NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE'], 'as Node reads them: a compile cache directory of your choice, or none.'],
 ];
 
@@ -124,6 +127,9 @@ export function renderMan(program: Command, version: string): string {
     '.TP',
     '\\fI$BOOKDIST_DATA_DIR/sandbox.db\\fR',
     roff('the database of the local sandbox service (with its -wal and -shm files), and beside it the private keys of its accounts (sandbox-<role>-key.pem).'),
+    '.TP',
+    '\\fI$XDG_STATE_HOME/bookdist/rescue/\\fR',
+    roff('results of bulk jobs that could not be written (codes, passwords), one file per job (0600, in a 0700 directory); the job prints its path.'),
     '.TP',
     '\\fI$XDG_CACHE_HOME/bookdist/node-compile-cache\\fR',
     roff("Node's compile cache (~/.cache/bookdist without XDG_CACHE_HOME); safe to delete."),

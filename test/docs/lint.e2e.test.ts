@@ -25,7 +25,7 @@ function tool(cmd: string, args: string[], env: Record<string, string> = {}) {
  * bin/bookdist re-runs it under the pinned Node); BOOKDIST_FAULT_ENOSPC_AT is a test-only fault
  * switch (issue 16 moves it to a file-system seam).
  */
-const INTERNAL = new Set(['BOOKDIST_REEXEC', 'BOOKDIST_FAULT_ENOSPC_AT']);
+const INTERNAL = new Set(['BOOKDIST_REEXEC']);
 
 /** The environment variables src/ and the launcher read: env.NAME, env['NAME'], and 'BOOKDIST_…' names. */
 function variablesRead(): Set<string> {
