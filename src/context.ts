@@ -12,6 +12,8 @@ export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv' | 'tsv';
 export interface GlobalOptions {
   profile?: string;
   baseUrl?: string;
+  /** --ca-file: CA certificates (PEM) trusted besides Node's. */
+  caFile?: string;
   output?: OutputFormat;
   /** --json given (true), optionally with a field list (then `fields` is set too). */
   json: boolean;
@@ -137,7 +139,7 @@ export function createContext(
         const { configDir } = await import('./config/paths.js');
         return resolveConfig({
           env: io.env,
-          flags: { profile: globals.profile, baseUrl: globals.baseUrl },
+          flags: { profile: globals.profile, baseUrl: globals.baseUrl, caFile: globals.caFile },
           loadStore: () => readStore(configDir(io.env)),
         });
       })()),

@@ -9,6 +9,8 @@ export const ExitCode = {
   CONFLICT: 5,
   PARTIAL: 6,
   UNAVAILABLE: 7,
+  TLS: 8,
+  PROXY: 9,
   INTERRUPTED: 130,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -22,6 +24,8 @@ export const EXIT_CODE_HELP: Array<[number, string]> = [
   [5, 'conflict with state this request did not create (e-mail already registered, access already granted)'],
   [6, 'partial failure of a bulk job (some items failed; the summary says which)'],
   [7, 'rate limited or service unavailable after retries'],
+  [8, "certificate problem: the service's certificate did not verify (unknown CA, expired, wrong host name); never retried; trust a private CA with --ca-file or BOOKDIST_CA_FILE"],
+  [9, 'proxy problem: the proxy (HTTPS_PROXY/HTTP_PROXY) refused (407 asks for credentials) or could not be reached; never retried'],
   [130, 'interrupted (Ctrl-C); bulk jobs print how to resume'],
 ];
 

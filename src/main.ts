@@ -214,6 +214,7 @@ function globalsFrom(command: Command): GlobalOptions {
   return {
     profile: o.profile,
     baseUrl: o.baseUrl,
+    caFile: o.caFile,
     output: o.output as OutputFormat | undefined,
     json: Boolean(o.json),
     fields: fields?.length ? fields : undefined,

@@ -22,6 +22,7 @@ export interface RootOption {
 export const ROOT_OPTIONS: readonly RootOption[] = [
   { flags: '--profile <name>', description: 'stored profile to use (env BOOKDIST_PROFILE)' },
   { flags: '--base-url <url>', description: 'service base URL (env BOOKDIST_BASE_URL)' },
+  { flags: '--ca-file <file>', description: "CA certificates (PEM) to trust besides Node's, for a service with a private CA (env BOOKDIST_CA_FILE)" },
   { flags: '-o, --output <format>', description: 'output format', choices: OUTPUT_FORMATS },
   { flags: '--json', description: 'print JSON (same as -o json)' },
   { flags: '--fields <paths>', description: 'only these fields of each record, dotted paths relative to the record, comma-separated (e.g. hash_id,status.is_active)' },
@@ -29,7 +30,7 @@ export const ROOT_OPTIONS: readonly RootOption[] = [
   { flags: '--color <when>', description: 'colour output; auto is off when piped, with NO_COLOR or TERM=dumb', choices: ['auto', 'always', 'never'], default: 'auto' },
   { flags: '--no-color', description: 'no colour (same as --color never)' },
   { flags: '--timeout <duration>', description: 'time limit per request (e.g. 30s, 2m)', default: '30s' },
-  { flags: '--retries <n>', description: 'retries on 429, 503 and dropped connections', default: '3' },
+  { flags: '--retries <n>', description: 'retries on 429 (always), and on 502/503/504 and lost connections for reads and idempotent writes', default: '3' },
   { flags: '--debug', description: 'trace requests and responses on stderr (secrets redacted); stack traces' },
   { flags: '-q, --quiet', description: 'no notices or progress on stderr, only errors' },
   { flags: '-y, --yes', description: 'assume yes for confirmations (required in scripts)' },

@@ -1,6 +1,8 @@
 // The thin HTTP core: one keep-alive pool per origin (src/api/transport.ts), signing, timeouts,
-// retries with backoff + jitter honouring Retry-After, and one response/error shape.
+// the one retry policy (retryPolicy below; nothing else in bookdist repeats a request), and one
+// response/error shape.
 import { HttpTransport } from './transport.js';
+import { certificateProblem, type Env, type Route } from './network.js';
 import type { HttpHandler } from './handler.js';
 import { ExitCode, CliError } from '../errors.js';
 import { formatDuration } from '../util/duration.js';
@@ -30,6 +32,15 @@ export interface ClientOptions {
   retries: number;
   /** Trace requests/responses (redacted) here. */
   debug?: (line: string) => void;
+  /**
+   * A request that needs a signature, with no credentials at all, is refused before sending
+   * (a service, not the embedded sandbox).
+   */
+  signedOnly?: boolean;
+  /** Send credentials to the store host too when it is not the base URL's origin (asked for explicitly). */
+  storeCredentials?: boolean;
+  /** --debug shows redemption codes and passwords in full (BOOKDIST_DEBUG_BODIES=full). */
+  debugFull?: boolean;
   /** Print requests as curl lines here instead of sending them. */
   dryRun?: (line: string) => void;
   /** With dryRun: check the payload against the service's OpenAPI document first; throws to refuse it. */
@@ -42,6 +53,15 @@ export interface ClientOptions {
   userAgent?: string;
   /** What sends the requests; the node transport when not given. */
   handler?: HttpHandler;
+  /** Proxy settings (HTTPS_PROXY, HTTP_PROXY, NO_PROXY...) are read from here. */
+  env?: Env;
+  /** More trusted CA certificates (PEM text of --ca-file), and where they came from. */
+  ca?: { pem: string; file: string };
+  /**
+   * The service honours Idempotency-Key (the sandbox does; another service only where its
+   * profile says so): writes carrying one are retried like reads.
+   */
+  idempotencyKeys?: boolean;
 }
 
 /** What --dry-run checks before printing a request. */
@@ -149,7 +169,72 @@ export function isConflict(status: number, body?: any): boolean {
   return false;
 }
 
-const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+/** Network failures that mean the request never left: repeating it is always safe. */
+export const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function hasIdempotencyKey(headers: Record<string, string> | undefined): boolean {
+  return headers !== undefined && Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key');
+}
+
+/**
+ * The one retry policy (at most --retries retries, so retries + 1 attempts):
+ * - 429 always, waiting as Retry-After says;
+ * - a connection that never opened (refused, no such host, connect timeout): always, nothing was sent;
+ * - 502, 503, 504 and a connection lost after sending (`network`): for reads (GET), for writes the
+ *   interface makes idempotent (an external order with an order_number), and for writes carrying
+ *   an Idempotency-Key where the service honours it (`keysHonoured`);
+ * - never a certificate or proxy failure, never another 4xx. A write whose answer was lost and
+ *   that may not be repeated is reported as "outcome unknown".
+ */
+export function retryPolicy(o: Pick<RequestOptions, 'method' | 'idempotent' | 'headers'>, keysHonoured: boolean): { network: boolean } {
+  const keyed = hasIdempotencyKey(o.headers);
+  return { network: o.method === 'GET' || o.idempotent === true || (keyed && keysHonoured) };
+}
+
+/** A failure that retrying cannot mend: a certificate, the proxy, or a proxy setting. */
+function networkFailure(err: any, info: RequestInfo, caFile: string | undefined): CliError | undefined {
+  const code: string = err?.code ?? err?.cause?.code ?? '';
+  const host = (() => {
+    try {
+      return new URL(info.url).host;
+    } catch {
+      return info.url;
+    }
+  })();
+  const cert =
+    certificateProblem(code) ??
+    (code === 'EPROTO' || /^ERR_SSL_/.test(code)
+      ? /wrong version number|packet length too long|http request/i.test(String(err?.message))
+        ? 'the server did not answer TLS (is it an http:// URL?)'
+        : `the TLS handshake failed (${String(err?.message).split('\n')[0].slice(0, 160)})`
+      : undefined);
+  if (cert) {
+    return new CliError(
+      `Certificate problem: the certificate of ${host} did not verify: ${cert} (${code}). Nothing was sent. ` +
+        (caFile
+          ? `The CA certificates of ${caFile} (and Node's own) do not vouch for it: check that this file holds the CA that signed the service's certificate, and the host name.`
+          : "If the service's certificate is signed by a private CA (a company's own), give that CA's certificate (PEM) with --ca-file FILE, BOOKDIST_CA_FILE or `bookdist profile add --ca-file`."),
+      ExitCode.TLS,
+      { code, host },
+    );
+  }
+  if (code === 'BOOKDIST_PROXY_URL') return new CliError(String(err.message), ExitCode.USAGE, { setting: err.setting });
+  if (err?.proxy) {
+    const status = err.proxyStatus as number | undefined;
+    const why =
+      status === 407 || status === 401
+        ? `it refused the credentials (it answered ${status}): put the right user name and password in the proxy URL (http://USER:PASSWORD@host:port) of HTTPS_PROXY/HTTP_PROXY`
+        : status
+          ? `it refused to connect to ${host} (it answered ${status}): check that the proxy may reach the service, or name the service in NO_PROXY`
+          : `it could not be reached (${code || err?.message}): check HTTPS_PROXY/HTTP_PROXY, or name the service in NO_PROXY to go direct`;
+    return new CliError(`Proxy problem: the proxy ${err.proxy} for ${info.method} ${info.url} failed: ${why}.`, ExitCode.PROXY, {
+      code: code || undefined,
+      proxy: err.proxy,
+      proxy_status: status,
+    });
+  }
+  return undefined;
+}
 
 export class ApiClient {
   private readonly handler: HttpHandler;
@@ -159,7 +244,8 @@ export class ApiClient {
   constructor(opts: ClientOptions) {
     this.opts = opts;
     this.handler =
-      opts.handler ?? new HttpTransport({ connectTimeout: Math.min(10_000, opts.timeout), connections: opts.connections ?? 16 });
+      opts.handler ??
+      new HttpTransport({ connectTimeout: Math.min(10_000, opts.timeout), connections: opts.connections ?? 16, env: opts.env, ca: opts.ca?.pem });
     this.sleep =
       opts.sleep ??
       ((ms, signal) =>
@@ -197,6 +283,9 @@ export class ApiClient {
   ): Promise<ApiResponse> {
     const ep: Endpoint = lookupEndpoint(name);
     const path = fillPath(ep.path, args.params);
+    // A caller's idempotent:true for a request that is only repeatable by its Idempotency-Key
+    // counts only where the service honours keys (retryPolicy decides that from the header).
+    const keyed = hasIdempotencyKey(args.headers);
     const payload = args.payload ? stripUndefined(args.payload) : undefined;
     return this.request({
       method: ep.clientMethod,
@@ -205,7 +294,7 @@ export class ApiClient {
       query: ep.payloadIn === 'query' ? (payload as RequestOptions['query']) : undefined,
       auth: ep.auth === 'public' ? 'none' : ep.auth,
       host: ep.host,
-      idempotent: args.idempotent ?? ep.idempotent,
+      idempotent: ep.idempotent || (args.idempotent === true && !keyed),
       accept: args.accept,
       headers: args.headers,
       signal: args.signal,
@@ -232,8 +321,20 @@ export class ApiClient {
     return url;
   }
 
-  private credentialsFor(auth: 'partner' | 'access' | 'none'): Credentials {
+  /** Is the store host another origin than the base URL (then it gets no credentials)? */
+  private foreignStore(): boolean {
+    try {
+      return new URL(this.storeUrl).origin !== new URL(this.opts.baseUrl).origin;
+    } catch {
+      return true;
+    }
+  }
+
+  private credentialsFor(auth: 'partner' | 'access' | 'none', host: 'api' | 'store' = 'api'): Credentials {
     if (auth === 'none') return { kind: 'none' };
+    // A key only goes to its profile's own base URL: the store host (price comparison, public)
+    // gets none unless asked for explicitly.
+    if (host === 'store' && !this.opts.storeCredentials && this.foreignStore()) return { kind: 'none' };
     if (auth === 'access' && this.opts.accessToken) {
       const username = this.opts.credentials.kind === 'none' ? undefined : (this.opts.credentials as any).username;
       return { kind: 'token', token: this.opts.accessToken, username };
@@ -256,26 +357,56 @@ export class ApiClient {
       body = formBody(requestText);
       headers['content-type'] = 'application/x-www-form-urlencoded';
     }
-    Object.assign(headers, authHeaders(this.credentialsFor(o.auth ?? 'partner'), requestText));
+    Object.assign(headers, authHeaders(this.credentialsFor(o.auth ?? 'partner', o.host), requestText));
     return { method: o.method, url, headers, body, requestText };
+  }
+
+  /** The route of a request to `url` (direct, or which proxy and why), when the handler knows it. */
+  route(url: string): Route | undefined {
+    const h = this.handler as { route?: (u: string) => Route };
+    try {
+      return h.route?.(url);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Where extra trusted CA certificates came from (--ca-file, BOOKDIST_CA_FILE, a profile). */
+  get caFile(): string | undefined {
+    return this.opts.ca?.file;
   }
 
   async request(o: RequestOptions): Promise<ApiResponse> {
     const prepared = this.prepare(o);
     const info: RequestInfo = { method: prepared.method, url: prepared.url };
+    if (this.opts.signedOnly && !this.opts.dryRun && (o.auth ?? 'partner') !== 'none' && (o.host ?? 'api') === 'api') {
+      if (this.credentialsFor(o.auth ?? 'partner').kind === 'none') {
+        throw new CliError(
+          `${info.method} ${info.url} needs credentials and none are set: nothing was sent. Set BOOKDIST_USERNAME with ` +
+            'BOOKDIST_KEY_FILE (an RSA private key, PEM) or BOOKDIST_SHARED_KEY, or store them with `bookdist profile add`.',
+          ExitCode.USAGE,
+          { setting: 'credentials' },
+        );
+      }
+    }
     if (this.opts.dryRun) {
       await this.opts.checkPayload?.({ method: o.method, path: o.path, host: o.host ?? 'api', requestText: prepared.requestText });
       this.opts.dryRun(curlLine(prepared));
       throw new DryRun();
     }
-    const retryAll = o.method === 'GET' || o.idempotent === true;
+    const policy = retryPolicy(o, this.opts.idempotencyKeys === true);
     let attempt = 0;
+    if (this.opts.debug) {
+      const r = this.route(prepared.url);
+      if (r) this.trace(r.proxy ? `  proxy: ${r.shown} (${r.why})` : `  proxy: none, direct (${r.why})`);
+      if (this.opts.ca && prepared.url.startsWith('https:')) this.trace(`  trusting also the CA certificates of ${this.opts.ca.file}`);
+    }
     for (;;) {
       const started = Date.now();
       this.trace(`→ ${prepared.method} ${prepared.url}` + (attempt ? ` (retry ${attempt})` : ''));
       if (this.opts.debug) {
         for (const [k, v] of Object.entries(redactHeaders(prepared.headers))) this.trace(`  ${k}: ${v}`);
-        if (prepared.requestText !== undefined) this.trace(`  request=${redactRequestText(prepared.requestText)}`);
+        if (prepared.requestText !== undefined) this.trace(`  request=${redactRequestText(prepared.requestText, this.opts.debugFull)}`);
       }
       let res: ApiResponse;
       try {
@@ -284,9 +415,11 @@ export class ApiClient {
         if (o.signal?.aborted) throw err;
         const code: string = err?.code ?? err?.cause?.code ?? '';
         const timedOut = err?.name === 'TimeoutError';
-        const beforeSend = CONNECT_ERRORS.has(code);
         this.trace(`← ${timedOut ? 'timeout' : code || err?.message} (${Date.now() - started} ms)`);
-        if ((beforeSend || retryAll) && attempt < this.opts.retries) {
+        const failure = networkFailure(err, info, this.opts.ca?.file);
+        if (failure) throw failure; // a certificate, proxy or set-up problem: never retried
+        const notSent = NOT_SENT.has(code);
+        if ((notSent || policy.network) && attempt < this.opts.retries) {
           await this.sleep(backoff(attempt), o.signal);
           attempt++;
           continue;
@@ -294,14 +427,24 @@ export class ApiClient {
         const what = timedOut
           ? `no answer within ${formatDuration(this.opts.timeout)} (timed out; raise --timeout)`
           : `could not reach the service (${code || err?.message})`;
+        if (!notSent && !policy.network) {
+          // The request may have reached the service: repeating it could do it twice.
+          throw new CliError(
+            `${info.method} ${info.url}: ${timedOut ? `no answer within ${formatDuration(this.opts.timeout)}` : `the connection was lost (${code || err?.message})`} ` +
+              'after the request was sent: the outcome is unknown. Check whether it took effect before sending it again ' +
+              '(e.g. `bookdist user orders`, `bookdist codes summary`); not retried, as repeating it could do it twice.',
+            ExitCode.ERROR,
+            { code: code || undefined, outcome: 'unknown' },
+          );
+        }
         throw new CliError(
           `${info.method} ${info.url}: ${what}${attempt ? ` after ${attempt + 1} attempts` : ''}`,
           ExitCode.UNAVAILABLE,
           { code: code || undefined },
         );
       }
-      this.trace(`← ${res.status} (${Date.now() - started} ms) ${truncate(JSON.stringify(redact(res.body)), 2000)}`);
-      const retryable = res.status === 429 || (res.status === 503 && retryAll);
+      this.trace(`← ${res.status} (${Date.now() - started} ms) ${truncate(JSON.stringify(redact(res.body, this.opts.debugFull, true)), 2000)}`);
+      const retryable = res.status === 429 || (policy.network && (res.status === 502 || res.status === 503 || res.status === 504));
       if (retryable && attempt < this.opts.retries) {
         const wait = retryAfterMs(res.headers['retry-after']) ?? backoff(attempt);
         await this.sleep(Math.min(wait, 60_000), o.signal);
@@ -375,13 +518,21 @@ function xmlText(xml: string, tag: string): string | undefined {
     .trim();
 }
 
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not found', 405: 'Method not allowed', 409: 'Conflict',
+  410: 'Gone', 413: 'Request too large', 422: 'Unprocessable request', 429: 'Too many requests', 500: 'Internal server error',
+  502: 'Bad gateway', 503: 'Service unavailable', 504: 'Gateway timeout',
+};
+
 export function toApiError(res: ApiResponse): ApiError {
   const b = res.body ?? {};
   let message: string =
     (typeof b.message === 'string' && b.message) ||
     (typeof b.detail === 'string' && b.detail) ||
     (typeof b.text === 'string' && truncate(b.text.trim(), 300)) ||
-    `HTTP ${res.status}`;
+    // Not "HTTP 404": the report adds "(HTTP 404, GET /path)" itself.
+    STATUS_TEXT[res.status] ||
+    'The service answered without a message';
   if (res.status === 401 && /authentication failed/i.test(message)) {
     message += ' (check the profile\'s username and key: `bookdist profile show`)';
   }
@@ -416,14 +567,14 @@ function truncate(s: string, n: number): string {
  * The request text with secret fields redacted. When redaction changes nothing this is the exact
  * text that is (or would be) sent and signed; otherwise the redacted payload in the same style.
  */
-export function redactRequestText(text: string): string {
+export function redactRequestText(text: string, full = false): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     return text.length > 0 ? '[unparsed request]' : text;
   }
-  const redacted = redact(parsed);
+  const redacted = redact(parsed, full);
   if (JSON.stringify(redacted) === JSON.stringify(parsed)) return text;
   return pythonJson(redacted);
 }

@@ -20,6 +20,18 @@ export interface HttpResponse {
   headers: Record<string, string>;
   /** The body, decoded as UTF-8. */
   text: string;
+  /** Over TLS: the connection's protocol and the service's certificate (for `profile check`). */
+  tls?: TlsInfo;
+}
+
+export interface TlsInfo {
+  /** e.g. TLSv1.3 */
+  protocol?: string;
+  subject: string;
+  issuer: string;
+  /** As OpenSSL prints it: "Dec 27 11:36:25 2027 GMT". */
+  validTo?: string;
+  altNames?: string;
 }
 
 /**

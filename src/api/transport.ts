@@ -1,10 +1,16 @@
-// The one transport under ApiClient: node:http / node:https with a keep-alive Agent per protocol.
+// The one transport under ApiClient: node:http / node:https with a keep-alive Agent per route
+// (direct, or through a proxy), TLS verification against Node's roots plus an optional CA bundle
+// (--ca-file), and proxies as curl reads them (network.ts): plain http requests in absolute form
+// to the proxy, https requests tunnelled with CONNECT, Basic credentials from the proxy URL.
 // Loaded through require, not `import 'node:http'`: the ESM form pulls in Node's internal HTTP
 // stack eagerly and cost twice as much at start-up (README, Dependencies). Measured against
 // undici for one request and for the bulk lookups, see bench/startup.mjs.
 import { createRequire } from 'node:module';
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
-import type { HttpHandler, HttpRequest, HttpResponse } from './handler.js';
+import type { TLSSocket } from 'node:tls';
+import type { Socket } from 'node:net';
+import type { HttpHandler, HttpRequest, HttpResponse, TlsInfo } from './handler.js';
+import { proxyAuthorization, routeFor, type Env, type Route } from './network.js';
 
 const load = createRequire(import.meta.url);
 
@@ -13,6 +19,15 @@ export interface TransportOptions {
   connectTimeout: number;
   /** Max connections per origin. */
   connections: number;
+  /** Proxy settings are read from here (HTTPS_PROXY, HTTP_PROXY, NO_PROXY...); none when absent. */
+  env?: Env;
+  /** More trusted CA certificates (PEM), added to Node's (NODE_EXTRA_CA_CERTS included). */
+  ca?: string;
+}
+
+/** A failure of the proxy itself (refused, unreachable, 407...): `proxy` names it without credentials. */
+function proxyError(err: any, route: Route): Error {
+  return Object.assign(err instanceof Error ? err : new Error(String(err)), { proxy: route.shown });
 }
 
 /** A network error with the code callers classify by (ECONNREFUSED, ECONNRESET, ...). */
@@ -30,20 +45,80 @@ export class HttpTransport implements HttpHandler {
     throw withCode(`unsupported protocol ${protocol}`, 'ERR_INVALID_PROTOCOL');
   }
 
-  private agentFor(protocol: string, mod: typeof import('node:http')): Agent {
-    let agent = this.agents.get(protocol);
+  private caList?: string[];
+  private cas(): string[] | undefined {
+    if (!this.opts.ca) return undefined;
+    return (this.caList ??= [...(load('node:tls') as typeof import('node:tls')).getCACertificates('default'), this.opts.ca]);
+  }
+
+  /** The route of a request to `url`: direct or through which proxy, and why. */
+  route(url: string | URL): Route {
+    return routeFor(typeof url === 'string' ? new URL(url) : url, this.opts.env ?? {});
+  }
+
+  private agentFor(protocol: string, mod: typeof import('node:http'), route: Route): Agent {
+    const key = `${protocol}${route.proxy ? ' via ' + route.proxy.href : ''}`;
+    let agent = this.agents.get(key);
     if (!agent) {
-      agent = new mod.Agent({ keepAlive: true, maxSockets: this.opts.connections });
-      this.agents.set(protocol, agent);
+      const options: Record<string, unknown> = { keepAlive: true, maxSockets: this.opts.connections };
+      if (protocol === 'https:') options.ca = this.cas();
+      agent = new mod.Agent(options);
+      if (protocol === 'https:' && route.proxy) this.tunnel(agent, route);
+      this.agents.set(key, agent);
     }
     return agent;
+  }
+
+  /** Make an https Agent open its connections through `route.proxy` with CONNECT. */
+  private tunnel(agent: Agent, route: Route): void {
+    const proxy = route.proxy!;
+    const auth = proxyAuthorization(proxy);
+    const http = load('node:http') as typeof import('node:http');
+    const tls = load('node:tls') as typeof import('node:tls');
+    (agent as any).createConnection = (options: any, done: (err: Error | null, socket?: Socket) => void) => {
+      const authority = `${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}`;
+      const headers: Record<string, string> = { host: authority };
+      if (auth) headers['proxy-authorization'] = auth;
+      const req = http.request({ host: proxy.hostname.replace(/^\[|\]$/g, ''), port: proxy.port || 80, method: 'CONNECT', path: authority, headers, agent: false });
+      const timer = setTimeout(
+        () => req.destroy(withCode(`the proxy ${route.shown} opened no tunnel within ${this.opts.connectTimeout} ms`, 'UND_ERR_CONNECT_TIMEOUT')),
+        this.opts.connectTimeout,
+      );
+      let finished = false;
+      const finish = (err: Error | null, socket?: Socket) => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        done(err, socket);
+      };
+      req.once('connect', (res: IncomingMessage, socket: Socket) => {
+        if (res.statusCode !== 200) {
+          socket.destroy();
+          const status = res.statusCode ?? 0;
+          const err = withCode(`the proxy answered ${status} ${res.statusMessage ?? ''}`.trim(), status === 407 || status === 401 ? 'BOOKDIST_PROXY_AUTH' : 'BOOKDIST_PROXY_REFUSED');
+          return finish(proxyError(Object.assign(err, { proxyStatus: status }), route));
+        }
+        const { host: _h, port: _p, path: _path, ...rest } = options;
+        finish(null, tls.connect({ ...rest, socket, servername: options.servername ?? (isIpLiteral(options.host) ? undefined : options.host) }));
+      });
+      req.once('error', (err: Error) => finish(proxyError(err, route)));
+      req.end();
+      return undefined;
+    };
   }
 
   /** Send one request; `signal` cuts it (its reason is thrown). */
   send(init: HttpRequest): Promise<HttpResponse> {
     const target = new URL(init.url);
     const mod = this.moduleFor(target.protocol);
+    const route = this.route(target);
     const headers: Record<string, string> = { ...init.headers };
+    // Plain http through a proxy: the request goes to the proxy, its target in absolute form.
+    const viaHttpProxy = route.proxy && target.protocol === 'http:';
+    if (viaHttpProxy) {
+      const auth = proxyAuthorization(route.proxy!);
+      if (auth) headers['proxy-authorization'] = auth;
+    }
     const body = init.body === undefined ? undefined : Buffer.from(init.body, 'utf8');
     if (body) headers['content-length'] = String(body.length);
     return new Promise<HttpResponse>((resolve, reject) => {
@@ -61,8 +136,16 @@ export class HttpTransport implements HttpHandler {
       };
       const onAbort = () => fail(init.signal.reason);
       init.signal.addEventListener('abort', onAbort, { once: true });
-      const options: RequestOptions = { method: init.method, headers, agent: this.agentFor(target.protocol, mod) };
-      req = mod.request(target, options, (res: IncomingMessage) => {
+      const agent = this.agentFor(target.protocol, mod, route);
+      const options: RequestOptions = viaHttpProxy
+        ? { method: init.method, headers: { host: target.host, ...headers }, agent, host: route.proxy!.hostname.replace(/^\[|\]$/g, ''), port: route.proxy!.port || 80, path: target.href }
+        : { method: init.method, headers, agent };
+      const onResponse = (res: IncomingMessage) => {
+        const socket = res.socket;
+        if (viaHttpProxy && res.statusCode === 407) {
+          res.resume();
+          return fail(proxyError(Object.assign(withCode('the proxy answered 407 Proxy Authentication Required', 'BOOKDIST_PROXY_AUTH'), { proxyStatus: 407 }), route));
+        }
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', fail);
@@ -73,13 +156,17 @@ export class HttpTransport implements HttpHandler {
           init.signal.removeEventListener('abort', onAbort);
           const out: Record<string, string> = {};
           for (const [k, v] of Object.entries(res.headers)) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
-          resolve({ status: res.statusCode ?? 0, headers: out, text: Buffer.concat(chunks).toString('utf8') });
+          resolve({ status: res.statusCode ?? 0, headers: out, text: Buffer.concat(chunks).toString('utf8'), tls: tlsInfo(socket) });
         });
-      });
-      req.on('error', fail);
+      };
+      req = viaHttpProxy ? mod.request(options, onResponse) : mod.request(target, options, onResponse);
+      // Through an http proxy, a failure to connect is the proxy's.
+      let connected = false;
+      req.on('error', (err) => fail(viaHttpProxy && !connected ? proxyError(err, route) : err));
       req.on('socket', (socket) => {
         // A connection that does not open in time is "not sent" (safe to retry, like a refusal).
-        if (!socket.connecting) return;
+        if (!socket.connecting) return void (connected = true);
+        socket.once('connect', () => (connected = true));
         connectTimer = setTimeout(
           () => fail(withCode(`no connection within ${this.opts.connectTimeout} ms`, 'UND_ERR_CONNECT_TIMEOUT')),
           this.opts.connectTimeout,
@@ -95,4 +182,23 @@ export class HttpTransport implements HttpHandler {
     for (const agent of this.agents.values()) agent.destroy();
     this.agents.clear();
   }
+}
+
+function isIpLiteral(host: string): boolean {
+  return /^[\d.]+$/.test(host) || host.includes(':');
+}
+
+/** What `profile check` shows of a TLS connection; undefined for plain TCP. */
+function tlsInfo(socket: Socket | null): TlsInfo | undefined {
+  const t = socket as TLSSocket | null;
+  if (!t || typeof t.getPeerCertificate !== 'function') return undefined;
+  const cert = t.getPeerCertificate();
+  const name = (n: any) => (n ? Object.entries(n).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('+') : v}`).join(', ') : '');
+  return {
+    protocol: t.getProtocol() ?? undefined,
+    subject: name(cert?.subject),
+    issuer: name(cert?.issuer),
+    validTo: cert?.valid_to,
+    altNames: cert?.subjectaltname,
+  };
 }

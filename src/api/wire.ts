@@ -152,13 +152,33 @@ export const SECRET_FIELDS = new Set([
 ]);
 export const REDACTED = '[REDACTED]';
 
-/** Deep copy with secret fields replaced. */
-export function redact<T>(value: T): T {
-  if (Array.isArray(value)) return value.map((v) => redact(v)) as T;
+/**
+ * Keys whose string values are shown cut (their first characters and length) under --debug and
+ * --dry-run: redemption codes and passwords that CI logs must not keep, yet a trace must tell apart.
+ * BOOKDIST_DEBUG_BODIES=full shows them in full (keys and tokens stay redacted).
+ */
+export const PARTIAL_FIELDS = new Set(['code', 'redemption_code']);
+/** In answers, passwords are generated ones: cut like codes (a password typed into a request is redacted in full). */
+const ANSWER_PARTIAL_FIELDS = new Set(['password', 'passwd', 'generated_password']);
+
+/** `ABCD…(14 chars)`: enough to tell values apart, not enough to use one. */
+export function cutSecret(v: string): string {
+  return `${v.slice(0, Math.min(4, Math.floor(v.length / 3)))}…(${v.length} chars)`;
+}
+
+/**
+ * Deep copy with secret fields replaced: keys, tokens and typed passwords redacted; redemption
+ * codes cut (`full`: kept). `answer`: generated passwords in a response are cut (or kept), not redacted.
+ */
+export function redact<T>(value: T, full = false, answer = false): T {
+  if (Array.isArray(value)) return value.map((v) => redact(v, full, answer)) as T;
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      out[k] = SECRET_FIELDS.has(k.toLowerCase()) && v != null ? REDACTED : redact(v);
+      const key = k.toLowerCase();
+      const partial = PARTIAL_FIELDS.has(key) || (answer && ANSWER_PARTIAL_FIELDS.has(key));
+      if (partial && typeof v === 'string') out[k] = full ? v : cutSecret(v);
+      else out[k] = SECRET_FIELDS.has(key) && v != null ? REDACTED : redact(v, full, answer);
     }
     return out as T;
   }

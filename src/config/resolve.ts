@@ -22,6 +22,10 @@ export interface ResolvedConfig {
   keyFile?: Setting;
   sharedKey?: Setting;
   token?: Setting;
+  /** A CA bundle (PEM) trusted besides Node's: --ca-file, BOOKDIST_CA_FILE, the profile's. */
+  caFile?: Setting;
+  /** The service honours Idempotency-Key (BOOKDIST_IDEMPOTENCY_KEYS=1, the profile's setting). */
+  idempotencyKeys?: Setting<boolean>;
   /** The stored profile's own base URL: its credentials are only ever sent there. */
   profileBaseUrl?: string;
   configDir: string;
@@ -30,7 +34,7 @@ export interface ResolvedConfig {
 
 export interface ResolveInput {
   env: Record<string, string | undefined>;
-  flags: { profile?: string; baseUrl?: string };
+  flags: { profile?: string; baseUrl?: string; caFile?: string };
   /** Reads the profile store; injected so tests can pass data and start-up stays lazy. */
   loadStore: () => Promise<{ current?: string; profiles: Record<string, ProfileData> }>;
 }
@@ -43,6 +47,8 @@ const ENV = {
   keyFile: 'BOOKDIST_KEY_FILE',
   sharedKey: 'BOOKDIST_SHARED_KEY',
   token: 'BOOKDIST_TOKEN',
+  caFile: 'BOOKDIST_CA_FILE',
+  idempotencyKeys: 'BOOKDIST_IDEMPOTENCY_KEYS',
 } as const;
 
 export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig> {
@@ -87,6 +93,11 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
     keyFile: pick(undefined, ENV.keyFile, p.keyFile, profile.value),
     sharedKey: pick(undefined, ENV.sharedKey, p.sharedKey, profile.value),
     token: pick(undefined, ENV.token, p.token, profile.value),
+    caFile: pick(flags.caFile, ENV.caFile, p.caFile, profile.value),
+    idempotencyKeys: (() => {
+      const s = pick(undefined, ENV.idempotencyKeys, p.idempotencyKeys === undefined ? undefined : String(p.idempotencyKeys), profile.value);
+      return s ? { ...s, value: /^(1|true|yes|on)$/i.test(s.value) } : undefined;
+    })(),
     profileBaseUrl: p.baseUrl,
     configDir: configDir(env),
     dataDir: dataDir(env),

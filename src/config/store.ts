@@ -12,6 +12,10 @@ export interface ProfileData {
   keyFile?: string;
   sharedKey?: string;
   token?: string;
+  /** A CA bundle (PEM) trusted besides Node's roots, for a service whose certificate a private CA signed. */
+  caFile?: string;
+  /** The service honours Idempotency-Key: keyed writes may be retried after a lost answer. */
+  idempotencyKeys?: boolean;
 }
 
 export interface StoreShape {

@@ -94,13 +94,13 @@ describe('profile add / list / show / use / remove', () => {
     expect(existsSync(join(cfg, 'config.json'))).toBe(false);
   });
 
-  it('a key that is missing or not RSA is exit 4 and nothing is stored', async () => {
+  it('a key that is missing or not RSA is exit 2 (nothing refused it: it is invalid input) and nothing is stored', async () => {
     let r = await run(['profile', 'add', '--name', 'x', '--base-url', 'https://api.example.com', '--username', USER, '--key-file', ec]);
-    expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/The key file .*ec\.pem is a ec key, not an RSA private key/);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/The key file .*ec\.pem \(from --key-file\) is a ec key, not an RSA private key/);
     r = await run(['profile', 'add', '--name', 'x', '--base-url', 'https://api.example.com', '--username', USER, '--key-file', join(t.dir, 'missing.pem')]);
-    expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/Cannot read the key file .*missing\.pem: no such file/);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/Cannot read the key file .*missing\.pem \(from --key-file\): no such file/);
     expect(existsSync(join(cfg, 'config.json'))).toBe(false);
   });
 
@@ -275,22 +275,22 @@ describe('commands through the whole stack (in-process)', () => {
     expect(add.code).toBe(0);
     const before = srv.requests.length;
     const r = await run(['whoami', '--profile', 'own', '--base-url', 'http://127.0.0.1:9'], { env: { BOOKDIST_CONFIG_DIR: dir } });
-    expect(r.code).toBe(4);
-    expect(r.stderr).toContain(`Refusing to send profile "own"'s credentials to http://127.0.0.1:9 (the profile's base URL is ${srv.url})`);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`Refusing to send profile "own"'s credentials to http://127.0.0.1:9 (from --base-url; the profile's base URL is ${srv.url})`);
     expect(srv.requests.length).toBe(before);
     const ok = await run(['whoami', '--profile', 'own', '--base-url', srv.url + '/', '--json'], { env: { BOOKDIST_CONFIG_DIR: dir } });
     expect(ok.code).toBe(0);
     expect(srv.requests.at(-1)!.headers.authorization).toBe('CryptoAuth');
   });
 
-  it('a key that is not RSA is exit 4 before any request', async () => {
+  it('a key that is not RSA, or missing, is exit 2 (usage: nothing refused it) before any request', async () => {
     const before = srv.requests.length;
     const r = await run(['whoami'], { env: { ...env(), BOOKDIST_KEY_FILE: ec } });
-    expect(r.code).toBe(4);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/is a ec key, not an RSA private key/);
     const m = await run(['whoami'], { env: { ...env(), BOOKDIST_KEY_FILE: join(t.dir, 'gone.pem') } });
-    expect(m.code).toBe(4);
-    expect(m.stderr).toMatch(/Cannot read the key file .*gone\.pem \(from BOOKDIST_KEY_FILE\): no such file/);
+    expect(m.code).toBe(2);
+    expect(m.stderr).toMatch(/Cannot read the key file .*gone\.pem \(from environment variable BOOKDIST_KEY_FILE\): no such file/);
     expect(srv.requests.length).toBe(before);
   });
 });

@@ -1,7 +1,8 @@
 // Exit codes mean one thing (issue 9, item 4), for every command that talks to the service,
 // against a sandbox over HTTP: 0 also for an idempotent repeat (said on stderr); 1 a business
 // rule refusal with the service's message; 3 every not-found; 4 only refused credentials or
-// scopes; 5 a conflict with state this request did not create; 7 unavailable.
+// scopes; 5 a conflict with state this request did not create; 7 unavailable; 2 for credentials
+// bookdist could not load or send (nothing sent); 8 a certificate problem; 9 a proxy problem.
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
@@ -51,6 +52,11 @@ let state: { user: string; granted: string; email: string };
 const CASES: Case[] = [
   { command: 'status', why: 'service unreachable', args: () => ['status', '--retries', '0', '--base-url', 'http://127.0.0.1:9'], code: 7 },
   { command: 'whoami', why: 'bad key', args: () => ['whoami'], env: () => badKey, code: 4, stderr: /Authentication failed/ },
+  { command: 'whoami', why: 'key file missing (nothing sent)', args: () => ['whoami'], env: () => ({ ...badKey, BOOKDIST_KEY_FILE: '/nonexistent/key.pem' }), code: 2, stderr: /key file \/nonexistent\/key\.pem \(from environment variable BOOKDIST_KEY_FILE\): no such file/ },
+  { command: 'whoami', why: 'a key without a username (nothing sent)', args: () => ['whoami'], env: () => ({ ...badKey, BOOKDIST_USERNAME: '' }), code: 2, stderr: /no username: set BOOKDIST_USERNAME/ },
+  { command: 'whoami', why: 'no credentials against a base URL (nothing sent)', args: () => ['whoami'], env: () => ({ BOOKDIST_BASE_URL: sb.url, BOOKDIST_USERNAME: '', BOOKDIST_KEY_FILE: '', BOOKDIST_SHARED_KEY: '', BOOKDIST_TOKEN: '' }), code: 2, stderr: /BOOKDIST_USERNAME.*BOOKDIST_KEY_FILE.*BOOKDIST_SHARED_KEY.*profile add/ },
+  { command: 'status', why: 'the proxy refuses connections', args: () => ['status', '--base-url', sb.url.replace('127.0.0.1', 'bookdist.test')], env: () => ({ HTTP_PROXY: 'http://someone:pa55@127.0.0.1:9' }), code: 9, stderr: /Proxy problem: the proxy http:\/\/127\.0\.0\.1:9 / },
+  { command: 'status', why: 'no TLS where https was asked (a certificate problem, not retried)', args: () => ['status', '--base-url', sb.url.replace('http:', 'https:')], code: 8, stderr: /Certificate problem.*--ca-file/ },
   { command: 'describe', why: 'no such endpoint', args: () => ['describe', '--endpoint', 'nope.nope'], code: 3 },
   { command: 'api', why: 'raw not-found', args: () => ['api', 'GET', `/v1/book/isbn/${MISSING_ISBN}/`], code: 3 },
   { command: 'api', why: 'raw missing scope', args: () => ['api', 'GET', '/v1/codes/summary/'], env: () => limited, code: 4 },

@@ -77,20 +77,20 @@ function checkUsername(v: string): string {
   return s;
 }
 
-/** Read and check a key file: a missing or unreadable file, or a key that is not RSA, is exit 4. */
+/** Read and check a key file: a missing or unreadable file, or a key that is not RSA, is exit 2 (invalid input, named with --key-file). */
 export async function readRsaKey(path: string): Promise<string> {
   let pem: string;
   try {
     pem = await readFile(path, 'utf8');
   } catch (e: any) {
     const why = e?.code === 'ENOENT' ? 'no such file' : e?.code === 'EACCES' ? 'permission denied' : e?.code === 'EISDIR' ? 'it is a directory' : (e?.code ?? e?.message);
-    throw new CliError(`Cannot read the key file ${path}: ${why}.`, ExitCode.AUTH);
+    throw new CliError(`Cannot read the key file ${path} (from --key-file): ${why}.`, ExitCode.USAGE);
   }
   const { loadRsaPrivateKey } = await import('../../api/wire.js');
   try {
     loadRsaPrivateKey(pem);
   } catch (e: any) {
-    throw new CliError(`The key file ${path} ${e.message}.`, ExitCode.AUTH);
+    throw new CliError(`The key file ${path} (from --key-file) ${e.message}.`, ExitCode.USAGE);
   }
   return pem;
 }

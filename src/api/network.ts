@@ -1,0 +1,159 @@
+// The network partners have: which proxy a request goes through (HTTPS_PROXY, HTTP_PROXY and
+// NO_PROXY as curl reads them; loopback never proxied, as Go's net/http does), and what a
+// certificate or proxy failure means. Pure functions: the transport (transport.ts) applies them.
+import { isIP } from 'node:net';
+
+export type Env = Record<string, string | undefined>;
+
+/** Where a request goes: through `proxy`, or direct; `why` says which setting decided it. */
+export interface Route {
+  proxy?: URL;
+  /** The proxy as shown to people: scheme, host and port, never its credentials. */
+  shown?: string;
+  why: string;
+}
+
+/** The first set variable of `names` (curl reads the lower-case one first). */
+function pick(env: Env, names: string[]): { name: string; value: string } | undefined {
+  for (const name of names) {
+    const value = env[name]?.trim();
+    if (value) return { name, value };
+  }
+  return undefined;
+}
+
+/** A proxy URL as shown to people: never its user name or password. */
+export function showProxy(u: URL): string {
+  return `${u.protocol}//${u.host}`;
+}
+
+/** Is this host loopback (localhost, 127.0.0.0/8, ::1)? Such requests never go through a proxy. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || /^::ffff:127\./.test(h);
+}
+
+function ipToBigInt(ip: string): { v: bigint; bits: number } | undefined {
+  const kind = isIP(ip);
+  if (kind === 4) return { v: ip.split('.').reduce((a, p) => (a << 8n) | BigInt(Number(p)), 0n), bits: 32 };
+  if (kind === 6) {
+    let s = ip;
+    const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(s);
+    if (v4) {
+      const n = ipToBigInt(v4[1])!.v;
+      s = s.slice(0, -v4[1].length) + `${(n >> 16n).toString(16)}:${(n & 0xffffn).toString(16)}`;
+    }
+    const [head, tail] = s.split('::');
+    const h = head ? head.split(':') : [];
+    const t = tail ? tail.split(':') : [];
+    const groups = s.includes('::') ? [...h, ...Array(8 - h.length - t.length).fill('0'), ...t] : h;
+    return { v: groups.reduce((a, g) => (a << 16n) | BigInt(parseInt(g || '0', 16)), 0n), bits: 128 };
+  }
+  return undefined;
+}
+
+/** Does one NO_PROXY entry match this host (lower case, no brackets) and port? */
+function noProxyMatches(entry: string, host: string, port: string): boolean {
+  let e = entry.trim().toLowerCase();
+  if (!e) return false;
+  if (e === '*') return true;
+  // An entry with a port matches that port only: `example.com:8443`, `[::1]:8080`.
+  let entryPort: string | undefined;
+  const withPort = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(e);
+  if (withPort) {
+    e = withPort[1];
+    entryPort = withPort[2];
+  }
+  e = e.replace(/^\[|\]$/g, '');
+  if (entryPort && entryPort !== port) return false;
+  // IP addresses and CIDR ranges (curl 7.86+).
+  const cidr = /^([0-9a-f:.]+)\/(\d{1,3})$/.exec(e);
+  const hostIp = ipToBigInt(host);
+  if (cidr || isIP(e)) {
+    if (!hostIp) return false;
+    const net = ipToBigInt(cidr ? cidr[1] : e);
+    if (!net || net.bits !== hostIp.bits) return false;
+    const prefix = cidr ? Math.min(Number(cidr[2]), net.bits) : net.bits;
+    const shift = BigInt(net.bits - prefix);
+    return net.v >> shift === hostIp.v >> shift;
+  }
+  // Domain names: `example.com`, `.example.com` and `*.example.com` all match example.com and
+  // every name under it (curl: a leading dot is a domain match that includes the name itself).
+  const name = e.replace(/^\*?\.+/, '').replace(/\.$/, '');
+  if (!name) return false;
+  return host === name || host.endsWith('.' + name);
+}
+
+/**
+ * The route of a request to `target`, as curl would choose it: `https_proxy`/`HTTPS_PROXY` for
+ * https, `http_proxy`/`HTTP_PROXY` for http, then `all_proxy`/`ALL_PROXY`; unless `no_proxy`/
+ * `NO_PROXY` names the host (names, domain suffixes, `*`, `host:port`, IP addresses and CIDR
+ * ranges) or the host is loopback. A proxy URL without a scheme is http://.
+ * Throws (with `code` BOOKDIST_PROXY_URL and `setting`) for a proxy URL that is not usable.
+ */
+export function routeFor(target: URL, env: Env): Route {
+  const host = target.hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const port = target.port || (target.protocol === 'https:' ? '443' : '80');
+  const names = target.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY'];
+  const set = pick(env, names) ?? pick(env, ['all_proxy', 'ALL_PROXY']);
+  if (!set) return { why: 'no proxy set (HTTPS_PROXY, HTTP_PROXY)' };
+  if (isLoopbackHost(host)) return { why: `${target.hostname} is loopback, never proxied (${set.name} ignored)` };
+  const noProxy = pick(env, ['no_proxy', 'NO_PROXY']);
+  if (noProxy) {
+    const hit = noProxy.value.split(/[\s,]+/).find((entry) => noProxyMatches(entry, host, port));
+    if (hit !== undefined) return { why: `${noProxy.name} entry "${hit}" names ${target.hostname}` };
+  }
+  let proxy: URL;
+  try {
+    proxy = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(set.value) ? set.value : `http://${set.value}`);
+  } catch {
+    throw Object.assign(new Error(`${set.name} is not a URL; set it like http://proxy.example.com:3128.`), {
+      code: 'BOOKDIST_PROXY_URL',
+      setting: set.name,
+    });
+  }
+  if (proxy.protocol !== 'http:') {
+    throw Object.assign(
+      new Error(`${set.name} uses ${proxy.protocol}// (${showProxy(proxy)}); bookdist talks to proxies over http:// only (HTTPS requests are tunnelled with CONNECT).`),
+      { code: 'BOOKDIST_PROXY_URL', setting: set.name },
+    );
+  }
+  return { proxy, shown: showProxy(proxy), why: `${set.name}` };
+}
+
+/** The Proxy-Authorization header for a proxy URL with user information (Basic). */
+export function proxyAuthorization(proxy: URL): string | undefined {
+  if (!proxy.username && !proxy.password) return undefined;
+  const user = decodeURIComponent(proxy.username);
+  const pass = decodeURIComponent(proxy.password);
+  return 'Basic ' + Buffer.from(`${user}:${pass}`).toString('base64');
+}
+
+/** OpenSSL's verification failures (and Node's host name check): a certificate problem, never an outage. */
+const CERT_ERRORS: Record<string, string> = {
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its issuer is not a trusted certificate authority',
+  UNABLE_TO_GET_ISSUER_CERT: 'its issuer is not a trusted certificate authority',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its issuer is not a trusted certificate authority',
+  SELF_SIGNED_CERT_IN_CHAIN: 'it is signed by a certificate authority that is not trusted',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'it is self-signed and not trusted',
+  CERT_UNTRUSTED: 'it is not trusted',
+  CERT_HAS_EXPIRED: 'it has expired',
+  CERT_NOT_YET_VALID: 'it is not valid yet (check this machine\'s clock)',
+  CERT_REVOKED: 'it has been revoked',
+  CERT_SIGNATURE_FAILURE: 'its signature does not verify',
+  CERT_CHAIN_TOO_LONG: 'its chain is too long',
+  INVALID_CA: 'a certificate in its chain is not a valid CA',
+  INVALID_PURPOSE: 'it is not meant for a server',
+  HOSTNAME_MISMATCH: 'it does not name this host',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'it does not name this host',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'the server did not answer TLS (is it an http:// URL?)',
+  ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION: 'the server and bookdist share no TLS version',
+  ERR_SSL_UNSUPPORTED_PROTOCOL: 'the server and bookdist share no TLS version',
+  ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE: 'the TLS handshake failed',
+  ERR_SSL_PACKET_LENGTH_TOO_LONG: 'the server did not answer TLS (is it an http:// URL?)',
+};
+
+/** What a certificate/TLS error code means, or undefined when the code is not one. */
+export function certificateProblem(code: string): string | undefined {
+  return CERT_ERRORS[code];
+}
