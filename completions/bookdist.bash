@@ -34,11 +34,14 @@ _bookdist_cmd() {
     'sandbox/credentials') REPLY='credentials' ;;
     'sandbox/openapi') REPLY='openapi' ;;
     'sandbox/reset') REPLY='reset' ;;
+    'sandbox/catalogue') REPLY='catalogue' ;;
     'sandbox/clock') REPLY='clock' ;;
     'sandbox/usage') REPLY='usage' ;;
     'sandbox/redeem') REPLY='redeem' ;;
     'sandbox/outbox') REPLY='outbox' ;;
     'sandbox/help') REPLY='help' ;;
+    'sandbox catalogue/load') REPLY='load' ;;
+    'sandbox catalogue/help') REPLY='help' ;;
     'sandbox clock/advance') REPLY='advance' ;;
     'sandbox clock/show') REPLY='show' ;;
     'sandbox clock/help') REPLY='help' ;;
@@ -79,7 +82,8 @@ _bookdist_cmds() {
   case "$1" in
     '') REPLY='status whoami describe api profile sandbox book user order codes import access offers completion help' ;;
     'profile') REPLY='add list show use remove check help' ;;
-    'sandbox') REPLY='serve credentials openapi reset clock usage redeem outbox help' ;;
+    'sandbox') REPLY='serve credentials openapi reset catalogue clock usage redeem outbox help' ;;
+    'sandbox catalogue') REPLY='load help' ;;
     'sandbox clock') REPLY='advance show help' ;;
     'book') REPLY='get pricing search list viewer process help' ;;
     'user') REPLY='invite create get orders purchase help' ;;
@@ -119,7 +123,9 @@ _bookdist_flags() {
     'sandbox serve') REPLY='--host --expose --allow-host --port --db --process-delay --fault-rate --fault --latency --tls --cert --key -h --help' ;;
     'sandbox credentials') REPLY='--db -h --help' ;;
     'sandbox openapi') REPLY='--server -h --help' ;;
-    'sandbox reset') REPLY='--db -h --help' ;;
+    'sandbox reset') REPLY='--keep-loaded --db -h --help' ;;
+    'sandbox catalogue') REPLY='-h --help' ;;
+    'sandbox catalogue load') REPLY='--format --publisher --strict --db -h --help' ;;
     'sandbox clock') REPLY='-h --help' ;;
     'sandbox clock advance') REPLY='--db --url -h --help' ;;
     'sandbox clock show') REPLY='--db --url -h --help' ;;
@@ -193,6 +199,9 @@ _bookdist_flag() {
     'sandbox credentials/--db') REPLY='rf' ;;
     'sandbox openapi/--server') REPLY='r-' ;;
     'sandbox reset/--db') REPLY='rf' ;;
+    'sandbox catalogue load/--format') REPLY='r-' ;;
+    'sandbox catalogue load/--publisher') REPLY='r-' ;;
+    'sandbox catalogue load/--db') REPLY='rf' ;;
     'sandbox clock advance/--db') REPLY='rf' ;;
     'sandbox clock advance/--url') REPLY='r-' ;;
     'sandbox clock show/--db') REPLY='rf' ;;
@@ -314,6 +323,7 @@ _bookdist_arg() {
     'profile use/0') REPLY='rp' ;;
     'profile remove/0') REPLY='rs' ;;
     'profile check/0') REPLY='rp' ;;
+    'sandbox catalogue load/0') REPLY='rf' ;;
     'completion/0') REPLY='rc bash zsh fish' ;;
     *) REPLY='' ;;
   esac

@@ -54,6 +54,7 @@ export const OUTPUT: Record<string, OutputSpec> = {
   'sandbox serve': { kind: 'text' },
   'sandbox credentials': { kind: 'record', record: 'credentials' },
   'sandbox reset': { kind: 'message' },
+  'sandbox catalogue load': { kind: 'message', record: 'catalogue load summary' },
   'sandbox clock advance': { kind: 'record', record: 'clock' },
   'sandbox clock show': { kind: 'record', record: 'clock' },
   'sandbox usage': { kind: 'record', record: 'usage' },

@@ -2,8 +2,9 @@
 // on every machine) so that the README and tests can name them; keys, shared keys, the operator
 // token and passwords are generated per database.
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { CliError, ExitCode } from '../errors.js';
 import { isbnPair } from './isbn.js';
-import type { Store } from './store.js';
+import { MIGRATIONS, SCHEMA_VERSION, type Store } from './store.js';
 import { hashPassword } from './util.js';
 
 const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
@@ -368,7 +369,7 @@ export function writeSeed(store: Store, secrets: GeneratedSecrets): void {
       T(2024, 6, 1), T(2025, 1, 2), 'Portland', 'US', u.first_name.toLowerCase(),
     );
   }
-  store.setMeta('schema_version', '1');
+  store.setMeta('schema_version', String(SCHEMA_VERSION));
   store.setMeta('seeded_at', iso(now));
   store.setMeta('clock_offset_ms', '0');
   store.setMeta('queue_seq', '1');
@@ -378,6 +379,7 @@ export function writeSeed(store: Store, secrets: GeneratedSecrets): void {
 export function ensureSeeded(store: Store): boolean {
   const seeded = () => store.hasSchema() && store.meta('seeded_at') !== undefined;
   if (seeded()) {
+    upgradeSchema(store);
     // A database seeded by an earlier version: add the tables and indexes that came later.
     if (!store.hasTable('idempotency') || !store.hasIndexes()) store.tx(() => store.createSchema());
     return false;
@@ -388,6 +390,42 @@ export function ensureSeeded(store: Store): boolean {
     if (store.meta('seeded_at') !== undefined) return false;
     writeSeed(store, secrets);
     return true;
+  });
+}
+
+/** The schema version a seeded database says it has (1 for those made before it was recorded). */
+export function schemaVersion(store: Store): number {
+  const v = Number(store.meta('schema_version') ?? 1);
+  return Number.isInteger(v) && v > 0 ? v : 1;
+}
+
+/** A database this version cannot read: written by a later bookdist (exit 2, saying what to do). */
+export class SchemaTooNew extends CliError {
+  constructor(
+    readonly path: string,
+    readonly version: number,
+  ) {
+    super(
+      `The sandbox database ${path} was written by a newer bookdist (schema version ${version}; this one reads up to ${SCHEMA_VERSION}). ` +
+        'Upgrade bookdist to open it, or use another database (--db), or start this one afresh with `bookdist sandbox reset' +
+        (path ? ` --db ${path}` : '') + ' --yes` (which deletes what it holds).',
+      ExitCode.USAGE,
+    );
+  }
+}
+
+/**
+ * Bring a database written by an earlier version up to SCHEMA_VERSION, one migration at a time,
+ * in one transaction (all or nothing); refuse one written by a later version.
+ */
+export function upgradeSchema(store: Store): void {
+  const have = schemaVersion(store);
+  if (have > SCHEMA_VERSION) throw new SchemaTooNew(store.path, have);
+  if (have === SCHEMA_VERSION) return;
+  store.tx(() => {
+    const now = schemaVersion(store); // another process may have upgraded it meanwhile
+    for (let v = now + 1; v <= SCHEMA_VERSION; v++) store.exec(MIGRATIONS[v]);
+    if (now < SCHEMA_VERSION) store.setMeta('schema_version', String(SCHEMA_VERSION));
   });
 }
 

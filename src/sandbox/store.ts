@@ -7,7 +7,23 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlit
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-export const SCHEMA_VERSION = 1;
+/**
+ * The version of the schema this code writes (meta `schema_version`). A database written by an
+ * earlier version is brought up to it by MIGRATIONS when it is opened (`ensureSeeded`); one
+ * written by a later version is refused with what to do (test/sandbox/schema-upgrade.test.ts
+ * opens a database made by version 1).
+ */
+export const SCHEMA_VERSION = 2;
+
+/**
+ * The steps from each version to the next: MIGRATIONS[n] takes a database of version n - 1 to
+ * version n, inside the transaction that records the new version. Never edit a step that has
+ * shipped; add the next one.
+ */
+export const MIGRATIONS: Record<number, string> = {
+  // 2: books loaded from a partner's catalogue (`sandbox catalogue load`) are told from the seed's.
+  2: 'ALTER TABLE books ADD COLUMN loaded_at INTEGER',
+};
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (
@@ -71,6 +87,8 @@ CREATE TABLE IF NOT EXISTS books (
   queue_seq INTEGER,
   queue_hold INTEGER NOT NULL DEFAULT 0,
   processing_started_at INTEGER,
+  -- When the book came from a partner's catalogue file (sandbox catalogue load); NULL for the seed's.
+  loaded_at INTEGER,
   CHECK (is_queued = 0 OR queued_at IS NOT NULL),
   CHECK (is_processed = 0 OR processed_at IS NOT NULL)
 );
@@ -403,6 +421,35 @@ export class Store {
     const out = this.bracket('BEGIN IMMEDIATE', 'COMMIT', 'ROLLBACK', fn);
     this.committed();
     return out;
+  }
+
+  /**
+   * Run `fn`, which awaits between its writes (a catalogue read as a stream), in one write
+   * transaction. Only for a connection that nothing else uses meanwhile (a command's own, or a
+   * second connection of a server): a request served on this connection during an await would
+   * write into this transaction.
+   */
+  async txAsync<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.depth > 0 || this.serving || this.group) throw new Error('txAsync: this connection is already in a transaction');
+    this.settleForWrite();
+    this.stmt('BEGIN IMMEDIATE').run();
+    this.depth++;
+    try {
+      const out = await fn();
+      this.stmt('COMMIT').run();
+      this.committed();
+      return out;
+    } catch (err) {
+      this.memos.clear();
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {
+        /* already rolled back */
+      }
+      throw err;
+    } finally {
+      this.depth--;
+    }
   }
 
   /** `fn` between the statements `begin` and `end`; when it throws, `undo` (if it can) and rethrow. */

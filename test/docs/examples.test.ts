@@ -17,7 +17,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
@@ -69,7 +69,10 @@ let blockDirs = 0;
 function blockDir(): string {
   const d = join(work, 'blocks', String(++blockDirs));
   mkdirSync(d, { recursive: true });
-  for (const f of fixtures) copyFileSync(join(work, f), join(d, f));
+  for (const f of fixtures) {
+    mkdirSync(dirname(join(d, f)), { recursive: true });
+    copyFileSync(join(work, f), join(d, f));
+  }
   return d;
 }
 
@@ -97,7 +100,15 @@ beforeAll(async () => {
     'roster.csv': 'email,first_name,last_name\nkatherine@example.com,Katherine,Johnson\n',
     'gifts.csv': `username,hash_id\n${WELL_KNOWN.user2.username},${WELL_KNOWN.otherPublisher.hash_id}\n`,
   };
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(work, name), text);
+  // The catalogue samples the README loads from a clone (docs/samples/), and the names other examples give them.
+  for (const [name, sample] of [['docs/samples/catalogue.onix.xml', 'catalogue.onix.xml'], ['docs/samples/catalogue.csv', 'catalogue.csv'], ['feed.xml', 'catalogue.onix.xml']]) {
+    files[name] = readFileSync(join(ROOT, 'docs/samples', sample), 'utf8');
+  }
+  files['titles.csv'] = 'isbn13,title,price\n9781770100077,A Title of Your Own,5.00\n';
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(work, name)), { recursive: true });
+    writeFileSync(join(work, name), text);
+  }
   fixtures = ['partner.pem', ...Object.keys(files)];
   env = {
     ...base,

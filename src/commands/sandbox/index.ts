@@ -88,13 +88,54 @@ export function registerSandbox(program: Command): void {
         .summary('recreate the sandbox database from the seed (new keys and secrets)')
         .description(
           'Deletes the sandbox database (orders, users, codes, grants, outbox, clock offset) and seeds it ' +
-            'again: the same catalogue, hash ids and ISBNs, with newly generated keys and secrets. Asks first on a ' +
-            'terminal; in scripts it needs --yes.',
+            'again: the same catalogue, hash ids and ISBNs, with newly generated keys and secrets. Titles loaded with ' +
+            '`sandbox catalogue load` are removed too unless --keep-loaded (on a terminal it asks); it says which. ' +
+            'Asks first on a terminal; in scripts it needs --yes. Also resets a database written by a newer bookdist.',
         )
+        .option('--keep-loaded', 'keep the titles loaded from catalogue files (same hash ids and price ids)')
         .option('--db <path>', DB_HELP),
       () => import('./reset.js'),
     ),
-    ['bookdist sandbox reset --yes', 'bookdist sandbox reset --db ./dev.db --yes'],
+    ['bookdist sandbox reset --yes', 'bookdist sandbox reset --yes --keep-loaded', 'bookdist sandbox reset --db ./dev.db --yes'],
+  );
+
+  const catalogue = group
+    .command('catalogue')
+    .summary('bring your own catalogue: load ONIX 3.0 or CSV titles into the sandbox')
+    .description(
+      'Loads a publisher\'s titles (identifiers, metadata, digital prices) into the sandbox database, under publishers ' +
+        'the partner account controls, so that an integration can be tried on the books it will sell.',
+    );
+  examples(
+    action(
+      catalogue
+        .command('load')
+        .summary('load an ONIX 3.0 or CSV catalogue file into the sandbox (adds, updates, withdraws)')
+        .description(
+          'Reads the file as a stream and loads it in one transaction: every valid record is in (or, with --strict, none ' +
+            'if any is refused). ONIX for Books 3.0 (reference or short tags): digital editions become books with their ' +
+            'digital prices (rentals where a PriceCondition gives a duration) and their print ISBN (RelatedProduct) as ' +
+            'isbn13/parent_isbn; print and audio editions are skipped and counted; NotificationType 03/04 update a ' +
+            'title already loaded, 05 withdraws it. CSV: a header row with isbn13, title, author, publisher, language, ' +
+            'pages, publish_date, description, sku, print_isbn13, price, currency, rental_price, rental_days, action ' +
+            '(README, "Bring your own catalogue"). Books go under the record\'s publisher (created and given to the ' +
+            'partner account when new), or --publisher. A book loaded again is updated in place: same hash id, its ' +
+            'orders and access kept. Refused records are listed with their record number, line and reason; --json ' +
+            'prints the whole summary. Exit 6 when records were refused, 2 when the file cannot be read or --strict ' +
+            'refused it.',
+        )
+        .argument('<file>', 'the catalogue file (.xml/.onix: ONIX; .csv: CSV; otherwise by its content)')
+        .option('--format <format>', 'onix or csv (default: from the file name or content)')
+        .option('--publisher <name>', 'load every title under this publisher (created when new) instead of the file\'s')
+        .option('--strict', 'load nothing if any record is refused')
+        .option('--db <path>', DB_HELP),
+      () => import('./catalogue.js'),
+    ),
+    [
+      'bookdist sandbox catalogue load docs/samples/catalogue.onix.xml',
+      'bookdist sandbox catalogue load titles.csv --publisher "Harbor Lane Press" --strict',
+      'bookdist sandbox catalogue load feed.xml --json | jq .refusals',
+    ],
   );
 
   const clock = group

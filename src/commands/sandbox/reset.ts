@@ -1,24 +1,54 @@
-// `bookdist sandbox reset`: recreate the database from the seed, with new keys and secrets.
+// `bookdist sandbox reset`: recreate the database from the seed, with new keys and secrets; the
+// titles loaded from catalogue files go too, unless --keep-loaded (asked on a terminal).
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
-import { dbPathOf, openStore } from './common.js';
+import { dbPathOf } from './common.js';
 
-export function parse({ opts }: VerbInput) {
-  return { db: opts.db as string | undefined };
+interface Options {
+  db?: string;
+  keepLoaded: boolean;
 }
 
-export async function run(o: { db?: string }, ctx: Context): Promise<void> {
+export function parse({ opts }: VerbInput): Options {
+  return { db: opts.db as string | undefined, keepLoaded: opts.keepLoaded === true };
+}
+
+export async function run(o: Options, ctx: Context): Promise<void> {
   const { confirm } = await import('../confirm.js');
   const path = await dbPathOf(ctx, o.db);
-  await confirm(ctx, `Delete everything in the sandbox database ${path} (orders, users, codes, grants) and seed it again with new keys?`);
+  const { existsSync } = await import('node:fs');
+  const { Store } = await import('../../sandbox/store.js');
+  const seed = await import('../../sandbox/seed.js');
+  const books = await import('../../sandbox/repo/books.js');
+  // Opened without seeding or upgrading: a database written by a newer bookdist can be reset too.
+  let loaded = 0;
+  if (path !== ':memory:' && existsSync(path)) {
+    const peek = new Store(path);
+    try {
+      if (peek.hasTable('books') && peek.all('PRAGMA table_info(books)').some((c) => c.name === 'loaded_at')) loaded = books.countLoaded(peek);
+    } finally {
+      peek.close();
+    }
+  }
+  const titles = `${loaded} title${loaded === 1 ? '' : 's'} loaded from catalogue files`;
+  let keep = o.keepLoaded && loaded > 0;
+  const what = loaded === 0 ? '' : keep ? ` (keeping the ${titles})` : ` (the ${titles} too, unless --keep-loaded)`;
+  await confirm(ctx, `Delete everything in the sandbox database ${path} (orders, users, codes, grants)${what} and seed it again with new keys?`);
+  if (loaded > 0 && !o.keepLoaded && ctx.interactive && !ctx.globals.yes && !ctx.globals.dryRun) {
+    const { confirm: ask } = await import('@inquirer/prompts');
+    keep = await ask({ message: `Keep the ${titles}?`, default: true }, { input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal });
+  }
   if (ctx.globals.dryRun) {
-    ctx.info(`Dry run: ${path} would be recreated from the seed; nothing was changed.`);
+    ctx.info(`Dry run: ${path} would be recreated from the seed${loaded ? (keep ? `, keeping the ${titles}` : `, without the ${titles}`) : ''}; nothing was changed.`);
     return;
   }
-  const store = await openStore(ctx, o.db);
-  const { reseed } = await import('../../sandbox/seed.js');
+  const store = new Store(path);
+  ctx.defer(() => store.close());
+  const kept = keep && loaded > 0 ? books.exportLoaded(store) : undefined;
+  seed.reseed(store);
+  if (kept) store.tx(() => books.importLoaded(store, kept));
   const { credentials } = await import('../../sandbox/control.js');
-  reseed(store);
   const c = credentials(store); // rewrites the key files
-  ctx.info(`Sandbox database ${store.path} recreated from the seed; new keys in ${c.partner.key_file}.`);
+  const about = loaded === 0 ? '' : kept ? ` The ${titles} were kept (same hash ids and price ids).` : ` The ${titles} were removed (--keep-loaded keeps them).`;
+  ctx.info(`Sandbox database ${store.path} recreated from the seed; new keys in ${c.partner.key_file}.${about}`);
 }

@@ -1,0 +1,68 @@
+// `sandbox catalogue load`: a catalogue file (ONIX 3.0 or CSV) into the sandbox, read as a stream.
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import type { Store } from '../store.js';
+import { CatalogueFileError, loadCatalogue, type LoadOptions, type LoadSummary } from './load.js';
+
+export { CatalogueFileError, StrictRefusal, type LoadSummary, type Refusal } from './load.js';
+
+export type CatalogueFormat = 'onix' | 'csv';
+
+/** The format of a file: by its name (.xml, .onix, .csv), else by its first character ('<' is XML). */
+export async function detectFormat(path: string): Promise<CatalogueFormat> {
+  if (/\.(xml|onix)$/i.test(path)) return 'onix';
+  if (/\.(csv|txt)$/i.test(path)) return 'csv';
+  const fh = await open(path, 'r');
+  try {
+    const { buffer, bytesRead } = await fh.read(Buffer.alloc(512), 0, 512, 0);
+    const head = buffer.subarray(0, bytesRead).toString('latin1').replace(/^(\xef\xbb\xbf|\xff\xfe|\xfe\xff)/, '').replace(/\0/g, '');
+    return head.trimStart().startsWith('<') ? 'onix' : 'csv';
+  } finally {
+    await fh.close();
+  }
+}
+
+export interface FileLoadOptions extends LoadOptions {
+  format?: CatalogueFormat;
+  /** Called as the file is read: bytes read so far. */
+  onBytes?(bytes: number): void;
+  /** Called after each record: records read so far. */
+  onRecord?(records: number): void;
+}
+
+/** Load a catalogue file into `store` in one transaction (see load.ts for the rules). */
+export async function loadCatalogueFile(store: Store, path: string, opts: FileLoadOptions = {}): Promise<LoadSummary> {
+  const format = opts.format ?? (await detectFormat(path));
+  const stream = createReadStream(path, { highWaterMark: 256 * 1024 });
+  let bytes = 0;
+  async function* source(): AsyncGenerator<Buffer> {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      opts.onBytes?.(bytes);
+      yield chunk;
+    }
+  }
+  try {
+    if (format === 'onix') {
+      const { readOnix } = await import('./onix.js');
+      return await loadCatalogue(store, format, (loader) => counted(readOnix(source(), loader), opts.onRecord), opts);
+    }
+    const { readCsv } = await import('./csv.js');
+    return await loadCatalogue(store, format, () => counted(readCsv(source()), opts.onRecord), opts);
+  } catch (err: any) {
+    if (err?.code === 'ENOENT' || err?.code === 'EISDIR' || err?.code === 'EACCES') {
+      throw new CatalogueFileError(`${path}: ${err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'is a directory' : 'permission denied'}.`);
+    }
+    throw err;
+  } finally {
+    stream.destroy();
+  }
+}
+
+async function* counted<T>(records: AsyncIterable<T>, onRecord?: (n: number) => void): AsyncGenerator<T> {
+  let n = 0;
+  for await (const r of records) {
+    yield r;
+    onRecord?.(++n);
+  }
+}

@@ -1,0 +1,367 @@
+// Loading a partner's catalogue into the sandbox: the rules. Records come from a reader (ONIX or
+// CSV, read as a stream); each is checked, then added, updated or withdrawn through the books
+// repository, all in one transaction: every valid record is in, or with `strict` (or an error
+// that stops the file) nothing is.
+//
+//   - A book is found again by its own ISBN-13 (`eisbn13`): loading it again updates it in place
+//     (same id, hash id and prices still ordered), so orders and access granted survive.
+//   - Prices: one per currency and term (lifetime, or a rental of N days). A price that is no
+//     longer in the record is deactivated, never deleted (orders refer to it); an unchanged one
+//     keeps its id.
+//   - A withdrawal (ONIX NotificationType 05, CSV action=withdraw) takes the book off sale:
+//     inactive, unpublished, prices deactivated.
+//   - Books go under the record's publisher (or `publisher`), created when new and given to the
+//     partner account; a publisher that another account controls is refused.
+//   - Hash ids are derived from the ISBN, so a title loaded again after `sandbox reset` gets the
+//     same hash id.
+import { createHash } from 'node:crypto';
+import { isbn13Check, isValidIsbn, normalizeIsbn, toIsbn13 } from '../isbn.js';
+import * as books from '../repo/books.js';
+import type { Store } from '../store.js';
+import type { CatalogueRecord } from './record.js';
+
+export interface Refusal {
+  record: number;
+  line?: number;
+  reference?: string;
+  reason: string;
+}
+
+export interface LoadSummary {
+  format: 'onix' | 'csv';
+  records: number;
+  added: number;
+  updated: number;
+  withdrawn: number;
+  refused: number;
+  skipped: number;
+  /** Skipped records by reason (print editions, audio...). */
+  skipped_by_reason: Record<string, number>;
+  /** What the file holds that the sandbox cannot represent, with how many records hold it. */
+  not_represented: Record<string, number>;
+  refusals: Refusal[];
+  publishers_created: string[];
+  /** False when nothing was kept (--strict with refusals, or an error). */
+  committed: boolean;
+}
+
+export interface LoadOptions {
+  /** Put every book under this publisher (created when new). */
+  publisher?: string;
+  strict?: boolean;
+  /** The account that controls the loaded books (default: the seeded partner). */
+  accountRole?: string;
+}
+
+/** A load refused as a whole (--strict with refusals): rolls the transaction back. */
+export class StrictRefusal extends Error {
+  constructor(readonly summary: LoadSummary) {
+    super(`${summary.refused} record(s) refused; with --strict nothing was loaded.`);
+    this.name = 'StrictRefusal';
+  }
+}
+
+/** Thrown by a reader for a file it cannot read at all (not XML, an unclosed quote...). */
+export class CatalogueFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CatalogueFileError';
+  }
+}
+
+const PRICE = /^\d{1,9}(\.\d{1,4})?$/;
+const MAX_PAGES = 100_000;
+const DEFAULT_PAGES = 100;
+
+/** The hash id of a loaded book: from its ISBN, so the same title gets the same one after a reset. */
+export function loadedHashId(eisbn13: string): string {
+  return createHash('sha1').update(`bookdist-sandbox-loaded-${eisbn13}`).digest('hex');
+}
+
+/** An ISBN as given, as a valid ISBN-13, or why not. */
+function isbn13Of(raw: string, what: string): { isbn: string } | { problem: string } {
+  const v = normalizeIsbn(raw);
+  if (/^\d{13}$/.test(v)) {
+    if (!/^97[89]/.test(v)) return { problem: `${what} ${v} is not an ISBN (a GTIN-13 of a book starts 978 or 979)` };
+    const want = isbn13Check(v.slice(0, 12));
+    if (want !== v[12]) return { problem: `${what} ${v} has a bad check digit (${v[12]}; the digits before it give ${want})` };
+    return { isbn: v };
+  }
+  if (/^\d{9}[\dX]$/.test(v)) {
+    if (!isValidIsbn(v)) return { problem: `${what} ${v} (ISBN-10) has a bad check digit` };
+    return { isbn: toIsbn13(v) };
+  }
+  return { problem: `${what} "${raw.slice(0, 40)}" is not an ISBN-13` };
+}
+
+function isbn10Of(isbn13: string): string {
+  if (!isbn13.startsWith('978')) return '';
+  const nine = isbn13.slice(3, 12);
+  let sum = 0;
+  for (let i = 0; i < 9; i++) sum += Number(nine[i]) * (10 - i);
+  const c = (11 - (sum % 11)) % 11;
+  return nine + (c === 10 ? 'X' : String(c));
+}
+
+function priceTexts(days: number): Pick<books.NewPriceRow, 'description' | 'description_limit' | 'is_limited' | 'limit_days' | 'other_pricing'> {
+  const limited = days > 0;
+  return {
+    description: limited ? `${days}-day rental` : 'Digital edition (lifetime access)',
+    description_limit: limited ? `Access for ${days} days` : 'Unlimited access',
+    is_limited: limited ? 1 : 0,
+    limit_days: days,
+    other_pricing: limited ? (days <= 30 ? 'EXPIRATION' : 'LIMITED') : null,
+  };
+}
+
+export class CatalogueLoader {
+  readonly summary: LoadSummary;
+  private readonly account: number;
+  private readonly now: number;
+  /** ISBN -> the record that first gave it in this file. */
+  private readonly seen = new Map<string, number>();
+  private readonly publishers = new Map<string, { id: number } | { problem: string }>();
+  /** Digital editions of this file without a print ISBN, and print ISBNs that print records name for them. */
+  private readonly noParent = new Set<string>();
+  private readonly printOf = new Map<string, string>();
+
+  constructor(
+    private readonly store: Store,
+    format: 'onix' | 'csv',
+    private readonly opts: LoadOptions = {},
+  ) {
+    const account = books.accountIdByRole(store, opts.accountRole ?? 'partner');
+    if (account === undefined) throw new CatalogueFileError('The sandbox database has no partner account; run `bookdist sandbox reset`.');
+    this.account = account;
+    this.now = store.now();
+    this.summary = {
+      format, records: 0, added: 0, updated: 0, withdrawn: 0, refused: 0, skipped: 0,
+      skipped_by_reason: {}, not_represented: {}, refusals: [], publishers_created: [], committed: false,
+    };
+  }
+
+  /** Check one record and write it (inside the caller's transaction). */
+  add(rec: CatalogueRecord): void {
+    const s = this.summary;
+    s.records++;
+    const problem = this.apply(rec);
+    if (problem !== undefined) {
+      s.refused++;
+      s.refusals.push({ record: rec.number, ...(rec.line !== undefined ? { line: rec.line } : {}), ...(rec.reference ? { reference: rec.reference } : {}), reason: problem });
+      return;
+    }
+    for (const what of new Set(rec.unrepresented)) s.not_represented[what] = (s.not_represented[what] ?? 0) + 1;
+  }
+
+  /** A print edition of the file names its digital edition: `printIsbn` is that edition's print ISBN. */
+  notePrintEdition(digitalIsbn: string, printIsbn: string): void {
+    const d = isbn13Of(digitalIsbn, 'ISBN');
+    const p = isbn13Of(printIsbn, 'ISBN');
+    if ('isbn' in d && 'isbn' in p) this.printOf.set(d.isbn, p.isbn);
+  }
+
+  /** After the last record: link digital editions to print editions named only later in the file. */
+  finish(): LoadSummary {
+    for (const [digital, print] of this.printOf) {
+      if (!this.noParent.has(digital)) continue;
+      const b = books.bookByEisbn(this.store, digital);
+      if (!b) continue;
+      const taken = books.bookByIsbn13Column(this.store, print);
+      books.updateBook(this.store, b.id, taken ? { parent_isbn: print } : { parent_isbn: print, isbn13: print, isbn10: isbn10Of(print) });
+    }
+    const s = this.summary;
+    if (this.opts.strict && s.refused > 0) throw new StrictRefusal(s);
+    s.committed = true;
+    return s;
+  }
+
+  /** Why the record is refused, or undefined once it is written (or skipped). */
+  private apply(rec: CatalogueRecord): string | undefined {
+    if (rec.problems.length) return rec.problems.join('; ');
+    if (!rec.isbn) return rec.kind === 'digital' || rec.action === 'withdraw' ? 'no ISBN-13 (an ISBN-13, a GTIN-13 of 978/979, or an ISBN-10)' : this.skip(rec.kind);
+    const own = isbn13Of(rec.isbn, rec.isbnKind ?? 'ISBN');
+    if ('problem' in own) return own.problem;
+    const isbn = own.isbn;
+    const first = this.seen.get(isbn);
+    if (first !== undefined) return `ISBN ${isbn} is also in record ${first} of this file`;
+    this.seen.set(isbn, rec.number);
+    const existing = books.bookByEisbn(this.store, isbn);
+
+    if (rec.action === 'withdraw') {
+      if (!existing) return `ISBN ${isbn} is not in the sandbox's catalogue: nothing to withdraw`;
+      const denied = this.denied(existing);
+      if (denied) return denied;
+      books.withdrawBook(this.store, existing.id);
+      for (const p of books.livePrices(this.store, existing.id, this.now)) books.deactivatePrice(this.store, p.id, this.now);
+      this.summary.withdrawn++;
+      return undefined;
+    }
+    if (rec.kind !== 'digital') return this.skip(rec.kind);
+
+    // Values, checked before anything is written.
+    let print: string | undefined;
+    if (rec.printIsbn) {
+      const p = isbn13Of(rec.printIsbn, 'print ISBN');
+      if ('problem' in p) return p.problem;
+      if (p.isbn === isbn) return `the print ISBN ${isbn} is the edition's own ISBN`;
+      print = p.isbn;
+    }
+    const title = rec.title?.trim();
+    if (!existing && !title) return 'no title';
+    let pages: number | undefined;
+    if (rec.pages !== undefined && rec.pages.trim() !== '') {
+      const n = Number(rec.pages.trim());
+      if (!/^\d+$/.test(rec.pages.trim()) || n < 1 || n > MAX_PAGES) return `page count "${rec.pages.slice(0, 20)}" is not a whole number from 1 to ${MAX_PAGES}`;
+      pages = n;
+    }
+    const prices: Array<{ currency: string; price: string; days: number }> = [];
+    for (const p of rec.prices) {
+      const amount = p.amount.trim();
+      if (!PRICE.test(amount)) return `price "${amount.slice(0, 20)}" is not a number (like 14.99)`;
+      const currency = (p.currency ?? '').trim().toUpperCase();
+      if (!/^[A-Z]{3}$/.test(currency)) return currency ? `currency "${currency.slice(0, 10)}" is not an ISO 4217 code` : `price ${amount} has no currency (and the file gives no default)`;
+      const days = p.rentalDays ?? 0;
+      if (!Number.isInteger(days) || days < 0 || days > 36500) return `rental of "${p.rentalDays}" days is not a whole number of days up to 36500`;
+      const price = Number(amount).toFixed(2);
+      if (prices.some((q) => q.currency === currency && q.days === days)) {
+        rec.unrepresented.push('more than one price of a currency and term (the first is kept)');
+        continue;
+      }
+      prices.push({ currency, price, days });
+    }
+    let sku = rec.sku?.trim() || undefined;
+    if (sku !== undefined && sku.length > 64) return `SKU "${sku.slice(0, 20)}…" is longer than 64 characters`;
+    if (sku !== undefined) {
+      const owner = books.bookBySku(this.store, sku);
+      if (owner && owner.id !== existing?.id) return `SKU ${sku} is already the SKU of another book (${owner.eisbn13 || owner.isbn13})`;
+    }
+    const publisher = this.publisherFor(rec, existing);
+    if ('problem' in publisher) return publisher.problem;
+    if (existing) {
+      const denied = this.denied(existing);
+      if (denied) return denied;
+    }
+
+    // The print edition's ISBN goes into isbn13 (with parent_isbn) when no other book holds it there.
+    const isbn13Column = (candidate: string) => {
+      const holder = books.bookByIsbn13Column(this.store, candidate);
+      return !holder || holder.id === existing?.id;
+    };
+    const fields: Partial<books.BookFields> = { publisher_id: publisher.id };
+    if (title) fields.title = title;
+    if (rec.subtitle !== undefined) fields.subtitle = rec.subtitle.trim();
+    if (rec.author !== undefined) fields.author = rec.author.trim();
+    if (rec.description !== undefined) fields.description = rec.description;
+    if (rec.language) fields.language = rec.language;
+    if (pages !== undefined) fields.num_pages = pages;
+    if (rec.publishYear !== undefined) fields.publish_year = rec.publishYear;
+    if (sku) fields.sku = sku;
+    fields.is_published = rec.published ? 1 : 0;
+    if (print) {
+      fields.parent_isbn = print;
+      if (isbn13Column(print)) Object.assign(fields, { isbn13: print, isbn10: isbn10Of(print) });
+    }
+
+    if (existing) {
+      books.updateBook(this.store, existing.id, fields);
+      if (rec.prices.length) this.reconcilePrices(existing.id, prices);
+      this.summary.updated++;
+      if (!print && !existing.parent_isbn) this.noParent.add(isbn);
+      return undefined;
+    }
+    if (!isbn13Column(fields.isbn13 ?? isbn)) return `ISBN ${isbn} is already the print ISBN of another book`;
+    if (!sku && books.bookBySku(this.store, `EB-${isbn}`)) return `the SKU EB-${isbn} it would get is already another book's; give it a SKU`;
+    if (pages === undefined) rec.unrepresented.push(`no page count (${DEFAULT_PAGES} pages assumed)`);
+    if (!prices.length) rec.unrepresented.push('no digital price (the book cannot be ordered)');
+    const id = books.insertBook(this.store, {
+      hash_id: loadedHashId(isbn),
+      publisher_id: publisher.id,
+      title: title!,
+      subtitle: fields.subtitle ?? '',
+      description: fields.description ?? '',
+      author: fields.author ?? '',
+      language: fields.language ?? 'en',
+      num_pages: pages ?? DEFAULT_PAGES,
+      publish_year: fields.publish_year ?? null,
+      isbn13: fields.isbn13 ?? isbn,
+      isbn10: fields.isbn10 ?? isbn10Of(isbn),
+      eisbn13: isbn,
+      eisbn10: isbn10Of(isbn),
+      parent_isbn: fields.parent_isbn ?? '',
+      sku: sku ?? `EB-${isbn}`,
+      is_published: fields.is_published!,
+      loaded_at: this.now,
+    });
+    for (const p of prices) books.insertPrice(this.store, id, { currency: p.currency, price: p.price, ...priceTexts(p.days) });
+    if (!print) this.noParent.add(isbn);
+    this.summary.added++;
+    return undefined;
+  }
+
+  private skip(kind: string): undefined {
+    const s = this.summary;
+    s.skipped++;
+    s.skipped_by_reason[kind] = (s.skipped_by_reason[kind] ?? 0) + 1;
+    return undefined;
+  }
+
+  /** Why the partner account may not change this book, if it may not. */
+  private denied(book: books.BookKeyRow): string | undefined {
+    if (books.accountControls(this.store, this.account, book.publisher_id)) return undefined;
+    return `ISBN ${book.eisbn13} is a book of a publisher that the partner account does not control`;
+  }
+
+  private publisherFor(rec: CatalogueRecord, existing: books.BookKeyRow | undefined): { id: number } | { problem: string } {
+    const name = (this.opts.publisher ?? rec.publisher ?? '').trim();
+    if (!name) {
+      if (existing) return { id: existing.publisher_id };
+      return { problem: 'no publisher (the record names none: give --publisher)' };
+    }
+    let p = this.publishers.get(name);
+    if (!p) {
+      const row = books.publisherByTitle(this.store, name);
+      if (!row) {
+        if (name.length > 200) p = { problem: `publisher name "${name.slice(0, 40)}…" is longer than 200 characters` };
+        else {
+          const id = books.insertPublisher(this.store, name, 'Loaded from a catalogue file.');
+          books.grantPublisher(this.store, this.account, id);
+          this.summary.publishers_created.push(name);
+          p = { id };
+        }
+      } else if (!books.accountControls(this.store, this.account, row.id)) {
+        p = { problem: `publisher "${name}" belongs to another account; load under one of the partner's with --publisher` };
+      } else p = { id: row.id };
+      this.publishers.set(name, p);
+    }
+    return p;
+  }
+
+  private reconcilePrices(bookId: number, wanted: Array<{ currency: string; price: string; days: number }>): void {
+    const live = books.livePrices(this.store, bookId, this.now);
+    const left = [...wanted];
+    for (const p of live) {
+      const i = left.findIndex((w) => w.currency === p.currency && w.days === p.limit_days && w.price === p.price);
+      if (i >= 0) left.splice(i, 1);
+      else books.deactivatePrice(this.store, p.id, this.now);
+    }
+    for (const w of left) books.insertPrice(this.store, bookId, { currency: w.currency, price: w.price, ...priceTexts(w.days) });
+  }
+}
+
+/**
+ * Load `records` (a reader's output) into `store` in one transaction. Throws StrictRefusal (with
+ * the summary; nothing kept) under `strict` when a record was refused, CatalogueFileError when the
+ * file cannot be read (nothing kept).
+ */
+export async function loadCatalogue(
+  store: Store,
+  format: 'onix' | 'csv',
+  records: (loader: CatalogueLoader) => AsyncIterable<CatalogueRecord>,
+  opts: LoadOptions = {},
+): Promise<LoadSummary> {
+  return store.txAsync(async () => {
+    const loader = new CatalogueLoader(store, format, opts);
+    for await (const rec of records(loader)) loader.add(rec);
+    return loader.finish();
+  });
+}

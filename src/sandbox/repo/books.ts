@@ -1,0 +1,193 @@
+// The SQL of the catalogue: books, their digital prices and their publishers, as typed rows.
+// The rules (what an update keeps, what a withdrawal does, who may load what) live in
+// ../catalogue/load.ts; this module only reads and writes rows.
+import type { Store } from '../store.js';
+
+/** What the catalogue loader needs of a book. */
+export interface BookKeyRow {
+  id: number;
+  hash_id: string;
+  publisher_id: number;
+  isbn13: string;
+  eisbn13: string;
+  parent_isbn: string;
+  sku: string;
+  is_active: number;
+  loaded_at: number | null;
+}
+
+/** The metadata a catalogue record sets on a book (undefined: keep what the book has). */
+export interface BookFields {
+  publisher_id: number;
+  title: string;
+  subtitle: string;
+  description: string;
+  author: string;
+  language: string;
+  num_pages: number;
+  publish_year: number | null;
+  isbn13: string;
+  isbn10: string;
+  eisbn13: string;
+  eisbn10: string;
+  parent_isbn: string;
+  sku: string;
+  is_published: number;
+}
+
+export interface NewBookRow extends BookFields {
+  hash_id: string;
+  loaded_at: number;
+}
+
+export interface PriceRow {
+  id: number;
+  book_id: number;
+  currency: string;
+  price: string;
+  limit_days: number;
+  deactivated_at: number | null;
+}
+
+export interface NewPriceRow {
+  currency: string;
+  price: string;
+  description: string;
+  description_limit: string;
+  is_limited: number;
+  limit_days: number;
+  other_pricing: string | null;
+}
+
+export interface PublisherRow {
+  id: number;
+  title: string;
+  is_active: number;
+}
+
+const KEY_COLUMNS = 'id, hash_id, publisher_id, isbn13, eisbn13, parent_isbn, sku, is_active, loaded_at';
+
+/** The book whose own (digital) ISBN-13 this is. */
+export function bookByEisbn(store: Store, eisbn13: string): BookKeyRow | undefined {
+  return store.get(`SELECT ${KEY_COLUMNS} FROM books WHERE eisbn13 = ? ORDER BY id LIMIT 1`, eisbn13) as BookKeyRow | undefined;
+}
+
+/** The book whose `isbn13` column holds this value (unique). */
+export function bookByIsbn13Column(store: Store, isbn13: string): BookKeyRow | undefined {
+  return store.get(`SELECT ${KEY_COLUMNS} FROM books WHERE isbn13 = ?`, isbn13) as BookKeyRow | undefined;
+}
+
+/** The book with this SKU (unique). */
+export function bookBySku(store: Store, sku: string): BookKeyRow | undefined {
+  return store.get(`SELECT ${KEY_COLUMNS} FROM books WHERE sku = ?`, sku) as BookKeyRow | undefined;
+}
+
+export function insertBook(store: Store, b: NewBookRow): number {
+  // A loaded book is ready to read: processed, active, with the seed's DRM defaults.
+  return store.run(
+    `INSERT INTO books(hash_id, publisher_id, title, subtitle, description, author, language, num_pages, publish_year,
+       isbn10, isbn13, eisbn10, eisbn13, parent_isbn, sku, distribution_type, copy_percent, offline_percent, sample_percent,
+       offline_range, print_allowance_range, print_allowance_percent, sample_page_end,
+       is_active, is_html, is_processed, is_public, is_published, is_queued, processed_at, queued_at, loaded_at)
+     VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'standard',20,100,10,'unlimited','30 days',20,?,1,0,1,?,?,0,?,NULL,?)`,
+    b.hash_id, b.publisher_id, b.title, b.subtitle, b.description, b.author, b.language, b.num_pages, b.publish_year,
+    b.isbn10, b.isbn13, b.eisbn10, b.eisbn13, b.parent_isbn, b.sku, Math.max(1, Math.floor(b.num_pages / 10)),
+    b.is_published, b.is_published, b.loaded_at, b.loaded_at,
+  ).lastInsertRowid;
+}
+
+/** Set the given fields of a book (and make it active again: an update of a withdrawn title restores it). */
+export function updateBook(store: Store, id: number, fields: Partial<BookFields>): void {
+  const cols = Object.keys(fields) as Array<keyof BookFields>;
+  const sets = cols.map((c) => `${c} = ?`);
+  const values = cols.map((c) => fields[c] as string | number | null);
+  if ('is_published' in fields) sets.push('is_public = ?'), values.push(fields.is_published!);
+  if ('num_pages' in fields) sets.push('sample_page_end = ?'), values.push(Math.max(1, Math.floor(fields.num_pages! / 10)));
+  store.run(`UPDATE books SET ${sets.join(', ')}, is_active = 1 WHERE id = ?`, ...values, id);
+}
+
+/** Take a book off sale: inactive, unpublished; its orders and grants stay as they are. */
+export function withdrawBook(store: Store, id: number): void {
+  store.run('UPDATE books SET is_active = 0, is_published = 0, is_public = 0 WHERE id = ?', id);
+}
+
+/** The prices of a book that are not deactivated at `now`. */
+export function livePrices(store: Store, bookId: number, now: number): PriceRow[] {
+  return store.all(
+    'SELECT id, book_id, currency, price, limit_days, deactivated_at FROM pricing WHERE book_id = ? AND (deactivated_at IS NULL OR deactivated_at > ?) ORDER BY id',
+    bookId, now,
+  ) as PriceRow[];
+}
+
+export function insertPrice(store: Store, bookId: number, p: NewPriceRow): number {
+  return store.run(
+    `INSERT INTO pricing(book_id, currency, price, description, description_limit, is_limited, limit_days, other_pricing, deactivated_at)
+     VALUES (?,?,?,?,?,?,?,?,NULL)`,
+    bookId, p.currency, p.price, p.description, p.description_limit, p.is_limited, p.limit_days, p.other_pricing,
+  ).lastInsertRowid;
+}
+
+/** Deactivate a price (kept: orders refer to it). */
+export function deactivatePrice(store: Store, id: number, now: number): void {
+  store.run('UPDATE pricing SET deactivated_at = ? WHERE id = ?', now, id);
+}
+
+export function publisherByTitle(store: Store, title: string): PublisherRow | undefined {
+  return store.get('SELECT id, title, is_active FROM publishers WHERE title = ?', title) as PublisherRow | undefined;
+}
+
+export function insertPublisher(store: Store, title: string, description: string): number {
+  return store.run('INSERT INTO publishers(title, description, is_active) VALUES (?,?,1)', title, description).lastInsertRowid;
+}
+
+export function accountControls(store: Store, accountId: number, publisherId: number): boolean {
+  return !!store.get('SELECT 1 FROM account_publishers WHERE account_id = ? AND publisher_id = ?', accountId, publisherId);
+}
+
+export function grantPublisher(store: Store, accountId: number, publisherId: number): void {
+  store.run('INSERT INTO account_publishers(account_id, publisher_id) VALUES (?,?) ON CONFLICT DO NOTHING', accountId, publisherId);
+}
+
+export function accountIdByRole(store: Store, role: string): number | undefined {
+  return store.get('SELECT id FROM accounts WHERE role = ?', role)?.id as number | undefined;
+}
+
+/** How many books came from catalogue files. */
+export function countLoaded(store: Store): number {
+  return store.get('SELECT count(*) AS n FROM books WHERE loaded_at IS NOT NULL')!.n as number;
+}
+
+/** The loaded books, their prices and publishers, as rows to write back after a reset. */
+export interface LoadedCatalogue {
+  publishers: Array<Record<string, unknown>>;
+  grants: Array<{ account_id: number; publisher_id: number }>;
+  books: Array<Record<string, unknown>>;
+  prices: Array<Record<string, unknown>>;
+}
+
+export function exportLoaded(store: Store): LoadedCatalogue {
+  const books = store.all('SELECT * FROM books WHERE loaded_at IS NOT NULL ORDER BY id');
+  const prices = store.all('SELECT p.* FROM pricing p JOIN books b ON b.id = p.book_id WHERE b.loaded_at IS NOT NULL ORDER BY p.id');
+  const pubIds = [...new Set(books.map((b) => b.publisher_id as number))];
+  const publishers = store.all('SELECT * FROM publishers WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id', JSON.stringify(pubIds));
+  const grants = store.all(
+    'SELECT account_id, publisher_id FROM account_publishers WHERE publisher_id IN (SELECT value FROM json_each(?))',
+    JSON.stringify(pubIds),
+  ) as LoadedCatalogue['grants'];
+  return { publishers, grants, books, prices };
+}
+
+/** Write exported rows back into a freshly seeded database, with their ids (hash ids and price ids stay the same). */
+export function importLoaded(store: Store, c: LoadedCatalogue): void {
+  const insert = (table: string, row: Record<string, unknown>, conflict = '') => {
+    const cols = Object.keys(row);
+    store.run(
+      `INSERT INTO ${table}(${cols.join(', ')}) VALUES (${cols.map(() => '?').join(',')}) ${conflict}`,
+      ...cols.map((k) => row[k] as string | number | null),
+    );
+  };
+  for (const p of c.publishers) insert('publishers', p, 'ON CONFLICT DO NOTHING');
+  for (const g of c.grants) insert('account_publishers', g, 'ON CONFLICT DO NOTHING');
+  for (const b of c.books) insert('books', { ...b, is_queued: 0, queued_at: null, queue_seq: null, queue_hold: 0, processing_started_at: null });
+  for (const p of c.prices) insert('pricing', p);
+}

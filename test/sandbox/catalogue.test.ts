@@ -1,0 +1,281 @@
+// Loading a partner's catalogue (ONIX 3.0, CSV) into the sandbox, in process on an in-memory
+// database: what each form of a real feed gives, invalid records, updates and withdrawals, one
+// transaction, and --strict.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cleanupKeyFiles } from '../../src/sandbox/control.js';
+import { readCsv } from '../../src/sandbox/catalogue/csv.js';
+import { CatalogueFileError, loadCatalogue, loadedHashId, StrictRefusal, type LoadOptions } from '../../src/sandbox/catalogue/load.js';
+import { ONIX_SHORT_TAGS, readOnix } from '../../src/sandbox/catalogue/onix.js';
+import { ensureSeeded } from '../../src/sandbox/seed.js';
+import { Store } from '../../src/sandbox/store.js';
+
+const SAMPLE_ONIX = readFileSync(fileURLToPath(new URL('../../docs/samples/catalogue.onix.xml', import.meta.url)), 'utf8');
+const SAMPLE_CSV = readFileSync(fileURLToPath(new URL('../../docs/samples/catalogue.csv', import.meta.url)), 'utf8');
+
+/** The bytes in small chunks, so that tags, characters and UTF-8 sequences are split across them. */
+async function* chunks(data: Buffer | string, size = 37): AsyncGenerator<Buffer> {
+  const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  for (let i = 0; i < buf.length; i += size) yield buf.subarray(i, i + size);
+}
+
+let store: Store;
+beforeEach(() => {
+  store = new Store(':memory:');
+  ensureSeeded(store);
+});
+afterEach(() => {
+  cleanupKeyFiles(store);
+  store.close();
+});
+
+const onix = (xml: Buffer | string, opts?: LoadOptions) => loadCatalogue(store, 'onix', (l) => readOnix(chunks(xml), l), opts);
+const csv = (text: string, opts?: LoadOptions) => loadCatalogue(store, 'csv', () => readCsv(chunks(text)), opts);
+const book = (eisbn: string) => store.get('SELECT b.*, p.title AS publisher FROM books b JOIN publishers p ON p.id = b.publisher_id WHERE eisbn13 = ?', eisbn);
+const prices = (eisbn: string) =>
+  store.all('SELECT currency, price, limit_days, deactivated_at FROM pricing WHERE book_id = (SELECT id FROM books WHERE eisbn13 = ?) ORDER BY id', eisbn);
+
+/** The sample rewritten in short tags (element names only; attributes and text as they are). */
+function toShortTags(xml: string): string {
+  const byReference = new Map(Object.entries(ONIX_SHORT_TAGS).map(([short, ref]) => [ref, short]));
+  return xml.replace(/<(\/?)([A-Za-z]+)([\s>/])/g, (m, slash, name, after) => (byReference.has(name) ? `<${slash}${byReference.get(name)}${after}` : m));
+}
+
+/** One product around the given DescriptiveDetail etc. */
+function product(isbn: string, inner: { form?: string; title?: string; notification?: string; extra?: string; price?: string; ref?: string } = {}): string {
+  return `<Product><RecordReference>${inner.ref ?? 'ref-' + isbn}</RecordReference><NotificationType>${inner.notification ?? '03'}</NotificationType>
+<ProductIdentifier><ProductIDType>15</ProductIDType><IDValue>${isbn}</IDValue></ProductIdentifier>
+<DescriptiveDetail><ProductComposition>00</ProductComposition><ProductForm>${inner.form ?? 'ED'}</ProductForm>
+${inner.title === '' ? '' : `<TitleDetail><TitleType>01</TitleType><TitleElement><TitleElementLevel>01</TitleElementLevel><TitleText>${inner.title ?? 'Title ' + isbn}</TitleText></TitleElement></TitleDetail>`}
+</DescriptiveDetail>${inner.extra ?? ''}
+<PublishingDetail><Publisher><PublishingRole>01</PublishingRole><PublisherName>Tidewater Press</PublisherName></Publisher></PublishingDetail>
+<ProductSupply><SupplyDetail><Price><PriceAmount>${inner.price ?? '9.99'}</PriceAmount><CurrencyCode>USD</CurrencyCode></Price></SupplyDetail></ProductSupply></Product>`;
+}
+const message = (...products: string[]) => `<?xml version="1.0"?>\n<ONIXMessage release="3.0">\n<Header><Sender><SenderName>Tidewater Press</SenderName></Sender></Header>\n${products.join('\n')}\n</ONIXMessage>\n`;
+
+describe('ONIX 3.0', () => {
+  it('loads the sample: digital editions with their prices, print ISBN, header defaults; print and audio skipped and counted', async () => {
+    const s = await onix(SAMPLE_ONIX);
+    expect(s).toMatchObject({ format: 'onix', records: 5, added: 3, updated: 0, withdrawn: 0, refused: 0, skipped: 2, committed: true });
+    expect(s.skipped_by_reason).toEqual({ 'print edition': 1, 'audio edition': 1 });
+    expect(s.not_represented).toEqual({ 'collection (series) titles': 1, 'contributors other than authors': 1 });
+    expect(s.publishers_created).toEqual(['Tidewater Press']);
+
+    const almanac = book('9781770100015');
+    expect(almanac).toMatchObject({
+      title: 'The Tidewater Almanac', // TitlePrefix + TitleWithoutPrefix
+      subtitle: 'Twelve Months on the Estuary',
+      author: 'Ada Marlowe', // PersonNameInverted "Marlowe, Ada"
+      description: 'A year of tides & storms on the estuary, month by month.', // escaped HTML, &amp;amp;
+      language: 'en',
+      num_pages: 264,
+      publish_year: 2024,
+      isbn13: '9781770200012', // the print edition (RelatedProduct 13)
+      parent_isbn: '9781770200012',
+      eisbn13: '9781770100015',
+      sku: 'TWP-E-0001',
+      publisher: 'Tidewater Press',
+      hash_id: loadedHashId('9781770100015'),
+      is_active: 1,
+      is_published: 1,
+      is_processed: 1,
+    });
+    expect(prices('9781770100015')).toEqual([
+      { currency: 'USD', price: '12.99', limit_days: 0, deactivated_at: null },
+      { currency: 'USD', price: '4.99', limit_days: 30, deactivated_at: null },
+      { currency: 'GBP', price: '9.99', limit_days: 0, deactivated_at: null },
+    ]);
+    // GTIN-13 as the identifier, a character reference in a name, the header's currency and language.
+    expect(book('9781770100022')).toMatchObject({ title: 'Salt Marsh Recipes', author: 'Renée Holt', language: 'en', num_pages: 192, publish_year: 2023, isbn13: '9781770100022', parent_isbn: '' });
+    expect(prices('9781770100022')).toEqual([{ currency: 'USD', price: '8.49', limit_days: 0, deactivated_at: null }]);
+    // An advance notification (02) is loaded unpublished.
+    expect(book('9781770100053')).toMatchObject({ title: 'Winter Harbour', is_published: 0, is_public: 0 });
+    // The partner account controls the new publisher; the seed is untouched.
+    expect(store.get("SELECT count(*) AS n FROM account_publishers ap JOIN publishers p ON p.id = ap.publisher_id WHERE p.title = 'Tidewater Press' AND ap.account_id = 1")!.n).toBe(1);
+    expect(store.get('SELECT count(*) AS n FROM books WHERE loaded_at IS NULL')!.n).toBe(22);
+    // Searchable at once, through the text index.
+    expect(store.all("SELECT books.title FROM books_fts JOIN books ON books.id = books_fts.rowid WHERE books_fts MATCH 'title : \"Tid\" AND title : \"ewa\"' ORDER BY books.id").map((r) => r.title)).toContain('The Tidewater Almanac');
+  });
+
+  const same = (s: { added: number; skipped: number; refused: number }) => expect([s.added, s.skipped, s.refused]).toEqual([3, 2, 0]);
+
+  it('reads short tags, no namespace, another namespace, a BOM, ISO-8859-1 and UTF-16 alike', async () => {
+    const short = toShortTags(SAMPLE_ONIX).replace('xmlns="http://ns.editeur.org/onix/3.0/reference"', 'xmlns="http://ns.editeur.org/onix/3.0/short"');
+    expect(short).toContain('<b031>Tidewater Almanac</b031>');
+    same(await onix(short));
+    expect(book('9781770100015')).toMatchObject({ title: 'The Tidewater Almanac', author: 'Ada Marlowe', isbn13: '9781770200012' });
+
+    const variants: Array<[string, Buffer]> = [
+      ['no namespace', Buffer.from(SAMPLE_ONIX.replace(/ xmlns="[^"]*"/, ''))],
+      ['a wrong namespace, prefixed', Buffer.from(SAMPLE_ONIX.replace(/ xmlns="[^"]*"/, ' xmlns:o="http://example.com/not-onix"').replace(/<(\/?)([A-Z])/g, '<$1o:$2'))],
+      ['a UTF-8 byte-order mark', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(SAMPLE_ONIX)])],
+      ['ISO-8859-1, declared', Buffer.from(SAMPLE_ONIX.replace('encoding="UTF-8"', 'encoding="ISO-8859-1"').replace('Ren&#233;e', 'Renée'), 'latin1')],
+      ['UTF-16LE with a BOM', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(SAMPLE_ONIX.replace('encoding="UTF-8"', 'encoding="UTF-16"'), 'utf16le')])],
+    ];
+    for (const [what, bytes] of variants) {
+      store.run('DELETE FROM pricing WHERE book_id IN (SELECT id FROM books WHERE loaded_at IS NOT NULL)');
+      store.run('DELETE FROM books WHERE loaded_at IS NOT NULL');
+      const s = await onix(bytes);
+      expect([what, s.added, s.skipped, s.refused]).toEqual([what, 3, 2, 0]);
+      expect([what, book('9781770100022')?.author]).toEqual([what, 'Renée Holt']);
+    }
+  });
+
+  it('takes HTML entities that feeds made for the ONIX 2.1 DTD use, and inline XHTML', async () => {
+    const s = await onix(
+      message(
+        product('9781770100015', {
+          title: 'Caf&eacute; at the Quay&nbsp;&mdash; Stories',
+          extra: '<CollateralDetail><TextContent><TextType>03</TextType><Text textformat="05"><p>First <em>part</em>.</p><p>Second&#160;part.</p></Text></TextContent></CollateralDetail>',
+        }),
+      ),
+    );
+    expect(s.added).toBe(1);
+    expect(book('9781770100015')).toMatchObject({ title: 'Café at the Quay\u00a0— Stories', description: 'First part. Second\u00a0part.' });
+  });
+
+  it('links a digital edition to a print edition named later in the file (RelatedProduct 27)', async () => {
+    const print = `<Product><RecordReference>p</RecordReference><NotificationType>03</NotificationType>
+<ProductIdentifier><ProductIDType>15</ProductIDType><IDValue>9781770200036</IDValue></ProductIdentifier>
+<DescriptiveDetail><ProductForm>BC</ProductForm></DescriptiveDetail>
+<RelatedMaterial><RelatedProduct><ProductRelationCode>27</ProductRelationCode><ProductIdentifier><ProductIDType>03</ProductIDType><IDValue>9781770100039</IDValue></ProductIdentifier></RelatedProduct></RelatedMaterial></Product>`;
+    const s = await onix(message(product('9781770100039'), print));
+    expect(s).toMatchObject({ added: 1, skipped: 1 });
+    expect(book('9781770100039')).toMatchObject({ isbn13: '9781770200036', parent_isbn: '9781770200036', eisbn13: '9781770100039' });
+  });
+
+  it('refuses invalid records with their number, line, reference and reason, and loads the rest in one transaction', async () => {
+    const xml = message(
+      product('9781770100015'),
+      product('9781770100016', { ref: 'bad-check' }), // bad check digit
+      product('9781770100022', { title: '' }), // no title
+      product('9781770100039', { price: 'twelve' }), // price not a number
+      product('9781770100015', { ref: 'again' }), // the same ISBN twice
+      product('9781770100046'),
+    );
+    const s = await onix(xml);
+    expect(s).toMatchObject({ records: 6, added: 2, refused: 4, committed: true });
+    expect(s.refusals.map((r) => [r.record, r.reference, r.reason])).toEqual([
+      [2, 'bad-check', 'ISBN-13 9781770100016 has a bad check digit (6; the digits before it give 5)'],
+      [3, 'ref-9781770100022', 'no title'],
+      [4, 'ref-9781770100039', 'price "twelve" is not a number (like 14.99)'],
+      [5, 'again', 'ISBN 9781770100015 is also in record 1 of this file'],
+    ]);
+    // Lines: where each <Product> starts.
+    const lines = xml.split('\n');
+    for (const r of s.refusals) expect(lines[r.line! - 1]).toContain('<Product>');
+    expect(book('9781770100015')).toBeDefined();
+    expect(book('9781770100046')).toBeDefined();
+  });
+
+  it('--strict: one refused record and nothing is loaded', async () => {
+    const before = store.get('SELECT count(*) AS n FROM books')!.n;
+    const err = await onix(message(product('9781770100015'), product('9781770100016')), { strict: true }).catch((e) => e);
+    expect(err).toBeInstanceOf(StrictRefusal);
+    expect(err.summary).toMatchObject({ added: 1, refused: 1 });
+    expect(store.get('SELECT count(*) AS n FROM books')!.n).toBe(before);
+    expect(store.get("SELECT count(*) AS n FROM publishers WHERE title = 'Tidewater Press'")!.n).toBe(0);
+  });
+
+  it('a file that is not well-formed XML, or not ONIX, loads nothing and says where', async () => {
+    const broken = message(product('9781770100015'), '<Product><RecordReference>x</Record>');
+    const err = await onix(broken).catch((e) => e);
+    expect(err).toBeInstanceOf(CatalogueFileError);
+    expect(err.message).toMatch(/not well-formed XML \(line \d+, column \d+\)/);
+    expect(book('9781770100015')).toBeUndefined();
+    await expect(onix('<?xml version="1.0"?><rss><channel/></rss>')).rejects.toThrow(/not an ONIX for Books file: its root element is <rss>/);
+    await expect(onix(Buffer.from('<?xml version="1.0" encoding="UTF-8"?><ONIXMessage><Header><SenderName>\xff\xfe</SenderName></Header></ONIXMessage>', 'latin1'))).rejects.toThrow(/not valid UTF-8/);
+  });
+
+  it('feeds are re-sent: 03 updates in place (orders and prices still ordered survive), 05 withdraws', async () => {
+    await onix(SAMPLE_ONIX);
+    const before = book('9781770100015')!;
+    const oldPrice = store.get("SELECT id FROM pricing WHERE book_id = ? AND currency = 'USD' AND limit_days = 0", before.id)!.id;
+    // An order of the lifetime price, as `order create` makes one.
+    const order = store.run("INSERT INTO orders(account_id, user_id, kind, is_complete, created_at) VALUES (1, 1, 'external', 1, 0)").lastInsertRowid;
+    store.run(
+      `INSERT INTO order_items(order_id, user_id, book_id, pricing_id, source, purchase_price, quantity, is_digital, is_print, is_active, is_refunded, purchase_date)
+       VALUES (?, 1, ?, ?, 'external', '12.99', 1, 1, 0, 1, 0, 0)`,
+      order, before.id, oldPrice,
+    );
+    const update = SAMPLE_ONIX.replace('<PriceAmount>12.99</PriceAmount>', '<PriceAmount>10.99</PriceAmount>').replace('Twelve Months on the Estuary', 'A Year on the Estuary');
+    const s = await onix(update);
+    expect(s).toMatchObject({ added: 0, updated: 3, refused: 0 });
+    const after = book('9781770100015')!;
+    expect(after).toMatchObject({ id: before.id, hash_id: before.hash_id, subtitle: 'A Year on the Estuary' });
+    const p = prices('9781770100015');
+    expect(p.filter((x) => x.deactivated_at === null).map((x) => `${x.currency} ${x.price} ${x.limit_days}`)).toEqual(['USD 4.99 30', 'GBP 9.99 0', 'USD 10.99 0']);
+    expect(store.get('SELECT deactivated_at FROM pricing WHERE id = ?', oldPrice)!.deactivated_at).not.toBeNull();
+    expect(store.get('SELECT pricing_id, is_active FROM order_items WHERE order_id = ?', order)).toEqual({ pricing_id: oldPrice, is_active: 1 });
+
+    const withdraw = message(product('9781770100015', { notification: '05' }), product('9781770100060', { notification: '05' }));
+    const w = await onix(withdraw);
+    expect(w).toMatchObject({ withdrawn: 1, refused: 1 });
+    expect(w.refusals[0].reason).toMatch(/not in the sandbox's catalogue: nothing to withdraw/);
+    expect(book('9781770100015')).toMatchObject({ is_active: 0, is_published: 0 });
+    expect(prices('9781770100015').every((x) => x.deactivated_at !== null)).toBe(true);
+    expect(store.get('SELECT count(*) AS n FROM order_items WHERE order_id = ?', order)!.n).toBe(1);
+    // Sent again as 03, the title is back on sale.
+    await onix(SAMPLE_ONIX);
+    expect(book('9781770100015')).toMatchObject({ is_active: 1, is_published: 1 });
+  });
+
+  it('books go under the partner account: --publisher chooses one, another account\'s publisher is refused', async () => {
+    const s = await onix(message(product('9781770100015')), { publisher: 'Harbor Lane Press' });
+    expect(s.publishers_created).toEqual([]);
+    expect(book('9781770100015')!.publisher).toBe('Harbor Lane Press');
+    const foreign = await onix(message(product('9781770100022')), { publisher: 'Copperleaf Books' });
+    expect(foreign.refusals[0].reason).toMatch(/publisher "Copperleaf Books" belongs to another account/);
+    // A seeded book of a publisher the partner does not control cannot be changed through a file.
+    const copperleaf = store.get("SELECT eisbn13 FROM books WHERE publisher_id = 3 LIMIT 1")!.eisbn13;
+    const t = await onix(message(product(copperleaf)), { publisher: 'Harbor Lane Press' });
+    expect(t.refusals[0].reason).toMatch(/does not control/);
+  });
+});
+
+describe('CSV', () => {
+  it('loads the sample: prices and rentals, the print ISBN, quoted fields', async () => {
+    const s = await csv(SAMPLE_CSV);
+    expect(s).toMatchObject({ format: 'csv', records: 2, added: 2, refused: 0 });
+    expect(book('9781770100039')).toMatchObject({ title: 'Harbour Lights', subtitle: 'A Novel', isbn13: '9781770200036', parent_isbn: '9781770200036', sku: 'TWP-E-0003', num_pages: 288, publish_year: 2022 });
+    expect(prices('9781770100039').map((x) => `${x.currency} ${x.price} ${x.limit_days}`)).toEqual(['USD 11.99 0', 'USD 3.99 30']);
+    expect(book('9781770100060')).toMatchObject({ title: 'Knots, Nets and Sails', description: 'A practical guide to the working waterfront, with "how-to" drawings.', sku: 'EB-9781770100060' });
+  });
+
+  it('reports invalid rows by record number and the line where they start; a row with the same ISBN updates', async () => {
+    const text = [
+      'isbn13,title,price,pages,shelf',
+      '9781770100015,Good,9.99,100,A1',
+      '9781770100016,Bad checksum,9.99,100,',
+      '9781770100022,"Two',
+      'lines",abc,100,',
+      '9781770100039,,9.99,100,',
+      '9781770100046,Pages,9.99,many,',
+      '9781770100015,Twice,9.99,100,',
+    ].join('\n');
+    const s = await csv(text, { publisher: 'Tidewater Press' });
+    expect(s).toMatchObject({ records: 6, added: 1, refused: 5 });
+    expect(s.refusals.map((r) => [r.record, r.line, r.reason])).toEqual([
+      [2, 3, 'ISBN 9781770100016 has a bad check digit (6; the digits before it give 5)'],
+      [3, 4, 'price "abc" is not a number (like 14.99)'],
+      [4, 6, 'no title'],
+      [5, 7, 'page count "many" is not a whole number from 1 to 100000'],
+      [6, 8, 'ISBN 9781770100015 is also in record 1 of this file'],
+    ]);
+    expect(s.not_represented).toEqual({ 'column shelf': 1 });
+    const again = await csv('isbn13,price\n9781770100015,7.00\n', {});
+    expect(again).toMatchObject({ updated: 1, added: 0 });
+    expect(book('9781770100015')!.title).toBe('Good');
+    expect(prices('9781770100015').filter((x) => x.deactivated_at === null).map((x) => x.price)).toEqual(['7.00']);
+    const gone = await csv('isbn13,action\n9781770100015,withdraw\n');
+    expect(gone.withdrawn).toBe(1);
+  });
+
+  it('a header without isbn13, or an unclosed quote, loads nothing', async () => {
+    await expect(csv('title,price\nA,1\n')).rejects.toThrow(/no isbn13 column/);
+    const err = await csv('isbn13,title\n9781770100015,Fine\n9781770100022,"Open\n', { publisher: 'Tidewater Press' }).catch((e) => e);
+    expect(err).toBeInstanceOf(CatalogueFileError);
+    expect(book('9781770100015')).toBeUndefined();
+  });
+});
