@@ -31,23 +31,23 @@ describe('redocly lint', () => {
     // Besides the rules the interface forces, one warning: the checkout's answer is a 302.
     const other = ps.filter((p) => !['no-path-trailing-slash', 'no-ambiguous-paths'].includes(p.rule));
     expect(other.map((p) => `${p.rule} ${p.where}`)).toEqual(['operation-2xx-response #/paths/~1checkout/get/responses']);
-  });
+  }, 180_000);
 
   it("the repo's redocly.yaml: no error, and only the checkout's 302 warned about", async () => {
     const ps = await redoclyLint(file, 'repo');
     expect(tally(ps)).toEqual({ 'warn operation-2xx-response': 1 });
-  });
+  }, 180_000);
 });
 
 describe('spectral lint', () => {
   it('spectral:oas: no error, and no warning but the final slashes', async () => {
     const ps = await spectralLint(file, 'oas');
     expect(tally(ps)).toEqual({ 'warn path-keys-no-trailing-slash': expect.any(Number) });
-  });
+  }, 180_000);
 
   it("the repo's .spectral.yaml: nothing at all", async () => {
     expect(await spectralLint(file, 'repo')).toEqual([]);
-  });
+  }, 180_000);
 });
 
 describe('the lint checks can fail', () => {
@@ -64,5 +64,5 @@ describe('the lint checks can fail', () => {
     const s = tally(await spectralLint(broken, 'repo'));
     expect(s['warn operation-description']).toBe(1);
     expect(s['warn oas3-unused-component']).toBe(1);
-  });
+  }, 180_000);
 });

@@ -65,7 +65,7 @@ describe('the typed client of docs/partner-client', () => {
     expect(types).toContain('"/v1/codes/generate/"');
     expect(types).toContain('"Idempotency-Key"?: string');
     expect(types).toContain('"book.search.request"');
-  });
+  }, 120_000);
 
   it('type-checks under tsc --strict; the only error is the control, a payload of the wrong type', async () => {
     writeFileSync(
