@@ -4,6 +4,7 @@
 // Nothing under --quiet or BOOKDIST_NO_PROGRESS. The rate counts this run only (not what a resumed
 // job did earlier).
 import type { Context } from '../context.js';
+import { asciiOnly } from '../output/text.js';
 import { formatDuration } from '../util/duration.js';
 
 export interface Progress {
@@ -63,7 +64,9 @@ export function createProgress(ctx: Context, opts: ProgressOptions): Progress {
     const pct = total > 0 ? Math.min(1, done / total) : 0;
     const width = Math.max(10, Math.min(30, (err.columns ?? 80) - 60));
     const filled = Math.round(pct * width);
-    const bar = '█'.repeat(filled) + '░'.repeat(width - filled);
+    // Block characters are two columns wide in many East Asian terminal set-ups (issue 17).
+    const [on, off] = asciiOnly(ctx.io.env) ? ['#', '-'] : ['█', '░'];
+    const bar = on.repeat(filled) + off.repeat(width - filled);
     const eta = rate > 0 && total > done ? formatDuration(((total - done) / rate) * 1000) : done >= total ? 'done' : '--';
     const unit = opts.unit ? ` ${opts.unit}` : '';
     if (!Number.isFinite(total)) return `${opts.label ? opts.label + ' ' : ''}${done.toLocaleString('en-US')}${unit}  ${Math.round(rate).toLocaleString('en-US')}/s`;

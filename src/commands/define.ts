@@ -85,6 +85,10 @@ async function checkOutputOptions(ctx: Context, command: Command): Promise<void>
   if (spec?.kind === 'text' && (g.query || g.json || g.output)) {
     throw usageError(`\`${name}\` prints text, not data: --json, -o and --query do not apply.`);
   }
+  if (g.fields) {
+    const problem = (await import('../output/format.js')).fieldsProblem(g.fields);
+    if (problem) throw usageError(problem);
+  }
   if (g.query) (await import('../output/query.js')).compileQuery(g.query);
 }
 

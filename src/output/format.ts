@@ -3,6 +3,11 @@
 
 const isIndex = (s: string) => /^\d+$/.test(s);
 const isPlain = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+/**
+ * Does a record have this field of its own? Never a name of JavaScript's object machinery
+ * (`constructor`, `__proto__`, `toString`) that every object inherits (issue 22).
+ */
+const has = (o: Record<string, unknown>, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
 /**
  * Get a dotted path (`status.is_active`, `identifiers.isbn13`) from a record. Through an array
@@ -21,7 +26,7 @@ function walk(cur: unknown, parts: string[]): unknown {
     const mapped = cur.map((e) => walk(e, parts));
     return mapped.every((v) => v === undefined) ? undefined : mapped.flat();
   }
-  if (!isPlain(cur) || !(p in cur)) return undefined;
+  if (!isPlain(cur) || !has(cur, p)) return undefined;
   return walk(cur[p], rest);
 }
 
@@ -34,15 +39,20 @@ function pick(obj: unknown, parts: string[]): unknown {
     const mapped = obj.map((e) => pick(e, parts));
     return mapped.every((v) => v === undefined) ? undefined : mapped.map((v) => (v === undefined ? {} : v));
   }
-  if (!isPlain(obj) || !(p in obj)) return undefined;
+  if (!isPlain(obj) || !has(obj, p)) return undefined;
   const inner = pick(obj[p], rest);
-  return inner === undefined ? undefined : { [p]: inner };
+  if (inner === undefined) return undefined;
+  const out: Record<string, unknown> = {};
+  Object.defineProperty(out, p, { value: inner, enumerable: true, writable: true, configurable: true });
+  return out;
 }
 
 function merge(a: unknown, b: unknown): unknown {
   if (isPlain(a) && isPlain(b)) {
     const out: Record<string, unknown> = { ...a };
-    for (const [k, v] of Object.entries(b)) out[k] = k in out ? merge(out[k], v) : v;
+    for (const [k, v] of Object.entries(b)) {
+      Object.defineProperty(out, k, { value: has(out, k) ? merge(out[k], v) : v, enumerable: true, writable: true, configurable: true });
+    }
     return out;
   }
   if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) return a.map((v, i) => merge(v, b[i]));
@@ -59,7 +69,7 @@ export function selectFields(obj: unknown, fields: string[]): unknown {
   return out;
 }
 
-/** Flatten nested objects into dotted keys; arrays of scalars join with `;`, other arrays become JSON. */
+/** Flatten nested objects into dotted keys; lists become one cell each (flatCell). */
 export function flatten(obj: unknown, prefix = '', out: Record<string, unknown> = {}): Record<string, unknown> {
   if (obj === null || obj === undefined || typeof obj !== 'object') {
     if (prefix) out[prefix] = obj;
@@ -75,11 +85,68 @@ export function flatten(obj: unknown, prefix = '', out: Record<string, unknown> 
   return out;
 }
 
-/** One value as a flat cell: arrays of scalars join with `;`, objects and other arrays are JSON. */
+/**
+ * One value as a flat cell of TSV/CSV (and tables), the same in every command (README, "Lists in
+ * TSV and CSV"): a list of values joins with `;` (`101;102`); an object is `key=value` pairs
+ * joined with `,`, nested keys dotted (`id=1,price=14.99,book.title=Salt`); a list of objects
+ * is those joined with `;`. Inside a value of an object, `\`, `;`, `,` and `=` are escaped with
+ * a backslash, and a list inside an object is its JSON text, so the cell reads back exactly.
+ */
 export function flatCell(v: unknown): unknown {
-  if (Array.isArray(v)) return v.every((x) => x === null || typeof x !== 'object') ? v.join(';') : JSON.stringify(v);
-  if (isPlain(v)) return JSON.stringify(v);
+  if (Array.isArray(v)) return v.every((x) => x === null || typeof x !== 'object') ? v.join(';') : v.map(objectCell).join(';');
+  if (isPlain(v)) return objectCell(v);
   return v;
+}
+
+const escapePart = (s: string) => s.replace(/[\\;,=]/g, (c) => '\\' + c);
+
+function objectCell(o: unknown): string {
+  if (!isPlain(o)) return escapePart(o === null || o === undefined ? '' : Array.isArray(o) ? JSON.stringify(o) : String(o));
+  const pairs: string[] = [];
+  const visit = (x: Record<string, unknown>, prefix: string) => {
+    for (const [k, val] of Object.entries(x)) {
+      const key = prefix ? `${prefix}.${k}` : k;
+      if (isPlain(val) && Object.keys(val).length) visit(val, key);
+      else pairs.push(`${escapePart(key)}=${escapePart(val === null || val === undefined ? '' : typeof val === 'object' ? JSON.stringify(val) : String(val))}`);
+    }
+  };
+  visit(o, '');
+  return pairs.join(',');
+}
+
+/** Read back a cell of a list of objects (the inverse of flatCell for them): values as text. */
+export function parseObjectCell(cell: string): Array<Record<string, string>> {
+  const out: Array<Record<string, string>> = [];
+  let entry: Record<string, string> = {};
+  let key = '';
+  let cur = '';
+  let inKey = true;
+  const endPair = () => {
+    if (!inKey) entry[key] = cur;
+    else if (cur !== '') entry[cur] = '';
+    key = '';
+    cur = '';
+    inKey = true;
+  };
+  for (let i = 0; i < cell.length; i++) {
+    const c = cell[i];
+    if (c === '\\' && i + 1 < cell.length) cur += cell[++i];
+    else if (c === '=' && inKey) {
+      key = cur;
+      cur = '';
+      inKey = false;
+    } else if (c === ',') endPair();
+    else if (c === ';') {
+      endPair();
+      out.push(entry);
+      entry = {};
+    } else cur += c;
+  }
+  if (cell !== '') {
+    endPair();
+    out.push(entry);
+  }
+  return out;
 }
 
 /**
@@ -144,8 +211,9 @@ export function csvCell(v: unknown): string {
   return /[",\r\n]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+/** TSV escapes backslash, tab, newline and carriage return (as `\\`, `\t`, `\n`, `\r`). */
 export function tsvCell(v: unknown): string {
-  return cellText(v).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\r?\n/g, '\\n');
+  return cellText(v).replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
 }
 
 /** Columns for a set of flattened rows: the given ones, else the union of keys in first-seen order. */
@@ -154,4 +222,52 @@ export function columnsOf(rows: Array<Record<string, unknown>>, fields?: string[
   const seen = new Set<string>();
   for (const r of rows) for (const k of Object.keys(r)) seen.add(k);
   return [...seen];
+}
+
+/** Edit distance of two short strings, a swap of neighbours counting one (for did-you-mean). */
+function distance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}
+
+/**
+ * The field paths nearest to a mistyped one (did-you-mean): by edit distance of the whole path
+ * or of its last part, at most a third of its length away, best first.
+ */
+export function nearestFields(wrong: string, paths: string[], max = 3): string[] {
+  if (wrong.length > 64) return [];
+  const w = wrong.toLowerCase();
+  const scored = paths
+    .map((p) => {
+      const lower = p.toLowerCase();
+      const last = lower.split('.').pop()!;
+      const score = Math.min(distance(w, lower), distance(w, last) + 0.5, lower.endsWith('.' + w) || lower.startsWith(w + '.') ? 0.5 : Infinity);
+      return { p, score };
+    })
+    .filter((x) => x.score <= Math.max(1, Math.floor(w.length / 3)) + 0.5)
+    .sort((a, b) => a.score - b.score || a.p.length - b.p.length);
+  return scored.slice(0, max).map((x) => x.p);
+}
+
+/** At most this many `--fields` paths, each of at most this many parts (bounded work, issue 22). */
+export const MAX_FIELDS = 200;
+export const MAX_FIELD_PARTS = 16;
+
+/** A problem with the --fields list itself (too many paths, too deep, empty parts), or undefined. */
+export function fieldsProblem(fields: string[]): string | undefined {
+  if (fields.length > MAX_FIELDS) return `--fields: ${fields.length} paths; at most ${MAX_FIELDS}.`;
+  for (const f of fields) {
+    const parts = f.split('.');
+    const shown = f.length > 200 ? `${f.slice(0, 200)}… (${f.length} characters)` : f;
+    if (parts.length > MAX_FIELD_PARTS) return `--fields ${shown}: a path of at most ${MAX_FIELD_PARTS} parts.`;
+    if (parts.some((p) => p === '')) return `--fields ${shown}: an empty part in a dotted path.`;
+  }
+  return undefined;
 }

@@ -12,6 +12,7 @@ import {
   fieldColumns,
   fieldPaths,
   flatten,
+  nearestFields,
   selectFields,
   tsvCell,
   unmatchedFields,
@@ -148,6 +149,11 @@ export function recordsOf(spec: OutputSpec, body: unknown): any[] {
   return found && typeof found === 'object' ? [found] : [];
 }
 
+/** A --fields value in a message: as given, at most about 200 characters of it. */
+function quoteField(s: string): string {
+  return s.length > 200 ? `${s.slice(0, 200)}… (${s.length} characters)` : s;
+}
+
 /** Check `--fields` against the records: a path that matches nothing is a usage error naming the fields. */
 export function checkFields(ctx: Context, records: unknown[], record?: string): void {
   const fields = ctx.globals.fields;
@@ -156,10 +162,12 @@ export function checkFields(ctx: Context, records: unknown[], record?: string): 
   if (!missing.length) return;
   const what = record ?? specOf(ctx).record ?? 'record';
   const paths = fieldPaths(records);
+  const near = [...new Set(missing.flatMap((m) => nearestFields(m, paths)))];
   throw usageError(
-    `--fields ${missing.join(',')}: no such field in ${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what} (paths are relative to the ${what}). ` +
+    `--fields ${quoteField(missing.join(','))}: no such field in ${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what} (paths are relative to the ${what}). ` +
+      (near.length ? `Did you mean ${near.join(' or ')}? ` : '') +
       `Fields: ${paths.join(', ') || '(none)'}.`,
-    { unknown_fields: missing, fields: paths },
+    { unknown_fields: missing, fields: paths, ...(near.length ? { suggestions: near } : {}) },
   );
 }
 

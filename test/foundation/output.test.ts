@@ -158,7 +158,7 @@ describe('tables on a terminal', () => {
 
 describe('helpers', () => {
   it('flatten, selectFields and cell escaping', () => {
-    expect(flatten({ a: { b: { c: 1 } }, l: [{ x: 1 }], e: {} })).toEqual({ 'a.b.c': 1, l: '[{"x":1}]', e: '' });
+    expect(flatten({ a: { b: { c: 1 } }, l: [{ x: 1 }], e: {} })).toEqual({ 'a.b.c': 1, l: 'x=1', e: '' });
     expect(selectFields({ a: { b: 1, c: 2 }, d: 3 }, ['a.c', 'missing.path'])).toEqual({ a: { c: 2 } });
     // Through arrays: the rest of the path applies to every element.
     expect(selectFields({ items: [{ id: 1, x: 0 }, { id: 2, x: 0 }], n: 1 }, ['items.id', 'n'])).toEqual({ items: [{ id: 1 }, { id: 2 }], n: 1 });

@@ -1,0 +1,80 @@
+// Piped and file formats (issue 17 item 5, issue 22 item 5): one documented, reversible form for
+// lists of objects in TSV/CSV cells; TSV and CSV escaping; --fields names that are JavaScript's
+// object machinery are ordinary (absent) names; a mistyped field gets a did-you-mean.
+import { describe, expect, it } from 'vitest';
+import { cellOf, csvCell, fieldsProblem, flatCell, getPath, nearestFields, parseObjectCell, selectFields, tsvCell, unmatchedFields } from '../../src/output/format.js';
+
+describe('lists in a cell', () => {
+  it('values join with ;', () => {
+    expect(flatCell([101, 102])).toBe('101;102');
+  });
+  it('objects are key=value pairs joined with , and entries with ; (nested keys dotted)', () => {
+    const pricing = [
+      { id: 1, price: '14.99', is_limited: false, other_pricing: null },
+      { id: 2, price: '6.99', is_limited: true, other_pricing: 'LIMITED' },
+    ];
+    expect(flatCell(pricing)).toBe('id=1,price=14.99,is_limited=false,other_pricing=;id=2,price=6.99,is_limited=true,other_pricing=LIMITED');
+    expect(flatCell([{ id: 7, book: { title: 'Salt', hash_id: 'ab' } }])).toBe('id=7,book.title=Salt,book.hash_id=ab');
+    expect(cellOf({ items: [{ id: 7 }, { id: 8 }] }, 'items')).toBe('id=7;id=8');
+  });
+  it('reads back exactly, separators and backslashes in values included', () => {
+    const items = [
+      { id: '1', title: 'A; B, C = D \\ E', codes: '["x","y"]' },
+      { id: '2', title: '', note: 'tab\there' },
+    ];
+    const cell = flatCell(items) as string;
+    expect(parseObjectCell(cell)).toEqual(items);
+    // Through TSV and CSV too.
+    expect(tsvCell(cell)).not.toMatch(/\t/);
+    expect(parseObjectCell(cell)).toEqual(items);
+  });
+  it('is not JSON', () => {
+    expect(String(flatCell([{ a: 1 }]))).not.toMatch(/^\[|\{/);
+  });
+});
+
+describe('escaping', () => {
+  it('TSV escapes backslash, tab, newline and carriage return', () => {
+    expect(tsvCell('a\\b\tc\nd\re')).toBe('a\\\\b\\tc\\nd\\re');
+  });
+  it('CSV quotes as RFC 4180 says', () => {
+    expect(csvCell('plain')).toBe('plain');
+    expect(csvCell('a,b')).toBe('"a,b"');
+    expect(csvCell('say "hi"')).toBe('"say ""hi"""');
+    expect(csvCell('two\nlines')).toBe('"two\nlines"');
+    expect(csvCell('cr\r')).toBe('"cr\r"');
+  });
+});
+
+describe('--fields and the names of JavaScript objects', () => {
+  const book = { hash_id: 'h', title: 'T', identifiers: { isbn13: '978' } };
+  it.each(['constructor', '__proto__', 'prototype', 'toString', 'hasOwnProperty', 'identifiers.constructor', 'title.length'])('%s is no field', (f) => {
+    expect(getPath(book, f)).toBeUndefined();
+    expect(unmatchedFields([book], [f])).toEqual([f]);
+    expect(JSON.stringify(selectFields(book, [f]))).toBe('{}');
+  });
+  it('a record that has such a field of its own keeps it', () => {
+    const odd = JSON.parse('{"constructor":"c","__proto__":{"x":1},"title":"T"}');
+    expect(getPath(odd, 'constructor')).toBe('c');
+    expect(getPath(odd, '__proto__.x')).toBe(1);
+    expect(JSON.stringify(selectFields(odd, ['__proto__.x', 'constructor']))).toBe('{"__proto__":{"x":1},"constructor":"c"}');
+  });
+});
+
+describe('did you mean', () => {
+  const paths = ['hash_id', 'title', 'author', 'identifiers.isbn13', 'identifiers.isbn10', 'publisher.title', 'digital_pricing.price'];
+  it('suggests the nearest names', () => {
+    expect(nearestFields('titel', paths)[0]).toBe('title');
+    expect(nearestFields('isbn13', paths)[0]).toBe('identifiers.isbn13');
+    expect(nearestFields('hashid', paths)).toContain('hash_id');
+    expect(nearestFields('price', paths)).toContain('digital_pricing.price');
+    expect(nearestFields('zzzzzz', paths)).toEqual([]);
+    expect(nearestFields('x'.repeat(100_000), paths)).toEqual([]);
+  });
+  it('a --fields list is bounded', () => {
+    expect(fieldsProblem(['a', 'b.c'])).toBeUndefined();
+    expect(fieldsProblem(Array.from({ length: 201 }, (_, i) => `f${i}`))).toMatch(/at most 200/);
+    expect(fieldsProblem([Array(17).fill('a').join('.')])).toMatch(/at most 16 parts/);
+    expect(fieldsProblem(['x'.repeat(100_000) + '.' + Array(20).fill('a').join('.')])!.length).toBeLessThan(400);
+  });
+});
