@@ -100,9 +100,17 @@ function bookShape(book: Row, pub: Row, pricing: Row[], now: number): Record<str
       is_queued: b(book.is_queued),
       processed_date: isoTime(book.processed_at),
       queued_date: isoTime(book.queued_at),
+      // Sandbox only: a queued book the worker leaves alone, and why (the seed's "The Glass Meridian").
+      is_held: held(book),
+      held_reason: held(book) ? HELD_REASON : null,
     },
   };
 }
+
+const held = (book: Row) => b(book.is_queued) && b(book.queue_hold);
+
+/** Why a held book stays queued, and what releases it. */
+export const HELD_REASON = 'held by the sandbox seed; book process --force releases it';
 
 export function fullName(u: Row): string {
   return [u.first_name, u.last_name].filter(Boolean).join(' ');

@@ -83,7 +83,9 @@ export const SCHEMAS: Record<string, Schema> = {
     is_queued: BOOL,
     processed_date: DATE_TIME_OR_NULL,
     queued_date: DATE_TIME_OR_NULL,
-  }),
+    is_held: { type: 'boolean', description: 'Sandbox only: queued, but held (never processed until queued again with force).' },
+    held_reason: { type: ['string', 'null'], description: 'Sandbox only: why the book is held and what releases it.' },
+  }, ['is_held', 'held_reason']),
   Book: obj({
     id: INT,
     hash_id: STR,

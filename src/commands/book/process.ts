@@ -133,6 +133,15 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     if (!total) throw usageError(`--from-file ${o.file}: no hash ids in it (blank lines and # comments are ignored).`);
   }
 
+  // Books the service holds in its queue (the sandbox's "The Glass Meridian"): said once, as
+  // soon as a poll sees it, and named again if the wait times out.
+  const held = new Map<string, string>();
+  const noteHeld = (hash: string, reason: string) => {
+    if (held.has(hash)) return;
+    held.set(hash, reason);
+    ctx.warn(`${hash}  held: ${reason}; --wait keeps waiting for it until --timeout`);
+  };
+
   /** One poll: the books of `chunk` that are processed now (or failed to be looked at), as results. */
   async function poll(chunk: PendingItem<Book>[], job: SettleTools<Book, Row>) {
     const results: Array<{ of: PendingItem<Book>; row: Row; failure?: Failure }> = [];
@@ -140,6 +149,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     const byHash = new Map(chunk.map((p) => [p.item.hash_id, p]));
     const settleIfProcessed = (p: PendingItem<Book>, b: any) => {
       const s = b?.status ?? {};
+      if (s.is_queued && s.is_held === true) noteHeld(p.item.hash_id, typeof s.held_reason === 'string' ? s.held_reason : 'held in the queue');
       if (!(s.is_processed && !s.is_queued)) return;
       const r = row(p.item, 'processed', s.processed_date ? `processed ${s.processed_date}` : 'processed', { title: b.title ?? null, processed_date: s.processed_date ?? null });
       say(r);
@@ -240,7 +250,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
         waiting.map((p) => {
           const r = unavailable
             ? row(p.item, 'failed', `service unavailable while waiting: ${unavailable.message}`)
-            : row(p.item, 'timed_out', `still queued after ${waited}`);
+            : row(p.item, 'timed_out', `still queued after ${waited}${held.has(p.item.hash_id) ? ` (${held.get(p.item.hash_id)})` : ''}`);
           say(r);
           failed.push(p.item.hash_id);
           const failure: Failure = unavailable ?? { kind: 'error', message: `${p.item.hash_id}: still queued after ${waited}`, exitCode: ExitCode.PARTIAL };

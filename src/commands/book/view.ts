@@ -16,7 +16,9 @@ export const STATUS_FLAGS: Array<[string, string]> = [
 /** Only the flags that are true (for listings). */
 export function trueFlags(status: Record<string, unknown> | undefined): string {
   if (!status) return '';
-  return STATUS_FLAGS.filter(([k]) => status[k] === true)
+  // `held` (the sandbox's queued book that the worker leaves alone) only when it is.
+  return [...STATUS_FLAGS, ['is_held', 'held']]
+    .filter(([k]) => status[k] === true)
     .map(([, w]) => w)
     .join(',');
 }
@@ -73,6 +75,7 @@ export function bookCard(book: any, s: Style): string {
       ['Flags', flags(s, st, STATUS_FLAGS)],
       ['Processed', when(st.processed_date)],
       ['Queued', when(st.queued_date)],
+      ['Held', st.is_held === true ? oneLine(String(st.held_reason ?? 'held in the queue'), Math.max(40, s.width - 14), ellipsisFor(s.ascii)) : undefined],
     ],
     '  ',
   );
