@@ -1,0 +1,340 @@
+// The network partners have (issue 21), end to end: the real bin/bookdist over HTTPS to
+// `bookdist sandbox serve --tls` (its own private CA), reached by the host name bookdist.test
+// (mapped to 127.0.0.1 by /etc/hosts: .ci/run adds it) through a real forward proxy (tinyproxy,
+// which .ci/run installs), since loopback names are never proxied. Requests the sandbox received
+// are counted from its log (one line per request); the proxy's use from tinyproxy's log.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect as netConnect, createServer as createNetServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, runCli, type CliResult } from '../helpers/cli.js';
+import { WELL_KNOWN } from '../helpers/sandbox.js';
+import { ensureTlsFiles } from '../../src/sandbox/tls.js';
+
+const HOST = 'bookdist.test';
+const PROXY_USER = 'alice';
+const PROXY_PASSWORD = 'w0nderland-pw';
+
+let dir: string;
+const children: ChildProcess[] = [];
+
+interface Served {
+  port: number;
+  url: string;
+  log: string[];
+  /** Log lines of service requests (not /_sandbox/ control routes). */
+  requests(): string[];
+}
+
+/** Spawn `bookdist sandbox serve --tls` on a free port; resolves when it printed its URL. */
+function serve(db: string, extra: string[] = []): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--tls', '--port', '0', '--db', db, '--allow-host', HOST, '--process-delay', '300ms', ...extra], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', BOOKDIST_DATA_DIR: join(dir, 'data') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const log: string[] = [];
+  let partial = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    const lines = (partial + d).split('\n');
+    partial = lines.pop()!;
+    log.push(...lines);
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.on('exit', (code) => reject(new Error(`sandbox serve exited ${code}: ${log.join('\n')}`)));
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const m = /^https:\/\/127\.0\.0\.1:(\d+)\n/.exec(out);
+      if (!m) return;
+      const port = Number(m[1]);
+      resolve({ port, url: `https://${HOST}:${port}`, log, requests: () => log.filter((l) => /^(GET|POST) \/(?!_sandbox)/.test(l)) });
+    });
+  });
+}
+
+async function freePort(): Promise<number> {
+  const s = createNetServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+interface Proxy {
+  url: string;
+  port: number;
+  log: () => string;
+}
+
+/** A real tinyproxy on a free port; `auth` makes it ask for Basic credentials. */
+async function tinyproxy(name: string, auth = false): Promise<Proxy> {
+  const port = await freePort();
+  const conf = join(dir, `${name}.conf`);
+  const lines = [`Port ${port}`, 'Listen 127.0.0.1', 'Timeout 30', 'LogLevel Info', 'MaxClients 64'];
+  if (process.getuid?.() === 0) lines.push('User nobody');
+  if (auth) lines.push(`BasicAuth ${PROXY_USER} ${PROXY_PASSWORD}`);
+  writeFileSync(conf, lines.join('\n') + '\n');
+  const child = spawn('tinyproxy', ['-d', '-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let log = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (log += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (log += d));
+  // Ready when it accepts connections.
+  for (let i = 0; i < 100; i++) {
+    const up = await new Promise<boolean>((r) => {
+      const s = netConnect(port, '127.0.0.1');
+      s.once('connect', () => (s.destroy(), r(true)));
+      s.once('error', () => r(false));
+    });
+    if (up) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { url: `http://127.0.0.1:${port}`, port, log: () => log };
+}
+
+let sb: Served;
+let caFile: string;
+let creds: any;
+let proxy: Proxy;
+let authProxy: Proxy;
+/** A port where nothing listens: a proxy that refuses connections. */
+let deadPort: number;
+
+/** The environment of a partner CI job: credentials, the CA, the proxy. */
+function env(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return {
+    BOOKDIST_CONFIG_DIR: join(dir, 'config'),
+    BOOKDIST_DATA_DIR: join(dir, 'data'),
+    BOOKDIST_BASE_URL: sb.url,
+    BOOKDIST_USERNAME: creds.partner.username,
+    BOOKDIST_KEY_FILE: creds.partner.key_file,
+    BOOKDIST_TOKEN: creds.operator_token,
+    BOOKDIST_CA_FILE: caFile,
+    HTTPS_PROXY: proxy.url,
+    ...extra,
+  };
+}
+const cli = (args: string[], extra: Record<string, string | undefined> = {}, input?: string): Promise<CliResult> =>
+  runCli(args, { env: env(extra), input, timeoutMs: 60_000 });
+const connects = (p: Proxy, port = sb.port) => p.log().split('\n').filter((l) => l.includes(`CONNECT ${HOST}:${port}`)).length;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'bookdist-network-'));
+  sb = await serve(join(dir, 'sb.db'));
+  const c = await runCli(['sandbox', 'credentials', '--db', join(dir, 'sb.db'), '--json'], { env: { BOOKDIST_DATA_DIR: join(dir, 'data') } });
+  creds = JSON.parse(c.stdout);
+  caFile = creds.tls_ca_file;
+  proxy = await tinyproxy('proxy');
+  authProxy = await tinyproxy('auth-proxy', true);
+  deadPort = await freePort();
+}, 60_000);
+
+afterAll(async () => {
+  for (const c of children) c.kill('SIGTERM');
+  await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once('exit', r)))));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('sandbox serve --tls', () => {
+  it('serves HTTPS with a certificate of its own CA, kept beside the database and printed by sandbox credentials', () => {
+    expect(caFile).toBe(join(dir, 'sb-tls-ca.pem'));
+    expect(readFileSync(caFile, 'utf8')).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    expect(sb.log.join('\n')).toContain(`TLS: clients trust ${caFile}`);
+  });
+});
+
+describe('over HTTPS through a real proxy, one command of each group', () => {
+  it('status, whoami, api, book get, book search, user create, order free, codes summary, import search, offers get, access allow, profile check', async () => {
+    const before = connects(proxy);
+    const H = WELL_KNOWN.readme.hash_id;
+    const run = async (args: string[]) => {
+      const r = await cli([...args, '--json']);
+      expect(r.code, `${args.join(' ')}\n${r.stderr}`).toBe(0);
+      return JSON.parse(r.stdout);
+    };
+    await run(['status']);
+    expect((await run(['whoami'])).profile).toBeTruthy();
+    await run(['api', 'GET', '/profile/']);
+    expect(JSON.stringify(await run(['book', 'get', '--isbn', WELL_KNOWN.readme.isbn13]))).toContain(H);
+    await run(['book', 'search', '--title', 'Lighthouse']);
+    const user = (await run(['user', 'create', '--email', `net-${Date.now()}@example.com`])).username;
+    await run(['order', 'free', '--username', user, '--hash-id', H]);
+    await run(['codes', 'summary']);
+    await run(['import', 'search', '--title', 'a']);
+    await run(['offers', 'get', '--isbn', WELL_KNOWN.readme.isbn13]);
+    const other = (await run(['user', 'create', '--email', `net2-${Date.now()}@example.com`])).username;
+    await run(['access', 'allow', '--hash-id', H, '--username', other, '--price', '1.00']);
+    const check = await cli(['profile', 'check', '--json']);
+    expect(check.code, check.stderr).toBe(0);
+    // Every command went through the proxy (keep-alive may carry several requests per tunnel).
+    expect(connects(proxy) - before).toBeGreaterThanOrEqual(12);
+  }, 120_000);
+
+  it('book process --wait', async () => {
+    const before = connects(proxy);
+    const r = await cli(['book', 'process', WELL_KNOWN.unprocessed.hash_id, '--wait', '--interval', '100ms', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(connects(proxy)).toBeGreaterThan(before);
+  }, 60_000);
+
+  it('a bulk job interrupted by Ctrl-C, then --resume, ends with exactly --count codes', async () => {
+    const out = join(dir, 'codes.csv');
+    const args = ['codes', 'generate', '--hash-id', WELL_KNOWN.readme.hash_id, '--org', 'net', '--count', '3000', '--batch-size', '10', '--concurrency', '1', '--out', out];
+    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env() } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    for (let i = 0; i < 400 && !(existsSync(out) && readFileSync(out, 'utf8').split('\n').length > 30); i++) await new Promise((r) => setTimeout(r, 25));
+    child.kill('SIGINT');
+    const code = await exited;
+    expect(code, stderr).toBe(130);
+    expect(stderr).toMatch(/--resume/);
+    const rows = () => readFileSync(out, 'utf8').trim().split('\n').length - 1;
+    expect(rows()).toBeLessThan(3000);
+    const resumed = await cli([...args, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(rows()).toBe(3000);
+    expect(new Set(readFileSync(out, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',')[0])).size).toBe(3000);
+  }, 120_000);
+});
+
+describe('which requests go through the proxy', () => {
+  it('a localhost base URL goes direct although a proxy is set (loopback is never proxied)', async () => {
+    const r = await cli(['whoami', '--json'], { BOOKDIST_BASE_URL: `https://localhost:${sb.port}`, HTTPS_PROXY: `http://127.0.0.1:${deadPort}` });
+    expect(r.code, r.stderr).toBe(0);
+    const ip = await cli(['whoami', '--json', '--debug'], { BOOKDIST_BASE_URL: `https://127.0.0.1:${sb.port}`, HTTPS_PROXY: `http://127.0.0.1:${deadPort}` });
+    expect(ip.code, ip.stderr).toBe(0);
+    expect(ip.stderr).toContain('proxy: none, direct (127.0.0.1 is loopback, never proxied (HTTPS_PROXY ignored))');
+  });
+
+  it('NO_PROXY as curl reads it: a domain suffix, a host:port, *; another name still goes through the proxy', async () => {
+    const dead = `http://127.0.0.1:${deadPort}`;
+    for (const noProxy of ['.test', 'bookdist.test', `bookdist.test:${sb.port}`, '*', 'example.com, test']) {
+      const r = await cli(['status', '--json'], { HTTPS_PROXY: dead, NO_PROXY: noProxy });
+      expect(r.code, `${noProxy}: ${r.stderr}`).toBe(0);
+    }
+    for (const noProxy of ['example.com', 'bookdist.test:1', 'other.test']) {
+      const r = await cli(['status', '--json', '--retries', '0'], { HTTPS_PROXY: dead, no_proxy: noProxy });
+      expect(r.code, `${noProxy}: ${r.stderr}`).toBe(9);
+    }
+  });
+
+  it('a proxy that refuses connections: exit 9 naming the proxy, never its credentials; not retried', async () => {
+    const r = await cli(['whoami'], { HTTPS_PROXY: `http://bob:pr0xy-s3cret@127.0.0.1:${deadPort}` });
+    expect(r.code).toBe(9);
+    expect(r.stderr).toContain(`Proxy problem: the proxy http://127.0.0.1:${deadPort} `);
+    expect(r.stderr).toMatch(/could not be reached \(ECONNREFUSED\)/);
+    expect(r.stderr).not.toContain('pr0xy-s3cret');
+    expect(r.stderr).not.toContain('bob');
+  });
+
+  it('a proxy that asks for credentials: wrong ones exit 9 (never shown, not in --debug), the right ones (Basic) work', async () => {
+    const wrong = await cli(['whoami', '--debug'], { HTTPS_PROXY: `http://${PROXY_USER}:not-the-password@127.0.0.1:${authProxy.port}` });
+    expect(wrong.code, wrong.stderr).toBe(9);
+    expect(wrong.stderr).toMatch(new RegExp(`the proxy http://127\\.0\\.0\\.1:${authProxy.port} .*refused the credentials`));
+    expect(wrong.stderr).not.toContain('not-the-password');
+    expect(wrong.stderr).toContain(`proxy: http://127.0.0.1:${authProxy.port} (HTTPS_PROXY)`);
+    const right = await cli(['whoami', '--json', '--debug'], { HTTPS_PROXY: `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${authProxy.port}` });
+    expect(right.code, right.stderr).toBe(0);
+    expect(right.stderr).not.toContain(PROXY_PASSWORD);
+    expect(connects(authProxy)).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('certificates', () => {
+  let wrongHost: TlsServer;
+  let wrongPort: number;
+  let connections = 0;
+  beforeAll(async () => {
+    // A TLS server whose certificate (from the same kind of private CA) names another host.
+    const files = ensureTlsFiles(join(dir, 'other', 'x.db').replace('/other/', '/'), ['only.example']);
+    wrongHost = createTlsServer({ cert: files.cert, key: files.key }, (_q, res) => res.end('{}'));
+    wrongHost.on('connection', () => connections++);
+    await new Promise<void>((r) => wrongHost.listen(0, '127.0.0.1', () => r()));
+    wrongPort = (wrongHost.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => wrongHost.close(() => r())));
+
+  it('a private CA not trusted: exit 8, one connection, the message names the host, the reason and --ca-file', async () => {
+    const before = sb.requests().length;
+    const r = await cli(['whoami'], { BOOKDIST_CA_FILE: undefined });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toContain(`Certificate problem: the certificate of ${HOST}:${sb.port} did not verify: its issuer is not a trusted certificate authority`);
+    expect(r.stderr).toMatch(/--ca-file FILE, BOOKDIST_CA_FILE/);
+    expect(sb.requests().length).toBe(before);
+    const d = await cli(['whoami', '--ca-file', caFile, '--json'], { BOOKDIST_CA_FILE: undefined });
+    expect(d.code, d.stderr).toBe(0);
+  });
+
+  it('a certificate for another host name: exit 8 after exactly one connection (never retried)', async () => {
+    const other = join(dir, 'x-tls-ca.pem');
+    connections = 0;
+    const r = await cli(['status', '--retries', '3'], { BOOKDIST_BASE_URL: `https://localhost:${wrongPort}`, BOOKDIST_CA_FILE: other });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toMatch(/certificate of localhost:\d+ did not verify: it does not name this host/);
+    expect(r.stderr).toContain(`The CA certificates of ${other}`);
+    expect(connections).toBe(1);
+  });
+
+  it('a CA file that does not exist is exit 2 naming it and where it came from', async () => {
+    const r = await cli(['whoami'], { BOOKDIST_CA_FILE: join(dir, 'nope.pem') });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`Cannot read the CA file ${join(dir, 'nope.pem')} (from environment variable BOOKDIST_CA_FILE): no such file`);
+  });
+});
+
+describe('one retry policy: requests the sandbox received', () => {
+  const faulty: Record<string, Served> = {};
+  beforeAll(async () => {
+    for (const kind of ['429', '503', 'reset']) faulty[kind] = await serve(join(dir, 'sb.db'), ['--fault-rate', '1', '--fault', kind]);
+  }, 60_000);
+  const at = (kind: string, extra: Record<string, string | undefined> = {}) => ({ BOOKDIST_BASE_URL: faulty[kind].url, ...extra });
+  const counted = async (kind: string, args: string[], extra: Record<string, string | undefined> = {}) => {
+    const before = faulty[kind].requests().length;
+    const r = await cli(args, at(kind, extra));
+    return { r, sent: faulty[kind].requests().length - before };
+  };
+  const codesArgs = ['codes', 'generate', '--hash-id', WELL_KNOWN.readme.hash_id, '--org', 'x', '--count', '5', '--retries', '2'];
+
+  it('a GET answered 429: --retries 2 is 3 requests, honouring Retry-After, then exit 7', async () => {
+    const { r, sent } = await counted('429', ['whoami', '--retries', '2']);
+    expect(r.code).toBe(7);
+    expect(sent).toBe(3);
+  }, 30_000);
+
+  it('a bulk lookup answered 429: the same 3 requests per item, not nested retries', async () => {
+    const isbns = join(dir, 'one-isbn.txt');
+    writeFileSync(isbns, `${WELL_KNOWN.readme.isbn13}\n`);
+    const before = faulty['429'].requests().length;
+    const b = await cli(['book', 'get', '--isbn-file', isbns, '--retries', '2', '-o', 'ndjson'], at('429'));
+    expect(b.code, b.stderr).toBe(7);
+    expect(faulty['429'].requests().length - before).toBe(3);
+  }, 30_000);
+
+  it('a POST answered 503 without an Idempotency-Key honoured: one request', async () => {
+    const { r, sent } = await counted('503', ['user', 'create', '--email', 'n503@example.com', '--retries', '2']);
+    expect(r.code).toBe(7);
+    expect(sent).toBe(1);
+  });
+
+  it('a POST with an Idempotency-Key (codes generate): retried only where the service honours keys', async () => {
+    const plain = await counted('503', [...codesArgs, '--out', join(dir, 'c503a.csv')]);
+    expect(plain.sent).toBe(1);
+    const honoured = await counted('503', [...codesArgs, '--out', join(dir, 'c503b.csv')], { BOOKDIST_IDEMPOTENCY_KEYS: '1' });
+    expect(honoured.sent).toBe(3);
+  }, 30_000);
+
+  it('a connection reset: a GET is retried (3 requests); a POST is one request, reported as outcome unknown', async () => {
+    const get = await counted('reset', ['whoami', '--retries', '2']);
+    expect(get.r.code).toBe(7);
+    expect(get.sent).toBe(3);
+    const post = await counted('reset', ['user', 'create', '--email', 'reset@example.com', '--retries', '2']);
+    expect(post.sent).toBe(1);
+    expect(post.r.code).toBe(1);
+    expect(post.r.stderr).toMatch(/the outcome is unknown/);
+  }, 30_000);
+});
