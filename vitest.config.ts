@@ -46,6 +46,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Each run gets a temporary directory and HOME of its own, and fails if it leaves anything there.
+    globalSetup: ['test/helpers/temp-guard.ts'],
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results.json' },
     projects: [

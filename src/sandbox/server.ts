@@ -195,9 +195,17 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   });
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    // Not serving after all (a port in use): a :memory: store's keys were written to a temp
+    // directory for this server; remove them with it.
+    const notServing = (err: Error) => {
+      clearInterval(timer);
+      store.close();
+      cleanupKeyFiles(store);
+      reject(err);
+    };
+    server.once('error', notServing);
     server.listen(opts.port ?? 8710, listenHost, () => {
-      server.off('error', reject);
+      server.off('error', notServing);
       resolve();
     });
   });

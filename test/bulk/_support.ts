@@ -63,7 +63,7 @@ export async function signedPost(sb: TestSandbox, path: string, payload: Record<
 /** Spawn bin/bookdist in the background (for kill and lock tests). */
 export function spawnCli(sb: TestSandbox, args: string[], env: Record<string, string> = {}, opts: { input?: string; cwd?: string } = {}) {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...sb.env, ...env } as NodeJS.ProcessEnv,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, ...sb.env, ...env } as NodeJS.ProcessEnv,
     stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     cwd: opts.cwd,
   });

@@ -8,6 +8,7 @@ import { csvRows, ndjsonRows, type InputRow } from '../../src/bulk/rows.js';
 import { CliError } from '../../src/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bookdist-rows-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const ctx: any = { io: { cwd: dir, stdin: Object.assign(new PassThrough(), { isTTY: false }) } };
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

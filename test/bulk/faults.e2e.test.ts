@@ -34,7 +34,7 @@ function pipeline(script: string): Promise<{ code: number; stderr: string; stdou
     execFile(
       'bash',
       ['-c', script.replace(/\$BOOKDIST/g, `"${process.execPath}" "${BIN}"`).replace(/\$RC/g, rc).replace(/\$ERR/g, err)],
-      { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...sb.env }, timeout: 60_000 },
+      { env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, ...sb.env }, timeout: 60_000 },
       (e, stdout) => {
         if (!existsSync(rc)) return reject(e ?? new Error('no exit code recorded'));
         resolve({ code: Number(readFileSync(rc, 'utf8')), stderr: existsSync(err) ? readFileSync(err, 'utf8') : '', stdout });

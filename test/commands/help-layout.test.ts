@@ -6,7 +6,7 @@
 // Colour: --no-color, NO_COLOR and TERM=dumb turn it off.
 import { PassThrough, Writable } from 'node:stream';
 import type { Command } from 'commander';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/main.js';
 import { buildProgram } from '../../src/program.js';
 import { commandName, documentedCommands } from '../../src/docs/reference.js';
@@ -143,6 +143,7 @@ describe('the top-level help', () => {
 });
 
 describe('colour', () => {
+  afterAll(async () => (await import('node:fs')).rmSync(`${(await import('node:os')).tmpdir()}/bookdist-help-colour-${process.pid}`, { recursive: true, force: true }));
   async function card(args: string[], env: Record<string, string>) {
     const out = sink(true, 100);
     const err = sink(false);

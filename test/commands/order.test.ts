@@ -1,5 +1,5 @@
 // e2e: `bookdist order create|refund|free` against a sandbox over HTTP.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +28,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sb?.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('order create', () => {

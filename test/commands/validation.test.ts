@@ -1,7 +1,7 @@
 // Every validated flag fed bad values: exit 2, a message naming the flag, and nothing sent. The CLI
 // is pointed at a recording server (with the sandbox's real credentials, so a request that slipped
 // through validation would really be sent and recorded).
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,6 +84,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all([sb?.close(), rec?.close()]);
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe.concurrent('bad input exits 2 naming the flag', () => {

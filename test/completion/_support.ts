@@ -45,7 +45,7 @@ export function generatedScripts(): { dir: string; path: (shell: keyof typeof FI
 }
 
 function run(cmd: string, args: string[], input?: string, env: Record<string, string> = {}): string {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', input, timeout: 30_000, env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'dumb', ...env } });
+  const r = spawnSync(cmd, args, { encoding: 'utf8', input, timeout: 30_000, env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, TERM: 'dumb', ...env } });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return r.stdout;
 }

@@ -84,7 +84,7 @@ beforeAll(async () => {
   mkdirSync(bin);
   writeFileSync(join(bin, 'bookdist'), `#!/bin/sh\nexec "${BIN}" "$@"\n`);
   chmodSync(join(bin, 'bookdist'), 0o755);
-  const base = { HOME: home, BOOKDIST_CONFIG_DIR: join(work, 'config'), BOOKDIST_DATA_DIR: join(work, 'data'), NO_COLOR: '1' };
+  const base = { HOME: home, TMPDIR: process.env.TMPDIR ?? '/tmp', BOOKDIST_CONFIG_DIR: join(work, 'config'), BOOKDIST_DATA_DIR: join(work, 'data'), NO_COLOR: '1' };
   mkdirSync(base.BOOKDIST_DATA_DIR, { recursive: true, mode: 0o700 });
   // The database the built-in profile uses, also served over HTTP for the examples that name a URL.
   server = await startSandbox({ host: '127.0.0.1', port: 0, dbPath: join(base.BOOKDIST_DATA_DIR, 'sandbox.db'), processDelayMs: 200 });

@@ -1,9 +1,9 @@
 // Output to a full disk (/dev/full): one clear line on stderr and exit 1, never a stack trace.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 
 describe.runIf(existsSync('/dev/full'))('writing to a full disk', () => {
@@ -12,7 +12,7 @@ describe.runIf(existsSync('/dev/full'))('writing to a full disk', () => {
     const fd = openSync('/dev/full', 'w');
     try {
       const child = spawn(process.execPath, [BIN, 'sandbox', 'openapi'], {
-        env: { PATH: process.env.PATH, HOME: home, BOOKDIST_DATA_DIR: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config'), NO_COLOR: '1' },
+        env: { PATH: process.env.PATH, HOME: home, TMPDIR: process.env.TMPDIR, BOOKDIST_DATA_DIR: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config'), NO_COLOR: '1' },
         stdio: ['ignore', fd, 'pipe'],
       });
       let stderr = '';
@@ -23,18 +23,20 @@ describe.runIf(existsSync('/dev/full'))('writing to a full disk', () => {
       expect(stderr).not.toMatch(/\n\s+at /);
     } finally {
       closeSync(fd);
+      rmSync(home, { recursive: true, force: true });
     }
   });
 
   it('bookdist --version / -V > /dev/full (the launcher\'s own fast path, run as a shell runs it): the same line, exit 1', () => {
     const home = mkdtempSync(join(tmpdir(), 'bookdist-full-'));
+    onTestFinished(() => rmSync(home, { recursive: true, force: true }));
     for (const flag of ['--version', '-V']) {
-      const r = spawnSync('sh', ['-c', `"${BIN}" ${flag} > /dev/full`], { env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8' });
+      const r = spawnSync('sh', ['-c', `"${BIN}" ${flag} > /dev/full`], { env: { PATH: process.env.PATH, HOME: home, TMPDIR: process.env.TMPDIR }, encoding: 'utf8' });
       expect(r.status, flag).toBe(1);
       expect(r.stderr).toBe('bookdist: cannot write the output (ENOSPC); nothing more was written.\n');
     }
     // control: to a working stdout it prints the version
-    const ok = spawnSync('sh', ['-c', `"${BIN}" --version`], { env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8' });
+    const ok = spawnSync('sh', ['-c', `"${BIN}" --version`], { env: { PATH: process.env.PATH, HOME: home, TMPDIR: process.env.TMPDIR }, encoding: 'utf8' });
     expect(ok.status).toBe(0);
     expect(ok.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
   });

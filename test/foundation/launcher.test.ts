@@ -34,7 +34,7 @@ const machinePath = (process.env.PATH ?? '')
   .join(':');
 
 function sh(cmd: string, env: Record<string, string> = {}) {
-  return spawnSync('sh', ['-c', cmd], { env: { PATH: machinePath, HOME: t.dir, ...env }, encoding: 'utf8' });
+  return spawnSync('sh', ['-c', cmd], { env: { PATH: machinePath, HOME: t.dir, TMPDIR: process.env.TMPDIR, ...env }, encoding: 'utf8' });
 }
 
 /** Every process as [pid, ppid, args]. */
@@ -57,7 +57,7 @@ function portOpen(port: number): Promise<boolean> {
 
 /** Start the launcher (not node) in the background with a unique marker in its argv. */
 function startLauncher(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(BIN, args, { env: { PATH: machinePath, HOME: t.dir, BOOKDIST_DATA_DIR: t.dir, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(BIN, args, { env: { PATH: machinePath, HOME: t.dir, TMPDIR: process.env.TMPDIR, BOOKDIST_DATA_DIR: t.dir, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));

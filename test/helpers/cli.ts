@@ -26,7 +26,7 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult
       cwd: opts.cwd,
       env: {
         PATH: process.env.PATH,
-        HOME: process.env.HOME,
+        HOME: process.env.HOME, TMPDIR: process.env.TMPDIR,
         NO_COLOR: '1',
         ...opts.env,
       } as NodeJS.ProcessEnv,

@@ -587,7 +587,12 @@ afterAll(async () => {
   db?.close();
   await agent?.close();
   await sb?.close();
-  if (report.cases) console.log(`fuzz: seed ${SEED}, ${report.cases} cases ${JSON.stringify(timing)}\n${JSON.stringify(report)}`);
+  // One line in the suite's output; the whole report (per endpoint, per mutation) with FUZZ_REPORT=1.
+  if (report.cases) {
+    const statuses = Object.entries(report.statuses).map(([status, n]) => `${status}×${n}`).join(' ');
+    console.log(`fuzz: seed ${SEED}, ${report.cases} cases, statuses ${statuses}, ${report.changed} changed state (FUZZ_REPORT=1 prints the whole report)`);
+    if (process.env.FUZZ_REPORT) console.log(JSON.stringify({ timing, ...report }, null, 2));
+  }
 });
 
 describe('fuzzing the sandbox from the endpoint table', () => {

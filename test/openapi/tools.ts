@@ -28,7 +28,7 @@ export type Tool = keyof typeof BINS;
 function toolEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
-    HOME: process.env.HOME,
+    HOME: process.env.HOME, TMPDIR: process.env.TMPDIR,
     NO_COLOR: '1',
     FORCE_COLOR: '0',
     REDOCLY_TELEMETRY: 'off',

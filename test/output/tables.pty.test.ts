@@ -14,7 +14,7 @@ function onPty(cols: number, args: string[]): Promise<{ code: number | null; scr
   const cmd = `stty cols ${cols} rows 60; ${q(process.execPath)} ${q(BIN)} ${args.map(q).join(' ')}`;
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', cmd, '/dev/null'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', LANG: 'C.UTF-8', ...sb.env, NO_COLOR: undefined } as NodeJS.ProcessEnv,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, TERM: 'xterm', LANG: 'C.UTF-8', ...sb.env, NO_COLOR: undefined } as NodeJS.ProcessEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -1,0 +1,58 @@
+// vitest globalSetup: the suite's temporary files and home directory are its own, and it must leave
+// nothing behind.
+// Before any test runs, TMPDIR points at a fresh directory (os.tmpdir() of every test file, and of
+// every process a test starts with TMPDIR in its environment), and HOME at another, so a command
+// run with the defaults writes its profiles, sandbox database and keys there rather than into
+// the user's own directories. After the last test:
+// - the temporary directory must be empty: whatever a test made there and did not remove is
+//   listed, and the run fails;
+// - no private key (*.pem) may be left under the suite's home: a test that starts a sandbox
+//   keeps its database and keys in a temporary directory of its own;
+// then both are removed. Set BOOKDIST_KEEP_TEST_TMP=1 to keep them for a look.
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+
+function walk(dir: string, out: string[] = []): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    const p = join(dir, name);
+    out.push(p);
+    try {
+      if (statSync(p).isDirectory()) walk(p, out);
+    } catch {}
+  }
+  return out;
+}
+
+export default function setup(): () => void {
+  const root = mkdtempSync(join(tmpdir(), 'bookdist-suite-'));
+  const tmp = join(root, 'tmp');
+  const home = join(root, 'home');
+  mkdirSync(tmp);
+  mkdirSync(home);
+  const saved = { TMPDIR: process.env.TMPDIR, HOME: process.env.HOME };
+  // npm and the pinned Node keep using the user's npm cache (the package test installs offline from it).
+  process.env.npm_config_cache ??= join(saved.HOME ?? home, '.npm');
+  // Tools the tests run (npm, vite) enable Node's compile cache in the temporary directory by
+  // default; theirs goes under the suite's home instead, which is removed at the end.
+  process.env.NODE_COMPILE_CACHE ??= join(home, '.cache', 'node-compile-cache');
+  process.env.TMPDIR = tmp;
+  process.env.HOME = home;
+  return () => {
+    process.env.TMPDIR = saved.TMPDIR;
+    process.env.HOME = saved.HOME;
+    const left = readdirSync(tmp).sort();
+    const keys = walk(home).filter((p) => p.endsWith('.pem')).map((p) => relative(home, p));
+    if (!process.env.BOOKDIST_KEEP_TEST_TMP) rmSync(root, { recursive: true, force: true });
+    const problems: string[] = [];
+    if (left.length) problems.push(`the tests left ${left.length} entr${left.length === 1 ? 'y' : 'ies'} in the temporary directory: ${left.join(', ')}`);
+    if (keys.length) problems.push(`private keys were written outside a test's own temporary directory (under HOME): ${keys.join(', ')}`);
+    if (problems.length) throw new Error(`${problems.join('; ')} (test/helpers/temp-guard.ts; BOOKDIST_KEEP_TEST_TMP=1 keeps ${root})`);
+  };
+}
