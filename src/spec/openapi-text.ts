@@ -64,8 +64,9 @@ the \`Idempotency-Key\` header where documented).
 **Bodies travel byte for byte.** Because the signature covers the exact text of \`request\`, anything between
 the client and the service that re-serialises JSON (a proxy, a gateway, a client library that parses and
 re-encodes the body) breaks the signature: key order, spacing and escapes (\`\\u00e9\` against \`é\`) must arrive
-as they were signed. Send the form encoding (the JSON text is opaque there), or a JSON body only through
-components that pass it through untouched.
+as they were signed. Prism's validating proxy, for one, re-serialises a JSON body: a signed JSON body gets
+through it only when its text is exactly what \`JSON.stringify\` gives. Send the form encoding (the JSON text
+is opaque there), or a JSON body only through components that pass it through untouched.
 `;
 
 export const INFO_DESCRIPTION = `

@@ -3,8 +3,10 @@
 // group, both partner auth modes, the access API with the operator token, a small bulk job of each
 // kind) breaks no request or response rule of the document; what the server accepts beyond the
 // CLI's own requests (the ?request= GET forms, paths without the final slash, Idempotency-Key, the
-// access API's XML errors) passes too; and a payload that breaks its schema, sent as JSON, is
-// refused by Prism before it reaches the service.
+// access API's XML errors) passes too; a payload that breaks its schema, sent as JSON, is refused
+// by Prism before it reaches the service; and Prism re-serialises JSON bodies, which breaks a
+// signature over a JSON text that is not JSON.stringify's (the document warns of it).
+import { createSign } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -210,6 +212,30 @@ describe('what the server accepts beyond the CLI own requests, through Prism', (
     expect(xml.status).toBe(404);
     expect(await xml.text()).toMatch(/<error>The following errors were detected:<\/error>/);
     expect(prism.violations().slice(before)).toEqual([]);
+  });
+});
+
+describe('a JSON body must travel byte for byte, as the document says', () => {
+  it("through Prism's proxy, which re-serialises JSON, a CryptoAuth JSON body passes only when its text is what JSON.stringify gives", async () => {
+    const u = sb.creds.partner.username;
+    const send = (base: string, member: string) =>
+      fetch(base + '/v1/book/search/', {
+        method: 'POST',
+        headers: {
+          authorization: 'CryptoAuth',
+          signature: createSign('RSA-SHA256').update(member, 'utf8').sign(sb.creds.partner.keyPem, 'base64'),
+          'api-user': u,
+          user: u,
+          version: 'v1',
+          'content-type': 'application/json',
+        },
+        body: `{"request": ${member}}`,
+      }).then((r) => r.status);
+    const spaced = '{ "title" :  "Lighthouse",\n "limit": 2 }';
+    const compact = JSON.stringify({ title: 'Lighthouse', limit: 2 });
+    expect(await send(sb.url, spaced)).toBe(200);
+    expect(await send(prism.url, spaced)).toBe(401);
+    expect(await send(prism.url, compact)).toBe(200);
   });
 });
 
