@@ -22,12 +22,17 @@ function tool(cmd: string, args: string[], env: Record<string, string> = {}) {
 /**
  * Variables the source reads that the page leaves out on purpose: each is no setting of the
  * user's. BOOKDIST_REEXEC marks the launcher's own second process (an old Node running
- * bin/bookdist re-runs it under the pinned Node); BOOKDIST_FAULT_ENOSPC_AT is a test-only fault
- * switch (issue 16 moves it to a file-system seam).
+ * bin/bookdist re-runs it under the pinned Node).
  */
 const INTERNAL = new Set(['BOOKDIST_REEXEC']);
 
-/** The environment variables src/ and the launcher read: env.NAME, env['NAME'], and 'BOOKDIST_…' names. */
+/** 'BOOKDIST_…' strings in the source that name no variable: the codes of proxy errors. */
+const NOT_VARIABLES = new Set(['BOOKDIST_PROXY_AUTH', 'BOOKDIST_PROXY_REFUSED', 'BOOKDIST_PROXY_URL']);
+
+/**
+ * The environment variables src/ and the launcher read: env.NAME, env['NAME'], 'BOOKDIST_…' names
+ * (tables of them, such as src/config/resolve.ts's), and the proxy variables as curl spells them.
+ */
 function variablesRead(): Set<string> {
   const files: string[] = [join(ROOT, 'bin', 'bookdist')];
   const walk = (dir: string) => {
@@ -45,7 +50,8 @@ function variablesRead(): Set<string> {
     const text = readFileSync(f, 'utf8');
     for (const m of text.matchAll(/\benv\??\.([A-Z][A-Z0-9_]*|[a-z]+_[a-z_]+)\b/g)) names.add(m[1]);
     for (const m of text.matchAll(/\benv\??\.?\[\s*['"]([A-Za-z_][A-Za-z0-9_]*)['"]\s*\]/g)) names.add(m[1]);
-    for (const m of text.matchAll(/['"`](BOOKDIST_[A-Z0-9_]+)['"`]/g)) names.add(m[1]);
+    for (const m of text.matchAll(/['"`](BOOKDIST_[A-Z0-9_]+)['"`]/g)) if (!NOT_VARIABLES.has(m[1])) names.add(m[1]);
+    for (const m of text.matchAll(/['"`]((?:https?|all|no)_proxy|(?:HTTPS?|ALL|NO)_PROXY)['"`]/g)) names.add(m[1]);
   }
   return names;
 }
