@@ -157,6 +157,11 @@ export interface PrismProxy {
   violations(): string[];
   /** Everything Prism logged (for failure messages). */
   log(): string;
+  /**
+   * Wait until Prism has logged everything about the requests answered so far: its log lags its
+   * answers, in order, so once a request sent now shows up, every earlier line is there.
+   */
+  settle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -195,6 +200,16 @@ export async function startPrismProxy(docUrl: string, upstream: string): Promise
     requests: () => lines().filter((l) => /\[HTTP SERVER\] .* Request received/.test(l)).length,
     violations: () => lines().filter((l) => /Request terminated with error|Violation:/.test(l)),
     log: () => log,
+    async settle() {
+      const received = () => lines().filter((l) => /\[HTTP SERVER\] .* Request received/.test(l)).length;
+      const n = received();
+      await (await fetch(`http://127.0.0.1:${port}/openapi.json`)).arrayBuffer();
+      const deadline = Date.now() + 30_000;
+      while (received() <= n) {
+        if (Date.now() > deadline) throw new Error(`Prism logged nothing of a request within 30 s:\n${log.slice(-2000)}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
     async close() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
