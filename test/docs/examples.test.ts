@@ -15,6 +15,7 @@
 // a sandbox at http://127.0.0.1:8710) is a sandbox serving the same database, and `sandbox serve`
 // listens on --port 0; it is started, must print its URL, and is stopped with SIGTERM (exit 0).
 import { spawn } from 'node:child_process';
+import { request as httpsRequest } from 'node:https';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -174,31 +175,42 @@ function runBlock(lines: string[], cwd: string): Promise<Ran[]> {
   });
 }
 
+/** GET over HTTPS trusting the sandbox's CA file (the TLS message may reach stderr after the URL). */
+function httpsGet(url: string, caFile: string | undefined): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const ca = caFile ? readFileSync(caFile, 'utf8') : undefined;
+    httpsRequest(url, { ca }, (res) => (res.resume(), resolve(res.statusCode ?? 0))).on('error', reject).end();
+  });
+}
+
 /** `sandbox serve`: it must print its URL on stdout, answer, and stop with exit 0 on SIGTERM. */
-function runServe(line: string, cwd: string): Promise<{ code: number | null; url: string; output: string }> {
+function runServe(line: string, cwd: string): Promise<{ code: number | null; url: string; answered: number; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['--norc', '--noprofile', '-c', `exec ${localise(line)}`], { cwd, env: envFor(cwd), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     let url = '';
-    child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
-    child.stdout.setEncoding('utf8').on('data', async (d) => {
-      out += d;
-      const m = /^(http:\/\/\S+)$/m.exec(out);
-      if (m && !url) {
-        url = m[1];
-        try {
-          await fetch(url + '/');
-        } finally {
-          child.kill('SIGTERM');
-        }
-      }
-    });
+    let answered = 0;
+    // Once the URL is printed (and, with --tls, the CA file to trust, which goes to stderr):
+    // one GET as the example's reader would send it, then SIGTERM.
+    const check = () => {
+      const m = /^(https?:\/\/\S+)$/m.exec(out);
+      const ca = /clients trust (\S+\.pem)/.exec(err)?.[1];
+      if (!m || url || (m[1].startsWith('https:') && !ca)) return;
+      url = m[1];
+      const asked = url.startsWith('https:') ? httpsGet(url + '/', ca) : fetch(url + '/').then((r) => r.status);
+      void asked
+        .then((status) => (answered = status))
+        .catch(() => {})
+        .finally(() => child.kill('SIGTERM'));
+    };
+    child.stderr.setEncoding('utf8').on('data', (d) => ((err += d), check()));
+    child.stdout.setEncoding('utf8').on('data', (d) => ((out += d), check()));
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, url, output: out + err });
+      resolve({ code, url, answered, output: out + err });
     });
   });
 }
@@ -219,7 +231,8 @@ describe('examples', () => {
     const rest = block.lines.filter((l) => !serve.includes(l));
     for (const line of serve) {
       const r = await runServe(line, cwd);
-      expect(r.url, `${line}\n${r.output}`).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(r.url, `${line}\n${r.output}`).toMatch(/^https?:\/\/127\.0\.0\.1:\d+$/);
+      expect(r.answered, `${line}: GET / over ${r.url}\n${r.output}`).toBe(200);
       expect(r.code, `${line}\n${r.output}`).toBe(0);
     }
     if (!rest.length) return;

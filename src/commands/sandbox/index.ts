@@ -42,10 +42,9 @@ export function registerSandbox(program: Command): void {
       () => import('./serve.js'),
     ),
     [
-      'bookdist sandbox serve',
       'bookdist sandbox serve --port 9000 --db ./dev.db --fault-rate 0.1 --fault 503 --fault 429 --latency 50ms',
       'bookdist sandbox serve --host 0.0.0.0 --expose --allow-host sandbox.internal',
-      'bookdist sandbox serve --tls --allow-host sandbox.test   # then: --ca-file "$(bookdist sandbox credentials --json | jq -r .tls_ca_file)"',
+      'bookdist sandbox serve --tls',
     ],
   );
 
