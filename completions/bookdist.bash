@@ -113,7 +113,7 @@ _bookdist_flags() {
     'describe') REPLY='--endpoint -h --help' ;;
     'api') REPLY='-f --field -F --raw-field --input --auth --store -i --include -h --help' ;;
     'profile') REPLY='-h --help' ;;
-    'profile add') REPLY='--name --store-url --username --key-file --shared-key-stdin --token-stdin --use --force --no-verify -h --help' ;;
+    'profile add') REPLY='--name --store-url --username --key-file --shared-key-stdin --token-stdin --idempotency-keys --use --force --no-verify -h --help' ;;
     'profile list') REPLY='-h --help' ;;
     'profile show') REPLY='-h --help' ;;
     'profile use') REPLY='-h --help' ;;

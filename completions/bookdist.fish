@@ -195,7 +195,7 @@ function __bookdist_flags --argument-names cmdpath
         case 'profile'
             printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
         case 'profile add'
-            printf '%s\t%s\n' '--name' 'profile name (letters, digits, - and _)' '--store-url' 'price comparison (store) host; defaults to the base URL' '--username' 'the partner account\'s username (30 hex characters)' '--key-file' 'RSA private key (PEM) for CryptoAuth' '--shared-key-stdin' 'read the shared key (SharedKeyAuth) from stdin' '--token-stdin' 'read the access-control token from stdin' '--use' 'make it the current profile' '--force' 'replace a profile of the same name' '--no-verify' 'store it without checking the credentials against the service' '-h' 'display help for command' '--help' 'display help for command'
+            printf '%s\t%s\n' '--name' 'profile name (letters, digits, - and _)' '--store-url' 'price comparison (store) host; defaults to the base URL' '--username' 'the partner account\'s username (30 hex characters)' '--key-file' 'RSA private key (PEM) for CryptoAuth' '--shared-key-stdin' 'read the shared key (SharedKeyAuth) from stdin' '--token-stdin' 'read the access-control token from stdin' '--idempotency-keys' 'the service honours Idempotency-Key: writes carrying one are retried after a lost answer (off unless the service promises it)' '--use' 'make it the current profile' '--force' 'replace a profile of the same name' '--no-verify' 'store it without checking the credentials against the service' '-h' 'display help for command' '--help' 'display help for command'
         case 'profile list'
             printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
         case 'profile show'

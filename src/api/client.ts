@@ -3,7 +3,7 @@
 // response/error shape.
 import { HttpTransport } from './transport.js';
 import { certificateProblem, type Env, type Route } from './network.js';
-import type { HttpHandler } from './handler.js';
+import type { HttpHandler, TlsInfo } from './handler.js';
 import { ExitCode, CliError } from '../errors.js';
 import { formatDuration } from '../util/duration.js';
 import { endpoint as lookupEndpoint, type Endpoint } from '../spec/endpoints.js';
@@ -100,6 +100,8 @@ export interface ApiResponse {
   /** How the body was read. */
   format: 'json' | 'xml' | 'text' | 'empty';
   request: RequestInfo;
+  /** Over TLS: the protocol and the service's certificate (profile check shows them). */
+  tls?: TlsInfo;
 }
 
 export interface RequestInfo {
@@ -469,7 +471,9 @@ export class ApiClient {
       body: p.body,
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
-    return parseResponse(res.status, res.headers, res.text, info);
+    const parsed = parseResponse(res.status, res.headers, res.text, info);
+    if (res.tls) parsed.tls = res.tls;
+    return parsed;
   }
 
   private trace(line: string): void {

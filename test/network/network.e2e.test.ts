@@ -170,6 +170,17 @@ describe('over HTTPS through a real proxy, one command of each group', () => {
     await run(['access', 'allow', '--hash-id', H, '--username', other, '--price', '1.00']);
     const check = await cli(['profile', 'check', '--json']);
     expect(check.code, check.stderr).toBe(0);
+    // profile check diagnoses the way to the service: proxy, CA bundle, TLS, certificate, clock.
+    const n = JSON.parse(check.stdout).network;
+    expect(n.proxy).toEqual({ used: proxy.url, why: 'HTTPS_PROXY', fix: 'To go direct, name the host in NO_PROXY.' });
+    expect(n.ca.file).toBe(caFile);
+    expect(n.tls.protocol).toBe('TLSv1.3');
+    expect(n.tls.issuer).toContain('CN=bookdist sandbox CA');
+    expect(n.tls.days_left).toBeGreaterThan(300);
+    expect(n.clock.offset_seconds).toBe(0);
+    const direct = await cli(['profile', 'check', '--json'], { NO_PROXY: HOST });
+    expect(direct.code, direct.stderr).toBe(0);
+    expect(JSON.parse(direct.stdout).network.proxy).toEqual({ used: null, why: 'NO_PROXY entry "bookdist.test" names bookdist.test' });
     // Every command went through the proxy (keep-alive may carry several requests per tunnel).
     expect(connects(proxy) - before).toBeGreaterThanOrEqual(12);
   }, 120_000);

@@ -18,6 +18,10 @@ export interface AddOptions {
   keyFile?: string;
   sharedKey?: string;
   token?: string;
+  /** --ca-file: a CA bundle the profile trusts besides Node's roots. */
+  caFile?: string;
+  /** --idempotency-keys: the service honours Idempotency-Key. */
+  idempotencyKeys?: boolean;
   use: boolean;
   force: boolean;
   /** Check the credentials with GET /profile/ before storing (default; --no-verify turns it off). */
@@ -36,6 +40,8 @@ export async function parse(input: VerbInput, ctx: Context): Promise<AddOptions>
     storeUrl: o.storeUrl !== undefined ? checkUrl(String(o.storeUrl), '--store-url') : undefined,
     username: o.username !== undefined ? checkUsername(String(o.username)) : undefined,
     keyFile: o.keyFile !== undefined ? String(o.keyFile) : undefined,
+    caFile: ctx.globals.caFile !== undefined ? await checkCaFile(String(ctx.globals.caFile)) : undefined,
+    idempotencyKeys: o.idempotencyKeys === true ? true : undefined,
     use: Boolean(o.use),
     force: Boolean(o.force),
     verify: o.verify !== false,
@@ -60,6 +66,20 @@ export async function parse(input: VerbInput, ctx: Context): Promise<AddOptions>
     }
   }
   return out;
+}
+
+/** A CA bundle must be readable and hold a PEM certificate; stored as an absolute path. */
+async function checkCaFile(file: string): Promise<string> {
+  const { resolve } = await import('node:path');
+  const path = resolve(file);
+  let pem: string;
+  try {
+    pem = await readFile(path, 'utf8');
+  } catch (e: any) {
+    throw usageError(`--ca-file ${file}: cannot read it (${e?.code === 'ENOENT' ? 'no such file' : (e?.code ?? e?.message)}).`);
+  }
+  if (!/-----BEGIN CERTIFICATE-----/.test(pem)) throw usageError(`--ca-file ${file}: holds no PEM certificate (-----BEGIN CERTIFICATE-----).`);
+  return path;
 }
 
 /** A username of the service: 30 lowercase hexadecimal characters. */
@@ -173,6 +193,8 @@ export async function run(o: AddOptions, ctx: Context): Promise<void> {
   const data: ProfileData = { baseUrl: o.baseUrl };
   if (o.storeUrl) data.storeUrl = o.storeUrl;
   if (o.username) data.username = o.username;
+  if (o.caFile) data.caFile = o.caFile;
+  if (o.idempotencyKeys) data.idempotencyKeys = true;
   if (o.verify) {
     // Check before anything is written: a refused key leaves no half-made profile behind.
     const { checkAccount, configOf } = await import('./verify.js');

@@ -36,6 +36,7 @@ export function registerProfile(program: Command): void {
         .option('--key-file <pem>', 'RSA private key (PEM) for CryptoAuth')
         .option('--shared-key-stdin', 'read the shared key (SharedKeyAuth) from stdin')
         .option('--token-stdin', 'read the access-control token from stdin')
+        .option('--idempotency-keys', 'the service honours Idempotency-Key: writes carrying one are retried after a lost answer (off unless the service promises it)')
         .option('--use', 'make it the current profile')
         .option('--force', 'replace a profile of the same name')
         .option('--no-verify', 'store it without checking the credentials against the service'),

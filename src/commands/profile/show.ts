@@ -6,6 +6,7 @@ import { configDir } from '../../config/paths.js';
 import { readStore } from '../../config/store.js';
 import { resolveConfig, type Setting } from '../../config/resolve.js';
 import { REDACTED } from '../../api/wire.js';
+import { routeFor } from '../../api/network.js';
 import { emit } from '../../output/index.js';
 import { grid, kv, type Pair } from '../render.js';
 import type { VerbInput } from '../define.js';
@@ -20,7 +21,7 @@ interface Row {
   source: string | null;
 }
 
-function source(s: Setting | undefined, flag?: string): string | null {
+function source(s: Setting<unknown> | undefined, flag?: string): string | null {
   if (!s) return null;
   switch (s.source) {
     case 'flag':
@@ -34,11 +35,22 @@ function source(s: Setting | undefined, flag?: string): string | null {
   }
 }
 
+/** Whether requests to the base URL go through a proxy, and which setting decided it (credentials never shown). */
+function proxyRow(baseUrl: string | undefined, env: Record<string, string | undefined>): Row {
+  if (!baseUrl) return { setting: 'proxy', value: 'none (the local sandbox is loopback, never proxied)', source: null };
+  try {
+    const r = routeFor(new URL(baseUrl), env);
+    return r.proxy ? { setting: 'proxy', value: r.shown!, source: `env ${r.why}` } : { setting: 'proxy', value: 'none', source: r.why };
+  } catch (e: any) {
+    return { setting: 'proxy', value: 'unusable', source: String(e?.message ?? e) };
+  }
+}
+
 export async function run(o: { name?: string }, ctx: Context): Promise<void> {
   const env = ctx.io.env;
   const cfg = await resolveConfig({
     env,
-    flags: { profile: o.name ?? ctx.globals.profile, baseUrl: ctx.globals.baseUrl },
+    flags: { profile: o.name ?? ctx.globals.profile, baseUrl: ctx.globals.baseUrl, caFile: ctx.globals.caFile },
     loadStore: () => readStore(configDir(env)),
   });
   const secret = (s: Setting | undefined) => (s ? REDACTED : null);
@@ -61,6 +73,11 @@ export async function run(o: { name?: string }, ctx: Context): Promise<void> {
     cfg.embedded && !cfg.token
       ? { setting: 'token', value: REDACTED, source: builtin }
       : { setting: 'token', value: secret(cfg.token), source: source(cfg.token) },
+    { setting: 'ca_file', value: cfg.caFile?.value ?? null, source: source(cfg.caFile, '--ca-file') },
+    cfg.embedded
+      ? { setting: 'idempotency_keys', value: 'honoured', source: builtin }
+      : { setting: 'idempotency_keys', value: cfg.idempotencyKeys ? (cfg.idempotencyKeys.value ? 'honoured' : 'not honoured') : 'not honoured', source: source(cfg.idempotencyKeys) ?? 'default' },
+    proxyRow(cfg.embedded ? undefined : cfg.baseUrl?.value, env),
     {
       setting: 'config_dir',
       value: cfg.configDir,

@@ -17,6 +17,15 @@ export interface AccountCheck {
   scopes: string[];
   test_mode: boolean;
   verified: boolean;
+  /** How the service was reached (profile check): proxy, CA bundle, TLS, clock. */
+  network?: NetworkCheck;
+}
+
+export interface NetworkCheck {
+  proxy: { used: string | null; why: string; fix?: string };
+  ca: { file: string | null; node_extra_ca_certs: string | null; fix?: string };
+  tls: null | { protocol: string | null; subject: string; issuer: string; expires: string | null; days_left: number | null; fix?: string };
+  clock: null | { service_date: string; offset_seconds: number; fix?: string };
 }
 
 /** The environment without the BOOKDIST_ settings that would override a stored profile's values. */
@@ -60,7 +69,13 @@ export async function checkAccount(ctx: Context, cfg: ResolvedConfig, hint: stri
     const api = await ctx.apiFor(cfg, { dryRun: false });
     if (!cfg.embedded) base.base_url = api.baseUrl;
     base.username ??= api.username ?? null;
-    body = await api.ok('profile');
+    const res = await api.call('profile');
+    if (res.status >= 400) {
+      const { toApiError } = await import('../../api/client.js');
+      throw toApiError(res);
+    }
+    body = res.body;
+    base.network = networkOf(api, res, ctx);
   } catch (e: any) {
     if (e?.name === 'ApiError' && (e.status === 401 || e.status === 403)) {
       const said = typeof e.body?.message === 'string' ? e.body.message : e.message;
@@ -71,13 +86,57 @@ export async function checkAccount(ctx: Context, cfg: ResolvedConfig, hint: stri
       );
     }
     // A key file that cannot be read, a URL that is not one: already a message naming the fix.
-    if ((e instanceof CliError || e?.name === 'CliError') && (e.exitCode === ExitCode.AUTH || e.exitCode === ExitCode.USAGE)) throw e;
+    if ((e instanceof CliError || e?.name === 'CliError') && [ExitCode.AUTH, ExitCode.USAGE, ExitCode.TLS, ExitCode.PROXY].includes(e.exitCode)) throw e;
     if (e?.exitCode === ExitCode.INTERRUPTED || e?.name === 'AbortError') throw e;
     const code = e?.exitCode === ExitCode.UNAVAILABLE || e?.exitCode === ExitCode.NOT_FOUND ? e.exitCode : ExitCode.ERROR;
     throw new CliError(`Could not check profile "${base.profile}" with GET /profile/ on ${base.base_url}: ${String(e?.message ?? e).replace(/\.$/, '')}. ${hint}`, code);
   }
   const p = body?.profile ?? {};
   return { ...base, account: p.nickname ?? null, scopes: [...(body?.scopes ?? [])].sort(), test_mode: Boolean(body?.test_mode), verified: true };
+}
+
+/** What profile check says about the way to the service, each part with what to do when it is wrong. */
+function networkOf(api: import('../../api/client.js').ApiClient, res: import('../../api/client.js').ApiResponse, ctx: Context): NetworkCheck {
+  const route = api.route(res.request.url);
+  const https = res.request.url.startsWith('https:');
+  const extra = ctx.io.env.NODE_EXTRA_CA_CERTS || null;
+  const out: NetworkCheck = {
+    proxy: route?.proxy
+      ? { used: route.shown!, why: route.why, fix: 'To go direct, name the host in NO_PROXY.' }
+      : { used: null, why: route?.why ?? 'direct' },
+    ca: {
+      file: api.caFile ?? null,
+      node_extra_ca_certs: extra,
+      ...(https && !api.caFile ? { fix: "Node's CA roots (and NODE_EXTRA_CA_CERTS) verified the certificate; for a private CA use --ca-file or BOOKDIST_CA_FILE." } : {}),
+    },
+    tls: null,
+    clock: null,
+  };
+  if (res.tls) {
+    const expires = res.tls.validTo ? new Date(res.tls.validTo) : undefined;
+    const days = expires && !Number.isNaN(expires.getTime()) ? Math.floor((expires.getTime() - Date.now()) / 86_400_000) : null;
+    out.tls = {
+      protocol: res.tls.protocol ?? null,
+      subject: res.tls.subject,
+      issuer: res.tls.issuer,
+      expires: expires && !Number.isNaN(expires.getTime()) ? expires.toISOString() : null,
+      days_left: days,
+      ...(days !== null && days < 14 ? { fix: `The certificate expires in ${days} day(s): tell the service's operators.` } : {}),
+      ...(res.tls.protocol && /TLSv1(\.[01])?$/.test(res.tls.protocol) ? { fix: `${res.tls.protocol} is outdated: the service should offer TLS 1.2 or 1.3.` } : {}),
+    };
+  }
+  const date = res.headers['date'];
+  const t = date ? Date.parse(date) : NaN;
+  if (!Number.isNaN(t)) {
+    // The Date header has whole seconds: differences under 2 s are noise.
+    const offset = Math.round((t - ctx.clock.now().getTime()) / 1000);
+    out.clock = {
+      service_date: new Date(t).toISOString(),
+      offset_seconds: Math.abs(offset) < 2 ? 0 : offset,
+      ...(Math.abs(offset) > 60 ? { fix: `This machine's clock is ${Math.abs(offset)} s ${offset > 0 ? 'behind' : 'ahead of'} the service's: signatures depend on time; set the clock (NTP).` } : {}),
+    };
+  }
+  return out;
 }
 
 /** The `gh auth status`-like card of a check. */
@@ -95,5 +154,20 @@ export function checkCard(c: AccountCheck, s: Style): string {
       '  ',
     ),
     ...(c.verified ? [] : [kv(s, [['Not verified', 'an access-control token alone has no request that checks it without changing access.']], '  ')]),
+    ...(c.network ? [networkCard(c.network, s)] : []),
   ].join('\n');
+}
+
+function networkCard(n: NetworkCheck, s: Style): string {
+  const fix = (f?: string) => (f ? ` ${s.dim('→ ' + f)}` : '');
+  const pairs: Pair[] = [
+    ['Proxy', (n.proxy.used ? `${n.proxy.used} (${n.proxy.why})` : `none: ${n.proxy.why}`) + fix(n.proxy.fix)],
+    ['CA bundle', (n.ca.file ? `${n.ca.file} and Node's roots` : "Node's roots") + (n.ca.node_extra_ca_certs ? ` + NODE_EXTRA_CA_CERTS ${n.ca.node_extra_ca_certs}` : '') + fix(n.ca.fix)],
+  ];
+  if (n.tls) {
+    pairs.push(['TLS', n.tls.protocol ?? '-']);
+    pairs.push(['Certificate', `${n.tls.subject}; issuer ${n.tls.issuer}; expires ${n.tls.expires ?? '-'}${n.tls.days_left !== null ? ` (${n.tls.days_left} days)` : ''}` + fix(n.tls.fix)]);
+  } else pairs.push(['TLS', 'none (http://): requests and signatures travel in clear text']);
+  if (n.clock) pairs.push(['Clock', (n.clock.offset_seconds === 0 ? 'in step with the service' : `${n.clock.offset_seconds} s from the service's Date`) + fix(n.clock.fix)]);
+  return kv(s, pairs, '  ');
 }

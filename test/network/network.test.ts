@@ -1,0 +1,237 @@
+// The network rules in-process (issues 21 and 22): which route a request takes (NO_PROXY as curl
+// reads it), the one retry policy, settings refused before anything is sent (base URLs, header
+// values, key files and their permissions), credentials that stay at their own host, what
+// --debug shows of codes and passwords, and profile check's diagnosis of the way to the service.
+import { generateKeyPairSync } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { routeFor } from '../../src/api/network.js';
+import { json, netError, StubRegistry } from '../helpers/stub-http.js';
+import { run, STUB_URL, stubEnv } from '../helpers/run.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'bookdist-network-unit-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const NOW = new Date('2026-11-25T12:00:00Z');
+const waits: number[] = [];
+const clock = { now: () => NOW, sleep: async (ms: number) => void waits.push(ms) };
+const PROFILE = { code: 200, success: true, test_mode: false, profile: { nickname: 'Partner' }, scopes: ['book_metadata'] };
+const USER = 'ab'.repeat(15);
+
+describe('routes: HTTPS_PROXY, HTTP_PROXY and NO_PROXY as curl reads them; loopback never proxied', () => {
+  const P = { HTTPS_PROXY: 'http://user:pw@proxy.example:3128', HTTP_PROXY: 'proxy.example:8080' };
+  const via = (url: string, env: Record<string, string>) => routeFor(new URL(url), env).shown ?? 'direct';
+  it.each([
+    ['https://api.example.com', {}, 'direct'],
+    ['https://api.example.com', P, 'http://proxy.example:3128'],
+    ['http://api.example.com', P, 'http://proxy.example:8080'],
+    ['https://api.example.com', { https_proxy: 'http://lower:1', HTTPS_PROXY: 'http://upper:2' }, 'http://lower:1'],
+    ['https://api.example.com', { ALL_PROXY: 'http://all:3' }, 'http://all:3'],
+    ['https://localhost:8443', P, 'direct'],
+    ['https://127.0.0.5', P, 'direct'],
+    ['https://[::1]:8443', P, 'direct'],
+    ['https://api.example.com', { ...P, NO_PROXY: 'example.com' }, 'direct'],
+    ['https://example.com', { ...P, NO_PROXY: '.example.com' }, 'direct'],
+    ['https://api.example.com', { ...P, NO_PROXY: '*.example.com' }, 'direct'],
+    ['https://badexample.com', { ...P, NO_PROXY: 'example.com' }, 'http://proxy.example:3128'],
+    ['https://api.example.com', { ...P, NO_PROXY: '*' }, 'direct'],
+    ['https://api.example.com', { ...P, NO_PROXY: 'api.example.com:443' }, 'direct'],
+    ['https://api.example.com:8443', { ...P, NO_PROXY: 'api.example.com:443' }, 'http://proxy.example:3128'],
+    ['https://10.1.2.3', { ...P, NO_PROXY: '10.0.0.0/8' }, 'direct'],
+    ['https://10.1.2.3', { ...P, NO_PROXY: '10.1.2.3' }, 'direct'],
+    ['https://11.1.2.3', { ...P, NO_PROXY: '10.0.0.0/8' }, 'http://proxy.example:3128'],
+    ['https://[2001:db8::1]', { ...P, NO_PROXY: '2001:db8::/32' }, 'direct'],
+    ['https://api.example.com', { ...P, no_proxy: 'other.org, example.com', NO_PROXY: '' }, 'direct'],
+  ] as const)('%s with %j: %s', (url, env, want) => {
+    expect(via(url, env as Record<string, string>)).toBe(want);
+  });
+  it('a proxy is shown without its credentials; an https:// or socks proxy is refused by name', () => {
+    expect(routeFor(new URL('https://a.example'), P).shown).toBe('http://proxy.example:3128');
+    expect(() => routeFor(new URL('https://a.example'), { HTTPS_PROXY: 'socks5://p:1080' })).toThrow(/HTTPS_PROXY uses socks5:/);
+  });
+});
+
+describe('one retry policy', () => {
+  const ISBN = '9781614001379';
+  const runWith = (http: StubRegistry, args: string[], env: Record<string, string | undefined> = {}) => run(args, { http, env: stubEnv(env), clock });
+
+  it('429 is retried honouring Retry-After; retries + 1 attempts in all', async () => {
+    waits.length = 0;
+    const http = new StubRegistry().on('GET', `/v1/book/isbn/${ISBN}/`, json(429, { code: 429, message: 'slow down' }, { 'retry-after': '3' }), 3);
+    const r = await runWith(http, ['book', 'get', '--isbn', ISBN, '--retries', '2']);
+    expect(r.code).toBe(7);
+    expect(http.requests).toHaveLength(3);
+    expect(waits).toEqual([3000, 3000]);
+  });
+
+  it('a POST answered 503 is not repeated; a GET answered 502 is', async () => {
+    const post = new StubRegistry().on('POST', '/v1/user/', json(503, { code: 503, message: 'down' }));
+    expect((await runWith(post, ['user', 'create', '--email', 'a@example.com', '--retries', '3'])).code).toBe(7);
+    expect(post.requests).toHaveLength(1);
+    const get = new StubRegistry().on('GET', '/profile/', json(502, {}), 1).on('GET', '/profile/', json(200, PROFILE));
+    expect((await runWith(get, ['whoami', '--json'])).code).toBe(0);
+    get.verify();
+  });
+
+  it('a write whose answer was lost is "outcome unknown" (exit 1), sent once; a refused connection is retried (nothing was sent)', async () => {
+    const lost = new StubRegistry().on('POST', '/v1/user/', netError('ECONNRESET'));
+    const r = await runWith(lost, ['user', 'create', '--email', 'a@example.com']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/the outcome is unknown\. Check whether it took effect/);
+    lost.verify();
+    const refused = new StubRegistry().on('POST', '/v1/user/', netError('ECONNREFUSED')).on('POST', '/v1/user/', json(200, { code: 200, success: true, user: { username: USER } }));
+    expect((await runWith(refused, ['user', 'create', '--email', 'a@example.com', '--json'])).code).toBe(0);
+    refused.verify();
+  });
+
+  it('an order with an order_number is idempotent: its 503 is retried', async () => {
+    const http = new StubRegistry().on('POST', '/v1/order/external/', json(503, {}), 1).on('POST', '/v1/order/external/', json(200, { code: 200, success: true, order: { id: 1 } }));
+    const r = await runWith(http, ['order', 'create', '--username', USER, '--pricing-id', '1', '--order-type', 'TestPlan', '--org', 'x', '--billing-name', 'A B', '--billing-postal-code', '1', '--billing-country', 'US', '--order-number', 'N-1', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    http.verify();
+  });
+});
+
+describe('settings refused before anything is sent (exit 2, naming the setting and its source)', () => {
+  it.each([
+    ['file:///etc/passwd', /uses file:/],
+    ['javascript:alert(1)', /uses javascript:/],
+    ['ftp://files.example.com', /uses ftp:/],
+    ['data:text/plain,x', /uses data:/],
+    [' http://api.example.com', /spaces or control characters/],
+    ['http://api.example.com/?x=1', /has a query/],
+    ['http://api.example.com/#frag', /has a fragment/],
+    ['http://user:pa55w0rd@api.example.com', /holds a user name or password/],
+  ])('--base-url %j', async (url, why) => {
+    const http = new StubRegistry();
+    const r = await run(['whoami', '--base-url', url], { http, env: stubEnv() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/The base URL from --base-url/);
+    expect(r.stderr).toMatch(why);
+    expect(r.stderr).not.toContain('pa55w0rd');
+    expect(http.requests).toHaveLength(0);
+  });
+
+  it('from the environment, the message names the variable', async () => {
+    const r = await run(['whoami'], { http: new StubRegistry(), env: stubEnv({ BOOKDIST_BASE_URL: 'http://h.example/#x' }) });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('The base URL from environment variable BOOKDIST_BASE_URL');
+  });
+
+  it('a username or key with a control character', async () => {
+    const u = await run(['whoami'], { http: new StubRegistry(), env: stubEnv({ BOOKDIST_USERNAME: 'ab\r\nX-Evil: 1' }) });
+    expect(u.code).toBe(2);
+    expect(u.stderr).toMatch(/The username from environment variable BOOKDIST_USERNAME holds a control character/);
+    const k = await run(['whoami'], { http: new StubRegistry(), env: stubEnv({ BOOKDIST_SHARED_KEY: 'sec\nret' }) });
+    expect(k.code).toBe(2);
+    expect(k.stderr).not.toContain('sec');
+  });
+
+  it('no credentials at all against a base URL: names BOOKDIST_USERNAME, BOOKDIST_KEY_FILE/BOOKDIST_SHARED_KEY and profile add; public endpoints still work', async () => {
+    const http = new StubRegistry().on('GET', '/', json(200, { code: 200, versions: ['v1'] }));
+    const env = stubEnv({ BOOKDIST_USERNAME: undefined, BOOKDIST_SHARED_KEY: undefined });
+    const r = await run(['whoami'], { http, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/needs credentials and none are set: nothing was sent\. Set BOOKDIST_USERNAME with BOOKDIST_KEY_FILE .* or BOOKDIST_SHARED_KEY, or store them with `bookdist profile add`/);
+    expect((await run(['status', '--json'], { http, env })).code).toBe(0);
+    http.verify();
+  });
+
+  it('credentials given through the environment are never dropped for the embedded sandbox', async () => {
+    const r = await run(['whoami'], { env: { BOOKDIST_CONFIG_DIR: join(dir, 'c0'), BOOKDIST_DATA_DIR: join(dir, 'd0'), BOOKDIST_KEY_FILE: join(dir, 'nope.pem'), BOOKDIST_USERNAME: USER } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`Cannot read the key file ${join(dir, 'nope.pem')} (from environment variable BOOKDIST_KEY_FILE): no such file`);
+  });
+});
+
+describe('permissions as ssh checks them', () => {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+  const keyAt = (name: string, mode: number) => {
+    const p = join(dir, name);
+    writeFileSync(p, pem);
+    chmodSync(p, mode);
+    return p;
+  };
+  const env = (extra: Record<string, string>) => stubEnv({ BOOKDIST_SHARED_KEY: undefined, BOOKDIST_USERNAME: USER, ...extra });
+
+  it('a key others can read: a warning naming the file and the chmod, on every use', async () => {
+    const key = keyAt('open.pem', 0o644);
+    const http = new StubRegistry().on('GET', '/profile/', json(200, PROFILE), 2);
+    for (let i = 0; i < 2; i++) {
+      const r = await run(['whoami', '--json'], { http, env: env({ BOOKDIST_KEY_FILE: key }) });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain(`warning: the private key ${key} can be read or changed by other users (mode 0644); fix it with \`chmod 600 ${key}\``);
+    }
+  });
+
+  it('a key others can write is refused (exit 2), nothing sent', async () => {
+    const key = keyAt('writable.pem', 0o666);
+    const http = new StubRegistry();
+    const r = await run(['whoami'], { http, env: env({ BOOKDIST_KEY_FILE: key }) });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`can be changed by other users (mode 0666): refused, as ssh does. Fix it with \`chmod 600 ${key}\``);
+    expect(http.requests).toHaveLength(0);
+  });
+
+  it('a config file and a keys directory open to others get warnings', async () => {
+    const cfg = join(dir, 'cfg');
+    mkdirSync(join(cfg, 'keys'), { recursive: true });
+    writeFileSync(join(cfg, 'config.json'), '{"profiles":{}}');
+    chmodSync(join(cfg, 'config.json'), 0o666);
+    chmodSync(join(cfg, 'keys'), 0o777);
+    const http = new StubRegistry().on('GET', '/profile/', json(200, PROFILE));
+    const r = await run(['whoami', '--json'], { http, env: stubEnv({ BOOKDIST_CONFIG_DIR: cfg }) });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`the config file ${join(cfg, 'config.json')} can be read or changed by other users (mode 0666); fix it with \`chmod 600`);
+    expect(r.stderr).toContain(`the keys directory ${join(cfg, 'keys')} can be read or changed by other users (mode 0777); fix it with \`chmod 700`);
+  });
+});
+
+describe('secrets stay where they belong', () => {
+  it('a store host of another origin gets no credentials; the base URL does', async () => {
+    const http = new StubRegistry().on('GET', /^\/api\/offers\.json/, json(200, { offers: [] }), 2);
+    const other = await run(['api', 'GET', '/api/offers.json', '--store'], { http, env: stubEnv({ BOOKDIST_STORE_URL: 'http://store.elsewhere.test' }) });
+    expect(other.code, other.stderr).toBe(0);
+    const [a] = http.requests;
+    expect(a.url.startsWith('http://store.elsewhere.test/')).toBe(true);
+    expect(Object.keys(a.headers).filter((h) => ['api-key', 'signature', 'api-user', 'user', 'authorization', 'authorization-token'].includes(h))).toEqual([]);
+  });
+
+  it('--debug shows redemption codes and generated passwords cut (first characters and length); BOOKDIST_DEBUG_BODIES=full in full', async () => {
+    const code = 'ABCD-EFGH-JKMN';
+    const answer = json(200, { code: 200, success: true, codes: [{ code, deactivation_date: null, limit_days: 0 }] });
+    const http = new StubRegistry().on('POST', '/v1/codes/generate/', answer, 2);
+    const args = ['codes', 'generate', '--hash-id', 'a'.repeat(40), '--org', 'x', '--count', '1', '--debug', '-o', 'ndjson'];
+    const cut = await run(args, { http, env: stubEnv() });
+    expect(cut.code, cut.stderr).toBe(0);
+    expect(cut.stdout).toContain(code);
+    expect(cut.stderr).not.toContain(code);
+    expect(cut.stderr).toContain('"code":"ABCD…(14 chars)"');
+    const full = await run(args, { http, env: stubEnv({ BOOKDIST_DEBUG_BODIES: 'full' }) });
+    expect(full.stderr).toContain(code);
+    expect(full.stderr).not.toContain('stub-shared-key');
+    const pw = new StubRegistry().on('POST', '/v1/user/', json(200, { code: 200, success: true, user: { username: USER }, password: 'Gen3rated-Pw' }));
+    const u = await run(['user', 'create', '--email', 'a@example.com', '--debug', '--json'], { http: pw, env: stubEnv() });
+    expect(u.stdout).toContain('Gen3rated-Pw');
+    expect(u.stderr).not.toContain('Gen3rated-Pw');
+  });
+});
+
+describe('profile check: the way to the service', () => {
+  it('the clock difference to the Date header, with what to do when it is off', async () => {
+    const late = new Date(NOW.getTime() + 300_000).toUTCString();
+    const http = new StubRegistry().on('GET', '/profile/', json(200, PROFILE, { date: late }));
+    const r = await run(['profile', 'check', '--json'], { http, env: stubEnv(), clock });
+    expect(r.code, r.stderr).toBe(0);
+    const n = JSON.parse(r.stdout).network;
+    expect(n.clock.offset_seconds).toBe(300);
+    expect(n.clock.fix).toMatch(/clock is 300 s behind the service's: signatures depend on time/);
+    expect(n.tls).toBeNull();
+    const card = await run(['profile', 'check'], { http: new StubRegistry().on('GET', '/profile/', json(200, PROFILE, { date: late })), env: stubEnv(), clock, tty: { columns: 100 } });
+    expect(card.stdout).toMatch(/Clock +300 s from the service's Date/);
+    expect(card.stdout).toMatch(/TLS +none \(http:\/\/\)/);
+    expect(STUB_URL.startsWith('http:')).toBe(true);
+  });
+});
