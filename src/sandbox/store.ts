@@ -237,6 +237,7 @@ CREATE INDEX IF NOT EXISTS books_by_eisbn10 ON books(eisbn10);
 CREATE INDEX IF NOT EXISTS books_by_parent_isbn ON books(parent_isbn);
 CREATE INDEX IF NOT EXISTS books_by_sku_nocase ON books(sku COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS books_queue ON books(queue_seq, id) WHERE is_queued = 1;
+CREATE INDEX IF NOT EXISTS books_loaded ON books(id) WHERE loaded_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS users_by_owner ON users(owner_account_id);
 CREATE INDEX IF NOT EXISTS orders_by_user ON orders(user_id);
 CREATE INDEX IF NOT EXISTS imports_by_isbn10 ON imports(isbn10);

@@ -167,7 +167,7 @@ export interface LoadedCatalogue {
 
 export function exportLoaded(store: Store): LoadedCatalogue {
   const books = store.all('SELECT * FROM books WHERE loaded_at IS NOT NULL ORDER BY id');
-  const prices = store.all('SELECT p.* FROM pricing p JOIN books b ON b.id = p.book_id WHERE b.loaded_at IS NOT NULL ORDER BY p.id');
+  const prices = store.all('SELECT * FROM pricing WHERE book_id IN (SELECT id FROM books WHERE loaded_at IS NOT NULL) ORDER BY id');
   const pubIds = [...new Set(books.map((b) => b.publisher_id as number))];
   const publishers = store.all('SELECT * FROM publishers WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id', JSON.stringify(pubIds));
   const grants = store.all(
