@@ -120,7 +120,7 @@ _bookdist_flags() {
     'profile remove') REPLY='-h --help' ;;
     'profile check') REPLY='-h --help' ;;
     'sandbox') REPLY='-h --help' ;;
-    'sandbox serve') REPLY='--host --expose --allow-host --port --db --process-delay --fault-rate --fault --latency --tls --cert --key -h --help' ;;
+    'sandbox serve') REPLY='--host --expose --allow-host --public-url --port --db --process-delay --fault-rate --fault --latency --tls --cert --key -h --help' ;;
     'sandbox credentials') REPLY='--db -h --help' ;;
     'sandbox openapi') REPLY='--server -h --help' ;;
     'sandbox reset') REPLY='--keep-loaded --db -h --help' ;;
@@ -188,6 +188,7 @@ _bookdist_flag() {
     'profile add/--key-file') REPLY='rf' ;;
     'sandbox serve/--host') REPLY='r-' ;;
     'sandbox serve/--allow-host') REPLY='r-' ;;
+    'sandbox serve/--public-url') REPLY='r-' ;;
     'sandbox serve/--port') REPLY='r-' ;;
     'sandbox serve/--db') REPLY='rf' ;;
     'sandbox serve/--process-delay') REPLY='r-' ;;

@@ -11,6 +11,11 @@ export interface SandboxCore {
   /** The TCP port the server listens on (set once it listens). */
   port: number;
   /**
+   * `scheme://host:port` of the address the server is bound to, or the configured public URL
+   * (set once it listens): what links in answers are built from, never the Host header.
+   */
+  baseUrl: string;
+  /**
    * Host names (lower case, IPv6 in brackets, no port) that the control routes answer: the
    * address the server is bound to, and names given with `allowHosts`.
    */
@@ -25,6 +30,6 @@ export interface RequestInfo {
   headers: Record<string, string>;
   /** The Host header when it is well-formed, else `127.0.0.1:<port>`. */
   host: string;
-  /** `http://<host>` as the client addressed the server (for links in answers). */
+  /** The sandbox's own base URL (SandboxCore.baseUrl), for links in answers. */
   origin: string;
 }

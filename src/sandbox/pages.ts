@@ -1,51 +1,356 @@
-// The two HTML pages of the sandbox: the reader a viewer URL opens (page views and prints count
-// for the refund rules) and the cart that /checkout redirects to.
-import type { ServerResponse } from 'node:http';
+// The sandbox's HTML pages: the reader a viewer URL opens (page views and prints count for the
+// refund rules, as `sandbox usage` records them) and the test checkout of the cart that /checkout
+// redirects to ("Complete test purchase" creates the order as `order create` would).
+//
+// Pages a partner can show: a TEST MODE banner, styled, nothing from the internet (styles and the
+// one script inline, allowed by a per-answer nonce in a strict Content-Security-Policy), never
+// framed, no referrer, no MIME sniffing. Every link is relative or built from the address the
+// sandbox is bound to (RequestInfo.origin), never from the Host header.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createHash, randomBytes } from 'node:crypto';
+import type { Caller } from './auth.js';
 import { readerEvent } from './control.js';
 import type { RequestInfo, SandboxCore } from './core.js';
-import { itemLiveFor } from './domain.js';
-import { htmlEscape, sendText } from './http.js';
+import { HANDLERS, itemLiveFor, type HandlerCtx, type HandlerResult } from './domain.js';
+import { hostName } from './hosts.js';
+import { HttpError, htmlEscape, readBody } from './http.js';
+import type { Row, Store } from './store.js';
+import { cents, isoDate, money } from './util.js';
 
 /** Does this path belong to the pages (rather than to the service or control routes)? */
 export function isPagePath(pathname: string): boolean {
   return pathname.startsWith('/reader/') || pathname === '/cart' || pathname === '/cart/';
 }
 
-export function servePage(core: SandboxCore, res: ServerResponse, r: RequestInfo): void {
-  if (r.method !== 'GET') return sendText(res, 405, 'text/plain; charset=utf-8', 'Method not allowed\n', { allow: 'GET' });
-  if (r.url.pathname.startsWith('/reader/')) return reader(core, res, r);
-  return cart(core, res, r);
+export async function servePage(core: SandboxCore, req: IncomingMessage, res: ServerResponse, r: RequestInfo): Promise<void> {
+  const nonce = randomBytes(16).toString('base64');
+  const isCart = !r.url.pathname.startsWith('/reader/');
+  try {
+    if (r.method === 'POST' && isCart) return await checkout(core, req, res, r, nonce);
+    req.resume();
+    if (r.method !== 'GET' && r.method !== 'HEAD') {
+      return send(res, 405, nonce, errorPage(nonce, 'Method not allowed', 'This page answers GET' + (isCart ? ' and the checkout form\'s POST' : '') + '.'), { allow: isCart ? 'GET, POST' : 'GET' });
+    }
+    if (isCart) return cart(core, res, r, nonce);
+    return reader(core, res, r, nonce);
+  } catch (err) {
+    const e = err instanceof HttpError ? err : undefined;
+    if (!e) throw err;
+    send(res, e.status, nonce, errorPage(nonce, e.status === 400 ? 'That did not work' : 'Not allowed', e.message));
+  }
 }
 
-function reader(core: SandboxCore, res: ServerResponse, r: RequestInfo): void {
+// ---------------------------------------------------------------- answers
+
+/** The headers every page carries: a strict CSP (only this answer's inline style and script), never framed. */
+function pageHeaders(nonce: string): Record<string, string> {
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy':
+      `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src data:; ` +
+      "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-store',
+  };
+}
+
+function send(res: ServerResponse, status: number, nonce: string, html: string, extra: Record<string, string> = {}): void {
+  if (res.headersSent) return;
+  const headers = { ...pageHeaders(nonce), 'content-length': String(Buffer.byteLength(html)), ...extra };
+  res.writeHead(status, headers);
+  res.end(res.req?.method === 'HEAD' ? undefined : html);
+}
+
+function redirect(res: ServerResponse, nonce: string, location: string): void {
+  const html = layout(nonce, 'Redirecting', `<p><a href="${htmlEscape(location)}">Continue</a></p>`);
+  send(res, 303, nonce, html, { location });
+}
+
+const CSS = `
+:root { color-scheme: light; --ink: #1d232b; --muted: #5b6673; --line: #d9dee5; --accent: #1f5f8b; --paper: #fffdf8; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--ink); background: #eef1f4; }
+.testmode { background: repeating-linear-gradient(135deg, #ffd84d 0 14px, #f5c400 14px 28px); color: #2b2100; text-align: center; font-weight: 700; letter-spacing: .06em; padding: .45rem 1rem; border-bottom: 2px solid #8a6d00; }
+.testmode small { font-weight: 500; letter-spacing: 0; }
+main { max-width: 860px; margin: 1.5rem auto 3rem; padding: 0 1rem; }
+.card { background: white; border: 1px solid var(--line); border-radius: 10px; padding: 1.25rem 1.5rem; box-shadow: 0 1px 2px rgba(0,0,0,.04); }
+h1 { font-size: 1.55rem; margin: 0 0 .2rem; line-height: 1.25; }
+h2 { font-size: 1.15rem; margin: 1.2rem 0 .6rem; }
+.muted { color: var(--muted); }
+.book-head { display: flex; gap: 1.25rem; align-items: center; }
+.cover { flex: none; width: 92px; height: 132px; border-radius: 4px 8px 8px 4px; display: flex; align-items: flex-end; padding: .5rem; color: white; font: 700 .8rem/1.2 Georgia, serif; box-shadow: inset 6px 0 0 rgba(0,0,0,.18), 0 2px 6px rgba(0,0,0,.25); }
+.page { background: var(--paper); border: 1px solid var(--line); border-radius: 6px; margin: 1.25rem 0; padding: 2rem 2.5rem; font: 1.05rem/1.75 Georgia, "Times New Roman", serif; min-height: 22rem; }
+.page p { margin: 0 0 1rem; text-align: justify; hyphens: auto; }
+.page .folio { text-align: center; color: var(--muted); font-size: .9rem; margin-top: 1.5rem; }
+nav.pager { display: flex; align-items: center; justify-content: space-between; gap: 1rem; }
+a.button, button { display: inline-block; border: 1px solid var(--accent); background: var(--accent); color: white; padding: .5rem 1rem; border-radius: 6px; text-decoration: none; font: inherit; cursor: pointer; }
+a.button.secondary { background: white; color: var(--accent); }
+a.button.disabled { border-color: var(--line); background: #f3f4f6; color: #9aa3ad; pointer-events: none; }
+.indicator { font-weight: 600; }
+.note { font-size: .9rem; color: var(--muted); margin-top: 1rem; }
+table { width: 100%; border-collapse: collapse; }
+th, td { text-align: left; padding: .55rem .4rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+td.price, th.price { text-align: right; white-space: nowrap; }
+tr.total td { font-weight: 700; border-bottom: none; }
+fieldset { border: 1px solid var(--line); border-radius: 8px; margin: 1rem 0; padding: .75rem 1rem 1rem; }
+legend { font-weight: 600; padding: 0 .3rem; }
+label { display: block; margin: .5rem 0 .2rem; font-size: .92rem; }
+input, select { width: 100%; padding: .45rem .55rem; border: 1px solid #b9c1cb; border-radius: 6px; font: inherit; }
+.row { display: grid; grid-template-columns: 1fr 1fr; gap: .75rem; }
+.done { border-left: 5px solid #2f8f4e; }
+.error h1 { color: #8b1f1f; }
+@media print { .testmode, nav, .note, .no-print { display: none; } body { background: white; } .page { border: none; } }
+`;
+
+function layout(nonce: string, title: string, body: string, script = '', css = ''): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>${htmlEscape(title)} · bookdist sandbox</title>
+<style nonce="${nonce}">${CSS}${css}</style></head>
+<body><div class="testmode" role="note">TEST MODE <small>· bookdist sandbox: nothing here is real, nothing is charged</small></div>
+<main>${body}</main>${script ? `<script nonce="${nonce}">${script}</script>` : ''}</body></html>
+`;
+}
+
+function errorPage(nonce: string, title: string, message: string): string {
+  return layout(nonce, title, `<div class="card error"><h1>${htmlEscape(title)}</h1><p>${htmlEscape(message)}</p></div>`);
+}
+
+// ---------------------------------------------------------------- reader
+
+function reader(core: SandboxCore, res: ServerResponse, r: RequestInfo, nonce: string): void {
   const { store } = core;
   const m = /^\/reader\/([0-9a-f]{32})\/(print\/?)?$/.exec(r.url.pathname);
-  const session = m ? store.get('SELECT s.*, b.title, b.num_pages, b.hash_id FROM reader_sessions s JOIN books b ON b.id = s.book_id WHERE token = ?', m[1]) : undefined;
-  if (!session) return sendText(res, 404, 'text/html; charset=utf-8', '<!doctype html><title>Not found</title><p>This reader link is not valid.</p>\n');
-  if (!itemLiveFor(store, session.user_id, session.book_id, store.now())) {
-    return sendText(res, 403, 'text/html; charset=utf-8', '<!doctype html><title>Access ended</title><p>Access to this book has ended.</p>\n');
+  const session = m
+    ? store.get('SELECT s.*, b.title, b.subtitle, b.author, b.num_pages, b.hash_id FROM reader_sessions s JOIN books b ON b.id = s.book_id WHERE token = ?', m[1])
+    : undefined;
+  if (!session) {
+    return send(res, 404, nonce, errorPage(nonce, 'This reader link is not valid', 'No book opens at this address. Ask for a new reader link (bookdist book viewer).'));
+  }
+  const now = store.now();
+  if (!itemLiveFor(store, session.user_id, session.book_id, now)) {
+    const ended = accessEnded(store, session.user_id, session.book_id, now);
+    return send(res, ended.status, nonce, errorPage(nonce, ended.title, ended.message));
   }
   const pageParam = Number(r.url.searchParams.get('page') ?? '1');
   const page = Number.isInteger(pageParam) && pageParam >= 1 && pageParam <= session.num_pages ? pageParam : 1;
   const print = !!m![2];
-  readerEvent(store, session.user_id, session.book_id, page, print);
-  const base = `${r.origin}/reader/${m![1]}/`;
-  const html = `<!doctype html><meta charset="utf-8"><title>${htmlEscape(session.title)} · page ${page}</title>
-<h1>${htmlEscape(session.title)}</h1>
-<p>Page ${page} of ${session.num_pages}${print ? ' (sent to the printer)' : ''}</p>
-<nav>${page > 1 ? `<a href="${base}?page=${page - 1}">previous</a> ` : ''}${page < session.num_pages ? `<a href="${base}?page=${page + 1}">next</a> ` : ''}<a href="${base}print/?page=${page}">print this page</a></nav>
-`;
-  sendText(res, 200, 'text/html; charset=utf-8', html);
+  if (r.method === 'GET') readerEvent(store, session.user_id, session.book_id, page, print);
+  const usage = store.get('SELECT pages_viewed, pages_printed FROM usage WHERE user_id = ? AND book_id = ?', session.user_id, session.book_id);
+  const viewed = usage?.pages_viewed ?? 0;
+  const printed = usage?.pages_printed ?? 0;
+  const total = session.num_pages as number;
+  // Links are relative to this page's own address: the Host header never makes them.
+  const base = print ? '../' : './';
+  const link = (p: number, label: string, rel: string) =>
+    p >= 1 && p <= total ? `<a class="button secondary" rel="${rel}" href="${base}?page=${p}">${label}</a>` : `<a class="button secondary disabled" aria-disabled="true">${label}</a>`;
+  const share = Math.round((viewed / total) * 1000) / 10;
+  const body = `
+<div class="card">
+  <div class="book-head">
+    <div class="cover" aria-hidden="true">${htmlEscape(initials(session.title))}</div>
+    <div><h1 id="title">${htmlEscape(session.title)}</h1>
+    ${session.subtitle ? `<div class="muted">${htmlEscape(session.subtitle)}</div>` : ''}
+    <div>by <span id="author">${htmlEscape(session.author || 'Unknown author')}</span></div></div>
+  </div>
+  <article class="page" aria-label="Page ${page}">
+    ${pageText(session.hash_id, page).map((p) => `<p>${p}</p>`).join('\n    ')}
+    <div class="folio">${page}</div>
+  </article>
+  <nav class="pager" aria-label="Pages">
+    ${link(page - 1, '← Previous', 'prev')}
+    <span class="indicator" id="indicator">Page ${page} of ${total}</span>
+    ${link(page + 1, 'Next →', 'next')}
+  </nav>
+  <p class="no-print"><a class="button" id="print" href="${print ? './' : 'print/'}?page=${page}">Print this page</a>
+  ${print ? '<span class="muted" id="printed-note"> This page was sent to the printer and counted as printed.</span>' : ''}</p>
+  <p class="note" id="usage">Recorded for the refund rules: ${viewed} of ${total} pages viewed (${share}%), ${printed} printed.
+  More than 10% viewed, or any page printed, makes the purchase non-refundable.</p>
+</div>`;
+  const script = print ? 'addEventListener("load", () => setTimeout(() => window.print(), 0));' : '';
+  send(res, 200, nonce, layout(nonce, `${session.title} · page ${page}`, body, script, `.cover { background: ${coverColour(session.hash_id)}; }`));
 }
 
-function cart(core: SandboxCore, res: ServerResponse, r: RequestInfo): void {
-  const { store } = core;
-  const c = store.get('SELECT * FROM carts WHERE token = ?', r.url.searchParams.get('t') ?? '');
-  if (!c) return sendText(res, 404, 'text/html; charset=utf-8', '<!doctype html><title>Cart not found</title><p>This cart does not exist.</p>\n');
+/** Why a reader session no longer opens: expired (410), revoked or refunded (403). */
+function accessEnded(store: Store, userId: number, bookId: number, now: number): { status: number; title: string; message: string } {
+  const items = store.all('SELECT * FROM order_items WHERE user_id = ? AND book_id = ? ORDER BY id DESC', userId, bookId);
+  const last = items[0];
+  if (last?.is_refunded) return { status: 403, title: 'This purchase was refunded', message: 'The book was refunded, so this reader link no longer opens it.' };
+  if (last?.revoked_at != null) return { status: 403, title: 'Access was revoked', message: `Access to this book was revoked on ${isoDate(last.revoked_at)}.` };
+  if (last?.expiration_date != null && last.expiration_date <= now) {
+    return { status: 410, title: 'Access has expired', message: `Access to this book ended on ${isoDate(last.expiration_date)}. A new purchase or grant opens it again.` };
+  }
+  return { status: 403, title: 'Access has ended', message: 'This reader link no longer opens the book.' };
+}
+
+function initials(title: string): string {
+  return title.split(/\s+/).filter((w) => /^[\p{L}\p{N}]/u.test(w)).slice(0, 3).map((w) => [...w][0].toUpperCase()).join('') || '·';
+}
+
+function coverColour(hashId: string): string {
+  const hue = parseInt(hashId.slice(0, 4), 16) % 360;
+  return `linear-gradient(160deg, hsl(${hue} 45% 38%), hsl(${(hue + 40) % 360} 50% 24%))`;
+}
+
+const WORDS = (
+  'harbour tide lantern keeper ledger morning salt cedar orchard winter atlas quiet letter meridian island ' +
+  'map apprentice stone garden river coast weather north light road village window evening story water ' +
+  'bridge field season promise journey silence market boat rope gull shore path valley hill kitchen table'
+).split(' ');
+
+/** Generated but stable text for a page of a book (the same page reads the same every time). */
+function pageText(hashId: string, page: number): string[] {
+  let seed = createHash('sha1').update(`${hashId}:${page}`).digest().readUInt32BE(0);
+  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const paragraphs: string[] = [];
+  for (let p = 0; p < 4; p++) {
+    const sentences: string[] = [];
+    for (let s = 0, n = 3 + Math.floor(rand() * 3); s < n; s++) {
+      const words = Array.from({ length: 8 + Math.floor(rand() * 10) }, () => WORDS[Math.floor(rand() * WORDS.length)]);
+      words[0] = words[0][0].toUpperCase() + words[0].slice(1);
+      sentences.push(words.join(' ') + (rand() < 0.15 ? '?' : '.'));
+    }
+    paragraphs.push(sentences.join(' '));
+  }
+  return paragraphs;
+}
+
+// ---------------------------------------------------------------- cart and test checkout
+
+interface CartRow {
+  token: string;
+  pricing_ids: string;
+}
+
+function cartOf(store: Store, r: RequestInfo): CartRow {
+  const token = r.url.searchParams.get('t') ?? '';
+  const c = /^[0-9a-f]{1,64}$/.test(token) ? (store.get('SELECT * FROM carts WHERE token = ?', token) as CartRow | undefined) : undefined;
+  if (!c) throw new HttpError(404, 'This cart does not exist. Open a new one with bookdist offers checkout --id <price id>.');
+  return c;
+}
+
+/** The order number of a cart's test purchase: one per cart, so a repeated submit finds the first order. */
+const orderNumberOf = (token: string) => `CART-${token.slice(0, 15)}`;
+
+function partnerCaller(store: Store): Caller {
+  const account = store.get("SELECT * FROM accounts WHERE role = 'partner'")!;
+  return { kind: 'partner', account, scopes: new Set(JSON.parse(account.scopes)), logName: account.username };
+}
+
+function lines(store: Store, c: CartRow): Row[] {
   const ids = JSON.parse(c.pricing_ids) as number[];
-  const rows = ids.map((id) => store.get('SELECT p.*, b.title FROM pricing p JOIN books b ON b.id = p.book_id WHERE p.id = ?', id)!);
-  const html = `<!doctype html><meta charset="utf-8"><title>Your cart</title><h1>Your cart</h1><ul>
-${rows.map((row) => `<li data-price-id="${row.id}">${htmlEscape(row.title)} — ${htmlEscape(row.description)}: ${row.currency} ${row.price}</li>`).join('\n')}
-</ul>\n`;
-  sendText(res, 200, 'text/html; charset=utf-8', html);
+  return ids
+    .map((id) => store.get('SELECT p.*, b.title, b.author, b.hash_id FROM pricing p JOIN books b ON b.id = p.book_id WHERE p.id = ?', id))
+    .filter((x): x is Row => !!x);
+}
+
+function cart(core: SandboxCore, res: ServerResponse, r: RequestInfo, nonce: string): void {
+  const { store } = core;
+  let c: CartRow;
+  try {
+    c = cartOf(store, r);
+  } catch (e) {
+    if (e instanceof HttpError) return send(res, 404, nonce, errorPage(nonce, 'Cart not found', e.message));
+    throw e;
+  }
+  const items = lines(store, c);
+  const account = partnerCaller(store).account;
+  const order = store.get('SELECT * FROM orders WHERE account_id = ? AND order_number = ?', account.id, orderNumberOf(c.token));
+  const totals = new Map<string, number>();
+  for (const i of items) totals.set(i.currency, (totals.get(i.currency) ?? 0) + cents(i.price));
+  const rows = items
+    .map(
+      (i) => `<tr data-price-id="${i.id}"><td><strong>${htmlEscape(i.title)}</strong><div class="muted">${htmlEscape(i.author)}</div></td>
+      <td>${htmlEscape(i.description)}</td><td class="price">${htmlEscape(i.currency)} ${htmlEscape(i.price)}</td></tr>`,
+    )
+    .join('\n');
+  const totalRows = [...totals].map(([cur, sum]) => `<tr class="total"><td colspan="2">Total${totals.size > 1 ? ` (${htmlEscape(cur)})` : ''}</td><td class="price" id="total">${htmlEscape(cur)} ${money(sum)}</td></tr>`).join('\n');
+  let after: string;
+  if (order) {
+    const user = store.get('SELECT username, email FROM users WHERE id = ?', order.user_id)!;
+    after = `<div class="card done" id="done"><h2>Test purchase complete</h2>
+<p>Order <strong id="order-id">${order.id}</strong> was created for <strong>${htmlEscape(user.email)}</strong> (user <code id="username">${user.username}</code>), as <code>bookdist order create</code> would create it.</p>
+<p class="muted">See it with <code>bookdist user orders ${user.username}</code>; the reader opens with <code>bookdist book viewer</code>. Submitting again does not create a second order.</p></div>`;
+  } else {
+    const users = store.all('SELECT username, email, first_name, last_name FROM users WHERE owner_account_id = ? ORDER BY id DESC LIMIT 50', account.id);
+    const options = users.map((u) => `<option value="${u.username}">${htmlEscape(`${u.first_name} ${u.last_name}`.trim() || u.email)} · ${htmlEscape(u.email)}</option>`).join('');
+    after = items.length
+      ? `<form method="post" action="?t=${c.token}" class="card" id="checkout">
+<h2>Complete a test purchase</h2>
+<fieldset><legend>Buyer (a sandbox user)</legend>
+<label for="username">Existing user</label>
+<select id="username" name="username"><option value="">— create a new user below —</option>${options}</select>
+<div class="row"><div><label for="email">New user's e-mail</label><input id="email" name="email" type="email" autocomplete="off" placeholder="reader@example.com"></div>
+<div><label for="first_name">First name</label><input id="first_name" name="first_name" autocomplete="off"></div></div>
+</fieldset>
+<fieldset><legend>Billing address</legend>
+<div class="row"><div><label for="billing_name">Full name</label><input id="billing_name" name="billing_name" value="Test Buyer" required></div>
+<div><label for="postal_code">Postal code</label><input id="postal_code" name="postal_code" value="04101" required></div></div>
+<label for="country">Country</label><input id="country" name="country" value="US" required maxlength="2">
+</fieldset>
+<button type="submit" id="complete">Complete test purchase</button>
+<p class="note">Creates the order as <code>bookdist order create --order-type TestPlan</code> would, for the seeded partner account. Nothing is charged.</p>
+</form>`
+      : '';
+  }
+  const body = `<div class="card"><h1>Your cart</h1>
+<table><thead><tr><th>Book</th><th>Edition</th><th class="price">Price</th></tr></thead>
+<tbody>${rows || '<tr><td colspan="3" class="muted">The offers of this cart are no longer available.</td></tr>'}</tbody>
+<tfoot>${totalRows}</tfoot></table></div>
+${after}`;
+  send(res, 200, nonce, layout(nonce, 'Your cart', body));
+}
+
+/** The checkout form's POST: make the user (when new) and the order, then show the cart with it (303). */
+async function checkout(core: SandboxCore, req: IncomingMessage, res: ServerResponse, r: RequestInfo, nonce: string): Promise<void> {
+  const { store } = core;
+  // A form from another site must not buy things: its Origin (when sent) names this sandbox.
+  const origin = r.headers['origin'];
+  if (origin !== undefined && origin !== 'null') {
+    let ok = false;
+    try {
+      ok = core.allowedHosts.has(hostName(new URL(origin).host));
+    } catch {
+      ok = false;
+    }
+    if (!ok) {
+      req.resume();
+      throw new HttpError(403, 'The test checkout takes its form only from the sandbox\'s own pages.');
+    }
+  }
+  const site = r.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    req.resume();
+    throw new HttpError(403, 'The test checkout takes its form only from the sandbox\'s own pages.');
+  }
+  const form = new URLSearchParams((await readBody(req)).toString('utf8'));
+  const c = cartOf(store, r);
+  const caller = partnerCaller(store);
+  const now = store.now();
+  const ctx = (payload: Record<string, unknown>): HandlerCtx => ({
+    store, caller, payload, params: {}, query: new URLSearchParams(), now, origin: r.origin, hostName: '', queued: () => setImmediate(core.tick),
+  });
+  const body = (out: HandlerResult | Record<string, unknown>) => ('body' in out && typeof out.body === 'object' ? (out.body as Record<string, any>) : (out as Record<string, any>));
+  const ids = lines(store, c).map((l) => l.id as number);
+  if (!ids.length) throw new HttpError(400, 'This cart has nothing left to buy.');
+  // A repeated submit (back and submit again, a double click) finds the cart's order.
+  const existing = store.get('SELECT id FROM orders WHERE account_id = ? AND order_number = ?', caller.account.id, orderNumberOf(c.token));
+  if (!existing) {
+    let username = (form.get('username') ?? '').trim().toLowerCase();
+    if (!username) {
+      const email = (form.get('email') ?? '').trim();
+      if (!email) throw new HttpError(400, 'Choose a sandbox user, or give an e-mail address to create one.');
+      const found = store.get('SELECT username FROM users WHERE email = ?', email);
+      username = found
+        ? found.username
+        : body(HANDLERS['user.create'](ctx({ email, first_name: (form.get('first_name') ?? '').trim().slice(0, 100), last_name: '' }))).username;
+    } else if (!/^[0-9a-f]{30}$/.test(username)) throw new HttpError(400, 'Choose a sandbox user from the list.');
+    const billing = { full_name: (form.get('billing_name') ?? '').trim().slice(0, 200), postal_code: (form.get('postal_code') ?? '').trim().slice(0, 20), country: (form.get('country') ?? '').trim().slice(0, 2).toUpperCase() };
+    HANDLERS['order.external'](
+      ctx({ username, digital_pricing: ids, billing_address: billing, order_type: 'TestPlan', org: 'sandbox-checkout', order_number: orderNumberOf(c.token), send_email: true }),
+    );
+  }
+  redirect(res, nonce, `?t=${c.token}`);
 }

@@ -58,6 +58,8 @@ export interface SandboxOptions {
   expose?: boolean;
   /** More names the control routes answer as Host (`sandbox serve --allow-host`). */
   allowHosts?: string[];
+  /** The URL that links in answers name (`sandbox serve --public-url`); default: the bound address. */
+  publicUrl?: string;
   /** Serve HTTPS with this certificate and key (PEM); `caFile` is what clients should trust. */
   tls?: { cert: string; key: string; caFile?: string };
 }
@@ -107,7 +109,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   tick();
 
   const allowedHosts = new Set([...boundHostNames(listenHost), ...(opts.allowHosts ?? []).map(hostName).filter(Boolean)]);
-  const core: SandboxCore = { store, delayMs, tick, port: 0, allowedHosts };
+  const core: SandboxCore = { store, delayMs, tick, port: 0, allowedHosts, baseUrl: '' };
 
   const scheme = opts.tls ? 'https' : 'http';
   const serverOptions = { keepAlive: true, keepAliveTimeout: 5000, requestTimeout: 30_000 };
@@ -164,13 +166,12 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
     }
     const headers = normalizeHeaders(req);
     const host = /^[\w.\-:[\]]{1,255}$/.test(headers['host'] ?? '') ? headers['host'] : `127.0.0.1:${core.port}`;
-    const r: RequestInfo = { method, url, headers, host, origin: `${scheme}://${host}` };
+    // Links in answers (viewer URLs, pages, the OpenAPI servers) name the bound address or the
+    // configured public URL, never the Host header (a hostile Host would otherwise aim them elsewhere).
+    const r: RequestInfo = { method, url, headers, host, origin: core.baseUrl };
 
     if (isControlPath(url.pathname)) return serveControl(core, req, res, r);
-    if (isPagePath(url.pathname)) {
-      req.resume();
-      return servePage(core, res, r);
-    }
+    if (isPagePath(url.pathname)) return servePage(core, req, res, r);
     return serveApi(core, req, res, r, setAccount);
   };
 
@@ -213,6 +214,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   core.port = port;
   const host = listenHost;
   const urlHost = host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  core.baseUrl = opts.publicUrl?.replace(/\/+$/, '') ?? `${scheme}://${urlHost}:${port}`;
 
   let closing: Promise<void> | undefined;
   return {

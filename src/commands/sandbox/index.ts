@@ -30,6 +30,7 @@ export function registerSandbox(program: Command): void {
         .option('--host <host>', 'interface to listen on (anything but loopback needs --expose)', '127.0.0.1')
         .option('--expose', 'allow listening on a non-loopback interface (prints what that exposes)')
         .option('--allow-host <name>', 'another Host name the /_sandbox/ control routes answer (repeatable)', collect)
+        .option('--public-url <url>', 'the URL that reader links and pages name (default: the bound address; never the Host header)')
         .option('--port <port>', 'TCP port (0 picks a free one; a port in use is an error)', '8710')
         .option('--db <path>', DB_HELP + '; :memory: for a throwaway database')
         .option('--process-delay <duration>', 'time the worker takes to process a queued book', '2s')

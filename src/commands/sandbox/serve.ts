@@ -14,6 +14,7 @@ interface Options {
   faults?: { rate: number; kinds: Array<'503' | '429' | 'reset'>; latencyMs?: number };
   expose: boolean;
   allowHosts: string[];
+  publicUrl?: string;
   /** HTTPS: a generated certificate (true), or the given files. */
   tls?: { certFile?: string; keyFile?: string };
 }
@@ -49,7 +50,20 @@ export function parse({ opts }: VerbInput): Options {
   }
   if ((opts.cert === undefined) !== (opts.key === undefined)) throw usageError('--cert and --key go together: the certificate (PEM) and its private key (PEM).');
   const tls = opts.tls === true || opts.cert !== undefined ? { certFile: opts.cert as string | undefined, keyFile: opts.key as string | undefined } : undefined;
-  return { host, port, db: opts.db, processDelayMs: delay, faults, expose, allowHosts, tls };
+  let publicUrl: string | undefined;
+  if (opts.publicUrl !== undefined) {
+    let u: URL | undefined;
+    try {
+      u = new URL(String(opts.publicUrl).trim());
+    } catch {
+      u = undefined;
+    }
+    if (!u || !/^https?:$/.test(u.protocol) || u.username || u.password || u.search || u.hash || (u.pathname !== '/' && u.pathname !== '')) {
+      throw usageError(`--public-url must be an http:// or https:// URL with a host and nothing after it, such as https://sandbox.example:8710, not "${String(opts.publicUrl).slice(0, 100)}".`);
+    }
+    publicUrl = u.origin;
+  }
+  return { host, port, db: opts.db, processDelayMs: delay, faults, expose, allowHosts, tls, publicUrl };
 }
 
 export async function run(o: Options, ctx: Context): Promise<number> {
@@ -84,6 +98,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       log: (line) => ctx.io.stderr.write(line + '\n'),
       expose: o.expose,
       allowHosts: o.allowHosts,
+      publicUrl: o.publicUrl,
       tls,
     });
   } catch (e: any) {
