@@ -4,7 +4,7 @@ import { CliError, ExitCode } from './errors.js';
 import type { Clock, Context, GlobalOptions, IO, OutputFormat } from './context.js';
 import { createContext } from './context.js';
 import type { HttpHandler } from './api/handler.js';
-import { parseDuration } from './util/duration.js';
+import { checkDuration } from './util/duration.js';
 
 export interface MainOptions {
   io?: Partial<IO>;
@@ -201,8 +201,10 @@ function globalsFrom(command: Command): GlobalOptions {
   const o = command.optsWithGlobals();
   let root = command;
   while (root.parent) root = root.parent;
-  const timeout = parseDuration(String(o.timeout ?? '30s'));
-  if (timeout === undefined || timeout <= 0) throw new CliError(`--timeout must be a duration like 30s or 2m, not "${o.timeout}".`, ExitCode.USAGE);
+  // At most 24h (documented in --timeout's help); beyond Node's timer limit it would fire at once.
+  const checked = checkDuration('--timeout', o.timeout ?? '30s', { maxMs: 86_400_000, max: '24h' });
+  if ('problem' in checked) throw new CliError(checked.problem, ExitCode.USAGE);
+  const timeout = checked.ms;
   const retries = Number(o.retries ?? 3);
   if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new CliError('--retries must be a whole number from 0 to 20.', ExitCode.USAGE);
   const fields = typeof o.fields === 'string' ? o.fields.split(',').map((s: string) => s.trim()).filter(Boolean) : undefined;

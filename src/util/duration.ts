@@ -1,4 +1,5 @@
 // Durations as people type them: `500ms`, `30s`, `5m`, `2h`, `15d`, or bare seconds.
+import { quoteValue } from '../output/text.js';
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
 /** Parse a duration into milliseconds; undefined when it is not one. */
@@ -14,4 +15,32 @@ export function formatDuration(ms: number): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`;
   if (ms < 3_600_000) return `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`;
   return `${Math.floor(ms / 3_600_000)}h${String(Math.round((ms % 3_600_000) / 60_000)).padStart(2, '0')}m`;
+}
+
+/** Node's timers hold at most 2^31-1 ms (24.8 days); longer ones fire after 1 ms with a warning. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export interface DurationLimits {
+  /** The least value (default: more than 0). */
+  minMs?: number;
+  /** The most, and how help and errors say it (`24h`). */
+  maxMs: number;
+  max: string;
+  /** What a good value looks like, for the message (`30s or 2m`). */
+  like?: string;
+}
+
+/**
+ * A duration flag checked at once (issue 22): a number with a unit within its documented
+ * bounds, else the message of a usage error (at most about 200 characters of the value quoted).
+ */
+export function checkDuration(flag: string, value: unknown, limits: DurationLimits): { ms: number } | { problem: string } {
+  const text = String(value);
+  const ms = parseDuration(text);
+  const like = limits.like ?? '30s or 2m';
+  if (ms === undefined) return { problem: `${flag} ${quoteValue(text)}: give a duration like ${like}.` };
+  if (ms > limits.maxMs) return { problem: `${flag} ${quoteValue(text)}: at most ${limits.max}.` };
+  const min = limits.minMs ?? 1;
+  if (ms < min) return { problem: `${flag} ${quoteValue(text)}: at least ${min === 1 ? '1ms' : formatDuration(min)}.` };
+  return { ms };
 }

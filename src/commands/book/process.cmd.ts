@@ -30,7 +30,7 @@ export function register(book: Command): void {
         .option('--force', 'queue again even when already processed (deletes annotations; confirms)')
         .option('--urgent', 'put the books at the head of the queue')
         .option('--wait', 'poll until every book is processed (limit: --timeout, default 30m)')
-        .option('--interval <duration>', 'time between polls with --wait', '5s'),
+        .option('--interval <duration>', 'time between polls with --wait (100ms to 1h)', '5s'),
       'book',
     ),
       () => import('./process.js'),

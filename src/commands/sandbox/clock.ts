@@ -3,7 +3,8 @@
 import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { emit } from '../../output/index.js';
-import { parseDuration } from '../../util/duration.js';
+import { checkDuration } from '../../util/duration.js';
+import { quoteValue } from '../../output/text.js';
 import type { VerbInput } from '../define.js';
 import { controlCall, domainCall, openStore, strip } from './common.js';
 
@@ -12,8 +13,11 @@ const view = { card: (d: any, s: any) => `${s.bold('Sandbox now')}  ${d.now}\n${
 export const advance = {
   parse({ args, opts }: VerbInput) {
     const text = String(args[0] ?? '');
-    const ms = /^\d+$/.test(text) ? undefined : parseDuration(text);
-    if (ms === undefined || ms <= 0) throw usageError(`<duration> must be a positive duration with a unit, like 15d, 36h or 90m, not "${text}".`);
+    // A clock moves at most 100 years (36500d) at a time: dates past year 275760 are not dates.
+    const checked = /^\d+$/.test(text) ? undefined : checkDuration('<duration>', text, { maxMs: 36_500 * 86_400_000, max: '36500d', like: '15d, 36h or 90m (with a unit)' });
+    if (!checked) throw usageError(`<duration> ${quoteValue(text)}: give a duration with a unit, like 15d, 36h or 90m.`);
+    if ('problem' in checked) throw usageError(checked.problem);
+    const ms = checked.ms;
     return { ms, db: opts.db as string | undefined, url: opts.url as string | undefined };
   },
   async run(o: { ms: number; db?: string; url?: string }, ctx: Context) {

@@ -33,10 +33,10 @@ export function registerSandbox(program: Command): void {
         .option('--public-url <url>', 'the URL that reader links and pages name (default: the bound address; never the Host header)')
         .option('--port <port>', 'TCP port (0 picks a free one; a port in use is an error)', '8710')
         .option('--db <path>', DB_HELP + '; :memory: for a throwaway database')
-        .option('--process-delay <duration>', 'time the worker takes to process a queued book', '2s')
+        .option('--process-delay <duration>', 'time the worker takes to process a queued book (at most 24h)', '2s')
         .option('--fault-rate <fraction>', 'share of requests (0..1) that get an injected fault', '0')
         .addOption(new Option('--fault <kind>', 'fault kind (repeatable)').choices(['503', '429', 'reset']).argParser(collect))
-        .option('--latency <duration>', 'added to every request (e.g. 50ms)')
+        .option('--latency <duration>', 'added to every request (e.g. 50ms; at most 10m)')
         .option('--tls', 'serve HTTPS with a certificate signed by a CA made and kept beside the database (printed at start and by `sandbox credentials`)')
         .option('--cert <file>', 'serve HTTPS with this certificate (PEM; with --key)')
         .option('--key <file>', 'private key (PEM) of --cert'),

@@ -1,7 +1,7 @@
 // `bookdist sandbox serve`: the service in the foreground until Ctrl-C / SIGTERM.
 import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
-import { parseDuration } from '../../util/duration.js';
+import { checkDuration } from '../../util/duration.js';
 import type { VerbInput } from '../define.js';
 import { isLoopback } from '../../sandbox/hosts.js';
 import { dbPathOf } from './common.js';
@@ -22,16 +22,18 @@ interface Options {
 export function parse({ opts }: VerbInput): Options {
   const port = Number(opts.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError(`--port must be a TCP port (0..65535), not "${opts.port}".`);
-  const delay = parseDuration(String(opts.processDelay));
-  if (delay === undefined) throw usageError(`--process-delay must be a duration like 2s or 500ms, not "${opts.processDelay}".`);
+  const delayed = checkDuration('--process-delay', opts.processDelay, { minMs: 0, maxMs: 86_400_000, max: '24h', like: '2s or 500ms' });
+  if ('problem' in delayed) throw usageError(delayed.problem);
+  const delay = delayed.ms;
   const rate = Number(opts.faultRate);
   if (!Number.isFinite(rate) || rate < 0 || rate > 1) throw usageError(`--fault-rate must be a fraction from 0 to 1, not "${opts.faultRate}".`);
   const kinds = (opts.fault as string[] | undefined) ?? [];
   for (const k of kinds) if (!['503', '429', 'reset'].includes(k)) throw usageError(`--fault must be 503, 429 or reset, not "${k}".`);
   let latencyMs: number | undefined;
   if (opts.latency !== undefined) {
-    latencyMs = parseDuration(String(opts.latency));
-    if (latencyMs === undefined) throw usageError(`--latency must be a duration like 50ms, not "${opts.latency}".`);
+    const latency = checkDuration('--latency', opts.latency, { minMs: 0, maxMs: 600_000, max: '10m', like: '50ms' });
+    if ('problem' in latency) throw usageError(latency.problem);
+    latencyMs = latency.ms;
   }
   if (rate > 0 && kinds.length === 0) kinds.push('503');
   const faults = rate > 0 || latencyMs ? { rate, kinds: kinds as Array<'503' | '429' | 'reset'>, latencyMs } : undefined;

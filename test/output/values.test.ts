@@ -1,0 +1,47 @@
+// Bad values fail early with exit 2 (issue 22 item 5): durations beyond their documented maximum,
+// and an error quotes at most about 200 characters of a value.
+import { describe, expect, it } from 'vitest';
+import { checkDuration, MAX_TIMER_MS } from '../../src/util/duration.js';
+import { quoteValue } from '../../src/output/text.js';
+import { run, stubEnv } from '../helpers/run.js';
+
+describe('durations', () => {
+  it.each([
+    [['status', '--timeout', '25d'], '--timeout "25d": at most 24h.'],
+    [['status', '--timeout', '0'], '--timeout "0": at least 1ms.'],
+    [['status', '--timeout', 'soon'], '--timeout "soon": give a duration like 30s or 2m.'],
+    [['sandbox', 'clock', 'advance', '99999999999999d'], '<duration> "99999999999999d": at most 36500d.'],
+    [['book', 'process', 'cee313141a0ce9a22774b32f87855d677d864cfb', '--wait', '--interval', '2h'], '--interval "2h": at most 1h.'],
+    [['sandbox', 'serve', '--latency', '1h'], '--latency "1h": at most 10m.'],
+    [['sandbox', 'serve', '--process-delay', '30d'], '--process-delay "30d": at most 24h.'],
+  ])('%j exits 2 before anything is sent', async (args, message) => {
+    const r = await run(args, { env: stubEnv() });
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe(`bookdist: ${message}`);
+    expect(r.stderr).not.toMatch(/TimeoutOverflowWarning/);
+  });
+  it('every maximum is within what a timer can hold', () => {
+    expect(checkDuration('--x', '24h', { maxMs: 86_400_000, max: '24h' })).toEqual({ ms: 86_400_000 });
+    expect(86_400_000).toBeLessThan(MAX_TIMER_MS);
+  });
+});
+
+describe('values quoted in errors', () => {
+  it('at most about 200 characters, with the length said', () => {
+    const long = 'x'.repeat(100_000);
+    const q = quoteValue(long);
+    expect(q.length).toBeLessThan(260);
+    expect(q).toContain('(100000 characters)');
+    expect(quoteValue('short')).toBe('"short"');
+  });
+  it('a 100 KB --timeout is not echoed in full', async () => {
+    const r = await run(['status', '--timeout', 'y'.repeat(100_000)], { env: stubEnv() });
+    expect(r.code).toBe(2);
+    expect(r.stderr.length).toBeLessThan(600);
+  });
+  it('a 100 KB --fields path is not echoed in full', async () => {
+    const r = await run(['profile', 'list', '--fields', 'z'.repeat(100_000)], { env: stubEnv() });
+    expect(r.code).toBe(2);
+    expect(r.stderr.length).toBeLessThan(2000);
+  });
+});
