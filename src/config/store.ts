@@ -49,6 +49,14 @@ export async function openStore(dir: string) {
   return conf;
 }
 
+/**
+ * Profiles by name in an object without a prototype: `constructor`, `toString` or `valueOf` are
+ * ordinary profile names, never the methods every object inherits (issue 22).
+ */
+export function profileTable<T>(from: Record<string, T> | undefined): Record<string, T> {
+  return Object.assign(Object.create(null) as Record<string, T>, from ?? {});
+}
+
 export async function readStore(dir: string): Promise<StoreShape> {
   // A plain JSON read of conf's file (same path): conf, ajv and semver load only to write.
   const path = join(dir, CONFIG_FILE);
@@ -56,7 +64,7 @@ export async function readStore(dir: string): Promise<StoreShape> {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e: any) {
-    if (e?.code === 'ENOENT') return { profiles: {} };
+    if (e?.code === 'ENOENT') return { profiles: profileTable({}) };
     throw new CliError(`Cannot read the config file ${path}: ${e?.code ?? e?.message}.`, ExitCode.ERROR);
   }
   let data: any;
@@ -67,13 +75,13 @@ export async function readStore(dir: string): Promise<StoreShape> {
   }
   if (!data || typeof data !== 'object' || Array.isArray(data)) data = {};
   const profiles = data.profiles && typeof data.profiles === 'object' && !Array.isArray(data.profiles) ? data.profiles : {};
-  return { current: typeof data.current === 'string' ? data.current : undefined, profiles: { ...profiles } };
+  return { current: typeof data.current === 'string' ? data.current : undefined, profiles: profileTable(profiles) };
 }
 
 /** Apply a change to the whole store and write it back (one file write, 0600). */
 export async function updateStore(dir: string, change: (store: StoreShape) => void): Promise<StoreShape> {
   const conf = await openStore(dir);
-  const store: StoreShape = { current: conf.get('current'), profiles: structuredClone(conf.get('profiles') ?? {}) };
+  const store: StoreShape = { current: conf.get('current'), profiles: profileTable(structuredClone(conf.get('profiles') ?? {})) };
   change(store);
   conf.set('profiles', store.profiles);
   if (store.current) conf.set('current', store.current);

@@ -1,5 +1,8 @@
 // Bad values fail early with exit 2 (issue 22 item 5): durations beyond their documented maximum,
 // and an error quotes at most about 200 characters of a value.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkDuration, MAX_TIMER_MS } from '../../src/util/duration.js';
 import { quoteValue } from '../../src/output/text.js';
@@ -43,5 +46,31 @@ describe('values quoted in errors', () => {
     const r = await run(['profile', 'list', '--fields', 'z'.repeat(100_000)], { env: stubEnv() });
     expect(r.code).toBe(2);
     expect(r.stderr.length).toBeLessThan(2000);
+  });
+});
+
+describe('names of JavaScript\'s object machinery are ordinary names', () => {
+  it.each(['constructor', 'toString', 'prototype', 'valueOf', 'hasOwnProperty'])('profile %s: add, use, show, remove', async (name) => {
+    const dir = mkdtempSync(join(tmpdir(), 'bookdist-values-'));
+    try {
+      const env = { BOOKDIST_CONFIG_DIR: join(dir, 'cfg'), BOOKDIST_DATA_DIR: join(dir, 'data') };
+      const add = await run(['profile', 'add', '--name', name, '--base-url', 'https://x.example.com', '--token-stdin', '--no-verify'], { env, input: 'tok' });
+      expect(add.code, add.stderr).toBe(0);
+      expect((await run(['profile', 'use', name], { env })).code).toBe(0);
+      const show = await run(['profile', 'show', '--json'], { env });
+      expect(JSON.parse(show.stdout).profile.value).toBe(name);
+      const other = name === 'constructor' ? 'toString' : 'constructor';
+      const missing = await run(['profile', 'use', other], { env });
+      expect(missing.code).not.toBe(0);
+      expect((await run(['profile', 'remove', name, '--yes'], { env })).code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it('--fields constructor is no such field, with the fields listed', async () => {
+    const r = await run(['profile', 'list', '--fields', 'constructor', '-o', 'csv'], { env: stubEnv() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--fields constructor: no such field/);
+    expect(r.stdout).not.toMatch(/function|native code/);
   });
 });
