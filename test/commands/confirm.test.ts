@@ -73,3 +73,25 @@ describe('order refund on a terminal', () => {
     expect(await refunded()).toBe(true);
   });
 });
+
+describe('sandbox reset on a terminal', () => {
+  it('"no" is an answer, not a failure: exit 0, the database unchanged, and no talk of sending', async () => {
+    const { mkdtempSync, rmSync, statSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'bookdist-reset-no-'));
+    try {
+      const db = join(dir, 'sandbox.db');
+      expect((await cli(['sandbox', 'reset', '--db', db, '--yes'])).code).toBe(0);
+      const before = statSync(db).mtimeMs;
+      const r = await onTerminal(['sandbox', 'reset', '--db', db], 'n\r');
+      expect(r.shown).toContain(`Delete everything in the sandbox database ${db}`);
+      expect(r.code).toBe(0);
+      expect(r.shown).toContain(`Not reset: ${db} is unchanged.`);
+      expect(r.shown).not.toContain('nothing was sent');
+      expect(statSync(db).mtimeMs).toBe(before);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

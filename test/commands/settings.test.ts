@@ -35,6 +35,28 @@ const onTerminal = (args: string[], env: Record<string, string>, answers: Array<
 
 const PARTNER = () => ['--username', sb.creds.partner.username, '--key-file', sb.creds.partner.keyFile];
 
+describe('profile add on a terminal', () => {
+  it('expands ~ at the key file prompt, lower-cases a username typed in upper case, and its errors name no flag', async () => {
+    const env = home();
+    const { copyFileSync, mkdirSync } = await import('node:fs');
+    const fakeHome = join(dir, `home${++n}`);
+    mkdirSync(fakeHome, { recursive: true });
+    copyFileSync(sb.creds.partner.keyFile, join(fakeHome, 'partner.pem'));
+    const r = await onTerminal(['profile', 'add', '--name', 'p', '--base-url', sb.url, '--store-url', sb.url], { ...env, HOME: fakeHome }, [
+      [/Authentication/, '\r'],
+      [/Path of the PEM private key/, '~/partner.pem\r'],
+      [/Username of the account/, 'zz\r'],
+      [/not a username of the service/, '\x15' + sb.creds.partner.username.toUpperCase() + '\r'],
+      [/Also store an access-control token/, 'n\r'],
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.unanswered).toBe(0);
+    expect(r.stderr).toContain('"zz" is not a username of the service: 30 hex characters');
+    expect(r.stderr).not.toContain('--username');
+    expect(stored(env).p).toMatchObject({ baseUrl: sb.url, username: sb.creds.partner.username });
+  });
+});
+
 describe('profile add verifies before it stores', () => {
   it('a username that is not 30 lowercase hex characters is exit 2, before any request', async () => {
     const env = home();
@@ -134,11 +156,13 @@ describe('destructive settings ask first', () => {
     expect(stored(env)).toEqual({});
   });
 
-  it('profile remove on a terminal: "no" keeps it (exit 1), "yes" removes it', async () => {
+  it('profile remove on a terminal: "no" keeps it (exit 0: an answer, not a failure), "yes" removes it', async () => {
     const env = home();
     expect((await run(['profile', 'add', '--name', 'p', '--base-url', sb.url, '--token-stdin'], { env, input: 'tok' })).code).toBe(0);
     const no = await onTerminal(['profile', 'remove', 'p'], env, [[/Delete profile "p"/, 'n\r']]);
-    expect([no.code, no.unanswered]).toEqual([1, 0]);
+    expect([no.code, no.unanswered]).toEqual([0, 0]);
+    expect(no.stderr).toContain('Not removed: profile "p" is unchanged.');
+    expect(no.stderr).not.toContain('nothing was sent');
     expect(Object.keys(stored(env))).toEqual(['p']);
     const yes = await onTerminal(['profile', 'rm', 'p'], env, [[/Delete profile "p"/, 'y\r']]);
     expect([yes.code, yes.unanswered]).toEqual([0, 0]);
@@ -154,10 +178,20 @@ describe('destructive settings ask first', () => {
     expect(r.stderr).toMatch(/confirmation needed; pass --yes/);
     expect(await creds()).toBe(before);
     const no = await onTerminal(['sandbox', 'reset'], env, [[/Delete everything in the sandbox database/, 'n\r']]);
-    expect([no.code, no.unanswered]).toEqual([1, 0]);
+    expect([no.code, no.unanswered]).toEqual([0, 0]);
+    expect(no.stderr.replace(/\s+/g, " ")).toMatch(/Not reset: .* is unchanged\./);
     expect(await creds()).toBe(before);
     const yes = await run(['sandbox', 'reset', '--yes'], { env });
     expect(yes.code, yes.stderr).toBe(0);
     expect(await creds()).not.toBe(before);
+  });
+});
+
+describe('whoami', () => {
+  it('shows the username it signs as and the base URL it calls, beside the profile', async () => {
+    const r = await run(['whoami', '-o', 'table'], { env: { ...sb.env, NO_COLOR: '1' }, tty: { columns: 100 } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^Username +${sb.creds.partner.username}$`, 'm'));
+    expect(r.stdout).toMatch(new RegExp(`^Base URL +${sb.url.replace(/[.]/g, '\\.')}$`, 'm'));
   });
 });

@@ -13,6 +13,7 @@ export async function run(_: unknown, ctx: Context): Promise<void> {
       // kv(): long values (scopes, an address) wrap within the terminal at word boundaries.
       return kv(s, [
         ['Profile', `${cfg.profile.value}${cfg.embedded ? ' (built-in sandbox)' : ''}`],
+        ['Username', api.username ?? '-'],
         ['Base URL', api.baseUrl],
         ['Nickname', p.nickname],
         ['Address', address],

@@ -1,6 +1,8 @@
 // `bookdist profile add`: flags in scripts, prompts on a terminal. Secrets come from stdin or a
 // hidden prompt, never from argv. The key is checked and copied into the config dir (0600).
 import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode, usageError } from '../../errors.js';
 import { configDir } from '../../config/paths.js';
@@ -85,32 +87,50 @@ async function checkCaFile(file: string): Promise<string> {
 /** A username of the service: 30 lowercase hexadecimal characters. */
 export const USERNAME = /^[0-9a-f]{30}$/;
 
-function checkUsername(v: string): string {
+/**
+ * A username of the service. At a prompt, hex typed in upper case is lower-cased (the service's
+ * usernames are lower-case hex: an upper-case copy names the same account); a flag in a script is
+ * taken as written and refused, so the script gets fixed. The message names the flag only when
+ * the flag gave the value.
+ */
+function checkUsername(v: string, given: 'flag' | 'prompt' = 'flag'): string {
   const s = v.trim();
-  if (!USERNAME.test(s)) {
-    const why = /^[0-9a-fA-F]{30}$/.test(s) ? 'it has upper-case letters' : `it has ${s.length} characters`;
-    throw usageError(
-      `--username ${JSON.stringify(v)} is not a username of the service: 30 lowercase hex characters (0-9, a-f) expected, ${/^[0-9a-fA-F]*$/.test(s) ? why : 'it has other characters'}. ` +
-        '`bookdist whoami` run with working credentials shows it.',
-    );
-  }
-  return s;
+  if (USERNAME.test(s)) return s;
+  if (given === 'prompt' && /^[0-9a-fA-F]{30}$/.test(s)) return s.toLowerCase();
+  const why = /^[0-9a-fA-F]{30}$/.test(s) ? 'it has upper-case letters' : /^[0-9a-fA-F]*$/.test(s) ? `it has ${s.length} characters` : 'it has other characters';
+  const what = given === 'flag' ? `--username ${JSON.stringify(v)} is` : `${JSON.stringify(s)} is`;
+  throw usageError(
+    `${what} not a username of the service: 30 ${given === 'flag' ? 'lowercase ' : ''}hex characters (0-9, a-f) expected, ${why}. ` +
+      '`bookdist whoami` run with working credentials shows it.',
+  );
 }
 
-/** Read and check a key file: a missing or unreadable file, or a key that is not RSA, is exit 2 (invalid input, named with --key-file). */
-export async function readRsaKey(path: string): Promise<string> {
+/** `~` and `~/...` at the start of a path typed at a prompt (no shell expanded it), from HOME. */
+export function expandHome(path: string, env: NodeJS.ProcessEnv): string {
+  const p = path.trim();
+  if (p !== '~' && !p.startsWith('~/')) return p;
+  const home = env.HOME || homedir();
+  return p === '~' ? home : join(home, p.slice(2));
+}
+
+/**
+ * Read and check a key file: a missing or unreadable file, or a key that is not RSA, is exit 2
+ * (invalid input, named with --key-file when the flag gave it).
+ */
+export async function readRsaKey(path: string, given: 'flag' | 'prompt' = 'flag'): Promise<string> {
+  const from = given === 'flag' ? ' (from --key-file)' : '';
   let pem: string;
   try {
     pem = await readFile(path, 'utf8');
   } catch (e: any) {
     const why = e?.code === 'ENOENT' ? 'no such file' : e?.code === 'EACCES' ? 'permission denied' : e?.code === 'EISDIR' ? 'it is a directory' : (e?.code ?? e?.message);
-    throw new CliError(`Cannot read the key file ${path} (from --key-file): ${why}.`, ExitCode.USAGE);
+    throw new CliError(`Cannot read the key file ${path}${from}: ${why}.`, ExitCode.USAGE);
   }
   const { loadRsaPrivateKey } = await import('../../api/wire.js');
   try {
     loadRsaPrivateKey(pem);
   } catch (e: any) {
-    throw new CliError(`The key file ${path} (from --key-file) ${e.message}.`, ExitCode.USAGE);
+    throw new CliError(`The key file ${path}${from} ${e.message}.`, ExitCode.USAGE);
   }
   return pem;
 }
@@ -149,14 +169,15 @@ async function prompt(o: AddOptions, ctx: Context): Promise<void> {
       io,
     );
     if (mode === 'crypto') {
-      o.keyFile = (await input({ message: 'Path of the PEM private key', validate: async (v) => {
+      const typed = await input({ message: 'Path of the PEM private key', validate: async (v) => {
         try {
-          await readRsaKey(v.trim());
+          await readRsaKey(expandHome(v, ctx.io.env), 'prompt');
           return true;
         } catch (e: any) {
           return String(e.message);
         }
-      } }, io)).trim();
+      } }, io);
+      o.keyFile = expandHome(typed, ctx.io.env);
     } else if (mode === 'shared') {
       o.sharedKey = (await password({ message: 'Shared key', mask: true, validate: (v) => (v.trim() ? true : 'The shared key is empty.') }, io)).trim();
     } else {
@@ -164,7 +185,7 @@ async function prompt(o: AddOptions, ctx: Context): Promise<void> {
     }
   }
   if ((o.keyFile || o.sharedKey) && !o.username) {
-    o.username = checkUsername(await input({ message: 'Username of the account', validate: valid(checkUsername) }, io));
+    o.username = checkUsername(await input({ message: 'Username of the account', validate: valid((v) => checkUsername(v, 'prompt')) }, io), 'prompt');
   }
   if (!o.token && (o.keyFile || o.sharedKey)) {
     if (await confirm({ message: 'Also store an access-control token?', default: false }, io)) {

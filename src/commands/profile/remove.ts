@@ -22,8 +22,12 @@ export async function run(o: { name: string }, ctx: Context): Promise<void> {
       ExitCode.NOT_FOUND,
     );
   }
-  const { confirm } = await import('../confirm.js');
-  await confirm(ctx, `Delete profile "${o.name}" (${p.baseUrl ?? 'no base URL'})${p.keyFile ? ' and its key copy' : ''}?`);
+  const { confirmed } = await import('../confirm.js');
+  // No is an answer, not a failure (and nothing is ever sent here): exit 0, the profile kept.
+  if (!(await confirmed(ctx, `Delete profile "${o.name}" (${p.baseUrl ?? 'no base URL'})${p.keyFile ? ' and its key copy' : ''}?`))) {
+    ctx.info(`Not removed: profile "${o.name}" is unchanged.`);
+    return;
+  }
   if (ctx.globals.dryRun) {
     ctx.info(`Dry run: profile "${o.name}" would be removed; nothing was changed.`);
     return;

@@ -14,7 +14,7 @@ export function parse({ opts }: VerbInput): Options {
 }
 
 export async function run(o: Options, ctx: Context): Promise<void> {
-  const { confirm } = await import('../confirm.js');
+  const { confirmed } = await import('../confirm.js');
   const path = await dbPathOf(ctx, o.db);
   const { existsSync } = await import('node:fs');
   const { Store } = await import('../../sandbox/store.js');
@@ -33,7 +33,11 @@ export async function run(o: Options, ctx: Context): Promise<void> {
   const titles = `${loaded} title${loaded === 1 ? '' : 's'} loaded from catalogue files`;
   let keep = o.keepLoaded && loaded > 0;
   const what = loaded === 0 ? '' : keep ? ` (keeping the ${titles})` : ` (the ${titles} too, unless --keep-loaded)`;
-  await confirm(ctx, `Delete everything in the sandbox database ${path} (orders, users, codes, grants)${what} and seed it again with new keys?`);
+  // No is an answer, not a failure: nothing changes and the command exits 0.
+  if (!(await confirmed(ctx, `Delete everything in the sandbox database ${path} (orders, users, codes, grants)${what} and seed it again with new keys?`))) {
+    ctx.info(`Not reset: ${path} is unchanged.`);
+    return;
+  }
   if (loaded > 0 && !o.keepLoaded && ctx.interactive && !ctx.globals.yes && !ctx.globals.dryRun) {
     const { confirm: ask } = await import('@inquirer/prompts');
     keep = await ask({ message: `Keep the ${titles}?`, default: true }, { input: ctx.io.stdin, output: ctx.io.stderr, signal: ctx.signal });
