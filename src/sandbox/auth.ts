@@ -2,7 +2,7 @@
 // username for a request without one), SharedKeyAuth (`api-key`), and the operator token of
 // the access-control API (sent as a shared key, or as a Bearer/Token authorization).
 import { createPublicKey, createVerify, timingSafeEqual, type KeyObject } from 'node:crypto';
-import type { Row, Store } from './store.js';
+import type { Row, Store } from './db/store.js';
 
 export interface Caller {
   kind: 'partner' | 'token';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { bookByHash, userByUsername } from './domain.js';
 import { bad } from './http.js';
-import type { Store } from './store.js';
+import type { Store } from './db/store.js';
 import { isoTime } from './util.js';
 
 export interface AccountCredentials {

@@ -1,6 +1,6 @@
 // What the request handlers of a running sandbox share: its database, its worker, and what it
 // knows about the address it listens on.
-import type { Store } from './store.js';
+import type { Store } from './db/store.js';
 
 export interface SandboxCore {
   store: Store;

@@ -7,7 +7,7 @@ import { openApiDocument } from '../spec/openapi.js';
 import type { Caller } from './auth.js';
 import { bad, HttpError, notFound } from './http.js';
 import { normalizeIsbn, toIsbn13 } from './isbn.js';
-import type { Row, Store } from './store.js';
+import type { Row, Store } from './db/store.js';
 import { DAY, cents, hashPassword, isEmail, isoTime, money, randomCode, randomHex, randomPassword } from './util.js';
 import { paging, type Payload } from './validate.js';
 import { bookView, bookViews, fullName, ITEM_SELECT, itemLive, itemView, userView } from './views.js';

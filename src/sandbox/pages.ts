@@ -14,7 +14,7 @@ import type { RequestInfo, SandboxCore } from './core.js';
 import { HANDLERS, itemLiveFor, type HandlerCtx, type HandlerResult } from './domain.js';
 import { hostName } from './hosts.js';
 import { HttpError, htmlEscape, readBody } from './http.js';
-import type { Row, Store } from './store.js';
+import type { Row, Store } from './db/store.js';
 import { cents, isoDate, money } from './util.js';
 
 /** Does this path belong to the pages (rather than to the service or control routes)? */

@@ -4,7 +4,8 @@
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { CliError, ExitCode } from '../errors.js';
 import { isbnPair } from './isbn.js';
-import { MIGRATIONS, SCHEMA_VERSION, type Store } from './store.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './db/schema.js';
+import type { Store } from './db/store.js';
 import { hashPassword } from './util.js';
 
 const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');

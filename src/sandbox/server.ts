@@ -15,7 +15,7 @@ import { HttpError, normalizeHeaders, sendError, sendJson, TEST_MODE } from './h
 import { isPagePath, servePage } from './pages.js';
 import { ensureSeeded } from './seed.js';
 import { serveApi } from './service.js';
-import { Store } from './store.js';
+import { Store } from './db/store.js';
 
 // node:http through require: the ESM import materialises every export of node:http, Node's own
 // bundled undici and web streams included, which costs the embedded sandbox tens of ms per run.

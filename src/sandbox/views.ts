@@ -1,5 +1,5 @@
 // Rows to the resource shapes of interface.md section 2.
-import type { Row, Store } from './store.js';
+import type { Row, Store } from './db/store.js';
 import { DAY, isoDate, isoTime } from './util.js';
 
 const b = (n: unknown) => n === 1 || n === true;

@@ -9,7 +9,7 @@ import { readCsv } from '../../src/sandbox/catalogue/csv.js';
 import { CatalogueFileError, loadCatalogue, loadedHashId, StrictRefusal, type LoadOptions } from '../../src/sandbox/catalogue/load.js';
 import { ONIX_SHORT_TAGS, readOnix } from '../../src/sandbox/catalogue/onix.js';
 import { ensureSeeded } from '../../src/sandbox/seed.js';
-import { Store } from '../../src/sandbox/store.js';
+import { Store } from '../../src/sandbox/db/store.js';
 
 const SAMPLE_ONIX = readFileSync(fileURLToPath(new URL('../../docs/samples/catalogue.onix.xml', import.meta.url)), 'utf8');
 const SAMPLE_CSV = readFileSync(fileURLToPath(new URL('../../docs/samples/catalogue.csv', import.meta.url)), 'utf8');

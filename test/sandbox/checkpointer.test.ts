@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Store } from '../../src/sandbox/store.js';
+import { Store } from '../../src/sandbox/db/store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bookdist-checkpoint-'));
 // The checkpoint worker may still be closing its connection (which removes the -wal file):

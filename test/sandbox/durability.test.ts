@@ -12,7 +12,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { loadRsaPrivateKey } from '../../src/api/wire.js';
-import { Store } from '../../src/sandbox/store.js';
+import { Store } from '../../src/sandbox/db/store.js';
 import { credentials } from '../../src/sandbox/control.js';
 import { ensureSeeded, reseed, WELL_KNOWN } from '../../src/sandbox/seed.js';
 import { BILLING } from './_support.js';

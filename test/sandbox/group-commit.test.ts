@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Store } from '../../src/sandbox/store.js';
+import { Store } from '../../src/sandbox/db/store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bookdist-group-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

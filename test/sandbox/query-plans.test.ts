@@ -17,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { growSandboxDb } from '../../bench/grow-db.mjs';
 import { ENDPOINTS } from '../../src/spec/endpoints.js';
 import { startSandbox } from '../../src/sandbox/server.js';
-import { INDEX_NAMES, Store } from '../../src/sandbox/store.js';
+import { INDEX_NAMES } from '../../src/sandbox/db/schema.js';
+import { Store } from '../../src/sandbox/db/store.js';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 import { clients, raw, type Clients } from './_support.js';
 

@@ -10,7 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cleanupKeyFiles } from '../../src/sandbox/control.js';
 import { loadCatalogueFile } from '../../src/sandbox/catalogue/index.js';
 import { ensureSeeded, SchemaTooNew, schemaVersion } from '../../src/sandbox/seed.js';
-import { SCHEMA_VERSION, Store } from '../../src/sandbox/store.js';
+import { SCHEMA_VERSION } from '../../src/sandbox/db/schema.js';
+import { Store } from '../../src/sandbox/db/store.js';
 import { runCli } from '../helpers/cli.js';
 
 const V1 = readFileSync(fileURLToPath(new URL('../fixtures/sandbox/schema-v1.sql', import.meta.url)), 'utf8');

@@ -14,7 +14,7 @@ export async function dbPathOf(ctx: Context, db: string | undefined): Promise<st
 export async function openStore(ctx: Context, db: string | undefined) {
   const path = await dbPathOf(ctx, db);
   if (path === ':memory:') throw usageError('--db :memory: is private to one process; use --url to reach a running sandbox.');
-  const { Store } = await import('../../sandbox/store.js');
+  const { Store } = await import('../../sandbox/db/store.js');
   const { ensureSeeded } = await import('../../sandbox/seed.js');
   const store = new Store(path);
   ctx.defer(() => store.close());
@@ -40,7 +40,7 @@ async function controlSecretFor(ctx: Context, db: string | undefined): Promise<s
   const path = await dbPathOf(ctx, db);
   const { existsSync } = await import('node:fs');
   if (path === ':memory:' || !existsSync(path)) return undefined;
-  const { Store } = await import('../../sandbox/store.js');
+  const { Store } = await import('../../sandbox/db/store.js');
   const store = new Store(path);
   try {
     if (!store.hasSchema()) return undefined;

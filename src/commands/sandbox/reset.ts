@@ -17,7 +17,7 @@ export async function run(o: Options, ctx: Context): Promise<void> {
   const { confirmed } = await import('../confirm.js');
   const path = await dbPathOf(ctx, o.db);
   const { existsSync } = await import('node:fs');
-  const { Store } = await import('../../sandbox/store.js');
+  const { Store } = await import('../../sandbox/db/store.js');
   const seed = await import('../../sandbox/seed.js');
   const books = await import('../../sandbox/repo/books.js');
   // Opened without seeding or upgrading: a database written by a newer bookdist can be reset too.

@@ -1,7 +1,7 @@
 // `sandbox catalogue load`: a catalogue file (ONIX 3.0 or CSV) into the sandbox, read as a stream.
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import type { Store } from '../store.js';
+import type { Store } from '../db/store.js';
 import { CatalogueFileError, loadCatalogue, type LoadOptions, type LoadSummary } from './load.js';
 
 export { CatalogueFileError, StrictRefusal, type LoadSummary, type Refusal } from './load.js';

@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import { isbn13Check, isValidIsbn, normalizeIsbn, toIsbn13 } from '../isbn.js';
 import * as books from '../repo/books.js';
-import type { Store } from '../store.js';
+import type { Store } from '../db/store.js';
 import type { CatalogueRecord } from './record.js';
 
 export interface Refusal {

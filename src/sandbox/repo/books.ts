@@ -1,7 +1,7 @@
 // The SQL of the catalogue: books, their digital prices and their publishers, as typed rows.
 // The rules (what an update keeps, what a withdrawal does, who may load what) live in
 // ../catalogue/load.ts; this module only reads and writes rows.
-import type { Store } from '../store.js';
+import type { Store } from '../db/store.js';
 
 /** What the catalogue loader needs of a book. */
 export interface BookKeyRow {
