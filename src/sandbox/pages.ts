@@ -75,6 +75,7 @@ body { margin: 0; font: 16px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, 
 .testmode { background: repeating-linear-gradient(135deg, #ffd84d 0 14px, #f5c400 14px 28px); color: #2b2100; text-align: center; font-weight: 700; letter-spacing: .06em; padding: .45rem 1rem; border-bottom: 2px solid #8a6d00; }
 .testmode small { font-weight: 500; letter-spacing: 0; }
 main { max-width: 860px; margin: 1.5rem auto 3rem; padding: 0 1rem; }
+.card + .card, .card + form.card { margin-top: 1rem; }
 .card { background: white; border: 1px solid var(--line); border-radius: 10px; padding: 1.25rem 1.5rem; box-shadow: 0 1px 2px rgba(0,0,0,.04); }
 h1 { font-size: 1.55rem; margin: 0 0 .2rem; line-height: 1.25; }
 h2 { font-size: 1.15rem; margin: 1.2rem 0 .6rem; }
