@@ -118,7 +118,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   }
   // The root help (a bare `bookdist`, -h, --help) from the root's own table: no commander, no
   // command group. Anything else with the root help (global options before -h) goes through
-  // commander with the same table as stub commands (src/root.ts programFor).
+  // commander with the same table as stub commands (src/cli/tree.ts programFor).
   if (argv.length === 0 || (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h'))) {
     const { rootHelpText } = await import('./root-help.js');
     const { helpWidth } = await import('./commands/help/page.js');
@@ -126,7 +126,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     return 0;
   }
   // Only the command group argv names (the whole tree for help, completion and the like).
-  const { programFor } = await import('./root.js');
+  const { programFor } = await import('./cli/tree.js');
   const { setContextFactory, exitCodeOf } = await import('./commands/define.js');
   const { helpWidth } = await import('./commands/help/layout.js');
   const program = await programFor(argv);

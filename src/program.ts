@@ -1,7 +1,9 @@
-// The full command tree: the root and every command group, in the order help lists them. Built
-// for help, completion and docs; a command run builds only its own group (src/root.ts).
+// The full command tree: the root and every command group, in the command manifest's order.
+// Built for help, completion and docs; a command run builds only its own group (src/root.ts,
+// src/cli/tree.ts).
 import type { Command } from 'commander';
 import { rootCommand } from './root.js';
+import { MANIFEST, type GroupId } from './commands/manifest.js';
 import { registerGeneral } from './commands/general/index.js';
 import { registerProfile } from './commands/profile/index.js';
 import { registerSandbox } from './commands/sandbox/index.js';
@@ -17,20 +19,24 @@ import { registerHelp } from './commands/help/index.js';
 
 export { VERSION, OUTPUT_FORMATS, exitCodesText } from './root.js';
 
+/** Each manifest group's definitions (the type makes a new group fail to compile until it is here). */
+const REGISTER: Record<GroupId, (program: Command) => void> = {
+  general: registerGeneral,
+  profile: registerProfile,
+  sandbox: registerSandbox,
+  book: registerBook,
+  user: registerUser,
+  order: registerOrder,
+  codes: registerCodes,
+  import: registerImport,
+  access: registerAccess,
+  offers: registerOffers,
+  completion: registerCompletion,
+  help: registerHelp,
+};
+
 export function buildProgram(): Command {
   const program = rootCommand();
-  registerGeneral(program);
-  registerProfile(program);
-  registerSandbox(program);
-  registerBook(program);
-  registerUser(program);
-  registerOrder(program);
-  registerCodes(program);
-  registerImport(program);
-  registerAccess(program);
-  registerOffers(program);
-  registerCompletion(program);
-  // Keep last: `help` closes the list of commands, as commander's own help command does.
-  registerHelp(program);
+  for (const group of MANIFEST) REGISTER[group.id](program);
   return program;
 }

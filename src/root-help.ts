@@ -3,6 +3,7 @@
 // the root help from it without loading commander or any command group: Node's start-up plus this
 // file and ./commands/help/page.ts. Tests check the page byte for byte against the full tree's.
 import { type HelpPage, renderPage } from './commands/help/page.js';
+import { BULK_LISTING, MANIFEST } from './commands/manifest.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
 
@@ -42,41 +43,14 @@ export const ROOT_HELP_AFTER = '\nExit codes are documented by `bookdist help ex
 
 /**
  * What the root help lists, in the full tree's order: each top-level command as [term,
- * description] and each bulk entry point. `bookdist --help` shows these without loading any group
- * (loading them all costs more than Node's own start-up); a test checks them against the full
- * tree, so they cannot drift from the commands' definitions.
+ * description] and each bulk entry point, from the command manifest. `bookdist --help` shows these
+ * without loading any group (loading them all costs more than Node's own start-up); a test checks
+ * them against the full tree, so they cannot drift from the commands' definitions.
  */
 export const ROOT_LISTING = {
-  commands: [
-    ['status', 'show the service index: API versions and host'],
-    ['whoami', 'show the calling account: profile and scopes'],
-    ['describe [options]', 'list every endpoint of the service with its fields'],
-    ['api [options] <method> <path>', 'send a raw signed request, like `gh api`'],
-    ['profile', 'manage stored profiles: service URL, username and credentials'],
-    ['sandbox', 'run the local sandbox service and its testing controls'],
-    ['book', 'look up, search and list books; reader URLs; processing'],
-    ['user', 'create, invite and look up users; their orders and purchases'],
-    ['order', 'report orders, refund them, create free orders'],
-    ['codes', 'generate redemption codes and read their statistics'],
-    ['import', 'search imported titles that are not for sale yet'],
-    ['access', "grant or revoke a user's access to a book"],
-    ['offers', 'price offers for an ISBN and pre-filled cart links'],
-    ['completion <shell>', 'print a shell completion script (bash, zsh or fish)'],
-    ['help [command...]', 'show the help of a command, e.g. `bookdist help book get`'],
-  ],
-  bulk: [
-    ['book get --isbn-file', 'look up every ISBN in a file'],
-    ['book get --hash-id-file', 'look up every hash id in a file'],
-    ['book process --from-file', 'read hash ids from FILE, one per line'],
-    ['user create --from-csv', 'create one user per row of a CSV roster'],
-    ['order create --from-csv', 'report one order per order number of a CSV file'],
-    ['order create --from-ndjson', 'report one order per order number of an NDJSON file'],
-    ['order free --from-csv', 'one free order per row of a CSV file'],
-    ['codes generate', 'generate redemption codes for a book, any number, resumably'],
-    ['access allow --from-csv', 'grant one per row of a CSV file'],
-    ['access revoke --from-csv', 'revoke one per row of a CSV file'],
-  ],
-} as const;
+  commands: MANIFEST.flatMap((g) => g.commands.map(([, term, summary]) => [term, summary] as const)),
+  bulk: BULK_LISTING,
+};
 
 /** An option's help line as commander writes it: the description, then its choices and default. */
 function optionLine(o: RootOption): string {

@@ -1,12 +1,14 @@
 // The root command alone (global options, no command groups) and the lazy tree: a command run
-// registers only the group its argv names. The full tree (src/program.ts) is built for help,
-// completion, docs and anything this cannot place (a bare `bookdist`, an unknown word).
+// registers only the group its argv names (GROUPS, from the command manifest). The full tree
+// (src/program.ts) is built for help, completion, docs and anything this cannot place (a bare
+// `bookdist`, an unknown word); src/cli/tree.ts chooses which.
 import { Command, Option } from 'commander';
 import { EXIT_CODE_HELP } from './errors.js';
 import { VERSION } from './version.js';
 import { addCommandStubs, configureHelpLayout } from './commands/help/layout.js';
 import { completesProfiles } from './commands/completion/model.js';
 import { OUTPUT_FORMATS, ROOT_DESCRIPTION, ROOT_HELP_AFTER, ROOT_LISTING, ROOT_OPTIONS } from './root-help.js';
+import { groupOfWord, type GroupId } from './commands/manifest.js';
 
 export { VERSION };
 export { OUTPUT_FORMATS, ROOT_LISTING };
@@ -39,14 +41,12 @@ export function rootCommand(): Command {
 type Register = (program: Command) => void;
 
 /**
- * Each top-level word and the group that defines it. `help` and `completion` are absent on
- * purpose: they walk the whole tree. A test checks this table against the full tree.
+ * How each group's definitions load, by the manifest's group id (a literal import() each, so that
+ * the bundle splits every group into a chunk of its own). The type makes a new manifest group
+ * fail to compile until it has its loader here.
  */
-export const GROUPS: Record<string, () => Promise<Register>> = {
-  status: () => import('./commands/general/index.js').then((m) => m.registerGeneral),
-  whoami: () => import('./commands/general/index.js').then((m) => m.registerGeneral),
-  describe: () => import('./commands/general/index.js').then((m) => m.registerGeneral),
-  api: () => import('./commands/general/index.js').then((m) => m.registerGeneral),
+const LOADERS: Record<Exclude<GroupId, 'completion' | 'help'>, () => Promise<Register>> = {
+  general: () => import('./commands/general/index.js').then((m) => m.registerGeneral),
   profile: () => import('./commands/profile/index.js').then((m) => m.registerProfile),
   sandbox: () => import('./commands/sandbox/index.js').then((m) => m.registerSandbox),
   book: () => import('./commands/book/index.js').then((m) => m.registerBook),
@@ -57,6 +57,14 @@ export const GROUPS: Record<string, () => Promise<Register>> = {
   access: () => import('./commands/access/index.js').then((m) => m.registerAccess),
   offers: () => import('./commands/offers/index.js').then((m) => m.registerOffers),
 };
+
+/**
+ * Each top-level word and the loader of the group that defines it, from the command manifest.
+ * `help` and `completion` are absent on purpose: they walk the whole tree.
+ */
+export const GROUPS: Record<string, () => Promise<Register>> = Object.fromEntries(
+  [...groupOfWord()].map(([word, id]) => [word, LOADERS[id as keyof typeof LOADERS]]),
+);
 
 /** The root with stub commands from ROOT_LISTING: enough for the root help, nothing runs. */
 export function rootHelpProgram(): Command {
@@ -103,18 +111,4 @@ export function route(
   }
   if (version) return help ? { kind: 'full' } : { kind: 'version' };
   return { kind: 'root-help' };
-}
-
-/** The command tree argv needs: the root plus one group, the root alone (with stubs for its help), or the whole tree. */
-export async function programFor(argv: string[]): Promise<Command> {
-  const root = rootCommand();
-  const where = route(argv, root);
-  if (where.kind === 'version') return root;
-  if (where.kind === 'root-help') return addCommandStubs(root, ROOT_LISTING.commands, ROOT_LISTING.bulk);
-  if (where.kind === 'group') {
-    (await GROUPS[where.name]())(root);
-    return root;
-  }
-  const { buildProgram } = await import('./program.js');
-  return buildProgram();
 }

@@ -4,7 +4,8 @@
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
-import { GROUPS, ROOT_LISTING, programFor, rootHelpProgram, route } from '../../src/root.js';
+import { GROUPS, ROOT_LISTING, rootHelpProgram, route } from '../../src/root.js';
+import { programFor } from '../../src/cli/tree.js';
 import { bulkEntries } from '../../src/commands/help/layout.js';
 import { rootHelpText } from '../../src/root-help.js';
 
@@ -67,7 +68,7 @@ describe('lazy command tree', () => {
     const bulk = bulkEntries(full).map((b) => [b.term, b.description]);
     // A new top-level command, a changed summary or a new bulk flag: copy these into ROOT_LISTING.
     const fix = (name: string, rows: string[][]) =>
-      `update ROOT_LISTING.${name} in src/root-help.ts to:\n${rows.map((r) => `    ${JSON.stringify(r)},`).join('\n')}`;
+      `update ${name === 'bulk' ? 'BULK_LISTING' : 'MANIFEST'} in src/commands/manifest.ts to list:\n${rows.map((r) => `    ${JSON.stringify(r)},`).join('\n')}`;
     expect(ROOT_LISTING.commands, fix('commands', commands)).toEqual(commands);
     expect(ROOT_LISTING.bulk, fix('bulk', bulk)).toEqual(bulk);
   });

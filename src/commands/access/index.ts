@@ -3,11 +3,12 @@
 import type { Command } from 'commander';
 import { register as registerAllow } from './allow.cmd.js';
 import { register as registerRevoke } from './revoke.cmd.js';
+import { summaryOf } from '../manifest.js';
 
 export function registerAccess(program: Command): void {
   const access = program
     .command('access')
-    .summary('grant or revoke a user\'s access to a book')
+    .summary(summaryOf('access'))
     .description(
       'The access-control (internal eBook) API: give a user access to a book sold on your own reader, or ' +
         'take it back. Authenticated with the operator token (BOOKDIST_TOKEN or the profile\'s token).',

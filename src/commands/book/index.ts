@@ -3,11 +3,12 @@
 import type { Command } from 'commander';
 import { action, collect, examples, pagingOptions } from '../define.js';
 import { register as registerProcess } from './process.cmd.js';
+import { summaryOf } from '../manifest.js';
 
 export function registerBook(program: Command): void {
   const book = program
     .command('book')
-    .summary('look up, search and list books; reader URLs; processing')
+    .summary(summaryOf('book'))
     .description('Books of the catalogue: metadata, digital pricing, search, the reader URL for a user, and processing.');
 
   examples(

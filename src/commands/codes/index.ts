@@ -2,11 +2,12 @@
 import type { Command } from 'commander';
 import { action, examples } from '../define.js';
 import { register as registerGenerate } from './generate.cmd.js';
+import { summaryOf } from '../manifest.js';
 
 export function registerCodes(program: Command): void {
   const codes = program
     .command('codes')
-    .summary('generate redemption codes and read their statistics')
+    .summary(summaryOf('codes'))
     .description('Redemption codes that give a user access to a book when redeemed.');
 
   registerGenerate(codes);

@@ -2,13 +2,14 @@
 // Definitions only; the generators load when the command runs.
 import { Argument, type Command } from 'commander';
 import { action, examples } from '../define.js';
+import { summaryOf } from '../manifest.js';
 
 export function registerCompletion(program: Command): void {
   examples(
     action(
       program
         .command('completion')
-        .summary('print a shell completion script (bash, zsh or fish)')
+        .summary(summaryOf('completion'))
         .description(
           'Prints a completion script for bash, zsh or fish, generated from the command tree: commands, ' +
             'subcommands, options, and the values of options with fixed choices (such as --output). ' +

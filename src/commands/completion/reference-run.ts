@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
-import { VERSION } from '../../program.js';
+import { VERSION } from '../../version.js';
 import { renderReference } from '../../docs/reference.js';
 import { renderMan } from '../../docs/man.js';
 import { rootOf } from './run.js';

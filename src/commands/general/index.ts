@@ -1,13 +1,14 @@
 // General endpoints: status (GET /), whoami (GET /profile/), describe, and raw `api` requests.
 import { Option, type Command } from 'commander';
 import { action, examples } from '../define.js';
+import { summaryOf } from '../manifest.js';
 
 export function registerGeneral(program: Command): void {
   examples(
     action(
       program
         .command('status')
-        .summary('show the service index: API versions and host')
+        .summary(summaryOf('status'))
         .description('Calls GET / (no authentication) and shows the service host and its API versions.'),
       () => import('./status.js'),
     ),
@@ -17,7 +18,7 @@ export function registerGeneral(program: Command): void {
     action(
       program
         .command('whoami')
-        .summary('show the calling account: profile and scopes')
+        .summary(summaryOf('whoami'))
         .description('Calls GET /profile/ with the profile\'s credentials and shows the account, its scopes and test mode.'),
       () => import('./whoami.js'),
     ),
@@ -27,7 +28,7 @@ export function registerGeneral(program: Command): void {
     action(
       program
         .command('describe')
-        .summary('list every endpoint of the service with its fields')
+        .summary(summaryOf('describe'))
         .description('Calls GET /v1/describe/ and lists each endpoint, its methods, scope and fields.')
         .option('--endpoint <name>', 'show only this endpoint (e.g. order.external)'),
       () => import('./describe.js'),
@@ -38,7 +39,7 @@ export function registerGeneral(program: Command): void {
     action(
       program
         .command('api')
-        .summary('send a raw signed request, like `gh api`')
+        .summary(summaryOf('api'))
         .description(
           'Sends a signed request to any path of the service and prints the response body as JSON. ' +
             'POST payloads are built from -f/-F fields or read from --input (a JSON object; a top-level ' +

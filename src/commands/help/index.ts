@@ -4,12 +4,13 @@
 import type { Command } from 'commander';
 import { examples } from '../define.js';
 import { globalOptionsPage } from './page.js';
+import { summaryOf } from '../manifest.js';
 
 export function registerHelp(program: Command): void {
   examples(
     program
       .command('help')
-      .summary('show the help of a command, e.g. `bookdist help book get`')
+      .summary(summaryOf('help'))
       .description(
         'Shows the same help as `bookdist <command...> --help`: what the command does on the service, its ' +
           'options with their defaults, and examples. `bookdist help options` describes the global options ' +

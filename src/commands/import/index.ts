@@ -1,11 +1,12 @@
 // `bookdist import ...`: incoming titles that are not for sale yet.
 import type { Command } from 'commander';
 import { action, collect, examples, pagingOptions } from '../define.js';
+import { summaryOf } from '../manifest.js';
 
 export function registerImport(program: Command): void {
   const imp = program
     .command('import')
-    .summary('search imported titles that are not for sale yet')
+    .summary(summaryOf('import'))
     .description('Titles the service is importing: metadata received, files pending or being processed.');
 
   examples(

@@ -1,11 +1,12 @@
 // `bookdist offers ...`: the store's price comparison endpoints (public, on the store host).
 import type { Command } from 'commander';
 import { action, collect, examples } from '../define.js';
+import { summaryOf } from '../manifest.js';
 
 export function registerOffers(program: Command): void {
   const offers = program
     .command('offers')
-    .summary('price offers for an ISBN and pre-filled cart links')
+    .summary(summaryOf('offers'))
     .description(
       'The store\'s public price comparison endpoints. They live on the profile\'s store URL (by default the ' +
         'API base URL) and need no credentials.',

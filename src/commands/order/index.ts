@@ -2,11 +2,12 @@
 import type { Command } from 'commander';
 import { action, collect, examples } from '../define.js';
 import { bulkOptions } from '../bulk-options.js';
+import { summaryOf } from '../manifest.js';
 
 export function registerOrder(program: Command): void {
   const order = program
     .command('order')
-    .summary('report orders, refund them, create free orders')
+    .summary(summaryOf('order'))
     .description('Orders processed outside the service, their refunds, and free-access orders.');
 
   examples(

@@ -2,11 +2,12 @@
 import { Argument, type Command } from 'commander';
 import { completesProfiles, completesStoredProfiles } from '../completion/model.js';
 import { action, examples } from '../define.js';
+import { summaryOf } from '../manifest.js';
 
 export function registerProfile(program: Command): void {
   const group = program
     .command('profile')
-    .summary('manage stored profiles: service URL, username and credentials')
+    .summary(summaryOf('profile'))
     .description(
       'Profiles hold a base URL, a username and credentials (an RSA key, a shared key and/or an ' +
         'access-control token). They live in $BOOKDIST_CONFIG_DIR, else $XDG_CONFIG_HOME/bookdist, else ' +

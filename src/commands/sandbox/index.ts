@@ -2,6 +2,7 @@
 // definitions only; each verb's work is imported when it runs.
 import { type Command, Option } from 'commander';
 import { action, collect, examples } from '../define.js';
+import { summaryOf } from '../manifest.js';
 
 const DB_HELP = 'SQLite database of the sandbox (default: sandbox.db in the data directory, $BOOKDIST_DATA_DIR)';
 const URL_HELP = 'drive a running sandbox over HTTP (/_sandbox/ routes) instead of opening its database; the control secret comes from $BOOKDIST_SANDBOX_SECRET or from --db';
@@ -9,7 +10,7 @@ const URL_HELP = 'drive a running sandbox over HTTP (/_sandbox/ routes) instead 
 export function registerSandbox(program: Command): void {
   const group = program
     .command('sandbox')
-    .summary('run the local sandbox service and its testing controls')
+    .summary(summaryOf('sandbox'))
     .description(
       'The sandbox is a local implementation of the whole service on SQLite. bookdist uses it when ' +
         'no profile is configured; partners can run it with `bookdist sandbox serve` and point any ' +

@@ -2,11 +2,12 @@
 import type { Command } from 'commander';
 import { action, examples } from '../define.js';
 import { bulkOptions } from '../bulk-options.js';
+import { summaryOf } from '../manifest.js';
 
 export function registerUser(program: Command): void {
   const user = program
     .command('user')
-    .summary('create, invite and look up users; their orders and purchases')
+    .summary(summaryOf('user'))
     .description(
       'Users of the service. A user is identified by its username, a 30-character hex hash that ' +
         '`user create` and `user invite` return: store it. Lookups by e-mail work too.',
