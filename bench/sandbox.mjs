@@ -11,11 +11,11 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 export async function startBenchSandbox(opts = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'bookdist-bench-'));
-  const out = join(dir, 'sandbox-server.mjs');
   await build({
     absWorkingDir: root,
-    entryPoints: ['src/sandbox/server.ts'],
-    outfile: out,
+    entryPoints: ['src/sandbox/server.ts', 'src/sandbox/tls.ts'],
+    outdir: dir,
+    outExtension: { '.js': '.mjs' },
     bundle: true,
     format: 'esm',
     platform: 'node',
@@ -23,12 +23,14 @@ export async function startBenchSandbox(opts = {}) {
     logLevel: 'warning',
     banner: { js: "import { createRequire as __bdCreateRequire } from 'node:module'; const require = __bdCreateRequire(import.meta.url);" },
   });
-  const { startSandbox } = await import(pathToFileURL(out).href);
-  const server = await startSandbox({ host: '127.0.0.1', port: 0, dbPath: join(dir, 'sandbox.db'), processDelayMs: opts.processDelayMs ?? 200, faults: opts.faults });
+  const { startSandbox } = await import(pathToFileURL(join(dir, 'server.mjs')).href);
+  // opts.tls: HTTPS with a certificate of the sandbox's own CA (as `sandbox serve --tls`).
+  const tls = opts.tls ? (await import(pathToFileURL(join(dir, 'tls.mjs')).href)).ensureTlsFiles(join(dir, 'sandbox.db'), ['localhost', '127.0.0.1']) : undefined;
+  const server = await startSandbox({ host: '127.0.0.1', port: 0, dbPath: join(dir, 'sandbox.db'), processDelayMs: opts.processDelayMs ?? 200, faults: opts.faults, tls });
   // A database grown far past the seed (the throughput bench): rows added through a second
   // connection before anyone is told the sandbox serves.
   if (opts.grow) (await import('./grow-db.mjs')).growSandboxDb(join(dir, 'sandbox.db'), opts.grow);
-  const creds = await (await fetch(server.url + '/_sandbox/credentials', { headers: { 'x-sandbox-secret': server.controlSecret } })).json();
+  const creds = server.credentials;
   const env = {
     BOOKDIST_CONFIG_DIR: join(dir, 'config'),
     BOOKDIST_DATA_DIR: join(dir, 'data'),
@@ -36,6 +38,7 @@ export async function startBenchSandbox(opts = {}) {
     BOOKDIST_USERNAME: creds.partner.username,
     BOOKDIST_KEY_FILE: creds.partner.key_file,
     BOOKDIST_TOKEN: creds.operator_token,
+    ...(tls ? { BOOKDIST_CA_FILE: tls.caFile } : {}),
     NO_COLOR: '1',
   };
   return {
@@ -53,7 +56,7 @@ export async function startBenchSandbox(opts = {}) {
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const faults = process.env.FAULT_RATE ? { rate: Number(process.env.FAULT_RATE), kinds: (process.env.FAULT_KINDS ?? '503,429,reset').split(',') } : undefined;
   const grow = process.env.BENCH_GROW ? JSON.parse(process.env.BENCH_GROW) : undefined;
-  const sb = await startBenchSandbox({ faults, grow });
+  const sb = await startBenchSandbox({ faults, grow, tls: process.env.BENCH_TLS === '1' });
   for (const [k, v] of Object.entries(sb.env)) process.stdout.write(`export ${k}=${v}\n`);
   process.stdout.write(`# serving at ${sb.url}; Ctrl-C to stop\n`);
   process.on('SIGINT', async () => {

@@ -20,8 +20,8 @@ const NODE = process.execPath;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 
 /** A sandbox in a process of its own (the bench's spawnSync calls block this one). */
-export async function spawnSandbox() {
-  const child = spawn(NODE, [join(root, 'bench', 'sandbox.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+export async function spawnSandbox({ tls = false } = {}) {
+  const child = spawn(NODE, [join(root, 'bench', 'sandbox.mjs')], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_TLS: tls ? '1' : '' } });
   let text = '';
   await new Promise((resolve, reject) => {
     child.stdout.setEncoding('utf8').on('data', (d) => {
@@ -167,6 +167,7 @@ function cpuProfile(dir, name, args, env) {
 export async function startupBench({ sb, target, log = console.log }) {
   const dir = mkdtempSync(join(tmpdir(), 'bookdist-bench-startup-'));
   const base = { PATH: process.env.PATH, HOME: dir, NO_COLOR: '1' };
+  const closers = [];
   try {
     // A stored profile for the remote rows (read without loading the config library).
     const cfg = join(dir, 'config');
@@ -181,8 +182,31 @@ export async function startupBench({ sb, target, log = console.log }) {
     const isbn = JSON.parse(spawnSync(BIN, ['book', 'list', '--limit', '1', '--json'], { env: remoteEnv, encoding: 'utf8' }).stdout).results[0].identifiers.isbn13;
     const older = olderNodeOnPath();
 
+    // HTTPS: the same request to a sandbox serving TLS with its own CA (a stored profile with
+    // ca_file), against a bare Node process that only opens one TLS connection to it, trusting
+    // the same CA, and closes it: the floor of any Node client.
+    const tlsSb = await spawnSandbox({ tls: true });
+    closers.push(() => tlsSb.close());
+    const tlsCfg = join(dir, 'config-tls');
+    mkdirSync(tlsCfg, { recursive: true, mode: 0o700 });
+    writeFileSync(
+      join(tlsCfg, 'config.json'),
+      JSON.stringify({
+        current: 'bench',
+        profiles: { bench: { baseUrl: tlsSb.url, username: tlsSb.env.BOOKDIST_USERNAME, keyFile: tlsSb.env.BOOKDIST_KEY_FILE, caFile: tlsSb.env.BOOKDIST_CA_FILE } },
+      }),
+      { mode: 0o600 },
+    );
+    const httpsEnv = { ...base, BOOKDIST_CONFIG_DIR: tlsCfg, BOOKDIST_DATA_DIR: join(dir, 'unused-data') };
+    const tlsPort = new URL(tlsSb.url).port;
+    const bareTls =
+      `const tls=require('node:tls');const s=tls.connect({host:'127.0.0.1',port:${tlsPort},servername:'localhost',` +
+      `ca:require('node:fs').readFileSync(${JSON.stringify(tlsSb.env.BOOKDIST_CA_FILE)})},()=>s.end());s.on('error',e=>{console.error(e);process.exit(1)})`;
+
     const cases = [
       { key: 'node', cmd: NODE, args: ['-e', '0'], env: base },
+      { key: 'tlsbare', cmd: NODE, args: ['-e', bareTls], env: base },
+      { key: 'https', cmd: BIN, args: ['book', 'get', '--isbn', isbn], env: httpsEnv },
       { key: 'version', cmd: BIN, args: ['--version'], env: base },
       { key: 'help', cmd: BIN, args: ['--help'], env: base },
       { key: 'remote', cmd: BIN, args: ['book', 'get', '--isbn', isbn], env: remoteEnv },
@@ -233,6 +257,8 @@ export async function startupBench({ sb, target, log = console.log }) {
     target('(e) book get --isbn against a running sandbox (one signed request) vs node -e 0', m.remote / m.node, '<=', 2.5, 'x');
     target('(e) book get --isbn on the embedded default vs node -e 0', m.embedded / m.node, '<=', 4, 'x');
     target('(e) embedded default vs the remote request path', m.embedded / m.remote, '<=', 1.5, 'x');
+    log(`    HTTPS: a bare node process opening one TLS connection ${fmt(m.tlsbare)} (${(m.tlsbare / m.node).toFixed(2)}x node -e 0); book get --isbn over TLS ${fmt(m.https)}`);
+    target('(e) book get --isbn over HTTPS (sandbox with its own CA, --ca-file) vs a bare node TLS connect process', m.https / m.tlsbare, '<=', 1.5, 'x');
     if (older) target(`(e) --version with Node ${older.version} on PATH (launcher execs the pinned Node) vs node -e 0`, m.node20 / m.node, '<=', 1.4, 'x');
     else log('    (no Node older than 22 on PATH: the launcher row for it cannot run here)');
 
@@ -270,6 +296,7 @@ export async function startupBench({ sb, target, log = console.log }) {
       await big.close();
     }
   } finally {
+    for (const close of closers) await close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -291,6 +291,12 @@ describe('certificates', () => {
     expect(connections).toBe(1);
   });
 
+  it("--ca-file adds to Node's roots (NODE_EXTRA_CA_CERTS included), it does not replace them", async () => {
+    const other = join(dir, 'x-tls-ca.pem');
+    const r = await cli(['whoami', '--json'], { BOOKDIST_CA_FILE: other, NODE_EXTRA_CA_CERTS: caFile });
+    expect(r.code, r.stderr).toBe(0);
+  });
+
   it('a CA file that does not exist is exit 2 naming it and where it came from', async () => {
     const r = await cli(['whoami'], { BOOKDIST_CA_FILE: join(dir, 'nope.pem') });
     expect(r.code).toBe(2);
