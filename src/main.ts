@@ -5,6 +5,7 @@ import type { Clock, Context, GlobalOptions, IO, OutputFormat } from './context.
 import { createContext } from './context.js';
 import type { HttpHandler } from './api/handler.js';
 import { checkDuration } from './util/duration.js';
+import { clipLongWords, errorText } from './output/text.js';
 
 export interface MainOptions {
   io?: Partial<IO>;
@@ -252,9 +253,9 @@ export function reportError(err: unknown, io: IO, opts: { json: boolean; debug: 
     const message = ce.message.replace(/^error: /, '');
     if (opts.json) {
       const full = opts.usage ? `${message}\n${opts.usage}` : message;
-      io.stderr.write(JSON.stringify({ error: { status: null, message: full, exit_code: ExitCode.USAGE, details: null } }) + '\n');
+      io.stderr.write(JSON.stringify({ error: { status: null, message: clipLongWords(full), exit_code: ExitCode.USAGE, details: null } }) + '\n');
     } else {
-      io.stderr.write(`bookdist: ${message}\n${opts.usage ? opts.usage + '\n' : ''}`);
+      io.stderr.write(`bookdist: ${errorText(message)}\n${opts.usage ? opts.usage + '\n' : ''}`);
     }
     return ExitCode.USAGE;
   }
@@ -282,9 +283,9 @@ export function reportError(err: unknown, io: IO, opts: { json: boolean; debug: 
     message = `${message} (unexpected error; run with --debug for details)`;
   }
   if (opts.json) {
-    io.stderr.write(JSON.stringify({ error: { status: status ?? null, message, exit_code: exitCode, details: details ?? null } }) + '\n');
+    io.stderr.write(JSON.stringify({ error: { status: status ?? null, message: clipLongWords(message), exit_code: exitCode, details: details ?? null } }) + '\n');
   } else {
-    io.stderr.write(`bookdist: ${message}\n`);
+    io.stderr.write(`bookdist: ${errorText(message)}\n`);
   }
   if (opts.debug && e?.stack) io.stderr.write(e.stack + '\n');
   return exitCode;

@@ -234,3 +234,17 @@ export function formatNotice(message: string, stream: { isTTY?: boolean; columns
   const lines = width ? text.split('\n').flatMap((l) => (textWidth(l) <= width ? [l] : wrapToWidth(l.replace(SGR, ''), width))) : [text];
   return lines.join('\n') + '\n';
 }
+
+/**
+ * An error message as stderr shows it: control characters escaped (line breaks stay; service
+ * text and echoed arguments never drive the terminal), and any one word longer than `max`
+ * characters (a 100 KB argument echoed back) shortened to its start and its length.
+ */
+export function errorText(message: string): string {
+  return escapeKeepingStyle(clipLongWords(message), true);
+}
+
+/** Any one word longer than 200 characters shortened to its start and its length. */
+export function clipLongWords(message: string): string {
+  return message.replace(/\S{201,}/g, (w) => `${w.slice(0, 200)}… (${w.length} characters)`);
+}

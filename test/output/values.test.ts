@@ -74,3 +74,22 @@ describe('names of JavaScript\'s object machinery are ordinary names', () => {
     expect(r.stdout).not.toMatch(/function|native code/);
   });
 });
+
+describe('error messages', () => {
+  it('an unknown 100 KB option is not echoed in full (text and JSON)', async () => {
+    const flag = '--' + 'x'.repeat(100_000);
+    const r = await run(['status', flag], { env: stubEnv() });
+    expect(r.code).toBe(2);
+    expect(r.stderr.length).toBeLessThan(600);
+    expect(r.stderr).toMatch(/\(1000\d\d characters\)/);
+    const j = await run(['status', flag, '--json'], { env: stubEnv() });
+    expect(JSON.parse(j.stderr).error.message.length).toBeLessThan(600);
+  });
+  it('control characters in a quoted value are escaped', async () => {
+    const r = await run(['book', 'get', '\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202e'], { env: stubEnv() });
+    expect(r.code).toBe(2);
+    // eslint-disable-next-line no-control-regex
+    expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(r.stderr).toContain('\\x1b]0;pwned\\x07');
+  });
+});
