@@ -3,7 +3,7 @@
 // values, key files and their permissions), credentials that stay at their own host, what
 // --debug shows of codes and passwords, and profile check's diagnosis of the way to the service.
 import { generateKeyPairSync } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -111,6 +111,15 @@ describe('settings refused before anything is sent (exit 2, naming the setting a
     expect(r.stderr).toMatch(why);
     expect(r.stderr).not.toContain('pa55w0rd');
     expect(http.requests).toHaveLength(0);
+  });
+
+  it('profile add refuses such a URL before storing anything (the password never reaches config.json)', async () => {
+    const cfg = join(dir, 'add-cfg');
+    const r = await run(['profile', 'add', '--name', 'p', '--base-url', 'https://user:pa55w0rd@api.example.com', '--token-stdin', '--no-verify'], { input: 'tok', env: { BOOKDIST_CONFIG_DIR: cfg } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/The base URL from --base-url \(https:\/\/api\.example\.com\) holds a user name or password/);
+    expect(r.stderr).not.toContain('pa55w0rd');
+    expect(existsSync(join(cfg, 'config.json'))).toBe(false);
   });
 
   it('from the environment, the message names the variable', async () => {

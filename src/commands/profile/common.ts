@@ -3,6 +3,7 @@ import type { ProfileData } from '../../config/store.js';
 import { PROFILE_NAME } from '../../config/store.js';
 import { EMBEDDED_PROFILE } from '../../config/resolve.js';
 import { usageError } from '../../errors.js';
+import { checkBaseUrl } from '../../config/check.js';
 
 export type AuthMode = 'crypto' | 'shared' | 'token' | 'none';
 
@@ -41,13 +42,7 @@ export function checkName(name: string, flag = '--name'): string {
 }
 
 export function checkUrl(value: string, flag: string): string {
-  let u: URL;
-  try {
-    u = new URL(value);
-  } catch {
-    throw usageError(`${flag} ${value}: not a URL (e.g. https://api.example.com).`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw usageError(`${flag} ${value}: use an http:// or https:// URL.`);
-  if (u.search || u.hash) throw usageError(`${flag} ${value}: a base URL has no query or fragment.`);
-  return value.replace(/\/+$/, '');
+  // The same rule as every command's (src/config/check.ts): http(s) with a host, no user
+  // information, query or fragment; refused before anything is stored.
+  return checkBaseUrl(value, flag);
 }
