@@ -69,3 +69,22 @@ export function parseBulkFlags(opts: Record<string, any>, inputs: Record<string,
     argv,
   };
 }
+
+/**
+ * The global flags of this run that a repeated or resumed job needs to run as it did: the profile,
+ * the base URL, an explicit --timeout, --retries other than the default, the output format (a
+ * resumed file is checked against it), and --yes where the job asked for a confirmation.
+ */
+export function globalArgv(ctx: Context, command: string, confirms: boolean): string[] {
+  const g = ctx.globals;
+  const has = (flag: string) => new RegExp(`(^| )${flag}( |$)`).test(command);
+  const a: string[] = [];
+  if (g.profile !== undefined && !has('--profile')) a.push('--profile', shellQuote(g.profile));
+  if (g.baseUrl !== undefined && !has('--base-url')) a.push('--base-url', shellQuote(g.baseUrl));
+  if (g.timeoutExplicit && !has('--timeout')) a.push('--timeout', `${g.timeout}ms`);
+  if (g.retries !== 3 && !has('--retries')) a.push('--retries', String(g.retries));
+  if (g.output !== undefined && !has('-o') && !has('--output')) a.push('-o', g.output);
+  else if (g.json && !has('--json') && !has('-o')) a.push('--json');
+  if (confirms && g.yes && !has('--yes')) a.push('--yes');
+  return a;
+}

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 import { cliFor, type Cli } from './_support.js';
-import { fullDisk, runInProcess } from './_inproc.js';
+import { fullDisk } from './_fs.js';
+import { run as runInProcess } from '../helpers/run.js';
 
 const U1 = WELL_KNOWN.user.username;
 const U2 = WELL_KNOWN.user2.username;
@@ -79,7 +80,7 @@ describe('access in bulk', () => {
     const r = await runInProcess(['access', 'allow', '--from-csv', csv, '--results', results, '--retries', '6'], { env: { ...sb.env, XDG_STATE_HOME: join(dir, 'state') }, fs: fullDisk(results, 60) });
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/writing \S+crash\.results\.csv failed: ENOSPC/);
-    expect(r.stderr).toMatch(/--results \S+crash\.results\.csv --resume\n/);
+    expect(r.stderr).toMatch(/--results \S+crash\.results\.csv --retries 6 --resume\n/);
     const again = await cli(['access', 'allow', '--from-csv', csv, '--results', results, '--resume', '--retries', '6']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/cut \d+ byte\(s\) after the last complete batch/);

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SEED_USERS, startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 import { cliFor, storeProfile, codesGenerated, csvCodes, spawnCli, waitForCodes, type Cli } from './_support.js';
-import { fullDisk, runInProcess } from './_inproc.js';
+import { fullDisk } from './_fs.js';
+import { run as runInProcess } from '../helpers/run.js';
 
 const BOOK = WELL_KNOWN.readme.hash_id;
 let sb: TestSandbox;

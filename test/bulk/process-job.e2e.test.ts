@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SEED_BOOKS, startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 import { cliFor, storeProfile, spawnCli, waitUntil, type Cli } from './_support.js';
-import { fullDisk, runInProcess } from './_inproc.js';
+import { fullDisk } from './_fs.js';
+import { run as runInProcess } from '../helpers/run.js';
 
 let sb: TestSandbox;
 let cli: Cli;

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 import { cliFor, spawnCli, type Cli } from './_support.js';
-import { fullDisk, runInProcess } from './_inproc.js';
+import { fullDisk } from './_fs.js';
+import { run as runInProcess } from '../helpers/run.js';
 
 let sb: TestSandbox;
 let cli: Cli;

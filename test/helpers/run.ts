@@ -8,6 +8,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { main } from '../../src/main.js';
 import type { Clock, IO } from '../../src/context.js';
 import type { HttpHandler } from '../../src/api/handler.js';
+import type { Fs } from '../../src/util/fs-safe.js';
 
 export interface RunOptions {
   /** The whole environment the command sees (nothing of process.env leaks in). */
@@ -22,6 +23,10 @@ export interface RunOptions {
   tty?: { columns: number; rows?: number };
   /** On a terminal: each time the prompt text (stderr) matches the next pattern, type its answer. */
   answers?: Array<[RegExp, string]>;
+  /** The file-system seam (e.g. a disk that fills up); default: src/util/fs-safe.ts nodeFs. */
+  fs?: Fs;
+  /** Standard output as given (e.g. one whose writes fail like /dev/full); its text is not collected. */
+  stdout?: Writable;
 }
 
 export interface RunResult {
@@ -60,7 +65,7 @@ export async function run(args: string[], opts: RunOptions = {}): Promise<RunRes
     // Like process.stderr, a terminal is not ended when a prompt's stream piped into it ends.
     opts.tty ? { ...tty, end() { return this; } } : {},
   );
-  const io: IO = { stdin, stdout: out, stderr: err, env: { ...opts.env }, cwd: opts.cwd ?? process.cwd() };
+  const io: IO = { stdin, stdout: opts.stdout ?? out, stderr: err, env: { ...opts.env }, cwd: opts.cwd ?? process.cwd(), fs: opts.fs };
   const code = await main(args, { io, signals: false, http: opts.http, clock: opts.clock });
   return { code, stdout, stderr, unanswered: script.length, signal: null };
 }

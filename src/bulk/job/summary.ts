@@ -7,6 +7,7 @@ import { appendFileSync } from 'node:fs';
 import { CliError, ExitCode } from '../../errors.js';
 import { formatDuration } from '../../util/duration.js';
 import type { Failure } from '../retry.js';
+import { globalArgv } from '../flags.js';
 import { InputChanged } from './planner.js';
 import type { Rescue } from './rescue.js';
 import { statsOf, type JobState } from './types.js';
@@ -37,8 +38,11 @@ export function isComplete(s: JobState<any, any>): boolean {
   return s.sourceDone && s.yielded === s.handled && !s.fatal && !s.writeError && !s.sourceError && s.notDone === 0 && s.unsettled === 0 && !s.redoLeft;
 }
 
-function resumeCommand(s: JobState<any, any>): string | undefined {
-  return s.spec.file ? `${s.spec.command} --resume` : s.spec.stdoutResumeHint?.(statsOf(s));
+/** The command that continues the job, every flag of this run kept (global ones included). */
+export function resumeCommand(s: JobState<any, any>): string | undefined {
+  if (!s.spec.file) return s.spec.stdoutResumeHint?.(statsOf(s));
+  const globals = globalArgv(s.ctx, s.spec.command, Boolean(s.spec.confirm));
+  return [s.spec.command, ...globals, '--resume'].join(' ');
 }
 
 function rescueText(rescue: Rescue): string {

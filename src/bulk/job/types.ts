@@ -108,8 +108,8 @@ export interface JobSpec<I, R extends Record<string, unknown>> {
   concurrency: number;
   /** The command that repeats the job (without --resume), every flag kept. */
   command: string;
-  /** The resume advice without a file (stdout jobs), given the stats. */
-  stdoutResumeHint?(stats: JobStats): string;
+  /** The resume advice without a file (stdout jobs), given the stats; undefined when nothing a retry could mend is left. */
+  stdoutResumeHint?(stats: JobStats): string | undefined;
   /** Asked once the job is validated, before the first request (e.g. revoke's confirmation). */
   confirm?(): Promise<void>;
   /** Said after the summary when rows were invalid (default: fix them and run them again). */

@@ -11,10 +11,10 @@ import { checkDuration, formatDuration } from '../../util/duration.js';
 import { escapeControls } from '../../output/text.js';
 import { readList } from '../../bulk/lines.js';
 import { inputFingerprint } from '../../bulk/rows.js';
-import { chunks, eachItem, failedRow, runJob, type JobSpec, type PendingItem, type SettleTools } from '../../bulk/engine.js';
+import { chunks, eachItem, failedRow, runJob, type ItemOutcome, type JobSpec, type JobTools, type PendingItem, type SettleTools } from '../../bulk/engine.js';
 import { runPool } from '../../bulk/pool.js';
 import { failureOf, type Failure } from '../../bulk/retry.js';
-import { jobFlags, shellQuote } from '../../bulk/flags.js';
+import { globalArgv, jobFlags, shellQuote } from '../../bulk/flags.js';
 import { createRowWriter, outputFormat, style } from '../../output/index.js';
 import { confirm } from '../confirm.js';
 
@@ -90,76 +90,131 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     waitLimit = g.timeout;
     g.timeout = Math.min(REQUEST_TIMEOUT_MS, g.timeout);
   }
-  const started = Date.now();
   const input = o.file === undefined ? undefined : await inputFingerprint(o.file, ctx, '--from-file');
   // A file is checked whole before the first request (a bad line is exit 2 with nothing sent): one
   // streamed pass, nothing held. Stdin can be read once only: its lines are checked as they come.
   if (input !== undefined && input !== '-') for await (const l of readList(o.file!, ctx, '--from-file')) v.hashId(l.value, `--from-file line ${l.line}:`);
-  const st = style(ctx, 'stderr');
-  const say = (r: Row) => {
-    const bad = r.state === 'failed' || r.state === 'timed_out';
-    const colour = bad ? st.red : r.state === 'processed' || r.state === 'already_processed' ? st.green : (s: string) => s;
-    const line = `${r.hash_id}  ${colour(LABEL[r.state])}${r.message && r.state !== 'processed' ? `  ${r.message}` : ''}`;
-    if (bad) ctx.warn(line);
-    else ctx.info(line);
+  const job = new ProcessJob(o, ctx, Date.now() + waitLimit);
+  const spec: JobSpec<Book, Row> = {
+    verb: 'book process',
+    columns: o.wait ? ['hash_id', 'state', 'message', 'title', 'processed_date'] : ['hash_id', 'state', 'message'],
+    unit: 'books',
+    source: () => chunks(job.books(), BOOKS_PER_BATCH),
+    process: (batch, tools) => eachItem(batch.items, (b) => job.queue(b, tools), tools),
+    settle: (pending, tools) => job.settle(pending, tools),
+    status: (r) => r.state,
+    describe: (c, stats) => job.describe(c, stats.earlier),
+    stdoutWriter: (out) => stdoutOf(out, o, job.order, job.queued, () => job.total),
+    ...jobFlags(o, ctx),
+    input: o.file !== undefined ? `--from-file ${o.file}` : 'the hash ids',
+    identity: { '<hash_id>': o.hashIds, '--from-file': input ?? null, '--force': o.force, '--urgent': o.urgent, '--wait': o.wait },
+    command: `bookdist book process ${o.argv.join(' ')}`,
+    stdoutResumeHint: () => job.retryHint(),
+    confirm: o.force ? () => confirm(ctx, `Process ${job.total === 1 ? 'this book' : 'these books'} again? Forced processing deletes the annotations of a processed book.`) : undefined,
+    // One book alone exits as the service said (3 not found, 4 not authorized).
+    exitCode: (code, failures) => (job.total === 1 && failures.length ? failures[0].exitCode : code),
+    dryRunNote: '(dry run: one request per book; the first is shown, nothing is sent)',
   };
-  const row = (b: Book, state: State, message: string, extra: Partial<Row> = {}): Row => ({
-    hash_id: b.hash_id,
-    state,
-    message,
-    ...(o.wait ? { title: extra.title ?? null, processed_date: extra.processed_date ?? null } : {}),
-  });
+  return runJob(spec, ctx);
+}
 
-  // What this run saw, for the summary and stdout: books read, queued (or found queued), failed.
-  let total = 0;
-  const order = new Map<string, number>();
-  const queued = new Map<string, Row>();
-  const failed: string[] = [];
+/** What a run of `book process` saw (books read, queued, failed) and how it queues and waits. */
+class ProcessJob {
+  total = 0;
+  readonly order = new Map<string, number>();
+  readonly queued = new Map<string, Row>();
+  /** Books that failed in a way a retry may mend (the service unavailable, a wait that timed out). */
+  readonly retryable: string[] = [];
+  /** Books the service refused for good. */
+  refused = 0;
+  /** Books the service holds in its queue (the sandbox's "The Glass Meridian"), and why. */
+  private readonly held = new Map<string, string>();
+  private readonly started = Date.now();
 
-  async function* books(): AsyncGenerator<Book> {
+  constructor(
+    private readonly o: Options,
+    private readonly ctx: Context,
+    private readonly deadline: number,
+  ) {}
+
+  say(r: Row): void {
+    const st = style(this.ctx, 'stderr');
+    const bad = r.state === 'failed' || r.state === 'timed_out';
+    const colour = bad ? st.red : r.state === 'processed' || r.state === 'already_processed' ? st.green : (x: string) => x;
+    const line = `${r.hash_id}  ${colour(LABEL[r.state])}${r.message && r.state !== 'processed' ? `  ${r.message}` : ''}`;
+    if (bad) this.ctx.warn(line);
+    else this.ctx.info(line);
+  }
+
+  row(b: Book, state: State, message: string, extra: Partial<Row> = {}): Row {
+    return { hash_id: b.hash_id, state, message, ...(this.o.wait ? { title: extra.title ?? null, processed_date: extra.processed_date ?? null } : {}) };
+  }
+
+  /** A failed book: said, and remembered for the retry hint when a retry may succeed. */
+  private failed(b: Book, f: Failure, row: Row): void {
+    this.say(row);
+    if (f.kind === 'unavailable' || row.state === 'timed_out') this.retryable.push(b.hash_id);
+    else this.refused++;
+  }
+
+  async *books(): AsyncGenerator<Book> {
     const seen = new Set<string>();
     const one = (b: Book) => {
       if (seen.has(b.hash_id)) return false;
       seen.add(b.hash_id);
-      order.set(b.hash_id, total++);
+      this.order.set(b.hash_id, this.total++);
       return true;
     };
-    for (const h of o.hashIds) if (one({ hash_id: h })) yield { hash_id: h };
-    if (o.file !== undefined) {
-      for await (const l of readList(o.file, ctx, '--from-file')) {
+    for (const h of this.o.hashIds) if (one({ hash_id: h })) yield { hash_id: h };
+    if (this.o.file !== undefined) {
+      for await (const l of readList(this.o.file, this.ctx, '--from-file')) {
         const b = { hash_id: v.hashId(l.value, `--from-file line ${l.line}:`), line: l.line };
         if (one(b)) yield b;
       }
     }
-    if (!total) throw usageError(`--from-file ${o.file}: no hash ids in it (blank lines and # comments are ignored).`);
+    if (!this.total) throw usageError(`--from-file ${this.o.file}: no hash ids in it (blank lines and # comments are ignored).`);
   }
 
-  // Books the service holds in its queue (the sandbox's "The Glass Meridian"): said once, as
-  // soon as a poll sees it, and named again if the wait times out.
-  const held = new Map<string, string>();
-  const noteHeld = (hash: string, reason: string) => {
-    if (held.has(hash)) return;
-    held.set(hash, reason);
-    ctx.warn(`${hash}  held: ${reason}; --wait keeps waiting for it until --timeout`);
-  };
+  /** Queue one book; with --wait its result comes from the second phase. */
+  async queue(b: Book, job: JobTools): Promise<ItemOutcome<Row>> {
+    const r = await job.call('book.process', { params: { hash_id: b.hash_id }, payload: { force: this.o.force, urgent: this.o.urgent } });
+    if (!r.ok || r.response.status >= 400) {
+      const x = failedRow(r, (state, message) => this.row(b, state, message), b.hash_id);
+      if ('row' in x && x.failure) this.failed(b, x.failure, x.row);
+      return x;
+    }
+    const message = String(r.response.body?.message ?? '');
+    const state: State = /already processed/i.test(message) ? 'already_processed' : /already queued/i.test(message) ? 'already_queued' : 'queued';
+    const result = this.row(b, state, message);
+    this.say(result);
+    if (state === 'already_processed') return { row: result };
+    this.queued.set(b.hash_id, result);
+    return this.o.wait ? { pending: true } : { row: result };
+  }
+
+  /** A held book is said once, as soon as a poll sees it, and named again if the wait times out. */
+  private noteHeld(hash: string, reason: string): void {
+    if (this.held.has(hash)) return;
+    this.held.set(hash, reason);
+    this.ctx.warn(`${hash}  held: ${reason}; --wait keeps waiting for it until --timeout`);
+  }
 
   /** One poll: the books of `chunk` that are processed now (or failed to be looked at), as results. */
-  async function poll(chunk: PendingItem<Book>[], job: SettleTools<Book, Row>) {
+  private async poll(chunk: PendingItem<Book>[], job: SettleTools<Book, Row>) {
     const results: Array<{ of: PendingItem<Book>; row: Row; failure?: Failure }> = [];
     let unavailable: Failure | undefined;
     const byHash = new Map(chunk.map((p) => [p.item.hash_id, p]));
     const settleIfProcessed = (p: PendingItem<Book>, b: any) => {
       const s = b?.status ?? {};
-      if (s.is_queued && s.is_held === true) noteHeld(p.item.hash_id, typeof s.held_reason === 'string' ? s.held_reason : 'held in the queue');
+      if (s.is_queued && s.is_held === true) this.noteHeld(p.item.hash_id, typeof s.held_reason === 'string' ? s.held_reason : 'held in the queue');
       if (!(s.is_processed && !s.is_queued)) return;
-      const r = row(p.item, 'processed', s.processed_date ? `processed ${s.processed_date}` : 'processed', { title: b.title ?? null, processed_date: s.processed_date ?? null });
-      say(r);
+      const r = this.row(p.item, 'processed', s.processed_date ? `processed ${s.processed_date}` : 'processed', { title: b.title ?? null, processed_date: s.processed_date ?? null });
+      this.say(r);
       results.push({ of: p, row: r });
     };
     const failedWaiting = (p: PendingItem<Book>, f: Failure) => {
-      const r = row(p.item, 'failed', `while waiting: ${f.message}`);
-      say(r);
-      failed.push(p.item.hash_id);
+      const r = this.row(p.item, 'failed', `while waiting: ${f.message}`);
+      this.failed(p.item, f, r);
       results.push({ of: p, row: r, failure: { ...f, message: `${p.item.hash_id}: ${f.message}` } });
     };
     const out = await job.call('book.search', { payload: { hash_ids: [...byHash.keys()], limit: 500 } });
@@ -190,106 +245,74 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     return { results, unavailable };
   }
 
-  const spec: JobSpec<Book, Row> = {
-    verb: 'book process',
-    columns: o.wait ? ['hash_id', 'state', 'message', 'title', 'processed_date'] : ['hash_id', 'state', 'message'],
-    unit: 'books',
-    source: () => chunks(books(), BOOKS_PER_BATCH),
-    process: (batch, job) =>
-      eachItem(
-        batch.items,
-        async (b) => {
-          const r = await job.call('book.process', { params: { hash_id: b.hash_id }, payload: { force: o.force, urgent: o.urgent } });
-          if (!r.ok || r.response.status >= 400) {
-            const x = failedRow(r, (state, message) => row(b, state, message), b.hash_id);
-            if ('row' in x) failed.push(b.hash_id);
-            return x;
-          }
-          const message = String(r.response.body?.message ?? '');
-          const state: State = /already processed/i.test(message) ? 'already_processed' : /already queued/i.test(message) ? 'already_queued' : 'queued';
-          const result = row(b, state, message);
-          say(result);
-          if (state === 'already_processed') return { row: result };
-          queued.set(b.hash_id, result);
-          // With --wait the book's result is its processing: the second phase waits for it.
-          return o.wait ? { pending: true } : { row: result };
-        },
-        job,
-      ),
-    async settle(pending, job) {
-      const deadline = started + waitLimit;
-      let waiting = pending;
-      let unavailable: Failure | undefined;
-      while (waiting.length && !ctx.signal.aborted) {
-        const left = deadline - Date.now();
-        if (left <= 0) break;
-        try {
-          await ctx.clock.sleep(Math.min(o.intervalMs, left), ctx.signal);
-        } catch {
-          return; // interrupted: the books still waited for stay pending for --resume
-        }
-        const done = new Set<PendingItem<Book>>();
-        const polls: PendingItem<Book>[][] = [];
-        for (let i = 0; i < waiting.length; i += POLL_CHUNK) polls.push(waiting.slice(i, i + POLL_CHUNK));
-        unavailable = undefined;
-        await runPool(
-          polls,
-          async (chunk) => {
-            const r = await poll(chunk, job);
-            if (r.unavailable) unavailable = r.unavailable;
-            await job.commit(r.results);
-            for (const x of r.results) done.add(x.of);
-          },
-          { concurrency: o.concurrency },
-        );
-        waiting = waiting.filter((p) => !done.has(p));
+  /** --wait: poll until the queued books are processed, the wait ends, or the job is interrupted. */
+  async settle(pending: PendingItem<Book>[], job: SettleTools<Book, Row>): Promise<void> {
+    const { ctx, o } = this;
+    let waiting = pending;
+    let unavailable: Failure | undefined;
+    while (waiting.length && !ctx.signal.aborted) {
+      const left = this.deadline - Date.now();
+      if (left <= 0) break;
+      try {
+        await ctx.clock.sleep(Math.min(o.intervalMs, left), ctx.signal);
+      } catch {
+        return; // interrupted: the books still waited for stay pending for --resume
       }
-      if (ctx.signal.aborted || !waiting.length) return;
-      // The wait is over: what is still queued timed out (or the service stayed unavailable).
-      const waited = formatDuration(Date.now() - started);
-      await job.commit(
-        waiting.map((p) => {
-          const r = unavailable
-            ? row(p.item, 'failed', `service unavailable while waiting: ${unavailable.message}`)
-            : row(p.item, 'timed_out', `still queued after ${waited}${held.has(p.item.hash_id) ? ` (${held.get(p.item.hash_id)})` : ''}`);
-          say(r);
-          failed.push(p.item.hash_id);
-          const failure: Failure = unavailable ?? { kind: 'error', message: `${p.item.hash_id}: still queued after ${waited}`, exitCode: ExitCode.PARTIAL };
-          return { of: p, row: r, failure };
-        }),
-      );
-    },
-    status: (r) => r.state,
-    describe: (c, stats) => {
-      const n = (s: State) => c[s] ?? 0;
-      const parts = [
-        `${queued.size} queued`,
-        `${n('already_processed')} already processed`,
-        ...(o.wait ? [`${n('processed')} processed`] : []),
-        `${n('failed')} failed`,
-        ...(o.wait ? [`${n('timed_out')} timed out`] : []),
-      ];
-      return `${total} book(s): ${parts.join(', ')}${stats.earlier ? `, ${stats.earlier} done in an earlier run` : ''}`;
-    },
-    stdoutWriter: (out) => stdoutOf(out, o, order, queued, () => total),
-    ...jobFlags(o, ctx),
-    input: o.file !== undefined ? `--from-file ${o.file}` : 'the hash ids',
-    identity: { '<hash_id>': o.hashIds, '--from-file': input ?? null, '--force': o.force, '--urgent': o.urgent, '--wait': o.wait },
-    // --force asked for a confirmation: a resume after --yes needs it again.
-    command: `bookdist book process ${o.argv.join(' ')}${o.force && ctx.globals.yes ? ' --yes' : ''}`,
-    stdoutResumeHint: () => {
-      const again = `bookdist book process${o.force ? ' --force' : ''}${o.urgent ? ' --urgent' : ''}${o.wait ? ' --wait' : ''}`;
-      if (!ctx.signal.aborted && failed.length && failed.length <= 10) return `${again} ${failed.join(' ')}`;
-      if (!ctx.signal.aborted && failed.length)
-        return `bookdist book process ... -o csv | grep -E ',(failed|timed_out),' | cut -d, -f1 | ${again} --from-file - (the rows whose state is failed or timed_out)`;
-      return `bookdist book process ${o.argv.join(' ')} (books already queued or processed are reported as such; add --results FILE to resume exactly)`;
-    },
-    confirm: o.force ? () => confirm(ctx, `Process ${total === 1 ? 'this book' : 'these books'} again? Forced processing deletes the annotations of a processed book.`) : undefined,
-    // One book alone exits as the service said (3 not found, 4 not authorized).
-    exitCode: (code, failures) => (total === 1 && failures.length ? failures[0].exitCode : code),
-    dryRunNote: '(dry run: one request per book; the first is shown, nothing is sent)',
-  };
-  return runJob(spec, ctx);
+      const done = new Set<PendingItem<Book>>();
+      const polls: PendingItem<Book>[][] = [];
+      for (let i = 0; i < waiting.length; i += POLL_CHUNK) polls.push(waiting.slice(i, i + POLL_CHUNK));
+      unavailable = undefined;
+      const poll = async (chunk: PendingItem<Book>[]) => {
+        const r = await this.poll(chunk, job);
+        if (r.unavailable) unavailable = r.unavailable;
+        await job.commit(r.results);
+        for (const x of r.results) done.add(x.of);
+      };
+      await runPool(polls, poll, { concurrency: o.concurrency });
+      waiting = waiting.filter((p) => !done.has(p));
+    }
+    if (ctx.signal.aborted || !waiting.length) return;
+    await job.commit(waiting.map((p) => this.timedOut(p, unavailable)));
+  }
+
+  /** The wait is over: what is still queued timed out (or the service stayed unavailable). */
+  private timedOut(p: PendingItem<Book>, unavailable: Failure | undefined) {
+    const waited = formatDuration(Date.now() - this.started);
+    const r = unavailable ? this.row(p.item, 'failed', `service unavailable while waiting: ${unavailable.message}`) : this.row(p.item, 'timed_out', `still queued after ${waited}${this.held.has(p.item.hash_id) ? ` (${this.held.get(p.item.hash_id)})` : ''}`);
+    const failure: Failure = unavailable ?? { kind: 'error', message: `${p.item.hash_id}: still queued after ${waited}`, exitCode: ExitCode.PARTIAL };
+    this.failed(p.item, unavailable ?? { ...failure, kind: 'unavailable' }, r);
+    return { of: p, row: r, failure };
+  }
+
+  describe(c: Record<string, number>, earlier: number): string {
+    const n = (s: State) => c[s] ?? 0;
+    const parts = [
+      `${this.queued.size} queued`,
+      `${n('already_processed')} already processed`,
+      ...(this.o.wait ? [`${n('processed')} processed`] : []),
+      `${n('failed')} failed`,
+      ...(this.o.wait ? [`${n('timed_out')} timed out`] : []),
+    ];
+    return `${this.total} book(s): ${parts.join(', ')}${earlier ? `, ${earlier} done in an earlier run` : ''}`;
+  }
+
+  /**
+   * Without --results: a command that runs as printed (every flag kept) for the books a retry may
+   * mend; as arguments when few, else on stdin from a here-document. Books the service refused for
+   * good (not found, not authorized) are left out.
+   */
+  retryHint(): string | undefined {
+    const { o, ctx } = this;
+    // The job's flags without its input (hash ids, --from-file) and without --results.
+    const flags = o.argv.slice(o.hashIds.length).filter((a, i, all) => !['--from-file', '--results'].includes(a) && !['--from-file', '--results'].includes(all[i - 1]));
+    const again = ['bookdist book process', ...flags, ...globalArgv(ctx, flags.join(' '), o.force)].join(' ');
+    // Every failure was a refusal for good (not found, not authorized): nothing to retry.
+    if (!ctx.signal.aborted && !this.retryable.length && this.refused > 0) return undefined;
+    if (ctx.signal.aborted || !this.retryable.length)
+      return `bookdist book process ${[...o.argv, ...globalArgv(ctx, o.argv.join(' '), o.force)].join(' ')} (books already queued or processed are reported as such; add --results FILE to resume exactly)`;
+    if (this.retryable.length <= 10) return `${again} ${this.retryable.join(' ')}`;
+    return `${again} --from-file - <<'EOF'\n${this.retryable.join('\n')}\nEOF`;
+  }
 }
 
 /**

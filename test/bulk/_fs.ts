@@ -1,8 +1,5 @@
-// Bulk jobs run by the real main() in this process, with an injected file-system seam: a disk that
-// fills up at a chosen byte of a chosen file (what a process-level test cannot do without an
-// environment switch in production code).
-import { PassThrough, Writable } from 'node:stream';
-import { main } from '../../src/main.js';
+// A file-system seam for in-process bulk tests: a disk that fills up at a chosen byte of a chosen
+// file (what a process-level test could only do through an environment switch in production code).
 import { nodeFs, type Fs, type SafeHandle } from '../../src/util/fs-safe.js';
 
 /** A handle whose writes stop at `limit` bytes of the file and fail with ENOSPC, as on a full disk. */
@@ -46,24 +43,4 @@ export function fullDisk(path: string, limit: number): Fs {
       return p === path ? fullAt(fh, p, (await fh.stat()).size, limit) : fh;
     },
   };
-}
-
-export interface InProcessResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Run `bookdist ...args` through main() in this process. */
-export async function runInProcess(args: string[], opts: { env: Record<string, string | undefined>; fs?: Fs; input?: string; cwd?: string }): Promise<InProcessResult> {
-  let stdout = '';
-  let stderr = '';
-  const sink = (f: (s: string) => void) => new Writable({ write: (chunk, _e, cb) => (f(String(chunk)), cb()) });
-  const stdin = Object.assign(new PassThrough(), { isTTY: false });
-  stdin.end(opts.input ?? '');
-  const code = await main(args, {
-    io: { stdin, stdout: sink((x) => (stdout += x)), stderr: sink((x) => (stderr += x)), env: { NO_COLOR: '1', ...opts.env }, cwd: opts.cwd ?? process.cwd(), fs: opts.fs },
-    signals: false,
-  });
-  return { code, stdout, stderr };
 }
