@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { run, stubEnv } from '../helpers/run.js';
-import { json, StubRegistry, type StubRequest } from '../helpers/stub-http.js';
+import { json, netError, StubRegistry, type StubRequest } from '../helpers/stub-http.js';
 import { digestOf } from '../../src/bulk/job/journal.js';
 import { fullDisk } from './_fs.js';
 
@@ -186,6 +186,21 @@ describe('job engine, in-process', () => {
     expect(again.stderr).not.toMatch(/interrupted job/);
   });
 
+  it('lost answers (the connection reset after the service made the codes): the client repeats the request once with its Idempotency-Key; the file is exact', async () => {
+    const seen = new Map<string, number>();
+    const reg = new StubRegistry().on('POST', GENERATE, (req: StubRequest) => {
+      const key = req.headers['idempotency-key'];
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+      if (seen.get(key) === 1) return netError('ECONNRESET', 'socket hang up');
+      return json(200, { code: 200, success: true, codes: Array.from({ length: req.payload.count }, (_, i) => ({ code: `${key}-${i}`, deactivation_date: null, limit_days: 0 })) });
+    }, Infinity);
+    const out = join(dir, 'lost.csv');
+    const r = await run(gen(500, ['--out', out]), { env, http: reg, clock: instant });
+    expect(r.code, r.stderr).toBe(0);
+    expect([...seen.values()]).toEqual([2, 2, 2, 2, 2]);
+    expect(new Set(codesIn(out)).size).toBe(500);
+  });
+
   it('a 429 burst: each request is sent --retries + 1 times by the client alone, and the breaker stops the job after concurrency+2 failed requests', async () => {
     const reg = new StubRegistry().on('POST', GENERATE, json(429, { code: 429, error: true, message: 'Too many requests' }, { 'retry-after': '1' }), Infinity);
     const out = join(dir, 'burst.csv');
@@ -220,6 +235,22 @@ describe('job engine, in-process', () => {
 });
 
 describe('retry hints run as printed', () => {
+  it('a stdout job: the command with what is left and every flag, its note a shell comment', async () => {
+    let n = 0;
+    // The second batch's request fails: 200 of 300 codes printed, 100 left.
+    const reg = new StubRegistry().on('POST', GENERATE, (req: StubRequest) => {
+      if (++n === 2) return json(503, { code: 503, error: true, message: 'Service temporarily unavailable.' });
+      return json(200, { code: 200, success: true, codes: Array.from({ length: req.payload.count }, (_, i) => ({ code: `${n}-${i}`, deactivation_date: null, limit_days: 0 })) });
+    }, Infinity);
+    const r = await run(gen(300, ['-o', 'ndjson', '--retries', '0']), { env, http: reg, clock: instant });
+    expect(r.code).toBe(7);
+    const hint = /To retry what failed, run:\n {2}(.*)\n/.exec(r.stderr)?.[1];
+    expect(hint).toBe(`bookdist codes generate --hash-id ${HASH} --org acme --count 100 --batch-size 100 --concurrency 1 -o ndjson --retries 0  # the codes printed so far are valid; add --out FILE to make a job resumable`);
+    const again = await run(hint!.split('  # ')[0].split(' ').slice(1), { env, http: codesService(), clock: instant });
+    expect(again.code).toBe(0);
+    expect(again.stdout.trim().split('\n')).toHaveLength(100);
+  });
+
   const hash = (i: number) => i.toString(16).padStart(40, 'a');
   /** book.process: books < `down` answer 503 (unavailable), the book `missing` 404, the rest are queued. */
   function processService(down: number, missing?: string) {
@@ -237,16 +268,17 @@ describe('retry hints run as printed', () => {
     const r = await run(['book', 'process', ...books, '--urgent', '--concurrency', '2', '--retries', '0', '--timeout', '20s'], { env, http: reg, clock: instant });
     expect(r.code, r.stderr).toBe(6);
     const hint = /To retry what failed, run:\n {2}(.*)\n/.exec(r.stderr)?.[1];
-    expect(hint).toBe(`bookdist book process --urgent --concurrency 2 --timeout 20000ms --retries 0 ${hash(0)} ${hash(1)}`);
+    expect(hint).toBe(`bookdist book process --urgent --concurrency 2 ${hash(0)} ${hash(1)} --timeout 20000ms --retries 0`);
     const again = await run(hint!.split(' ').slice(1), { env, http: processService(0), clock: instant });
     expect(again.code, again.stderr).toBe(0);
   });
 
   it('many failures: the same command with the books on stdin from a here-document, no literal "..."', async () => {
+    // (A stdout job's other hints end in a shell comment, so that they too run as printed.)
     const books = Array.from({ length: 12 }, (_, i) => hash(i));
     const r = await run(['book', 'process', ...books, '--retries', '0'], { env, http: processService(12), clock: instant });
     expect(r.code).toBe(7);
-    const m = /To retry what failed, run:\n {2}(bookdist book process .*--from-file - <<'EOF')\n([\s\S]*?)\nEOF\n/.exec(r.stderr);
+    const m = /To retry what failed, run:\n {2}(bookdist book process --from-file - --retries 0 <<'EOF')\n([\s\S]*?)\nEOF\n/.exec(r.stderr);
     expect(m, r.stderr).not.toBeNull();
     expect(r.stderr).not.toContain('...');
     expect(m![2].split('\n').sort()).toEqual(books);

@@ -27,7 +27,7 @@ describe('service unavailable throughout (every request answered 503)', () => {
     const r = await cli(['codes', 'generate', '--hash-id', WELL_KNOWN.readme.hash_id, '--org', 'acme', '--count', '2500', '--out', out, '--retries', '1']);
     expect(r.code, r.stderr).toBe(7);
     expect(r.stderr).toMatch(/0 of 2500 codes generated .*; 3 batch\(es\) failed \(2500 codes not generated; last error: Service temporarily unavailable/);
-    expect(r.stderr).toMatch(/--out \S+codes\.csv --resume/);
+    expect(r.stderr).toMatch(/--out \S+codes\.csv --retries 1 --resume\n/);
     expect(csvCodes(out)).toHaveLength(0);
     expect(existsSync(out + '.bookdist-job')).toBe(true);
   });

@@ -40,7 +40,14 @@ export function isComplete(s: JobState<any, any>): boolean {
 
 /** The command that continues the job, every flag of this run kept (global ones included). */
 export function resumeCommand(s: JobState<any, any>): string | undefined {
-  if (!s.spec.file) return s.spec.stdoutResumeHint?.(statsOf(s));
+  if (!s.spec.file) {
+    const hint = s.spec.stdoutResumeHint?.(statsOf(s));
+    if (!hint) return undefined;
+    // A here-document (the input on the lines after the command) keeps the note on the first line.
+    const [first, ...rest] = hint.command.split('\n');
+    const line = [first.replace(/ <<'EOF'$/, ''), ...globalArgv(s.ctx, first, Boolean(s.spec.confirm))].join(' ') + (/ <<'EOF'$/.test(first) ? " <<'EOF'" : '');
+    return [line + (hint.note ? `  # ${hint.note}` : ''), ...rest].join('\n');
+  }
   const globals = globalArgv(s.ctx, s.spec.command, Boolean(s.spec.confirm));
   return [s.spec.command, ...globals, '--resume'].join(' ');
 }

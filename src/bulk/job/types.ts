@@ -108,8 +108,12 @@ export interface JobSpec<I, R extends Record<string, unknown>> {
   concurrency: number;
   /** The command that repeats the job (without --resume), every flag kept. */
   command: string;
-  /** The resume advice without a file (stdout jobs), given the stats; undefined when nothing a retry could mend is left. */
-  stdoutResumeHint?(stats: JobStats): string | undefined;
+  /**
+   * Without a file (stdout jobs): the command that repeats what is left (the engine adds the global
+   * flags of the run) and a note printed after it as a shell comment, so the line runs as printed;
+   * undefined when nothing a retry could mend is left.
+   */
+  stdoutResumeHint?(stats: JobStats): { command: string; note?: string } | undefined;
   /** Asked once the job is validated, before the first request (e.g. revoke's confirmation). */
   confirm?(): Promise<void>;
   /** Said after the summary when rows were invalid (default: fix them and run them again). */

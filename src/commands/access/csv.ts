@@ -91,7 +91,7 @@ export async function runAccessCsv(o: BulkFlags & { action: 'allow' | 'revoke' }
     input: `--from-csv ${o.file}`,
     identity: { '--from-csv': input },
     command: `bookdist access ${o.action} ${o.argv.join(' ')}`,
-    stdoutResumeHint: () => `bookdist access ${o.action} ${o.argv.join(' ')} (rows already done report "already"; add --results FILE to resume exactly)`,
+    stdoutResumeHint: () => ({ command: `bookdist access ${o.action} ${o.argv.join(' ')}`, note: 'rows already done report "already"; add --results FILE to resume exactly' }),
     confirm: o.action === 'revoke' ? () => confirm(ctx, `Revoke access for the rows of ${o.file}?`) : undefined,
     dryRunNote: `(dry run: the first valid row of ${o.file} is shown; nothing is sent)`,
   };

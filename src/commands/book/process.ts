@@ -14,7 +14,7 @@ import { inputFingerprint } from '../../bulk/rows.js';
 import { chunks, eachItem, failedRow, runJob, type ItemOutcome, type JobSpec, type JobTools, type PendingItem, type SettleTools } from '../../bulk/engine.js';
 import { runPool } from '../../bulk/pool.js';
 import { failureOf, type Failure } from '../../bulk/retry.js';
-import { globalArgv, jobFlags, shellQuote } from '../../bulk/flags.js';
+import { jobFlags, shellQuote } from '../../bulk/flags.js';
 import { createRowWriter, outputFormat, style } from '../../output/index.js';
 import { confirm } from '../confirm.js';
 
@@ -301,17 +301,17 @@ class ProcessJob {
    * mend; as arguments when few, else on stdin from a here-document. Books the service refused for
    * good (not found, not authorized) are left out.
    */
-  retryHint(): string | undefined {
+  retryHint(): { command: string; note?: string } | undefined {
     const { o, ctx } = this;
-    // The job's flags without its input (hash ids, --from-file) and without --results.
-    const flags = o.argv.slice(o.hashIds.length).filter((a, i, all) => !['--from-file', '--results'].includes(a) && !['--from-file', '--results'].includes(all[i - 1]));
-    const again = ['bookdist book process', ...flags, ...globalArgv(ctx, flags.join(' '), o.force)].join(' ');
     // Every failure was a refusal for good (not found, not authorized): nothing to retry.
     if (!ctx.signal.aborted && !this.retryable.length && this.refused > 0) return undefined;
     if (ctx.signal.aborted || !this.retryable.length)
-      return `bookdist book process ${[...o.argv, ...globalArgv(ctx, o.argv.join(' '), o.force)].join(' ')} (books already queued or processed are reported as such; add --results FILE to resume exactly)`;
-    if (this.retryable.length <= 10) return `${again} ${this.retryable.join(' ')}`;
-    return `${again} --from-file - <<'EOF'\n${this.retryable.join('\n')}\nEOF`;
+      return { command: `bookdist book process ${o.argv.join(' ')}`, note: 'books already queued or processed are reported as such; add --results FILE to resume exactly' };
+    // The job's flags without its input (hash ids, --from-file) and without --results.
+    const flags = o.argv.slice(o.hashIds.length).filter((a, i, all) => !['--from-file', '--results'].includes(a) && !['--from-file', '--results'].includes(all[i - 1]));
+    const again = ['bookdist book process', ...flags].join(' ');
+    if (this.retryable.length <= 10) return { command: `${again} ${this.retryable.join(' ')}` };
+    return { command: `${again} --from-file - <<'EOF'\n${this.retryable.join('\n')}\nEOF` };
   }
 }
 

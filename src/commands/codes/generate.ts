@@ -171,8 +171,10 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     restart: o.restart,
     concurrency: o.concurrency,
     command: `bookdist codes generate ${o.argv.join(' ')}`,
-    stdoutResumeHint: (st) =>
-      `bookdist codes generate ${o.argv.join(' ')}`.replace(/--count \d+/, `--count ${o.count - st.done}`) + ' (the codes printed so far are valid; add --out FILE to make a job resumable)',
+    stdoutResumeHint: (st) => ({
+      command: `bookdist codes generate ${o.argv.join(' ')}`.replace(/--count \d+/, `--count ${o.count - st.done}`),
+      note: 'the codes printed so far are valid; add --out FILE to make a job resumable',
+    }),
     dryRunNote: `(dry run: ${batchCount} request(s) of at most ${o.batchSize} codes would be sent)`,
   };
   return runJob(spec, ctx);

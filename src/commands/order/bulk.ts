@@ -167,7 +167,7 @@ export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<nu
     input: `${o.flag} ${o.file}`,
     identity: { [o.flag]: input },
     command: `bookdist order create ${o.argv.join(' ')}`,
-    stdoutResumeHint: () => `bookdist order create ${o.argv.join(' ')} (orders already made report "exists": order numbers make it safe)`,
+    stdoutResumeHint: () => ({ command: `bookdist order create ${o.argv.join(' ')}`, note: 'orders already made report "exists": order numbers make it safe' }),
     dryRunNote: `(dry run: the first valid order of ${o.file} is shown; nothing is sent)`,
   };
   return runJob(spec, ctx);

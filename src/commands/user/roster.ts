@@ -62,7 +62,7 @@ export async function runRoster(o: BulkFlags, ctx: Context): Promise<number> {
     input: `--from-csv ${o.file}`,
     identity: { '--from-csv': input },
     command: `bookdist user create ${o.argv.join(' ')}`,
-    stdoutResumeHint: () => `bookdist user create ${o.argv.join(' ')} (rows already created report "exists" with their username)`,
+    stdoutResumeHint: () => ({ command: `bookdist user create ${o.argv.join(' ')}`, note: 'rows already created report "exists" with their username' }),
     dryRunNote: `(dry run: the first valid row of ${o.file} is shown; nothing is sent)`,
   };
   return runJob(spec, ctx);
