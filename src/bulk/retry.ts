@@ -43,9 +43,9 @@ export async function callOnce(
 ): Promise<Outcome> {
   let res: ApiResponse;
   try {
-    // A request carrying an Idempotency-Key may be repeated by the client's policy like a read.
-    const keyed = opts.headers && Object.keys(opts.headers).some((h) => h.toLowerCase() === 'idempotency-key');
-    res = await api.call(name, { ...args, headers: opts.headers, ...(keyed ? { idempotent: true } : {}) });
+    // Whether a request carrying an Idempotency-Key may be repeated is the client's policy's call
+    // (where the service honours keys); the job adds nothing to it.
+    res = await api.call(name, { ...args, headers: opts.headers });
   } catch (err: any) {
     if (err?.name === 'DryRun') throw err;
     if (err?.exitCode !== undefined && err.exitCode !== ExitCode.UNAVAILABLE) {

@@ -10,9 +10,16 @@ import { authHeaders, formBody, loadRsaPrivateKey, pythonJson } from '../../src/
 
 export type Cli = (args: string[], opts?: { input?: string; timeoutMs?: number; cwd?: string; env?: Record<string, string> }) => Promise<CliResult>;
 
+/**
+ * The sandbox honours Idempotency-Key, which a job is told as a partner's profile would say it
+ * (BOOKDIST_IDEMPOTENCY_KEYS=1): the client's one retry policy then repeats a batch whose answer
+ * was lost with the batch's key, which the exactness tests rely on.
+ */
+export const KEYS_HONOURED = { BOOKDIST_IDEMPOTENCY_KEYS: '1' };
+
 /** `bookdist` against the sandbox, in-process (spawnCli below runs a process, for kills and locks). */
 export function cliFor(sb: TestSandbox): Cli {
-  return (args, opts = {}) => run(args, { env: { ...sb.env, ...opts.env }, input: opts.input, cwd: opts.cwd });
+  return (args, opts = {}) => run(args, { env: { ...sb.env, ...KEYS_HONOURED, ...opts.env }, input: opts.input, cwd: opts.cwd });
 }
 
 export async function codesGenerated(cli: Cli): Promise<number> {
@@ -63,7 +70,7 @@ export async function signedPost(sb: TestSandbox, path: string, payload: Record<
 /** Spawn bin/bookdist in the background (for kill and lock tests). */
 export function spawnCli(sb: TestSandbox, args: string[], env: Record<string, string> = {}, opts: { input?: string; cwd?: string } = {}) {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, ...sb.env, ...env } as NodeJS.ProcessEnv,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, ...sb.env, ...KEYS_HONOURED, ...env } as NodeJS.ProcessEnv,
     stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     cwd: opts.cwd,
   });

@@ -186,7 +186,7 @@ describe('job engine, in-process', () => {
     expect(again.stderr).not.toMatch(/interrupted job/);
   });
 
-  it('lost answers (the connection reset after the service made the codes): the client repeats the request once with its Idempotency-Key; the file is exact', async () => {
+  it('lost answers (the connection reset after the service made the codes): where the service honours keys the client repeats the request once with its Idempotency-Key, the file is exact; elsewhere nothing is repeated blindly', async () => {
     const seen = new Map<string, number>();
     const reg = new StubRegistry().on('POST', GENERATE, (req: StubRequest) => {
       const key = req.headers['idempotency-key'];
@@ -195,10 +195,20 @@ describe('job engine, in-process', () => {
       return json(200, { code: 200, success: true, codes: Array.from({ length: req.payload.count }, (_, i) => ({ code: `${key}-${i}`, deactivation_date: null, limit_days: 0 })) });
     }, Infinity);
     const out = join(dir, 'lost.csv');
-    const r = await run(gen(500, ['--out', out]), { env, http: reg, clock: instant });
+    const r = await run(gen(500, ['--out', out]), { env: { ...env, BOOKDIST_IDEMPOTENCY_KEYS: '1' }, http: reg, clock: instant });
     expect(r.code, r.stderr).toBe(0);
     expect([...seen.values()]).toEqual([2, 2, 2, 2, 2]);
     expect(new Set(codesIn(out)).size).toBe(500);
+
+    // Without the profile's word that keys are honoured: one request per batch, each batch's
+    // outcome unknown (not written, not repeated), exit 6 with the command that resumes the job.
+    seen.clear();
+    const out2 = join(dir, 'lost2.csv');
+    const r2 = await run(gen(500, ['--out', out2]), { env, http: reg, clock: instant });
+    expect(r2.code, r2.stderr).toBe(6);
+    expect(r2.stderr).toMatch(/the outcome is unknown/);
+    expect(r2.stderr).toMatch(/To retry what failed, run:\n {2}bookdist codes generate .*--resume\n/);
+    expect([...seen.values()]).toEqual([1, 1, 1, 1, 1]);
   });
 
   it('a 429 burst: each request is sent --retries + 1 times by the client alone, and the breaker stops the job after concurrency+2 failed requests', async () => {
