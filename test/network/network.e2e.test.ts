@@ -291,6 +291,16 @@ describe('certificates', () => {
     expect(connections).toBe(1);
   });
 
+  it('in a bulk job too: the lookup (one batched search) fails after one connection, never retried, each item with the certificate message (exit 6)', async () => {
+    const isbns = join(dir, 'two-isbns.txt');
+    writeFileSync(isbns, `${WELL_KNOWN.readme.isbn13}\n${WELL_KNOWN.unprocessed.isbn13}\n`);
+    connections = 0;
+    const r = await cli(['book', 'get', '--isbn-file', isbns, '--retries', '3', '-o', 'ndjson'], { BOOKDIST_BASE_URL: `https://localhost:${wrongPort}`, BOOKDIST_CA_FILE: join(dir, 'x-tls-ca.pem') });
+    expect(r.code).toBe(6);
+    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l).message)).toEqual([expect.stringMatching(/^Certificate problem: .*it does not name this host/), expect.stringMatching(/^Certificate problem/)]);
+    expect(connections).toBe(1);
+  });
+
   it("--ca-file adds to Node's roots (NODE_EXTRA_CA_CERTS included), it does not replace them", async () => {
     const other = join(dir, 'x-tls-ca.pem');
     const r = await cli(['whoami', '--json'], { BOOKDIST_CA_FILE: other, NODE_EXTRA_CA_CERTS: caFile });
@@ -342,6 +352,15 @@ describe('one retry policy: requests the sandbox received', () => {
     const plain = await counted('503', [...codesArgs, '--out', join(dir, 'c503a.csv')]);
     expect(plain.sent).toBe(1);
     const honoured = await counted('503', [...codesArgs, '--out', join(dir, 'c503b.csv')], { BOOKDIST_IDEMPOTENCY_KEYS: '1' });
+    expect(honoured.sent).toBe(3);
+  }, 30_000);
+
+  it('a connection reset in a bulk job: a keyed batch is sent once where keys are not honoured, retried where they are', async () => {
+    const plain = await counted('reset', [...codesArgs, '--out', join(dir, 'creset-a.csv')]);
+    expect(plain.r.code).not.toBe(0);
+    expect(plain.sent).toBe(1);
+    expect(plain.r.stderr).toMatch(/outcome is unknown/);
+    const honoured = await counted('reset', [...codesArgs, '--out', join(dir, 'creset-b.csv')], { BOOKDIST_IDEMPOTENCY_KEYS: '1' });
     expect(honoured.sent).toBe(3);
   }, 30_000);
 
