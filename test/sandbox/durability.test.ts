@@ -92,7 +92,9 @@ describe('durability', () => {
       }
     };
     const workers = Array.from({ length: 8 }, worker);
-    await new Promise((r) => setTimeout(r, 400));
+    // Kill once orders are flowing (a count, not a time: a loaded machine acknowledges fewer per
+    // second), while eight requests are in flight.
+    for (let waited = 0; acked.length < 20 && waited < 30_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
     a.child.kill('SIGKILL');
     killed = true;
     await Promise.all(workers);
