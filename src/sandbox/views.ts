@@ -149,12 +149,6 @@ export function itemLive(item: Row, now: number): boolean {
   return b(item.is_active) && !b(item.is_refunded) && (item.expiration_date == null || item.expiration_date > now);
 }
 
-export const ITEM_SELECT = `SELECT i.*, bk.hash_id AS book_hash_id, bk.title AS book_title, bk.num_pages AS book_num_pages,
-  u.username AS user_username, u.first_name AS user_first, u.last_name AS user_last,
-  p.description AS pricing_description
-  FROM order_items i JOIN books bk ON bk.id = i.book_id JOIN users u ON u.id = i.user_id
-  LEFT JOIN pricing p ON p.id = i.pricing_id`;
-
 export function itemView(item: Row, now: number, refundAvailable?: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: item.id,

@@ -1,0 +1,110 @@
+// Books: looked up, searched, listed per account, queued for processing, opened in the reader.
+import type { Store } from '../db/store.js';
+import { notFound } from '../http.js';
+import { bookRowById, bookRowBySkuNoCase, countOwnBooks, countOwnBooksUpTo, ownBooksAfter, ownBooksAt, type BookRow } from '../repo/books.js';
+import { insertReaderSession } from '../repo/carts.js';
+import { itemsOfUserBook } from '../repo/orders.js';
+import { enqueue, makeUrgent } from '../repo/queue.js';
+import { searchBooks } from '../repo/search.js';
+import { randomHex } from '../util.js';
+import { paging } from '../validate.js';
+import { bookView, bookViews, itemLive } from '../views.js';
+import { ok, type HandlerCtx, type HandlerResult } from './context.js';
+import { bookByHash, bookByIsbn, requireControl, userByUsername } from './lookups.js';
+
+export function bookGet(c: HandlerCtx): Record<string, unknown> {
+  return { book: bookView(c.store, bookByHash(c.store, c.params.hash_id), c.now) };
+}
+
+export function bookIsbn(c: HandlerCtx): Record<string, unknown> {
+  const b = bookByIsbn(c.store, c.params.isbn ?? '');
+  if (!b) throw notFound('Book not found');
+  return { book: bookView(c.store, b, c.now) };
+}
+
+export function bookSku(c: HandlerCtx): Record<string, unknown> {
+  const b = bookRowBySkuNoCase(c.store, c.params.sku ?? '');
+  if (!b) throw notFound('Book not found');
+  return { book: bookView(c.store, b, c.now) };
+}
+
+export function bookPricing(c: HandlerCtx): Record<string, unknown> {
+  const b = bookByIsbn(c.store, c.params.isbn ?? '');
+  if (!b) throw notFound('Book not found');
+  const v = bookView(c.store, b, c.now);
+  return { hash_id: b.hash_id, isbn: b.isbn13, title: b.title, digital_pricing: v.digital_pricing };
+}
+
+export function bookSearch(c: HandlerCtx): Record<string, unknown> {
+  const { store, payload: p, now } = c;
+  const { limit, offset } = paging(p);
+  const { rows, count } = searchBooks(store, p, limit, offset);
+  return { count, results: bookViews(store, rows, now) };
+}
+
+// Where the pages served so far ended: per store, `account:offset` -> the id of the last book
+// before that offset. Reading a whole list page by page (`book list --all`) then costs one
+// range read per page instead of skipping `offset` rows each time.
+const pageEnds = new WeakMap<Store, Map<string, number>>();
+const MAX_PAGE_ENDS = 1000;
+
+export function bookIndex(c: HandlerCtx): Record<string, unknown> {
+  const { store, now } = c;
+  const { limit, offset } = paging(c.payload);
+  const acct: number = c.caller!.account.id;
+  const count = countOwnBooks(store, acct);
+  let ends = pageEnds.get(store);
+  if (!ends) pageEnds.set(store, (ends = new Map()));
+  // A remembered end is used only when exactly `offset` of the account's books still come
+  // before it (counted on the index), so the page is the same as OFFSET would give.
+  const after = offset > 0 ? ends.get(`${acct}:${offset}`) : undefined;
+  let rows: BookRow[];
+  if (after !== undefined && countOwnBooksUpTo(store, acct, after) === offset) {
+    rows = ownBooksAfter(store, acct, after, limit);
+  } else {
+    rows = ownBooksAt(store, acct, limit, offset);
+  }
+  if (rows.length) {
+    if (ends.size >= MAX_PAGE_ENDS) ends.delete(ends.keys().next().value!);
+    ends.set(`${acct}:${offset + rows.length}`, rows[rows.length - 1].id);
+  }
+  return { count, limit, offset, results: bookViews(store, rows, now) };
+}
+
+export function bookProcess(c: HandlerCtx): HandlerResult {
+  const { store, payload: p, now } = c;
+  const book = bookByHash(store, c.params.hash_id);
+  requireControl(store, c.caller!, book);
+  const force = p.force === true;
+  const urgent = p.urgent === true;
+  return store.tx(() => {
+    const b = bookRowById(store, book.id)!;
+    const seq = Number(store.meta('queue_seq') ?? 1);
+    store.setMeta('queue_seq', String(seq + 1));
+    const position = urgent ? -seq : seq;
+    if (b.is_queued && !force) {
+      if (urgent) makeUrgent(store, b.id, position);
+      return ok({ message: 'Book already queued.' });
+    }
+    if (b.is_processed && !b.is_queued && !force) return ok({ message: 'Book already processed.' });
+    enqueue(store, b.id, now, urgent, position);
+    c.queued();
+    return ok({ message: 'Book queued for processing.' });
+  });
+}
+
+/** Does the user hold a live purchase or grant of the book now? */
+export function itemLiveFor(store: Store, userId: number, bookId: number, now: number): boolean {
+  return itemsOfUserBook(store, userId, bookId).some((i) => itemLive(i, now));
+}
+
+export function bookViewer(c: HandlerCtx): HandlerResult {
+  const { store, payload: p, now } = c;
+  const user = userByUsername(store, p.username);
+  const book = bookByHash(store, p.hash_id);
+  requireControl(store, c.caller!, book);
+  if (!itemLiveFor(store, user.id, book.id, now)) throw notFound('Purchase for user not found.');
+  const token = randomHex(32);
+  store.tx(() => insertReaderSession(store, token, user.id, book.id, now));
+  return ok({ viewer_url: `${c.origin}/reader/${token}/` });
+}

@@ -1,0 +1,47 @@
+// The service's own description: the index, the caller's profile, the endpoint list and the OpenAPI document.
+import { hostname } from 'node:os';
+import { ENDPOINTS } from '../../spec/endpoints.js';
+import { openApiDocument } from '../../spec/openapi.js';
+import type { HandlerCtx, HandlerResult } from './context.js';
+
+export function index(c: HandlerCtx): Record<string, unknown> {
+  return {
+    api: {
+      admin: 'operator@bookdist.example',
+      available_versions: [
+        { version: 'v1', version_date: '2015-01-21', version_help: '/v1/describe/', version_major: 1, version_string: '1.0.3', version_url: '/v1/' },
+      ],
+      current_version: 'v1',
+      host: c.hostName || hostname(),
+    },
+  };
+}
+
+export function profile(c: HandlerCtx): Record<string, unknown> {
+  const a = c.caller!.account;
+  return {
+    profile: { address_1: a.address_1, address_2: a.address_2, city: a.city, country: a.country, nickname: a.nickname, state: a.state, zip: a.zip },
+    scopes: [...c.caller!.scopes].sort(),
+  };
+}
+
+export function describe(): Record<string, unknown> {
+  return {
+    endpoints: ENDPOINTS.map((e) => ({
+      name: e.name,
+      methods: e.methods,
+      path: e.path,
+      aliases: e.aliases ?? [],
+      scope: e.scope,
+      auth: e.auth,
+      summary: e.summary,
+      fields: e.fields.map((f) => ({ name: f.name, type: f.type, required: !!f.required, description: f.description })),
+    })),
+  };
+}
+
+let lastDocument: { origin: string; body: Record<string, unknown> } | undefined;
+export function openapi(c: HandlerCtx): HandlerResult {
+  if (lastDocument?.origin !== c.origin) lastDocument = { origin: c.origin, body: openApiDocument(c.origin) };
+  return { status: 200, raw: true, body: lastDocument.body };
+}

@@ -1,0 +1,55 @@
+// The SQL of redemption codes, as typed rows. The rules (expiry, one redemption) live in ../domain/codes.ts.
+import type { Store } from '../db/store.js';
+
+export interface CodeRow {
+  id: number;
+  code: string;
+  account_id: number;
+  book_id: number;
+  org: string;
+  label_id: number | null;
+  limit_days: number;
+  expiration_date: number | null;
+  samples: number;
+  created_at: number;
+  redeemed_by: number | null;
+  redeemed_at: number | null;
+}
+
+export interface NewCodeRow {
+  code: string;
+  account_id: number;
+  book_id: number;
+  org: string;
+  label_id: number | null;
+  limit_days: number;
+  expiration_date: number | null;
+  samples: number;
+  created_at: number;
+}
+
+export function codeExists(store: Store, code: string): boolean {
+  return !!store.get('SELECT 1 FROM codes WHERE code = ?', code);
+}
+
+export function insertCode(store: Store, c: NewCodeRow): void {
+  store.run(
+    `INSERT INTO codes(code, account_id, book_id, org, label_id, limit_days, expiration_date, samples, created_at) VALUES (?,?,?,?,?,?,?,?,?)`,
+    c.code, c.account_id, c.book_id, c.org, c.label_id, c.limit_days, c.expiration_date, c.samples, c.created_at,
+  );
+}
+
+/** The code as written (already trimmed and upper case). */
+export function codeByText(store: Store, code: string): CodeRow | undefined {
+  return store.get('SELECT * FROM codes WHERE code = ?', code) as CodeRow | undefined;
+}
+
+export function markRedeemed(store: Store, id: number, userId: number, now: number): void {
+  store.run('UPDATE codes SET redeemed_by = ?, redeemed_at = ? WHERE id = ?', userId, now, id);
+}
+
+/** How many codes the account generated and how many of them were redeemed. */
+export function codeCounts(store: Store, accountId: number): { generated: number; redeemed: number } {
+  const r = store.get('SELECT count(*) AS g, count(redeemed_by) AS r FROM codes WHERE account_id = ?', accountId)!;
+  return { generated: r.g as number, redeemed: r.r as number };
+}

@@ -1,0 +1,14 @@
+// The SQL of the mail outbox: the sandbox sends no mail, it keeps what it would send.
+import type { Store } from '../db/store.js';
+
+export interface NewMailRow {
+  recipients: string[];
+  subject: string;
+  body: string;
+  kind: string;
+  created_at: number;
+}
+
+export function insertMail(store: Store, m: NewMailRow): void {
+  store.run('INSERT INTO outbox(recipients, subject, body, kind, created_at) VALUES (?,?,?,?,?)', JSON.stringify(m.recipients), m.subject, m.body, m.kind, m.created_at);
+}
