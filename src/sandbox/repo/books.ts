@@ -65,6 +65,85 @@ export interface PublisherRow {
   is_active: number;
 }
 
+// ---------------------------------------------------------------- whole books, as the service reads them
+
+/** A row of `books`, every column. */
+export interface BookRow extends BookFields {
+  id: number;
+  hash_id: string;
+  distribution_type: 'standard' | 'code';
+  copy_percent: number | null;
+  offline_percent: number | null;
+  sample_percent: number | null;
+  offline_range: string;
+  print_allowance_range: string;
+  print_allowance_percent: number;
+  sample_page_end: number;
+  is_active: number;
+  is_html: number;
+  is_processed: number;
+  is_public: number;
+  is_queued: number;
+  processed_at: number | null;
+  queued_at: number | null;
+  queue_urgent: number;
+  queue_seq: number | null;
+  queue_hold: number;
+  processing_started_at: number | null;
+  loaded_at: number | null;
+}
+
+/** The book with this hash id (already lower case). */
+export function bookRowByHash(store: Store, hashId: string): BookRow | undefined {
+  return store.get('SELECT * FROM books WHERE hash_id = ?', hashId) as BookRow | undefined;
+}
+
+export function bookRowById(store: Store, id: number): BookRow | undefined {
+  return store.get('SELECT * FROM books WHERE id = ?', id) as BookRow | undefined;
+}
+
+/** The book with this SKU, whatever its case. */
+export function bookRowBySkuNoCase(store: Store, sku: string): BookRow | undefined {
+  return store.get('SELECT * FROM books WHERE sku = ? COLLATE NOCASE', sku) as BookRow | undefined;
+}
+
+/** The first book (lowest id) any of whose ISBNs is `isbn` (normalised) or `isbn13` (its ISBN-13 form). */
+export function bookRowByAnyIsbn(store: Store, isbn: string, isbn13: string): BookRow | undefined {
+  // min(id) over the index probes, then the one row (ORDER BY id LIMIT 1 sorted the matches in a
+  // temporary b-tree first).
+  return store.get(
+    `SELECT * FROM books WHERE id = (SELECT min(id) FROM books WHERE isbn13 IN (?1, ?2) OR eisbn13 IN (?1, ?2) OR isbn10 = ?1 OR eisbn10 = ?1 OR parent_isbn = ?1)`,
+    isbn, isbn13,
+  ) as BookRow | undefined;
+}
+
+export function bookPages(store: Store, id: number): number {
+  return store.get('SELECT num_pages FROM books WHERE id = ?', id)!.num_pages as number;
+}
+
+const OWN_BOOKS = 'publisher_id IN (SELECT publisher_id FROM account_publishers WHERE account_id = ?)';
+
+/** How many books the account's publishers have. */
+export function countOwnBooks(store: Store, accountId: number): number {
+  return store.get(`SELECT count(*) AS n FROM books WHERE ${OWN_BOOKS}`, accountId)!.n as number;
+}
+
+/** How many of the account's books have an id up to `id`. */
+export function countOwnBooksUpTo(store: Store, accountId: number, id: number): number {
+  return store.get(`SELECT count(*) AS n FROM books WHERE ${OWN_BOOKS} AND id <= ?`, accountId, id)!.n as number;
+}
+
+/** A page of the account's books in id order, after the book `after`. */
+export function ownBooksAfter(store: Store, accountId: number, after: number, limit: number): BookRow[] {
+  // `+publisher_id`: walk the books in id order from `after` rather than sort the account's books.
+  return store.all(`SELECT * FROM books WHERE id > ? AND +${OWN_BOOKS} ORDER BY id LIMIT ?`, after, accountId, limit) as BookRow[];
+}
+
+/** A page of the account's books in id order, at an offset. */
+export function ownBooksAt(store: Store, accountId: number, limit: number, offset: number): BookRow[] {
+  return store.all(`SELECT * FROM books WHERE +${OWN_BOOKS} ORDER BY id LIMIT ? OFFSET ?`, accountId, limit, offset) as BookRow[];
+}
+
 const KEY_COLUMNS = 'id, hash_id, publisher_id, isbn13, eisbn13, parent_isbn, sku, is_active, loaded_at';
 
 /** The book whose own (digital) ISBN-13 this is. */
@@ -190,83 +269,4 @@ export function importLoaded(store: Store, c: LoadedCatalogue): void {
   for (const g of c.grants) insert('account_publishers', g, 'ON CONFLICT DO NOTHING');
   for (const b of c.books) insert('books', { ...b, is_queued: 0, queued_at: null, queue_seq: null, queue_hold: 0, processing_started_at: null });
   for (const p of c.prices) insert('pricing', p);
-}
-
-// ---------------------------------------------------------------- whole books, as the service reads them
-
-/** A row of `books`, every column. */
-export interface BookRow extends BookFields {
-  id: number;
-  hash_id: string;
-  distribution_type: 'standard' | 'code';
-  copy_percent: number | null;
-  offline_percent: number | null;
-  sample_percent: number | null;
-  offline_range: string;
-  print_allowance_range: string;
-  print_allowance_percent: number;
-  sample_page_end: number;
-  is_active: number;
-  is_html: number;
-  is_processed: number;
-  is_public: number;
-  is_queued: number;
-  processed_at: number | null;
-  queued_at: number | null;
-  queue_urgent: number;
-  queue_seq: number | null;
-  queue_hold: number;
-  processing_started_at: number | null;
-  loaded_at: number | null;
-}
-
-/** The book with this hash id (already lower case). */
-export function bookRowByHash(store: Store, hashId: string): BookRow | undefined {
-  return store.get('SELECT * FROM books WHERE hash_id = ?', hashId) as BookRow | undefined;
-}
-
-export function bookRowById(store: Store, id: number): BookRow | undefined {
-  return store.get('SELECT * FROM books WHERE id = ?', id) as BookRow | undefined;
-}
-
-/** The book with this SKU, whatever its case. */
-export function bookRowBySkuNoCase(store: Store, sku: string): BookRow | undefined {
-  return store.get('SELECT * FROM books WHERE sku = ? COLLATE NOCASE', sku) as BookRow | undefined;
-}
-
-/** The first book (lowest id) any of whose ISBNs is `isbn` (normalised) or `isbn13` (its ISBN-13 form). */
-export function bookRowByAnyIsbn(store: Store, isbn: string, isbn13: string): BookRow | undefined {
-  // min(id) over the index probes, then the one row (ORDER BY id LIMIT 1 sorted the matches in a
-  // temporary b-tree first).
-  return store.get(
-    `SELECT * FROM books WHERE id = (SELECT min(id) FROM books WHERE isbn13 IN (?1, ?2) OR eisbn13 IN (?1, ?2) OR isbn10 = ?1 OR eisbn10 = ?1 OR parent_isbn = ?1)`,
-    isbn, isbn13,
-  ) as BookRow | undefined;
-}
-
-export function bookPages(store: Store, id: number): number {
-  return store.get('SELECT num_pages FROM books WHERE id = ?', id)!.num_pages as number;
-}
-
-const OWN_BOOKS = 'publisher_id IN (SELECT publisher_id FROM account_publishers WHERE account_id = ?)';
-
-/** How many books the account's publishers have. */
-export function countOwnBooks(store: Store, accountId: number): number {
-  return store.get(`SELECT count(*) AS n FROM books WHERE ${OWN_BOOKS}`, accountId)!.n as number;
-}
-
-/** How many of the account's books have an id up to `id`. */
-export function countOwnBooksUpTo(store: Store, accountId: number, id: number): number {
-  return store.get(`SELECT count(*) AS n FROM books WHERE ${OWN_BOOKS} AND id <= ?`, accountId, id)!.n as number;
-}
-
-/** A page of the account's books in id order, after the book `after`. */
-export function ownBooksAfter(store: Store, accountId: number, after: number, limit: number): BookRow[] {
-  // `+publisher_id`: walk the books in id order from `after` rather than sort the account's books.
-  return store.all(`SELECT * FROM books WHERE id > ? AND +${OWN_BOOKS} ORDER BY id LIMIT ?`, after, accountId, limit) as BookRow[];
-}
-
-/** A page of the account's books in id order, at an offset. */
-export function ownBooksAt(store: Store, accountId: number, limit: number, offset: number): BookRow[] {
-  return store.all(`SELECT * FROM books WHERE +${OWN_BOOKS} ORDER BY id LIMIT ? OFFSET ?`, accountId, limit, offset) as BookRow[];
 }

@@ -12,3 +12,17 @@ export interface NewMailRow {
 export function insertMail(store: Store, m: NewMailRow): void {
   store.run('INSERT INTO outbox(recipients, subject, body, kind, created_at) VALUES (?,?,?,?,?)', JSON.stringify(m.recipients), m.subject, m.body, m.kind, m.created_at);
 }
+
+export interface MailRow {
+  id: number;
+  recipients: string;
+  subject: string;
+  body: string;
+  kind: string;
+  created_at: number;
+}
+
+/** Every mail kept, oldest first. */
+export function allMail(store: Store): MailRow[] {
+  return store.all('SELECT * FROM outbox ORDER BY id') as MailRow[];
+}
