@@ -30,8 +30,8 @@ interface Served {
 }
 
 /** Spawn `bookdist sandbox serve --tls` on a free port; resolves when it printed its URL. */
-function serve(db: string, extra: string[] = []): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--tls', '--port', '0', '--db', db, '--allow-host', HOST, '--process-delay', '300ms', ...extra], {
+function serve(db: string, extra: string[] = [], tls = true): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', ...(tls ? ['--tls'] : []), '--port', '0', '--db', db, '--allow-host', HOST, '--process-delay', '300ms', ...extra], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', BOOKDIST_DATA_DIR: join(dir, 'data') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -48,10 +48,10 @@ function serve(db: string, extra: string[] = []): Promise<Served> {
     child.on('exit', (code) => reject(new Error(`sandbox serve exited ${code}: ${log.join('\n')}`)));
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       out += d;
-      const m = /^https:\/\/127\.0\.0\.1:(\d+)\n/.exec(out);
+      const m = /^https?:\/\/127\.0\.0\.1:(\d+)\n/.exec(out);
       if (!m) return;
       const port = Number(m[1]);
-      resolve({ port, url: `https://${HOST}:${port}`, log, requests: () => log.filter((l) => /^(GET|POST) \/(?!_sandbox)/.test(l)) });
+      resolve({ port, url: `${tls ? 'https' : 'http'}://${HOST}:${port}`, log, requests: () => log.filter((l) => /^(GET|POST) \/(?!_sandbox)/.test(l)) });
     });
   });
 }
@@ -232,6 +232,13 @@ describe('which requests go through the proxy', () => {
       const r = await cli(['status', '--json', '--retries', '0'], { HTTPS_PROXY: dead, no_proxy: noProxy });
       expect(r.code, `${noProxy}: ${r.stderr}`).toBe(9);
     }
+  });
+
+  it('plain http goes to the proxy in absolute form (HTTP_PROXY), HTTPS_PROXY is not used for it', async () => {
+    const plain = await serve(join(dir, 'sb.db'), [], false);
+    const r = await cli(['whoami', '--json'], { BOOKDIST_BASE_URL: plain.url, HTTP_PROXY: proxy.url, HTTPS_PROXY: `http://127.0.0.1:${deadPort}` });
+    expect(r.code, r.stderr).toBe(0);
+    expect(proxy.log()).toContain(`GET http://${HOST}:${plain.port}/profile/`);
   });
 
   it('a proxy that refuses connections: exit 9 naming the proxy, never its credentials; not retried', async () => {
