@@ -1,11 +1,15 @@
-// Builds the context, runs the program, maps errors to exit codes.
-import type { Command, CommanderError } from 'commander';
+// The entry point: the answers that need no command tree (src/cli/fast-paths.ts), the signal and
+// pipe handlers (src/cli/signals.ts), then the command tree argv needs (src/cli/tree.ts) run with
+// a context per command; failures become one report and an exit code (src/cli/report.ts).
+import type { Command } from 'commander';
 import { CliError, ExitCode } from './errors.js';
+import { trapSignals } from './cli/signals.js';
+import { reportError, usageText, wantsJsonErrors } from './cli/report.js';
+import { fastPath, helpTopic } from './cli/fast-paths.js';
 import type { Clock, Context, GlobalOptions, IO, OutputFormat } from './context.js';
 import { createContext } from './context.js';
 import type { HttpHandler } from './api/handler.js';
 import { checkDuration } from './util/duration.js';
-import { clipLongWords, errorText } from './output/text.js';
 
 export interface MainOptions {
   io?: Partial<IO>;
@@ -16,9 +20,6 @@ export interface MainOptions {
   /** Time and sleeping (default: the real clock). */
   clock?: Clock;
 }
-
-/** Signals that stop a command: gracefully (a bulk job finishes its batches in flight) the first time. */
-const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 let warningFilterInstalled = false;
 function filterExperimentalWarnings(): void {
@@ -48,84 +49,20 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     cwd: process.cwd(),
     ...options.io,
   };
-  const wantsJsonErrors =
-    argv.includes('--json') ||
-    argv.some((a) => a.startsWith('--json=')) ||
-    argv.some((a, i) => (a === '-o' || a === '--output') && /^(json|ndjson)$/.test(argv[i + 1] ?? '')) ||
-    argv.some((a) => /^(--output=|-o=?)(json|ndjson)$/.test(a));
+  const json = wantsJsonErrors(argv);
   const debug = argv.includes('--debug');
 
-  // `bookdist help exit-codes`: a help topic rather than a command.
-  if ((argv[0] === 'help' && argv[1] === 'exit-codes') || (argv[0] === 'exit-codes')) {
-    const { exitCodesText } = await import('./root.js');
-    io.stdout.write(exitCodesText());
-    return 0;
-  }
+  // Answered without commander or any command group: the exit-codes topic before anything else.
+  const topic = await helpTopic(argv, io);
+  if (topic !== undefined) return topic;
 
   const cleanups: Array<() => void | Promise<void>> = [];
   const controller = new AbortController();
-  let trapped = false;
-  let interrupts = 0;
-  let lastSignal = 0;
-  // `conf` loads `when-exit`, whose handler re-sends every signal it catches to this process
-  // (process.kill(process.pid, sig)): one Ctrl-C would arrive twice and count as the second,
-  // "exit at once" one. While our handler's signal is being dispatched, such a self-kill is
-  // dropped; and a repeat within a moment of the first (an echo from a handler that ran before
-  // ours) counts once. A person's second Ctrl-C still exits at once.
-  let swallowing = false;
-  const realKill = process.kill;
-  const killFilter = function (this: unknown, pid: number, sig?: string | number) {
-    if (swallowing && pid === process.pid && typeof sig === 'string' && SIGNALS.includes(sig as NodeJS.Signals)) return true;
-    return realKill.call(process, pid, sig as any);
-  } as typeof process.kill;
-  const onSignal = (sig: NodeJS.Signals) => {
-    const now = Date.now();
-    swallowing = true;
-    setImmediate(() => (swallowing = false));
-    if (interrupts > 0 && now - lastSignal < 250) return;
-    lastSignal = now;
-    interrupts++;
-    controller.abort(new CliError(`Interrupted (${sig}).`, ExitCode.INTERRUPTED));
-    if (!trapped || interrupts > 1) {
-      io.stderr.write('\nInterrupted.\n');
-      // At once: cleanups get a moment, but a graceful close of the HTTP pool would wait for the
-      // requests in flight (what the first signal does); a bulk job's journal covers them.
-      const bounded = new Promise((r) => setTimeout(r, 200).unref());
-      void Promise.race([Promise.allSettled(cleanups.map((fn) => fn())), bounded]).finally(() => process.exit(ExitCode.INTERRUPTED));
-    }
-  };
-  // `bookdist ... | head`: the reader went away. Stop quietly, as other Unix tools do.
-  // Any other write error (a full disk, /dev/full, a closed descriptor): say so, exit 1, no stack trace.
-  let outputTrap: ((err: NodeJS.ErrnoException) => void) | undefined;
-  const onPipeError = (err: NodeJS.ErrnoException) => {
-    if (outputTrap) return outputTrap(err);
-    const broken = err?.code === 'EPIPE';
-    if (!broken) io.stderr.write(`bookdist: cannot write the output (${err?.code ?? err?.message}); nothing more was written.\n`);
-    void Promise.allSettled(cleanups.map((fn) => fn())).finally(() => process.exit(broken ? ExitCode.OK : ExitCode.ERROR));
-  };
-  if (options.signals !== false) {
-    for (const sig of SIGNALS) process.on(sig, onSignal);
-    process.kill = killFilter;
-    process.stdout.on('error', onPipeError);
-    // A closed stderr (`2>&1 | head -1`, a terminal gone): nothing can be said there any more, and a
-    // job must not die half-way for it (an unhandled EPIPE would end the process mid-batch).
-    if (!process.stderr.listenerCount('error')) process.stderr.on('error', () => {});
-  }
+  const signals = options.signals !== false ? trapSignals(io, controller, cleanups) : undefined;
 
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-    const { VERSION } = await import('./version.js');
-    io.stdout.write(VERSION + '\n');
-    return 0;
-  }
-  // The root help (a bare `bookdist`, -h, --help) from the root's own table: no commander, no
-  // command group. Anything else with the root help (global options before -h) goes through
-  // commander with the same table as stub commands (src/cli/tree.ts programFor).
-  if (argv.length === 0 || (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h'))) {
-    const { rootHelpText } = await import('./root-help.js');
-    const { helpWidth } = await import('./commands/help/page.js');
-    io.stdout.write(rootHelpText(helpWidth(io.stdout, io.env)));
-    return 0;
-  }
+  // --version and the root help: with the signal and pipe handlers in place (`bookdist -h | head`).
+  const fast = await fastPath(argv, io);
+  if (fast !== undefined) return fast;
   // Only the command group argv names (the whole tree for help, completion and the like).
   const { programFor } = await import('./cli/tree.js');
   const { setContextFactory, exitCodeOf } = await import('./commands/define.js');
@@ -153,11 +90,11 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   let ctxRef: Context | undefined;
   setContextFactory(program, (command) => {
     ctxRef = createContext(io, globalsFrom(command), controller.signal, cleanups, {
-      trap: () => (trapped = true),
+      trap: () => signals?.trap(),
       http: options.http,
       clock: options.clock,
     });
-    ctxRef.trapOutputError = (handler) => (outputTrap = handler);
+    ctxRef.trapOutputError = (handler) => signals?.trapOutputError(handler);
     return ctxRef;
   });
 
@@ -171,17 +108,14 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     await program.parseAsync(normaliseArgv(argv), { from: 'user' });
     code = exitCodeOf(program);
   } catch (err) {
-    code = reportError(err, io, { json: wantsJsonErrors, debug, usage: usage && usageText(usage.command) });
+    code = reportError(err, io, { json, debug, usage: usage && usageText(usage.command) });
   } finally {
     for (const fn of cleanups.reverse()) {
       try {
         await fn();
       } catch {}
     }
-    if (options.signals !== false) {
-      for (const sig of SIGNALS) process.off(sig, onSignal);
-      if (process.kill === killFilter) process.kill = realKill;
-    }
+    signals?.release();
     // The EPIPE listener stays: output still buffered may fail after main() returns.
   }
   return code;
@@ -234,64 +168,4 @@ function globalsFrom(command: Command): GlobalOptions {
   };
 }
 
-/** `Usage: bookdist book get [options] <isbn>` and where to read more, for a usage error. */
-export function usageText(cmd: Command): string {
-  const names: string[] = [];
-  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
-  const full = names.join(' ');
-  return `Usage: ${full} ${cmd.usage()}\nRun \`${full} --help\` for details.`;
-}
-
-export function reportError(err: unknown, io: IO, opts: { json: boolean; debug: boolean; usage?: string }): number {
-  const e = err as any;
-  // commander: help and version are not errors; usage errors exit 2, with the usage line.
-  if (e && typeof e.code === 'string' && e.code.startsWith('commander.')) {
-    const ce = e as CommanderError;
-    if (ce.code === 'commander.helpDisplayed' || ce.code === 'commander.version' || ce.exitCode === 0) return 0;
-    // `bookdist profile` without a verb: commander already printed the group's help on stderr.
-    if (ce.code === 'commander.help') return ExitCode.USAGE;
-    const message = ce.message.replace(/^error: /, '');
-    if (opts.json) {
-      const full = opts.usage ? `${message}\n${opts.usage}` : message;
-      io.stderr.write(JSON.stringify({ error: { status: null, message: clipLongWords(full), exit_code: ExitCode.USAGE, details: null } }) + '\n');
-    } else {
-      io.stderr.write(`bookdist: ${errorText(message)}\n${opts.usage ? opts.usage + '\n' : ''}`);
-    }
-    return ExitCode.USAGE;
-  }
-  if (e?.name === 'DryRun') return 0;
-  let exitCode: number = ExitCode.ERROR;
-  let status: number | undefined;
-  let message = String(e?.message ?? e);
-  let details: Record<string, unknown> | undefined;
-  if (e?.name === 'ApiError') {
-    exitCode = e.exitCode;
-    status = e.status;
-    details = e.body && typeof e.body === 'object' ? stripEnvelope(e.body) : undefined;
-    message = `${e.message} (HTTP ${e.status}, ${e.request.method} ${new URL(e.request.url).pathname})`;
-  } else if (e instanceof CliError || e?.name === 'CliError') {
-    exitCode = e.exitCode;
-    status = e.status;
-    details = e.details;
-  } else if (e?.name === 'AbortError' || e?.exitCode === ExitCode.INTERRUPTED) {
-    exitCode = ExitCode.INTERRUPTED;
-    message = 'Interrupted.';
-  } else if (e?.name === 'ExitPromptError') {
-    exitCode = ExitCode.INTERRUPTED;
-    message = 'Cancelled.';
-  } else if (!opts.debug) {
-    message = `${message} (unexpected error; run with --debug for details)`;
-  }
-  if (opts.json) {
-    io.stderr.write(JSON.stringify({ error: { status: status ?? null, message: clipLongWords(message), exit_code: exitCode, details: details ?? null } }) + '\n');
-  } else {
-    io.stderr.write(`bookdist: ${errorText(message)}\n`);
-  }
-  if (opts.debug && e?.stack) io.stderr.write(e.stack + '\n');
-  return exitCode;
-}
-
-function stripEnvelope(body: Record<string, unknown>): Record<string, unknown> | undefined {
-  const { code: _c, error: _e, success: _s, test_mode: _t, message: _m, ...rest } = body as any;
-  return Object.keys(rest).length ? rest : undefined;
-}
+export { reportError, usageText } from './cli/report.js';

@@ -1,0 +1,79 @@
+// The error report: one shape for every failure, as a line on stderr or (under --json and
+// -o json|ndjson) a JSON object, with the exit code it means; commander's usage errors with the
+// usage line of the command that failed; stack traces only with --debug.
+import type { Command, CommanderError } from 'commander';
+import { CliError, ExitCode } from '../errors.js';
+import type { IO } from '../context.js';
+import { clipLongWords, errorText } from '../output/text.js';
+
+/** Does argv ask for JSON (so that an error is reported as JSON too)? */
+export function wantsJsonErrors(argv: string[]): boolean {
+  return (
+    argv.includes('--json') ||
+    argv.some((a) => a.startsWith('--json=')) ||
+    argv.some((a, i) => (a === '-o' || a === '--output') && /^(json|ndjson)$/.test(argv[i + 1] ?? '')) ||
+    argv.some((a) => /^(--output=|-o=?)(json|ndjson)$/.test(a))
+  );
+}
+
+/** `Usage: bookdist book get [options] <isbn>` and where to read more, for a usage error. */
+export function usageText(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  const full = names.join(' ');
+  return `Usage: ${full} ${cmd.usage()}\nRun \`${full} --help\` for details.`;
+}
+
+export function reportError(err: unknown, io: IO, opts: { json: boolean; debug: boolean; usage?: string }): number {
+  const e = err as any;
+  // commander: help and version are not errors; usage errors exit 2, with the usage line.
+  if (e && typeof e.code === 'string' && e.code.startsWith('commander.')) {
+    const ce = e as CommanderError;
+    if (ce.code === 'commander.helpDisplayed' || ce.code === 'commander.version' || ce.exitCode === 0) return 0;
+    // `bookdist profile` without a verb: commander already printed the group's help on stderr.
+    if (ce.code === 'commander.help') return ExitCode.USAGE;
+    const message = ce.message.replace(/^error: /, '');
+    if (opts.json) {
+      const full = opts.usage ? `${message}\n${opts.usage}` : message;
+      io.stderr.write(JSON.stringify({ error: { status: null, message: clipLongWords(full), exit_code: ExitCode.USAGE, details: null } }) + '\n');
+    } else {
+      io.stderr.write(`bookdist: ${errorText(message)}\n${opts.usage ? opts.usage + '\n' : ''}`);
+    }
+    return ExitCode.USAGE;
+  }
+  if (e?.name === 'DryRun') return 0;
+  let exitCode: number = ExitCode.ERROR;
+  let status: number | undefined;
+  let message = String(e?.message ?? e);
+  let details: Record<string, unknown> | undefined;
+  if (e?.name === 'ApiError') {
+    exitCode = e.exitCode;
+    status = e.status;
+    details = e.body && typeof e.body === 'object' ? stripEnvelope(e.body) : undefined;
+    message = `${e.message} (HTTP ${e.status}, ${e.request.method} ${new URL(e.request.url).pathname})`;
+  } else if (e instanceof CliError || e?.name === 'CliError') {
+    exitCode = e.exitCode;
+    status = e.status;
+    details = e.details;
+  } else if (e?.name === 'AbortError' || e?.exitCode === ExitCode.INTERRUPTED) {
+    exitCode = ExitCode.INTERRUPTED;
+    message = 'Interrupted.';
+  } else if (e?.name === 'ExitPromptError') {
+    exitCode = ExitCode.INTERRUPTED;
+    message = 'Cancelled.';
+  } else if (!opts.debug) {
+    message = `${message} (unexpected error; run with --debug for details)`;
+  }
+  if (opts.json) {
+    io.stderr.write(JSON.stringify({ error: { status: status ?? null, message: clipLongWords(message), exit_code: exitCode, details: details ?? null } }) + '\n');
+  } else {
+    io.stderr.write(`bookdist: ${errorText(message)}\n`);
+  }
+  if (opts.debug && e?.stack) io.stderr.write(e.stack + '\n');
+  return exitCode;
+}
+
+function stripEnvelope(body: Record<string, unknown>): Record<string, unknown> | undefined {
+  const { code: _c, error: _e, success: _s, test_mode: _t, message: _m, ...rest } = body as any;
+  return Object.keys(rest).length ? rest : undefined;
+}

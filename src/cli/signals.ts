@@ -1,0 +1,76 @@
+// Signals and broken pipes, for the real CLI (in-process tests run without them). The first
+// SIGINT, SIGTERM or SIGHUP aborts the run's signal: a command that trapped it (a bulk job) stops
+// gracefully, writing what is in flight; any other command, or a second signal, exits 130 at
+// once. A reader that went away (`bookdist ... | head`) ends the run quietly; any other write
+// error on stdout is one clear line and exit 1.
+import { CliError, ExitCode } from '../errors.js';
+import type { IO } from '../context.js';
+
+/** Signals that stop a command: gracefully (a bulk job finishes its batches in flight) the first time. */
+export const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+export interface SignalTrap {
+  /** The running command stops gracefully on the first signal (a bulk job). */
+  trap(): void;
+  /** The running command handles write errors on stdout itself. */
+  trapOutputError(handler: (err: NodeJS.ErrnoException) => void): void;
+  /** Remove the signal handlers (the EPIPE listener stays: output still buffered may fail later). */
+  release(): void;
+}
+
+export function trapSignals(io: IO, controller: AbortController, cleanups: Array<() => void | Promise<void>>): SignalTrap {
+  let trapped = false;
+  let interrupts = 0;
+  let lastSignal = 0;
+  // `conf` loads `when-exit`, whose handler re-sends every signal it catches to this process
+  // (process.kill(process.pid, sig)): one Ctrl-C would arrive twice and count as the second,
+  // "exit at once" one. While our handler's signal is being dispatched, such a self-kill is
+  // dropped; and a repeat within a moment of the first (an echo from a handler that ran before
+  // ours) counts once. A person's second Ctrl-C still exits at once.
+  let swallowing = false;
+  const realKill = process.kill;
+  const killFilter = function (this: unknown, pid: number, sig?: string | number) {
+    if (swallowing && pid === process.pid && typeof sig === 'string' && SIGNALS.includes(sig as NodeJS.Signals)) return true;
+    return realKill.call(process, pid, sig as any);
+  } as typeof process.kill;
+  const onSignal = (sig: NodeJS.Signals) => {
+    const now = Date.now();
+    swallowing = true;
+    setImmediate(() => (swallowing = false));
+    if (interrupts > 0 && now - lastSignal < 250) return;
+    lastSignal = now;
+    interrupts++;
+    controller.abort(new CliError(`Interrupted (${sig}).`, ExitCode.INTERRUPTED));
+    if (!trapped || interrupts > 1) {
+      io.stderr.write('\nInterrupted.\n');
+      // At once: cleanups get a moment, but a graceful close of the HTTP pool would wait for the
+      // requests in flight (what the first signal does); a bulk job's journal covers them.
+      const bounded = new Promise((r) => setTimeout(r, 200).unref());
+      void Promise.race([Promise.allSettled(cleanups.map((fn) => fn())), bounded]).finally(() => process.exit(ExitCode.INTERRUPTED));
+    }
+  };
+  // `bookdist ... | head`: the reader went away. Stop quietly, as other Unix tools do.
+  // Any other write error (a full disk, /dev/full, a closed descriptor): say so, exit 1, no stack trace.
+  let outputTrap: ((err: NodeJS.ErrnoException) => void) | undefined;
+  const onPipeError = (err: NodeJS.ErrnoException) => {
+    if (outputTrap) return outputTrap(err);
+    const broken = err?.code === 'EPIPE';
+    if (!broken) io.stderr.write(`bookdist: cannot write the output (${err?.code ?? err?.message}); nothing more was written.\n`);
+    void Promise.allSettled(cleanups.map((fn) => fn())).finally(() => process.exit(broken ? ExitCode.OK : ExitCode.ERROR));
+  };
+  for (const sig of SIGNALS) process.on(sig, onSignal);
+  process.kill = killFilter;
+  process.stdout.on('error', onPipeError);
+  // A closed stderr (`2>&1 | head -1`, a terminal gone): nothing can be said there any more, and a
+  // job must not die half-way for it (an unhandled EPIPE would end the process mid-batch).
+  if (!process.stderr.listenerCount('error')) process.stderr.on('error', () => {});
+
+  return {
+    trap: () => void (trapped = true),
+    trapOutputError: (handler) => void (outputTrap = handler),
+    release() {
+      for (const sig of SIGNALS) process.off(sig, onSignal);
+      if (process.kill === killFilter) process.kill = realKill;
+    },
+  };
+}
