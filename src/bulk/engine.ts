@@ -1,6 +1,5 @@
 // The job engine as the bulk verbs see it: runJob over a JobSpec (src/bulk/job/), and the helpers
 // their specs use. The engine's parts live in src/bulk/job/ (see run.ts).
 export { runJob } from './job/run.js';
-export { JOURNAL_SUFFIX } from './job/journal.js';
 export { chunks, countsText, eachItem, failedRow, ROWS_PER_BATCH, type ItemOutcome } from './job/items.js';
 export type { Batch, BatchResult, FileFormat, JobSpec, JobStats, JobTools, PendingItem, SettleTools } from './job/types.js';

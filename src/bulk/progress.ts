@@ -35,7 +35,7 @@ export interface ProgressOptions {
   logIntervalMs?: number;
 }
 
-export function progressEnabled(ctx: Context): boolean {
+function progressEnabled(ctx: Context): boolean {
   return Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet && ctx.io.env.BOOKDIST_NO_PROGRESS === undefined;
 }
 
@@ -58,7 +58,7 @@ export function createProgress(ctx: Context, opts: ProgressOptions): Progress {
   let stopped = false;
   const interval = opts.intervalMs ?? 100;
 
-  const render = (): string => {
+  const render = (withBar = true): string => {
     const elapsed = (Date.now() - started) / 1000;
     const rate = elapsed > 0 ? (done - initial) / elapsed : 0;
     const pct = total > 0 ? Math.min(1, done / total) : 0;
@@ -66,14 +66,14 @@ export function createProgress(ctx: Context, opts: ProgressOptions): Progress {
     const filled = Math.round(pct * width);
     // Block characters are two columns wide in many East Asian terminal set-ups (issue 17).
     const [on, off] = asciiOnly(ctx.io.env) ? ['#', '-'] : ['█', '░'];
-    const bar = on.repeat(filled) + off.repeat(width - filled);
+    const bar = withBar ? on.repeat(filled) + off.repeat(width - filled) + ' ' : '';
     const eta = rate > 0 && total > done ? formatDuration(((total - done) / rate) * 1000) : done >= total ? 'done' : '--';
     const unit = opts.unit ? ` ${opts.unit}` : '';
     if (!Number.isFinite(total)) return `${opts.label ? opts.label + ' ' : ''}${done.toLocaleString('en-US')}${unit}  ${Math.round(rate).toLocaleString('en-US')}/s`;
-    return `${opts.label ? opts.label + ' ' : ''}${bar} ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')}${unit}  ${Math.round(rate).toLocaleString('en-US')}/s  ETA ${eta}`;
+    return `${opts.label ? opts.label + ' ' : ''}${bar}${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')}${unit}  ${Math.round(rate).toLocaleString('en-US')}/s  ETA ${eta}`;
   };
   // A timer, not the updates: a job waiting on a slow service still says it is alive.
-  const ticker = logLines ? setInterval(() => err.write(render().replace(/[█░]+ /, '') + '\n'), logEvery) : undefined;
+  const ticker = logLines ? setInterval(() => err.write(render(false) + '\n'), logEvery) : undefined;
   ticker?.unref();
   const draw = (force = false) => {
     if (!enabled || stopped) return;

@@ -63,8 +63,8 @@ export function digestOf(items: unknown[]): string {
 const isPositions = (x: unknown) => x === undefined || (Array.isArray(x) && x.every((p) => Number.isInteger(p) && p >= 0));
 const isPairs = (x: unknown) => Array.isArray(x) && x.every((p) => Array.isArray(p) && p.length === 2 && p.every((n) => Number.isInteger(n) && n >= 0));
 
-/** A record line in the current names or the old ones (`b`, `end`, `wait`, `h`, `s`); undefined when it is neither. */
-export function parseRecord(d: any): JournalRecord | string {
+/** A record line in the current names or the old ones (`b`, `end`, `wait`, `h`, `s`), or why it is neither. */
+function parseRecord(d: any): JournalRecord | string {
   if (!d || typeof d !== 'object') return 'not a batch record';
   const outputEnd = d.output_end ?? d.end;
   if (!Number.isInteger(outputEnd) || outputEnd < 0) return 'not a batch record';

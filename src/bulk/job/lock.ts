@@ -9,7 +9,7 @@ import { basename } from 'node:path';
 import { CliError, ExitCode } from '../../errors.js';
 import { createNewSync, readTextSync } from '../../util/fs-safe.js';
 
-export const LOCK_SUFFIX = '.bookdist-lock';
+const LOCK_SUFFIX = '.bookdist-lock';
 
 export interface Lock {
   path: string;
@@ -33,7 +33,7 @@ function readOwner(path: string): Owner | undefined {
 }
 
 /** Is the process alive (on this host)? EPERM means it exists but is not ours. */
-export function pidAlive(pid: number): boolean {
+function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -22,7 +22,7 @@ export function bulkExitCode(failures: Array<Pick<Failure, 'kind'>>, extraPartia
   return ExitCode.PARTIAL;
 }
 
-export interface Ending {
+interface Ending {
   code: number;
   /** The summary, or the error (thrown as a CliError when `error`). */
   message: string;
@@ -34,12 +34,12 @@ export interface Ending {
 }
 
 /** Everything ran, was written, and nothing is left for --resume. */
-export function isComplete(s: JobState<any, any>): boolean {
+function isComplete(s: JobState<any, any>): boolean {
   return s.sourceDone && s.yielded === s.handled && !s.fatal && !s.writeError && !s.sourceError && s.notDone === 0 && s.unsettled === 0 && !s.redoLeft;
 }
 
 /** The command that continues the job, every flag of this run kept (global ones included). */
-export function resumeCommand(s: JobState<any, any>): string | undefined {
+function resumeCommand(s: JobState<any, any>): string | undefined {
   if (!s.spec.file) {
     const hint = s.spec.stdoutResumeHint?.(statsOf(s));
     if (!hint) return undefined;

@@ -7,7 +7,7 @@ import type { ApiClient } from '../../api/client.js';
 import { callOnce, type Failure } from '../retry.js';
 import type { JobState, JobTools } from './types.js';
 
-export function breakerLimit(concurrency: number): number {
+function breakerLimit(concurrency: number): number {
   return concurrency + 2;
 }
 
