@@ -1,5 +1,5 @@
 // Testing controls of the sandbox, shared by the /_sandbox/ routes and the `bookdist sandbox`
-// commands: credentials, clock, usage, outbox. (Redeeming a code lives in domain.ts.)
+// commands: credentials, clock, usage, outbox. (Redeeming a code lives in domain/codes.ts.)
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, readFileSync, renameSync, writeFileSync, chmodSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,10 @@ import { basename, dirname, join } from 'node:path';
 import { bookByHash, userByUsername } from './domain.js';
 import { bad } from './http.js';
 import type { Store } from './db/store.js';
+import { accountByRole, firstToken } from './repo/accounts.js';
+import { setMetaOnce } from './repo/meta.js';
+import { allMail } from './repo/outbox.js';
+import { addUsage, countPrinted, countViewed, startUsage, usageReport } from './repo/usage.js';
 import { isoTime } from './util.js';
 
 export interface AccountCredentials {
@@ -36,7 +40,7 @@ export const CONTROL_SECRET_HEADER = 'x-sandbox-secret';
 export function controlSecret(store: Store): string {
   const have = store.meta('control_secret');
   if (have) return have;
-  store.run('INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING', 'control_secret', randomBytes(24).toString('base64url'));
+  setMetaOnce(store, 'control_secret', randomBytes(24).toString('base64url'));
   return store.meta('control_secret')!;
 }
 
@@ -85,14 +89,14 @@ function ensureKeyFile(path: string, pem: string): void {
 
 export function credentials(store: Store): SandboxCredentials {
   const acct = (role: string): AccountCredentials => {
-    const a = store.get('SELECT * FROM accounts WHERE role = ?', role);
+    const a = accountByRole(store, role);
     if (!a) throw new Error(`the sandbox database has no ${role} account (run \`bookdist sandbox reset\`)`);
     const key_file = keyFilePath(store, role);
     ensureKeyFile(key_file, a.private_key);
     return { username: a.username, key_file, public_key: a.public_key, shared_key: a.shared_key, private_key: a.private_key };
   };
-  const token = store.get('SELECT token FROM tokens ORDER BY rowid LIMIT 1');
-  return { partner: acct('partner'), limited: acct('limited'), operator_token: token?.token ?? '', control_secret: controlSecret(store) };
+  const token = firstToken(store);
+  return { partner: acct('partner'), limited: acct('limited'), operator_token: token ?? '', control_secret: controlSecret(store) };
 }
 
 export function clockInfo(store: Store): { now: string; offset_ms: number } {
@@ -115,22 +119,13 @@ export function recordUsage(store: Store, username: string, hashId: string, view
   const book = bookByHash(store, hashId);
   const now = store.now();
   return store.tx(() => {
-    store.run(
-      `INSERT INTO usage(user_id, book_id, pages_viewed, pages_printed, first_access_at) VALUES (?,?,?,?,?)
-       ON CONFLICT(user_id, book_id) DO UPDATE SET pages_viewed = pages_viewed + excluded.pages_viewed,
-         pages_printed = pages_printed + excluded.pages_printed`,
-      user.id, book.id, viewed, printed, now,
-    );
+    addUsage(store, user.id, book.id, viewed, printed, now);
     return usageOf(store, user.id, book.id);
   });
 }
 
 export function usageOf(store: Store, userId: number, bookId: number): Record<string, unknown> {
-  const u = store.get(
-    `SELECT us.*, b.num_pages, b.hash_id, x.username FROM usage us JOIN books b ON b.id = us.book_id JOIN users x ON x.id = us.user_id
-     WHERE us.user_id = ? AND us.book_id = ?`,
-    userId, bookId,
-  );
+  const u = usageReport(store, userId, bookId);
   if (!u) return { pages_viewed: 0, pages_printed: 0, first_access: null };
   return {
     username: u.username,
@@ -147,16 +142,9 @@ export function usageOf(store: Store, userId: number, bookId: number): Record<st
 export function readerEvent(store: Store, userId: number, bookId: number, page: number, print: boolean): void {
   const now = store.now();
   store.tx(() => {
-    store.run(
-      `INSERT INTO usage(user_id, book_id, pages_viewed, pages_printed, first_access_at) VALUES (?,?,0,0,?) ON CONFLICT DO NOTHING`,
-      userId, bookId, now,
-    );
-    if (print) {
-      store.run('UPDATE usage SET pages_printed = pages_printed + 1 WHERE user_id = ? AND book_id = ?', userId, bookId);
-    } else {
-      const r = store.run('INSERT INTO reader_pages(user_id, book_id, page) VALUES (?,?,?) ON CONFLICT DO NOTHING', userId, bookId, page);
-      if (r.changes) store.run('UPDATE usage SET pages_viewed = pages_viewed + 1 WHERE user_id = ? AND book_id = ?', userId, bookId);
-    }
+    startUsage(store, userId, bookId, now);
+    if (print) countPrinted(store, userId, bookId);
+    else countViewed(store, userId, bookId, page);
   });
 }
 
@@ -170,7 +158,7 @@ export interface OutboxMail {
 }
 
 export function listOutbox(store: Store, to?: string): OutboxMail[] {
-  const rows = store.all('SELECT * FROM outbox ORDER BY id');
+  const rows = allMail(store);
   const want = to?.trim().toLowerCase();
   return rows
     .map((r) => ({ id: r.id, to: JSON.parse(r.recipients) as string[], subject: r.subject, body: r.body, kind: r.kind, created_at: isoTime(r.created_at)! }))

@@ -1,5 +1,11 @@
 // Rows to the resource shapes of interface.md section 2.
-import type { Row, Store } from './db/store.js';
+import type { Store } from './db/store.js';
+import { accountOwnerNames } from './repo/accounts.js';
+import type { BookRow } from './repo/books.js';
+import type { ItemJoinRow, ItemRow } from './repo/orders.js';
+import { pricesOfBook, pricesOfBooks, type PricingRow } from './repo/pricing.js';
+import { allPublishers, type PublisherFullRow } from './repo/publishers.js';
+import type { UserRow } from './repo/users.js';
 import { DAY, isoDate, isoTime } from './util.js';
 
 const b = (n: unknown) => n === 1 || n === true;
@@ -8,7 +14,7 @@ export function sampleUrl(hashId: string): string {
   return `/v1/book/${hashId}/sample/`;
 }
 
-export function pricingView(p: Row, now: number): Record<string, unknown> {
+export function pricingView(p: PricingRow, now: number): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: p.id,
     currency: p.currency,
@@ -28,12 +34,12 @@ export function pricingView(p: Row, now: number): Record<string, unknown> {
 }
 
 /** The publishers by id (a handful of rows every book view needs), made once per database state. */
-function publishers(store: Store): Map<number, Row> {
-  return store.memo('publishers', ['publishers'], () => new Map(store.all('SELECT * FROM publishers').map((p) => [p.id, p])));
+function publishers(store: Store): Map<number, PublisherFullRow> {
+  return store.memo('publishers', ['publishers'], () => new Map(allPublishers(store).map((p) => [p.id, p])));
 }
 
-export function bookView(store: Store, book: Row, now: number): Record<string, unknown> {
-  const pricing = store.all('SELECT * FROM pricing WHERE book_id = ? ORDER BY id', book.id);
+export function bookView(store: Store, book: BookRow, now: number): Record<string, unknown> {
+  const pricing = pricesOfBook(store, book.id);
   return bookShape(book, publishers(store).get(book.publisher_id)!, pricing, now);
 }
 
@@ -41,20 +47,17 @@ export function bookView(store: Store, book: Row, now: number): Record<string, u
  * Many books at once (a page of a listing or search): their prices in one statement and the
  * publishers once, instead of two statements per book.
  */
-export function bookViews(store: Store, books: Row[], now: number): Array<Record<string, unknown>> {
+export function bookViews(store: Store, books: BookRow[], now: number): Array<Record<string, unknown>> {
   if (books.length === 0) return [];
   if (books.length === 1) return [bookView(store, books[0], now)];
   const pubs = publishers(store);
-  const prices = new Map<number, Row[]>(books.map((b) => [b.id, []]));
-  const rows = store.all(
-    'SELECT * FROM pricing WHERE book_id IN (SELECT value FROM json_each(?)) ORDER BY book_id, id',
-    JSON.stringify(books.map((b) => b.id)),
-  );
+  const prices = new Map<number, PricingRow[]>(books.map((b) => [b.id, []]));
+  const rows = pricesOfBooks(store, books.map((b) => b.id));
   for (const p of rows) prices.get(p.book_id)!.push(p);
   return books.map((b) => bookShape(b, pubs.get(b.publisher_id)!, prices.get(b.id)!, now));
 }
 
-function bookShape(book: Row, pub: Row, pricing: Row[], now: number): Record<string, unknown> {
+function bookShape(book: BookRow, pub: PublisherFullRow, pricing: PricingRow[], now: number): Record<string, unknown> {
   return {
     id: book.id,
     hash_id: book.hash_id,
@@ -107,17 +110,17 @@ function bookShape(book: Row, pub: Row, pricing: Row[], now: number): Record<str
   };
 }
 
-const held = (book: Row) => b(book.is_queued) && b(book.queue_hold);
+const held = (book: BookRow) => b(book.is_queued) && b(book.queue_hold);
 
 /** Why a held book stays queued, and what releases it. */
 export const HELD_REASON = 'held by the sandbox seed; book process --force releases it';
 
-export function fullName(u: Row): string {
+export function fullName(u: Pick<UserRow, 'first_name' | 'last_name'>): string {
   return [u.first_name, u.last_name].filter(Boolean).join(' ');
 }
 
-export function userView(store: Store, u: Row): Record<string, unknown> {
-  const owner = u.owner_account_id ? store.get('SELECT username, full_name FROM accounts WHERE id = ?', u.owner_account_id) : undefined;
+export function userView(store: Store, u: UserRow): Record<string, unknown> {
+  const owner = u.owner_account_id ? accountOwnerNames(store, u.owner_account_id) : undefined;
   return {
     username: u.username,
     first_name: u.first_name,
@@ -145,11 +148,11 @@ export function userView(store: Store, u: Row): Record<string, unknown> {
 }
 
 /** Is the item's access live now (active, not refunded, not expired)? */
-export function itemLive(item: Row, now: number): boolean {
+export function itemLive(item: Pick<ItemRow, 'is_active' | 'is_refunded' | 'expiration_date'>, now: number): boolean {
   return b(item.is_active) && !b(item.is_refunded) && (item.expiration_date == null || item.expiration_date > now);
 }
 
-export function itemView(item: Row, now: number, refundAvailable?: boolean): Record<string, unknown> {
+export function itemView(item: ItemJoinRow, now: number, refundAvailable?: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: item.id,
     order: { id: item.order_id },

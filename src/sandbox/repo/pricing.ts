@@ -38,3 +38,16 @@ export function offeredPrices(store: Store, bookId: number, now: number): Pricin
 export function pricingExists(store: Store, id: number): boolean {
   return !!store.get('SELECT 1 FROM pricing WHERE id = ?', id);
 }
+
+/** Every price of a book (deactivated ones too), in id order. */
+export function pricesOfBook(store: Store, bookId: number): PricingRow[] {
+  return store.all('SELECT * FROM pricing WHERE book_id = ? ORDER BY id', bookId) as PricingRow[];
+}
+
+/** Every price of these books, by book then id. */
+export function pricesOfBooks(store: Store, bookIds: number[]): PricingRow[] {
+  return store.all(
+    'SELECT * FROM pricing WHERE book_id IN (SELECT value FROM json_each(?)) ORDER BY book_id, id',
+    JSON.stringify(bookIds),
+  ) as PricingRow[];
+}
