@@ -314,6 +314,18 @@ describe('certificates', () => {
     expect(r.code, r.stderr).toBe(0);
   });
 
+  it('a profile keeps its CA file: profile add --ca-file verifies through the proxy with it, and the profile works without BOOKDIST_CA_FILE', async () => {
+    const stored = { BOOKDIST_CONFIG_DIR: join(dir, 'config-ca'), BOOKDIST_BASE_URL: undefined, BOOKDIST_USERNAME: undefined, BOOKDIST_KEY_FILE: undefined, BOOKDIST_TOKEN: undefined, BOOKDIST_CA_FILE: undefined };
+    const add = await cli(['profile', 'add', '--name', 'tls', '--base-url', sb.url, '--username', creds.partner.username, '--key-file', creds.partner.key_file, '--ca-file', caFile, '--json'], stored);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stderr).toMatch(/Verified: /);
+    const r = await cli(['whoami', '--profile', 'tls', '--json'], stored);
+    expect(r.code, r.stderr).toBe(0);
+    const show = await cli(['profile', 'show', 'tls', '--json'], stored);
+    expect(JSON.parse(show.stdout).ca_file).toEqual({ value: caFile, source: 'profile tls' });
+    expect(JSON.parse(show.stdout).proxy).toEqual({ value: proxy.url, source: 'env HTTPS_PROXY' });
+  });
+
   it('a CA file that does not exist is exit 2 naming it and where it came from', async () => {
     const r = await cli(['whoami'], { BOOKDIST_CA_FILE: join(dir, 'nope.pem') });
     expect(r.code).toBe(2);
