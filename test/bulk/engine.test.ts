@@ -4,7 +4,7 @@
 // leaving nothing behind, 429 bursts (requests counted: retries never nest), and the CI reports.
 // What needs processes (kill -9, signals) stays in the *.e2e tests beside this one.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { chmodSync, existsSync, linkSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -120,6 +120,29 @@ describe('job engine, in-process', () => {
     expect(readdirSync(dir).sort()).toEqual(before);
     expect(readFileSync(victim, 'utf8')).toBe('keep\n');
     expect(reg.requests).toHaveLength(0);
+  });
+
+  it('a link planted at every name a job writes (found by listing what an interrupted run leaves, and the lock) is never written through', async () => {
+    // What a job writes beside FILE: list it from a run stopped by a full disk, plus the lock it held.
+    const probe = join(dir, 'probe.csv');
+    await run(gen(300, ['--out', probe]), { env, http: codesService(), clock: instant, fs: fullDisk(probe, 9000) });
+    const suffixes = [...readdirSync(dir).filter((f) => f.startsWith('probe.csv')).map((f) => f.slice('probe.csv'.length)), '.bookdist-lock'];
+    expect(suffixes.sort()).toEqual(['', '.bookdist-job', '.bookdist-lock']);
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'keep\n', { mode: 0o644 });
+    for (const suffix of suffixes) {
+      for (const extra of [[], ['--resume'], ['--restart']]) {
+        const out = join(dir, `t${suffix.replace(/\W/g, '')}${extra.join('')}.csv`);
+        symlinkSync(victim, out + suffix);
+        const r = await run(gen(10, ['--out', out, ...extra]), { env, http: codesService(), clock: instant });
+        expect(readFileSync(victim, 'utf8'), `${suffix} ${extra}`).toBe('keep\n');
+        expect(statSync(victim).mode & 0o777).toBe(0o644);
+        // Refused (exit 2), or (--resume/--restart over a planted lock or journal) the link was
+        // removed and replaced by the job's own file, never followed.
+        if (r.code === 0) expect(suffix === '' || existsSync(out + suffix) ? lstatSync(out + suffix).isSymbolicLink() : false, `${suffix} ${extra}`).toBe(false);
+        else expect(r.code, r.stderr).toBe(2);
+      }
+    }
   });
 
   it('an existing empty file of the user\'s is taken over and set to 0600; one with another hard link is refused', async () => {
