@@ -194,6 +194,18 @@ describe.each(SIZES)('every table and card at $cols x $rows, with the world fixt
     expect(r.code, r.screen).toBe(0);
     expectClean(r, cols);
   });
+  it('notices wrap at word boundaries (the generated-password warning)', async () => {
+    const r = await onPty(size, ['user', 'create', '--email', `wrap.${cols}@example.com`]);
+    expect(r.code, r.screen).toBe(0);
+    expectClean(r, cols);
+    const lines = r.screen.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('warning: the generated password'));
+    expect(at).toBeGreaterThanOrEqual(0);
+    const notice = [lines[at]];
+    for (let i = at + 1; i < lines.length && lines[i] && !/^(TEST MODE|User|Username)/.test(lines[i]); i++) notice.push(lines[i]);
+    if (cols < 100) expect(notice.length).toBeGreaterThan(1);
+    expect(notice.join(' ')).toContain('is not stored by bookdist; give it to the user now.');
+  });
   it('book viewer --help: its own options on the first screen, the whole page within the rows', async () => {
     const r = await onPty(size, ['book', 'viewer', '--help']);
     expect(r.code).toBe(0);
