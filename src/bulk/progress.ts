@@ -4,7 +4,7 @@
 // Nothing under --quiet or BOOKDIST_NO_PROGRESS. The rate counts this run only (not what a resumed
 // job did earlier).
 import type { Context } from '../context.js';
-import { asciiOnly } from '../output/text.js';
+import { asciiOnly, formatNotice } from '../output/text.js';
 import { formatDuration } from '../util/duration.js';
 
 export interface Progress {
@@ -108,7 +108,8 @@ export function createProgress(ctx: Context, opts: ProgressOptions): Progress {
     log(line, always) {
       if (ctx.globals.quiet && !always) return;
       clear();
-      err.write(line.endsWith('\n') ? line : line + '\n');
+      // As every notice: control characters escaped, wrapped at words to the terminal (issue 17).
+      err.write(formatNotice(line, err));
       draw(true);
     },
     stop() {

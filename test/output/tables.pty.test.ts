@@ -52,16 +52,23 @@ function onPty(size: Size, args: string[], env: Record<string, string | undefine
     child.on('close', (code) => {
       const raw = out.replace(/\r\n/g, '\n');
       // eslint-disable-next-line no-control-regex
-      resolve({ code, raw, screen: raw.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/g, '') });
+      // A line redrawn after a carriage return (a progress line) shows what was drawn last.
+      const screen = raw
+        .replace(/\x1b\[[0-9;]*m|\x1b\[2K|\x1b\[\?25[lh]/g, '')
+        .split('\n')
+        .map((l) => l.split('\r').pop())
+        .join('\n');
+      resolve({ code, raw, screen });
     });
   });
 }
 
 /** What every screen must be: lines within the width, no control byte but line feeds, no U+FFFD. */
 function expectClean(r: { raw: string; screen: string }, cols: number) {
-  // Colour codes are the tree's own; anything else that is a control character came from data.
+  // Colour codes, the progress line's carriage return and erase-line are the tree's own; any
+  // other control character came from data.
   // eslint-disable-next-line no-control-regex
-  const bare = r.raw.replace(/\x1b\[[0-9;]*m/g, '');
+  const bare = r.raw.replace(/\x1b\[[0-9;]*m|\r\x1b\[2K|\x1b\[\?25[lh]/g, '');
   // eslint-disable-next-line no-control-regex
   const control = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.exec(bare);
   expect(control && JSON.stringify(bare.slice(Math.max(0, control.index - 20), control.index + 20)), 'a control character reached the terminal').toBeNull();
@@ -189,6 +196,8 @@ describe.each(SIZES)('every table and card at $cols x $rows, with the world fixt
     [['describe']],
     [['sandbox', 'outbox']],
     [['status']],
+    [['sandbox', 'credentials']],
+    [['book', 'pricing', '--isbn', WELL_KNOWN.readme.isbn13]],
   ])('%j fits', async (args) => {
     const r = await onPty(size, args);
     expect(r.code, r.screen).toBe(0);

@@ -8,7 +8,7 @@ import type { VerbInput } from '../define.js';
 import { ExitCode, usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
 import { checkDuration, formatDuration } from '../../util/duration.js';
-import { escapeControls } from '../../output/text.js';
+import { escapeControls, wrapToWidth } from '../../output/text.js';
 import { readList } from '../../bulk/lines.js';
 import { inputFingerprint } from '../../bulk/rows.js';
 import { chunks, eachItem, failedRow, runJob, type ItemOutcome, type JobSpec, type JobTools, type PendingItem, type SettleTools } from '../../bulk/engine.js';
@@ -343,7 +343,9 @@ function stdoutOf(ctx: Context, o: Options, order: Map<string, number>, queued: 
         const r = list[0];
         const s = style(ctx);
         const mark = r.state === 'failed' || r.state === 'timed_out' ? s.red('✗') : s.green('✓');
-        ctx.io.stdout.write(`${mark} ${r.hash_id}  ${LABEL[r.state]}${r.message && r.message !== LABEL[r.state] ? ` — ${escapeControls(r.message)}` : ''}\n`);
+        const line = `${mark} ${r.hash_id}  ${LABEL[r.state]}${r.message && r.message !== LABEL[r.state] ? ` — ${escapeControls(r.message)}` : ''}`;
+        // Within the terminal: the message wraps at a word under the hash id, never past the edge.
+        ctx.io.stdout.write(wrapToWidth(line, s.width - 2, s.width).join('\n  ') + '\n');
         return;
       }
       // --json: {summary, books: [...]}; --fields: the rows.

@@ -1,5 +1,6 @@
 // `bookdist sandbox credentials`: the seeded accounts of a sandbox database.
 import type { Context } from '../../context.js';
+import { kv } from '../render.js';
 import { emit } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
 import { openStore } from './common.js';
@@ -23,16 +24,15 @@ export async function run(o: { db?: string }, ctx: Context): Promise<void> {
     card: (d, s) =>
       [
         s.bold('Partner (every scope, publishers Harbor Lane Press and Northwind Academic)'),
-        `  username    ${d.partner.username}`,
-        `  key_file    ${d.partner.key_file}`,
-        `  shared_key  ${d.partner.shared_key}`,
+        // kv(): paths and long notes wrap within the terminal (80 columns included), never cut.
+        kv(s, [['username', d.partner.username], ['key_file', d.partner.key_file], ['shared_key', d.partner.shared_key]], '  '),
         s.bold('Limited (book_metadata, invite_user; publisher Copperleaf Books)'),
-        `  username    ${d.limited.username}`,
-        `  key_file    ${d.limited.key_file}`,
-        `  shared_key  ${d.limited.shared_key}`,
-        `${s.bold('Operator token')}  ${d.operator_token}`,
-        `${s.bold('Control secret')}  ${d.control_secret}  (header X-Sandbox-Secret of the /_sandbox/ routes; $BOOKDIST_SANDBOX_SECRET for --url)`,
-        `${s.bold('TLS CA file')}     ${d.tls_ca_file ?? '(none yet: `bookdist sandbox serve --tls` makes it)'}  (trust it: --ca-file or BOOKDIST_CA_FILE)`,
+        kv(s, [['username', d.limited.username], ['key_file', d.limited.key_file], ['shared_key', d.limited.shared_key]], '  '),
+        kv(s, [
+          ['Operator token', d.operator_token],
+          ['Control secret', `${d.control_secret}  (header X-Sandbox-Secret of the /_sandbox/ routes; $BOOKDIST_SANDBOX_SECRET for --url)`],
+          ['TLS CA file', `${d.tls_ca_file ?? '(none yet: `bookdist sandbox serve --tls` makes it)'}  (trust it: --ca-file or BOOKDIST_CA_FILE)`],
+        ]),
         s.dim('Public keys: --json. These are secrets of a local test service only.'),
       ].join('\n'),
   });
