@@ -126,12 +126,6 @@ export function escapeDeep<T>(v: T, depth = 0): T {
   return out as T;
 }
 
-/** A value quoted for an error message: JSON-quoted, at most about 200 characters of it. */
-export function quoteValue(value: unknown, max = 200): string {
-  const s = String(value);
-  const quoted = JSON.stringify(s.length > max ? s.slice(0, max) : s);
-  return s.length > max ? `${quoted.slice(0, -1)}…" (${s.length} characters)` : quoted;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Cutting and wrapping in display columns

@@ -1,5 +1,5 @@
 // Durations as people type them: `500ms`, `30s`, `5m`, `2h`, `15d`, or bare seconds.
-import { quoteValue } from '../output/text.js';
+import { quoteValue } from './quote.js';
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
 /** Parse a duration into milliseconds; undefined when it is not one. */

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkDuration, MAX_TIMER_MS } from '../../src/util/duration.js';
-import { quoteValue } from '../../src/output/text.js';
+import { quoteValue } from '../../src/util/quote.js';
 import { run, stubEnv } from '../helpers/run.js';
 
 describe('durations', () => {

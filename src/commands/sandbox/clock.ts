@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import { checkDuration } from '../../util/duration.js';
-import { quoteValue } from '../../output/text.js';
+import { quoteValue } from '../../util/quote.js';
 import type { VerbInput } from '../define.js';
 import { controlCall, domainCall, openStore, strip } from './common.js';
 

@@ -1,0 +1,8 @@
+// Quoting values in error messages, for every layer (a leaf: no imports).
+
+/** A value quoted for an error message: JSON-quoted, at most about 200 characters of it. */
+export function quoteValue(value: unknown, max = 200): string {
+  const s = String(value);
+  const quoted = JSON.stringify(s.length > max ? s.slice(0, max) : s);
+  return s.length > max ? `${quoted.slice(0, -1)}…" (${s.length} characters)` : quoted;
+}
