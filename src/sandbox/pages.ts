@@ -14,7 +14,12 @@ import type { RequestInfo, SandboxCore } from './core.js';
 import { HANDLERS, itemLiveFor, type HandlerCtx, type HandlerResult } from './domain.js';
 import { hostName } from './hosts.js';
 import { HttpError, htmlEscape, readBody } from './http.js';
-import type { Row, Store } from './db/store.js';
+import type { Store } from './db/store.js';
+import { partnerAccount } from './repo/accounts.js';
+import { cartByToken, cartLine, readerSession, type CartLineRow, type CartRow } from './repo/carts.js';
+import { itemsOfUserBookNewestFirst, orderByNumber, orderIdByNumber } from './repo/orders.js';
+import { usageCounts } from './repo/usage.js';
+import { recentUsersOf, userContact, usernameByEmail } from './repo/users.js';
 import { cents, isoDate, money } from './util.js';
 
 /** Does this path belong to the pages (rather than to the service or control routes)? */
@@ -124,9 +129,7 @@ function errorPage(nonce: string, title: string, message: string): string {
 function reader(core: SandboxCore, res: ServerResponse, r: RequestInfo, nonce: string): void {
   const { store } = core;
   const m = /^\/reader\/([0-9a-f]{32})\/(print\/?)?$/.exec(r.url.pathname);
-  const session = m
-    ? store.get('SELECT s.*, b.title, b.subtitle, b.author, b.num_pages, b.hash_id FROM reader_sessions s JOIN books b ON b.id = s.book_id WHERE token = ?', m[1])
-    : undefined;
+  const session = m ? readerSession(store, m[1]) : undefined;
   if (!session) {
     return send(res, 404, nonce, errorPage(nonce, 'This reader link is not valid', 'No book opens at this address. Ask for a new reader link (bookdist book viewer).'));
   }
@@ -139,10 +142,10 @@ function reader(core: SandboxCore, res: ServerResponse, r: RequestInfo, nonce: s
   const page = Number.isInteger(pageParam) && pageParam >= 1 && pageParam <= session.num_pages ? pageParam : 1;
   const print = !!m![2];
   if (r.method === 'GET') readerEvent(store, session.user_id, session.book_id, page, print);
-  const usage = store.get('SELECT pages_viewed, pages_printed FROM usage WHERE user_id = ? AND book_id = ?', session.user_id, session.book_id);
+  const usage = usageCounts(store, session.user_id, session.book_id);
   const viewed = usage?.pages_viewed ?? 0;
   const printed = usage?.pages_printed ?? 0;
-  const total = session.num_pages as number;
+  const total = session.num_pages;
   // Links are relative to this page's own address: the Host header never makes them.
   const base = print ? '../' : './';
   const link = (p: number, label: string, rel: string) =>
@@ -176,7 +179,7 @@ function reader(core: SandboxCore, res: ServerResponse, r: RequestInfo, nonce: s
 
 /** Why a reader session no longer opens: expired (410), revoked or refunded (403). */
 function accessEnded(store: Store, userId: number, bookId: number, now: number): { status: number; title: string; message: string } {
-  const items = store.all('SELECT * FROM order_items WHERE user_id = ? AND book_id = ? ORDER BY id DESC', userId, bookId);
+  const items = itemsOfUserBookNewestFirst(store, userId, bookId);
   const last = items[0];
   if (last?.is_refunded) return { status: 403, title: 'This purchase was refunded', message: 'The book was refunded, so this reader link no longer opens it.' };
   if (last?.revoked_at != null) return { status: 403, title: 'Access was revoked', message: `Access to this book was revoked on ${isoDate(last.revoked_at)}.` };
@@ -220,14 +223,9 @@ function pageText(hashId: string, page: number): string[] {
 
 // ---------------------------------------------------------------- cart and test checkout
 
-interface CartRow {
-  token: string;
-  pricing_ids: string;
-}
-
 function cartOf(store: Store, r: RequestInfo): CartRow {
   const token = r.url.searchParams.get('t') ?? '';
-  const c = /^[0-9a-f]{1,64}$/.test(token) ? (store.get('SELECT * FROM carts WHERE token = ?', token) as CartRow | undefined) : undefined;
+  const c = /^[0-9a-f]{1,64}$/.test(token) ? cartByToken(store, token) : undefined;
   if (!c) throw new HttpError(404, 'This cart does not exist. Open a new one with bookdist offers checkout --id <price id>.');
   return c;
 }
@@ -236,15 +234,13 @@ function cartOf(store: Store, r: RequestInfo): CartRow {
 const orderNumberOf = (token: string) => `CART-${token.slice(0, 15)}`;
 
 function partnerCaller(store: Store): Caller {
-  const account = store.get("SELECT * FROM accounts WHERE role = 'partner'")!;
-  return { kind: 'partner', account, scopes: new Set(JSON.parse(account.scopes)), logName: account.username };
+  const account = partnerAccount(store)!;
+  return { kind: 'partner', account, scopes: new Set(JSON.parse(account.scopes) as string[]), logName: account.username };
 }
 
-function lines(store: Store, c: CartRow): Row[] {
+function lines(store: Store, c: CartRow): CartLineRow[] {
   const ids = JSON.parse(c.pricing_ids) as number[];
-  return ids
-    .map((id) => store.get('SELECT p.*, b.title, b.author, b.hash_id FROM pricing p JOIN books b ON b.id = p.book_id WHERE p.id = ?', id))
-    .filter((x): x is Row => !!x);
+  return ids.map((id) => cartLine(store, id)).filter((x): x is CartLineRow => !!x);
 }
 
 function cart(core: SandboxCore, res: ServerResponse, r: RequestInfo, nonce: string): void {
@@ -258,7 +254,7 @@ function cart(core: SandboxCore, res: ServerResponse, r: RequestInfo, nonce: str
   }
   const items = lines(store, c);
   const account = partnerCaller(store).account;
-  const order = store.get('SELECT * FROM orders WHERE account_id = ? AND order_number = ?', account.id, orderNumberOf(c.token));
+  const order = orderByNumber(store, account.id, orderNumberOf(c.token));
   const totals = new Map<string, number>();
   for (const i of items) totals.set(i.currency, (totals.get(i.currency) ?? 0) + cents(i.price));
   const rows = items
@@ -270,12 +266,12 @@ function cart(core: SandboxCore, res: ServerResponse, r: RequestInfo, nonce: str
   const totalRows = [...totals].map(([cur, sum]) => `<tr class="total"><td colspan="2">Total${totals.size > 1 ? ` (${htmlEscape(cur)})` : ''}</td><td class="price" id="total">${htmlEscape(cur)} ${money(sum)}</td></tr>`).join('\n');
   let after: string;
   if (order) {
-    const user = store.get('SELECT username, email FROM users WHERE id = ?', order.user_id)!;
+    const user = userContact(store, order.user_id)!;
     after = `<div class="card done" id="done"><h2>Test purchase complete</h2>
 <p>Order <strong id="order-id">${order.id}</strong> was created for <strong>${htmlEscape(user.email)}</strong> (user <code id="username">${user.username}</code>), as <code>bookdist order create</code> would create it.</p>
 <p class="muted">See it with <code>bookdist user orders ${user.username}</code>; the reader opens with <code>bookdist book viewer</code>. Submitting again does not create a second order.</p></div>`;
   } else {
-    const users = store.all('SELECT username, email, first_name, last_name FROM users WHERE owner_account_id = ? ORDER BY id DESC LIMIT 50', account.id);
+    const users = recentUsersOf(store, account.id);
     const options = users.map((u) => `<option value="${u.username}">${htmlEscape(`${u.first_name} ${u.last_name}`.trim() || u.email)} · ${htmlEscape(u.email)}</option>`).join('');
     after = items.length
       ? `<form method="post" action="?t=${c.token}" class="card" id="checkout">
@@ -333,20 +329,20 @@ async function checkout(core: SandboxCore, req: IncomingMessage, res: ServerResp
   const ctx = (payload: Record<string, unknown>): HandlerCtx => ({
     store, caller, payload, params: {}, query: new URLSearchParams(), now, origin: r.origin, hostName: '', queued: () => setImmediate(core.tick),
   });
-  const body = (out: HandlerResult | Record<string, unknown>) => ('body' in out && typeof out.body === 'object' ? (out.body as Record<string, any>) : (out as Record<string, any>));
-  const ids = lines(store, c).map((l) => l.id as number);
+  const body = (out: HandlerResult | Record<string, unknown>): Record<string, unknown> =>
+    'body' in out && typeof out.body === 'object' ? (out.body as Record<string, unknown>) : (out as Record<string, unknown>);
+  const ids = lines(store, c).map((l) => l.id);
   if (!ids.length) throw new HttpError(400, 'This cart has nothing left to buy.');
   // A repeated submit (back and submit again, a double click) finds the cart's order.
-  const existing = store.get('SELECT id FROM orders WHERE account_id = ? AND order_number = ?', caller.account.id, orderNumberOf(c.token));
+  const existing = orderIdByNumber(store, caller.account.id, orderNumberOf(c.token)) !== undefined;
   if (!existing) {
     let username = (form.get('username') ?? '').trim().toLowerCase();
     if (!username) {
       const email = (form.get('email') ?? '').trim();
       if (!email) throw new HttpError(400, 'Choose a sandbox user, or give an e-mail address to create one.');
-      const found = store.get('SELECT username FROM users WHERE email = ?', email);
-      username = found
-        ? found.username
-        : body(HANDLERS['user.create'](ctx({ email, first_name: (form.get('first_name') ?? '').trim().slice(0, 100), last_name: '' }))).username;
+      const found = usernameByEmail(store, email);
+      username =
+        found ?? (body(HANDLERS['user.create'](ctx({ email, first_name: (form.get('first_name') ?? '').trim().slice(0, 100), last_name: '' }))).username as string);
     } else if (!/^[0-9a-f]{30}$/.test(username)) throw new HttpError(400, 'Choose a sandbox user from the list.');
     const billing = { full_name: (form.get('billing_name') ?? '').trim().slice(0, 200), postal_code: (form.get('postal_code') ?? '').trim().slice(0, 20), country: (form.get('country') ?? '').trim().slice(0, 2).toUpperCase() };
     HANDLERS['order.external'](

@@ -33,3 +33,8 @@ export function firstToken(store: Store): string | undefined {
 export function accountOwnerNames(store: Store, id: number): { username: string; full_name: string } | undefined {
   return store.get('SELECT username, full_name FROM accounts WHERE id = ?', id) as { username: string; full_name: string } | undefined;
 }
+
+/** The seeded partner account (the sandbox pages act as it). */
+export function partnerAccount(store: Store): AccountRow | undefined {
+  return store.get("SELECT * FROM accounts WHERE role = 'partner'") as AccountRow | undefined;
+}

@@ -171,3 +171,12 @@ export function revokeGrant(store: Store, userId: number, bookId: number, now: n
   );
   return r.changes > 0;
 }
+
+/** Every item of a user and a book, newest first. */
+export function itemsOfUserBookNewestFirst(store: Store, userId: number, bookId: number): ItemRow[] {
+  return store.all('SELECT * FROM order_items WHERE user_id = ? AND book_id = ? ORDER BY id DESC', userId, bookId) as ItemRow[];
+}
+
+export function orderIdByNumber(store: Store, accountId: number, orderNumber: string): number | undefined {
+  return store.get('SELECT id FROM orders WHERE account_id = ? AND order_number = ?', accountId, orderNumber)?.id as number | undefined;
+}

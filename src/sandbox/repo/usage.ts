@@ -48,3 +48,9 @@ export function countViewed(store: Store, userId: number, bookId: number, page: 
   const r = store.run('INSERT INTO reader_pages(user_id, book_id, page) VALUES (?,?,?) ON CONFLICT DO NOTHING', userId, bookId, page);
   if (r.changes) store.run('UPDATE usage SET pages_viewed = pages_viewed + 1 WHERE user_id = ? AND book_id = ?', userId, bookId);
 }
+
+export function usageCounts(store: Store, userId: number, bookId: number): { pages_viewed: number; pages_printed: number } | undefined {
+  return store.get('SELECT pages_viewed, pages_printed FROM usage WHERE user_id = ? AND book_id = ?', userId, bookId) as
+    | { pages_viewed: number; pages_printed: number }
+    | undefined;
+}

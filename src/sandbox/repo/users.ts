@@ -76,3 +76,18 @@ export function insertUser(store: Store, u: NewUserRow): number {
     u.address_1, u.address_2, u.city, u.zip, u.country, u.state, u.nickname,
   ).lastInsertRowid;
 }
+
+export function userContact(store: Store, id: number): { username: string; email: string } | undefined {
+  return store.get('SELECT username, email FROM users WHERE id = ?', id) as { username: string; email: string } | undefined;
+}
+
+export type UserListRow = Pick<UserRow, 'username' | 'email' | 'first_name' | 'last_name'>;
+
+/** The newest 50 users an account created. */
+export function recentUsersOf(store: Store, accountId: number): UserListRow[] {
+  return store.all('SELECT username, email, first_name, last_name FROM users WHERE owner_account_id = ? ORDER BY id DESC LIMIT 50', accountId) as UserListRow[];
+}
+
+export function usernameByEmail(store: Store, email: string): string | undefined {
+  return store.get('SELECT username FROM users WHERE email = ?', email)?.username as string | undefined;
+}
