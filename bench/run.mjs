@@ -9,6 +9,8 @@
 //  (e), (f) start-up ratios, CPU profile summaries and peak RSS of long runs: bench/startup.mjs.
 //  (g)-(i) the bulk job engine: 1,000,000-row CSV jobs and 1,000,000 codes (bench/bulk.mjs;
 //      BENCH_SKIP_BULK=1 leaves them out).
+//  (j) `sandbox catalogue load` of 100,000 ONIX products: peak memory under 200 MB, at most 3x
+//      the CPU of a bare saxes parse of the same file (bench/catalogue.mjs).
 //
 // Needs only what the project installs plus curl, openssl and bash on the machine.
 import { spawnSync } from 'node:child_process';
@@ -168,6 +170,12 @@ try {
 } finally {
   await sb.close();
   rmSync(dir, { recursive: true, force: true });
+}
+
+// (j) sandbox catalogue load of 100,000 ONIX products: bench/catalogue.mjs (BENCH_SKIP_CATALOGUE=1 leaves it out).
+if (!process.env.BENCH_SKIP_CATALOGUE) {
+  const { catalogueBench } = await import('./catalogue.mjs');
+  await catalogueBench({ root, NODE, target, fmt });
 }
 
 // (e) sandbox throughput and the 50,000-book list: bench/sandbox-throughput.mjs.

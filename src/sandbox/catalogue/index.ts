@@ -33,7 +33,7 @@ export interface FileLoadOptions extends LoadOptions {
 /** Load a catalogue file into `store` in one transaction (see load.ts for the rules). */
 export async function loadCatalogueFile(store: Store, path: string, opts: FileLoadOptions = {}): Promise<LoadSummary> {
   const format = opts.format ?? (await detectFormat(path));
-  const stream = createReadStream(path, { highWaterMark: 256 * 1024 });
+  const stream = createReadStream(path, { highWaterMark: 64 * 1024 });
   let bytes = 0;
   async function* source(): AsyncGenerator<Buffer> {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -44,8 +44,21 @@ export async function loadCatalogueFile(store: Store, path: string, opts: FileLo
   }
   try {
     if (format === 'onix') {
-      const { readOnix } = await import('./onix.js');
-      return await loadCatalogue(store, format, (loader) => counted(readOnix(source(), loader), opts.onRecord), opts);
+      const { pumpOnix } = await import('./onix.js');
+      let n = 0;
+      return await loadCatalogue(
+        store,
+        format,
+        (loader) =>
+          pumpOnix(source(), {
+            add: (rec) => {
+              loader.add(rec);
+              opts.onRecord?.(++n);
+            },
+            notePrintEdition: (d, p) => loader.notePrintEdition(d, p),
+          }),
+        opts,
+      );
     }
     const { readCsv } = await import('./csv.js');
     return await loadCatalogue(store, format, () => counted(readCsv(source()), opts.onRecord), opts);

@@ -85,7 +85,9 @@ function isbn13Of(raw: string, what: string): { isbn: string } | { problem: stri
     if (!/^97[89]/.test(v)) return { problem: `${what} ${v} is not an ISBN (a GTIN-13 of a book starts 978 or 979)` };
     const want = isbn13Check(v.slice(0, 12));
     if (want !== v[12]) return { problem: `${what} ${v} has a bad check digit (${v[12]}; the digits before it give ${want})` };
-    return { isbn: v };
+    // A copy of its own: the parser's text may be a slice of the whole chunk it came in, which
+    // the map of ISBNs seen would keep alive (a 100,000-product file then held every chunk).
+    return { isbn: String(Number(v)) };
   }
   if (/^\d{9}[\dX]$/.test(v)) {
     if (!isValidIsbn(v)) return { problem: `${what} ${v} (ISBN-10) has a bad check digit` };
@@ -257,9 +259,10 @@ export class CatalogueLoader {
     if (rec.publishYear !== undefined) fields.publish_year = rec.publishYear;
     if (sku) fields.sku = sku;
     fields.is_published = rec.published ? 1 : 0;
+    const printFree = print !== undefined && isbn13Column(print);
     if (print) {
       fields.parent_isbn = print;
-      if (isbn13Column(print)) Object.assign(fields, { isbn13: print, isbn10: isbn10Of(print) });
+      if (printFree) Object.assign(fields, { isbn13: print, isbn10: isbn10Of(print) });
     }
 
     if (existing) {
@@ -269,7 +272,7 @@ export class CatalogueLoader {
       if (!print && !existing.parent_isbn) this.noParent.add(isbn);
       return undefined;
     }
-    if (!isbn13Column(fields.isbn13 ?? isbn)) return `ISBN ${isbn} is already the print ISBN of another book`;
+    if (!printFree && !isbn13Column(isbn)) return `ISBN ${isbn} is already the print ISBN of another book`;
     if (!sku && books.bookBySku(this.store, `EB-${isbn}`)) return `the SKU EB-${isbn} it would get is already another book's; give it a SKU`;
     if (pages === undefined) rec.unrepresented.push(`no page count (${DEFAULT_PAGES} pages assumed)`);
     if (!prices.length) rec.unrepresented.push('no digital price (the book cannot be ordered)');
@@ -356,12 +359,29 @@ export class CatalogueLoader {
 export async function loadCatalogue(
   store: Store,
   format: 'onix' | 'csv',
-  records: (loader: CatalogueLoader) => AsyncIterable<CatalogueRecord>,
+  /** A reader: records to iterate, or a pump that hands each record to `loader.add` itself. */
+  records: (loader: CatalogueLoader) => AsyncIterable<CatalogueRecord> | Promise<void>,
   opts: LoadOptions = {},
 ): Promise<LoadSummary> {
-  return store.txAsync(async () => {
-    const loader = new CatalogueLoader(store, format, opts);
-    for await (const rec of records(loader)) loader.add(rec);
-    return loader.finish();
-  });
+  // One transaction writes every book, its index entries and text-index terms: with SQLite's
+  // default 2 MB page cache the indexes' pages are evicted and read back all the time.
+  const before = store.get('PRAGMA cache_size')?.cache_size as number | undefined;
+  store.exec(`PRAGMA cache_size = -${LOAD_CACHE_KB}`);
+  try {
+    return await store.txAsync(async () => {
+      const index = books.deferTextIndex(store);
+      const loader = new CatalogueLoader(store, format, opts);
+      const reader = records(loader);
+      if (Symbol.asyncIterator in reader) for await (const rec of reader) loader.add(rec);
+      else await reader;
+      const summary = loader.finish();
+      index.finish();
+      return summary;
+    });
+  } finally {
+    if (before !== undefined && store.db.isOpen) store.exec(`PRAGMA cache_size = ${Number(before)}`);
+  }
 }
+
+/** The page cache of a load's connection, in KB (SQLite's default is 2 MB). */
+const LOAD_CACHE_KB = 24 * 1024;

@@ -1,0 +1,137 @@
+// (j) `sandbox catalogue load` at scale: an ONIX 3.0 file of 100,000 products (digital editions
+// with a print ISBN, a lifetime and a rental price, contributors, a description; every tenth a
+// print edition, skipped) loaded into a fresh sandbox database. Targets: peak memory under
+// 200 MB, and at most 3x the floor, a bare streaming parse of the same file with saxes (decode +
+// parse, no handlers) measured in the same run. Both sides are timed in CPU seconds of their own
+// process (user + system), so the machine's other load does not move the ratio; wall times are
+// printed beside them.
+import { spawnSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const PRODUCTS = Number(process.env.BENCH_CATALOGUE_PRODUCTS ?? 100_000);
+
+function isbn13(first12) {
+  const sum = [...first12].reduce((s, d, i) => s + Number(d) * (i % 2 ? 3 : 1), 0);
+  return first12 + ((10 - (sum % 10)) % 10);
+}
+
+const WORDS = 'harbour tide lantern keeper ledger salt cedar orchard winter atlas quiet letters meridian island map apprentice stone garden river coast weather north light road village'.split(' ');
+const word = (i) => WORDS[i % WORDS.length];
+const cap = (s) => s[0].toUpperCase() + s.slice(1);
+
+export async function writeOnix(path, n) {
+  const out = createWriteStream(path);
+  const write = (s) => (out.write(s) ? undefined : new Promise((r) => out.once('drain', r)));
+  await write(`<?xml version="1.0" encoding="UTF-8"?>
+<ONIXMessage release="3.0" xmlns="http://ns.editeur.org/onix/3.0/reference">
+<Header><Sender><SenderName>Bench Press</SenderName></Sender><SentDateTime>20261101</SentDateTime><DefaultLanguageOfText>eng</DefaultLanguageOfText><DefaultCurrencyCode>USD</DefaultCurrencyCode></Header>
+`);
+  for (let i = 0; i < n; i++) {
+    const own = isbn13('9791' + String(i).padStart(8, '0'));
+    const print = isbn13('9792' + String(i).padStart(8, '0'));
+    const isPrint = i % 10 === 9;
+    const title = `${cap(word(i))} ${cap(word(i >> 3))} of the ${cap(word(i >> 6))} ${i}`;
+    await write(`<Product>
+<RecordReference>bench-${i}</RecordReference><NotificationType>03</NotificationType>
+<ProductIdentifier><ProductIDType>15</ProductIDType><IDValue>${isPrint ? print : own}</IDValue></ProductIdentifier>
+<ProductIdentifier><ProductIDType>01</ProductIDType><IDValue>BENCH-${isPrint ? 'P' : 'E'}-${i}</IDValue></ProductIdentifier>
+<DescriptiveDetail><ProductComposition>00</ProductComposition><ProductForm>${isPrint ? 'BC' : 'ED'}</ProductForm>
+<TitleDetail><TitleType>01</TitleType><TitleElement><TitleElementLevel>01</TitleElementLevel><TitlePrefix>The</TitlePrefix><TitleWithoutPrefix>${title}</TitleWithoutPrefix><Subtitle>A ${word(i + 3)} story</Subtitle></TitleElement></TitleDetail>
+<Contributor><SequenceNumber>1</SequenceNumber><ContributorRole>A01</ContributorRole><PersonNameInverted>${cap(word(i + 5))}, ${cap(word(i + 7))}</PersonNameInverted></Contributor>
+<Language><LanguageRole>01</LanguageRole><LanguageCode>eng</LanguageCode></Language>
+<Extent><ExtentType>00</ExtentType><ExtentValue>${120 + (i % 400)}</ExtentValue><ExtentUnit>03</ExtentUnit></Extent>
+</DescriptiveDetail>
+<CollateralDetail><TextContent><TextType>03</TextType><ContentAudience>00</ContentAudience><Text textformat="02">&lt;p&gt;A ${word(i)} and a ${word(i + 1)} by the ${word(i + 2)} &amp;amp; the ${word(i + 4)}.&lt;/p&gt;</Text></TextContent></CollateralDetail>
+<PublishingDetail><Publisher><PublishingRole>01</PublishingRole><PublisherName>Bench Press</PublisherName></Publisher><PublishingDate><PublishingDateRole>01</PublishingDateRole><Date>${2000 + (i % 25)}0101</Date></PublishingDate></PublishingDetail>
+<RelatedMaterial><RelatedProduct><ProductRelationCode>${isPrint ? '27' : '13'}</ProductRelationCode><ProductIdentifier><ProductIDType>15</ProductIDType><IDValue>${isPrint ? own : print}</IDValue></ProductIdentifier></RelatedProduct></RelatedMaterial>
+<ProductSupply><SupplyDetail><Supplier><SupplierRole>01</SupplierRole><SupplierName>Bench Press</SupplierName></Supplier><ProductAvailability>20</ProductAvailability>
+<Price><PriceType>02</PriceType><PriceAmount>${(5 + (i % 20)).toFixed(2)}</PriceAmount><CurrencyCode>USD</CurrencyCode></Price>
+<Price><PriceType>02</PriceType><PriceCondition><PriceConditionType>10</PriceConditionType><PriceConditionQuantity><PriceConditionQuantityType>01</PriceConditionQuantityType><Quantity>30</Quantity><QuantityUnit>07</QuantityUnit></PriceConditionQuantity></PriceCondition><PriceAmount>2.99</PriceAmount><CurrencyCode>USD</CurrencyCode></Price>
+</SupplyDetail></ProductSupply>
+</Product>
+`);
+  }
+  await write('</ONIXMessage>\n');
+  await new Promise((r) => out.end(r));
+}
+
+/** Run a module script in a process of its own; it prints CPU=<ms> and MAXRSS_KB=<kb> on stderr. */
+function measured(NODE, script, args, env) {
+  const started = process.hrtime.bigint();
+  const r = spawnSync(NODE, ['--input-type=module', '-e', script, ...args], { env, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const cpu = /CPU_MS=([\d.]+)/.exec(r.stderr);
+  const rss = /MAXRSS_KB=(\d+)/.exec(r.stderr);
+  if (r.status !== 0 || !cpu || !rss) throw new Error(`measured run failed (${r.status}): ${r.stderr.slice(-2000)}`);
+  return { cpuMs: Number(cpu[1]), rssMb: Number(rss[1]) / 1024, wallMs, stderr: r.stderr, stdout: r.stdout };
+}
+
+const REPORT = `
+    const u = process.resourceUsage();
+    process.stderr.write('\\nCPU_MS=' + (u.userCPUTime + u.systemCPUTime) / 1000 + '\\nMAXRSS_KB=' + u.maxRSS + '\\n');`;
+
+export async function catalogueBench({ root, NODE, target, fmt }) {
+  const dir = mkdtempSync(join(tmpdir(), 'bookdist-bench-catalogue-'));
+  try {
+    const file = join(dir, 'feed.xml');
+    const made = Date.now();
+    await writeOnix(file, PRODUCTS);
+    const mb = statSync(file).size / 1e6;
+    console.log(`(j) ONIX file of ${PRODUCTS.toLocaleString('en-US')} products: ${mb.toFixed(0)} MB, written in ${fmt(Date.now() - made)}`);
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, BOOKDIST_DATA_DIR: join(dir, 'data'), BOOKDIST_CONFIG_DIR: join(dir, 'config') };
+
+    // The floor: decode and parse the same file as a stream with saxes, nothing else.
+    const saxes = JSON.stringify(join(root, 'node_modules', 'saxes', 'saxes.js'));
+    const floorScript = `
+      import { createReadStream } from 'node:fs';
+      import { createRequire } from 'node:module';
+      const { SaxesParser } = createRequire(import.meta.url)(${saxes});
+      const parser = new SaxesParser({ position: true });
+      let products = 0;
+      parser.on('opentag', (t) => { if (t.name === 'Product') products++; });
+      const decoder = new TextDecoder('utf-8', { fatal: true });
+      for await (const chunk of createReadStream(process.argv[1], { highWaterMark: 64 * 1024 })) parser.write(decoder.decode(chunk, { stream: true }));
+      parser.close();
+      process.stdout.write(String(products));${REPORT}`;
+    const floor = measured(NODE, floorScript, [file], env);
+
+    // The load: the CLI's main() into a database seeded beforehand (its RSA keys are not the load's cost).
+    const db = join(dir, 'load.db');
+    const seeded = spawnSync(NODE, [join(root, 'bin', 'bookdist'), 'sandbox', 'credentials', '--db', db, '--json'], { env, encoding: 'utf8' });
+    if (seeded.status !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
+    const loadScript = `
+      const { main } = await import(${JSON.stringify(join(root, 'dist', 'main.js'))});
+      const code = await main(process.argv.slice(1));
+      process.exitCode = code;${REPORT}`;
+    const load = measured(NODE, loadScript, ['sandbox', 'catalogue', 'load', file, '--db', db, '--json'], env);
+    const summary = JSON.parse(load.stdout);
+    const ratio = load.cpuMs / floor.cpuMs;
+    console.log(
+      `(j) loaded: ${summary.added.toLocaleString('en-US')} added, ${summary.skipped.toLocaleString('en-US')} skipped, ${summary.refused} refused in ` +
+        `${fmt(load.cpuMs)} CPU (${fmt(load.wallMs)} wall), peak RSS ${load.rssMb.toFixed(1)} MB; bare saxes parse: ${fmt(floor.cpuMs)} CPU ` +
+        `(${fmt(floor.wallMs)} wall, ${floor.stdout} products), peak RSS ${floor.rssMb.toFixed(1)} MB`,
+    );
+    if (summary.added + summary.skipped !== PRODUCTS || summary.refused !== 0) throw new Error(`the load did not take every product: ${load.stdout.slice(0, 500)}`);
+    target('(j) catalogue load of 100,000 ONIX products: peak memory', load.rssMb, '<', 200, ' MB');
+    target('(j) catalogue load of 100,000 ONIX products vs a bare saxes parse of the file (CPU)', ratio, '<=', 3);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// Run alone: node bench/catalogue.mjs (after `node scripts/build.mjs`).
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { fileURLToPath } = await import('node:url');
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  let failed = false;
+  const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)}s` : `${ms.toFixed(1)}ms`);
+  const target = (name, value, cmp, goal, unit = 'x') => {
+    const ok = cmp === '<=' ? value <= goal : value < goal;
+    if (!ok) failed = true;
+    console.log(`${ok ? 'PASS' : 'FAIL'}  ${name}: ${value.toFixed(unit === 'x' ? 2 : 0)}${unit} (target ${cmp === '<=' ? '≤' : '<'} ${goal}${unit})`);
+  };
+  await catalogueBench({ root, NODE: process.execPath, target, fmt });
+  process.exitCode = failed ? 1 : 0;
+}
