@@ -68,7 +68,8 @@ function lineSpan(rows: InputRow[]): string {
   return a === b ? String(a) : `${a}-${b}`;
 }
 
-export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<number> {
+/** The zod schema of one order row (loaded only by this job), and the row check. */
+async function orderSchema() {
   const { z, via, optional, yesNo, checkRow } = await import('../../bulk/schema.js');
   const text = (max: number) => z.preprocess((x) => (typeof x === 'string' ? x.trim() : x), z.string({ message: 'required' }).min(1, 'required').max(max, `at most ${max} characters`));
   const pricingIds = z.preprocess(
@@ -102,6 +103,11 @@ export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<nu
     label: optional(via(v.label, 'label')),
     send_email: yesNo,
   });
+  return { Order, checkRow };
+}
+
+export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<number> {
+  const { Order, checkRow } = await orderSchema();
   /** One row in the shape of the endpoint's payload (CSV's billing_* columns become billing_address). */
   const payloadOfRow = (r: Record<string, any>): Record<string, unknown> => {
     if (o.flag === '--from-ndjson') return { ...r, digital_pricing: r.digital_pricing ?? r.pricing_id };
