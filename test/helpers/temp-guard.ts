@@ -39,9 +39,10 @@ export default function setup(): () => void {
   const saved = { TMPDIR: process.env.TMPDIR, HOME: process.env.HOME };
   // npm and the pinned Node keep using the user's npm cache (the package test installs offline from it).
   process.env.npm_config_cache ??= join(saved.HOME ?? home, '.npm');
-  // Tools the tests run (npm, vite) enable Node's compile cache in the temporary directory by
-  // default; theirs goes under the suite's home instead, which is removed at the end.
-  process.env.NODE_COMPILE_CACHE ??= join(home, '.cache', 'node-compile-cache');
+  // Tools the tests run (npm) turn on Node's compile cache in the temporary directory by default.
+  // No compile cache in the test run at all: pointed elsewhere, every Node process would write it
+  // when it exits, the workers of this run too, after the directory is removed.
+  process.env.NODE_DISABLE_COMPILE_CACHE = '1';
   process.env.TMPDIR = tmp;
   process.env.HOME = home;
   return () => {
