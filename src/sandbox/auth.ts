@@ -2,11 +2,12 @@
 // username for a request without one), SharedKeyAuth (`api-key`), and the operator token of
 // the access-control API (sent as a shared key, or as a Bearer/Token authorization).
 import { createPublicKey, createVerify, timingSafeEqual, type KeyObject } from 'node:crypto';
-import type { Row, Store } from './db/store.js';
+import type { Store } from './db/store.js';
+import { callerAccountByToken, callerAccountByUsername, type CallerAccountRow } from './repo/accounts.js';
 
 export interface Caller {
   kind: 'partner' | 'token';
-  account: Row;
+  account: CallerAccountRow;
   scopes: Set<string>;
   /** For the request log: the account's username, or `operator`. */
   logName: string;
@@ -60,20 +61,11 @@ export function verifySignature(pem: string, message: string, signature: string)
   return ok;
 }
 
-/**
- * An account's columns as a caller needs them: everything but `private_key` (the seeded partner's
- * signing key, never needed to serve a request). Reading that ~1.7 KB PEM into every request's
- * account row was most of the account lookup's cost on a signed GET.
- */
-const CALLER_COLUMNS = ['id', 'role', 'username', 'email', 'full_name', 'public_key', 'shared_key', 'scopes', 'address_1', 'address_2', 'city', 'country', 'nickname', 'state', 'zip'];
-const ACCOUNT_BY_TOKEN = `SELECT ${CALLER_COLUMNS.map((c) => `a.${c}`).join(', ')} FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.token = ?`;
-const ACCOUNT_BY_USERNAME = `SELECT ${CALLER_COLUMNS.join(', ')} FROM accounts WHERE username = ?`;
-
 // The caller made from an account row, kept as long as the row is (a memo of the store, until the
 // accounts change): its scopes are parsed once, not at every request. Read-only once made.
-const callers = new WeakMap<Row, Caller>();
+const callers = new WeakMap<CallerAccountRow, Caller>();
 
-function accountCaller(store: Store, account: Row): Caller {
+function accountCaller(store: Store, account: CallerAccountRow): Caller {
   let c = callers.get(account);
   if (!c) {
     c = { kind: 'partner', account, scopes: new Set(JSON.parse(account.scopes) as string[]), logName: account.username };
@@ -105,7 +97,7 @@ export function authenticate(
     if ((scheme === 'bearer' || scheme === 'token') && authz.split(/\s+/)[1]) token = authz.split(/\s+/)[1];
     else if (apiKey && (scheme === 'sharedkeyauth' || scheme === '')) token = apiKey;
     if (token && token.length <= 256) {
-      const row = store.memo(`token:${token}`, ['tokens', 'accounts'], () => store.get(ACCOUNT_BY_TOKEN, token));
+      const row = store.memo(`token:${token}`, ['tokens', 'accounts'], () => callerAccountByToken(store, token));
       if (row) {
         const c = accountCaller(store, row);
         return { ...c, scopes: new Set([...c.scopes, 'access']), kind: 'token', logName: 'operator' };
@@ -114,7 +106,7 @@ export function authenticate(
   }
 
   if (!username || username.length > 64) return undefined;
-  const account = store.memo(`account:${username}`, ['accounts'], () => store.get(ACCOUNT_BY_USERNAME, username));
+  const account = store.memo(`account:${username}`, ['accounts'], () => callerAccountByUsername(store, username));
   if (!account) return undefined;
 
   if (scheme === 'sharedkeyauth' || (scheme === '' && apiKey && !signature)) {
