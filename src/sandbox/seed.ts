@@ -6,6 +6,9 @@ import { CliError, ExitCode } from '../errors.js';
 import { isbnPair } from './isbn.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './db/schema.js';
 import type { Store } from './db/store.js';
+import {
+  insertSeedAccount, insertSeedBook, insertSeedImport, insertSeedPrice, insertSeedPublisher, insertSeedToken, insertSeedUser,
+} from './repo/seed.js';
 import { hashPassword } from './util.js';
 
 const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
@@ -311,64 +314,60 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** Write the seed into an empty schema. Call inside a transaction. */
 export function writeSeed(store: Store, secrets: GeneratedSecrets): void {
   const now = Date.now();
-  for (const p of SEED_PUBLISHERS) {
-    store.run('INSERT INTO publishers(id, title, description, is_active) VALUES (?,?,?,?)', p.id, p.title, p.description, p.is_active ? 1 : 0);
-  }
+  for (const p of SEED_PUBLISHERS) insertSeedPublisher(store, { id: p.id, title: p.title, description: p.description, is_active: p.is_active ? 1 : 0 });
   for (const a of [SEED_ACCOUNTS.partner, SEED_ACCOUNTS.limited]) {
     const s = secrets[a.role];
     const pr = a.profile;
-    store.run(
-      `INSERT INTO accounts(id, role, username, email, full_name, public_key, private_key, shared_key, scopes,
-        address_1, address_2, city, country, nickname, state, zip) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-      a.id, a.role, a.username, a.email, a.full_name, s.publicKey, s.privateKey, s.sharedKey, JSON.stringify(a.scopes),
-      pr.address_1, pr.address_2, pr.city, pr.country, pr.nickname, pr.state, pr.zip,
+    insertSeedAccount(
+      store,
+      {
+        id: a.id, role: a.role, username: a.username, email: a.email, full_name: a.full_name, public_key: s.publicKey, private_key: s.privateKey,
+        shared_key: s.sharedKey, scopes: JSON.stringify(a.scopes),
+        address_1: pr.address_1, address_2: pr.address_2, city: pr.city, country: pr.country, nickname: pr.nickname, state: pr.state, zip: pr.zip,
+      },
+      a.publishers,
+      a.label,
     );
-    for (const p of a.publishers) store.run('INSERT INTO account_publishers(account_id, publisher_id) VALUES (?,?)', a.id, p);
-    store.run('INSERT INTO labels(account_id, subdomain, member_email) VALUES (?,?,?)', a.id, a.label.subdomain, a.label.member_email);
   }
-  store.run('INSERT INTO tokens(token, account_id) VALUES (?, ?)', secrets.operatorToken, SEED_ACCOUNTS.partner.id);
+  insertSeedToken(store, secrets.operatorToken, SEED_ACCOUNTS.partner.id);
 
   const processedAt = T(2024, 3, 1);
   for (const b of SEED_BOOKS) {
-    store.run(
-      `INSERT INTO books(id, hash_id, publisher_id, title, subtitle, description, author, language, num_pages, publish_year,
-        isbn10, isbn13, eisbn10, eisbn13, parent_isbn, sku, distribution_type, copy_percent, offline_percent, sample_percent,
-        offline_range, print_allowance_range, print_allowance_percent, sample_page_end,
-        is_active, is_html, is_processed, is_public, is_published, is_queued, processed_at, queued_at, queue_seq, queue_hold)
-       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-      b.id, b.hash_id, b.publisher_id, b.title, b.subtitle, b.description, b.author, b.language, b.num_pages, b.publish_year,
-      b.isbn10, b.isbn13, b.eisbn10, b.eisbn13, b.isbn13, b.sku, b.distribution_type,
-      b.publisher_id === 2 ? 10 : 20, b.publisher_id === 2 ? null : 100, 10,
-      b.publisher_id === 2 ? '180 days' : 'unlimited', '30 days', b.publisher_id === 2 ? 10 : 20,
-      Math.max(1, Math.floor(b.num_pages / 10)),
-      b.is_active ? 1 : 0, b.is_html ? 1 : 0, b.is_processed ? 1 : 0, b.is_public ? 1 : 0, b.is_published ? 1 : 0,
-      b.is_queued ? 1 : 0, b.is_processed ? processedAt : null, b.is_queued ? T(2025, 1, 10) : null,
-      b.is_queued ? 0 : null, b.is_queued ? 1 : 0,
-    );
+    insertSeedBook(store, {
+      id: b.id, hash_id: b.hash_id, publisher_id: b.publisher_id, title: b.title, subtitle: b.subtitle, description: b.description,
+      author: b.author, language: b.language, num_pages: b.num_pages, publish_year: b.publish_year,
+      isbn10: b.isbn10, isbn13: b.isbn13, eisbn10: b.eisbn10, eisbn13: b.eisbn13, parent_isbn: b.isbn13, sku: b.sku,
+      distribution_type: b.distribution_type,
+      copy_percent: b.publisher_id === 2 ? 10 : 20, offline_percent: b.publisher_id === 2 ? null : 100, sample_percent: 10,
+      offline_range: b.publisher_id === 2 ? '180 days' : 'unlimited', print_allowance_range: '30 days',
+      print_allowance_percent: b.publisher_id === 2 ? 10 : 20,
+      sample_page_end: Math.max(1, Math.floor(b.num_pages / 10)),
+      is_active: b.is_active ? 1 : 0, is_html: b.is_html ? 1 : 0, is_processed: b.is_processed ? 1 : 0, is_public: b.is_public ? 1 : 0,
+      is_published: b.is_published ? 1 : 0,
+      is_queued: b.is_queued ? 1 : 0, processed_at: b.is_processed ? processedAt : null, queued_at: b.is_queued ? T(2025, 1, 10) : null,
+      queue_seq: b.is_queued ? 0 : null, queue_hold: b.is_queued ? 1 : 0,
+    });
     for (const p of b.pricing) {
-      store.run(
-        `INSERT INTO pricing(id, book_id, currency, price, description, description_limit, is_limited, limit_days, other_pricing, deactivated_at)
-         VALUES (?,?,?,?,?,?,?,?,?,?)`,
-        p.id, b.id, p.currency, p.price, p.description, p.description_limit, p.is_limited ? 1 : 0, p.limit_days,
-        p.other_pricing, p.deactivation_date ? Date.parse(p.deactivation_date) : null,
-      );
+      insertSeedPrice(store, {
+        id: p.id, book_id: b.id, currency: p.currency, price: p.price, description: p.description, description_limit: p.description_limit,
+        is_limited: p.is_limited ? 1 : 0, limit_days: p.limit_days,
+        other_pricing: p.other_pricing, deactivated_at: p.deactivation_date ? Date.parse(p.deactivation_date) : null,
+      });
     }
   }
   for (const im of SEED_IMPORTS) {
-    store.run(
-      `INSERT INTO imports(id, title, author, publisher, edition_number, book_id, isbn10, isbn13, eisbn10, eisbn13, deleted, file_received, imported)
-       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-      im.id, im.title, im.author, im.publisher, im.edition_number, im.book_id, im.isbn10, im.isbn13, im.eisbn10, im.eisbn13,
-      im.deleted ? 1 : 0, im.file_received ? 1 : 0, im.imported ? 1 : 0,
-    );
+    insertSeedImport(store, {
+      id: im.id, title: im.title, author: im.author, publisher: im.publisher, edition_number: im.edition_number, book_id: im.book_id,
+      isbn10: im.isbn10, isbn13: im.isbn13, eisbn10: im.eisbn10, eisbn13: im.eisbn13,
+      deleted: im.deleted ? 1 : 0, file_received: im.file_received ? 1 : 0, imported: im.imported ? 1 : 0,
+    });
   }
   for (const u of SEED_USERS) {
-    store.run(
-      `INSERT INTO users(id, username, email, first_name, last_name, password_hash, owner_account_id, verified, date_joined, last_login, city, country, nickname)
-       VALUES (?,?,?,?,?,?,?,1,?,?,?,?,?)`,
-      u.id, u.username, u.email, u.first_name, u.last_name, hashPassword(randomBytes(12).toString('base64url')), u.owner,
-      T(2024, 6, 1), T(2025, 1, 2), 'Portland', 'US', u.first_name.toLowerCase(),
-    );
+    insertSeedUser(store, {
+      id: u.id, username: u.username, email: u.email, first_name: u.first_name, last_name: u.last_name,
+      password_hash: hashPassword(randomBytes(12).toString('base64url')), owner_account_id: u.owner,
+      date_joined: T(2024, 6, 1), last_login: T(2025, 1, 2), city: 'Portland', country: 'US', nickname: u.first_name.toLowerCase(),
+    });
   }
   store.setMeta('schema_version', String(SCHEMA_VERSION));
   store.setMeta('seeded_at', iso(now));
