@@ -61,13 +61,15 @@ export function graphemes(s: string): string[] {
 // ASCII fallback
 
 /**
- * True when the terminal should get ASCII only: BOOKDIST_ASCII=1, or a locale that is not
+ * True when the terminal should get ASCII only: BOOKDIST_ASCII=1, or (without BOOKDIST_ASCII=0) a locale that is not
  * UTF-8 (the first of LC_ALL, LC_CTYPE, LANG that is set; none set is the C locale). `…` and
  * block characters are two columns wide in many East Asian terminal set-ups.
  */
 export function asciiOnly(env: Record<string, string | undefined>): boolean {
+  // BOOKDIST_ASCII=1: ASCII whatever the locale; 0: UTF-8 whatever the locale (man page).
   const flag = env.BOOKDIST_ASCII;
-  if (flag !== undefined && flag !== '' && flag !== '0') return true;
+  if (flag === '0') return false;
+  if (flag !== undefined && flag !== '') return true;
   const locale = env.LC_ALL || env.LC_CTYPE || env.LANG || '';
   return !/utf-?8/i.test(locale);
 }

@@ -255,4 +255,8 @@ describe('ASCII terminals', () => {
     expect(r.screen).not.toContain('…');
     expect(r.screen).toMatch(/\.\.\. /);
   });
+  it('BOOKDIST_ASCII=0: UTF-8 whatever the locale', async () => {
+    const r = await onPty({ cols: 80, rows: 24 }, ['book', 'search', '--title', 'the'], { LANG: 'C', BOOKDIST_ASCII: '0' });
+    expect(r.screen).toContain('…');
+  });
 });
