@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate, type Caller } from './auth.js';
 import type { RequestInfo, SandboxCore } from './core.js';
-import { HANDLERS, type HandlerCtx } from './domain.js';
+import { HANDLERS, type HandlerCtx, type HandlerResult } from './domain.js';
 import { HttpError, parseBody, prefersXml, readBody, sendError, sendJson, TEST_MODE, toHttpError } from './http.js';
 import { hasEmptySegment, matchRoute } from './router.js';
 import type { Endpoint } from '../spec/endpoints.js';
@@ -99,7 +99,7 @@ function answer(
   params: Record<string, string>,
   input: RequestInput,
   setAccount: (name: string) => void,
-): { status?: number; raw?: boolean; body: any; headers?: Record<string, string> } {
+): HandlerResult {
   const { store } = core;
   const { query, requestText, fromQuery, fields } = input;
   const { method, headers } = r;
@@ -136,7 +136,7 @@ function answer(
   const handler = HANDLERS[ep.name];
   if (!handler) throw new HttpError(404, `The sandbox does not implement ${ep.name} (${ep.path}).`);
   const out = handler(ctx);
-  return 'body' in out && typeof out.body === 'object' && out.body !== null ? (out as any) : { body: out };
+  return 'body' in out && typeof out.body === 'object' && out.body !== null ? (out as HandlerResult) : { body: out as Record<string, unknown> };
 }
 
 /** A usable Idempotency-Key header value (1..255 visible characters), else a 400. */
