@@ -22,7 +22,7 @@ let tarball: string;
 let files: string[];
 
 function run(cmd: string, args: string[], env: Record<string, string>, cwd = work) {
-  return spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { PATH: `${NODE_DIR}:/usr/local/bin:/usr/bin:/bin`, HOME: join(work, 'home'), ...env }, timeout: 120_000 });
+  return spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { PATH: `${NODE_DIR}:/usr/local/bin:/usr/bin:/bin`, HOME: join(work, 'home'), TMPDIR: process.env.TMPDIR ?? tmpdir(), NODE_DISABLE_COMPILE_CACHE: '1', ...env }, timeout: 120_000 });
 }
 
 /** Install the tarball into a fresh prefix with the Node in `nodeDir` first on PATH (npm runs on it). */

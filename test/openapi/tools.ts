@@ -29,6 +29,8 @@ function toolEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME, TMPDIR: process.env.TMPDIR,
+    // Node programs such as redocly enable Node's compile cache, under TMPDIR by default.
+    NODE_DISABLE_COMPILE_CACHE: '1',
     NO_COLOR: '1',
     FORCE_COLOR: '0',
     REDOCLY_TELEMETRY: 'off',
