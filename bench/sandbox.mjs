@@ -11,6 +11,16 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 export async function startBenchSandbox(opts = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'bookdist-bench-'));
+  try {
+    return await startIn(dir, opts);
+  } catch (e) {
+    // A sandbox that could not start (node:sqlite missing under Node 20, a build error) leaves nothing.
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+async function startIn(dir, opts) {
   await build({
     absWorkingDir: root,
     entryPoints: ['src/sandbox/server.ts', 'src/sandbox/tls.ts'],
@@ -59,8 +69,12 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const sb = await startBenchSandbox({ faults, grow, tls: process.env.BENCH_TLS === '1' });
   for (const [k, v] of Object.entries(sb.env)) process.stdout.write(`export ${k}=${v}\n`);
   process.stdout.write(`# serving at ${sb.url}; Ctrl-C to stop\n`);
-  process.on('SIGINT', async () => {
-    await sb.close();
-    process.exit(0);
-  });
+  // However this process ends (SIGINT from the bench, SIGTERM, an error), its files go with it.
+  process.on('exit', () => rmSync(sb.dir, { recursive: true, force: true }));
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    process.on(sig, async () => {
+      await sb.close();
+      process.exit(0);
+    });
+  }
 }
