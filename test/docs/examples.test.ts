@@ -35,7 +35,7 @@ interface Block {
 }
 
 /** The README's ```sh blocks, one example per line (comments kept: they may say `# exits N`). */
-export function readmeBlocks(markdown: string): Block[] {
+export function readmeBlocks(markdown: string, file = 'README.md'): Block[] {
   const blocks: Block[] = [];
   const re = /^```(?:sh|bash|shell)\n([\s\S]*?)^```/gm;
   let m: RegExpExecArray | null;
@@ -43,7 +43,7 @@ export function readmeBlocks(markdown: string): Block[] {
     const lines = m[1].split('\n').filter((l) => l.trim() && !l.trim().startsWith('#'));
     // The set-up block (npm ci / npm test) is what this very suite is run by.
     if (lines.every((l) => /^npm /.test(l))) continue;
-    blocks.push({ where: `README.md block ${blocks.length + 1}`, lines });
+    blocks.push({ where: `${file} block ${blocks.length + 1}`, lines });
   }
   return blocks;
 }
@@ -58,7 +58,11 @@ const program = buildProgram();
 const treeBlocks: Block[] = documentedCommands(program)
   .map((c) => ({ where: `${commandName(c)} --help`, lines: examplesOf(c) }))
   .filter((b) => b.lines.length);
-const readme = readmeBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+// The README and the guide it points to (docs/guide.md): the examples a reader types.
+const readme = [
+  ...readmeBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8')),
+  ...readmeBlocks(readFileSync(join(ROOT, 'docs', 'guide.md'), 'utf8'), 'docs/guide.md'),
+];
 
 let work: string;
 let env: Record<string, string>;
