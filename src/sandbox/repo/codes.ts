@@ -1,21 +1,7 @@
 // The SQL of redemption codes, as typed rows. The rules (expiry, one redemption) live in ../domain/codes.ts.
 import type { Store } from '../db/store.js';
 
-export interface CodeRow {
-  id: number;
-  code: string;
-  account_id: number;
-  book_id: number;
-  org: string;
-  label_id: number | null;
-  limit_days: number;
-  expiration_date: number | null;
-  samples: number;
-  created_at: number;
-  redeemed_by: number | null;
-  redeemed_at: number | null;
-}
-
+/** A code as it is inserted: everything but its id and redemption. */
 export interface NewCodeRow {
   code: string;
   account_id: number;
@@ -26,6 +12,12 @@ export interface NewCodeRow {
   expiration_date: number | null;
   samples: number;
   created_at: number;
+}
+
+export interface CodeRow extends NewCodeRow {
+  id: number;
+  redeemed_by: number | null;
+  redeemed_at: number | null;
 }
 
 export function codeExists(store: Store, code: string): boolean {
