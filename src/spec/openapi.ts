@@ -132,12 +132,7 @@ function security(ep: Endpoint): Array<Record<string, string[]>> {
 
 /** The operation at `path` (the endpoint's path or an alias); `noSlash`: that path without its final slash. */
 function operation(ep: Endpoint, method: 'GET' | 'POST', alias: number, noSlash = false): Record<string, unknown> {
-  const parameters: Schema[] = [];
   const path = alias ? ep.aliases![alias - 1] : ep.path;
-  for (const m of path.matchAll(/\{(\w+)\}/g)) {
-    const p = PATH_PARAMS[m[1]];
-    parameters.push({ name: p.name, in: 'path', required: true, description: p.description, schema: fieldSchema(p) });
-  }
   const text = OPERATION_DESCRIPTIONS[ep.name];
   if (!text) throw new Error(`openapi-text.ts has no description of the endpoint ${ep.name}`);
   const needs = ep.scope ? ` Needs the scope \`${ep.scope}\`${ep.token ? '; the operator token may call it too' : ''}.` : '';
@@ -149,85 +144,113 @@ function operation(ep: Endpoint, method: 'GET' | 'POST', alias: number, noSlash 
     'x-endpoint': ep.name,
     ...(noSlash ? { [SANDBOX_ONLY]: true } : {}),
   };
-  const payload = { $ref: requestSchemaName(ep) };
-  if (method === 'GET' && ep.fields.length) {
-    // Outside the store, the whole payload may come as `?request=<JSON>` instead of the fields,
-    // so no field is a required parameter there (its requirement is the payload schema's).
-    const requestForm = ep.host !== 'store';
-    if (requestForm) {
-      usedPayloads.add(requestSchemaName(ep));
-      parameters.push({
-        name: 'request',
-        in: 'query',
-        required: false,
-        description: REQUEST_QUERY_DESCRIPTION,
-        content: { 'application/json': { schema: payload } },
-        [SANDBOX_ONLY]: true,
-      });
-    }
-    for (const f of ep.fields) {
-      const array = f.type.startsWith('array');
-      const required = !!f.required && !requestForm;
-      parameters.push({
-        name: f.name,
-        in: 'query',
-        required,
-        description: f.description + (array ? ' (comma-separated)' : '') + (f.required && !required ? '; required unless `request` is given' : ''),
-        schema: fieldSchema(f, true),
-        ...(array ? { style: 'form', explode: false } : {}),
-      });
-    }
-  }
-  if (method === 'POST' && IDEMPOTENCY_KEY_ENDPOINTS.has(ep.name)) {
+  const parameters = [
+    ...pathParameters(path),
+    ...(method === 'GET' ? queryParameters(ep) : []),
+    ...(method === 'POST' && IDEMPOTENCY_KEY_ENDPOINTS.has(ep.name) ? [idempotencyKeyParameter()] : []),
+  ];
+  if (parameters.length) op.parameters = parameters;
+  if (method === 'POST') op.requestBody = requestBody(ep);
+  op.responses = responses(ep);
+  op.security = security(ep);
+  return op;
+}
+
+function pathParameters(path: string): Schema[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => {
+    const p = PATH_PARAMS[m[1]];
+    return { name: p.name, in: 'path', required: true, description: p.description, schema: fieldSchema(p) };
+  });
+}
+
+/** A GET's query: the fields, and outside the store the whole payload as `?request=<JSON>`. */
+function queryParameters(ep: Endpoint): Schema[] {
+  if (!ep.fields.length) return [];
+  const parameters: Schema[] = [];
+  // Outside the store, the whole payload may come as `?request=<JSON>` instead of the fields,
+  // so no field is a required parameter there (its requirement is the payload schema's).
+  const requestForm = ep.host !== 'store';
+  if (requestForm) {
+    usedPayloads.add(requestSchemaName(ep));
     parameters.push({
-      name: 'Idempotency-Key',
-      in: 'header',
+      name: 'request',
+      in: 'query',
       required: false,
-      description: IDEMPOTENCY_KEY_DESCRIPTION,
-      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
-      example: 'job-3cb05071cd88111f-batch-1',
+      description: REQUEST_QUERY_DESCRIPTION,
+      content: { 'application/json': { schema: { $ref: requestSchemaName(ep) } } },
       [SANDBOX_ONLY]: true,
     });
   }
-  if (parameters.length) op.parameters = parameters;
-  if (method === 'POST') {
-    const anyRequired = ep.fields.some((f) => f.required);
-    // Without `request`, a form carries the fields themselves (interface.md 4.2), read as a query's
-    // are: on reads and endpoints that take GET only (a write's payload is the signed `request`).
-    const flat = takesPlainFields(ep) && ep.fields.length > 0 && ep.fields.every((f) => f.type !== 'address' && f.type !== 'object');
-    const formFields: Schema = {
-      type: 'object',
-      description: 'the fields as form fields (lists comma-separated); a CryptoAuth signature then covers the username',
-      properties: Object.fromEntries(ep.fields.map((f) => [f.name, fieldSchema(f, true)])),
-      required: ep.fields.filter((f) => f.required).map((f) => f.name),
-    };
-    usedPayloads.add(requestSchemaName(ep));
-    const requestField: Schema = {
-      type: 'object',
-      properties: {
-        request: { type: 'string', description: 'the payload as JSON text', contentMediaType: 'application/json', contentSchema: payload },
-      },
-      required: ['request'],
-    };
-    op.requestBody = {
-      required: anyRequired,
-      description:
-        REQUEST_BODY_DESCRIPTION + (flat ? ' This operation also takes the fields themselves as form fields, read as a query\'s are.' : '') +
-        ' The sandbox also takes a JSON body (`application/json`, sandbox only).',
-      content: {
-        'application/x-www-form-urlencoded': { schema: flat ? { anyOf: [requestField, formFields] } : requestField },
-        'application/json': {
-          schema: {
-            type: 'object',
-            description: JSON_BODY_DESCRIPTION,
-            properties: { request: payload },
-            ...(anyRequired ? { required: ['request'] } : {}),
-          },
-          [SANDBOX_ONLY]: true,
-        },
-      },
-    };
+  for (const f of ep.fields) {
+    const array = f.type.startsWith('array');
+    const required = !!f.required && !requestForm;
+    parameters.push({
+      name: f.name,
+      in: 'query',
+      required,
+      description: f.description + (array ? ' (comma-separated)' : '') + (f.required && !required ? '; required unless `request` is given' : ''),
+      schema: fieldSchema(f, true),
+      ...(array ? { style: 'form', explode: false } : {}),
+    });
   }
+  return parameters;
+}
+
+function idempotencyKeyParameter(): Schema {
+  return {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description: IDEMPOTENCY_KEY_DESCRIPTION,
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+    example: 'job-3cb05071cd88111f-batch-1',
+    [SANDBOX_ONLY]: true,
+  };
+}
+
+/** A POST's body: the signed `request` field (or, where allowed, the fields themselves), or JSON in the sandbox. */
+function requestBody(ep: Endpoint): Record<string, unknown> {
+  const payload = { $ref: requestSchemaName(ep) };
+  const anyRequired = ep.fields.some((f) => f.required);
+  // Without `request`, a form carries the fields themselves (interface.md 4.2), read as a query's
+  // are: on reads and endpoints that take GET only (a write's payload is the signed `request`).
+  const flat = takesPlainFields(ep) && ep.fields.length > 0 && ep.fields.every((f) => f.type !== 'address' && f.type !== 'object');
+  const formFields: Schema = {
+    type: 'object',
+    description: 'the fields as form fields (lists comma-separated); a CryptoAuth signature then covers the username',
+    properties: Object.fromEntries(ep.fields.map((f) => [f.name, fieldSchema(f, true)])),
+    required: ep.fields.filter((f) => f.required).map((f) => f.name),
+  };
+  usedPayloads.add(requestSchemaName(ep));
+  const requestField: Schema = {
+    type: 'object',
+    properties: {
+      request: { type: 'string', description: 'the payload as JSON text', contentMediaType: 'application/json', contentSchema: payload },
+    },
+    required: ['request'],
+  };
+  return {
+    required: anyRequired,
+    description:
+      REQUEST_BODY_DESCRIPTION + (flat ? ' This operation also takes the fields themselves as form fields, read as a query\'s are.' : '') +
+      ' The sandbox also takes a JSON body (`application/json`, sandbox only).',
+    content: {
+      'application/x-www-form-urlencoded': { schema: flat ? { anyOf: [requestField, formFields] } : requestField },
+      'application/json': {
+        schema: {
+          type: 'object',
+          description: JSON_BODY_DESCRIPTION,
+          properties: { request: payload },
+          ...(anyRequired ? { required: ['request'] } : {}),
+        },
+        [SANDBOX_ONLY]: true,
+      },
+    },
+  };
+}
+
+/** The success answer (its status, body and headers) and the error bodies. */
+function responses(ep: Endpoint): Record<string, unknown> {
   const error = {
     description: 'Error: the JSON error body' + (ep.auth === 'access' ? ', or the XML error body when the request\'s Accept prefers application/xml' : ''),
     content: {
@@ -245,9 +268,7 @@ function operation(ep: Endpoint, method: 'GET' | 'POST', alias: number, noSlash 
   if (ep.response.headers) {
     success.headers = Object.fromEntries(ep.response.headers.map((h) => [h, { schema: { type: 'string' }, required: true }]));
   }
-  op.responses = { [String(ep.response.status)]: success, '4XX': error, '5XX': error };
-  op.security = security(ep);
-  return op;
+  return { [String(ep.response.status)]: success, '4XX': error, '5XX': error };
 }
 
 const SECURITY_SCHEMES = {
