@@ -3,7 +3,7 @@
 //   service.ts         the service routes (partner, access-control and price comparison APIs)
 //   control-routes.ts  the /_sandbox/ control routes
 //   pages.ts           the reader and cart pages
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo, Socket } from 'node:net';
 import { cleanupKeyFiles, credentials, type SandboxCredentials } from './control.js';
@@ -81,22 +81,59 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   if (!isLoopback(listenHost) && !opts.expose) {
     throw new Error(`listening on ${listenHost} exposes the sandbox to other machines; pass expose: true (sandbox serve --expose) to do it on purpose`);
   }
-  const store = new Store(opts.dbPath);
-  let creds: SandboxCredentials;
+  const { store, creds } = openStore(opts.dbPath);
+  const delayMs = Math.max(0, opts.processDelayMs ?? 2000);
+  const worker = startWorker(store, delayMs);
+  const allowedHosts = new Set([...boundHostNames(listenHost), ...(opts.allowHosts ?? []).map(hostName).filter(Boolean)]);
+  const core: SandboxCore = { store, delayMs, tick: worker.tick, port: 0, allowedHosts, baseUrl: '' };
+
+  const scheme = opts.tls ? 'https' : 'http';
+  const serverOptions = { keepAlive: true, keepAliveTimeout: 5000, requestTimeout: 30_000 };
+  const handle = requestHandler(core, opts);
+  const server: Server = opts.tls
+    ? (load('node:https') as typeof import('node:https')).createServer({ ...serverOptions, cert: opts.tls.cert, key: opts.tls.key }, handle)
+    : createServer(serverOptions, handle);
+  const sockets = trackSockets(server);
+  server.on('clientError', (_err, socket) => answerClientError(socket as Socket));
+
+  // Not serving after all (a port in use): a :memory: store's keys were written to a temp
+  // directory for this server; remove them with it.
+  const stop = () => {
+    clearInterval(worker.timer);
+    store.close();
+    cleanupKeyFiles(store);
+  };
+  await listen(server, opts.port ?? 8710, listenHost, stop);
+  const port = (server.address() as AddressInfo).port;
+  core.port = port;
+  const urlHost = urlHostOf(listenHost);
+  core.baseUrl = opts.publicUrl?.replace(/\/+$/, '') ?? `${scheme}://${urlHost}:${port}`;
+  return {
+    url: `${scheme}://${urlHost}:${port}`,
+    port,
+    caFile: opts.tls?.caFile,
+    credentials: creds,
+    controlSecret: creds.control_secret,
+    close: closer(server, sockets, worker.timer, stop),
+  };
+}
+
+/** The store, seeded, with the accounts' key files written next to it; closed again if that fails. */
+function openStore(dbPath: string): { store: Store; creds: SandboxCredentials } {
+  const store = new Store(dbPath);
   try {
     ensureSeeded(store);
-    creds = credentials(store); // writes the key files next to the database; makes the control secret
+    const creds = credentials(store); // writes the key files next to the database; makes the control secret
     store.watchTextIndexes(); // searches probe one segment per trigram, also after a bulk load from elsewhere
+    return { store, creds };
   } catch (err) {
     store.close();
     throw err;
   }
-  const delayMs = Math.max(0, opts.processDelayMs ?? 2000);
-  const log = opts.log;
-  const faults = opts.faults && opts.faults.kinds.length ? opts.faults : undefined;
-  const latency = opts.faults?.latencyMs ?? 0;
-  const random = faults?.seed !== undefined ? seededRandom(faults.seed) : Math.random;
+}
 
+/** The processing worker: runs now, then every quarter of the delay (25 to 250 ms), never keeping the process up. */
+function startWorker(store: Store, delayMs: number): { tick: () => void; timer: NodeJS.Timeout } {
   const tick = () => {
     try {
       runWorker(store, delayMs);
@@ -107,13 +144,16 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   const timer = setInterval(tick, Math.min(250, Math.max(25, Math.floor(delayMs / 4))));
   timer.unref();
   tick();
+  return { tick, timer };
+}
 
-  const allowedHosts = new Set([...boundHostNames(listenHost), ...(opts.allowHosts ?? []).map(hostName).filter(Boolean)]);
-  const core: SandboxCore = { store, delayMs, tick, port: 0, allowedHosts, baseUrl: '' };
-
-  const scheme = opts.tls ? 'https' : 'http';
-  const serverOptions = { keepAlive: true, keepAliveTimeout: 5000, requestTimeout: 30_000 };
-  const handle = (req: IncomingMessage, res: ServerResponse) => {
+/** Each request: its log line, an injected fault or latency when asked for, then the dispatch. */
+function requestHandler(core: SandboxCore, opts: Pick<SandboxOptions, 'log' | 'faults'>): (req: IncomingMessage, res: ServerResponse) => void {
+  const log = opts.log;
+  const faults = opts.faults && opts.faults.kinds.length ? opts.faults : undefined;
+  const latency = opts.faults?.latencyMs ?? 0;
+  const random = faults?.seed !== undefined ? seededRandom(faults.seed) : Math.random;
+  return (req, res) => {
     let account = '-';
     const path = safePath(req.url ?? '/');
     if (log) {
@@ -123,25 +163,10 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
     const isControl = isControlPath(path);
     if (faults && !isControl && random() < faults.rate) {
       const kind = faults.kinds[Math.floor(random() * faults.kinds.length)];
-      if (kind === 'reset') {
-        log?.(`${req.method} ${path} reset 0ms -`);
-        req.socket.destroy();
-        return;
-      }
-      const run = () => {
-        if (kind === '429') {
-          sendJson(res, 429, { code: 429, error: true, ...TEST_MODE, message: 'Too many requests; retry after 1 second.' }, { 'retry-after': '1' });
-        } else {
-          sendJson(res, 503, { code: 503, error: true, ...TEST_MODE, message: 'Service temporarily unavailable.' });
-        }
-        req.resume();
-      };
-      if (latency > 0) setTimeout(run, latency);
-      else run();
-      return;
+      return injectFault(kind, latency, req, res, () => log?.(`${req.method} ${path} reset 0ms -`));
     }
     const go = () =>
-      dispatch(req, res, (name) => (account = name)).catch((err) => {
+      dispatch(core, req, res, (name) => (account = name)).catch((err) => {
         log?.(`internal error: ${err?.stack ?? err}`);
         if (!res.headersSent) sendJson(res, 500, { code: 500, error: true, ...TEST_MODE, message: 'Internal error.' });
         else res.destroy();
@@ -149,99 +174,114 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
     if (latency > 0 && !isControl) setTimeout(go, latency);
     else void go();
   };
-  const server = opts.tls
-    ? (load('node:https') as typeof import('node:https')).createServer({ ...serverOptions, cert: opts.tls.cert, key: opts.tls.key }, handle)
-    : createServer(serverOptions, handle);
+}
 
-  const dispatch = async (req: IncomingMessage, res: ServerResponse, setAccount: (n: string) => void): Promise<void> => {
-    const method = (req.method ?? 'GET').toUpperCase();
-    let url: URL;
-    try {
-      // Origin-form targets are joined to the base as text: `//` (the Ruby client's index) is a path, not a host.
-      const target = req.url ?? '/';
-      url = target.startsWith('/') ? new URL('http://sandbox.invalid' + target) : new URL(target, 'http://sandbox.invalid');
-    } catch {
-      req.resume();
-      return sendError(res, new HttpError(400, 'Malformed request URL.'), false);
+/** Answer as a failing service would: a reset connection at once, or a 429 or 503 after `latency`. */
+function injectFault(kind: FaultOptions['kinds'][number], latency: number, req: IncomingMessage, res: ServerResponse, logReset: () => void): void {
+  if (kind === 'reset') {
+    logReset();
+    req.socket.destroy();
+    return;
+  }
+  const run = () => {
+    if (kind === '429') {
+      sendJson(res, 429, { code: 429, error: true, ...TEST_MODE, message: 'Too many requests; retry after 1 second.' }, { 'retry-after': '1' });
+    } else {
+      sendJson(res, 503, { code: 503, error: true, ...TEST_MODE, message: 'Service temporarily unavailable.' });
     }
-    const headers = normalizeHeaders(req);
-    const host = /^[\w.\-:[\]]{1,255}$/.test(headers['host'] ?? '') ? headers['host'] : `127.0.0.1:${core.port}`;
-    // Links in answers (viewer URLs, pages, the OpenAPI servers) name the bound address or the
-    // configured public URL, never the Host header (a hostile Host would otherwise aim them elsewhere).
-    const r: RequestInfo = { method, url, headers, host, origin: core.baseUrl };
-
-    if (isControlPath(url.pathname)) return serveControl(core, req, res, r);
-    if (isPagePath(url.pathname)) return servePage(core, req, res, r);
-    return serveApi(core, req, res, r, setAccount);
+    req.resume();
   };
+  if (latency > 0) setTimeout(run, latency);
+  else run();
+}
 
+/** A request to the surface its path names: the control routes, the pages, or the service. */
+async function dispatch(core: SandboxCore, req: IncomingMessage, res: ServerResponse, setAccount: (n: string) => void): Promise<void> {
+  const method = (req.method ?? 'GET').toUpperCase();
+  let url: URL;
+  try {
+    // Origin-form targets are joined to the base as text: `//` (the Ruby client's index) is a path, not a host.
+    const target = req.url ?? '/';
+    url = target.startsWith('/') ? new URL('http://sandbox.invalid' + target) : new URL(target, 'http://sandbox.invalid');
+  } catch {
+    req.resume();
+    return sendError(res, new HttpError(400, 'Malformed request URL.'), false);
+  }
+  const headers = normalizeHeaders(req);
+  const host = /^[\w.\-:[\]]{1,255}$/.test(headers['host'] ?? '') ? headers['host'] : `127.0.0.1:${core.port}`;
+  // Links in answers (viewer URLs, pages, the OpenAPI servers) name the bound address or the
+  // configured public URL, never the Host header (a hostile Host would otherwise aim them elsewhere).
+  const r: RequestInfo = { method, url, headers, host, origin: core.baseUrl };
+
+  if (isControlPath(url.pathname)) return serveControl(core, req, res, r);
+  if (isPagePath(url.pathname)) return servePage(core, req, res, r);
+  return serveApi(core, req, res, r, setAccount);
+}
+
+/** The open connections, for close() to drop what is left. */
+function trackSockets(server: Server): Set<Socket> {
   const sockets = new Set<Socket>();
-  server.on('connection', (s) => {
+  server.on('connection', (s: Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  server.on('clientError', (_err, socket) => {
-    // Requests read before the malformed one on this connection (pipelined) may still await
-    // their answers (a turn's answers leave together at its end): the 400 goes after them, not
-    // in place of the first. node:http keeps the answer being written in `_httpMessage` and
-    // hands the socket to the next one when it finishes. A request whose body the error cut
-    // short will never be answered: the 400 is its answer.
-    const reply = () => {
-      const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-      if (pending && !pending.writableFinished && pending.req?.complete && !socket.destroyed) return void pending.once('finish', reply);
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-      else socket.destroy();
-    };
-    reply();
-  });
+  return sockets;
+}
 
-  await new Promise<void>((resolve, reject) => {
-    // Not serving after all (a port in use): a :memory: store's keys were written to a temp
-    // directory for this server; remove them with it.
-    const notServing = (err: Error) => {
-      clearInterval(timer);
-      store.close();
-      cleanupKeyFiles(store);
+/**
+ * A malformed request: 400 and close. Requests read before it on this connection (pipelined) may
+ * still await their answers (a turn's answers leave together at its end): the 400 goes after them,
+ * not in place of the first. node:http keeps the answer being written in `_httpMessage` and hands
+ * the socket to the next one when it finishes. A request whose body the error cut short will
+ * never be answered: the 400 is its answer.
+ */
+function answerClientError(socket: Socket): void {
+  const reply = () => {
+    const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (pending && !pending.writableFinished && pending.req?.complete && !socket.destroyed) return void pending.once('finish', reply);
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    else socket.destroy();
+  };
+  reply();
+}
+
+/** Listen on `host:port`; when that fails (a port in use), `notServing` undoes the start before the error is thrown. */
+function listen(server: Server, port: number, host: string, notServing: () => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const fail = (err: Error) => {
+      notServing();
       reject(err);
     };
-    server.once('error', notServing);
-    server.listen(opts.port ?? 8710, listenHost, () => {
-      server.off('error', notServing);
+    server.once('error', fail);
+    server.listen(port, host, () => {
+      server.off('error', fail);
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
-  core.port = port;
-  const host = listenHost;
-  const urlHost = host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
-  core.baseUrl = opts.publicUrl?.replace(/\/+$/, '') ?? `${scheme}://${urlHost}:${port}`;
+}
 
+/** The host of the sandbox's own URL: IPv6 in brackets, a wildcard address as the loopback one. */
+function urlHostOf(host: string): string {
+  return host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+}
+
+/** close(): once, however often called; in-flight answers get a moment, then every connection is dropped. */
+function closer(server: Server, sockets: Set<Socket>, timer: NodeJS.Timeout, stop: () => void): () => Promise<void> {
   let closing: Promise<void> | undefined;
-  return {
-    url: `${scheme}://${urlHost}:${port}`,
-    port,
-    caFile: opts.tls?.caFile,
-    credentials: creds,
-    controlSecret: creds.control_secret,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        clearInterval(timer);
-        server.close(() => {
-          store.close();
-          cleanupKeyFiles(store);
-          resolve();
-        });
-        server.closeIdleConnections();
-        // Give in-flight responses a moment, then drop whatever is left.
-        const t = setTimeout(() => {
-          server.closeAllConnections();
-          for (const s of sockets) s.destroy();
-        }, 200);
-        t.unref();
+  return () =>
+    (closing ??= new Promise<void>((resolve) => {
+      clearInterval(timer);
+      server.close(() => {
+        stop();
+        resolve();
       });
-      return closing;
-    },
-  };
+      server.closeIdleConnections();
+      const t = setTimeout(() => {
+        server.closeAllConnections();
+        for (const s of sockets) s.destroy();
+      }, 200);
+      t.unref();
+    }));
 }
 
 function safePath(url: string): string {
