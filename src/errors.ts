@@ -44,6 +44,18 @@ export class CliError extends Error {
   }
 }
 
+/** The `code` of a system error (`ENOENT`, `EEXIST`, `ELOOP`...); undefined for anything else. */
+export function errorCode(e: unknown): string | undefined {
+  const code = typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** What a thrown value says: its `message`, or the value itself as text. */
+export function messageOf(e: unknown): string {
+  const message = typeof e === 'object' && e !== null ? (e as { message?: unknown }).message : undefined;
+  return String(message ?? e);
+}
+
 export function usageError(message: string, details?: Record<string, unknown>): CliError {
   return new CliError(message, ExitCode.USAGE, details);
 }

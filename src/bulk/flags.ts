@@ -26,7 +26,7 @@ export interface BulkFlags {
 export function jobFlags(
   o: Pick<BulkFlags, 'results' | 'resume' | 'restart' | 'concurrency'>,
   ctx: Context,
-): Pick<JobSpec<any, any>, 'file' | 'resume' | 'restart' | 'concurrency'> {
+): Pick<JobSpec<unknown, Record<string, unknown>>, 'file' | 'resume' | 'restart' | 'concurrency'> {
   const format = ctx.globals.output === 'csv' || /\.csv$/i.test(o.results ?? '') ? 'csv' : 'ndjson';
   const file = o.results ? { path: resolve(ctx.io.cwd, o.results), flag: '--results', display: o.results, format } as const : undefined;
   return { file, resume: o.resume, restart: o.restart, concurrency: o.concurrency };
@@ -41,7 +41,8 @@ export function shellQuote(s: string): string {
  * (e.g. { fromCsv: '--from-csv' }); exactly one may be given. `singleFlags` are the options of the
  * one-item form, which the bulk form refuses. Undefined when no input flag is given.
  */
-export function parseBulkFlags(opts: Record<string, any>, inputs: Record<string, string>, singleFlags: readonly string[] = []): BulkFlags | undefined {
+export function parseBulkFlags(options: object, inputs: Record<string, string>, singleFlags: readonly string[] = []): BulkFlags | undefined {
+  const opts = options as Record<string, unknown>;
   const given = Object.keys(inputs).filter((k) => opts[k] !== undefined);
   if (!given.length) {
     const stray = ['results', 'resume', 'restart'].filter((k) => opts[k] !== undefined && opts[k] !== false);
@@ -54,7 +55,7 @@ export function parseBulkFlags(opts: Record<string, any>, inputs: Record<string,
   const clash = singleFlags.filter((k) => opts[k] !== undefined);
   if (clash.length) throw usageError(`${flag} takes the values from the file; drop ${clash.map((k) => '--' + k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())).join(', ')}.`);
   const file = String(opts[key]);
-  const concurrency = v.positiveInt(opts.concurrency ?? '4', '--concurrency', 64);
+  const concurrency = v.positiveInt((opts.concurrency as string | number | undefined) ?? '4', '--concurrency', 64);
   const argv = [flag, shellQuote(file)];
   if (opts.results !== undefined) argv.push('--results', shellQuote(String(opts.results)));
   if (concurrency !== 4) argv.push('--concurrency', String(concurrency));

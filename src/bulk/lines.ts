@@ -4,7 +4,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Context } from '../context.js';
-import { CliError, ExitCode, usageError } from '../errors.js';
+import { CliError, errorCode, ExitCode, usageError } from '../errors.js';
 import { resolve } from 'node:path';
 
 export interface Line {
@@ -33,14 +33,15 @@ export async function* readList(file: string, ctx: Context, flag: string): Async
       const value = (n === 1 ? raw.replace(/^\uFEFF/, '') : raw).replace(/(^|\s)#.*$/, '').trim();
       if (value) yield { line: n, value };
     }
-  } catch (e: any) {
+  } catch (e) {
     throw inputError(e, file, flag);
   }
 }
 
-export function inputError(e: any, file: string, flag: string): Error {
-  if (e?.code === 'ENOENT') return new CliError(`${flag} ${file}: no such file.`, ExitCode.USAGE);
-  if (e?.code === 'EISDIR') return new CliError(`${flag} ${file}: is a directory, not a file.`, ExitCode.USAGE);
-  if (e?.code === 'EACCES') return new CliError(`${flag} ${file}: permission denied.`, ExitCode.USAGE);
+export function inputError(e: unknown, file: string, flag: string): unknown {
+  const code = errorCode(e);
+  if (code === 'ENOENT') return new CliError(`${flag} ${file}: no such file.`, ExitCode.USAGE);
+  if (code === 'EISDIR') return new CliError(`${flag} ${file}: is a directory, not a file.`, ExitCode.USAGE);
+  if (code === 'EACCES') return new CliError(`${flag} ${file}: permission denied.`, ExitCode.USAGE);
   return e;
 }

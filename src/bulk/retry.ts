@@ -5,7 +5,7 @@
 // comes back as a Failure (`unavailable` for 429/502/503/504 and network failures), never thrown.
 import type { ApiClient, ApiResponse } from '../api/client.js';
 import { toApiError } from '../api/client.js';
-import { ExitCode } from '../errors.js';
+import { ExitCode, messageOf } from '../errors.js';
 
 export interface Failure {
   /** `unavailable`: 429/503/network after retries (retrying later may work); `error`: the service refused. */
@@ -13,7 +13,7 @@ export interface Failure {
   status?: number;
   message: string;
   exitCode: number;
-  body?: any;
+  body?: unknown;
 }
 
 export type Outcome = { ok: true; response: ApiResponse } | { ok: false; failure: Failure; interrupted?: boolean };
@@ -46,14 +46,15 @@ export async function callOnce(
     // Whether a request carrying an Idempotency-Key may be repeated is the client's policy's call
     // (where the service honours keys); the job adds nothing to it.
     res = await api.call(name, { ...args, headers: opts.headers });
-  } catch (err: any) {
-    if (err?.name === 'DryRun') throw err;
+  } catch (thrown) {
+    const err = thrown as { name?: unknown; message?: unknown; exitCode?: number } | null | undefined;
+    if (err?.name === 'DryRun') throw thrown;
     if (err?.exitCode !== undefined && err.exitCode !== ExitCode.UNAVAILABLE) {
       // Not a network failure (e.g. a bad key): every request would fail alike.
       return { ok: false, failure: { kind: 'error', message: String(err.message), exitCode: err.exitCode } };
     }
     // Interrupted meanwhile: not a failure of the item, which --resume sends again.
-    return { ok: false, failure: { kind: 'unavailable', message: String(err?.message ?? err), exitCode: ExitCode.UNAVAILABLE }, interrupted: Boolean(opts.signal?.aborted) };
+    return { ok: false, failure: { kind: 'unavailable', message: messageOf(thrown), exitCode: ExitCode.UNAVAILABLE }, interrupted: Boolean(opts.signal?.aborted) };
   }
   if (!isTransientStatus(res.status)) return { ok: true, response: res };
   const e = toApiError(res);

@@ -6,13 +6,14 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Context } from '../context.js';
-import { CliError, ExitCode, usageError } from '../errors.js';
+import type { InfoRecord } from 'csv-parse';
+import { CliError, errorCode, ExitCode, messageOf, usageError } from '../errors.js';
 import { inputError, openInput } from './lines.js';
 
-export interface InputRow {
+export interface InputRow<V = Record<string, unknown>> {
   /** 1-based line of the input where the record ends (the line a spreadsheet shows for one-line rows). */
   line: number;
-  values: Record<string, any>;
+  values: V;
   /** Why the record cannot be used as it is (wrong number of fields, not JSON), when it cannot. */
   problem?: string;
 }
@@ -33,16 +34,16 @@ export async function inputFingerprint(file: string, ctx: Context, flag: string)
 }
 
 /** CSV records as objects keyed by the header's column names. */
-export async function* csvRows(file: string, ctx: Context, opts: { flag: string; required: string[]; optional?: string[] }): AsyncGenerator<InputRow> {
+export async function* csvRows(file: string, ctx: Context, opts: { flag: string; required: string[]; optional?: string[] }): AsyncGenerator<InputRow<Record<string, string>>> {
   const { parse } = await import('csv-parse');
   const input = openInput(file, ctx, opts.flag);
   // The line of each record from on_record's context (far cheaper than `info: true`, which copies it).
   // `lastLine`: where the last good record ended, so that a bad one is reported where it starts.
   const last = { line: 0, empty: 0 };
-  const onRecord = (record: any, context: any) => {
-    record.line = last.line = context.lines;
+  const onRecord = (record: string[], context: InfoRecord) => {
+    last.line = context.lines;
     last.empty = context.empty_lines;
-    return record;
+    return Object.assign(record, { line: context.lines });
   };
   const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: true, on_record: onRecord });
   // pipe() does not pass on the source's errors (a missing file): the parser fails with them.
@@ -65,28 +66,36 @@ export async function* csvRows(file: string, ctx: Context, opts: { flag: string;
       const problem = record.length > header.length ? `the row has ${record.length} fields, the header ${header.length}` : undefined;
       yield { line: record.line, values, problem };
     }
-  } catch (e: any) {
+  } catch (e) {
     if (e instanceof CliError) throw e;
-    if (typeof e?.code === 'string' && e.code.startsWith('CSV_')) throw csvError(e, file, opts.flag, last);
+    if (errorCode(e)?.startsWith('CSV_')) throw csvError(e as CsvProblem, file, opts.flag, last);
     throw inputError(e, file, opts.flag);
   }
   if (!header) throw usageError(`${opts.flag} ${file}: empty; the first row must name the columns (${opts.required.join(',')}).`);
+}
+
+/** What csv-parse's CsvError carries besides its message. */
+interface CsvProblem {
+  code: string;
+  message: string;
+  empty_lines?: number;
+  records?: number;
 }
 
 /**
  * A CSV syntax error where the bad record starts (csv-parse reports where it noticed, which for an
  * unclosed quote is the end of the file), with its number (the header row is record 1).
  */
-function csvError(e: any, file: string, flag: string, last: { line: number; empty: number }): CliError {
+function csvError(e: CsvProblem, file: string, flag: string, last: { line: number; empty: number }): CliError {
   // The blank lines skipped since the last good record come before the bad one.
-  const start = last.line + 1 + (Number.isInteger(e.empty_lines) ? Math.max(0, e.empty_lines - last.empty) : 0);
+  const start = last.line + 1 + (Number.isInteger(e.empty_lines) ? Math.max(0, (e.empty_lines as number) - last.empty) : 0);
   const what =
     e.code === 'CSV_QUOTE_NOT_CLOSED'
       ? 'a quoted field is never closed (the file ends inside it)'
       : String(e.message)
           .replace(/^Invalid (Record|Closing Quote|Opening Quote)[^:]*: /, '')
           .replace(/ at line \d+/, '');
-  const record = Number.isInteger(e.records) ? ` (record ${e.records + 1}, counting the header row)` : '';
+  const record = Number.isInteger(e.records) ? ` (record ${(e.records as number) + 1}, counting the header row)` : '';
   return new CliError(`${flag} ${file}: line ${start}${record}: ${what}.`, ExitCode.USAGE);
 }
 
@@ -104,8 +113,8 @@ export async function* ndjsonRows(file: string, ctx: Context, opts: { flag: stri
         const v = JSON.parse(text);
         if (v === null || typeof v !== 'object' || Array.isArray(v)) yield { line: n, values: {}, problem: 'not a JSON object' };
         else yield { line: n, values: v };
-      } catch (e: any) {
-        yield { line: n, values: {}, problem: `not JSON (${e.message})` };
+      } catch (e) {
+        yield { line: n, values: {}, problem: `not JSON (${messageOf(e)})` };
       }
     }
   } catch (e) {

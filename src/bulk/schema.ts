@@ -2,6 +2,7 @@
 // project's own validators as zod refinements, so that a row's message names its column and says
 // the same as the flag of the single form would, and blank cells read as "not given".
 import { z } from 'zod';
+import { messageOf } from '../errors.js';
 import { issuesText } from './rows.js';
 
 export { z };
@@ -20,8 +21,8 @@ export function via<T>(check: (value: string, flag: string) => T, column: string
       }
       try {
         return check(String(v), column);
-      } catch (e: any) {
-        ctx.addIssue({ code: 'custom', message: String(e?.message ?? e).replace(new RegExp(`^${column} `), '').replace(/\.$/, '') });
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: messageOf(e).replace(new RegExp(`^${column} `), '').replace(/\.$/, '') });
         return z.NEVER;
       }
     }),

@@ -10,7 +10,9 @@ import addFormatsModule from 'ajv-formats';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import { openApiDocument, requestSchemaName } from './openapi.js';
 
-const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+type AddFormats = (ajv: Ajv2020) => Ajv2020;
+// ajv-formats is CommonJS: its function is the module itself or its `default`, by how it was loaded.
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as AddFormats;
 
 export interface PayloadCheck {
   /** The endpoint the request goes to. */
@@ -58,8 +60,8 @@ function validator(pointer: string): ValidateFunction {
 
 function describe(e: ErrorObject): string {
   const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'the payload';
-  if (e.keyword === 'additionalProperties') return `${where}: unknown field "${(e.params as any).additionalProperty}"`;
-  if (e.keyword === 'required') return `${where}: missing field "${(e.params as any).missingProperty}"`;
+  if (e.keyword === 'additionalProperties') return `${where}: unknown field "${(e.params as { additionalProperty?: string }).additionalProperty}"`;
+  if (e.keyword === 'required') return `${where}: missing field "${(e.params as { missingProperty?: string }).missingProperty}"`;
   return `${where}: ${e.message}`;
 }
 

@@ -18,6 +18,7 @@ import * as fsSync from 'node:fs';
 import { open, lstat as lstatAsync, rename as renameAsync, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
+import { errorCode } from '../errors.js';
 
 const { O_WRONLY, O_RDONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW, O_NONBLOCK } = constants;
 
@@ -88,8 +89,8 @@ export const nodeFs: Fs = {
   async lstat(path) {
     try {
       return await lstatAsync(path);
-    } catch (e: any) {
-      if (e?.code === 'ENOENT') return undefined;
+    } catch (e) {
+      if (errorCode(e) === 'ENOENT') return undefined;
       throw e;
     }
   },
@@ -97,8 +98,8 @@ export const nodeFs: Fs = {
     let fh: SafeHandle;
     try {
       fh = await this.openExisting(path, 'read');
-    } catch (e: any) {
-      if (e?.code === 'ENOENT') return undefined;
+    } catch (e) {
+      if (errorCode(e) === 'ENOENT') return undefined;
       throw e;
     }
     try {
@@ -159,8 +160,8 @@ export function readTextSync(path: string): string | undefined {
   let fd: number;
   try {
     fd = fsSync.openSync(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-  } catch (e: any) {
-    if (e?.code === 'ENOENT') return undefined;
+  } catch (e) {
+    if (errorCode(e) === 'ENOENT') return undefined;
     throw e;
   }
   try {
@@ -227,9 +228,9 @@ export async function takeOverEmpty(fs: Fs, path: string): Promise<{ handle: Saf
   let fh: SafeHandle;
   try {
     fh = await fs.openExisting(path, 'readwrite');
-  } catch (e: any) {
-    if (e?.code === 'ELOOP') return { refused: 'it is a symbolic link' };
-    if (e?.code === 'ENOTREG') return { refused: 'it is not a regular file' };
+  } catch (e) {
+    if (errorCode(e) === 'ELOOP') return { refused: 'it is a symbolic link' };
+    if (errorCode(e) === 'ENOTREG') return { refused: 'it is not a regular file' };
     throw e;
   }
   const st = await fh.stat();

@@ -5,6 +5,7 @@
 // stdout acknowledged them. Either way, rows that could not be written go to the rescue file
 // (a closed pipe excepted: its reader chose to stop reading), and the job stops.
 import type { Context } from '../../context.js';
+import { errorCode } from '../../errors.js';
 import { createRowWriter, type RowWriter } from '../../output/index.js';
 import type { DurableFile } from './durable.js';
 import { encodeRows, inColumnOrder } from './encode.js';
@@ -21,8 +22,8 @@ export interface Committer<R> {
 }
 
 /** A write error the rows of which are kept, except a closed pipe on stdout. */
-function keepRows(e: any): boolean {
-  return e?.code !== 'EPIPE';
+function keepRows(e: unknown): boolean {
+  return errorCode(e) !== 'EPIPE';
 }
 
 export class FileCommitter<R extends Record<string, unknown>> implements Committer<R> {
@@ -32,7 +33,7 @@ export class FileCommitter<R extends Record<string, unknown>> implements Committ
   private hasRows?: boolean;
 
   constructor(
-    private readonly s: JobState<any, R>,
+    private readonly s: JobState<unknown, R>,
     private readonly file: JobFile,
     private readonly out: () => DurableFile,
     private readonly journal: DurableFile,
@@ -93,7 +94,7 @@ export class StdoutCommitter<R extends Record<string, unknown>> implements Commi
   private readonly writer: RowWriter;
 
   constructor(
-    private readonly s: JobState<any, R>,
+    private readonly s: JobState<unknown, R>,
     private readonly rescue: Rescue,
   ) {
     const { spec, ctx } = s;
@@ -127,7 +128,7 @@ export class StdoutCommitter<R extends Record<string, unknown>> implements Commi
     this.held = [];
   }
 
-  private async fail(e: any, rows: R[]): Promise<never> {
+  private async fail(e: unknown, rows: R[]): Promise<never> {
     this.s.writeError ??= e;
     this.s.stop.abort();
     if (keepRows(e)) await this.rescue.keep(rows);

@@ -10,7 +10,7 @@
 // bookdist resumes. Only complete lines count (a kill while appending one leaves it torn).
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
-import { CliError, ExitCode } from '../../errors.js';
+import { CliError, errorCode, ExitCode, messageOf } from '../../errors.js';
 import type { Fs } from '../../util/fs-safe.js';
 import type { BatchRecord, FileFormat } from './types.js';
 
@@ -60,21 +60,27 @@ export function digestOf(items: unknown[]): string {
   return createHash('sha256').update(JSON.stringify(items)).digest('base64url').slice(0, 22);
 }
 
-const isPositions = (x: unknown) => x === undefined || (Array.isArray(x) && x.every((p) => Number.isInteger(p) && p >= 0));
-const isPairs = (x: unknown) => Array.isArray(x) && x.every((p) => Array.isArray(p) && p.length === 2 && p.every((n) => Number.isInteger(n) && n >= 0));
+const isCount = (x: unknown): x is number => Number.isInteger(x) && (x as number) >= 0;
+const isPositions = (x: unknown): x is number[] | undefined => x === undefined || (Array.isArray(x) && x.every(isCount));
+const isPairs = (x: unknown): x is Array<[number, number]> => Array.isArray(x) && x.every((p) => Array.isArray(p) && p.length === 2 && p.every(isCount));
+
+/** The keys a record line may have, in the current names and the old ones. */
+type RawRecord = Partial<Record<'output_end' | 'end' | 'settled' | 's' | 'batch' | 'b' | 'pending' | 'wait' | 'input_digest' | 'h' | 'redo', unknown>>;
 
 /** A record line in the current names or the old ones (`b`, `end`, `wait`, `h`, `s`), or why it is neither. */
-function parseRecord(d: any): JournalRecord | string {
-  if (!d || typeof d !== 'object') return 'not a batch record';
+function parseRecord(line: unknown): JournalRecord | string {
+  if (!line || typeof line !== 'object') return 'not a batch record';
+  const d = line as RawRecord;
   const outputEnd = d.output_end ?? d.end;
-  if (!Number.isInteger(outputEnd) || outputEnd < 0) return 'not a batch record';
+  if (!isCount(outputEnd)) return 'not a batch record';
   const settled = d.settled ?? d.s;
   if (settled !== undefined) return isPairs(settled) ? { outputEnd, redo: [], pending: [], settled } : 'not a settle record';
   const batch = d.batch ?? d.b;
   const pending = d.pending ?? d.wait;
   const digest = d.input_digest ?? d.h;
-  if (!Number.isInteger(batch) || batch < 1 || !isPositions(d.redo) || !isPositions(pending) || (digest !== undefined && typeof digest !== 'string')) return 'not a batch record';
-  return { batch, outputEnd, redo: d.redo ?? [], pending: pending ?? [], digest };
+  const redo = d.redo;
+  if (!isCount(batch) || batch < 1 || !isPositions(redo) || !isPositions(pending) || (digest !== undefined && typeof digest !== 'string')) return 'not a batch record';
+  return { batch, outputEnd, redo: redo ?? [], pending: pending ?? [], digest };
 }
 
 /** Read the journal at `path`; undefined when there is none. A damaged one is a usage error naming the line. */
@@ -82,8 +88,8 @@ export async function readJournal(fs: Fs, path: string, flag: string, file: stri
   let text: string | undefined;
   try {
     text = await fs.readText(path);
-  } catch (e: any) {
-    const why = e?.code === 'ELOOP' ? 'a symbolic link, not a journal bookdist wrote' : (e?.code ?? e?.message);
+  } catch (e) {
+    const why = errorCode(e) === 'ELOOP' ? 'a symbolic link, not a journal bookdist wrote' : (errorCode(e) ?? messageOf(e));
     throw new CliError(`${flag} ${file}: unusable job journal ${basename(path)} (${why}). Remove it, or start over with --restart.`, ExitCode.USAGE);
   }
   if (text === undefined) return undefined;

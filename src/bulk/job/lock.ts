@@ -6,7 +6,7 @@
 import { writeSync, closeSync, unlinkSync, fsyncSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename } from 'node:path';
-import { CliError, ExitCode } from '../../errors.js';
+import { CliError, errorCode, ExitCode, messageOf } from '../../errors.js';
 import { createNewSync, readTextSync } from '../../util/fs-safe.js';
 
 const LOCK_SUFFIX = '.bookdist-lock';
@@ -37,8 +37,8 @@ function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
-  } catch (e: any) {
-    return e?.code === 'EPERM';
+  } catch (e) {
+    return errorCode(e) === 'EPERM';
   }
 }
 
@@ -53,9 +53,9 @@ export function acquireLock(file: string, flag: string, takeOver: boolean): Lock
     let fd: number;
     try {
       fd = createNewSync(path);
-    } catch (e: any) {
-      if (e?.code !== 'EEXIST') {
-        throw new CliError(`${flag} ${file}: cannot create the lock file ${basename(path)} (${e?.code ?? e?.message}). Check that the directory is writable.`, ExitCode.USAGE);
+    } catch (e) {
+      if (errorCode(e) !== 'EEXIST') {
+        throw new CliError(`${flag} ${file}: cannot create the lock file ${basename(path)} (${errorCode(e) ?? messageOf(e)}). Check that the directory is writable.`, ExitCode.USAGE);
       }
       const owner = readOwner(path);
       const sameHost = !owner || owner.host === me.host;

@@ -34,7 +34,7 @@ export interface JobFiles {
 }
 
 /** Check, lock and open the job's file (new or resumed). Nothing is sent yet. */
-export async function prepareOutput(spec: JobSpec<any, any>, file: JobFile, ctx: Context, fs: Fs): Promise<JobFiles> {
+export async function prepareOutput<I, R extends Record<string, unknown>>(spec: JobSpec<I, R>, file: JobFile, ctx: Context, fs: Fs): Promise<JobFiles> {
   await checkPath(file, fs);
   const lock = acquireLock(file.path, file.flag, spec.resume || spec.restart);
   const files = new Files(file, fs, lock);
@@ -92,7 +92,7 @@ class Files implements JobFiles {
     this.jpath = file.path + JOURNAL_SUFFIX;
   }
 
-  async open(spec: JobSpec<any, any>, ctx: Context): Promise<void> {
+  async open<I, R extends Record<string, unknown>>(spec: JobSpec<I, R>, ctx: Context): Promise<void> {
     const { file, fs } = this;
     let saved = await readJournal(fs, this.jpath, file.flag, file.display).catch((e) => {
       if (spec.restart) return undefined;
@@ -121,7 +121,7 @@ class Files implements JobFiles {
   }
 
   /** A new job: the journal's header, FILE created (or an empty file of the user's taken over) with its header. */
-  private async start(spec: JobSpec<any, any>): Promise<void> {
+  private async start<I, R extends Record<string, unknown>>(spec: JobSpec<I, R>): Promise<void> {
     const { file, fs } = this;
     this.header = { v: 1, verb: spec.verb, job_id: randomBytes(8).toString('hex'), started: new Date().toISOString(), format: file.format, identity: spec.identity };
     await fs.writeFileAtomic(this.jpath, JSON.stringify(this.header) + '\n');
@@ -139,7 +139,7 @@ class Files implements JobFiles {
   }
 
   /** --resume: the same job (or refuse naming what changed); FILE's torn tail is cut once the input is checked. */
-  private async resume(spec: JobSpec<any, any>, ctx: Context, saved: Journal, size: number | undefined): Promise<void> {
+  private async resume<I, R extends Record<string, unknown>>(spec: JobSpec<I, R>, ctx: Context, saved: Journal, size: number | undefined): Promise<void> {
     const { file, fs } = this;
     checkSameJob(spec, file, saved.header);
     this.header = saved.header;
@@ -201,7 +201,7 @@ function describeValue(v: unknown): string {
   return v === undefined || v === null ? '(not given)' : typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-function checkSameJob(spec: JobSpec<any, any>, file: JobFile, header: JournalHeader): void {
+function checkSameJob<I, R extends Record<string, unknown>>(spec: JobSpec<I, R>, file: JobFile, header: JournalHeader): void {
   if (header.verb !== spec.verb) throw usageError(`--resume: ${file.display} belongs to a \`${header.verb}\` job, not \`${spec.verb}\`.`);
   for (const flag of Object.keys({ ...header.identity, ...spec.identity })) {
     const was = header.identity[flag];

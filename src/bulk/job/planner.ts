@@ -23,8 +23,8 @@ function turns(): () => { wait: Promise<void>; done: () => void } {
   };
 }
 
-export async function* plan<I>(
-  s: JobState<I, any>,
+export async function* plan<I, R extends Record<string, unknown>>(
+  s: JobState<I, R>,
   src: AsyncIterator<I[]>,
   first: IteratorResult<I[]>,
   earlier: Earlier,
@@ -71,7 +71,7 @@ export async function* plan<I>(
 }
 
 /** A batch an earlier run did: its pending items collected, its done units counted, its unfinished positions to send again. */
-function resumed<I>(s: JobState<I, any>, n: number, items: I[], prev: BatchRecord, settled: Set<string>): Pick<Planned<I>, 'number' | 'items' | 'positions'> | undefined {
+function resumed<I, R extends Record<string, unknown>>(s: JobState<I, R>, n: number, items: I[], prev: BatchRecord, settled: Set<string>): Pick<Planned<I>, 'number' | 'items' | 'positions'> | undefined {
   const open = prev.pending.filter((p) => !settled.has(`${n}:${p}`) && items[p] !== undefined);
   for (const p of open) s.pending.push({ item: items[p], batch: n, position: p });
   const some = (ps: number[]) => (ps.length ? s.weight(ps.map((i) => items[i]).filter((x) => x !== undefined)) : 0);
@@ -82,7 +82,10 @@ function resumed<I>(s: JobState<I, any>, n: number, items: I[], prev: BatchRecor
 
 /** "lines 12-40" of a batch whose items carry their input line, else "". */
 function linesOf(items: unknown[]): string {
-  const lineOf = (x: any, end: boolean): unknown => x?.line ?? (end ? x?.rows?.at?.(-1)?.line : x?.rows?.[0]?.line);
+  const lineOf = (x: unknown, end: boolean): unknown => {
+    const o = x as { line?: unknown; rows?: Array<{ line?: unknown }> } | null | undefined;
+    return o?.line ?? (end ? o?.rows?.at?.(-1)?.line : o?.rows?.[0]?.line);
+  };
   const a = lineOf(items[0], false);
   const b = lineOf(items[items.length - 1], true);
   if (typeof a !== 'number') return '';
@@ -93,7 +96,7 @@ function linesOf(items: unknown[]): string {
 export class InputChanged extends CliError {}
 
 /** --resume over an input that differs from the first run's in a batch done earlier: exit 2, nothing sent. */
-function inputChanged(s: JobState<any, any>, n: number, items: unknown[]): CliError {
+function inputChanged<I, R extends Record<string, unknown>>(s: JobState<I, R>, n: number, items: unknown[]): CliError {
   const lines = linesOf(items);
   return new InputChanged(
     `--resume: ${s.spec.input ?? 'the input'} is not what the job was started with: batch ${n}${lines ? ` (${lines})` : ''} differs from the rows sent then ` +

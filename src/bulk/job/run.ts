@@ -62,7 +62,7 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
   }
 }
 
-async function dryRun<I>(s: JobState<I, any>, api: ApiClient, first: IteratorResult<I[]>): Promise<number> {
+async function dryRun<I, R extends Record<string, unknown>>(s: JobState<I, R>, api: ApiClient, first: IteratorResult<I[]>): Promise<number> {
   if (s.spec.dryRunNote) s.ctx.info(s.spec.dryRunNote);
   if (!first.done) await s.spec.process({ number: 1, items: first.value, key: `${s.jobId}-1` }, makeTools(s, api, (l) => s.ctx.info(l)));
   return ExitCode.OK;
@@ -107,7 +107,7 @@ async function run<I, R extends Record<string, unknown>>(s: JobState<I, R>, file
   return conclude(s, files, rescue);
 }
 
-async function conclude(s: JobState<any, any>, files: JobFiles | undefined, rescue: Rescue): Promise<number> {
+async function conclude<I, R extends Record<string, unknown>>(s: JobState<I, R>, files: JobFiles | undefined, rescue: Rescue): Promise<number> {
   const end = ending(s, rescue);
   if (end.complete) await files?.complete();
   reportToCi(s, end);

@@ -5,6 +5,7 @@
 import { Writable } from 'node:stream';
 
 type Out = Writable & { isTTY?: boolean; columns?: number };
+type WriteCallback = (error: Error | null | undefined) => void;
 
 export class StdoutSink extends Writable {
   /** The first write error of the real stream. */
@@ -25,9 +26,10 @@ export class StdoutSink extends Writable {
     return this.real.columns;
   }
 
-  override write(chunk: any, encoding?: any, cb?: any): boolean {
+  override write(chunk: unknown, encoding?: BufferEncoding | WriteCallback, cb?: WriteCallback): boolean {
     this.accepted++;
-    return super.write(chunk, encoding, cb);
+    if (typeof encoding === 'function') return super.write(chunk, encoding);
+    return super.write(chunk, encoding as BufferEncoding, cb);
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, cb: (error?: Error | null) => void): void {
@@ -54,8 +56,8 @@ export class StdoutSink extends Writable {
     if (this.error) return done();
     try {
       this.real.write(data, done);
-    } catch (e: any) {
-      done(e);
+    } catch (e) {
+      done(e as Error);
     }
   }
 }

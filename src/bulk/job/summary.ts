@@ -4,7 +4,7 @@
 // failed failed because the service stayed unavailable), 130 interrupted, 1 a failed write (the
 // rows it could not write kept in the rescue file), 2 a bad input.
 import { appendFileSync } from 'node:fs';
-import { CliError, ExitCode } from '../../errors.js';
+import { CliError, errorCode, ExitCode, messageOf } from '../../errors.js';
 import { formatDuration } from '../../util/duration.js';
 import type { Failure } from '../retry.js';
 import { globalArgv } from '../flags.js';
@@ -34,12 +34,12 @@ interface Ending {
 }
 
 /** Everything ran, was written, and nothing is left for --resume. */
-function isComplete(s: JobState<any, any>): boolean {
+function isComplete<I, R extends Record<string, unknown>>(s: JobState<I, R>): boolean {
   return s.sourceDone && s.yielded === s.handled && !s.fatal && !s.writeError && !s.sourceError && s.notDone === 0 && s.unsettled === 0 && !s.redoLeft;
 }
 
 /** The command that continues the job, every flag of this run kept (global ones included). */
-function resumeCommand(s: JobState<any, any>): string | undefined {
+function resumeCommand<I, R extends Record<string, unknown>>(s: JobState<I, R>): string | undefined {
   if (!s.spec.file) {
     const hint = s.spec.stdoutResumeHint?.(statsOf(s));
     if (!hint) return undefined;
@@ -58,11 +58,12 @@ function rescueText(rescue: Rescue): string {
   return '';
 }
 
-function writeFailure(s: JobState<any, any>, text: string, resume: string | undefined, rescue: Rescue): CliError {
+function writeFailure<I, R extends Record<string, unknown>>(s: JobState<I, R>, text: string, resume: string | undefined, rescue: Rescue): CliError {
   const e = s.writeError;
+  const code = errorCode(e);
   const where = s.spec.file ? s.spec.file.display : 'stdout';
-  const closed = !s.spec.file && e.code === 'EPIPE';
-  const why = e.code ? `${e.code} (${closed ? 'the reader closed the pipe' : String(e.message).replace(/^[A-Z]+: /, '')})` : e.message;
+  const closed = !s.spec.file && code === 'EPIPE';
+  const why = code ? `${code} (${closed ? 'the reader closed the pipe' : messageOf(e).replace(/^[A-Z]+: /, '')})` : messageOf(e);
   const next = closed
     ? `the job stopped there (results of requests in flight were not printed).${resume ? ` To continue, run:\n  ${resume}` : ''}`
     : `every batch written before it is kept.${rescueText(rescue)} Make room (or fix the disk), then continue:${resume ? `\n  ${resume}` : ''}`;
@@ -70,7 +71,7 @@ function writeFailure(s: JobState<any, any>, text: string, resume: string | unde
 }
 
 /** What the job came to; nothing printed yet. */
-export function ending(s: JobState<any, any>, rescue: Rescue): Ending {
+export function ending<I, R extends Record<string, unknown>>(s: JobState<I, R>, rescue: Rescue): Ending {
   const { spec } = s;
   const stats = statsOf(s);
   const text = spec.describe(s.counts, stats);
@@ -82,8 +83,9 @@ export function ending(s: JobState<any, any>, rescue: Rescue): Ending {
   if (s.writeError) return fail(writeFailure(s, text, resume, rescue));
   if (s.sourceError instanceof InputChanged) return fail(s.sourceError);
   if (s.sourceError) {
-    const msg = String(s.sourceError?.message ?? s.sourceError);
-    return fail(new CliError(`${msg} ${text} before it.${spec.file ? ` Fix the input, then continue:\n  ${resume}` : ''}`, s.sourceError?.exitCode ?? ExitCode.USAGE));
+    const msg = messageOf(s.sourceError);
+    const code = (s.sourceError as { exitCode?: number }).exitCode ?? ExitCode.USAGE;
+    return fail(new CliError(`${msg} ${text} before it.${spec.file ? ` Fix the input, then continue:\n  ${resume}` : ''}`, code));
   }
   const how = resume ? ` To continue, run:\n  ${resume}` : '';
   if (s.fatal) return fail(new CliError(`${spec.verb}: ${s.fatal.message} (${text}).${spec.file && s.batches ? how : ''}`, s.fatal.exitCode, undefined, s.fatal.status));
@@ -104,7 +106,7 @@ function escapeData(s: string): string {
 }
 
 /** In CI: the Markdown step summary and, on GitHub Actions, an `::error::` annotation for a failed job. */
-export function reportToCi(s: JobState<any, any>, end: Ending): void {
+export function reportToCi<I, R extends Record<string, unknown>>(s: JobState<I, R>, end: Ending): void {
   const env = s.ctx.io.env;
   if (env.GITHUB_ACTIONS === 'true' && end.code !== ExitCode.OK) {
     s.ctx.io.stderr.write(`::error title=bookdist ${s.spec.verb} (exit ${end.code})::${escapeData(end.message)}\n`);
@@ -128,7 +130,7 @@ export function reportToCi(s: JobState<any, any>, end: Ending): void {
   ].join('\n');
   try {
     appendFileSync(path, md + '\n');
-  } catch (e: any) {
-    s.ctx.warn(`GITHUB_STEP_SUMMARY ${path}: cannot append the job summary (${e?.code ?? e?.message}).`);
+  } catch (e) {
+    s.ctx.warn(`GITHUB_STEP_SUMMARY ${path}: cannot append the job summary (${errorCode(e) ?? messageOf(e)}).`);
   }
 }

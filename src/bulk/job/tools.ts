@@ -18,7 +18,7 @@ export interface Breaker {
   warn(line: string): void;
 }
 
-export function makeTools(s: JobState<any, any>, api: ApiClient, log: (line: string) => void, breaker?: Breaker): JobTools {
+export function makeTools<I, R extends Record<string, unknown>>(s: JobState<I, R>, api: ApiClient, log: (line: string) => void, breaker?: Breaker): JobTools {
   const { spec, ctx } = s;
   return {
     api,

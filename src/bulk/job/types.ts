@@ -192,8 +192,8 @@ export interface JobState<I, R extends Record<string, unknown>> {
   failedUnits: number;
   lastFailure?: string;
   fatal?: Failure;
-  writeError?: any;
-  sourceError?: any;
+  writeError?: unknown;
+  sourceError?: unknown;
   /** Batches handed out by the planner, and finished by a worker. */
   yielded: number;
   handled: number;
@@ -242,11 +242,11 @@ export function newJobState<I, R extends Record<string, unknown>>(spec: JobSpec<
 }
 
 /** Every batch ran and was written (the second phase may still have work). */
-export function firstPhaseComplete(s: JobState<any, any>): boolean {
+export function firstPhaseComplete<I, R extends Record<string, unknown>>(s: JobState<I, R>): boolean {
   return s.sourceDone && s.yielded === s.handled && !s.fatal && !s.writeError && !s.sourceError && s.notDone === 0;
 }
 
-export function statsOf(s: JobState<any, any>): JobStats {
+export function statsOf<I, R extends Record<string, unknown>>(s: JobState<I, R>): JobStats {
   return {
     earlier: s.earlier,
     done: s.done,

@@ -1,7 +1,7 @@
 // Running batches and the second phase: a batch's result is committed (rows written, journalled)
 // before it counts; a batch with nothing to write is left to --resume; a fatal failure stops the
 // job. Counts and progress change only once rows are written.
-import { ExitCode } from '../../errors.js';
+import { ExitCode, messageOf } from '../../errors.js';
 import type { Committer } from './commit.js';
 import type { Progress } from '../progress.js';
 import type { BatchResult, JobState, JobTools, PendingItem, Planned, SettleTools } from './types.js';
@@ -21,8 +21,9 @@ export class Worker<I, R extends Record<string, unknown>> {
     }
   }
 
-  private fatal(e: any): void {
-    this.s.fatal ??= { kind: 'error', message: String(e?.message ?? e), exitCode: e?.exitCode ?? ExitCode.ERROR };
+  private fatal(e: unknown): void {
+    const exitCode = (e as { exitCode?: number } | null | undefined)?.exitCode;
+    this.s.fatal ??= { kind: 'error', message: messageOf(e), exitCode: exitCode ?? ExitCode.ERROR };
     this.s.stop.abort();
   }
 
@@ -102,7 +103,7 @@ export class Worker<I, R extends Record<string, unknown>> {
     };
     try {
       await s.spec.settle!(s.pending, tools);
-    } catch (e: any) {
+    } catch (e) {
       if (e !== s.writeError) this.fatal(e);
     }
     s.unsettled = open.size;

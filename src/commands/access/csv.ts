@@ -55,7 +55,7 @@ export async function runAccessCsv(o: BulkFlags & { action: 'allow' | 'revoke' }
   const input = await inputFingerprint(o.file, ctx, flag);
   const already = o.action === 'allow' ? /already has access/i : /purchase record not found/i;
 
-  const spec: JobSpec<InputRow, Result> = {
+  const spec: JobSpec<InputRow<Record<string, string>>, Result> = {
     verb: `access ${o.action}`,
     columns: COLUMNS,
     unit: 'rows',
