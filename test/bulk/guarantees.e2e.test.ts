@@ -101,13 +101,18 @@ describe('exact under faults', () => {
       const before = await codesGenerated(cli);
       let rnd = seed;
       const next = () => ((rnd = (rnd * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-      // Two kills per seed at random depths, then a resume that finishes.
+      // Two kills per seed at random depths, then a resume that finishes. Each kill must land
+      // mid-run: waitForCodes fails if the run ends before the depth is reached, and the run must
+      // end by the signal, with codes still missing and its journal left for --resume.
       for (let k = 0; k < 2; k++) {
         const run = spawnCli(sb, gen(out, count, k ? ['--resume'] : []));
         const already = existsSync(out) ? csvCodes(out).length : 0;
-        await waitForCodes(out, Math.min(count - 200, already + 100 + Math.floor(next() * 800)), run.exited).catch(() => {});
+        await waitForCodes(out, Math.min(count - 500, already + 100 + Math.floor(next() * 800)), run.exited);
         run.child.kill('SIGKILL');
-        await run.exited;
+        const ended = await run.exited;
+        expect(ended.signal, `seed ${seed}, kill ${k + 1}: ${ended.stderr}`).toBe('SIGKILL');
+        expect(csvCodes(out).length, `seed ${seed}, kill ${k + 1}`).toBeLessThan(count);
+        expect(existsSync(out + '.bookdist-job'), `seed ${seed}, kill ${k + 1}`).toBe(true);
       }
       const r = await cli(gen(out, count, ['--resume']));
       expect(r.code, `seed ${seed}: ${r.stderr}`).toBe(0);
