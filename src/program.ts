@@ -4,39 +4,45 @@
 import type { Command } from 'commander';
 import { rootCommand } from './root.js';
 import { MANIFEST, type GroupId } from './commands/manifest.js';
-import { registerGeneral } from './commands/general/index.js';
-import { registerProfile } from './commands/profile/index.js';
-import { registerSandbox } from './commands/sandbox/index.js';
-import { registerBook } from './commands/book/index.js';
-import { registerUser } from './commands/user/index.js';
-import { registerOrder } from './commands/order/index.js';
-import { registerCodes } from './commands/codes/index.js';
-import { registerImport } from './commands/import/index.js';
-import { registerAccess } from './commands/access/index.js';
-import { registerOffers } from './commands/offers/index.js';
-import { registerCompletion } from './commands/completion/index.js';
-import { registerHelp } from './commands/help/index.js';
+import { mount, type CommandDecl, type ModuleMismatches } from './commands/define.js';
+import { commands as general } from './commands/general/index.js';
+import { commands as profile } from './commands/profile/index.js';
+import { commands as sandbox } from './commands/sandbox/index.js';
+import { commands as book } from './commands/book/index.js';
+import { commands as user } from './commands/user/index.js';
+import { commands as order } from './commands/order/index.js';
+import { commands as codes } from './commands/codes/index.js';
+import { commands as imports } from './commands/import/index.js';
+import { commands as access } from './commands/access/index.js';
+import { commands as offers } from './commands/offers/index.js';
+import { commands as completion } from './commands/completion/index.js';
+import { commands as help } from './commands/help/index.js';
 
 export { VERSION, OUTPUT_FORMATS, exitCodesText } from './root.js';
 
-/** Each manifest group's definitions (the type makes a new group fail to compile until it is here). */
-const REGISTER: Record<GroupId, (program: Command) => void> = {
-  general: registerGeneral,
-  profile: registerProfile,
-  sandbox: registerSandbox,
-  book: registerBook,
-  user: registerUser,
-  order: registerOrder,
-  codes: registerCodes,
-  import: registerImport,
-  access: registerAccess,
-  offers: registerOffers,
-  completion: registerCompletion,
-  help: registerHelp,
-};
+/** Each manifest group's declarations (the type makes a new group fail to compile until it is here). */
+const DECLARATIONS = {
+  general,
+  profile,
+  sandbox,
+  book,
+  user,
+  order,
+  codes,
+  import: imports,
+  access,
+  offers,
+  completion,
+  help,
+} as const satisfies Record<GroupId, readonly CommandDecl[]>;
+
+/** Each verb's module takes what its declaration gives: a verb named here loads the wrong module, or its parse() takes other options. */
+const modulesMatch: [Mismatched] extends [never] ? true : Mismatched = true;
+type Mismatched = { [G in GroupId]: ModuleMismatches<(typeof DECLARATIONS)[G]> }[GroupId];
+void modulesMatch;
 
 export function buildProgram(): Command {
   const program = rootCommand();
-  for (const group of MANIFEST) REGISTER[group.id](program);
+  for (const group of MANIFEST) mount(program, DECLARATIONS[group.id]);
   return program;
 }

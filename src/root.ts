@@ -9,6 +9,7 @@ import { addCommandStubs, configureHelpLayout } from './commands/help/layout.js'
 import { completesProfiles } from './commands/completion/model.js';
 import { OUTPUT_FORMATS, ROOT_DESCRIPTION, ROOT_HELP_AFTER, ROOT_LISTING, ROOT_OPTIONS } from './root-help.js';
 import { groupOfWord, type GroupId } from './commands/manifest.js';
+import type { CommandDecl } from './commands/define.js';
 
 export { VERSION };
 export { OUTPUT_FORMATS, ROOT_LISTING };
@@ -38,31 +39,32 @@ export function rootCommand(): Command {
   return program;
 }
 
-type Register = (program: Command) => void;
+/** A group's command declarations (src/cli/tree.ts mounts them on the root). */
+type Declarations = readonly CommandDecl[];
 
 /**
  * How each group's definitions load, by the manifest's group id (a literal import() each, so that
  * the bundle splits every group into a chunk of its own). The type makes a new manifest group
  * fail to compile until it has its loader here.
  */
-const LOADERS: Record<Exclude<GroupId, 'completion' | 'help'>, () => Promise<Register>> = {
-  general: () => import('./commands/general/index.js').then((m) => m.registerGeneral),
-  profile: () => import('./commands/profile/index.js').then((m) => m.registerProfile),
-  sandbox: () => import('./commands/sandbox/index.js').then((m) => m.registerSandbox),
-  book: () => import('./commands/book/index.js').then((m) => m.registerBook),
-  user: () => import('./commands/user/index.js').then((m) => m.registerUser),
-  order: () => import('./commands/order/index.js').then((m) => m.registerOrder),
-  codes: () => import('./commands/codes/index.js').then((m) => m.registerCodes),
-  import: () => import('./commands/import/index.js').then((m) => m.registerImport),
-  access: () => import('./commands/access/index.js').then((m) => m.registerAccess),
-  offers: () => import('./commands/offers/index.js').then((m) => m.registerOffers),
+const LOADERS: Record<Exclude<GroupId, 'completion' | 'help'>, () => Promise<Declarations>> = {
+  general: () => import('./commands/general/index.js').then((m) => m.commands),
+  profile: () => import('./commands/profile/index.js').then((m) => m.commands),
+  sandbox: () => import('./commands/sandbox/index.js').then((m) => m.commands),
+  book: () => import('./commands/book/index.js').then((m) => m.commands),
+  user: () => import('./commands/user/index.js').then((m) => m.commands),
+  order: () => import('./commands/order/index.js').then((m) => m.commands),
+  codes: () => import('./commands/codes/index.js').then((m) => m.commands),
+  import: () => import('./commands/import/index.js').then((m) => m.commands),
+  access: () => import('./commands/access/index.js').then((m) => m.commands),
+  offers: () => import('./commands/offers/index.js').then((m) => m.commands),
 };
 
 /**
  * Each top-level word and the loader of the group that defines it, from the command manifest.
  * `help` and `completion` are absent on purpose: they walk the whole tree.
  */
-export const GROUPS: Record<string, () => Promise<Register>> = Object.fromEntries(
+export const GROUPS: Record<string, () => Promise<Declarations>> = Object.fromEntries(
   [...groupOfWord()].map(([word, id]) => [word, LOADERS[id as keyof typeof LOADERS]]),
 );
 

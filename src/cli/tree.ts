@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { GROUPS, rootCommand, route } from '../root.js';
 import { addCommandStubs } from '../commands/help/layout.js';
 import { ROOT_LISTING } from '../root-help.js';
+import { mount } from '../commands/define.js';
 
 export async function programFor(argv: string[]): Promise<Command> {
   const root = rootCommand();
@@ -12,7 +13,7 @@ export async function programFor(argv: string[]): Promise<Command> {
   if (where.kind === 'version') return root;
   if (where.kind === 'root-help') return addCommandStubs(root, ROOT_LISTING.commands, ROOT_LISTING.bulk);
   if (where.kind === 'group') {
-    (await GROUPS[where.name]())(root);
+    mount(root, await GROUPS[where.name]());
     return root;
   }
   const { buildProgram } = await import('../program.js');

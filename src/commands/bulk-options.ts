@@ -1,11 +1,13 @@
-// The options every row-driven bulk form shares (the job engine's flags), added to a command in
-// one place so that they read the same in every verb's help.
-import type { Command } from 'commander';
+// The options every row-driven bulk form shares (the job engine's flags), declared in one place so
+// that they read the same in every verb's help.
+import { option, options } from './define.js';
 
-export function bulkOptions(cmd: Command, what: string): Command {
-  return cmd
-    .option('--results <file>', `with the file form: write one result per ${what} to FILE (0600, fsynced per batch; enables --resume)`)
-    .option('--resume', 'continue the interrupted job of --results FILE, given the same input (checked): only what has no final result is sent')
-    .option('--restart', 'abandon the interrupted job of --results FILE (kept as *.abandoned-*) and start over')
-    .option('--concurrency <n>', 'requests in flight at once (1 to 64)', '4');
+/** The job engine's flags; `what` is one input of the job (a row, a book, an order). */
+export function bulkOptions(what: string) {
+  return options(
+    option('--results <file>', `with the file form: write one result per ${what} to FILE (0600, fsynced per batch; enables --resume)`),
+    option('--resume', 'continue the interrupted job of --results FILE, given the same input (checked): only what has no final result is sent'),
+    option('--restart', 'abandon the interrupted job of --results FILE (kept as *.abandoned-*) and start over'),
+    option('--concurrency <n>', 'requests in flight at once (1 to 64)', { default: '4' }),
+  );
 }

@@ -1,24 +1,166 @@
 // The glue between commander and verbs: option definitions stay cheap (this file imports no
 // heavy module); the verb module — its schema and run() — is imported only when it runs.
-import { Command, type Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { outputSpecOf } from '../output/model.js';
 import { usageError } from '../errors.js';
+import { completesProfiles, completesStoredProfiles } from './completion/model.js';
 
-export interface VerbInput {
-  /** Positional arguments as commander parsed them. */
-  args: any[];
-  /** The command's own options (camelCase keys). */
-  opts: Record<string, any>;
+/**
+ * What a verb's parse() (or its run(), without parse) receives: its arguments by name and its
+ * own options by commander's attribute name, both typed from the verb's declaration, so that a
+ * flag misspelt in the verb is a compile error.
+ */
+export interface VerbInput<V extends VerbDecl> {
+  /** Positional arguments, by name (`[hash_id]` is `args.hash_id`). */
+  args: ArgsOf<V>;
+  /** The command's own options (camelCase keys, as commander names them). */
+  opts: OptsOf<V>;
   command: Command;
 }
 
-export interface VerbModule<O = any> {
+
+/** A verb's code, loaded when it runs: `parse` checks what commander parsed, `run` does the work. */
+export interface VerbModule<I, O = I> {
   /** Turn commander's input into validated options; throw usageError() naming the flag. */
-  parse?(input: VerbInput, ctx: Context): O | Promise<O>;
+  parse?(input: I, ctx: Context): O | Promise<O>;
   /** Do the work. Return an exit code to override 0. */
   run(options: O, ctx: Context): Promise<number | void>;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Declarations. A verb is declared once, as data: its words, help texts, arguments, options and
+// examples, and the module that runs it. mount() makes the commander commands of it; the types
+// below read the same declaration to type what the verb receives (VerbInput), so the flags
+// string is the one place a flag is named.
+
+/** An option: commander's flags string and description, and what else commander needs. */
+export interface OptionDecl {
+  readonly flags: string;
+  readonly description: string;
+  /** commander's requiredOption: a usage error before the verb loads when it is missing. */
+  readonly required?: true;
+  /** It repeats into a list: `split` also takes comma-separated values (`--isbn a,b`), `whole` keeps each value as given. */
+  readonly repeatable?: 'split' | 'whole';
+  readonly default?: string;
+  readonly choices?: readonly string[];
+  /** Completion offers profile names (stored ones and sandbox, or stored ones only). */
+  readonly completes?: 'profile' | 'stored-profile';
+  /** Giving it runs the verb's bulk form, which prints result rows whatever the verb's own output. */
+  readonly bulk?: true;
+}
+
+/** A positional argument: `<name>` (required), `[name]` (optional), `...` for a list. */
+export interface ArgumentDecl {
+  readonly name: string;
+  readonly description: string;
+  readonly choices?: readonly string[];
+  readonly completes?: 'profile' | 'stored-profile';
+}
+
+interface CommandText {
+  readonly name: string;
+  readonly alias?: string;
+  readonly hidden?: true;
+  readonly summary?: string;
+  readonly description: string;
+  /** One shell command line each; see examples(). */
+  readonly examples?: readonly string[];
+}
+
+export interface VerbDecl extends CommandText {
+  readonly args?: readonly ArgumentDecl[];
+  readonly options?: readonly OptionDecl[];
+  /**
+   * The verb's module (a literal import(), so that it loads only when the verb runs). Typed loosely
+   * here: the module takes VerbInput<typeof its declaration>, which would make this type refer to
+   * itself; src/program.ts checks each module against its declaration (ModuleMismatches).
+   */
+  readonly load?: () => Promise<unknown>;
+  /** For the commands that only walk the tree (help): run at once, with no context. */
+  readonly handle?: (input: VerbInput<VerbDecl>) => void;
+}
+
+export interface GroupDecl extends CommandText {
+  readonly commands: readonly CommandDecl[];
+}
+
+export type CommandDecl = VerbDecl | GroupDecl;
+
+/** Declare an option (the literal flags string types the value the verb receives). */
+export function option<const F extends string, const C extends Omit<OptionDecl, 'flags' | 'description'> = {}>(
+  flags: F,
+  description: string,
+  config?: C,
+): { readonly flags: F; readonly description: string } & C {
+  return { ...config, flags, description } as { readonly flags: F; readonly description: string } & C;
+}
+
+/** Declare a positional argument. */
+export function argument<const N extends string, const C extends Omit<ArgumentDecl, 'name' | 'description'> = {}>(
+  name: N,
+  description: string,
+  config?: C,
+): { readonly name: N; readonly description: string } & C {
+  return { ...config, name, description } as { readonly name: N; readonly description: string } & C;
+}
+
+/** Options declared once and shared by several verbs, kept as a tuple so that they stay typed. */
+export function options<const L extends readonly OptionDecl[]>(...list: L): L {
+  return list;
+}
+
+/** Declare a verb. */
+export function verb<const V extends VerbDecl>(decl: V): V {
+  return decl;
+}
+
+/** Declare a group of commands (`book`, `sandbox clock`). */
+export function group<const G extends GroupDecl>(decl: G): G {
+  return decl;
+}
+
+// The types of a declaration's values, computed from its strings as commander parses them.
+type LongName<F extends string> = F extends `${string}--${infer R}` ? (R extends `${infer N} ${string}` ? N : R) : never;
+type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Camel<Capitalize<T>>}` : S;
+/** commander's attribute name: `--isbn-file <file>` is isbnFile, `--no-check` is check. */
+export type OptionKey<F extends string> = Camel<LongName<F> extends `no-${infer P}` ? P : LongName<F>>;
+/** A value: one of its choices, or any string (a repeatable option's parser takes the place of commander's choice check: the verb checks). */
+type ItemOf<D> = D extends { readonly repeatable: string } ? string : D extends { readonly choices: readonly (infer C extends string)[] } ? C : string;
+type Present<D> = D extends { readonly required: true } | { readonly default: string } ? never : undefined;
+type OptionValue<D extends OptionDecl> =
+  LongName<D['flags']> extends `no-${string}`
+    ? boolean
+    : D['flags'] extends `${string}<${string}>${string}`
+      ? (D extends { readonly repeatable: string } ? ItemOf<D>[] : ItemOf<D>) | Present<D>
+      : D['flags'] extends `${string}[${string}]${string}`
+        ? ItemOf<D> | true | Present<D>
+        : true | undefined;
+type ArgKey<N extends string> = N extends `${'<' | '['}${infer K}`
+  ? K extends `${infer B}...${'>' | ']'}` ? B : K extends `${infer B}${'>' | ']'}` ? B : never
+  : never;
+type ArgValue<D extends ArgumentDecl> = D['name'] extends `${string}...${string}`
+  ? ItemOf<D>[]
+  : D['name'] extends `<${string}` ? ItemOf<D> : ItemOf<D> | undefined;
+
+type OptionList<V> = V extends { readonly options: infer L extends readonly OptionDecl[] } ? L[number] : never;
+type ArgumentList<V> = V extends { readonly args: infer L extends readonly ArgumentDecl[] } ? L[number] : never;
+/** The options a verb receives, from its declaration. */
+export type OptsOf<V> = { [D in OptionList<V> as OptionKey<D['flags']>]: OptionValue<D> };
+/** The arguments a verb receives, by name, from its declaration. */
+export type ArgsOf<V> = { [D in ArgumentList<V> as ArgKey<D['name']>]: ArgValue<D> };
+
+/** Does the module take what the declaration gives: VerbInput<V> to its parse(), or without parse to its run()? */
+type Takes<M, I> = M extends { parse: (input: infer P, ctx: Context) => unknown }
+  ? [I] extends [P] ? true : false
+  : M extends { run: (options: infer P, ctx: Context) => unknown }
+    ? [I] extends [P] ? true : false
+    : false;
+type VerbMismatch<V> = V extends { readonly load: () => Promise<infer M> } ? (V extends VerbDecl ? (Takes<M, VerbInput<V>> extends true ? never : V['name']) : never) : never;
+/** The names of the verbs, anywhere under these declarations, whose module does not take what the declaration gives. */
+export type ModuleMismatches<L extends readonly CommandDecl[]> = {
+  [K in keyof L]: L[K] extends { readonly commands: infer C extends readonly CommandDecl[] } ? ModuleMismatches<C> : VerbMismatch<L[K]>;
+}[number];
 
 /**
  * One style for every missing option (issue 17): what is missing, and the flag that gives it,
@@ -53,33 +195,69 @@ export function exitCodeOf(program: Command): number {
   return exitCodes.get(program) ?? 0;
 }
 
-/** Attach a lazily loaded verb to a command. */
-export function action<O>(cmd: Command, load: () => Promise<VerbModule<O>>): Command {
-  return cmd.action(async (...received: any[]) => {
-    const command = received[received.length - 1] as Command;
-    const program = root(command);
-    const factory = factories.get(program);
-    if (!factory) throw new Error('no context factory registered');
-    const ctx = factory(command);
-    ctx.output = outputSpecOf(command);
-    await checkOutputOptions(ctx, command);
-    const mod = await load();
-    const input: VerbInput = { args: command.processedArgs ?? received.slice(0, -2), opts: command.opts(), command };
-    const options = mod.parse ? await mod.parse(input, ctx) : (input as unknown as O);
-    const code = await mod.run(options, ctx);
-    if (typeof code === 'number') exitCodes.set(program, code);
+/** Make the commander commands of these declarations under `parent` (the program or a group). */
+export function mount(parent: Command, decls: readonly CommandDecl[]): void {
+  for (const decl of decls) {
+    const cmd = parent.command(decl.name, { hidden: decl.hidden });
+    if (decl.alias) cmd.alias(decl.alias);
+    if (decl.summary !== undefined) cmd.summary(decl.summary);
+    cmd.description(decl.description);
+    if ('commands' in decl) mount(cmd, decl.commands);
+    else mountVerb(cmd, decl);
+    if (decl.examples) examples(cmd, [...decl.examples]);
+  }
+}
+
+function mountVerb(cmd: Command, decl: VerbDecl): void {
+  for (const a of decl.args ?? []) {
+    const arg = new Argument(a.name, a.description);
+    if (a.choices) arg.choices(a.choices);
+    cmd.addArgument(a.completes ? marked(arg, a.completes) : arg);
+  }
+  const bulkKeys: string[] = [];
+  for (const o of decl.options ?? []) {
+    const opt = new Option(o.flags, o.description);
+    if (o.required) opt.makeOptionMandatory();
+    if (o.default !== undefined) opt.default(o.default);
+    if (o.choices) opt.choices(o.choices);
+    if (o.repeatable) opt.argParser(o.repeatable === 'split' ? collect : append);
+    if (o.bulk) bulkKeys.push(opt.attributeName());
+    cmd.addOption(o.completes ? marked(opt, o.completes) : opt);
+  }
+  const input = (): VerbInput<VerbDecl> => ({
+    args: Object.fromEntries(cmd.registeredArguments.map((a, i) => [a.name(), cmd.processedArgs[i]])),
+    opts: cmd.opts(),
+    command: cmd,
   });
+  const { handle, load } = decl;
+  if (handle) cmd.action(() => handle(input()));
+  else if (load) cmd.action(() => runVerb(cmd, load, bulkKeys, input()));
+}
+
+/** Run a verb: its context, the output options checked, then its module's parse() and run(). */
+async function runVerb(cmd: Command, load: () => Promise<unknown>, bulkKeys: string[], input: VerbInput<VerbDecl>): Promise<void> {
+  const program = root(cmd);
+  const factory = factories.get(program);
+  if (!factory) throw new Error('no context factory registered');
+  const ctx = factory(cmd);
+  ctx.output = outputSpecOf(cmd);
+  // A bulk form (--from-csv, --isbn-file...) prints result rows whatever the command's own kind.
+  const bulk = bulkKeys.some((k) => cmd.getOptionValue(k) !== undefined);
+  await checkOutputOptions(ctx, cmd, bulk);
+  // The module takes what its declaration gives (checked in src/program.ts); here every
+  // declaration is seen as one shape.
+  const mod = (await load()) as VerbModule<VerbInput<VerbDecl>, unknown>;
+  const options = mod.parse ? await mod.parse(input, ctx) : input;
+  const code = await mod.run(options, ctx);
+  if (typeof code === 'number') exitCodes.set(program, code);
 }
 
 /** Output options that cannot apply to this command, and a bad --query, fail before any request. */
-async function checkOutputOptions(ctx: Context, command: Command): Promise<void> {
+async function checkOutputOptions(ctx: Context, command: Command, bulk: boolean): Promise<void> {
   const spec = ctx.output;
   const g = ctx.globals;
   const name = fullName(command);
-  // A bulk mode (--from-csv, --isbn-file...) prints result rows whatever the command's own kind.
-  const opts = command.opts();
-  const bulk = spec?.bulk && ['fromCsv', 'fromNdjson', 'fromFile', 'isbnFile', 'hashIdFile'].some((k) => opts[k] !== undefined);
-  if (spec && (spec.kind === 'message' || spec.kind === 'text') && g.fields && !bulk) {
+  if (spec && (spec.kind === 'message' || spec.kind === 'text') && g.fields && !(bulk && spec.bulk)) {
     throw usageError(`--fields selects fields of records; \`${name}\` prints ${spec.kind === 'text' ? 'text' : 'a message'}, not records.`);
   }
   if (spec?.kind === 'text' && (g.query || g.json || g.output)) {
@@ -115,15 +293,23 @@ export function examplesFor(cmd: Command): string[] {
   return exampleLists.get(cmd) ?? [];
 }
 
-/** Collect a repeatable option into an array. */
-export function collect(value: string, previous: string[] = []): string[] {
+function marked<T extends object>(x: T, kind: 'profile' | 'stored-profile'): T {
+  return kind === 'profile' ? completesProfiles(x) : completesStoredProfiles(x);
+}
+
+/** Collect a repeatable option into an array, values split at commas. */
+function collect(value: string, previous: string[] = []): string[] {
   return previous.concat(value.split(',').map((s) => s.trim()).filter(Boolean));
 }
 
-/** The paging options every listing shares (book search, book list, import search). */
-export function pagingOptions(cmd: Command): Command {
-  return cmd
-    .option('--limit <n>', 'rows per page, a whole number (default: the service\'s, 50; with --all: 500, its maximum)')
-    .option('--offset <n>', 'rows to skip, a whole number', '0')
-    .option('--all', 'fetch every page, from --offset on');
+/** Collect a repeatable option into an array, each value as given. */
+function append(value: string, previous: string[] = []): string[] {
+  return previous.concat(value);
 }
+
+/** The paging options every listing shares (book search, book list, import search). */
+export const PAGING = options(
+  option('--limit <n>', 'rows per page, a whole number (default: the service\'s, 50; with --all: 500, its maximum)'),
+  option('--offset <n>', 'rows to skip, a whole number', { default: '0' }),
+  option('--all', 'fetch every page, from --offset on'),
+);

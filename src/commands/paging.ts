@@ -4,6 +4,7 @@
 import type { Context } from '../context.js';
 import { createRowWriter, emit, outputFormat, type Column, type RowWriter } from '../output/index.js';
 import { nonNegativeInt, positiveInt } from '../validate/index.js';
+import type { OptsOf, PAGING } from './define.js';
 
 /** One page as the service answered it. */
 export interface Page<T = any> {
@@ -65,10 +66,10 @@ export interface ListingInput {
 }
 
 /** Parse --limit, --offset and --all of a listing command. */
-export function listingOptions(opts: Record<string, any>): ListingInput {
+export function listingOptions(opts: OptsOf<{ options: typeof PAGING }>): ListingInput {
   return {
     limit: opts.limit !== undefined ? positiveInt(opts.limit, '--limit') : undefined,
-    offset: opts.offset !== undefined ? nonNegativeInt(opts.offset, '--offset') : 0,
+    offset: nonNegativeInt(opts.offset, '--offset'),
     all: Boolean(opts.all),
   };
 }

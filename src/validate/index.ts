@@ -99,13 +99,13 @@ export function orderNumber(value: string, flag = '--order-number'): string {
   return v;
 }
 
-/** Exactly one of the alternatives must be given. */
-export function exactlyOne(given: Record<string, unknown>): string {
-  const present = Object.entries(given).filter(([, v]) => v !== undefined && v !== false && v !== '');
+/** Exactly one of the alternatives must be given: which one, and its value. */
+export function exactlyOne<K extends string>(given: Record<K, string | undefined>): [K, string] {
+  const present = (Object.entries(given) as Array<[K, string | undefined]>).filter((e): e is [K, string] => e[1] !== undefined && e[1] !== '');
   const names = Object.keys(given).join(', ');
   if (present.length === 0) throw usageError(`Give one of ${names}.`);
   if (present.length > 1) throw usageError(`Give only one of ${names} (got ${present.map(([k]) => k).join(' and ')}).`);
-  return present[0][0];
+  return present[0];
 }
 
 /** A non-empty string (trimmed), at most `max` characters. */

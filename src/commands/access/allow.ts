@@ -1,6 +1,7 @@
 // `bookdist access allow`: one grant from flags, or a bulk job from --from-csv (./csv.ts).
 import type { Context } from '../../context.js';
-import type { VerbInput } from '../define.js';
+import type { OptsOf, VerbInput } from '../define.js';
+import type { allow } from './allow.cmd.js';
 import { usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
 import { emitMessage } from '../../output/index.js';
@@ -28,27 +29,30 @@ export type Options =
   | CsvMode
   | { mode: 'one'; payload: { hash_id: string; username: string; price: string; expiration_date?: string; email?: string; send_email?: boolean } };
 
-const ONE_FLAGS = ['hashId', 'username', 'price', 'priceCents', 'expires', 'email', 'sendEmail'] as const;
+/** The options of a --from-csv job, which allow and revoke share. */
+type CsvOpts = Pick<OptsOf<typeof allow>, 'fromCsv' | 'results' | 'resume' | 'restart' | 'concurrency'>;
 
 /** The `--from-csv FILE [--results FILE] [--resume|--restart] [--concurrency N]` form shared by allow and revoke. */
-export function parseCsvMode(opts: Record<string, any>, singleFlags: readonly string[]): CsvMode | undefined {
+export function parseCsvMode<O extends CsvOpts>(opts: O, singleFlags: ReadonlyArray<keyof O & string>): CsvMode | undefined {
   const bulk = parseBulkFlags(opts, { fromCsv: '--from-csv' }, singleFlags);
   return bulk && { mode: 'csv', ...bulk };
 }
 
-export function parse({ opts }: VerbInput): Options {
-  const csv = parseCsvMode(opts, ONE_FLAGS);
+export function parse({ opts }: VerbInput<typeof allow>): Options {
+  const csv = parseCsvMode(opts, ['hashId', 'username', 'price', 'priceCents', 'expires', 'email', 'sendEmail']);
   if (csv) return csv;
+  const { price, priceCents } = opts;
   if (opts.hashId === undefined) throw usageError('Give the book with --hash-id (or many grants with --from-csv FILE).');
   if (opts.username === undefined) throw usageError('Give the user with --username (or many grants with --from-csv FILE).');
-  if (opts.price === undefined && opts.priceCents === undefined) throw usageError('Give the price with --price (e.g. 12.01) or --price-cents (e.g. 1201).');
-  if (opts.price !== undefined && opts.priceCents !== undefined) throw usageError('Give only one of --price and --price-cents.');
+  const pay = price !== undefined ? () => v.price(price, '--price') : priceCents !== undefined ? () => v.priceFromCents(priceCents, '--price-cents') : undefined;
+  if (!pay) throw usageError('Give the price with --price (e.g. 12.01) or --price-cents (e.g. 1201).');
+  if (price !== undefined && priceCents !== undefined) throw usageError('Give only one of --price and --price-cents.');
   return {
     mode: 'one',
     payload: {
       hash_id: v.hashId(opts.hashId, '--hash-id'),
       username: v.username(opts.username, '--username'),
-      price: opts.price !== undefined ? v.price(opts.price, '--price') : v.priceFromCents(opts.priceCents, '--price-cents'),
+      price: pay(),
       expiration_date: opts.expires !== undefined ? v.dateTime(opts.expires, '--expires') : undefined,
       email: opts.email !== undefined ? v.email(opts.email, '--email') : undefined,
       send_email: opts.sendEmail ? true : undefined,

@@ -1,18 +1,17 @@
 // `bookdist access ...`: grant and revoke a user's access to a book on a partner-hosted reader
 // (internal eBook API, operator token). Both verbs belong to the bulk jobs (allow.cmd.ts, revoke.cmd.ts).
-import type { Command } from 'commander';
-import { register as registerAllow } from './allow.cmd.js';
-import { register as registerRevoke } from './revoke.cmd.js';
+import { group } from '../define.js';
+import { allow } from './allow.cmd.js';
+import { revoke } from './revoke.cmd.js';
 import { summaryOf } from '../manifest.js';
 
-export function registerAccess(program: Command): void {
-  const access = program
-    .command('access')
-    .summary(summaryOf('access'))
-    .description(
+export const commands = [
+  group({
+    name: 'access',
+    summary: summaryOf('access'),
+    description:
       'The access-control (internal eBook) API: give a user access to a book sold on your own reader, or ' +
-        'take it back. Authenticated with the operator token (BOOKDIST_TOKEN or the profile\'s token).',
-    );
-  registerAllow(access);
-  registerRevoke(access);
-}
+      'take it back. Authenticated with the operator token (BOOKDIST_TOKEN or the profile\'s token).',
+    commands: [allow, revoke],
+  }),
+];

@@ -1,6 +1,7 @@
 // `bookdist access revoke`: one revocation from flags, or a bulk job from --from-csv (./csv.ts).
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
+import type { revoke } from './revoke.cmd.js';
 import { usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
 import { emitMessage } from '../../output/index.js';
@@ -9,7 +10,7 @@ import { parseCsvMode, sendOne, type CsvMode } from './allow.js';
 
 export type Options = CsvMode | { mode: 'one'; payload: { hash_id: string; username: string } };
 
-export function parse({ opts }: VerbInput): Options {
+export function parse({ opts }: VerbInput<typeof revoke>): Options {
   const csv = parseCsvMode(opts, ['hashId', 'username']);
   if (csv) return csv;
   if (opts.hashId === undefined) throw usageError('Give the book with --hash-id (or many with --from-csv FILE).');

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
-import { usageError } from '../../errors.js';
 import { exactlyOne, hashId, isbn, sku } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
+import type { get } from './index.js';
 import { emit } from '../../output/index.js';
 import { bookCard } from './view.js';
 
@@ -9,30 +9,26 @@ type Options =
   | { by: 'hash_id' | 'isbn' | 'sku'; value: string }
   | { by: 'file'; kind: 'isbn' | 'hash_id'; file: string; check: boolean };
 
-export function parse(input: VerbInput): Options {
-  const o = input.opts;
-  const [hash] = input.args as [string | undefined];
-  const which = exactlyOne({
-    '<hash_id>': hash,
+export function parse({ args, opts: o }: VerbInput<typeof get>): Options {
+  const [which, value] = exactlyOne({
+    '<hash_id>': args.hash_id,
     '--isbn': o.isbn,
     '--sku': o.sku,
     '--isbn-file': o.isbnFile,
     '--hash-id-file': o.hashIdFile,
   });
-  const check = o.check !== false;
   switch (which) {
     case '<hash_id>':
-      return { by: 'hash_id', value: hashId(hash!, '<hash_id>') };
+      return { by: 'hash_id', value: hashId(value, '<hash_id>') };
     case '--isbn':
-      return { by: 'isbn', value: isbn(o.isbn, '--isbn', check) };
+      return { by: 'isbn', value: isbn(value, '--isbn', o.check) };
     case '--sku':
-      return { by: 'sku', value: sku(o.sku, '--sku') };
+      return { by: 'sku', value: sku(value, '--sku') };
     case '--isbn-file':
-      return { by: 'file', kind: 'isbn', file: String(o.isbnFile), check };
+      return { by: 'file', kind: 'isbn', file: value, check: o.check };
     case '--hash-id-file':
-      return { by: 'file', kind: 'hash_id', file: String(o.hashIdFile), check };
+      return { by: 'file', kind: 'hash_id', file: value, check: o.check };
   }
-  throw usageError('Give a <hash_id>, --isbn or --sku.');
 }
 
 export async function run(o: Options, ctx: Context): Promise<number | void> {

@@ -1,9 +1,10 @@
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
+import type { list } from './index.js';
 import { listingOptions, runListing, type ListingInput } from '../paging.js';
 import { BOOK_COLUMNS } from './view.js';
 
-export function parse(input: VerbInput): ListingInput {
+export function parse(input: VerbInput<typeof list>): ListingInput {
   return listingOptions(input.opts);
 }
 

@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import { emit, forPeople, outputFormat, style } from '../../output/index.js';
 import { isbn } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
+import type { pricing } from './index.js';
 import { kv } from '../render.js';
 import { pricingGrid } from './view.js';
 
@@ -9,8 +10,8 @@ interface Options {
   isbn: string;
 }
 
-export function parse(input: VerbInput): Options {
-  return { isbn: isbn(input.opts.isbn, '--isbn', input.opts.check !== false) };
+export function parse({ opts }: VerbInput<typeof pricing>): Options {
+  return { isbn: isbn(opts.isbn, '--isbn', opts.check) };
 }
 
 /** The pricing entries, wherever the service put them (the shape is not specified). */

@@ -5,6 +5,7 @@
 // (resumable: books queued before an interrupt are waited for, never queued again).
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
+import type { processBooks } from './process.cmd.js';
 import { ExitCode, usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
 import { checkDuration, formatDuration } from '../../util/duration.js';
@@ -63,20 +64,20 @@ const LABEL: Record<State, string> = {
   timed_out: 'timed out',
 };
 
-export async function parse({ args, opts }: VerbInput, _ctx: Context): Promise<Options> {
-  const hashIds = ((args[0] as string[] | undefined) ?? []).map((a) => v.hashId(a, '<hash_id>'));
-  const file = opts.fromFile !== undefined ? String(opts.fromFile) : undefined;
+export function parse({ args, opts }: VerbInput<typeof processBooks>): Options {
+  const hashIds = args.hash_id.map((a) => v.hashId(a, '<hash_id>'));
+  const file = opts.fromFile;
   if (!hashIds.length && file === undefined) throw usageError('Give the books to process: hash ids as arguments, or --from-file FILE (- for stdin).');
-  const interval = checkDuration('--interval', opts.interval ?? '5s', { minMs: 100, maxMs: 3_600_000, max: '1h', like: '5s or 1m' });
+  const interval = checkDuration('--interval', opts.interval, { minMs: 100, maxMs: 3_600_000, max: '1h', like: '5s or 1m' });
   if ('problem' in interval) throw usageError(interval.problem);
   const intervalMs = interval.ms;
-  const concurrency = v.positiveInt(opts.concurrency ?? '4', '--concurrency', 64);
-  const results = opts.results !== undefined ? String(opts.results) : undefined;
+  const concurrency = v.positiveInt(opts.concurrency, '--concurrency', 64);
+  const results = opts.results;
   if ((opts.resume || opts.restart) && results === undefined) throw usageError(`--${opts.resume ? 'resume' : 'restart'} needs the --results FILE of the job.`);
   const argv = [...hashIds];
   if (file !== undefined) argv.push('--from-file', shellQuote(file));
   for (const [k, f] of [['force', '--force'], ['urgent', '--urgent'], ['wait', '--wait']] as const) if (opts[k]) argv.push(f);
-  if (opts.wait && opts.interval !== undefined && opts.interval !== '5s') argv.push('--interval', shellQuote(String(opts.interval)));
+  if (opts.wait && opts.interval !== '5s') argv.push('--interval', shellQuote(opts.interval));
   if (results !== undefined) argv.push('--results', shellQuote(results));
   if (concurrency !== 4) argv.push('--concurrency', String(concurrency));
   return { hashIds, file, force: Boolean(opts.force), urgent: Boolean(opts.urgent), wait: Boolean(opts.wait), intervalMs, concurrency, results, resume: Boolean(opts.resume), restart: Boolean(opts.restart), argv };

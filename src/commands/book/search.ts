@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { hashId, isbn, nonEmpty } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
+import type { search } from './index.js';
 import { listingOptions, runListing, type ListingInput } from '../paging.js';
 import { BOOK_COLUMNS } from './view.js';
 
@@ -12,15 +13,13 @@ interface Options extends ListingInput {
   hashIds?: string[];
 }
 
-export function parse(input: VerbInput): Options {
-  const o = input.opts;
-  const check = o.check !== false;
+export function parse({ opts: o }: VerbInput<typeof search>): Options {
   const out: Options = {
     ...listingOptions(o),
-    isbn: o.isbn?.length ? (o.isbn as string[]).map((v) => isbn(v, '--isbn', check)) : undefined,
+    isbn: o.isbn?.length ? o.isbn.map((v) => isbn(v, '--isbn', o.check)) : undefined,
     title: o.title !== undefined ? nonEmpty(o.title, '--title', 200) : undefined,
     author: o.author !== undefined ? nonEmpty(o.author, '--author', 200) : undefined,
-    hashIds: o.hashId?.length ? (o.hashId as string[]).map((v) => hashId(v, '--hash-id')) : undefined,
+    hashIds: o.hashId?.length ? o.hashId.map((v) => hashId(v, '--hash-id')) : undefined,
   };
   if (!out.isbn && !out.title && !out.author && !out.hashIds) {
     throw usageError('Give at least one of --isbn, --title, --author or --hash-id (`bookdist book list` lists your books).');

@@ -3,6 +3,7 @@ import { CliError } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import { hashId, username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
+import type { viewer } from './index.js';
 import { noteEphemeralUrl, openUrl } from '../open.js';
 
 interface Options {
@@ -11,8 +12,7 @@ interface Options {
   open: boolean;
 }
 
-export function parse(input: VerbInput): Options {
-  const o = input.opts;
+export function parse({ opts: o }: VerbInput<typeof viewer>): Options {
   return { username: username(o.username, '--username'), hashId: hashId(o.hashId, '--hash-id'), open: Boolean(o.open) };
 }
 

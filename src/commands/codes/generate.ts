@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
+import type { generate } from './generate.cmd.js';
 import { usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
 import { runJob, type FileFormat, type JobSpec } from '../../bulk/engine.js';
@@ -35,19 +36,19 @@ const COLUMNS = ['code', 'deactivation_date', 'limit_days', 'hash_id', 'batch'] 
 /** The service's maximum codes per request. */
 const MAX_BATCH = 1000;
 
-export function parse({ opts }: VerbInput, ctx: Context): Options {
+export function parse({ opts }: VerbInput<typeof generate>, ctx: Context): Options {
   if (opts.hashId === undefined) throw usageError('Give the book with --hash-id.');
-  if (opts.org === undefined || !String(opts.org).trim()) throw usageError('Give the organization with --org.');
+  if (opts.org === undefined || !opts.org.trim()) throw usageError('Give the organization with --org.');
   if (opts.count === undefined) throw usageError('Give the number of codes with --count.');
   const hashId = v.hashId(opts.hashId, '--hash-id');
   const count = v.positiveInt(opts.count, '--count', 100_000_000);
   const limitDays = opts.limitDays !== undefined ? v.nonNegativeInt(opts.limitDays, '--limit-days', 36_500) : undefined;
   const expires = opts.expires !== undefined ? v.dateTime(opts.expires, '--expires') : undefined;
-  const batchSize = v.positiveInt(opts.batchSize ?? '1000', '--batch-size', MAX_BATCH);
-  const concurrency = v.positiveInt(opts.concurrency ?? '4', '--concurrency', 64);
+  const batchSize = v.positiveInt(opts.batchSize, '--batch-size', MAX_BATCH);
+  const concurrency = v.positiveInt(opts.concurrency, '--concurrency', 64);
   const resume = Boolean(opts.resume);
   const restart = Boolean(opts.restart);
-  const out = opts.out !== undefined ? String(opts.out) : undefined;
+  const out = opts.out;
   if ((resume || restart) && !out) throw usageError(`--${resume ? 'resume' : 'restart'} continues a job that wrote to a file: give the same --out FILE.`);
   let format: Fmt;
   const g = ctx.globals;
@@ -60,23 +61,23 @@ export function parse({ opts }: VerbInput, ctx: Context): Options {
   if (out && (g.fields || g.query)) throw usageError('--fields and --query shape what is printed on stdout; with --out the file keeps every column. Drop --out, or select columns from the file afterwards.');
   const unknown = (g.fields ?? []).filter((f) => !(COLUMNS as readonly string[]).includes(f));
   if (unknown.length) throw usageError(`--fields ${unknown.join(',')}: no such field in a code. Fields: ${COLUMNS.join(', ')}.`);
-  const argv = ['--hash-id', hashId, '--org', shellQuote(String(opts.org)), '--count', String(count)];
+  const argv = ['--hash-id', hashId, '--org', shellQuote(opts.org), '--count', String(count)];
   if (limitDays !== undefined) argv.push('--limit-days', String(limitDays));
-  if (opts.expires !== undefined) argv.push('--expires', shellQuote(String(opts.expires)));
+  if (opts.expires !== undefined) argv.push('--expires', shellQuote(opts.expires));
   if (opts.samples) argv.push('--samples');
-  if (opts.label !== undefined) argv.push('--label', shellQuote(String(opts.label)));
+  if (opts.label !== undefined) argv.push('--label', shellQuote(opts.label));
   if (batchSize !== 1000) argv.push('--batch-size', String(batchSize));
   if (concurrency !== 4) argv.push('--concurrency', String(concurrency));
   if (format !== 'csv' && format !== 'table') argv.push('-o', format);
   if (out) argv.push('--out', shellQuote(out));
   return {
     hashId,
-    org: String(opts.org),
+    org: opts.org,
     count,
     limitDays,
     expires,
     samples: Boolean(opts.samples),
-    label: opts.label !== undefined ? String(opts.label) : undefined,
+    label: opts.label,
     batchSize,
     concurrency,
     out,

@@ -1,11 +1,12 @@
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
+import type { reference } from './index.js';
 import { VERSION } from '../../version.js';
 import { renderReference } from '../../docs/reference.js';
 import { renderMan } from '../../docs/man.js';
 import { rootOf } from './run.js';
 
-export function parse(input: VerbInput) {
+export function parse(input: VerbInput<typeof reference>) {
   return { program: rootOf(input.command), man: Boolean(input.opts.man) };
 }
 

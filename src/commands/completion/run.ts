@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
+import type { completion } from './index.js';
 import { completionScript, type Shell } from './scripts.js';
 
 export interface CompletionOptions {
@@ -14,8 +15,8 @@ export function rootOf(cmd: Command): Command {
   return c;
 }
 
-export function parse(input: VerbInput): CompletionOptions {
-  return { shell: input.args[0] as Shell, program: rootOf(input.command) };
+export function parse(input: VerbInput<typeof completion>): CompletionOptions {
+  return { shell: input.args.shell, program: rootOf(input.command) };
 }
 
 export async function run(options: CompletionOptions, ctx: Context): Promise<void> {

@@ -5,6 +5,7 @@ import { exitCodeForStatus } from '../../api/client.js';
 import { emit } from '../../output/index.js';
 import { readAll } from '../../util/io.js';
 import type { VerbInput } from '../define.js';
+import type { api } from './index.js';
 
 interface Options {
   method: 'GET' | 'POST';
@@ -33,15 +34,14 @@ function parseField(spec: string, typed: boolean): [string, unknown] {
   return [key, raw];
 }
 
-export async function parse(input: VerbInput, ctx: Context): Promise<Options> {
-  const [methodArg, pathArg] = input.args as [string, string];
+export async function parse({ args, opts: o }: VerbInput<typeof api>, ctx: Context): Promise<Options> {
+  const { method: methodArg, path: pathArg } = args;
   const method = methodArg.toUpperCase();
   if (method !== 'GET' && method !== 'POST') throw usageError(`Method must be GET or POST, not "${methodArg}".`);
   if (/^[a-z]+:\/\//i.test(pathArg)) {
     throw usageError('Give a path, not a URL: the base URL comes from the profile (or --base-url).');
   }
   const path = pathArg.startsWith('/') ? pathArg : '/' + pathArg;
-  const o = input.opts;
   let payload: Record<string, unknown> | undefined;
   let inputText: string | undefined;
   if (o.input) {
@@ -57,10 +57,9 @@ export async function parse(input: VerbInput, ctx: Context): Promise<Options> {
     if (payload.request && typeof payload.request === 'object') payload = payload.request as Record<string, unknown>;
     else inputText = text.trim();
   }
-  const fields = [...(o.field ?? []).map((f: string) => parseField(f, false)), ...(o.rawField ?? []).map((f: string) => parseField(f, true))];
+  const fields = [...(o.field ?? []).map((f) => parseField(f, false)), ...(o.rawField ?? []).map((f) => parseField(f, true))];
   if (fields.length) payload = { ...(payload ?? {}), ...Object.fromEntries(fields) };
-  const auth = (o.auth ?? (path === '/' || path === '/index/' ? 'none' : path.startsWith('/v1/access/') ? 'access' : 'partner')) as Options['auth'];
-  if (!['partner', 'access', 'none'].includes(auth)) throw usageError('--auth must be partner, access or none.');
+  const auth = o.auth ?? (path === '/' || path === '/index/' ? 'none' : path.startsWith('/v1/access/') ? 'access' : 'partner');
   const host = o.store || path.startsWith('/api/') || path.startsWith('/checkout') ? 'store' : 'api';
   // A raw request: the --input text is what gets sent and signed, byte for byte, unless
   // fields were added to it or it had to be unwrapped from {"request": {...}}.

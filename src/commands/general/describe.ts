@@ -2,9 +2,10 @@ import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
+import type { describe } from './index.js';
 
-export function parse(input: VerbInput) {
-  return { endpoint: input.opts.endpoint as string | undefined };
+export function parse(input: VerbInput<typeof describe>) {
+  return { endpoint: input.opts.endpoint };
 }
 
 export async function run(o: { endpoint?: string }, ctx: Context): Promise<void> {

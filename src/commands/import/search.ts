@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import type { Column } from '../../output/index.js';
 import { isbn, nonEmpty } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
+import type { search } from './index.js';
 import { listingOptions, runListing, type ListingInput } from '../paging.js';
 
 interface Options extends ListingInput {
@@ -10,12 +11,10 @@ interface Options extends ListingInput {
   author?: string;
 }
 
-export function parse(input: VerbInput): Options {
-  const o = input.opts;
-  const check = o.check !== false;
+export function parse({ opts: o }: VerbInput<typeof search>): Options {
   return {
     ...listingOptions(o),
-    isbn: o.isbn?.length ? (o.isbn as string[]).map((v) => isbn(v, '--isbn', check)) : undefined,
+    isbn: o.isbn?.length ? o.isbn.map((v) => isbn(v, '--isbn', o.check)) : undefined,
     title: o.title !== undefined ? nonEmpty(o.title, '--title', 200) : undefined,
     author: o.author !== undefined ? nonEmpty(o.author, '--author', 200) : undefined,
   };

@@ -4,6 +4,7 @@ import { CliError, usageError } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import { positiveInt } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
+import type { checkout } from './index.js';
 import { noteEphemeralUrl, openUrl } from '../open.js';
 
 interface Options {
@@ -12,11 +13,10 @@ interface Options {
   open: boolean;
 }
 
-export function parse(input: VerbInput): Options {
-  const o = input.opts;
-  const ids: string[] = o.id ?? [];
+export function parse({ opts: o }: VerbInput<typeof checkout>): Options {
+  const ids = o.id ?? [];
   if (!ids.length) throw usageError('Give at least one --id (a price id from `bookdist offers get --isbn …`).');
-  const rejoiner: string[] | undefined = o.rejoinerId?.length ? o.rejoinerId : undefined;
+  const rejoiner = o.rejoinerId?.length ? o.rejoinerId : undefined;
   for (const r of rejoiner ?? []) {
     if (!/^[\w.:-]{1,100}$/.test(r)) throw usageError(`--rejoiner-id ${r}: letters, digits and . _ : - only, at most 100 characters.`);
   }

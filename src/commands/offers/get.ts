@@ -3,13 +3,14 @@ import { CliError } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import { isbn } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
+import type { get } from './index.js';
 
 interface Options {
   isbn: string;
 }
 
-export function parse(input: VerbInput): Options {
-  return { isbn: isbn(input.opts.isbn, '--isbn', input.opts.check !== false) };
+export function parse({ opts }: VerbInput<typeof get>): Options {
+  return { isbn: isbn(opts.isbn, '--isbn', opts.check) };
 }
 
 export async function run(o: Options, ctx: Context): Promise<void> {

@@ -5,7 +5,8 @@ import { usageError } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import { readAll } from '../../util/io.js';
 import { address, label, nonEmpty, orderNumber, positiveInt, username, type Address } from '../../validate/index.js';
-import type { VerbInput } from '../define.js';
+import type { OptsOf, VerbInput } from '../define.js';
+import type { create } from './index.js';
 import { orderCard } from './view.js';
 
 type Options = ({ mode: 'one' } & OneOptions) | ({ mode: 'bulk' } & BulkFlags);
@@ -22,8 +23,12 @@ interface OneOptions {
   sendEmail?: boolean;
 }
 
+type CreateOpts = OptsOf<typeof create>;
+/** The options that set one field of the billing address. */
+type BillingOpt = Exclude<Extract<keyof CreateOpts, `billing${string}`>, 'billingFile'>;
+
 /** Billing flags and the address field each sets. */
-const BILLING_FLAGS: Array<[opt: string, flag: string, field: keyof Address]> = [
+const BILLING_FLAGS: Array<[opt: BillingOpt, flag: string, field: keyof Address]> = [
   ['billingName', '--billing-name', 'full_name'],
   ['billingFirstName', '--billing-first-name', 'first_name'],
   ['billingLastName', '--billing-last-name', 'last_name'],
@@ -50,17 +55,16 @@ async function readJsonFile(file: string, flag: string, ctx: Context): Promise<u
   }
 }
 
-const ONE_FLAGS = ['username', 'pricingId', 'orderType', 'org', 'billingFile', 'shippingFile', 'orderNumber', 'label', ...BILLING_FLAGS.map((b) => b[0])];
+const ONE_FLAGS: Array<keyof CreateOpts> = ['username', 'pricingId', 'orderType', 'org', 'billingFile', 'shippingFile', 'orderNumber', 'label', ...BILLING_FLAGS.map((b) => b[0])];
 
-export async function parse(input: VerbInput, ctx: Context): Promise<Options> {
-  const o = input.opts;
+export async function parse({ opts: o }: VerbInput<typeof create>, ctx: Context): Promise<Options> {
   const bulk = parseBulkFlags(o, { fromCsv: '--from-csv', fromNdjson: '--from-ndjson' }, ONE_FLAGS);
   if (bulk) return { mode: 'bulk', ...bulk };
   if (o.username === undefined) throw usageError('Give the buyer with --username (or a report of orders with --from-csv or --from-ndjson FILE).');
   if (o.orderType === undefined) throw usageError('Give the payment plan with --order-type (e.g. TestPlan).');
   if (o.org === undefined) throw usageError('Give the organization with --org.');
   if (o.billingFile === '-' && o.shippingFile === '-') throw usageError('Only one of --billing-file and --shipping-file can read stdin (-).');
-  const pricing: string[] = o.pricingId ?? [];
+  const pricing = o.pricingId ?? [];
   if (!pricing.length) throw usageError('Give at least one --pricing-id (see `bookdist book pricing --isbn …`).');
   const pricingIds = pricing.map((v) => positiveInt(v, '--pricing-id'));
 
@@ -73,7 +77,8 @@ export async function parse(input: VerbInput, ctx: Context): Promise<Options> {
   const flagNames: Record<string, string> = {};
   for (const [opt, flag, field] of BILLING_FLAGS) {
     flagNames[field] = o.billingFile !== undefined ? `${flag} (or "${field}" in --billing-file)` : flag;
-    if (o[opt] !== undefined) raw[field] = nonEmpty(o[opt], flag, 200);
+    const value = o[opt];
+    if (value !== undefined) raw[field] = nonEmpty(value, flag, 200);
   }
   const billing = address(raw, o.billingFile !== undefined ? 'The billing address' : 'The billing address', { billing: true, flags: flagNames });
 

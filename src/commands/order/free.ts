@@ -3,6 +3,7 @@ import { usageError } from '../../errors.js';
 import { parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
 import { dateTime, hashId, label, username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
+import type { free } from './index.js';
 import { emit } from '../../output/index.js';
 import { orderCard } from './view.js';
 
@@ -15,8 +16,7 @@ interface OneOptions {
   label?: string;
 }
 
-export function parse(input: VerbInput): Options {
-  const o = input.opts;
+export function parse({ opts: o }: VerbInput<typeof free>): Options {
   const bulk = parseBulkFlags(o, { fromCsv: '--from-csv' }, ['username', 'hashId', 'expires', 'label']);
   if (bulk) return { mode: 'csv', ...bulk };
   if (o.username === undefined) throw usageError('Give the user with --username (or many free orders with --from-csv FILE).');

@@ -4,6 +4,7 @@ import { emit, outputFormat } from '../../output/index.js';
 import { positiveInt } from '../../validate/index.js';
 import { confirm } from '../confirm.js';
 import type { VerbInput } from '../define.js';
+import type { refund } from './index.js';
 
 interface Options {
   orderId: number;
@@ -11,12 +12,11 @@ interface Options {
   sendEmail?: boolean;
 }
 
-export function parse(input: VerbInput): Options {
-  const o = input.opts;
+export function parse({ opts: o }: VerbInput<typeof refund>): Options {
   if (o.sendEmail && o.email === false) throw usageError('Give only one of --send-email and --no-email.');
   return {
     orderId: positiveInt(o.orderId, '--order-id'),
-    items: o.item?.length ? (o.item as string[]).map((v) => positiveInt(v, '--item')) : undefined,
+    items: o.item?.length ? o.item.map((v) => positiveInt(v, '--item')) : undefined,
     sendEmail: o.sendEmail ? true : o.email === false ? false : undefined,
   };
 }

@@ -10,6 +10,7 @@ import { readStore, removeKeyCopy, updateStore, writeKeyCopy, type ProfileData }
 import { emit } from '../../output/index.js';
 import { readAll } from '../../util/io.js';
 import type { VerbInput } from '../define.js';
+import type { add } from './index.js';
 import { checkName, checkUrl, publicView } from './common.js';
 
 export interface AddOptions {
@@ -30,23 +31,22 @@ export interface AddOptions {
   verify: boolean;
 }
 
-export async function parse(input: VerbInput, ctx: Context): Promise<AddOptions> {
-  const o = input.opts;
+export async function parse({ opts: o }: VerbInput<typeof add>, ctx: Context): Promise<AddOptions> {
   if (o.sharedKeyStdin && o.tokenStdin) {
     throw usageError('--shared-key-stdin and --token-stdin both read stdin; add the profile with one and then again with --force and the other, or use the prompts on a terminal.');
   }
   if (o.keyFile && o.sharedKeyStdin) throw usageError('Give either --key-file (CryptoAuth) or --shared-key-stdin (SharedKeyAuth), not both.');
   const out: AddOptions = {
-    name: o.name !== undefined ? checkName(String(o.name)) : undefined,
+    name: o.name !== undefined ? checkName(o.name) : undefined,
     baseUrl: ctx.globals.baseUrl !== undefined ? checkUrl(ctx.globals.baseUrl, '--base-url') : undefined,
-    storeUrl: o.storeUrl !== undefined ? checkUrl(String(o.storeUrl), '--store-url') : undefined,
-    username: o.username !== undefined ? checkUsername(String(o.username)) : undefined,
-    keyFile: o.keyFile !== undefined ? String(o.keyFile) : undefined,
-    caFile: ctx.globals.caFile !== undefined ? await checkCaFile(String(ctx.globals.caFile)) : undefined,
+    storeUrl: o.storeUrl !== undefined ? checkUrl(o.storeUrl, '--store-url') : undefined,
+    username: o.username !== undefined ? checkUsername(o.username) : undefined,
+    keyFile: o.keyFile,
+    caFile: ctx.globals.caFile !== undefined ? await checkCaFile(ctx.globals.caFile) : undefined,
     idempotencyKeys: o.idempotencyKeys === true ? true : undefined,
     use: Boolean(o.use),
     force: Boolean(o.force),
-    verify: o.verify !== false,
+    verify: o.verify,
   };
   if (o.sharedKeyStdin || o.tokenStdin) {
     const flag = o.sharedKeyStdin ? '--shared-key-stdin' : '--token-stdin';

@@ -5,10 +5,11 @@ import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
+import type { check } from './index.js';
 import { checkAccount, checkCard, configOf } from './verify.js';
 
-export function parse(input: VerbInput): { name?: string } {
-  return { name: input.args[0] === undefined ? undefined : String(input.args[0]) };
+export function parse({ args }: VerbInput<typeof check>): { name?: string } {
+  return { name: args.name };
 }
 
 export async function run(o: { name?: string }, ctx: Context): Promise<void> {

@@ -4,9 +4,10 @@ import { configDir } from '../../config/paths.js';
 import { readStore, removeKeyCopy, updateStore } from '../../config/store.js';
 import { EMBEDDED_PROFILE } from '../../config/resolve.js';
 import type { VerbInput } from '../define.js';
+import type { remove } from './index.js';
 
-export function parse(input: VerbInput): { name: string } {
-  const name = String(input.args[0]);
+export function parse({ args }: VerbInput<typeof remove>): { name: string } {
+  const { name } = args;
   if (name === EMBEDDED_PROFILE) throw usageError('The built-in sandbox profile cannot be removed.');
   return { name };
 }

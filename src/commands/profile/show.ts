@@ -10,9 +10,10 @@ import { routeFor } from '../../api/network.js';
 import { emit } from '../../output/index.js';
 import { grid, kv, type Pair } from '../render.js';
 import type { VerbInput } from '../define.js';
+import type { show } from './index.js';
 
-export function parse(input: VerbInput): { name?: string } {
-  return { name: input.args[0] === undefined ? undefined : String(input.args[0]) };
+export function parse({ args }: VerbInput<typeof show>): { name?: string } {
+  return { name: args.name };
 }
 
 interface Row {

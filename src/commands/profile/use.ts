@@ -4,9 +4,10 @@ import { configDir } from '../../config/paths.js';
 import { readStore, updateStore } from '../../config/store.js';
 import { EMBEDDED_PROFILE } from '../../config/resolve.js';
 import type { VerbInput } from '../define.js';
+import type { use } from './index.js';
 
-export function parse(input: VerbInput): { name: string } {
-  return { name: String(input.args[0]) };
+export function parse({ args }: VerbInput<typeof use>): { name: string } {
+  return { name: args.name };
 }
 
 export async function run(o: { name: string }, ctx: Context): Promise<void> {

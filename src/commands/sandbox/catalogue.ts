@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { CliError, ExitCode, usageError } from '../../errors.js';
 import { emitMessage } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
+import type { catalogueLoad } from './index.js';
 import { openStore } from './common.js';
 
 interface Options {
@@ -13,18 +14,18 @@ interface Options {
   db?: string;
 }
 
-export function parse({ args, opts }: VerbInput): Options {
-  const file = String(args[0] ?? '');
+export function parse({ args, opts }: VerbInput<typeof catalogueLoad>): Options {
+  const file = args.file;
   if (!file) throw usageError('Give the catalogue file: bookdist sandbox catalogue load FILE.');
   let format: Options['format'];
   if (opts.format !== undefined) {
-    const f = String(opts.format).toLowerCase();
-    if (f !== 'onix' && f !== 'csv') throw usageError(`--format must be onix or csv, not "${String(opts.format).slice(0, 40)}".`);
+    const f = opts.format.toLowerCase();
+    if (f !== 'onix' && f !== 'csv') throw usageError(`--format must be onix or csv, not "${opts.format.slice(0, 40)}".`);
     format = f;
   }
   let publisher: string | undefined;
   if (opts.publisher !== undefined) {
-    publisher = String(opts.publisher).trim();
+    publisher = opts.publisher.trim();
     if (!publisher || publisher.length > 200) throw usageError('--publisher must name a publisher (1 to 200 characters).');
   }
   return { file, format, publisher, strict: opts.strict === true, db: opts.db };

@@ -6,19 +6,20 @@ import { emit } from '../../output/index.js';
 import { checkDuration } from '../../util/duration.js';
 import { quoteValue } from '../../util/quote.js';
 import type { VerbInput } from '../define.js';
+import type { clockAdvance, clockShow } from './index.js';
 import { controlCall, domainCall, openStore, strip } from './common.js';
 
 const view = { card: (d: any, s: any) => `${s.bold('Sandbox now')}  ${d.now}\n${s.bold('Offset')}       ${Math.round(d.offset_ms / 1000)}s ahead of real time` };
 
 export const advance = {
-  parse({ args, opts }: VerbInput) {
-    const text = String(args[0] ?? '');
+  parse({ args, opts }: VerbInput<typeof clockAdvance>) {
+    const text = args.duration;
     // A clock moves at most 100 years (36500d) at a time: dates past year 275760 are not dates.
     const checked = /^\d+$/.test(text) ? undefined : checkDuration('<duration>', text, { maxMs: 36_500 * 86_400_000, max: '36500d', like: '15d, 36h or 90m (with a unit)' });
     if (!checked) throw usageError(`<duration> ${quoteValue(text)}: give a duration with a unit, like 15d, 36h or 90m.`);
     if ('problem' in checked) throw usageError(checked.problem);
     const ms = checked.ms;
-    return { ms, db: opts.db as string | undefined, url: opts.url as string | undefined };
+    return { ms, db: opts.db, url: opts.url };
   },
   async run(o: { ms: number; db?: string; url?: string }, ctx: Context) {
     let out: any;
@@ -33,8 +34,8 @@ export const advance = {
 };
 
 export const show = {
-  parse({ opts }: VerbInput) {
-    return { db: opts.db as string | undefined, url: opts.url as string | undefined };
+  parse({ opts }: VerbInput<typeof clockShow>) {
+    return { db: opts.db, url: opts.url };
   },
   async run(o: { db?: string; url?: string }, ctx: Context) {
     let out: any;

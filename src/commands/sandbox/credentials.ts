@@ -3,10 +3,11 @@ import type { Context } from '../../context.js';
 import { kv } from '../render.js';
 import { emit } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
+import type { credentials } from './index.js';
 import { openStore } from './common.js';
 
-export function parse({ opts }: VerbInput) {
-  return { db: opts.db as string | undefined };
+export function parse({ opts }: VerbInput<typeof credentials>) {
+  return { db: opts.db };
 }
 
 export async function run(o: { db?: string }, ctx: Context): Promise<void> {

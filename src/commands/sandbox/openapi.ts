@@ -3,9 +3,10 @@
 import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
 import type { VerbInput } from '../define.js';
+import type { openapi } from './index.js';
 
-export function parse({ opts }: VerbInput) {
-  const server = (opts.server as string | undefined) ?? 'http://127.0.0.1:8710';
+export function parse({ opts }: VerbInput<typeof openapi>) {
+  const server = opts.server;
   let url: URL;
   try {
     url = new URL(server);

@@ -2,10 +2,11 @@
 import type { Context } from '../../context.js';
 import { emit } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
+import type { outbox } from './index.js';
 import { controlCall, openStore } from './common.js';
 
-export function parse({ opts }: VerbInput) {
-  return { to: opts.to as string | undefined, db: opts.db as string | undefined, url: opts.url as string | undefined };
+export function parse({ opts }: VerbInput<typeof outbox>) {
+  return { to: opts.to, db: opts.db, url: opts.url };
 }
 
 export async function run(o: { to?: string; db?: string; url?: string }, ctx: Context): Promise<void> {

@@ -2,10 +2,11 @@
 import type { Context } from '../../context.js';
 import { emit } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
+import type { redeem } from './index.js';
 import { controlCall, domainCall, openStore, strip } from './common.js';
 
-export function parse({ args, opts }: VerbInput) {
-  return { code: String(args[0]), username: String(opts.username), db: opts.db as string | undefined, url: opts.url as string | undefined };
+export function parse({ args, opts }: VerbInput<typeof redeem>) {
+  return { code: args.code, username: opts.username, db: opts.db, url: opts.url };
 }
 
 export async function run(o: { code: string; username: string; db?: string; url?: string }, ctx: Context): Promise<void> {

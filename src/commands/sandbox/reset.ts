@@ -2,6 +2,7 @@
 // titles loaded from catalogue files go too, unless --keep-loaded (asked on a terminal).
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
+import type { reset } from './index.js';
 import { dbPathOf } from './common.js';
 
 interface Options {
@@ -9,8 +10,8 @@ interface Options {
   keepLoaded: boolean;
 }
 
-export function parse({ opts }: VerbInput): Options {
-  return { db: opts.db as string | undefined, keepLoaded: opts.keepLoaded === true };
+export function parse({ opts }: VerbInput<typeof reset>): Options {
+  return { db: opts.db, keepLoaded: opts.keepLoaded === true };
 }
 
 export async function run(o: Options, ctx: Context): Promise<void> {

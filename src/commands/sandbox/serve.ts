@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { checkDuration } from '../../util/duration.js';
 import type { VerbInput } from '../define.js';
+import type { serve } from './index.js';
 import { isLoopback } from '../../sandbox/hosts.js';
 import { dbPathOf } from './common.js';
 
@@ -19,7 +20,7 @@ interface Options {
   tls?: { certFile?: string; keyFile?: string };
 }
 
-export function parse({ opts }: VerbInput): Options {
+export function parse({ opts }: VerbInput<typeof serve>): Options {
   const port = Number(opts.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError(`--port must be a TCP port (0..65535), not "${opts.port}".`);
   const delayed = checkDuration('--process-delay', opts.processDelay, { minMs: 0, maxMs: 86_400_000, max: '24h', like: '2s or 500ms' });
@@ -27,8 +28,11 @@ export function parse({ opts }: VerbInput): Options {
   const delay = delayed.ms;
   const rate = Number(opts.faultRate);
   if (!Number.isFinite(rate) || rate < 0 || rate > 1) throw usageError(`--fault-rate must be a fraction from 0 to 1, not "${opts.faultRate}".`);
-  const kinds = (opts.fault as string[] | undefined) ?? [];
-  for (const k of kinds) if (!['503', '429', 'reset'].includes(k)) throw usageError(`--fault must be 503, 429 or reset, not "${k}".`);
+  const kinds: Array<'503' | '429' | 'reset'> = [];
+  for (const k of opts.fault ?? []) {
+    if (k !== '503' && k !== '429' && k !== 'reset') throw usageError(`--fault must be 503, 429 or reset, not "${k}".`);
+    kinds.push(k);
+  }
   let latencyMs: number | undefined;
   if (opts.latency !== undefined) {
     const latency = checkDuration('--latency', opts.latency, { minMs: 0, maxMs: 600_000, max: '10m', like: '50ms' });
@@ -36,8 +40,8 @@ export function parse({ opts }: VerbInput): Options {
     latencyMs = latency.ms;
   }
   if (rate > 0 && kinds.length === 0) kinds.push('503');
-  const faults = rate > 0 || latencyMs ? { rate, kinds: kinds as Array<'503' | '429' | 'reset'>, latencyMs } : undefined;
-  const host = String(opts.host).trim();
+  const faults = rate > 0 || latencyMs ? { rate, kinds, latencyMs } : undefined;
+  const host = opts.host.trim();
   if (!host) throw usageError('--host must name an interface address, such as 127.0.0.1.');
   const expose = opts.expose === true;
   if (!isLoopback(host) && !expose) {
@@ -46,22 +50,22 @@ export function parse({ opts }: VerbInput): Options {
         'its reader and cart pages, and its control routes); add --expose to do that on purpose, or leave --host at 127.0.0.1.',
     );
   }
-  const allowHosts = ((opts.allowHost as string[] | undefined) ?? []).map((h) => h.trim());
+  const allowHosts = (opts.allowHost ?? []).map((h) => h.trim());
   for (const h of allowHosts) {
     if (!/^[\w.\-:[\]]{1,255}$/.test(h)) throw usageError(`--allow-host must be a host name or address, such as sandbox.test, not "${h}".`);
   }
   if ((opts.cert === undefined) !== (opts.key === undefined)) throw usageError('--cert and --key go together: the certificate (PEM) and its private key (PEM).');
-  const tls = opts.tls === true || opts.cert !== undefined ? { certFile: opts.cert as string | undefined, keyFile: opts.key as string | undefined } : undefined;
+  const tls = opts.tls === true || opts.cert !== undefined ? { certFile: opts.cert, keyFile: opts.key } : undefined;
   let publicUrl: string | undefined;
   if (opts.publicUrl !== undefined) {
     let u: URL | undefined;
     try {
-      u = new URL(String(opts.publicUrl).trim());
+      u = new URL(opts.publicUrl.trim());
     } catch {
       u = undefined;
     }
     if (!u || !/^https?:$/.test(u.protocol) || u.username || u.password || u.search || u.hash || (u.pathname !== '/' && u.pathname !== '')) {
-      throw usageError(`--public-url must be an http:// or https:// URL with a host and nothing after it, such as https://sandbox.example:8710, not "${String(opts.publicUrl).slice(0, 100)}".`);
+      throw usageError(`--public-url must be an http:// or https:// URL with a host and nothing after it, such as https://sandbox.example:8710, not "${opts.publicUrl.slice(0, 100)}".`);
     }
     publicUrl = u.origin;
   }

@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
+import type { usage } from './index.js';
 import { controlCall, domainCall, openStore, strip } from './common.js';
 
 interface Options {
@@ -14,13 +15,13 @@ interface Options {
   url?: string;
 }
 
-export function parse({ opts }: VerbInput): Options {
-  const count = (flag: string, v: unknown) => {
+export function parse({ opts }: VerbInput<typeof usage>): Options {
+  const count = (flag: string, v: string) => {
     const n = Number(v);
     if (!/^\d+$/.test(String(v)) || !Number.isSafeInteger(n)) throw usageError(`--${flag} must be a whole number of pages, not "${v}".`);
     return n;
   };
-  return { username: String(opts.username), hashId: String(opts.hashId), viewed: count('viewed', opts.viewed), printed: count('printed', opts.printed), db: opts.db, url: opts.url };
+  return { username: opts.username, hashId: opts.hashId, viewed: count('viewed', opts.viewed), printed: count('printed', opts.printed), db: opts.db, url: opts.url };
 }
 
 export async function run(o: Options, ctx: Context): Promise<void> {

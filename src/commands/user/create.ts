@@ -3,8 +3,9 @@ import { usageError } from '../../errors.js';
 import { parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
 import { readAll } from '../../util/io.js';
 import { password } from '../../validate/index.js';
-import { parse as parseInvite, type Options as InviteOptions } from './invite.js';
+import { inviteOptions, type Options as InviteOptions } from './invite.js';
 import type { VerbInput } from '../define.js';
+import type { create } from './index.js';
 import { emit, humanOutput } from '../../output/index.js';
 import { kv } from '../render.js';
 import { createUser } from './view.js';
@@ -17,11 +18,13 @@ interface OneOptions extends InviteOptions {
 type Options = OneOptions | ({ mode: 'csv' } & BulkFlags);
 
 /** Same fields as `user invite`, plus where the password comes from; or a roster (--from-csv). */
-export function parse(input: VerbInput): Options {
-  const bulk = parseBulkFlags(input.opts, { fromCsv: '--from-csv' }, ['email', 'firstName', 'lastName', 'passwordStdin', 'label']);
+export function parse({ opts }: VerbInput<typeof create>): Options {
+  const singleFlags: Array<keyof typeof opts> = ['email', 'firstName', 'lastName', 'passwordStdin', 'label'];
+  const bulk = parseBulkFlags(opts, { fromCsv: '--from-csv' }, singleFlags);
   if (bulk) return { mode: 'csv', ...bulk };
-  if (input.opts.email === undefined) throw usageError('Give the e-mail address with --email (or a roster of users with --from-csv FILE).');
-  return { mode: 'one', ...parseInvite(input), passwordStdin: Boolean(input.opts.passwordStdin) };
+  const { email } = opts;
+  if (email === undefined) throw usageError('Give the e-mail address with --email (or a roster of users with --from-csv FILE).');
+  return { mode: 'one', ...inviteOptions({ ...opts, email }), passwordStdin: Boolean(opts.passwordStdin) };
 }
 
 export async function run(o: Options, ctx: Context): Promise<number | void> {

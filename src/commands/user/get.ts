@@ -1,17 +1,15 @@
 import type { Context } from '../../context.js';
 import { email, exactlyOne, username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
+import type { get } from './index.js';
 import { emit } from '../../output/index.js';
 import { userCard } from './view.js';
 
 type Options = { by: 'username'; username: string } | { by: 'email'; email: string };
 
-export function parse(input: VerbInput): Options {
-  const [name] = input.args as [string | undefined];
-  const which = exactlyOne({ '<username>': name, '--email': input.opts.email });
-  return which === '<username>'
-    ? { by: 'username', username: username(name!, '<username>') }
-    : { by: 'email', email: email(input.opts.email, '--email') };
+export function parse({ args, opts }: VerbInput<typeof get>): Options {
+  const [which, value] = exactlyOne({ '<username>': args.username, '--email': opts.email });
+  return which === '<username>' ? { by: 'username', username: username(value, '<username>') } : { by: 'email', email: email(value, '--email') };
 }
 
 export async function run(o: Options, ctx: Context): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { email, label, nonEmpty } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
+import type { invite } from './index.js';
 import { emit } from '../../output/index.js';
 import { kv } from '../render.js';
 import { createUser } from './view.js';
@@ -12,8 +13,12 @@ export interface Options {
   label?: string;
 }
 
-export function parse(input: VerbInput): Options {
-  const o = input.opts;
+export function parse(input: VerbInput<typeof invite>): Options {
+  return inviteOptions(input.opts);
+}
+
+/** The fields of a new user, which `user create` takes too. */
+export function inviteOptions(o: { email: string; firstName?: string; lastName?: string; label?: string }): Options {
   return {
     email: email(o.email, '--email'),
     firstName: o.firstName !== undefined ? nonEmpty(o.firstName, '--first-name', 100) : undefined,

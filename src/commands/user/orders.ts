@@ -2,14 +2,15 @@ import type { Context } from '../../context.js';
 import { emit, forPeople, outputFormat, style } from '../../output/index.js';
 import { username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
+import type { orders } from './index.js';
 import { ORDER_COLUMNS, orderCard } from '../order/view.js';
 
 interface Options {
   username: string;
 }
 
-export function parse(input: VerbInput): Options {
-  return { username: username(input.args[0], '<username>') };
+export function parse({ args }: VerbInput<typeof orders>): Options {
+  return { username: username(args.username, '<username>') };
 }
 
 export async function run(o: Options, ctx: Context): Promise<void> {

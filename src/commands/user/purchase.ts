@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { positiveInt, username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
+import type { purchase } from './index.js';
 import { purchaseCard } from '../order/view.js';
 import { emit } from '../../output/index.js';
 
@@ -10,12 +11,11 @@ interface Options {
   refundData: boolean;
 }
 
-export function parse(input: VerbInput): Options {
-  const [name, id] = input.args as [string, string];
+export function parse({ args, opts }: VerbInput<typeof purchase>): Options {
   return {
-    username: username(name, '<username>'),
-    purchaseId: positiveInt(id, '<purchase_id>'),
-    refundData: Boolean(input.opts.refundData),
+    username: username(args.username, '<username>'),
+    purchaseId: positiveInt(args.purchase_id, '<purchase_id>'),
+    refundData: Boolean(opts.refundData),
   };
 }
 
