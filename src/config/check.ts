@@ -35,6 +35,11 @@ export function checkBaseUrl(value: string, where: string): string {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw bad(`uses ${u.protocol}; give an http:// or https:// URL.`);
   if (!u.hostname) throw bad('has no host; give it as https://host[:port][/path].');
+  // WHATWG URL reads `https://host:` as the default port; curl refuses it, and so do we: a port
+  // was meant and is missing.
+  if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*:(?=[/?#]|$)/i.test(value)) {
+    throw bad(`(${quote(value)}) has an empty port (a ":" with no number after it); give the port (https://${u.host}:8443) or leave out the ":".`);
+  }
   if (u.username || u.password) {
     throw bad(
       `(${u.protocol}//${u.host}) holds a user name or password; remove it: credentials go in the profile (--username, --key-file) or BOOKDIST_USERNAME and BOOKDIST_KEY_FILE, never in the URL.`,

@@ -103,6 +103,9 @@ describe('settings refused before anything is sent (exit 2, naming the setting a
     ['http://api.example.com/?x=1', /has a query/],
     ['http://api.example.com/#frag', /has a fragment/],
     ['http://user:pa55w0rd@api.example.com', /holds a user name or password/],
+    ['https://api.example.com:', /\("https:\/\/api\.example\.com:"\) has an empty port/],
+    ['https://api.example.com:/v1', /has an empty port/],
+    ['http://[::1]:', /has an empty port/],
   ])('--base-url %j', async (url, why) => {
     const http = new StubRegistry();
     const r = await run(['whoami', '--base-url', url], { http, env: stubEnv() });
@@ -126,6 +129,25 @@ describe('settings refused before anything is sent (exit 2, naming the setting a
     const r = await run(['whoami'], { http: new StubRegistry(), env: stubEnv({ BOOKDIST_BASE_URL: 'http://h.example/#x' }) });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('The base URL from environment variable BOOKDIST_BASE_URL');
+  });
+
+  it('an empty port from the environment or a stored profile names the variable or the profile; a port or none is fine', async () => {
+    const env = await run(['whoami'], { http: new StubRegistry(), env: stubEnv({ BOOKDIST_STORE_URL: 'https://store.example:' }) });
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain('The base URL from environment variable BOOKDIST_STORE_URL ("https://store.example:") has an empty port');
+    const cfg = join(dir, 'empty-port-cfg');
+    mkdirSync(cfg, { recursive: true, mode: 0o700 });
+    writeFileSync(join(cfg, 'config.json'), JSON.stringify({ current: 'prod', profiles: { prod: { baseUrl: 'https://api.example.com:', token: 't' } } }), { mode: 0o600 });
+    const http = new StubRegistry();
+    const stored = await run(['whoami'], { http, env: { BOOKDIST_CONFIG_DIR: cfg, BOOKDIST_DATA_DIR: join(dir, 'd-empty-port') } });
+    expect(stored.code).toBe(2);
+    expect(stored.stderr).toContain('The base URL from profile "prod" ("https://api.example.com:") has an empty port');
+    expect(http.requests).toHaveLength(0);
+    const fine = new StubRegistry().on('GET', '/profile/', json(200, PROFILE), 2);
+    for (const url of [`${STUB_URL}:80`, 'http://[::1]']) {
+      const r = await run(['whoami', '--json'], { http: fine, env: stubEnv({ BOOKDIST_BASE_URL: url, BOOKDIST_STORE_URL: undefined }) });
+      expect(r.code, `${url}: ${r.stderr}`).toBe(0);
+    }
   });
 
   it('a username or key with a control character', async () => {
