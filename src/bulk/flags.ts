@@ -73,7 +73,7 @@ export function parseBulkFlags(options: object, inputs: Record<string, string>, 
 
 /**
  * The global flags of this run that a repeated or resumed job needs to run as it did: the profile,
- * the base URL, an explicit --timeout, --retries other than the default, the output format (a
+ * the base URL, the CA file, an explicit --timeout, --retries other than the default, the output format (a
  * resumed file is checked against it), and --yes where the job asked for a confirmation.
  */
 export function globalArgv(ctx: Context, command: string, confirms: boolean): string[] {
@@ -82,6 +82,7 @@ export function globalArgv(ctx: Context, command: string, confirms: boolean): st
   const a: string[] = [];
   if (g.profile !== undefined && !has('--profile')) a.push('--profile', shellQuote(g.profile));
   if (g.baseUrl !== undefined && !has('--base-url')) a.push('--base-url', shellQuote(g.baseUrl));
+  if (g.caFile !== undefined && !has('--ca-file')) a.push('--ca-file', shellQuote(g.caFile));
   if (g.timeoutExplicit && !has('--timeout')) a.push('--timeout', `${g.timeout}ms`);
   if (g.retries !== 3 && !has('--retries')) a.push('--retries', String(g.retries));
   if (g.output !== undefined && !has('-o') && !has('--output')) a.push('-o', g.output);

@@ -3,7 +3,7 @@
 // values, key files and their permissions), credentials that stay at their own host, what
 // --debug shows of codes and passwords, and profile check's diagnosis of the way to the service.
 import { generateKeyPairSync } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -264,5 +264,62 @@ describe('profile check: the way to the service', () => {
     expect(card.stdout).toMatch(/Clock +300 s from the service's Date/);
     expect(card.stdout).toMatch(/TLS +none \(http:\/\/\)/);
     expect(STUB_URL.startsWith('http:')).toBe(true);
+  });
+});
+
+describe('a bulk job stops at the first certificate or proxy failure (exit 8 or 9), with its summary and how to continue', () => {
+  const HASH = 'c'.repeat(40);
+  const codes = (n: number, from: number) => json(200, { code: 200, success: true, codes: Array.from({ length: n }, (_, i) => ({ code: `CODE-${from + i}`, deactivation_date: null, limit_days: 0 })) });
+  const expired = netError('CERT_HAS_EXPIRED', 'certificate has expired');
+  const refusedByProxy = () => {
+    throw Object.assign(new Error('the proxy answered 407 Proxy Authentication Required'), { code: 'BOOKDIST_PROXY_AUTH', proxy: 'http://proxy.example:3128', proxyStatus: 407 });
+  };
+
+  it('codes generate --out: the batch that met the certificate failure is the last request; exit 8; --resume then generates exactly the rest', async () => {
+    const out = join(dir, 'stopped-codes.csv');
+    const args = ['codes', 'generate', '--hash-id', HASH, '--org', 'x', '--count', '30', '--batch-size', '10', '--concurrency', '1', '--out', out];
+    const http = new StubRegistry().on('POST', '/v1/codes/generate/', codes(10, 0)).on('POST', '/v1/codes/generate/', expired);
+    const r = await run(args, { http, env: stubEnv() });
+    expect(r.code, r.stderr).toBe(8);
+    expect(http.requests).toHaveLength(2);
+    http.verify();
+    expect(r.stderr).toContain('codes generate: Certificate problem: the certificate of api.bookdist.test did not verify: it has expired (CERT_HAS_EXPIRED). Nothing was sent.');
+    expect(r.stderr).toContain('Whoever runs api.bookdist.test must renew its certificate');
+    expect(r.stderr).toMatch(new RegExp(`codes generate: 10 of 30 codes generated for ${HASH} in .* → ${out.replace(/[/.]/g, '\\$&')}\\. Once that is fixed, continue with:\\n {2}bookdist codes generate .*--out ${out.replace(/[/.]/g, '\\$&')} --resume\\n`));
+    const resumed = new StubRegistry().on('POST', '/v1/codes/generate/', codes(10, 10)).on('POST', '/v1/codes/generate/', codes(10, 20));
+    const again = await run([...args, '--resume'], { http: resumed, env: stubEnv() });
+    expect(again.code, again.stderr).toBe(0);
+    resumed.verify();
+    const rows = readFileSync(out, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',')[0]);
+    expect(new Set(rows).size).toBe(30);
+  });
+
+  it('book get --isbn-file to stdout: a proxy refusal is exit 9 after one request, no item written as failed, and the command to run again', async () => {
+    const list = join(dir, 'isbns-proxy.txt');
+    writeFileSync(list, '9781614001379\n9781614002741\n');
+    const ca = join(dir, 'ca-for-hint.pem');
+    writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+    const http = new StubRegistry().on('POST', '/v1/book/search/', refusedByProxy);
+    const r = await run(['book', 'get', '--isbn-file', list, '-o', 'ndjson', '--ca-file', ca], { http, env: stubEnv() });
+    expect(r.code, r.stderr).toBe(9);
+    expect(http.requests).toHaveLength(1);
+    expect(r.stdout).toBe('');
+    // Under -o ndjson the error is reported as JSON, with the exit code.
+    const { error } = JSON.parse(r.stderr.trim().split('\n').pop()!);
+    expect(error.exit_code).toBe(9);
+    expect(error.message).toContain('book get: Proxy problem: the proxy http://proxy.example:3128 for POST');
+    expect(error.message).toMatch(new RegExp(`Once that is fixed, continue with:\n {2}bookdist book get --isbn-file ${list.replace(/[/.]/g, '\\$&')} --ca-file ${ca.replace(/[/.]/g, '\\$&')} -o ndjson$`));
+  });
+
+  it('a row job (user create --from-csv): the rows after the failure are not sent; the summary names what was done', async () => {
+    const csv = join(dir, 'users-cert.csv');
+    writeFileSync(csv, 'email\na@example.com\nb@example.com\nc@example.com\n');
+    const http = new StubRegistry().on('POST', '/v1/user/', json(200, { code: 200, success: true, user: { username: USER } })).on('POST', '/v1/user/', netError('UNABLE_TO_VERIFY_LEAF_SIGNATURE'));
+    const r = await run(['user', 'create', '--from-csv', csv, '--concurrency', '1', '--results', join(dir, 'users-cert.ndjson')], { http, env: stubEnv() });
+    expect(r.code, r.stderr).toBe(8);
+    http.verify();
+    expect(http.requests).toHaveLength(2);
+    expect(r.stderr).toMatch(/user create: Certificate problem: .*its issuer is not a trusted certificate authority/);
+    expect(r.stderr).toMatch(/--results \S+users-cert\.ndjson .*--resume\n/);
   });
 });

@@ -70,6 +70,25 @@ function writeFailure<I, R extends Record<string, unknown>>(s: JobState<I, R>, t
   return new CliError(`${s.spec.verb}: writing ${where} failed: ${why}. ${text}; ${next}`, ExitCode.ERROR);
 }
 
+/**
+ * A certificate or proxy failure: every request would fail alike, so the job stopped at the first
+ * one (src/bulk/job/tools.ts), and it is mended outside the job (--ca-file, HTTPS_PROXY...).
+ */
+export function stopsAtOnce(f: Pick<Failure, 'exitCode'>): boolean {
+  return f.exitCode === ExitCode.TLS || f.exitCode === ExitCode.PROXY;
+}
+
+/**
+ * The ending of a job stopped by a certificate or proxy failure: its exit code (8 or 9), the
+ * failure, the summary line, and the command that continues the job once that is fixed (for a
+ * job without a file or a resume hint of its own, the command that runs it again).
+ */
+function mendOutside(s: JobState<any, any>, fatal: Failure, line: string, resume: string | undefined): Ending {
+  const again = resume ?? [s.spec.command, ...globalArgv(s.ctx, s.spec.command, Boolean(s.spec.confirm))].join(' ');
+  const error = new CliError(`${s.spec.verb}: ${fatal.message}\n${line} Once that is fixed, continue with:\n  ${again}`, fatal.exitCode);
+  return { code: fatal.exitCode, message: error.message, error, resume: again, complete: false };
+}
+
 /** What the job came to; nothing printed yet. */
 export function ending<I, R extends Record<string, unknown>>(s: JobState<I, R>, rescue: Rescue): Ending {
   const { spec } = s;
@@ -88,10 +107,11 @@ export function ending<I, R extends Record<string, unknown>>(s: JobState<I, R>, 
     return fail(new CliError(`${msg} ${text} before it.${spec.file ? ` Fix the input, then continue:\n  ${resume}` : ''}`, code));
   }
   const how = resume ? ` To continue, run:\n  ${resume}` : '';
+  const line = `${spec.verb}: ${text} in ${formatDuration(stats.elapsedMs)}${spec.file ? ` → ${spec.file.display}` : ''}.`;
+  if (s.fatal && stopsAtOnce(s.fatal)) return mendOutside(s, s.fatal, line, resume);
   if (s.fatal) return fail(new CliError(`${spec.verb}: ${s.fatal.message} (${text}).${spec.file && s.batches ? how : ''}`, s.fatal.exitCode, undefined, s.fatal.status));
   const where = spec.file ? spec.file.display : 'stdout';
   if (s.ctx.signal.aborted && !complete) return { code: ExitCode.INTERRUPTED, message: `interrupted: ${text} → ${where}.${how}`, resume, complete };
-  const line = `${spec.verb}: ${text} in ${formatDuration(stats.elapsedMs)}${spec.file ? ` → ${spec.file.display}` : ''}.`;
   const exit = (code: number) => spec.exitCode?.(code, s.failures) ?? code;
   const failed = s.failures.length > 0 || s.invalid > 0 || s.notDone > 0 || s.unsettled > 0;
   if (!failed) return { code: exit(ExitCode.OK), message: line, complete };

@@ -5,6 +5,7 @@
 // retries on a service that is gone.
 import type { ApiClient } from '../../api/client.js';
 import { callOnce, type Failure } from '../retry.js';
+import { stopsAtOnce } from './summary.js';
 import type { JobState, JobTools } from './types.js';
 
 function breakerLimit(concurrency: number): number {
@@ -25,9 +26,17 @@ export function makeTools<I, R extends Record<string, unknown>>(s: JobState<I, R
     ctx,
     log,
     call: async (name, args, headers) => {
+      // After a certificate or proxy failure nothing more is sent: the item is left, unwritten,
+      // to the run that continues the job once the failure is mended.
+      if (s.fatal && stopsAtOnce(s.fatal)) return { ok: false, failure: s.fatal, interrupted: true };
       if (breaker?.open) return { ok: false, failure: breaker.open };
       s.sent = true;
       const r = await callOnce(api, name, args, { headers, signal: ctx.signal });
+      if (!r.ok && stopsAtOnce(r.failure)) {
+        s.fatal ??= r.failure;
+        s.stop.abort();
+        return { ...r, interrupted: true };
+      }
       if (!breaker) return r;
       if (r.ok) breaker.consecutive = 0;
       else if (!r.interrupted && r.failure.kind === 'unavailable' && ++breaker.consecutive >= breakerLimit(spec.concurrency) && !breaker.open) {

@@ -172,6 +172,6 @@ async function searchBooks(job: JobTools, kind: LookupOptions['kind'], wanted: s
 function describeLookup(c: Record<string, number>): string {
   const n = (s: Status) => c[s] ?? 0;
   const all = n('found') + n('not_found') + n('invalid') + n('error');
-  if (all === n('found')) return `${all} looked up: all found`;
+  if (all && all === n('found')) return `${all} looked up: all found`;
   return `${all} looked up: ${n('found')} found, ${n('not_found')} not found` + (n('invalid') ? `, ${n('invalid')} invalid` : '') + (n('error') ? `, ${n('error')} failed; run again to retry them` : '');
 }
