@@ -96,6 +96,7 @@ export interface ApiResponse {
   status: number;
   headers: Record<string, string>;
   /** Parsed JSON; for XML or text bodies `{ code, text }` (plus `message` for the access API's XML). */
+  // any: the service's JSON, which each verb reads as its endpoint is documented (shared/spec/interface.md).
   body: any;
   /** How the body was read. */
   format: 'json' | 'xml' | 'text' | 'empty';
@@ -114,7 +115,7 @@ export class ApiError extends Error {
   constructor(
     public readonly status: number,
     message: string,
-    public readonly body: any,
+    public readonly body: unknown,
     public readonly request: RequestInfo,
   ) {
     super(message);
@@ -141,7 +142,7 @@ export class DryRun extends Error {
  * this request did not create; 7 rate limited or unavailable; 1 a business rule refusal (refund
  * window, viewed share, printed pages...) or any other error, with the service's message.
  */
-export function exitCodeForStatus(status: number, body?: any): number {
+export function exitCodeForStatus(status: number, body?: unknown): number {
   const m = messageOf(body);
   if (isConflict(status, body)) return ExitCode.CONFLICT;
   if (status === 404 || (status === 400 && NOT_FOUND.test(m))) return ExitCode.NOT_FOUND;
@@ -156,16 +157,17 @@ const CREDENTIALS = /authenticat|authori[sz]|scope|credential|signature|api[- ]k
 /** Not-found answers that come as 400 (the price comparison's "The requested book does not exist"). */
 const NOT_FOUND = /does not exist|not found/i;
 
-function messageOf(body: any): string {
+function messageOf(body: unknown): string {
   if (!body || typeof body !== 'object') return '';
-  return typeof body.message === 'string' ? body.message : typeof body.text === 'string' ? body.text : '';
+  const b = body as { message?: unknown; text?: unknown };
+  return typeof b.message === 'string' ? b.message : typeof b.text === 'string' ? b.text : '';
 }
 
 /** Conflicts: 409, a body with `conflict: true`, or the service's "already" messages. */
-export function isConflict(status: number, body?: any): boolean {
+export function isConflict(status: number, body?: unknown): boolean {
   if (status === 409) return true;
   if (status >= 400 && body && typeof body === 'object') {
-    if (body.conflict === true) return true;
+    if ((body as { conflict?: unknown }).conflict === true) return true;
     if (/already (has access|exists|used|registered)/i.test(messageOf(body))) return true;
   }
   return false;
@@ -193,9 +195,39 @@ export function retryPolicy(o: Pick<RequestOptions, 'method' | 'idempotent' | 'h
   return { network: o.method === 'GET' || o.idempotent === true || (keyed && keysHonoured) };
 }
 
+/** What to do about a certificate that did not verify, by why it did not. */
+function certificateAdvice(code: string, host: string, caFile: string | undefined): string {
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+    return (
+      `Whoever runs ${host} must renew its certificate (or, if it is not valid yet, check this machine's clock); ` +
+      'trusting a CA with --ca-file or BOOKDIST_CA_FILE does not mend a certificate outside its dates.'
+    );
+  }
+  return caFile
+    ? `The CA certificates of ${caFile} (and Node's own) do not vouch for it: check that this file holds the CA that signed the service's certificate, and the host name.`
+    : "If the service's certificate is signed by a private CA (a company's own), give that CA's certificate (PEM) with --ca-file FILE, BOOKDIST_CA_FILE or `bookdist profile add --ca-file`.";
+}
+
+/** What a failed send may carry: Node's `code` (or its cause's), and the transport's proxy details. */
+interface SendFailure {
+  name?: string;
+  message?: string;
+  code?: string;
+  cause?: { code?: string };
+  /** The proxy that failed, without credentials (transport.ts). */
+  proxy?: string;
+  proxyStatus?: number;
+  /** The proxy variable of a proxy URL that is not usable (network.ts). */
+  setting?: string;
+}
+
+function codeOf(err: SendFailure | undefined): string {
+  return err?.code ?? err?.cause?.code ?? '';
+}
+
 /** A failure that retrying cannot mend: a certificate, the proxy, or a proxy setting. */
-function networkFailure(err: any, info: RequestInfo, caFile: string | undefined): CliError | undefined {
-  const code: string = err?.code ?? err?.cause?.code ?? '';
+function networkFailure(err: SendFailure | undefined, info: RequestInfo, caFile: string | undefined): CliError | undefined {
+  const code = codeOf(err);
   const host = (() => {
     try {
       return new URL(info.url).host;
@@ -211,18 +243,14 @@ function networkFailure(err: any, info: RequestInfo, caFile: string | undefined)
         : `the TLS handshake failed (${String(err?.message).split('\n')[0].slice(0, 160)})`
       : undefined);
   if (cert) {
-    return new CliError(
-      `Certificate problem: the certificate of ${host} did not verify: ${cert} (${code}). Nothing was sent. ` +
-        (caFile
-          ? `The CA certificates of ${caFile} (and Node's own) do not vouch for it: check that this file holds the CA that signed the service's certificate, and the host name.`
-          : "If the service's certificate is signed by a private CA (a company's own), give that CA's certificate (PEM) with --ca-file FILE, BOOKDIST_CA_FILE or `bookdist profile add --ca-file`."),
-      ExitCode.TLS,
-      { code, host },
-    );
+    return new CliError(`Certificate problem: the certificate of ${host} did not verify: ${cert} (${code}). Nothing was sent. ${certificateAdvice(code, host, caFile)}`, ExitCode.TLS, {
+      code,
+      host,
+    });
   }
-  if (code === 'BOOKDIST_PROXY_URL') return new CliError(String(err.message), ExitCode.USAGE, { setting: err.setting });
+  if (code === 'BOOKDIST_PROXY_URL') return new CliError(String(err?.message), ExitCode.USAGE, { setting: err?.setting });
   if (err?.proxy) {
-    const status = err.proxyStatus as number | undefined;
+    const status = err.proxyStatus;
     const why =
       status === 407 || status === 401
         ? `it refused the credentials (it answered ${status}): put the right user name and password in the proxy URL (http://USER:PASSWORD@host:port) of HTTPS_PROXY/HTTP_PROXY`
@@ -304,6 +332,7 @@ export class ApiClient {
   }
 
   /** Like `call`, but a non-2xx/3xx answer throws ApiError. */
+  // any: the body of ApiResponse (see there).
   async ok(name: string, args: Parameters<ApiClient['call']>[1] = {}): Promise<any> {
     const res = await this.call(name, args);
     if (res.status >= 400) throw toApiError(res);
@@ -338,7 +367,8 @@ export class ApiClient {
     // gets none unless asked for explicitly.
     if (host === 'store' && !this.opts.storeCredentials && this.foreignStore()) return { kind: 'none' };
     if (auth === 'access' && this.opts.accessToken) {
-      const username = this.opts.credentials.kind === 'none' ? undefined : (this.opts.credentials as any).username;
+      const c = this.opts.credentials;
+      const username = c.kind === 'none' ? undefined : c.username;
       return { kind: 'token', token: this.opts.accessToken, username };
     }
     return this.opts.credentials;
@@ -413,9 +443,10 @@ export class ApiClient {
       let res: ApiResponse;
       try {
         res = await this.send(prepared, info, o.signal);
-      } catch (err: any) {
-        if (o.signal?.aborted) throw err;
-        const code: string = err?.code ?? err?.cause?.code ?? '';
+      } catch (caught) {
+        if (o.signal?.aborted) throw caught;
+        const err = caught as SendFailure | undefined;
+        const code = codeOf(err);
         const timedOut = err?.name === 'TimeoutError';
         this.trace(`← ${timedOut ? 'timeout' : code || err?.message} (${Date.now() - started} ms)`);
         const failure = networkFailure(err, info, this.opts.ca?.file);

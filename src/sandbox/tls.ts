@@ -13,6 +13,8 @@ import { basename, dirname, join } from 'node:path';
 export interface TlsFiles {
   /** The CA certificate to trust (PEM). */
   caFile: string;
+  /** The CA's private key (PEM, 0600). */
+  caKeyFile: string;
   certFile: string;
   keyFile: string;
   cert: string;
@@ -72,19 +74,30 @@ function ipBytes(ip: string): Buffer {
   return Buffer.from(groups.flatMap((g) => [(parseInt(g, 16) >> 8) & 0xff, parseInt(g, 16) & 0xff]));
 }
 
+/** When a certificate is valid: from `from` to `to`. */
+export interface Validity {
+  from: Date;
+  to: Date;
+}
+
+/** From an hour ago (clocks differ a little) for `days` days. */
+function forDays(days: number): Validity {
+  const now = Date.now();
+  return { from: new Date(now - 3_600_000), to: new Date(now + days * 86_400_000) };
+}
+
 function certificate(o: {
   subject: string;
   issuer: string;
   publicKey: KeyObject;
   issuerKey: KeyObject;
   issuerPublicKey: KeyObject;
-  days: number;
+  validity: Validity;
   ca: boolean;
   names?: string[];
 }): string {
   const spki = o.publicKey.export({ type: 'spki', format: 'der' });
   const keyId = (k: KeyObject) => createHash('sha1').update(k.export({ type: 'spki', format: 'der' }).subarray(-65)).digest();
-  const now = Date.now();
   const exts = [
     extension('2.5.29.19', true, o.ca ? seq(bool(true)) : seq()),
     // keyUsage: keyCertSign + cRLSign for the CA, digitalSignature for the server.
@@ -102,7 +115,7 @@ function certificate(o: {
     integer(Buffer.concat([Buffer.from([0x40]), randomBytes(15)])),
     ECDSA_SHA256,
     name(o.issuer),
-    seq(time(new Date(now - 3_600_000)), time(new Date(now + o.days * 86_400_000))),
+    seq(time(o.validity.from), time(o.validity.to)),
     name(o.subject),
     spki,
     tlv(0xa3, seq(...exts)),
@@ -193,7 +206,7 @@ export function ensureTlsFiles(dbPath: string, names: string[]): TlsFiles {
       publicKey: pair.publicKey,
       issuerKey: caKey,
       issuerPublicKey: pair.publicKey,
-      days: 3650,
+      validity: forDays(3650),
       ca: true,
     });
     writePrivate(caKeyFile, caKeyPem);
@@ -202,20 +215,28 @@ export function ensureTlsFiles(dbPath: string, names: string[]): TlsFiles {
   let cert = read(certFile);
   let key = read(keyFile);
   if (!key || !serves(cert, caPem, wanted)) {
-    const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    key = pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-    cert = certificate({
-      subject: wanted.find((n) => !isIP(n)) ?? 'localhost',
-      issuer: 'bookdist sandbox CA',
-      publicKey: pair.publicKey,
-      issuerKey: caKey,
-      issuerPublicKey: new X509Certificate(caPem).publicKey,
-      days: 397,
-      ca: false,
-      names: wanted,
-    });
+    ({ cert, key } = serverCertificate({ cert: caPem, key: caKey }, wanted, forDays(397)));
     writePrivate(keyFile, key);
     writePrivate(certFile, cert, 0o644);
   }
-  return { caFile, certFile, keyFile, cert: cert!, key, cleanup };
+  return { caFile, caKeyFile, certFile, keyFile, cert: cert!, key, cleanup };
+}
+
+/**
+ * A server certificate (and its new key, PEM) for `names`, signed by the CA `ca`, valid as
+ * `validity` says: the sandbox's own, and in tests one that has expired.
+ */
+export function serverCertificate(ca: { cert: string; key: KeyObject | string }, names: string[], validity: Validity): { cert: string; key: string } {
+  const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const cert = certificate({
+    subject: names.find((n) => !isIP(n)) ?? 'localhost',
+    issuer: 'bookdist sandbox CA',
+    publicKey: pair.publicKey,
+    issuerKey: typeof ca.key === 'string' ? createPrivateKey(ca.key) : ca.key,
+    issuerPublicKey: new X509Certificate(ca.cert).publicKey,
+    validity,
+    ca: false,
+    names,
+  });
+  return { cert, key: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string };
 }

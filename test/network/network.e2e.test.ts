@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCli, type CliResult } from '../helpers/cli.js';
 import { WELL_KNOWN } from '../helpers/sandbox.js';
-import { ensureTlsFiles } from '../../src/sandbox/tls.js';
+import { ensureTlsFiles, serverCertificate } from '../../src/sandbox/tls.js';
 
 const HOST = 'bookdist.test';
 const PROXY_USER = 'alice';
@@ -298,14 +298,48 @@ describe('certificates', () => {
     expect(connections).toBe(1);
   });
 
-  it('in a bulk job too: the lookup (one batched search) fails after one connection, never retried, each item with the certificate message (exit 6)', async () => {
+  it('in a bulk job too: the job stops at the first certificate failure (exit 8) after one connection, never retried, with its summary and how to continue', async () => {
     const isbns = join(dir, 'two-isbns.txt');
     writeFileSync(isbns, `${WELL_KNOWN.readme.isbn13}\n${WELL_KNOWN.unprocessed.isbn13}\n`);
     connections = 0;
     const r = await cli(['book', 'get', '--isbn-file', isbns, '--retries', '3', '-o', 'ndjson'], { BOOKDIST_BASE_URL: `https://localhost:${wrongPort}`, BOOKDIST_CA_FILE: join(dir, 'x-tls-ca.pem') });
-    expect(r.code).toBe(6);
-    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l).message)).toEqual([expect.stringMatching(/^Certificate problem: .*it does not name this host/), expect.stringMatching(/^Certificate problem/)]);
+    expect(r.code, r.stderr).toBe(8);
+    expect(r.stdout).toBe('');
+    const { error } = JSON.parse(r.stderr.trim().split('\n').pop()!);
+    expect(error.exit_code).toBe(8);
+    expect(error.message).toMatch(/^book get: Certificate problem: the certificate of localhost:\d+ did not verify: it does not name this host/);
+    expect(error.message).toMatch(/\nbook get: 0 looked up: 0 found, 0 not found in \S+\. Once that is fixed, continue with:\n {2}bookdist book get --isbn-file \S+two-isbns\.txt -o ndjson$/);
     expect(connections).toBe(1);
+    // With a file, the job is continued with --resume once the certificate is trusted.
+    const out = join(dir, 'codes-cert.csv');
+    const codes = ['codes', 'generate', '--hash-id', WELL_KNOWN.readme.hash_id, '--org', 'net', '--count', '20', '--batch-size', '10', '--concurrency', '1', '--out', out];
+    const stopped = await cli(codes, { BOOKDIST_CA_FILE: undefined });
+    expect(stopped.code, stopped.stderr).toBe(8);
+    expect(stopped.stderr).toMatch(/codes generate: Certificate problem: .*its issuer is not a trusted certificate authority/);
+    expect(stopped.stderr).toContain(`→ ${out}. Once that is fixed, continue with:\n  bookdist codes generate`);
+    const resumed = await cli([...codes, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(new Set(readFileSync(out, 'utf8').trim().split('\n').slice(1)).size).toBe(20);
+  });
+
+  it('an expired certificate: exit 8 after one connection, naming the host, the reason and --ca-file/BOOKDIST_CA_FILE', async () => {
+    const ca = ensureTlsFiles(join(dir, 'expired.db'), ['localhost']);
+    const day = 86_400_000;
+    const old = serverCertificate({ cert: readFileSync(ca.caFile, 'utf8'), key: readFileSync(ca.caKeyFile, 'utf8') }, ['localhost'], { from: new Date(Date.now() - 30 * day), to: new Date(Date.now() - day) });
+    let opened = 0;
+    const server = createTlsServer({ cert: old.cert, key: old.key }, (_q, res) => res.end('{}'));
+    server.on('connection', () => opened++);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const r = await cli(['whoami', '--retries', '3'], { BOOKDIST_BASE_URL: `https://localhost:${port}`, BOOKDIST_CA_FILE: ca.caFile });
+      expect(r.code, r.stderr).toBe(8);
+      expect(r.stderr).toContain(`Certificate problem: the certificate of localhost:${port} did not verify: it has expired (CERT_HAS_EXPIRED). Nothing was sent.`);
+      expect(r.stderr).toMatch(/--ca-file or BOOKDIST_CA_FILE/);
+      expect(opened).toBe(1);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 
   it("--ca-file adds to Node's roots (NODE_EXTRA_CA_CERTS included), it does not replace them", async () => {
