@@ -7,7 +7,7 @@
 // undici for one request and for the bulk lookups, see bench/startup.mjs.
 import { createRequire } from 'node:module';
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
-import type { TLSSocket } from 'node:tls';
+import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import type { Socket } from 'node:net';
 import type { HttpHandler, HttpRequest, HttpResponse, TlsInfo } from './handler.js';
 import { proxyAuthorization, routeFor, type Env, type Route } from './network.js';
@@ -26,7 +26,7 @@ export interface TransportOptions {
 }
 
 /** A failure of the proxy itself (refused, unreachable, 407...): `proxy` names it without credentials. */
-function proxyError(err: any, route: Route): Error {
+function proxyError(err: unknown, route: Route): Error {
   return Object.assign(err instanceof Error ? err : new Error(String(err)), { proxy: route.shown });
 }
 
@@ -34,6 +34,9 @@ function proxyError(err: any, route: Route): Error {
 function withCode(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }
+
+/** What an https Agent calls to open a connection (here: a CONNECT tunnel, then TLS over it). */
+type CreateConnection = (options: ConnectionOptions & { host: string; port: number }, done: (err: Error | null, socket?: Socket) => void) => undefined;
 
 export class HttpTransport implements HttpHandler {
   private readonly agents = new Map<string, Agent>();
@@ -88,7 +91,8 @@ export class HttpTransport implements HttpHandler {
     const auth = proxyAuthorization(proxy);
     const http = load('node:http') as typeof import('node:http');
     const tls = load('node:tls') as typeof import('node:tls');
-    (agent as any).createConnection = (options: any, done: (err: Error | null, socket?: Socket) => void) => {
+    // Replaces the Agent's own (node:http documents overriding it); typed as the https Agent calls it.
+    (agent as unknown as { createConnection: CreateConnection }).createConnection = (options, done) => {
       const authority = `${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}`;
       const headers: Record<string, string> = { host: authority };
       if (auth) headers['proxy-authorization'] = auth;
@@ -206,7 +210,7 @@ function tlsInfo(socket: Socket | null): TlsInfo | undefined {
   const t = socket as TLSSocket | null;
   if (!t || typeof t.getPeerCertificate !== 'function') return undefined;
   const cert = t.getPeerCertificate();
-  const name = (n: any) => (n ? Object.entries(n).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('+') : v}`).join(', ') : '');
+  const name = (n: object | undefined) => (n ? Object.entries(n).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('+') : v}`).join(', ') : '');
   return {
     protocol: t.getProtocol() ?? undefined,
     subject: name(cert?.subject),

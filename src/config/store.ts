@@ -63,18 +63,19 @@ export async function readStore(dir: string): Promise<StoreShape> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
-  } catch (e: any) {
-    if (e?.code === 'ENOENT') return { profiles: profileTable({}) };
-    throw new CliError(`Cannot read the config file ${path}: ${e?.code ?? e?.message}.`, ExitCode.ERROR);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err?.code === 'ENOENT') return { profiles: profileTable({}) };
+    throw new CliError(`Cannot read the config file ${path}: ${err?.code ?? err?.message}.`, ExitCode.ERROR);
   }
-  let data: any;
+  let parsed: unknown;
   try {
-    data = text.trim() ? JSON.parse(text) : {};
+    parsed = text.trim() ? JSON.parse(text) : {};
   } catch {
     throw new CliError(`The config file ${path} is not valid JSON. Fix it, or remove it and add the profiles again (\`bookdist profile add\`).`, ExitCode.ERROR);
   }
-  if (!data || typeof data !== 'object' || Array.isArray(data)) data = {};
-  const profiles = data.profiles && typeof data.profiles === 'object' && !Array.isArray(data.profiles) ? data.profiles : {};
+  const data: { current?: unknown; profiles?: unknown } = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {};
+  const profiles = data.profiles && typeof data.profiles === 'object' && !Array.isArray(data.profiles) ? (data.profiles as Record<string, ProfileData>) : {};
   return { current: typeof data.current === 'string' ? data.current : undefined, profiles: profileTable(profiles) };
 }
 
