@@ -25,11 +25,33 @@ const builtinsByRequire = {
       return { path: name, namespace: 'bookdist-builtin' };
     });
     b.onLoad({ filter: /.*/, namespace: 'bookdist-builtin' }, (args) => ({
-      contents: `module.exports = require(${JSON.stringify('node:' + args.path)});`,
+      contents: DESCRIBED_LAZILY.has(args.path)
+        ? `module.exports = lazilyDescribed(require(${JSON.stringify('node:' + args.path)}));\n${lazilyDescribed}`
+        : `module.exports = require(${JSON.stringify('node:' + args.path)});`,
       loader: 'js',
     }));
   },
 };
+
+// An ESM import of a CommonJS module goes through esbuild's __toESM, which reads the descriptor of
+// every property. Some of Node's modules load a part of themselves when a lazy property is merely
+// described: node:util loads parse_args, diff and worker_threads with the streams (34 modules),
+// node:fs its Dir. Such a module is handed over behind a proxy that describes its properties
+// without touching them; every read, write and call still reaches the module itself.
+const DESCRIBED_LAZILY = new Set(['util', 'fs']);
+function lazilyDescribed(real) {
+  return new Proxy(
+    {},
+    {
+      get: (_t, key) => real[key],
+      set: (_t, key, value) => ((real[key] = value), true),
+      has: (_t, key) => key in real,
+      ownKeys: () => Reflect.ownKeys(real),
+      getOwnPropertyDescriptor: (_t, key) => (Object.hasOwn(real, key) ? { configurable: true, enumerable: true, writable: true, value: undefined } : undefined),
+      getPrototypeOf: () => Object.getPrototypeOf(real),
+    },
+  );
+}
 
 // commander imports node:child_process at the top for executable subcommands, which bookdist does
 // not use; loading it costs every command about 0.1x of node -e 0. Give commander a stand-in
@@ -72,12 +94,12 @@ try {
     target: 'node22',
     sourcemap: 'linked',
     chunkNames: 'chunks/[name]-[hash]',
-    // Some dependencies are CommonJS and call require(); give the ESM bundle one. It is created on
-    // first use: every chunk carries this banner and most never call it (createRequire costs
-    // about 0.2 ms a chunk, ~20 chunks on a command's path). node:module comes through
-    // process.getBuiltinModule, not an ESM import (see builtinsByRequire).
+    // Some dependencies are CommonJS and call require(); give the ESM bundle one. Node's own
+    // modules (all that the bundle requires) come straight from process.getBuiltinModule; a
+    // createRequire is made only for anything else, on first use: every chunk carries this banner,
+    // and node:module would load more of Node (its source maps) on every command.
     banner: {
-      js: "let __bdRequire; const require = function require(id) { return (__bdRequire ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id); };",
+      js: "let __bdRequire; const require = function require(id) { return process.getBuiltinModule(id) ?? (__bdRequire ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id); };",
     },
     define: { __BOOKDIST_VERSION__: JSON.stringify(version), __BOOKDIST_NODE_MIN__: JSON.stringify(nodeMin) },
     // The shell completion templates (src/commands/completion/templates/) are bundled as text.
