@@ -83,7 +83,7 @@ export function stopsAtOnce(f: Pick<Failure, 'exitCode'>): boolean {
  * failure, the summary line, and the command that continues the job once that is fixed (for a
  * job without a file or a resume hint of its own, the command that runs it again).
  */
-function mendOutside(s: JobState<any, any>, fatal: Failure, line: string, resume: string | undefined): Ending {
+function mendOutside<I, R extends Record<string, unknown>>(s: JobState<I, R>, fatal: Failure, line: string, resume: string | undefined): Ending {
   const again = resume ?? [s.spec.command, ...globalArgv(s.ctx, s.spec.command, Boolean(s.spec.confirm))].join(' ');
   const error = new CliError(`${s.spec.verb}: ${fatal.message}\n${line} Once that is fixed, continue with:\n  ${again}`, fatal.exitCode);
   return { code: fatal.exitCode, message: error.message, error, resume: again, complete: false };
