@@ -13,7 +13,7 @@ import { allMail } from './repo/outbox.js';
 import { addUsage, countPrinted, countViewed, startUsage, usageReport } from './repo/usage.js';
 import { isoTime } from './util.js';
 
-export interface AccountCredentials {
+interface AccountCredentials {
   username: string;
   key_file: string;
   public_key: string;
@@ -55,7 +55,7 @@ export function isControlSecret(store: Store, given: string | undefined): boolea
 const memoryKeyDirs = new WeakMap<Store, string>();
 
 /** Where the private key of an account lives: next to the database (a temp dir for :memory:). */
-export function keyFilePath(store: Store, role: string): string {
+function keyFilePath(store: Store, role: string): string {
   if (store.path === ':memory:') {
     let dir = memoryKeyDirs.get(store);
     if (!dir) {
@@ -124,7 +124,7 @@ export function recordUsage(store: Store, username: string, hashId: string, view
   });
 }
 
-export function usageOf(store: Store, userId: number, bookId: number): Record<string, unknown> {
+function usageOf(store: Store, userId: number, bookId: number): Record<string, unknown> {
   const u = usageReport(store, userId, bookId);
   if (!u) return { pages_viewed: 0, pages_printed: 0, first_access: null };
   return {

@@ -14,8 +14,7 @@ import { createUser, userByEmailHandler, userGet } from './domain/users.js';
 export type { Handler, HandlerCtx, HandlerResult } from './domain/context.js';
 export { itemLiveFor } from './domain/books.js';
 export { redeemCode } from './domain/codes.js';
-export { bookByHash, bookByIsbn, sendMail, userByUsername } from './domain/lookups.js';
-export { refundAvailable, refundProblem } from './domain/orders.js';
+export { bookByHash, userByUsername } from './domain/lookups.js';
 export { runWorker } from './domain/queue.js';
 
 export const HANDLERS: Record<string, Handler> = {

@@ -18,7 +18,7 @@ export class HttpError extends Error {
 export const bad = (message: string, extra?: Record<string, unknown>) => new HttpError(400, message, extra);
 export const notFound = (message: string) => new HttpError(404, message);
 
-export const MAX_BODY = 1024 * 1024;
+const MAX_BODY = 1024 * 1024;
 const MAX_DRAIN = 16 * 1024 * 1024;
 
 /** Read the body, at most MAX_BODY bytes (400 beyond that, after draining a little more). */
@@ -99,7 +99,7 @@ export function parseBody(buf: Buffer, contentType: string | undefined): ParsedB
  * The raw JSON text of the top-level `request` member, exactly as it stands in the body (a
  * string member is taken as the JSON text it holds).
  */
-export function jsonRequestMember(text: string): string {
+function jsonRequestMember(text: string): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -191,7 +191,7 @@ export function prefersXml(accept: string | undefined): boolean {
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-export function xmlError(message: string): string {
+function xmlError(message: string): string {
   return (
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
     `<response><error>The following errors were detected:</error><message>${esc(message)}</message></response>\n`
@@ -211,7 +211,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
-export function sendText(res: ServerResponse, status: number, ctype: string, text: string, headers: Record<string, string> = {}): void {
+function sendText(res: ServerResponse, status: number, ctype: string, text: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': ctype, 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }

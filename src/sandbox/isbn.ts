@@ -8,7 +8,7 @@ export function isbn13Check(first12: string): string {
 }
 
 /** Check character of the 9 leading digits of an ISBN-10. */
-export function isbn10Check(first9: string): string {
+function isbn10Check(first9: string): string {
   let sum = 0;
   for (let i = 0; i < 9; i++) sum += Number(first9[i]) * (10 - i);
   const c = (11 - (sum % 11)) % 11;

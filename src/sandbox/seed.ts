@@ -14,7 +14,7 @@ import { hashPassword } from './util.js';
 const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
 const T = (y: number, m: number, d: number) => Date.UTC(y, m - 1, d, 12, 0, 0);
 
-export interface SeedPricing {
+interface SeedPricing {
   id: number;
   currency: string;
   price: string;
@@ -54,7 +54,7 @@ export interface SeedBook {
   pricing: SeedPricing[];
 }
 
-export const SEED_PUBLISHERS = [
+const SEED_PUBLISHERS = [
   { id: 1, title: 'Harbor Lane Press', description: 'Literary fiction and essays from the coast.', is_active: true },
   { id: 2, title: 'Northwind Academic', description: 'Textbooks and references for higher education.', is_active: true },
   { id: 3, title: 'Copperleaf Books', description: 'Cookery, outdoors and popular fiction.', is_active: true },
@@ -207,12 +207,12 @@ export const SEED_IMPORTS: readonly SeedImport[] = IMPORTS.map(([title, author, 
   };
 });
 
-export const ALL_SCOPES = [
+const ALL_SCOPES = [
   'book_metadata', 'viewer', 'process', 'invite_user', 'create_user', 'users', 'create_orders', 'refunds', 'codes',
   'import', 'access',
 ] as const;
 
-export const SEED_ACCOUNTS = {
+const SEED_ACCOUNTS = {
   partner: {
     id: 1,
     role: 'partner',
@@ -290,14 +290,14 @@ export const WELL_KNOWN = {
   importTitle: SEED_IMPORTS[1],
 } as const;
 
-export interface GeneratedSecrets {
+interface GeneratedSecrets {
   partner: { publicKey: string; privateKey: string; sharedKey: string };
   limited: { publicKey: string; privateKey: string; sharedKey: string };
   operatorToken: string;
 }
 
 /** Keys and secrets for one database. Slow-ish (two RSA 2048 keys): call outside a transaction. */
-export function generateSecrets(): GeneratedSecrets {
+function generateSecrets(): GeneratedSecrets {
   const pair = () => {
     const { publicKey, privateKey } = generateKeyPairSync('rsa', {
       modulusLength: 2048,
@@ -312,7 +312,7 @@ export function generateSecrets(): GeneratedSecrets {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Write the seed into an empty schema. Call inside a transaction. */
-export function writeSeed(store: Store, secrets: GeneratedSecrets): void {
+function writeSeed(store: Store, secrets: GeneratedSecrets): void {
   const now = Date.now();
   for (const p of SEED_PUBLISHERS) insertSeedPublisher(store, { id: p.id, title: p.title, description: p.description, is_active: p.is_active ? 1 : 0 });
   for (const a of [SEED_ACCOUNTS.partner, SEED_ACCOUNTS.limited]) {
@@ -418,7 +418,7 @@ export class SchemaTooNew extends CliError {
  * Bring a database written by an earlier version up to SCHEMA_VERSION, one migration at a time,
  * in one transaction (all or nothing); refuse one written by a later version.
  */
-export function upgradeSchema(store: Store): void {
+function upgradeSchema(store: Store): void {
   const have = schemaVersion(store);
   if (have > SCHEMA_VERSION) throw new SchemaTooNew(store.path, have);
   if (have === SCHEMA_VERSION) return;

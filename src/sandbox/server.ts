@@ -22,7 +22,7 @@ import { Store } from './db/store.js';
 const load = createRequire(import.meta.url);
 const { createServer } = load('node:http') as typeof import('node:http');
 
-export interface FaultOptions {
+interface FaultOptions {
   /** Probability (0..1) that a request gets one of `kinds`. */
   rate: number;
   kinds: Array<'503' | '429' | 'reset'>;

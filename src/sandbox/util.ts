@@ -15,7 +15,7 @@ export function randomPassword(): string {
   return randomBytes(12).toString('base64url');
 }
 
-export const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 
 /** `XXXX-XXXX-XXXX` from CODE_ALPHABET. */
 export function randomCode(): string {

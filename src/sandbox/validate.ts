@@ -4,8 +4,8 @@ import { takesPlainFields, type Endpoint, type FieldDef } from '../spec/endpoint
 import { bad } from './http.js';
 import { parseDate } from './util.js';
 
-export const MAX_STRING = 1000;
-export const MAX_ARRAY = 1000;
+const MAX_STRING = 1000;
+const MAX_ARRAY = 1000;
 
 const ADDRESS_FIELDS = new Set([
   'first_name', 'last_name', 'full_name', 'company_name', 'line_1', 'line_2', 'city', 'state', 'postal_code', 'country',

@@ -10,11 +10,11 @@ import { DAY, isoDate, isoTime } from './util.js';
 
 const b = (n: unknown) => n === 1 || n === true;
 
-export function sampleUrl(hashId: string): string {
+function sampleUrl(hashId: string): string {
   return `/v1/book/${hashId}/sample/`;
 }
 
-export function pricingView(p: PricingRow, now: number): Record<string, unknown> {
+function pricingView(p: PricingRow, now: number): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: p.id,
     currency: p.currency,

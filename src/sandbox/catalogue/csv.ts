@@ -15,7 +15,7 @@
 import { CatalogueFileError } from './load.js';
 import { languageCode, newRecord, type CatalogueRecord } from './record.js';
 
-export const CSV_COLUMNS = [
+const CSV_COLUMNS = [
   'isbn13', 'title', 'subtitle', 'author', 'publisher', 'language', 'pages', 'publish_date', 'description', 'sku',
   'print_isbn13', 'price', 'currency', 'rental_price', 'rental_days', 'action',
 ] as const;

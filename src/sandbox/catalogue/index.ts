@@ -4,12 +4,12 @@ import { open } from 'node:fs/promises';
 import type { Store } from '../db/store.js';
 import { CatalogueFileError, loadCatalogue, type LoadOptions, type LoadSummary } from './load.js';
 
-export { CatalogueFileError, StrictRefusal, type LoadSummary, type Refusal } from './load.js';
+export { CatalogueFileError, StrictRefusal, type LoadSummary } from './load.js';
 
-export type CatalogueFormat = 'onix' | 'csv';
+type CatalogueFormat = 'onix' | 'csv';
 
 /** The format of a file: by its name (.xml, .onix, .csv), else by its first character ('<' is XML). */
-export async function detectFormat(path: string): Promise<CatalogueFormat> {
+async function detectFormat(path: string): Promise<CatalogueFormat> {
   if (/\.(xml|onix)$/i.test(path)) return 'onix';
   if (/\.(csv|txt)$/i.test(path)) return 'csv';
   const fh = await open(path, 'r');

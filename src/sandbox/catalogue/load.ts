@@ -20,7 +20,7 @@ import * as books from '../repo/books.js';
 import type { Store } from '../db/store.js';
 import type { CatalogueRecord } from './record.js';
 
-export interface Refusal {
+interface Refusal {
   record: number;
   line?: number;
   reference?: string;

@@ -83,7 +83,7 @@ export interface PrintEditionSink {
 }
 
 /** The encoding of an XML file from its first bytes: a byte-order mark, else the declaration, else UTF-8. */
-export function sniffEncoding(head: Buffer): string {
+function sniffEncoding(head: Buffer): string {
   if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'utf-8';
   if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
   if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';

@@ -2,7 +2,7 @@
 // as the file gave them (still to be checked), where the record is, and what of it the sandbox
 // cannot represent.
 
-export interface RecordPrice {
+interface RecordPrice {
   /** The amount as written ("14.99"); checked by the loader. */
   amount: string;
   /** ISO 4217 code, when the record (or its file's header) gives one. */

@@ -15,7 +15,7 @@ import { idempotent } from './idempotency.js';
 import { bookByHash, labelOf, labelRecipients, sendMail, userByUsername } from './lookups.js';
 
 /** Why an item cannot be refunded now, or null when it can (decisions.md, Refunds). */
-export function refundProblem(store: Store, item: ItemRow & { book_num_pages?: number }, now: number): string | null {
+function refundProblem(store: Store, item: ItemRow & { book_num_pages?: number }, now: number): string | null {
   if (now > item.purchase_date + 30 * DAY) return 'the refund window of 30 days after purchase has passed';
   const usage = usageOf(store, item.user_id, item.book_id);
   if (usage) {
@@ -27,7 +27,7 @@ export function refundProblem(store: Store, item: ItemRow & { book_num_pages?: n
   return null;
 }
 
-export function refundAvailable(store: Store, item: ItemRow & { book_num_pages?: number }, now: number): boolean {
+function refundAvailable(store: Store, item: ItemRow & { book_num_pages?: number }, now: number): boolean {
   return item.is_refunded === 0 && refundProblem(store, item, now) === null;
 }
 

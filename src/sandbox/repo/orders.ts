@@ -2,7 +2,7 @@
 // The rules (refund windows, what a grant replaces) live in ../domain/orders.ts and ../domain/access.ts.
 import type { Store } from '../db/store.js';
 
-export type OrderKind = 'external' | 'free' | 'access' | 'code';
+type OrderKind = 'external' | 'free' | 'access' | 'code';
 
 export interface OrderRow {
   id: number;
@@ -58,7 +58,7 @@ export interface UsageRow {
   first_access_at: number;
 }
 
-export const ITEM_SELECT = `SELECT i.*, bk.hash_id AS book_hash_id, bk.title AS book_title, bk.num_pages AS book_num_pages,
+const ITEM_SELECT = `SELECT i.*, bk.hash_id AS book_hash_id, bk.title AS book_title, bk.num_pages AS book_num_pages,
   u.username AS user_username, u.first_name AS user_first, u.last_name AS user_last,
   p.description AS pricing_description
   FROM order_items i JOIN books bk ON bk.id = i.book_id JOIN users u ON u.id = i.user_id
