@@ -174,7 +174,7 @@ export function isConflict(status: number, body?: unknown): boolean {
 }
 
 /** Network failures that mean the request never left: repeating it is always safe. */
-export const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 function hasIdempotencyKey(headers: Record<string, string> | undefined): boolean {
   return headers !== undefined && Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key');
@@ -190,7 +190,7 @@ function hasIdempotencyKey(headers: Record<string, string> | undefined): boolean
  * - never a certificate or proxy failure, never another 4xx. A write whose answer was lost and
  *   that may not be repeated is reported as "outcome unknown".
  */
-export function retryPolicy(o: Pick<RequestOptions, 'method' | 'idempotent' | 'headers'>, keysHonoured: boolean): { network: boolean } {
+function retryPolicy(o: Pick<RequestOptions, 'method' | 'idempotent' | 'headers'>, keysHonoured: boolean): { network: boolean } {
   const keyed = hasIdempotencyKey(o.headers);
   return { network: o.method === 'GET' || o.idempotent === true || (keyed && keysHonoured) };
 }
@@ -602,7 +602,7 @@ function truncate(s: string, n: number): string {
  * The request text with secret fields redacted. When redaction changes nothing this is the exact
  * text that is (or would be) sent and signed; otherwise the redacted payload in the same style.
  */
-export function redactRequestText(text: string, full = false): string {
+function redactRequestText(text: string, full = false): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -23,12 +23,12 @@ function pick(env: Env, names: string[]): { name: string; value: string } | unde
 }
 
 /** A proxy URL as shown to people: never its user name or password. */
-export function showProxy(u: URL): string {
+function showProxy(u: URL): string {
   return `${u.protocol}//${u.host}`;
 }
 
 /** Is this host loopback (localhost, 127.0.0.0/8, ::1)? Such requests never go through a proxy. */
-export function isLoopbackHost(host: string): boolean {
+function isLoopbackHost(host: string): boolean {
   const h = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
   return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || /^::ffff:127\./.test(h);
 }

@@ -62,7 +62,7 @@ export function formBody(requestText: string): string {
 }
 
 /** Percent-encode one path segment (wire.md: the CLI encodes, the reference clients do not). */
-export function pathSegment(value: string): string {
+function pathSegment(value: string): string {
   return encodeURIComponent(value);
 }
 
@@ -137,9 +137,9 @@ export function authHeaders(creds: Credentials, requestText: string | undefined)
 }
 
 /** Header names whose values are secrets: never printed, not even under --debug. */
-export const SECRET_HEADERS = new Set(['signature', 'api-key', 'api_key', 'authorization-token', 'cookie']);
+const SECRET_HEADERS = new Set(['signature', 'api-key', 'api_key', 'authorization-token', 'cookie']);
 /** Payload/response keys whose values are secrets. */
-export const SECRET_FIELDS = new Set([
+const SECRET_FIELDS = new Set([
   'passwd',
   'passwd_confirm',
   'password',
@@ -157,12 +157,12 @@ export const REDACTED = '[REDACTED]';
  * --dry-run: redemption codes and passwords that CI logs must not keep, yet a trace must tell apart.
  * BOOKDIST_DEBUG_BODIES=full shows them in full (keys and tokens stay redacted).
  */
-export const PARTIAL_FIELDS = new Set(['code', 'redemption_code']);
+const PARTIAL_FIELDS = new Set(['code', 'redemption_code']);
 /** In answers, passwords are generated ones: cut like codes (a password typed into a request is redacted in full). */
 const ANSWER_PARTIAL_FIELDS = new Set(['password', 'passwd', 'generated_password']);
 
 /** `ABCD…(14 chars)`: enough to tell values apart, not enough to use one. */
-export function cutSecret(v: string): string {
+function cutSecret(v: string): string {
   return `${v.slice(0, Math.min(4, Math.floor(v.length / 3)))}…(${v.length} chars)`;
 }
 
