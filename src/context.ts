@@ -86,7 +86,7 @@ export interface Context {
   warn(message: string): void;
 }
 
-export const realClock: Clock = {
+const realClock: Clock = {
   now: () => new Date(),
   sleep: (ms, signal) =>
     new Promise((resolve, reject) => {

@@ -13,7 +13,6 @@ export const ExitCode = {
   PROXY: 9,
   INTERRUPTED: 130,
 } as const;
-export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 export const EXIT_CODE_HELP: Array<[number, string]> = [
   [0, 'ok, including an idempotent repeat that returns the existing object (an order_number used before); stderr says so'],

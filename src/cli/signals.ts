@@ -7,7 +7,7 @@ import { CliError, ExitCode } from '../errors.js';
 import type { IO } from '../context.js';
 
 /** Signals that stop a command: gracefully (a bulk job finishes its batches in flight) the first time. */
-export const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 export interface SignalTrap {
   /** The running command stops gracefully on the first signal (a bulk job). */

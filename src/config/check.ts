@@ -14,7 +14,7 @@ export function sourceOf(s: Pick<Setting, 'source' | 'from'>, flag: string): str
 }
 
 /** At most `n` characters of a value in a message. */
-export function quote(value: string, n = 120): string {
+function quote(value: string, n = 120): string {
   const v = JSON.stringify(value.length > n ? value.slice(0, n) + '…' : value);
   return v;
 }

@@ -2,7 +2,7 @@
 import { configDir, dataDir } from './paths.js';
 import type { ProfileData } from './store.js';
 
-export type Source = 'flag' | 'env' | 'profile' | 'default';
+type Source = 'flag' | 'env' | 'profile' | 'default';
 export interface Setting<T = string> {
   value: T;
   source: Source;

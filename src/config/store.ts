@@ -36,7 +36,7 @@ function ensureDir(dir: string): void {
   } catch {}
 }
 
-export async function openStore(dir: string) {
+async function openStore(dir: string) {
   ensureDir(dir);
   const { default: Conf } = await import('conf');
   const conf = new Conf<StoreShape>({
@@ -53,7 +53,7 @@ export async function openStore(dir: string) {
  * Profiles by name in an object without a prototype: `constructor`, `toString` or `valueOf` are
  * ordinary profile names, never the methods every object inherits (issue 22).
  */
-export function profileTable<T>(from: Record<string, T> | undefined): Record<string, T> {
+function profileTable<T>(from: Record<string, T> | undefined): Record<string, T> {
   return Object.assign(Object.create(null) as Record<string, T>, from ?? {});
 }
 
@@ -94,7 +94,7 @@ export async function updateStore(dir: string, change: (store: StoreShape) => vo
 }
 
 /** Where `profile add` keeps the copy of a profile's key. */
-export function keyPathFor(dir: string, name: string): string {
+function keyPathFor(dir: string, name: string): string {
   return join(dir, KEYS_DIR, `${name}.pem`);
 }
 

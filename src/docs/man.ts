@@ -84,7 +84,7 @@ export const ENVIRONMENT: ReadonlyArray<readonly [names: readonly string[], text
 ];
 
 /** The date of the release this page documents (.TH needs one); set with the version. */
-export const PAGE_DATE = '2026-11-25';
+const PAGE_DATE = '2026-11-25';
 
 export function renderMan(program: Command, version: string): string {
   const help = program.createHelp();

@@ -155,7 +155,7 @@ function quoteField(s: string): string {
 }
 
 /** Check `--fields` against the records: a path that matches nothing is a usage error naming the fields. */
-export function checkFields(ctx: Context, records: unknown[], record?: string): void {
+function checkFields(ctx: Context, records: unknown[], record?: string): void {
   const fields = ctx.globals.fields;
   if (!fields || records.length === 0) return;
   const missing = unmatchedFields(records, fields);
@@ -172,7 +172,7 @@ export function checkFields(ctx: Context, records: unknown[], record?: string): 
 }
 
 /** What `--json` prints for a whole response: the response, or the records once --fields is given. */
-export function jsonDocument(ctx: Context, body: unknown, records: any[]): unknown {
+function jsonDocument(ctx: Context, body: unknown, records: any[]): unknown {
   const fields = ctx.globals.fields;
   if (!fields) return body;
   const spec = specOf(ctx);
@@ -240,7 +240,7 @@ export async function emitMessage(ctx: Context, body: unknown, text: string): Pr
   if (text) ctx.info(escapeControls(text));
 }
 
-export function writeJson(ctx: Context, value: unknown): void {
+function writeJson(ctx: Context, value: unknown): void {
   const pretty = ctx.io.stdout.isTTY;
   ctx.io.stdout.write(JSON.stringify(value, null, pretty ? 2 : undefined) + '\n');
 }
@@ -261,7 +261,7 @@ function writeDelimited(ctx: Context, fmt: 'csv' | 'tsv', records: any[], cols: 
 }
 
 /** Print the result of `--query` over `doc` (what --json would print). */
-export async function printQuery(ctx: Context, doc: unknown): Promise<void> {
+async function printQuery(ctx: Context, doc: unknown): Promise<void> {
   const { runQuery } = await import('./query.js');
   const result = runQuery(ctx.globals.query!, doc);
   const fmt = ctx.globals.output ?? 'json';

@@ -11,7 +11,7 @@
 // `--query` runs a JMESPath expression over exactly what --json would print.
 import type { Command } from 'commander';
 
-export type OutputKind = 'record' | 'rows' | 'message' | 'text';
+type OutputKind = 'record' | 'rows' | 'message' | 'text';
 
 export interface OutputSpec {
   kind: OutputKind;

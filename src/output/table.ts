@@ -8,7 +8,7 @@
 import { cutToWidth, ellipsisFor, escapeKeepingStyle, padToWidth, textWidth, wrapToWidth } from './text.js';
 
 /** Text without ANSI colour codes (for width computations). */
-export function visible(s: string): string {
+function visible(s: string): string {
   // eslint-disable-next-line no-control-regex
   return s.replace(/\x1b\[[0-9;]*m/g, '');
 }
@@ -19,14 +19,14 @@ const ID_KEY = /(^|[._])(id|ids|hash_id|username|isbn\d*|eisbn\d*|parent_isbn|sk
 const SCALAR = /^(-?\d+([.,:\/-]\d+)*|true|false|yes|no|-|\d{4}-\d\d-\d\d([ T][\d:.]+Z?)?)?$/i;
 
 /** Is a column an identifier (never cut), given its key and the values it holds? */
-export function isIdentifierColumn(key: string, values: string[]): boolean {
+function isIdentifierColumn(key: string, values: string[]): boolean {
   if (ID_KEY.test(key)) return true;
   return values.length > 0 && values.every((v) => SCALAR.test(visible(v).trim()));
 }
 
 export const GAP = 2;
 /** The least a free-text column is cut to (its natural width when that is less). */
-export const MIN_TEXT = 10;
+const MIN_TEXT = 10;
 
 /**
  * Content widths for `total` columns, or undefined when the fixed columns and the free-text
@@ -130,7 +130,7 @@ function draw(s: TableStyle, heads: string[], widths: number[], cells: string[][
  * Rows as cards: one `LABEL  value` line per non-empty cell, values wrapped (never cut) beside
  * their labels, a blank line between records.
  */
-export function renderCards(s: TableStyle, heads: string[], cells: string[][], indent = ''): string {
+function renderCards(s: TableStyle, heads: string[], cells: string[][], indent = ''): string {
   return cells
     .map((r) =>
       labelled(

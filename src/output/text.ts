@@ -18,12 +18,12 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const SGR = /\x1b\[[0-9;]*m/g;
 
 /** Is the width library needed for any of these texts? */
-export function needsText(...texts: Array<string | undefined>): boolean {
+function needsText(...texts: Array<string | undefined>): boolean {
   return texts.some((t) => t !== undefined && !PRINTABLE_ASCII.test(t.replace(SGR, '')));
 }
 
 /** Load the width library (once). Call before laying out text that may not be ASCII. */
-export async function loadText(): Promise<void> {
+async function loadText(): Promise<void> {
   if (stringWidth) return;
   const mod = await import('string-width');
   stringWidth = mod.default;
@@ -51,7 +51,7 @@ export function textWidth(s: string): number {
 }
 
 /** Grapheme clusters of `s` (what a person sees as one character). */
-export function graphemes(s: string): string[] {
+function graphemes(s: string): string[] {
   if (PRINTABLE_ASCII.test(s)) return s.split('');
   segmenter ??= new Intl.Segmenter();
   return Array.from(segmenter.segment(s), (x) => x.segment);

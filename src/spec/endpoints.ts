@@ -3,7 +3,7 @@
 // it is cheap to load. Response shapes name the resources of interface.md section 2, whose
 // schemas live in src/spec/schemas.ts (loaded only by the OpenAPI generator).
 
-export type FieldType =
+type FieldType =
   | 'string'
   | 'integer'
   | 'number'
@@ -33,7 +33,7 @@ export interface FieldDef {
 /** A JSON Schema (2020-12, the dialect of OpenAPI 3.1). `{ $ref: 'Book' }` names a schema of src/spec/schemas.ts. */
 export type Schema = { [k: string]: unknown };
 
-export interface ResponseDef {
+interface ResponseDef {
   /** Status of a success (200; 302 for the checkout redirect). */
   status: number;
   /**
@@ -47,7 +47,7 @@ export interface ResponseDef {
   headers?: string[];
 }
 
-export type AuthKind = 'partner' | 'access' | 'public' | 'none';
+type AuthKind = 'partner' | 'access' | 'public' | 'none';
 
 export interface Endpoint {
   /** Stable name used by the client: `book.isbn`, `order.external`, ... */

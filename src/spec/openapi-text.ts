@@ -7,7 +7,7 @@
 export const SANDBOX_ONLY = 'x-sandbox-only';
 
 /** The sentence that goes with every `x-sandbox-only` mark. */
-export const SANDBOX_ONLY_SENTENCE =
+const SANDBOX_ONLY_SENTENCE =
   'Sandbox only (`x-sandbox-only`): the bookdist sandbox accepts this; a deployment of the service may not, so a client ' +
   'meant for production should not depend on it.';
 

@@ -40,7 +40,7 @@ const NO_NUL = '^[^\\u0000]*$';
 const BOOLEAN_TEXT = ['true', 'True', 'TRUE', '1', 'false', 'False', 'FALSE', '0', ''];
 
 /** The JSON Schema of one request field, as the service accepts it (validate.ts). */
-export function fieldSchema(f: FieldDef, inQuery = false): Schema {
+function fieldSchema(f: FieldDef, inQuery = false): Schema {
   const s: Schema = { description: f.description };
   switch (f.type) {
     case 'string':
@@ -91,7 +91,7 @@ export function fieldSchema(f: FieldDef, inQuery = false): Schema {
 }
 
 /** The `request` payload of an endpoint: its fields, absent and null alike, nothing else. */
-export function payloadSchema(ep: Endpoint): Schema {
+function payloadSchema(ep: Endpoint): Schema {
   const properties: Record<string, Schema> = {};
   for (const f of ep.fields) properties[f.name] = f.required ? fieldSchema(f) : { anyOf: [fieldSchema(f), { type: 'null' }] };
   for (const name of ep.ignored ?? []) properties[name] = { description: 'sent by a reference client; ignored' };
@@ -104,7 +104,7 @@ export function payloadSchema(ep: Endpoint): Schema {
 }
 
 /** The success body of an endpoint: the envelope plus the table's response members. */
-export function successSchema(ep: Endpoint): Schema {
+function successSchema(ep: Endpoint): Schema {
   const properties: Record<string, Schema> = {};
   const required: string[] = [];
   for (const [key, schema] of Object.entries(ep.response.body)) {

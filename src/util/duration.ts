@@ -3,7 +3,7 @@ import { quoteValue } from './quote.js';
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
 /** Parse a duration into milliseconds; undefined when it is not one. */
-export function parseDuration(text: string): number | undefined {
+function parseDuration(text: string): number | undefined {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?\s*$/i.exec(text);
   if (!m) return undefined;
   const value = Number(m[1]) * UNITS[(m[2] ?? 's').toLowerCase()];

@@ -135,7 +135,7 @@ export const nodeFs: Fs = {
   syncDir,
 };
 
-export function syncDir(dir: string): void {
+function syncDir(dir: string): void {
   try {
     const fd = fsSync.openSync(dir, O_RDONLY);
     try {

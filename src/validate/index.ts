@@ -141,7 +141,7 @@ export function password(value: string, flag = '--password-stdin'): string {
   return v;
 }
 
-export const ADDRESS_FIELDS = [
+const ADDRESS_FIELDS = [
   'first_name', 'last_name', 'full_name', 'company_name', 'line_1', 'line_2', 'city', 'state', 'postal_code', 'country',
 ] as const;
 export type Address = Partial<Record<(typeof ADDRESS_FIELDS)[number], string>>;

@@ -15,7 +15,7 @@ export type Cli = (args: string[], opts?: { input?: string; timeoutMs?: number; 
  * (BOOKDIST_IDEMPOTENCY_KEYS=1): the client's one retry policy then repeats a batch whose answer
  * was lost with the batch's key, which the exactness tests rely on.
  */
-export const KEYS_HONOURED = { BOOKDIST_IDEMPOTENCY_KEYS: '1' };
+const KEYS_HONOURED = { BOOKDIST_IDEMPOTENCY_KEYS: '1' };
 
 /** `bookdist` against the sandbox, in-process (spawnCli below runs a process, for kills and locks). */
 export function cliFor(sb: TestSandbox): Cli {

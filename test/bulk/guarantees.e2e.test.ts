@@ -3,7 +3,7 @@
 // under a full disk and kill -9 at random points, graceful on the first signal with a stored
 // profile present, validated before the first request, a corrupt journal with a way out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SEED_USERS, startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';

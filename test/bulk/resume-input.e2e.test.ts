@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
-import { cliFor, spawnCli, type Cli } from './_support.js';
+import { cliFor, type Cli } from './_support.js';
 import { fullDisk } from './_fs.js';
 import { run as runInProcess } from '../helpers/run.js';
 

@@ -9,12 +9,12 @@ import { buildProgram } from '../../src/program.js';
 import { completionScript } from '../../src/commands/completion/scripts.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const ZSH_CAPTURE = fileURLToPath(new URL('./zsh-capture.zsh', import.meta.url));
+const ZSH_CAPTURE = fileURLToPath(new URL('./zsh-capture.zsh', import.meta.url));
 
 /** The file names under completions/ for each shell. */
 export const FILES = { bash: 'bookdist.bash', zsh: '_bookdist', fish: 'bookdist.fish' } as const;
 
-export function has(cmd: string): boolean {
+function has(cmd: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 }
 

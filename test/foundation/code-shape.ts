@@ -131,7 +131,7 @@ function isControl(node: ts.Node): boolean {
  * - Every function written inside it is at most TABLE_CALLBACK_LINES lines (`() => import('./x.js')`,
  *   a value parser): a longer callback is logic, and the whole is not a table.
  */
-export function isTable(fn: FunctionNode, sf: ts.SourceFile): boolean {
+function isTable(fn: FunctionNode, sf: ts.SourceFile): boolean {
   const body = fn.body;
   if (!body) return false;
   if (ts.isBlock(body)) {

@@ -99,7 +99,7 @@ export function tempDir(prefix = 'bookdist-test-'): { dir: string; file(name: st
 }
 
 /** A writable that collects what is written, optionally posing as a terminal. */
-export function capture(opts: { isTTY?: boolean; columns?: number } = {}) {
+function capture(opts: { isTTY?: boolean; columns?: number } = {}) {
   let data = '';
   const w = new Writable({
     write(chunk, _enc, cb) {

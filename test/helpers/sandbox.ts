@@ -10,7 +10,7 @@ import { startSandbox } from '../../src/sandbox/server.js';
 
 export { SEED_BOOKS, WELL_KNOWN, SEED_IMPORTS, SEED_USERS } from '../../src/sandbox/seed.js';
 
-export interface TestAccount {
+interface TestAccount {
   username: string;
   /** Path of the private key (PEM, 0600). */
   keyFile: string;
@@ -22,7 +22,6 @@ export interface TestAccount {
   sharedKey: string;
 }
 
-export type { OutboxMail } from '../../src/sandbox/control.js';
 import type { OutboxMail } from '../../src/sandbox/control.js';
 
 export interface TestSandboxOptions {

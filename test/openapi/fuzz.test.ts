@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { DatabaseSync } from 'node:sqlite';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINTS, PATH_PARAMS, takesPlainFields, type Endpoint, type FieldDef } from '../../src/spec/endpoints.js';
+import { ENDPOINTS, takesPlainFields, type Endpoint, type FieldDef } from '../../src/spec/endpoints.js';
 import { openApiDocument } from '../../src/spec/openapi.js';
 import { authHeaders, formBody, loadRsaPrivateKey, pythonJson, type Credentials } from '../../src/api/wire.js';
 import { openApiAjv, type OpenApiAjv } from '../helpers/openapi.js';

@@ -6,10 +6,9 @@ import type { ApiClient } from '../../api/client.js';
 import type { Column, RowWriter } from '../../output/index.js';
 import type { Failure, Outcome } from '../retry.js';
 
-export type { Failure, Outcome };
 export type FileFormat = 'csv' | 'tsv' | 'ndjson' | 'json';
 
-export interface Batch<I> {
+interface Batch<I> {
   /** 1-based, in source order; stable across runs of the same job. */
   number: number;
   items: I[];
