@@ -18,8 +18,6 @@ import { commands as offers } from './commands/offers/index.js';
 import { commands as completion } from './commands/completion/index.js';
 import { commands as help } from './commands/help/index.js';
 
-export { VERSION, OUTPUT_FORMATS, exitCodesText } from './root.js';
-
 /** Each manifest group's declarations (the type makes a new group fail to compile until it is here). */
 const DECLARATIONS = {
   general,

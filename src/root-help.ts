@@ -5,7 +5,7 @@
 import { type HelpPage, renderPage } from './commands/help/page.js';
 import { BULK_LISTING, MANIFEST } from './commands/manifest.js';
 
-export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
+const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
 
 export const ROOT_DESCRIPTION =
   'Admin and partner CLI for the digital book distribution service. ' +

@@ -21,7 +21,7 @@ export interface VerbInput<V extends VerbDecl> {
 
 
 /** A verb's code, loaded when it runs: `parse` checks what commander parsed, `run` does the work. */
-export interface VerbModule<I, O = I> {
+interface VerbModule<I, O = I> {
   /** Turn commander's input into validated options; throw usageError() naming the flag. */
   parse?(input: I, ctx: Context): O | Promise<O>;
   /** Do the work. Return an exit code to override 0. */
@@ -124,7 +124,7 @@ export function group<const G extends GroupDecl>(decl: G): G {
 type LongName<F extends string> = F extends `${string}--${infer R}` ? (R extends `${infer N} ${string}` ? N : R) : never;
 type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Camel<Capitalize<T>>}` : S;
 /** commander's attribute name: `--isbn-file <file>` is isbnFile, `--no-check` is check. */
-export type OptionKey<F extends string> = Camel<LongName<F> extends `no-${infer P}` ? P : LongName<F>>;
+type OptionKey<F extends string> = Camel<LongName<F> extends `no-${infer P}` ? P : LongName<F>>;
 /** A value: one of its choices, or any string (a repeatable option's parser takes the place of commander's choice check: the verb checks). */
 type ItemOf<D> = D extends { readonly repeatable: string } ? string : D extends { readonly choices: readonly (infer C extends string)[] } ? C : string;
 type Present<D> = D extends { readonly required: true } | { readonly default: string } ? never : undefined;
@@ -148,7 +148,7 @@ type ArgumentList<V> = V extends { readonly args: infer L extends readonly Argum
 /** The options a verb receives, from its declaration. */
 export type OptsOf<V> = { [D in OptionList<V> as OptionKey<D['flags']>]: OptionValue<D> };
 /** The arguments a verb receives, by name, from its declaration. */
-export type ArgsOf<V> = { [D in ArgumentList<V> as ArgKey<D['name']>]: ArgValue<D> };
+type ArgsOf<V> = { [D in ArgumentList<V> as ArgKey<D['name']>]: ArgValue<D> };
 
 /** Does the module take what the declaration gives: VerbInput<V> to its parse(), or without parse to its run()? */
 type Takes<M, I> = M extends { parse: (input: infer P, ctx: Context) => unknown }
@@ -167,7 +167,7 @@ export type ModuleMismatches<L extends readonly CommandDecl[]> = {
  * as the verbs' own checks say it (`Give the book with --hash-id.`). commander's
  * `required option '--isbn <isbn>' not specified` is said the same way.
  */
-export function missingOptionText(option: Pick<Option, 'long' | 'flags' | 'description'>): string {
+function missingOptionText(option: Pick<Option, 'long' | 'flags' | 'description'>): string {
   const what = option.description.replace(/\s*\((required|at least one)[^)]*\)\s*$/i, '').trim();
   const flag = option.long ?? option.flags;
   return what ? `Give ${what} with ${flag}.` : `Give ${flag}.`;
@@ -283,7 +283,7 @@ const exampleLists = new WeakMap<Command, string[]>();
  * the width). Help shows them under "Examples:", the reference and the man page list them, and
  * test/docs/examples.test.ts runs every one against a freshly seeded sandbox.
  */
-export function examples(cmd: Command, lines: string[]): Command {
+function examples(cmd: Command, lines: string[]): Command {
   exampleLists.set(cmd, [...(exampleLists.get(cmd) ?? []), ...lines]);
   return cmd;
 }

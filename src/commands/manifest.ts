@@ -11,7 +11,7 @@
 export type GroupId = 'general' | 'profile' | 'sandbox' | 'book' | 'user' | 'order' | 'codes' | 'import' | 'access' | 'offers' | 'completion' | 'help';
 
 /** A top-level command: its word, its term in the root help (with its arguments), its summary. */
-export type TopCommand = readonly [name: string, term: string, summary: string];
+type TopCommand = readonly [name: string, term: string, summary: string];
 
 export interface ManifestGroup {
   id: GroupId;

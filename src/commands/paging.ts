@@ -75,7 +75,7 @@ export function listingOptions(opts: OptsOf<{ options: typeof PAGING }>): Listin
 }
 
 /** Page size of `--all` when --limit is not given. */
-export const ALL_PAGE_SIZE = 500;
+const ALL_PAGE_SIZE = 500;
 
 export interface ListingSpec {
   fetch: FetchPage;
@@ -136,7 +136,7 @@ export async function runListing(ctx: Context, o: ListingInput, spec: ListingSpe
 }
 
 /** Resolve once `stream` has room again (at once when it has), or when `signal` aborts. */
-export function drained(stream: NodeJS.WritableStream & { writableNeedDrain?: boolean }, signal?: AbortSignal): Promise<void> {
+function drained(stream: NodeJS.WritableStream & { writableNeedDrain?: boolean }, signal?: AbortSignal): Promise<void> {
   if (!stream.writableNeedDrain) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {

@@ -4,7 +4,7 @@ import type { Column, Style } from '../../output/index.js';
 import { cutToWidth, ellipsisFor } from '../../output/text.js';
 import { flags, grid, kv, money, when } from '../render.js';
 
-export const STATUS_FLAGS: Array<[string, string]> = [
+const STATUS_FLAGS: Array<[string, string]> = [
   ['is_active', 'active'],
   ['is_published', 'published'],
   ['is_public', 'public'],
@@ -14,7 +14,7 @@ export const STATUS_FLAGS: Array<[string, string]> = [
 ];
 
 /** Only the flags that are true (for listings). */
-export function trueFlags(status: Record<string, unknown> | undefined): string {
+function trueFlags(status: Record<string, unknown> | undefined): string {
   if (!status) return '';
   // `held` (the sandbox's queued book that the worker leaves alone) only when it is.
   return [...STATUS_FLAGS, ['is_held', 'held']]
@@ -23,7 +23,7 @@ export function trueFlags(status: Record<string, unknown> | undefined): string {
     .join(',');
 }
 
-export function pricingRows(pricing: any[]): Array<Array<string | number>> {
+function pricingRows(pricing: any[]): Array<Array<string | number>> {
   return pricing.map((p) => [
     p.id,
     money(p.price, p.currency),
@@ -34,7 +34,7 @@ export function pricingRows(pricing: any[]): Array<Array<string | number>> {
   ]);
 }
 
-export const PRICING_HEAD = ['ID', 'PRICE', 'DESCRIPTION', 'ACCESS', 'TYPE', 'NOTE'];
+const PRICING_HEAD = ['ID', 'PRICE', 'DESCRIPTION', 'ACCESS', 'TYPE', 'NOTE'];
 
 export function pricingGrid(s: Style, pricing: any[]): string {
   if (!pricing.length) return '  (no digital pricing)';

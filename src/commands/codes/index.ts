@@ -4,7 +4,7 @@ import { group, verb } from '../define.js';
 import { generate } from './generate.cmd.js';
 import { summaryOf } from '../manifest.js';
 
-export const summary = verb({
+const summary = verb({
   name: 'summary',
   summary: 'show how many codes you generated and how many were redeemed',
   description:

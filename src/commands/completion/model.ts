@@ -4,7 +4,7 @@
 import type { Argument, Command, Option } from 'commander';
 
 /** What follows a flag: nothing, a value it requires, or a value it may take. */
-export type Arity = 'none' | 'required' | 'optional';
+type Arity = 'none' | 'required' | 'optional';
 
 /**
  * How a value can be completed: from fixed choices, as a file path, a profile's name (the stored
@@ -40,7 +40,7 @@ export interface FlagSpec {
   description: string;
 }
 
-export interface ArgSpec {
+interface ArgSpec {
   name: string;
   variadic: boolean;
   value: ValueKind;
@@ -74,11 +74,11 @@ function valueKind(valueName: string | undefined, choices: readonly string[] | u
 }
 
 /** One line of text for a completion menu. */
-export function oneLine(text: string): string {
+function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-export function summaryOf(cmd: Command): string {
+function summaryOf(cmd: Command): string {
   return oneLine(cmd.summary() || (cmd.description() || '').split('\n')[0] || '');
 }
 

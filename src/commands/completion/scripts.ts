@@ -50,7 +50,7 @@ function flagEntries(flags: FlagSpec[]): Entry[] {
   return flags.flatMap((f) => f.names.map((name) => ({ name, desc: f.description })));
 }
 
-export function buildTables(program: Command): Tables {
+function buildTables(program: Command): Tables {
   const root = buildModel(program);
   const t: Tables = { subcommand: [], commands: [], aliases: [], flags: [], flagTypes: [], argTypes: [] };
   const all = allCommands(root);
@@ -153,7 +153,7 @@ function fishLookups(t: Tables): string {
 }
 
 /** The template with its `#@` notes dropped and the tables in place of its `# @TABLES@` line. */
-export function fillTemplate(template: string, tables: string): string {
+function fillTemplate(template: string, tables: string): string {
   const lines = template.split('\n').filter((l) => !l.startsWith('#@'));
   const at = lines.findIndex((l) => l.startsWith('# @TABLES@'));
   if (at < 0) throw new Error('completion template without its # @TABLES@ line');
@@ -161,17 +161,17 @@ export function fillTemplate(template: string, tables: string): string {
   return lines.join('\n');
 }
 
-export function bashScript(program: Command): string {
+function bashScript(program: Command): string {
   const list = (entries: Entry[]) => `REPLY=${sq(entries.map((e) => e.name).join(' '))}`;
   return fillTemplate(bashTemplate, shLookups(buildTables(program), list, "REPLY=''"));
 }
 
-export function zshScript(program: Command): string {
+function zshScript(program: Command): string {
   const list = (entries: Entry[]) => `reply=(${entries.map((e) => sq(`${e.name.replace(/:/g, '\\:')}:${e.desc}`)).join(' ')})`;
   return fillTemplate(zshTemplate, shLookups(buildTables(program), list, 'reply=()'));
 }
 
-export function fishScript(program: Command): string {
+function fishScript(program: Command): string {
   return fillTemplate(fishTemplate, fishLookups(buildTables(program)));
 }
 

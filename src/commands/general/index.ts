@@ -3,7 +3,7 @@
 import { argument, option, verb } from '../define.js';
 import { summaryOf } from '../manifest.js';
 
-export const status = verb({
+const status = verb({
   name: 'status',
   summary: summaryOf('status'),
   description: 'Calls GET / (no authentication) and shows the service host and its API versions.',
@@ -11,7 +11,7 @@ export const status = verb({
   load: () => import('./status.js'),
 });
 
-export const whoami = verb({
+const whoami = verb({
   name: 'whoami',
   summary: summaryOf('whoami'),
   description: 'Calls GET /profile/ with the profile\'s credentials and shows the account, its scopes and test mode.',

@@ -6,7 +6,7 @@ import { argument, verb, type VerbInput } from '../define.js';
 import { globalOptionsPage } from './page.js';
 import { summaryOf } from '../manifest.js';
 
-export const help = verb({
+const help = verb({
   name: 'help',
   summary: summaryOf('help'),
   description:

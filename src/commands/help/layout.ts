@@ -7,7 +7,7 @@ import { Command, type Help, type Option } from 'commander';
 import { examplesFor } from '../define.js';
 import { type HelpPage, renderPage } from './page.js';
 
-export { formatExample, helpWidth, paragraphs, wrapParagraphs, wrapWords } from './page.js';
+export { helpWidth, paragraphs } from './page.js';
 
 /** Long options that make a command a bulk job (input from a file, streamed, resumable). */
 const BULK_OPTION = /^--(from-[a-z]+|isbn-file|hash-id-file)$/;

@@ -29,7 +29,7 @@ export function paragraphs(text: string): string[] {
 }
 
 /** Wrap one line of words to `width`, continuation lines indented by `indent` spaces. */
-export function wrapWords(text: string, width: number, indent = 0, firstWidth = width): string[] {
+function wrapWords(text: string, width: number, indent = 0, firstWidth = width): string[] {
   const lead = /^\s*/.exec(text)![0];
   const words = text.trim().split(/\s+/).filter(Boolean);
   const lines: string[] = [];
@@ -50,7 +50,7 @@ export function wrapWords(text: string, width: number, indent = 0, firstWidth = 
 }
 
 /** A description as wrapped paragraphs separated by blank lines. */
-export function wrapParagraphs(text: string, width: number, indent = 0): string {
+function wrapParagraphs(text: string, width: number, indent = 0): string {
   const pad = ' '.repeat(indent);
   return paragraphs(text)
     .map((p) =>
@@ -87,7 +87,7 @@ function shellWords(line: string): string[] {
  * One example as help prints it: `  $ command`, wrapped to the width with ` \` continuations
  * (copy-pasting it still runs). A single word longer than the width stays whole.
  */
-export function formatExample(example: string, width: number): string[] {
+function formatExample(example: string, width: number): string[] {
   const first = '  $ ';
   const next = '      ';
   // A flag stays on the same line as its value.

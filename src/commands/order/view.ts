@@ -8,7 +8,7 @@ function itemState(i: any): string {
   return 'active';
 }
 
-export function itemsGrid(s: Style, items: any[], opts: { refundColumn?: boolean } = {}): string {
+function itemsGrid(s: Style, items: any[], opts: { refundColumn?: boolean } = {}): string {
   if (!items.length) return '  (no items)';
   // Too wide for the terminal: the purchase date gives way first, then each item is a card.
   const head: GridColumn[] = ['ITEM', { head: 'BOOK', min: 16 }, 'HASH ID', 'PRICE', { head: 'PURCHASED', optional: true }, 'EXPIRES', 'STATE'];
@@ -32,7 +32,7 @@ export function itemsGrid(s: Style, items: any[], opts: { refundColumn?: boolean
   );
 }
 
-export function totalsLine(t: any): string {
+function totalsLine(t: any): string {
   if (!t || typeof t !== 'object') return '';
   const parts: string[] = [];
   const add = (label: string, v: unknown, always = false) => {

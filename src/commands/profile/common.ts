@@ -7,7 +7,7 @@ import { checkBaseUrl } from '../../config/check.js';
 
 export type AuthMode = 'crypto' | 'shared' | 'token' | 'none';
 
-export function authModes(p: ProfileData): AuthMode[] {
+function authModes(p: ProfileData): AuthMode[] {
   const modes: AuthMode[] = [];
   if (p.keyFile) modes.push('crypto');
   if (p.sharedKey) modes.push('shared');

@@ -36,7 +36,7 @@ export const add = verb({
   load: () => import('./add.js'),
 });
 
-export const list = verb({
+const list = verb({
   name: 'list',
   alias: 'ls',
   summary: 'list stored profiles; * marks the current one',

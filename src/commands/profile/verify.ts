@@ -21,7 +21,7 @@ export interface AccountCheck {
   network?: NetworkCheck;
 }
 
-export interface NetworkCheck {
+interface NetworkCheck {
   proxy: { used: string | null; why: string; fix?: string };
   ca: { file: string | null; node_extra_ca_certs: string | null; fix?: string };
   tls: null | { protocol: string | null; subject: string; issuer: string; expires: string | null; days_left: number | null; fix?: string };
@@ -29,7 +29,7 @@ export interface NetworkCheck {
 }
 
 /** The environment without the BOOKDIST_ settings that would override a stored profile's values. */
-export function storedOnlyEnv(env: Record<string, string | undefined>): Record<string, string | undefined> {
+function storedOnlyEnv(env: Record<string, string | undefined>): Record<string, string | undefined> {
   const keep = new Set(['BOOKDIST_CONFIG_DIR', 'BOOKDIST_DATA_DIR']);
   return Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('BOOKDIST_') || keep.has(k)));
 }

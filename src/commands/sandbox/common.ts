@@ -91,7 +91,7 @@ export async function controlCall(ctx: Context, target: ControlTarget, method: '
   return json;
 }
 
-export function toCliError(status: number, message: string): CliError {
+function toCliError(status: number, message: string): CliError {
   const code = status === 404 ? ExitCode.NOT_FOUND : status === 400 && /already/i.test(message) ? ExitCode.CONFLICT : status === 400 ? ExitCode.USAGE : ExitCode.ERROR;
   return new CliError(message, code, undefined, status);
 }

@@ -37,7 +37,7 @@ export function userCard(u: any, s: Style): string {
 }
 
 /** A conflict answer (400 with conflict fields, or 200 with conflict: true) as exit 5 naming the user. */
-export function conflictError(body: any, email: string): CliError {
+function conflictError(body: any, email: string): CliError {
   const existing = typeof body?.username === 'string' ? body.username : undefined;
   const msg = (typeof body?.message === 'string' && body.message) || `User with email address ${email} already exists`;
   return new CliError(
