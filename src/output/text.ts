@@ -3,8 +3,8 @@
 // visible, and the ASCII fallback for terminals that are not UTF-8.
 //
 // Widths come from `string-width` (East Asian Width, emoji, combining marks, grapheme clusters
-// through Intl.Segmenter). It costs 30-40 ms to load on these machines (building the segmenter
-// and its Unicode property sets), so it is loaded by `loadText()` only when text that is not
+// through Intl.Segmenter). Loading it is a noticeable part of a command's start-up (building the
+// segmenter and its Unicode property sets), so it is loaded by `loadText()` only when text that is not
 // printable ASCII is about to be laid out: a table, a card, a help page or a notice. Printable
 // ASCII, which is most of what the tree prints, is measured by its length without it.
 

@@ -18,7 +18,7 @@ import { serveApi } from './service.js';
 import { Store } from './db/store.js';
 
 // node:http through require: the ESM import materialises every export of node:http, Node's own
-// bundled undici and web streams included, which costs the embedded sandbox tens of ms per run.
+// bundled undici and web streams included, which the embedded sandbox would pay on every run.
 const load = createRequire(import.meta.url);
 const { createServer } = load('node:http') as typeof import('node:http');
 

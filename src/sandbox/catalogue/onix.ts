@@ -227,8 +227,8 @@ export async function* readOnix(source: AsyncIterable<Buffer | string>, sink?: P
 /**
  * The products of an ONIX file handed to `sink.add` as each one ends, synchronously: a product
  * dies young (read, checked, written, dropped within one chunk), where records queued for an
- * async consumer outlived V8's young generation and piled up in the old one (a 100,000-product
- * load peaked at 493 MB through an async generator).
+ * async consumer outlived V8's young generation and piled up in the old one, so a large load's
+ * memory grew with the file (bench/catalogue.mjs measures the peak).
  */
 export async function pumpOnix(source: AsyncIterable<Buffer | string>, sink: PrintEditionSink & { add(rec: CatalogueRecord): void }): Promise<void> {
   const p = onixParser((rec) => sink.add(rec), sink);

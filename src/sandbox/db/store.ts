@@ -71,8 +71,8 @@ export class Store {
     }
     // WAL + NORMAL: a commit appends to the WAL without an fsync (the WAL is synced at each
     // checkpoint). A killed process loses nothing it committed (the OS holds the pages); only a
-    // power cut can lose the last commits, never corrupt the file. FULL stalled the event loop for
-    // ~45% of an order creation.
+    // power cut can lose the last commits, never corrupt the file. FULL's fsync at every commit
+    // stalls the event loop for a large part of each write request.
     this.db.exec('PRAGMA synchronous = NORMAL');
     this.db.exec('PRAGMA foreign_keys = ON');
   }
@@ -119,9 +119,9 @@ export class Store {
 
   /**
    * The query `sql` prepared once, with the maker of its rows. node:sqlite builds each row as an
-   * object of its own, turning every column name into a property key again (a book row: 5.3 µs);
-   * the statement returns arrays instead, and a function made once from its column names turns
-   * each into an object of one fixed shape (2.4 µs, and faster to read afterwards). A statement
+   * object of its own, turning every column name into a property key again; the statement
+   * returns arrays instead, and a function made once from its column names turns each into an
+   * object of one fixed shape (about half the cost, and faster to read afterwards). A statement
    * of its own: `stmt` (run, and the store's own PRAGMAs) keeps node:sqlite's rows.
    */
   private query(sql: string): { stmt: StatementSync; row: (values: unknown[]) => Row } {
@@ -244,8 +244,8 @@ export class Store {
    * Call `cb` (the request's answer) once the turn's group commit is done (`err` when it failed),
    * or, for a request that wrote nothing, when the turn ends. The answers of a turn go out
    * together: a client woken by the first is still awake for the rest, where answers written one
-   * by one between requests wake it (and the core it sleeps on) once each. Measured with 16
-   * clients of signed GETs: 128 -> 104 µs of server CPU per request; with 50, 93 -> 69 µs. An
+   * by one between requests wake it (and the core it sleeps on) once each, which costs the
+   * server CPU on every request when many clients are busy (bench/sandbox-throughput.mjs). An
    * answer waits at most for the rest of its turn's requests.
    */
   afterCommit(cb: (err?: unknown) => void): void {
@@ -394,12 +394,12 @@ export class Store {
    * One step of merging each trigram text index that is in more than one segment towards one;
    * true while some index has more to merge. Rows inserted in bulk (a large seed, rows added by
    * another connection, as the bench's 50,000 books are) leave an index in several segments,
-   * and a search then probes every segment for each trigram of each word: 5 segments made a
-   * one-word title search 2.5x slower than 1. FTS5's own merging runs only as more rows are
+   * and a search then probes every segment for each trigram of each word, so each segment more
+   * slows every word search. FTS5's own merging runs only as more rows are
    * written, and the sandbox never writes books or imports after seeding, so it would never
    * come. A step writes about `pages` pages ('merge' with a negative count: every level, down to
-   * one segment), so the loop is never held for long: 50,000 books merge in 7 steps of 10-60 ms
-   * with 256 pages, where one 'optimize' held it for 200 ms.
+   * one segment), so the loop is never held for long, where one 'optimize' would hold it for
+   * the whole merge.
    */
   tidyTextIndexes(pages = 128): boolean {
     let more = false;

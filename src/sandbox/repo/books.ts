@@ -274,7 +274,7 @@ export function importLoaded(store: Store, c: LoadedCatalogue): void {
 /**
  * Index the books a bulk load adds in one statement at its end instead of one trigger run per
  * book: FTS5 writes a trigger's row at the end of each statement, which made the text index
- * 95% of a load's SQLite time (9,000 books: 1.0 s by trigger, 0.1 s by one INSERT ... SELECT).
+ * most of a load's SQLite time; one INSERT ... SELECT writes them all at once.
  * Inside the load's transaction: the insert trigger is dropped and made again by `finish`, or
  * comes back with a rollback. Only inserts are deferred (an update's trigger needs the old text).
  */

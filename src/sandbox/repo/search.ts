@@ -65,11 +65,11 @@ interface SearchSql {
  * MATCH of trigrams that cover them (`title : "har" AND title : "bou" AND title : "our"`: a
  * superset of the exact match, see `coverTrigrams`; the index also folds non-ASCII case),
  * which then drives the query in id order: a page of a common word stops after
- * `offset + limit` matches instead of collecting and sorting them all (12,500 books with
- * "Harbour" in the title: 24 ms a page before, 0.2 ms after). Each word then decides through
+ * `offset + limit` matches instead of collecting and sorting them all, so a page costs about
+ * the same however many books match. Each word then decides through
  * `instr(lower(column), lower(word))`, the same test as that LIKE. Neither is a LIKE with a bound
  * pattern: SQLite re-prepares such a statement at every run, as its plan may depend on the
- * pattern (a one-book page: 15 -> 10 µs). Without such a word (only shorter ones, or ISBNs) the
+ * pattern. Without such a word (only shorter ones, or ISBNs) the
  * table is read with LIKE, which is what a short word needs anyway.
  */
 function searchSql(p: SearchFilters, table: 'books' | 'imports'): SearchSql {
@@ -105,7 +105,7 @@ function searchSql(p: SearchFilters, table: 'books' | 'imports'): SearchSql {
 function searchPage(store: Store, q: SearchSql, limit: number, offset: number): { rows: unknown[]; count: number } {
   const w = q.where.length ? `WHERE ${allOf(q.where)}` : '';
   // Through the text index the page's bounds are part of the SQL: FTS5 is told LIMIT and OFFSET,
-  // so SQLite re-prepares a statement whose bounds are parameters at every run (10 -> 16 µs).
+  // so SQLite would re-prepare a statement whose bounds are parameters at every run.
   // They are integers (paging checks them).
   const rows =
     q.from === q.table
@@ -143,7 +143,7 @@ function allOf(conds: string[]): string {
  * ending with it: `Lighthouse` -> Lig, hth, ous, use. A row holding the word holds them all, so
  * as index terms they find a superset of its rows, as the word's phrase (its 8 overlapping
  * trigrams in a row) does, and the exact test decides either way; they read about a third as
- * many doclists and no positions (a one-word page 15.7 -> 10.9 µs, "Harbour" 25 -> 18.5 µs).
+ * many doclists and no positions, which makes a page of a word search cheaper.
  */
 function coverTrigrams(word: string): string[] {
   const c = [...word];
