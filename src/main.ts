@@ -26,12 +26,14 @@ function filterExperimentalWarnings(): void {
   if (warningFilterInstalled) return;
   warningFilterInstalled = true;
   // node:sqlite (the sandbox's storage) is stable enough for us; its ExperimentalWarning is noise.
-  const original = process.emitWarning.bind(process);
-  process.emitWarning = ((warning: any, ...rest: any[]) => {
+  // emitWarning(warning, type?) or emitWarning(warning, { type }): both forms are passed on as they came.
+  const original = process.emitWarning.bind(process) as (warning: string | Error, ...rest: unknown[]) => void;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
     const text = typeof warning === 'string' ? warning : warning?.message;
-    const type = typeof rest[0] === 'string' ? rest[0] : rest[0]?.type ?? warning?.name;
+    const options = rest[0] as string | { type?: string } | undefined;
+    const type = typeof options === 'string' ? options : options?.type ?? (warning as Error | undefined)?.name;
     if (type === 'ExperimentalWarning' && /sqlite/i.test(String(text))) return;
-    return (original as any)(warning, ...rest);
+    return original(warning, ...rest);
   }) as typeof process.emitWarning;
 }
 

@@ -128,15 +128,20 @@ function lessEnvelope(body: unknown): unknown {
   return out;
 }
 
-function at(body: any, path: string): unknown {
+function at(body: unknown, path: string): unknown {
   if (path === '.') return body;
   let cur = body;
-  for (const p of path.split('.')) cur = cur == null ? undefined : cur[p];
+  for (const p of path.split('.')) cur = cur == null ? undefined : (cur as Record<string, unknown>)[p];
   return cur;
 }
 
+/** The service's `message` in a response, if it has one. */
+function messageIn(body: unknown): unknown {
+  return (body as { message?: unknown } | null | undefined)?.message;
+}
+
 /** The records of a response: the rows, or the one record (none when the response lacks it). */
-export function recordsOf(spec: OutputSpec, body: unknown): any[] {
+export function recordsOf(spec: OutputSpec, body: unknown): unknown[] {
   let found: unknown;
   if (spec.at === undefined) found = spec.kind === 'rows' ? body : lessEnvelope(body);
   else {
@@ -172,7 +177,7 @@ function checkFields(ctx: Context, records: unknown[], record?: string): void {
 }
 
 /** What `--json` prints for a whole response: the response, or the records once --fields is given. */
-function jsonDocument(ctx: Context, body: unknown, records: any[]): unknown {
+function jsonDocument(ctx: Context, body: unknown, records: unknown[]): unknown {
   const fields = ctx.globals.fields;
   if (!fields) return body;
   const spec = specOf(ctx);
@@ -187,7 +192,7 @@ function jsonDocument(ctx: Context, body: unknown, records: any[]): unknown {
 export async function emit(ctx: Context, body: unknown, view: View = {}): Promise<void> {
   const spec = specOf(ctx);
   if (spec.kind === 'message' || spec.kind === 'text') {
-    const m = (body as any)?.message;
+    const m = messageIn(body);
     await emitMessage(ctx, body, typeof m === 'string' ? m : '');
     return;
   }
@@ -200,7 +205,7 @@ export async function emit(ctx: Context, body: unknown, view: View = {}): Promis
   if (missing && fields) throw new CliError(`The answer has no ${spec.record ?? 'record'}, so --fields has nothing to select; run without --fields to see it.`, ExitCode.ERROR);
   checkFields(ctx, records);
   if (missing && !ctx.globals.query && (fmt === 'table' || fmt === 'csv' || fmt === 'tsv')) {
-    const m = (body as any)?.message;
+    const m = messageIn(body);
     ctx.info(typeof m === 'string' && m ? m : `The answer has no ${spec.record ?? 'record'}; --json shows it.`);
     return;
   }
@@ -226,7 +231,7 @@ export async function emit(ctx: Context, body: unknown, view: View = {}): Promis
     await table(ctx, records, fields ? fieldColumns(records, fields).map((key) => ({ key })) : view.columns);
   }
   if (view.message && humanOutput(ctx) && !ctx.globals.query) {
-    const m = (body as any)?.message;
+    const m = messageIn(body);
     if (typeof m === 'string' && m) ctx.info(escapeControls(m));
   }
 }
@@ -246,13 +251,13 @@ function writeJson(ctx: Context, value: unknown): void {
 }
 
 /** Flat columns: --fields (objects expanded to their leaves), else the view's, else every key. */
-function flatColumns(records: any[], columns: Column[] | undefined, fields: string[] | undefined): string[] {
+function flatColumns(records: unknown[], columns: Column[] | undefined, fields: string[] | undefined): string[] {
   if (fields) return fieldColumns(records, fields);
   if (columns) return columns.map((c) => c.key);
   return columnsOf(records.map((r) => flatten(r)));
 }
 
-function writeDelimited(ctx: Context, fmt: 'csv' | 'tsv', records: any[], cols: string[]): void {
+function writeDelimited(ctx: Context, fmt: 'csv' | 'tsv', records: unknown[], cols: string[]): void {
   const cell = fmt === 'csv' ? csvCell : tsvCell;
   const sep = fmt === 'csv' ? ',' : '\t';
   let text = cols.map((h) => cell(h)).join(sep) + '\n';
@@ -289,7 +294,7 @@ async function printQuery(ctx: Context, doc: unknown): Promise<void> {
 // Streams of rows (listings with --all, bulk jobs)
 
 export interface RowWriter {
-  write(record: any): void;
+  write(record: unknown): void;
   end(): Promise<void>;
 }
 
@@ -322,12 +327,12 @@ export function createRowWriter(ctx: Context, opts: RowWriterOptions = {}): RowW
   const query = ctx.globals.query;
   let cols: string[] | undefined;
   let count = 0;
-  const buffered: any[] = [];
+  const buffered: unknown[] = [];
   const rowsKey = opts.rowsKey ?? 'results';
   const framed = Boolean(opts.envelope && !fields);
   const [open, close] = framed ? frameOf(opts.envelope!, rowsKey) : ['[', ']'];
   return {
-    write(record: any) {
+    write(record: unknown) {
       count++;
       if (count === 1) checkFields(ctx, [record], opts.record ?? ctx.output?.bulk ?? ctx.output?.record);
       if (query || fmt === 'table') {
@@ -371,7 +376,7 @@ function frameOf(envelope: Record<string, unknown>, rowsKey: string): [string, s
 // ---------------------------------------------------------------------------------------------
 // Tables
 
-async function table(ctx: Context, records: any[], cols?: Column[]): Promise<void> {
+async function table(ctx: Context, records: unknown[], cols?: Column[]): Promise<void> {
   const st = style(ctx);
   const columns: Column[] = cols ?? columnsOf(records.map((r) => flatten(r))).map((key) => ({ key }));
   records = escapeDeep(records);

@@ -1,7 +1,7 @@
 // `--query EXPR`: a JMESPath expression over exactly what --json would print (the AWS CLI
 // convention). Loaded only when --query is given: the library stays off the start-up path.
-import { compile, TreeInterpreter } from '@jmespath-community/jmespath';
-import { usageError } from '../errors.js';
+import { compile, TreeInterpreter, type JSONValue } from '@jmespath-community/jmespath';
+import { messageOf, usageError } from '../errors.js';
 
 type Ast = ReturnType<typeof compile>;
 const compiled = new Map<string, Ast>();
@@ -28,12 +28,14 @@ let tick = 0;
 
 // The interpreter's one entry for every node (functions and scopes call it too). Field lookups
 // are own properties only: `constructor` or `toString` are no fields of a record.
-const proto = Object.getPrototypeOf(TreeInterpreter) as { visit(node: any, value: unknown): unknown };
+// The library does not export its node types: a node is read here only for its type and name.
+type Node = { type?: string; name?: string } | null | undefined;
+const proto = Object.getPrototypeOf(TreeInterpreter) as { visit(node: Node, value: unknown): unknown };
 const visit = proto.visit;
-proto.visit = function (this: unknown, node: any, value: unknown): unknown {
+proto.visit = function (this: unknown, node: Node, value: unknown): unknown {
   if (--budget < 0) throw new QueryTooBig('steps');
   if ((++tick & 255) === 0 && performance.now() > deadline) throw new QueryTooBig('time');
-  if (node?.type === 'Field' && value !== null && typeof value === 'object' && !Array.isArray(value) && !Object.prototype.hasOwnProperty.call(value, node.name)) {
+  if (node?.type === 'Field' && value !== null && typeof value === 'object' && !Array.isArray(value) && !Object.prototype.hasOwnProperty.call(value, node.name ?? '')) {
     return null;
   }
   const out = visit.call(this, node, value);
@@ -66,8 +68,8 @@ export function compileQuery(expression: string): Ast {
   if (ast) return ast;
   try {
     ast = compile(expression);
-  } catch (e: any) {
-    throw usageError(`--query ${shown(expression)}: not a valid JMESPath expression (${String(e?.message ?? e).replace(/\s+/g, ' ').trim()}). See https://jmespath.org/tutorial.html.`);
+  } catch (e) {
+    throw usageError(`--query ${shown(expression)}: not a valid JMESPath expression (${messageOf(e).replace(/\s+/g, ' ').trim()}). See https://jmespath.org/tutorial.html.`);
   }
   compiled.set(expression, ast);
   return ast;
@@ -79,15 +81,15 @@ export function runQuery(expression: string, doc: unknown, limits = { steps: QUE
   budget = limits.steps;
   deadline = performance.now() + limits.ms;
   try {
-    result = TreeInterpreter.search(ast, doc as any);
-  } catch (e: any) {
+    result = TreeInterpreter.search(ast, doc as JSONValue);
+  } catch (e) {
     if (e instanceof QueryTooBig) {
       const bound = e.why === 'steps' ? `${limits.steps.toLocaleString('en-US')} steps` : `${limits.ms} ms`;
       throw usageError(`--query ${shown(expression)}: stopped after ${bound}, the most one query may take. Select less (e.g. a field of each row rather than whole rows).`);
     }
     if (e instanceof RangeError) throw usageError(`--query ${shown(expression)}: too deeply nested to evaluate.`);
     // Type errors of functions (e.g. length(`1`)) surface only when the expression runs.
-    throw usageError(`--query ${shown(expression)}: ${String(e?.message ?? e).replace(/\s+/g, ' ').trim().replace(/\.+$/, '').slice(0, 300)}.`);
+    throw usageError(`--query ${shown(expression)}: ${messageOf(e).replace(/\s+/g, ' ').trim().replace(/\.+$/, '').slice(0, 300)}.`);
   } finally {
     budget = Infinity;
     deadline = Infinity;
