@@ -17,6 +17,7 @@ import { hostName } from './hosts.js';
 import { redeemCode, runWorker } from './domain.js';
 import { bad, HttpError, readBody, sendError, sendJson, TEST_MODE, toHttpError } from './http.js';
 import { parseDuration } from './util.js';
+import { messageOf } from '../errors.js';
 
 /** Does this path belong to the control surface? */
 export function isControlPath(pathname: string): boolean {
@@ -69,7 +70,7 @@ export async function serveControl(core: SandboxCore, req: IncomingMessage, res:
       req.resume();
       throw err;
     }
-    let body: any = {};
+    let body: Record<string, unknown> = {};
     if (method === 'POST') {
       const buf = await readBody(req);
       if (buf.length) {
@@ -102,9 +103,9 @@ export async function serveControl(core: SandboxCore, req: IncomingMessage, res:
       case 'POST /_sandbox/clock/advance': {
         let ms: number;
         try {
-          ms = parseDuration(body.by ?? body.ms);
-        } catch (e: any) {
-          throw bad(e.message);
+          ms = parseDuration((body.by ?? body.ms) as string | number);
+        } catch (e) {
+          throw bad(messageOf(e));
         }
         out = advanceClock(store, ms);
         setImmediate(core.tick);

@@ -1,6 +1,7 @@
 // HTTP plumbing of the sandbox: errors, bodies (form and JSON, keeping the raw `request` text
 // that signatures cover), header normalisation, content negotiation and response writers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { messageOf } from '../errors.js';
 
 /** An answer to the client that is not a success: status, message, extra body fields. */
 export class HttpError extends Error {
@@ -103,8 +104,8 @@ function jsonRequestMember(text: string): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch (err: any) {
-    throw bad(`Invalid JSON body: ${err?.message ?? 'parse error'}.`);
+  } catch (err) {
+    throw bad(`Invalid JSON body: ${messageOf(err)}.`);
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw bad('The JSON body must be an object {"request": {...}}.');
   if (!('request' in (parsed as object))) throw bad('The JSON body must hold the payload in "request": {"request": {...}}.');
@@ -222,11 +223,11 @@ export const TEST_MODE = { test_mode: true } as const;
 /** An HttpError as is; a busy or conflicting database as 503/409; anything else rethrown (a 500). */
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
-  const e = err as any;
+  const e = err as { code?: unknown; errcode?: number } | null | undefined;
   if (e?.code === 'ERR_SQLITE_ERROR' && (e.errcode === 5 || e.errcode === 6)) {
     return new HttpError(503, 'The sandbox database is busy; retry.', {}, { 'retry-after': '1' });
   }
-  if (e?.code === 'ERR_SQLITE_ERROR' && (e.errcode & 0xff) === 19) {
+  if (e?.code === 'ERR_SQLITE_ERROR' && ((e.errcode ?? 0) & 0xff) === 19) {
     return new HttpError(409, 'The request conflicts with the current state; retry.');
   }
   throw err;

@@ -3,6 +3,7 @@
 import { takesPlainFields, type Endpoint, type FieldDef } from '../spec/endpoints.js';
 import { bad } from './http.js';
 import { parseDate } from './util.js';
+import { messageOf } from '../errors.js';
 
 const MAX_STRING = 1000;
 const MAX_ARRAY = 1000;
@@ -20,8 +21,8 @@ export function parseRequestText(text: string | undefined): Record<string, unkno
   let v: unknown;
   try {
     v = JSON.parse(text);
-  } catch (err: any) {
-    throw bad(`Invalid JSON in "request": ${err?.message ?? 'parse error'}.`);
+  } catch (err) {
+    throw bad(`Invalid JSON in "request": ${messageOf(err)}.`);
   }
   if (v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) throw bad('"request" must be a JSON object.');
