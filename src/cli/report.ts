@@ -4,6 +4,7 @@
 import type { Command, CommanderError } from 'commander';
 import { CliError, ExitCode } from '../errors.js';
 import type { IO } from '../context.js';
+import type { ApiError } from '../api/client.js';
 import { clipLongWords, errorText } from '../output/text.js';
 
 /** Does argv ask for JSON (so that an error is reported as JSON too)? */
@@ -24,11 +25,24 @@ export function usageText(cmd: Command): string {
   return `Usage: ${full} ${cmd.usage()}\nRun \`${full} --help\` for details.`;
 }
 
+/** What a thrown value may carry, as the layers below throw it (all optional: anything can be thrown). */
+interface Thrown {
+  name?: unknown;
+  code?: unknown;
+  message?: unknown;
+  exitCode?: unknown;
+  stack?: unknown;
+}
+
+const isCommanderError = (e: Thrown): e is CommanderError => typeof e.code === 'string' && e.code.startsWith('commander.');
+const isApiError = (e: Thrown): e is ApiError => e.name === 'ApiError';
+const isCliError = (e: Thrown): e is CliError => e instanceof CliError || e.name === 'CliError';
+
 export function reportError(err: unknown, io: IO, opts: { json: boolean; debug: boolean; usage?: string }): number {
-  const e = err as any;
+  const e: Thrown = typeof err === 'object' && err !== null ? err : {};
   // commander: help and version are not errors; usage errors exit 2, with the usage line.
-  if (e && typeof e.code === 'string' && e.code.startsWith('commander.')) {
-    const ce = e as CommanderError;
+  if (isCommanderError(e)) {
+    const ce = e;
     if (ce.code === 'commander.helpDisplayed' || ce.code === 'commander.version' || ce.exitCode === 0) return 0;
     // `bookdist profile` without a verb: commander already printed the group's help on stderr.
     if (ce.code === 'commander.help') return ExitCode.USAGE;
@@ -41,24 +55,24 @@ export function reportError(err: unknown, io: IO, opts: { json: boolean; debug: 
     }
     return ExitCode.USAGE;
   }
-  if (e?.name === 'DryRun') return 0;
+  if (e.name === 'DryRun') return 0;
   let exitCode: number = ExitCode.ERROR;
   let status: number | undefined;
-  let message = String(e?.message ?? e);
+  let message = String(e.message ?? err);
   let details: Record<string, unknown> | undefined;
-  if (e?.name === 'ApiError') {
+  if (isApiError(e)) {
     exitCode = e.exitCode;
     status = e.status;
     details = e.body && typeof e.body === 'object' ? stripEnvelope(e.body) : undefined;
     message = `${e.message} (HTTP ${e.status}, ${e.request.method} ${new URL(e.request.url).pathname})`;
-  } else if (e instanceof CliError || e?.name === 'CliError') {
+  } else if (isCliError(e)) {
     exitCode = e.exitCode;
     status = e.status;
     details = e.details;
-  } else if (e?.name === 'AbortError' || e?.exitCode === ExitCode.INTERRUPTED) {
+  } else if (e.name === 'AbortError' || e.exitCode === ExitCode.INTERRUPTED) {
     exitCode = ExitCode.INTERRUPTED;
     message = 'Interrupted.';
-  } else if (e?.name === 'ExitPromptError') {
+  } else if (e.name === 'ExitPromptError') {
     exitCode = ExitCode.INTERRUPTED;
     message = 'Cancelled.';
   } else if (!opts.debug) {
@@ -69,11 +83,11 @@ export function reportError(err: unknown, io: IO, opts: { json: boolean; debug: 
   } else {
     io.stderr.write(`bookdist: ${errorText(message)}\n`);
   }
-  if (opts.debug && e?.stack) io.stderr.write(e.stack + '\n');
+  if (opts.debug && e.stack) io.stderr.write(e.stack + '\n');
   return exitCode;
 }
 
-function stripEnvelope(body: Record<string, unknown>): Record<string, unknown> | undefined {
-  const { code: _c, error: _e, success: _s, test_mode: _t, message: _m, ...rest } = body as any;
+function stripEnvelope(body: object): Record<string, unknown> | undefined {
+  const { code: _c, error: _e, success: _s, test_mode: _t, message: _m, ...rest }: Record<string, unknown> = { ...body };
   return Object.keys(rest).length ? rest : undefined;
 }

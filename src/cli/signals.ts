@@ -31,7 +31,7 @@ export function trapSignals(io: IO, controller: AbortController, cleanups: Array
   const realKill = process.kill;
   const killFilter = function (this: unknown, pid: number, sig?: string | number) {
     if (swallowing && pid === process.pid && typeof sig === 'string' && SIGNALS.includes(sig as NodeJS.Signals)) return true;
-    return realKill.call(process, pid, sig as any);
+    return realKill.call(process, pid, sig);
   } as typeof process.kill;
   const onSignal = (sig: NodeJS.Signals) => {
     const now = Date.now();

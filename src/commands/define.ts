@@ -173,7 +173,17 @@ function missingOptionText(option: Pick<Option, 'long' | 'flags' | 'description'
   return what ? `Give ${what} with ${flag}.` : `Give ${flag}.`;
 }
 
-(Command.prototype as any).missingMandatoryOptionValue = function (this: Command, option: Option): never {
+declare module 'commander' {
+  // commander's own members that its .d.ts leaves out and bookdist uses.
+  interface Command {
+    /** Set by `.command(name, { hidden: true })`. */
+    _hidden: boolean;
+    /** Reports a missing required option (replaced below). */
+    missingMandatoryOptionValue(option: Option): never;
+  }
+}
+
+Command.prototype.missingMandatoryOptionValue = function (this: Command, option: Option): never {
   return this.error(missingOptionText(option), { code: 'commander.missingMandatoryOptionValue' });
 };
 

@@ -2,20 +2,20 @@
 // the one listing command shape they share: one page with an `N of M` hint, or `--all` streamed
 // page by page through the row writer so memory stays flat in the number of rows.
 import type { Context } from '../context.js';
-import { createRowWriter, emit, outputFormat, type Column, type RowWriter } from '../output/index.js';
+import { createRowWriter, emit, outputFormat, recOf, type Column, type RowWriter } from '../output/index.js';
 import { nonNegativeInt, positiveInt } from '../validate/index.js';
 import type { OptsOf, PAGING } from './define.js';
 
 /** One page as the service answered it. */
-export interface Page<T = any> {
+export interface Page {
   /** The page's records. */
-  results: T[];
+  results: unknown[];
   /** The service's total, when it reports one. */
   count?: number;
   /** Offset this page started at. */
   offset: number;
   /** The whole response body. */
-  body: any;
+  body: unknown;
 }
 
 export interface PagesOptions {
@@ -29,18 +29,14 @@ export interface PagesOptions {
 }
 
 /** Fetch one page; `results` defaults to `body.results`. */
-export type FetchPage = (offset: number, limit: number, signal?: AbortSignal) => Promise<any>;
+export type FetchPage = (offset: number, limit: number, signal?: AbortSignal) => Promise<unknown>;
 
 /**
  * Yield pages until one is empty, the service's `count` is reached, or — when the service reports
  * no count — a page comes back shorter than asked. The next offset advances by the rows received,
  * so a service that caps the page size below `pageSize` is still read to the end.
  */
-export async function* pages<T = any>(
-  fetchPage: FetchPage,
-  o: PagesOptions,
-  resultsOf: (body: any) => T[] = (b) => (Array.isArray(b?.results) ? b.results : []),
-): AsyncGenerator<Page<T>> {
+export async function* pages(fetchPage: FetchPage, o: PagesOptions, resultsOf: (body: unknown) => unknown[] = resultsIn): AsyncGenerator<Page> {
   let offset = o.offset ?? 0;
   let seen = 0;
   for (;;) {
@@ -50,13 +46,25 @@ export async function* pages<T = any>(
     const body = await fetchPage(offset, want, o.signal);
     let results = resultsOf(body);
     if (o.max !== undefined && seen + results.length > o.max) results = results.slice(0, o.max - seen);
-    const count = typeof body?.count === 'number' ? body.count : undefined;
+    const count = countIn(body);
     yield { results, count, offset, body };
     seen += results.length;
     offset += results.length;
     if (results.length === 0) return;
     if (count !== undefined ? offset >= count : results.length < want) return;
   }
+}
+
+/** The rows of a listing's page: its `results` array. */
+function resultsIn(body: unknown): unknown[] {
+  const results = recOf(body).results;
+  return Array.isArray(results) ? results : [];
+}
+
+/** The service's total of a listing, when it reports one. */
+function countIn(body: unknown): number | undefined {
+  const count = recOf(body).count;
+  return typeof count === 'number' ? count : undefined;
 }
 
 export interface ListingInput {
@@ -94,9 +102,9 @@ export interface ListingSpec {
 export async function runListing(ctx: Context, o: ListingInput, spec: ListingSpec): Promise<void> {
   if (!o.all) {
     const body = await spec.fetch(o.offset, o.limit ?? 0, ctx.signal);
-    const results: any[] = Array.isArray(body?.results) ? body.results : [];
+    const results = resultsIn(body);
     await emit(ctx, body, { columns: spec.columns, empty: spec.empty ?? `No ${spec.noun}.` });
-    const count = typeof body?.count === 'number' ? body.count : undefined;
+    const count = countIn(body);
     if (count !== undefined && o.offset + results.length < count && results.length > 0) {
       const next = o.offset + results.length;
       ctx.info(`${results.length} of ${count} ${spec.noun} (from offset ${o.offset}); more with --offset ${next}, or --all.`);
@@ -114,7 +122,7 @@ export async function runListing(ctx: Context, o: ListingInput, spec: ListingSpe
   let count: number | undefined;
   try {
     for await (const page of pages(spec.fetch, { offset: o.offset, pageSize: o.limit ?? ALL_PAGE_SIZE, signal: ctx.signal })) {
-      writer ??= createRowWriter(ctx, { columns: spec.columns, envelope: page.body });
+      writer ??= createRowWriter(ctx, { columns: spec.columns, envelope: recOf(page.body) });
       count = page.count ?? count;
       for (const r of page.results) writer.write(r);
       total += page.results.length;
@@ -124,7 +132,7 @@ export async function runListing(ctx: Context, o: ListingInput, spec: ListingSpe
       if (table && page.results.length) {
         // A table needs its column widths: print each page as it comes and start a new one.
         await writer.end();
-        writer = createRowWriter(ctx, { columns: spec.columns, envelope: page.body });
+        writer = createRowWriter(ctx, { columns: spec.columns, envelope: recOf(page.body) });
       }
     }
   } finally {

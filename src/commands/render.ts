@@ -3,7 +3,7 @@
 import type { Style } from '../output/index.js';
 import { labelled, renderTable } from '../output/table.js';
 
-export type Pair = [label: string, value: string | number | null | undefined | false];
+export type Pair = [label: string, value: unknown];
 
 /**
  * Aligned `Label  value` lines in display columns, within the terminal's width: a long value
@@ -22,7 +22,7 @@ export type GridColumn = string | { head: string; optional?: boolean; min?: numb
  * A sub-table of a card, in the tree's one table style (UPPERCASE headers, ids never cut); when
  * it cannot fit the terminal, optional columns go first, then each row becomes a small card.
  */
-export function grid(s: Style, head: GridColumn[], rows: Array<Array<string | number | null | undefined>>, indent = '  '): string {
+export function grid(s: Style, head: GridColumn[], rows: unknown[][], indent = '  '): string {
   const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '' : String(c))));
   const columns = head.map((h) => (typeof h === 'string' ? { head: h } : h)).map((c) => ({ ...c, key: c.head.toLowerCase().replace(/[ -]/g, '_') }));
   return renderTable(s, columns, cells, indent);

@@ -22,13 +22,26 @@ import { asciiOnly, escapeControls, escapeDeep, loadTextFor } from './text.js';
 
 export type { OutputSpec } from './model.js';
 
+/** A record of the service's JSON as cards and columns read it: any member may be missing, or of any JSON type. */
+export type Rec = Record<string, unknown>;
+
+/** `v` as a record, or an empty one when it is not an object (cards read members of what may be absent). */
+export function recOf(v: unknown): Rec {
+  return v !== null && typeof v === 'object' ? (v as Rec) : {};
+}
+
+/** `v` as a list of records (each element through recOf), or an empty list when it is not an array. */
+export function recsOf(v: unknown): Rec[] {
+  return Array.isArray(v) ? v.map(recOf) : [];
+}
+
 export interface Column {
   /** Dotted path into the record. */
   key: string;
   /** Header text (defaults to the key). Tables show it in upper case. */
   label?: string;
   /** Render the value for tables. */
-  format?: (value: unknown, record: any) => string;
+  format?: (value: unknown, record: Rec) => string;
   /** An identifier column (never cut) or free text (shrinks); default: recognised by key and values. */
   id?: boolean;
   /** A column people can do without: left out of a table too narrow for it. */
@@ -43,7 +56,7 @@ export interface View {
   /** Columns of the human table (rows), and the default columns of CSV/TSV. */
   columns?: Column[];
   /** A human card for one record (table format, without --fields). */
-  card?: (record: any, style: Style, body: any) => string;
+  card?: (record: Rec, style: Style, body: Rec) => string;
   /** What to say on stderr in a table when there are no rows. */
   empty?: string;
   /** After the output, people (table/TSV/CSV) see the service's `message` on stderr. */
@@ -221,7 +234,7 @@ export async function emit(ctx: Context, body: unknown, view: View = {}): Promis
     // People see the data with its control characters escaped; JSON keeps it as it is.
     const shown = await forPeople(records[0]);
     if (view.card && !fields) {
-      ctx.io.stdout.write(view.card(shown, style(ctx), await forPeople(body)).replace(/\n?$/, '\n'));
+      ctx.io.stdout.write(view.card(recOf(shown), style(ctx), recOf(await forPeople(body))).replace(/\n?$/, '\n'));
     } else {
       keyValueTable(ctx, flatten(fields ? selectFields(shown, fields) : shown));
     }
@@ -380,7 +393,7 @@ async function table(ctx: Context, records: unknown[], cols?: Column[]): Promise
   const st = style(ctx);
   const columns: Column[] = cols ?? columnsOf(records.map((r) => flatten(r))).map((key) => ({ key }));
   records = escapeDeep(records);
-  const cells = records.map((r) => columns.map((c) => (c.format ? c.format(cellOf(r, c.key), r) : cellText(cellOf(r, c.key)))));
+  const cells = records.map((r) => columns.map((c) => (c.format ? c.format(cellOf(r, c.key), recOf(r)) : cellText(cellOf(r, c.key)))));
   await loadTextFor(cells.flat());
   const text = renderTable(
     st,

@@ -80,8 +80,8 @@ describe('paging', () => {
     };
     return { calls, fetch };
   };
-  const all = async (it: AsyncIterable<{ results: number[] }>) => {
-    const out: number[] = [];
+  const all = async (it: AsyncIterable<{ results: unknown[] }>) => {
+    const out: unknown[] = [];
     for await (const p of it) out.push(...p.results);
     return out;
   };

@@ -8,7 +8,7 @@
 // found"), so a batch cut short by a crash is simply sent again on --resume.
 import type { Context } from '../../context.js';
 import * as v from '../../validate/index.js';
-import { usageError } from '../../errors.js';
+import { usageError, messageOf } from '../../errors.js';
 import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../bulk/engine.js';
 import { failureOf } from '../../bulk/retry.js';
 import { csvRows, inputFingerprint, type InputRow } from '../../bulk/rows.js';
@@ -69,8 +69,8 @@ export async function runAccessCsv(o: BulkFlags & { action: 'allow' | 'revoke' }
           try {
             if (row.problem) throw usageError(row.problem);
             payload = payloadOf(o.action, row.values);
-          } catch (e: any) {
-            return { row: make('invalid', String(e.message)), invalid: true };
+          } catch (e) {
+            return { row: make('invalid', messageOf(e)), invalid: true };
           }
           const r = await job.call(`access.${o.action}`, { payload });
           if (r.ok && r.response.status < 400) return { row: make('ok', String(r.response.body?.message ?? (o.action === 'allow' ? 'Access granted.' : 'Access revoked.'))) };

@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { emit, forPeople, outputFormat, style } from '../../output/index.js';
+import { emit, forPeople, outputFormat, recOf, recsOf, style, type Rec } from '../../output/index.js';
 import { isbn } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import type { pricing } from './index.js';
@@ -15,9 +15,9 @@ export function parse({ opts }: VerbInput<typeof pricing>): Options {
 }
 
 /** The pricing entries, wherever the service put them (the shape is not specified). */
-export function pricingOf(body: any): any[] {
-  const list = body?.digital_pricing ?? body?.pricing ?? body?.book?.digital_pricing ?? body?.results;
-  return Array.isArray(list) ? list : [];
+export function pricingOf(body: unknown): Rec[] {
+  const b = recOf(body);
+  return recsOf(b.digital_pricing ?? b.pricing ?? recOf(b.book).digital_pricing ?? b.results);
 }
 
 export async function run(o: Options, ctx: Context): Promise<void> {

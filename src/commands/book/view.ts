@@ -1,6 +1,6 @@
 // How a book looks to people: a card with identifiers, status flags and a pricing sub-table,
 // and the columns of book listings.
-import type { Column, Style } from '../../output/index.js';
+import { recOf, recsOf, type Column, type Rec, type Style } from '../../output/index.js';
 import { cutToWidth, ellipsisFor } from '../../output/text.js';
 import { flags, grid, kv, money, when } from '../render.js';
 
@@ -23,10 +23,10 @@ function trueFlags(status: Record<string, unknown> | undefined): string {
     .join(',');
 }
 
-function pricingRows(pricing: any[]): Array<Array<string | number>> {
+function pricingRows(pricing: Rec[]): Array<Array<unknown>> {
   return pricing.map((p) => [
     p.id,
-    money(p.price, p.currency),
+    money(p.price, typeof p.currency === 'string' ? p.currency : undefined),
     p.description ?? '',
     p.is_limited ? `${p.limit_days ?? ''} days` : 'unlimited',
     p.other_pricing ?? '',
@@ -36,21 +36,21 @@ function pricingRows(pricing: any[]): Array<Array<string | number>> {
 
 const PRICING_HEAD = ['ID', 'PRICE', 'DESCRIPTION', 'ACCESS', 'TYPE', 'NOTE'];
 
-export function pricingGrid(s: Style, pricing: any[]): string {
+export function pricingGrid(s: Style, pricing: Rec[]): string {
   if (!pricing.length) return '  (no digital pricing)';
   return grid(s, PRICING_HEAD, pricingRows(pricing));
 }
 
-export function bookCard(book: any, s: Style): string {
-  const id = book.identifiers ?? {};
-  const st = book.status ?? {};
-  const drm = book.drm ?? {};
+export function bookCard(book: Rec, s: Style): string {
+  const id = recOf(book.identifiers);
+  const st = recOf(book.status);
+  const drm = recOf(book.drm);
   const title = book.subtitle ? `${book.title}: ${book.subtitle}` : book.title;
   const description = typeof book.description === 'string' ? oneLine(book.description, Math.max(40, s.width - 14), ellipsisFor(s.ascii)) : undefined;
   const head = kv(s, [
-    ['Title', s.bold(title ?? '')],
+    ['Title', s.bold(String(title ?? ''))],
     ['Author', book.author],
-    ['Publisher', book.publisher?.title],
+    ['Publisher', recOf(book.publisher).title],
     ['Year', book.publish_year ?? undefined],
     ['Pages', book.num_pages],
     ['Language', book.language],
@@ -87,7 +87,7 @@ export function bookCard(book: any, s: Style): string {
   ]
     .filter(Boolean)
     .join(' · ');
-  const pricing: any[] = Array.isArray(book.digital_pricing) ? book.digital_pricing : [];
+  const pricing = recsOf(book.digital_pricing);
   return [
     head,
     '',
@@ -120,13 +120,13 @@ export const BOOK_COLUMNS: Column[] = [
     label: 'PRICES',
     optional: true,
     format: (_v, r) =>
-      Array.isArray(r?.digital_pricing)
-        ? r.digital_pricing
-            .filter((p: any) => !p.deactivation_date)
-            .map((p: any) => `${p.price}${p.is_limited ? `/${p.limit_days}d` : ''}`)
+      Array.isArray(r.digital_pricing)
+        ? recsOf(r.digital_pricing)
+            .filter((p) => !p.deactivation_date)
+            .map((p) => `${p.price}${p.is_limited ? `/${p.limit_days}d` : ''}`)
             .join(' ')
         : '',
   },
   // Keyed on a flattened field so TSV/CSV get a real column; the table shows every true flag.
-  { key: 'status.is_active', label: 'STATUS', optional: true, format: (_v, r) => trueFlags(r?.status) },
+  { key: 'status.is_active', label: 'STATUS', optional: true, format: (_v, r) => trueFlags(recOf(r.status)) },
 ];

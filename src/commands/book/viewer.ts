@@ -22,7 +22,7 @@ export async function run(o: Options, ctx: Context): Promise<void> {
   if (typeof body?.viewer_url !== 'string' || !body.viewer_url) throw new CliError('The service answered without a viewer_url.');
   // A relative URL is relative to the service's base URL.
   const url = new URL(body.viewer_url, api.baseUrl.replace(/\/*$/, '/')).toString();
-  await emit(ctx, { ...body, viewer_url: url }, { card: (r) => r.viewer_url });
+  await emit(ctx, { ...body, viewer_url: url }, { card: (r) => String(r.viewer_url) });
   await noteEphemeralUrl(ctx);
   if (o.open) await openUrl(ctx, url);
 }

@@ -17,7 +17,7 @@ export function bulkEntries(program: Command): Array<{ term: string; description
   const out: Array<{ term: string; description: string }> = [];
   const visit = (cmd: Command, path: string[]) => {
     for (const sub of cmd.commands) {
-      if ((sub as any)._hidden) continue;
+      if (sub._hidden) continue;
       const p = [...path, sub.name()];
       const bulkOpts = sub.options.filter((o) => o.long && BULK_OPTION.test(o.long));
       const resumable = sub.options.some((o) => o.long === '--resume');
@@ -81,5 +81,5 @@ function formatHelp(cmd: Command, helper: Help): string {
 
 /** Configure the help of a command and (by inheritance) of every command added to it later. */
 export function configureHelpLayout(program: Command): Command {
-  return program.configureHelp({ formatHelp: formatHelp as any });
+  return program.configureHelp({ formatHelp });
 }

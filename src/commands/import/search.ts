@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import type { Column } from '../../output/index.js';
+import { recOf, type Column } from '../../output/index.js';
 import { isbn, nonEmpty } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import type { search } from './index.js';
@@ -38,7 +38,7 @@ export const IMPORT_COLUMNS: Column[] = [
   {
     key: 'status.file_received',
     label: 'STATUS',
-    format: (_v, r) => STATUS.filter(([k]) => r?.status?.[k] === true).map(([, w]) => w).join(', ') || 'awaiting file',
+    format: (_v, r) => STATUS.filter(([k]) => recOf(r.status)[k] === true).map(([, w]) => w).join(', ') || 'awaiting file',
   },
 ];
 

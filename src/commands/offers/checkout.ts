@@ -37,7 +37,7 @@ export async function run(o: Options, ctx: Context): Promise<void> {
     // Served directly (no redirect): the checkout URL itself is the cart.
     url = res.request.url;
   }
-  await emit(ctx, { url, status: res.status, ids: o.ids, rejoiner_ids: o.rejoinerIds ?? [] }, { card: (r) => r.url });
+  await emit(ctx, { url, status: res.status, ids: o.ids, rejoiner_ids: o.rejoinerIds ?? [] }, { card: (r) => String(r.url) });
   await noteEphemeralUrl(ctx);
   if (o.open) await openUrl(ctx, url);
 }

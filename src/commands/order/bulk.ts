@@ -13,6 +13,7 @@
 //   NDJSON: one object per line with the fields of POST /v1/order/external/ (digital_pricing as an
 //   array, or pricing_id; billing_address and shipping_address as objects).
 // order free: one free order per row: username, hash_id, optional expiration_date and label.
+import { messageOf } from '../../errors.js';
 import type { Context } from '../../context.js';
 import * as v from '../../validate/index.js';
 import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../bulk/engine.js';
@@ -85,8 +86,8 @@ async function orderSchema() {
     billing_address: z.any().transform((a, c) => {
       try {
         return v.address(a, 'billing_address', { billing: true, flags: Object.fromEntries(BILLING.map((k) => [k, `billing_${k}`])) });
-      } catch (e: any) {
-        c.addIssue({ code: 'custom', message: String(e.message).replace(/^billing_address:? ?/, '').replace(/\.$/, '') });
+      } catch (e) {
+        c.addIssue({ code: 'custom', message: messageOf(e).replace(/^billing_address:? ?/, '').replace(/\.$/, '') });
         return z.NEVER;
       }
     }),
@@ -94,8 +95,8 @@ async function orderSchema() {
       z.any().transform((a, c) => {
         try {
           return v.address(a, 'shipping_address');
-        } catch (e: any) {
-          c.addIssue({ code: 'custom', message: String(e.message).replace(/\.$/, '') });
+        } catch (e) {
+          c.addIssue({ code: 'custom', message: messageOf(e).replace(/\.$/, '') });
           return z.NEVER;
         }
       }),

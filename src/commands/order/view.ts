@@ -1,14 +1,14 @@
 // How orders, their items and single purchases look to people.
-import type { Column, Style } from '../../output/index.js';
+import { recOf, recsOf, type Column, type Rec, type Style } from '../../output/index.js';
 import { grid, kv, money, when, yesNo, type GridColumn } from '../render.js';
 
-function itemState(i: any): string {
+function itemState(i: Rec): string {
   if (i.is_refunded) return 'refunded';
   if (i.is_active === false) return 'inactive';
   return 'active';
 }
 
-function itemsGrid(s: Style, items: any[], opts: { refundColumn?: boolean } = {}): string {
+function itemsGrid(s: Style, items: Rec[], opts: { refundColumn?: boolean } = {}): string {
   if (!items.length) return '  (no items)';
   // Too wide for the terminal: the purchase date gives way first, then each item is a card.
   const head: GridColumn[] = ['ITEM', { head: 'BOOK', min: 16 }, 'HASH ID', 'PRICE', { head: 'PURCHASED', optional: true }, 'EXPIRES', 'STATE'];
@@ -17,10 +17,11 @@ function itemsGrid(s: Style, items: any[], opts: { refundColumn?: boolean } = {}
     s,
     head,
     items.map((i) => {
+      const book = recOf(i.book);
       const row = [
         i.id,
-        i.book?.title ?? '',
-        i.book?.hash_id ?? '',
+        book.title ?? '',
+        book.hash_id ?? '',
         money(i.purchase_price),
         when(i.purchase_date),
         i.expiration_date ? when(i.expiration_date) : 'never',
@@ -32,8 +33,9 @@ function itemsGrid(s: Style, items: any[], opts: { refundColumn?: boolean } = {}
   );
 }
 
-function totalsLine(t: any): string {
-  if (!t || typeof t !== 'object') return '';
+function totalsLine(totals: unknown): string {
+  if (!totals || typeof totals !== 'object') return '';
+  const t = recOf(totals);
   const parts: string[] = [];
   const add = (label: string, v: unknown, always = false) => {
     if (v === undefined || v === null) return;
@@ -49,16 +51,16 @@ function totalsLine(t: any): string {
   return parts.join(' · ');
 }
 
-export function orderCard(order: any, s: Style, opts: { refundColumn?: boolean } = {}): string {
-  const items: any[] = Array.isArray(order?.items) ? order.items : [];
-  const buyer = items[0]?.user;
+export function orderCard(order: Rec, s: Style, opts: { refundColumn?: boolean } = {}): string {
+  const items = recsOf(order.items);
+  const buyer = recOf(items[0]?.user);
   return [
     kv(s, [
-      ['Order', s.bold(String(order?.id ?? ''))],
-      ['User', order?.username ? `${order.username}${buyer?.full_name ? ` (${buyer.full_name})` : ''}` : undefined],
-      ['Complete', yesNo(s, order?.is_complete)],
-      ['Items', order?.item_count ?? items.length],
-      ['Totals', totalsLine(order?.totals)],
+      ['Order', s.bold(String(order.id ?? ''))],
+      ['User', order.username ? `${order.username}${buyer.full_name ? ` (${buyer.full_name})` : ''}` : undefined],
+      ['Complete', yesNo(s, order.is_complete)],
+      ['Items', order.item_count ?? items.length],
+      ['Totals', totalsLine(order.totals)],
     ]),
     '',
     itemsGrid(s, items, opts),
@@ -75,12 +77,14 @@ export const ORDER_COLUMNS: Column[] = [
   { key: 'is_complete', label: 'COMPLETE' },
 ];
 
-export function purchaseCard(p: any, s: Style, refundData: boolean): string {
-  const pricing = p.digital_pricing ?? {};
+export function purchaseCard(p: Rec, s: Style, refundData: boolean): string {
+  const pricing = recOf(p.digital_pricing);
+  const book = recOf(p.book);
+  const user = recOf(p.user);
   return kv(s, [
     ['Purchase', s.bold(String(p.id ?? ''))],
-    ['Book', p.book ? `${p.book.title ?? ''} (${p.book.hash_id ?? ''})` : undefined],
-    ['User', p.user ? `${p.user.full_name ? p.user.full_name + ' ' : ''}(${p.user.username ?? ''})` : undefined],
+    ['Book', p.book ? `${book.title ?? ''} (${book.hash_id ?? ''})` : undefined],
+    ['User', p.user ? `${user.full_name ? user.full_name + ' ' : ''}(${user.username ?? ''})` : undefined],
     ['Pricing', pricing.description ? `${pricing.description}${pricing.id != null ? ` (id ${pricing.id})` : ''}` : undefined],
     ['Price', money(p.purchase_price)],
     ['Quantity', p.quantity],

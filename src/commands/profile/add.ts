@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
-import { CliError, ExitCode, usageError } from '../../errors.js';
+import { CliError, ExitCode, usageError, errorCode, messageOf } from '../../errors.js';
 import { configDir } from '../../config/paths.js';
 import { readStore, removeKeyCopy, updateStore, writeKeyCopy, type ProfileData } from '../../config/store.js';
 import { emit } from '../../output/index.js';
@@ -77,8 +77,8 @@ async function checkCaFile(file: string): Promise<string> {
   let pem: string;
   try {
     pem = await readFile(path, 'utf8');
-  } catch (e: any) {
-    throw usageError(`--ca-file ${file}: cannot read it (${e?.code === 'ENOENT' ? 'no such file' : (e?.code ?? e?.message)}).`);
+  } catch (e) {
+    throw usageError(`--ca-file ${file}: cannot read it (${errorCode(e) === 'ENOENT' ? 'no such file' : (errorCode(e) ?? messageOf(e))}).`);
   }
   if (!/-----BEGIN CERTIFICATE-----/.test(pem)) throw usageError(`--ca-file ${file}: holds no PEM certificate (-----BEGIN CERTIFICATE-----).`);
   return path;
@@ -122,15 +122,16 @@ export async function readRsaKey(path: string, given: 'flag' | 'prompt' = 'flag'
   let pem: string;
   try {
     pem = await readFile(path, 'utf8');
-  } catch (e: any) {
-    const why = e?.code === 'ENOENT' ? 'no such file' : e?.code === 'EACCES' ? 'permission denied' : e?.code === 'EISDIR' ? 'it is a directory' : (e?.code ?? e?.message);
+  } catch (e) {
+    const code = errorCode(e);
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (code ?? messageOf(e));
     throw new CliError(`Cannot read the key file ${path}${from}: ${why}.`, ExitCode.USAGE);
   }
   const { loadRsaPrivateKey } = await import('../../api/wire.js');
   try {
     loadRsaPrivateKey(pem);
-  } catch (e: any) {
-    throw new CliError(`The key file ${path}${from} ${e.message}.`, ExitCode.USAGE);
+  } catch (e) {
+    throw new CliError(`The key file ${path}${from} ${messageOf(e)}.`, ExitCode.USAGE);
   }
   return pem;
 }
@@ -143,8 +144,8 @@ async function prompt(o: AddOptions, ctx: Context): Promise<void> {
     try {
       check(v);
       return true;
-    } catch (e: any) {
-      return String(e.message);
+    } catch (e) {
+      return messageOf(e);
     }
   };
   o.name ??= await input({ message: 'Profile name', validate: valid((v) => checkName(v.trim(), 'name')) }, io).then((v) => v.trim());
@@ -173,8 +174,8 @@ async function prompt(o: AddOptions, ctx: Context): Promise<void> {
         try {
           await readRsaKey(expandHome(v, ctx.io.env), 'prompt');
           return true;
-        } catch (e: any) {
-          return String(e.message);
+        } catch (e) {
+          return messageOf(e);
         }
       } }, io);
       o.keyFile = expandHome(typed, ctx.io.env);

@@ -1,4 +1,5 @@
 // `bookdist profile show [name]`: every setting the next command would use, with its source.
+import { messageOf } from '../../errors.js';
 import type { Context } from '../../context.js';
 import { GAP } from '../../output/table.js';
 import { textWidth } from '../../output/text.js';
@@ -42,8 +43,8 @@ function proxyRow(baseUrl: string | undefined, env: Record<string, string | unde
   try {
     const r = routeFor(new URL(baseUrl), env);
     return r.proxy ? { setting: 'proxy', value: r.shown!, source: `env ${r.why}` } : { setting: 'proxy', value: 'none', source: r.why };
-  } catch (e: any) {
-    return { setting: 'proxy', value: 'unusable', source: String(e?.message ?? e) };
+  } catch (e) {
+    return { setting: 'proxy', value: 'unusable', source: messageOf(e) };
   }
 }
 

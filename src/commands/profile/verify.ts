@@ -1,9 +1,10 @@
 // Checking a profile's credentials against its service: one signed GET /profile/, the request
 // `bookdist whoami` makes. Shared by `profile add` (before anything is stored) and `profile check`.
 import type { Context } from '../../context.js';
-import type { Style } from '../../output/index.js';
+import { recOf, type Style } from '../../output/index.js';
 import { kv, type Pair } from '../render.js';
-import { CliError, ExitCode } from '../../errors.js';
+import { CliError, ExitCode, messageOf } from '../../errors.js';
+import type { ApiError } from '../../api/client.js';
 import type { ResolvedConfig } from '../../config/resolve.js';
 import type { ProfileData } from '../../config/store.js';
 
@@ -64,7 +65,7 @@ export async function checkAccount(ctx: Context, cfg: ResolvedConfig, hint: stri
   // An access-control token alone signs nothing that GET /profile/ accepts, and the access API has
   // no request that reads without changing access: there is nothing safe to check it with.
   if (!cfg.embedded && !cfg.keyFile && !cfg.sharedKey) return base;
-  let body: any;
+  let body: unknown;
   try {
     const api = await ctx.apiFor(cfg, { dryRun: false });
     if (!cfg.embedded) base.base_url = api.baseUrl;
@@ -76,9 +77,9 @@ export async function checkAccount(ctx: Context, cfg: ResolvedConfig, hint: stri
     }
     body = res.body;
     base.network = networkOf(api, res, ctx);
-  } catch (e: any) {
-    if (e?.name === 'ApiError' && (e.status === 401 || e.status === 403)) {
-      const said = typeof e.body?.message === 'string' ? e.body.message : e.message;
+  } catch (e) {
+    if (isApiError(e) && (e.status === 401 || e.status === 403)) {
+      const said = typeof recOf(e.body).message === 'string' ? String(recOf(e.body).message) : e.message;
       throw new CliError(
         `The service at ${base.base_url} refused the credentials of profile "${base.profile}" (HTTP ${e.status}: ${said}). ` +
           `Check the username and the key or shared key; ${hint}`,
@@ -86,14 +87,24 @@ export async function checkAccount(ctx: Context, cfg: ResolvedConfig, hint: stri
       );
     }
     // A key file that cannot be read, a URL that is not one: already a message naming the fix.
-    if ((e instanceof CliError || e?.name === 'CliError') && [ExitCode.AUTH, ExitCode.USAGE, ExitCode.TLS, ExitCode.PROXY].includes(e.exitCode)) throw e;
-    if (e?.exitCode === ExitCode.INTERRUPTED || e?.name === 'AbortError') throw e;
-    const code = e?.exitCode === ExitCode.UNAVAILABLE || e?.exitCode === ExitCode.NOT_FOUND ? e.exitCode : ExitCode.ERROR;
-    throw new CliError(`Could not check profile "${base.profile}" with GET /profile/ on ${base.base_url}: ${String(e?.message ?? e).replace(/\.$/, '')}. ${hint}`, code);
+    const thrown: { name?: unknown; exitCode?: unknown } = typeof e === 'object' && e !== null ? e : {};
+    if ((e instanceof CliError || thrown.name === 'CliError') && [ExitCode.AUTH, ExitCode.USAGE, ExitCode.TLS, ExitCode.PROXY].some((c) => c === thrown.exitCode)) throw e;
+    if (thrown.exitCode === ExitCode.INTERRUPTED || thrown.name === 'AbortError') throw e;
+    const code = thrown.exitCode === ExitCode.UNAVAILABLE || thrown.exitCode === ExitCode.NOT_FOUND ? thrown.exitCode : ExitCode.ERROR;
+    throw new CliError(`Could not check profile "${base.profile}" with GET /profile/ on ${base.base_url}: ${messageOf(e).replace(/\.$/, '')}. ${hint}`, code);
   }
-  const p = body?.profile ?? {};
-  return { ...base, account: p.nickname ?? null, scopes: [...(body?.scopes ?? [])].sort(), test_mode: Boolean(body?.test_mode), verified: true };
+  const answer = recOf(body);
+  const p = recOf(answer.profile);
+  return {
+    ...base,
+    account: typeof p.nickname === 'string' ? p.nickname : null,
+    scopes: (Array.isArray(answer.scopes) ? answer.scopes.map(String) : []).sort(),
+    test_mode: Boolean(answer.test_mode),
+    verified: true,
+  };
 }
+
+const isApiError = (e: unknown): e is ApiError => e instanceof Error && e.name === 'ApiError';
 
 /** What profile check says about the way to the service, each part with what to do when it is wrong. */
 function networkOf(api: import('../../api/client.js').ApiClient, res: import('../../api/client.js').ApiResponse, ctx: Context): NetworkCheck {

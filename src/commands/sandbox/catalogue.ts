@@ -1,6 +1,6 @@
 // `bookdist sandbox catalogue load FILE`: a partner's own titles (ONIX 3.0 or CSV) into the sandbox.
 import type { Context } from '../../context.js';
-import { CliError, ExitCode, usageError } from '../../errors.js';
+import { CliError, ExitCode, usageError, errorCode, messageOf } from '../../errors.js';
 import { emitMessage } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
 import type { catalogueLoad } from './index.js';
@@ -43,9 +43,10 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     const st = await stat(path);
     if (st.isDirectory()) throw usageError(`${o.file}: is a directory, not a catalogue file.`);
     size = st.size;
-  } catch (err: any) {
+  } catch (err) {
     if (err instanceof CliError) throw err;
-    throw usageError(`${o.file}: ${err?.code === 'ENOENT' ? 'no such file' : err?.code === 'EACCES' ? 'permission denied' : err?.message}.`);
+    const code = errorCode(err);
+    throw usageError(`${o.file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : messageOf(err)}.`);
   }
   const store = await openStore(ctx, o.db);
   const { loadCatalogueFile, CatalogueFileError, StrictRefusal } = await import('../../sandbox/catalogue/index.js');

@@ -2,14 +2,14 @@
 // sandbox process on it agrees.
 import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
-import { emit } from '../../output/index.js';
+import { emit, type Rec, type Style } from '../../output/index.js';
 import { checkDuration } from '../../util/duration.js';
 import { quoteValue } from '../../util/quote.js';
 import type { VerbInput } from '../define.js';
 import type { clockAdvance, clockShow } from './index.js';
 import { controlCall, domainCall, openStore, strip } from './common.js';
 
-const view = { card: (d: any, s: any) => `${s.bold('Sandbox now')}  ${d.now}\n${s.bold('Offset')}       ${Math.round(d.offset_ms / 1000)}s ahead of real time` };
+const view = { card: (d: Rec, s: Style) => `${s.bold('Sandbox now')}  ${d.now}\n${s.bold('Offset')}       ${Math.round(Number(d.offset_ms) / 1000)}s ahead of real time` };
 
 export const advance = {
   parse({ args, opts }: VerbInput<typeof clockAdvance>) {
@@ -22,7 +22,7 @@ export const advance = {
     return { ms, db: opts.db, url: opts.url };
   },
   async run(o: { ms: number; db?: string; url?: string }, ctx: Context) {
-    let out: any;
+    let out: unknown;
     if (o.url) out = strip(await controlCall(ctx, { url: o.url, db: o.db }, 'POST', '/_sandbox/clock/advance', { ms: o.ms }));
     else {
       const store = await openStore(ctx, o.db);
@@ -38,7 +38,7 @@ export const show = {
     return { db: opts.db, url: opts.url };
   },
   async run(o: { db?: string; url?: string }, ctx: Context) {
-    let out: any;
+    let out: unknown;
     if (o.url) out = strip(await controlCall(ctx, { url: o.url, db: o.db }, 'GET', '/_sandbox/clock'));
     else {
       const store = await openStore(ctx, o.db);

@@ -1,6 +1,7 @@
 // Shared by the sandbox verbs: which database, opening it, and talking to a running sandbox.
+import { recOf, type Rec } from '../../output/index.js';
 import type { Context } from '../../context.js';
-import { CliError, ExitCode, usageError } from '../../errors.js';
+import { CliError, ExitCode, usageError, errorCode, messageOf } from '../../errors.js';
 
 /** The database path: --db, else sandbox.db in the data directory (as the built-in profile uses). */
 export async function dbPathOf(ctx: Context, db: string | undefined): Promise<string> {
@@ -52,7 +53,7 @@ async function controlSecretFor(ctx: Context, db: string | undefined): Promise<s
 }
 
 /** Call a /_sandbox/ control route of a running sandbox, with its control secret. */
-export async function controlCall(ctx: Context, target: ControlTarget, method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> {
+export async function controlCall(ctx: Context, target: ControlTarget, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Rec> {
   const { url } = target;
   const secret = await controlSecretFor(ctx, target.db);
   if (!secret) {
@@ -69,25 +70,25 @@ export async function controlCall(ctx: Context, target: ControlTarget, method: '
       headers: { 'x-sandbox-secret': secret, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-  } catch (err: any) {
-    throw new CliError(`Could not reach the sandbox at ${url} (${err?.cause?.code ?? err?.message}). Is \`bookdist sandbox serve\` running?`, ExitCode.UNAVAILABLE);
+  } catch (err) {
+    throw new CliError(`Could not reach the sandbox at ${url} (${errorCode(err instanceof Error ? err.cause : undefined) ?? messageOf(err)}). Is \`bookdist sandbox serve\` running?`, ExitCode.UNAVAILABLE);
   }
   const text = await res.text();
-  let json: any;
+  let json: Rec;
   try {
-    json = JSON.parse(text);
+    json = recOf(JSON.parse(text));
   } catch {
     throw new CliError(`${url} did not answer like a sandbox (HTTP ${res.status}).`, ExitCode.ERROR);
   }
   if (res.status === 401 || res.status === 403) {
     throw new CliError(
-      `${json?.message ?? `HTTP ${res.status}`} (set ${SECRET_ENV}, or --db <the database ${url} serves>)`,
+      `${json.message ?? `HTTP ${res.status}`} (set ${SECRET_ENV}, or --db <the database ${url} serves>)`,
       ExitCode.AUTH,
       undefined,
       res.status,
     );
   }
-  if (res.status >= 400) throw toCliError(res.status, json?.message ?? `HTTP ${res.status}`);
+  if (res.status >= 400) throw toCliError(res.status, String(json.message ?? `HTTP ${res.status}`));
   return json;
 }
 

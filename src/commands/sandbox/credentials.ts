@@ -1,7 +1,7 @@
 // `bookdist sandbox credentials`: the seeded accounts of a sandbox database.
 import type { Context } from '../../context.js';
 import { kv } from '../render.js';
-import { emit } from '../../output/index.js';
+import { emit, recOf } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
 import type { credentials } from './index.js';
 import { openStore } from './common.js';
@@ -26,9 +26,9 @@ export async function run(o: { db?: string }, ctx: Context): Promise<void> {
       [
         s.bold('Partner (every scope, publishers Harbor Lane Press and Northwind Academic)'),
         // kv(): paths and long notes wrap within the terminal (80 columns included), never cut.
-        kv(s, [['username', d.partner.username], ['key_file', d.partner.key_file], ['shared_key', d.partner.shared_key]], '  '),
+        kv(s, [['username', recOf(d.partner).username], ['key_file', recOf(d.partner).key_file], ['shared_key', recOf(d.partner).shared_key]], '  '),
         s.bold('Limited (book_metadata, invite_user; publisher Copperleaf Books)'),
-        kv(s, [['username', d.limited.username], ['key_file', d.limited.key_file], ['shared_key', d.limited.shared_key]], '  '),
+        kv(s, [['username', recOf(d.limited).username], ['key_file', recOf(d.limited).key_file], ['shared_key', recOf(d.limited).shared_key]], '  '),
         kv(s, [
           ['Operator token', d.operator_token],
           ['Control secret', `${d.control_secret}  (header X-Sandbox-Secret of the /_sandbox/ routes; $BOOKDIST_SANDBOX_SECRET for --url)`],

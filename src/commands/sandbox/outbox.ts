@@ -10,7 +10,7 @@ export function parse({ opts }: VerbInput<typeof outbox>) {
 }
 
 export async function run(o: { to?: string; db?: string; url?: string }, ctx: Context): Promise<void> {
-  let emails: any[];
+  let emails: unknown;
   if (o.url) emails = (await controlCall(ctx, { url: o.url, db: o.db }, 'GET', '/_sandbox/outbox' + (o.to ? `?to=${encodeURIComponent(o.to)}` : ''))).emails;
   else {
     const store = await openStore(ctx, o.db);

@@ -10,7 +10,7 @@ export function parse({ args, opts }: VerbInput<typeof redeem>) {
 }
 
 export async function run(o: { code: string; username: string; db?: string; url?: string }, ctx: Context): Promise<void> {
-  let out: any;
+  let out: unknown;
   if (o.url) out = strip(await controlCall(ctx, { url: o.url, db: o.db }, 'POST', '/_sandbox/redeem', { code: o.code, username: o.username }));
   else {
     const store = await openStore(ctx, o.db);

@@ -1,6 +1,6 @@
 // `bookdist sandbox serve`: the service in the foreground until Ctrl-C / SIGTERM.
 import type { Context } from '../../context.js';
-import { usageError } from '../../errors.js';
+import { usageError, errorCode, messageOf } from '../../errors.js';
 import { checkDuration } from '../../util/duration.js';
 import type { VerbInput } from '../define.js';
 import type { serve } from './index.js';
@@ -83,8 +83,8 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     const read = (file: string, flag: string) => {
       try {
         return readFileSync(file, 'utf8');
-      } catch (e: any) {
-        throw usageError(`${flag} ${file}: cannot read it (${e?.code === 'ENOENT' ? 'no such file' : (e?.code ?? e?.message)}).`);
+      } catch (e) {
+        throw usageError(`${flag} ${file}: cannot read it (${errorCode(e) === 'ENOENT' ? 'no such file' : (errorCode(e) ?? messageOf(e))}).`);
       }
     };
     tls = { cert: read(o.tls.certFile, '--cert'), key: read(o.tls.keyFile, '--key'), caFile: o.tls.certFile };
@@ -107,12 +107,12 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       publicUrl: o.publicUrl,
       tls,
     });
-  } catch (e: any) {
+  } catch (e) {
     const where = `${o.host}:${o.port}`;
-    if (e?.code === 'EADDRINUSE') throw usageError(`Port ${o.port} is in use on ${o.host}: another program (or sandbox) listens there. Choose another with --port, or --port 0 for a free one.`);
-    if (e?.code === 'EACCES') throw usageError(`Not allowed to listen on ${where} (ports below 1024 need privileges). Choose another with --port, or --port 0 for a free one.`);
-    if (e?.code === 'EADDRNOTAVAIL' || e?.code === 'ENOTFOUND') throw usageError(`--host ${o.host}: no such interface on this machine (e.g. 127.0.0.1 or 0.0.0.0).`);
-    if (tls && /PEM|key|certificate|ASN1|DECODER/i.test(String(e?.message ?? ''))) throw usageError(`--cert/--key: not a usable certificate and private key (${e.message}).`);
+    if (errorCode(e) === 'EADDRINUSE') throw usageError(`Port ${o.port} is in use on ${o.host}: another program (or sandbox) listens there. Choose another with --port, or --port 0 for a free one.`);
+    if (errorCode(e) === 'EACCES') throw usageError(`Not allowed to listen on ${where} (ports below 1024 need privileges). Choose another with --port, or --port 0 for a free one.`);
+    if (errorCode(e) === 'EADDRNOTAVAIL' || errorCode(e) === 'ENOTFOUND') throw usageError(`--host ${o.host}: no such interface on this machine (e.g. 127.0.0.1 or 0.0.0.0).`);
+    if (tls && e instanceof Error && /PEM|key|certificate|ASN1|DECODER/i.test(e.message)) throw usageError(`--cert/--key: not a usable certificate and private key (${e.message}).`);
     throw e;
   }
   if (!isLoopback(o.host)) {

@@ -25,7 +25,7 @@ export function parse({ opts }: VerbInput<typeof usage>): Options {
 }
 
 export async function run(o: Options, ctx: Context): Promise<void> {
-  let out: any;
+  let out: unknown;
   if (o.url) {
     out = strip(await controlCall(ctx, { url: o.url, db: o.db }, 'POST', '/_sandbox/usage', { username: o.username, hash_id: o.hashId, viewed: o.viewed, printed: o.printed }));
   } else {

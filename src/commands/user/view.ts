@@ -1,17 +1,18 @@
 // How a user looks to people, and the conflict answer of invite/create.
 import type { ApiClient } from '../../api/client.js';
 import { CliError, ExitCode } from '../../errors.js';
-import type { Style } from '../../output/index.js';
+import { recOf, type Rec, type Style } from '../../output/index.js';
 import { flags, kv, when } from '../render.js';
 
-export function userCard(u: any, s: Style): string {
-  const st = u.status ?? {};
-  const p = u.profile ?? {};
-  const perms = u.permissions ?? {};
+export function userCard(u: Rec, s: Style): string {
+  const st = recOf(u.status);
+  const p = recOf(u.profile);
+  const perms = recOf(u.permissions);
+  const owner = recOf(u.owner);
   const name = [u.first_name, u.last_name].filter(Boolean).join(' ');
   const address = [p.address_1, p.address_2, p.city, p.state, p.zip, p.country].filter(Boolean).join(', ');
   return kv(s, [
-    ['Username', s.bold(u.username ?? '')],
+    ['Username', s.bold(String(u.username ?? ''))],
     ['Name', name],
     ['Email', u.email],
     ['Nickname', p.nickname],
@@ -19,7 +20,7 @@ export function userCard(u: any, s: Style): string {
     ['Status', flags(s, st, [['is_active', 'active'], ['verified', 'verified'], ['over_18', 'over 18']])],
     ['Joined', when(st.date_joined)],
     ['Last login', when(st.last_login)],
-    ['Owner', u.owner?.username ? `${u.owner.full_name ? u.owner.full_name + ' ' : ''}(${u.owner.username})` : undefined],
+    ['Owner', owner.username ? `${owner.full_name ? owner.full_name + ' ' : ''}(${owner.username})` : undefined],
     [
       'Permissions',
       (
@@ -37,22 +38,23 @@ export function userCard(u: any, s: Style): string {
 }
 
 /** A conflict answer (400 with conflict fields, or 200 with conflict: true) as exit 5 naming the user. */
-function conflictError(body: any, email: string): CliError {
-  const existing = typeof body?.username === 'string' ? body.username : undefined;
-  const msg = (typeof body?.message === 'string' && body.message) || `User with email address ${email} already exists`;
+function conflictError(answer: unknown, email: string): CliError {
+  const body = recOf(answer);
+  const existing = typeof body.username === 'string' ? body.username : undefined;
+  const msg = (typeof body.message === 'string' && body.message) || `User with email address ${email} already exists`;
   return new CliError(
     `${msg.replace(/\.$/, '')}${existing ? ` (username ${existing}; \`bookdist user get ${existing}\`)` : ''}.`,
     ExitCode.CONFLICT,
-    { value: body?.value ?? email, field: body?.field ?? 'email', username: existing, conflict: true },
-    typeof body?.code === 'number' ? body.code : undefined,
+    { value: body.value ?? email, field: body.field ?? 'email', username: existing, conflict: true },
+    typeof body.code === 'number' ? body.code : undefined,
   );
 }
 
 /** POST a user-creating endpoint; a conflict becomes exit 5, other errors the usual ApiError. */
-export async function createUser(api: ApiClient, name: 'user.invite' | 'user.create', payload: Record<string, unknown>): Promise<any> {
+export async function createUser(api: ApiClient, name: 'user.invite' | 'user.create', payload: Record<string, unknown>): Promise<Rec> {
   const { isConflict, toApiError } = await import('../../api/client.js');
   const res = await api.call(name, { payload });
   if (isConflict(res.status, res.body) || res.body?.conflict === true) throw conflictError(res.body, String(payload.email));
   if (res.status >= 400) throw toApiError(res);
-  return res.body;
+  return recOf(res.body);
 }
