@@ -35,7 +35,7 @@ interface VerbModule<I, O = I> {
 // string is the one place a flag is named.
 
 /** An option: commander's flags string and description, and what else commander needs. */
-export interface OptionDecl {
+interface OptionDecl {
   readonly flags: string;
   readonly description: string;
   /** commander's requiredOption: a usage error before the verb loads when it is missing. */
@@ -51,7 +51,7 @@ export interface OptionDecl {
 }
 
 /** A positional argument: `<name>` (required), `[name]` (optional), `...` for a list. */
-export interface ArgumentDecl {
+interface ArgumentDecl {
   readonly name: string;
   readonly description: string;
   readonly choices?: readonly string[];
@@ -68,7 +68,7 @@ interface CommandText {
   readonly examples?: readonly string[];
 }
 
-export interface VerbDecl extends CommandText {
+interface VerbDecl extends CommandText {
   readonly args?: readonly ArgumentDecl[];
   readonly options?: readonly OptionDecl[];
   /**
@@ -81,7 +81,7 @@ export interface VerbDecl extends CommandText {
   readonly handle?: (input: VerbInput<VerbDecl>) => void;
 }
 
-export interface GroupDecl extends CommandText {
+interface GroupDecl extends CommandText {
   readonly commands: readonly CommandDecl[];
 }
 
