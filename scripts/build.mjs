@@ -9,48 +9,69 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-// Node's built-in modules through require, not ESM import: importing a builtin as ESM runs every
-// getter of its exports (node:fs loads its streams, fs/promises and readline; node:util its
-// TextDecoder and worker_threads), about a tenth of `node -e 0` on every command (issue 10).
+// Node's built-in modules without a module of their own in the bundle. An ESM import of one
+// becomes a small module for that importer alone (esbuild puts it into the importer's chunk) that
+// exports just the names the importer takes, from process.getBuiltinModule; a require() in a
+// CommonJS dependency stays a require (the banner's, which asks process.getBuiltinModule too).
+// Not the plain forms: an ESM import of a builtin runs every getter of its exports (node:fs loads
+// its streams, fs/promises and readline), about a tenth of `node -e 0` on every command (issue
+// 10); and a CommonJS stand-in imported from ESM is one more chunk per builtin on every command's
+// path, and goes through esbuild's __toESM, which describes every property: node:util then loads
+// 34 more modules (worker_threads, the streams, parse_args), node:fs its Dir.
 const BUILTINS = new Set(builtinModules);
-const builtinsByRequire = {
-  name: 'builtins-by-require',
+const builtinImports = {
+  name: 'builtin-imports',
   setup(b) {
     b.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
       const name = args.path.replace(/^node:/, '');
-      if (!(BUILTINS.has(name) || BUILTINS.has(args.path)) || name === 'module' || args.namespace === 'bookdist-builtin') return undefined;
+      if (!BUILTINS.has(name) || args.namespace === 'bookdist-builtin') return undefined;
       // A dynamic import() of a builtin stays as it is: it runs only when needed, and its named
       // exports must stay on the namespace it resolves to.
       if (args.kind === 'dynamic-import') return undefined;
-      return { path: name, namespace: 'bookdist-builtin' };
+      if (args.kind === 'require-call') return { path: `node:${name}`, external: true };
+      return { path: `${name}?${args.importer}`, namespace: 'bookdist-builtin', pluginData: { name, importer: args.importer } };
     });
-    b.onLoad({ filter: /.*/, namespace: 'bookdist-builtin' }, (args) => ({
-      contents: DESCRIBED_LAZILY.has(args.path)
-        ? `module.exports = lazilyDescribed(require(${JSON.stringify('node:' + args.path)}));\n${lazilyDescribed}`
-        : `module.exports = require(${JSON.stringify('node:' + args.path)});`,
+    b.onLoad({ filter: /.*/, namespace: 'bookdist-builtin' }, ({ pluginData: { name, importer } }) => ({
+      contents: builtinFor(name, importer),
       loader: 'js',
     }));
   },
 };
 
-// An ESM import of a CommonJS module goes through esbuild's __toESM, which reads the descriptor of
-// every property. Some of Node's modules load a part of themselves when a lazy property is merely
-// described: node:util loads parse_args, diff and worker_threads with the streams (34 modules),
-// node:fs its Dir. Such a module is handed over behind a proxy that describes its properties
-// without touching them; every read, write and call still reaches the module itself.
-const DESCRIBED_LAZILY = new Set(['util', 'fs']);
-function lazilyDescribed(real) {
-  return new Proxy(
-    {},
-    {
-      get: (_t, key) => real[key],
-      set: (_t, key, value) => ((real[key] = value), true),
-      has: (_t, key) => key in real,
-      ownKeys: () => Reflect.ownKeys(real),
-      getOwnPropertyDescriptor: (_t, key) => (Object.hasOwn(real, key) ? { configurable: true, enumerable: true, writable: true, value: undefined } : undefined),
-      getPrototypeOf: () => Object.getPrototypeOf(real),
-    },
-  );
+/** What `importer` imports of the builtin `name`: the named bindings, a default, a namespace. */
+function importsOf(name, importer) {
+  const text = readFileSync(importer, 'utf8');
+  const got = { names: new Set(), def: false, ns: false, found: false };
+  for (const m of text.matchAll(/^\s*import\s+(?!type\s)([^'";]+?)\s+from\s*(['"])([^'"]+)\2/gm)) {
+    if (m[3].replace(/^node:/, '') !== name) continue;
+    got.found = true;
+    let clause = m[1];
+    const braces = /\{([^}]*)\}/.exec(clause);
+    if (braces) {
+      for (const part of braces[1].split(',').map((p) => p.trim())) {
+        if (!part || part.startsWith('type ')) continue;
+        const imported = part.split(/\s+as\s+/)[0];
+        if (imported === 'default') got.def = true;
+        else got.names.add(imported);
+      }
+      clause = clause.replace(braces[0], '');
+    }
+    if (/\*\s*as\s/.test(clause)) got.ns = true;
+    else if (/[\w$]/.test(clause)) got.def = true;
+  }
+  return got;
+}
+
+/** The module an importer gets for `import ... from 'node:NAME'`. */
+function builtinFor(name, importer) {
+  const spec = JSON.stringify(`node:${name}`);
+  const got = importsOf(name, importer);
+  // A namespace import (or a form this does not read) gets the whole module, through require.
+  if (got.ns || !got.found) return `module.exports = require(${spec});`;
+  const lines = [`const m = process.getBuiltinModule(${spec});`];
+  if (got.def) lines.push('export default m;');
+  for (const n of got.names) lines.push(`export const ${n} = m.${n};`);
+  return lines.join('\n') + '\n';
 }
 
 // commander imports node:child_process at the top for executable subcommands, which bookdist does
@@ -105,7 +126,7 @@ try {
     // The shell completion templates (src/commands/completion/templates/) are bundled as text.
     loader: { '.bash': 'text', '.zsh': 'text', '.fish': 'text' },
     logLevel: 'warning',
-    plugins: [lazyChildProcess, builtinsByRequire],
+    plugins: [lazyChildProcess, builtinImports],
   });
 } catch (err) {
   rmSync(`${root}/${next}`, { recursive: true, force: true });

@@ -2,17 +2,14 @@
 // (direct, or through a proxy), TLS verification against Node's roots plus an optional CA bundle
 // (--ca-file), and proxies as curl reads them (network.ts): plain http requests in absolute form
 // to the proxy, https requests tunnelled with CONNECT, Basic credentials from the proxy URL.
-// Loaded through require, not `import 'node:http'`: the ESM form pulls in Node's internal HTTP
+// Loaded when first used, not by `import 'node:http'`: the ESM form pulls in Node's internal HTTP
 // stack eagerly and cost twice as much at start-up (README, Dependencies). Measured against
 // undici for one request and for the bulk lookups, see bench/startup.mjs.
-import { createRequire } from 'node:module';
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import type { Socket } from 'node:net';
 import type { HttpHandler, HttpRequest, HttpResponse, TlsInfo } from './handler.js';
 import { proxyAuthorization, routeFor, type Env, type Route } from './network.js';
-
-const load = createRequire(import.meta.url);
 
 export interface TransportOptions {
   /** Time allowed to open a connection, ms. */
@@ -43,8 +40,8 @@ export class HttpTransport implements HttpHandler {
   constructor(private readonly opts: TransportOptions) {}
 
   private moduleFor(protocol: string): typeof import('node:http') {
-    if (protocol === 'https:') return load('node:https');
-    if (protocol === 'http:') return load('node:http');
+    if (protocol === 'https:') return process.getBuiltinModule('node:https') as unknown as typeof import('node:http');
+    if (protocol === 'http:') return process.getBuiltinModule('node:http');
     throw withCode(`unsupported protocol ${protocol}`, 'ERR_INVALID_PROTOCOL');
   }
 
@@ -57,7 +54,7 @@ export class HttpTransport implements HttpHandler {
   private tlsTrust(): Record<string, unknown> {
     if (!this.opts.ca) return {};
     if (this.trust) return this.trust;
-    const tls = load('node:tls') as typeof import('node:tls');
+    const tls = process.getBuiltinModule('node:tls');
     const context = tls.createSecureContext();
     const native = (context as unknown as { context?: { addCACert?: (pem: string) => void } }).context;
     if (typeof native?.addCACert === 'function') {
@@ -89,8 +86,8 @@ export class HttpTransport implements HttpHandler {
   private tunnel(agent: Agent, route: Route): void {
     const proxy = route.proxy!;
     const auth = proxyAuthorization(proxy);
-    const http = load('node:http') as typeof import('node:http');
-    const tls = load('node:tls') as typeof import('node:tls');
+    const http = process.getBuiltinModule('node:http');
+    const tls = process.getBuiltinModule('node:tls');
     // Replaces the Agent's own (node:http documents overriding it); typed as the https Agent calls it.
     (agent as unknown as { createConnection: CreateConnection }).createConnection = (options, done) => {
       const authority = `${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}`;
