@@ -12,6 +12,7 @@ import { ApiClient, type PayloadToCheck } from './api/client.js';
 import { loadRsaPrivateKey, type Credentials } from './api/wire.js';
 import type { ResolvedConfig, Setting } from './config/resolve.js';
 import { CONFIG_FILE, KEYS_DIR } from './config/store.js';
+import { checkBaseUrl, checkHeaderValue, checkPermissions, sourceOf } from './config/check.js';
 
 /** Where requests go and as whom: what connect() hands the client besides the context's settings. */
 interface Target {
@@ -31,11 +32,10 @@ function errorCode(e: unknown): string {
 export async function connect(ctx: Context): Promise<ApiClient> {
   const cfg = await ctx.config();
   const { io, globals } = ctx;
-  const checks = await import('./config/check.js');
-  const permissions = checkSettings(ctx, cfg, checks);
-  const given = () => givenCredentials(cfg, permissions, checks.sourceOf);
-  const target = cfg.embedded ? await embeddedTarget(ctx, cfg, given, checks.sourceOf) : await remoteTarget(cfg, given, checks);
-  const ca = cfg.caFile ? readCaFile(cfg.caFile, checks.sourceOf) : undefined;
+  const permissions = checkSettings(ctx, cfg);
+  const given = () => givenCredentials(cfg, permissions);
+  const target = cfg.embedded ? await embeddedTarget(ctx, cfg, given) : await remoteTarget(cfg, given);
+  const ca = cfg.caFile ? readCaFile(cfg.caFile) : undefined;
 
   let noticeShown = false;
   const client = new ApiClient({
@@ -63,20 +63,19 @@ export async function connect(ctx: Context): Promise<ApiClient> {
   return client;
 }
 
-type Checks = typeof import('./config/check.js');
 type Permissions = (path: string, kind: 'key' | 'config' | 'keys-dir') => void;
 
 /**
  * Values that become header values, and files that hold secrets, are checked before anything is
  * sent, whichever service answers. Returns the permission check for the key file (warned once).
  */
-function checkSettings(ctx: Context, cfg: ResolvedConfig, checks: Checks): Permissions {
-  checks.checkHeaderValue(cfg.username, 'username', '--username', false);
-  checks.checkHeaderValue(cfg.sharedKey, 'shared key', '--shared-key', true);
-  checks.checkHeaderValue(cfg.token, 'token', '--token', true);
+function checkSettings(ctx: Context, cfg: ResolvedConfig): Permissions {
+  checkHeaderValue(cfg.username, 'username', '--username', false);
+  checkHeaderValue(cfg.sharedKey, 'shared key', '--shared-key', true);
+  checkHeaderValue(cfg.token, 'token', '--token', true);
   const warned = new Set<string>();
   const permissions: Permissions = (path, kind) => {
-    const f = checks.checkPermissions(path, kind);
+    const f = checkPermissions(path, kind);
     if (f?.refused) throw new CliError(f.refused, ExitCode.USAGE, { file: path });
     if (f?.warning && !warned.has(path)) {
       warned.add(path);
@@ -91,7 +90,7 @@ function checkSettings(ctx: Context, cfg: ResolvedConfig, checks: Checks): Permi
 }
 
 /** The credentials given (flag, environment, profile): used, or refused with what to fix. */
-async function givenCredentials(cfg: ResolvedConfig, permissions: Permissions, sourceOf: Checks['sourceOf']): Promise<Credentials> {
+async function givenCredentials(cfg: ResolvedConfig, permissions: Permissions): Promise<Credentials> {
   const username = cfg.username;
   const missingUsername = (what: Setting) =>
     new CliError(
@@ -138,7 +137,7 @@ async function givenCredentials(cfg: ResolvedConfig, permissions: Permissions, s
  * server). Credentials given through the environment are used against it too (it refuses what it
  * does not know), never dropped in favour of its own.
  */
-async function embeddedTarget(ctx: Context, cfg: ResolvedConfig, given: () => Promise<Credentials>, sourceOf: Checks['sourceOf']): Promise<Target> {
+async function embeddedTarget(ctx: Context, cfg: ResolvedConfig, given: () => Promise<Credentials>): Promise<Target> {
   const { startEmbedded } = await import('./sandbox/embedded.js');
   const own = cfg.keyFile || cfg.sharedKey || cfg.token ? await given() : undefined;
   const sb = await startEmbedded({ dataDir: cfg.dataDir });
@@ -161,8 +160,7 @@ async function embeddedTarget(ctx: Context, cfg: ResolvedConfig, given: () => Pr
 }
 
 /** A service at a base URL: the URLs checked, and a profile's key only ever sent to its own base URL. */
-async function remoteTarget(cfg: ResolvedConfig, given: () => Promise<Credentials>, checks: Checks): Promise<Target> {
-  const { checkBaseUrl, sourceOf } = checks;
+async function remoteTarget(cfg: ResolvedConfig, given: () => Promise<Credentials>): Promise<Target> {
   if (!cfg.baseUrl) {
     throw new CliError(
       `Profile "${cfg.profile.value}" has no base URL. Set one with \`bookdist profile add\`, --base-url or BOOKDIST_BASE_URL.`,
@@ -186,7 +184,7 @@ async function remoteTarget(cfg: ResolvedConfig, given: () => Promise<Credential
 }
 
 /** --ca-file, BOOKDIST_CA_FILE or the profile's CA bundle: read and checked to hold a PEM certificate. */
-function readCaFile(setting: Setting, sourceOf: Checks['sourceOf']): { pem: string; file: string } {
+function readCaFile(setting: Setting): { pem: string; file: string } {
   const file = setting.value;
   let pem: string;
   try {

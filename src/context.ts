@@ -133,16 +133,9 @@ export function createContext(
     },
     warn: (m) => io.stderr.write(formatNotice(m, io.stderr, 'warning: ')),
     config: () =>
-      (configP ??= (async () => {
-        const { resolveConfig } = await import('./config/resolve.js');
-        const { readStore } = await import('./config/store.js');
-        const { configDir } = await import('./config/paths.js');
-        return resolveConfig({
-          env: io.env,
-          flags: { profile: globals.profile, baseUrl: globals.baseUrl, caFile: globals.caFile },
-          loadStore: () => readStore(configDir(io.env)),
-        });
-      })()),
+      (configP ??= import('./config/resolve.js').then((m) =>
+        m.loadConfig(io.env, { profile: globals.profile, baseUrl: globals.baseUrl, caFile: globals.caFile }),
+      )),
     api: () => (apiP ??= import('./connect.js').then((m) => m.connect(ctx))),
     apiFor: async (cfg, more) => {
       const { connect } = await import('./connect.js');

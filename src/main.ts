@@ -66,9 +66,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   const fast = await fastPath(argv, io);
   if (fast !== undefined) return fast;
   // Only the command group argv names (the whole tree for help, completion and the like).
-  const { programFor } = await import('./cli/tree.js');
-  const { setContextFactory, exitCodeOf } = await import('./commands/define.js');
-  const { helpWidth } = await import('./commands/help/layout.js');
+  // One import for what every command needs here (each more is one more module to load).
+  const { programFor, setContextFactory, exitCodeOf, helpWidth } = await import('./cli/tree.js');
   const program = await programFor(argv);
   // Usage errors: commander's message is captured (not printed) so that it can be reported once,
   // with the usage line of the command that failed, as text or (under --json) as JSON.

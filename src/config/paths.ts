@@ -1,6 +1,10 @@
-// Where bookdist keeps its files. Cheap: no conf import.
-import { homedir } from 'node:os';
+// Where bookdist keeps its files. Cheap: no conf import, and node:os only when no variable names
+// the directory.
 import { join } from 'node:path';
+
+function homedir(): string {
+  return process.getBuiltinModule('node:os').homedir();
+}
 
 export function configDir(env: Record<string, string | undefined>): string {
   if (env.BOOKDIST_CONFIG_DIR) return env.BOOKDIST_CONFIG_DIR;

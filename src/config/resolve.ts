@@ -1,6 +1,6 @@
 // Settings resolution: flag > environment > stored profile > default.
 import { configDir, dataDir } from './paths.js';
-import type { ProfileData } from './store.js';
+import { readStore, type ProfileData } from './store.js';
 
 type Source = 'flag' | 'env' | 'profile' | 'default';
 export interface Setting<T = string> {
@@ -102,4 +102,9 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
     configDir: configDir(env),
     dataDir: dataDir(env),
   };
+}
+
+/** The configuration of a command: flags and environment over the profiles stored in the config dir. */
+export function loadConfig(env: ResolveInput['env'], flags: ResolveInput['flags']): Promise<ResolvedConfig> {
+  return resolveConfig({ env, flags, loadStore: () => readStore(configDir(env)) });
 }
