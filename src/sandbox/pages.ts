@@ -327,7 +327,7 @@ async function checkout(core: SandboxCore, req: IncomingMessage, res: ServerResp
   const caller = partnerCaller(store);
   const now = store.now();
   const ctx = (payload: Record<string, unknown>): HandlerCtx => ({
-    store, caller, payload, params: {}, query: new URLSearchParams(), now, origin: r.origin, hostName: '', queued: () => setImmediate(core.tick),
+    store, caller, payload, params: {}, query: new URLSearchParams(), now, origin: r.origin, queued: () => setImmediate(core.tick),
   });
   const body = (out: HandlerResult | Record<string, unknown>): Record<string, unknown> =>
     'body' in out && typeof out.body === 'object' ? (out.body as Record<string, unknown>) : (out as Record<string, unknown>);

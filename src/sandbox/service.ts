@@ -129,7 +129,6 @@ function answer(
     query,
     now: store.now(),
     origin: r.origin,
-    hostName: r.host.replace(/:\d+$/, ''),
     queued: () => setImmediate(core.tick),
     idempotencyKey: idempotencyKey(headers['idempotency-key']),
   };

@@ -182,6 +182,9 @@ describe('sandbox serve on loopback: the control routes', () => {
     // The service routes answer what the specification accepts, whatever the Host.
     const index = await send(s.port, 'GET', '/', { host: 'evil.example' });
     expect(index.status).toBe(200);
+    // ...and the host the index names is the bound address, not the forged Host.
+    expect(index.json.api.host).toBe('127.0.0.1');
+    expect(index.text).not.toContain('evil.example');
   });
 
   it('a cross-origin POST: a foreign Origin, a same-site page, or a body that is not JSON is refused; nothing changes', async () => {
@@ -228,7 +231,7 @@ describe('sandbox serve on a non-loopback address', () => {
 
   it('with --expose: warns what it exposes; control routes still need an allowed Host and the secret', async () => {
     const db = join(tmp, 'wide.db');
-    const s = await serve(['--host', '0.0.0.0', '--expose', '--allow-host', 'sandbox.test', '--db', db]);
+    const s = await serve(['--host', '0.0.0.0', '--expose', '--allow-host', 'sandbox.test', '--public-url', 'http://sandbox.test:8710', '--db', db]);
     try {
       expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const warning = s.stderr();
@@ -244,6 +247,10 @@ describe('sandbox serve on a non-loopback address', () => {
       expect(foreign.status).toBe(403);
       const noSecret = await send(s.port, 'GET', '/_sandbox/credentials', { host: `127.0.0.1:${s.port}` });
       expect(noSecret.status).toBe(401);
+      // The index names the configured public URL's host, whatever Host the request carries.
+      for (const h of [`evil.example:${s.port}`, `127.0.0.1:${s.port}`]) {
+        expect((await send(s.port, 'GET', '/index/', { host: h })).json.api.host, h).toBe('sandbox.test');
+      }
     } finally {
       expect(await s.stop()).toBe(0);
     }

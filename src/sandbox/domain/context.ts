@@ -10,9 +10,8 @@ export interface HandlerCtx {
   params: Record<string, string>;
   query: URLSearchParams;
   now: number;
-  /** `http://host:port` as the client addressed the server. */
+  /** `scheme://host:port` of the bound address or the configured public URL (never the Host header). */
   origin: string;
-  hostName: string;
   /** Poke the processing worker (a book was queued). */
   queued(): void;
   /** The request's Idempotency-Key header, if any (honoured by code generation and free orders). */

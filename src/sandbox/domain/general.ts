@@ -1,5 +1,4 @@
 // The service's own description: the index, the caller's profile, the endpoint list and the OpenAPI document.
-import { hostname } from 'node:os';
 import { ENDPOINTS } from '../../spec/endpoints.js';
 import { openApiDocument } from '../../spec/openapi.js';
 import type { HandlerCtx, HandlerResult } from './context.js';
@@ -12,7 +11,9 @@ export function index(c: HandlerCtx): Record<string, unknown> {
         { version: 'v1', version_date: '2015-01-21', version_help: '/v1/describe/', version_major: 1, version_string: '1.0.3', version_url: '/v1/' },
       ],
       current_version: 'v1',
-      host: c.hostName || hostname(),
+      // The name the sandbox is reached by: its bound address or `sandbox serve --public-url`, never
+      // the request's Host header (which anyone can set).
+      host: new URL(c.origin).hostname,
     },
   };
 }
