@@ -17,6 +17,7 @@ const MAX_CACHED = 500;
 const MAX_MEMOS = 1000;
 
 
+// any: a row's columns are typed by the repo/ function that reads it (it casts the row to its row type)
 export type Row = Record<string, any>;
 
 export class Store {
@@ -36,6 +37,7 @@ export class Store {
   private commits = 0;
   private checkpointer?: { committed(): void; stop(): void };
   private readonly cache = new Map<string, StatementSync>();
+  private readonly writes = new Map<string, { stmt: StatementSync; table: string | undefined }>();
   private readonly queries = new Map<string, { stmt: StatementSync; row: (values: unknown[]) => Row }>();
   /** Answers of this turn's requests that wrote nothing (`afterCommit`). */
   private answers: Array<(err?: unknown) => void> = [];
@@ -117,6 +119,11 @@ export class Store {
     return cached(this.cache, sql, () => this.db.prepare(sql));
   }
 
+  /** A write statement prepared once, with the table it changes (read from its text once, not at every run). */
+  private write(sql: string): { stmt: StatementSync; table: string | undefined } {
+    return cached(this.writes, sql, () => ({ stmt: this.db.prepare(sql), table: writtenTable(sql) }));
+  }
+
   /**
    * The query `sql` prepared once, with the maker of its rows. node:sqlite builds each row as an
    * object of its own, turning every column name into a property key again; the statement
@@ -146,8 +153,9 @@ export class Store {
 
   run(sql: string, ...params: SQLInputValue[]): { changes: number; lastInsertRowid: number } {
     if (this.depth === 0) this.settleForWrite();
-    this.forget(writtenTable(sql));
-    const r = this.stmt(sql).run(...params);
+    const w = this.write(sql);
+    if (this.memos.size) this.forget(w.table);
+    const r = w.stmt.run(...params);
     return { changes: Number(r.changes), lastInsertRowid: Number(r.lastInsertRowid) };
   }
 
@@ -486,6 +494,7 @@ export class Store {
     if (this.reading && this.db.isOpen) this.endRead();
     this.checkpointer?.stop();
     this.cache.clear();
+    this.writes.clear();
     this.queries.clear();
     try {
       if (this.db.isOpen) this.db.close();
