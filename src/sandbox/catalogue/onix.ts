@@ -4,9 +4,10 @@
 // Windows-1252...), character references and the HTML entities feeds made for ONIX 2.1's DTD
 // use, escaped or inline (X)HTML in texts, TitlePrefix + TitleWithoutPrefix, GTIN-13s, names
 // given only inverted, and the header's defaults (currency, price type, language).
-import { SaxesParser, type SaxesAttributeNS, type SaxesTagPlain } from 'saxes';
+import { SaxesParser } from 'saxes';
 import { CatalogueFileError } from './load.js';
-import { languageCode, newRecord, plainText, XML_EXTRA_ENTITIES, type CatalogueRecord } from './record.js';
+import { finishProduct, newDraft, type Contributor, type Draft, type Header, type Id, type Price, type PriceCondition, type PrintEditionSink, type Related, type TitleEl, type TitleGroup } from './onix-product.js';
+import { XML_EXTRA_ENTITIES, type CatalogueRecord } from './record.js';
 
 /** Short tags (ONIX 3.0) to reference names, for the elements the loader reads. */
 export const ONIX_SHORT_TAGS: Record<string, string> = {
@@ -27,61 +28,6 @@ export const ONIX_SHORT_TAGS: Record<string, string> = {
   priceconditionquantity: 'PriceConditionQuantity', x464: 'PriceConditionQuantityType', x320: 'Quantity', x466: 'QuantityUnit',
 };
 
-/** XHTML elements inside a <Text> that end a line of its text (the others are inline). */
-const BLOCK = new Set(['p', 'br', 'div', 'li', 'ul', 'ol', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'tr', 'td', 'th', 'dt', 'dd', 'blockquote']);
-
-/** Days in a unit of ONIX list 169 (quantity unit). */
-const UNIT_DAYS: Record<string, number> = { '07': 1, '08': 7, '09': 30, '10': 365 };
-
-interface Id {
-  type?: string;
-  value?: string;
-}
-interface Contributor {
-  seq: number;
-  role?: string;
-  name?: string;
-  inverted?: string;
-  before?: string;
-  key?: string;
-  corporate?: string;
-}
-interface TitleEl {
-  level?: string;
-  prefix?: string;
-  without?: string;
-  text?: string;
-  subtitle?: string;
-}
-interface Draft {
-  rec: CatalogueRecord;
-  ids: Id[];
-  notification?: string;
-  form?: string;
-  titles: Array<{ type?: string; collection: boolean; elements: TitleEl[] }>;
-  contributors: Contributor[];
-  related: Array<{ code?: string; ids: Id[] }>;
-  languages: Array<{ role?: string; code?: string }>;
-  extents: Array<{ type?: string; value?: string; unit?: string }>;
-  dates: Array<{ role?: string; date?: string }>;
-  publishers: Array<{ role?: string; name?: string }>;
-  texts: Array<{ type?: string; text: string }>;
-  prices: Array<{ type?: string; amount?: string; currency?: string; unpriced?: string; conditions: Array<{ type?: string; qtyType?: string; qty?: string; unit?: string }> }>;
-  unpriced?: string;
-}
-
-interface Header {
-  currency?: string;
-  priceType?: string;
-  language?: string;
-  sender?: string;
-}
-
-/** What the loader offers a reader: print editions that name their digital edition. */
-export interface PrintEditionSink {
-  notePrintEdition(digitalIsbn: string, printIsbn: string): void;
-}
-
 /** The encoding of an XML file from its first bytes: a byte-order mark, else the declaration, else UTF-8. */
 function sniffEncoding(head: Buffer): string {
   if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'utf-8';
@@ -91,121 +37,6 @@ function sniffEncoding(head: Buffer): string {
   if (head[0] === 0x00 && head[1] === 0x3c) return 'utf-16be';
   const decl = /^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:-]+)["']/.exec(head.toString('latin1'));
   return decl ? decl[1].toLowerCase() : 'utf-8';
-}
-
-const ISBN_TYPES: Record<string, string> = { '15': 'ISBN-13', '03': 'GTIN-13', '02': 'ISBN-10' };
-
-/** The ISBN among identifiers: ISBN-13 first, then a GTIN-13 of a book (978/979), then an ISBN-10. */
-function isbnOf(ids: Id[]): { value: string; kind: string } | undefined {
-  for (const type of ['15', '03', '02']) {
-    for (const id of ids) {
-      const v = id.value?.trim();
-      if (id.type === type && v && (type !== '03' || /^97[89]/.test(v.replace(/[\s-]/g, '')))) return { value: v, kind: ISBN_TYPES[type] };
-    }
-  }
-  return undefined;
-}
-
-function personName(c: Contributor): string | undefined {
-  if (c.name?.trim()) return c.name.trim();
-  if (c.key?.trim()) return [c.before?.trim(), c.key.trim()].filter(Boolean).join(' ');
-  if (c.inverted?.trim()) {
-    // "Voss, Helena" -> "Helena Voss"; a name without a comma as it is.
-    const [key, ...rest] = c.inverted.split(',');
-    const before = rest.join(',').trim();
-    return before ? `${before} ${key.trim()}` : key.trim();
-  }
-  return c.corporate?.trim() || undefined;
-}
-
-function titleOf(el: TitleEl): string | undefined {
-  if (el.without?.trim()) return [el.prefix?.trim(), el.without.trim()].filter(Boolean).join(' ');
-  return el.text?.trim() || undefined;
-}
-
-/** A draft product to the loader's record. */
-function finishProduct(d: Draft, header: Header, sink?: PrintEditionSink): CatalogueRecord {
-  const rec = d.rec;
-  const isbn = isbnOf(d.ids);
-  if (isbn) (rec.isbn = isbn.value), (rec.isbnKind = isbn.kind);
-  const proprietary = d.ids.find((i) => i.type === '01' && i.value?.trim());
-  if (proprietary) rec.sku = proprietary.value!.trim();
-  if (d.ids.some((i) => i.type && !['01', '02', '03', '15'].includes(i.type))) rec.unrepresented.push('identifiers other than ISBN and proprietary ids');
-
-  // NotificationType (list 1): 05 delete; 01/02 announce a title not yet published.
-  if (d.notification === '05') rec.action = 'withdraw';
-  if (d.notification === '01' || d.notification === '02') rec.published = false;
-
-  const form = d.form?.trim().toUpperCase();
-  if (!form) rec.kind = rec.action === 'withdraw' ? 'digital' : 'product form not given';
-  else if (form.startsWith('E') || form === 'DG') rec.kind = 'digital';
-  else if (form.startsWith('B') || form.startsWith('P')) rec.kind = 'print edition';
-  else if (form.startsWith('A')) rec.kind = 'audio edition';
-  else rec.kind = `product form ${form.slice(0, 4)}`;
-
-  // The product's own title: TitleType 01 (distinctive title), element level 01; collection titles beside it.
-  const distinctive = d.titles.filter((t) => !t.collection && (t.type ?? '01') === '01');
-  let collection = d.titles.some((t) => t.collection);
-  for (const t of distinctive) {
-    for (const el of t.elements) {
-      const level = el.level ?? '01';
-      if (level === '01' && rec.title === undefined) {
-        rec.title = titleOf(el);
-        if (el.subtitle?.trim()) rec.subtitle = el.subtitle.trim();
-      } else if (level !== '01') collection = true;
-    }
-  }
-  if (collection) rec.unrepresented.push('collection (series) titles');
-
-  const contributors = [...d.contributors].sort((a, b) => a.seq - b.seq);
-  const authors = contributors.filter((c) => c.role === 'A01');
-  const named = (authors.length ? authors : contributors).map(personName).filter((n): n is string => !!n);
-  if (named.length) rec.author = named.join(', ');
-  if (authors.length && authors.length < contributors.length) rec.unrepresented.push('contributors other than authors');
-
-  const lang = d.languages.find((l) => (l.role ?? '01') === '01' && l.code?.trim()) ?? (header.language ? { code: header.language } : undefined);
-  if (lang?.code) rec.language = languageCode(lang.code);
-
-  const pages = ['00', '11', '08', '10', '07'].map((t) => d.extents.find((e) => e.type === t && (e.unit ?? '03') === '03' && e.value?.trim())).find(Boolean);
-  if (pages) rec.pages = pages.value!.trim();
-
-  const date = d.dates.find((x) => x.role === '01' && x.date?.trim()) ?? d.dates.find((x) => x.date?.trim());
-  const year = date ? /^\s*(\d{4})/.exec(date.date!)?.[1] : undefined;
-  if (year) rec.publishYear = Number(year);
-
-  const pub = d.publishers.find((p) => p.role === '01' && p.name?.trim()) ?? d.publishers.find((p) => p.name?.trim());
-  rec.publisher = pub?.name?.trim() ?? header.sender?.trim();
-
-  const text = d.texts.find((t) => t.type === '03') ?? d.texts.find((t) => t.type === '02') ?? d.texts.find((t) => t.type === '01');
-  if (text) rec.description = plainText(text.text);
-
-  for (const p of d.prices) {
-    let rentalDays: number | undefined;
-    for (const c of p.conditions) {
-      // PriceConditionType 10 (rental duration) with a time-period quantity in days/weeks/months/years.
-      const qty = Number(c.qty);
-      if ((c.type === '10' || c.type === undefined) && (c.qtyType ?? '01') === '01' && UNIT_DAYS[c.unit ?? ''] && Number.isFinite(qty) && qty > 0) {
-        rentalDays = Math.round(qty * UNIT_DAYS[c.unit!]);
-      } else if (c.type !== '00') rec.unrepresented.push('price conditions other than a rental duration');
-    }
-    const amount = p.amount ?? (p.unpriced === '01' ? '0' : undefined);
-    if (amount === undefined) {
-      rec.unrepresented.push('prices without an amount');
-      continue;
-    }
-    rec.prices.push({ amount, currency: p.currency?.trim() || header.currency?.trim(), rentalDays });
-  }
-  if (!d.prices.length && d.unpriced === '01') rec.prices.push({ amount: '0', currency: header.currency?.trim() || 'USD' });
-
-  for (const r of d.related) {
-    const other = isbnOf(r.ids);
-    if (!other) continue;
-    // ProductRelationCode (list 51): 13 "epublication based on" (print product); 06 alternative format.
-    if (rec.kind === 'digital' && (r.code === '13' || (r.code === '06' && !rec.printIsbn))) rec.printIsbn = other.value;
-    // 27 "electronic version available as": a print record naming its digital edition.
-    if (rec.kind === 'print edition' && r.code === '27' && isbn && sink) sink.notePrintEdition(other.value, isbn.value);
-  }
-  return rec;
 }
 
 /**
@@ -236,34 +67,155 @@ export async function pumpOnix(source: AsyncIterable<Buffer | string>, sink: Pri
   p.end();
 }
 
-/** An ONIX parser fed chunk by chunk: bytes (decoded as the file declares) or text. */
-function onixParser(emit: (rec: CatalogueRecord) => void, sink?: PrintEditionSink): { write(chunk: Buffer | string): void; end(): void } {
-  const parser = new SaxesParser({ position: true });
-  Object.assign(parser.ENTITIES, XML_EXTRA_ENTITIES);
-  const header: Header = {};
-  const stack: string[] = [];
-  let number = 0;
-  let rootSeen = false;
-  let text = '';
-  /** Depth of the <Text> element being read (its inline XHTML adds to its text), 0 outside. */
-  let textDepth = 0;
-  let d: Draft | undefined;
-  let id: Id | undefined;
-  let related: Draft['related'][number] | undefined;
-  let title: Draft['titles'][number] | undefined;
-  let titleEl: TitleEl | undefined;
-  let contributor: Contributor | undefined;
-  let language: Draft['languages'][number] | undefined;
-  let extent: Draft['extents'][number] | undefined;
-  let pubDate: Draft['dates'][number] | undefined;
-  let publisher: Draft['publishers'][number] | undefined;
-  let textContent: { type?: string; text: string } | undefined;
-  let price: Draft['prices'][number] | undefined;
-  let condition: Draft['prices'][number]['conditions'][number] | undefined;
+/** XHTML elements inside a <Text> that end a line of its text (the others are inline). */
+const BLOCK = new Set(['p', 'br', 'div', 'li', 'ul', 'ol', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'tr', 'td', 'th', 'dt', 'dd', 'blockquote']);
 
-  // Element names to reference names, worked out once per distinct name (a feed uses a few dozen).
+/** Where a parse is: the header's defaults, the product being read and its parts still open. */
+interface ParseState {
+  header: Header;
+  /** Products begun so far. */
+  number: number;
+  d?: Draft;
+  id?: Id;
+  related?: Related;
+  title?: TitleGroup;
+  titleEl?: TitleEl;
+  contributor?: Contributor;
+  language?: Draft['languages'][number];
+  extent?: Draft['extents'][number];
+  pubDate?: Draft['dates'][number];
+  publisher?: Draft['publishers'][number];
+  textContent?: Draft['texts'][number];
+  price?: Price;
+  condition?: PriceCondition;
+  /** Depth of the <Text> element being read (its inline XHTML adds to its text), 0 outside. */
+  textDepth: number;
+}
+
+type Opener = (s: ParseState, d: Draft, parent: string) => void;
+type Closer = (s: ParseState, d: Draft, value: string, parent: string) => void;
+
+/** Elements of a product that open a part of it (reference names; the parent decides where it counts). */
+const OPEN = new Map<string, Opener>(Object.entries({
+  ProductIdentifier: (s, _d, p) => {
+    if (p === 'Product' || p === 'RelatedProduct') s.id = {};
+  },
+  RelatedProduct: (s) => void (s.related = { ids: [] }),
+  TitleDetail: (s, _d, p) => void (s.title = { collection: p === 'Collection', elements: [] }),
+  TitleElement: (s) => void (s.title && (s.titleEl = {})),
+  Contributor: (s, d, p) => void (p === 'DescriptiveDetail' && (s.contributor = { seq: d.contributors.length + 1 })),
+  Language: (s, _d, p) => void (p === 'DescriptiveDetail' && (s.language = {})),
+  Extent: (s) => void (s.extent = {}),
+  PublishingDate: (s) => void (s.pubDate = {}),
+  Publisher: (s, _d, p) => void (p === 'PublishingDetail' && (s.publisher = {})),
+  TextContent: (s) => void (s.textContent = { text: '' }),
+  Text: (s) => void (s.textContent && (s.textDepth = 1)),
+  Price: (s, _d, p) => void (p === 'SupplyDetail' && (s.price = { conditions: [] })),
+  PriceCondition: (s) => void (s.price && (s.condition = {})),
+} satisfies Record<string, Opener>));
+
+/** Elements of a product that give a value, or close a part (reference names). */
+const CLOSE = new Map<string, Closer>(Object.entries({
+  RecordReference: (_s, d, v, p) => void (p === 'Product' && (d.rec.reference = v)),
+  NotificationType: (_s, d, v, p) => void (p === 'Product' && (d.notification = v)),
+  ProductIDType: (s, _d, v) => void (s.id && (s.id.type = v)),
+  IDValue: (s, _d, v) => void (s.id && (s.id.value = v)),
+  ProductIdentifier: (s, d) => {
+    if (s.id) (s.related ? s.related.ids : d.ids).push(s.id);
+    s.id = undefined;
+  },
+  ProductRelationCode: (s, _d, v) => void (s.related && (s.related.code = v)),
+  RelatedProduct: (s, d) => {
+    if (s.related) d.related.push(s.related);
+    s.related = undefined;
+  },
+  ProductForm: (_s, d, v, p) => void (p === 'DescriptiveDetail' && (d.form = v)),
+  TitleType: (s, _d, v) => void (s.title && (s.title.type = v)),
+  TitleElementLevel: (s, _d, v) => void (s.titleEl && (s.titleEl.level = v)),
+  TitlePrefix: (s, _d, v) => void (s.titleEl && (s.titleEl.prefix = v)),
+  TitleWithoutPrefix: (s, _d, v) => void (s.titleEl && (s.titleEl.without = v)),
+  TitleText: (s, _d, v) => void (s.titleEl && (s.titleEl.text = v)),
+  Subtitle: (s, _d, v) => void (s.titleEl && (s.titleEl.subtitle = v)),
+  TitleElement: (s) => {
+    if (s.title && s.titleEl) s.title.elements.push(s.titleEl);
+    s.titleEl = undefined;
+  },
+  TitleDetail: (s, d) => {
+    if (s.title) d.titles.push(s.title);
+    s.title = undefined;
+  },
+  SequenceNumber: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && /^\d+$/.test(v) && (s.contributor.seq = Number(v))),
+  ContributorRole: (s, _d, v) => void (s.contributor && s.contributor.role === undefined && (s.contributor.role = v)),
+  PersonName: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.name = v)),
+  PersonNameInverted: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.inverted = v)),
+  NamesBeforeKey: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.before = v)),
+  KeyNames: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.key = v)),
+  CorporateName: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.corporate = v)),
+  Contributor: (s, d) => {
+    if (s.contributor) d.contributors.push(s.contributor);
+    s.contributor = undefined;
+  },
+  LanguageRole: (s, _d, v) => void (s.language && (s.language.role = v)),
+  LanguageCode: (s, _d, v) => void (s.language && (s.language.code = v)),
+  Language: (s, d) => {
+    if (s.language) d.languages.push(s.language);
+    s.language = undefined;
+  },
+  ExtentType: (s, _d, v) => void (s.extent && (s.extent.type = v)),
+  ExtentValue: (s, _d, v) => void (s.extent && (s.extent.value = v)),
+  ExtentUnit: (s, _d, v) => void (s.extent && (s.extent.unit = v)),
+  Extent: (s, d) => {
+    if (s.extent) d.extents.push(s.extent);
+    s.extent = undefined;
+  },
+  PublishingDateRole: (s, _d, v) => void (s.pubDate && (s.pubDate.role = v)),
+  Date: (s, _d, v, p) => void (s.pubDate && p === 'PublishingDate' && (s.pubDate.date = v)),
+  PublishingDate: (s, d) => {
+    if (s.pubDate) d.dates.push(s.pubDate);
+    s.pubDate = undefined;
+  },
+  PublishingRole: (s, _d, v) => void (s.publisher && (s.publisher.role = v)),
+  PublisherName: (s, _d, v) => void (s.publisher && (s.publisher.name = v)),
+  Publisher: (s, d) => {
+    if (s.publisher) d.publishers.push(s.publisher);
+    s.publisher = undefined;
+  },
+  TextType: (s, _d, v) => void (s.textContent && (s.textContent.type = v)),
+  TextContent: (s, d) => {
+    if (s.textContent) d.texts.push(s.textContent);
+    s.textContent = undefined;
+  },
+  UnpricedItemType: (_s, d, v, p) => void (p === 'SupplyDetail' && (d.unpriced = v)),
+  PriceType: (s, _d, v) => void (s.price && (s.price.type = v)),
+  PriceAmount: (s, _d, v) => void (s.price && (s.price.amount = v)),
+  CurrencyCode: (s, _d, v, p) => void (s.price && p === 'Price' && (s.price.currency = v)),
+  PriceConditionType: (s, _d, v) => void (s.condition && (s.condition.type = v)),
+  PriceConditionQuantityType: (s, _d, v) => void (s.condition && (s.condition.qtyType = v)),
+  Quantity: (s, _d, v, p) => void (s.condition && p === 'PriceConditionQuantity' && (s.condition.qty = v)),
+  QuantityUnit: (s, _d, v) => void (s.condition && (s.condition.unit = v)),
+  PriceCondition: (s) => {
+    if (s.price && s.condition) s.price.conditions.push(s.condition);
+    s.condition = undefined;
+  },
+  Price: (s, d) => {
+    if (s.price) d.prices.push(s.price);
+    s.price = undefined;
+  },
+} satisfies Record<string, Closer>));
+
+/** Elements of the header that give a default (reference names), read before the first product. */
+const HEADER = new Map<string, (h: Header, value: string, parent: string) => void>(Object.entries({
+  SenderName: (h: Header, v: string, p: string) => void (p === 'Sender' && (h.sender = v)),
+  DefaultCurrencyCode: (h: Header, v: string) => void (h.currency = v),
+  DefaultPriceType: (h: Header, v: string) => void (h.priceType = v),
+  DefaultLanguageOfText: (h: Header, v: string) => void (h.language = v),
+}));
+
+/** Element names to reference names: a short tag to its reference name, a namespace prefix dropped. */
+function nameTable(): (name: string) => string {
+  // Worked out once per distinct name (a feed uses a few dozen).
   const names = new Map<string, string>();
-  const local = (name: string) => {
+  return (name) => {
     let ref = names.get(name);
     if (ref === undefined) {
       const n = name.includes(':') ? name.slice(name.indexOf(':') + 1) : name;
@@ -272,22 +224,28 @@ function onixParser(emit: (rec: CatalogueRecord) => void, sink?: PrintEditionSin
     }
     return ref;
   };
-  const parent = () => stack[stack.length - 2];
+}
+
+/** An ONIX parser fed chunk by chunk: bytes (decoded as the file declares) or text. */
+function onixParser(emit: (rec: CatalogueRecord) => void, sink?: PrintEditionSink): { write(chunk: Buffer | string): void; end(): void } {
+  const parser = new SaxesParser({ position: true });
+  Object.assign(parser.ENTITIES, XML_EXTRA_ENTITIES);
+  const s: ParseState = { header: {}, number: 0, textDepth: 0 };
+  const local = nameTable();
+  const stack: string[] = [];
+  let rootSeen = false;
+  let text = '';
 
   parser.on('error', (err) => {
     throw new CatalogueFileError(`The file is not well-formed XML (line ${parser.line}, column ${parser.column}): ${err.message.replace(/^.*?:\d+:\d+: /, '')}`);
   });
-  parser.on('text', (t) => {
-    text += t;
-  });
-  parser.on('cdata', (t) => {
-    text += t;
-  });
-  parser.on('opentag', (tag: SaxesTagPlain | { name: string; attributes: Record<string, SaxesAttributeNS | string> }) => {
+  parser.on('text', (t) => void (text += t));
+  parser.on('cdata', (t) => void (text += t));
+  parser.on('opentag', (tag) => {
     const name = local(tag.name);
     stack.push(name);
-    if (textDepth) {
-      textDepth++;
+    if (s.textDepth) {
+      s.textDepth++;
       if (BLOCK.has(name.toLowerCase())) text += ' ';
       return;
     }
@@ -295,254 +253,47 @@ function onixParser(emit: (rec: CatalogueRecord) => void, sink?: PrintEditionSin
     if (!rootSeen) {
       rootSeen = true;
       if (name !== 'ONIXMessage') throw new CatalogueFileError(`This is not an ONIX for Books file: its root element is <${tag.name.slice(0, 40)}>, not <ONIXMessage>.`);
-      return;
-    }
-    const p = parent();
-    switch (name) {
-      case 'Product':
-        d = { rec: newRecord(++number, parser.line), ids: [], titles: [], contributors: [], related: [], languages: [], extents: [], dates: [], publishers: [], texts: [], prices: [] };
-        break;
-      case 'ProductIdentifier':
-        if (p === 'Product' || p === 'RelatedProduct') id = {};
-        break;
-      case 'RelatedProduct':
-        if (d) related = { ids: [] };
-        break;
-      case 'TitleDetail':
-        if (d) title = { collection: p === 'Collection', elements: [] };
-        break;
-      case 'TitleElement':
-        if (title) titleEl = {};
-        break;
-      case 'Contributor':
-        if (d && p === 'DescriptiveDetail') contributor = { seq: d.contributors.length + 1 };
-        break;
-      case 'Language':
-        if (d && p === 'DescriptiveDetail') language = {};
-        break;
-      case 'Extent':
-        if (d) extent = {};
-        break;
-      case 'PublishingDate':
-        if (d) pubDate = {};
-        break;
-      case 'Publisher':
-        if (d && p === 'PublishingDetail') publisher = {};
-        break;
-      case 'TextContent':
-        if (d) textContent = { text: '' };
-        break;
-      case 'Text':
-        if (textContent) textDepth = 1;
-        break;
-      case 'Price':
-        if (d && p === 'SupplyDetail') price = { conditions: [] };
-        break;
-      case 'PriceCondition':
-        if (price) condition = {};
-        break;
-    }
+    } else if (name === 'Product') s.d = newDraft(++s.number, parser.line);
+    else if (s.d) OPEN.get(name)?.(s, s.d, stack[stack.length - 2]);
   });
-  parser.on('closetag', (tag) => {
-    const name = local(tag.name);
-    const value = text.trim();
-    if (textDepth) {
-      textDepth--;
-      if (textDepth > 0) {
-        stack.pop();
+  parser.on('closetag', () => {
+    // The element that ends is the one on top of the stack (saxes refuses a mismatched end tag).
+    const name = stack.pop()!;
+    if (s.textDepth) {
+      if (--s.textDepth > 0) {
         if (BLOCK.has(name.toLowerCase())) text += ' ';
         return;
       }
-      if (textContent) textContent.text = text;
+      // The end of the <Text> itself: its text, inline XHTML included.
+      if (s.textContent) s.textContent.text = text;
     }
-    const p = parent();
-    stack.pop();
-    if (!d) {
-      switch (name) {
-        case 'SenderName':
-          if (p === 'Sender') header.sender = value;
-          break;
-        case 'DefaultCurrencyCode':
-          header.currency = value;
-          break;
-        case 'DefaultPriceType':
-          header.priceType = value;
-          break;
-        case 'DefaultLanguageOfText':
-          header.language = value;
-          break;
-      }
-      text = '';
-      return;
-    }
-    switch (name) {
-      case 'Product':
-        emit(finishProduct(d, header, sink));
-        d = undefined;
-        break;
-      case 'RecordReference':
-        if (p === 'Product') d.rec.reference = value;
-        break;
-      case 'NotificationType':
-        if (p === 'Product') d.notification = value;
-        break;
-      case 'ProductIDType':
-        if (id) id.type = value;
-        break;
-      case 'IDValue':
-        if (id) id.value = value;
-        break;
-      case 'ProductIdentifier':
-        if (id) (related ? related.ids : d.ids).push(id);
-        id = undefined;
-        break;
-      case 'ProductRelationCode':
-        if (related) related.code = value;
-        break;
-      case 'RelatedProduct':
-        if (related) d.related.push(related);
-        related = undefined;
-        break;
-      case 'ProductForm':
-        if (p === 'DescriptiveDetail') d.form = value;
-        break;
-      case 'TitleType':
-        if (title) title.type = value;
-        break;
-      case 'TitleElementLevel':
-        if (titleEl) titleEl.level = value;
-        break;
-      case 'TitlePrefix':
-        if (titleEl) titleEl.prefix = value;
-        break;
-      case 'TitleWithoutPrefix':
-        if (titleEl) titleEl.without = value;
-        break;
-      case 'TitleText':
-        if (titleEl) titleEl.text = value;
-        break;
-      case 'Subtitle':
-        if (titleEl) titleEl.subtitle = value;
-        break;
-      case 'TitleElement':
-        if (title && titleEl) title.elements.push(titleEl);
-        titleEl = undefined;
-        break;
-      case 'TitleDetail':
-        if (title) d.titles.push(title);
-        title = undefined;
-        break;
-      case 'SequenceNumber':
-        if (contributor && p === 'Contributor' && /^\d+$/.test(value)) contributor.seq = Number(value);
-        break;
-      case 'ContributorRole':
-        if (contributor && contributor.role === undefined) contributor.role = value;
-        break;
-      case 'PersonName':
-        if (contributor && p === 'Contributor') contributor.name = value;
-        break;
-      case 'PersonNameInverted':
-        if (contributor && p === 'Contributor') contributor.inverted = value;
-        break;
-      case 'NamesBeforeKey':
-        if (contributor && p === 'Contributor') contributor.before = value;
-        break;
-      case 'KeyNames':
-        if (contributor && p === 'Contributor') contributor.key = value;
-        break;
-      case 'CorporateName':
-        if (contributor && p === 'Contributor') contributor.corporate = value;
-        break;
-      case 'Contributor':
-        if (contributor) d.contributors.push(contributor);
-        contributor = undefined;
-        break;
-      case 'LanguageRole':
-        if (language) language.role = value;
-        break;
-      case 'LanguageCode':
-        if (language) language.code = value;
-        break;
-      case 'Language':
-        if (language) d.languages.push(language);
-        language = undefined;
-        break;
-      case 'ExtentType':
-        if (extent) extent.type = value;
-        break;
-      case 'ExtentValue':
-        if (extent) extent.value = value;
-        break;
-      case 'ExtentUnit':
-        if (extent) extent.unit = value;
-        break;
-      case 'Extent':
-        if (extent) d.extents.push(extent);
-        extent = undefined;
-        break;
-      case 'PublishingDateRole':
-        if (pubDate) pubDate.role = value;
-        break;
-      case 'Date':
-        if (pubDate && p === 'PublishingDate') pubDate.date = value;
-        break;
-      case 'PublishingDate':
-        if (pubDate) d.dates.push(pubDate);
-        pubDate = undefined;
-        break;
-      case 'PublishingRole':
-        if (publisher) publisher.role = value;
-        break;
-      case 'PublisherName':
-        if (publisher) publisher.name = value;
-        break;
-      case 'Publisher':
-        if (publisher) d.publishers.push(publisher);
-        publisher = undefined;
-        break;
-      case 'TextType':
-        if (textContent) textContent.type = value;
-        break;
-      case 'TextContent':
-        if (textContent) d.texts.push(textContent);
-        textContent = undefined;
-        break;
-      case 'UnpricedItemType':
-        if (p === 'SupplyDetail') d.unpriced = value;
-        break;
-      case 'PriceType':
-        if (price) price.type = value;
-        break;
-      case 'PriceAmount':
-        if (price) price.amount = value;
-        break;
-      case 'CurrencyCode':
-        if (price && p === 'Price') price.currency = value;
-        break;
-      case 'PriceConditionType':
-        if (condition) condition.type = value;
-        break;
-      case 'PriceConditionQuantityType':
-        if (condition) condition.qtyType = value;
-        break;
-      case 'Quantity':
-        if (condition && p === 'PriceConditionQuantity') condition.qty = value;
-        break;
-      case 'QuantityUnit':
-        if (condition) condition.unit = value;
-        break;
-      case 'PriceCondition':
-        if (price && condition) price.conditions.push(condition);
-        condition = undefined;
-        break;
-      case 'Price':
-        if (price) d.prices.push(price);
-        price = undefined;
-        break;
-    }
+    const p = stack[stack.length - 1];
+    const d = s.d;
+    if (!d) HEADER.get(name)?.(s.header, text.trim(), p);
+    else if (name === 'Product') {
+      emit(finishProduct(d, s.header, sink));
+      s.d = undefined;
+    } else CLOSE.get(name)?.(s, d, text.trim(), p);
     text = '';
   });
 
+  const bytes = byteFeeder(parser);
+  return {
+    write: (chunk) => bytes.write(chunk),
+    end() {
+      bytes.end();
+      parser.close();
+      if (!rootSeen) throw new CatalogueFileError('The file is empty: no <ONIXMessage>.');
+    },
+  };
+}
+
+/**
+ * Feeds `parser` with text decoded from bytes as the file declares (a byte-order mark, else the
+ * XML declaration's encoding, else UTF-8), once the declaration (or 1 KB) has arrived; text
+ * chunks go in as they are.
+ */
+function byteFeeder(parser: SaxesParser): { write(chunk: Buffer | string): void; end(): void } {
   let decoder: InstanceType<typeof TextDecoder> | undefined;
   let head: Buffer | undefined = Buffer.alloc(0);
   const feed = (s: string) => {
@@ -584,8 +335,6 @@ function onixParser(emit: (rec: CatalogueRecord) => void, sink?: PrintEditionSin
         feed(decode(head, false));
       }
       if (decoder) feed(decode(Buffer.alloc(0), true));
-      parser.close();
-      if (!rootSeen) throw new CatalogueFileError('The file is empty: no <ONIXMessage>.');
     },
   };
 }
