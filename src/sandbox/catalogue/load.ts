@@ -116,6 +116,23 @@ function priceTexts(days: number): Pick<books.NewPriceRow, 'description' | 'desc
   };
 }
 
+/** A record's values, checked and ready to write. */
+interface Checked {
+  isbn: string;
+  title?: string;
+  pages?: number;
+  /** The print edition's ISBN-13 (RelatedProduct, print_isbn13). */
+  print?: string;
+  sku?: string;
+  prices: Array<{ currency: string; price: string; days: number }>;
+  publisherId: number;
+}
+
+/** The columns a record may change, in the order an update names them. */
+const FIELD_NAMES: Array<keyof books.BookFields> = [
+  'publisher_id', 'title', 'subtitle', 'description', 'author', 'language', 'num_pages', 'publish_year', 'isbn13', 'isbn10', 'eisbn13', 'eisbn10', 'parent_isbn', 'sku', 'is_published',
+];
+
 export class CatalogueLoader {
   readonly summary: LoadSummary;
   private readonly account: number;
@@ -131,6 +148,8 @@ export class CatalogueLoader {
     private readonly store: Store,
     format: 'onix' | 'csv',
     private readonly opts: LoadOptions = {},
+    /** The load's text index (see books.deferTextIndex), told of renamed books. */
+    private readonly textIndex?: books.DeferredTextIndex,
   ) {
     const account = books.accountIdByRole(store, opts.accountRole ?? 'partner');
     if (account === undefined) throw new CatalogueFileError('The sandbox database has no partner account; run `bookdist sandbox reset`.');
@@ -152,7 +171,7 @@ export class CatalogueLoader {
       s.refusals.push({ record: rec.number, ...(rec.line !== undefined ? { line: rec.line } : {}), ...(rec.reference ? { reference: rec.reference } : {}), reason: problem });
       return;
     }
-    for (const what of new Set(rec.unrepresented)) s.not_represented[what] = (s.not_represented[what] ?? 0) + 1;
+    if (rec.unrepresented.length) for (const what of new Set(rec.unrepresented)) s.not_represented[what] = (s.not_represented[what] ?? 0) + 1;
   }
 
   /** A print edition of the file names its digital edition: `printIsbn` is that edition's print ISBN. */
@@ -188,19 +207,25 @@ export class CatalogueLoader {
     if (first !== undefined) return `ISBN ${isbn} is also in record ${first} of this file`;
     this.seen.set(isbn, rec.number);
     const existing = books.bookByEisbn(this.store, isbn);
-
-    if (rec.action === 'withdraw') {
-      if (!existing) return `ISBN ${isbn} is not in the sandbox's catalogue: nothing to withdraw`;
-      const denied = this.denied(existing);
-      if (denied) return denied;
-      books.withdrawBook(this.store, existing.id);
-      for (const p of books.livePrices(this.store, existing.id, this.now)) books.deactivatePrice(this.store, p.id, this.now);
-      this.summary.withdrawn++;
-      return undefined;
-    }
+    if (rec.action === 'withdraw') return this.withdraw(isbn, existing);
     if (rec.kind !== 'digital') return this.skip(rec.kind);
+    const v = this.check(rec, isbn, existing);
+    if (typeof v === 'string') return v;
+    return existing ? this.update(rec, v, existing) : this.insert(rec, v);
+  }
 
-    // Values, checked before anything is written.
+  private withdraw(isbn: string, existing: books.LoadedBookRow | undefined): string | undefined {
+    if (!existing) return `ISBN ${isbn} is not in the sandbox's catalogue: nothing to withdraw`;
+    const denied = this.denied(existing);
+    if (denied) return denied;
+    books.withdrawBook(this.store, existing.id);
+    for (const p of books.livePrices(this.store, existing.id, this.now)) books.deactivatePrice(this.store, p.id, this.now);
+    this.summary.withdrawn++;
+    return undefined;
+  }
+
+  /** The record's values checked, before anything is written; or why it is refused. */
+  private check(rec: CatalogueRecord, isbn: string, existing: books.LoadedBookRow | undefined): Checked | string {
     let print: string | undefined;
     if (rec.printIsbn) {
       const p = isbn13Of(rec.printIsbn, 'print ISBN');
@@ -216,24 +241,11 @@ export class CatalogueLoader {
       if (!/^\d+$/.test(rec.pages.trim()) || n < 1 || n > MAX_PAGES) return `page count "${rec.pages.slice(0, 20)}" is not a whole number from 1 to ${MAX_PAGES}`;
       pages = n;
     }
-    const prices: Array<{ currency: string; price: string; days: number }> = [];
-    for (const p of rec.prices) {
-      const amount = p.amount.trim();
-      if (!PRICE.test(amount)) return `price "${amount.slice(0, 20)}" is not a number (like 14.99)`;
-      const currency = (p.currency ?? '').trim().toUpperCase();
-      if (!/^[A-Z]{3}$/.test(currency)) return currency ? `currency "${currency.slice(0, 10)}" is not an ISO 4217 code` : `price ${amount} has no currency (and the file gives no default)`;
-      const days = p.rentalDays ?? 0;
-      if (!Number.isInteger(days) || days < 0 || days > 36500) return `rental of "${p.rentalDays}" days is not a whole number of days up to 36500`;
-      const price = Number(amount).toFixed(2);
-      if (prices.some((q) => q.currency === currency && q.days === days)) {
-        rec.unrepresented.push('more than one price of a currency and term (the first is kept)');
-        continue;
-      }
-      prices.push({ currency, price, days });
-    }
-    let sku = rec.sku?.trim() || undefined;
+    const prices = checkedPrices(rec);
+    if (typeof prices === 'string') return prices;
+    const sku = rec.sku?.trim() || undefined;
     if (sku !== undefined && sku.length > 64) return `SKU "${sku.slice(0, 20)}…" is longer than 64 characters`;
-    if (sku !== undefined) {
+    if (sku !== undefined && sku !== existing?.sku) {
       const owner = books.bookBySku(this.store, sku);
       if (owner && owner.id !== existing?.id) return `SKU ${sku} is already the SKU of another book (${owner.eisbn13 || owner.isbn13})`;
     }
@@ -243,60 +255,85 @@ export class CatalogueLoader {
       const denied = this.denied(existing);
       if (denied) return denied;
     }
+    return { isbn, title, pages, print, sku, prices, publisherId: publisher.id };
+  }
 
-    // The print edition's ISBN goes into isbn13 (with parent_isbn) when no other book holds it there.
-    const isbn13Column = (candidate: string) => {
-      const holder = books.bookByIsbn13Column(this.store, candidate);
-      return !holder || holder.id === existing?.id;
-    };
-    const fields: Partial<books.BookFields> = { publisher_id: publisher.id };
-    if (title) fields.title = title;
+  /** The book's fields a record sets (undefined: keep what the book has). */
+  private fieldsOf(rec: CatalogueRecord, v: Checked, existing: books.LoadedBookRow | undefined): Partial<books.BookFields> {
+    const fields: Partial<books.BookFields> = { publisher_id: v.publisherId };
+    if (v.title) fields.title = v.title;
     if (rec.subtitle !== undefined) fields.subtitle = rec.subtitle.trim();
     if (rec.author !== undefined) fields.author = rec.author.trim();
     if (rec.description !== undefined) fields.description = rec.description;
     if (rec.language) fields.language = rec.language;
-    if (pages !== undefined) fields.num_pages = pages;
+    if (v.pages !== undefined) fields.num_pages = v.pages;
     if (rec.publishYear !== undefined) fields.publish_year = rec.publishYear;
-    if (sku) fields.sku = sku;
+    if (v.sku) fields.sku = v.sku;
     fields.is_published = rec.published ? 1 : 0;
-    const printFree = print !== undefined && isbn13Column(print);
-    if (print) {
-      fields.parent_isbn = print;
-      if (printFree) Object.assign(fields, { isbn13: print, isbn10: isbn10Of(print) });
+    if (v.print) {
+      // The print edition's ISBN goes into isbn13 (with parent_isbn) when no other book holds it there.
+      fields.parent_isbn = v.print;
+      if (this.isbn13Free(v.print, existing)) Object.assign(fields, { isbn13: v.print, isbn10: isbn10Of(v.print) });
     }
+    return fields;
+  }
 
-    if (existing) {
-      books.updateBook(this.store, existing.id, fields);
-      if (rec.prices.length) this.reconcilePrices(existing.id, prices);
-      this.summary.updated++;
-      if (!print && !existing.parent_isbn) this.noParent.add(isbn);
-      return undefined;
+  /** May `isbn` go into this book's isbn13 column (no other book holds it there)? */
+  private isbn13Free(isbn: string, existing: books.LoadedBookRow | undefined): boolean {
+    if (existing?.isbn13 === isbn) return true;
+    const holder = books.bookByIsbn13Column(this.store, isbn);
+    return !holder || holder.id === existing?.id;
+  }
+
+  /** Write what changed in a book already there (same id and hash id: its orders and access stay). */
+  private update(rec: CatalogueRecord, v: Checked, existing: books.LoadedBookRow): undefined {
+    const fields = this.fieldsOf(rec, v, existing);
+    // Only what differs is written: an unchanged column costs no index or text-index work.
+    const changed: Record<string, unknown> = {};
+    for (const k of FIELD_NAMES) if (fields[k] !== undefined && fields[k] !== existing[k]) changed[k] = fields[k];
+    // What updateBook derives from them (is_public, sample_page_end) is brought in line too.
+    if (fields.is_published !== undefined && fields.is_published !== existing.is_public) changed.is_published = fields.is_published;
+    if (fields.num_pages !== undefined && books.sampleEnd(fields.num_pages) !== existing.sample_page_end) changed.num_pages = fields.num_pages;
+    // An update of a withdrawn title puts it back on sale.
+    if (Object.keys(changed).length || existing.is_active !== 1) {
+      if (changed.title !== undefined || changed.author !== undefined) this.textIndex?.changing(existing.id, existing.title, existing.author);
+      books.updateBook(this.store, existing.id, changed as Partial<books.BookFields>);
     }
-    if (!printFree && !isbn13Column(isbn)) return `ISBN ${isbn} is already the print ISBN of another book`;
-    if (!sku && books.bookBySku(this.store, `EB-${isbn}`)) return `the SKU EB-${isbn} it would get is already another book's; give it a SKU`;
-    if (pages === undefined) rec.unrepresented.push(`no page count (${DEFAULT_PAGES} pages assumed)`);
-    if (!prices.length) rec.unrepresented.push('no digital price (the book cannot be ordered)');
+    if (rec.prices.length) this.reconcilePrices(existing.id, v.prices);
+    this.summary.updated++;
+    if (!v.print && !existing.parent_isbn) this.noParent.add(v.isbn);
+    return undefined;
+  }
+
+  /** Add a new book with its prices; or why it cannot be added. */
+  private insert(rec: CatalogueRecord, v: Checked): string | undefined {
+    const { isbn } = v;
+    const fields = this.fieldsOf(rec, v, undefined);
+    if (fields.isbn13 === undefined && !this.isbn13Free(isbn, undefined)) return `ISBN ${isbn} is already the print ISBN of another book`;
+    if (!v.sku && books.bookBySku(this.store, `EB-${isbn}`)) return `the SKU EB-${isbn} it would get is already another book's; give it a SKU`;
+    if (v.pages === undefined) rec.unrepresented.push(`no page count (${DEFAULT_PAGES} pages assumed)`);
+    if (!v.prices.length) rec.unrepresented.push('no digital price (the book cannot be ordered)');
     const id = books.insertBook(this.store, {
       hash_id: loadedHashId(isbn),
-      publisher_id: publisher.id,
-      title: title!,
+      publisher_id: v.publisherId,
+      title: v.title!,
       subtitle: fields.subtitle ?? '',
       description: fields.description ?? '',
       author: fields.author ?? '',
       language: fields.language ?? 'en',
-      num_pages: pages ?? DEFAULT_PAGES,
+      num_pages: v.pages ?? DEFAULT_PAGES,
       publish_year: fields.publish_year ?? null,
       isbn13: fields.isbn13 ?? isbn,
       isbn10: fields.isbn10 ?? isbn10Of(isbn),
       eisbn13: isbn,
       eisbn10: isbn10Of(isbn),
       parent_isbn: fields.parent_isbn ?? '',
-      sku: sku ?? `EB-${isbn}`,
+      sku: v.sku ?? `EB-${isbn}`,
       is_published: fields.is_published!,
       loaded_at: this.now,
     });
-    for (const p of prices) books.insertPrice(this.store, id, { currency: p.currency, price: p.price, ...priceTexts(p.days) });
-    if (!print) this.noParent.add(isbn);
+    for (const p of v.prices) books.insertPrice(this.store, id, { currency: p.currency, price: p.price, ...priceTexts(p.days) });
+    if (!v.print) this.noParent.add(isbn);
     this.summary.added++;
     return undefined;
   }
@@ -322,24 +359,29 @@ export class CatalogueLoader {
     }
     let p = this.publishers.get(name);
     if (!p) {
-      const row = books.publisherByTitle(this.store, name);
-      if (!row) {
-        if (name.length > 200) p = { problem: `publisher name "${name.slice(0, 40)}…" is longer than 200 characters` };
-        else {
-          const id = books.insertPublisher(this.store, name, 'Loaded from a catalogue file.');
-          books.grantPublisher(this.store, this.account, id);
-          this.summary.publishers_created.push(name);
-          p = { id };
-        }
-      } else if (!books.accountControls(this.store, this.account, row.id)) {
-        p = { problem: `publisher "${name}" belongs to another account; load under one of the partner's with --publisher` };
-      } else p = { id: row.id };
+      p = this.publisherNamed(name);
       this.publishers.set(name, p);
     }
     return p;
   }
 
-  private reconcilePrices(bookId: number, wanted: Array<{ currency: string; price: string; days: number }>): void {
+  /** The partner's publisher of this name, created when new; or why it cannot be used. */
+  private publisherNamed(name: string): { id: number } | { problem: string } {
+    const row = books.publisherByTitle(this.store, name);
+    if (row) {
+      if (!books.accountControls(this.store, this.account, row.id)) {
+        return { problem: `publisher "${name}" belongs to another account; load under one of the partner's with --publisher` };
+      }
+      return { id: row.id };
+    }
+    if (name.length > 200) return { problem: `publisher name "${name.slice(0, 40)}…" is longer than 200 characters` };
+    const id = books.insertPublisher(this.store, name, 'Loaded from a catalogue file.');
+    books.grantPublisher(this.store, this.account, id);
+    this.summary.publishers_created.push(name);
+    return { id };
+  }
+
+  private reconcilePrices(bookId: number, wanted: Checked['prices']): void {
     const live = books.livePrices(this.store, bookId, this.now);
     const left = [...wanted];
     for (const p of live) {
@@ -349,6 +391,26 @@ export class CatalogueLoader {
     }
     for (const w of left) books.insertPrice(this.store, bookId, { currency: w.currency, price: w.price, ...priceTexts(w.days) });
   }
+}
+
+/** A record's prices checked: one per currency and term (a later duplicate is noted and dropped); or why not. */
+function checkedPrices(rec: CatalogueRecord): Checked['prices'] | string {
+  const prices: Checked['prices'] = [];
+  for (const p of rec.prices) {
+    const amount = p.amount.trim();
+    if (!PRICE.test(amount)) return `price "${amount.slice(0, 20)}" is not a number (like 14.99)`;
+    const currency = (p.currency ?? '').trim().toUpperCase();
+    if (!/^[A-Z]{3}$/.test(currency)) return currency ? `currency "${currency.slice(0, 10)}" is not an ISO 4217 code` : `price ${amount} has no currency (and the file gives no default)`;
+    const days = p.rentalDays ?? 0;
+    if (!Number.isInteger(days) || days < 0 || days > 36500) return `rental of "${p.rentalDays}" days is not a whole number of days up to 36500`;
+    const price = Number(amount).toFixed(2);
+    if (prices.some((q) => q.currency === currency && q.days === days)) {
+      rec.unrepresented.push('more than one price of a currency and term (the first is kept)');
+      continue;
+    }
+    prices.push({ currency, price, days });
+  }
+  return prices;
 }
 
 /**
@@ -370,7 +432,7 @@ export async function loadCatalogue(
   try {
     return await store.txAsync(async () => {
       const index = books.deferTextIndex(store);
-      const loader = new CatalogueLoader(store, format, opts);
+      const loader = new CatalogueLoader(store, format, opts, index);
       const reader = records(loader);
       if (Symbol.asyncIterator in reader) for await (const rec of reader) loader.add(rec);
       else await reader;

@@ -145,20 +145,32 @@ export function ownBooksAt(store: Store, accountId: number, limit: number, offse
 }
 
 const KEY_COLUMNS = 'id, hash_id, publisher_id, isbn13, eisbn13, parent_isbn, sku, is_active, loaded_at';
+const BY_EISBN = `SELECT ${KEY_COLUMNS}, title, subtitle, description, author, language, num_pages, publish_year, isbn10, eisbn10, is_published,
+  is_public, sample_page_end FROM books WHERE eisbn13 = ? ORDER BY id LIMIT 1`;
+const BY_ISBN13 = `SELECT ${KEY_COLUMNS} FROM books WHERE isbn13 = ?`;
+const BY_SKU = `SELECT ${KEY_COLUMNS} FROM books WHERE sku = ?`;
+
+/** A book as a catalogue record finds it again: its keys and the fields a record sets. */
+export type LoadedBookRow = BookKeyRow & BookFields & { is_public: number; sample_page_end: number };
 
 /** The book whose own (digital) ISBN-13 this is. */
-export function bookByEisbn(store: Store, eisbn13: string): BookKeyRow | undefined {
-  return store.get(`SELECT ${KEY_COLUMNS} FROM books WHERE eisbn13 = ? ORDER BY id LIMIT 1`, eisbn13) as BookKeyRow | undefined;
+export function bookByEisbn(store: Store, eisbn13: string): LoadedBookRow | undefined {
+  return store.get(BY_EISBN, eisbn13) as LoadedBookRow | undefined;
 }
 
 /** The book whose `isbn13` column holds this value (unique). */
 export function bookByIsbn13Column(store: Store, isbn13: string): BookKeyRow | undefined {
-  return store.get(`SELECT ${KEY_COLUMNS} FROM books WHERE isbn13 = ?`, isbn13) as BookKeyRow | undefined;
+  return store.get(BY_ISBN13, isbn13) as BookKeyRow | undefined;
 }
 
 /** The book with this SKU (unique). */
 export function bookBySku(store: Store, sku: string): BookKeyRow | undefined {
-  return store.get(`SELECT ${KEY_COLUMNS} FROM books WHERE sku = ?`, sku) as BookKeyRow | undefined;
+  return store.get(BY_SKU, sku) as BookKeyRow | undefined;
+}
+
+/** The last page of a loaded book's sample: its first tenth. */
+export function sampleEnd(pages: number): number {
+  return Math.max(1, Math.floor(pages / 10));
 }
 
 export function insertBook(store: Store, b: NewBookRow): number {
@@ -170,7 +182,7 @@ export function insertBook(store: Store, b: NewBookRow): number {
        is_active, is_html, is_processed, is_public, is_published, is_queued, processed_at, queued_at, loaded_at)
      VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'standard',20,100,10,'unlimited','30 days',20,?,1,0,1,?,?,0,?,NULL,?)`,
     b.hash_id, b.publisher_id, b.title, b.subtitle, b.description, b.author, b.language, b.num_pages, b.publish_year,
-    b.isbn10, b.isbn13, b.eisbn10, b.eisbn13, b.parent_isbn, b.sku, Math.max(1, Math.floor(b.num_pages / 10)),
+    b.isbn10, b.isbn13, b.eisbn10, b.eisbn13, b.parent_isbn, b.sku, sampleEnd(b.num_pages),
     b.is_published, b.is_published, b.loaded_at, b.loaded_at,
   ).lastInsertRowid;
 }
@@ -181,8 +193,9 @@ export function updateBook(store: Store, id: number, fields: Partial<BookFields>
   const sets = cols.map((c) => `${c} = ?`);
   const values = cols.map((c) => fields[c] as string | number | null);
   if ('is_published' in fields) sets.push('is_public = ?'), values.push(fields.is_published!);
-  if ('num_pages' in fields) sets.push('sample_page_end = ?'), values.push(Math.max(1, Math.floor(fields.num_pages! / 10)));
-  store.run(`UPDATE books SET ${sets.join(', ')}, is_active = 1 WHERE id = ?`, ...values, id);
+  if ('num_pages' in fields) sets.push('sample_page_end = ?'), values.push(sampleEnd(fields.num_pages!));
+  sets.push('is_active = 1');
+  store.run(`UPDATE books SET ${sets.join(', ')} WHERE id = ?`, ...values, id);
 }
 
 /** Take a book off sale: inactive, unpublished; its orders and grants stay as they are. */
@@ -271,22 +284,52 @@ export function importLoaded(store: Store, c: LoadedCatalogue): void {
   for (const p of c.prices) insert('pricing', p);
 }
 
+/** A bulk load's text-index work, done in a few statements instead of one trigger run per book. */
+export interface DeferredTextIndex {
+  /** A book that was there before the load is about to get this new title or author: its old ones. */
+  changing(id: number, oldTitle: string, oldAuthor: string): void;
+  /** Index what the load added and changed, and put the triggers back. */
+  finish(): void;
+}
+
+/** Books whose old index entries are replaced in one statement. */
+const CHANGED_BATCH = 5000;
+
 /**
- * Index the books a bulk load adds in one statement at its end instead of one trigger run per
- * book: FTS5 writes a trigger's row at the end of each statement, which made the text index
+ * Index the books a bulk load adds or renames in a few statements instead of one trigger run
+ * per book: FTS5 writes a trigger's row at the end of each statement, which made the text index
  * most of a load's SQLite time; one INSERT ... SELECT writes them all at once.
- * Inside the load's transaction: the insert trigger is dropped and made again by `finish`, or
- * comes back with a rollback. Only inserts are deferred (an update's trigger needs the old text).
+ * Inside the load's transaction the insert and update triggers are dropped; `finish` indexes the
+ * books added (ids past the last one before the load) and makes the triggers again, and a
+ * rollback brings them back by itself. A book that was there before gets its new title or author
+ * through `changing` (its old entry must be deleted with the old text, which the caller read).
  */
-export function deferTextIndex(store: Store): { finish(): void } {
-  const trigger = store.get("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'books_fts_insert'")?.sql as string | undefined;
+export function deferTextIndex(store: Store): DeferredTextIndex {
+  const trigger = (name: string) => store.get("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", name)?.sql as string | undefined;
+  const triggers = [trigger('books_fts_insert'), trigger('books_fts_update')];
   const after = store.get('SELECT coalesce(max(id), 0) AS m FROM books')!.m as number;
-  if (trigger) store.exec('DROP TRIGGER books_fts_insert');
+  const on = triggers.every(Boolean);
+  if (on) store.exec('DROP TRIGGER books_fts_insert; DROP TRIGGER books_fts_update');
+  let changed: Array<[number, string, string]> = [];
+  const reindex = () => {
+    if (!changed.length) return;
+    const json = JSON.stringify(changed);
+    changed = [];
+    store.run("INSERT INTO books_fts(books_fts, rowid, title, author) SELECT 'delete', value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)", json);
+    store.run('INSERT INTO books_fts(rowid, title, author) SELECT id, title, author FROM books WHERE id IN (SELECT value ->> 0 FROM json_each(?))', json);
+  };
   return {
+    changing(id, oldTitle, oldAuthor) {
+      if (!on || id > after) return;
+      // The books noted before this one have their new text by now.
+      if (changed.length >= CHANGED_BATCH) reindex();
+      changed.push([id, oldTitle, oldAuthor]);
+    },
     finish() {
-      if (!trigger) return;
+      if (!on) return;
+      reindex();
       store.run('INSERT INTO books_fts(rowid, title, author) SELECT id, title, author FROM books WHERE id > ?', after);
-      store.exec(trigger);
+      for (const sql of triggers) store.exec(sql!);
     },
   };
 }
