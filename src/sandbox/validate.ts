@@ -13,6 +13,7 @@ const ADDRESS_FIELDS = new Set([
   'phone', 'email',
 ]);
 
+// any: a payload's fields are checked against the endpoint table at run time (validatePayload); each handler reads the ones its endpoint declares
 export type Payload = Record<string, any>;
 
 /** Parse the raw `request` text into an object. */

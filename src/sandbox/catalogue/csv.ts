@@ -12,6 +12,7 @@
 //
 // A cell left empty keeps what an existing book has; a column the sandbox does not know is
 // counted as not represented.
+import type { InfoRecord } from 'csv-parse';
 import { CatalogueFileError } from './load.js';
 import { languageCode, newRecord, type CatalogueRecord } from './record.js';
 
@@ -28,7 +29,7 @@ export async function* readCsv(source: AsyncIterable<Buffer | string>): AsyncGen
     bom: true,
     skip_empty_lines: true,
     relax_column_count: true,
-    on_record: (record: any, context: any) => ((record.line = context.lines), record),
+    on_record: (record: string[], context: InfoRecord) => Object.assign(record, { line: context.lines }),
   });
   // Feed the parser from the source, stopping on its errors (the consumer sees them).
   void (async () => {
@@ -94,10 +95,11 @@ export async function* readCsv(source: AsyncIterable<Buffer | string>): AsyncGen
       }
       yield rec;
     }
-  } catch (err: any) {
+  } catch (err) {
     if (err instanceof CatalogueFileError) throw err;
-    if (err?.code?.startsWith?.('CSV_')) {
-      throw new CatalogueFileError(`The CSV file cannot be read${err.lines ? ` (line ${err.lines})` : ''}: ${String(err.message).slice(0, 200)}`);
+    const e = err as { code?: unknown; lines?: number; message?: string } | undefined;
+    if (typeof e?.code === 'string' && e.code.startsWith('CSV_')) {
+      throw new CatalogueFileError(`The CSV file cannot be read${e.lines ? ` (line ${e.lines})` : ''}: ${String(e.message).slice(0, 200)}`);
     }
     throw err;
   }
