@@ -125,7 +125,7 @@ _bookdist_flags() {
     'sandbox openapi') REPLY='--server -h --help' ;;
     'sandbox reset') REPLY='--keep-loaded --db -h --help' ;;
     'sandbox catalogue') REPLY='-h --help' ;;
-    'sandbox catalogue load') REPLY='--format --publisher --strict --db -h --help' ;;
+    'sandbox catalogue load') REPLY='--format --publisher --strict --db --url -h --help' ;;
     'sandbox clock') REPLY='-h --help' ;;
     'sandbox clock advance') REPLY='--db --url -h --help' ;;
     'sandbox clock show') REPLY='--db --url -h --help' ;;
@@ -203,6 +203,7 @@ _bookdist_flag() {
     'sandbox catalogue load/--format') REPLY='r-' ;;
     'sandbox catalogue load/--publisher') REPLY='r-' ;;
     'sandbox catalogue load/--db') REPLY='rf' ;;
+    'sandbox catalogue load/--url') REPLY='r-' ;;
     'sandbox clock advance/--db') REPLY='rf' ;;
     'sandbox clock advance/--url') REPLY='r-' ;;
     'sandbox clock show/--db') REPLY='rf' ;;

@@ -11,6 +11,7 @@
 //      credentials` prints.
 // No private key is ever sent: the credentials route gives key file paths and public keys.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { endLoad, loadPart, startRemoteLoad } from './control-catalogue.js';
 import { advanceClock, clockInfo, CONTROL_SECRET_HEADER, credentials, isControlSecret, listOutbox, recordUsage } from './control.js';
 import type { RequestInfo, SandboxCore } from './core.js';
 import { hostName } from './hosts.js';
@@ -18,6 +19,22 @@ import { redeemCode, runWorker } from './domain.js';
 import { bad, HttpError, readBody, sendError, sendJson, TEST_MODE, toHttpError } from './http.js';
 import { parseDuration } from './util.js';
 import { messageOf } from '../errors.js';
+
+/** A part of a catalogue load (control-catalogue.ts). */
+const PART = /^\/_sandbox\/catalogue\/loads\/([0-9a-f]{1,64})\/part\/?$/;
+
+/** A control route's JSON body: an object (empty when the body is). */
+function jsonObject(buf: Buffer): Record<string, unknown> {
+  if (!buf.length) return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(buf.toString('utf8'));
+  } catch {
+    throw bad('Control routes take a JSON body.');
+  }
+  if (!body || typeof body !== 'object') throw bad('Control routes take a JSON object.');
+  return body as Record<string, unknown>;
+}
 
 /** Does this path belong to the control surface? */
 export function isControlPath(pathname: string): boolean {
@@ -54,7 +71,9 @@ function guard(core: SandboxCore, r: RequestInfo): void {
   }
   if (method === 'POST') {
     const type = (headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-    if (type !== 'application/json') throw new HttpError(415, 'Control routes take a JSON body (Content-Type: application/json).');
+    // A part of a catalogue file is bytes; application/octet-stream, like JSON, needs a preflight.
+    const want = PART.test(r.url.pathname) ? 'application/octet-stream' : 'application/json';
+    if (type !== want) throw new HttpError(415, `This control route takes a body of Content-Type: ${want}.`);
   } else if (method !== 'GET') {
     throw new HttpError(405, `Control routes take GET or POST, not ${method.slice(0, 10)}.`, {}, { allow: 'GET, POST' });
   }
@@ -70,19 +89,12 @@ export async function serveControl(core: SandboxCore, req: IncomingMessage, res:
       req.resume();
       throw err;
     }
-    let body: Record<string, unknown> = {};
-    if (method === 'POST') {
-      const buf = await readBody(req);
-      if (buf.length) {
-        try {
-          body = JSON.parse(buf.toString('utf8'));
-        } catch {
-          throw bad('Control routes take a JSON body.');
-        }
-      }
-      if (!body || typeof body !== 'object') throw bad('Control routes take a JSON object.');
-    } else req.resume();
+    const part = PART.exec(url.pathname);
+    if (method === 'POST' && part) return sendJson(res, 200, { code: 200, success: true, ...TEST_MODE, ...(await loadPart(store, part[1], await readBody(req))) });
+    const body = method === 'POST' ? jsonObject(await readBody(req)) : (req.resume(), {});
     const route = `${method} ${url.pathname.replace(/\/+$/, '')}`;
+    const end = /^POST \/_sandbox\/catalogue\/loads\/([0-9a-f]{1,64})\/end$/.exec(route);
+    if (end) return sendJson(res, 200, { code: 200, success: true, ...TEST_MODE, ...(await endLoad(store, end[1])) });
     const str = (v: unknown, name: string) => {
       if (typeof v !== 'string' || !v) throw bad(`Field "${name}" is required.`);
       return v;
@@ -119,6 +131,9 @@ export async function serveControl(core: SandboxCore, req: IncomingMessage, res:
         break;
       case 'GET /_sandbox/outbox':
         out = { emails: listOutbox(store, url.searchParams.get('to') ?? undefined) };
+        break;
+      case 'POST /_sandbox/catalogue/loads':
+        out = await startRemoteLoad(store, body);
         break;
       case 'POST /_sandbox/worker/run':
         out = { processed: runWorker(store, typeof body.delay_ms === 'number' ? body.delay_ms : core.delayMs) };

@@ -1,11 +1,13 @@
 // `bookdist sandbox catalogue load` end to end: the real CLI loads the shipped samples into the
 // database of a running sandbox, and the loaded titles work at once with every command.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { createInterface } from 'node:readline';
+import { BIN, runCli } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 const ONIX = fileURLToPath(new URL('../../docs/samples/catalogue.onix.xml', import.meta.url));
@@ -101,5 +103,41 @@ describe('sandbox catalogue load', () => {
     const missing = await cli('sandbox', 'catalogue', 'load', join(dir, 'nope.xml'), '--db', sb.dbPath);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no such file');
+  });
+});
+
+describe('sandbox catalogue load --url against `sandbox serve`', () => {
+  it('sends the file to the running sandbox, which loads it: the same summary and exit codes as --db', async () => {
+    const db = join(dir, 'served.db');
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, NO_COLOR: '1', NODE_DISABLE_COMPILE_CACHE: '1', BOOKDIST_CONFIG_DIR: join(dir, 'config'), BOOKDIST_DATA_DIR: join(dir, 'data') };
+    const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--db', db], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: child.stdout! }).once('line', resolve);
+        child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
+      });
+      const load = await runCli(['sandbox', 'catalogue', 'load', ONIX, '--url', url, '--db', db], { env });
+      expect(load.stderr + `(exit ${load.code})`).toMatch(/\(exit 0\)$/);
+      expect(load.stderr.trim().split('\n')).toHaveLength(1);
+      expect(load.stderr).toContain('(ONIX, 5 records): 3 added, 0 updated, 0 withdrawn, 0 refused, 2 skipped (1 print edition, 1 audio edition).');
+      // Served at once by the sandbox that loaded them.
+      const credentials = JSON.parse((await runCli(['sandbox', 'credentials', '--db', db, '--json'], { env })).stdout);
+      const asPartner = { ...env, BOOKDIST_BASE_URL: url, BOOKDIST_USERNAME: credentials.partner.username, BOOKDIST_KEY_FILE: credentials.partner.key_file };
+      const found = await runCli(['book', 'search', '--title', 'Tidewater Almanac', '--json'], { env: asPartner });
+      expect(JSON.parse(found.stdout).results.map((b: any) => b.title)).toEqual(['The Tidewater Almanac']);
+
+      const bad = join(dir, 'served-bad.csv');
+      writeFileSync(bad, 'isbn13,title,price\n9781770100114,Fine,5.00\n9781770100016,Bad,5.00\n');
+      const strict = await runCli(['sandbox', 'catalogue', 'load', bad, '--url', url, '--db', db, '--publisher', 'Tidewater Press', '--strict'], { env });
+      expect(strict.code).toBe(2);
+      expect(strict.stderr).toContain('With --strict nothing was loaded');
+      const refused = await runCli(['sandbox', 'catalogue', 'load', bad, '--url', url, '--db', db, '--publisher', 'Tidewater Press'], { env });
+      expect(refused.code).toBe(6);
+      expect(refused.stderr).toContain('record 2 (line 3) [9781770100016]: ISBN 9781770100016 has a bad check digit');
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
   });
 });

@@ -4,7 +4,8 @@ import { CliError, ExitCode, usageError, errorCode, messageOf } from '../../erro
 import { emitMessage } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
 import type { catalogueLoad } from './index.js';
-import { openStore } from './common.js';
+import { controlClient, openStore } from './common.js';
+import type { LoadSummary } from '../../sandbox/catalogue/index.js';
 
 interface Options {
   file: string;
@@ -12,6 +13,7 @@ interface Options {
   publisher?: string;
   strict: boolean;
   db?: string;
+  url?: string;
 }
 
 export function parse({ args, opts }: VerbInput<typeof catalogueLoad>): Options {
@@ -28,40 +30,26 @@ export function parse({ args, opts }: VerbInput<typeof catalogueLoad>): Options 
     publisher = opts.publisher.trim();
     if (!publisher || publisher.length > 200) throw usageError('--publisher must name a publisher (1 to 200 characters).');
   }
-  return { file, format, publisher, strict: opts.strict === true, db: opts.db };
+  return { file, format, publisher, strict: opts.strict === true, db: opts.db, url: opts.url };
 }
 
 /** At most this many refusals are listed on stderr (--json has them all). */
 const LISTED = 20;
 
+/** Bytes of the file in one part sent to a running sandbox (its control routes take at most 1 MiB). */
+const PART_BYTES = 1024 * 1024;
+
 export async function run(o: Options, ctx: Context): Promise<number> {
   const { resolve } = await import('node:path');
-  const { stat } = await import('node:fs/promises');
   const path = resolve(ctx.io.cwd, o.file);
-  let size: number;
-  try {
-    const st = await stat(path);
-    if (st.isDirectory()) throw usageError(`${o.file}: is a directory, not a catalogue file.`);
-    size = st.size;
-  } catch (err) {
-    if (err instanceof CliError) throw err;
-    const code = errorCode(err);
-    throw usageError(`${o.file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : messageOf(err)}.`);
-  }
-  const store = await openStore(ctx, o.db);
-  const { loadCatalogueFile, CatalogueFileError, StrictRefusal } = await import('../../sandbox/catalogue/index.js');
+  const size = await fileSize(o.file, path);
+  const { CatalogueFileError, StrictRefusal } = await import('../../sandbox/catalogue/index.js');
   const { createProgress } = await import('../../bulk/progress.js');
   const progress = createProgress(ctx, { total: size, unit: 'bytes', label: 'loading' });
-  let records = 0;
-  let summary;
+  const read = { records: 0 };
+  let summary: LoadSummary;
   try {
-    summary = await loadCatalogueFile(store, path, {
-      format: o.format,
-      publisher: o.publisher,
-      strict: o.strict,
-      onBytes: (b) => progress.set(b),
-      onRecord: (n) => (records = n),
-    });
+    summary = o.url ? await loadRemote(ctx, { ...o, url: o.url }, path, progress, read) : await loadLocal(ctx, o, path, progress, read);
   } catch (err) {
     progress.stop();
     if (err instanceof StrictRefusal) {
@@ -73,7 +61,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       );
     }
     if (err instanceof CatalogueFileError) {
-      throw new CliError(`${o.file}: ${err.message} Nothing was loaded${records ? ` (${records} records were read before it)` : ''}.`, ExitCode.USAGE);
+      throw new CliError(`${o.file}: ${err.message} Nothing was loaded${read.records ? ` (${read.records} records were read before it)` : ''}.`, ExitCode.USAGE);
     }
     throw err;
   }
@@ -81,6 +69,68 @@ export async function run(o: Options, ctx: Context): Promise<number> {
   listRefusals(ctx, summary);
   await emitMessage(ctx, summary, summaryLine(o.file, summary));
   return summary.refused > 0 ? ExitCode.PARTIAL : ExitCode.OK;
+}
+
+/** The size of the catalogue file, or a usage error saying why it cannot be read. */
+async function fileSize(file: string, path: string): Promise<number> {
+  const { stat } = await import('node:fs/promises');
+  try {
+    const st = await stat(path);
+    if (st.isDirectory()) throw usageError(`${file}: is a directory, not a catalogue file.`);
+    return st.size;
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    const code = errorCode(err);
+    throw usageError(`${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : messageOf(err)}.`);
+  }
+}
+
+type Progress = { set(n: number): void };
+
+/** Load into the database itself (--db, or the default sandbox.db). */
+async function loadLocal(ctx: Context, o: Options, path: string, progress: Progress, read: { records: number }): Promise<LoadSummary> {
+  const store = await openStore(ctx, o.db);
+  const { loadCatalogueFile } = await import('../../sandbox/catalogue/index.js');
+  return loadCatalogueFile(store, path, {
+    format: o.format,
+    publisher: o.publisher,
+    strict: o.strict,
+    onBytes: (b) => progress.set(b),
+    onRecord: (n) => (read.records = n),
+  });
+}
+
+/**
+ * Send the file to the running sandbox at --url, which loads it (src/sandbox/control-catalogue.ts):
+ * in parts of at most 1 MiB, each answered once it is loaded; the same summary and errors as a
+ * load into the database itself.
+ */
+async function loadRemote(ctx: Context, o: Options & { url: string }, path: string, progress: Progress, read: { records: number }): Promise<LoadSummary> {
+  const { detectFormat, CatalogueFileError, StrictRefusal } = await import('../../sandbox/catalogue/index.js');
+  const { createReadStream } = await import('node:fs');
+  const format = o.format ?? (await detectFormat(path));
+  const control = await controlClient(ctx, { url: o.url, db: o.db });
+  const started = await control.call('POST', '/_sandbox/catalogue/loads', { format, strict: o.strict, ...(o.publisher ? { publisher: o.publisher } : {}) });
+  const base = `/_sandbox/catalogue/loads/${String(started.load)}`;
+  /** An answer of the load as it is, or the CLI error of a failure that is not the file's. */
+  const answer = async (route: string, body: unknown): Promise<Record<string, unknown>> => {
+    const r = await control.request('POST', base + route, body);
+    if (r.status === 422 && r.json.summary) throw new StrictRefusal(r.json.summary as LoadSummary);
+    if (r.status === 400 && r.json.catalogue_error) {
+      read.records = Number(r.json.records ?? 0);
+      throw new CatalogueFileError(String(r.json.message));
+    }
+    return control.ok(r);
+  };
+  let sent = 0;
+  for await (const part of createReadStream(path, { highWaterMark: PART_BYTES })) {
+    const loaded = await answer('/part', part as Buffer);
+    sent += (part as Buffer).length;
+    progress.set(sent);
+    read.records = Number(loaded.records ?? read.records);
+  }
+  const { code: _c, success: _s, test_mode: _t, ...summary } = await answer('/end', {});
+  return summary as unknown as LoadSummary;
 }
 
 function isJson(ctx: Context): boolean {

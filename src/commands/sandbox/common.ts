@@ -52,8 +52,17 @@ async function controlSecretFor(ctx: Context, db: string | undefined): Promise<s
   }
 }
 
-/** Call a /_sandbox/ control route of a running sandbox, with its control secret. */
-export async function controlCall(ctx: Context, target: ControlTarget, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Rec> {
+/** A control route's answer: its status and JSON body. */
+interface ControlAnswer {
+  status: number;
+  json: Rec;
+}
+
+/**
+ * Calls to the /_sandbox/ control routes of a running sandbox, with its control secret (found
+ * once). `request` hands back any answer; `call` turns an error answer into a CLI error.
+ */
+export async function controlClient(ctx: Context, target: ControlTarget) {
   const { url } = target;
   const secret = await controlSecretFor(ctx, target.db);
   if (!secret) {
@@ -63,33 +72,43 @@ export async function controlCall(ctx: Context, target: ControlTarget, method: '
       ExitCode.AUTH,
     );
   }
-  let res: Response;
-  try {
-    res = await fetch(url.replace(/\/+$/, '') + path, {
-      method,
-      headers: { 'x-sandbox-secret': secret, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (err) {
-    throw new CliError(`Could not reach the sandbox at ${url} (${errorCode(err instanceof Error ? err.cause : undefined) ?? messageOf(err)}). Is \`bookdist sandbox serve\` running?`, ExitCode.UNAVAILABLE);
-  }
-  const text = await res.text();
-  let json: Rec;
-  try {
-    json = recOf(JSON.parse(text));
-  } catch {
-    throw new CliError(`${url} did not answer like a sandbox (HTTP ${res.status}).`, ExitCode.ERROR);
-  }
-  if (res.status === 401 || res.status === 403) {
-    throw new CliError(
-      `${json.message ?? `HTTP ${res.status}`} (set ${SECRET_ENV}, or --db <the database ${url} serves>)`,
-      ExitCode.AUTH,
-      undefined,
-      res.status,
-    );
-  }
-  if (res.status >= 400) throw toCliError(res.status, String(json.message ?? `HTTP ${res.status}`));
-  return json;
+  const request = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<ControlAnswer> => {
+    const bytes = body instanceof Uint8Array;
+    let res: Response;
+    try {
+      res = await fetch(url.replace(/\/+$/, '') + path, {
+        method,
+        headers: { 'x-sandbox-secret': secret, ...(method === 'POST' ? { 'content-type': bytes ? 'application/octet-stream' : 'application/json' } : {}) },
+        body: body === undefined ? undefined : bytes ? body : JSON.stringify(body),
+      });
+    } catch (err) {
+      throw new CliError(`Could not reach the sandbox at ${url} (${errorCode(err instanceof Error ? err.cause : undefined) ?? messageOf(err)}). Is \`bookdist sandbox serve\` running?`, ExitCode.UNAVAILABLE);
+    }
+    const text = await res.text();
+    let json: Rec;
+    try {
+      json = recOf(JSON.parse(text));
+    } catch {
+      throw new CliError(`${url} did not answer like a sandbox (HTTP ${res.status}).`, ExitCode.ERROR);
+    }
+    return { status: res.status, json };
+  };
+  /** The body of a successful answer; an error answer as the CLI error it means. */
+  const ok = ({ status, json }: ControlAnswer): Rec => {
+    const message = String(json.message ?? `HTTP ${status}`);
+    if (status === 401 || status === 403) {
+      throw new CliError(`${message} (set ${SECRET_ENV}, or --db <the database ${url} serves>)`, ExitCode.AUTH, undefined, status);
+    }
+    if (status >= 400) throw toCliError(status, message);
+    return json;
+  };
+  const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => ok(await request(method, path, body));
+  return { request, ok, call };
+}
+
+/** Call a /_sandbox/ control route of a running sandbox, with its control secret. */
+export async function controlCall(ctx: Context, target: ControlTarget, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Rec> {
+  return (await controlClient(ctx, target)).call(method, path, body);
 }
 
 function toCliError(status: number, message: string): CliError {

@@ -105,10 +105,12 @@ export const catalogueLoad = verb({
     option('--publisher <name>', 'load every title under this publisher (created when new) instead of the file\'s'),
     option('--strict', 'load nothing if any record is refused'),
     DB_OPTION,
+    URL_OPTION,
   ],
   examples: [
     'bookdist sandbox catalogue load docs/samples/catalogue.onix.xml',
     'bookdist sandbox catalogue load titles.csv --publisher "Harbor Lane Press" --strict',
+    'bookdist sandbox catalogue load feed.xml --url http://127.0.0.1:8710',
     'bookdist sandbox catalogue load feed.xml --json | jq .refusals',
   ],
   load: () => import('./catalogue.js'),

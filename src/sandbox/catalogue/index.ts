@@ -2,14 +2,14 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Store } from '../db/store.js';
-import { CatalogueFileError, loadCatalogue, type LoadOptions, type LoadSummary } from './load.js';
+import { CatalogueFileError, loadCatalogue, type CatalogueLoader, type LoadOptions, type LoadSummary } from './load.js';
 
 export { CatalogueFileError, StrictRefusal, type LoadSummary } from './load.js';
 
 type CatalogueFormat = 'onix' | 'csv';
 
 /** The format of a file: by its name (.xml, .onix, .csv), else by its first character ('<' is XML). */
-async function detectFormat(path: string): Promise<CatalogueFormat> {
+export async function detectFormat(path: string): Promise<CatalogueFormat> {
   if (/\.(xml|onix)$/i.test(path)) return 'onix';
   if (/\.(csv|txt)$/i.test(path)) return 'csv';
   const fh = await open(path, 'r');
@@ -22,12 +22,34 @@ async function detectFormat(path: string): Promise<CatalogueFormat> {
   }
 }
 
-export interface FileLoadOptions extends LoadOptions {
+interface StreamLoadOptions extends LoadOptions {
+  /** Called after each record: records read so far. */
+  onRecord?(records: number): void;
+}
+
+export interface FileLoadOptions extends StreamLoadOptions {
   format?: CatalogueFormat;
   /** Called as the file is read: bytes read so far. */
   onBytes?(bytes: number): void;
-  /** Called after each record: records read so far. */
-  onRecord?(records: number): void;
+}
+
+/** Load a catalogue read from `source` (its bytes, in order) into `store` in one transaction (see load.ts). */
+export async function loadCatalogueStream(store: Store, format: CatalogueFormat, source: AsyncIterable<Buffer>, opts: StreamLoadOptions = {}): Promise<LoadSummary> {
+  let n = 0;
+  if (format === 'onix') {
+    const { pumpOnix } = await import('./onix.js');
+    const pump = (loader: CatalogueLoader) =>
+      pumpOnix(source, {
+        add: (rec) => {
+          loader.add(rec);
+          opts.onRecord?.(++n);
+        },
+        notePrintEdition: (d, p) => loader.notePrintEdition(d, p),
+      });
+    return loadCatalogue(store, format, pump, opts);
+  }
+  const { readCsv } = await import('./csv.js');
+  return loadCatalogue(store, format, () => counted(readCsv(source), opts.onRecord), opts);
 }
 
 /** Load a catalogue file into `store` in one transaction (see load.ts for the rules). */
@@ -43,28 +65,11 @@ export async function loadCatalogueFile(store: Store, path: string, opts: FileLo
     }
   }
   try {
-    if (format === 'onix') {
-      const { pumpOnix } = await import('./onix.js');
-      let n = 0;
-      return await loadCatalogue(
-        store,
-        format,
-        (loader) =>
-          pumpOnix(source(), {
-            add: (rec) => {
-              loader.add(rec);
-              opts.onRecord?.(++n);
-            },
-            notePrintEdition: (d, p) => loader.notePrintEdition(d, p),
-          }),
-        opts,
-      );
-    }
-    const { readCsv } = await import('./csv.js');
-    return await loadCatalogue(store, format, () => counted(readCsv(source()), opts.onRecord), opts);
-  } catch (err: any) {
-    if (err?.code === 'ENOENT' || err?.code === 'EISDIR' || err?.code === 'EACCES') {
-      throw new CatalogueFileError(`${path}: ${err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'is a directory' : 'permission denied'}.`);
+    return await loadCatalogueStream(store, format, source(), opts);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException | undefined)?.code;
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') {
+      throw new CatalogueFileError(`${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : 'permission denied'}.`);
     }
     throw err;
   } finally {
