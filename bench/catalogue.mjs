@@ -5,6 +5,11 @@
 // parse, no handlers) measured in the same run. Both sides are timed in CPU seconds of their own
 // process (user + system), so the machine's other load does not move the ratio; wall times are
 // printed beside them.
+//
+// (j2) The same feed sent again as updates: every product is already in the sandbox
+// (NotificationType 03), and each one comes back with a new title and new prices (the worst case
+// for a re-send: every book's text-index entry and every price changes). Target: at most 3x the
+// CPU of a bare saxes parse of the re-sent file, measured in the same run, as for the first load.
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +26,8 @@ const WORDS = 'harbour tide lantern keeper ledger salt cedar orchard winter atla
 const word = (i) => WORDS[i % WORDS.length];
 const cap = (s) => s[0].toUpperCase() + s.slice(1);
 
-export async function writeOnix(path, n) {
+/** `revision` 1: the same products with another title and other prices (a re-sent feed's updates). */
+export async function writeOnix(path, n, revision = 0) {
   const out = createWriteStream(path);
   const write = (s) => (out.write(s) ? undefined : new Promise((r) => out.once('drain', r)));
   await write(`<?xml version="1.0" encoding="UTF-8"?>
@@ -32,7 +38,7 @@ export async function writeOnix(path, n) {
     const own = isbn13('9791' + String(i).padStart(8, '0'));
     const print = isbn13('9792' + String(i).padStart(8, '0'));
     const isPrint = i % 10 === 9;
-    const title = `${cap(word(i))} ${cap(word(i >> 3))} of the ${cap(word(i >> 6))} ${i}`;
+    const title = `${cap(word(i + revision))} ${cap(word(i >> 3))} of the ${cap(word(i >> 6))} ${i}`;
     await write(`<Product>
 <RecordReference>bench-${i}</RecordReference><NotificationType>03</NotificationType>
 <ProductIdentifier><ProductIDType>15</ProductIDType><IDValue>${isPrint ? print : own}</IDValue></ProductIdentifier>
@@ -47,8 +53,8 @@ export async function writeOnix(path, n) {
 <PublishingDetail><Publisher><PublishingRole>01</PublishingRole><PublisherName>Bench Press</PublisherName></Publisher><PublishingDate><PublishingDateRole>01</PublishingDateRole><Date>${2000 + (i % 25)}0101</Date></PublishingDate></PublishingDetail>
 <RelatedMaterial><RelatedProduct><ProductRelationCode>${isPrint ? '27' : '13'}</ProductRelationCode><ProductIdentifier><ProductIDType>15</ProductIDType><IDValue>${isPrint ? own : print}</IDValue></ProductIdentifier></RelatedProduct></RelatedMaterial>
 <ProductSupply><SupplyDetail><Supplier><SupplierRole>01</SupplierRole><SupplierName>Bench Press</SupplierName></Supplier><ProductAvailability>20</ProductAvailability>
-<Price><PriceType>02</PriceType><PriceAmount>${(5 + (i % 20)).toFixed(2)}</PriceAmount><CurrencyCode>USD</CurrencyCode></Price>
-<Price><PriceType>02</PriceType><PriceCondition><PriceConditionType>10</PriceConditionType><PriceConditionQuantity><PriceConditionQuantityType>01</PriceConditionQuantityType><Quantity>30</Quantity><QuantityUnit>07</QuantityUnit></PriceConditionQuantity></PriceCondition><PriceAmount>2.99</PriceAmount><CurrencyCode>USD</CurrencyCode></Price>
+<Price><PriceType>02</PriceType><PriceAmount>${(5 + revision + (i % 20)).toFixed(2)}</PriceAmount><CurrencyCode>USD</CurrencyCode></Price>
+<Price><PriceType>02</PriceType><PriceCondition><PriceConditionType>10</PriceConditionType><PriceConditionQuantity><PriceConditionQuantityType>01</PriceConditionQuantityType><Quantity>30</Quantity><QuantityUnit>07</QuantityUnit></PriceConditionQuantity></PriceCondition><PriceAmount>${revision ? '3.49' : '2.99'}</PriceAmount><CurrencyCode>USD</CurrencyCode></Price>
 </SupplyDetail></ProductSupply>
 </Product>
 `);
@@ -72,50 +78,72 @@ const REPORT = `
     const u = process.resourceUsage();
     process.stderr.write('\\nCPU_MS=' + (u.userCPUTime + u.systemCPUTime) / 1000 + '\\nMAXRSS_KB=' + u.maxRSS + '\\n');`;
 
+/** The floor: decode and parse `file` as a stream with saxes, nothing else. */
+function bareParse(root, NODE, file, env) {
+  const saxes = JSON.stringify(join(root, 'node_modules', 'saxes', 'saxes.js'));
+  const script = `
+    import { createReadStream } from 'node:fs';
+    import { createRequire } from 'node:module';
+    const { SaxesParser } = createRequire(import.meta.url)(${saxes});
+    const parser = new SaxesParser({ position: true });
+    let products = 0;
+    parser.on('opentag', (t) => { if (t.name === 'Product') products++; });
+    const decoder = new TextDecoder('utf-8', { fatal: true });
+    for await (const chunk of createReadStream(process.argv[1], { highWaterMark: 64 * 1024 })) parser.write(decoder.decode(chunk, { stream: true }));
+    parser.close();
+    process.stdout.write(String(products));${REPORT}`;
+  return measured(NODE, script, [file], env);
+}
+
+/** `bookdist sandbox catalogue load file --db db --json` through the CLI's main(), and its summary. */
+function cliLoad(root, NODE, file, db, env) {
+  const script = `
+    const { main } = await import(${JSON.stringify(join(root, 'dist', 'main.js'))});
+    const code = await main(process.argv.slice(1));
+    process.exitCode = code;${REPORT}`;
+  const run = measured(NODE, script, ['sandbox', 'catalogue', 'load', file, '--db', db, '--json'], env);
+  return { ...run, summary: JSON.parse(run.stdout) };
+}
+
 export async function catalogueBench({ root, NODE, target, fmt }) {
   const dir = mkdtempSync(join(tmpdir(), 'bookdist-bench-catalogue-'));
+  const n = (k) => k.toLocaleString('en-US');
   try {
     const file = join(dir, 'feed.xml');
+    const again = join(dir, 'feed-again.xml');
     const made = Date.now();
     await writeOnix(file, PRODUCTS);
-    const mb = statSync(file).size / 1e6;
-    console.log(`(j) ONIX file of ${PRODUCTS.toLocaleString('en-US')} products: ${mb.toFixed(0)} MB, written in ${fmt(Date.now() - made)}`);
+    await writeOnix(again, PRODUCTS, 1);
+    console.log(`(j) ONIX files of ${n(PRODUCTS)} products: ${(statSync(file).size / 1e6).toFixed(0)} MB and a re-send of ${(statSync(again).size / 1e6).toFixed(0)} MB, written in ${fmt(Date.now() - made)}`);
     const env = { PATH: process.env.PATH, HOME: process.env.HOME, BOOKDIST_DATA_DIR: join(dir, 'data'), BOOKDIST_CONFIG_DIR: join(dir, 'config') };
 
-    // The floor: decode and parse the same file as a stream with saxes, nothing else.
-    const saxes = JSON.stringify(join(root, 'node_modules', 'saxes', 'saxes.js'));
-    const floorScript = `
-      import { createReadStream } from 'node:fs';
-      import { createRequire } from 'node:module';
-      const { SaxesParser } = createRequire(import.meta.url)(${saxes});
-      const parser = new SaxesParser({ position: true });
-      let products = 0;
-      parser.on('opentag', (t) => { if (t.name === 'Product') products++; });
-      const decoder = new TextDecoder('utf-8', { fatal: true });
-      for await (const chunk of createReadStream(process.argv[1], { highWaterMark: 64 * 1024 })) parser.write(decoder.decode(chunk, { stream: true }));
-      parser.close();
-      process.stdout.write(String(products));${REPORT}`;
-    const floor = measured(NODE, floorScript, [file], env);
-
-    // The load: the CLI's main() into a database seeded beforehand (its RSA keys are not the load's cost).
+    // The load: into a database seeded beforehand (its RSA keys are not the load's cost).
     const db = join(dir, 'load.db');
     const seeded = spawnSync(NODE, [join(root, 'bin', 'bookdist'), 'sandbox', 'credentials', '--db', db, '--json'], { env, encoding: 'utf8' });
     if (seeded.status !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
-    const loadScript = `
-      const { main } = await import(${JSON.stringify(join(root, 'dist', 'main.js'))});
-      const code = await main(process.argv.slice(1));
-      process.exitCode = code;${REPORT}`;
-    const load = measured(NODE, loadScript, ['sandbox', 'catalogue', 'load', file, '--db', db, '--json'], env);
-    const summary = JSON.parse(load.stdout);
-    const ratio = load.cpuMs / floor.cpuMs;
-    console.log(
-      `(j) loaded: ${summary.added.toLocaleString('en-US')} added, ${summary.skipped.toLocaleString('en-US')} skipped, ${summary.refused} refused in ` +
-        `${fmt(load.cpuMs)} CPU (${fmt(load.wallMs)} wall), peak RSS ${load.rssMb.toFixed(1)} MB; bare saxes parse: ${fmt(floor.cpuMs)} CPU ` +
-        `(${fmt(floor.wallMs)} wall, ${floor.stdout} products), peak RSS ${floor.rssMb.toFixed(1)} MB`,
-    );
-    if (summary.added + summary.skipped !== PRODUCTS || summary.refused !== 0) throw new Error(`the load did not take every product: ${load.stdout.slice(0, 500)}`);
+    const floor = bareParse(root, NODE, file, env);
+    const load = cliLoad(root, NODE, file, db, env);
+    const s = load.summary;
+    const line = (what, run, base) =>
+      console.log(
+        `(j) ${what}: ${n(run.summary.added)} added, ${n(run.summary.updated)} updated, ${n(run.summary.skipped)} skipped, ${run.summary.refused} refused in ` +
+          `${fmt(run.cpuMs)} CPU (${fmt(run.wallMs)} wall), peak RSS ${run.rssMb.toFixed(1)} MB; bare saxes parse: ${fmt(base.cpuMs)} CPU ` +
+          `(${fmt(base.wallMs)} wall, ${base.stdout} products), peak RSS ${base.rssMb.toFixed(1)} MB`,
+      );
+    line('loaded', load, floor);
+    if (s.added + s.skipped !== PRODUCTS || s.refused !== 0) throw new Error(`the load did not take every product: ${load.stdout.slice(0, 500)}`);
+
+    // The re-send: every product already there, each one updated.
+    const floorAgain = bareParse(root, NODE, again, env);
+    const update = cliLoad(root, NODE, again, db, env);
+    line('re-sent', update, floorAgain);
+    const u = update.summary;
+    if (u.updated !== s.added || u.added !== 0 || u.refused !== 0) throw new Error(`the re-send did not update every book: ${update.stdout.slice(0, 500)}`);
+
     target('(j) catalogue load of 100,000 ONIX products: peak memory', load.rssMb, '<', 200, ' MB');
-    target('(j) catalogue load of 100,000 ONIX products vs a bare saxes parse of the file (CPU)', ratio, '<=', 3);
+    target('(j) catalogue load of 100,000 ONIX products vs a bare saxes parse of the file (CPU)', load.cpuMs / floor.cpuMs, '<=', 3);
+    target('(j) the same feed re-sent (every book updated): peak memory', update.rssMb, '<', 200, ' MB');
+    target('(j) the same feed re-sent (every book updated) vs a bare saxes parse of the file (CPU)', update.cpuMs / floorAgain.cpuMs, '<=', 3);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
