@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import type { Plugin } from 'vite';
 import { configDefaults, defineConfig } from 'vitest/config';
 
@@ -42,24 +43,31 @@ const E2E = [
 ];
 
 export default defineConfig({
+  // One Vite server for both projects (a project that declares plugins of its own gets its own).
+  plugins: [shellTemplates],
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // vitest's default is one worker fewer than the cores: one file at a time on a 2-core machine.
+    maxWorkers: availableParallelism(),
     // Each run gets a temporary directory and HOME of its own, and fails if it leaves anything there.
     globalSetup: ['test/helpers/temp-guard.ts'],
+    // BOOKDIST_TEST_CPU=<file>: one line per test file with its CPU time (test/helpers/cpu-probe.ts).
+    setupFiles: ['test/helpers/cpu-probe.ts'],
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results.json' },
     projects: [
       {
-        plugins: [shellTemplates],
         test: {
           name: 'unit',
+          // In-process tests share a worker (no process and module graph per file).
+          isolate: false,
           include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...E2E],
         },
       },
-      { plugins: [shellTemplates], test: { name: 'e2e', include: E2E } },
+      { test: { name: 'e2e', include: E2E } },
     ],
   },
 });
