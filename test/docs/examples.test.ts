@@ -1,8 +1,14 @@
 // Every example runs. The example lines of the README (its ```sh blocks, except the set-up block
 // of npm commands) and of every command's help (walked from the full command tree, so commands
-// added later are covered) run in bash as a newcomer would type them: `bookdist` on the PATH, an
-// empty HOME, a config directory of its own for each block (no profile stored), and the built-in
+// added later are covered) run as a newcomer would type them: `bookdist` on the PATH, an empty
+// HOME, a config directory of its own for each block (no profile stored), and the built-in
 // sandbox profile on one freshly seeded database.
+// The README's first block (the tour a newcomer types first) runs in bash through bin/bookdist on
+// the PATH, as typed. Elsewhere an example that is one plain `bookdist` command (words, quotes,
+// known $VARIABLES: nothing the shell would do more with) runs in-process through the real main()
+// (test/helpers/run.ts) with the same environment and working directory, which is what the
+// process would do minus starting Node; a line with a pipe, a redirection or a substitution runs
+// in bash, and so does a whole block that sets shell variables.
 // Each line must exit with the code the example implies: 0, unless the line says otherwise in a
 // trailing comment (`# exits 3`). The lines of one block run in order in one shell, so a block can
 // create what its later lines use (a variable, a profile, an order).
@@ -25,13 +31,16 @@ import { buildProgram } from '../../src/program.js';
 import { commandName, documentedCommands, examplesOf } from '../../src/docs/reference.js';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { WELL_KNOWN } from '../../src/sandbox/seed.js';
-import { BIN, runCli } from '../helpers/cli.js';
+import { BIN } from '../helpers/cli.js';
+import { run } from '../helpers/run.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 interface Block {
   where: string;
   lines: string[];
+  /** Run every line in bash through bin/bookdist, even a plain one. */
+  shell?: boolean;
 }
 
 /** The README's ```sh blocks, one example per line (comments kept: they may say `# exits N`). */
@@ -43,7 +52,7 @@ export function readmeBlocks(markdown: string, file = 'README.md'): Block[] {
     const lines = m[1].split('\n').filter((l) => l.trim() && !l.trim().startsWith('#'));
     // The set-up block (npm ci / npm test) is what this very suite is run by.
     if (lines.every((l) => /^npm /.test(l))) continue;
-    blocks.push({ where: `${file} block ${blocks.length + 1}`, lines });
+    blocks.push({ where: `${file} block ${blocks.length + 1}`, lines, shell: file === 'README.md' && !blocks.length });
   }
   return blocks;
 }
@@ -53,6 +62,66 @@ export function expectedExit(line: string): number {
   const m = /#.*\bexits? (\d+)\b/.exec(line);
   return m ? Number(m[1]) : 0;
 }
+
+/**
+ * The arguments of a line that is one plain `bookdist` command, as bash would pass them; undefined
+ * when bash would do anything more (a pipe, a redirection, `;`/`&&`, a substitution, a glob, a
+ * backslash, a tilde, an unknown or unset variable) or the line is not a bookdist command.
+ * Variables expand from `vars` (the block's environment) only whole-word or inside double quotes.
+ */
+function plainArgs(line: string, vars: Record<string, string | undefined>): string[] | undefined {
+  const words: string[] = [];
+  let word: string | undefined;
+  let i = 0;
+  const add = (text: string) => (word = (word ?? '') + text);
+  // $NAME or ${NAME} at i, expanded; false when unset, or (unquoted) when bash would drop, split or glob it.
+  const variable = (quoted: boolean): boolean => {
+    const m = /^\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\})/.exec(line.slice(i));
+    const value = m ? vars[m[1] ?? m[2]] : undefined;
+    if (value === undefined || (!quoted && (value === '' || /[\s*?[\]]/.test(value)))) return false;
+    add(value);
+    i += m![0].length;
+    return true;
+  };
+  while (i < line.length) {
+    const c = line[i];
+    if (c === ' ' || c === '\t') {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+      i++;
+    } else if (c === '#' && word === undefined) {
+      break; // a comment (`# exits 3`)
+    } else if (c === "'") {
+      const end = line.indexOf("'", i + 1);
+      if (end < 0) return undefined;
+      add(line.slice(i + 1, end));
+      i = end + 1;
+    } else if (c === '"') {
+      i++;
+      add('');
+      while (i < line.length && line[i] !== '"') {
+        if (line[i] === '$') {
+          if (!variable(true)) return undefined;
+        } else if (line[i] === '`' || line[i] === '\\' || line[i] === '!') return undefined;
+        else add(line[i++]);
+      }
+      if (line[i] !== '"') return undefined;
+      i++;
+    } else if (c === '$') {
+      if (!variable(false)) return undefined;
+    } else if (/[\w./:@=,+%-]/.test(c)) {
+      add(c);
+      i++;
+    } else {
+      return undefined; // | > < ; & ( ) ` * ? [ ] { } ~ ! \ and the like: the shell's business
+    }
+  }
+  if (word !== undefined) words.push(word);
+  return words[0] === 'bookdist' ? words.slice(1) : undefined;
+}
+
+/** A line that changes the shell's own state (a variable, the directory, a function): its block runs in one bash. */
+const SETS_SHELL_STATE = /^\s*(?:export\s+|readonly\s+|local\s+)?[A-Za-z_]\w*=|^\s*(?:cd|source|\.|alias|set|unset|read|eval)\b|\(\)\s*\{/;
 
 const program = buildProgram();
 const treeBlocks: Block[] = documentedCommands(program)
@@ -93,7 +162,7 @@ beforeAll(async () => {
   mkdirSync(base.BOOKDIST_DATA_DIR, { recursive: true, mode: 0o700 });
   // The database the built-in profile uses, also served over HTTP for the examples that name a URL.
   server = await startSandbox({ host: '127.0.0.1', port: 0, dbPath: join(base.BOOKDIST_DATA_DIR, 'sandbox.db'), processDelayMs: 200 });
-  const creds = JSON.parse((await runCli(['sandbox', 'credentials', '--json'], { env: base })).stdout);
+  const creds = JSON.parse((await run(['sandbox', 'credentials', '--json'], { env: base })).stdout);
   copyFileSync(creds.partner.key_file, join(work, 'partner.pem'));
   const files: Record<string, string> = {
     'token.txt': creds.operator_token,
@@ -179,6 +248,48 @@ function runBlock(lines: string[], cwd: string): Promise<Ran[]> {
   });
 }
 
+/**
+ * Run the lines of one block in order: plain `bookdist` commands in-process (see plainArgs), the
+ * rest in bash, in the same directory and environment. A block that sets shell state, and the
+ * README's blocks, run wholly in bash.
+ */
+async function runLines(block: Block, lines: string[], cwd: string): Promise<Ran[]> {
+  const env = envFor(cwd);
+  const plain = lines.map((l) => plainArgs(localise(l), env));
+  if (block.shell || lines.some((l) => SETS_SHELL_STATE.test(l)) || plain.every((a) => !a)) return runBlock(lines, cwd);
+  const results: Ran[] = [];
+  for (let i = 0; i < lines.length; ) {
+    const args = plain[i];
+    if (args) {
+      results.push({ line: lines[i], ...(await runInProcess(args, cwd, env)) });
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < lines.length && !plain[j]) j++;
+    const ran = await runBlock(lines.slice(i, j), cwd);
+    results.push(...ran);
+    if (ran.length < j - i || ran.some((r) => r.code === null)) break;
+    i = j;
+  }
+  return results;
+}
+
+/**
+ * The real main() with the line's environment, in its directory: the process's working directory
+ * too, for the file arguments that are read relative to it (--key-file, --from-file, --db).
+ */
+async function runInProcess(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; output: string }> {
+  const before = process.cwd();
+  process.chdir(cwd);
+  try {
+    const r = await run(args, { env, cwd });
+    return { code: r.code, output: (r.stdout + r.stderr).slice(-3000) };
+  } finally {
+    process.chdir(before);
+  }
+}
+
 /** GET over HTTPS trusting the sandbox's CA file (the TLS message may reach stderr after the URL). */
 function httpsGet(url: string, caFile: string | undefined): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -229,6 +340,34 @@ describe('examples', () => {
     for (const b of [...readme, ...treeBlocks]) for (const l of b.lines) expect(l, b.where).not.toMatch(/…|\.\.\.|<[a-z_]+>|XXXX/);
   });
 
+  it('run in-process only when bash would pass the words as they are', () => {
+    const vars = { KEY: 'k e y', ID: 'abc', EMPTY: '' };
+    expect(plainArgs('bookdist book get --isbn 978-1   # exits 3', vars)).toEqual(['book', 'get', '--isbn', '978-1']);
+    expect(plainArgs(`bookdist book search --title "winter atlas" --fields 'a,b' --id $ID --key "$KEY" --x=\${ID}y`, vars)).toEqual(
+      ['book', 'search', '--title', 'winter atlas', '--fields', 'a,b', '--id', 'abc', '--key', 'k e y', '--x=abcy'],
+    );
+    for (const l of [
+      'bookdist sandbox openapi > openapi.json',
+      'bookdist sandbox credentials --json | jq -r .partner.key_file',
+      'bookdist whoami && bookdist status',
+      'bookdist book get $(cat id.txt)',
+      'bookdist book get "$(cat id.txt)"',
+      'bookdist book get `cat id.txt`',
+      'bookdist book get --key $KEY', // split by bash
+      'bookdist book get --key $UNSET',
+      'bookdist book get $EMPTY --x', // dropped by bash
+      'bookdist book get *.txt',
+      'bookdist book get ~/x',
+      'bookdist book get a\\ b',
+      'bookdist book get "unterminated',
+      'source <(bookdist completion bash)',
+      'jq . x.json',
+    ]) expect(plainArgs(l, vars), l).toBeUndefined();
+    expect(SETS_SHELL_STATE.test('ORDER=$(bookdist order free --json)')).toBe(true);
+    expect(SETS_SHELL_STATE.test('export BOOKDIST_PROFILE=prod')).toBe(true);
+    expect(SETS_SHELL_STATE.test('bookdist book get --isbn 1')).toBe(false);
+  });
+
   it.each([...readme, ...treeBlocks].map((b) => [b.where, b] as const))('%s', async (_where, block) => {
     const cwd = blockDir();
     const serve = block.lines.filter((l) => /\bbookdist sandbox serve\b/.test(l));
@@ -240,7 +379,7 @@ describe('examples', () => {
       expect(r.code, `${line}\n${r.output}`).toBe(0);
     }
     if (!rest.length) return;
-    const results = await runBlock(rest, cwd);
+    const results = await runLines(block, rest, cwd);
     for (const [i, line] of rest.entries()) {
       const r = results[i];
       expect(r, `${line}: did not finish`).toBeDefined();
