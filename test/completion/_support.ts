@@ -45,7 +45,7 @@ export function generatedScripts(): { dir: string; path: (shell: keyof typeof FI
 }
 
 function run(cmd: string, args: string[], input?: string, env: Record<string, string> = {}): string {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', input, timeout: 30_000, env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, TERM: 'dumb', ...env } });
+  const r = spawnSync(cmd, args, { encoding: 'utf8', input, timeout: 120_000, env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, TERM: 'dumb', ...env } });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return r.stdout;
 }
@@ -64,9 +64,15 @@ export function bashComplete(script: string, words: string[], env?: Record<strin
   return lines(run('bash', ['--norc', '--noprofile', '-c', program, 'bash', script, ...words], undefined, env));
 }
 
-/** Candidates zsh offers when TAB is pressed after `line`, in an interactive zsh (zpty). */
-export function zshComplete(dir: string, line: string, mode: 'fpath' | 'source' = 'fpath', env?: Record<string, string>): string[] {
-  return lines(run('zsh', ['-f', ZSH_CAPTURE, dir, line, mode], undefined, env));
+/**
+ * Candidates zsh offers when TAB is pressed after each of `lines`, in one interactive zsh (zpty):
+ * one list per line, sorted.
+ */
+export function zshCompleteAll(dir: string, lines: string[], mode: 'fpath' | 'source' = 'fpath', env?: Record<string, string>): string[][] {
+  const out = run('zsh', ['-f', ZSH_CAPTURE, dir, mode, ...lines], undefined, env);
+  const lists = out.split('<<end>>\n').slice(0, -1).map((l) => l.split('\n').filter((w) => w !== ''));
+  if (lists.length !== lines.length) throw new Error(`zsh completed ${lists.length} of ${lines.length} lines:\n${out}`);
+  return lists;
 }
 
 /** Candidates fish offers for `line` (complete -C), without descriptions. */

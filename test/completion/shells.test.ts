@@ -5,10 +5,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { run } from '../helpers/run.js';
 import { buildProgram } from '../../src/program.js';
 import { allCommands, buildModel } from '../../src/commands/completion/model.js';
-import { bashComplete, ensureShells, fishComplete, generatedScripts, zshComplete } from './_support.js';
+import { bashComplete, ensureShells, fishComplete, generatedScripts, zshCompleteAll } from './_support.js';
 
 let scripts: ReturnType<typeof generatedScripts>;
 beforeAll(() => {
@@ -56,23 +56,30 @@ describe('bash', () => {
 });
 
 describe('zsh', () => {
+  // One interactive zsh completes every line of these tests, one after the other (_support.ts).
+  const LINES = ['bookdist bo', 'bookdist book get --', 'bookdist book get --output ', 'bookdist book get --output=j', 'bookdist -o json book pr', 'bookdist help book ge'];
+  let got: string[][];
+  beforeAll(() => void (got = zshCompleteAll(scripts.dir, LINES)));
+  const complete = (line: string) => got[LINES.indexOf(line)];
+
   it('completes `bookdist bo<TAB>` to book (autoloaded from $fpath)', () => {
-    expect(zshComplete(scripts.dir, 'bookdist bo')).toEqual(['book']);
+    expect(complete('bookdist bo')).toEqual(['book']);
   });
   it('completes `bookdist book get --<TAB>` with its own and the global options', () => {
-    const got = zshComplete(scripts.dir, 'bookdist book get --');
-    expect(got).toEqual(expect.arrayContaining(['--isbn', '--sku', '--isbn-file', '--help', '--output', '--json']));
-    expect(got.every((w) => w.startsWith('--'))).toBe(true);
+    const options = complete('bookdist book get --');
+    expect(options).toEqual(expect.arrayContaining(['--isbn', '--sku', '--isbn-file', '--help', '--output', '--json']));
+    expect(options.every((w) => w.startsWith('--'))).toBe(true);
   });
   it('works when sourced after compinit, as `source <(bookdist completion zsh)`', () => {
-    expect(zshComplete(scripts.dir, 'bookdist bo', 'source')).toEqual(['book']);
-    expect(zshComplete(scripts.dir, 'bookdist book get --s', 'source')).toEqual(['--sku']);
+    const [bo, sku] = zshCompleteAll(scripts.dir, ['bookdist bo', 'bookdist book get --s'], 'source');
+    expect(bo).toEqual(['book']);
+    expect(sku).toEqual(['--sku']);
   });
   it('completes option values, subcommands and help words', () => {
-    expect(zshComplete(scripts.dir, 'bookdist book get --output ')).toEqual(OUTPUT_FORMATS);
-    expect(zshComplete(scripts.dir, 'bookdist book get --output=j')).toEqual(['json']);
-    expect(zshComplete(scripts.dir, 'bookdist -o json book pr')).toEqual(expect.arrayContaining(['pricing']));
-    expect(zshComplete(scripts.dir, 'bookdist help book ge')).toEqual(['get']);
+    expect(complete('bookdist book get --output ')).toEqual(OUTPUT_FORMATS);
+    expect(complete('bookdist book get --output=j')).toEqual(['json']);
+    expect(complete('bookdist -o json book pr')).toEqual(expect.arrayContaining(['pricing']));
+    expect(complete('bookdist help book ge')).toEqual(['get']);
   });
 });
 
@@ -104,11 +111,12 @@ describe('every option with a fixed set of values', () => {
     expect(flags).toEqual(expect.arrayContaining(['--output', '--color', 'sandbox serve --fault']));
   });
   it('completes its values in bash, zsh and fish', () => {
-    for (const c of cases) {
+    const zsh = zshCompleteAll(scripts.dir, cases.map((c) => ['bookdist', ...c.path, c.flag].join(' ') + ' '));
+    for (const [i, c] of cases.entries()) {
       const words = ['bookdist', ...c.path, c.flag];
       const want = sorted(c.choices);
       expect(sorted(bashComplete(scripts.path('bash'), [...words, ''])), words.join(' ')).toEqual(want);
-      expect(sorted(zshComplete(scripts.dir, words.join(' ') + ' ')), words.join(' ')).toEqual(want);
+      expect(sorted(zsh[i]), words.join(' ')).toEqual(want);
       expect(sorted(fishComplete(scripts.path('fish'), words.join(' ') + ' ')), words.join(' ')).toEqual(want);
     }
   });
@@ -123,7 +131,7 @@ describe('profile names (read from the config file, without running bookdist)', 
     cfg = { BOOKDIST_CONFIG_DIR: join(home, 'bookdist') };
     // Stored the way users store them; a token-only profile needs no service to verify against.
     for (const name of ['ops-1', 'b_2']) {
-      const r = await runCli(['profile', 'add', '--name', name, '--base-url', 'https://api.example.com', '--token-stdin'], { env: cfg, input: 'tok' });
+      const r = await run(['profile', 'add', '--name', name, '--base-url', 'https://api.example.com', '--token-stdin'], { env: cfg, input: 'tok' });
       expect(r.code, r.stderr).toBe(0);
     }
   });
@@ -134,7 +142,7 @@ describe('profile names (read from the config file, without running bookdist)', 
 
   it('profile remove offers the stored profiles only: the built-in sandbox cannot be removed', () => {
     expect(sorted(bashComplete(scripts.path('bash'), ['bookdist', 'profile', 'remove', ''], cfg))).toEqual(STORED);
-    expect(sorted(zshComplete(scripts.dir, 'bookdist profile remove ', 'fpath', cfg))).toEqual(STORED);
+    expect(sorted(zshCompleteAll(scripts.dir, ['bookdist profile remove '], 'fpath', cfg)[0])).toEqual(STORED);
     expect(sorted(fishComplete(scripts.path('fish'), 'bookdist profile remove ', cfg))).toEqual(STORED);
     expect(bashComplete(scripts.path('bash'), ['bookdist', 'profile', 'rm', 's'], cfg)).toEqual([]);
   });
@@ -155,9 +163,10 @@ describe('profile names (read from the config file, without running bookdist)', 
     expect(sorted(bashComplete(scripts.path('bash'), ['bookdist', 'profile', 'use', ''], { XDG_CONFIG_HOME: home }))).toEqual(ALL);
   });
   it('zsh: the same names', () => {
-    expect(sorted(zshComplete(scripts.dir, 'bookdist --profile ', 'fpath', cfg))).toEqual(ALL);
-    expect(zshComplete(scripts.dir, 'bookdist profile remove op', 'fpath', cfg)).toEqual(['ops-1']);
-    expect(zshComplete(scripts.dir, 'bookdist profile check b', 'fpath', cfg)).toEqual(['b_2']);
+    const got = zshCompleteAll(scripts.dir, ['bookdist --profile ', 'bookdist profile remove op', 'bookdist profile check b'], 'fpath', cfg);
+    expect(sorted(got[0])).toEqual(ALL);
+    expect(got[1]).toEqual(['ops-1']);
+    expect(got[2]).toEqual(['b_2']);
   });
   it('fish: the same names', () => {
     expect(sorted(fishComplete(scripts.path('fish'), 'bookdist --profile ', cfg))).toEqual(ALL);
