@@ -33,6 +33,8 @@ export interface RunResult {
   code: number;
   stdout: string;
   stderr: string;
+  /** Standard output and error as one terminal would show them: in the order they were written. */
+  output: string;
   /** Answers that were never asked for. */
   unanswered: number;
   /** Kept for callers written against the process runner (always null in-process). */
@@ -46,12 +48,14 @@ export async function run(args: string[], opts: RunOptions = {}): Promise<RunRes
   if (!opts.tty) stdin.end(opts.input ?? '');
   let stdout = '';
   let stderr = '';
+  let output = '';
   let pending = '';
-  const out = Object.assign(new Writable({ write: (c, _e, cb) => ((stdout += c.toString()), cb()) }), tty);
+  const out = Object.assign(new Writable({ write: (c, _e, cb) => ((stdout += c.toString()), (output += c.toString()), cb()) }), tty);
   const err = Object.assign(
     new Writable({
       write(chunk, _e, cb) {
         stderr += chunk.toString();
+        output += chunk.toString();
         pending += chunk.toString();
         const next = script[0];
         if (next && next[0].test(pending)) {
@@ -67,7 +71,7 @@ export async function run(args: string[], opts: RunOptions = {}): Promise<RunRes
   );
   const io: IO = { stdin, stdout: opts.stdout ?? out, stderr: err, env: { ...opts.env }, cwd: opts.cwd ?? process.cwd(), fs: opts.fs };
   const code = await main(args, { io, signals: false, http: opts.http, clock: opts.clock });
-  return { code, stdout, stderr, unanswered: script.length, signal: null };
+  return { code, stdout, stderr, output, unanswered: script.length, signal: null };
 }
 
 /** A runner bound to an environment (a sandbox's `env`, or `stubEnv()`) and a handler. */

@@ -1,19 +1,26 @@
-// Text as terminals show it (issues 9 and 17), checked under a real pseudo-terminal (util-linux
-// `script`) at 80x24 and 120x40 (and 200 columns for the wide layout), against a sandbox whose
+// Text as terminals show it (issues 9 and 17), checked on terminals of 80x24 and 120x40 (and 200
+// columns for the wide layout), against a sandbox whose
 // catalogue also holds titles in Japanese, Arabic (right to left), with emoji, combining marks
 // and control characters (loaded with `sandbox catalogue load`, as a partner would). Every table
 // and card: each line fits the terminal in display columns, identifiers are whole, no control
 // byte from the data reaches the terminal, and no U+FFFD shows a split character. A few screens
 // are kept as readable snapshots in __screens__/.
+// The wide tables, the snapshots and the ASCII locales run bin/bookdist under a real
+// pseudo-terminal (util-linux `script`): the process finds the terminal, its size and its locale
+// by itself. The other tables and cards run in-process (test/helpers/run.ts) on a terminal of the
+// same size and environment: the commands see what the process sees (isTTY, columns, the
+// environment), and what they write to stdout and stderr is read in the order a terminal shows it.
 //
-// BOOKDIST_PTY_BIN runs the commands under test with another build (the check that these tests
-// fail on the code before issue 17); the fixture is always loaded with this one.
+// BOOKDIST_PTY_BIN runs every command under test, under the pseudo-terminal, with another build
+// (the check that these tests fail on the code before issue 17); the fixture is always loaded
+// with this one.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import stringWidth from 'string-width';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, runCli } from '../helpers/cli.js';
+import { BIN } from '../helpers/cli.js';
+import { run } from '../helpers/run.js';
 import { startTestSandbox, SEED_BOOKS, SEED_IMPORTS, SEED_USERS, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -36,31 +43,42 @@ const hashes = new Map<string, string>();
 const USER = '70172cfe97283c430dcd57f8358d7a';
 
 type Size = { cols: number; rows: number };
+type Screen = { code: number | null; raw: string; screen: string };
 
-/** Run bookdist on a pty of the given size; what the terminal got (CRLF made LF), raw and without colour. */
-function onPty(size: Size, args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number | null; raw: string; screen: string }> {
+/** The environment of a command on the terminal. */
+const termEnv = (env: Record<string, string | undefined>) => ({ PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, TERM: 'xterm', LANG: 'C.UTF-8', ...sb.env, NO_COLOR: undefined, ...env });
+
+/** What the terminal got (CRLF made LF), raw and as a screen without colour. */
+function screenOf(code: number | null, out: string): Screen {
+  const raw = out.replace(/\r\n/g, '\n');
+  // eslint-disable-next-line no-control-regex
+  // A line redrawn after a carriage return (a progress line) shows what was drawn last.
+  const screen = raw
+    .replace(/\x1b\[[0-9;]*m|\x1b\[2K|\x1b\[\?25[lh]/g, '')
+    .split('\n')
+    .map((l) => l.split('\r').pop())
+    .join('\n');
+  return { code, raw, screen };
+}
+
+/** Run bin/bookdist on a pty of the given size. */
+function onPty(size: Size, args: string[], env: Record<string, string | undefined> = {}): Promise<Screen> {
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   const cmd = `stty cols ${size.cols} rows ${size.rows}; ${q(process.execPath)} ${q(UNDER_TEST)} ${args.map(q).join(' ')}`;
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', cmd, '/dev/null'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, TERM: 'xterm', LANG: 'C.UTF-8', ...sb.env, NO_COLOR: undefined, ...env } as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: termEnv(env) as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
     child.on('error', reject);
-    child.on('close', (code) => {
-      const raw = out.replace(/\r\n/g, '\n');
-      // eslint-disable-next-line no-control-regex
-      // A line redrawn after a carriage return (a progress line) shows what was drawn last.
-      const screen = raw
-        .replace(/\x1b\[[0-9;]*m|\x1b\[2K|\x1b\[\?25[lh]/g, '')
-        .split('\n')
-        .map((l) => l.split('\r').pop())
-        .join('\n');
-      resolve({ code, raw, screen });
-    });
+    child.on('close', (code) => resolve(screenOf(code, out)));
   });
+}
+
+/** Run the command in-process on a terminal of the given size (under the pty with BOOKDIST_PTY_BIN). */
+async function onTerminal(size: Size, args: string[], env: Record<string, string | undefined> = {}): Promise<Screen> {
+  if (process.env.BOOKDIST_PTY_BIN) return onPty(size, args, env);
+  const r = await run(args, { env: termEnv(env), tty: { columns: size.cols, rows: size.rows } });
+  return screenOf(r.code, r.output);
 }
 
 /** What every screen must be: lines within the width, no control byte but line feeds, no U+FFFD. */
@@ -93,10 +111,9 @@ beforeAll(async () => {
   for (const b of WORLD) csv += [b.isbn, q(b.title), q(b.author), 'World Press', 'en', 120, '2020-01-01', q(`About ${b.title}`), b.sku, '9.99', 'USD'].join(',') + '\n';
   const file = join(dirname(sb.dbPath), 'world.csv');
   writeFileSync(file, csv);
-  // The sandbox runs in this process: the CLI is spawned asynchronously (spawnSync would block it).
-  const load = await runCli(['sandbox', 'catalogue', 'load', file, '--db', sb.dbPath, '--json'], { env: sb.env });
+  const load = await run(['sandbox', 'catalogue', 'load', file, '--db', sb.dbPath, '--json'], { env: sb.env });
   expect(load.code, load.stderr).toBe(0);
-  const list = await runCli(['book', 'list', '--all', '--fields', 'hash_id,identifiers.isbn13', '-o', 'tsv'], { env: sb.env });
+  const list = await run(['book', 'list', '--all', '--fields', 'hash_id,identifiers.isbn13', '-o', 'tsv'], { env: sb.env });
   for (const line of list.stdout.split('\n').slice(1)) {
     const [hash, isbn] = line.split('\t');
     if (WORLD.some((b) => b.isbn === isbn)) hashes.set(isbn, hash);
@@ -144,13 +161,13 @@ describe.each([...SIZES, { cols: 200, rows: 50 }])('tables at $cols x $rows', (s
 describe.each(SIZES)('every table and card at $cols x $rows, with the world fixture', (size) => {
   const { cols } = size;
   it.each(WORLD.map((b) => [b.sku, b] as const))('book search finds %s: its hash id whole, the title readable', async (_sku, b) => {
-    const r = await onPty(size, ['book', 'search', '--isbn', b.isbn]);
+    const r = await onTerminal(size, ['book', 'search', '--isbn', b.isbn]);
     expect(r.code).toBe(0);
     expectClean(r, cols);
     expect(r.screen).toContain(hashes.get(b.isbn)!);
   });
   it('book search --title the: titles get a fair share (at least 24 columns at 80)', async () => {
-    const r = await onPty(size, ['book', 'search', '--title', 'the']);
+    const r = await onTerminal(size, ['book', 'search', '--title', 'the']);
     expect(r.code).toBe(0);
     expectClean(r, cols);
     const head = r.screen.split('\n').find((l) => l.startsWith('HASH ID'))!;
@@ -159,7 +176,7 @@ describe.each(SIZES)('every table and card at $cols x $rows, with the world fixt
     expect(r.screen).toContain('The Lighthouse Keeper');
   });
   it.each(WORLD.map((b) => [b.sku, b] as const))('book get %s: the card fits, control characters escaped', async (_sku, b) => {
-    const r = await onPty(size, ['book', 'get', hashes.get(b.isbn)!]);
+    const r = await onTerminal(size, ['book', 'get', hashes.get(b.isbn)!]);
     expect(r.code).toBe(0);
     expectClean(r, cols);
     expect(r.screen).toContain(hashes.get(b.isbn)!);
@@ -170,19 +187,19 @@ describe.each(SIZES)('every table and card at $cols x $rows, with the world fixt
     }
   });
   it('book pricing of a fixture book', async () => {
-    const r = await onPty(size, ['book', 'pricing', '--isbn', WORLD[0].isbn]);
+    const r = await onTerminal(size, ['book', 'pricing', '--isbn', WORLD[0].isbn]);
     expect(r.code).toBe(0);
     expectClean(r, cols);
   });
   it('order free and user orders: the order card with its items fits, ids whole', async () => {
     for (const b of [WORLD[0], WORLD[4]]) {
-      const r = await onPty(size, ['order', 'free', '--username', USER, '--hash-id', hashes.get(b.isbn)!]);
+      const r = await onTerminal(size, ['order', 'free', '--username', USER, '--hash-id', hashes.get(b.isbn)!]);
       expect(r.code, r.screen).toBe(0);
       expectClean(r, cols);
       expect(r.screen).toContain(hashes.get(b.isbn)!);
       expect(r.screen).toContain(USER);
     }
-    const r = await onPty(size, ['user', 'orders', USER]);
+    const r = await onTerminal(size, ['user', 'orders', USER]);
     expect(r.code).toBe(0);
     expectClean(r, cols);
     for (const b of [WORLD[0], WORLD[4]]) expect(r.screen).toContain(hashes.get(b.isbn)!);
@@ -199,12 +216,12 @@ describe.each(SIZES)('every table and card at $cols x $rows, with the world fixt
     [['sandbox', 'credentials']],
     [['book', 'pricing', '--isbn', WELL_KNOWN.readme.isbn13]],
   ])('%j fits', async (args) => {
-    const r = await onPty(size, args);
+    const r = await onTerminal(size, args);
     expect(r.code, r.screen).toBe(0);
     expectClean(r, cols);
   });
   it('notices wrap at word boundaries (the generated-password warning)', async () => {
-    const r = await onPty(size, ['user', 'create', '--email', `wrap.${cols}@example.com`]);
+    const r = await onTerminal(size, ['user', 'create', '--email', `wrap.${cols}@example.com`]);
     expect(r.code, r.screen).toBe(0);
     expectClean(r, cols);
     const lines = r.screen.split('\n');
@@ -216,7 +233,7 @@ describe.each(SIZES)('every table and card at $cols x $rows, with the world fixt
     expect(notice.join(' ')).toContain('is not stored by bookdist; give it to the user now.');
   });
   it('book viewer --help: its own options on the first screen, the whole page within the rows', async () => {
-    const r = await onPty(size, ['book', 'viewer', '--help']);
+    const r = await onTerminal(size, ['book', 'viewer', '--help']);
     expect(r.code).toBe(0);
     expectClean(r, cols);
     const lines = r.screen.replace(/\n+$/, '').split('\n');
