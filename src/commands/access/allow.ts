@@ -4,7 +4,7 @@ import type { OptsOf, VerbInput } from '../define.js';
 import type { allow } from './allow.cmd.js';
 import { usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
-import { emitMessage } from '../../output/index.js';
+import { emitMessage, recOf } from '../../output/index.js';
 import { CliError } from '../../errors.js';
 import { toApiError } from '../../api/client.js';
 import type { ApiClient } from '../../api/client.js';
@@ -15,7 +15,7 @@ import { parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
  * write the service may have done without answering is not repeated blindly by that policy, so an
  * "already" answer is the service's own.
  */
-export async function sendOne(api: ApiClient, ctx: Context, action: 'allow' | 'revoke', payload: Record<string, unknown>): Promise<any> {
+export async function sendOne(api: ApiClient, ctx: Context, action: 'allow' | 'revoke', payload: Record<string, unknown>): Promise<unknown> {
   const { callOnce } = await import('../../bulk/retry.js');
   const r = await callOnce(api, `access.${action}`, { payload }, { signal: ctx.signal });
   if (!r.ok) throw new CliError(r.failure.message, r.failure.exitCode, undefined, r.failure.status);
@@ -68,7 +68,7 @@ export async function run(o: Options, ctx: Context): Promise<number | void> {
   const api = await ctx.api();
   const body = await sendOne(api, ctx, 'allow', o.payload);
   const p = o.payload;
-  const done = String(body?.message ?? 'Access granted.').replace(/\.?$/, '.');
+  const done = String(recOf(body).message ?? 'Access granted.').replace(/\.?$/, '.');
   await emitMessage(
     ctx,
     body,

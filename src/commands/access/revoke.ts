@@ -4,7 +4,7 @@ import type { VerbInput } from '../define.js';
 import type { revoke } from './revoke.cmd.js';
 import { usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
-import { emitMessage } from '../../output/index.js';
+import { emitMessage, recOf } from '../../output/index.js';
 import { confirm } from '../confirm.js';
 import { parseCsvMode, sendOne, type CsvMode } from './allow.js';
 
@@ -26,6 +26,6 @@ export async function run(o: Options, ctx: Context): Promise<number | void> {
   await confirm(ctx, `Revoke the access of user ${o.payload.username} to book ${o.payload.hash_id}?`);
   const api = await ctx.api();
   const body = await sendOne(api, ctx, 'revoke', o.payload);
-  const done = String(body?.message ?? 'Access revoked.').replace(/\.?$/, '.');
+  const done = String(recOf(body).message ?? 'Access revoked.').replace(/\.?$/, '.');
   await emitMessage(ctx, body, `${done} User ${o.payload.username}, book ${o.payload.hash_id}.`);
 }

@@ -16,7 +16,7 @@ import { chunks, eachItem, failedRow, runJob, type ItemOutcome, type JobSpec, ty
 import { runPool } from '../../bulk/pool.js';
 import { failureOf, type Failure } from '../../bulk/retry.js';
 import { jobFlags, shellQuote } from '../../bulk/flags.js';
-import { createRowWriter, outputFormat, style } from '../../output/index.js';
+import { createRowWriter, outputFormat, style, recOf } from '../../output/index.js';
 import { confirm } from '../confirm.js';
 
 export interface Options {
@@ -205,11 +205,12 @@ class ProcessJob {
     const results: Array<{ of: PendingItem<Book>; row: Row; failure?: Failure }> = [];
     let unavailable: Failure | undefined;
     const byHash = new Map(chunk.map((p) => [p.item.hash_id, p]));
-    const settleIfProcessed = (p: PendingItem<Book>, b: any) => {
-      const s = b?.status ?? {};
+    const settleIfProcessed = (p: PendingItem<Book>, book: unknown) => {
+      const b = recOf(book);
+      const s = recOf(b.status);
       if (s.is_queued && s.is_held === true) this.noteHeld(p.item.hash_id, typeof s.held_reason === 'string' ? s.held_reason : 'held in the queue');
       if (!(s.is_processed && !s.is_queued)) return;
-      const r = this.row(p.item, 'processed', s.processed_date ? `processed ${s.processed_date}` : 'processed', { title: b.title ?? null, processed_date: s.processed_date ?? null });
+      const r = this.row(p.item, 'processed', s.processed_date ? `processed ${s.processed_date}` : 'processed', { title: typeof b.title === 'string' ? b.title : null, processed_date: typeof s.processed_date === 'string' ? s.processed_date : null });
       this.say(r);
       results.push({ of: p, row: r });
     };

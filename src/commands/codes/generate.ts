@@ -3,6 +3,7 @@
 // FILE), exact (each batch fsynced before it is journalled as done; a batch cut short by a crash,
 // kill or full disk is fetched again on --resume with its original Idempotency-Key, so the
 // service hands back the codes it already made), interruptible and resumable.
+import { recsOf } from '../../output/index.js';
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
@@ -130,11 +131,11 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       }
       // The service refused (bad book, no permission, invalid options): every batch would.
       if (r.response.status >= 400) return { rows: [], fatal: failureOf(r.response) };
-      const codes: any[] = Array.isArray(r.response.body?.codes) ? r.response.body.codes : [];
+      const codes = recsOf(r.response.body?.codes);
       const rows = codes.map(
         (c): CodeRow => ({
           code: String(c.code),
-          deactivation_date: c.deactivation_date ?? null,
+          deactivation_date: typeof c.deactivation_date === 'string' ? c.deactivation_date : null,
           limit_days: typeof c.limit_days === 'number' ? c.limit_days : Number(c.limit_days ?? 0),
           hash_id: o.hashId,
           batch: batch.number,

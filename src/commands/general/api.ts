@@ -67,10 +67,17 @@ export async function parse({ args, opts: o }: VerbInput<typeof api>, ctx: Conte
   return { method, path, payload, requestText, auth, host, include: Boolean(o.include) };
 }
 
+/** A GET's fields as query values: scalars as given, anything else as the client writes it in a URL (String). */
+function queryOf(payload: Record<string, unknown> = {}): Record<string, string | number | boolean | null | undefined> {
+  return Object.fromEntries(
+    Object.entries(payload).map(([k, v]) => [k, v === undefined || v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : String(v)]),
+  );
+}
+
 export async function run(o: Options, ctx: Context): Promise<number> {
   const api = await ctx.api();
   const [pathOnly, qs] = o.path.split('?', 2);
-  const query = o.method === 'GET' ? { ...Object.fromEntries(new URLSearchParams(qs ?? '')), ...(o.payload as any) } : undefined;
+  const query = o.method === 'GET' ? { ...Object.fromEntries(new URLSearchParams(qs ?? '')), ...queryOf(o.payload) } : undefined;
   const res = await api.request({
     method: o.method,
     path: o.method === 'GET' ? pathOnly : o.path,

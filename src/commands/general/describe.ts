@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
-import { emit } from '../../output/index.js';
+import { emit, recsOf } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
 import type { describe } from './index.js';
 
@@ -11,7 +11,7 @@ export function parse(input: VerbInput<typeof describe>) {
 export async function run(o: { endpoint?: string }, ctx: Context): Promise<void> {
   const api = await ctx.api();
   const body = await api.ok('describe');
-  let endpoints: any[] = body.endpoints ?? [];
+  let endpoints = recsOf(body.endpoints ?? []);
   if (o.endpoint) {
     endpoints = endpoints.filter((e) => e.name === o.endpoint || e.path === o.endpoint);
     if (!endpoints.length) throw new CliError(`No endpoint named "${o.endpoint}"; run \`bookdist describe\` to list them.`, ExitCode.NOT_FOUND);
@@ -31,7 +31,7 @@ export async function run(o: { endpoint?: string }, ctx: Context): Promise<void>
           // `name*:type` per field of the request payload or query; * marks a required one.
           format: (_v, r) =>
             Array.isArray(r.fields) && r.fields.length
-              ? r.fields.map((f: any) => `${f.name}${f.required ? '*' : ''}:${f.type}`).join(' ')
+              ? recsOf(r.fields).map((f) => `${f.name}${f.required ? '*' : ''}:${f.type}`).join(' ')
               : '-',
         },
       ],

@@ -110,10 +110,13 @@ async function orderSchema() {
 export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<number> {
   const { Order, checkRow } = await orderSchema();
   /** One row in the shape of the endpoint's payload (CSV's billing_* columns become billing_address). */
-  const payloadOfRow = (r: Record<string, any>): Record<string, unknown> => {
+  const payloadOfRow = (r: Record<string, unknown>): Record<string, unknown> => {
     if (o.flag === '--from-ndjson') return { ...r, digital_pricing: r.digital_pricing ?? r.pricing_id };
     const billing: Record<string, string> = {};
-    for (const k of BILLING) if (r[`billing_${k}`]) billing[k] = r[`billing_${k}`];
+    for (const k of BILLING) {
+      const value = r[`billing_${k}`];
+      if (typeof value === 'string' && value) billing[k] = value;
+    }
     return {
       order_number: r.order_number,
       username: r.username,
@@ -147,7 +150,7 @@ export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<nu
           const make = (status: Status, message: string, made = { order_id: null as number | null, items: 0 }): OrderResult => ({ order_number: g.number, status, ...made, rows: lineSpan(g.rows), message });
           // Every row checked on its own (messages name the line), then merged into one order.
           const problems: string[] = g.problem ? [g.problem] : [];
-          let order: any;
+          let order: ({ username: string; digital_pricing: number[] } & Record<string, unknown>) | undefined;
           for (const r of g.rows) {
             const c = r.problem ? { ok: false as const, message: r.problem } : checkRow(Order, payloadOfRow(r.values));
             if (!c.ok) problems.push(`line ${r.line}: ${c.message}`);

@@ -139,7 +139,7 @@ export async function readRsaKey(path: string, given: 'flag' | 'prompt' = 'flag'
 async function prompt(o: AddOptions, ctx: Context): Promise<void> {
   const { input, password, select, confirm } = await import('@inquirer/prompts');
   const output = ctx.io.stderr.isTTY ? ctx.io.stderr : ctx.io.stdout;
-  const io = { input: ctx.io.stdin, output, signal: ctx.signal } as any;
+  const io = { input: ctx.io.stdin, output, signal: ctx.signal };
   const valid = (check: (v: string) => unknown) => (v: string) => {
     try {
       check(v);

@@ -1,6 +1,7 @@
 // `bookdist profile check [NAME]`: verify a profile's credentials with one signed GET /profile/
 // and report the account, its scopes and test mode (like `gh auth status`). With NAME, the stored
 // profile exactly as stored; without, the settings the next command would use (flag > env > profile).
+import { escapeDeep } from '../../output/text.js';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { emit } from '../../output/index.js';
@@ -30,6 +31,6 @@ export async function run(o: { name?: string }, ctx: Context): Promise<void> {
     cfg = await configOf(ctx, o.name, store.profiles);
   }
   const result = await checkAccount(ctx, cfg, 'fix it with `bookdist profile add --force`.');
-  // The card reads the whole result (an output layer may hand it the record less envelope-like fields).
-  await emit(ctx, result, { card: (c: any, s: any, whole?: any) => checkCard({ ...c, ...(whole ?? {}) }, s) });
+  // The card reads the whole result, its text escaped as the output layer escapes what people see.
+  await emit(ctx, result, { card: (_record, s) => checkCard(escapeDeep(result), s) });
 }
