@@ -150,6 +150,8 @@ export class CatalogueLoader {
     private readonly opts: LoadOptions = {},
     /** The load's text index (see books.deferTextIndex), told of renamed books. */
     private readonly textIndex?: books.DeferredTextIndex,
+    /** The load's secondary indexes of books (see books.deferBookIndexes), told of added books. */
+    private readonly bookIndexes?: books.DeferredBookIndexes,
   ) {
     const account = books.accountIdByRole(store, opts.accountRole ?? 'partner');
     if (account === undefined) throw new CatalogueFileError('The sandbox database has no partner account; run `bookdist sandbox reset`.');
@@ -335,6 +337,7 @@ export class CatalogueLoader {
     for (const p of v.prices) books.insertPrice(this.store, id, { currency: p.currency, price: p.price, ...priceTexts(p.days) });
     if (!v.print) this.noParent.add(isbn);
     this.summary.added++;
+    this.bookIndexes?.added();
     return undefined;
   }
 
@@ -432,11 +435,13 @@ export async function loadCatalogue(
   try {
     return await store.txAsync(async () => {
       const index = books.deferTextIndex(store);
-      const loader = new CatalogueLoader(store, format, opts, index);
+      const bookIndexes = books.deferBookIndexes(store);
+      const loader = new CatalogueLoader(store, format, opts, index, bookIndexes);
       const reader = records(loader);
       if (Symbol.asyncIterator in reader) for await (const rec of reader) loader.add(rec);
       else await reader;
       const summary = loader.finish();
+      bookIndexes.finish();
       index.finish();
       return summary;
     });

@@ -333,3 +333,45 @@ export function deferTextIndex(store: Store): DeferredTextIndex {
     },
   };
 }
+
+/** A bulk load's secondary indexes of `books`, made again in one sorted pass once it has added many books. */
+export interface DeferredBookIndexes {
+  /** A book was added: past a threshold, the indexes are dropped until `finish`. */
+  added(): void;
+  /** Make the dropped indexes again (before COMMIT). */
+  finish(): void;
+}
+
+/** Books a load adds before its indexes are dropped: at least this many, and more than the table had. */
+const DEFER_INDEXES_AFTER = 10_000;
+/** The index the loader reads at every record (a book found again by its own ISBN): never dropped. */
+const LOADER_READS = 'books_by_eisbn13';
+
+/**
+ * Inserting many books updates each secondary index of `books` at a random place, page by page;
+ * building an index afresh sorts the keys once, which is far cheaper. Once a load has added more
+ * books than the table had (and at least DEFER_INDEXES_AFTER), the secondary indexes are dropped
+ * inside its transaction and made again by `finish`, from their own definitions in the schema
+ * (sqlite_master keeps the CREATE INDEX statement of db/schema.ts's INDEXES). DDL is
+ * transactional: readers of the WAL keep their snapshot, and a rollback brings the indexes back.
+ * The UNIQUE constraints' indexes stay (they check every insert), and so does the one the loader
+ * looks books up by.
+ */
+export function deferBookIndexes(store: Store): DeferredBookIndexes {
+  const before = store.get('SELECT count(*) AS n FROM books')!.n as number;
+  const threshold = Math.max(DEFER_INDEXES_AFTER, before + 1);
+  let added = 0;
+  let dropped: string[] = [];
+  return {
+    added() {
+      if (++added !== threshold) return;
+      const indexes = store.all("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'books' AND sql IS NOT NULL AND name <> ?", LOADER_READS);
+      for (const { name } of indexes) store.exec(`DROP INDEX ${name as string}`);
+      dropped = indexes.map((i) => i.sql as string);
+    },
+    finish() {
+      for (const sql of dropped) store.exec(sql);
+      dropped = [];
+    },
+  };
+}
