@@ -38,7 +38,7 @@ export function checkBaseUrl(value: string, where: string): string {
   // WHATWG URL reads `https://host:` as the default port; curl refuses it, and so do we: a port
   // was meant and is missing.
   if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*:(?=[/?#]|$)/i.test(value)) {
-    throw bad(`(${quote(value)}) has an empty port (a ":" with no number after it); give the port (https://${u.host}:8443) or leave out the ":".`);
+    throw bad(`(${quote(value)}) has an empty port (a ":" with no number after it); give the port (${u.protocol}//${u.host}:8443) or leave out the ":".`);
   }
   if (u.username || u.password) {
     throw bad(
