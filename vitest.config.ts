@@ -67,7 +67,8 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, ...E2E],
         },
       },
-      { test: { name: 'e2e', include: E2E } },
+      // The end-to-end files too: what they start (processes, servers, sandboxes) they stop themselves.
+      { test: { name: 'e2e', include: E2E, isolate: false } },
     ],
   },
 });
