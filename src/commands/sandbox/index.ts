@@ -110,8 +110,7 @@ export const catalogueLoad = verb({
   examples: [
     'bookdist sandbox catalogue load docs/samples/catalogue.onix.xml',
     'bookdist sandbox catalogue load titles.csv --publisher "Harbor Lane Press" --strict',
-    'bookdist sandbox catalogue load feed.xml --url http://127.0.0.1:8710',
-    'bookdist sandbox catalogue load feed.xml --json | jq .refusals',
+    'bookdist sandbox catalogue load feed.xml --url http://127.0.0.1:8710 --json',
   ],
   load: () => import('./catalogue.js'),
 });
