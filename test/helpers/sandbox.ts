@@ -3,7 +3,8 @@
 // needs, and helpers for the sandbox's testing controls (clock, usage, redeem, outbox).
 //
 // Keep this signature stable: other engineers' e2e tests import it. Add, don't change.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { expect } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '../../src/sandbox/server.js';
@@ -66,6 +67,20 @@ export interface TestSandbox {
 
 export async function startTestSandbox(opts: TestSandboxOptions = {}): Promise<TestSandbox> {
   const dir = mkdtempSync(join(tmpdir(), 'bookdist-sandbox-'));
+  // Which test started it: the temp-dir guard names it if the directory is ever left behind.
+  writeFileSync(join(dir, CREATED_BY), `${expect.getState().testPath ?? 'unknown file'}: ${expect.getState().currentTestName ?? 'a hook'}\n`);
+  try {
+    return await startIn(dir, opts);
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** The file in a test sandbox's directory that names the test that started it (temp-guard.ts reads it by the same name). */
+const CREATED_BY = '.created-by';
+
+async function startIn(dir: string, opts: TestSandboxOptions): Promise<TestSandbox> {
   const configDir = join(dir, 'config');
   const dbPath = join(dir, 'sandbox.db');
   const server = await startSandbox({
@@ -102,7 +117,10 @@ export async function startTestSandbox(opts: TestSandboxOptions = {}): Promise<T
   };
 
   // The private key never travels over HTTP: read it from its file, as a partner's client would.
-  const c = await ok('GET', '/_sandbox/credentials');
+  const c = await ok('GET', '/_sandbox/credentials').catch(async (err: unknown) => {
+    await server.close();
+    throw err;
+  });
   const account = (a: any): TestAccount => ({
     username: a.username,
     keyFile: a.key_file,

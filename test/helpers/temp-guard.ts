@@ -9,7 +9,7 @@
 // - no private key (*.pem) may be left under the suite's home: a test that starts a sandbox
 //   keeps its database and keys in a temporary directory of its own;
 // then both are removed. Set BOOKDIST_KEEP_TEST_TMP=1 to keep them for a look.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -48,7 +48,13 @@ export default function setup(): () => void {
   return () => {
     process.env.TMPDIR = saved.TMPDIR;
     process.env.HOME = saved.HOME;
-    const left = readdirSync(tmp).sort();
+    // A test sandbox's directory names the test that started it (test/helpers/sandbox.ts).
+    const left = readdirSync(tmp)
+      .sort()
+      .map((name) => {
+        const owner = join(tmp, name, '.created-by');
+        return existsSync(owner) ? `${name} (started by ${readFileSync(owner, 'utf8').trim()})` : name;
+      });
     const keys = walk(home).filter((p) => p.endsWith('.pem')).map((p) => relative(home, p));
     if (!process.env.BOOKDIST_KEEP_TEST_TMP) rmSync(root, { recursive: true, force: true });
     const problems: string[] = [];
