@@ -185,6 +185,21 @@ describe('over HTTPS through a real proxy, one command of each group', () => {
     expect(connects(proxy) - before).toBeGreaterThanOrEqual(12);
   }, 120_000);
 
+  it("profile check measures this machine's clock against the service's Date: set 10 minutes ahead (libfaketime), it says so and what to do", async () => {
+    const lib = ['/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/faketime/libfaketime.so.1'].find(existsSync);
+    expect(lib, 'libfaketime (Debian package faketime; .ci/run installs it)').toBeTruthy();
+    const r = await cli(['profile', 'check', '--json'], { LD_PRELOAD: lib, FAKETIME: '+600s' });
+    expect(r.code, r.stderr).toBe(0);
+    const clock = JSON.parse(r.stdout).network.clock;
+    // The Date header has whole seconds; the request takes a moment.
+    expect(clock.offset_seconds).toBeGreaterThanOrEqual(-603);
+    expect(clock.offset_seconds).toBeLessThanOrEqual(-598);
+    expect(clock.fix).toMatch(/^This machine's clock is 60\d s ahead of the service's: .*set the clock \(NTP\)\.$/);
+    const card = await cli(['profile', 'check'], { LD_PRELOAD: lib, FAKETIME: '+600s' });
+    expect(card.code, card.stderr).toBe(0);
+    expect(card.stdout).toMatch(/ahead of the service's/);
+  });
+
   it('book process --wait', async () => {
     const before = connects(proxy);
     const r = await cli(['book', 'process', WELL_KNOWN.unprocessed.hash_id, '--wait', '--interval', '100ms', '--json']);

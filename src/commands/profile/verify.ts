@@ -144,7 +144,7 @@ function networkOf(api: import('../../api/client.js').ApiClient, res: import('..
     out.clock = {
       service_date: new Date(t).toISOString(),
       offset_seconds: Math.abs(offset) < 2 ? 0 : offset,
-      ...(Math.abs(offset) > 60 ? { fix: `This machine's clock is ${Math.abs(offset)} s ${offset > 0 ? 'behind' : 'ahead of'} the service's: signatures depend on time; set the clock (NTP).` } : {}),
+      ...(Math.abs(offset) > 60 ? { fix: `This machine's clock is ${Math.abs(offset)} s ${offset > 0 ? 'behind' : 'ahead of'} the service's: certificate checks and the expiry times bookdist works out depend on it (the signature holds no time); set the clock (NTP).` } : {}),
     };
   }
   return out;
