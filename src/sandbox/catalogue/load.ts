@@ -116,10 +116,6 @@ function priceTexts(days: number): Pick<books.NewPriceRow, 'description' | 'desc
   };
 }
 
-function newPrice(p: { currency: string; price: string; days: number }): books.NewPriceRow {
-  return { currency: p.currency, price: p.price, ...priceTexts(p.days) };
-}
-
 /** A record's values, checked and ready to write. */
 interface Checked {
   isbn: string;
@@ -338,7 +334,7 @@ export class CatalogueLoader {
       is_published: fields.is_published!,
       loaded_at: this.now,
     });
-    books.insertPrices(this.store, id, v.prices.map(newPrice));
+    for (const p of v.prices) books.insertPrice(this.store, id, { currency: p.currency, price: p.price, ...priceTexts(p.days) });
     if (!v.print) this.noParent.add(isbn);
     this.summary.added++;
     this.bookIndexes?.added();
@@ -396,7 +392,7 @@ export class CatalogueLoader {
       if (i >= 0) left.splice(i, 1);
       else books.deactivatePrice(this.store, p.id, this.now);
     }
-    books.insertPrices(this.store, bookId, left.map(newPrice));
+    for (const w of left) books.insertPrice(this.store, bookId, { currency: w.currency, price: w.price, ...priceTexts(w.days) });
   }
 }
 

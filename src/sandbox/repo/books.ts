@@ -211,16 +211,12 @@ export function livePrices(store: Store, bookId: number, now: number): PriceRow[
   ) as PriceRow[];
 }
 
-const PRICE_COLUMNS = 'book_id, currency, price, description, description_limit, is_limited, limit_days, other_pricing, deactivated_at';
-/** The INSERT of n prices, one statement (made once per count: a record has one or a few prices). */
-const insertPricesSql = (n: number) => `INSERT INTO pricing(${PRICE_COLUMNS}) VALUES ${Array(n).fill('(?,?,?,?,?,?,?,?,NULL)').join(',')}`;
-
-/** Add a book's prices in one statement (a load adds hundreds of thousands: one run per book, not per price). */
-export function insertPrices(store: Store, bookId: number, prices: NewPriceRow[]): void {
-  if (!prices.length) return;
-  const values: Array<string | number | null> = [];
-  for (const p of prices) values.push(bookId, p.currency, p.price, p.description, p.description_limit, p.is_limited, p.limit_days, p.other_pricing);
-  store.run(insertPricesSql(prices.length), ...values);
+export function insertPrice(store: Store, bookId: number, p: NewPriceRow): number {
+  return store.run(
+    `INSERT INTO pricing(book_id, currency, price, description, description_limit, is_limited, limit_days, other_pricing, deactivated_at)
+     VALUES (?,?,?,?,?,?,?,?,NULL)`,
+    bookId, p.currency, p.price, p.description, p.description_limit, p.is_limited, p.limit_days, p.other_pricing,
+  ).lastInsertRowid;
 }
 
 /** Deactivate a price (kept: orders refer to it). */
