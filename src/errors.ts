@@ -55,6 +55,12 @@ export function messageOf(e: unknown): string {
   return String(message ?? e);
 }
 
+/** A usage error that says why `flag FILE` cannot be read: "no such file", or the system's code. */
+export function unreadableFile(flag: string, file: string, e: unknown): CliError {
+  const code = errorCode(e);
+  return usageError(`${flag} ${file}: cannot read it (${code === 'ENOENT' ? 'no such file' : (code ?? messageOf(e))}).`);
+}
+
 export function usageError(message: string, details?: Record<string, unknown>): CliError {
   return new CliError(message, ExitCode.USAGE, details);
 }

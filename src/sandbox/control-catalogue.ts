@@ -44,6 +44,11 @@ const SERVING_BUSY_MS = 250;
 
 const loads = new Map<Store, RemoteLoad>();
 
+/** The timer that rolls a load back when no part comes for IDLE_MS (armed again at every part). */
+function idleTimer(abandon: () => void): NodeJS.Timeout {
+  return setTimeout(abandon, IDLE_MS).unref();
+}
+
 /** Start a load into the database `serving` serves. */
 export async function startRemoteLoad(serving: Store, body: Record<string, unknown>): Promise<LoadAnswer> {
   const format = body.format;
@@ -93,7 +98,7 @@ function newLoad(): RemoteLoad {
     ended: false,
     outcome: Promise.resolve({}),
     records: 0,
-    timer: setTimeout(() => load.abandon(), IDLE_MS).unref(),
+    timer: idleTimer(() => load.abandon()),
     abandon() {
       load.failed ??= new HttpError(408, `No part of the catalogue arrived for ${IDLE_MS / 1000} seconds: the load was rolled back.`);
       load.wake?.();
@@ -136,7 +141,7 @@ export async function loadPart(serving: Store, id: string, bytes: Buffer): Promi
     load.wake?.();
   });
   if (load.failed) await load.outcome;
-  load.timer = setTimeout(() => load.abandon(), IDLE_MS).unref();
+  load.timer = idleTimer(() => load.abandon());
   return { records: load.records };
 }
 

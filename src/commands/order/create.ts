@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import { parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
-import { usageError, errorCode, messageOf } from '../../errors.js';
+import { usageError, unreadableFile } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import { readAll } from '../../util/io.js';
 import { address, label, nonEmpty, orderNumber, positiveInt, username, type Address } from '../../validate/index.js';
@@ -46,7 +46,7 @@ async function readJsonFile(file: string, flag: string, ctx: Context): Promise<u
   try {
     text = file === '-' ? await readAll(ctx.io.stdin) : await readFile(file, 'utf8');
   } catch (e) {
-    throw usageError(`${flag} ${file}: cannot read it (${errorCode(e) === 'ENOENT' ? 'no such file' : (errorCode(e) ?? messageOf(e))}).`);
+    throw unreadableFile(flag, file, e);
   }
   try {
     return JSON.parse(text);

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
-import { CliError, ExitCode, usageError, errorCode, messageOf } from '../../errors.js';
+import { CliError, ExitCode, usageError, errorCode, messageOf, unreadableFile } from '../../errors.js';
 import { configDir } from '../../config/paths.js';
 import { readStore, removeKeyCopy, updateStore, writeKeyCopy, type ProfileData } from '../../config/store.js';
 import { emit } from '../../output/index.js';
@@ -78,7 +78,7 @@ async function checkCaFile(file: string): Promise<string> {
   try {
     pem = await readFile(path, 'utf8');
   } catch (e) {
-    throw usageError(`--ca-file ${file}: cannot read it (${errorCode(e) === 'ENOENT' ? 'no such file' : (errorCode(e) ?? messageOf(e))}).`);
+    throw unreadableFile('--ca-file', file, e);
   }
   if (!/-----BEGIN CERTIFICATE-----/.test(pem)) throw usageError(`--ca-file ${file}: holds no PEM certificate (-----BEGIN CERTIFICATE-----).`);
   return path;

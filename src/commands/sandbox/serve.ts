@@ -1,6 +1,6 @@
 // `bookdist sandbox serve`: the service in the foreground until Ctrl-C / SIGTERM.
 import type { Context } from '../../context.js';
-import { usageError, errorCode, messageOf } from '../../errors.js';
+import { usageError, errorCode, unreadableFile } from '../../errors.js';
 import { checkDuration } from '../../util/duration.js';
 import type { VerbInput } from '../define.js';
 import type { serve } from './index.js';
@@ -84,7 +84,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       try {
         return readFileSync(file, 'utf8');
       } catch (e) {
-        throw usageError(`${flag} ${file}: cannot read it (${errorCode(e) === 'ENOENT' ? 'no such file' : (errorCode(e) ?? messageOf(e))}).`);
+        throw unreadableFile(flag, file, e);
       }
     };
     tls = { cert: read(o.tls.certFile, '--cert'), key: read(o.tls.keyFile, '--key'), caFile: o.tls.certFile };
