@@ -114,6 +114,29 @@ const OPEN = new Map<string, Opener>(Object.entries({
   PriceCondition: (s) => void (s.price && (s.condition = {})),
 } satisfies Record<string, Opener>));
 
+/** Where a part of a product goes when its element closes: the draft's list for it. */
+const FILED = {
+  related: 'related',
+  title: 'titles',
+  contributor: 'contributors',
+  language: 'languages',
+  extent: 'extents',
+  pubDate: 'dates',
+  publisher: 'publishers',
+  textContent: 'texts',
+  price: 'prices',
+} as const satisfies Partial<Record<keyof ParseState, keyof Draft>>;
+
+/** The closer of a part's element: the open part goes into its list on the draft, and is closed. */
+function fileInto(part: keyof typeof FILED): Closer {
+  const list = FILED[part];
+  return (s, d) => {
+    const open = s[part];
+    if (open) (d[list] as unknown[]).push(open);
+    s[part] = undefined;
+  };
+}
+
 /** Elements of a product that give a value, or close a part (reference names). */
 const CLOSE = new Map<string, Closer>(Object.entries({
   RecordReference: (_s, d, v, p) => void (p === 'Product' && (d.rec.reference = v)),
@@ -125,10 +148,7 @@ const CLOSE = new Map<string, Closer>(Object.entries({
     s.id = undefined;
   },
   ProductRelationCode: (s, _d, v) => void (s.related && (s.related.code = v)),
-  RelatedProduct: (s, d) => {
-    if (s.related) d.related.push(s.related);
-    s.related = undefined;
-  },
+  RelatedProduct: fileInto('related'),
   ProductForm: (_s, d, v, p) => void (p === 'DescriptiveDetail' && (d.form = v)),
   TitleType: (s, _d, v) => void (s.title && (s.title.type = v)),
   TitleElementLevel: (s, _d, v) => void (s.titleEl && (s.titleEl.level = v)),
@@ -140,10 +160,7 @@ const CLOSE = new Map<string, Closer>(Object.entries({
     if (s.title && s.titleEl) s.title.elements.push(s.titleEl);
     s.titleEl = undefined;
   },
-  TitleDetail: (s, d) => {
-    if (s.title) d.titles.push(s.title);
-    s.title = undefined;
-  },
+  TitleDetail: fileInto('title'),
   SequenceNumber: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && /^\d+$/.test(v) && (s.contributor.seq = Number(v))),
   ContributorRole: (s, _d, v) => void (s.contributor && s.contributor.role === undefined && (s.contributor.role = v)),
   PersonName: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.name = v)),
@@ -151,40 +168,22 @@ const CLOSE = new Map<string, Closer>(Object.entries({
   NamesBeforeKey: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.before = v)),
   KeyNames: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.key = v)),
   CorporateName: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.corporate = v)),
-  Contributor: (s, d) => {
-    if (s.contributor) d.contributors.push(s.contributor);
-    s.contributor = undefined;
-  },
+  Contributor: fileInto('contributor'),
   LanguageRole: (s, _d, v) => void (s.language && (s.language.role = v)),
   LanguageCode: (s, _d, v) => void (s.language && (s.language.code = v)),
-  Language: (s, d) => {
-    if (s.language) d.languages.push(s.language);
-    s.language = undefined;
-  },
+  Language: fileInto('language'),
   ExtentType: (s, _d, v) => void (s.extent && (s.extent.type = v)),
   ExtentValue: (s, _d, v) => void (s.extent && (s.extent.value = v)),
   ExtentUnit: (s, _d, v) => void (s.extent && (s.extent.unit = v)),
-  Extent: (s, d) => {
-    if (s.extent) d.extents.push(s.extent);
-    s.extent = undefined;
-  },
+  Extent: fileInto('extent'),
   PublishingDateRole: (s, _d, v) => void (s.pubDate && (s.pubDate.role = v)),
   Date: (s, _d, v, p) => void (s.pubDate && p === 'PublishingDate' && (s.pubDate.date = v)),
-  PublishingDate: (s, d) => {
-    if (s.pubDate) d.dates.push(s.pubDate);
-    s.pubDate = undefined;
-  },
+  PublishingDate: fileInto('pubDate'),
   PublishingRole: (s, _d, v) => void (s.publisher && (s.publisher.role = v)),
   PublisherName: (s, _d, v) => void (s.publisher && (s.publisher.name = v)),
-  Publisher: (s, d) => {
-    if (s.publisher) d.publishers.push(s.publisher);
-    s.publisher = undefined;
-  },
+  Publisher: fileInto('publisher'),
   TextType: (s, _d, v) => void (s.textContent && (s.textContent.type = v)),
-  TextContent: (s, d) => {
-    if (s.textContent) d.texts.push(s.textContent);
-    s.textContent = undefined;
-  },
+  TextContent: fileInto('textContent'),
   UnpricedItemType: (_s, d, v, p) => void (p === 'SupplyDetail' && (d.unpriced = v)),
   PriceType: (s, _d, v) => void (s.price && (s.price.type = v)),
   PriceAmount: (s, _d, v) => void (s.price && (s.price.amount = v)),
@@ -197,10 +196,7 @@ const CLOSE = new Map<string, Closer>(Object.entries({
     if (s.price && s.condition) s.price.conditions.push(s.condition);
     s.condition = undefined;
   },
-  Price: (s, d) => {
-    if (s.price) d.prices.push(s.price);
-    s.price = undefined;
-  },
+  Price: fileInto('price'),
 } satisfies Record<string, Closer>));
 
 /** Elements of the header that give a default (reference names), read before the first product. */
