@@ -103,17 +103,27 @@ if (!engines) throw new Error(`package.json engines.node must read ">=MAJOR.MINO
 const nodeMin = [engines[1], engines[2] ?? '0', engines[3] ?? '0'].join('.');
 const stamp = `${process.pid}-${Date.now()}`;
 const next = `dist.new-${stamp}`;
+const common = {
+  absWorkingDir: root,
+  outdir: next,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node22',
+  sourcemap: 'linked',
+  define: { __BOOKDIST_VERSION__: JSON.stringify(version), __BOOKDIST_NODE_MIN__: JSON.stringify(nodeMin) },
+  logLevel: 'warning',
+};
 try {
+  // dist/version.js, which the launcher imports before anything else on every run (the Node
+  // check), is built on its own: one small file, where an entry of the split build below would be
+  // a re-export of the chunk it shares with the tree plus esbuild's runtime chunk (three modules
+  // to load on every command's start-up).
+  await build({ ...common, entryPoints: { version: 'src/version.ts' } });
   await build({
-    absWorkingDir: root,
-    entryPoints: { main: 'src/main.ts', version: 'src/version.ts' },
-    outdir: next,
-    bundle: true,
+    ...common,
+    entryPoints: { main: 'src/main.ts' },
     splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
-    sourcemap: 'linked',
     chunkNames: 'chunks/[name]-[hash]',
     // Some dependencies are CommonJS and call require(); give the ESM bundle one. Node's own
     // modules (all that the bundle requires) come straight from process.getBuiltinModule; a
@@ -122,10 +132,8 @@ try {
     banner: {
       js: "let __bdRequire; const require = function require(id) { return process.getBuiltinModule(id) ?? (__bdRequire ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id); };",
     },
-    define: { __BOOKDIST_VERSION__: JSON.stringify(version), __BOOKDIST_NODE_MIN__: JSON.stringify(nodeMin) },
     // The shell completion templates (src/commands/completion/templates/) are bundled as text.
     loader: { '.bash': 'text', '.zsh': 'text', '.fish': 'text' },
-    logLevel: 'warning',
     plugins: [lazyChildProcess, builtinImports],
   });
 } catch (err) {
