@@ -1,15 +1,11 @@
-// The entry point: the answers that need no command tree (src/cli/fast-paths.ts), the signal and
-// pipe handlers (src/cli/signals.ts), then the command tree argv needs (src/cli/tree.ts) run with
-// a context per command; failures become one report and an exit code (src/cli/report.ts).
-import type { Command } from 'commander';
-import { CliError, ExitCode } from './errors.js';
+// The entry point: the answers that need no command tree (src/cli/fast-paths.ts) and the signal
+// and pipe handlers (src/cli/signals.ts) here; then, in one import, the command run
+// (src/cli/run.ts): the tree argv needs, a context per command, failures as one report and an exit
+// code. The root help and --version load nothing of the run (each module is start-up time).
 import { trapSignals } from './cli/signals.js';
-import { reportError, usageText, wantsJsonErrors } from './cli/report.js';
 import { fastPath, helpTopic } from './cli/fast-paths.js';
-import type { Clock, Context, GlobalOptions, IO, OutputFormat } from './context.js';
-import { createContext } from './context.js';
+import type { Clock, IO } from './context.js';
 import type { HttpHandler } from './api/handler.js';
-import { checkDuration } from './util/duration.js';
 
 export interface MainOptions {
   io?: Partial<IO>;
@@ -51,9 +47,6 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     cwd: process.cwd(),
     ...options.io,
   };
-  const json = wantsJsonErrors(argv);
-  const debug = argv.includes('--debug');
-
   // Answered without commander or any command group: the exit-codes topic before anything else.
   const topic = await helpTopic(argv, io);
   if (topic !== undefined) return topic;
@@ -65,108 +58,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   // --version and the root help: with the signal and pipe handlers in place (`bookdist -h | head`).
   const fast = await fastPath(argv, io);
   if (fast !== undefined) return fast;
-  // Only the command group argv names (the whole tree for help, completion and the like).
-  // One import for what every command needs here (each more is one more module to load).
-  const { programFor, setContextFactory, exitCodeOf, helpWidth } = await import('./cli/tree.js');
-  const program = await programFor(argv);
-  // Usage errors: commander's message is captured (not printed) so that it can be reported once,
-  // with the usage line of the command that failed, as text or (under --json) as JSON.
-  let usage: { message: string; command: Command } | undefined;
-  const configure = (cmd: Command) => {
-    cmd.exitOverride();
-    cmd.configureOutput({
-      writeOut: (s) => io.stdout.write(s),
-      writeErr: (s) => io.stderr.write(s),
-      // Help reflows to the terminal, or to $COLUMNS when piped (80 without either).
-      getOutHelpWidth: () => helpWidth(io.stdout, io.env),
-      getErrHelpWidth: () => helpWidth(io.stderr, io.env),
-      outputError: (s) => {
-        usage = { message: s.trim(), command: cmd };
-      },
-    });
-    cmd.commands.forEach(configure);
-  };
-  configure(program);
-
-  let ctxRef: Context | undefined;
-  setContextFactory(program, (command) => {
-    ctxRef = createContext(io, globalsFrom(command), controller.signal, cleanups, {
-      trap: () => signals?.trap(),
-      http: options.http,
-      clock: options.clock,
-    });
-    ctxRef.trapOutputError = (handler) => signals?.trapOutputError(handler);
-    return ctxRef;
-  });
-
-  let code = 0;
-  try {
-    if (argv.length === 0) {
-      // A bare `bookdist` shows the help, as `bookdist --help` does.
-      program.outputHelp();
-      return 0;
-    }
-    await program.parseAsync(normaliseArgv(argv), { from: 'user' });
-    code = exitCodeOf(program);
-  } catch (err) {
-    code = reportError(err, io, { json, debug, usage: usage && usageText(usage.command) });
-  } finally {
-    for (const fn of cleanups.reverse()) {
-      try {
-        await fn();
-      } catch {}
-    }
-    signals?.release();
-    // The EPIPE listener stays: output still buffered may fail after main() returns.
-  }
-  return code;
+  // Anything else runs a command (the whole tree for help, completion and the like).
+  const { runCommand } = await import('./cli/run.js');
+  return runCommand(argv, io, { signals, cleanups, controller, http: options.http, clock: options.clock });
 }
-
-/** `--json=a,b` is `--json --fields a,b` (so a bare --json never swallows an argument). */
-function normaliseArgv(argv: string[]): string[] {
-  const out: string[] = [];
-  for (const a of argv) {
-    const m = /^--json=(.+)$/.exec(a);
-    if (m) out.push('--json', '--fields', m[1]);
-    else out.push(a);
-  }
-  return out;
-}
-
-function globalsFrom(command: Command): GlobalOptions {
-  const o = command.optsWithGlobals();
-  let root = command;
-  while (root.parent) root = root.parent;
-  // At most 24h (documented in --timeout's help); beyond Node's timer limit it would fire at once.
-  const checked = checkDuration('--timeout', o.timeout ?? '30s', { maxMs: 86_400_000, max: '24h' });
-  if ('problem' in checked) throw new CliError(checked.problem, ExitCode.USAGE);
-  const timeout = checked.ms;
-  const retries = Number(o.retries ?? 3);
-  if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new CliError('--retries must be a whole number from 0 to 20.', ExitCode.USAGE);
-  const fields = typeof o.fields === 'string' ? o.fields.split(',').map((s: string) => s.trim()).filter(Boolean) : undefined;
-  if (typeof o.fields === 'string' && !fields?.length) throw new CliError('--fields needs at least one dotted path, e.g. --fields hash_id,title.', ExitCode.USAGE);
-  if (o.json && o.output && o.output !== 'json') {
-    throw new CliError(`--json and -o ${o.output} ask for two formats; give one (--json is -o json).`, ExitCode.USAGE);
-  }
-  if (typeof o.query === 'string' && !o.query.trim()) throw new CliError('--query needs a JMESPath expression, e.g. --query "results[].hash_id".', ExitCode.USAGE);
-  return {
-    profile: o.profile,
-    baseUrl: o.baseUrl,
-    caFile: o.caFile,
-    output: o.output as OutputFormat | undefined,
-    json: Boolean(o.json),
-    fields: fields?.length ? fields : undefined,
-    query: typeof o.query === 'string' ? o.query : undefined,
-    // --no-color sets it to false.
-    color: o.color === false ? 'never' : (o.color ?? 'auto'),
-    timeout,
-    timeoutExplicit: root.getOptionValueSource('timeout') === 'cli',
-    retries,
-    debug: Boolean(o.debug),
-    quiet: Boolean(o.quiet),
-    yes: Boolean(o.yes),
-    dryRun: Boolean(o.dryRun),
-  };
-}
-
-export { reportError, usageText } from './cli/report.js';

@@ -1,56 +1,9 @@
-// The root command as data: its description, global options and what its help lists. src/root.ts
-// builds the commander root from it, and `bookdist --help` (also -h and a bare `bookdist`) renders
-// the root help from it without loading commander or any command group: Node's start-up plus this
-// file and ./commands/help/page.ts. Tests check the page byte for byte against the full tree's.
-import { type HelpPage, renderPage } from './commands/help/page.js';
-import { BULK_LISTING, MANIFEST } from './commands/manifest.js';
-
-const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
-
-export const ROOT_DESCRIPTION =
-  'Admin and partner CLI for the digital book distribution service. ' +
-  'With no profile configured it talks to a local sandbox of the whole service.';
-
-/** A global option: commander's flags, description, choices and default. */
-export interface RootOption {
-  flags: string;
-  description: string;
-  choices?: readonly string[];
-  default?: string;
-}
-
-/** The global options, in the order help lists them (after -V, --version). */
-export const ROOT_OPTIONS: readonly RootOption[] = [
-  { flags: '--profile <name>', description: 'stored profile to use (env BOOKDIST_PROFILE)' },
-  { flags: '--base-url <url>', description: 'service base URL (env BOOKDIST_BASE_URL)' },
-  { flags: '--ca-file <file>', description: "CA certificates (PEM) to trust besides Node's, for a service with a private CA (env BOOKDIST_CA_FILE)" },
-  { flags: '-o, --output <format>', description: 'output format', choices: OUTPUT_FORMATS },
-  { flags: '--json', description: 'print JSON (same as -o json)' },
-  { flags: '--fields <paths>', description: 'only these fields of each record, dotted paths relative to the record, comma-separated (e.g. hash_id,status.is_active)' },
-  { flags: '--query <expr>', description: 'JMESPath expression over what --json prints (e.g. "results[].hash_id")' },
-  { flags: '--color <when>', description: 'colour output; auto is off when piped, with NO_COLOR or TERM=dumb', choices: ['auto', 'always', 'never'], default: 'auto' },
-  { flags: '--no-color', description: 'no colour (same as --color never)' },
-  { flags: '--timeout <duration>', description: 'time limit per request (e.g. 30s, 2m; at most 24h)', default: '30s' },
-  { flags: '--retries <n>', description: 'retries on 429 (always), and on 502/503/504 and lost connections for reads and idempotent writes', default: '3' },
-  { flags: '--debug', description: 'trace requests and responses on stderr (secrets redacted); stack traces' },
-  { flags: '-q, --quiet', description: 'no notices or progress on stderr, only errors' },
-  { flags: '-y, --yes', description: 'assume yes for confirmations (required in scripts)' },
-  { flags: '--dry-run', description: 'print the request as a curl line (secrets redacted) and send nothing; a payload that does not match the OpenAPI document is refused (exit 2)' },
-];
-
-/** What the root help prints after the page. */
-export const ROOT_HELP_AFTER = '\nExit codes are documented by `bookdist help exit-codes`.';
-
-/**
- * What the root help lists, in the full tree's order: each top-level command as [term,
- * description] and each bulk entry point, from the command manifest. `bookdist --help` shows these
- * without loading any group (loading them all costs more than Node's own start-up); a test checks
- * them against the full tree, so they cannot drift from the commands' definitions.
- */
-export const ROOT_LISTING = {
-  commands: MANIFEST.flatMap((g) => g.commands.map(([, term, summary]) => [term, summary] as const)),
-  bulk: BULK_LISTING,
-};
+// The root help (a bare `bookdist`, -h, --help), rendered from the command manifest's root table
+// without commander or any command group: Node's start-up plus this file, the manifest and
+// ./commands/help/page.ts. Only the fast path imports it (src/cli/fast-paths.ts), so that the
+// root help is one import of one chunk. Tests check the page byte for byte against the full tree's.
+import { type HelpPage, helpWidth, renderPage } from './commands/help/page.js';
+import { ROOT_DESCRIPTION, ROOT_HELP_AFTER, ROOT_LISTING, ROOT_OPTIONS, type RootOption } from './commands/manifest.js';
 
 /** An option's help line as commander writes it: the description, then its choices and default. */
 function optionLine(o: RootOption): string {
@@ -73,4 +26,9 @@ export function rootHelpText(width: number): string {
     globals: [],
   };
   return `${renderPage(page, width)}${ROOT_HELP_AFTER}\n`;
+}
+
+/** The root help as `bookdist --help` writes it to `stream`: at its terminal's width, else $COLUMNS, else 80. */
+export function rootHelpFor(stream: { isTTY?: boolean; columns?: number }, env: Record<string, string | undefined>): string {
+  return rootHelpText(helpWidth(stream, env));
 }

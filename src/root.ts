@@ -7,8 +7,7 @@ import { EXIT_CODE_HELP } from './errors.js';
 import { VERSION } from './version.js';
 import { addCommandStubs, configureHelpLayout } from './commands/help/layout.js';
 import { completesProfiles } from './commands/completion/model.js';
-import { ROOT_DESCRIPTION, ROOT_HELP_AFTER, ROOT_LISTING, ROOT_OPTIONS } from './root-help.js';
-import { groupOfWord, type GroupId } from './commands/manifest.js';
+import { groupOfWord, type GroupId, ROOT_DESCRIPTION, ROOT_HELP_AFTER, ROOT_LISTING, ROOT_OPTIONS } from './commands/manifest.js';
 import type { CommandDecl } from './commands/define.js';
 
 export { ROOT_LISTING };

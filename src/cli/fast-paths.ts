@@ -24,9 +24,10 @@ export async function fastPath(argv: string[], io: IO): Promise<number | undefin
   // command group. Anything else with the root help (global options before -h) goes through
   // commander with the same table as stub commands (src/cli/tree.ts programFor).
   if (argv.length === 0 || (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h'))) {
-    const { rootHelpText } = await import('../root-help.js');
-    const { helpWidth } = await import('../commands/help/page.js');
-    io.stdout.write(rootHelpText(helpWidth(io.stdout, io.env)));
+    // One import: root-help.ts is imported by nothing else, so it is a chunk of its own (not a
+    // re-export of a shared one), and it brings the page layout with it.
+    const { rootHelpFor } = await import('../root-help.js');
+    io.stdout.write(rootHelpFor(io.stdout, io.env));
     return 0;
   }
   return undefined;

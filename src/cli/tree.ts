@@ -4,11 +4,7 @@
 import type { Command } from 'commander';
 import { GROUPS, rootCommand, route } from '../root.js';
 import { addCommandStubs } from '../commands/help/layout.js';
-import { ROOT_LISTING } from '../root-help.js';
-
-// What main() needs besides the tree, from this one chunk.
-export { setContextFactory, exitCodeOf } from '../commands/define.js';
-export { helpWidth } from '../commands/help/layout.js';
+import { ROOT_LISTING } from '../commands/manifest.js';
 import { mount } from '../commands/define.js';
 
 export async function programFor(argv: string[]): Promise<Command> {

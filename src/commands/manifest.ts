@@ -1,9 +1,10 @@
 // The one command manifest: every command group in the order help lists it, the top-level words
-// each one defines with their summaries, and the bulk entry points the root help lists. Plain
-// data (no commander, no group is loaded), so that `bookdist --help` renders from it alone.
-// Derived from it: the full tree (src/program.ts registers the groups in this order), the lazy
-// tree (src/root.ts routes a top-level word to its group's loader), the root help's listing
-// (src/root-help.ts), and through the full tree the completions, docs/commands.md and the man page.
+// each one defines with their summaries, the bulk entry points the root help lists, and the root
+// command's description and global options. Plain data (no commander, no group is loaded), so
+// that `bookdist --help` renders from it alone. Derived from it: the full tree (src/program.ts
+// registers the groups in this order), the lazy tree (src/root.ts builds the root and routes a
+// top-level word to its group's loader), the root help (src/root-help.ts), and through the full
+// tree the completions, docs/commands.md and the man page.
 // Each group's definitions take their top-level summaries from here (summaryOf), so no summary is
 // written twice; test/foundation/lazy-tree.test.ts checks the terms against the built tree.
 
@@ -45,7 +46,7 @@ export const MANIFEST: readonly ManifestGroup[] = [
 ];
 
 /** The bulk entry points the root help lists: [command and flag, what it does]. */
-export const BULK_LISTING: ReadonlyArray<readonly [term: string, description: string]> = [
+const BULK_LISTING: ReadonlyArray<readonly [term: string, description: string]> = [
   ['book get --isbn-file', 'look up every ISBN in a file'],
   ['book get --hash-id-file', 'look up every hash id in a file'],
   ['book process --from-file', 'read hash ids from FILE, one per line'],
@@ -57,6 +58,56 @@ export const BULK_LISTING: ReadonlyArray<readonly [term: string, description: st
   ['access allow --from-csv', 'grant one per row of a CSV file'],
   ['access revoke --from-csv', 'revoke one per row of a CSV file'],
 ];
+
+// The root command itself: its description, its global options and what its help lists. src/root.ts
+// builds the commander root from these, src/root-help.ts the page `bookdist --help` prints.
+
+const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
+
+export const ROOT_DESCRIPTION =
+  'Admin and partner CLI for the digital book distribution service. ' +
+  'With no profile configured it talks to a local sandbox of the whole service.';
+
+/** A global option: commander's flags, description, choices and default. */
+export interface RootOption {
+  flags: string;
+  description: string;
+  choices?: readonly string[];
+  default?: string;
+}
+
+/** The global options, in the order help lists them (after -V, --version). */
+export const ROOT_OPTIONS: readonly RootOption[] = [
+  { flags: '--profile <name>', description: 'stored profile to use (env BOOKDIST_PROFILE)' },
+  { flags: '--base-url <url>', description: 'service base URL (env BOOKDIST_BASE_URL)' },
+  { flags: '--ca-file <file>', description: "CA certificates (PEM) to trust besides Node's, for a service with a private CA (env BOOKDIST_CA_FILE)" },
+  { flags: '-o, --output <format>', description: 'output format', choices: OUTPUT_FORMATS },
+  { flags: '--json', description: 'print JSON (same as -o json)' },
+  { flags: '--fields <paths>', description: 'only these fields of each record, dotted paths relative to the record, comma-separated (e.g. hash_id,status.is_active)' },
+  { flags: '--query <expr>', description: 'JMESPath expression over what --json prints (e.g. "results[].hash_id")' },
+  { flags: '--color <when>', description: 'colour output; auto is off when piped, with NO_COLOR or TERM=dumb', choices: ['auto', 'always', 'never'], default: 'auto' },
+  { flags: '--no-color', description: 'no colour (same as --color never)' },
+  { flags: '--timeout <duration>', description: 'time limit per request (e.g. 30s, 2m; at most 24h)', default: '30s' },
+  { flags: '--retries <n>', description: 'retries on 429 (always), and on 502/503/504 and lost connections for reads and idempotent writes', default: '3' },
+  { flags: '--debug', description: 'trace requests and responses on stderr (secrets redacted); stack traces' },
+  { flags: '-q, --quiet', description: 'no notices or progress on stderr, only errors' },
+  { flags: '-y, --yes', description: 'assume yes for confirmations (required in scripts)' },
+  { flags: '--dry-run', description: 'print the request as a curl line (secrets redacted) and send nothing; a payload that does not match the OpenAPI document is refused (exit 2)' },
+];
+
+/** What the root help prints after the page. */
+export const ROOT_HELP_AFTER = '\nExit codes are documented by `bookdist help exit-codes`.';
+
+/**
+ * What the root help lists, in the full tree's order: each top-level command as [term,
+ * description] and each bulk entry point. `bookdist --help` shows these without loading any group
+ * (loading them all costs more than Node's own start-up); a test checks them against the full
+ * tree, so they cannot drift from the commands' definitions.
+ */
+export const ROOT_LISTING = {
+  commands: MANIFEST.flatMap((g) => g.commands.map(([, term, summary]) => [term, summary] as const)),
+  bulk: BULK_LISTING,
+};
 
 /** The summary of a top-level command, for its group's definition. */
 export function summaryOf(name: string): string {

@@ -83,4 +83,26 @@ describe('start-up', () => {
     expect(book.sources.some((s) => /src\/commands\/book\//.test(s))).toBe(true);
     expect(book.pkgs.has('commander')).toBe(true);
   });
+
+  // Every module Node loads costs start-up time and young-generation memory: four more files on the
+  // root help's path (the launcher's version chunks, the error report and the context in main.js's
+  // imports, one more chunk for the page) made V8 collect once before the help was printed (the
+  // launcher's --max-semi-space-size=1), and `--help` slower than Node's start-up allows (bench
+  // row (e)). A new module here needs a reason.
+  it('the root help loads no part of a command run, in 8 files of dist/; the launcher answers --version from dist/version.js alone', async () => {
+    const help = await packagesLoaded(['--help']);
+    expect(help.r.code).toBe(0);
+    expect(help.sources.some((s) => /src\/root-help\.ts$/.test(s)), 'the trace maps chunks to sources').toBe(true);
+    const run = /src\/(cli\/(run|report|tree)|context|root|util\/duration)\.ts$/;
+    expect(help.sources.filter((s) => run.test(s))).toEqual([]);
+    expect(help.files.filter((f) => f.includes(`${'/'}dist${'/'}`)).length).toBeLessThanOrEqual(8);
+    // control: a command run loads them
+    const list = await packagesLoaded(['profile', 'list']);
+    expect(list.r.code).toBe(0);
+    expect(list.sources.filter((s) => run.test(s)).length).toBeGreaterThanOrEqual(5);
+
+    const version = await packagesLoaded(['--version']);
+    expect(version.r.stdout).toMatch(/^\d+\.\d+\.\d+/);
+    expect(version.files.filter((f) => f.includes(`${'/'}dist${'/'}`)).map((f) => f.replace(/.*[/\\]dist[/\\]/, ''))).toEqual(['version.js']);
+  });
 });

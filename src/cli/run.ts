@@ -1,0 +1,129 @@
+// A command run: the command tree argv needs (./tree.ts), each command with a context of its own,
+// commander's usage errors and every failure as one report and an exit code (./report.ts), and the
+// cleanups when it ends. main() imports this only after the fast paths (src/cli/fast-paths.ts):
+// the root help and --version load none of it.
+import type { Command } from 'commander';
+import { CliError, ExitCode } from '../errors.js';
+import type { Clock, Context, GlobalOptions, IO, OutputFormat } from '../context.js';
+import { createContext } from '../context.js';
+import type { HttpHandler } from '../api/handler.js';
+import { checkDuration } from '../util/duration.js';
+import { exitCodeOf, setContextFactory } from '../commands/define.js';
+import { helpWidth } from '../commands/help/layout.js';
+import { reportError, usageText, wantsJsonErrors } from './report.js';
+import type { SignalTrap } from './signals.js';
+import { programFor } from './tree.js';
+
+/** What main() set up for the run: its signal trap (none in-process), its cleanups and abort signal, its seams. */
+interface RunSetup {
+  signals: SignalTrap | undefined;
+  cleanups: Array<() => void | Promise<void>>;
+  controller: AbortController;
+  http?: HttpHandler;
+  clock?: Clock;
+}
+
+export async function runCommand(argv: string[], io: IO, setup: RunSetup): Promise<number> {
+  const { signals, cleanups, controller } = setup;
+  const json = wantsJsonErrors(argv);
+  const debug = argv.includes('--debug');
+  const program = await programFor(argv);
+  // Usage errors: commander's message is captured (not printed) so that it can be reported once,
+  // with the usage line of the command that failed, as text or (under --json) as JSON.
+  let usage: { message: string; command: Command } | undefined;
+  const configure = (cmd: Command) => {
+    cmd.exitOverride();
+    cmd.configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      // Help reflows to the terminal, or to $COLUMNS when piped (80 without either).
+      getOutHelpWidth: () => helpWidth(io.stdout, io.env),
+      getErrHelpWidth: () => helpWidth(io.stderr, io.env),
+      outputError: (s) => {
+        usage = { message: s.trim(), command: cmd };
+      },
+    });
+    cmd.commands.forEach(configure);
+  };
+  configure(program);
+
+  let ctxRef: Context | undefined;
+  setContextFactory(program, (command) => {
+    ctxRef = createContext(io, globalsFrom(command), controller.signal, cleanups, {
+      trap: () => signals?.trap(),
+      http: setup.http,
+      clock: setup.clock,
+    });
+    ctxRef.trapOutputError = (handler) => signals?.trapOutputError(handler);
+    return ctxRef;
+  });
+
+  let code = 0;
+  try {
+    if (argv.length === 0) {
+      // A bare `bookdist` shows the help, as `bookdist --help` does.
+      program.outputHelp();
+      return 0;
+    }
+    await program.parseAsync(normaliseArgv(argv), { from: 'user' });
+    code = exitCodeOf(program);
+  } catch (err) {
+    code = reportError(err, io, { json, debug, usage: usage && usageText(usage.command) });
+  } finally {
+    for (const fn of cleanups.reverse()) {
+      try {
+        await fn();
+      } catch {}
+    }
+    signals?.release();
+    // The EPIPE listener stays: output still buffered may fail after main() returns.
+  }
+  return code;
+}
+
+/** `--json=a,b` is `--json --fields a,b` (so a bare --json never swallows an argument). */
+function normaliseArgv(argv: string[]): string[] {
+  const out: string[] = [];
+  for (const a of argv) {
+    const m = /^--json=(.+)$/.exec(a);
+    if (m) out.push('--json', '--fields', m[1]);
+    else out.push(a);
+  }
+  return out;
+}
+
+function globalsFrom(command: Command): GlobalOptions {
+  const o = command.optsWithGlobals();
+  let root = command;
+  while (root.parent) root = root.parent;
+  // At most 24h (documented in --timeout's help); beyond Node's timer limit it would fire at once.
+  const checked = checkDuration('--timeout', o.timeout ?? '30s', { maxMs: 86_400_000, max: '24h' });
+  if ('problem' in checked) throw new CliError(checked.problem, ExitCode.USAGE);
+  const timeout = checked.ms;
+  const retries = Number(o.retries ?? 3);
+  if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new CliError('--retries must be a whole number from 0 to 20.', ExitCode.USAGE);
+  const fields = typeof o.fields === 'string' ? o.fields.split(',').map((s: string) => s.trim()).filter(Boolean) : undefined;
+  if (typeof o.fields === 'string' && !fields?.length) throw new CliError('--fields needs at least one dotted path, e.g. --fields hash_id,title.', ExitCode.USAGE);
+  if (o.json && o.output && o.output !== 'json') {
+    throw new CliError(`--json and -o ${o.output} ask for two formats; give one (--json is -o json).`, ExitCode.USAGE);
+  }
+  if (typeof o.query === 'string' && !o.query.trim()) throw new CliError('--query needs a JMESPath expression, e.g. --query "results[].hash_id".', ExitCode.USAGE);
+  return {
+    profile: o.profile,
+    baseUrl: o.baseUrl,
+    caFile: o.caFile,
+    output: o.output as OutputFormat | undefined,
+    json: Boolean(o.json),
+    fields: fields?.length ? fields : undefined,
+    query: typeof o.query === 'string' ? o.query : undefined,
+    // --no-color sets it to false.
+    color: o.color === false ? 'never' : (o.color ?? 'auto'),
+    timeout,
+    timeoutExplicit: root.getOptionValueSource('timeout') === 'cli',
+    retries,
+    debug: Boolean(o.debug),
+    quiet: Boolean(o.quiet),
+    yes: Boolean(o.yes),
+    dryRun: Boolean(o.dryRun),
+  };
+}
