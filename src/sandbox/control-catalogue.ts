@@ -56,10 +56,17 @@ export async function startRemoteLoad(serving: Store, body: Record<string, unkno
   const publisher = typeof body.publisher === 'string' ? body.publisher.trim() : undefined;
   if (body.publisher !== undefined && (!publisher || publisher.length > 200)) throw new HttpError(400, 'Field "publisher" must name a publisher (1 to 200 characters).');
   if (serving.path === ':memory:') {
-    throw new HttpError(409, 'This sandbox serves an in-memory database (--db :memory:), which only its own connection can write: serve a database file to load a catalogue over --url.');
+    throw new HttpError(
+      409,
+      'This sandbox serves an in-memory database (--db :memory:), which only its own connection can write: ' +
+        'to load a catalogue over --url, serve a database file (bookdist sandbox serve --db FILE).',
+    );
   }
-  if (loads.has(serving)) throw new HttpError(409, 'A catalogue load is already running on this sandbox; wait for it to end.');
+  // Imported before the check: two loads started at once must not both pass it while it loads.
   const { loadCatalogueStream, CatalogueFileError, StrictRefusal } = await import('./catalogue/index.js');
+  if (loads.has(serving)) {
+    throw new HttpError(409, `A catalogue load is already running on this sandbox; wait for it to end (one whose client went away is rolled back ${IDLE_MS / 1000} seconds after its last part).`);
+  }
   const conn = new Store(serving.path);
   const load = newLoad();
   loads.set(serving, load);

@@ -4,7 +4,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { endLoad, loadPart, startRemoteLoad } from '../../src/sandbox/control-catalogue.js';
+import { Store } from '../../src/sandbox/db/store.js';
+import { ensureSeeded } from '../../src/sandbox/seed.js';
+import { startSandbox } from '../../src/sandbox/server.js';
 import { run } from '../helpers/run.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -22,6 +26,16 @@ afterAll(async () => {
 });
 
 const env = () => ({ ...sb.env, BOOKDIST_SANDBOX_SECRET: sb.controlSecret });
+
+/** A part of the load `id` sent as the CLI sends it (the end of the load when `bytes` is undefined). */
+async function part(id: string, bytes: Buffer | undefined): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${sb.url}/_sandbox/catalogue/loads/${id}/${bytes ? 'part' : 'end'}`, {
+    method: 'POST',
+    headers: { 'x-sandbox-secret': sb.controlSecret, 'content-type': bytes ? 'application/octet-stream' : 'application/json' },
+    body: bytes ?? '{}',
+  });
+  return { status: res.status, body: await res.json() };
+}
 const load = (...args: string[]) => run(['sandbox', 'catalogue', 'load', ...args, '--url', sb.url], { env: env() });
 
 function isbn13(first12: string): string {
@@ -29,8 +43,8 @@ function isbn13(first12: string): string {
   return first12 + ((10 - (sum % 10)) % 10);
 }
 
-/** An ONIX file of `n` digital products (about 1 KB each), ISBNs from `from`. */
-function onixFile(name: string, n: number, from: number, price = '4.99'): string {
+/** An ONIX message of `n` digital products (about 1 KB each), ISBNs from `from`. */
+function onixXml(n: number, from: number, price = '4.99'): string {
   const products = Array.from({ length: n }, (_, i) => {
     const isbn = isbn13('9791777' + String(from + i).padStart(5, '0'));
     return `<Product><RecordReference>url-${from + i}</RecordReference><NotificationType>03</NotificationType>
@@ -41,8 +55,13 @@ function onixFile(name: string, n: number, from: number, price = '4.99'): string
 <PublishingDetail><Publisher><PublishingRole>01</PublishingRole><PublisherName>Remote Press</PublisherName></Publisher></PublishingDetail>
 <ProductSupply><SupplyDetail><Price><PriceAmount>${price}</PriceAmount><CurrencyCode>USD</CurrencyCode></Price></SupplyDetail></ProductSupply></Product>`;
   });
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<ONIXMessage release="3.0">\n${products.join('\n')}\n</ONIXMessage>\n`;
+}
+
+/** An ONIX file of `n` digital products (about 1 KB each), ISBNs from `from`. */
+function onixFile(name: string, n: number, from: number, price = '4.99'): string {
   const path = join(dir, name);
-  writeFileSync(path, `<?xml version="1.0" encoding="UTF-8"?>\n<ONIXMessage release="3.0">\n${products.join('\n')}\n</ONIXMessage>\n`);
+  writeFileSync(path, onixXml(n, from, price));
   return path;
 }
 
@@ -94,10 +113,113 @@ describe('sandbox catalogue load --url', () => {
     expect((await load(onixFile('after.xml', 1, 6000))).code).toBe(0);
   });
 
+  it('a malformed part in the middle of a file of several parts: exit 2, nothing of the parts before it kept, the next load taken', async () => {
+    const xml = onixXml(3000, 8000);
+    expect(xml.indexOf('url-10500')).toBeGreaterThan(2 * 1024 * 1024);
+    const path = join(dir, 'broken-mid.xml');
+    writeFileSync(path, xml.replace('<RecordReference>url-10500</RecordReference>', '<RecordReference>url-10500</Record>'));
+    const r = await load(path);
+    expect(r.code, r.stderr).toBe(2);
+    const m = /broken-mid\.xml: The file is not well-formed XML \(line \d+, column \d+\): .* Nothing was loaded \((\d+) records were read before it\)\./.exec(r.stderr);
+    expect(m, r.stderr).not.toBeNull();
+    // The first parts' products were written (in the load's transaction) before the bad one came.
+    expect(Number(m![1])).toBeGreaterThan(1000);
+    expect((await run(['book', 'get', '--isbn', isbn13('979177708000')], { env: sb.env })).code).toBe(3);
+    expect((await load(onixFile('after-mid.xml', 1, 11000))).code).toBe(0);
+  });
+
+  it('two loads at once: the second is refused with exit 5 and told to wait; the first goes on', async () => {
+    const first = await sb.control.call('POST', '/_sandbox/catalogue/loads', { format: 'onix' });
+    expect(first.status).toBe(200);
+    const second = await load(onixFile('second.xml', 1, 12000));
+    expect(second.code, second.stderr).toBe(5);
+    expect(second.stderr).toContain('A catalogue load is already running on this sandbox; wait for it to end');
+    expect(second.stderr).not.toMatch(/at .*\.[jt]s:\d+/);
+    expect(await part(first.body.load, Buffer.from(onixXml(1, 12100)))).toMatchObject({ status: 200 });
+    expect(await part(first.body.load, undefined)).toMatchObject({ status: 200, body: { added: 1, committed: true } });
+    expect((await run(['book', 'get', '--isbn', isbn13('979177712100')], { env: sb.env })).code).toBe(0);
+    expect((await run(['book', 'get', '--isbn', isbn13('979177712000')], { env: sb.env })).code).toBe(3);
+  });
+
   it('without the control secret: exit 4 naming where it comes from; nothing was loaded', async () => {
     const r = await run(['sandbox', 'catalogue', 'load', onixFile('secret.xml', 1, 7000), '--url', sb.url], { env: { ...sb.env, BOOKDIST_SANDBOX_SECRET: 'wrong' } });
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('BOOKDIST_SANDBOX_SECRET');
     expect((await run(['book', 'get', '--isbn', isbn13('979177707000')], { env: sb.env })).code).toBe(3);
+  });
+});
+
+describe('sandbox catalogue load --url to a sandbox that serves --db :memory:', () => {
+  it('is refused with exit 5 and a message that says what to do instead; nothing is left running', async () => {
+    const mem = await startSandbox({ host: '127.0.0.1', port: 0, dbPath: ':memory:' });
+    try {
+      const r = await run(['sandbox', 'catalogue', 'load', ONIX, '--url', mem.url], { env: { ...sb.env, BOOKDIST_SANDBOX_SECRET: mem.controlSecret } });
+      expect(r.code, r.stderr).toBe(5);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('This sandbox serves an in-memory database (--db :memory:)');
+      expect(r.stderr).toContain('bookdist sandbox serve --db FILE');
+      expect(r.stderr).not.toMatch(/at .*\.[jt]s:\d+/);
+    } finally {
+      await mem.close();
+    }
+  });
+});
+
+// The load registry itself, on a database file of its own, with vitest's fake setTimeout: the
+// idle minute passes without being waited for.
+describe('a load over --url whose next part does not come', () => {
+  let serving: Store;
+  let n = 0;
+  beforeEach(() => {
+    serving = new Store(join(dir, `idle-${++n}.db`));
+    ensureSeeded(serving);
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    serving.close();
+  });
+  const busyTimeout = () => Number(serving.get('PRAGMA busy_timeout')?.timeout);
+  const loaded = (from: number) => Number(serving.get('SELECT count(*) AS n FROM books WHERE eisbn13 = ?', isbn13('9791777' + String(from).padStart(5, '0')))?.n);
+
+  it('is rolled back after a minute: nothing of it kept, its id answers 404, the next load is taken, the busy timeout restored', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const before = busyTimeout();
+    const xml = Buffer.from(onixXml(3000, 20000));
+    const { load: id } = (await startRemoteLoad(serving, { format: 'onix' })) as { load: string };
+    expect(busyTimeout()).toBeLessThan(before);
+    const first = await loadPart(serving, id, xml.subarray(0, 1024 * 1024));
+    expect(first.records).toBeGreaterThan(500);
+
+    // A second short of the minute, the load still holds the sandbox.
+    await vi.advanceTimersByTimeAsync(59_000);
+    await expect(startRemoteLoad(serving, { format: 'onix' })).rejects.toMatchObject({ status: 409, message: expect.stringContaining('already running') });
+    await vi.advanceTimersByTimeAsync(1_000);
+    await vi.waitFor(() => expect(busyTimeout()).toBe(before), { timeout: 10_000 });
+
+    expect(loaded(20000)).toBe(0);
+    await expect(loadPart(serving, id, xml.subarray(1024 * 1024, 2 * 1024 * 1024))).rejects.toMatchObject({
+      status: 404,
+      message: `No catalogue load ${id} is running on this sandbox (it ended, failed or was rolled back).`,
+    });
+    await expect(endLoad(serving, id)).rejects.toMatchObject({ status: 404 });
+
+    const next = (await startRemoteLoad(serving, { format: 'onix' })) as { load: string };
+    await loadPart(serving, next.load, Buffer.from(onixXml(2, 21000)));
+    expect(await endLoad(serving, next.load)).toMatchObject({ records: 2, added: 2, committed: true });
+    expect(loaded(21000)).toBe(1);
+    expect(loaded(20000)).toBe(0);
+    expect(busyTimeout()).toBe(before);
+  });
+
+  it('two loads started at once: one is taken, the other refused with 409', async () => {
+    const [a, b] = await Promise.allSettled([startRemoteLoad(serving, { format: 'onix' }), startRemoteLoad(serving, { format: 'onix' })]);
+    const taken = [a, b].filter((x) => x.status === 'fulfilled') as Array<PromiseFulfilledResult<{ load: string }>>;
+    const refused = [a, b].filter((x) => x.status === 'rejected') as PromiseRejectedResult[];
+    expect(taken).toHaveLength(1);
+    expect(refused.map((x) => x.reason)).toMatchObject([{ status: 409, message: expect.stringContaining('already running') }]);
+    const id = taken[0].value.load;
+    await loadPart(serving, id, Buffer.from(onixXml(1, 22000)));
+    expect(await endLoad(serving, id)).toMatchObject({ added: 1, committed: true });
+    expect(loaded(22000)).toBe(1);
   });
 });

@@ -112,7 +112,8 @@ export async function controlCall(ctx: Context, target: ControlTarget, method: '
 }
 
 function toCliError(status: number, message: string): CliError {
-  const code = status === 404 ? ExitCode.NOT_FOUND : status === 400 && /already/i.test(message) ? ExitCode.CONFLICT : status === 400 ? ExitCode.USAGE : ExitCode.ERROR;
+  const code =
+    status === 404 ? ExitCode.NOT_FOUND : status === 409 || (status === 400 && /already/i.test(message)) ? ExitCode.CONFLICT : status === 400 ? ExitCode.USAGE : ExitCode.ERROR;
   return new CliError(message, code, undefined, status);
 }
 
