@@ -14,7 +14,7 @@
 //     partner account; a publisher that another account controls is refused.
 //   - Hash ids are derived from the ISBN, so a title loaded again after `sandbox reset` gets the
 //     same hash id.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { isbn13Check, isValidIsbn, normalizeIsbn, toIsbn13 } from '../isbn.js';
 import * as books from '../repo/books.js';
 import type { Store } from '../db/store.js';
@@ -75,7 +75,7 @@ const DEFAULT_PAGES = 100;
 
 /** The hash id of a loaded book: from its ISBN, so the same title gets the same one after a reset. */
 export function loadedHashId(eisbn13: string): string {
-  return createHash('sha1').update(`bookdist-sandbox-loaded-${eisbn13}`).digest('hex');
+  return hash('sha1', `bookdist-sandbox-loaded-${eisbn13}`, 'hex');
 }
 
 /** An ISBN as given, as a valid ISBN-13, or why not. */
@@ -140,6 +140,7 @@ export class CatalogueLoader {
   /** ISBN -> the record that first gave it in this file. */
   private readonly seen = new Map<string, number>();
   private readonly publishers = new Map<string, { id: number } | { problem: string }>();
+  private readonly controlled = new Map<number, boolean>();
   /** Digital editions of this file without a print ISBN, and print ISBNs that print records name for them. */
   private readonly noParent = new Set<string>();
   private readonly printOf = new Map<string, string>();
@@ -350,8 +351,15 @@ export class CatalogueLoader {
 
   /** Why the partner account may not change this book, if it may not. */
   private denied(book: books.BookKeyRow): string | undefined {
-    if (books.accountControls(this.store, this.account, book.publisher_id)) return undefined;
+    if (this.controls(book.publisher_id)) return undefined;
     return `ISBN ${book.eisbn13} is a book of a publisher that the partner account does not control`;
+  }
+
+  /** Does the partner account control this publisher? Asked once per publisher in a load (a re-sent feed asks at every record). */
+  private controls(publisherId: number): boolean {
+    let yes = this.controlled.get(publisherId);
+    if (yes === undefined) this.controlled.set(publisherId, (yes = books.accountControls(this.store, this.account, publisherId)));
+    return yes;
   }
 
   private publisherFor(rec: CatalogueRecord, existing: books.BookKeyRow | undefined): { id: number } | { problem: string } {
@@ -372,7 +380,7 @@ export class CatalogueLoader {
   private publisherNamed(name: string): { id: number } | { problem: string } {
     const row = books.publisherByTitle(this.store, name);
     if (row) {
-      if (!books.accountControls(this.store, this.account, row.id)) {
+      if (!this.controls(row.id)) {
         return { problem: `publisher "${name}" belongs to another account; load under one of the partner's with --publisher` };
       }
       return { id: row.id };

@@ -199,26 +199,42 @@ const CLOSE = new Map<string, Closer>(Object.entries({
   Price: fileInto('price'),
 } satisfies Record<string, Closer>));
 
+type HeaderSetter = (h: Header, value: string, parent: string | undefined) => void;
+
 /** Elements of the header that give a default (reference names), read before the first product. */
-const HEADER = new Map<string, (h: Header, value: string, parent: string) => void>(Object.entries({
-  SenderName: (h: Header, v: string, p: string) => void (p === 'Sender' && (h.sender = v)),
+const HEADER = new Map<string, HeaderSetter>(Object.entries({
+  SenderName: (h: Header, v: string, p: string | undefined) => void (p === 'Sender' && (h.sender = v)),
   DefaultCurrencyCode: (h: Header, v: string) => void (h.currency = v),
   DefaultPriceType: (h: Header, v: string) => void (h.priceType = v),
   DefaultLanguageOfText: (h: Header, v: string) => void (h.language = v),
 }));
 
-/** Element names to reference names: a short tag to its reference name, a namespace prefix dropped. */
-function nameTable(): (name: string) => string {
-  // Worked out once per distinct name (a feed uses a few dozen).
-  const names = new Map<string, string>();
-  return (name) => {
-    let ref = names.get(name);
-    if (ref === undefined) {
-      const n = name.includes(':') ? name.slice(name.indexOf(':') + 1) : name;
-      ref = Object.hasOwn(ONIX_SHORT_TAGS, n) ? ONIX_SHORT_TAGS[n] : n;
-      if (names.size < 10_000) names.set(name, ref);
+/** What the parser does with an element, worked out once per name (a feed uses a few dozen). */
+interface ElementKind {
+  /** The reference name (a short tag's reference name, a namespace prefix dropped). */
+  name: string;
+  open?: Opener;
+  close?: Closer;
+  header?: HeaderSetter;
+  /** An XHTML element that ends a line of a <Text>'s text. */
+  block: boolean;
+}
+
+/**
+ * Element names as the file spells them to what they are: one map look-up per start tag, and
+ * none per end tag (the kind of the element that ends is on the parser's stack).
+ */
+function elementTable(): (name: string) => ElementKind {
+  const kinds = new Map<string, ElementKind>();
+  return (tagName) => {
+    let kind = kinds.get(tagName);
+    if (kind === undefined) {
+      const n = tagName.includes(':') ? tagName.slice(tagName.indexOf(':') + 1) : tagName;
+      const name = Object.hasOwn(ONIX_SHORT_TAGS, n) ? ONIX_SHORT_TAGS[n] : n;
+      kind = { name, open: OPEN.get(name), close: CLOSE.get(name), header: HEADER.get(name), block: BLOCK.has(name.toLowerCase()) };
+      if (kinds.size < 10_000) kinds.set(tagName, kind);
     }
-    return ref;
+    return kind;
   };
 }
 
@@ -227,8 +243,8 @@ function onixParser(emit: (rec: CatalogueRecord) => void, sink?: PrintEditionSin
   const parser = new SaxesParser({ position: true });
   Object.assign(parser.ENTITIES, XML_EXTRA_ENTITIES);
   const s: ParseState = { header: {}, number: 0, textDepth: 0 };
-  const local = nameTable();
-  const stack: string[] = [];
+  const kindOf = elementTable();
+  const stack: ElementKind[] = [];
   let rootSeen = false;
   let text = '';
 
@@ -238,38 +254,37 @@ function onixParser(emit: (rec: CatalogueRecord) => void, sink?: PrintEditionSin
   parser.on('text', (t) => void (text += t));
   parser.on('cdata', (t) => void (text += t));
   parser.on('opentag', (tag) => {
-    const name = local(tag.name);
-    stack.push(name);
+    const el = kindOf(tag.name);
+    stack.push(el);
     if (s.textDepth) {
       s.textDepth++;
-      if (BLOCK.has(name.toLowerCase())) text += ' ';
+      if (el.block) text += ' ';
       return;
     }
     text = '';
     if (!rootSeen) {
       rootSeen = true;
-      if (name !== 'ONIXMessage') throw new CatalogueFileError(`This is not an ONIX for Books file: its root element is <${tag.name.slice(0, 40)}>, not <ONIXMessage>.`);
-    } else if (name === 'Product') s.d = newDraft(++s.number, parser.line);
-    else if (s.d) OPEN.get(name)?.(s, s.d, stack[stack.length - 2]);
+      if (el.name !== 'ONIXMessage') throw new CatalogueFileError(`This is not an ONIX for Books file: its root element is <${tag.name.slice(0, 40)}>, not <ONIXMessage>.`);
+    } else if (el.name === 'Product') s.d = newDraft(++s.number, parser.line);
+    else if (s.d && el.open) el.open(s, s.d, stack[stack.length - 2].name);
   });
   parser.on('closetag', () => {
     // The element that ends is the one on top of the stack (saxes refuses a mismatched end tag).
-    const name = stack.pop()!;
+    const el = stack.pop()!;
     if (s.textDepth) {
       if (--s.textDepth > 0) {
-        if (BLOCK.has(name.toLowerCase())) text += ' ';
+        if (el.block) text += ' ';
         return;
       }
       // The end of the <Text> itself: its text, inline XHTML included.
       if (s.textContent) s.textContent.text = text;
     }
-    const p = stack[stack.length - 1];
     const d = s.d;
-    if (!d) HEADER.get(name)?.(s.header, text.trim(), p);
-    else if (name === 'Product') {
+    if (!d) el.header?.(s.header, text.trim(), stack[stack.length - 1]?.name);
+    else if (el.name === 'Product') {
       emit(finishProduct(d, s.header, sink));
       s.d = undefined;
-    } else CLOSE.get(name)?.(s, d, text.trim(), p);
+    } else if (el.close) el.close(s, d, text.trim(), stack[stack.length - 1].name);
     text = '';
   });
 
