@@ -303,14 +303,20 @@ const CHANGED_BATCH = 5000;
  * books added (ids past the last one before the load) and makes the triggers again, and a
  * rollback brings them back by itself. A book that was there before gets its new title or author
  * through `changing` (its old entry must be deleted with the old text, which the caller read).
+ * Once a load has renamed a third of the books that were there, `finish` rebuilds the whole
+ * index from the books instead: a rename (delete the old entry, index the new text) costs FTS5
+ * about two and a half times what indexing a book afresh does (a re-sent feed of 90,000 renamed
+ * books spent 1.1 s of 8 s on it, where a rebuild takes about 0.4 s).
  */
 export function deferTextIndex(store: Store): DeferredTextIndex {
   const trigger = (name: string) => store.get("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", name)?.sql as string | undefined;
   const triggers = [trigger('books_fts_insert'), trigger('books_fts_update')];
-  const after = store.get('SELECT coalesce(max(id), 0) AS m FROM books')!.m as number;
+  const { after, count } = store.get('SELECT coalesce(max(id), 0) AS after, count(*) AS count FROM books') as { after: number; count: number };
+  const rebuildAt = Math.max(CHANGED_BATCH, Math.ceil(count / 3));
   const on = triggers.every(Boolean);
   if (on) store.exec('DROP TRIGGER books_fts_insert; DROP TRIGGER books_fts_update');
   let changed: Array<[number, string, string]> = [];
+  let renamed = 0;
   const reindex = () => {
     if (!changed.length) return;
     const json = JSON.stringify(changed);
@@ -320,15 +326,23 @@ export function deferTextIndex(store: Store): DeferredTextIndex {
   };
   return {
     changing(id, oldTitle, oldAuthor) {
-      if (!on || id > after) return;
+      if (!on || id > after || ++renamed > rebuildAt) return;
+      if (renamed === rebuildAt) {
+        // From here on the whole index is rebuilt at the end: what is noted is not needed.
+        changed = [];
+        return;
+      }
       // The books noted before this one have their new text by now.
       if (changed.length >= CHANGED_BATCH) reindex();
       changed.push([id, oldTitle, oldAuthor]);
     },
     finish() {
       if (!on) return;
-      reindex();
-      store.run('INSERT INTO books_fts(rowid, title, author) SELECT id, title, author FROM books WHERE id > ?', after);
+      if (renamed >= rebuildAt) store.run("INSERT INTO books_fts(books_fts) VALUES ('rebuild')");
+      else {
+        reindex();
+        store.run('INSERT INTO books_fts(rowid, title, author) SELECT id, title, author FROM books WHERE id > ?', after);
+      }
       for (const sql of triggers) store.exec(sql!);
     },
   };
