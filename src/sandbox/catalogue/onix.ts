@@ -28,6 +28,9 @@ export const ONIX_SHORT_TAGS: Record<string, string> = {
   priceconditionquantity: 'PriceConditionQuantity', x464: 'PriceConditionQuantityType', x320: 'Quantity', x466: 'QuantityUnit',
 };
 
+/** The reference names the loader reads, each to itself. */
+const REFERENCE_NAMES = new Map(Object.values(ONIX_SHORT_TAGS).map((name) => [name, name]));
+
 /** The encoding of an XML file from its first bytes: a byte-order mark, else the declaration, else UTF-8. */
 function sniffEncoding(head: Buffer): string {
   if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'utf-8';
@@ -230,7 +233,9 @@ function elementTable(): (name: string) => ElementKind {
     let kind = kinds.get(tagName);
     if (kind === undefined) {
       const n = tagName.includes(':') ? tagName.slice(tagName.indexOf(':') + 1) : tagName;
-      const name = Object.hasOwn(ONIX_SHORT_TAGS, n) ? ONIX_SHORT_TAGS[n] : n;
+      // The table's own string when it knows the name: the `parent === 'Product'` tests of the
+      // closers then compare two constants, not the characters of a copy the parser made.
+      const name = Object.hasOwn(ONIX_SHORT_TAGS, n) ? ONIX_SHORT_TAGS[n] : (REFERENCE_NAMES.get(n) ?? n);
       kind = { name, open: OPEN.get(name), close: CLOSE.get(name), header: HEADER.get(name), block: BLOCK.has(name.toLowerCase()) };
       if (kinds.size < 10_000) kinds.set(tagName, kind);
     }
