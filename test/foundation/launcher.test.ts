@@ -140,6 +140,26 @@ describe('bin/bookdist launcher', () => {
     }
   });
 
+  it('gives a catalogue load a larger young generation than every other command, through sh and through an older node', () => {
+    // A hook preloaded into every Node the launcher starts reports the V8 flags it got.
+    const hook = join(t.dir, 'exec-argv.mjs');
+    writeFileSync(hook, "process.on('exit', () => process.stderr.write(`\\nEXEC_ARGV=${JSON.stringify(process.execArgv)}\\n`));\n");
+    const flagsOf = (cmd: string) => {
+      const r = sh(cmd, { NODE_OPTIONS: `--import=${hook}` });
+      expect(r.status, r.stderr).toBe(0);
+      // Every Node that ran: an older node that re-runs the command under the pinned one got no flags.
+      return [...r.stderr.matchAll(/^EXEC_ARGV=(.*)$/gm)].flatMap((m) => (JSON.parse(m[1]) as string[]).filter((a) => a.startsWith('--max-semi-space-size')));
+    };
+    expect(flagsOf(`"${BIN}" --version`)).toEqual(['--max-semi-space-size=1']);
+    expect(flagsOf(`"${BIN}" book --help`)).toEqual(['--max-semi-space-size=1']);
+    expect(flagsOf(`"${BIN}" sandbox catalogue load --help`)).toEqual(['--max-semi-space-size=8']);
+    expect(flagsOf(`"${BIN}" sandbox catalogue --help`)).toEqual(['--max-semi-space-size=1']);
+    if (!atLeast(spawnSync('node', ['-p', 'process.versions.node'], { env: { PATH: machinePath }, encoding: 'utf8' }).stdout.trim(), ENGINES_MIN)) {
+      expect(flagsOf(`node "${BIN}" sandbox catalogue load --help`)).toEqual(['--max-semi-space-size=8']);
+      expect(flagsOf(`node "${BIN}" book --help`)).toEqual(['--max-semi-space-size=1']);
+    }
+  });
+
   it('works through npm-style relative symlinks (npm link, global install) and without a pinned Node', () => {
     // A global install: prefix/lib/node_modules/bookdist/{bin,dist} and prefix/bin/bookdist -> ../lib/...
     const prefix = join(t.dir, 'prefix');
