@@ -311,8 +311,8 @@ const CHANGED_BATCH = 5000;
 export function deferTextIndex(store: Store): DeferredTextIndex {
   const trigger = (name: string) => store.get("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", name)?.sql as string | undefined;
   const triggers = [trigger('books_fts_insert'), trigger('books_fts_update')];
-  const { after, count } = store.get('SELECT coalesce(max(id), 0) AS after, count(*) AS count FROM books') as { after: number; count: number };
-  const rebuildAt = Math.max(CHANGED_BATCH, Math.ceil(count / 3));
+  const after = store.get('SELECT coalesce(max(id), 0) AS m FROM books')!.m as number;
+  const rebuildAt = Math.max(CHANGED_BATCH, Math.ceil((store.get('SELECT count(*) AS n FROM books')!.n as number) / 3));
   const on = triggers.every(Boolean);
   if (on) store.exec('DROP TRIGGER books_fts_insert; DROP TRIGGER books_fts_update');
   let changed: Array<[number, string, string]> = [];
