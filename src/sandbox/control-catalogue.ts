@@ -5,13 +5,14 @@
 //   POST /_sandbox/catalogue/loads/<id>/part    the next bytes of the file (application/octet-stream)
 //                                                -> {"records": read so far}, once the loader has read them
 //   POST /_sandbox/catalogue/loads/<id>/end     {} -> the load's summary (as `--db` gives it)
+//   POST /_sandbox/catalogue/loads/<id>/cancel  {} -> {"rolled_back": true}, once it is (Ctrl-C)
 //
 // Parts rather than one long request: a load of a large feed takes longer than the server lets
 // one request's body take (its request timeout), and every part is answered only once it is
 // loaded, so the file is never held whole, by either side. The load runs on a connection of its
 // own to the database, in one transaction, as `--db` does; the server keeps answering reads
-// meanwhile (its writes wait briefly, then get a 503 to retry). One load at a time; a load whose
-// next part does not come within a minute is rolled back.
+// meanwhile (its writes wait briefly, then get a 503 to retry). One load at a time; a load that its
+// client cancels, or whose next part does not come within a minute, is rolled back.
 import { randomBytes } from 'node:crypto';
 import { Store } from './db/store.js';
 import { HttpError } from './http.js';
@@ -33,7 +34,8 @@ interface RemoteLoad {
   failed?: unknown;
   records: number;
   timer: NodeJS.Timeout;
-  abandon(): void;
+  /** Roll the load back (its loader stops before its next part) for this reason. */
+  abandon(reason: string): void;
 }
 
 /** How long a load waits for its next part before it is rolled back. */
@@ -45,8 +47,8 @@ const SERVING_BUSY_MS = 250;
 const loads = new Map<Store, RemoteLoad>();
 
 /** The timer that rolls a load back when no part comes for IDLE_MS (armed again at every part). */
-function idleTimer(abandon: () => void): NodeJS.Timeout {
-  return setTimeout(abandon, IDLE_MS).unref();
+function idleTimer(abandon: (reason: string) => void): NodeJS.Timeout {
+  return setTimeout(() => abandon(`No part of the catalogue arrived for ${IDLE_MS / 1000} seconds: the load was rolled back.`), IDLE_MS).unref();
 }
 
 /** Start a load into the database `serving` serves. */
@@ -105,9 +107,9 @@ function newLoad(): RemoteLoad {
     ended: false,
     outcome: Promise.resolve({}),
     records: 0,
-    timer: idleTimer(() => load.abandon()),
-    abandon() {
-      load.failed ??= new HttpError(408, `No part of the catalogue arrived for ${IDLE_MS / 1000} seconds: the load was rolled back.`);
+    timer: idleTimer((reason) => load.abandon(reason)),
+    abandon(reason) {
+      load.failed ??= new HttpError(408, reason);
       load.wake?.();
     },
   };
@@ -148,8 +150,18 @@ export async function loadPart(serving: Store, id: string, bytes: Buffer): Promi
     load.wake?.();
   });
   if (load.failed) await load.outcome;
-  load.timer = idleTimer(() => load.abandon());
+  load.timer = idleTimer((reason) => load.abandon(reason));
   return { records: load.records };
+}
+
+/** A load its client stopped (Ctrl-C before the end): rolled back now, answered once it is. */
+export async function cancelLoad(serving: Store, id: string): Promise<LoadAnswer> {
+  const load = loadOf(serving, id);
+  if (load.ended) throw new HttpError(409, 'This load has ended: it is committed whole or not at all.');
+  clearTimeout(load.timer);
+  load.abandon('The load was cancelled by its client: it was rolled back.');
+  await load.outcome.catch(() => undefined);
+  return { rolled_back: true };
 }
 
 /** The end of a load's file: its summary once it is committed (or the error that stopped it). */

@@ -11,7 +11,7 @@
 //      credentials` prints.
 // No private key is ever sent: the credentials route gives key file paths and public keys.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { endLoad, loadPart, startRemoteLoad } from './control-catalogue.js';
+import { cancelLoad, endLoad, loadPart, startRemoteLoad } from './control-catalogue.js';
 import { advanceClock, clockInfo, CONTROL_SECRET_HEADER, credentials, isControlSecret, listOutbox, recordUsage } from './control.js';
 import type { RequestInfo, SandboxCore } from './core.js';
 import { hostName } from './hosts.js';
@@ -93,8 +93,8 @@ export async function serveControl(core: SandboxCore, req: IncomingMessage, res:
     if (method === 'POST' && part) return sendJson(res, 200, { code: 200, success: true, ...TEST_MODE, ...(await loadPart(store, part[1], await readBody(req))) });
     const body = method === 'POST' ? jsonObject(await readBody(req)) : (req.resume(), {});
     const route = `${method} ${url.pathname.replace(/\/+$/, '')}`;
-    const end = /^POST \/_sandbox\/catalogue\/loads\/([0-9a-f]{1,64})\/end$/.exec(route);
-    if (end) return sendJson(res, 200, { code: 200, success: true, ...TEST_MODE, ...(await endLoad(store, end[1])) });
+    const end = /^POST \/_sandbox\/catalogue\/loads\/([0-9a-f]{1,64})\/(end|cancel)$/.exec(route);
+    if (end) return sendJson(res, 200, { code: 200, success: true, ...TEST_MODE, ...(await (end[2] === 'end' ? endLoad : cancelLoad)(store, end[1])) });
     const str = (v: unknown, name: string) => {
       if (typeof v !== 'string' || !v) throw bad(`Field "${name}" is required.`);
       return v;

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInterface } from 'node:readline';
 import { BIN, runCli } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { isbn13, onixXml } from './_feeds.js';
 
 const ONIX = fileURLToPath(new URL('../../docs/samples/catalogue.onix.xml', import.meta.url));
 const CSV = fileURLToPath(new URL('../../docs/samples/catalogue.csv', import.meta.url));
@@ -138,6 +139,39 @@ describe('sandbox catalogue load --url against `sandbox serve`', () => {
     } finally {
       child.kill('SIGTERM');
       await exited;
+    }
+  });
+});
+
+describe('sandbox catalogue load --url, interrupted', () => {
+  it('Ctrl-C in the middle: exit 130, told that nothing was loaded; the sandbox rolled the load back at once', async () => {
+    let firstPart!: () => void;
+    const partLoaded = new Promise<void>((resolve) => (firstPart = resolve));
+    const served = await startTestSandbox({ log: (line) => /^POST \/_sandbox\/catalogue\/loads\/\w+\/part 200 /.test(line) && firstPart() });
+    try {
+      const env = { ...served.env, BOOKDIST_SANDBOX_SECRET: served.controlSecret, NODE_DISABLE_COMPILE_CACHE: '1' };
+      const big = join(dir, 'interrupted.xml');
+      writeFileSync(big, onixXml(8000, 30000));
+      const child = spawn(process.execPath, [BIN, 'sandbox', 'catalogue', 'load', big, '--url', served.url], {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, NO_COLOR: '1', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (d) => (stderr += d));
+      const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+      // The first of its nine parts is in: the load is under way, and far from its end.
+      await partLoaded;
+      child.kill('SIGINT');
+      expect(await exited, stderr).toBe(130);
+      expect(stderr.trim()).toBe('bookdist: Interrupted: nothing of ' + big + ' was loaded (the sandbox rolled the load back).');
+      // No idle minute to wait: the sandbox takes the next load at once; nothing of the first is there.
+      const next = join(dir, 'after-interrupt.xml');
+      writeFileSync(next, onixXml(1, 39000));
+      const after = await runCli(['sandbox', 'catalogue', 'load', next, '--url', served.url], { env });
+      expect(after.stderr + `(exit ${after.code})`).toMatch(/\(exit 0\)$/);
+      expect((await runCli(['book', 'get', '--isbn', isbn13('979177730000')], { env })).code).toBe(3);
+    } finally {
+      await served.close();
     }
   });
 });

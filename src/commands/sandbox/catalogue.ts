@@ -110,6 +110,8 @@ async function loadRemote(ctx: Context, o: Options & { url: string }, path: stri
   const { createReadStream } = await import('node:fs');
   const format = o.format ?? (await detectFormat(path));
   const control = await controlClient(ctx, { url: o.url, db: o.db });
+  // Ctrl-C stops the sending: the load is cancelled (rolled back at once), not left to the idle minute.
+  ctx.trapInterrupt();
   const started = await control.call('POST', '/_sandbox/catalogue/loads', { format, strict: o.strict, ...(o.publisher ? { publisher: o.publisher } : {}) });
   const base = `/_sandbox/catalogue/loads/${String(started.load)}`;
   /** An answer of the load as it is, or the CLI error of a failure that is not the file's. */
@@ -122,12 +124,24 @@ async function loadRemote(ctx: Context, o: Options & { url: string }, path: stri
     }
     return control.ok(r);
   };
+  const interrupted = new Promise<never>((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true }));
+  interrupted.catch(() => undefined);
   let sent = 0;
-  for await (const part of createReadStream(path, { highWaterMark: PART_BYTES })) {
-    const loaded = await answer('/part', part as Buffer);
-    sent += (part as Buffer).length;
-    progress.set(sent);
-    read.records = Number(loaded.records ?? read.records);
+  try {
+    for await (const part of createReadStream(path, { highWaterMark: PART_BYTES })) {
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      const answered = answer('/part', part as Buffer);
+      answered.catch(() => undefined);
+      const loaded = await Promise.race([answered, interrupted]);
+      sent += (part as Buffer).length;
+      progress.set(sent);
+      read.records = Number(loaded.records ?? read.records);
+    }
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+  } catch (err) {
+    if (!ctx.signal.aborted) throw err;
+    const cancelled = await control.request('POST', `${base}/cancel`, {}).then((r) => r.status === 200, () => false);
+    throw new CliError(`Interrupted: nothing of ${o.file} was loaded${cancelled ? ' (the sandbox rolled the load back)' : ''}.`, ExitCode.INTERRUPTED);
   }
   const { code: _c, success: _s, test_mode: _t, ...summary } = await answer('/end', {});
   return summary as unknown as LoadSummary;
