@@ -109,6 +109,16 @@ describe('sandbox catalogue load --url', () => {
     expect((await load(onixFile('after-mid.xml', 1, 11000))).code).toBe(0);
   });
 
+  it('a CSV with a quote inside an unquoted field: exit 2 naming its line, not an internal error; the next load taken', async () => {
+    const quoted = join(dir, 'quoted.csv');
+    writeFileSync(quoted, 'isbn13,title,price\n9781770100121,Fine,5.00\n9781770100138,The "Best" Tides,5.00\n');
+    const r = await load(quoted, '--publisher', 'Tidewater Press');
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/^bookdist: .*quoted\.csv: The CSV file cannot be read \(line 3\): Invalid Opening Quote: .* Nothing was loaded/);
+    expect((await run(['book', 'get', '--isbn', '9781770100121'], { env: sb.env })).code).toBe(3);
+    expect((await load(onixFile('after-quoted.xml', 1, 14000))).code).toBe(0);
+  });
+
   it('two loads at once: the second is refused with exit 5 and told to wait; the first goes on', async () => {
     const first = await sb.control.call('POST', '/_sandbox/catalogue/loads', { format: 'onix' });
     expect(first.status).toBe(200);

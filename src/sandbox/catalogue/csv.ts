@@ -24,7 +24,7 @@ const CSV_COLUMNS = [
 const ALIASES: Record<string, string> = { isbn: 'isbn13', eisbn13: 'isbn13', print_isbn: 'print_isbn13', parent_isbn: 'print_isbn13', year: 'publish_date' };
 
 export async function* readCsv(source: AsyncIterable<Buffer | string>): AsyncGenerator<CatalogueRecord> {
-  const { parse } = await import('csv-parse');
+  const { parse, CsvError } = await import('csv-parse');
   const parser = parse({
     bom: true,
     skip_empty_lines: true,
@@ -97,9 +97,11 @@ export async function* readCsv(source: AsyncIterable<Buffer | string>): AsyncGen
     }
   } catch (err) {
     if (err instanceof CatalogueFileError) throw err;
-    const e = err as { code?: unknown; lines?: number; message?: string } | undefined;
-    if (typeof e?.code === 'string' && e.code.startsWith('CSV_')) {
-      throw new CatalogueFileError(`The CSV file cannot be read${e.lines ? ` (line ${e.lines})` : ''}: ${String(e.message).slice(0, 200)}`);
+    // Every error of the parser (not only the codes that start with CSV_: a quote inside an
+    // unquoted field is INVALID_OPENING_QUOTE).
+    if (err instanceof CsvError) {
+      const lines = (err as { lines?: number }).lines;
+      throw new CatalogueFileError(`The CSV file cannot be read${lines ? ` (line ${lines})` : ''}: ${err.message.slice(0, 200)}`);
     }
     throw err;
   }
