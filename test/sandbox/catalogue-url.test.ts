@@ -1,6 +1,8 @@
 // `sandbox catalogue load --url`: the file sent to a running sandbox (in this process), which loads
 // it; the same summary, refusals, exit codes, --strict and --publisher as a load with --db.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -137,6 +139,29 @@ describe('sandbox catalogue load --url', () => {
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('BOOKDIST_SANDBOX_SECRET');
     expect((await run(['book', 'get', '--isbn', isbn13('979177707000')], { env: sb.env })).code).toBe(3);
+  });
+});
+
+describe('sandbox catalogue load --url when the sandbox no longer has the load', () => {
+  it('(rolled back after its idle minute, or the sandbox restarted): exit 3, saying that nothing was loaded and to run it again', async () => {
+    // A sandbox that forgot the load between its start and its first part, answering as the real one does.
+    const message = 'No catalogue load 0123abcd is running on this sandbox (it ended, failed or was rolled back).';
+    const server = createServer((req, res) => {
+      req.resume().on('end', () => {
+        const [status, body] = req.url === '/_sandbox/catalogue/loads' ? [200, { code: 200, success: true, load: '0123abcd' }] : [404, { code: 404, error: true, message }];
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const r = await run(['sandbox', 'catalogue', 'load', ONIX, '--url', url], { env: env() });
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stderr).toBe(`bookdist: ${message} Nothing of ${ONIX} was loaded; run the load again.\n`);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

@@ -122,6 +122,8 @@ async function loadRemote(ctx: Context, o: Options & { url: string }, path: stri
       read.records = Number(r.json.records ?? 0);
       throw new CatalogueFileError(String(r.json.message));
     }
+    // The sandbox no longer has the load (rolled back after its idle minute, or restarted): it committed nothing.
+    if (r.status === 404) throw new CliError(`${String(r.json.message)} Nothing of ${o.file} was loaded; run the load again.`, ExitCode.NOT_FOUND, undefined, 404);
     return control.ok(r);
   };
   const interrupted = new Promise<never>((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true }));
