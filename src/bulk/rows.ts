@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Context } from '../context.js';
 import type { InfoRecord } from 'csv-parse';
-import { CliError, errorCode, ExitCode, messageOf, usageError } from '../errors.js';
+import { CliError, ExitCode, messageOf, usageError } from '../errors.js';
 import { inputError, openInput } from './lines.js';
 
 export interface InputRow<V = Record<string, unknown>> {
@@ -35,12 +35,14 @@ export async function inputFingerprint(file: string, ctx: Context, flag: string)
 
 /** CSV records as objects keyed by the header's column names. */
 export async function* csvRows(file: string, ctx: Context, opts: { flag: string; required: string[]; optional?: string[] }): AsyncGenerator<InputRow<Record<string, string>>> {
-  const { parse } = await import('csv-parse');
+  const { parse, CsvError } = await import('csv-parse');
   const input = openInput(file, ctx, opts.flag);
   // The line of each record from on_record's context (far cheaper than `info: true`, which copies it).
-  // `lastLine`: where the last good record ended, so that a bad one is reported where it starts.
-  const last = { line: 0, empty: 0 };
+  // `last`: where the last good record ended, so that a bad one is reported where it starts, and
+  // the header's names (a parser error drops the records not yet read, the header among them).
+  const last: { line: number; empty: number; names?: string[] } = { line: 0, empty: 0 };
   const onRecord = (record: string[], context: InfoRecord) => {
+    last.names ??= record.map((h) => h.trim().toLowerCase());
     last.line = context.lines;
     last.empty = context.empty_lines;
     return Object.assign(record, { line: context.lines });
@@ -53,7 +55,7 @@ export async function* csvRows(file: string, ctx: Context, opts: { flag: string;
   try {
     for await (const record of parser as AsyncIterable<string[] & { line: number }>) {
       if (!header) {
-        header = record.map((h) => h.trim().toLowerCase());
+        header = last.names!;
         const missing = opts.required.filter((r) => !header!.includes(r));
         if (missing.length) {
           const all = [...opts.required, ...(opts.optional ?? []).map((o) => `[${o}]`)].join(',');
@@ -68,7 +70,9 @@ export async function* csvRows(file: string, ctx: Context, opts: { flag: string;
     }
   } catch (e) {
     if (e instanceof CliError) throw e;
-    if (errorCode(e)?.startsWith('CSV_')) throw csvError(e as CsvProblem, file, opts.flag, last);
+    // Every error of the parser, not only the codes that start with CSV_ (a quote inside an
+    // unquoted field is INVALID_OPENING_QUOTE); the sandbox's catalogue reader does the same.
+    if (e instanceof CsvError) throw csvError(e as CsvProblem, file, opts.flag, last);
     throw inputError(e, file, opts.flag);
   }
   if (!header) throw usageError(`${opts.flag} ${file}: empty; the first row must name the columns (${opts.required.join(',')}).`);
@@ -80,23 +84,36 @@ interface CsvProblem {
   message: string;
   empty_lines?: number;
   records?: number;
+  /** 0-based index of the field in its record. */
+  column?: number | string;
+  /** The field as read up to the error. */
+  field?: string;
 }
 
 /**
  * A CSV syntax error where the bad record starts (csv-parse reports where it noticed, which for an
  * unclosed quote is the end of the file), with its number (the header row is record 1).
  */
-function csvError(e: CsvProblem, file: string, flag: string, last: { line: number; empty: number }): CliError {
+function csvError(e: CsvProblem, file: string, flag: string, last: { line: number; empty: number; names?: string[] }): CliError {
   // The blank lines skipped since the last good record come before the bad one.
   const start = last.line + 1 + (Number.isInteger(e.empty_lines) ? Math.max(0, (e.empty_lines as number) - last.empty) : 0);
   const what =
     e.code === 'CSV_QUOTE_NOT_CLOSED'
       ? 'a quoted field is never closed (the file ends inside it)'
-      : String(e.message)
-          .replace(/^Invalid (Record|Closing Quote|Opening Quote)[^:]*: /, '')
-          .replace(/ at line \d+/, '');
+      : e.code === 'INVALID_OPENING_QUOTE'
+        ? `a quote inside the unquoted ${fieldName(e, last.names)} (after ${JSON.stringify(String(e.field ?? '').slice(0, 40))}); to keep the quote, enclose the whole field in double quotes and double each quote inside it, e.g. "The ""Best"" Tides"`
+        : String(e.message)
+            .replace(/^Invalid (Record|Closing Quote|Opening Quote)[^:]*: /, '')
+            .replace(/ at line \d+/, '');
   const record = Number.isInteger(e.records) ? ` (record ${(e.records as number) + 1}, counting the header row)` : '';
   return new CliError(`${flag} ${file}: line ${start}${record}: ${what}.`, ExitCode.USAGE);
+}
+
+/** The field by its column's name (`field first_name`), else by its 1-based position (`field 2`). */
+function fieldName(e: CsvProblem, header: string[] | undefined): string {
+  const i = Number(e.column);
+  if (!Number.isInteger(i) || i < 0) return 'field';
+  return `field ${header?.[i] || i + 1}`;
 }
 
 /** NDJSON records: one JSON object per line; blank lines skipped; a bad line is a row with a problem. */

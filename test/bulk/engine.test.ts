@@ -209,6 +209,46 @@ describe('job engine, in-process', () => {
     expect(again.stderr).not.toMatch(/interrupted job/);
   });
 
+  it('a quote inside an unquoted field (csv-parse INVALID_OPENING_QUOTE) refuses the job like any CSV error: exit 2 naming the line and column, nothing sent or left behind', async () => {
+    const reg = new StubRegistry();
+    const csv = join(dir, 'roster.csv');
+    writeFileSync(csv, `hash_id,username,price\n${HASH},u1,1\n${HASH},The "Best" Tides,1\n` + `${HASH},u2,1\n`.repeat(3000));
+    const r = await run(['access', 'allow', '--from-csv', csv, '--results', join(dir, 'r.csv')], { env, http: reg, clock: instant });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/--from-csv \S+roster\.csv: line 3 \(record 3, counting the header row\): a quote inside the unquoted field username \(after "The "\); to keep the quote, enclose the whole field in double quotes/);
+    expect(r.stderr).not.toMatch(/unexpected error/);
+    expect(readdirSync(dir).sort()).toEqual(['roster.csv']);
+    const again = await run(['access', 'allow', '--from-csv', csv, '--results', join(dir, 'r.csv')], { env, http: reg, clock: instant });
+    expect(again.stderr).not.toMatch(/interrupted job/);
+  });
+
+  it('a quote inside an unquoted field after the first batches: exit 2 naming its line, the rows before it kept with the journal; fixed, --resume does the rest once', async () => {
+    const USER = 'd75a3b55f68088553c63bde47ad19a';
+    const reg = new StubRegistry().on('POST', '/v1/access/allow/', json(200, { code: 200, success: true, message: 'Access granted.' }), Infinity);
+    const csv = join(dir, 'roster.csv');
+    const out = join(dir, 'r.csv');
+    // Past csv-parse's first 64 KiB read, so that batches are sent before the parser meets line 3002.
+    const rows = (bad: string) => ['hash_id,username,price', ...Array.from({ length: 3000 }, () => `${HASH},${USER},1`), bad, ...Array.from({ length: 99 }, () => `${HASH},${USER},1`)].join('\n') + '\n';
+    writeFileSync(csv, rows(`${HASH},${USER},1 "each"`));
+    const args = ['access', 'allow', '--from-csv', csv, '--results', out, '--concurrency', '1'];
+    const r = await run(args, { env, http: reg, clock: instant });
+    expect(r.code, r.stderr).toBe(2);
+    const m = r.stderr.match(/--from-csv \S+roster\.csv: line 3002 \(record 3002, counting the header row\): a quote inside the unquoted field price \(after "1 "\).*\. (\d+) row\(s\): \1 ok, .* before it\. Fix the input, then continue:\n {2}bookdist access allow .*--resume\n/s);
+    expect(m, r.stderr).not.toBeNull();
+    const before = Number(m![1]);
+    expect(before).toBeGreaterThan(0);
+    expect(reg.sent('/v1/access/allow/')).toHaveLength(before);
+    expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(before + 1);
+    expect(existsSync(out + '.bookdist-job')).toBe(true);
+
+    writeFileSync(csv, rows(`${HASH},${USER},1`));
+    const again = await run([...args, '--resume'], { env, http: reg, clock: instant });
+    expect(again.code, again.stderr).toBe(0);
+    expect(reg.sent('/v1/access/allow/')).toHaveLength(3100);
+    expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(3101);
+    expect(readdirSync(dir).sort()).toEqual(['r.csv', 'roster.csv']);
+  });
+
   it('lost answers (the connection reset after the service made the codes): where the service honours keys the client repeats the request once with its Idempotency-Key, the file is exact; elsewhere nothing is repeated blindly', async () => {
     const seen = new Map<string, number>();
     const reg = new StubRegistry().on('POST', GENERATE, (req: StubRequest) => {
