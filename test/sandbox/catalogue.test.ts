@@ -10,6 +10,7 @@ import { CatalogueFileError, loadCatalogue, loadedHashId, StrictRefusal, type Lo
 import { ONIX_SHORT_TAGS, readOnix } from '../../src/sandbox/catalogue/onix.js';
 import { ensureSeeded } from '../../src/sandbox/seed.js';
 import { Store } from '../../src/sandbox/db/store.js';
+import { deferTextIndex } from '../../src/sandbox/repo/books.js';
 
 const SAMPLE_ONIX = readFileSync(fileURLToPath(new URL('../../docs/samples/catalogue.onix.xml', import.meta.url)), 'utf8');
 const SAMPLE_CSV = readFileSync(fileURLToPath(new URL('../../docs/samples/catalogue.csv', import.meta.url)), 'utf8');
@@ -21,6 +22,12 @@ async function* chunks(data: Buffer | string, size = 37): AsyncGenerator<Buffer>
 }
 
 let store: Store;
+
+/** A valid ISBN-13 from its first twelve digits. */
+function isbn13(first12: string): string {
+  const sum = [...first12].reduce((n, d, k) => n + Number(d) * (k % 2 ? 3 : 1), 0);
+  return first12 + ((10 - (sum % 10)) % 10);
+}
 beforeEach(() => {
   store = new Store(':memory:');
   ensureSeeded(store);
@@ -255,8 +262,8 @@ describe('CSV', () => {
     expect(await csv(rows(n, (i) => `Harbour Lantern ${i}`))).toMatchObject({ added: n, refused: 0 });
     const match = (q: string) => store.all('SELECT rowid FROM books_fts WHERE books_fts MATCH ?', `"${q}"`).length;
     expect(match('Harbour Lantern')).toBe(n);
-    // 5,003 renamed, less than a third of the books: old entries deleted and new ones written in
-    // batches of 5,000 (one during the load, the rest at its end).
+    // 5,003 renamed, less than a third of the books: held to the end of the load, then old entries
+    // deleted and new ones written in batches of 5,000.
     const some = 5003;
     const s1 = await csv(rows(some, (i) => `Meridian Tide ${i}`));
     expect(s1).toMatchObject({ added: 0, updated: some, refused: 0 });
@@ -278,6 +285,38 @@ describe('CSV', () => {
     const changes = store.get('SELECT total_changes() AS n')!.n;
     expect(await csv(rows(3, (i) => (i === 3 ? 'Quiet Orchard' : `Quiet Letters ${i}`)))).toMatchObject({ updated: 3 });
     expect(store.get('SELECT total_changes() AS n')!.n).toBe(changes);
+  });
+
+  it('the text index of a load: renames held to its end and written in batches, written as it goes past what it holds, or rebuilt from a third', async () => {
+    const rows = 'isbn13,title,author,publisher,price\n' + Array.from({ length: 40 }, (_, i) => `${isbn13('979188900' + String(i).padStart(3, '0'))},Harbour Lantern ${i},Ann Quill,Small Press,5.00`).join('\n') + '\n';
+    expect(await csv(rows)).toMatchObject({ added: 40, refused: 0 });
+    const match = (q: string) => store.all('SELECT rowid FROM books_fts WHERE books_fts MATCH ?', `"${q}"`).length;
+    const ids = store.all("SELECT id, title, author FROM books WHERE title LIKE 'Harbour Lantern %' ORDER BY id") as Array<{ id: number; title: string; author: string }>;
+    /** Rename the first `n` of the books through a deferred index with these limits, as a load does. */
+    const rename = (n: number, to: string, limits: { batch: number; hold: number }) =>
+      store.tx(() => {
+        const index = deferTextIndex(store, limits);
+        for (const b of ids.slice(0, n)) {
+          const old = store.get('SELECT title, author FROM books WHERE id = ?', b.id)!;
+          index.changing(b.id, old.title as string, old.author as string);
+          store.run('UPDATE books SET title = ? WHERE id = ?', `${to} ${b.id}`, b.id);
+        }
+        index.finish();
+      });
+    const agree = () => store.run("INSERT INTO books_fts(books_fts) VALUES ('integrity-check')");
+    // 62 books (40 and the seed's 22): a rebuild from 21 renames.
+    rename(7, 'Meridian Tide', { batch: 3, hold: 100 }); // held, written at the end in three batches
+    agree();
+    expect([match('Meridian Tide'), match('Harbour Lantern')]).toEqual([7, 33]);
+    rename(12, 'Quiet Letters', { batch: 3, hold: 5 }); // past what it holds: written as it goes, then the rest
+    agree();
+    expect([match('Quiet Letters'), match('Meridian Tide'), match('Harbour Lantern')]).toEqual([12, 0, 28]);
+    rename(30, 'Salt Ledger', { batch: 3, hold: 100 }); // a third and more: rebuilt
+    agree();
+    expect([match('Salt Ledger'), match('Quiet Letters'), match('Harbour Lantern')]).toEqual([30, 0, 10]);
+    // The triggers are back after each: a rename outside a load is indexed.
+    store.run("UPDATE books SET title = 'Cedar Orchard' WHERE id = ?", ids[39].id);
+    expect([match('Cedar Orchard'), match('Harbour Lantern')]).toEqual([1, 9]);
   });
 
   it('a load of more than 10,000 books leaves every index of books as it was and agreeing with the rows; a refused one too', async () => {

@@ -294,6 +294,8 @@ export interface DeferredTextIndex {
 
 /** Books whose old index entries are replaced in one statement. */
 const CHANGED_BATCH = 5000;
+/** Renames held until the load ends (when it is known whether a rebuild is cheaper); past this many, they are written as the load goes. */
+const HOLD = 50_000;
 
 /**
  * Index the books a bulk load adds or renames in a few statements instead of one trigger run
@@ -303,37 +305,41 @@ const CHANGED_BATCH = 5000;
  * books added (ids past the last one before the load) and makes the triggers again, and a
  * rollback brings them back by itself. A book that was there before gets its new title or author
  * through `changing` (its old entry must be deleted with the old text, which the caller read).
- * Once a load has renamed a third of the books that were there, `finish` rebuilds the whole
- * index from the books instead: a rename (delete the old entry, index the new text) costs FTS5
- * about two and a half times what indexing a book afresh does (a re-sent feed of 90,000 renamed
- * books spent 1.1 s of 8 s on it, where a rebuild takes about 0.4 s).
+ * Renames are held until `finish`: once a load has renamed a third of the books that were there,
+ * it rebuilds the whole index from the books instead, as a rename (delete the old entry, index
+ * the new text) costs FTS5 about two and a half times what indexing a book afresh does (a
+ * re-sent feed of 90,000 renamed books spent 1.1 s of 8 s on renames; a rebuild takes 0.4 s).
+ * `limits` are for tests.
  */
-export function deferTextIndex(store: Store): DeferredTextIndex {
+export function deferTextIndex(store: Store, limits: { batch?: number; hold?: number } = {}): DeferredTextIndex {
+  const batch = limits.batch ?? CHANGED_BATCH;
+  const hold = limits.hold ?? HOLD;
   const trigger = (name: string) => store.get("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", name)?.sql as string | undefined;
   const triggers = [trigger('books_fts_insert'), trigger('books_fts_update')];
   const after = store.get('SELECT coalesce(max(id), 0) AS m FROM books')!.m as number;
-  const rebuildAt = Math.max(CHANGED_BATCH, Math.ceil((store.get('SELECT count(*) AS n FROM books')!.n as number) / 3));
+  const rebuildAt = Math.max(batch, Math.ceil((store.get('SELECT count(*) AS n FROM books')!.n as number) / 3));
   const on = triggers.every(Boolean);
   if (on) store.exec('DROP TRIGGER books_fts_insert; DROP TRIGGER books_fts_update');
   let changed: Array<[number, string, string]> = [];
   let renamed = 0;
+  /** Replace the held renames' entries (their books have their new text by now). */
   const reindex = () => {
-    if (!changed.length) return;
-    const json = JSON.stringify(changed);
+    for (let i = 0; i < changed.length; i += batch) {
+      const json = JSON.stringify(changed.slice(i, i + batch));
+      store.run("INSERT INTO books_fts(books_fts, rowid, title, author) SELECT 'delete', value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)", json);
+      store.run('INSERT INTO books_fts(rowid, title, author) SELECT id, title, author FROM books WHERE id IN (SELECT value ->> 0 FROM json_each(?))', json);
+    }
     changed = [];
-    store.run("INSERT INTO books_fts(books_fts, rowid, title, author) SELECT 'delete', value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)", json);
-    store.run('INSERT INTO books_fts(rowid, title, author) SELECT id, title, author FROM books WHERE id IN (SELECT value ->> 0 FROM json_each(?))', json);
   };
   return {
     changing(id, oldTitle, oldAuthor) {
       if (!on || id > after || ++renamed > rebuildAt) return;
       if (renamed === rebuildAt) {
-        // From here on the whole index is rebuilt at the end: what is noted is not needed.
+        // The whole index is rebuilt at the end: what is held is not needed.
         changed = [];
         return;
       }
-      // The books noted before this one have their new text by now.
-      if (changed.length >= CHANGED_BATCH) reindex();
+      if (changed.length >= hold) reindex();
       changed.push([id, oldTitle, oldAuthor]);
     },
     finish() {
