@@ -215,6 +215,13 @@ describe('ONIX 3.0', () => {
     expect(p.filter((x) => x.deactivated_at === null).map((x) => `${x.currency} ${x.price} ${x.limit_days}`)).toEqual(['USD 4.99 30', 'GBP 9.99 0', 'USD 10.99 0']);
     expect(store.get('SELECT deactivated_at FROM pricing WHERE id = ?', oldPrice)!.deactivated_at).not.toBeNull();
     expect(store.get('SELECT pricing_id, is_active FROM order_items WHERE order_id = ?', order)).toEqual({ pricing_id: oldPrice, is_active: 1 });
+    // Every price of the book changed: all three deactivated, the new ones live; another book's price untouched.
+    const repriced = update.replace('<PriceAmount>10.99</PriceAmount>', '<PriceAmount>11.49</PriceAmount>').replace('<PriceAmount>4.99</PriceAmount>', '<PriceAmount>5.49</PriceAmount>').replace('<PriceAmount>9.99</PriceAmount>', '<PriceAmount>10.49</PriceAmount>');
+    expect(await onix(repriced)).toMatchObject({ updated: 3, refused: 0 });
+    const q = prices('9781770100015');
+    expect(q.filter((x) => x.deactivated_at === null).map((x) => `${x.currency} ${x.price} ${x.limit_days}`)).toEqual(['USD 11.49 0', 'USD 5.49 30', 'GBP 10.49 0']);
+    expect(q.filter((x) => x.deactivated_at !== null)).toHaveLength(4);
+    expect(prices('9781770100022')).toEqual([{ currency: 'USD', price: '8.49', limit_days: 0, deactivated_at: null }]);
 
     const withdraw = message(product('9781770100015', { notification: '05' }), product('9781770100060', { notification: '05' }));
     const w = await onix(withdraw);

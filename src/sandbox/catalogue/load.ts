@@ -222,7 +222,7 @@ export class CatalogueLoader {
     const denied = this.denied(existing);
     if (denied) return denied;
     books.withdrawBook(this.store, existing.id);
-    for (const p of books.livePrices(this.store, existing.id, this.now)) books.deactivatePrice(this.store, p.id, this.now);
+    books.deactivateLivePrices(this.store, existing.id, this.now);
     this.summary.withdrawn++;
     return undefined;
   }
@@ -395,11 +395,14 @@ export class CatalogueLoader {
   private reconcilePrices(bookId: number, wanted: Checked['prices']): void {
     const live = books.livePrices(this.store, bookId, this.now);
     const left = [...wanted];
-    for (const p of live) {
+    const stale = live.filter((p) => {
       const i = left.findIndex((w) => w.currency === p.currency && w.days === p.limit_days && w.price === p.price);
       if (i >= 0) left.splice(i, 1);
-      else books.deactivatePrice(this.store, p.id, this.now);
-    }
+      return i < 0;
+    });
+    // Every price changed (a re-sent feed's new price list): one statement for them all.
+    if (stale.length > 1 && stale.length === live.length) books.deactivateLivePrices(this.store, bookId, this.now);
+    else for (const p of stale) books.deactivatePrice(this.store, p.id, this.now);
     for (const w of left) books.insertPrice(this.store, bookId, { currency: w.currency, price: w.price, ...priceTexts(w.days) });
   }
 }

@@ -224,6 +224,11 @@ export function deactivatePrice(store: Store, id: number, now: number): void {
   store.run('UPDATE pricing SET deactivated_at = ? WHERE id = ?', now, id);
 }
 
+/** Deactivate every price of a book that is live at `now` (kept: orders refer to them). */
+export function deactivateLivePrices(store: Store, bookId: number, now: number): void {
+  store.run('UPDATE pricing SET deactivated_at = ? WHERE book_id = ? AND (deactivated_at IS NULL OR deactivated_at > ?)', now, bookId, now);
+}
+
 export function publisherByTitle(store: Store, title: string): PublisherRow | undefined {
   return store.get('SELECT id, title, is_active FROM publishers WHERE title = ?', title) as PublisherRow | undefined;
 }
