@@ -7,7 +7,7 @@
 // printed beside them. The load runs as a user runs it, through bin/bookdist (its V8 flags
 // included). CPU time still swings by a fifth from run to run on a shared machine (the
 // memory traffic of other tenants), so the floor and the load run in alternating rounds
-// (BENCH_CATALOGUE_ROUNDS, 3 by default), each load into a copy of the same database, and the
+// (BENCH_CATALOGUE_ROUNDS, 5 by default), each load into a copy of the same database, and the
 // ratio is of the medians.
 //
 // (j2) The same feed sent again as updates: every product is already in the sandbox
@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const PRODUCTS = Number(process.env.BENCH_CATALOGUE_PRODUCTS ?? 100_000);
-const ROUNDS = Math.max(1, Number(process.env.BENCH_CATALOGUE_ROUNDS ?? 3));
+const ROUNDS = Math.max(1, Number(process.env.BENCH_CATALOGUE_ROUNDS ?? 5));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function isbn13(first12) {
