@@ -381,6 +381,7 @@ describe('CSV', () => {
     await expect(csv('title,price\nA,1\n')).rejects.toThrow(/no isbn13 column/);
     const err = await csv('isbn13,title\n9781770100015,Fine\n9781770100022,"Open\n', { publisher: 'Tidewater Press' }).catch((e) => e);
     expect(err).toBeInstanceOf(CatalogueFileError);
+    expect(err.message).toMatch(/^The CSV file cannot be read \(line \d+\): a quoted field is never closed \(the file ends inside it\); close it, or double a quote/);
     expect(book('9781770100015')).toBeUndefined();
   });
 });

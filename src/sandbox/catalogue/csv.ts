@@ -100,8 +100,15 @@ export async function* readCsv(source: AsyncIterable<Buffer | string>): AsyncGen
     // Every error of the parser (not only the codes that start with CSV_: a quote inside an
     // unquoted field is INVALID_OPENING_QUOTE).
     if (err instanceof CsvError) {
-      const lines = (err as { lines?: number }).lines;
-      throw new CatalogueFileError(`The CSV file cannot be read${lines ? ` (line ${lines})` : ''}: ${err.message.slice(0, 200)}`);
+      const { lines, field } = err as { lines?: number; field?: string };
+      // The two a hand-edited file meets most, each with its fix (as src/bulk/rows.ts says them to the client).
+      const what =
+        err.code === 'INVALID_OPENING_QUOTE'
+          ? `a quote inside an unquoted field (after ${JSON.stringify(String(field ?? '').slice(0, 40))}); to keep the quote, enclose the whole field in double quotes and double each quote inside it, e.g. "The ""Best"" Tides".`
+          : err.code === 'CSV_QUOTE_NOT_CLOSED'
+            ? 'a quoted field is never closed (the file ends inside it); close it, or double a quote that is part of the text.'
+            : err.message.slice(0, 200);
+      throw new CatalogueFileError(`The CSV file cannot be read${lines ? ` (line ${lines})` : ''}: ${what}`);
     }
     throw err;
   }
