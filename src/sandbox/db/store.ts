@@ -59,6 +59,10 @@ export class Store {
     }
     this.db = new DatabaseSync(path, { timeout: 10_000 });
     this.db.exec('PRAGMA busy_timeout = 10000');
+    // A new database gets 8 KB pages (an existing one keeps its own: in WAL mode the page size is
+    // fixed once the file exists): a catalogue load writes half as many WAL frames, each one a
+    // header and a page in two writes.
+    this.db.exec('PRAGMA page_size = 8192');
     if (path !== ':memory:') {
       // Switching to WAL needs a brief exclusive lock; another process may hold it right now.
       for (let i = 0; ; i++) {
