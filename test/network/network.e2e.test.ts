@@ -375,6 +375,16 @@ describe('certificates', () => {
     expect(JSON.parse(show.stdout).proxy).toEqual({ value: proxy.url, source: 'env HTTPS_PROXY' });
   });
 
+  it('profile add verifies with BOOKDIST_CA_FILE, as every later command trusts it (the profile stores no CA of its own)', async () => {
+    const env = { BOOKDIST_CONFIG_DIR: join(dir, 'config-env-ca'), BOOKDIST_BASE_URL: undefined, BOOKDIST_USERNAME: undefined, BOOKDIST_KEY_FILE: undefined, BOOKDIST_TOKEN: undefined, BOOKDIST_CA_FILE: caFile };
+    const add = await cli(['profile', 'add', '--name', 'envca', '--base-url', sb.url, '--username', creds.partner.username, '--key-file', creds.partner.key_file, '--json'], env);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stderr).toMatch(/Verified: /);
+    const show = await cli(['profile', 'show', 'envca', '--json'], env);
+    expect(JSON.parse(show.stdout).ca_file).toEqual({ value: caFile, source: 'env BOOKDIST_CA_FILE' });
+    expect((await cli(['whoami', '--profile', 'envca'], { ...env, BOOKDIST_CA_FILE: undefined })).code).toBe(8);
+  });
+
   it('a CA file that does not exist is exit 2 naming it and where it came from', async () => {
     const r = await cli(['whoami'], { BOOKDIST_CA_FILE: join(dir, 'nope.pem') });
     expect(r.code).toBe(2);

@@ -29,9 +29,13 @@ interface NetworkCheck {
   clock: null | { service_date: string; offset_seconds: number; fix?: string };
 }
 
-/** The environment without the BOOKDIST_ settings that would override a stored profile's values. */
+/**
+ * The environment without the BOOKDIST_ settings that would override a stored profile's values.
+ * BOOKDIST_CA_FILE stays: it is this machine's trust, which every command run here honours, and
+ * which the certificate error's advice names (a profile's own CA comes from --ca-file).
+ */
 function storedOnlyEnv(env: Record<string, string | undefined>): Record<string, string | undefined> {
-  const keep = new Set(['BOOKDIST_CONFIG_DIR', 'BOOKDIST_DATA_DIR']);
+  const keep = new Set(['BOOKDIST_CONFIG_DIR', 'BOOKDIST_DATA_DIR', 'BOOKDIST_CA_FILE']);
   return Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('BOOKDIST_') || keep.has(k)));
 }
 
