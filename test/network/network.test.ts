@@ -85,6 +85,20 @@ describe('one retry policy', () => {
     refused.verify();
   });
 
+  it('where the service honours Idempotency-Keys, a write that carries no key is still sent once: on 503 (exit 7) and on a lost connection ("outcome unknown")', async () => {
+    const honoured = { BOOKDIST_IDEMPOTENCY_KEYS: '1' };
+    const busy = new StubRegistry().on('POST', '/v1/user/', json(503, { code: 503, message: 'down' }), Infinity);
+    expect((await runWith(busy, ['user', 'create', '--email', 'a@example.com', '--retries', '3'], honoured)).code).toBe(7);
+    expect(busy.requests).toHaveLength(1);
+    expect(busy.requests[0].headers['idempotency-key']).toBeUndefined();
+    const lost = new StubRegistry().on('POST', '/v1/order/external/', netError('ECONNRESET'), Infinity);
+    const order = ['order', 'create', '--username', USER, '--pricing-id', '1', '--order-type', 'TestPlan', '--org', 'x', '--billing-name', 'A B', '--billing-postal-code', '1', '--billing-country', 'US'];
+    const r = await runWith(lost, [...order, '--retries', '3'], honoured);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/the outcome is unknown\. Check whether it took effect/);
+    expect(lost.requests).toHaveLength(1);
+  });
+
   it('an order with an order_number is idempotent: its 503 is retried', async () => {
     const http = new StubRegistry().on('POST', '/v1/order/external/', json(503, {}), 1).on('POST', '/v1/order/external/', json(200, { code: 200, success: true, order: { id: 1 } }));
     const r = await runWith(http, ['order', 'create', '--username', USER, '--pricing-id', '1', '--order-type', 'TestPlan', '--org', 'x', '--billing-name', 'A B', '--billing-postal-code', '1', '--billing-country', 'US', '--order-number', 'N-1', '--json']);
