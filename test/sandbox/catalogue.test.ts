@@ -385,3 +385,24 @@ describe('CSV', () => {
     expect(book('9781770100015')).toBeUndefined();
   });
 });
+
+describe('ISBN-10 (ONIX ProductIDType 02, or the CSV isbn13 column): its check digit is checked as an ISBN-13\'s is', () => {
+  const isbn10 = (isbn: string, ref: string) => product(isbn, { ref }).replace('<ProductIDType>15</ProductIDType>', '<ProductIDType>02</ProductIDType>');
+
+  it('ONIX: 0306406152 loads as 9780306406157, 0306406153 is refused and nothing is added for it', async () => {
+    const s = await onix(message(isbn10('0306406152', 'good'), isbn10('0306406153', 'bad'), isbn10('080442957X', 'x-check')));
+    expect(s.refusals.map((r) => [r.reference, r.reason])).toEqual([['bad', 'ISBN-10 0306406153 (ISBN-10) has a bad check digit']]);
+    expect(s).toMatchObject({ added: 2, refused: 1 });
+    expect(book('9780306406157')).toBeDefined();
+    expect(book('9780804429573')).toBeDefined();
+    expect(book('9780306406157')!.eisbn13).toBe('9780306406157');
+    expect(store.get('SELECT COUNT(*) AS n FROM books WHERE eisbn13 LIKE ?', '978030640615%')).toEqual({ n: 1 });
+  });
+
+  it('CSV: a bad ISBN-10 is refused by record and line; a good one loads as its ISBN-13', async () => {
+    const s = await csv('isbn13,title,price\n0306406153,Bad,9.99\n0-306-40615-2,Good,9.99\n', { publisher: 'Tidewater Press' });
+    expect(s.refusals.map((r) => [r.record, r.line, r.reason])).toEqual([[1, 2, 'ISBN 0306406153 (ISBN-10) has a bad check digit']]);
+    expect(s).toMatchObject({ added: 1, refused: 1 });
+    expect(book('9780306406157')!.title).toBe('Good');
+  });
+});
