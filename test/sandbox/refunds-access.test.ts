@@ -2,7 +2,7 @@
 // refunds, the access state table of section 3 with its section 7 rows, expirations, the
 // outbox and its send_email flags.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
+import { SEED_BOOKS, startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 import { buy, clients, ERROR, expectShape, newUser, raw, type Clients } from './_support.js';
 
 let sb: TestSandbox;
@@ -62,6 +62,18 @@ describe('refunds (section 8, decisions: Refunds)', () => {
     expect(r.status).toBe(403);
     expectShape(r.body, ERROR);
     expect(r.body.message).toMatch(new RegExp(`Item ${order.items[0].id}.*10%`));
+  });
+
+  it('viewed share at its edge: exactly 10% of a 320-page book (32 pages) stays refundable, 33 pages do not', async () => {
+    const baltic = SEED_BOOKS.find((b) => b.num_pages === 320 && b.publisher === 'Northwind Academic')!;
+    const user = await newUser(c.partner, 'r3edge');
+    const order = await buy(c.partner, user, [baltic.pricing[0].id]);
+    const available = async () => (await c.partner.call('user.purchase', { params: { username: user, purchase_id: order.items[0].id }, payload: { refund_data: true } })).body.refund_available;
+    await sb.control.usage({ username: user, hashId: baltic.hash_id, viewed: 32 });
+    expect(await available()).toBe(true);
+    await sb.control.usage({ username: user, hashId: baltic.hash_id, viewed: 1 });
+    expect(await available()).toBe(false);
+    expect((await refund({ order_id: order.id })).status).toBe(403);
   });
 
   it('printing any page forbids the refund, and the request is all or nothing', async () => {
