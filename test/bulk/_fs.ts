@@ -44,3 +44,51 @@ export function fullDisk(path: string, limit: number): Fs {
     },
   };
 }
+
+/** What happened to a file through the seam: bytes written to it, or an fsync/fdatasync of it. */
+export interface FsEvent {
+  op: 'write' | 'sync';
+  path: string;
+  /** The text written (write). */
+  text?: string;
+}
+
+/** A handle that records its writes and syncs, in order, in `log`. */
+function recording(fh: SafeHandle, path: string, log: FsEvent[]): SafeHandle {
+  return {
+    fd: fh.fd,
+    write: async (buf: Uint8Array, off: number, len: number, pos: null) => {
+      const r = await fh.write(buf, off, len, pos);
+      log.push({ op: 'write', path, text: Buffer.from(buf.subarray(off, off + r.bytesWritten)).toString('utf8') });
+      return r;
+    },
+    datasync: async () => {
+      await fh.datasync();
+      log.push({ op: 'sync', path });
+    },
+    sync: async () => {
+      await fh.sync();
+      log.push({ op: 'sync', path });
+    },
+    truncate: (n?: number) => fh.truncate(n),
+    stat: () => fh.stat(),
+    chmod: (m: number) => fh.chmod(m),
+    readFile: (o: { encoding: 'utf8' }) => fh.readFile(o),
+    close: () => fh.close(),
+  };
+}
+
+/** nodeFs, recording every write and sync of every file opened through it (per path, in order). */
+export function recordingFs(): Fs & { log: FsEvent[] } {
+  const log: FsEvent[] = [];
+  return {
+    ...nodeFs,
+    log,
+    async createNew(p, opts) {
+      return recording(await nodeFs.createNew(p, opts), p, log);
+    },
+    async openExisting(p, how) {
+      return recording(await nodeFs.openExisting(p, how), p, log);
+    },
+  };
+}

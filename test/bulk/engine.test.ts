@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { run, stubEnv } from '../helpers/run.js';
 import { json, netError, StubRegistry, type StubRequest } from '../helpers/stub-http.js';
-import { digestOf } from '../../src/bulk/job/journal.js';
-import { fullDisk } from './_fs.js';
+import { digestOf, JOURNAL_SUFFIX } from '../../src/bulk/job/journal.js';
+import { fullDisk, recordingFs } from './_fs.js';
 
 const HASH = 'cee313141a0ce9a22774b32f87855d677d864cfb';
 const GENERATE = '/v1/codes/generate/';
@@ -50,6 +50,33 @@ describe('job engine, in-process', () => {
     expect(readdirSync(dir).sort()).toEqual(['c.csv']);
     expect(reg.sent(GENERATE)).toHaveLength(3);
     reg.verify();
+  });
+
+  it('durability order (the fs seam records writes and syncs): FILE is synced before each journal line is written, and each journal line is synced before more rows are written', async () => {
+    const reg = codesService();
+    const out = join(dir, 'order.csv');
+    const journal = out + JOURNAL_SUFFIX;
+    const fs = recordingFs();
+    const r = await run(gen(300, ['--out', out]), { env, http: reg, clock: instant, fs });
+    expect(r.code, r.stderr).toBe(0);
+    const dirty = new Set<string>();
+    const journalLines: string[] = [];
+    for (const e of fs.log) {
+      if (e.op === 'sync') {
+        dirty.delete(e.path);
+        continue;
+      }
+      if (e.path === journal) {
+        expect(dirty.has(out), `journal line written while rows of ${out} were not synced: ${e.text}`).toBe(false);
+        journalLines.push(e.text!);
+      }
+      if (e.path === out) expect(dirty.has(journal), 'rows written while the journal line before them was not synced').toBe(false);
+      dirty.add(e.path);
+    }
+    expect([...dirty]).toEqual([]);
+    // Three batches of 100: three journal lines, each naming where FILE ended after its rows.
+    expect(journalLines).toHaveLength(3);
+    expect(fs.log.filter((e) => e.op === 'write' && e.path === out).length).toBeGreaterThanOrEqual(4);
   });
 
   it('a full disk (ENOSPC through the fs seam): exit 1, only what was written counted, the rest rescued 0600; the printed command resumes exactly', async () => {
