@@ -96,7 +96,8 @@ export function bookCard(book: Rec, s: Style): string {
     '',
     s.bold('Status'),
     status,
-    ...(drmLine ? ['', `${s.bold('DRM')}  ${drmLine}`] : []),
+    // Wrapped under itself like every other value of the card (75 columns do not fit every terminal).
+    ...(drmLine ? ['', kv(s, [['DRM', drmLine]])] : []),
     '',
     s.bold('Digital pricing'),
     pricingGrid(s, pricing),
