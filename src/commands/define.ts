@@ -321,5 +321,5 @@ function append(value: string, previous: string[] = []): string[] {
 export const PAGING = options(
   option('--limit <n>', 'rows per page, a whole number (default: the service\'s, 50; with --all: 500, its maximum)'),
   option('--offset <n>', 'rows to skip, a whole number', { default: '0' }),
-  option('--all', 'fetch every page, from --offset on'),
+  option('--all', 'fetch every page, from --offset on; a row is listed once, and a page with no new row stops with an error naming it'),
 );

@@ -2,6 +2,7 @@
 // the one listing command shape they share: one page with an `N of M` hint, or `--all` streamed
 // page by page through the row writer so memory stays flat in the number of rows.
 import type { Context } from '../context.js';
+import { CliError, ExitCode } from '../errors.js';
 import { createRowWriter, emit, outputFormat, recOf, type Column, type RowWriter } from '../output/index.js';
 import { nonNegativeInt, positiveInt } from '../validate/index.js';
 import type { OptsOf, PAGING } from './define.js';
@@ -26,33 +27,64 @@ export interface PagesOptions {
   /** Stop after this many rows in total. */
   max?: number;
   signal?: AbortSignal;
+  /** What is listed (a plural noun), for errors: `books`. */
+  noun?: string;
 }
 
 /** Fetch one page; `results` defaults to `body.results`. */
 export type FetchPage = (offset: number, limit: number, signal?: AbortSignal) => Promise<unknown>;
 
+/** What identifies a row of a listing: its `id`, else its `hash_id`, else the row itself. */
+function rowKey(row: unknown): string {
+  const r = recOf(row);
+  if (typeof r.id === 'number' || typeof r.id === 'string') return `id:${r.id}`;
+  if (typeof r.hash_id === 'string') return `hash:${r.hash_id}`;
+  return `row:${JSON.stringify(row)}`;
+}
+
 /**
  * Yield pages until one is empty, the service's `count` is reached, or — when the service reports
  * no count — a page comes back shorter than asked. The next offset advances by the rows received,
  * so a service that caps the page size below `pageSize` is still read to the end.
+ *
+ * A listing always ends, and never yields a row twice: a row already yielded is dropped, and a
+ * page that brings no new row (a service that ignores `offset` answers the first page again, with
+ * any `count`) stops the listing with an error naming the page; what was yielded before stays.
  */
 export async function* pages(fetchPage: FetchPage, o: PagesOptions, resultsOf: (body: unknown) => unknown[] = resultsIn): AsyncGenerator<Page> {
   let offset = o.offset ?? 0;
   let seen = 0;
-  for (;;) {
+  const keys = new Set<string>();
+  for (let number = 1; ; number++) {
     if (o.signal?.aborted) throw o.signal.reason;
     const want = o.max !== undefined ? Math.min(o.pageSize, o.max - seen) : o.pageSize;
     if (want <= 0) return;
     const body = await fetchPage(offset, want, o.signal);
-    let results = resultsOf(body);
+    const received = resultsOf(body);
+    let results = received.filter((r) => {
+      const k = rowKey(r);
+      return keys.has(k) ? false : (keys.add(k), true);
+    });
+    if (received.length > 0 && results.length === 0) throw repeatedPage(number, offset, received.length, o.noun);
     if (o.max !== undefined && seen + results.length > o.max) results = results.slice(0, o.max - seen);
     const count = countIn(body);
     yield { results, count, offset, body };
     seen += results.length;
-    offset += results.length;
-    if (results.length === 0) return;
-    if (count !== undefined ? offset >= count : results.length < want) return;
+    offset += received.length;
+    if (received.length === 0) return;
+    if (count !== undefined ? offset >= count : received.length < want) return;
   }
+}
+
+/** The error of a page that brought no row not listed before. */
+function repeatedPage(number: number, offset: number, rows: number, noun = 'rows'): CliError {
+  return new CliError(
+    `Listing ${noun}: page ${number} (offset ${offset}) brought ${rows} row${rows === 1 ? '' : 's'}, all listed already: ` +
+      'the service does not page this listing by offset, so --all stops here rather than list the same rows again. ' +
+      'The rows above are every row it gave; ask the service\'s operator, or list with --limit and --offset.',
+    ExitCode.ERROR,
+    { page: number, offset, rows },
+  );
 }
 
 /** The rows of a listing's page: its `results` array. */
@@ -121,7 +153,7 @@ export async function runListing(ctx: Context, o: ListingInput, spec: ListingSpe
   let total = 0;
   let count: number | undefined;
   try {
-    for await (const page of pages(spec.fetch, { offset: o.offset, pageSize: o.limit ?? ALL_PAGE_SIZE, signal: ctx.signal })) {
+    for await (const page of pages(spec.fetch, { offset: o.offset, pageSize: o.limit ?? ALL_PAGE_SIZE, signal: ctx.signal, noun: spec.noun })) {
       writer ??= createRowWriter(ctx, { columns: spec.columns, envelope: recOf(page.body) });
       count = page.count ?? count;
       for (const r of page.results) writer.write(r);

@@ -41,14 +41,14 @@ const QUERY_SEGMENT = /^(\/(?:[^/]+\/)*)([^/=&]+=[^/]*)\/?$/;
  * With `method` GET, a path that matches nothing as it stands may end in its query: the Ruby
  * reference client's builder joins a GET's params to the path with no `?`, so its book index
  * asks for `/v1/book/index/limit=500&offset=0/`. That last segment is then the query of an
- * endpoint that takes GET and reads its fields from a query.
+ * endpoint that takes GET with fields (a GET reads its fields from its query).
  */
 export function matchRoute(pathname: string, method?: string): RouteMatch | undefined {
   const direct = matchPath(pathname);
   if (direct || method !== 'GET') return direct;
   const m = QUERY_SEGMENT.exec(pathname);
   const under = m ? matchPath(m[1]) : undefined;
-  if (!under || under.ep.payloadIn !== 'query' || !under.ep.methods.includes('GET')) return undefined;
+  if (!under || under.ep.fields.length === 0 || !under.ep.methods.includes('GET')) return undefined;
   return { ...under, query: new URLSearchParams(m![2]) };
 }
 

@@ -192,9 +192,11 @@ export const ENDPOINTS: Endpoint[] = [
     response: ok({ count: INT, results: list(ref('Book')) }),
   },
   {
-    name: 'book.index', token: true, methods: ['GET', 'POST'], clientMethod: 'GET', path: '/v1/book/index/', scope: 'book_metadata',
+    // The client pages with the POST form: the interface (4.2) gives limit and offset to it, and
+    // says the GET form "takes none" (a deployment may ignore a GET's query).
+    name: 'book.index', token: true, methods: ['GET', 'POST'], clientMethod: 'POST', path: '/v1/book/index/', scope: 'book_metadata',
     auth: 'partner', host: 'api', summary: 'Books controlled by the calling account', fields: [OFFSET, LIMIT],
-    payloadIn: 'query', idempotent: true,
+    payloadIn: 'body', idempotent: true,
     response: ok({ count: INT, limit: INT, offset: INT, results: list(ref('Book')) }),
   },
   {

@@ -169,12 +169,14 @@ describe('book list', () => {
     expect(table.stderr).toContain(`${partnerBooks.length} books.`);
   });
 
-  it('--all without --limit asks for pages of 500, the service\'s maximum', async () => {
+  it('--all without --limit asks for pages of 500, the service\'s maximum, with the POST form (interface 4.2: the GET form takes no limit)', async () => {
     const r = await cli(['book', 'list', '--all', '--debug', '-o', 'ndjson']);
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split('\n')).toHaveLength(partnerBooks.length);
-    const asked = [...r.stderr.matchAll(/→ GET \S+\/v1\/book\/index\/\?(\S+)/g)].map((m) => new URLSearchParams(m[1]).get('limit'));
-    expect(asked).toEqual(['500']);
+    expect(r.stderr).not.toMatch(/→ GET \S+\/v1\/book\/index\//);
+    expect(r.stderr).toMatch(/→ POST \S+\/v1\/book\/index\/\n/);
+    const asked = [...r.stderr.matchAll(/ {2}request=(\{.*\})/g)].map((m) => JSON.parse(m[1]));
+    expect(asked).toEqual([{ offset: 0, limit: 500 }]);
   });
 
   it('--all stops at the end even when asked for more than there is', async () => {
