@@ -1,6 +1,6 @@
 // What a command may use. Commands never touch process.* or console directly.
 import type { Writable, Readable } from 'node:stream';
-import { formatNotice } from './output/text.js';
+import { colorWanted, formatNotice } from './output/text.js';
 import type { ApiClient } from './api/client.js';
 import type { HttpHandler } from './api/handler.js';
 import type { ResolvedConfig } from './config/resolve.js';
@@ -128,10 +128,11 @@ export function createContext(
     defer: (fn) => void cleanups.push(fn),
     trapInterrupt: seams.trap ?? (() => {}),
     // Notices wrap at word boundaries on a terminal; data in them never drives it (output/text.ts).
+    // Colour codes stay only when stderr gets colour, and only bookdist's own (issue 28).
     info: (m) => {
-      if (!globals.quiet) io.stderr.write(formatNotice(m, io.stderr));
+      if (!globals.quiet) io.stderr.write(formatNotice(m, io.stderr, '', colorWanted(globals.color, io.env, io.stderr.isTTY)));
     },
-    warn: (m) => io.stderr.write(formatNotice(m, io.stderr, 'warning: ')),
+    warn: (m) => io.stderr.write(formatNotice(m, io.stderr, 'warning: ', colorWanted(globals.color, io.env, io.stderr.isTTY))),
     config: () =>
       (configP ??= import('./config/resolve.js').then((m) =>
         m.loadConfig(io.env, { profile: globals.profile, baseUrl: globals.baseUrl, caFile: globals.caFile }),

@@ -4,7 +4,7 @@
 // Nothing under --quiet or BOOKDIST_NO_PROGRESS. The rate counts this run only (not what a resumed
 // job did earlier).
 import type { Context } from '../context.js';
-import { asciiOnly, formatNotice } from '../output/text.js';
+import { asciiOnly, colorWanted, formatNotice } from '../output/text.js';
 import { formatDuration } from '../util/duration.js';
 
 export interface Progress {
@@ -109,7 +109,7 @@ export function createProgress(ctx: Context, opts: ProgressOptions): Progress {
       if (ctx.globals.quiet && !always) return;
       clear();
       // As every notice: control characters escaped, wrapped at words to the terminal (issue 17).
-      err.write(formatNotice(line, err));
+      err.write(formatNotice(line, err, '', colorWanted(ctx.globals.color, ctx.io.env, err.isTTY)));
       draw(true);
     },
     stop() {

@@ -18,7 +18,7 @@ import {
   unmatchedFields,
 } from './format.js';
 import { renderTable, labelled } from './table.js';
-import { asciiOnly, escapeControls, escapeDeep, loadTextFor } from './text.js';
+import { asciiOnly, colorWanted, escapeControls, escapeDeep, loadTextFor } from './text.js';
 
 export type { OutputSpec } from './model.js';
 
@@ -91,13 +91,7 @@ export function humanOutput(ctx: Context): boolean {
 }
 
 export function useColor(ctx: Context, stream: 'stdout' | 'stderr' = 'stdout'): boolean {
-  const c = ctx.globals.color;
-  if (c === 'always') return true;
-  if (c === 'never') return false;
-  if (ctx.io.env.NO_COLOR !== undefined && ctx.io.env.NO_COLOR !== '') return false;
-  if (ctx.io.env.TERM === 'dumb') return false;
-  if (ctx.io.env.FORCE_COLOR) return true;
-  return Boolean(ctx.io[stream].isTTY);
+  return colorWanted(ctx.globals.color, ctx.io.env, ctx.io[stream].isTTY);
 }
 
 export function style(ctx: Context, stream: 'stdout' | 'stderr' = 'stdout'): Style {
@@ -219,7 +213,7 @@ export async function emit(ctx: Context, body: unknown, view: View = {}): Promis
   checkFields(ctx, records);
   if (missing && !ctx.globals.query && (fmt === 'table' || fmt === 'csv' || fmt === 'tsv')) {
     const m = messageIn(body);
-    ctx.info(typeof m === 'string' && m ? m : `The answer has no ${spec.record ?? 'record'}; --json shows it.`);
+    ctx.info(typeof m === 'string' && m ? escapeControls(m) : `The answer has no ${spec.record ?? 'record'}; --json shows it.`);
     return;
   }
   if (ctx.globals.query) {

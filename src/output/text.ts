@@ -105,17 +105,43 @@ export function escapeControls(s: string): string {
   return CONTROL_TEST.test(s) ? s.replace(CONTROL, escapeOne) : s;
 }
 
+/** escapeControls, with line breaks kept when `keepLines`. */
+function escapeLines(s: string, keepLines: boolean): string {
+  return keepLines ? s.split('\n').map(escapeControls).join('\n') : escapeControls(s);
+}
+
 /**
- * Like escapeControls, but the colour codes this tree writes (SGR: `ESC [ digits m`) stay: for
- * text that we styled around data already escaped. Line breaks stay too when `keepLines`.
+ * The colour codes this tree writes (output/index.ts style(): bold, dim, normal intensity, red,
+ * green, yellow, cyan, default colour). Any other SGR (hidden text `ESC[8m`, blink, 256 colours...)
+ * never comes from bookdist.
+ */
+// eslint-disable-next-line no-control-regex
+const OWN_SGR = /(\x1b\[(?:1|2|22|31|32|33|36|39)m)/;
+
+/**
+ * Like escapeControls, but the colour codes this tree writes stay: for text that we styled around
+ * data already escaped. Every other control sequence is escaped, SGR included. Line breaks stay
+ * too when `keepLines`.
  */
 export function escapeKeepingStyle(s: string, keepLines = false): string {
   if (!CONTROL_TEST.test(s)) return s;
-  // eslint-disable-next-line no-control-regex
   return s
-    .split(/(\x1b\[[0-9;]*m)/)
-    .map((part, i) => (i % 2 ? part : keepLines ? part.split('\n').map(escapeControls).join('\n') : escapeControls(part)))
+    .split(OWN_SGR)
+    .map((part, i) => (i % 2 ? part : escapeLines(part, keepLines)))
     .join('');
+}
+
+/**
+ * Does a stream get colour? `--color always|never`; else none with NO_COLOR (non-empty) or
+ * TERM=dumb, colour with FORCE_COLOR, else colour on a terminal.
+ */
+export function colorWanted(color: 'auto' | 'always' | 'never', env: Record<string, string | undefined>, isTTY: boolean | undefined): boolean {
+  if (color === 'always') return true;
+  if (color === 'never') return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.TERM === 'dumb') return false;
+  if (env.FORCE_COLOR) return true;
+  return Boolean(isTTY);
 }
 
 /** Every string in a JSON-like value escaped (for tables and cards; JSON output keeps data as it is). */
@@ -222,22 +248,26 @@ export function padToWidth(s: string, width: number): string {
 
 /**
  * A notice or warning as stderr shows it: control characters escaped (line breaks stay), and
- * on a terminal each line wrapped at spaces to its width (a long word breaks, never cut).
+ * on a terminal each line wrapped at spaces to its width (a long word breaks, never cut). Colour
+ * codes stay only when `styled` (stderr gets colour) and only bookdist's own; service text in a
+ * notice never drives the terminal, whatever the colour setting (issue 28).
  */
-export function formatNotice(message: string, stream: { isTTY?: boolean; columns?: number }, prefix = ''): string {
-  const text = escapeKeepingStyle(prefix + message.replace(/\n$/, ''), true);
+export function formatNotice(message: string, stream: { isTTY?: boolean; columns?: number }, prefix = '', styled = false): string {
+  const raw = prefix + message.replace(/\n$/, '');
+  const text = styled ? escapeKeepingStyle(raw, true) : escapeLines(raw, true);
   const width = stream.isTTY && stream.columns && stream.columns >= 20 ? stream.columns : 0;
   const lines = width ? text.split('\n').flatMap((l) => (textWidth(l) <= width ? [l] : wrapToWidth(l.replace(SGR, ''), width))) : [text];
   return lines.join('\n') + '\n';
 }
 
 /**
- * An error message as stderr shows it: control characters escaped (line breaks stay; service
- * text and echoed arguments never drive the terminal), and any one word longer than `max`
- * characters (a 100 KB argument echoed back) shortened to its start and its length.
+ * An error message as stderr shows it: every control character escaped, colour codes included
+ * (line breaks stay; service text and echoed arguments never drive the terminal, and an error is
+ * never styled), and any one word longer than `max` characters (a 100 KB argument echoed back)
+ * shortened to its start and its length.
  */
 export function errorText(message: string): string {
-  return escapeKeepingStyle(clipLongWords(message), true);
+  return escapeLines(clipLongWords(message), true);
 }
 
 /** Any one word longer than 200 characters shortened to its start and its length. */

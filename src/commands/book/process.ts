@@ -142,7 +142,7 @@ class ProcessJob {
     const st = style(this.ctx, 'stderr');
     const bad = r.state === 'failed' || r.state === 'timed_out';
     const colour = bad ? st.red : r.state === 'processed' || r.state === 'already_processed' ? st.green : (x: string) => x;
-    const line = `${r.hash_id}  ${colour(LABEL[r.state])}${r.message && r.state !== 'processed' ? `  ${r.message}` : ''}`;
+    const line = `${escapeControls(r.hash_id)}  ${colour(LABEL[r.state])}${r.message && r.state !== 'processed' ? `  ${escapeControls(r.message)}` : ''}`;
     if (bad) this.ctx.warn(line);
     else this.ctx.info(line);
   }
