@@ -25,6 +25,8 @@ export interface GlobalOptions {
   timeout: number;
   /** --timeout was given on the command line (book process --wait reads it as the wait limit). */
   timeoutExplicit?: boolean;
+  /** --timeout as the user wrote it (`12s`), for commands that repeat the run. */
+  timeoutText?: string;
   retries: number;
   debug: boolean;
   quiet: boolean;

@@ -83,7 +83,8 @@ export function globalArgv(ctx: Context, command: string, confirms: boolean): st
   if (g.profile !== undefined && !has('--profile')) a.push('--profile', shellQuote(g.profile));
   if (g.baseUrl !== undefined && !has('--base-url')) a.push('--base-url', shellQuote(g.baseUrl));
   if (g.caFile !== undefined && !has('--ca-file')) a.push('--ca-file', shellQuote(g.caFile));
-  if (g.timeoutExplicit && !has('--timeout')) a.push('--timeout', `${g.timeout}ms`);
+  // As the user wrote it (`12s`, not `12000ms`).
+  if (g.timeoutExplicit && !has('--timeout')) a.push('--timeout', shellQuote(g.timeoutText ?? `${g.timeout}ms`));
   if (g.retries !== 3 && !has('--retries')) a.push('--retries', String(g.retries));
   if (g.output !== undefined && !has('-o') && !has('--output')) a.push('-o', g.output);
   else if (g.json && !has('--json') && !has('-o')) a.push('--json');

@@ -2,7 +2,9 @@
 // is a terminal; off a terminal (a CI log) one plain line at most once a minute, the first after a
 // minute, so that a short job's log holds only its summary and a long one shows it is alive.
 // Nothing under --quiet or BOOKDIST_NO_PROGRESS. The rate counts this run only (not what a resumed
-// job did earlier).
+// job did earlier). While the bar is drawn it owns the terminal's last line: anything else written
+// to the terminal (stderr, or stdout when it is a terminal too) clears it first, and the bar is
+// drawn again below once that text ends its line, so a result never shares a line with the bar.
 import type { Context } from '../context.js';
 import { asciiOnly, colorWanted, formatNotice } from '../output/text.js';
 import { formatDuration } from '../util/duration.js';
@@ -47,6 +49,8 @@ function logLinesEnabled(ctx: Context): boolean {
 export function createProgress(ctx: Context, opts: ProgressOptions): Progress {
   const err = ctx.io.stderr;
   const enabled = progressEnabled(ctx);
+  // The bar's own writes bypass the guard below.
+  const put = err.write.bind(err) as (s: string) => boolean;
   const logLines = logLinesEnabled(ctx);
   const logEvery = opts.logIntervalMs ?? 60_000;
   let initial = opts.initial ?? 0;
@@ -73,20 +77,23 @@ export function createProgress(ctx: Context, opts: ProgressOptions): Progress {
     return `${opts.label ? opts.label + ' ' : ''}${bar}${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')}${unit}  ${Math.round(rate).toLocaleString('en-US')}/s  ETA ${eta}`;
   };
   // A timer, not the updates: a job waiting on a slow service still says it is alive.
-  const ticker = logLines ? setInterval(() => err.write(render(false) + '\n'), logEvery) : undefined;
+  const ticker = logLines ? setInterval(() => put(render(false) + '\n'), logEvery) : undefined;
   ticker?.unref();
+  /** Another writer left its line open (no newline yet): the bar waits until it ends. */
+  let lineOpen = false;
   const draw = (force = false) => {
-    if (!enabled || stopped) return;
+    if (!enabled || stopped || lineOpen) return;
     const now = Date.now();
     if (!force && now - lastDraw < interval) return;
     lastDraw = now;
-    err.write('\r\x1b[2K' + render());
+    put('\r\x1b[2K' + render());
     drawn = true;
   };
   const clear = () => {
-    if (drawn) err.write('\r\x1b[2K');
+    if (drawn) put('\r\x1b[2K');
     drawn = false;
   };
+  const unguard = enabled ? [guard(err, clear, (ended) => ((lineOpen = !ended), draw(true))), ...(ctx.io.stdout?.isTTY ? [guard(ctx.io.stdout, clear, (ended) => ((lineOpen = !ended), draw(true)))] : [])] : [];
   draw(true);
   return {
     tick(n = 1) {
@@ -109,7 +116,7 @@ export function createProgress(ctx: Context, opts: ProgressOptions): Progress {
       if (ctx.globals.quiet && !always) return;
       clear();
       // As every notice: control characters escaped, wrapped at words to the terminal (issue 17).
-      err.write(formatNotice(line, err, '', colorWanted(ctx.globals.color, ctx.io.env, err.isTTY)));
+      put(formatNotice(line, err, '', colorWanted(ctx.globals.color, ctx.io.env, err.isTTY)));
       draw(true);
     },
     stop() {
@@ -117,8 +124,32 @@ export function createProgress(ctx: Context, opts: ProgressOptions): Progress {
       if (stopped) return;
       draw(true);
       stopped = true;
-      if (drawn) err.write('\n');
+      if (drawn) put('\n');
       drawn = false;
+      for (const u of unguard.splice(0)) u();
     },
+  };
+}
+
+type Stream = Context['io']['stderr'];
+
+/**
+ * Until the returned function is called, every write to `stream` first calls `before` (the bar is
+ * cleared), then `after` with whether the text ended its line (the bar is drawn again below it).
+ */
+function guard(stream: Stream, before: () => void, after: (ended: boolean) => void): () => void {
+  const own = Object.getOwnPropertyDescriptor(stream, 'write');
+  const write = stream.write;
+  stream.write = function (this: Stream, chunk: unknown, ...rest: unknown[]) {
+    const text = typeof chunk === 'string' ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : '';
+    if (!text) return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+    before();
+    const ok = (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+    after(text.endsWith('\n'));
+    return ok;
+  } as Stream['write'];
+  return () => {
+    if (own) Object.defineProperty(stream, 'write', own);
+    else delete (stream as { write?: unknown }).write;
   };
 }

@@ -120,6 +120,7 @@ function globalsFrom(command: Command): GlobalOptions {
     color: o.color === false ? 'never' : (o.color ?? 'auto'),
     timeout,
     timeoutExplicit: root.getOptionValueSource('timeout') === 'cli',
+    timeoutText: root.getOptionValueSource('timeout') === 'cli' ? String(o.timeout) : undefined,
     retries,
     debug: Boolean(o.debug),
     quiet: Boolean(o.quiet),

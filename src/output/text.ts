@@ -256,7 +256,10 @@ export function formatNotice(message: string, stream: { isTTY?: boolean; columns
   const raw = prefix + message.replace(/\n$/, '');
   const text = styled ? escapeKeepingStyle(raw, true) : escapeLines(raw, true);
   const width = stream.isTTY && stream.columns && stream.columns >= 20 ? stream.columns : 0;
-  const lines = width ? text.split('\n').flatMap((l) => (textWidth(l) <= width ? [l] : wrapToWidth(l.replace(SGR, ''), width))) : [text];
+  // An indented line is a command to copy: it wraps with a shell continuation (` \\`), so that
+  // what is pasted still runs as one command.
+  const wrap = (l: string) => (/^ {2}\S/.test(l) && width > 30 ? wrapToWidth(l.replace(SGR, '').trim(), width - 6, width - 4).map((x, i, all) => (i ? '    ' : '  ') + x + (i < all.length - 1 ? ' \\' : '')) : wrapToWidth(l.replace(SGR, ''), width));
+  const lines = width ? text.split('\n').flatMap((l) => (textWidth(l) <= width ? [l] : wrap(l))) : [text];
   return lines.join('\n') + '\n';
 }
 
@@ -273,4 +276,9 @@ export function errorText(message: string): string {
 /** Any one word longer than 200 characters shortened to its start and its length. */
 export function clipLongWords(message: string): string {
   return message.replace(/\S{201,}/g, (w) => `${w.slice(0, 200)}… (${w.length} characters)`);
+}
+
+/** `1 book`, `3 books` (`words` when the plural is not `word` + s). */
+export function plural(n: number, word: string, words = `${word}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? word : words}`;
 }

@@ -368,7 +368,7 @@ describe('retry hints run as printed', () => {
     const r = await run(['book', 'process', ...books, '--urgent', '--concurrency', '2', '--retries', '0', '--timeout', '20s'], { env, http: reg, clock: instant });
     expect(r.code, r.stderr).toBe(6);
     const hint = /To retry what failed, run:\n {2}(.*)\n/.exec(r.stderr)?.[1];
-    expect(hint).toBe(`bookdist book process --urgent --concurrency 2 ${hash(0)} ${hash(1)} --timeout 20000ms --retries 0`);
+    expect(hint).toBe(`bookdist book process --urgent --concurrency 2 ${hash(0)} ${hash(1)} --timeout 20s --retries 0`);
     const again = await run(hint!.split(' ').slice(1), { env, http: processService(0), clock: instant });
     expect(again.code, again.stderr).toBe(0);
   });
@@ -385,6 +385,6 @@ describe('retry hints run as printed', () => {
     const args = m![1].replace(" <<'EOF'", '').split(' ').slice(1);
     const again = await run(args, { env, http: processService(0), clock: instant, input: m![2] + '\n' });
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/12 book\(s\): 12 queued/);
+    expect(again.stderr).toMatch(/12 books: 12 queued/);
   });
 });

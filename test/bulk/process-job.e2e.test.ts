@@ -60,7 +60,7 @@ describe('book process --from-file on the job engine', () => {
     first.child.kill('SIGINT');
     const res = await first.exited;
     expect(res.code, res.stderr).toBe(130);
-    expect(res.stderr).toMatch(/interrupted: 1 book\(s\): 1 queued, 0 already processed, 0 processed, 0 failed, 0 timed out → \S+held\.ndjson\. To continue, run:\n {2}bookdist book process --from-file - --wait --interval 100ms --results \S+held\.ndjson --resume\n/);
+    expect(res.stderr).toMatch(/interrupted: 1 book: 1 already queued → \S+held\.ndjson\. To continue, run:\n {2}bookdist book process --from-file - --wait --interval 100ms --results \S+held\.ndjson --resume\n/);
     expect(res.stderr).not.toMatch(/^Interrupted\.$/m);
     // Nothing final yet: the file holds no row, the journal holds the book to wait for.
     expect(readFileSync(results, 'utf8')).toBe('');
@@ -82,7 +82,7 @@ describe('book process --from-file on the job engine', () => {
     run.child.kill(sig);
     const res = await run.exited;
     expect(res.code, res.stderr).toBe(130);
-    expect(res.stderr).toMatch(/interrupted: \d+ book\(s\): \d+ queued/);
+    expect(res.stderr).toMatch(/interrupted: \d+ books: \d+ queued/);
     const resume = /To continue, run:\n {2}(.*)\n/.exec(res.stderr)?.[1];
     expect(resume).toBe(`bookdist book process --from-file ${list} --force --results ${results} --concurrency 2 --yes --resume`);
     const firstRun = ndjson(results).length;
@@ -91,7 +91,7 @@ describe('book process --from-file on the job engine', () => {
 
     const r = await cli([...args, '--resume']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(new RegExp(`book process: ${BOOKS.length} book\\(s\\): ${BOOKS.length - firstRun} queued, .*${firstRun} done in an earlier run`));
+    expect(r.stderr).toMatch(new RegExp(`book process: ${BOOKS.length} books: ${BOOKS.length - firstRun} queued, ${firstRun} done in an earlier run`));
     const rows = ndjson(results);
     expect(rows.map((x) => x.hash_id).sort()).toEqual([...BOOKS].sort());
     expect(rows.every((x) => x.state === 'queued')).toBe(true);
@@ -114,7 +114,7 @@ describe('book process --from-file on the job engine', () => {
     run.child.kill('SIGINT');
     const res = await run.exited;
     expect(res.code, res.stderr).toBe(130);
-    expect(res.stderr).toMatch(/interrupted: 4 book\(s\): 4 queued.*--resume\n/s);
+    expect(res.stderr).toMatch(/interrupted: 4 books: 4 queued.*--resume\n/s);
     expect(ndjson(results).length).toBeLessThan(4);
 
     const r = await cli([...args, '--resume']);

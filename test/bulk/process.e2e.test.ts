@@ -19,7 +19,9 @@ describe('book process', () => {
     });
     expect(r.code, r.stderr).toBe(6);
     const out = JSON.parse(r.stdout);
-    expect(out.summary).toEqual({ total: 4, queued: 2, already_processed: 1, processed: 2, failed: 1, timed_out: 0, not_started: 0 });
+    // One outcome per book: the counts add up to the books.
+    expect(out.summary).toEqual({ total: 4, queued: 0, already_queued: 0, processed: 2, already_processed: 1, failed: 1, held: 0, timed_out: 0, not_started: 0 });
+    expect(r.stderr).toMatch(/book process: 4 books: 2 processed, 1 already processed, 1 failed in /);
     const by = Object.fromEntries(out.books.map((b: any) => [b.hash_id, b]));
     expect(by[books[0]].state).toBe('processed');
     expect(by[books[0]].processed_date).toMatch(/^\d{4}-/);
@@ -42,12 +44,17 @@ describe('book process', () => {
     expect(JSON.parse(get.stdout).book.status).toMatchObject({ is_processed: true, is_queued: false });
   });
 
-  it('a book that stays queued times out at the explicit --timeout: exit 6, state timed_out', async () => {
+  it('a held book that stays queued ends held at the explicit --timeout: exit 6; no retry of it, the --force --yes command instead', async () => {
     const r = await cli(['book', 'process', WELL_KNOWN.queued.hash_id, SEED_BOOKS[1].hash_id, '--wait', '--interval', '100ms', '--timeout', '1s', '--json', '--retries', '6']);
     expect(r.code, r.stderr).toBe(6);
     const out = JSON.parse(r.stdout);
-    expect(out.summary.timed_out).toBe(1);
-    expect(out.books[0]).toMatchObject({ hash_id: WELL_KNOWN.queued.hash_id, state: 'timed_out' });
+    expect(out.summary).toMatchObject({ total: 2, held: 1, timed_out: 0 });
+    expect(out.books[0]).toMatchObject({ hash_id: WELL_KNOWN.queued.hash_id, state: 'held' });
+    expect(r.stderr).toMatch(/book process: 2 books: 1 already processed, 1 held in /);
+    // Waiting again would not help: no retry command; the way to release it is said instead.
+    expect(r.stderr).not.toMatch(/To retry what failed/);
+    expect(r.stderr).toMatch(/held in the service's queue .*waiting again will not process it.*\n {2}bookdist book process --wait --force --yes /s);
+    expect(r.stderr).toContain(WELL_KNOWN.queued.hash_id);
   });
 
   it('one book alone exits as the service said: 3 not found, 4 not authorized', async () => {

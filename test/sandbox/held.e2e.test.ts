@@ -39,7 +39,12 @@ describe('the held book', () => {
     const r = await runCli(['book', 'process', HELD, '--wait', '--interval', '1s', '--timeout', '3s'], { env, timeoutMs: 60_000 });
     expect(r.code).toBe(6);
     expect(r.stderr).toContain(`${HELD}  held: ${HELD_REASON}; --wait keeps waiting for it until --timeout`);
-    expect(r.stderr).toMatch(new RegExp(`still queued after \\S+ \\(${HELD_REASON.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)`));
+    expect(r.stderr).toMatch(new RegExp(`${HELD}  held  still queued after \\S+: `));
+    expect(r.stderr).toContain(`s: ${HELD_REASON}`);
+    // A retry would wait again in vain: the summary counts it held, and the way out is said.
+    expect(r.stderr).toMatch(/book process: 1 book: 1 held in /);
+    expect(r.stderr).toContain(`bookdist book process --wait --force --yes ${HELD}`);
+    expect(r.stderr).not.toMatch(/To retry what failed/);
     // Released with force, it is processed like any other.
     const forced = await runCli(['book', 'process', HELD, '--force', '--yes', '--wait', '--interval', '1s'], { env, timeoutMs: 60_000 });
     expect(forced.code).toBe(0);

@@ -9,7 +9,7 @@ import type { processBooks } from './process.cmd.js';
 import { ExitCode, usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
 import { checkDuration, formatDuration } from '../../util/duration.js';
-import { escapeControls, wrapToWidth } from '../../output/text.js';
+import { escapeControls, plural, wrapToWidth } from '../../output/text.js';
 import { readList } from '../../bulk/lines.js';
 import { inputFingerprint } from '../../bulk/rows.js';
 import { chunks, eachItem, failedRow, runJob, type ItemOutcome, type JobSpec, type JobTools, type PendingItem, type SettleTools } from '../../bulk/engine.js';
@@ -35,7 +35,10 @@ export interface Options {
   argv: string[];
 }
 
-type State = 'queued' | 'already_queued' | 'already_processed' | 'processed' | 'failed' | 'timed_out';
+/** A book's outcome: each book ends in exactly one (the summary's counts add up to the books). */
+type State = 'queued' | 'already_queued' | 'already_processed' | 'processed' | 'failed' | 'held' | 'timed_out';
+/** The outcomes in the order the summary names them. */
+const STATES: readonly State[] = ['queued', 'already_queued', 'processed', 'already_processed', 'failed', 'held', 'timed_out'];
 interface Book {
   hash_id: string;
   line?: number;
@@ -61,8 +64,11 @@ const LABEL: Record<State, string> = {
   already_processed: 'already processed',
   processed: 'processed',
   failed: 'failed',
+  held: 'held',
   timed_out: 'timed out',
 };
+
+const bad = (s: State) => s === 'failed' || s === 'held' || s === 'timed_out';
 
 export function parse({ args, opts }: VerbInput<typeof processBooks>): Options {
   const hashIds = args.hash_id.map((a) => v.hashId(a, '<hash_id>'));
@@ -94,12 +100,16 @@ export async function run(o: Options, ctx: Context): Promise<number> {
   const input = o.file === undefined ? undefined : await inputFingerprint(o.file, ctx, '--from-file');
   // A file is checked whole before the first request (a bad line is exit 2 with nothing sent): one
   // streamed pass, nothing held. Stdin can be read once only: its lines are checked as they come.
-  if (input !== undefined && input !== '-') for await (const l of readList(o.file!, ctx, '--from-file')) v.hashId(l.value, `--from-file line ${l.line}:`);
+  // The books of the arguments and of a file are known before the first request: the progress line
+  // shows their total (stdin's only once read).
+  const known = new Set(o.hashIds);
+  if (input !== undefined && input !== '-') for await (const l of readList(o.file!, ctx, '--from-file')) known.add(v.hashId(l.value, `--from-file line ${l.line}:`));
   const job = new ProcessJob(o, ctx, Date.now() + waitLimit);
   const spec: JobSpec<Book, Row> = {
     verb: 'book process',
     columns: o.wait ? ['hash_id', 'state', 'message', 'title', 'processed_date'] : ['hash_id', 'state', 'message'],
     unit: 'books',
+    total: input === '-' ? undefined : known.size,
     source: () => chunks(job.books(), BOOKS_PER_BATCH),
     process: (batch, tools) => eachItem(batch.items, (b) => job.queue(b, tools), tools),
     settle: (pending, tools) => job.settle(pending, tools),
@@ -116,7 +126,9 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     exitCode: (code, failures) => (job.total === 1 && failures.length ? failures[0].exitCode : code),
     dryRunNote: '(dry run: one request per book; the first is shown, nothing is sent)',
   };
-  return runJob(spec, ctx);
+  const code = await runJob(spec, ctx);
+  job.adviseHeld();
+  return code;
 }
 
 /** What a run of `book process` saw (books read, queued, failed) and how it queues and waits. */
@@ -132,19 +144,41 @@ class ProcessJob {
   private readonly held = new Map<string, string>();
   private readonly started = Date.now();
 
+  /** Results are lines on the terminal's stdout as they come (stdoutOf): stderr does not repeat them. */
+  readonly onTerminal: boolean;
+  /** Books held when the wait ended, and why. */
+  private readonly stillHeld: string[] = [];
+
   constructor(
     private readonly o: Options,
     private readonly ctx: Context,
     private readonly deadline: number,
-  ) {}
+  ) {
+    this.onTerminal = resultLines(ctx);
+  }
 
   say(r: Row): void {
+    if (this.onTerminal) return;
     const st = style(this.ctx, 'stderr');
-    const bad = r.state === 'failed' || r.state === 'timed_out';
-    const colour = bad ? st.red : r.state === 'processed' || r.state === 'already_processed' ? st.green : (x: string) => x;
+    const colour = bad(r.state) ? st.red : r.state === 'processed' || r.state === 'already_processed' ? st.green : (x: string) => x;
     const line = `${escapeControls(r.hash_id)}  ${colour(LABEL[r.state])}${r.message && r.state !== 'processed' ? `  ${escapeControls(r.message)}` : ''}`;
-    if (bad) this.ctx.warn(line);
+    if (bad(r.state)) this.ctx.warn(line);
     else this.ctx.info(line);
+  }
+
+  /**
+   * After the summary: a held book stays held however long a retry waits; what releases it is a
+   * forced run (which deletes its annotations), so that is what is said, with the command.
+   */
+  adviseHeld(): void {
+    if (!this.stillHeld.length) return;
+    const books = this.stillHeld;
+    const one = books.length === 1;
+    const reasons = [...new Set(books.map((h) => this.held.get(h)))].join('; ');
+    this.ctx.warn(
+      `${one ? 'This book is' : `These ${books.length} books are`} held in the service's queue (${reasons}): waiting again will not process ${one ? 'it' : 'them'}. ` +
+        `To process ${one ? 'it' : 'them'} anyway (forced processing deletes a processed book's annotations), run:\n  bookdist book process --wait --force --yes ${books.length <= 10 ? books.join(' ') : `--from-file - <<'EOF'\n${books.join('\n')}\nEOF`}`,
+    );
   }
 
   row(b: Book, state: State, message: string, extra: Partial<Row> = {}): Row {
@@ -154,7 +188,8 @@ class ProcessJob {
   /** A failed book: said, and remembered for the retry hint when a retry may succeed. */
   private failed(b: Book, f: Failure, row: Row): void {
     this.say(row);
-    if (f.kind === 'unavailable' || row.state === 'timed_out') this.retryable.push(b.hash_id);
+    if (row.state === 'held') this.stillHeld.push(b.hash_id);
+    else if (f.kind === 'unavailable' || row.state === 'timed_out') this.retryable.push(b.hash_id);
     else this.refused++;
   }
 
@@ -197,7 +232,7 @@ class ProcessJob {
   private noteHeld(hash: string, reason: string): void {
     if (this.held.has(hash)) return;
     this.held.set(hash, reason);
-    this.ctx.warn(`${hash}  held: ${reason}; --wait keeps waiting for it until --timeout`);
+    this.ctx.info(`${hash}  held: ${reason}; --wait keeps waiting for it until --timeout`);
   }
 
   /** One poll: the books of `chunk` that are processed now (or failed to be looked at), as results. */
@@ -268,45 +303,60 @@ class ProcessJob {
         const r = await this.poll(chunk, job);
         if (r.unavailable) unavailable = r.unavailable;
         await job.commit(r.results);
+        for (const x of r.results) this.settled.add(x.row.hash_id);
         for (const x of r.results) done.add(x.of);
       };
       await runPool(polls, poll, { concurrency: o.concurrency });
       waiting = waiting.filter((p) => !done.has(p));
     }
     if (ctx.signal.aborted || !waiting.length) return;
-    await job.commit(waiting.map((p) => this.timedOut(p, unavailable)));
+    const ended = waiting.map((p) => this.timedOut(p, unavailable));
+    await job.commit(ended);
+    for (const x of ended) this.settled.add(x.row.hash_id);
   }
 
   /** The wait is over: what is still queued timed out (or the service stayed unavailable). */
   private timedOut(p: PendingItem<Book>, unavailable: Failure | undefined) {
     const waited = formatDuration(Date.now() - this.started);
-    const r = unavailable ? this.row(p.item, 'failed', `service unavailable while waiting: ${unavailable.message}`) : this.row(p.item, 'timed_out', `still queued after ${waited}${this.held.has(p.item.hash_id) ? ` (${this.held.get(p.item.hash_id)})` : ''}`);
+    const held = this.held.get(p.item.hash_id);
+    const r = unavailable
+      ? this.row(p.item, 'failed', `service unavailable while waiting: ${unavailable.message}`)
+      : held !== undefined
+        ? this.row(p.item, 'held', `still queued after ${waited}: ${held}`)
+        : this.row(p.item, 'timed_out', `still queued after ${waited}`);
     const failure: Failure = unavailable ?? { kind: 'error', message: `${p.item.hash_id}: still queued after ${waited}`, exitCode: ExitCode.PARTIAL };
     this.failed(p.item, unavailable ?? { ...failure, kind: 'unavailable' }, r);
     return { of: p, row: r, failure };
   }
 
+  /**
+   * `3 books: 2 already processed, 1 held`: one outcome per book, so the parts add up to the books
+   * (books an interrupt left waiting count as what the queue said; books never sent as not started).
+   */
   describe(c: Record<string, number>, earlier: number): string {
-    const n = (s: State) => c[s] ?? 0;
-    const parts = [
-      `${this.queued.size} queued`,
-      `${n('already_processed')} already processed`,
-      ...(this.o.wait ? [`${n('processed')} processed`] : []),
-      `${n('failed')} failed`,
-      ...(this.o.wait ? [`${n('timed_out')} timed out`] : []),
-    ];
-    return `${this.total} book(s): ${parts.join(', ')}${earlier ? `, ${earlier} done in an earlier run` : ''}`;
+    const n: Record<string, number> = { ...c };
+    // With --wait, a book queued and not settled yet (interrupted) has no row: its queue state.
+    for (const r of this.queued.values()) if (this.o.wait && !this.settled.has(r.hash_id)) n[r.state] = (n[r.state] ?? 0) + 1;
+    const parts = STATES.filter((s) => n[s]).map((s) => `${n[s]} ${LABEL[s]}`);
+    const notStarted = this.total - earlier - STATES.reduce((a, s) => a + (n[s] ?? 0), 0);
+    if (notStarted > 0) parts.push(`${notStarted} not started`);
+    if (earlier) parts.push(`${earlier} done in an earlier run`);
+    return `${plural(this.total, 'book')}${parts.length ? `: ${parts.join(', ')}` : ''}`;
   }
+
+  /** Books whose final row was written (with --wait: processed, failed, held or timed out). */
+  readonly settled = new Set<string>();
 
   /**
    * Without --results: a command that runs as printed (every flag kept) for the books a retry may
    * mend; as arguments when few, else on stdin from a here-document. Books the service refused for
-   * good (not found, not authorized) are left out.
+   * good (not found, not authorized) are left out, and so are held books (adviseHeld says what
+   * releases them).
    */
   retryHint(): { command: string; note?: string } | undefined {
     const { o, ctx } = this;
     // Every failure was a refusal for good (not found, not authorized): nothing to retry.
-    if (!ctx.signal.aborted && !this.retryable.length && this.refused > 0) return undefined;
+    if (!ctx.signal.aborted && !this.retryable.length && (this.refused > 0 || this.stillHeld.length > 0)) return undefined;
     if (ctx.signal.aborted || !this.retryable.length)
       return { command: `bookdist book process ${o.argv.join(' ')}`, note: 'books already queued or processed are reported as such; add --results FILE to resume exactly' };
     // The job's flags without its input (hash ids, --from-file) and without --results.
@@ -317,42 +367,62 @@ class ProcessJob {
   }
 }
 
+/** Results as lines on a terminal, as each book ends (a table format on a terminal, nothing selected). */
+/** The outcome and what the service said, without saying it twice (`processed 2026-…`, not `processed — processed 2026-…`). */
+function outcome(r: Row): string {
+  const label = LABEL[r.state];
+  const m = escapeControls(r.message ?? '').replace(/\.$/, '');
+  const low = m.toLowerCase();
+  if (!m || low === label || low === `book ${label}`) return label;
+  if (low.startsWith(`${label} `)) return label + m.slice(label.length);
+  return `${label} — ${m}`;
+}
+
+function resultLines(ctx: Context): boolean {
+  return outputFormat(ctx) === 'table' && Boolean(ctx.io.stdout.isTTY) && !ctx.globals.fields && !ctx.globals.query;
+}
+
 /**
- * Stdout: the rows in input order once the job ends (books still waited for when it was
- * interrupted show their queue state); under --json one object `{summary, books}`; one book
- * alone as a table is one line.
+ * Stdout. On a terminal one line per book as it ends (`✓ <hash>  processed — …`), the only place
+ * its result shows; -o ndjson one object per book as it ends; otherwise the rows in input order once
+ * the job ends, under --json one object `{summary, books}`. Books still waited for when the job was
+ * interrupted show their queue state.
  */
 function stdoutOf(ctx: Context, o: Options, order: Map<string, number>, queued: Map<string, Row>, total: () => number) {
   const rows = new Map<string, Row>();
+  const lines = resultLines(ctx);
+  const stream = outputFormat(ctx) === 'ndjson' && !ctx.globals.query;
+  const shown = (r: Row) => (o.wait ? r : { hash_id: r.hash_id, state: r.state, message: r.message });
+  const streamed = stream ? createRowWriter(ctx, { columns: [{ key: 'hash_id' }, { key: 'state' }, { key: 'message' }] }) : undefined;
+  const line = (r: Row) => {
+    const s = style(ctx);
+    const mark = bad(r.state) ? s.red(s.ascii ? 'x' : '✗') : s.green(s.ascii ? '+' : '✓');
+    const text = `${mark} ${r.hash_id} ${outcome(r)}`;
+    // Within the terminal: the message wraps at a word under the hash id, never past the edge.
+    ctx.io.stdout.write(wrapToWidth(text, s.width - 2, s.width).join('\n  ') + '\n');
+  };
   return {
     write(r: Row) {
       rows.set(r.hash_id, r);
+      if (lines) line(r);
+      else streamed?.write(shown(r));
     },
     async end() {
-      for (const [h, r] of queued) if (!rows.has(h)) rows.set(h, r);
-      const list = [...rows.values()].sort((a, b) => (order.get(a.hash_id) ?? 0) - (order.get(b.hash_id) ?? 0));
-      const count = (...s: State[]) => list.filter((r) => s.includes(r.state)).length;
-      const summary = {
-        total: total(),
-        queued: queued.size,
-        already_processed: count('already_processed'),
-        processed: count('processed'),
-        failed: count('failed'),
-        timed_out: count('timed_out'),
-        not_started: total() - list.length,
-      };
-      if (outputFormat(ctx) === 'table' && list.length === 1 && total() === 1 && !ctx.globals.fields && !ctx.globals.query) {
-        const r = list[0];
-        const s = style(ctx);
-        const mark = r.state === 'failed' || r.state === 'timed_out' ? s.red('✗') : s.green('✓');
-        const line = `${mark} ${r.hash_id}  ${LABEL[r.state]}${r.message && r.message !== LABEL[r.state] ? ` — ${escapeControls(r.message)}` : ''}`;
-        // Within the terminal: the message wraps at a word under the hash id, never past the edge.
-        ctx.io.stdout.write(wrapToWidth(line, s.width - 2, s.width).join('\n  ') + '\n');
-        return;
+      const waiting = [...queued].filter(([h]) => !rows.has(h)).map(([, r]) => r);
+      if (lines) return waiting.forEach(line);
+      if (streamed) {
+        for (const r of waiting) streamed.write(shown(r));
+        return streamed.end();
       }
+      for (const r of waiting) rows.set(r.hash_id, r);
+      const list = [...rows.values()].sort((a, b) => (order.get(a.hash_id) ?? 0) - (order.get(b.hash_id) ?? 0));
+      // One count per outcome: they add up to the total.
+      const summary: Record<string, number> = { total: total() };
+      for (const st of STATES) summary[st] = list.filter((r) => r.state === st).length;
+      summary.not_started = total() - list.length;
       // --json: {summary, books: [...]}; --fields: the rows.
       const w = createRowWriter(ctx, { columns: [{ key: 'hash_id' }, { key: 'state' }, { key: 'message' }], envelope: { summary }, rowsKey: 'books' });
-      for (const r of list) w.write(o.wait ? r : { hash_id: r.hash_id, state: r.state, message: r.message });
+      for (const r of list) w.write(shown(r));
       await w.end();
     },
   };

@@ -3,7 +3,7 @@
 // FILE), exact (each batch fsynced before it is journalled as done; a batch cut short by a crash,
 // kill or full disk is fetched again on --resume with its original Idempotency-Key, so the
 // service hands back the codes it already made), interruptible and resumable.
-import { recsOf } from '../../output/index.js';
+import { recsOf, type Column } from '../../output/index.js';
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
@@ -34,6 +34,13 @@ export interface Options {
 }
 
 const COLUMNS = ['code', 'deactivation_date', 'limit_days', 'hash_id', 'batch'] as const;
+/** The table of codes on a terminal: code, limit, expiry, batch. */
+const TABLE_COLUMNS: Column[] = [
+  { key: 'code', id: true },
+  { key: 'limit_days', label: 'limit', format: (v) => (Number(v) > 0 ? `${Number(v)} day${Number(v) === 1 ? '' : 's'}` : 'unlimited') },
+  { key: 'deactivation_date', label: 'expires', format: (v) => (typeof v === 'string' && v ? v : 'never') },
+  { key: 'batch', id: true },
+];
 /** The service's maximum codes per request. */
 const MAX_BATCH = 1000;
 
@@ -159,6 +166,9 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     file: o.out ? { path: resolve(ctx.io.cwd, o.out), flag: '--out', display: o.out, format: (o.format === 'table' ? 'csv' : o.format) as FileFormat } : undefined,
     fileFlag: '--out',
     stdoutFormat: o.format,
+    // On a terminal one line per code, within 80 columns (the book is the same for every code: it
+    // stays in TSV, CSV and JSON).
+    stdoutColumns: o.format === 'table' && !ctx.globals.fields ? TABLE_COLUMNS : undefined,
     identity: {
       '--hash-id': o.hashId,
       '--org': o.org,

@@ -21,13 +21,16 @@ export async function run(o: { endpoint?: string }, ctx: Context): Promise<void>
     { ...body, endpoints },
     {
       columns: [
-        { key: 'name' },
+        // One row per endpoint: at 80 columns name, path and scope (the widest path is 43
+        // columns); the methods and the fields show on a wider terminal, and in --json.
+        { key: 'name', id: true },
         // Formats read the record itself: the flattened cell of an array is already text.
-        { key: 'methods', format: (_v, r) => (Array.isArray(r.methods) ? r.methods.join('|') : String(r.methods ?? '')) },
-        { key: 'path' },
-        { key: 'scope', format: (v) => (v == null ? '-' : String(v)) },
+        { key: 'methods', optional: true, id: true, format: (_v, r) => (Array.isArray(r.methods) ? r.methods.join('|') : String(r.methods ?? '')) },
+        { key: 'path', id: true },
+        { key: 'scope', id: true, format: (v) => (v == null ? '-' : String(v)) },
         {
           key: 'fields',
+          optional: true,
           // `name*:type` per field of the request payload or query; * marks a required one.
           format: (_v, r) =>
             Array.isArray(r.fields) && r.fields.length
