@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from './context.js';
-import { CliError, ExitCode } from './errors.js';
+import { CliError, errorCode, ExitCode, messageOf } from './errors.js';
 import { ApiClient, type PayloadToCheck } from './api/client.js';
 import { loadRsaPrivateKey, type Credentials } from './api/wire.js';
 import type { ResolvedConfig, Setting } from './config/resolve.js';
@@ -21,12 +21,6 @@ interface Target {
   credentials: Credentials;
   accessToken?: string;
   idempotencyKeys: boolean;
-}
-
-/** The code of a failed file-system call (ENOENT, EACCES...), else its message. */
-function errorCode(e: unknown): string {
-  const err = e as { code?: unknown; message?: unknown } | null;
-  return String(err?.code ?? err?.message ?? e);
 }
 
 export async function connect(ctx: Context): Promise<ApiClient> {
@@ -106,7 +100,7 @@ async function givenCredentials(cfg: ResolvedConfig, permissions: Permissions): 
     try {
       pem = readFileSync(file, 'utf8');
     } catch (e) {
-      const code = errorCode(e);
+      const code = errorCode(e) ?? messageOf(e);
       const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'a directory' : code;
       throw new CliError(
         `Cannot read the key file ${file} (from ${from}): ${why}. ` +
@@ -190,7 +184,7 @@ function readCaFile(setting: Setting): { pem: string; file: string } {
   try {
     pem = readFileSync(file, 'utf8');
   } catch (e) {
-    const code = errorCode(e);
+    const code = errorCode(e) ?? messageOf(e);
     throw new CliError(`Cannot read the CA file ${file} (from ${sourceOf(setting, '--ca-file')}): ${code === 'ENOENT' ? 'no such file' : code}.`, ExitCode.USAGE, { file });
   }
   if (!/-----BEGIN CERTIFICATE-----/.test(pem)) {

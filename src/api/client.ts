@@ -1,12 +1,36 @@
-// The thin HTTP core: one keep-alive pool per origin (src/api/transport.ts), signing, timeouts,
-// the one retry policy (retryPolicy below; nothing else in bookdist repeats a request), and one
-// response/error shape.
+// The thin HTTP core: one keep-alive pool per origin (transport.ts), signing (wire.ts), timeouts,
+// the one retry policy (retry.ts), and one answer shape (answer.ts) and error shape (errors.ts).
+//
+// `request` is a pipeline of named steps, in this order:
+//   prepare         the exact method, URL, headers and body, signed (wire.ts)
+//   refuseUnsigned  a request that needs a signature, with no credentials at all, is refused unsent
+//   dryRun          --dry-run: check the payload, print the curl line (curl.ts), throw DryRun
+//   traceRoute      --debug: the route (proxy or direct) and the extra CA certificates
+//   exchange        send and read the answer (answer.ts), repeating as the retry policy allows
+//                   (retry.ts); a send that failed for good becomes an error (send-failure.ts)
+//   accept          the final answer, whatever its status: onResponse (the TEST MODE notice)
+// `call` looks an endpoint up in the table (src/spec/endpoints.ts) and hands `request` its
+// method, path, auth, host and `endpoint`; `ok` throws the ApiError (errors.ts) of a 4xx/5xx.
+//
+// Seams for what is built on this:
+// - Verified answers (every answer checked against the endpoint's documented response): `accept`
+//   is the one place every final answer passes, with `RequestOptions.endpoint` naming what it
+//   answers; a check there turns an answer that is not the promised one into an error (a write's
+//   into "outcome unknown").
+// - The write ledger (each write's intent recorded before it is sent, its outcome after):
+//   `exchange` is the one place a request is sent; a hook around that call in `request` records
+//   the intent before it and the outcome after it (the accepted answer, or the error it threw).
 import { HttpTransport } from './transport.js';
-import { certificateProblem, type Env, type Route } from './network.js';
-import type { HttpHandler, TlsInfo } from './handler.js';
+import type { Route, Env } from './network.js';
+import type { HttpHandler } from './handler.js';
 import { ExitCode, CliError } from '../errors.js';
-import { formatDuration } from '../util/duration.js';
+import { truncate } from '../util/quote.js';
 import { endpoint as lookupEndpoint, type Endpoint } from '../spec/endpoints.js';
+import { parseResponse, type ApiResponse, type RequestInfo } from './answer.js';
+import { DryRun, toApiError } from './errors.js';
+import { hasIdempotencyKey, retryPolicy, waitAfterAnswer, waitAfterFailure } from './retry.js';
+import { failureCode, sendFailed, unmendable, type SendFailure } from './send-failure.js';
+import { curlLine } from './curl.js';
 import {
   authHeaders,
   fillPath,
@@ -14,7 +38,7 @@ import {
   pythonJson,
   redact,
   redactHeaders,
-  REDACTED,
+  redactRequestText,
   type Credentials,
 } from './wire.js';
 
@@ -90,180 +114,18 @@ export interface RequestOptions {
   /** Extra request headers (e.g. Idempotency-Key). They cannot replace the auth headers. */
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** The endpoint of the table this request calls (set by `call`; `bookdist api` sends raw paths). */
+  endpoint?: Endpoint;
 }
 
-export interface ApiResponse {
-  status: number;
-  headers: Record<string, string>;
-  /** Parsed JSON; for XML or text bodies `{ code, text }` (plus `message` for the access API's XML). */
-  // any: the service's JSON, which each verb reads as its endpoint is documented (shared/spec/interface.md).
-  body: any;
-  /** How the body was read. */
-  format: 'json' | 'xml' | 'text' | 'empty';
-  request: RequestInfo;
-  /** Over TLS: the protocol and the service's certificate (profile check shows them). */
-  tls?: TlsInfo;
-}
-
-export interface RequestInfo {
-  method: string;
+/** A request as it is (or would be) sent: method, URL, headers (signed) and body. */
+export interface Prepared {
+  method: 'GET' | 'POST';
   url: string;
-}
-
-/** One error shape for every failed response, whatever its body. */
-export class ApiError extends Error {
-  constructor(
-    public readonly status: number,
-    message: string,
-    public readonly body: unknown,
-    public readonly request: RequestInfo,
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-
-  /** Exit code as documented in `bookdist help exit-codes`. */
-  get exitCode(): number {
-    return exitCodeForStatus(this.status, this.body);
-  }
-}
-
-/** Thrown after --dry-run printed the request: nothing was sent. */
-export class DryRun extends Error {
-  constructor() {
-    super('dry run');
-    this.name = 'DryRun';
-  }
-}
-
-/**
- * The exit code of a service answer (`bookdist help exit-codes`); one meaning per code:
- * 3 every not-found; 4 only credentials and scopes the service refused; 5 a conflict with state
- * this request did not create; 7 rate limited or unavailable; 1 a business rule refusal (refund
- * window, viewed share, printed pages...) or any other error, with the service's message.
- */
-export function exitCodeForStatus(status: number, body?: unknown): number {
-  const m = messageOf(body);
-  if (isConflict(status, body)) return ExitCode.CONFLICT;
-  if (status === 404 || (status === 400 && NOT_FOUND.test(m))) return ExitCode.NOT_FOUND;
-  if (status === 401) return ExitCode.AUTH;
-  if (status === 403) return !m || CREDENTIALS.test(m) ? ExitCode.AUTH : ExitCode.ERROR;
-  if (status === 429 || status === 503) return ExitCode.UNAVAILABLE;
-  return ExitCode.ERROR;
-}
-
-/** Refusals of credentials or scopes (decisions.md: Authentication, Scopes). */
-const CREDENTIALS = /authenticat|authori[sz]|scope|credential|signature|api[- ]key|token|forbidden|permission/i;
-/** Not-found answers that come as 400 (the price comparison's "The requested book does not exist"). */
-const NOT_FOUND = /does not exist|not found/i;
-
-function messageOf(body: unknown): string {
-  if (!body || typeof body !== 'object') return '';
-  const b = body as { message?: unknown; text?: unknown };
-  return typeof b.message === 'string' ? b.message : typeof b.text === 'string' ? b.text : '';
-}
-
-/** Conflicts: 409, a body with `conflict: true`, or the service's "already" messages. */
-export function isConflict(status: number, body?: unknown): boolean {
-  if (status === 409) return true;
-  if (status >= 400 && body && typeof body === 'object') {
-    if ((body as { conflict?: unknown }).conflict === true) return true;
-    if (/already (has access|exists|used|registered)/i.test(messageOf(body))) return true;
-  }
-  return false;
-}
-
-/** Network failures that mean the request never left: repeating it is always safe. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-
-function hasIdempotencyKey(headers: Record<string, string> | undefined): boolean {
-  return headers !== undefined && Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key');
-}
-
-/**
- * The one retry policy (at most --retries retries, so retries + 1 attempts):
- * - 429 always, waiting as Retry-After says;
- * - a connection that never opened (refused, no such host, connect timeout): always, nothing was sent;
- * - 502, 503, 504 and a connection lost after sending (`network`): for reads (GET), for writes the
- *   interface makes idempotent (an external order with an order_number), and for writes carrying
- *   an Idempotency-Key where the service honours it (`keysHonoured`);
- * - never a certificate or proxy failure, never another 4xx. A write whose answer was lost and
- *   that may not be repeated is reported as "outcome unknown".
- */
-function retryPolicy(o: Pick<RequestOptions, 'method' | 'idempotent' | 'headers'>, keysHonoured: boolean): { network: boolean } {
-  const keyed = hasIdempotencyKey(o.headers);
-  return { network: o.method === 'GET' || o.idempotent === true || (keyed && keysHonoured) };
-}
-
-/** What to do about a certificate that did not verify, by why it did not. */
-function certificateAdvice(code: string, host: string, caFile: string | undefined): string {
-  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
-    return (
-      `Whoever runs ${host} must renew its certificate (or, if it is not valid yet, check this machine's clock); ` +
-      'trusting a CA with --ca-file or BOOKDIST_CA_FILE does not mend a certificate outside its dates.'
-    );
-  }
-  return caFile
-    ? `The CA certificates of ${caFile} (and Node's own) do not vouch for it: check that this file holds the CA that signed the service's certificate, and the host name.`
-    : "If the service's certificate is signed by a private CA (a company's own), give that CA's certificate (PEM) with --ca-file FILE, BOOKDIST_CA_FILE or `bookdist profile add --ca-file`.";
-}
-
-/** What a failed send may carry: Node's `code` (or its cause's), and the transport's proxy details. */
-interface SendFailure {
-  name?: string;
-  message?: string;
-  code?: string;
-  cause?: { code?: string };
-  /** The proxy that failed, without credentials (transport.ts). */
-  proxy?: string;
-  proxyStatus?: number;
-  /** The proxy variable of a proxy URL that is not usable (network.ts). */
-  setting?: string;
-}
-
-function codeOf(err: SendFailure | undefined): string {
-  return err?.code ?? err?.cause?.code ?? '';
-}
-
-/** A failure that retrying cannot mend: a certificate, the proxy, or a proxy setting. */
-function networkFailure(err: SendFailure | undefined, info: RequestInfo, caFile: string | undefined): CliError | undefined {
-  const code = codeOf(err);
-  const host = (() => {
-    try {
-      return new URL(info.url).host;
-    } catch {
-      return info.url;
-    }
-  })();
-  const cert =
-    certificateProblem(code) ??
-    (code === 'EPROTO' || /^ERR_SSL_/.test(code)
-      ? /wrong version number|packet length too long|http request/i.test(String(err?.message))
-        ? 'the server did not answer TLS (is it an http:// URL?)'
-        : `the TLS handshake failed (${String(err?.message).split('\n')[0].slice(0, 160)})`
-      : undefined);
-  if (cert) {
-    return new CliError(`Certificate problem: the certificate of ${host} did not verify: ${cert} (${code}). Nothing was sent. ${certificateAdvice(code, host, caFile)}`, ExitCode.TLS, {
-      code,
-      host,
-    });
-  }
-  if (code === 'BOOKDIST_PROXY_URL') return new CliError(String(err?.message), ExitCode.USAGE, { setting: err?.setting });
-  if (err?.proxy) {
-    const status = err.proxyStatus;
-    const why =
-      status === 407 || status === 401
-        ? `it refused the credentials (it answered ${status}): put the right user name and password in the proxy URL (http://USER:PASSWORD@host:port) of HTTPS_PROXY/HTTP_PROXY`
-        : status
-          ? `it refused to connect to ${host} (it answered ${status}): check that the proxy may reach the service, or name the service in NO_PROXY`
-          : `it could not be reached (${code || err?.message}): check HTTPS_PROXY/HTTP_PROXY, or name the service in NO_PROXY to go direct`;
-    return new CliError(`Proxy problem: the proxy ${err.proxy} for ${info.method} ${info.url} failed: ${why}.`, ExitCode.PROXY, {
-      code: code || undefined,
-      proxy: err.proxy,
-      proxy_status: status,
-    });
-  }
-  return undefined;
+  headers: Record<string, string>;
+  body?: string;
+  /** The `request` text the body carries (POST). */
+  requestText?: string;
 }
 
 export class ApiClient {
@@ -328,6 +190,7 @@ export class ApiClient {
       accept: args.accept,
       headers: args.headers,
       signal: args.signal,
+      endpoint: ep,
     });
   }
 
@@ -375,7 +238,7 @@ export class ApiClient {
   }
 
   /** Build the exact method, URL, headers and body that would be sent. */
-  prepare(o: RequestOptions): { method: string; url: string; headers: Record<string, string>; body?: string; requestText?: string } {
+  prepare(o: RequestOptions): Prepared {
     const url = this.url(o.path, o.host, o.method === 'GET' || o.query ? o.query : undefined);
     const headers: Record<string, string> = {
       accept: o.accept ?? 'application/json',
@@ -408,92 +271,89 @@ export class ApiClient {
     return this.opts.ca?.file;
   }
 
+  /** Send one request (see the pipeline at the top of this file). */
   async request(o: RequestOptions): Promise<ApiResponse> {
     const prepared = this.prepare(o);
-    const info: RequestInfo = { method: prepared.method, url: prepared.url };
-    if (this.opts.signedOnly && !this.opts.dryRun && (o.auth ?? 'partner') !== 'none' && (o.host ?? 'api') === 'api') {
-      if (this.credentialsFor(o.auth ?? 'partner').kind === 'none') {
-        throw new CliError(
-          `${info.method} ${info.url} needs credentials and none are set: nothing was sent. Set BOOKDIST_USERNAME with ` +
-            'BOOKDIST_KEY_FILE (an RSA private key, PEM) or BOOKDIST_SHARED_KEY, or store them with `bookdist profile add`.',
-          ExitCode.USAGE,
-          { setting: 'credentials' },
-        );
-      }
-    }
-    if (this.opts.dryRun) {
-      await this.opts.checkPayload?.({ method: o.method, path: o.path, host: o.host ?? 'api', requestText: prepared.requestText });
-      this.opts.dryRun(curlLine(prepared));
-      throw new DryRun();
-    }
-    const policy = retryPolicy(o, this.opts.idempotencyKeys === true);
-    let attempt = 0;
-    if (this.opts.debug) {
-      const r = this.route(prepared.url);
-      if (r) this.trace(r.proxy ? `  proxy: ${r.shown} (${r.why})` : `  proxy: none, direct (${r.why})`);
-      if (this.opts.ca && prepared.url.startsWith('https:')) this.trace(`  trusting also the CA certificates of ${this.opts.ca.file}`);
-    }
-    for (;;) {
+    this.refuseUnsigned(o, prepared);
+    if (this.opts.dryRun) return this.dryRun(o, prepared);
+    this.traceRoute(prepared);
+    const res = await this.exchange(o, prepared);
+    return this.accept(res);
+  }
+
+  /** A request that needs a signature, to a service (signedOnly), with no credentials at all: refused unsent. */
+  private refuseUnsigned(o: RequestOptions, p: Prepared): void {
+    if (!this.opts.signedOnly || this.opts.dryRun || (o.auth ?? 'partner') === 'none' || (o.host ?? 'api') !== 'api') return;
+    if (this.credentialsFor(o.auth ?? 'partner').kind !== 'none') return;
+    throw new CliError(
+      `${p.method} ${p.url} needs credentials and none are set: nothing was sent. Set BOOKDIST_USERNAME with ` +
+        'BOOKDIST_KEY_FILE (an RSA private key, PEM) or BOOKDIST_SHARED_KEY, or store them with `bookdist profile add`.',
+      ExitCode.USAGE,
+      { setting: 'credentials' },
+    );
+  }
+
+  /** --dry-run: check the payload against the OpenAPI document, print the curl line, send nothing. */
+  private async dryRun(o: RequestOptions, p: Prepared): Promise<never> {
+    await this.opts.checkPayload?.({ method: o.method, path: o.path, host: o.host ?? 'api', requestText: p.requestText });
+    this.opts.dryRun?.(curlLine(p));
+    throw new DryRun();
+  }
+
+  /** --debug: which route the request takes, and which extra CA certificates are trusted. */
+  private traceRoute(p: Prepared): void {
+    if (!this.opts.debug) return;
+    const r = this.route(p.url);
+    if (r) this.trace(r.proxy ? `  proxy: ${r.shown} (${r.why})` : `  proxy: none, direct (${r.why})`);
+    if (this.opts.ca && p.url.startsWith('https:')) this.trace(`  trusting also the CA certificates of ${this.opts.ca.file}`);
+  }
+
+  /**
+   * Send and read the answer, repeating as the retry policy allows (retry.ts). Returns the final
+   * answer, whatever its status; throws when no answer came (send-failure.ts says what it means).
+   */
+  private async exchange(o: RequestOptions, p: Prepared): Promise<ApiResponse> {
+    const policy = retryPolicy(o, this.opts.idempotencyKeys === true, this.opts.retries);
+    const info: RequestInfo = { method: p.method, url: p.url };
+    for (let attempt = 0; ; attempt++) {
       const started = Date.now();
-      this.trace(`→ ${prepared.method} ${prepared.url}` + (attempt ? ` (retry ${attempt})` : ''));
-      if (this.opts.debug) {
-        for (const [k, v] of Object.entries(redactHeaders(prepared.headers))) this.trace(`  ${k}: ${v}`);
-        if (prepared.requestText !== undefined) this.trace(`  request=${redactRequestText(prepared.requestText, this.opts.debugFull)}`);
-      }
+      this.traceRequest(p, attempt);
       let res: ApiResponse;
       try {
-        res = await this.send(prepared, info, o.signal);
+        res = await this.send(p, info, o.signal);
       } catch (caught) {
         if (o.signal?.aborted) throw caught;
         const err = caught as SendFailure | undefined;
-        const code = codeOf(err);
-        const timedOut = err?.name === 'TimeoutError';
-        this.trace(`← ${timedOut ? 'timeout' : code || err?.message} (${Date.now() - started} ms)`);
-        const failure = networkFailure(err, info, this.opts.ca?.file);
+        this.trace(`← ${err?.name === 'TimeoutError' ? 'timeout' : failureCode(err) || err?.message} (${Date.now() - started} ms)`);
+        const failure = unmendable(err, info, this.opts.ca?.file);
         if (failure) throw failure; // a certificate, proxy or set-up problem: never retried
-        const notSent = NOT_SENT.has(code);
-        if ((notSent || policy.network) && attempt < this.opts.retries) {
-          await this.sleep(backoff(attempt), o.signal);
-          attempt++;
-          continue;
-        }
-        const what = timedOut
-          ? `no answer within ${formatDuration(this.opts.timeout)} (timed out; raise --timeout)`
-          : `could not reach the service (${code || err?.message})`;
-        if (!notSent && !policy.network) {
-          // The request may have reached the service: repeating it could do it twice.
-          throw new CliError(
-            `${info.method} ${info.url}: ${timedOut ? `no answer within ${formatDuration(this.opts.timeout)}` : `the connection was lost (${code || err?.message})`} ` +
-              'after the request was sent: the outcome is unknown. Check whether it took effect before sending it again ' +
-              '(e.g. `bookdist user orders`, `bookdist codes summary`); not retried, as repeating it could do it twice.',
-            ExitCode.ERROR,
-            { code: code || undefined, outcome: 'unknown' },
-          );
-        }
-        throw new CliError(
-          `${info.method} ${info.url}: ${what}${attempt ? ` after ${attempt + 1} attempts` : ''}`,
-          ExitCode.UNAVAILABLE,
-          { code: code || undefined },
-        );
-      }
-      this.trace(`← ${res.status} (${Date.now() - started} ms) ${truncate(JSON.stringify(redact(res.body, this.opts.debugFull, true)), 2000)}`);
-      const retryable = res.status === 429 || (policy.network && (res.status === 502 || res.status === 503 || res.status === 504));
-      if (retryable && attempt < this.opts.retries) {
-        const wait = retryAfterMs(res.headers['retry-after']) ?? backoff(attempt);
-        await this.sleep(Math.min(wait, 60_000), o.signal);
-        attempt++;
+        const wait = waitAfterFailure(policy, failureCode(err), attempt);
+        if (wait === undefined) throw sendFailed(err, info, policy, attempt, this.opts.timeout);
+        await this.sleep(wait, o.signal);
         continue;
       }
-      this.opts.onResponse?.(res);
-      return res;
+      this.trace(`← ${res.status} (${Date.now() - started} ms) ${truncate(JSON.stringify(redact(res.body, this.opts.debugFull, true)), 2000)}`);
+      const wait = waitAfterAnswer(policy, res, attempt);
+      if (wait === undefined) return res;
+      await this.sleep(wait, o.signal);
     }
   }
 
-  private async send(
-    p: ReturnType<ApiClient['prepare']>,
-    info: RequestInfo,
-    signal?: AbortSignal,
-  ): Promise<ApiResponse> {
+  /** --debug: the request line, its headers (redacted) and its request text (redacted). */
+  private traceRequest(p: Prepared, attempt: number): void {
+    this.trace(`→ ${p.method} ${p.url}` + (attempt ? ` (retry ${attempt})` : ''));
+    if (!this.opts.debug) return;
+    for (const [k, v] of Object.entries(redactHeaders(p.headers))) this.trace(`  ${k}: ${v}`);
+    if (p.requestText !== undefined) this.trace(`  request=${redactRequestText(p.requestText, this.opts.debugFull)}`);
+  }
+
+  /** The final answer, whatever its status: every answer the client returns passes here. */
+  private accept(res: ApiResponse): ApiResponse {
+    this.opts.onResponse?.(res);
+    return res;
+  }
+
+  private async send(p: Prepared, info: RequestInfo, signal?: AbortSignal): Promise<ApiResponse> {
     const timeout = AbortSignal.timeout(this.opts.timeout);
     const res = await this.handler.send({
       url: p.url,
@@ -517,112 +377,8 @@ export class ApiClient {
   }
 }
 
-/** Turn any body into one shape: parsed JSON, the access API's XML error, or text. */
-export function parseResponse(status: number, headers: Record<string, string>, text: string, request: RequestInfo): ApiResponse {
-  const ctype = headers['content-type'] ?? '';
-  const trimmed = text.trim();
-  if (!trimmed) return { status, headers, body: { code: status }, format: 'empty', request };
-  if (ctype.includes('json') || /^[[{]/.test(trimmed)) {
-    try {
-      return { status, headers, body: JSON.parse(trimmed), format: 'json', request };
-    } catch {
-      /* fall through to text */
-    }
-  }
-  if (ctype.includes('xml') || trimmed.startsWith('<?xml') || /^<(error|response|errors)\b/i.test(trimmed)) {
-    const message = xmlText(trimmed, 'message');
-    const error = xmlText(trimmed, 'error');
-    if (message !== undefined || error !== undefined) {
-      return { status, headers, body: { code: status, error: true, message: message ?? error, text: trimmed }, format: 'xml', request };
-    }
-  }
-  return { status, headers, body: { code: status, text }, format: 'text', request };
-}
-
-function xmlText(xml: string, tag: string): string | undefined {
-  const m = new RegExp(`<${tag}\\b[^>]*>([\\s\\S]*?)</${tag}>`, 'i').exec(xml);
-  if (!m) return undefined;
-  return m[1]
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not found', 405: 'Method not allowed', 409: 'Conflict',
-  410: 'Gone', 413: 'Request too large', 422: 'Unprocessable request', 429: 'Too many requests', 500: 'Internal server error',
-  502: 'Bad gateway', 503: 'Service unavailable', 504: 'Gateway timeout',
-};
-
-export function toApiError(res: ApiResponse): ApiError {
-  const b = res.body ?? {};
-  let message: string =
-    (typeof b.message === 'string' && b.message) ||
-    (typeof b.detail === 'string' && b.detail) ||
-    (typeof b.text === 'string' && truncate(b.text.trim(), 300)) ||
-    // Not "HTTP 404": the report adds "(HTTP 404, GET /path)" itself.
-    STATUS_TEXT[res.status] ||
-    'The service answered without a message';
-  if (res.status === 401 && /authentication failed/i.test(message)) {
-    message += ' (check the profile\'s username and key: `bookdist profile show`)';
-  }
-  return new ApiError(res.status, message, b, res.request);
-}
-
-/** Exponential backoff with full jitter: base 250 ms, doubling, capped at 8 s. */
-export function backoff(attempt: number): number {
-  const ceiling = Math.min(8_000, 250 * 2 ** attempt);
-  return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
-}
-
-/** Retry-After as seconds or an HTTP date, in ms. */
-export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.round(Number(value) * 1000);
-  const t = Date.parse(value);
-  return Number.isNaN(t) ? undefined : Math.max(0, t - now);
-}
-
 function stripUndefined(o: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
   return out;
-}
-
-function truncate(s: string, n: number): string {
-  return s.length > n ? s.slice(0, n) + '…' : s;
-}
-
-/**
- * The request text with secret fields redacted. When redaction changes nothing this is the exact
- * text that is (or would be) sent and signed; otherwise the redacted payload in the same style.
- */
-function redactRequestText(text: string, full = false): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return text.length > 0 ? '[unparsed request]' : text;
-  }
-  const redacted = redact(parsed, full);
-  if (JSON.stringify(redacted) === JSON.stringify(parsed)) return text;
-  return pythonJson(redacted);
-}
-
-const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
-/** The request as a curl command, secrets redacted. */
-export function curlLine(p: { method: string; url: string; headers: Record<string, string>; requestText?: string }): string {
-  const parts = ['curl', '-X', p.method, shq(p.url)];
-  for (const [k, v] of Object.entries(redactHeaders(p.headers))) {
-    if (k === 'content-type' || k === 'user-agent') continue;
-    parts.push('-H', shq(`${k}: ${v === REDACTED ? '<redacted>' : v}`));
-  }
-  if (p.requestText !== undefined) parts.push('--data-urlencode', shq('request=' + redactRequestText(p.requestText)));
-  return parts.join(' ');
 }

@@ -190,3 +190,19 @@ export function redactHeaders(headers: Record<string, string>): Record<string, s
   for (const [k, v] of Object.entries(headers)) out[k] = SECRET_HEADERS.has(k.toLowerCase()) ? REDACTED : v;
   return out;
 }
+
+/**
+ * The request text with secret fields redacted. When redaction changes nothing this is the exact
+ * text that is (or would be) sent and signed; otherwise the redacted payload in the same style.
+ */
+export function redactRequestText(text: string, full = false): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text.length > 0 ? '[unparsed request]' : text;
+  }
+  const redacted = redact(parsed, full);
+  if (JSON.stringify(redacted) === JSON.stringify(parsed)) return text;
+  return pythonJson(redacted);
+}

@@ -1,10 +1,11 @@
 // One request of a bulk job, classified so that the job can record what failed and go on. The
-// retries are the client's (src/api/client.ts: one policy, applied once per request, honouring
+// retries are the client's (src/api/retry.ts: one policy, applied once per request, honouring
 // Retry-After); the job never repeats a request the client already retried, so `--retries 3` on a
 // service answering 429 sends 4 requests, not 16. What still fails after the client's retries
 // comes back as a Failure (`unavailable` for 429/502/503/504 and network failures), never thrown.
-import type { ApiClient, ApiResponse } from '../api/client.js';
-import { toApiError } from '../api/client.js';
+import type { ApiClient } from '../api/client.js';
+import type { ApiResponse } from '../api/answer.js';
+import { toApiError } from '../api/errors.js';
 import { ExitCode, messageOf } from '../errors.js';
 
 export interface Failure {

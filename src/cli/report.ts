@@ -4,7 +4,7 @@
 import type { Command, CommanderError } from 'commander';
 import { CliError, ExitCode } from '../errors.js';
 import type { IO } from '../context.js';
-import type { ApiError } from '../api/client.js';
+import type { ApiError } from '../api/errors.js';
 import { clipLongWords, errorText } from '../output/text.js';
 
 /** Does argv ask for JSON (so that an error is reported as JSON too)? */

@@ -3,7 +3,7 @@
 // gracefully, writing what is in flight; any other command, or a second signal, exits 130 at
 // once. A reader that went away (`bookdist ... | head`) ends the run quietly; any other write
 // error on stdout is one clear line and exit 1.
-import { CliError, ExitCode } from '../errors.js';
+import { CliError, errorCode, ExitCode, messageOf } from '../errors.js';
 import type { IO } from '../context.js';
 
 /** Signals that stop a command: gracefully (a bulk job finishes its batches in flight) the first time. */
@@ -54,8 +54,8 @@ export function trapSignals(io: IO, controller: AbortController, cleanups: Array
   let outputTrap: ((err: NodeJS.ErrnoException) => void) | undefined;
   const onPipeError = (err: NodeJS.ErrnoException) => {
     if (outputTrap) return outputTrap(err);
-    const broken = err?.code === 'EPIPE';
-    if (!broken) io.stderr.write(`bookdist: cannot write the output (${err?.code ?? err?.message}); nothing more was written.\n`);
+    const broken = errorCode(err) === 'EPIPE';
+    if (!broken) io.stderr.write(`bookdist: cannot write the output (${errorCode(err) ?? messageOf(err)}); nothing more was written.\n`);
     void Promise.allSettled(cleanups.map((fn) => fn())).finally(() => process.exit(broken ? ExitCode.OK : ExitCode.ERROR));
   };
   for (const sig of SIGNALS) process.on(sig, onSignal);

@@ -1,7 +1,7 @@
 // Stored profiles (conf to write; a plain JSON read of the same file to read). Files 0600 in a 0700 directory; a profile's key is copied into
 // <config dir>/keys/<name>.pem (0600) so the profile keeps working when the original moves.
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { CliError, ExitCode } from '../errors.js';
+import { CliError, errorCode, ExitCode, messageOf } from '../errors.js';
 import { join, resolve, sep } from 'node:path';
 
 export interface ProfileData {
@@ -64,9 +64,8 @@ export async function readStore(dir: string): Promise<StoreShape> {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    if (err?.code === 'ENOENT') return { profiles: profileTable({}) };
-    throw new CliError(`Cannot read the config file ${path}: ${err?.code ?? err?.message}.`, ExitCode.ERROR);
+    if (errorCode(e) === 'ENOENT') return { profiles: profileTable({}) };
+    throw new CliError(`Cannot read the config file ${path}: ${errorCode(e) ?? messageOf(e)}.`, ExitCode.ERROR);
   }
   let parsed: unknown;
   try {

@@ -6,3 +6,8 @@ export function quoteValue(value: unknown, max = 200): string {
   const quoted = JSON.stringify(s.length > max ? s.slice(0, max) : s);
   return s.length > max ? `${quoted.slice(0, -1)}…" (${s.length} characters)` : quoted;
 }
+
+/** `s` cut to `n` characters, with an ellipsis when it was longer. */
+export function truncate(s: string, n: number): string {
+  return s.length > n ? s.slice(0, n) + '…' : s;
+}

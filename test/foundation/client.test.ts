@@ -1,6 +1,10 @@
 import { createVerify } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, ApiError, curlLine, DryRun, exitCodeForStatus, parseResponse, retryAfterMs, backoff, toApiError } from '../../src/api/client.js';
+import { ApiClient } from '../../src/api/client.js';
+import { ApiError, DryRun, exitCodeForStatus, toApiError } from '../../src/api/errors.js';
+import { parseResponse } from '../../src/api/answer.js';
+import { retryAfterMs, backoff } from '../../src/api/retry.js';
+import { curlLine } from '../../src/api/curl.js';
 import { loadRsaPrivateKey, type Credentials } from '../../src/api/wire.js';
 import { CliError } from '../../src/errors.js';
 import { json, rsaKeys, startRecorder, text } from './helpers.js';

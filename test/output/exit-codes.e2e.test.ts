@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
 import { commandPath } from '../../src/output/model.js';
-import { exitCodeForStatus } from '../../src/api/client.js';
+import { exitCodeForStatus } from '../../src/api/errors.js';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 import { cliFor, json, limitedEnv, uniqueEmail, type Cli } from '../commands/_support.js';
 import { runnerFor } from '../helpers/run.js';

@@ -6,7 +6,7 @@ import { usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
 import { emitMessage, recOf } from '../../output/index.js';
 import { CliError } from '../../errors.js';
-import { toApiError } from '../../api/client.js';
+import { toApiError } from '../../api/errors.js';
 import type { ApiClient } from '../../api/client.js';
 import { parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
 

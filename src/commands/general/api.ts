@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import { ExitCode, usageError } from '../../errors.js';
-import { exitCodeForStatus } from '../../api/client.js';
+import { exitCodeForStatus } from '../../api/errors.js';
 import { emit } from '../../output/index.js';
 import { readAll } from '../../util/io.js';
 import type { VerbInput } from '../define.js';

@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { toApiError } from '../../api/client.js';
+import { toApiError } from '../../api/errors.js';
 import { CliError, usageError } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import { positiveInt } from '../../validate/index.js';

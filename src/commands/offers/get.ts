@@ -18,7 +18,7 @@ export async function run(o: Options, ctx: Context): Promise<void> {
   const body = await api.ok('offers', { payload: { isbn: o.isbn } });
   if (body?.success === false) {
     // A 200 answer that says no: the same meanings as an error status (a missing book is 3).
-    const { exitCodeForStatus } = await import('../../api/client.js');
+    const { exitCodeForStatus } = await import('../../api/errors.js');
     throw new CliError(String(body.message ?? body.Status ?? 'The store refused the request.'), exitCodeForStatus(400, body));
   }
   await emit(ctx, body, {

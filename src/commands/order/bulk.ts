@@ -20,7 +20,7 @@ import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type J
 import { failureOf } from '../../bulk/retry.js';
 import { csvRows, inputFingerprint, ndjsonRows, type InputRow } from '../../bulk/rows.js';
 import { jobFlags, type BulkFlags } from '../../bulk/flags.js';
-import { isConflict } from '../../api/client.js';
+import { isConflict } from '../../api/errors.js';
 
 type Status = 'ok' | 'exists' | 'invalid' | 'failed';
 

@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { recOf, type Style } from '../../output/index.js';
 import { kv, type Pair } from '../render.js';
 import { CliError, ExitCode, messageOf } from '../../errors.js';
-import type { ApiError } from '../../api/client.js';
+import type { ApiError } from '../../api/errors.js';
 import type { ResolvedConfig } from '../../config/resolve.js';
 import type { ProfileData } from '../../config/store.js';
 
@@ -76,7 +76,7 @@ export async function checkAccount(ctx: Context, cfg: ResolvedConfig, hint: stri
     base.username ??= api.username ?? null;
     const res = await api.call('profile');
     if (res.status >= 400) {
-      const { toApiError } = await import('../../api/client.js');
+      const { toApiError } = await import('../../api/errors.js');
       throw toApiError(res);
     }
     body = res.body;
@@ -111,7 +111,7 @@ export async function checkAccount(ctx: Context, cfg: ResolvedConfig, hint: stri
 const isApiError = (e: unknown): e is ApiError => e instanceof Error && e.name === 'ApiError';
 
 /** What profile check says about the way to the service, each part with what to do when it is wrong. */
-function networkOf(api: import('../../api/client.js').ApiClient, res: import('../../api/client.js').ApiResponse, ctx: Context): NetworkCheck {
+function networkOf(api: import('../../api/client.js').ApiClient, res: import('../../api/answer.js').ApiResponse, ctx: Context): NetworkCheck {
   const route = api.route(res.request.url);
   const https = res.request.url.startsWith('https:');
   const extra = ctx.io.env.NODE_EXTRA_CA_CERTS || null;

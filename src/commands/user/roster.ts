@@ -8,7 +8,7 @@ import type { Context } from '../../context.js';
 import * as v from '../../validate/index.js';
 import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../bulk/engine.js';
 import { csvRows, inputFingerprint, type InputRow } from '../../bulk/rows.js';
-import { isConflict } from '../../api/client.js';
+import { isConflict } from '../../api/errors.js';
 import { jobFlags, type BulkFlags } from '../../bulk/flags.js';
 
 type Status = 'ok' | 'exists' | 'invalid' | 'failed';

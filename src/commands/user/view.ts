@@ -52,7 +52,7 @@ function conflictError(answer: unknown, email: string): CliError {
 
 /** POST a user-creating endpoint; a conflict becomes exit 5, other errors the usual ApiError. */
 export async function createUser(api: ApiClient, name: 'user.invite' | 'user.create', payload: Record<string, unknown>): Promise<Rec> {
-  const { isConflict, toApiError } = await import('../../api/client.js');
+  const { isConflict, toApiError } = await import('../../api/errors.js');
   const res = await api.call(name, { payload });
   if (isConflict(res.status, res.body) || res.body?.conflict === true) throw conflictError(res.body, String(payload.email));
   if (res.status >= 400) throw toApiError(res);

@@ -1,0 +1,58 @@
+// What the service answered, in one shape whatever the body: parsed JSON, the access API's XML
+// error, or text (the answer step of the request pipeline, src/api/client.ts).
+import type { TlsInfo } from './handler.js';
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Parsed JSON; for XML or text bodies `{ code, text }` (plus `message` for the access API's XML). */
+  // any: the service's JSON, which each verb reads as its endpoint is documented (shared/spec/interface.md).
+  body: any;
+  /** How the body was read. */
+  format: 'json' | 'xml' | 'text' | 'empty';
+  request: RequestInfo;
+  /** Over TLS: the protocol and the service's certificate (profile check shows them). */
+  tls?: TlsInfo;
+}
+
+export interface RequestInfo {
+  method: string;
+  url: string;
+}
+
+/** Turn any body into one shape: parsed JSON, the access API's XML error, or text. */
+export function parseResponse(status: number, headers: Record<string, string>, text: string, request: RequestInfo): ApiResponse {
+  const ctype = headers['content-type'] ?? '';
+  const trimmed = text.trim();
+  if (!trimmed) return { status, headers, body: { code: status }, format: 'empty', request };
+  if (ctype.includes('json') || /^[[{]/.test(trimmed)) {
+    try {
+      return { status, headers, body: JSON.parse(trimmed), format: 'json', request };
+    } catch {
+      /* fall through to text */
+    }
+  }
+  if (ctype.includes('xml') || trimmed.startsWith('<?xml') || /^<(error|response|errors)\b/i.test(trimmed)) {
+    const message = xmlText(trimmed, 'message');
+    const error = xmlText(trimmed, 'error');
+    if (message !== undefined || error !== undefined) {
+      return { status, headers, body: { code: status, error: true, message: message ?? error, text: trimmed }, format: 'xml', request };
+    }
+  }
+  return { status, headers, body: { code: status, text }, format: 'text', request };
+}
+
+/** The text of the first `<tag>` of an XML document, entities decoded and spaces folded. */
+function xmlText(xml: string, tag: string): string | undefined {
+  const m = new RegExp(`<${tag}\\b[^>]*>([\\s\\S]*?)</${tag}>`, 'i').exec(xml);
+  if (!m) return undefined;
+  return m[1]
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
