@@ -25,9 +25,12 @@ export const EXIT_CODE_HELP: Array<[number, string]> = [
   [7, 'rate limited or service unavailable after retries'],
   [8, "certificate problem: the service's certificate did not verify (unknown CA, expired, wrong host name); never retried; trust a private CA with --ca-file or BOOKDIST_CA_FILE"],
   [9, 'proxy problem: the proxy (HTTPS_PROXY/HTTP_PROXY) refused (407 asks for credentials) or could not be reached; never retried'],
-  // One code for every way of being asked to stop: the outcome is the same (a bulk job writes
-  // what is in flight and can be resumed), so scripts and supervisors test one number.
-  [130, 'interrupted: Ctrl-C (SIGINT), SIGTERM or SIGHUP, all exit 130 (not 143 or 129); bulk jobs print how to resume'],
+  // Asked to stop, bookdist stops gracefully (a bulk job writes what is in flight and prints how
+  // to resume), then dies of the signal as `sleep` would: the shell reports 128 + its number, and
+  // a script that ran bookdist stops too (bash goes on after a child that exited 130 normally).
+  [129, 'SIGHUP (the terminal closed): as 130'],
+  [130, 'interrupted by Ctrl-C (SIGINT): a graceful stop (bulk jobs write what is in flight and print how to resume), then death by the signal, so a script that ran bookdist stops too; the shell reports 128 + the signal'],
+  [143, 'SIGTERM (kill, a supervisor): as 130'],
 ];
 
 /** An error the CLI reports to the user: a message that names the fix, an exit code, details. */

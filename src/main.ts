@@ -3,6 +3,7 @@
 // (src/cli/run.ts): the tree argv needs, a context per command, failures as one report and an exit
 // code. The root help and --version load nothing of the run (each module is start-up time).
 import { trapSignals } from './cli/signals.js';
+import { ExitCode } from './errors.js';
 import { fastPath, helpTopic } from './cli/fast-paths.js';
 import type { Clock, IO } from './context.js';
 import type { HttpHandler } from './api/handler.js';
@@ -60,5 +61,10 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   if (fast !== undefined) return fast;
   // Anything else runs a command (the whole tree for help, completion and the like).
   const { runCommand } = await import('./cli/run.js');
-  return runCommand(argv, io, { signals, cleanups, controller, http: options.http, clock: options.clock });
+  const code = await runCommand(argv, io, { signals, cleanups, controller, http: options.http, clock: options.clock });
+  // Stopped by a signal (gracefully: what was in flight is written, the resume command printed):
+  // die of it, so that the shell sees 130/143/129 by signal and a script that ran bookdist stops.
+  const sig = code === ExitCode.INTERRUPTED ? signals?.received() : undefined;
+  if (sig) await signals!.reraise(sig);
+  return code;
 }

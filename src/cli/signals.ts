@@ -1,8 +1,11 @@
 // Signals and broken pipes, for the real CLI (in-process tests run without them). The first
 // SIGINT, SIGTERM or SIGHUP aborts the run's signal: a command that trapped it (a bulk job) stops
-// gracefully, writing what is in flight; any other command, or a second signal, exits 130 at
-// once. A reader that went away (`bookdist ... | head`) ends the run quietly; any other write
-// error on stdout is one clear line and exit 1.
+// gracefully, writing what is in flight; any other command, or a second signal, stops at once.
+// Either way bookdist then dies of the signal it got (default handler, signal raised again), as
+// `sleep` would: the shell reports 130, 143 or 129, and a script that ran bookdist stops too (bash
+// goes on after a child that exited 130 normally; it stops after one killed by SIGINT). A reader
+// that went away (`bookdist ... | head`) ends the run quietly; any other write error on stdout is
+// one clear line and exit 1.
 import { CliError, errorCode, ExitCode, messageOf } from '../errors.js';
 import type { IO } from '../context.js';
 
@@ -16,6 +19,25 @@ export interface SignalTrap {
   trapOutputError(handler: (err: NodeJS.ErrnoException) => void): void;
   /** Remove the signal handlers (the EPIPE listener stays: output still buffered may fail later). */
   release(): void;
+  /** The first signal the run got, if any. */
+  received(): NodeJS.Signals | undefined;
+  /** Die of `sig` (after what is written to stdout and stderr has left): the caller sees a death by signal. */
+  reraise(sig: NodeJS.Signals): Promise<never>;
+}
+
+/** The shell's status for a death by each signal (128 + its number), should the default action not end the process. */
+const SHELL_STATUS: Record<string, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
+
+/** A write of nothing calls back once everything before it has been handed to the system (or the stream failed). */
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) return resolve();
+    try {
+      stream.write('', () => resolve());
+    } catch {
+      resolve();
+    }
+  });
 }
 
 export function trapSignals(io: IO, controller: AbortController, cleanups: Array<() => void | Promise<void>>): SignalTrap {
@@ -28,11 +50,21 @@ export function trapSignals(io: IO, controller: AbortController, cleanups: Array
   // dropped; and a repeat within a moment of the first (an echo from a handler that ran before
   // ours) counts once. A person's second Ctrl-C still exits at once.
   let swallowing = false;
+  let first: NodeJS.Signals | undefined;
   const realKill = process.kill;
   const killFilter = function (this: unknown, pid: number, sig?: string | number) {
     if (swallowing && pid === process.pid && typeof sig === 'string' && SIGNALS.includes(sig as NodeJS.Signals)) return true;
     return realKill.call(process, pid, sig);
   } as typeof process.kill;
+  // The default action of the signal, from which nothing returns: every listener goes (ours, and
+  // when-exit's, which would send it again), so Node restores the default disposition, and the
+  // kill is the real one (the filter above drops self-sent signals while one is being handled).
+  const die = (sig: NodeJS.Signals): never => {
+    for (const s of SIGNALS) process.removeAllListeners(s);
+    if (process.kill === killFilter) process.kill = realKill;
+    realKill.call(process, process.pid, sig);
+    process.exit(SHELL_STATUS[sig] ?? ExitCode.INTERRUPTED);
+  };
   const onSignal = (sig: NodeJS.Signals) => {
     const now = Date.now();
     swallowing = true;
@@ -40,13 +72,14 @@ export function trapSignals(io: IO, controller: AbortController, cleanups: Array
     if (interrupts > 0 && now - lastSignal < 250) return;
     lastSignal = now;
     interrupts++;
+    first ??= sig;
     controller.abort(new CliError(`Interrupted (${sig}).`, ExitCode.INTERRUPTED));
     if (!trapped || interrupts > 1) {
       io.stderr.write('\nInterrupted.\n');
       // At once: cleanups get a moment, but a graceful close of the HTTP pool would wait for the
       // requests in flight (what the first signal does); a bulk job's journal covers them.
       const bounded = new Promise((r) => setTimeout(r, 200).unref());
-      void Promise.race([Promise.allSettled(cleanups.map((fn) => fn())), bounded]).finally(() => process.exit(ExitCode.INTERRUPTED));
+      void Promise.race([Promise.allSettled(cleanups.map((fn) => fn())), bounded]).finally(() => die(first ?? sig));
     }
   };
   // `bookdist ... | head`: the reader went away. Stop quietly, as other Unix tools do.
@@ -71,6 +104,17 @@ export function trapSignals(io: IO, controller: AbortController, cleanups: Array
     release() {
       for (const sig of SIGNALS) process.off(sig, onSignal);
       if (process.kill === killFilter) process.kill = realKill;
+    },
+    received: () => first,
+    async reraise(sig) {
+      // Bounded: a reader that stopped reading must not keep a stopped job alive (and with our
+      // handlers released, another Ctrl-C meanwhile ends the process by the default action anyway).
+      // The timer stays referenced: the process must not end normally (exit 0) before the signal.
+      let timer: NodeJS.Timeout | undefined;
+      const bounded = new Promise((r) => (timer = setTimeout(r, 1000)));
+      await Promise.race([Promise.all([drained(process.stdout), drained(process.stderr)]), bounded]);
+      clearTimeout(timer);
+      return die(sig);
     },
   };
 }

@@ -3,15 +3,19 @@
 // under a full disk and kill -9 at random points, graceful on the first signal with a stored
 // profile present, validated before the first request, a corrupt journal with a way out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SEED_USERS, startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 import { cliFor, storeProfile, codesGenerated, csvCodes, spawnCli, waitForCodes, type Cli } from './_support.js';
 import { fullDisk } from './_fs.js';
 import { run as runInProcess } from '../helpers/run.js';
+import { BIN } from '../helpers/cli.js';
 
 const BOOK = WELL_KNOWN.readme.hash_id;
+/** What a shell reports for a death by each signal (128 + its number). */
+const SHELL_STATUS = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
 let sb: TestSandbox;
 let cli: Cli;
 let dir: string;
@@ -139,7 +143,7 @@ describe('exact under faults', () => {
 
 describe('graceful on the first signal, with a stored profile present', () => {
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    it(`${sig}: in-flight batches written, exit 130 with the resume command; --resume finishes exactly`, async () => {
+    it(`${sig}: in-flight batches written, the resume command printed, then death by ${sig} (the shell's ${SHELL_STATUS[sig]}); --resume finishes exactly`, async () => {
       const out = join(dir, `sig-${sig}.csv`);
       const count = 4000;
       const before = await codesGenerated(cli);
@@ -147,7 +151,7 @@ describe('graceful on the first signal, with a stored profile present', () => {
       await waitForCodes(out, 200, run.exited);
       run.child.kill(sig);
       const res = await run.exited;
-      expect(res.code, res.stderr).toBe(130);
+      expect(res, res.stderr).toMatchObject({ code: null, signal: sig });
       expect(res.stderr).toMatch(/interrupted: \d+ of 4000 codes generated/);
       expect(res.stderr).toMatch(/To continue, run:\n {2}bookdist codes generate .*--resume\n/);
       expect(res.stderr).not.toMatch(/^Interrupted\.$/m);
@@ -162,8 +166,56 @@ describe('graceful on the first signal, with a stored profile present', () => {
 
 });
 
+describe('an interrupt stops the script that ran bookdist', () => {
+  /**
+   * `sh -c 'bash -c "bookdist codes generate ...; echo after $?"; echo status=$?'`, with the inner
+   * bash in a process group of its own (setsid), as a terminal's foreground job is: what a script
+   * that ran bookdist, and the shell that ran the script, see.
+   */
+  function script(out: string) {
+    const bin = join(dir, 'bin');
+    mkdirSync(bin, { recursive: true });
+    if (!existsSync(join(bin, 'bookdist'))) symlinkSync(BIN, join(bin, 'bookdist'));
+    const inner = `echo pgid=$$ >&2; bookdist ${gen(out, 4000).join(' ')}; echo after $?`;
+    const child = spawn('sh', ['-c', `setsid bash -c '${inner}'; echo status=$?`], {
+      env: { PATH: `${bin}:${process.env.PATH}`, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, ...sb.env, BOOKDIST_IDEMPOTENCY_KEYS: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((res) => child.on('close', (code) => res({ code, stdout, stderr })));
+    return { exited, pgid: () => Number(/^pgid=(\d+)$/m.exec(stderr)?.[1]) };
+  }
+
+  it('SIGINT to the script\'s process group mid-job (Ctrl-C): the resume command, no "after", the outer shell reads 130', async () => {
+    const out = join(dir, 'script-int.csv');
+    const run = script(out);
+    await waitForCodes(out, 200, run.exited);
+    expect(run.pgid()).toBeGreaterThan(1);
+    process.kill(-run.pgid(), 'SIGINT');
+    const res = await run.exited;
+    expect(res.stderr).toMatch(/To continue, run:\n {2}bookdist codes generate .*--resume\n/);
+    expect(res.stdout).not.toMatch(/after/);
+    expect(res.stdout).toBe('status=130\n');
+    expect(res.code).toBe(0);
+  });
+
+  it('SIGTERM to bookdist alone: the script goes on and reads 143, as for any command killed by SIGTERM', async () => {
+    const out = join(dir, 'script-term.csv');
+    const run = script(out);
+    await waitForCodes(out, 200, run.exited);
+    // The job's lock names the pid that runs it (the launcher execs Node: the pid bash started).
+    process.kill(JSON.parse(readFileSync(out + '.bookdist-lock', 'utf8')).pid, 'SIGTERM');
+    const res = await run.exited;
+    expect(res.stderr).toMatch(/To continue, run:\n {2}bookdist codes generate .*--resume\n/);
+    expect(res.stdout).toBe('after 143\nstatus=0\n');
+  });
+});
+
 describe('the same guarantees for a row job (access allow --from-csv)', () => {
-  it('SIGTERM with a stored profile: batches in flight written, exit 130; --resume ends with every row exactly once', async () => {
+  it('SIGTERM with a stored profile: batches in flight written, death by SIGTERM; --resume ends with every row exactly once', async () => {
     const csv = join(dir, 'rows.csv');
     const n = 600;
     const row = `${WELL_KNOWN.readme.hash_id},${SEED_USERS[2].username},1.00`;
@@ -178,7 +230,7 @@ describe('the same guarantees for a row job (access allow --from-csv)', () => {
     }
     run.child.kill('SIGTERM');
     const res = await run.exited;
-    expect(res.code, res.stderr).toBe(130);
+    expect(res, res.stderr).toMatchObject({ code: null, signal: 'SIGTERM' });
     expect(res.stderr).toMatch(/interrupted: \d+ row\(s\)/);
     expect(res.stderr).toMatch(/--results \S+rows\.results\.csv --concurrency 2 --resume\n/);
     const r = await cli([...args, '--resume']);
@@ -200,7 +252,7 @@ describe('a second signal', () => {
   });
   afterAll(() => slow.close());
 
-  it('a second signal while the first waits for batches in flight exits at once; --resume still ends exact', async () => {
+  it('a second signal while the first waits for batches in flight ends the job at once, by the signal; --resume still ends exact', async () => {
     const slowCli = cliFor(slow);
     const out = join(dir, 'twice.csv');
     const count = 1000;
@@ -214,7 +266,7 @@ describe('a second signal', () => {
     const t0 = Date.now();
     run.child.kill('SIGINT');
     const res = await run.exited;
-    expect(res.code).toBe(130);
+    expect(res, res.stderr).toMatchObject({ code: null, signal: 'SIGINT' });
     expect(Date.now() - t0).toBeLessThan(1000);
     expect(res.stderr, res.stderr).toMatch(/^Interrupted\.$/m);
     const r = await slowCli(gen(out, count, ['--resume']));

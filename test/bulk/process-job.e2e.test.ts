@@ -44,7 +44,7 @@ afterAll(async () => {
 });
 
 describe('book process --from-file on the job engine', () => {
-  it('exclusive: a second job on the same --results exits 2 naming the first one\'s pid; SIGINT during --wait exits 130 with the resume command', async () => {
+  it('exclusive: a second job on the same --results exits 2 naming the first one\'s pid; SIGINT during --wait prints the resume command and dies of SIGINT', async () => {
     const results = join(dir, 'held.ndjson');
     // The seed holds this book in the queue: --wait polls until --timeout.
     const args = ['book', 'process', '--from-file', '-', '--wait', '--interval', '100ms', '--results', results];
@@ -59,7 +59,7 @@ describe('book process --from-file on the job engine', () => {
 
     first.child.kill('SIGINT');
     const res = await first.exited;
-    expect(res.code, res.stderr).toBe(130);
+    expect(res, res.stderr).toMatchObject({ code: null, signal: 'SIGINT' });
     expect(res.stderr).toMatch(/interrupted: 1 book: 1 already queued → \S+held\.ndjson\. To continue, run:\n {2}bookdist book process --from-file - --wait --interval 100ms --results \S+held\.ndjson --resume\n/);
     expect(res.stderr).not.toMatch(/^Interrupted\.$/m);
     // Nothing final yet: the file holds no row, the journal holds the book to wait for.
@@ -81,7 +81,7 @@ describe('book process --from-file on the job engine', () => {
     await waitUntil(() => processPosts() >= p0 + 5, run.exited);
     run.child.kill(sig);
     const res = await run.exited;
-    expect(res.code, res.stderr).toBe(130);
+    expect(res, res.stderr).toMatchObject({ code: null, signal: sig });
     expect(res.stderr).toMatch(/interrupted: \d+ books: \d+ queued/);
     const resume = /To continue, run:\n {2}(.*)\n/.exec(res.stderr)?.[1];
     expect(resume).toBe(`bookdist book process --from-file ${list} --force --results ${results} --concurrency 2 --yes --resume`);
@@ -113,7 +113,7 @@ describe('book process --from-file on the job engine', () => {
     await waitUntil(() => existsSync(results + '.bookdist-job') && readFileSync(results + '.bookdist-job', 'utf8').includes('"pending"'), run.exited);
     run.child.kill('SIGINT');
     const res = await run.exited;
-    expect(res.code, res.stderr).toBe(130);
+    expect(res, res.stderr).toMatchObject({ code: null, signal: 'SIGINT' });
     expect(res.stderr).toMatch(/interrupted: 4 books: 4 queued.*--resume\n/s);
     expect(ndjson(results).length).toBeLessThan(4);
 

@@ -55,9 +55,17 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
-/** Start the launcher (not node) in the background with a unique marker in its argv. */
-function startLauncher(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(BIN, args, { env: { PATH: machinePath, HOME: t.dir, TMPDIR: process.env.TMPDIR, BOOKDIST_DATA_DIR: t.dir, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Start the launcher (not node) in the background with a unique marker in its argv; `viaNode`:
+ * as `node bin/bookdist` with the machine's node, in a process group of its own.
+ */
+function startLauncher(args: string[], env: Record<string, string> = {}, opts: { viaNode?: boolean } = {}) {
+  const [cmd, argv] = opts.viaNode ? ['node', [BIN, ...args]] : [BIN, args];
+  const child = spawn(cmd, argv, {
+    env: { PATH: machinePath, HOME: t.dir, TMPDIR: process.env.TMPDIR, BOOKDIST_DATA_DIR: t.dir, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: opts.viaNode,
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
@@ -116,28 +124,51 @@ describe('bin/bookdist launcher', () => {
     expect(await portOpen(port)).toBe(false);
   });
 
-  it('one SIGINT to the pid the shell got prints one "Interrupted." and exits 130', async () => {
-    // A server that accepts and never answers: the request is in flight when the signal comes.
+  /** A server that accepts and never answers, and a stored profile on it: a request stays in flight. */
+  async function hangingService(run: (env: Record<string, string>, inFlight: () => Promise<void>) => Promise<void>) {
     const sockets: any[] = [];
     const server: Server = createServer((s) => void sockets.push(s));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
     try {
       // A stored profile, as a user has one (it is read as JSON; nothing heavy loads before the request).
-      const cfg = join(t.dir, 'sigint-config');
+      const cfg = join(t.dir, `hang-config-${port}`);
       mkdirSync(cfg, { recursive: true, mode: 0o700 });
       writeFileSync(join(cfg, 'config.json'), JSON.stringify({ current: 'hang', profiles: { hang: { baseUrl: `http://127.0.0.1:${port}`, username: 'u', sharedKey: 'k' } } }), { mode: 0o600 });
-      const run = startLauncher(['whoami', '--timeout', '60s'], { BOOKDIST_CONFIG_DIR: cfg });
-      for (let i = 0; i < 400 && sockets.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(sockets.length).toBeGreaterThan(0);
-      process.kill(run.child.pid!, 'SIGINT');
-      const end = await run.exited;
-      expect(end.code).toBe(130);
-      expect(run.err().match(/Interrupted\./g)).toEqual(['Interrupted.']);
+      await run({ BOOKDIST_CONFIG_DIR: cfg }, async () => {
+        for (let i = 0; i < 400 && sockets.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+        expect(sockets.length).toBeGreaterThan(0);
+      });
     } finally {
       for (const s of sockets) s.destroy();
       server.close();
     }
+  }
+
+  it('one SIGINT to the pid the shell got prints one "Interrupted." and dies of SIGINT (the shell reports 130)', async () => {
+    await hangingService(async (env, inFlight) => {
+      const run = startLauncher(['whoami', '--timeout', '60s'], env);
+      await inFlight();
+      process.kill(run.child.pid!, 'SIGINT');
+      expect(await run.exited).toEqual({ code: null, signal: 'SIGINT' });
+      expect(run.err().match(/Interrupted\./g)).toEqual(['Interrupted.']);
+    });
+  });
+
+  // `node bin/bookdist` under a Node older than engines.node re-runs the command under the pinned
+  // Node as a child: the parent must end as the child did, by the same signal (not exit 1 for SIGTERM).
+  const machineNode = spawnSync('node', ['-p', 'process.versions.node'], { env: { PATH: machinePath }, encoding: 'utf8' }).stdout?.trim() ?? '';
+  it.runIf(machineNode && !atLeast(machineNode, ENGINES_MIN)).each([
+    ['SIGTERM', 'the parent alone, as kill does'],
+    ['SIGINT', 'the process group, as a terminal\'s Ctrl-C does'],
+  ] as const)('through an older node: %s sent to %s: the parent ends by that signal', async (sig, _to) => {
+    await hangingService(async (env, inFlight) => {
+      const run = startLauncher(['whoami', '--timeout', '60s'], env, { viaNode: true });
+      await inFlight();
+      process.kill(sig === 'SIGINT' ? -run.child.pid! : run.child.pid!, sig);
+      expect(await run.exited, run.err()).toEqual({ code: null, signal: sig });
+      expect(run.err().match(/Interrupted\./g)).toEqual(['Interrupted.']);
+    });
   });
 
   it('gives a catalogue load a larger young generation than every other command, through sh and through an older node', () => {

@@ -67,7 +67,7 @@ describe('usage errors and help', () => {
   it('`bookdist help exit-codes` documents every exit code', async () => {
     const r = await run(['help', 'exit-codes']);
     expect(r.code).toBe(0);
-    for (const code of [0, 1, 2, 3, 4, 5, 6, 7, 130]) expect(r.stdout).toMatch(new RegExp(`^\\s+${code}  \\S`, 'm'));
+    for (const code of [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 129, 130, 143]) expect(r.stdout).toMatch(new RegExp(`^\\s+${code}  \\S`, 'm'));
   });
   it('a bad --timeout or --retries is a usage error', async () => {
     expect((await run(['--timeout', 'soon', 'status'])).code).toBe(2);

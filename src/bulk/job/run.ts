@@ -11,8 +11,8 @@
 //
 // Guarantees: exclusive (a lock per FILE), exact (a batch counts once fsynced and journalled; a
 // torn batch is cut and fetched again with its original Idempotency-Key), interruptible (the
-// first SIGINT/SIGTERM stops new batches, those in flight are written, exit 130 with the resume
-// command), validated up front (FILE, the lock, the journal, the options of a resumed job and the
+// first SIGINT/SIGTERM stops new batches, those in flight are written, the resume command printed,
+// then death by the signal: src/cli/signals.ts), validated up front (FILE, the lock, the journal, the options of a resumed job and the
 // first batch of the input, before the first request; a job refused then leaves no file behind).
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';

@@ -1,7 +1,8 @@
 // How a job ends: one summary line (counts of what was *written*), the exit code, the command
 // that continues it, and in CI a Markdown summary ($GITHUB_STEP_SUMMARY) and `::error::`
 // annotations (GITHUB_ACTIONS=true). Exit codes: 0 ok, 6 partial, 7 unavailable (everything that
-// failed failed because the service stayed unavailable), 130 interrupted, 1 a failed write (the
+// failed failed because the service stayed unavailable), 130 interrupted (main() then dies of the
+// signal: the shell sees 130, 143 or 129), 1 a failed write (the
 // rows it could not write kept in the rescue file), 2 a bad input.
 import { appendFileSync } from 'node:fs';
 import { CliError, errorCode, ExitCode, messageOf } from '../../errors.js';

@@ -17,7 +17,8 @@ export const generate = verb({
     'number. After a crash, kill -9, full disk or Ctrl-C, run the same command with --resume: a batch cut ' +
     'short is fetched again with its original key (the service answers with the codes it already made), ' +
     'so FILE ends with exactly --count codes. Ctrl-C stops new batches, waits for those in flight and ' +
-    'exits 130 with the resume command; a second Ctrl-C exits at once. 429 and 503 answers and dropped ' +
+    'prints the resume command, then ends by the signal (exit 130, and a calling script stops); a second Ctrl-C ' +
+    'stops at once. 429 and 503 answers and dropped ' +
     'connections are retried with backoff (Retry-After honoured; a wait over 2 s prints a line); a batch ' +
     'that still fails is reported and the job goes on, then exits 6 (7 if the service stayed unavailable) ' +
     'and --resume generates what is missing. The job ends with one summary line on stderr.',
