@@ -2,7 +2,7 @@
 // commander's usage errors and every failure as one report and an exit code (./report.ts), and the
 // cleanups when it ends. main() imports this only after the fast paths (src/cli/fast-paths.ts):
 // the root help and --version load none of it.
-import type { Command } from 'commander';
+import type { Command, CommanderError } from 'commander';
 import { CliError, ExitCode } from '../errors.js';
 import type { Clock, Context, GlobalOptions, IO, OutputFormat } from '../context.js';
 import { createContext } from '../context.js';
@@ -11,6 +11,7 @@ import { checkDuration } from '../util/duration.js';
 import { exitCodeOf, setContextFactory } from '../commands/define.js';
 import { helpWidth } from '../commands/help/layout.js';
 import { reportError, usageText, wantsJsonErrors } from './report.js';
+import { withHint } from './hints.js';
 import type { SignalTrap } from './signals.js';
 import { programFor } from './tree.js';
 
@@ -68,6 +69,8 @@ export async function runCommand(argv: string[], io: IO, setup: RunSetup): Promi
     await program.parseAsync(normaliseArgv(argv), { from: 'user' });
     code = exitCodeOf(program);
   } catch (err) {
+    const ce = err as CommanderError;
+    if (ce?.code === 'commander.unknownCommand' || ce?.code === 'commander.unknownOption') ce.message = withHint(ce, usage?.command);
     code = reportError(err, io, { json, debug, usage: usage && usageText(usage.command) });
   } finally {
     for (const fn of cleanups.reverse()) {

@@ -206,6 +206,12 @@ export async function emit(ctx: Context, body: unknown, view: View = {}): Promis
   const fmt = outputFormat(ctx);
   const fields = ctx.globals.fields;
   const records = recordsOf(spec, body);
+  // A command for one value, piped with no format asked for: the value alone on its line.
+  const g = ctx.globals;
+  if (spec.value && records.length && !ctx.io.stdout.isTTY && !g.output && !g.json && !fields && !g.query) {
+    const v = recOf(records[0])[spec.value];
+    if (typeof v === 'string' && v) return void ctx.io.stdout.write(escapeControls(v) + '\n');
+  }
   const missing = spec.kind === 'record' && !records.length;
   // The answer lacks the resource (a real deployment may answer with only a message): never an
   // empty `{}` or an empty row that looks like data.

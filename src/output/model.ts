@@ -23,6 +23,12 @@ export interface OutputSpec {
    * test_mode, message) when it is an object. `.`: the whole response, envelope included.
    */
   at?: string | string[];
+  /**
+   * The one value the command is for (a key of the record, e.g. `viewer_url`): printed alone on
+   * one line when stdout is not a terminal and no -o, --json, --fields or --query is given, so
+   * that `URL=$(bookdist book viewer ...)` holds the URL. Explicit formats print the record.
+   */
+  value?: string;
   /** The format when neither -o nor --json is given (default: a table on a terminal, TSV piped). */
   defaultFormat?: 'json';
   /**
@@ -66,7 +72,7 @@ export const OUTPUT: Record<string, OutputSpec> = {
   'book pricing': { kind: 'rows', record: 'pricing entry', at: ['digital_pricing', 'pricing', 'book.digital_pricing', 'results'] },
   'book search': { kind: 'rows', record: 'book', at: 'results' },
   'book list': { kind: 'rows', record: 'book', at: 'results' },
-  'book viewer': { kind: 'record', record: 'viewer' },
+  'book viewer': { kind: 'record', record: 'viewer', value: 'viewer_url' },
   'book process': { kind: 'rows', record: 'processing result', at: 'books', bulk: 'processing result' },
   // users
   'user invite': { kind: 'record', record: 'user' },
@@ -88,7 +94,7 @@ export const OUTPUT: Record<string, OutputSpec> = {
   'access revoke': { kind: 'message', bulk: 'access result' },
   // price comparison
   'offers get': { kind: 'rows', record: 'offer', at: 'Offers' },
-  'offers checkout': { kind: 'record', record: 'checkout' },
+  'offers checkout': { kind: 'record', record: 'checkout', value: 'url' },
   // shell and docs
   completion: { kind: 'text' },
   __reference: { kind: 'text' },

@@ -125,12 +125,14 @@ describe('the top-level help', () => {
   it('groups the commands: service commands, bulk jobs, sandbox, settings', async () => {
     const r = await help([], { COLUMNS: '100' });
     const heads = r.stdout.split('\n').filter((l) => /^[A-Z].*:$/.test(l));
+    // The commands first; the root's own options and the global ones after them (issue 29).
     expect(heads).toEqual([
-      'Options:',
       'Service commands:',
       expect.stringMatching(/^Bulk jobs/),
       expect.stringMatching(/^Sandbox/),
       'Settings:',
+      'Options:',
+      expect.stringMatching(/^Global options/),
     ]);
     const section = (h: RegExp) => r.stdout.split('\n\n').find((b) => h.test(b))!;
     expect(section(/^Service commands:/)).toMatch(/^ {2}book +/m);

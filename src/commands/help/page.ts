@@ -191,7 +191,11 @@ export function renderPage(page: HelpPage, width: number): string {
   out.push(width < MIN_WIDTH ? usage : wrapWords(usage, width, 7).join('\n'), '');
   if (page.description) out.push(wrapParagraphs(page.description, width), '');
   out.push(...section('Arguments:', page.args.map(row)));
-  out.push(...section('Options:', page.options.map(row)));
+  // The root lists its commands first; its global options follow as a short block of names
+  // (`bookdist help options` describes them), as every command's page ends.
+  const own = isRoot ? page.options.filter(([t]) => /^-[Vh],/.test(t)) : page.options;
+  const globals = isRoot ? page.options.filter(([t]) => !/^-[Vh],/.test(t)) : page.globals;
+  if (!isRoot) out.push(...section('Options:', own.map(row)));
   const commandRow = ([, term, description]: readonly [string, string, string]) => row([term, description]);
   if (isRoot) {
     const groups = new Map<string, HelpPage['commands']>(ROOT_GROUPS.map(([h]) => [h, []]));
@@ -203,12 +207,13 @@ export function renderPage(page: HelpPage, width: number): string {
     out.push(...section(first[0], first[1].map(commandRow)));
     out.push(...section('Bulk jobs (streamed from a file, resumable, exit 6 on partial failure):', bulk.map(row)));
     for (const [heading, cs] of rest) out.push(...section(heading, cs.map(commandRow)));
+    out.push(...section('Options:', own.map(row)));
   } else {
     out.push(...section('Commands:', page.commands.map(commandRow)));
   }
   if (page.examples.length) out.push('Examples:', ...page.examples.flatMap((e) => formatExample(e, width)), '');
-  if (page.globals.length) {
-    const names = page.globals.map(([t]) => flagNames(t)).join(', ');
+  if (globals.length) {
+    const names = globals.map(([t]) => flagNames(t)).join(', ');
     out.push('Global options (`bookdist help options` describes them):', ...wrapWords('  ' + names, width, 2), '');
   }
   return out.join('\n');

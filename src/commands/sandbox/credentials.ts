@@ -14,12 +14,14 @@ export async function run(o: { db?: string }, ctx: Context): Promise<void> {
   const store = await openStore(ctx, o.db);
   const { credentials } = await import('../../sandbox/control.js');
   const c = credentials(store);
-  const acct = (a: typeof c.partner) => ({ username: a.username, key_file: a.key_file, public_key: a.public_key, shared_key: a.shared_key });
+  const { resolve } = await import('node:path');
+  // Absolute paths, whatever --db was (`--db ./ci.db`): a script may use them from any directory.
+  const acct = (a: typeof c.partner) => ({ username: a.username, key_file: resolve(ctx.io.cwd, a.key_file), public_key: a.public_key, shared_key: a.shared_key });
   // `sandbox serve --tls` keeps its CA beside the database: the file HTTPS clients trust.
   const { tlsCaPath } = await import('../../sandbox/tls.js');
   const { existsSync } = await import('node:fs');
   const ca = tlsCaPath(store.path);
-  const tls_ca_file = ca && existsSync(ca) ? ca : null;
+  const tls_ca_file = ca && existsSync(resolve(ctx.io.cwd, ca)) ? resolve(ctx.io.cwd, ca) : null;
   const data = { partner: acct(c.partner), limited: acct(c.limited), operator_token: c.operator_token, control_secret: c.control_secret, tls_ca_file };
   await emit(ctx, data, {
     card: (d, s) =>
