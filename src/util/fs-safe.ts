@@ -27,6 +27,8 @@ export interface SafeHandle {
   readonly fd: number;
   /** Write at the current position (the end, for append opens); resolves with the bytes written. */
   write(buffer: Uint8Array, offset: number, length: number, position: null): Promise<{ bytesWritten: number }>;
+  /** Read at `position` (a handle opened for reading). */
+  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
   datasync(): Promise<void>;
   sync(): Promise<void>;
   truncate(len?: number): Promise<void>;

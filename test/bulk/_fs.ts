@@ -17,6 +17,7 @@ function fullAt(fh: SafeHandle, path: string, size: number, limit: number): Safe
       size += r.bytesWritten;
       return r;
     },
+    read: (buf: Uint8Array, off: number, len: number, pos: number) => fh.read(buf, off, len, pos),
     truncate: async (n?: number) => {
       await fh.truncate(n);
       size = n ?? 0;

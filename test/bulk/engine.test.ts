@@ -221,7 +221,7 @@ describe('job engine, in-process', () => {
     const full = await run(gen(300, ['--out', out]), { env, http: reg, clock: instant, fs: fullDisk(out, 9000) });
     expect(full.code).toBe(1);
     const lines = readFileSync(out + '.bookdist-job', 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines[1]).toEqual({ batch: 1, input_digest: digestOf([100]), output_end: expect.any(Number) });
+    expect(lines[1]).toEqual({ batch: 1, input_digest: digestOf([100]), output_end: expect.any(Number), chain: expect.any(String) });
   });
 
   it('a job refused before its first request (a bad CSV record) leaves no journal, lock or results file', async () => {

@@ -13,6 +13,7 @@ import { journalLine, type NewRecord } from './journal.js';
 import type { Rescue } from './rescue.js';
 import { StdoutSink } from './stdout-sink.js';
 import type { JobFile, JobState } from './types.js';
+import { FileGone } from './output-file.js';
 
 export interface Committer<R> {
   /** Write rows (file jobs: and journal `record`); rejects with the write error once the job cannot write. */
@@ -38,6 +39,10 @@ export class FileCommitter<R extends Record<string, unknown>> implements Committ
     private readonly out: () => DurableFile,
     private readonly journal: DurableFile,
     private readonly rescue: Rescue,
+    /** The journal's last digest (undefined: an older journal, continued without digests). */
+    private chain: string | undefined,
+    /** Whether FILE is still the file the job writes (throws FileGone when it is not). */
+    private readonly check: () => Promise<void>,
   ) {}
 
   commit(record: NewRecord, rows: R[]): Promise<void> {
@@ -60,7 +65,9 @@ export class FileCommitter<R extends Record<string, unknown>> implements Committ
         for (const g of group) g.resolve();
       } catch (e) {
         this.s.writeError ??= e;
-        await this.rescue.keep(group.flatMap((g) => g.rows));
+        // FILE gone: everything it held, this group's rows included, goes to the rescue file.
+        if (e instanceof FileGone && !e.rescued) await e.rescue(this.rescue);
+        else await this.rescue.keep(group.flatMap((g) => g.rows));
         for (const g of group) g.reject(e);
       }
     }
@@ -74,15 +81,21 @@ export class FileCommitter<R extends Record<string, unknown>> implements Committ
     let text = '';
     let lines = '';
     let end = out.size;
+    let chain = this.chain;
     for (const g of group) {
       const t = encodeRows(fmt, this.s.spec.columns, g.rows, !this.hasRows);
       if (g.rows.length) this.hasRows = true;
       text += t;
       end += Buffer.byteLength(t);
-      lines += journalLine(g.record, end);
+      const line = journalLine(g.record, end, chain);
+      lines += line.text;
+      chain = line.chain;
     }
     if (text) await out.appendDurably(text);
+    // FILE deleted or replaced meanwhile: nothing is journalled as written to it.
+    await this.check();
     await this.journal.appendDurably(lines);
+    this.chain = chain;
   }
 }
 

@@ -2,6 +2,7 @@
 // data is on disk (fdatasync), so that a unit of work (a batch of codes, a result row) can be
 // counted as done only once it would survive a crash or kill -9. Opened through the fs seam
 // (src/util/fs-safe.ts): never through a symbolic link, new files exclusively and 0600.
+import type { Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Fs, SafeHandle } from '../../util/fs-safe.js';
 
@@ -41,6 +42,11 @@ export class DurableFile {
       await fh.close();
       throw e;
     }
+  }
+
+  /** fstat of the open file (its inode, and whether it is still linked). */
+  stat(): Promise<Stats> {
+    return this.fh.stat();
   }
 
   /** Make the file private (0600) when group or others could read it (files that hold codes or passwords). */

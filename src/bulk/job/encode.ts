@@ -1,5 +1,6 @@
 // How result rows are written to a job's file: CSV and TSV with a header row, NDJSON, or a JSON
 // array (closed when the job completes).
+import { StringDecoder } from 'node:string_decoder';
 import { csvCell, tsvCell } from '../../output/format.js';
 import type { FileFormat } from './types.js';
 
@@ -31,4 +32,100 @@ export function inColumnOrder<R extends Record<string, unknown>>(rows: R[], colu
   const keys = Object.keys(row);
   if (keys.length === columns.length && keys.every((k, i) => k === columns[i])) return rows;
   return rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c]])) as R);
+}
+
+/** Something that reads at a position (an open file handle). */
+interface Readable {
+  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+}
+
+/** The bytes of `fh` from `start` to `end`, in chunks (memory stays flat in the file's size). */
+export async function* bytesOf(fh: Readable, start: number, end: number, size = 1 << 16): AsyncGenerator<Buffer> {
+  const buf = Buffer.alloc(size);
+  for (let pos = start; pos < end; ) {
+    const { bytesRead } = await fh.read(buf, 0, Math.min(size, end - pos), pos);
+    if (!bytesRead) return;
+    pos += bytesRead;
+    yield Buffer.from(buf.subarray(0, bytesRead));
+  }
+}
+
+/**
+ * Rows of a job's file as encodeRows wrote them (the header row skipped), each cell as written
+ * (CSV and TSV cells as text, JSON values as they are). Lines torn at the end are not rows.
+ */
+export async function* decodeRows(fmt: FileFormat, columns: readonly string[], chunks: AsyncIterable<Buffer>): AsyncGenerator<Record<string, unknown>> {
+  const dec = new StringDecoder('utf8');
+  const byName = (cells: unknown[]) => Object.fromEntries(columns.map((c, i) => [c, cells[i]]));
+  const records = fmt === 'csv' ? csvRecords() : lineRecords();
+  let header = fmt === 'csv' || fmt === 'tsv';
+  for await (const chunk of chunks) {
+    for (const rec of records(dec.write(chunk))) {
+      if (header) {
+        header = false;
+        continue;
+      }
+      if (fmt === 'csv') yield byName(rec as string[]);
+      else if (fmt === 'tsv') yield byName((rec as string).split('\t').map(unTsv));
+      else {
+        const line = (rec as string).replace(/^,/, '');
+        if (line === '[' || line === ']' || line === '') continue;
+        yield JSON.parse(line) as Record<string, unknown>;
+      }
+    }
+  }
+}
+
+function unTsv(cell: string): string {
+  return cell.replace(/\\[\\tnr]/g, (e) => ({ '\\\\': '\\', '\\t': '\t', '\\n': '\n', '\\r': '\r' })[e]!);
+}
+
+/** Complete lines, across chunks. */
+function lineRecords(): (text: string) => string[] {
+  let rest = '';
+  return (text) => {
+    const lines = (rest + text).split('\n');
+    rest = lines.pop()!;
+    return lines;
+  };
+}
+
+/** Complete CSV records (quoted cells may hold commas, quotes and line breaks), across chunks. */
+function csvRecords(): (text: string) => string[][] {
+  let cell = '';
+  let cells: string[] = [];
+  let quoted = false;
+  let quoteSeen = false;
+  return (text) => {
+    const out: string[][] = [];
+    for (const ch of text) {
+      if (quoted) {
+        if (quoteSeen) {
+          quoteSeen = false;
+          if (ch === '"') {
+            cell += '"';
+            continue;
+          }
+          quoted = false;
+        } else if (ch === '"') {
+          quoteSeen = true;
+          continue;
+        } else {
+          cell += ch;
+          continue;
+        }
+      }
+      if (ch === '"' && cell === '') quoted = true;
+      else if (ch === ',') {
+        cells.push(cell);
+        cell = '';
+      } else if (ch === '\n') {
+        cells.push(cell);
+        out.push(cells);
+        cells = [];
+        cell = '';
+      } else if (ch !== '\r') cell += ch;
+    }
+    return out;
+  };
 }

@@ -1,13 +1,20 @@
 // The job journal, FILE.bookdist-job: one JSON header line (job id, the options that define the
-// job), then one line per batch written *after* the batch's rows are fsynced to FILE:
+// job, the service and account it talks to), then one line per batch written *after* the batch's
+// rows are fsynced to FILE:
 //
-//   {"batch":3,"output_end":48213,"redo":[4],"pending":[0,2],"input_digest":"..."}
-//   {"settled":[[3,0],[3,2]],"output_end":48390}          (second-phase results)
+//   {"batch":3,"output_end":48213,"redo":[4],"pending":[0,2],"input_digest":"...","chain":"..."}
+//   {"settled":[[3,0],[3,2]],"output_end":48390,"chain":"..."}          (second-phase results)
 //
 // `output_end` is the byte offset where FILE ended once the batch's rows were on disk, so the
-// last line says where the valid part of FILE ends. Journals written before these names had
-// `b`, `end`, `wait`, `h` and `s`: they are read as well, so a job interrupted by an older
-// bookdist resumes. Only complete lines count (a kill while appending one leaves it torn).
+// last line says where the valid part of FILE ends. `chain` is a digest of the line and of the
+// line before it (the header's of the header alone): a line removed, changed or moved by hand is
+// seen on --resume, which refuses the journal instead of fetching a batch twice. (A torn or
+// removed *last* line is what a crash leaves: its batch is cut from FILE and fetched again with
+// its original key.) The digest is no signature: it finds edits, not forgeries.
+// Journals written before these names had `b`, `end`, `wait`, `h` and `s`, and journals written
+// before `chain` and `service` have neither: they are read as well, so a job interrupted by an
+// older bookdist resumes (with a warning that it cannot be checked). Only complete lines count
+// (a kill while appending one leaves it torn).
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { CliError, errorCode, ExitCode, messageOf } from '../../errors.js';
@@ -16,6 +23,12 @@ import type { BatchRecord, FileFormat } from './types.js';
 
 export const JOURNAL_SUFFIX = '.bookdist-job';
 
+/** Where a job's requests go: the base URL and the account (never a secret). */
+export interface JobService {
+  base_url: string;
+  account: string | null;
+}
+
 export interface JournalHeader {
   v: 1;
   verb: string;
@@ -23,6 +36,10 @@ export interface JournalHeader {
   started: string;
   format: FileFormat;
   identity: Record<string, unknown>;
+  /** Absent in journals written before it was recorded. */
+  service?: JobService;
+  /** The header's digest, which the first line's chains on (absent in older journals). */
+  chain?: string;
 }
 
 /** One line after the header, as read (whichever names it was written with). */
@@ -48,11 +65,40 @@ export interface Journal {
   records: JournalRecord[];
   /** Bytes of the complete lines (a torn last line is cut on resume). */
   validEnd: number;
+  /** The last line's digest (undefined for a journal written before digests: it cannot be checked). */
+  chain?: string;
 }
 
-/** The line of a record, once FILE ends at `outputEnd`. */
-export function journalLine(record: NewRecord, outputEnd: number): string {
-  return JSON.stringify({ ...record, output_end: outputEnd }) + '\n';
+/** A job id as bookdist makes them (hex); it becomes part of an Idempotency-Key header. */
+const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+function chained(prev: string, text: string): string {
+  return createHash('sha256').update(prev).update('\n').update(text).digest('base64url').slice(0, 22);
+}
+
+/** The header line of a new journal, its digest included. */
+export function headerLine(header: Omit<JournalHeader, 'chain'>): { text: string; header: JournalHeader } {
+  const chain = chained('', JSON.stringify(header));
+  const full = { ...header, chain };
+  return { text: JSON.stringify(full) + '\n', header: full };
+}
+
+/**
+ * The line of a record, once FILE ends at `outputEnd`, chained on the line before it (`prev`
+ * undefined: a journal of an older bookdist, continued without digests).
+ */
+export function journalLine(record: NewRecord, outputEnd: number, prev?: string): { text: string; chain?: string } {
+  const text = JSON.stringify({ ...record, output_end: outputEnd });
+  if (prev === undefined) return { text: text + '\n' };
+  const chain = chained(prev, text);
+  return { text: JSON.stringify({ ...record, output_end: outputEnd, chain }) + '\n', chain };
+}
+
+/** A parsed line's digest checked against the line before it's: the next chain, or undefined when it does not match. */
+function checkChain(line: Record<string, unknown>, prev: string): string | undefined {
+  const { chain, ...rest } = line;
+  if (typeof chain !== 'string') return undefined;
+  return chained(prev, JSON.stringify(rest)) === chain ? chain : undefined;
 }
 
 /** Digest of a batch's input items (the same input gives the same batches on resume). */
@@ -111,16 +157,27 @@ export async function readJournal(fs: Fs, path: string, flag: string, file: stri
   };
   const header = parse(0) as JournalHeader;
   if (header?.v !== 1 || typeof header.job_id !== 'string' || typeof header.identity !== 'object') throw damaged(1, 'not a job header');
+  // The job id goes into every request's Idempotency-Key: a line break in it would be refused by
+  // the transport only once the request is under way.
+  if (!JOB_ID.test(header.job_id)) throw damaged(1, `its job_id ${JSON.stringify(header.job_id)} is not a job id bookdist makes`);
+  // Digests: a journal that has them must match them all; one written before them cannot be checked.
+  let chain = header.chain === undefined ? undefined : checkChain(header as unknown as Record<string, unknown>, '');
+  if (header.chain !== undefined && chain === undefined) throw damaged(1, 'its digest does not match its content');
   const records: JournalRecord[] = [];
   let lastEnd = 0;
   for (let i = 1; i < lines.length; i++) {
-    const r = parseRecord(parse(i));
+    const line = parse(i);
+    if (chain !== undefined) {
+      chain = checkChain(line, chain);
+      if (chain === undefined) throw damaged(i + 1, 'its digest does not match: a line before it, or this one, was removed, changed or moved');
+    }
+    const r = parseRecord(line);
     if (typeof r === 'string') throw damaged(i + 1, r);
     if (r.outputEnd < lastEnd) throw damaged(i + 1, 'the output offsets go backwards');
     lastEnd = r.outputEnd;
     records.push(r);
   }
-  return { header, records, validEnd: Buffer.byteLength(text.slice(0, end), 'utf8') };
+  return { header, records, validEnd: Buffer.byteLength(text.slice(0, end), 'utf8'), chain };
 }
 
 /** What earlier runs left: per batch, what to run again and to settle; the settled `batch:position`s. */

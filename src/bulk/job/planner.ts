@@ -40,7 +40,7 @@ export async function* plan<I, R extends Record<string, unknown>>(
   try {
     for (let n = 1; !r.done; n++) {
       const items = r.value;
-      const digest = fileJob ? digestOf(items) : undefined;
+      const digest = fileJob ? digestOf(s.spec.digestOf?.(items) ?? items) : undefined;
       const key = `${s.jobId}-${n}`;
       const prev = earlier.batches.get(n);
       if (prev === undefined) {

@@ -17,17 +17,18 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
 import type { ApiClient } from '../../api/client.js';
-import { ExitCode, usageError } from '../../errors.js';
+import { CliError, ExitCode, usageError } from '../../errors.js';
 import { nodeFs } from '../../util/fs-safe.js';
 import { runPool } from '../pool.js';
 import { createProgress, type Progress } from '../progress.js';
 import { FileCommitter, StdoutCommitter, type Committer } from './commit.js';
-import { prepareOutput, type JobFiles } from './output-file.js';
+import { FileGone, prepareOutput, type JobFiles } from './output-file.js';
+import type { JobService } from './journal.js';
 import { plan } from './planner.js';
 import { Rescue } from './rescue.js';
 import { ending, reportToCi } from './summary.js';
 import { makeTools, type Breaker } from './tools.js';
-import { firstPhaseComplete, newJobState, type JobSpec, type JobState } from './types.js';
+import { firstPhaseComplete, newJobState, statsOf, type JobSpec, type JobState } from './types.js';
 import { Worker } from './worker.js';
 
 export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec<I, R>, ctx: Context): Promise<number> {
@@ -37,7 +38,7 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
   const fs = ctx.io.fs ?? nodeFs;
   const s = newJobState(spec, ctx);
   const dry = Boolean(ctx.globals.dryRun);
-  const files = spec.file && !dry ? await prepareOutput(spec, spec.file, ctx, fs) : undefined;
+  const files = spec.file && !dry ? await prepareOutput(spec, spec.file, ctx, fs, await serviceOf(ctx)) : undefined;
   if (files?.finished) {
     await files.close();
     ctx.info(files.finished);
@@ -73,7 +74,9 @@ async function run<I, R extends Record<string, unknown>>(s: JobState<I, R>, file
   const progress = createProgress(ctx, { total: spec.total ?? NaN, unit: spec.unit, label: spec.verb });
   const restoreNotices = routeNotices(ctx, progress);
   const rescue = new Rescue(ctx.io.env, spec.verb, ctx.io.fs ?? nodeFs);
-  const committer: Committer<R> = files ? new FileCommitter(s, spec.file!, () => files.out!, files.journal!, rescue) : new StdoutCommitter(s, rescue);
+  const committer: Committer<R> = files
+    ? new FileCommitter(s, spec.file!, () => files.out!, files.journal!, rescue, files.chain, () => files.check())
+    : new StdoutCommitter(s, rescue);
   // Stdout's reader went away or its disk is full: the job stops and says what was written.
   if (!files)
     ctx.trapOutputError?.((e) => {
@@ -81,11 +84,11 @@ async function run<I, R extends Record<string, unknown>>(s: JobState<I, R>, file
       s.stop.abort();
     });
   const breaker: Breaker = { consecutive: 0, warn: (l) => progress.log(l, true) };
-  const worker = new Worker(s, committer, makeTools(s, api, (l) => progress.log(l), breaker), progress);
+  const worker = new Worker(s, committer, makeTools(s, api, (l) => progress.log(l), breaker, rescue), progress);
   let opening: Promise<void> | undefined;
   const opened = async () => {
     try {
-      await (opening ??= files?.openOut?.() ?? Promise.resolve());
+      await (opening ??= files?.openOut?.((rows) => checkEarlierRows(s, rows)) ?? Promise.resolve());
       return true;
     } catch (e) {
       s.writeError ??= e;
@@ -99,6 +102,12 @@ async function run<I, R extends Record<string, unknown>>(s: JobState<I, R>, file
     if (spec.settle && s.pending.length && firstPhaseComplete(s) && !s.signal.aborted) await worker.settle();
     else if (spec.settle) s.unsettled = s.pending.length;
     await committer.end();
+    // Before the summary: FILE must still be the file the job wrote (not deleted, not replaced).
+    await files?.check().catch(async (e) => {
+      if (!(e instanceof FileGone)) throw e;
+      s.writeError ??= e;
+      await e.rescue(rescue);
+    });
   } finally {
     progress.stop();
     restoreNotices();
@@ -109,12 +118,40 @@ async function run<I, R extends Record<string, unknown>>(s: JobState<I, R>, file
 
 async function conclude<I, R extends Record<string, unknown>>(s: JobState<I, R>, files: JobFiles | undefined, rescue: Rescue): Promise<number> {
   const end = ending(s, rescue);
-  if (end.complete) await files?.complete();
+  if (end.complete) await files?.complete(statsOf(s));
   reportToCi(s, end);
   if (end.error) throw end.error;
   if (end.code === ExitCode.OK) s.ctx.info(end.message);
   else s.ctx.warn(end.message);
   return end.code;
+}
+
+/**
+ * The service and account a job's requests go to, as the journal records them (never a secret):
+ * the base URL as configured (the embedded sandbox by its data directory, its port being new on
+ * every run) and the username signing the requests.
+ */
+async function serviceOf(ctx: Context): Promise<JobService> {
+  const cfg = await ctx.config();
+  const account = cfg.username?.value ?? null;
+  if (cfg.embedded) return { base_url: `embedded sandbox (${cfg.dataDir})`, account };
+  return { base_url: (cfg.baseUrl?.value ?? '').replace(/\/+$/, ''), account };
+}
+
+/**
+ * --resume: FILE must hold the rows the journal accounts for (a line removed from a journal
+ * without digests would otherwise have its batch fetched, and written, twice). Nothing is sent yet.
+ */
+function checkEarlierRows<I, R extends Record<string, unknown>>(s: JobState<I, R>, rows: number): void {
+  if (!s.spec.expectedRows) return;
+  const want = s.spec.expectedRows({ ...statsOf(s), done: 0 });
+  if (rows === want) return;
+  const f = s.spec.file!;
+  throw new CliError(
+    `--resume: ${f.display} holds ${rows} row(s) where its job journal accounts for ${want}: the journal or the file was edited. ` +
+      'Nothing was sent. Restore both as the job left them, or start over with --restart (the file is kept with a .abandoned suffix).',
+    ExitCode.USAGE,
+  );
 }
 
 /** While the bar is drawn, notices and warnings go above it instead of over it. */

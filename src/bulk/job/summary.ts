@@ -10,6 +10,7 @@ import { formatDuration } from '../../util/duration.js';
 import type { Failure } from '../retry.js';
 import { globalArgv } from '../flags.js';
 import { InputChanged } from './planner.js';
+import { FileGone } from './output-file.js';
 import type { Rescue } from './rescue.js';
 import { statsOf, type JobState } from './types.js';
 
@@ -61,6 +62,7 @@ function rescueText(rescue: Rescue): string {
 
 function writeFailure<I, R extends Record<string, unknown>>(s: JobState<I, R>, text: string, resume: string | undefined, rescue: Rescue): CliError {
   const e = s.writeError;
+  if (e instanceof FileGone) return fileGone(s, e, resume, rescue);
   const code = errorCode(e);
   const where = s.spec.file ? s.spec.file.display : 'stdout';
   const closed = !s.spec.file && code === 'EPIPE';
@@ -69,6 +71,22 @@ function writeFailure<I, R extends Record<string, unknown>>(s: JobState<I, R>, t
     ? `the job stopped there (results of requests in flight were not printed).${resume ? ` To continue, run:\n  ${resume}` : ''}`
     : `every batch written before it is kept.${rescueText(rescue)} Make room (or fix the disk), then continue:${resume ? `\n  ${resume}` : ''}`;
   return new CliError(`${s.spec.verb}: writing ${where} failed: ${why}. ${text}; ${next}`, ExitCode.ERROR);
+}
+
+/** FILE was deleted or replaced during the job: where what it held is now, and how to write it again. */
+function fileGone<I, R extends Record<string, unknown>>(s: JobState<I, R>, e: FileGone, resume: string | undefined, rescue: Rescue): CliError {
+  const where = s.spec.file!.display;
+  const kept =
+    rescue.path && rescue.count
+      ? `The ${rescue.count} result(s) the service returned for it are kept in ${rescue.path} (readable only by you).`
+      : rescue.error
+        ? `What it held could not be kept (${rescue.error}).`
+        : 'It held no results yet.';
+  return new CliError(
+    `${s.spec.verb}: ${where} was ${e.how} while the job was writing it: it does not hold the results. ${kept}` +
+      (resume ? ` The job's journal is kept: to write every result to ${where} again (fetched with the same keys), run:\n  ${resume}` : ''),
+    ExitCode.ERROR,
+  );
 }
 
 /**
@@ -108,7 +126,9 @@ export function ending<I, R extends Record<string, unknown>>(s: JobState<I, R>, 
     return fail(new CliError(`${msg} ${text} before it.${spec.file ? ` Fix the input, then continue:\n  ${resume}` : ''}`, code));
   }
   const how = resume ? ` To continue, run:\n  ${resume}` : '';
-  const line = `${spec.verb}: ${text} in ${formatDuration(stats.elapsedMs)}${spec.file ? ` → ${spec.file.display}` : ''}.`;
+  // Results kept aside (more than asked, or not results at all) are said wherever the job ends.
+  const aside = rescue.count || rescue.error ? rescueText(rescue).replace(' that could not be written', ' that were not written (more than asked, or malformed)') : '';
+  const line = `${spec.verb}: ${text} in ${formatDuration(stats.elapsedMs)}${spec.file ? ` → ${spec.file.display}` : ''}.${aside}`;
   if (s.fatal && stopsAtOnce(s.fatal)) return mendOutside(s, s.fatal, line, resume);
   if (s.fatal) return fail(new CliError(`${spec.verb}: ${s.fatal.message} (${text}).${spec.file && s.batches ? how : ''}`, s.fatal.exitCode, undefined, s.fatal.status));
   const where = spec.file ? spec.file.display : 'stdout';

@@ -6,6 +6,7 @@
 import type { ApiClient } from '../../api/client.js';
 import { callOnce, type Failure } from '../retry.js';
 import { stopsAtOnce } from './summary.js';
+import type { Rescue } from './rescue.js';
 import type { JobState, JobTools } from './types.js';
 
 function breakerLimit(concurrency: number): number {
@@ -19,12 +20,15 @@ export interface Breaker {
   warn(line: string): void;
 }
 
-export function makeTools<I, R extends Record<string, unknown>>(s: JobState<I, R>, api: ApiClient, log: (line: string) => void, breaker?: Breaker): JobTools {
+export function makeTools<I, R extends Record<string, unknown>>(s: JobState<I, R>, api: ApiClient, log: (line: string) => void, breaker?: Breaker, rescue?: Rescue): JobTools {
   const { spec, ctx } = s;
   return {
     api,
     ctx,
     log,
+    keep: async (rows) => {
+      await rescue?.keep(rows);
+    },
     call: async (name, args, headers) => {
       // After a certificate or proxy failure nothing more is sent: the item is left, unwritten,
       // to the run that continues the job once the failure is mended.

@@ -14,6 +14,8 @@ interface Batch<I> {
   items: I[];
   /** Idempotency-Key for the batch's request(s): the same on every run of the job. */
   key: string;
+  /** On --resume of a partly done batch: the positions of `items` in the batch as first planned. */
+  positions?: number[];
 }
 
 export interface BatchResult<R> {
@@ -51,6 +53,8 @@ export interface JobTools {
   call(name: string, args: { params?: Record<string, string | number>; payload?: Record<string, unknown> }, headers?: Record<string, string>): Promise<Outcome>;
   /** A line above the progress bar. */
   log(line: string): void;
+  /** Keep what the service returned that is not written to FILE (extra or malformed results): the rescue file. */
+  keep(rows: Array<Record<string, unknown>>): Promise<void>;
 }
 
 /** The tools of the second phase: JobTools plus `commit`, which makes results final. */
@@ -83,6 +87,21 @@ export interface JobSpec<I, R extends Record<string, unknown>> {
   weight?(items: I[]): number;
   /** Batches in a stable order: the same options and input give the same batches on resume. */
   source(): AsyncIterable<I[]>;
+  /**
+   * What the journal's input digest of a batch is made of (default: its items). A verb whose items
+   * changed representation keeps older journals' digests valid through it.
+   */
+  digestOf?(items: I[]): unknown[];
+  /**
+   * On --resume, before anything is sent: each row that earlier runs wrote to FILE, as read back
+   * (e.g. so that codes stay unique within the job).
+   */
+  earlierRow?(row: Record<string, string>): void;
+  /**
+   * The rows FILE must hold when the job is complete (e.g. the codes the summary counts): the
+   * journal is removed only when FILE holds exactly that many.
+   */
+  expectedRows?(stats: JobStats): number;
   /** Run one batch. Must not throw for request failures (report them in the result). */
   process(batch: Batch<I>, tools: JobTools): Promise<BatchResult<R>>;
   /** Status of a row, counted in the summary. */

@@ -21,7 +21,12 @@ export const generate = verb({
     'stops at once. 429 and 503 answers and dropped ' +
     'connections are retried with backoff (Retry-After honoured; a wait over 2 s prints a line); a batch ' +
     'that still fails is reported and the job goes on, then exits 6 (7 if the service stayed unavailable) ' +
-    'and --resume generates what is missing. The job ends with one summary line on stderr.',
+    'and --resume generates what is missing. Every code returned is checked: an answer that is not the documented ' +
+    'one leaves its batch to --resume (asked again with the same key); a short batch is completed by asking for the ' +
+    'rest with a new key; codes beyond the asked number, and entries that are not codes, go to the rescue file, ' +
+    'duplicates are never written. --resume refuses a journal edited by hand, or a job started against another ' +
+    'service or account; FILE deleted or replaced during the job sends its codes to the rescue file (exit 1). ' +
+    'The job ends with one summary line on stderr.',
   options: [
     option('--hash-id <hash_id>', 'book to generate codes for (40 hex characters) (required)'),
     option('--org <org>', 'organization the codes are for (required)'),

@@ -2,8 +2,10 @@
 // short spec on the bulk job engine (src/bulk/job/), which makes it exclusive (a lock on
 // FILE), exact (each batch fsynced before it is journalled as done; a batch cut short by a crash,
 // kill or full disk is fetched again on --resume with its original Idempotency-Key, so the
-// service hands back the codes it already made), interruptible and resumable.
-import { recsOf, type Column } from '../../output/index.js';
+// service hands back the codes it already made), interruptible and resumable. Every code the
+// service returns is checked before it is written (./batch.ts). A batch's items are the positions
+// of its codes, so that a batch completed only in part leaves exactly the missing ones to --resume.
+import type { Column } from '../../output/index.js';
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
@@ -11,7 +13,7 @@ import type { generate } from './generate.cmd.js';
 import { usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
 import { runJob, type FileFormat, type JobSpec } from '../../bulk/engine.js';
-import { failureOf } from '../../bulk/retry.js';
+import { generateBatch, type CodeRow } from './batch.js';
 
 type Fmt = 'csv' | 'tsv' | 'ndjson' | 'json' | 'table';
 
@@ -100,14 +102,6 @@ function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-interface CodeRow extends Record<string, unknown> {
-  code: string;
-  deactivation_date: string | null;
-  limit_days: number;
-  hash_id: string;
-  batch: number;
-}
-
 export async function run(o: Options, ctx: Context): Promise<number> {
   const payloadBase = {
     hash_id: o.hashId,
@@ -118,41 +112,32 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     label: o.label,
   };
   const batchCount = Math.ceil(o.count / o.batchSize);
+  // Codes the job holds (those of earlier runs read back from FILE on --resume): each is written once.
+  const seen = new Set<string>();
+  /** Codes of batches completed only in part in this run (left to --resume). */
+  let incomplete = 0;
   const spec: JobSpec<number, CodeRow> = {
     verb: 'codes generate',
     columns: COLUMNS,
     unit: 'codes',
     total: o.count,
-    // One item per batch: the number of codes it asks for.
-    weight: (items) => items.reduce((a, b) => a + b, 0),
     async *source() {
-      for (let b = 1; b <= batchCount; b++) yield [Math.min(o.batchSize, o.count - (b - 1) * o.batchSize)];
+      for (let b = 1; b <= batchCount; b++) yield Array.from({ length: Math.min(o.batchSize, o.count - (b - 1) * o.batchSize) }, (_, i) => i);
     },
-    async process(batch, job) {
-      const size = batch.items[0];
-      const r = await job.call('codes.generate', { payload: { ...payloadBase, count: size } }, { 'idempotency-key': batch.key });
-      if (!r.ok) {
-        if (r.interrupted) return { rows: [], notDone: { interrupted: true } };
-        job.log(`batch ${batch.number} (${size} codes) failed: ${r.failure.message}`);
-        return { rows: [], notDone: { failure: r.failure } };
-      }
-      // The service refused (bad book, no permission, invalid options): every batch would.
-      if (r.response.status >= 400) return { rows: [], fatal: failureOf(r.response) };
-      const codes = recsOf(r.response.body?.codes);
-      const rows = codes.map(
-        (c): CodeRow => ({
-          code: String(c.code),
-          deactivation_date: typeof c.deactivation_date === 'string' ? c.deactivation_date : null,
-          limit_days: typeof c.limit_days === 'number' ? c.limit_days : Number(c.limit_days ?? 0),
-          hash_id: o.hashId,
-          batch: batch.number,
-        }),
-      );
-      if (rows.length !== size) {
-        job.log(`batch ${batch.number}: the service answered ${rows.length} codes for ${size} asked.`);
-        return { rows, failures: [{ kind: 'error', message: `batch ${batch.number}: ${rows.length} of ${size} codes`, exitCode: 6 }] };
-      }
-      return { rows };
+    // Journals of earlier versions digested a batch as [its size]: the same digest keeps them resumable.
+    digestOf: (items) => [items.length],
+    earlierRow: (row) => void seen.add(String(row.code)),
+    expectedRows: (st) => st.earlier + st.done,
+    process: async (batch, job) => {
+      const res = await generateBatch({ number: batch.number, asked: batch.items.length, first: batch.positions?.[0] ?? 0, key: batch.key }, job, payloadBase, seen, (c) => ({
+        code: c.code as string,
+        deactivation_date: typeof c.deactivation_date === 'string' ? c.deactivation_date : null,
+        limit_days: typeof c.limit_days === 'number' ? c.limit_days : (o.limitDays ?? 0),
+        hash_id: o.hashId,
+        batch: batch.number,
+      }));
+      incomplete += res.redo?.length ?? 0;
+      return res;
     },
     status: () => 'code',
     describe: (_counts, st) => {
@@ -160,8 +145,9 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       const failed = st.failedBatches
         ? `; ${st.failedBatches} batch(es) failed (${st.failedUnits} codes not generated; last error: ${st.lastFailure})`
         : '';
-      if (st.earlier) return `${st.earlier + now} of ${o.count} codes (${st.earlier} from an earlier run, ${now} now)${failed}`;
-      return `${now} of ${o.count} codes generated for ${o.hashId}${failed}`;
+      const missing = incomplete ? `; ${incomplete} code(s) of incomplete batches left to --resume` : '';
+      if (st.earlier) return `${st.earlier + now} of ${o.count} codes (${st.earlier} from an earlier run, ${now} now)${failed}${missing}`;
+      return `${now} of ${o.count} codes generated for ${o.hashId}${failed}${missing}`;
     },
     file: o.out ? { path: resolve(ctx.io.cwd, o.out), flag: '--out', display: o.out, format: (o.format === 'table' ? 'csv' : o.format) as FileFormat } : undefined,
     fileFlag: '--out',
