@@ -71,6 +71,7 @@ function recording(fh: SafeHandle, path: string, log: FsEvent[]): SafeHandle {
       await fh.sync();
       log.push({ op: 'sync', path });
     },
+    read: (buf: Uint8Array, off: number, len: number, pos: number) => fh.read(buf, off, len, pos),
     truncate: (n?: number) => fh.truncate(n),
     stat: () => fh.stat(),
     chmod: (m: number) => fh.chmod(m),
