@@ -3,7 +3,26 @@
 # Install (bash-completion):  bookdist completion bash > ~/.local/share/bash-completion/completions/bookdist
 # Type codes: arity (n none, r required value, o optional value), then the value's kind
 # (- anything, f a file path, p a profile's name (stored ones and the built-in sandbox), s a stored
-# profile's name, c one of the choices listed after a space).
+# profile's name, c one of the choices listed after a space, i an id of the completion cache, its
+# kind after a space).
+
+# The reader of the completion cache of ids (see _bookdist_ids)
+# shellcheck disable=SC2016 # an awk program: its $1 and $2 are awk's
+_bookdist_ids_awk='BEGIN { FS = "\t"; p = ENVIRON["BOOKDIST_P"]; lp = tolower(p); mode = ENVIRON["BOOKDIST_M"] }
+$1 != "" { n++; id[n] = $1; d[n] = $2 }
+END {
+  for (i = n; i > 0; i--) {
+    k = id[i]
+    if (k in seen) continue
+    seen[k] = 1
+    ok = (p == "" || index(k, p) == 1)
+    if (!ok && mode == "desc") {
+      m = split(tolower(d[i]), w, /[[:space:][:punct:]]+/)
+      for (j = 1; j <= m && !ok; j++) ok = (index(w[j], lp) == 1)
+    }
+    if (ok) { if (mode == "desc") print k "\t" d[i]; else print k }
+  }
+}'
 
 # REPLY: the subcommand that word $2 names under command path $1 (or empty)
 _bookdist_cmd() {
@@ -73,6 +92,11 @@ _bookdist_cmd() {
     'offers/get') REPLY='get' ;;
     'offers/checkout') REPLY='checkout' ;;
     'offers/help') REPLY='help' ;;
+    'completion/bash') REPLY='bash' ;;
+    'completion/zsh') REPLY='zsh' ;;
+    'completion/fish') REPLY='fish' ;;
+    'completion/refresh') REPLY='refresh' ;;
+    'completion/help') REPLY='help' ;;
     *) REPLY='' ;;
   esac
 }
@@ -92,6 +116,7 @@ _bookdist_cmds() {
     'import') REPLY='search help' ;;
     'access') REPLY='allow revoke help' ;;
     'offers') REPLY='get checkout help' ;;
+    'completion') REPLY='bash zsh fish refresh help' ;;
     *) REPLY='' ;;
   esac
 }
@@ -107,7 +132,7 @@ _bookdist_aliases() {
 # the options of command path $1 itself (not those of its ancestors)
 _bookdist_flags() {
   case "$1" in
-    '') REPLY='-V --version --profile --base-url --ca-file -o --output --json --fields --query --color --no-color --timeout --retries --debug -q --quiet -y --yes --dry-run -h --help' ;;
+    '') REPLY='-V --version --profile --base-url --ca-file -o --output --json --fields --query --color --no-color --timeout --retries --debug -q --quiet -y --yes --no-cache --dry-run -h --help' ;;
     'status') REPLY='-h --help' ;;
     'whoami') REPLY='-h --help' ;;
     'describe') REPLY='--endpoint -h --help' ;;
@@ -161,6 +186,10 @@ _bookdist_flags() {
     'offers get') REPLY='--isbn --no-check -h --help' ;;
     'offers checkout') REPLY='--id --rejoiner-id --open -h --help' ;;
     'completion') REPLY='-h --help' ;;
+    'completion bash') REPLY='-h --help' ;;
+    'completion zsh') REPLY='-h --help' ;;
+    'completion fish') REPLY='-h --help' ;;
+    'completion refresh') REPLY='-h --help' ;;
     *) REPLY='' ;;
   esac
 }
@@ -208,53 +237,53 @@ _bookdist_flag() {
     'sandbox clock advance/--url') REPLY='r-' ;;
     'sandbox clock show/--db') REPLY='rf' ;;
     'sandbox clock show/--url') REPLY='r-' ;;
-    'sandbox usage/--username') REPLY='r-' ;;
-    'sandbox usage/--hash-id') REPLY='r-' ;;
+    'sandbox usage/--username') REPLY='ri user' ;;
+    'sandbox usage/--hash-id') REPLY='ri book' ;;
     'sandbox usage/--viewed') REPLY='r-' ;;
     'sandbox usage/--printed') REPLY='r-' ;;
     'sandbox usage/--db') REPLY='rf' ;;
     'sandbox usage/--url') REPLY='r-' ;;
-    'sandbox redeem/--username') REPLY='r-' ;;
+    'sandbox redeem/--username') REPLY='ri user' ;;
     'sandbox redeem/--db') REPLY='rf' ;;
     'sandbox redeem/--url') REPLY='r-' ;;
-    'sandbox outbox/--to') REPLY='r-' ;;
+    'sandbox outbox/--to') REPLY='ri email' ;;
     'sandbox outbox/--db') REPLY='rf' ;;
     'sandbox outbox/--url') REPLY='r-' ;;
-    'book get/--isbn') REPLY='r-' ;;
-    'book get/--sku') REPLY='r-' ;;
+    'book get/--isbn') REPLY='ri isbn' ;;
+    'book get/--sku') REPLY='ri sku' ;;
     'book get/--isbn-file') REPLY='rf' ;;
     'book get/--hash-id-file') REPLY='rf' ;;
-    'book pricing/--isbn') REPLY='r-' ;;
-    'book search/--isbn') REPLY='r-' ;;
+    'book pricing/--isbn') REPLY='ri isbn' ;;
+    'book search/--isbn') REPLY='ri isbn' ;;
     'book search/--title') REPLY='r-' ;;
     'book search/--author') REPLY='r-' ;;
-    'book search/--hash-id') REPLY='r-' ;;
+    'book search/--hash-id') REPLY='ri book' ;;
     'book search/--limit') REPLY='r-' ;;
     'book search/--offset') REPLY='r-' ;;
     'book list/--limit') REPLY='r-' ;;
     'book list/--offset') REPLY='r-' ;;
-    'book viewer/--username') REPLY='r-' ;;
-    'book viewer/--hash-id') REPLY='r-' ;;
+    'book viewer/--username') REPLY='ri user' ;;
+    'book viewer/--hash-id') REPLY='ri book' ;;
     'book process/--from-file') REPLY='rf' ;;
     'book process/--interval') REPLY='r-' ;;
     'book process/--results') REPLY='rf' ;;
     'book process/--concurrency') REPLY='r-' ;;
-    'user invite/--email') REPLY='r-' ;;
+    'user invite/--email') REPLY='ri email' ;;
     'user invite/--first-name') REPLY='r-' ;;
     'user invite/--last-name') REPLY='r-' ;;
-    'user invite/--label') REPLY='r-' ;;
-    'user create/--email') REPLY='r-' ;;
+    'user invite/--label') REPLY='ri label' ;;
+    'user create/--email') REPLY='ri email' ;;
     'user create/--first-name') REPLY='r-' ;;
     'user create/--last-name') REPLY='r-' ;;
-    'user create/--label') REPLY='r-' ;;
+    'user create/--label') REPLY='ri label' ;;
     'user create/--from-csv') REPLY='rf' ;;
     'user create/--results') REPLY='rf' ;;
     'user create/--concurrency') REPLY='r-' ;;
-    'user get/--email') REPLY='r-' ;;
-    'order create/--username') REPLY='r-' ;;
-    'order create/--pricing-id') REPLY='r-' ;;
+    'user get/--email') REPLY='ri email' ;;
+    'order create/--username') REPLY='ri user' ;;
+    'order create/--pricing-id') REPLY='ri price' ;;
     'order create/--order-type') REPLY='r-' ;;
-    'order create/--org') REPLY='r-' ;;
+    'order create/--org') REPLY='ri org' ;;
     'order create/--billing-file') REPLY='rf' ;;
     'order create/--billing-name') REPLY='r-' ;;
     'order create/--billing-first-name') REPLY='r-' ;;
@@ -268,50 +297,50 @@ _bookdist_flag() {
     'order create/--billing-country') REPLY='r-' ;;
     'order create/--shipping-file') REPLY='rf' ;;
     'order create/--order-number') REPLY='r-' ;;
-    'order create/--label') REPLY='r-' ;;
+    'order create/--label') REPLY='ri label' ;;
     'order create/--from-csv') REPLY='rf' ;;
     'order create/--from-ndjson') REPLY='rf' ;;
     'order create/--results') REPLY='rf' ;;
     'order create/--concurrency') REPLY='r-' ;;
-    'order refund/--order-id') REPLY='r-' ;;
-    'order refund/--item') REPLY='r-' ;;
-    'order free/--username') REPLY='r-' ;;
-    'order free/--hash-id') REPLY='r-' ;;
+    'order refund/--order-id') REPLY='ri order' ;;
+    'order refund/--item') REPLY='ri purchase' ;;
+    'order free/--username') REPLY='ri user' ;;
+    'order free/--hash-id') REPLY='ri book' ;;
     'order free/--expires') REPLY='r-' ;;
-    'order free/--label') REPLY='r-' ;;
+    'order free/--label') REPLY='ri label' ;;
     'order free/--from-csv') REPLY='rf' ;;
     'order free/--results') REPLY='rf' ;;
     'order free/--concurrency') REPLY='r-' ;;
-    'codes generate/--hash-id') REPLY='r-' ;;
-    'codes generate/--org') REPLY='r-' ;;
+    'codes generate/--hash-id') REPLY='ri book' ;;
+    'codes generate/--org') REPLY='ri org' ;;
     'codes generate/--count') REPLY='r-' ;;
     'codes generate/--limit-days') REPLY='r-' ;;
     'codes generate/--expires') REPLY='r-' ;;
-    'codes generate/--label') REPLY='r-' ;;
+    'codes generate/--label') REPLY='ri label' ;;
     'codes generate/--batch-size') REPLY='r-' ;;
     'codes generate/--concurrency') REPLY='r-' ;;
     'codes generate/--out') REPLY='rf' ;;
     'import search/--title') REPLY='r-' ;;
     'import search/--author') REPLY='r-' ;;
-    'import search/--isbn') REPLY='r-' ;;
+    'import search/--isbn') REPLY='ri isbn' ;;
     'import search/--limit') REPLY='r-' ;;
     'import search/--offset') REPLY='r-' ;;
-    'access allow/--hash-id') REPLY='r-' ;;
-    'access allow/--username') REPLY='r-' ;;
+    'access allow/--hash-id') REPLY='ri book' ;;
+    'access allow/--username') REPLY='ri user' ;;
     'access allow/--price') REPLY='r-' ;;
     'access allow/--price-cents') REPLY='r-' ;;
     'access allow/--expires') REPLY='r-' ;;
-    'access allow/--email') REPLY='r-' ;;
+    'access allow/--email') REPLY='ri email' ;;
     'access allow/--from-csv') REPLY='rf' ;;
     'access allow/--results') REPLY='rf' ;;
     'access allow/--concurrency') REPLY='r-' ;;
-    'access revoke/--hash-id') REPLY='r-' ;;
-    'access revoke/--username') REPLY='r-' ;;
+    'access revoke/--hash-id') REPLY='ri book' ;;
+    'access revoke/--username') REPLY='ri user' ;;
     'access revoke/--from-csv') REPLY='rf' ;;
     'access revoke/--results') REPLY='rf' ;;
     'access revoke/--concurrency') REPLY='r-' ;;
-    'offers get/--isbn') REPLY='r-' ;;
-    'offers checkout/--id') REPLY='r-' ;;
+    'offers get/--isbn') REPLY='ri isbn' ;;
+    'offers checkout/--id') REPLY='ri price' ;;
     'offers checkout/--rejoiner-id') REPLY='r-' ;;
     *) REPLY='' ;;
   esac
@@ -326,7 +355,12 @@ _bookdist_arg() {
     'profile remove/0') REPLY='rs' ;;
     'profile check/0') REPLY='rp' ;;
     'sandbox catalogue load/0') REPLY='rf' ;;
-    'completion/0') REPLY='rc bash zsh fish' ;;
+    'book get/0') REPLY='ri book' ;;
+    'book process/*') REPLY='ri book' ;;
+    'user get/0') REPLY='ri user' ;;
+    'user orders/0') REPLY='ri user' ;;
+    'user purchase/0') REPLY='ri user' ;;
+    'user purchase/1') REPLY='ri purchase' ;;
     *) REPLY='' ;;
   esac
 }
@@ -373,7 +407,34 @@ _bookdist_values() {
       ;;
     ?p) _bookdist_profiles; _bookdist_reply compgen -P "$3" -W "sandbox $REPLY" -- "$2" ;;
     ?s) _bookdist_profiles; _bookdist_reply compgen -P "$3" -W "$REPLY" -- "$2" ;;
+    ?i\ *) _bookdist_ids "${1:3}" "$2" id; _bookdist_reply compgen -P "$3" -W "$REPLY" -- "$2" ;;
   esac
+}
+
+# REPLY: the cache file of the ids of kind $1 for the profile in use: --profile on the line
+# ($profile of the caller), else BOOKDIST_PROFILE, else the config file's current profile, else
+# the built-in sandbox. The CLI writes profiles/<name> (the scope it last used) and
+# <scope>/<kind>.tsv under $XDG_CACHE_HOME/bookdist/ids (src/cache/ids.ts).
+_bookdist_ids_file() {
+  local dir=${XDG_CACHE_HOME:-$HOME/.cache}/bookdist/ids p=${profile:-${BOOKDIST_PROFILE:-}} scope=''
+  if [[ -z $p ]]; then
+    local cfg=${BOOKDIST_CONFIG_DIR:-${XDG_CONFIG_HOME:-$HOME/.config}/bookdist}/config.json
+    p=$(command sed -n 's/^[[:space:]]*"current":[[:space:]]*"\([A-Za-z0-9_-]*\)".*/\1/p' "$cfg" 2>/dev/null)
+  fi
+  [[ $p =~ ^[A-Za-z0-9_-]+$ ]] || p=sandbox
+  [[ -f $dir/profiles/$p ]] && IFS= read -r scope <"$dir/profiles/$p"
+  REPLY=''
+  [[ $scope =~ ^[0-9a-f]+$ ]] && REPLY=$dir/$scope/$1.tsv
+}
+
+# REPLY: the ids of kind $1 that match $2 (by prefix; mode $3 `desc`: or a word of the
+# description, and each line is `id TAB description`), newest first, one a line. No Node, no request.
+_bookdist_ids() {
+  _bookdist_ids_file "$1"
+  local file=$REPLY
+  REPLY=''
+  [[ -n $file && -f $file ]] || return 0
+  REPLY=$(BOOKDIST_P=$2 BOOKDIST_M=$3 command awk "$_bookdist_ids_awk" "$file" 2>/dev/null)
 }
 
 # REPLY: the names of the stored profiles, read from the config file that `bookdist profile add`
@@ -384,7 +445,7 @@ _bookdist_profiles() {
 }
 
 _bookdist() {
-  local cur=${COMP_WORDS[COMP_CWORD]} cmdpath='' pending='' word REPLY
+  local cur=${COMP_WORDS[COMP_CWORD]} cmdpath='' pending='' profile='' word REPLY
   local -i i help=0 nargs=0 dashdash=0
   COMPREPLY=()
   # Walk the words before the cursor: subcommands extend the path, options and their values are skipped.
@@ -392,10 +453,15 @@ _bookdist() {
     word=${COMP_WORDS[i]}
     # "--flag=value" comes as three words when '=' is in COMP_WORDBREAKS.
     if [[ $word == '=' && ${COMP_WORDS[i-1]} == -?* ]]; then pending=${COMP_WORDS[i-1]}; continue; fi
-    if [[ -n $pending ]]; then pending=''; continue; fi
+    if [[ -n $pending ]]; then
+      [[ $pending == --profile ]] && profile=$word
+      pending=''
+      continue
+    fi
     if ((!dashdash)); then
       if [[ $word == -- ]]; then dashdash=1; continue; fi
       if [[ $word == -?* ]]; then
+        [[ $word == --profile=* ]] && profile=${word#*=}
         [[ $word == *=* ]] && continue
         _bookdist_flag_type "$cmdpath" "$word"
         [[ $REPLY == r* ]] && pending=$word

@@ -3,7 +3,25 @@
 # Load in the current shell:  bookdist completion fish | source
 # Type codes: arity (n none, r required value, o optional value), then the value's kind
 # (- anything, f a file path, p a profile's name (stored ones and the built-in sandbox), s a stored
-# profile's name, c one of the choices listed after a space).
+# profile's name, c one of the choices listed after a space, i an id of the completion cache, its
+# kind after a space).
+
+# The reader of the completion cache of ids (see __bookdist_ids)
+set -g __bookdist_ids_awk 'BEGIN { FS = "\\t"; p = ENVIRON["BOOKDIST_P"]; lp = tolower(p); mode = ENVIRON["BOOKDIST_M"] }
+$1 != "" { n++; id[n] = $1; d[n] = $2 }
+END {
+  for (i = n; i > 0; i--) {
+    k = id[i]
+    if (k in seen) continue
+    seen[k] = 1
+    ok = (p == "" || index(k, p) == 1)
+    if (!ok && mode == "desc") {
+      m = split(tolower(d[i]), w, /[[:space:][:punct:]]+/)
+      for (j = 1; j <= m && !ok; j++) ok = (index(w[j], lp) == 1)
+    }
+    if (ok) { if (mode == "desc") print k "\\t" d[i]; else print k }
+  }
+}'
 
 # the subcommand that $word names under $cmdpath (or nothing)
 function __bookdist_cmd --argument-names cmdpath word
@@ -138,6 +156,16 @@ function __bookdist_cmd --argument-names cmdpath word
             echo 'checkout'
         case 'offers/help'
             echo 'help'
+        case 'completion/bash'
+            echo 'bash'
+        case 'completion/zsh'
+            echo 'zsh'
+        case 'completion/fish'
+            echo 'fish'
+        case 'completion/refresh'
+            echo 'refresh'
+        case 'completion/help'
+            echo 'help'
     end
 end
 
@@ -145,7 +173,7 @@ end
 function __bookdist_cmds --argument-names cmdpath
     switch "$cmdpath"
         case ''
-            printf '%s\t%s\n' 'status' 'show the service index: API versions and host' 'whoami' 'show the calling account: profile and scopes' 'describe' 'list every endpoint of the service with its fields' 'api' 'send a raw signed request, like `gh api`' 'profile' 'manage stored profiles: service URL, username and credentials' 'sandbox' 'run the local sandbox service and its testing controls' 'book' 'look up, search and list books; reader URLs; processing' 'user' 'create, invite and look up users; their orders and purchases' 'order' 'report orders, refund them, create free orders' 'codes' 'generate redemption codes and read their statistics' 'import' 'search imported titles that are not for sale yet' 'access' 'grant or revoke a user\'s access to a book' 'offers' 'price offers for an ISBN and pre-filled cart links' 'completion' 'print a shell completion script (bash, zsh or fish)' 'help' 'show the help of a command, e.g. `bookdist help book get`'
+            printf '%s\t%s\n' 'status' 'show the service index: API versions and host' 'whoami' 'show the calling account: profile and scopes' 'describe' 'list every endpoint of the service with its fields' 'api' 'send a raw signed request, like `gh api`' 'profile' 'manage stored profiles: service URL, username and credentials' 'sandbox' 'run the local sandbox service and its testing controls' 'book' 'look up, search and list books; reader URLs; processing' 'user' 'create, invite and look up users; their orders and purchases' 'order' 'report orders, refund them, create free orders' 'codes' 'generate redemption codes and read their statistics' 'import' 'search imported titles that are not for sale yet' 'access' 'grant or revoke a user\'s access to a book' 'offers' 'price offers for an ISBN and pre-filled cart links' 'completion' 'shell completion scripts (bash, zsh, fish) and their cache of ids' 'help' 'show the help of a command, e.g. `bookdist help book get`'
         case 'profile'
             printf '%s\t%s\n' 'add' 'store a profile (prompts on a terminal, flags in scripts)' 'list' 'list stored profiles; * marks the current one' 'show' 'show each resolved setting and where it came from (secrets redacted)' 'use' 'make a profile the current one ("sandbox" for the built-in sandbox)' 'remove' 'delete a profile and its copied key' 'check' 'verify a profile\'s credentials and show its account, scopes and test mode' 'help' 'display help for command'
         case 'sandbox'
@@ -168,6 +196,8 @@ function __bookdist_cmds --argument-names cmdpath
             printf '%s\t%s\n' 'allow' 'grant a user access to a book (one, or many from a CSV file)' 'revoke' 'revoke a user\'s access to a book (one, or many from a CSV file)' 'help' 'display help for command'
         case 'offers'
             printf '%s\t%s\n' 'get' 'list the price offers of a book by ISBN' 'checkout' 'print the URL of a cart pre-filled with offers' 'help' 'display help for command'
+        case 'completion'
+            printf '%s\t%s\n' 'bash' 'print the bash completion script' 'zsh' 'print the zsh completion script' 'fish' 'print the fish completion script' 'refresh' 'put every book of the account into the completion cache' 'help' 'display help for command'
     end
 end
 
@@ -183,7 +213,7 @@ end
 function __bookdist_flags --argument-names cmdpath
     switch "$cmdpath"
         case ''
-            printf '%s\t%s\n' '-V' 'print the version' '--version' 'print the version' '--profile' 'stored profile to use (env BOOKDIST_PROFILE)' '--base-url' 'service base URL (env BOOKDIST_BASE_URL)' '--ca-file' 'CA certificates (PEM) to trust besides Node\'s, for a service with a private CA (env BOOKDIST_CA_FILE)' '-o' 'output format' '--output' 'output format' '--json' 'print JSON (same as -o json)' '--fields' 'only these fields of each record, dotted paths relative to the record, comma-separated (e.g. hash_id,status.is_active)' '--query' 'JMESPath expression over what --json prints (e.g. "results[].hash_id")' '--color' 'colour output; auto is off when piped, with NO_COLOR or TERM=dumb' '--no-color' 'no colour (same as --color never)' '--timeout' 'time limit per request (e.g. 30s, 2m; at most 24h)' '--retries' 'retries on 429 (always), and on 502/503/504 and lost connections for reads and idempotent writes' '--debug' 'trace requests and responses on stderr (secrets redacted); stack traces' '-q' 'no notices or progress on stderr, only errors' '--quiet' 'no notices or progress on stderr, only errors' '-y' 'assume yes for confirmations (required in scripts)' '--yes' 'assume yes for confirmations (required in scripts)' '--dry-run' 'print the request as a curl line (secrets redacted) and send nothing; a payload that does not match the OpenAPI document is refused (exit 2)' '-h' 'display help for command' '--help' 'display help for command'
+            printf '%s\t%s\n' '-V' 'print the version' '--version' 'print the version' '--profile' 'stored profile to use (env BOOKDIST_PROFILE)' '--base-url' 'service base URL (env BOOKDIST_BASE_URL)' '--ca-file' 'CA certificates (PEM) to trust besides Node\'s, for a service with a private CA (env BOOKDIST_CA_FILE)' '-o' 'output format' '--output' 'output format' '--json' 'print JSON (same as -o json)' '--fields' 'only these fields of each record, dotted paths relative to the record, comma-separated (e.g. hash_id,status.is_active)' '--query' 'JMESPath expression over what --json prints (e.g. "results[].hash_id")' '--color' 'colour output; auto is off when piped, with NO_COLOR or TERM=dumb' '--no-color' 'no colour (same as --color never)' '--timeout' 'time limit per request (e.g. 30s, 2m; at most 24h)' '--retries' 'retries on 429 (always), and on 502/503/504 and lost connections for reads and idempotent writes' '--debug' 'trace requests and responses on stderr (secrets redacted); stack traces' '-q' 'no notices or progress on stderr, only errors' '--quiet' 'no notices or progress on stderr, only errors' '-y' 'assume yes for confirmations (required in scripts)' '--yes' 'assume yes for confirmations (required in scripts)' '--no-cache' 'do not record the ids this command reads for shell completion (env BOOKDIST_CACHE=off)' '--dry-run' 'print the request as a curl line (secrets redacted) and send nothing; a payload that does not match the OpenAPI document is refused (exit 2)' '-h' 'display help for command' '--help' 'display help for command'
         case 'status'
             printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
         case 'whoami'
@@ -290,6 +320,14 @@ function __bookdist_flags --argument-names cmdpath
             printf '%s\t%s\n' '--id' 'price id of an offer, a whole number (repeatable; at least one)' '--rejoiner-id' 'rejoiner id of a book (repeatable)' '--open' 'open the cart in a browser (on a terminal)' '-h' 'display help for command' '--help' 'display help for command'
         case 'completion'
             printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'completion bash'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'completion zsh'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'completion fish'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
+        case 'completion refresh'
+            printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
     end
 end
 
@@ -377,9 +415,9 @@ function __bookdist_flag --argument-names cmdpath flag
         case 'sandbox clock show/--url'
             echo 'r-'
         case 'sandbox usage/--username'
-            echo 'r-'
+            echo 'ri user'
         case 'sandbox usage/--hash-id'
-            echo 'r-'
+            echo 'ri book'
         case 'sandbox usage/--viewed'
             echo 'r-'
         case 'sandbox usage/--printed'
@@ -389,35 +427,35 @@ function __bookdist_flag --argument-names cmdpath flag
         case 'sandbox usage/--url'
             echo 'r-'
         case 'sandbox redeem/--username'
-            echo 'r-'
+            echo 'ri user'
         case 'sandbox redeem/--db'
             echo 'rf'
         case 'sandbox redeem/--url'
             echo 'r-'
         case 'sandbox outbox/--to'
-            echo 'r-'
+            echo 'ri email'
         case 'sandbox outbox/--db'
             echo 'rf'
         case 'sandbox outbox/--url'
             echo 'r-'
         case 'book get/--isbn'
-            echo 'r-'
+            echo 'ri isbn'
         case 'book get/--sku'
-            echo 'r-'
+            echo 'ri sku'
         case 'book get/--isbn-file'
             echo 'rf'
         case 'book get/--hash-id-file'
             echo 'rf'
         case 'book pricing/--isbn'
-            echo 'r-'
+            echo 'ri isbn'
         case 'book search/--isbn'
-            echo 'r-'
+            echo 'ri isbn'
         case 'book search/--title'
             echo 'r-'
         case 'book search/--author'
             echo 'r-'
         case 'book search/--hash-id'
-            echo 'r-'
+            echo 'ri book'
         case 'book search/--limit'
             echo 'r-'
         case 'book search/--offset'
@@ -427,9 +465,9 @@ function __bookdist_flag --argument-names cmdpath flag
         case 'book list/--offset'
             echo 'r-'
         case 'book viewer/--username'
-            echo 'r-'
+            echo 'ri user'
         case 'book viewer/--hash-id'
-            echo 'r-'
+            echo 'ri book'
         case 'book process/--from-file'
             echo 'rf'
         case 'book process/--interval'
@@ -439,21 +477,21 @@ function __bookdist_flag --argument-names cmdpath flag
         case 'book process/--concurrency'
             echo 'r-'
         case 'user invite/--email'
-            echo 'r-'
+            echo 'ri email'
         case 'user invite/--first-name'
             echo 'r-'
         case 'user invite/--last-name'
             echo 'r-'
         case 'user invite/--label'
-            echo 'r-'
+            echo 'ri label'
         case 'user create/--email'
-            echo 'r-'
+            echo 'ri email'
         case 'user create/--first-name'
             echo 'r-'
         case 'user create/--last-name'
             echo 'r-'
         case 'user create/--label'
-            echo 'r-'
+            echo 'ri label'
         case 'user create/--from-csv'
             echo 'rf'
         case 'user create/--results'
@@ -461,15 +499,15 @@ function __bookdist_flag --argument-names cmdpath flag
         case 'user create/--concurrency'
             echo 'r-'
         case 'user get/--email'
-            echo 'r-'
+            echo 'ri email'
         case 'order create/--username'
-            echo 'r-'
+            echo 'ri user'
         case 'order create/--pricing-id'
-            echo 'r-'
+            echo 'ri price'
         case 'order create/--order-type'
             echo 'r-'
         case 'order create/--org'
-            echo 'r-'
+            echo 'ri org'
         case 'order create/--billing-file'
             echo 'rf'
         case 'order create/--billing-name'
@@ -497,7 +535,7 @@ function __bookdist_flag --argument-names cmdpath flag
         case 'order create/--order-number'
             echo 'r-'
         case 'order create/--label'
-            echo 'r-'
+            echo 'ri label'
         case 'order create/--from-csv'
             echo 'rf'
         case 'order create/--from-ndjson'
@@ -507,17 +545,17 @@ function __bookdist_flag --argument-names cmdpath flag
         case 'order create/--concurrency'
             echo 'r-'
         case 'order refund/--order-id'
-            echo 'r-'
+            echo 'ri order'
         case 'order refund/--item'
-            echo 'r-'
+            echo 'ri purchase'
         case 'order free/--username'
-            echo 'r-'
+            echo 'ri user'
         case 'order free/--hash-id'
-            echo 'r-'
+            echo 'ri book'
         case 'order free/--expires'
             echo 'r-'
         case 'order free/--label'
-            echo 'r-'
+            echo 'ri label'
         case 'order free/--from-csv'
             echo 'rf'
         case 'order free/--results'
@@ -525,9 +563,9 @@ function __bookdist_flag --argument-names cmdpath flag
         case 'order free/--concurrency'
             echo 'r-'
         case 'codes generate/--hash-id'
-            echo 'r-'
+            echo 'ri book'
         case 'codes generate/--org'
-            echo 'r-'
+            echo 'ri org'
         case 'codes generate/--count'
             echo 'r-'
         case 'codes generate/--limit-days'
@@ -535,7 +573,7 @@ function __bookdist_flag --argument-names cmdpath flag
         case 'codes generate/--expires'
             echo 'r-'
         case 'codes generate/--label'
-            echo 'r-'
+            echo 'ri label'
         case 'codes generate/--batch-size'
             echo 'r-'
         case 'codes generate/--concurrency'
@@ -547,15 +585,15 @@ function __bookdist_flag --argument-names cmdpath flag
         case 'import search/--author'
             echo 'r-'
         case 'import search/--isbn'
-            echo 'r-'
+            echo 'ri isbn'
         case 'import search/--limit'
             echo 'r-'
         case 'import search/--offset'
             echo 'r-'
         case 'access allow/--hash-id'
-            echo 'r-'
+            echo 'ri book'
         case 'access allow/--username'
-            echo 'r-'
+            echo 'ri user'
         case 'access allow/--price'
             echo 'r-'
         case 'access allow/--price-cents'
@@ -563,7 +601,7 @@ function __bookdist_flag --argument-names cmdpath flag
         case 'access allow/--expires'
             echo 'r-'
         case 'access allow/--email'
-            echo 'r-'
+            echo 'ri email'
         case 'access allow/--from-csv'
             echo 'rf'
         case 'access allow/--results'
@@ -571,9 +609,9 @@ function __bookdist_flag --argument-names cmdpath flag
         case 'access allow/--concurrency'
             echo 'r-'
         case 'access revoke/--hash-id'
-            echo 'r-'
+            echo 'ri book'
         case 'access revoke/--username'
-            echo 'r-'
+            echo 'ri user'
         case 'access revoke/--from-csv'
             echo 'rf'
         case 'access revoke/--results'
@@ -581,9 +619,9 @@ function __bookdist_flag --argument-names cmdpath flag
         case 'access revoke/--concurrency'
             echo 'r-'
         case 'offers get/--isbn'
-            echo 'r-'
+            echo 'ri isbn'
         case 'offers checkout/--id'
-            echo 'r-'
+            echo 'ri price'
         case 'offers checkout/--rejoiner-id'
             echo 'r-'
     end
@@ -604,8 +642,18 @@ function __bookdist_arg --argument-names cmdpath index
             echo 'rp'
         case 'sandbox catalogue load/0'
             echo 'rf'
-        case 'completion/0'
-            echo 'rc bash zsh fish'
+        case 'book get/0'
+            echo 'ri book'
+        case 'book process/*'
+            echo 'ri book'
+        case 'user get/0'
+            echo 'ri user'
+        case 'user orders/0'
+            echo 'ri user'
+        case 'user purchase/0'
+            echo 'ri user'
+        case 'user purchase/1'
+            echo 'ri purchase'
     end
 end
 
@@ -663,7 +711,46 @@ function __bookdist_values --argument-names code cur prefix
             for v in (__bookdist_profiles)
                 echo "$prefix$v"
             end
+        case '?i *'
+            # Ids match by their prefix or by a word of their description; each line is
+            # `id TAB description`, which fish shows beside the id.
+            for line in (__bookdist_ids (string sub -s 4 -- "$code") "$cur" desc)
+                echo "$prefix$line"
+            end
     end
+end
+
+# The cache file of the ids of kind $kind for the profile in use: --profile on the line
+# ($profile), else BOOKDIST_PROFILE, else the config file's current profile, else the built-in
+# sandbox. The CLI writes profiles/<name> (the scope it last used) and <scope>/<kind>.tsv under
+# $XDG_CACHE_HOME/bookdist/ids (src/cache/ids.ts).
+function __bookdist_ids_file --argument-names kind profile
+    set -l base "$XDG_CACHE_HOME"
+    test -z "$base"; and set base "$HOME/.cache"
+    set -l dir "$base/bookdist/ids"
+    set -l p "$profile"
+    test -z "$p"; and set p "$BOOKDIST_PROFILE"
+    if test -z "$p"
+        set -l cdir "$BOOKDIST_CONFIG_DIR"
+        if test -z "$cdir"
+            set -l cbase "$XDG_CONFIG_HOME"
+            test -z "$cbase"; and set cbase "$HOME/.config"
+            set cdir "$cbase/bookdist"
+        end
+        set p (command sed -n 's/^[[:space:]]*"current":[[:space:]]*"\([A-Za-z0-9_-]*\)".*/\1/p' "$cdir/config.json" 2>/dev/null)
+    end
+    string match -qr -- '^[A-Za-z0-9_-]+$' "$p"; or set p sandbox
+    test -f "$dir/profiles/$p"; or return
+    set -l scope (command head -n 1 "$dir/profiles/$p" 2>/dev/null)
+    string match -qr -- '^[0-9a-f]+$' "$scope"; and echo "$dir/$scope/$kind.tsv"
+end
+
+# The ids of kind $kind that match $cur (by prefix; mode `desc`: or a word of the description,
+# and each line is `id TAB description`), newest first. No Node, no request.
+function __bookdist_ids --argument-names kind cur mode
+    set -l file (__bookdist_ids_file "$kind" "$__bookdist_profile")
+    test -n "$file" -a -f "$file"; or return
+    BOOKDIST_P="$cur" BOOKDIST_M="$mode" command awk "$__bookdist_ids_awk" "$file" 2>/dev/null
 end
 
 # The names of the stored profiles, read from the config file that `bookdist profile add`
@@ -687,9 +774,11 @@ function __bookdist_complete
     set -l help 0
     set -l nargs 0
     set -l dashdash 0
+    set -g __bookdist_profile ''
     # Walk the words before the cursor: subcommands extend the path, options and their values are skipped.
     for word in $tokens
         if test -n "$pending"
+            test "$pending" = --profile; and set -g __bookdist_profile "$word"
             set pending ''
             continue
         end
@@ -699,6 +788,7 @@ function __bookdist_complete
                 continue
             end
             if string match -q -- '-?*' "$word"
+                string match -q -- '--profile=*' "$word"; and set -g __bookdist_profile (string replace -- '--profile=' '' "$word")
                 string match -q -- '*=*' "$word"; and continue
                 set -l code (__bookdist_flag_type "$cmdpath" "$word")
                 string match -q -- 'r*' "$code"; and set pending "$word"

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Context } from './context.js';
 import { CliError, errorCode, ExitCode, messageOf } from './errors.js';
 import { ApiClient, type PayloadToCheck } from './api/client.js';
+import { cacheDisabled, flush, IdCollector, idsDir, scopeOf } from './cache/ids.js';
 import { loadRsaPrivateKey, type Credentials } from './api/wire.js';
 import type { ResolvedConfig, Setting } from './config/resolve.js';
 import { CONFIG_FILE, KEYS_DIR } from './config/store.js';
@@ -21,6 +22,8 @@ interface Target {
   credentials: Credentials;
   accessToken?: string;
   idempotencyKeys: boolean;
+  /** The embedded sandbox's seeded books and users, as answers carry them (for the completion cache). */
+  seeded?: () => Promise<unknown[]>;
 }
 
 export async function connect(ctx: Context): Promise<ApiClient> {
@@ -32,6 +35,7 @@ export async function connect(ctx: Context): Promise<ApiClient> {
   const ca = cfg.caFile ? readCaFile(cfg.caFile) : undefined;
 
   let noticeShown = false;
+  const ids = idCacheFor(ctx, cfg, target);
   const client = new ApiClient({
     ...target,
     timeout: globals.timeout,
@@ -46,6 +50,7 @@ export async function connect(ctx: Context): Promise<ApiClient> {
     dryRun: globals.dryRun ? (line) => io.stdout.write(line + '\n') : undefined,
     checkPayload: globals.dryRun ? checkBeforeDryRun : undefined,
     onResponse: (res) => {
+      if (ids && res.format === 'json' && res.status < 300) ids.collect(res.body);
       if (!noticeShown && res.body && res.body.test_mode === true) {
         noticeShown = true;
         if (ctx.noticesOnTtyOnly && !io.stderr.isTTY) return;
@@ -55,6 +60,28 @@ export async function connect(ctx: Context): Promise<ApiClient> {
   });
   ctx.defer(() => client.close());
   return client;
+}
+
+/**
+ * The completion cache of ids (src/cache/ids.ts) for this service and account: fed by every
+ * answer, written when the command ends. Undefined with --no-cache, BOOKDIST_CACHE=off or
+ * --dry-run. The embedded sandbox's seeded books and users are put in on its first use.
+ */
+function idCacheFor(ctx: Context, cfg: ResolvedConfig, target: Target): IdCollector | undefined {
+  if (ctx.globals.noCache || ctx.globals.dryRun || cacheDisabled(ctx.io.env)) return undefined;
+  const account = target.credentials.kind === 'none' ? '' : (target.credentials.username ?? '');
+  const service = cfg.embedded ? `embedded:${cfg.dataDir}` : target.baseUrl;
+  const dir = idsDir(ctx.io.env);
+  const cache = { dir, scope: scopeOf(service, account), profile: cfg.profile.value };
+  const ids = new IdCollector();
+  ctx.defer(async () => {
+    if (!target.seeded || existsSync(join(dir, cache.scope))) return flush(ids, cache);
+    // The first use of the built-in sandbox: its seeded books and users, older than this run's ids.
+    const seeded = new IdCollector();
+    for (const body of await target.seeded()) seeded.collect(body);
+    flush(seeded.merge(ids), cache);
+  });
+  return ids;
 }
 
 type Permissions = (path: string, kind: 'key' | 'config' | 'keys-dir') => void;
@@ -136,7 +163,7 @@ async function embeddedTarget(ctx: Context, cfg: ResolvedConfig, given: () => Pr
   const own = cfg.keyFile || cfg.sharedKey || cfg.token ? await given() : undefined;
   const sb = await startEmbedded({ dataDir: cfg.dataDir });
   ctx.defer(() => sb.close());
-  if (own) return { baseUrl: sb.baseUrl, credentials: own, accessToken: cfg.token?.value, idempotencyKeys: true };
+  if (own) return { baseUrl: sb.baseUrl, credentials: own, accessToken: cfg.token?.value, idempotencyKeys: true, seeded: seededAnswers };
   if (cfg.username) {
     throw new CliError(
       `A username is set (from ${sourceOf(cfg.username, '--username')}) but no key: set BOOKDIST_KEY_FILE or BOOKDIST_SHARED_KEY too, ` +
@@ -150,7 +177,21 @@ async function embeddedTarget(ctx: Context, cfg: ResolvedConfig, given: () => Pr
     credentials: { kind: 'crypto', username: sb.username, key: loadRsaPrivateKey(sb.keyPem) },
     accessToken: sb.operatorToken,
     idempotencyKeys: true,
+    seeded: seededAnswers,
   };
+}
+
+/** The seeded catalogue and users of the built-in sandbox, shaped as the service's answers. */
+async function seededAnswers(): Promise<unknown[]> {
+  const { SEED_BOOKS, SEED_USERS } = await import('./sandbox/seed.js');
+  const books = SEED_BOOKS.map((b) => ({
+    hash_id: b.hash_id,
+    title: b.title,
+    author: b.author,
+    identifiers: { isbn13: b.isbn13, isbn10: b.isbn10, eisbn13: b.eisbn13, eisbn10: b.eisbn10, sku: b.sku },
+    digital_pricing: b.pricing.filter((p) => !p.deactivation_date),
+  }));
+  return [{ books }, { users: SEED_USERS }];
 }
 
 /** A service at a base URL: the URLs checked, and a profile's key only ever sent to its own base URL. */

@@ -32,6 +32,8 @@ export interface GlobalOptions {
   quiet: boolean;
   yes: boolean;
   dryRun: boolean;
+  /** --no-cache: the ids this command reads are not recorded for completion (src/cache/ids.ts). */
+  noCache?: boolean;
 }
 
 export interface IO {

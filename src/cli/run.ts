@@ -129,5 +129,7 @@ function globalsFrom(command: Command): GlobalOptions {
     quiet: Boolean(o.quiet),
     yes: Boolean(o.yes),
     dryRun: Boolean(o.dryRun),
+    // --no-cache sets it to false.
+    noCache: o.cache === false,
   };
 }

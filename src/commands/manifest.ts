@@ -40,7 +40,7 @@ export const MANIFEST: readonly ManifestGroup[] = [
   { id: 'import', commands: [['import', 'import', 'search imported titles that are not for sale yet']] },
   { id: 'access', commands: [['access', 'access', "grant or revoke a user's access to a book"]] },
   { id: 'offers', commands: [['offers', 'offers', 'price offers for an ISBN and pre-filled cart links']] },
-  { id: 'completion', commands: [['completion', 'completion <shell>', 'print a shell completion script (bash, zsh or fish)']], wholeTree: true },
+  { id: 'completion', commands: [['completion', 'completion', 'shell completion scripts (bash, zsh, fish) and their cache of ids']], wholeTree: true },
   // Last: `help` closes the list of commands, as commander's own help command does.
   { id: 'help', commands: [['help', 'help [command...]', 'show the help of a command, e.g. `bookdist help book get`']], wholeTree: true },
 ];
@@ -92,6 +92,7 @@ export const ROOT_OPTIONS: readonly RootOption[] = [
   { flags: '--debug', description: 'trace requests and responses on stderr (secrets redacted); stack traces' },
   { flags: '-q, --quiet', description: 'no notices or progress on stderr, only errors' },
   { flags: '-y, --yes', description: 'assume yes for confirmations (required in scripts)' },
+  { flags: '--no-cache', description: 'do not record the ids this command reads for shell completion (env BOOKDIST_CACHE=off)' },
   { flags: '--dry-run', description: 'print the request as a curl line (secrets redacted) and send nothing; a payload that does not match the OpenAPI document is refused (exit 2)' },
 ];
 

@@ -71,7 +71,7 @@ describe('bookdist help', () => {
     expect(topic.code).toBe(0);
     expect(topic.stdout).toBe(flag.stdout);
     expect(flag.stdout).toMatch(/^ {2}help \[command\.\.\.\] +show the help of a command/m);
-    expect(flag.stdout).toMatch(/^ {2}completion <shell> +print a shell completion script/m);
+    expect(flag.stdout).toMatch(/^ {2}completion +shell completion scripts/m);
     expect(flag.stdout).not.toContain('__reference');
   });
 

@@ -51,7 +51,7 @@ describe('bash', () => {
     expect(complete('profile', 'ls', '--h')).toEqual(['--help']);
     expect(complete('help', 'bo')).toEqual(['book']);
     expect(complete('help', 'book', 'g')).toEqual(['get']);
-    expect(complete('completion', '')).toEqual(['bash', 'zsh', 'fish']);
+    expect(complete('completion', '')).toEqual(['bash', 'zsh', 'fish', 'refresh', 'help']);
   });
 });
 

@@ -18,13 +18,14 @@ const BASE = new Set(['errors.ts', 'version.ts']);
 const ALLOWED: Record<string, string[]> = {
   spec: [],
   util: [],
+  cache: ['util'],
   api: ['spec', 'util'],
   config: ['util'],
   validate: ['util'],
   output: ['util', 'context:type'],
   sandbox: ['spec'],
   bulk: ['api', 'output', 'util', 'validate', 'config', 'context:type'],
-  commands: ['api', 'bulk', 'config', 'output', 'sandbox', 'spec', 'util', 'validate', 'context:type'],
+  commands: ['api', 'bulk', 'cache', 'config', 'output', 'sandbox', 'spec', 'util', 'validate', 'context:type'],
   docs: ['commands', 'spec'],
 };
 

@@ -2,6 +2,7 @@
 // subcommands, aliases, options (own and inherited from ancestors), option values and choices.
 // Everything comes from the commander tree, so new commands appear on regeneration.
 import type { Argument, Command, Option } from 'commander';
+import type { IdKind } from '../../cache/ids.js';
 
 /** What follows a flag: nothing, a value it requires, or a value it may take. */
 type Arity = 'none' | 'required' | 'optional';
@@ -10,7 +11,13 @@ type Arity = 'none' | 'required' | 'optional';
  * How a value can be completed: from fixed choices, as a file path, a profile's name (the stored
  * ones and the built-in sandbox), a stored profile's name only, or not at all.
  */
-export type ValueKind = { kind: 'choices'; choices: string[] } | { kind: 'file' } | { kind: 'profile' } | { kind: 'stored-profile' } | { kind: 'free' };
+export type ValueKind =
+  | { kind: 'choices'; choices: string[] }
+  | { kind: 'file' }
+  | { kind: 'profile' }
+  | { kind: 'stored-profile' }
+  | { kind: 'ids'; ids: IdKind }
+  | { kind: 'free' };
 
 /** Options and arguments whose values name a profile (completed from the config file). */
 const profileValues = new WeakMap<object, 'profile' | 'stored-profile'>();
@@ -67,9 +74,32 @@ const PLAIN_WORD = /^[A-Za-z0-9_.:@+%,/-]+$/;
 /** Value names that ask for a path: <file>, <pem>, <path>, <dir>, <key-file>, <out_dir>... */
 const FILE_VALUE = /(^|[-_ ])(file|files|path|dir|directory|pem)$/i;
 
+/**
+ * Value names that take an id the completion cache keeps (src/cache/ids.ts): the option's or
+ * argument's own declaration (`--hash-id <hash_id>`, `<username>`) says which kind it takes.
+ */
+const ID_VALUES: Readonly<Record<string, IdKind>> = {
+  hash_id: 'book',
+  isbn: 'isbn',
+  sku: 'sku',
+  username: 'user',
+  email: 'email',
+  address: 'email',
+  order_id: 'order',
+  purchase_id: 'purchase',
+  item_id: 'purchase',
+  pricing_id: 'price',
+  price_id: 'price',
+  org: 'org',
+  organization: 'org',
+  subdomain: 'label',
+};
+
 function valueKind(valueName: string | undefined, choices: readonly string[] | undefined): ValueKind {
   if (choices && choices.length && choices.every((c) => PLAIN_WORD.test(c))) return { kind: 'choices', choices: [...choices] };
   if (valueName && FILE_VALUE.test(valueName)) return { kind: 'file' };
+  const ids = valueName ? ID_VALUES[valueName] : undefined;
+  if (ids) return { kind: 'ids', ids };
   return { kind: 'free' };
 }
 

@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
-import type { VerbInput } from '../define.js';
-import type { completion } from './index.js';
-import { completionScript, type Shell } from './scripts.js';
+import { completionScript, SHELLS, type Shell } from './scripts.js';
 
 export interface CompletionOptions {
   shell: Shell;
@@ -15,8 +13,11 @@ export function rootOf(cmd: Command): Command {
   return c;
 }
 
-export function parse(input: VerbInput<typeof completion>): CompletionOptions {
-  return { shell: input.args.shell, program: rootOf(input.command) };
+/** `bookdist completion <shell>`: the shell is the verb's own name. */
+export function parse(input: { command: Command }): CompletionOptions {
+  const shell = input.command.name() as Shell;
+  if (!SHELLS.includes(shell)) throw new Error(`no completion script for ${shell}`);
+  return { shell, program: rootOf(input.command) };
 }
 
 export async function run(options: CompletionOptions, ctx: Context): Promise<void> {

@@ -16,11 +16,13 @@ export type Shell = (typeof SHELLS)[number];
 /**
  * Type codes, shared by the three scripts: the first character is the arity (n none, r required,
  * o optional value), the second the kind of value (- free, f file, p profile, s stored profile,
- * c choices); choices follow after a space, e.g. `rc table json ndjson csv tsv`.
+ * c choices, i ids of the completion cache); choices follow after a space, e.g. `rc table json
+ * ndjson csv tsv`, and so does the kind of id, e.g. `ri book`.
  */
 function typeCode(arity: 'none' | 'required' | 'optional', value: ValueKind): string {
   const a = arity === 'none' ? 'n' : arity === 'required' ? 'r' : 'o';
   if (value.kind === 'choices') return `${a}c ${value.choices.join(' ')}`;
+  if (value.kind === 'ids') return `${a}i ${value.ids}`;
   return a + (value.kind === 'file' ? 'f' : value.kind === 'profile' ? 'p' : value.kind === 'stored-profile' ? 's' : '-');
 }
 
@@ -109,6 +111,7 @@ function shCase(fn: string, subject: string, comment: string, rows: Array<{ keys
 
 function shLookups(t: Tables, list: (entries: Entry[]) => string, listFallback: string): string {
   return [
+    `# The reader of the completion cache of ids (see _bookdist_ids)\n# shellcheck disable=SC2016 # an awk program: its $1 and $2 are awk's\n_bookdist_ids_awk=${sq(IDS_AWK)}`,
     shCase('_bookdist_cmd', '$1/$2', 'REPLY: the subcommand that word $2 names under command path $1 (or empty)',
       t.subcommand.map((s) => ({ keys: s.keys, body: `REPLY=${sq(s.name)}` })), "REPLY=''"),
     shCase('_bookdist_cmds', '$1', 'the subcommands of command path $1',
@@ -137,6 +140,7 @@ function fishSwitch(fn: string, args: string, subject: string, comment: string, 
 function fishLookups(t: Tables): string {
   const list = (entries: Entry[]) => [`printf '%s\\t%s\\n' ${entries.map((e) => `${fq(e.name)} ${fq(e.desc)}`).join(' ')}`];
   return [
+    `# The reader of the completion cache of ids (see __bookdist_ids)\nset -g __bookdist_ids_awk ${fq(IDS_AWK)}`,
     fishSwitch('__bookdist_cmd', 'cmdpath word', '$cmdpath/$word', 'the subcommand that $word names under $cmdpath (or nothing)',
       t.subcommand.map((s) => ({ keys: s.keys, body: [`echo ${fq(s.name)}`] }))),
     fishSwitch('__bookdist_cmds', 'cmdpath', '$cmdpath', 'the subcommands of $cmdpath (name, tab, summary)',
@@ -151,6 +155,31 @@ function fishLookups(t: Tables): string {
       t.argTypes.map((a) => ({ keys: [a.key], body: [`echo ${fq(a.code)}`] }))),
   ].join('\n\n');
 }
+
+/**
+ * The one reader of the completion cache (src/cache/ids.ts), the same awk program in the three
+ * scripts: a kind's file holds `id TAB description` lines, newest last. It prints each id once,
+ * newest first, when the id starts with what was typed (BOOKDIST_P), or, in mode `desc` (zsh and
+ * fish), when a word of its description does (case-insensitive); mode `desc` prints `id TAB
+ * description`, mode `id` the bare id. Plain POSIX awk (mawk, gawk, BSD awk).
+ */
+export const IDS_AWK = [
+  'BEGIN { FS = "\\t"; p = ENVIRON["BOOKDIST_P"]; lp = tolower(p); mode = ENVIRON["BOOKDIST_M"] }',
+  '$1 != "" { n++; id[n] = $1; d[n] = $2 }',
+  'END {',
+  '  for (i = n; i > 0; i--) {',
+  '    k = id[i]',
+  '    if (k in seen) continue',
+  '    seen[k] = 1',
+  '    ok = (p == "" || index(k, p) == 1)',
+  '    if (!ok && mode == "desc") {',
+  '      m = split(tolower(d[i]), w, /[[:space:][:punct:]]+/)',
+  '      for (j = 1; j <= m && !ok; j++) ok = (index(w[j], lp) == 1)',
+  '    }',
+  '    if (ok) { if (mode == "desc") print k "\\t" d[i]; else print k }',
+  '  }',
+  '}',
+].join('\n');
 
 /** The template with its `#@` notes dropped and the tables in place of its `# @TABLES@` line. */
 function fillTemplate(template: string, tables: string): string {

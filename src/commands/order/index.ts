@@ -25,7 +25,7 @@ export const create = verb({
     'items, rows, message; status ok, exists, invalid or failed) on stdout or in --results FILE.',
   options: [
     option('--username <username>', 'the buyer (30 hex characters) (required unless --from-csv or --from-ndjson)'),
-    option('--pricing-id <id>', 'pricing entry sold, a whole number (repeatable; at least one unless --from-csv or --from-ndjson)', { repeatable: 'split' }),
+    option('--pricing-id <pricing_id>', 'pricing entry sold, a whole number (repeatable; at least one unless --from-csv or --from-ndjson)', { repeatable: 'split' }),
     option('--order-type <plan>', 'payment plan to execute, e.g. TestPlan or ExternalPlan (required unless --from-csv or --from-ndjson)'),
     option('--org <organization>', 'organization supplying the order (required unless --from-csv or --from-ndjson)'),
     option('--billing-file <file>', 'billing address as a JSON object (- for stdin)'),
@@ -66,8 +66,8 @@ export const refund = verb({
     'changes. Asks for confirmation on a terminal; scripts must pass --yes. Without --send-email or ' +
     '--no-email the organization\'s setting decides whether the user is e-mailed.',
   options: [
-    option('--order-id <id>', 'the order, a whole number (required)', { required: true }),
-    option('--item <id>', 'refund only this item (repeatable)', { repeatable: 'split' }),
+    option('--order-id <order_id>', 'the order, a whole number (required)', { required: true }),
+    option('--item <item_id>', 'refund only this item (repeatable)', { repeatable: 'split' }),
     option('--send-email', 'e-mail the refund to the user'),
     option('--no-email', 'do not e-mail the refund'),
   ],

@@ -19,7 +19,7 @@ export const add = verb({
   options: [
     option('--name <name>', 'profile name (letters, digits, - and _)'),
     option('--store-url <url>', 'price comparison (store) host; defaults to the base URL'),
-    option('--username <username>', 'the partner account\'s username (30 hex characters)'),
+    option('--username <account>', 'the partner account\'s username (30 hex characters)'),
     option('--key-file <pem>', 'RSA private key (PEM) for CryptoAuth'),
     option('--shared-key-stdin', 'read the shared key (SharedKeyAuth) from stdin'),
     option('--token-stdin', 'read the access-control token from stdin'),

@@ -6,7 +6,8 @@
 # Install (bash-completion):  bookdist completion bash > ~/.local/share/bash-completion/completions/bookdist
 # Type codes: arity (n none, r required value, o optional value), then the value's kind
 # (- anything, f a file path, p a profile's name (stored ones and the built-in sandbox), s a stored
-# profile's name, c one of the choices listed after a space).
+# profile's name, c one of the choices listed after a space, i an id of the completion cache, its
+# kind after a space).
 
 # @TABLES@ (the lookup tables generated from the command tree go here)
 
@@ -52,7 +53,34 @@ _bookdist_values() {
       ;;
     ?p) _bookdist_profiles; _bookdist_reply compgen -P "$3" -W "sandbox $REPLY" -- "$2" ;;
     ?s) _bookdist_profiles; _bookdist_reply compgen -P "$3" -W "$REPLY" -- "$2" ;;
+    ?i\ *) _bookdist_ids "${1:3}" "$2" id; _bookdist_reply compgen -P "$3" -W "$REPLY" -- "$2" ;;
   esac
+}
+
+# REPLY: the cache file of the ids of kind $1 for the profile in use: --profile on the line
+# ($profile of the caller), else BOOKDIST_PROFILE, else the config file's current profile, else
+# the built-in sandbox. The CLI writes profiles/<name> (the scope it last used) and
+# <scope>/<kind>.tsv under $XDG_CACHE_HOME/bookdist/ids (src/cache/ids.ts).
+_bookdist_ids_file() {
+  local dir=${XDG_CACHE_HOME:-$HOME/.cache}/bookdist/ids p=${profile:-${BOOKDIST_PROFILE:-}} scope=''
+  if [[ -z $p ]]; then
+    local cfg=${BOOKDIST_CONFIG_DIR:-${XDG_CONFIG_HOME:-$HOME/.config}/bookdist}/config.json
+    p=$(command sed -n 's/^[[:space:]]*"current":[[:space:]]*"\([A-Za-z0-9_-]*\)".*/\1/p' "$cfg" 2>/dev/null)
+  fi
+  [[ $p =~ ^[A-Za-z0-9_-]+$ ]] || p=sandbox
+  [[ -f $dir/profiles/$p ]] && IFS= read -r scope <"$dir/profiles/$p"
+  REPLY=''
+  [[ $scope =~ ^[0-9a-f]+$ ]] && REPLY=$dir/$scope/$1.tsv
+}
+
+# REPLY: the ids of kind $1 that match $2 (by prefix; mode $3 `desc`: or a word of the
+# description, and each line is `id TAB description`), newest first, one a line. No Node, no request.
+_bookdist_ids() {
+  _bookdist_ids_file "$1"
+  local file=$REPLY
+  REPLY=''
+  [[ -n $file && -f $file ]] || return 0
+  REPLY=$(BOOKDIST_P=$2 BOOKDIST_M=$3 command awk "$_bookdist_ids_awk" "$file" 2>/dev/null)
 }
 
 # REPLY: the names of the stored profiles, read from the config file that `bookdist profile add`
@@ -63,7 +91,7 @@ _bookdist_profiles() {
 }
 
 _bookdist() {
-  local cur=${COMP_WORDS[COMP_CWORD]} cmdpath='' pending='' word REPLY
+  local cur=${COMP_WORDS[COMP_CWORD]} cmdpath='' pending='' profile='' word REPLY
   local -i i help=0 nargs=0 dashdash=0
   COMPREPLY=()
   # Walk the words before the cursor: subcommands extend the path, options and their values are skipped.
@@ -71,10 +99,15 @@ _bookdist() {
     word=${COMP_WORDS[i]}
     # "--flag=value" comes as three words when '=' is in COMP_WORDBREAKS.
     if [[ $word == '=' && ${COMP_WORDS[i-1]} == -?* ]]; then pending=${COMP_WORDS[i-1]}; continue; fi
-    if [[ -n $pending ]]; then pending=''; continue; fi
+    if [[ -n $pending ]]; then
+      [[ $pending == --profile ]] && profile=$word
+      pending=''
+      continue
+    fi
     if ((!dashdash)); then
       if [[ $word == -- ]]; then dashdash=1; continue; fi
       if [[ $word == -?* ]]; then
+        [[ $word == --profile=* ]] && profile=${word#*=}
         [[ $word == *=* ]] && continue
         _bookdist_flag_type "$cmdpath" "$word"
         [[ $REPLY == r* ]] && pending=$word

@@ -6,7 +6,8 @@
 # Load in the current shell:  bookdist completion fish | source
 # Type codes: arity (n none, r required value, o optional value), then the value's kind
 # (- anything, f a file path, p a profile's name (stored ones and the built-in sandbox), s a stored
-# profile's name, c one of the choices listed after a space).
+# profile's name, c one of the choices listed after a space, i an id of the completion cache, its
+# kind after a space).
 
 # @TABLES@ (the lookup tables generated from the command tree go here)
 
@@ -64,7 +65,46 @@ function __bookdist_values --argument-names code cur prefix
             for v in (__bookdist_profiles)
                 echo "$prefix$v"
             end
+        case '?i *'
+            # Ids match by their prefix or by a word of their description; each line is
+            # `id TAB description`, which fish shows beside the id.
+            for line in (__bookdist_ids (string sub -s 4 -- "$code") "$cur" desc)
+                echo "$prefix$line"
+            end
     end
+end
+
+# The cache file of the ids of kind $kind for the profile in use: --profile on the line
+# ($profile), else BOOKDIST_PROFILE, else the config file's current profile, else the built-in
+# sandbox. The CLI writes profiles/<name> (the scope it last used) and <scope>/<kind>.tsv under
+# $XDG_CACHE_HOME/bookdist/ids (src/cache/ids.ts).
+function __bookdist_ids_file --argument-names kind profile
+    set -l base "$XDG_CACHE_HOME"
+    test -z "$base"; and set base "$HOME/.cache"
+    set -l dir "$base/bookdist/ids"
+    set -l p "$profile"
+    test -z "$p"; and set p "$BOOKDIST_PROFILE"
+    if test -z "$p"
+        set -l cdir "$BOOKDIST_CONFIG_DIR"
+        if test -z "$cdir"
+            set -l cbase "$XDG_CONFIG_HOME"
+            test -z "$cbase"; and set cbase "$HOME/.config"
+            set cdir "$cbase/bookdist"
+        end
+        set p (command sed -n 's/^[[:space:]]*"current":[[:space:]]*"\([A-Za-z0-9_-]*\)".*/\1/p' "$cdir/config.json" 2>/dev/null)
+    end
+    string match -qr -- '^[A-Za-z0-9_-]+$' "$p"; or set p sandbox
+    test -f "$dir/profiles/$p"; or return
+    set -l scope (command head -n 1 "$dir/profiles/$p" 2>/dev/null)
+    string match -qr -- '^[0-9a-f]+$' "$scope"; and echo "$dir/$scope/$kind.tsv"
+end
+
+# The ids of kind $kind that match $cur (by prefix; mode `desc`: or a word of the description,
+# and each line is `id TAB description`), newest first. No Node, no request.
+function __bookdist_ids --argument-names kind cur mode
+    set -l file (__bookdist_ids_file "$kind" "$__bookdist_profile")
+    test -n "$file" -a -f "$file"; or return
+    BOOKDIST_P="$cur" BOOKDIST_M="$mode" command awk "$__bookdist_ids_awk" "$file" 2>/dev/null
 end
 
 # The names of the stored profiles, read from the config file that `bookdist profile add`
@@ -88,9 +128,11 @@ function __bookdist_complete
     set -l help 0
     set -l nargs 0
     set -l dashdash 0
+    set -g __bookdist_profile ''
     # Walk the words before the cursor: subcommands extend the path, options and their values are skipped.
     for word in $tokens
         if test -n "$pending"
+            test "$pending" = --profile; and set -g __bookdist_profile "$word"
             set pending ''
             continue
         end
@@ -100,6 +142,7 @@ function __bookdist_complete
                 continue
             end
             if string match -q -- '-?*' "$word"
+                string match -q -- '--profile=*' "$word"; and set -g __bookdist_profile (string replace -- '--profile=' '' "$word")
                 string match -q -- '*=*' "$word"; and continue
                 set -l code (__bookdist_flag_type "$cmdpath" "$word")
                 string match -q -- 'r*' "$code"; and set pending "$word"

@@ -8,7 +8,8 @@
 # Load in the current shell (after compinit):  source <(bookdist completion zsh)
 # Type codes: arity (n none, r required value, o optional value), then the value's kind
 # (- anything, f a file path, p a profile's name (stored ones and the built-in sandbox), s a stored
-# profile's name, c one of the choices listed after a space).
+# profile's name, c one of the choices listed after a space, i an id of the completion cache, its
+# kind after a space).
 
 # @TABLES@ (the lookup tables generated from the command tree go here)
 
@@ -49,8 +50,48 @@ _bookdist_values() {
     (?f) _files ;;
     (?p) _bookdist_profiles; vals=(sandbox ${=REPLY}); _wanted profiles expl 'profile' compadd -a vals ;;
     (?s) _bookdist_profiles; vals=(${=REPLY}); _wanted profiles expl 'profile' compadd -a vals ;;
+    (?i\ *)
+      # Ids match by their prefix or by a word of their description (`light` finds a book by its
+      # title), so zsh must not filter them again (-U); each shows its description (-d).
+      local line
+      local -a disp
+      _bookdist_ids "${1[4,-1]}" "$PREFIX" desc
+      for line in "${(@f)REPLY}"; do
+        [[ -n $line ]] || continue
+        vals+=("${line%%$'\t'*}")
+        disp+=("${line%%$'\t'*}  -- ${line#*$'\t'}")
+      done
+      (( ${#vals} )) || return 1
+      _wanted ids expl "${1[4,-1]} id" compadd -U -l -d disp -a vals
+      ;;
     (*) return 1 ;;
   esac
+}
+
+# REPLY: the cache file of the ids of kind $1 for the profile in use: --profile on the line
+# ($profile of the caller), else BOOKDIST_PROFILE, else the config file's current profile, else
+# the built-in sandbox. The CLI writes profiles/<name> (the scope it last used) and
+# <scope>/<kind>.tsv under $XDG_CACHE_HOME/bookdist/ids (src/cache/ids.ts).
+_bookdist_ids_file() {
+  local dir=${XDG_CACHE_HOME:-$HOME/.cache}/bookdist/ids p=${profile:-${BOOKDIST_PROFILE:-}} scope=''
+  if [[ -z $p ]]; then
+    local cfg=${BOOKDIST_CONFIG_DIR:-${XDG_CONFIG_HOME:-$HOME/.config}/bookdist}/config.json
+    p=$(command sed -n 's/^[[:space:]]*"current":[[:space:]]*"\([A-Za-z0-9_-]*\)".*/\1/p' "$cfg" 2>/dev/null)
+  fi
+  [[ $p =~ '^[A-Za-z0-9_-]+$' ]] || p=sandbox
+  [[ -f $dir/profiles/$p ]] && IFS= read -r scope <"$dir/profiles/$p"
+  REPLY=''
+  [[ $scope =~ '^[0-9a-f]+$' ]] && REPLY=$dir/$scope/$1.tsv
+}
+
+# REPLY: the ids of kind $1 that match $2 (by prefix; mode $3 `desc`: or a word of the
+# description, and each line is `id TAB description`), newest first, one a line. No Node, no request.
+_bookdist_ids() {
+  _bookdist_ids_file "$1"
+  local file=$REPLY
+  REPLY=''
+  [[ -n $file && -f $file ]] || return 0
+  REPLY=$(BOOKDIST_P=$2 BOOKDIST_M=$3 command awk "$_bookdist_ids_awk" "$file" 2>/dev/null)
 }
 
 # REPLY: the names of the stored profiles, read from the config file that `bookdist profile add`
@@ -61,16 +102,21 @@ _bookdist_profiles() {
 }
 
 _bookdist() {
-  local cur=$PREFIX cmdpath='' pending='' word REPLY
+  local cur=$PREFIX cmdpath='' pending='' profile='' word REPLY
   local -i i help=0 nargs=0 dashdash=0 ret=1
   local -a reply
   # Walk the words before the cursor: subcommands extend the path, options and their values are skipped.
   for ((i = 2; i < CURRENT; i++)); do
     word=${words[i]}
-    if [[ -n $pending ]]; then pending=''; continue; fi
+    if [[ -n $pending ]]; then
+      [[ $pending == --profile ]] && profile=$word
+      pending=''
+      continue
+    fi
     if ((!dashdash)); then
       if [[ $word == -- ]]; then dashdash=1; continue; fi
       if [[ $word == -?* ]]; then
+        [[ $word == --profile=* ]] && profile=${word#*=}
         [[ $word == *=* ]] && continue
         _bookdist_flag_type "$cmdpath" "$word"
         [[ $REPLY == r* ]] && pending=$word

@@ -1,0 +1,221 @@
+// The completion cache of identifiers: what bookdist has already seen of books, users, orders,
+// purchases and prices, kept so that the shells can complete ids at TAB without a request and
+// without starting Node (completions/ read these files with awk).
+//
+// Layout, under $XDG_CACHE_HOME/bookdist/ids/ (else ~/.cache/bookdist/ids/), directories 0700,
+// files 0600, never opened through a link:
+//
+//   <scope>/<kind>.tsv     one entry a line: `<id> TAB <description>`, the newest last; a reader
+//                          takes the last line of an id (most recently used first) and ignores
+//                          lines it cannot read. At most MAX_PER_KIND ids after each compaction.
+//   profiles/<profile>     one line: the <scope> that profile last used.
+//
+// A scope is one service and one account: 16 hex characters of SHA-256 over the base URL (for the
+// embedded sandbox, its data directory) and the account's username, so profiles of one service
+// with other accounts, and workspaces of one sandbox, never see each other's ids.
+//
+// Nothing here is a secret: only identifiers (hash ids, ISBNs, SKUs, usernames, e-mail addresses,
+// order, purchase and price ids) and descriptions made of titles, authors, names, dates and
+// amounts. Codes, keys, tokens, passwords and signatures are never read from a body (collect()
+// takes named fields only). Removing the directory loses nothing: it is a cache.
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { privateDirSync, readTextSync, writeFileAtomicSync } from '../util/fs-safe.js';
+
+/** The kinds of ids the cache keeps, one file each. */
+export const ID_KINDS = ['book', 'isbn', 'sku', 'user', 'email', 'order', 'purchase', 'price', 'org', 'label'] as const;
+export type IdKind = (typeof ID_KINDS)[number];
+
+/** Ids kept per kind (and scope) after a compaction; the newest win. */
+export const MAX_PER_KIND = 10_000;
+/** A kind's file is compacted once it grows past this many bytes (10,000 lines fit well under it). */
+const COMPACT_BYTES = 2 * 1024 * 1024;
+const MAX_DESCRIPTION = 100;
+
+/** Is the cache off? `BOOKDIST_CACHE=off` (or 0/false/no), or --no-cache. Covers this cache only. */
+export function cacheDisabled(env: Record<string, string | undefined>): boolean {
+  return /^(off|0|false|no)$/i.test(env.BOOKDIST_CACHE ?? '');
+}
+
+/** $XDG_CACHE_HOME/bookdist/ids, else ~/.cache/bookdist/ids. */
+export function idsDir(env: Record<string, string | undefined>): string {
+  const base = env.XDG_CACHE_HOME || join(process.getBuiltinModule('node:os').homedir(), '.cache');
+  return join(base, 'bookdist', 'ids');
+}
+
+/** The scope of a service and account (see the top of this file). */
+export function scopeOf(service: string, account: string): string {
+  return createHash('sha256').update(`${service}\n${account}`).digest('hex').slice(0, 16);
+}
+
+/** One line of text: no control characters, no tabs, trimmed to MAX_DESCRIPTION characters. */
+function clean(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  const one = s.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return one.length > MAX_DESCRIPTION ? `${[...one].slice(0, MAX_DESCRIPTION - 1).join('')}…` : one;
+}
+
+/** An id as a completion word: printable, no spaces, tabs or quotes (anything else is not kept). */
+const ID_WORD = /^[A-Za-z0-9@._+%-]{1,254}$/;
+
+type Rec = Record<string, unknown>;
+const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const idStr = (v: unknown): string | undefined => (typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : str(v));
+const joined = (...parts: Array<string | undefined>) => parts.filter(Boolean).join(' · ');
+
+/** What a run has seen, by kind: id → description, the latest last. */
+export class IdCollector {
+  readonly seen = new Map<IdKind, Map<string, string>>();
+
+  add(kind: IdKind, id: string | undefined, description = ''): void {
+    if (!id || !ID_WORD.test(id)) return;
+    let m = this.seen.get(kind);
+    if (!m) this.seen.set(kind, (m = new Map()));
+    const d = clean(description);
+    // A richer description seen earlier in the run is not replaced by a poorer one.
+    const before = m.get(id);
+    m.delete(id);
+    m.set(id, d.length >= (before?.length ?? 0) ? d : before!);
+    if (m.size > MAX_PER_KIND) m.delete(m.keys().next().value!);
+  }
+
+  /** Add what `later` saw after this one's ids (so they count as the more recent). */
+  merge(later: IdCollector): this {
+    for (const [kind, m] of later.seen) for (const [id, d] of m) this.add(kind, id, d);
+    return this;
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const m of this.seen.values()) n += m.size;
+    return n;
+  }
+
+  /** Take the ids of a service answer (a parsed JSON body), by shape, at any depth. */
+  collect(body: unknown): void {
+    this.walk(body, 0, undefined);
+  }
+
+  private walk(v: unknown, depth: number, bookTitle: string | undefined): void {
+    if (depth > 8) return;
+    if (Array.isArray(v)) {
+      for (const x of v) this.walk(x, depth + 1, bookTitle);
+      return;
+    }
+    if (!isRec(v)) return;
+    const title = this.record(v, bookTitle);
+    for (const [k, x] of Object.entries(v)) if (typeof x === 'object' && x !== null) this.walk(x, depth + 1, k === 'digital_pricing' ? title : undefined);
+  }
+
+  /**
+   * The ids one object names. `bookTitle`: the title of the book whose digital_pricing holds it.
+   * Returns the object's own title (a book's), for its prices.
+   */
+  private record(o: Rec, bookTitle: string | undefined): string | undefined {
+    const title = str(o.title);
+    const hash = str(o.hash_id);
+    if (hash && title && /^[0-9a-f]{40}$/.test(hash)) {
+      this.add('book', hash, joined(title, str(o.author)));
+      const ids = isRec(o.identifiers) ? o.identifiers : {};
+      for (const k of ['isbn13', 'eisbn13', 'isbn10', 'eisbn10', 'parent_isbn']) this.add('isbn', str(ids[k]), title);
+      this.add('sku', str(ids.sku), title);
+    }
+    const username = str(o.username);
+    if (username && /^[0-9a-f]{30}$/.test(username)) {
+      const name = str(o.full_name) ?? joined(str(o.first_name), str(o.last_name)).replace(' · ', ' ');
+      const email = str(o.email);
+      this.add('user', username, joined(email, name));
+      if (email && email.includes('@')) this.add('email', email, joined(name, username));
+    }
+    const id = idStr(o.id);
+    if (id && Array.isArray(o.items) && isRec(o.totals)) {
+      const first = o.items.find(isRec);
+      const date = str(first?.purchase_date)?.slice(0, 10);
+      const total = o.totals.total;
+      const buyer = str(o.username) ?? str(isRec(first?.user) ? first.user.username : undefined);
+      this.add('order', id, joined(date, total === undefined ? undefined : String(total), buyer));
+    }
+    if (id && str(o.purchase_date) && isRec(o.book)) {
+      const who = isRec(o.user) ? str(o.user.username) : undefined;
+      this.add('purchase', id, joined(str(o.book.title), who, str(o.purchase_date)?.slice(0, 10)));
+    }
+    if (id && str(o.price) && str(o.currency) && !o.purchase_date) {
+      this.add('price', id, joined(`${str(o.price)} ${str(o.currency)}`, str(o.description), bookTitle));
+    }
+    return title;
+  }
+}
+
+/** Where one scope's files are, and the profile that points at it. */
+export interface CacheTarget {
+  dir: string;
+  scope: string;
+  profile: string;
+}
+
+function appendLines(file: string, text: string): number {
+  const { O_WRONLY, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+  const fd = fs.openSync(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw Object.assign(new Error(`not a regular file: ${file}`), { code: 'ENOTREG' });
+    fs.writeSync(fd, text);
+    return st.size + Buffer.byteLength(text);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Keep the newest line of each id, at most MAX_PER_KIND of them, in their order. */
+export function compactLines(text: string, max = MAX_PER_KIND): string {
+  const latest = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const tab = line.indexOf('\t');
+    if (tab <= 0) continue;
+    const id = line.slice(0, tab);
+    latest.delete(id);
+    latest.set(id, line);
+  }
+  const lines = [...latest.values()];
+  return lines.slice(Math.max(0, lines.length - max)).join('\n') + (lines.length ? '\n' : '');
+}
+
+/**
+ * Append what a run saw to its scope's files and point the profile at the scope. Best effort: a
+ * cache that cannot be written is skipped (the command's own result matters, not this).
+ */
+export function flush(collector: IdCollector, target: CacheTarget): void {
+  try {
+    privateDirSync(target.dir);
+    const scopeDir = join(target.dir, target.scope);
+    privateDirSync(scopeDir);
+    const profiles = join(target.dir, 'profiles');
+    privateDirSync(profiles);
+    if (/^[A-Za-z0-9_-]{1,64}$/.test(target.profile)) {
+      const link = join(profiles, target.profile);
+      if (readTextSync(link)?.trim() !== target.scope) writeFileAtomicSync(link, `${target.scope}\n`);
+    }
+    for (const [kind, m] of collector.seen) {
+      if (!m.size) continue;
+      const file = join(scopeDir, `${kind}.tsv`);
+      let text = '';
+      for (const [id, d] of m) text += `${id}\t${d}\n`;
+      const size = appendLines(file, text);
+      if (size > COMPACT_BYTES) writeFileAtomicSync(file, compactLines(readTextSync(file) ?? ''));
+    }
+  } catch {
+    // A read-only or planted cache directory: completion goes without, the command does not fail.
+  }
+}
+
+/** Every entry of a kind in a scope, newest first (for tests and `completion refresh`'s count). */
+export function readEntries(dir: string, scope: string, kind: IdKind): Array<{ id: string; description: string }> {
+  const text = readTextSync(join(dir, scope, `${kind}.tsv`)) ?? '';
+  return compactLines(text, Number.MAX_SAFE_INTEGER)
+    .split('\n')
+    .filter(Boolean)
+    .reverse()
+    .map((l) => ({ id: l.slice(0, l.indexOf('\t')), description: l.slice(l.indexOf('\t') + 1) }));
+}
