@@ -72,7 +72,10 @@ function idCacheFor(ctx: Context, cfg: ResolvedConfig, target: Target): IdCollec
   const account = target.credentials.kind === 'none' ? '' : (target.credentials.username ?? '');
   const service = cfg.embedded ? `embedded:${cfg.dataDir}` : target.baseUrl;
   const dir = idsDir(ctx.io.env);
-  const cache = { dir, scope: scopeOf(service, account), profile: cfg.profile.value };
+  // The shells complete for a profile: point it at this scope only when the profile itself names
+  // the service (not a --base-url or BOOKDIST_BASE_URL run, whose ids stay in their own scope).
+  const profile = cfg.embedded || cfg.baseUrl?.source === 'profile' ? cfg.profile.value : '';
+  const cache = { dir, scope: scopeOf(service, account), profile };
   const ids = new IdCollector();
   ctx.defer(async () => {
     if (!target.seeded || existsSync(join(dir, cache.scope))) return flush(ids, cache);

@@ -152,6 +152,7 @@ export class IdCollector {
 export interface CacheTarget {
   dir: string;
   scope: string;
+  /** The profile to point at the scope ('' for none: settings given by flags or environment). */
   profile: string;
 }
 
