@@ -38,14 +38,14 @@ function fillCache(dir) {
 const LINES = [
   ['book', 'get', ''],
   ['book', 'get', '000012'],
-  ['user', 'get', 'reader'],
+  ['user', 'get', '0000'],
   ['order', 'refund', '--order-id', '99'],
 ];
 
 function bashTimes(script, env) {
-  const calls = LINES.map((w) => `t COMP_WORDS=(bookdist ${w.map((x) => `'${x}'`).join(' ')})`).join('\n');
+  const calls = LINES.map((w) => `t ${w.map((x) => `'${x}'`).join(' ')}`).join('\n');
   const prog = `source "$1"
-t() { eval "$1"; COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); local a=$EPOCHREALTIME; _bookdist; local b=$EPOCHREALTIME; echo "\${#COMPREPLY[@]} $a $b"; }
+t() { COMP_WORDS=(bookdist "$@"); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); local a=$EPOCHREALTIME; _bookdist; local b=$EPOCHREALTIME; echo "\${#COMPREPLY[@]} $a $b"; }
 for ((r = 0; r < ${ROUNDS}; r++)); do
 ${calls}
 done`;

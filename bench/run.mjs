@@ -11,6 +11,8 @@
 //      BENCH_SKIP_BULK=1 leaves them out).
 //  (j) `sandbox catalogue load` of 100,000 ONIX products: peak memory under 200 MB, at most 3x
 //      the CPU of a bare saxes parse of the same file (bench/catalogue.mjs).
+//  (k) an id completion at TAB in bash, zsh and fish with 10,000 cached ids of each kind: the
+//      95th percentile at most 0.5x `node -e 0` (bench/completion.mjs).
 //
 // Needs only what the project installs plus curl, openssl and bash on the machine.
 import { spawnSync } from 'node:child_process';
@@ -177,6 +179,9 @@ if (!process.env.BENCH_SKIP_CATALOGUE) {
   const { catalogueBench } = await import('./catalogue.mjs');
   await catalogueBench({ root, NODE, target, fmt });
 }
+
+// (k) completion of ids at TAB through bash, zsh and fish: bench/completion.mjs.
+await (await import('./completion.mjs')).completionBench({ root, NODE, target });
 
 // (e) sandbox throughput and the 50,000-book list: bench/sandbox-throughput.mjs.
 for (const r of await (await import('./sandbox-throughput.mjs')).sandboxThroughput()) {

@@ -8,20 +8,18 @@
 
 # The reader of the completion cache of ids (see _bookdist_ids)
 # shellcheck disable=SC2016 # an awk program: its $1 and $2 are awk's
-_bookdist_ids_awk='BEGIN { FS = "\t"; p = ENVIRON["BOOKDIST_P"]; lp = tolower(p); mode = ENVIRON["BOOKDIST_M"] }
-$1 != "" { n++; id[n] = $1; d[n] = $2 }
-END {
-  for (i = n; i > 0; i--) {
-    k = id[i]
-    if (k in seen) continue
-    seen[k] = 1
-    ok = (p == "" || index(k, p) == 1)
-    if (!ok && mode == "desc") {
-      m = split(tolower(d[i]), w, /[[:space:][:punct:]]+/)
-      for (j = 1; j <= m && !ok; j++) ok = (index(w[j], lp) == 1)
-    }
-    if (ok) { if (mode == "desc") print k "\t" d[i]; else print k }
+_bookdist_ids_awk='BEGIN { FS = "\t"; p = ENVIRON["BOOKDIST_P"]; lp = tolower(p); mode = ENVIRON["BOOKDIST_M"]; x = ENVIRON["BOOKDIST_X"]; max = 100 }
+$1 == "" || ($1 in seen) { next }
+{
+  seen[$1] = 1
+  ok = (p == "" || index($1, p) == 1)
+  if (!ok && mode == "desc") {
+    m = split(tolower($2), w, /[[:space:][:punct:]]+/)
+    for (j = 1; j <= m && !ok; j++) ok = (index(w[j], lp) == 1)
   }
+  if (!ok) next
+  if (mode == "desc") print x $1 "\t" $2; else print x $1
+  if (++shown >= max) exit
 }'
 
 # REPLY: the subcommand that word $2 names under command path $1 (or empty)
@@ -407,7 +405,13 @@ _bookdist_values() {
       ;;
     ?p) _bookdist_profiles; _bookdist_reply compgen -P "$3" -W "sandbox $REPLY" -- "$2" ;;
     ?s) _bookdist_profiles; _bookdist_reply compgen -P "$3" -W "$REPLY" -- "$2" ;;
-    ?i\ *) _bookdist_ids "${1:3}" "$2" id; _bookdist_reply compgen -P "$3" -W "$REPLY" -- "$2" ;;
+    ?i\ *)
+      # awk has matched them already; ids are words without glob characters (src/cache/ids.ts).
+      _bookdist_ids "${1:3}" "$2" id "$3"
+      local IFS=$'\n'
+      # shellcheck disable=SC2206 # one id a line, each a word without glob characters
+      [[ -n $REPLY ]] && COMPREPLY+=($REPLY)
+      ;;
   esac
 }
 
@@ -428,13 +432,16 @@ _bookdist_ids_file() {
 }
 
 # REPLY: the ids of kind $1 that match $2 (by prefix; mode $3 `desc`: or a word of the
-# description, and each line is `id TAB description`), newest first, one a line. No Node, no request.
+# description, and each line is `id TAB description`), newest first, one a line, each after $4.
+# No Node, no request.
 _bookdist_ids() {
   _bookdist_ids_file "$1"
   local file=$REPLY
   REPLY=''
   [[ -n $file && -f $file ]] || return 0
-  REPLY=$(BOOKDIST_P=$2 BOOKDIST_M=$3 command awk "$_bookdist_ids_awk" "$file" 2>/dev/null)
+  local rev=tac
+  command -v tac >/dev/null || rev='tail -r'
+  REPLY=$(command $rev -- "$file" 2>/dev/null | BOOKDIST_P=$2 BOOKDIST_M=$3 BOOKDIST_X=${4:-} command awk "$_bookdist_ids_awk" 2>/dev/null)
 }
 
 # REPLY: the names of the stored profiles, read from the config file that `bookdist profile add`

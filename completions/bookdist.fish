@@ -7,20 +7,18 @@
 # kind after a space).
 
 # The reader of the completion cache of ids (see __bookdist_ids)
-set -g __bookdist_ids_awk 'BEGIN { FS = "\\t"; p = ENVIRON["BOOKDIST_P"]; lp = tolower(p); mode = ENVIRON["BOOKDIST_M"] }
-$1 != "" { n++; id[n] = $1; d[n] = $2 }
-END {
-  for (i = n; i > 0; i--) {
-    k = id[i]
-    if (k in seen) continue
-    seen[k] = 1
-    ok = (p == "" || index(k, p) == 1)
-    if (!ok && mode == "desc") {
-      m = split(tolower(d[i]), w, /[[:space:][:punct:]]+/)
-      for (j = 1; j <= m && !ok; j++) ok = (index(w[j], lp) == 1)
-    }
-    if (ok) { if (mode == "desc") print k "\\t" d[i]; else print k }
+set -g __bookdist_ids_awk 'BEGIN { FS = "\\t"; p = ENVIRON["BOOKDIST_P"]; lp = tolower(p); mode = ENVIRON["BOOKDIST_M"]; x = ENVIRON["BOOKDIST_X"]; max = 100 }
+$1 == "" || ($1 in seen) { next }
+{
+  seen[$1] = 1
+  ok = (p == "" || index($1, p) == 1)
+  if (!ok && mode == "desc") {
+    m = split(tolower($2), w, /[[:space:][:punct:]]+/)
+    for (j = 1; j <= m && !ok; j++) ok = (index(w[j], lp) == 1)
   }
+  if (!ok) next
+  if (mode == "desc") print x $1 "\\t" $2; else print x $1
+  if (++shown >= max) exit
 }'
 
 # the subcommand that $word names under $cmdpath (or nothing)
@@ -714,9 +712,7 @@ function __bookdist_values --argument-names code cur prefix
         case '?i *'
             # Ids match by their prefix or by a word of their description; each line is
             # `id TAB description`, which fish shows beside the id.
-            for line in (__bookdist_ids (string sub -s 4 -- "$code") "$cur" desc)
-                echo "$prefix$line"
-            end
+            __bookdist_ids (string sub -s 4 -- "$code") "$cur" desc "$prefix"
     end
 end
 
@@ -747,10 +743,12 @@ end
 
 # The ids of kind $kind that match $cur (by prefix; mode `desc`: or a word of the description,
 # and each line is `id TAB description`), newest first. No Node, no request.
-function __bookdist_ids --argument-names kind cur mode
+function __bookdist_ids --argument-names kind cur mode prefix
     set -l file (__bookdist_ids_file "$kind" "$__bookdist_profile")
     test -n "$file" -a -f "$file"; or return
-    BOOKDIST_P="$cur" BOOKDIST_M="$mode" command awk "$__bookdist_ids_awk" "$file" 2>/dev/null
+    set -l rev tac
+    command -q tac; or set rev tail -r
+    command $rev -- "$file" 2>/dev/null | BOOKDIST_P="$cur" BOOKDIST_M="$mode" BOOKDIST_X="$prefix" command awk "$__bookdist_ids_awk" 2>/dev/null
 end
 
 # The names of the stored profiles, read from the config file that `bookdist profile add`

@@ -98,6 +98,17 @@ describe('bash: bare ids', () => {
     // A profile that never ran has no ids: only the options are offered.
     expect(complete('--profile', 'nosuch', 'book', 'get', '').every((w) => w.startsWith('-'))).toBe(true);
   });
+  it('offers at most 100 ids at one TAB, the newest first, each once', () => {
+    const ids = join(dir, 'cache', 'bookdist', 'ids');
+    mkdirSync(join(ids, 'feedfacefeedface'), { recursive: true });
+    writeFileSync(join(ids, 'profiles', 'many'), 'feedfacefeedface\n');
+    const line = (i: number) => `${String(i).padStart(40, 'a')}\tbook ${i}\n`;
+    writeFileSync(join(ids, 'feedfacefeedface', 'book.tsv'), Array.from({ length: 150 }, (_, i) => line(i)).join('') + line(3));
+    const got = complete('--profile', 'many', 'book', 'get', '');
+    expect(got).toHaveLength(100);
+    expect(got.slice(0, 3)).toEqual([line(3), line(149), line(148)].map((l) => l.split('\t')[0]));
+    expect(new Set(got).size).toBe(100);
+  });
   it('follows BOOKDIST_PROFILE', () => {
     expect(bashComplete(scripts.path('bash'), ['bookdist', 'user', 'get', ''], { ...env, BOOKDIST_PROFILE: 'served' })).toContain(createdOther);
   });

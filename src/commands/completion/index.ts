@@ -8,7 +8,7 @@ const SCRIPT_TEXT =
   'choices (such as --output), and ids. The script is static: completing never runs bookdist and sends ' +
   'no request. Ids (hash ids, ISBNs, SKUs, usernames, e-mail addresses, order, purchase and price ids) ' +
   'come from a cache of what bookdist has read for the profile in use (the --profile on the line, ' +
-  'else BOOKDIST_PROFILE, else the current profile), newest first. The same scripts ship in completions/.';
+  'else BOOKDIST_PROFILE, else the current profile), newest first, at most 100 at one TAB. The same scripts ship in completions/.';
 
 /** One verb per shell: `bookdist completion bash` prints the bash script. */
 function shellVerb<const N extends 'bash' | 'zsh' | 'fish'>(name: N, extra: string, examples: readonly string[]) {

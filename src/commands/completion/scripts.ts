@@ -156,28 +156,31 @@ function fishLookups(t: Tables): string {
   ].join('\n\n');
 }
 
+/** At most this many ids are offered at one TAB, the newest first: type more of one to narrow. */
+export const MAX_CANDIDATES = 100;
+
 /**
  * The one reader of the completion cache (src/cache/ids.ts), the same awk program in the three
- * scripts: a kind's file holds `id TAB description` lines, newest last. It prints each id once,
- * newest first, when the id starts with what was typed (BOOKDIST_P), or, in mode `desc` (zsh and
- * fish), when a word of its description does (case-insensitive); mode `desc` prints `id TAB
- * description`, mode `id` the bare id. Plain POSIX awk (mawk, gawk, BSD awk).
+ * scripts. A kind's file holds `id TAB description` lines, newest last; the scripts feed it to awk
+ * newest first (tac, or tail -r where there is no tac), so awk stops after MAX_CANDIDATES and
+ * reads only the end of a large file. It prints each id once, when the id starts with what was
+ * typed (BOOKDIST_P), or, in mode `desc` (zsh and fish), when a word of its description does
+ * (case-insensitive); mode `desc` prints `id TAB description`, mode `id` the bare id; each after
+ * BOOKDIST_X (`--flag=` when completing `--flag=value` as one word). Plain POSIX awk.
  */
-export const IDS_AWK = [
-  'BEGIN { FS = "\\t"; p = ENVIRON["BOOKDIST_P"]; lp = tolower(p); mode = ENVIRON["BOOKDIST_M"] }',
-  '$1 != "" { n++; id[n] = $1; d[n] = $2 }',
-  'END {',
-  '  for (i = n; i > 0; i--) {',
-  '    k = id[i]',
-  '    if (k in seen) continue',
-  '    seen[k] = 1',
-  '    ok = (p == "" || index(k, p) == 1)',
-  '    if (!ok && mode == "desc") {',
-  '      m = split(tolower(d[i]), w, /[[:space:][:punct:]]+/)',
-  '      for (j = 1; j <= m && !ok; j++) ok = (index(w[j], lp) == 1)',
-  '    }',
-  '    if (ok) { if (mode == "desc") print k "\\t" d[i]; else print k }',
+export const IDS_AWK: string = [
+  `BEGIN { FS = "\\t"; p = ENVIRON["BOOKDIST_P"]; lp = tolower(p); mode = ENVIRON["BOOKDIST_M"]; x = ENVIRON["BOOKDIST_X"]; max = ${MAX_CANDIDATES} }`,
+  '$1 == "" || ($1 in seen) { next }',
+  '{',
+  '  seen[$1] = 1',
+  '  ok = (p == "" || index($1, p) == 1)',
+  '  if (!ok && mode == "desc") {',
+  '    m = split(tolower($2), w, /[[:space:][:punct:]]+/)',
+  '    for (j = 1; j <= m && !ok; j++) ok = (index(w[j], lp) == 1)',
   '  }',
+  '  if (!ok) next',
+  '  if (mode == "desc") print x $1 "\\t" $2; else print x $1',
+  '  if (++shown >= max) exit',
   '}',
 ].join('\n');
 

@@ -53,7 +53,13 @@ _bookdist_values() {
       ;;
     ?p) _bookdist_profiles; _bookdist_reply compgen -P "$3" -W "sandbox $REPLY" -- "$2" ;;
     ?s) _bookdist_profiles; _bookdist_reply compgen -P "$3" -W "$REPLY" -- "$2" ;;
-    ?i\ *) _bookdist_ids "${1:3}" "$2" id; _bookdist_reply compgen -P "$3" -W "$REPLY" -- "$2" ;;
+    ?i\ *)
+      # awk has matched them already; ids are words without glob characters (src/cache/ids.ts).
+      _bookdist_ids "${1:3}" "$2" id "$3"
+      local IFS=$'\n'
+      # shellcheck disable=SC2206 # one id a line, each a word without glob characters
+      [[ -n $REPLY ]] && COMPREPLY+=($REPLY)
+      ;;
   esac
 }
 
@@ -74,13 +80,16 @@ _bookdist_ids_file() {
 }
 
 # REPLY: the ids of kind $1 that match $2 (by prefix; mode $3 `desc`: or a word of the
-# description, and each line is `id TAB description`), newest first, one a line. No Node, no request.
+# description, and each line is `id TAB description`), newest first, one a line, each after $4.
+# No Node, no request.
 _bookdist_ids() {
   _bookdist_ids_file "$1"
   local file=$REPLY
   REPLY=''
   [[ -n $file && -f $file ]] || return 0
-  REPLY=$(BOOKDIST_P=$2 BOOKDIST_M=$3 command awk "$_bookdist_ids_awk" "$file" 2>/dev/null)
+  local rev=tac
+  command -v tac >/dev/null || rev='tail -r'
+  REPLY=$(command $rev -- "$file" 2>/dev/null | BOOKDIST_P=$2 BOOKDIST_M=$3 BOOKDIST_X=${4:-} command awk "$_bookdist_ids_awk" 2>/dev/null)
 }
 
 # REPLY: the names of the stored profiles, read from the config file that `bookdist profile add`

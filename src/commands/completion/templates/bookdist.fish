@@ -68,9 +68,7 @@ function __bookdist_values --argument-names code cur prefix
         case '?i *'
             # Ids match by their prefix or by a word of their description; each line is
             # `id TAB description`, which fish shows beside the id.
-            for line in (__bookdist_ids (string sub -s 4 -- "$code") "$cur" desc)
-                echo "$prefix$line"
-            end
+            __bookdist_ids (string sub -s 4 -- "$code") "$cur" desc "$prefix"
     end
 end
 
@@ -101,10 +99,12 @@ end
 
 # The ids of kind $kind that match $cur (by prefix; mode `desc`: or a word of the description,
 # and each line is `id TAB description`), newest first. No Node, no request.
-function __bookdist_ids --argument-names kind cur mode
+function __bookdist_ids --argument-names kind cur mode prefix
     set -l file (__bookdist_ids_file "$kind" "$__bookdist_profile")
     test -n "$file" -a -f "$file"; or return
-    BOOKDIST_P="$cur" BOOKDIST_M="$mode" command awk "$__bookdist_ids_awk" "$file" 2>/dev/null
+    set -l rev tac
+    command -q tac; or set rev tail -r
+    command $rev -- "$file" 2>/dev/null | BOOKDIST_P="$cur" BOOKDIST_M="$mode" BOOKDIST_X="$prefix" command awk "$__bookdist_ids_awk" 2>/dev/null
 end
 
 # The names of the stored profiles, read from the config file that `bookdist profile add`

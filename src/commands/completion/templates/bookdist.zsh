@@ -91,7 +91,9 @@ _bookdist_ids() {
   local file=$REPLY
   REPLY=''
   [[ -n $file && -f $file ]] || return 0
-  REPLY=$(BOOKDIST_P=$2 BOOKDIST_M=$3 command awk "$_bookdist_ids_awk" "$file" 2>/dev/null)
+  local rev=tac
+  command -v tac >/dev/null || rev='tail -r'
+  REPLY=$(command $rev -- "$file" 2>/dev/null | BOOKDIST_P=$2 BOOKDIST_M=$3 BOOKDIST_X= command awk "$_bookdist_ids_awk" 2>/dev/null)
 }
 
 # REPLY: the names of the stored profiles, read from the config file that `bookdist profile add`
