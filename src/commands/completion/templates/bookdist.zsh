@@ -56,13 +56,23 @@ _bookdist_values() {
       local line
       local -a disp
       _bookdist_ids "${1[4,-1]}" "$PREFIX" desc
+      local id desc
       for line in "${(@f)REPLY}"; do
         [[ -n $line ]] || continue
-        vals+=("${line%%$'\t'*}")
-        disp+=("${line%%$'\t'*}  -- ${line#*$'\t'}")
+        id=${line%%$'\t'*} desc=${line#*$'\t'}
+        vals+=("$id")
+        # One screen line each: the description is cut to the terminal's width.
+        disp+=("${${:-$id  -- $desc}[1,$(( ${COLUMNS:-80} - 1 ))]}")
       done
       (( ${#vals} )) || return 1
-      _wanted ids expl "${1[4,-1]} id" compadd -U -l -d disp -a vals
+      # -V: in the cache's order (the most recently used first), not sorted.
+      _wanted -V ids expl "${1[4,-1]} id" compadd -U -l -d disp -a vals
+      # Found by the words of their descriptions, not by what was typed: show them in a menu
+      # rather than replacing the typed word with their (empty) common prefix.
+      if (( ${#${(M)vals:#${PREFIX}*}} < ${#vals} )); then
+        compstate[insert]=menu
+        compstate[list]='list force'
+      fi
       ;;
     (*) return 1 ;;
   esac
