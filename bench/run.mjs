@@ -189,5 +189,11 @@ for (const r of await (await import('./sandbox-throughput.mjs')).sandboxThroughp
   if (!r.ok) failed = true;
 }
 
+// (k) the request journal's cost on the signed lookup: bench/journal.mjs.
+for (const r of await (await import('./journal.mjs')).journalBench()) {
+  results.push(r.line);
+  if (!r.ok) failed = true;
+}
+
 console.log(`\n${failed ? 'Some targets were missed.' : 'All targets met.'}`);
 process.exitCode = failed ? 1 : 0;

@@ -67,6 +67,11 @@ export const OUTPUT: Record<string, OutputSpec> = {
   'sandbox redeem': { kind: 'record', record: 'redemption' },
   'sandbox outbox': { kind: 'rows', record: 'email', at: 'emails' },
   'sandbox openapi': { kind: 'record', record: 'OpenAPI document', at: '.', defaultFormat: 'json' },
+  'sandbox requests list': { kind: 'rows', record: 'request', at: 'requests' },
+  'sandbox requests show': { kind: 'record', record: 'request', at: 'request' },
+  'sandbox requests tail': { kind: 'text' },
+  'sandbox requests verify': { kind: 'text' },
+  'sandbox requests clear': { kind: 'message' },
   // books
   'book get': { kind: 'record', record: 'book', at: 'book', bulk: 'lookup result' },
   'book pricing': { kind: 'rows', record: 'pricing entry', at: ['digital_pricing', 'pricing', 'book.digital_pricing', 'results'] },

@@ -15,6 +15,7 @@ import { cancelLoad, endLoad, loadPart, startRemoteLoad } from './control-catalo
 import { advanceClock, clockInfo, CONTROL_SECRET_HEADER, credentials, isControlSecret, listOutbox, recordUsage } from './control.js';
 import type { RequestInfo, SandboxCore } from './core.js';
 import { hostName } from './hosts.js';
+import { journalRoute } from './journal/routes.js';
 import { redeemCode, runWorker } from './domain.js';
 import { bad, HttpError, readBody, sendError, sendJson, TEST_MODE, toHttpError } from './http.js';
 import { parseDuration } from './util.js';
@@ -92,6 +93,7 @@ export async function serveControl(core: SandboxCore, req: IncomingMessage, res:
     const part = PART.exec(url.pathname);
     if (method === 'POST' && part) return sendJson(res, 200, { code: 200, success: true, ...TEST_MODE, ...(await loadPart(store, part[1], await readBody(req))) });
     const body = method === 'POST' ? jsonObject(await readBody(req)) : (req.resume(), {});
+    if (r.note && method === 'POST') r.note.request = body;
     const route = `${method} ${url.pathname.replace(/\/+$/, '')}`;
     const end = /^POST \/_sandbox\/catalogue\/loads\/([0-9a-f]{1,64})\/(end|cancel)$/.exec(route);
     if (end) return sendJson(res, 200, { code: 200, success: true, ...TEST_MODE, ...(await (end[2] === 'end' ? endLoad : cancelLoad)(store, end[1])) });
@@ -139,8 +141,11 @@ export async function serveControl(core: SandboxCore, req: IncomingMessage, res:
         out = { processed: runWorker(store, typeof body.delay_ms === 'number' ? body.delay_ms : core.delayMs) };
         break;
       default:
-        throw new HttpError(404, `No such control route: ${route.slice(0, 200)}`);
+        core.journal?.flush(); // what this server answered so far is in the journal it reads
+        out = journalRoute(store, route, url.searchParams);
+        if (!out) throw new HttpError(404, `No such control route: ${route.slice(0, 200)}`);
     }
+    if (r.note) r.note.response = out;
     sendJson(res, 200, { code: 200, success: true, ...TEST_MODE, ...(out as object) });
   } catch (err) {
     sendError(res, toHttpError(err), false);

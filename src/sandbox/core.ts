@@ -1,6 +1,7 @@
 // What the request handlers of a running sandbox share: its database, its worker, and what it
 // knows about the address it listens on.
 import type { Store } from './db/store.js';
+import type { Journal, RequestNote } from './journal/journal.js';
 
 export interface SandboxCore {
   store: Store;
@@ -20,6 +21,8 @@ export interface SandboxCore {
    * address the server is bound to, and names given with `allowHosts`.
    */
   allowedHosts: ReadonlySet<string>;
+  /** The request journal (journal/), unless the server runs without one. */
+  journal?: Journal;
 }
 
 /** One request as the dispatcher saw it: its method, URL, normalised headers and origin. */
@@ -32,4 +35,6 @@ export interface RequestInfo {
   host: string;
   /** The sandbox's own base URL (SandboxCore.baseUrl), for links in answers. */
   origin: string;
+  /** The request's journal note (absent without a journal, and for the journal's own routes). */
+  note?: RequestNote;
 }

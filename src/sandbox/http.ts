@@ -204,7 +204,11 @@ export function htmlEscape(s: string): string {
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
-  const text = JSON.stringify(body);
+  sendJsonText(res, status, JSON.stringify(body), headers);
+}
+
+/** Send JSON text already made (the request journal keeps the same text). */
+export function sendJsonText(res: ServerResponse, status: number, text: string, headers?: Record<string, string>): void {
   // Headers as a flat list: no object to build and walk for the two every answer has.
   const list = ['content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(text))];
   if (headers) for (const k in headers) list.push(k, headers[k]);

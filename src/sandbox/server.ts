@@ -16,6 +16,8 @@ import { isPagePath, servePage } from './pages.js';
 import { ensureSeeded } from './seed.js';
 import { serveApi } from './service.js';
 import { Store } from './db/store.js';
+import { Journal, type JournalOptions, type RequestNote } from './journal/journal.js';
+import { isJournalPath } from './journal/routes.js';
 
 // node:http through require: the ESM import materialises every export of node:http, Node's own
 // bundled undici and web streams included, which the embedded sandbox would pay on every run.
@@ -62,6 +64,8 @@ export interface SandboxOptions {
   publicUrl?: string;
   /** Serve HTTPS with this certificate and key (PEM); `caFile` is what clients should trust. */
   tls?: { cert: string; key: string; caFile?: string };
+  /** The request journal (journal/): on by default; false turns it off (`sandbox serve --no-journal`). */
+  journal?: JournalOptions | false;
 }
 
 export interface RunningSandbox {
@@ -86,6 +90,15 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   const worker = startWorker(store, delayMs);
   const allowedHosts = new Set([...boundHostNames(listenHost), ...(opts.allowHosts ?? []).map(hostName).filter(Boolean)]);
   const core: SandboxCore = { store, delayMs, tick: worker.tick, port: 0, allowedHosts, baseUrl: '' };
+  if (opts.journal !== false) {
+    try {
+      core.journal = new Journal(store, opts.journal);
+    } catch (err) {
+      clearInterval(worker.timer);
+      store.close();
+      throw err;
+    }
+  }
 
   const scheme = opts.tls ? 'https' : 'http';
   const serverOptions = { keepAlive: true, keepAliveTimeout: 5000, requestTimeout: 30_000 };
@@ -100,6 +113,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   // directory for this server; remove them with it.
   const stop = () => {
     clearInterval(worker.timer);
+    core.journal?.flush();
     store.close();
     cleanupKeyFiles(store);
   };
@@ -156,6 +170,14 @@ function requestHandler(core: SandboxCore, opts: Pick<SandboxOptions, 'log' | 'f
   return (req, res) => {
     let account = '-';
     const path = safePath(req.url ?? '/');
+    let note: RequestNote | undefined;
+    if (core.journal && !isJournalPath(path)) {
+      const n = (note = core.journal.start(req.method ?? 'GET', req.url ?? '/', normalizeHeaders(req)));
+      // A request the service routes journaled before its answer; anything else (a page, a
+      // control route, a fault, a refusal before routing) once its answer has gone, or with
+      // status 0 when the connection was dropped instead.
+      res.on('close', () => n.finish(res.writableFinished ? res.statusCode : 0));
+    }
     if (log) {
       const started = performance.now();
       res.on('finish', () => log(`${req.method} ${path} ${res.statusCode} ${Math.round(performance.now() - started)}ms ${account}`));
@@ -166,7 +188,13 @@ function requestHandler(core: SandboxCore, opts: Pick<SandboxOptions, 'log' | 'f
       return injectFault(kind, latency, req, res, () => log?.(`${req.method} ${path} reset 0ms -`));
     }
     const go = () =>
-      dispatch(core, req, res, (name) => (account = name)).catch((err) => {
+      dispatch(core, req, res, (name) => {
+        account = name;
+        if (note) {
+          note.account = name;
+          if (name === 'operator') note.auth = 'token';
+        }
+      }, note).catch((err) => {
         log?.(`internal error: ${err?.stack ?? err}`);
         if (!res.headersSent) sendJson(res, 500, { code: 500, error: true, ...TEST_MODE, message: 'Internal error.' });
         else res.destroy();
@@ -196,7 +224,7 @@ function injectFault(kind: FaultOptions['kinds'][number], latency: number, req: 
 }
 
 /** A request to the surface its path names: the control routes, the pages, or the service. */
-async function dispatch(core: SandboxCore, req: IncomingMessage, res: ServerResponse, setAccount: (n: string) => void): Promise<void> {
+async function dispatch(core: SandboxCore, req: IncomingMessage, res: ServerResponse, setAccount: (n: string) => void, note?: RequestNote): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase();
   let url: URL;
   try {
@@ -207,11 +235,11 @@ async function dispatch(core: SandboxCore, req: IncomingMessage, res: ServerResp
     req.resume();
     return sendError(res, new HttpError(400, 'Malformed request URL.'), false);
   }
-  const headers = normalizeHeaders(req);
+  const headers = note?.headers ?? normalizeHeaders(req);
   const host = /^[\w.\-:[\]]{1,255}$/.test(headers['host'] ?? '') ? headers['host'] : `127.0.0.1:${core.port}`;
   // Links in answers (viewer URLs, pages, the OpenAPI servers) name the bound address or the
   // configured public URL, never the Host header (a hostile Host would otherwise aim them elsewhere).
-  const r: RequestInfo = { method, url, headers, host, origin: core.baseUrl };
+  const r: RequestInfo = { method, url, headers, host, origin: core.baseUrl, note };
 
   if (isControlPath(url.pathname)) return serveControl(core, req, res, r);
   if (isPagePath(url.pathname)) return servePage(core, req, res, r);

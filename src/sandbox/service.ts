@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate, type Caller } from './auth.js';
 import type { RequestInfo, SandboxCore } from './core.js';
 import { HANDLERS, type HandlerCtx, type HandlerResult } from './domain.js';
-import { HttpError, parseBody, prefersXml, readBody, sendError, sendJson, TEST_MODE, toHttpError } from './http.js';
+import { HttpError, parseBody, prefersXml, readBody, sendError, sendJsonText, TEST_MODE, toHttpError } from './http.js';
 import { hasEmptySegment, matchRoute } from './router.js';
 import type { Endpoint } from '../spec/endpoints.js';
 import { parseRequestText, validatePayload } from './validate.js';
@@ -42,11 +42,13 @@ export async function serveApi(
     req.resume();
     return sendError(res, new HttpError(405, `Method ${method.slice(0, 10)} not allowed on ${ep.path}; use ${ep.methods.join(' or ')}.`, {}, { allow: ep.methods.join(', ') }), xml);
   }
+  const note = r.note;
+  if (note) note.endpoint = ep.name;
+  let requestText: string | undefined;
+  let fromQuery = false;
+  let fields = query;
   try {
     // Body first (the signature covers the raw `request` text), then who is calling.
-    let requestText: string | undefined;
-    let fromQuery = false;
-    let fields = query;
     if (method === 'POST') {
       const body = parseBody(await readBody(req), headers['content-type']);
       requestText = body.requestText;
@@ -60,17 +62,38 @@ export async function serveApi(
 
     // Reads in the turn's snapshot, writes in the turn's group commit (store.serve); the answer
     // goes out once what it says is committed.
-    const result = store.serve(() => answer(core, r, ep, params, { query, requestText, fromQuery, fields }, setAccount));
+    const input = { query, requestText, fromQuery, fields };
+    const result = store.serve(() => (note ? note.capture(() => answer(core, r, ep, params, input, setAccount)) : answer(core, r, ep, params, input, setAccount)));
     const status: number = result.status ?? 200;
     const body = result.raw ? result.body : { code: status, success: true, ...TEST_MODE, ...result.body };
+    const text = JSON.stringify(body);
+    // In the turn's group commit with the request's own writes: journaled before it is answered.
+    if (note) {
+      if (!result.raw) note.responseText = text;
+      journal(note, method, requestText, fromQuery ? fields : undefined, status, result.raw ? { document: ep.name } : body);
+    }
     store.afterCommit((failed) => {
-      if (failed === undefined) sendJson(res, status, body, result.headers ?? {});
+      if (failed === undefined) sendJsonText(res, status, text, result.headers ?? {});
       else sendError(res, commitError(failed), xml);
     });
   } catch (err) {
     const e = toHttpError(err);
+    if (note) journal(note, method, requestText, fromQuery && method === 'POST' ? fields : undefined, e.status, { code: e.status, error: true, ...TEST_MODE, message: e.message, ...e.extra });
     store.afterCommit(() => sendError(res, e, xml));
   }
+}
+
+/** Journal a service request: its payload (the `request` JSON, or a form's fields) and its answer. */
+function journal(note: NonNullable<RequestInfo['note']>, method: string, requestText: string | undefined, form: URLSearchParams | undefined, status: number, body: unknown): void {
+  if (requestText !== undefined) {
+    try {
+      note.request = JSON.parse(requestText);
+    } catch {
+      note.request = requestText;
+    }
+  } else if (form && method === 'POST') note.request = Object.fromEntries(form);
+  note.response = body;
+  note.finish(status);
 }
 
 /** The answer when the group commit of a request's writes failed: nothing it did was kept. */

@@ -34,6 +34,8 @@ export interface TestSandboxOptions {
   log?: (line: string) => void;
   /** More Host names the control routes answer (as `sandbox serve --allow-host`). */
   allowHosts?: string[];
+  /** The request journal's options, or false for none (as `sandbox serve --journal-size/--redact-codes/--no-journal`). */
+  journal?: { size?: number; redactCodes?: boolean } | false;
 }
 
 export interface TestSandbox {
@@ -91,6 +93,7 @@ async function startIn(dir: string, opts: TestSandboxOptions): Promise<TestSandb
     faults: opts.faults,
     log: opts.log,
     allowHosts: opts.allowHosts,
+    journal: opts.journal,
   });
   const url = server.url;
   const controlSecret = server.controlSecret;

@@ -15,6 +15,7 @@ export const serve = verb({
   summary: 'run the sandbox service in the foreground',
   description:
     'Runs the service until Ctrl-C or SIGTERM, one log line per request on stderr (method, path, status, time, account). Prints the base URL on stdout. ' +
+    'Every request is kept in the request journal of the database (`bookdist sandbox requests`), bodies with secrets redacted. ' +
     'The /_sandbox/ control routes answer only requests addressed to the bound address (or an --allow-host name), from no foreign web origin, ' +
     'with a JSON body and the control secret (header X-Sandbox-Secret) that `bookdist sandbox credentials` prints.',
   options: [
@@ -31,6 +32,9 @@ export const serve = verb({
     option('--tls', 'serve HTTPS with a certificate signed by a CA made and kept beside the database (printed at start and by `sandbox credentials`)'),
     option('--cert <file>', 'serve HTTPS with this certificate (PEM; with --key)'),
     option('--key <file>', 'private key (PEM) of --cert'),
+    option('--journal-size <n>', 'requests the request journal keeps (the oldest are dropped; `sandbox requests`)', { default: '10000' }),
+    option('--no-journal', 'keep no request journal (`sandbox requests` then sees nothing new)'),
+    option('--redact-codes', 'redact redemption codes in the request journal too (signatures, keys, tokens and passwords always are)'),
   ],
   examples: [
     'bookdist sandbox serve --port 9000 --db ./dev.db --fault-rate 0.1 --fault 503 --fault 429 --latency 50ms',
@@ -202,6 +206,94 @@ export const outbox = verb({
   load: () => import('./outbox.js'),
 });
 
+const FILTER_OPTIONS = [
+  option('--method <method>', 'only requests with this HTTP method (GET, POST...)'),
+  option('--path <pattern>', 'only requests to this path; * matches any characters (/v1/order/*); a final / is optional'),
+  option('--status <status>', 'only answers with this status (201) or class (4xx)'),
+  option('--account <username>', 'only requests made as this account (its username, or operator for the operator token)'),
+  option('--since <when>', 'only requests from this time on: an ISO time, or a duration back from now (10m, 2h)'),
+  option('--body <name=value>', 'only requests whose body field has this value (dotted for nested fields; name alone: present) (repeatable)', { repeatable: 'whole' }),
+];
+
+export const requestsList = verb({
+  name: 'list',
+  summary: 'list the requests the sandbox served (its request journal)',
+  description:
+    'Lists the requests in the sandbox\'s request journal, oldest first (the newest 100 unless --limit): time, method, path, status, ' +
+    'duration, auth mode and account. The journal lives in the sandbox database, so every `sandbox serve` on one file writes to and ' +
+    'reads from one journal; it keeps the newest 10,000 requests by default (`sandbox serve --journal-size`), bodies with ' +
+    'signatures, keys, tokens and passwords redacted. `requests show ID` prints one with its bodies, changes and e-mails.',
+  options: [...FILTER_OPTIONS, option('--limit <n>', 'show at most the newest n matching requests (default 100)'), DB_OPTION, URL_OPTION],
+  examples: [
+    'bookdist book list --limit 1',
+    "bookdist sandbox requests list --method GET --path '/v1/book/*'",
+    'bookdist sandbox requests list --status 4xx --since 10m --json',
+  ],
+  load: async () => (await import('./requests.js')).list,
+});
+
+export const requestsShow = verb({
+  name: 'show',
+  summary: 'show one journaled request: headers, bodies, what it changed, its e-mails',
+  description:
+    'Prints one request of the journal: time (real and sandbox clock), method, path, status, duration, auth mode and account, ' +
+    'its headers and request and response bodies (secrets redacted), what it changed (orders, purchases, grants, users, codes, ' +
+    'refunds, other rows by table) and the outbox e-mails it caused (`sandbox outbox` shows them). Exit 3 when the id is not in the journal.',
+  args: [argument('<id>', 'the request id (from `sandbox requests list`)')],
+  options: [DB_OPTION, URL_OPTION],
+  examples: [
+    'bookdist book list --limit 1',
+    'bookdist sandbox requests show "$(bookdist sandbox requests list --limit 1 -o ndjson | jq -r .id)"',
+    'bookdist sandbox requests list --limit 1 -o ndjson | jq -r .id | xargs bookdist sandbox requests show --json',
+  ],
+  load: async () => (await import('./requests.js')).show,
+});
+
+export const requestsTail = verb({
+  name: 'tail',
+  summary: 'follow the requests as the sandbox serves them, until Ctrl-C',
+  description:
+    'Prints each new request of the journal as one line (id, time, method, path, status, duration, auth, account), or as NDJSON with ' +
+    '--json, within a fraction of a second of its answer, until Ctrl-C. The filters of `requests list` apply.',
+  options: [...FILTER_OPTIONS, DB_OPTION, URL_OPTION],
+  examples: ['timeout --preserve-status -s INT 1 bookdist sandbox requests tail --status 4xx'],
+  load: async () => (await import('./requests.js')).tail,
+});
+
+export const requestsVerify = verb({
+  name: 'verify',
+  summary: 'assert how many journaled requests match (exit 0), else print a diff (exit 1)',
+  description:
+    'The one-line assertion of a CI job: counts the requests of the journal that match the filters (at least --method or --path) and ' +
+    'exits 0 when there are exactly --count N, at least --at-least N, or none (--none); otherwise exits 1 and prints on stderr what ' +
+    'was expected, the requests that matched, and the near misses (same path or method, one field different, with that field). ' +
+    '--json prints the outcome as one JSON object on stdout. `requests clear` before a test run starts a clean journal.',
+  options: [
+    ...FILTER_OPTIONS,
+    option('--count <n>', 'exactly n requests must match'),
+    option('--at-least <n>', 'at least n requests must match'),
+    option('--none', 'no request may match'),
+    DB_OPTION,
+    URL_OPTION,
+  ],
+  examples: [
+    'bookdist book list --limit 1',
+    'bookdist sandbox requests verify --method GET --path /v1/book/index/ --at-least 1',
+    'bookdist sandbox requests verify --method POST --path /v1/order/external/ --body order_type=POSPlan --status 2xx --none',
+    'bookdist sandbox requests verify --method POST --path /v1/order/refund/ --count 99  # exits 1',
+  ],
+  load: async () => (await import('./requests.js')).verify,
+});
+
+export const requestsClear = verb({
+  name: 'clear',
+  summary: 'empty the request journal (ids go on from where they were)',
+  description: 'Deletes every request of the journal, for every process serving the database. Request ids are never reused.',
+  options: [DB_OPTION, URL_OPTION],
+  examples: ['bookdist sandbox requests clear', 'bookdist sandbox requests clear --url http://127.0.0.1:8710'],
+  load: async () => (await import('./requests.js')).clear,
+});
+
 export const commands = [
   group({
     name: 'sandbox',
@@ -235,6 +327,14 @@ export const commands = [
       usage,
       redeem,
       outbox,
+      group({
+        name: 'requests',
+        summary: 'the request journal: list, show, tail, verify (assert in CI), clear',
+        description:
+          'Every request a sandbox serves is kept in its database (time, method, path, auth, account, status, duration, redacted ' +
+          'bodies, what it changed, the e-mails it caused), so a test can assert what its code sent: `sandbox requests verify`.',
+        commands: [requestsList, requestsShow, requestsTail, requestsVerify, requestsClear],
+      }),
     ],
   }),
 ];

@@ -18,6 +18,8 @@ interface Options {
   publicUrl?: string;
   /** HTTPS: a generated certificate (true), or the given files. */
   tls?: { certFile?: string; keyFile?: string };
+  /** The request journal: its size and code redaction, or false (--no-journal). */
+  journal: { size: number; redactCodes: boolean } | false;
 }
 
 export function parse({ opts }: VerbInput<typeof serve>): Options {
@@ -69,7 +71,10 @@ export function parse({ opts }: VerbInput<typeof serve>): Options {
     }
     publicUrl = u.origin;
   }
-  return { host, port, db: opts.db, processDelayMs: delay, faults, expose, allowHosts, tls, publicUrl };
+  const size = Number(opts.journalSize);
+  if (!/^\d{1,9}$/.test(String(opts.journalSize)) || size < 1) throw usageError(`--journal-size must be a whole number of requests (1 or more), not "${opts.journalSize}".`);
+  const journal = opts.journal === false ? (false as const) : { size, redactCodes: opts.redactCodes === true };
+  return { host, port, db: opts.db, processDelayMs: delay, faults, expose, allowHosts, tls, publicUrl, journal };
 }
 
 export async function run(o: Options, ctx: Context): Promise<number> {
@@ -106,6 +111,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       allowHosts: o.allowHosts,
       publicUrl: o.publicUrl,
       tls,
+      journal: o.journal,
     });
   } catch (e) {
     const where = `${o.host}:${o.port}`;

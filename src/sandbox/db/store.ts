@@ -37,10 +37,15 @@ export class Store {
   private commits = 0;
   private checkpointer?: { committed(): void; stop(): void };
   private readonly cache = new Map<string, StatementSync>();
-  private readonly writes = new Map<string, { stmt: StatementSync; table: string | undefined }>();
+  private readonly writes = new Map<string, { stmt: StatementSync; table: string | undefined; insert: boolean }>();
   private readonly queries = new Map<string, { stmt: StatementSync; row: (values: unknown[]) => Row }>();
   /** Answers of this turn's requests that wrote nothing (`afterCommit`). */
   private answers: Array<(err?: unknown) => void> = [];
+  /**
+   * Set by the request journal (../journal/) while a request's handler runs: each write's table,
+   * whether it inserted, the row id it inserted and the rows it changed.
+   */
+  onWrite?: (table: string | undefined, insert: boolean, id: number, changes: number) => void;
   /** Set by `watchTextIndexes`: called when another connection committed (see `checkDataVersion`). */
   private onOtherCommit?: () => void;
 
@@ -124,8 +129,8 @@ export class Store {
   }
 
   /** A write statement prepared once, with the table it changes (read from its text once, not at every run). */
-  private write(sql: string): { stmt: StatementSync; table: string | undefined } {
-    return cached(this.writes, sql, () => ({ stmt: this.db.prepare(sql), table: writtenTable(sql) }));
+  private write(sql: string): { stmt: StatementSync; table: string | undefined; insert: boolean } {
+    return cached(this.writes, sql, () => ({ stmt: this.db.prepare(sql), table: writtenTable(sql), insert: /^\s*(?:INSERT|REPLACE)\b/i.test(sql) }));
   }
 
   /**
@@ -160,7 +165,9 @@ export class Store {
     const w = this.write(sql);
     if (this.memos.size) this.forget(w.table);
     const r = w.stmt.run(...params);
-    return { changes: Number(r.changes), lastInsertRowid: Number(r.lastInsertRowid) };
+    const out = { changes: Number(r.changes), lastInsertRowid: Number(r.lastInsertRowid) };
+    if (this.onWrite !== undefined) this.onWrite(w.table, w.insert, out.lastInsertRowid, out.changes);
+    return out;
   }
 
   /** Run `fn` in one write transaction (BEGIN IMMEDIATE); rolled back when it throws. */

@@ -1,0 +1,144 @@
+// What the request journal keeps of a request never holds a secret: signatures, keys, shared
+// keys, tokens, passwords and the control secret are replaced by REDACTED wherever they stand (a
+// body field at any depth, a header, a reader or cart token in a path or a link). Redemption
+// codes are sandbox codes and stay readable, unless the server runs with --redact-codes.
+
+export const REDACTED = '[redacted]';
+
+/** Body fields whose value is a secret, at any depth (compared lower-case, `-` read as `_`). */
+const SECRET_FIELDS = new Set([
+  'passwd',
+  'passwd_confirm',
+  'password',
+  'password_confirm',
+  'signature',
+  'api_key',
+  'apikey',
+  'shared_key',
+  'private_key',
+  'key_pem',
+  'secret',
+  'control_secret',
+  'token',
+  'operator_token',
+  'access_token',
+  'authorization',
+]);
+
+/** Fields that hold a redemption code (redacted only with --redact-codes). */
+const CODE_FIELDS = new Set(['code']);
+
+/** Headers kept in the journal as they are (the rest are left out, the secret ones below kept as REDACTED). */
+const KEPT_HEADERS = ['host', 'user-agent', 'content-type', 'accept', 'idempotency-key', 'api-user', 'user', 'version', 'origin'];
+const SECRET_HEADERS = ['signature', 'api-key', 'x-sandbox-secret', 'cookie', 'proxy-authorization'];
+
+/** A reader session token (/reader/<32 hex>/) or a cart token (?t=<hex>) in a path or link. */
+const READER_TOKEN = /\/reader\/[0-9a-f]{32}(?=\/|$|\?|")/g;
+const CART_TOKEN = /([?&]t=)[0-9a-f]{1,64}/g;
+/** A PEM private key anywhere in a string. */
+const PEM = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g;
+/** A code XXXX-XXXX-XXXX in a string. */
+const CODE_TEXT = /\b[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}\b/g;
+
+export interface RedactOptions {
+  codes: boolean;
+}
+
+const fieldName = (k: string) => k.toLowerCase().replace(/-/g, '_');
+
+/** A copy of `value` with every secret replaced (a value with nothing to hide is returned as is). */
+export function redactValue(value: unknown, o: RedactOptions): unknown {
+  if (typeof value === 'string') return redactString(value, o);
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v = redactValue(value[i], o);
+      if (v !== value[i]) (copy ??= value.slice())[i] = v;
+    }
+    return copy ?? value;
+  }
+  if (value && typeof value === 'object') {
+    let copy: Record<string, unknown> | undefined;
+    const obj = value as Record<string, unknown>;
+    for (const k in obj) {
+      const v = obj[k];
+      const name = fieldName(k);
+      let next: unknown;
+      if (v !== null && v !== undefined && v !== '' && (SECRET_FIELDS.has(name) || (o.codes && CODE_FIELDS.has(name) && typeof v === 'string'))) next = REDACTED;
+      else next = redactValue(v, o);
+      if (next !== v) (copy ??= { ...obj })[k] = next;
+    }
+    return copy ?? value;
+  }
+  return value;
+}
+
+/** A string with tokens in links, private keys and (with codes) redemption codes replaced. */
+export function redactString(s: string, o: RedactOptions): string {
+  if (s.length < 14) return s;
+  let out = s;
+  if (out.includes('/reader/')) out = out.replace(READER_TOKEN, `/reader/${REDACTED}`);
+  if (out.includes('t=')) out = out.replace(CART_TOKEN, `$1${REDACTED}`);
+  if (out.includes('PRIVATE KEY')) out = out.replace(PEM, REDACTED);
+  if (o.codes) out = out.replace(CODE_TEXT, REDACTED);
+  return out;
+}
+
+/**
+ * A request's raw `request` text that is not JSON (it was refused with a 400): secret fields
+ * are cut out as text, where they can be found.
+ */
+export function redactRawText(text: string, o: RedactOptions): string {
+  const names = [...SECRET_FIELDS, ...(o.codes ? CODE_FIELDS : [])].join('|');
+  const re = new RegExp(`("(?:${names})"\\s*:\\s*)("(?:[^"\\\\]|\\\\.)*"|[^,}\\s]+)`, 'gi');
+  return redactString(text.replace(re, `$1"${REDACTED}"`), o);
+}
+
+/**
+ * The headers worth keeping (names as normalised: lower case, `_` as `-`): KEPT_HEADERS as they
+ * are, the secret ones as REDACTED, the auth scheme without its credentials.
+ */
+export function redactHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) {
+    const v = headers[name];
+    if (v !== undefined) out[name] = v.length > 300 ? v.slice(0, 300) + '…' : v;
+  }
+  const authz = headers['authorization'];
+  if (authz !== undefined) {
+    const scheme = /^\s*(\S{0,40})/.exec(authz)?.[1] ?? '';
+    // `CryptoAuth` and `SharedKeyAuth` are bare words; `Bearer <token>` carries the token.
+    out['authorization'] = /\s\S/.test(authz.trim()) ? `${scheme} ${REDACTED}` : scheme;
+  }
+  for (const name of SECRET_HEADERS) if (headers[name] !== undefined) out[name] = REDACTED;
+  return out;
+}
+
+/** A path with reader and cart tokens replaced. */
+export function redactPath(path: string): string {
+  return redactString(path, { codes: false });
+}
+
+/** JSON text that may hold a secret: a secret field's key, a reader or cart link, a private key (or, with codes, a code). */
+const SUSPECT = new RegExp(`"(?:${[...SECRET_FIELDS].map((f) => f.replace(/_/g, '[-_]')).join('|')})"\\s*:|/reader/|[?&]t=|PRIVATE KEY`, 'i');
+const SUSPECT_CODES = new RegExp(`${SUSPECT.source}|"code"\\s*:|${CODE_TEXT.source}`, 'i');
+
+/**
+ * An answer's JSON text as sent (`text`), with every secret redacted: answers that carry one by
+ * design (`walk`: a created user's password, a reader link, a cart link, codes) are walked; any
+ * other is kept as it is unless a quick look finds a secret's mark in it.
+ */
+export function redactedAnswer(value: unknown, text: string, walk: boolean, o: RedactOptions): string {
+  if (walk || text.includes('/reader/') || text.includes('"passwd') || text.includes('PRIVATE KEY') || text.includes('t=') || o.codes) return redactedJson(value, o);
+  return text;
+}
+
+/**
+ * `value` as JSON text with every secret redacted. Most answers hold none (a book, a listing):
+ * they are serialised once and checked with one scan; only one that may hold a secret is walked.
+ */
+export function redactedJson(value: unknown, o: RedactOptions): string {
+  const text = JSON.stringify(value);
+  if (text === undefined || !(o.codes ? SUSPECT_CODES : SUSPECT).test(text)) return text;
+  return JSON.stringify(redactValue(value, o));
+}
