@@ -401,11 +401,12 @@ function dataVersion(): number {
 }
 
 // The trigram text indexes (books_fts, imports_fts and their shadow tables, some WITHOUT ROWID)
-// are derived from books and imports, which the checksum already covers.
+// are derived from books and imports, which the checksum already covers. The request journal
+// records every request, a rejected one too, by design.
 const TABLES = () =>
   (
     db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND NOT (name GLOB '*_fts' OR name GLOB '*_fts_*') ORDER BY name")
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND NOT (name GLOB '*_fts' OR name GLOB '*_fts_*') AND name <> 'journal' ORDER BY name")
       .all() as Array<{ name: string }>
   ).map((r) => r.name);
 
