@@ -1,4 +1,4 @@
-// (k) The request journal's cost (issue 30, item 6): the signed GET by ISBN under load (autocannon,
+// (l) The request journal's cost (issue 30, item 6): the signed GET by ISBN under load (autocannon,
 // 16 connections) against a sandbox with its journal on and one with it off (`--no-journal`),
 // each on a database of its own grown past the seed, measured alternately in the same run.
 // Target: with the journal, at least 0.95 of the throughput without it (the median of the
@@ -65,7 +65,7 @@ async function rps(t) {
 }
 
 export async function journalBench({ log = console.log } = {}) {
-  log(`\n(k) request journal cost — node ${process.versions.node}, ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${ROUNDS} rounds of ${SECONDS}s at ${CONNECTIONS} connections`);
+  log(`\n(l) request journal cost — node ${process.versions.node}, ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${ROUNDS} rounds of ${SECONDS}s at ${CONNECTIONS} connections`);
   const on = await startSandbox(true);
   const off = await startSandbox(false);
   try {
@@ -98,7 +98,7 @@ export async function journalBench({ log = console.log } = {}) {
     const sorted = [...ratios].sort((p, q) => p - q);
     const median = sorted[Math.floor(sorted.length / 2)];
     const ok = median >= 0.95;
-    const line = `${ok ? 'PASS' : 'FAIL'}  (k) signed GET by ISBN @${CONNECTIONS}, journal on vs off (throughput as 1/CPU per request): ${median.toFixed(3)} (target ≥ 0.95)  on/off per round: ${detail.join('; ')}; ratios ${ratios.map((r) => r.toFixed(3)).join('/')}; load after ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+    const line = `${ok ? 'PASS' : 'FAIL'}  (l) signed GET by ISBN @${CONNECTIONS}, journal on vs off (throughput as 1/CPU per request): ${median.toFixed(3)} (target ≥ 0.95)  on/off per round: ${detail.join('; ')}; ratios ${ratios.map((r) => r.toFixed(3)).join('/')}; load after ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
     log(line);
     return [{ ok, line }];
   } finally {

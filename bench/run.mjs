@@ -13,6 +13,8 @@
 //      the CPU of a bare saxes parse of the same file (bench/catalogue.mjs).
 //  (k) an id completion at TAB in bash, zsh and fish with 10,000 cached ids of each kind: the
 //      95th percentile at most 0.5x `node -e 0` (bench/completion.mjs).
+//  (l) the request journal's cost: the signed lookup under load with the journal on keeps at
+//      least 0.95 of its throughput without it (bench/journal.mjs).
 //
 // Needs only what the project installs plus curl, openssl and bash on the machine.
 import { spawnSync } from 'node:child_process';
@@ -189,7 +191,7 @@ for (const r of await (await import('./sandbox-throughput.mjs')).sandboxThroughp
   if (!r.ok) failed = true;
 }
 
-// (k) the request journal's cost on the signed lookup: bench/journal.mjs.
+// (l) the request journal's cost on the signed lookup: bench/journal.mjs.
 for (const r of await (await import('./journal.mjs')).journalBench()) {
   results.push(r.line);
   if (!r.ok) failed = true;
