@@ -114,6 +114,25 @@ describe('bash: bare ids', () => {
   });
 });
 
+describe('completion refresh', () => {
+  it('puts every book the account controls in its profile\'s cache, and says how many', async () => {
+    // Before: the served profile has read no book (with no id to offer, bash offers the options).
+    const before = bashComplete(scripts.path('bash'), ['bookdist', '--profile', 'served', 'book', 'get', ''], env);
+    expect(before.every((w) => w.startsWith('-'))).toBe(true);
+    const r = await cli(['--profile', 'served', 'completion', 'refresh']);
+    const n = Number(/(\d+) books? of profile "served" now complete at TAB/.exec(r.stderr)?.[1]);
+    expect(n).toBeGreaterThan(5);
+    const after = bashComplete(scripts.path('bash'), ['bookdist', '--profile', 'served', 'book', 'get', ''], env);
+    expect(after).toHaveLength(n);
+    expect(after).toContain(LIGHTHOUSE);
+  });
+  it('refuses with the cache off, saying so', async () => {
+    const r = await runCli(['completion', 'refresh'], { env: { ...env, BOOKDIST_CACHE: 'off' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/cache is off/);
+  });
+});
+
 describe('zsh: ids with what they stand for', () => {
   const LINES = ['bookdist book get light', 'bookdist book get cee', 'bookdist user get --email new', 'bookdist --profile served user get '];
   let got: string[][];
