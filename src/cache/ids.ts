@@ -144,6 +144,12 @@ export class IdCollector {
     if (id && str(o.price) && str(o.currency) && !o.purchase_date) {
       this.add('price', id, joined(`${str(o.price)} ${str(o.currency)}`, str(o.description), bookTitle));
     }
+    // A price offer of the price comparison (interface 2.11): Id is the price id offers checkout takes.
+    const offer = idStr(o.Id);
+    if (offer && str(o.Price)) {
+      const days = typeof o.RentalDays === 'number' && o.RentalDays > 0 ? `${o.RentalDays}-day rental` : undefined;
+      this.add('price', offer, joined(str(o.Price), str(o.Condition), days));
+    }
     return title;
   }
 }

@@ -48,6 +48,8 @@ describe('what an answer gives', () => {
     expect(get('email')).toEqual({ 'avery.reader@example.com': `Avery Reader · ${USER}` });
     expect(get('order')).toEqual({ 42: `2026-11-20 · 14.99 · ${USER}` });
     expect(get('purchase')).toEqual({ 77: `${BOOK.title} · ${USER} · 2026-11-20` });
+    c.collect({ Status: 'OK', Isbn: '9781614001379', Offers: [{ Price: '6.99', Id: 9, Condition: 'new', RentalDays: 180 }] });
+    expect(get('price')[9]).toBe('6.99 · new · 180-day rental');
   });
 
   it('never a secret: passwords, codes, keys and tokens in answers are not kept', () => {
