@@ -1,6 +1,10 @@
 // Stored profiles (conf to write; a plain JSON read of the same file to read). Files 0600 in a 0700 directory; a profile's key is copied into
 // <config dir>/keys/<name>.pem (0600) so the profile keeps working when the original moves.
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// A change (profile add, remove, use) reads, changes and writes the store under a lock
+// (./lock.ts): ten `profile add` at once keep all ten, where each used to write back the store it
+// had read. conf writes the file atomically (a temporary file renamed into place), as
+// writeKeyCopy does the key copies.
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { CliError, errorCode, ExitCode, messageOf } from '../errors.js';
 import { join, resolve, sep } from 'node:path';
 
@@ -78,18 +82,25 @@ export async function readStore(dir: string): Promise<StoreShape> {
   return { current: typeof data.current === 'string' ? data.current : undefined, profiles: profileTable(profiles) };
 }
 
-/** Apply a change to the whole store and write it back (one file write, 0600). */
+/**
+ * Apply a change to the whole store and write it back (one atomic file write, 0600), holding the
+ * store's lock from the read to the write. `change` may throw to refuse (nothing is written).
+ */
 export async function updateStore(dir: string, change: (store: StoreShape) => void): Promise<StoreShape> {
-  const conf = await openStore(dir);
-  const store: StoreShape = { current: conf.get('current'), profiles: profileTable(structuredClone(conf.get('profiles') ?? {})) };
-  change(store);
-  conf.set('profiles', store.profiles);
-  if (store.current) conf.set('current', store.current);
-  else conf.delete('current');
-  try {
-    chmodSync(join(dir, CONFIG_FILE), 0o600);
-  } catch {}
-  return store;
+  ensureDir(dir);
+  const { withStoreLock } = await import('./lock.js');
+  return withStoreLock(dir, async () => {
+    const conf = await openStore(dir);
+    const store: StoreShape = { current: conf.get('current'), profiles: profileTable(structuredClone(conf.get('profiles') ?? {})) };
+    change(store);
+    conf.set('profiles', store.profiles);
+    if (store.current) conf.set('current', store.current);
+    else conf.delete('current');
+    try {
+      chmodSync(join(dir, CONFIG_FILE), 0o600);
+    } catch {}
+    return store;
+  });
 }
 
 /** Where `profile add` keeps the copy of a profile's key. */
@@ -102,8 +113,11 @@ export function writeKeyCopy(dir: string, name: string, pem: string | Buffer): s
   ensureDir(dir);
   ensureDir(join(dir, KEYS_DIR));
   const path = keyPathFor(dir, name);
-  writeFileSync(path, pem, { mode: 0o600 });
-  chmodSync(path, 0o600);
+  // Written beside it and renamed into place: a reader never sees half a key.
+  const tmp = `${path}.${process.pid}.tmp`;
+  rmSync(tmp, { force: true });
+  writeFileSync(tmp, pem, { mode: 0o600, flag: 'wx' });
+  renameSync(tmp, path);
   return path;
 }
 

@@ -226,12 +226,14 @@ export async function run(o: AddOptions, ctx: Context): Promise<void> {
       ctx.info(`Verified: ${checked.base_url} accepts the credentials (account ${checked.account ?? '-'}; scopes ${checked.scopes.join(', ') || '-'}${checked.test_mode ? '; test mode' : ''}).`);
     } else ctx.info('Not verified: an access-control token alone has no request that checks it without changing access.');
   }
-  const old = before.profiles[name];
-  if (old?.keyFile) removeKeyCopy(dir, old.keyFile);
-  if (pem) data.keyFile = writeKeyCopy(dir, name, pem);
   if (o.sharedKey) data.sharedKey = o.sharedKey;
   if (o.token) data.token = o.token;
+  // Under the store's lock: another `profile add` of the same name meanwhile is a conflict, not overwritten.
   const after = await updateStore(dir, (s) => {
+    const old = s.profiles[name];
+    if (old && !o.force) throw new CliError(`Profile "${name}" already exists (added meanwhile). Add --force to replace it.`, ExitCode.CONFLICT);
+    if (old?.keyFile) removeKeyCopy(dir, old.keyFile);
+    if (pem) data.keyFile = writeKeyCopy(dir, name, pem);
     s.profiles[name] = data;
     if (o.use) s.current = name;
   });
