@@ -25,7 +25,7 @@ export interface CodeRow extends Record<string, unknown> {
  * A redemption code as it can be typed and printed safely: letters, digits, `-` and `_` (the
  * sandbox's are `XXXX-XXXX-XXXX`; other deployments' are not shown, so the shape is not tied to it).
  */
-export const CODE_SHAPE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const CODE_SHAPE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /** Requests after the first that a short batch may take to be completed in one run. */
 const COMPLETIONS = 3;
