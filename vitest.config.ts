@@ -15,6 +15,28 @@ const shellTemplates: Plugin = {
 };
 
 /**
+ * Under `npm run mutate` (BOOKDIST_MUTATE=1) only. Stryker's vitest runner (9.6) picks the tests of a
+ * mutant by a name pattern that joins describe and test names with a space, while vitest 5 matches
+ * names joined with " > ": no test would run for any mutant and every mutant would survive. The
+ * pattern a project is given is made to match either.
+ */
+const strykerTestNames: Plugin = {
+  name: 'bookdist-stryker-test-names',
+  configureVitest({ project }) {
+    let pattern: RegExp | undefined;
+    Object.defineProperty(project.config, 'testNamePattern', {
+      get: () => pattern,
+      set: (v: RegExp | undefined) => {
+        pattern = v instanceof RegExp ? new RegExp(v.source.replaceAll(' ', '(?: > | )'), v.flags) : v;
+      },
+      configurable: true,
+      enumerable: true,
+    });
+  },
+};
+const MUTATE = process.env.BOOKDIST_MUTATE === '1';
+
+/**
  * Tests that need processes: the launcher, signals and kills, shells, a pseudo-terminal, a browser,
  * real servers in other processes, README examples typed into bash. Everything else runs
  * in-process (test/helpers/run.ts with HTTP stubs or a sandbox in this process) in the `unit`
@@ -44,7 +66,7 @@ const E2E = [
 
 export default defineConfig({
   // One Vite server for both projects (a project that declares plugins of its own gets its own).
-  plugins: [shellTemplates],
+  plugins: [shellTemplates, ...(MUTATE ? [strykerTestNames] : [])],
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
@@ -64,11 +86,14 @@ export default defineConfig({
           // In-process tests share a worker (no process and module graph per file).
           isolate: false,
           include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...E2E],
+          // Under `npm run mutate` (BOOKDIST_MUTATE=1) also without the one unit file that starts the
+          // built CLI (dist/ holds no mutant, and Stryker's copy of the tree has no dist/).
+          exclude: [...configDefaults.exclude, ...E2E, ...(MUTATE ? ['test/output/query-bounds.test.ts'] : [])],
         },
       },
       // The end-to-end files too: what they start (processes, servers, sandboxes) they stop themselves.
-      { test: { name: 'e2e', include: E2E, isolate: false } },
+      // Not under `npm run mutate` (BOOKDIST_MUTATE=1): they run dist/, which holds no mutant.
+      ...(MUTATE ? [] : [{ test: { name: 'e2e', include: E2E, isolate: false } }]),
     ],
   },
 });

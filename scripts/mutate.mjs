@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// npm run mutate [-- group...]: Stryker on each group of stryker.config.mjs (all when none is named),
+// one after the other, niced, then the score of each from its JSON report. See stryker.config.mjs.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { GROUPS } from '../stryker.config.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const asked = process.argv.slice(2);
+const unknown = asked.filter((g) => !(g in GROUPS));
+if (unknown.length) {
+  console.error(`npm run mutate: no group ${unknown.join(', ')}; the groups are ${Object.keys(GROUPS).join(', ')}`);
+  process.exit(2);
+}
+const groups = asked.length ? asked : Object.keys(GROUPS);
+let failed = 0;
+for (const g of groups) {
+  console.log(`\n== mutate ${g}: ${GROUPS[g].mutate.join(' ')}`);
+  const started = Date.now();
+  const r = spawnSync('nice', ['-n', '10', 'node_modules/.bin/stryker', 'run', 'stryker.config.mjs'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, BOOKDIST_MUTATE: '1', BOOKDIST_MUTATE_GROUP: g },
+  });
+  if (r.status !== 0) failed++;
+  console.log(`== ${g}: ${Math.round((Date.now() - started) / 1000)} s, exit ${r.status}`);
+}
+
+// Score per file: killed (and timed out) over all mutants that count (no coverage counts as survived).
+console.log('\nmutation score (killed / (killed + survived + no coverage)), report in reports/mutation/<group>.html');
+for (const g of groups) {
+  const file = `${root}reports/mutation/${g}.json`;
+  if (!existsSync(file)) continue;
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  for (const [path, f] of Object.entries(report.files)) {
+    const n = { Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0 };
+    for (const m of f.mutants) if (m.status in n) n[m.status]++;
+    const counted = n.Killed + n.Timeout + n.Survived + n.NoCoverage;
+    const score = counted ? (100 * (n.Killed + n.Timeout)) / counted : 100;
+    console.log(`  ${score.toFixed(1).padStart(5)}%  ${path}  (${n.Survived + n.NoCoverage} of ${counted} survive)`);
+  }
+}
+process.exit(failed ? 1 : 0);
