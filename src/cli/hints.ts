@@ -5,8 +5,8 @@
 import type { Command, CommanderError } from 'commander';
 
 const ORDERS =
-  'Orders are read per user: `bookdist user orders --username USER` lists a user\'s orders, `bookdist user purchase --username USER --purchase-id ID` shows one item of them.';
-const USERS = 'Users are looked up one at a time: `bookdist user get --username USER` or `bookdist user get --email ADDRESS`.';
+  'Orders are read per user: `bookdist user orders USERNAME` lists a user\'s orders, `bookdist user purchase USERNAME PURCHASE_ID` shows one item of them.';
+const USERS = 'Users are looked up one at a time: `bookdist user get USERNAME` or `bookdist user get --email ADDRESS`.';
 const CODES = 'The service does not list codes: `bookdist codes summary` counts them; `bookdist codes generate ... --out FILE` keeps the codes it makes.';
 
 /** `group verb` a user tries → what does that, and how. */

@@ -1,5 +1,6 @@
 // Small text layouts for the human cards of the resource commands (book, user, order, ...):
 // aligned label/value lines and sub-tables in the tree's one table style. Pure string functions.
+import { formatAmount } from '../spec/currency.js';
 import type { Style } from '../output/index.js';
 import { labelled, renderTable } from '../output/table.js';
 
@@ -49,9 +50,11 @@ export function when(v: unknown): string {
   return m[2] && m[2] !== '00:00' ? `${m[1]} ${m[2]}` : m[1];
 }
 
+/** An amount with its currency, in its minor unit (1200 JPY, 14.99 USD); as given when it is not a number. */
 export function money(v: unknown, currency?: string): string {
   if (v === null || v === undefined || v === '') return '';
-  const n = typeof v === 'number' ? v.toFixed(2) : String(v);
+  const num = typeof v === 'number' ? v : /^-?\d+(\.\d+)?$/.test(String(v).trim()) ? Number(v) : NaN;
+  const n = Number.isFinite(num) ? (currency || typeof v === 'number' ? formatAmount(num, currency) : String(v)) : String(v);
   return currency ? `${n} ${currency}` : n;
 }
 

@@ -138,9 +138,15 @@ function reader(core: SandboxCore, res: ServerResponse, r: RequestInfo, nonce: s
     const ended = accessEnded(store, session.user_id, session.book_id, now);
     return send(res, ended.status, nonce, errorPage(nonce, ended.title, ended.message));
   }
-  const pageParam = Number(r.url.searchParams.get('page') ?? '1');
-  const page = Number.isInteger(pageParam) && pageParam >= 1 && pageParam <= session.num_pages ? pageParam : 1;
+  const raw = r.url.searchParams.get('page') ?? '1';
+  const page = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
   const print = !!m![2];
+  // A page the book does not have is not found (nothing is counted), not page 1 with a 200.
+  if (!(page >= 1 && page <= session.num_pages)) {
+    const last = `${print ? '../' : './'}?page=${session.num_pages}`;
+    const text = `This book has pages 1 to ${session.num_pages}; page ${raw.slice(0, 20)} is not one of them.`;
+    return send(res, 404, nonce, layout(nonce, 'No such page', `<div class="card error"><h1>No such page</h1><p>${htmlEscape(text)}</p><p><a class="button" id="last-page" href="${last}">Go to the last page</a></p></div>`));
+  }
   if (r.method === 'GET') readerEvent(store, session.user_id, session.book_id, page, print);
   const usage = usageCounts(store, session.user_id, session.book_id);
   const viewed = usage?.pages_viewed ?? 0;
@@ -263,7 +269,9 @@ function cart(core: SandboxCore, res: ServerResponse, r: RequestInfo, nonce: str
       <td>${htmlEscape(i.description)}</td><td class="price">${htmlEscape(i.currency)} ${htmlEscape(i.price)}</td></tr>`,
     )
     .join('\n');
-  const totalRows = [...totals].map(([cur, sum]) => `<tr class="total"><td colspan="2">Total${totals.size > 1 ? ` (${htmlEscape(cur)})` : ''}</td><td class="price" id="total">${htmlEscape(cur)} ${money(sum)}</td></tr>`).join('\n');
+  const totalRows = [...totals].map(([cur, sum]) => `<tr class="total"><td colspan="2">Total${totals.size > 1 ? ` (${htmlEscape(cur)})` : ''}</td><td class="price" id="total">${htmlEscape(cur)} ${money(sum, cur)}</td></tr>`).join('\n');
+  // decisions.md, Orders: one currency per order, so a cart of two cannot be bought; said before the button.
+  const mixed = totals.size > 1;
   let after: string;
   if (order) {
     const user = userContact(store, order.user_id)!;
@@ -273,7 +281,9 @@ function cart(core: SandboxCore, res: ServerResponse, r: RequestInfo, nonce: str
   } else {
     const users = recentUsersOf(store, account.id);
     const options = users.map((u) => `<option value="${u.username}">${htmlEscape(`${u.first_name} ${u.last_name}`.trim() || u.email)} · ${htmlEscape(u.email)}</option>`).join('');
-    after = items.length
+    after = mixed
+      ? `<div class="card error" id="mixed-currencies"><h2>This cart cannot be bought as one order</h2><p>All items of an order must be in one currency. This cart has prices in ${[...totals.keys()].map(htmlEscape).join(' and ')}: check out each currency apart (<code>bookdist offers checkout --id …</code> with the price ids of one currency).</p></div>`
+      : items.length
       ? `<form method="post" action="?t=${c.token}" class="card" id="checkout">
 <h2>Complete a test purchase</h2>
 <fieldset><legend>Buyer (a sandbox user)</legend>

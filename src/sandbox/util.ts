@@ -1,4 +1,5 @@
 // Small helpers shared by the sandbox modules.
+import { formatAmount } from '../spec/currency.js';
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 
 /** A salted password hash (the sandbox never stores or logs passwords in clear). */
@@ -80,8 +81,8 @@ export function isEmail(s: string): boolean {
 }
 
 /** Decimal string with two places, from cents. */
-export function money(cents: number): string {
-  return (cents / 100).toFixed(2);
+export function money(cents: number, currency?: string): string {
+  return formatAmount(cents / 100, currency);
 }
 
 /** Cents of a decimal string like `12.01`. */

@@ -56,8 +56,8 @@ describe('hints that lead somewhere', () => {
     const r = await cli(['order', 'get', '1']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown command 'get'");
-    expect(r.stderr).toContain('bookdist user orders --username');
-    expect(r.stderr).toContain('bookdist user purchase --username');
+    expect(r.stderr).toContain('`bookdist user orders USERNAME`');
+    expect(r.stderr).toContain('`bookdist user purchase USERNAME PURCHASE_ID`');
   });
 
   it('an option of a sibling verb: offers checkout --isbn names offers get and its price ids', async () => {

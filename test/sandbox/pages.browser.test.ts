@@ -6,13 +6,14 @@
 //
 // Screenshots of the reader and the cart are kept for a reviewer in test-artifacts/browser/
 // (git-ignored; each run overwrites them).
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clients, type Clients } from './_support.js';
+import { run } from '../helpers/run.js';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 
 const CHROMIUM = process.env.BOOKDIST_CHROMIUM ?? '/usr/bin/chromium';
@@ -135,6 +136,51 @@ describe('the sandbox pages in Chromium', () => {
     await expect(second.locator('#order-id').innerText()).resolves.toBe(orderId);
     expect((await c.partner.call('user.orders', { params: { username } })).body.count).toBe(1);
     await second.close();
+    await page.close();
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('a cart of two currencies says it cannot be bought before its button (and has none); yen without decimals', async () => {
+    // A yen edition, loaded as a partner would.
+    const dir = mkdtempSync(join(tmpdir(), 'bookdist-yen-'));
+    try {
+      const file = join(dir, 'yen.csv');
+      writeFileSync(file, 'isbn13,title,author,price,currency\n9780000000118,Yen Edition,Aiko Sato,1200,JPY\n');
+      const load = await run(['sandbox', 'catalogue', 'load', file, '--db', sb.dbPath, '--publisher', 'Harbor Lane Press', '--json'], { env: sb.env });
+      expect(load.code, load.stderr).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const yen = (await c.partner.call('book.isbn', { params: { isbn: '9780000000118' } })).body.book.digital_pricing[0];
+    expect(yen).toMatchObject({ currency: 'JPY', price: '1200' });
+    const readme = WELL_KNOWN.readme;
+    const page = await open();
+    expect((await page.goto(`${sb.url}/checkout?ids=${readme.pricing[0].id},${yen.id}`))?.status()).toBe(200);
+    const totals = await page.locator('tfoot tr.total').allInnerTexts();
+    expect(totals.join('\n')).toMatch(/JPY 1200(?!\.)/);
+    expect(totals.join('\n')).toContain(`USD ${readme.pricing[0].price}`);
+    await expect(page.locator('#mixed-currencies').innerText()).resolves.toContain('All items of an order must be in one currency.');
+    expect(await page.locator('#complete').count()).toBe(0);
+    await page.screenshot({ path: join(ARTIFACTS, 'cart-mixed.png'), fullPage: true });
+    // A cart of the yen alone can be bought, and its total has no decimals.
+    expect((await page.goto(`${sb.url}/checkout?ids=${yen.id}`))?.status()).toBe(200);
+    await expect(page.locator('#total').innerText()).resolves.toBe('JPY 1200');
+    expect(await page.locator('#complete').count()).toBe(1);
+    await page.close();
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('a reader page past the last page is not found, with a link to the last page', async () => {
+    const readme = WELL_KNOWN.readme;
+    const user = await newUser('pastlast');
+    await c.partner.call('order.free', { payload: { username: user, hash_id: readme.hash_id } });
+    const viewer = await c.partner.call('book.viewer', { payload: { username: user, hash_id: readme.hash_id } });
+    const page = await open();
+    const past = await page.goto(`${viewer.body.viewer_url}?page=9999`);
+    expect(past?.status()).toBe(404);
+    await expect(page.locator('h1').innerText()).resolves.toBe('No such page');
+    await Promise.all([page.waitForURL(new RegExp(`\\?page=${readme.num_pages}$`)), page.locator('#last-page').click()]);
+    await expect(page.locator('#indicator').innerText()).resolves.toBe(`Page ${readme.num_pages} of ${readme.num_pages}`);
     await page.close();
     expect(problems).toEqual([]);
   }, 120_000);

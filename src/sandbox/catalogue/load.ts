@@ -14,6 +14,7 @@
 //     partner account; a publisher that another account controls is refused.
 //   - Hash ids are derived from the ISBN, so a title loaded again after `sandbox reset` gets the
 //     same hash id.
+import { formatAmount } from '../../spec/currency.js';
 import { hash } from 'node:crypto';
 import { isbn13Check, isValidIsbn, normalizeIsbn, toIsbn13 } from '../isbn.js';
 import * as books from '../repo/books.js';
@@ -417,7 +418,8 @@ function checkedPrices(rec: CatalogueRecord): Checked['prices'] | string {
     if (!/^[A-Z]{3}$/.test(currency)) return currency ? `currency "${currency.slice(0, 10)}" is not an ISO 4217 code` : `price ${amount} has no currency (and the file gives no default)`;
     const days = p.rentalDays ?? 0;
     if (!Number.isInteger(days) || days < 0 || days > 36500) return `rental of "${p.rentalDays}" days is not a whole number of days up to 36500`;
-    const price = Number(amount).toFixed(2);
+    // In the currency's minor unit: 1200 JPY, 14.99 USD.
+    const price = formatAmount(Number(amount), currency);
     if (prices.some((q) => q.currency === currency && q.days === days)) {
       rec.unrepresented.push('more than one price of a currency and term (the first is kept)');
       continue;

@@ -242,10 +242,14 @@ CREATE INDEX IF NOT EXISTS imports_by_eisbn10 ON imports(eisbn10);
 // Title and author words match anywhere in the text (LIKE '%word%'): trigram full-text tables
 // find the candidate rows of a word of 3 characters or more without reading the whole table
 // (the exact LIKE still decides). External content: the rows live in books/imports only.
+// Diacritics and case are ignored (`brucke` finds Brücke, `cafe` finds Café): the tokenizer
+// removes diacritics, and the exact test compares the words folded alike (fold(), db/store.ts).
+// A database whose index was made without it gets it again when opened (FTS_TOKENIZE).
+export const FTS_TOKENIZE = 'trigram remove_diacritics 1';
 export const FTS = ['books', 'imports']
   .map(
     (t) => `
-CREATE VIRTUAL TABLE IF NOT EXISTS ${t}_fts USING fts5(title, author, content='${t}', content_rowid='id', tokenize='trigram');
+CREATE VIRTUAL TABLE IF NOT EXISTS ${t}_fts USING fts5(title, author, content='${t}', content_rowid='id', tokenize='${FTS_TOKENIZE}');
 CREATE TRIGGER IF NOT EXISTS ${t}_fts_insert AFTER INSERT ON ${t} BEGIN
   INSERT INTO ${t}_fts(rowid, title, author) VALUES (new.id, new.title, new.author);
 END;

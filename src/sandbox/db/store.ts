@@ -6,7 +6,7 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { FTS, FTS_TABLES, INDEX_NAMES, INDEXES, SCHEMA, TABLES } from './schema.js';
+import { FTS, FTS_TABLES, FTS_TOKENIZE, INDEX_NAMES, INDEXES, SCHEMA, TABLES } from './schema.js';
 
 /** Commits after which a connection checkpoints from a worker thread instead of in its commits. */
 const BACKGROUND_CHECKPOINTS_AFTER = 100;
@@ -86,6 +86,9 @@ export class Store {
     // stalls the event loop for a large part of each write request.
     this.db.exec('PRAGMA synchronous = NORMAL');
     this.db.exec('PRAGMA foreign_keys = ON');
+    // Text as a search compares it: diacritics removed and lower case (`Brücke` -> `brucke`), as
+    // the text index's tokenizer does (schema.ts, FTS).
+    this.db.function('fold', { deterministic: true }, (s) => (typeof s === 'string' ? foldText(s) : s));
   }
 
   /**
@@ -95,6 +98,8 @@ export class Store {
   createSchema(): void {
     this.db.exec(SCHEMA);
     this.db.exec(INDEXES);
+    // A text index made by an earlier version with another tokenizer is made again.
+    for (const t of FTS_TABLES) if (this.hasTable(t) && !this.ftsCurrent(t)) this.db.exec(`DROP TABLE ${t}`);
     const missing = FTS_TABLES.filter((t) => !this.hasTable(t));
     this.db.exec(FTS);
     for (const t of missing) this.db.exec(`INSERT INTO ${t}(${t}) VALUES ('rebuild')`);
@@ -107,7 +112,13 @@ export class Store {
       `SELECT count(*) AS n FROM sqlite_master WHERE type IN ('index', 'table') AND name IN (${names.map(() => '?').join(',')})`,
       ...names,
     )!.n;
-    return n === names.length;
+    return n === names.length && FTS_TABLES.every((t) => this.ftsCurrent(t));
+  }
+
+  /** Was this text index made with this version's tokenizer? */
+  private ftsCurrent(table: string): boolean {
+    const sql = this.get(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`, table)?.sql;
+    return typeof sql === 'string' && sql.includes(`'${FTS_TOKENIZE}'`);
   }
 
   dropAll(): void {
@@ -585,4 +596,9 @@ function commitOtherGroups(store: Store): void {
 
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Text folded for a search: diacritics removed, lower case (`Brücke` -> `brucke`, `CAFÉ` -> `cafe`). */
+export function foldText(s: string): string {
+  return s.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
 }

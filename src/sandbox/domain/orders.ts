@@ -31,6 +31,11 @@ function refundAvailable(store: Store, item: ItemRow & { book_num_pages?: number
   return item.is_refunded === 0 && refundProblem(store, item, now) === null;
 }
 
+/** The one currency of an order's items (an order never mixes them; an access grant has none: USD places). */
+function currencyOf(items: Array<{ pricing_currency: string | null }>): string | undefined {
+  return items.find((i) => i.pricing_currency)?.pricing_currency ?? undefined;
+}
+
 function sumCents(items: ItemRow[]): number {
   return items.reduce((s, i) => s + cents(i.purchase_price) * i.quantity, 0);
 }
@@ -54,7 +59,7 @@ function createdOrderView(store: Store, order: OrderRow, now: number): Record<st
 function listedOrderView(store: Store, order: OrderRow, now: number): Record<string, unknown> {
   const items = itemsOfOrder(store, order.id);
   const username = usernameById(store, order.user_id)!;
-  const subtotal = money(sumCents(items));
+  const subtotal = money(sumCents(items), currencyOf(items));
   return {
     id: order.id,
     username,
@@ -91,6 +96,8 @@ export function orderExternal(c: HandlerCtx): HandlerResult {
     if (row.distribution_type === 'code') throw bad(`Book ${row.hash_id} is distributed by redemption code only.`);
     return row;
   });
+  // decisions.md, Orders: the sandbox never adds two currencies.
+  if (new Set(prices.map((pr) => pr.currency)).size > 1) throw bad('All items of an order must be in one currency.');
   return store.tx(() => {
     if (number !== undefined) {
       const existing = orderByNumber(store, caller.account.id, number);
@@ -110,7 +117,7 @@ export function orderExternal(c: HandlerCtx): HandlerResult {
     const view = createdOrderView(store, order, now);
     if (p.send_email !== false) {
       sendMail(store, now, labelRecipients(caller, label), `Order ${number ?? orderId} for ${fullName(user) || user.email}`,
-        `Order ${orderId} (${p.order_type}, org ${p.org}) for ${user.email}: ${prices.length} item(s), total ${money(sumCents(itemsOfOrder(store, orderId)))}.`,
+        `Order ${orderId} (${p.order_type}, org ${p.org}) for ${user.email}: ${prices.length} item(s), total ${money(sumCents(itemsOfOrder(store, orderId)), prices[0]?.currency)}.`,
         'order.external');
     }
     return ok({ message: 'Order created.', order: view });

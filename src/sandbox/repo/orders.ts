@@ -48,6 +48,7 @@ export interface ItemJoinRow extends ItemRow {
   user_first: string;
   user_last: string;
   pricing_description: string | null;
+  pricing_currency: string | null;
 }
 
 export interface UsageRow {
@@ -60,7 +61,7 @@ export interface UsageRow {
 
 const ITEM_SELECT = `SELECT i.*, bk.hash_id AS book_hash_id, bk.title AS book_title, bk.num_pages AS book_num_pages,
   u.username AS user_username, u.first_name AS user_first, u.last_name AS user_last,
-  p.description AS pricing_description
+  p.description AS pricing_description, p.currency AS pricing_currency
   FROM order_items i JOIN books bk ON bk.id = i.book_id JOIN users u ON u.id = i.user_id
   LEFT JOIN pricing p ON p.id = i.pricing_id`;
 

@@ -1,6 +1,6 @@
 // The SQL of searches of books and imports by title, author, ISBN (and, for books, hash id):
 // the text index, the exact test, the page and its total.
-import type { Store } from '../db/store.js';
+import { foldText, type Store } from '../db/store.js';
 import { normalizeIsbn, toIsbn13 } from '../isbn.js';
 import type { BookRow } from './books.js';
 
@@ -58,8 +58,8 @@ interface SearchSql {
 
 /**
  * The title/author/ISBN filters of a search of `table`: every word of title/author, any of the
- * ISBNs; the answer is the same as a plain LIKE '%word%' over the whole table (ASCII-only case
- * folding, `%` and `_` taken literally).
+ * ISBNs; the answer is the same as a plain LIKE '%word%' over the whole table with both sides
+ * folded (diacritics and case ignored: `brucke` finds Brücke; `%` and `_` taken literally).
  *
  * Words of three characters or more are found through the trigram index `<table>_fts` with one
  * MATCH of trigrams that cover them (`title : "har" AND title : "bou" AND title : "our"`: a
@@ -67,7 +67,7 @@ interface SearchSql {
  * which then drives the query in id order: a page of a common word stops after
  * `offset + limit` matches instead of collecting and sorting them all, so a page costs about
  * the same however many books match. Each word then decides through
- * `instr(lower(column), lower(word))`, the same test as that LIKE. Neither is a LIKE with a bound
+ * `instr(fold(column), word)`, the same test as that LIKE. Neither is a LIKE with a bound
  * pattern: SQLite re-prepares such a statement at every run, as its plan may depend on the
  * pattern. Without such a word (only shorter ones, or ISBNs) the
  * table is read with LIKE, which is what a short word needs anyway.
@@ -75,7 +75,8 @@ interface SearchSql {
 function searchSql(p: SearchFilters, table: 'books' | 'imports'): SearchSql {
   const words = (['title', 'author'] as const).flatMap((column) => {
     const text = p[column]?.trim();
-    return text ? text.split(/\s+/).map((w) => ({ column, w })) : [];
+    // Compared folded (diacritics and case ignored, as the text index ignores them).
+    return text ? text.split(/\s+/).map((w) => ({ column, w: foldText(w) })).filter(({ w }) => w) : [];
   });
   const fts = words.filter(({ w }) => [...w].length >= 3);
   const index = `${table}_fts`;
@@ -83,12 +84,12 @@ function searchSql(p: SearchFilters, table: 'books' | 'imports'): SearchSql {
   const where: string[] = [];
   const args: string[] = [];
   if (fts.length === 0) {
-    where.push(...words.map(({ column }) => `${column} LIKE ? ESCAPE '\\'`));
+    where.push(...words.map(({ column }) => `fold(${column}) LIKE ? ESCAPE '\\'`));
     args.push(...words.map(({ w }) => like(w)));
   } else {
     // Text between double quotes is literal, a quote in it doubled.
     const terms = fts.flatMap(({ column, w }) => coverTrigrams(w).map((t) => `${column} : "${t.replace(/"/g, '""')}"`));
-    where.push(`${index} MATCH ?`, ...words.map(({ column }) => `instr(lower(${col(column)}), lower(?)) > 0`));
+    where.push(`${index} MATCH ?`, ...words.map(({ column }) => `instr(fold(${col(column)}), ?) > 0`));
     args.push(terms.join(' AND '), ...words.map(({ w }) => w));
   }
   if (p.isbn?.length) {

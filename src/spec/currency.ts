@@ -1,0 +1,23 @@
+// Amounts keep their currency's minor unit (decisions.md, Orders): 14.99 USD, 1200 JPY. Read from
+// ICU (Intl) for any ISO 4217 code, at most two places (amounts are counted in hundredths).
+const digits = new Map<string, number>();
+
+/** Decimal places of an amount in `currency`: 2 for USD and EUR, 0 for JPY and KRW; 2 when unknown. */
+export function minorDigits(currency: string | undefined): number {
+  const cur = (currency ?? '').toUpperCase();
+  let d = digits.get(cur);
+  if (d === undefined) {
+    try {
+      d = Math.min(2, new Intl.NumberFormat('en', { style: 'currency', currency: cur }).resolvedOptions().maximumFractionDigits ?? 2);
+    } catch {
+      d = 2;
+    }
+    digits.set(cur, d);
+  }
+  return d;
+}
+
+/** An amount as the wire and people show it in its currency: `14.99`, `1200` (JPY). */
+export function formatAmount(value: number, currency: string | undefined): string {
+  return value.toFixed(minorDigits(currency));
+}
