@@ -2,7 +2,7 @@
 // that lead somewhere (a verb that names what the user wants, an option of a sibling verb, the
 // catalogue CSV format in its help, a viewer 404 that says how to give the user the book, the root
 // help's commands before its options, absolute paths from `sandbox credentials`).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +110,8 @@ describe('hints that lead somewhere', () => {
       for (const f of [c.partner.key_file, c.limited.key_file]) {
         expect(isAbsolute(f), f).toBe(true);
         expect(f.startsWith(dir)).toBe(true);
+        // The files are where the paths say: --db is relative to the command's directory.
+        expect(existsSync(f), f).toBe(true);
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

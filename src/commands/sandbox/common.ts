@@ -5,7 +5,8 @@ import { CliError, ExitCode, usageError, errorCode, messageOf } from '../../erro
 
 /** The database path: --db, else sandbox.db in the data directory (as the built-in profile uses). */
 export async function dbPathOf(ctx: Context, db: string | undefined): Promise<string> {
-  if (db) return db;
+  // Relative to the command's working directory (not the process's: in-process runs differ).
+  if (db) return db === ':memory:' ? db : (await import('node:path')).resolve(ctx.io.cwd, db);
   const { dataDir } = await import('../../config/paths.js');
   const { embeddedDbPath } = await import('../../sandbox/embedded.js');
   return embeddedDbPath(dataDir(ctx.io.env));
