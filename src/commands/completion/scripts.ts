@@ -9,6 +9,7 @@ import { allCommands, buildModel, type CommandSpec, type FlagSpec, type ValueKin
 import bashTemplate from './templates/bookdist.bash';
 import zshTemplate from './templates/bookdist.zsh';
 import fishTemplate from './templates/bookdist.fish';
+import idsReader from './templates/ids.bash';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -184,12 +185,18 @@ export const IDS_AWK: string = [
   '}',
 ].join('\n');
 
-/** The template with its `#@` notes dropped and the tables in place of its `# @TABLES@` line. */
+/**
+ * The template with its `#@` notes dropped, the tables in place of its `# @TABLES@` line and, in
+ * bash and zsh, the id cache's reader (templates/ids.bash) in place of its `# @IDS@` line.
+ */
 function fillTemplate(template: string, tables: string): string {
-  const lines = template.split('\n').filter((l) => !l.startsWith('#@'));
+  const notes = (text: string) => text.split('\n').filter((l) => !l.startsWith('#@'));
+  const lines = notes(template);
   const at = lines.findIndex((l) => l.startsWith('# @TABLES@'));
   if (at < 0) throw new Error('completion template without its # @TABLES@ line');
   lines.splice(at, 1, tables);
+  const ids = lines.findIndex((l) => l.startsWith('# @IDS@'));
+  if (ids >= 0) lines.splice(ids, 1, notes(idsReader).join('\n').trimEnd());
   return lines.join('\n');
 }
 
