@@ -77,7 +77,8 @@ export default defineConfig({
     globalSetup: ['test/helpers/temp-guard.ts'],
     // BOOKDIST_TEST_CPU=<file>: one line per test file with its CPU time (test/helpers/cpu-probe.ts).
     setupFiles: ['test/helpers/cpu-probe.ts'],
-    reporters: ['default', 'json'],
+    // The summary ends with every test that did not run and why (test/helpers/not-run.ts).
+    reporters: ['default', 'json', './test/helpers/not-run.ts'],
     outputFile: { json: 'test-results.json' },
     projects: [
       {

@@ -11,6 +11,7 @@ import { CliError, errorCode, ExitCode, messageOf } from './errors.js';
 import { ApiClient, type PayloadToCheck } from './api/client.js';
 import { cacheDisabled, flush, IdCollector, idsDir, scopeOf } from './cache/ids.js';
 import { loadRsaPrivateKey, type Credentials } from './api/wire.js';
+import { parsePins, type Pin } from './api/network.js';
 import type { ResolvedConfig, Setting } from './config/resolve.js';
 import { CONFIG_FILE, KEYS_DIR } from './config/store.js';
 import { checkBaseUrl, checkHeaderValue, checkPermissions, sourceOf } from './config/check.js';
@@ -33,6 +34,7 @@ export async function connect(ctx: Context): Promise<ApiClient> {
   const given = () => givenCredentials(cfg, permissions);
   const target = cfg.embedded ? await embeddedTarget(ctx, cfg, given) : await remoteTarget(cfg, given);
   const ca = cfg.caFile ? readCaFile(cfg.caFile) : undefined;
+  const pins = cfg.resolve ? readPins(cfg.resolve) : undefined;
 
   let noticeShown = false;
   const ids = idCacheFor(ctx, cfg, target);
@@ -44,6 +46,7 @@ export async function connect(ctx: Context): Promise<ApiClient> {
     handler: ctx.http,
     env: io.env,
     ca,
+    pins,
     signedOnly: !cfg.embedded,
     debugFull: io.env.BOOKDIST_DEBUG_BODIES === 'full',
     debug: globals.debug ? (line) => io.stderr.write(`[debug] ${line}\n`) : undefined,
@@ -219,6 +222,13 @@ async function remoteTarget(cfg: ResolvedConfig, given: () => Promise<Credential
     }
   }
   return { baseUrl, storeUrl, credentials: await given(), accessToken: cfg.token?.value, idempotencyKeys: cfg.idempotencyKeys?.value ?? false };
+}
+
+/** --resolve or BOOKDIST_RESOLVE: each entry HOST:PORT:ADDR, or a usage error naming the entry and where it came from. */
+function readPins(setting: Setting): { pins: Pin[]; from: string } {
+  const parsed = parsePins(setting.value);
+  if ('problem' in parsed) throw new CliError(`${sourceOf(setting, '--resolve')}: ${parsed.problem}.`, ExitCode.USAGE);
+  return { pins: parsed.pins, from: sourceOf(setting, '--resolve') };
 }
 
 /** --ca-file, BOOKDIST_CA_FILE or the profile's CA bundle: read and checked to hold a PEM certificate. */

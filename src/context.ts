@@ -14,6 +14,8 @@ export interface GlobalOptions {
   baseUrl?: string;
   /** --ca-file: CA certificates (PEM) trusted besides Node's. */
   caFile?: string;
+  /** --resolve HOST:PORT:ADDR, each time it was given. */
+  resolve?: string[];
   output?: OutputFormat;
   /** --json given (true), optionally with a field list (then `fields` is set too). */
   json: boolean;
@@ -139,7 +141,7 @@ export function createContext(
     warn: (m) => io.stderr.write(formatNotice(m, io.stderr, 'warning: ', colorWanted(globals.color, io.env, io.stderr.isTTY))),
     config: () =>
       (configP ??= import('./config/resolve.js').then((m) =>
-        m.loadConfig(io.env, { profile: globals.profile, baseUrl: globals.baseUrl, caFile: globals.caFile }),
+        m.loadConfig(io.env, { profile: globals.profile, baseUrl: globals.baseUrl, caFile: globals.caFile, resolve: globals.resolve?.join(',') }),
       )),
     api: () => (apiP ??= import('./connect.js').then((m) => m.connect(ctx))),
     apiFor: async (cfg, more) => {

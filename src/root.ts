@@ -31,6 +31,7 @@ export function rootCommand(): Command {
     const option = new Option(o.flags, o.description);
     if (o.choices) option.choices([...o.choices]);
     if (o.default !== undefined) option.default(o.default);
+    if (o.repeatable) option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
     program.addOption(o.flags.startsWith('--profile ') ? completesProfiles(option) : option);
   }
   program.addHelpText('after', ROOT_HELP_AFTER);

@@ -21,7 +21,7 @@
 //   `exchange` is the one place a request is sent; a hook around that call in `request` records
 //   the intent before it and the outcome after it (the accepted answer, or the error it threw).
 import { HttpTransport } from './transport.js';
-import type { Route, Env } from './network.js';
+import type { Route, Env, Pin } from './network.js';
 import type { HttpHandler } from './handler.js';
 import { ExitCode, CliError } from '../errors.js';
 import { truncate } from '../util/quote.js';
@@ -81,6 +81,8 @@ export interface ClientOptions {
   env?: Env;
   /** More trusted CA certificates (PEM text of --ca-file), and where they came from. */
   ca?: { pem: string; file: string };
+  /** --resolve (or BOOKDIST_RESOLVE): host names pinned to addresses, and where they came from. */
+  pins?: { pins: Pin[]; from: string };
   /**
    * The service honours Idempotency-Key (the sandbox does; another service only where its
    * profile says so): writes carrying one are retried like reads.
@@ -137,7 +139,7 @@ export class ApiClient {
     this.opts = opts;
     this.handler =
       opts.handler ??
-      new HttpTransport({ connectTimeout: Math.min(10_000, opts.timeout), connections: opts.connections ?? 16, env: opts.env, ca: opts.ca?.pem });
+      new HttpTransport({ connectTimeout: Math.min(10_000, opts.timeout), connections: opts.connections ?? 16, env: opts.env, ca: opts.ca?.pem, pins: opts.pins?.pins });
     this.sleep =
       opts.sleep ??
       ((ms, signal) =>
@@ -266,6 +268,11 @@ export class ApiClient {
     }
   }
 
+  /** The names pinned to addresses (--resolve, BOOKDIST_RESOLVE), and where they came from. */
+  get pins(): { pins: Pin[]; from: string } | undefined {
+    return this.opts.pins;
+  }
+
   /** Where extra trusted CA certificates came from (--ca-file, BOOKDIST_CA_FILE, a profile). */
   get caFile(): string | undefined {
     return this.opts.ca?.file;
@@ -306,6 +313,7 @@ export class ApiClient {
     const r = this.route(p.url);
     if (r) this.trace(r.proxy ? `  proxy: ${r.shown} (${r.why})` : `  proxy: none, direct (${r.why})`);
     if (this.opts.ca && p.url.startsWith('https:')) this.trace(`  trusting also the CA certificates of ${this.opts.ca.file}`);
+    for (const pin of this.opts.pins?.pins ?? []) this.trace(`  ${pin.host}:${pin.port} connects to ${pin.address} (${this.opts.pins!.from})`);
   }
 
   /**

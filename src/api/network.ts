@@ -22,6 +22,42 @@ function pick(env: Env, names: string[]): { name: string; value: string } | unde
   return undefined;
 }
 
+/**
+ * A host name pinned to an address for one port, as curl's `--resolve HOST:PORT:ADDR`: bookdist
+ * connects to ADDR when it connects to HOST:PORT itself (direct, or to a proxy of that name); the
+ * name stays what is verified in the certificate and sent as Host. Through a proxy, the proxy
+ * resolves the service's name (as with curl).
+ */
+export interface Pin {
+  host: string;
+  port: number;
+  address: string;
+}
+
+/**
+ * `HOST:PORT:ADDR[,HOST:PORT:ADDR...]` (an IPv6 address in brackets: `api.example.com:443:[::1]`).
+ * The problem of the first entry that is not one, or the pins.
+ */
+export function parsePins(text: string): { pins: Pin[] } | { problem: string } {
+  const pins: Pin[] = [];
+  for (const entry of text.split(/[\s,]+/).filter(Boolean)) {
+    const m = /^([^:\s[\]]+):(\d{1,5}):(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+))$/.exec(entry);
+    const address = m ? (m[3] ?? m[4]) : '';
+    const port = m ? Number(m[2]) : 0;
+    if (!m || !isIP(address) || port < 1 || port > 65535) {
+      return { problem: `"${entry}" is not HOST:PORT:ADDRESS (e.g. api.example.com:443:203.0.113.7, an IPv6 address in brackets: api.example.com:443:[2001:db8::7])` };
+    }
+    pins.push({ host: m[1].toLowerCase().replace(/\.$/, ''), port, address });
+  }
+  return { pins };
+}
+
+/** The pin for a connection to `host`:`port`, if one names them. */
+export function pinFor(pins: readonly Pin[] | undefined, host: string, port: number): Pin | undefined {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  return pins?.find((p) => p.host === h && p.port === port);
+}
+
 /** A proxy URL as shown to people: never its user name or password. */
 function showProxy(u: URL): string {
   return `${u.protocol}//${u.host}`;

@@ -9,7 +9,8 @@ import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import type { Socket } from 'node:net';
 import type { HttpHandler, HttpRequest, HttpResponse, TlsInfo } from './handler.js';
-import { proxyAuthorization, routeFor, type Env, type Route } from './network.js';
+import type { LookupFunction } from 'node:net';
+import { pinFor, proxyAuthorization, routeFor, type Env, type Pin, type Route } from './network.js';
 
 export interface TransportOptions {
   /** Time allowed to open a connection, ms. */
@@ -20,6 +21,8 @@ export interface TransportOptions {
   env?: Env;
   /** More trusted CA certificates (PEM), added to Node's (NODE_EXTRA_CA_CERTS included). */
   ca?: string;
+  /** --resolve: host names pinned to addresses for the connections bookdist opens itself. */
+  pins?: readonly Pin[];
 }
 
 /** A failure of the proxy itself (refused, unreachable, 407...): `proxy` names it without credentials. */
@@ -64,6 +67,21 @@ export class HttpTransport implements HttpHandler {
     return (this.trust = { ca: [...tls.getCACertificates('default'), this.opts.ca] });
   }
 
+  /**
+   * The name lookup for connections to port `port`: a pinned name answers its address, any other
+   * name is looked up as usual. Undefined without pins (Node's own lookup).
+   */
+  private lookupFor(port: number): LookupFunction | undefined {
+    const pins = this.opts.pins;
+    if (!pins?.length) return undefined;
+    return ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+      const pin = pinFor(pins, hostname, port);
+      if (!pin) return process.getBuiltinModule('node:dns').lookup(hostname, options as never, callback as never);
+      const family = pin.address.includes(':') ? 6 : 4;
+      process.nextTick(() => (options.all ? callback(null, [{ address: pin.address, family }]) : callback(null, pin.address, family)));
+    }) as LookupFunction;
+  }
+
   /** The route of a request to `url`: direct or through which proxy, and why. */
   route(url: string | URL): Route {
     return routeFor(typeof url === 'string' ? new URL(url) : url, this.opts.env ?? {});
@@ -93,7 +111,8 @@ export class HttpTransport implements HttpHandler {
       const authority = `${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}`;
       const headers: Record<string, string> = { host: authority };
       if (auth) headers['proxy-authorization'] = auth;
-      const req = http.request({ host: proxy.hostname.replace(/^\[|\]$/g, ''), port: proxy.port || 80, method: 'CONNECT', path: authority, headers, agent: false });
+      const proxyPort = Number(proxy.port || 80);
+      const req = http.request({ host: proxy.hostname.replace(/^\[|\]$/g, ''), port: proxyPort, method: 'CONNECT', path: authority, headers, agent: false, lookup: this.lookupFor(proxyPort) });
       const timer = setTimeout(
         () => req.destroy(withCode(`the proxy ${route.shown} opened no tunnel within ${this.opts.connectTimeout} ms`, 'UND_ERR_CONNECT_TIMEOUT')),
         this.opts.connectTimeout,
@@ -151,9 +170,10 @@ export class HttpTransport implements HttpHandler {
       const onAbort = () => fail(init.signal.reason);
       init.signal.addEventListener('abort', onAbort, { once: true });
       const agent = this.agentFor(target.protocol, mod, route);
+      const proxyPort = Number(route.proxy?.port || 80);
       const options: RequestOptions = viaHttpProxy
-        ? { method: init.method, headers: { host: target.host, ...headers }, agent, host: route.proxy!.hostname.replace(/^\[|\]$/g, ''), port: route.proxy!.port || 80, path: target.href }
-        : { method: init.method, headers, agent };
+        ? { method: init.method, headers: { host: target.host, ...headers }, agent, host: route.proxy!.hostname.replace(/^\[|\]$/g, ''), port: proxyPort, path: target.href, lookup: this.lookupFor(proxyPort) }
+        : { method: init.method, headers, agent, lookup: route.proxy ? undefined : this.lookupFor(Number(target.port || (target.protocol === 'https:' ? 443 : 80))) };
       const onResponse = (res: IncomingMessage) => {
         const socket = res.socket;
         if (viaHttpProxy && res.statusCode === 407) {

@@ -83,6 +83,7 @@ export function globalArgv(ctx: Context, command: string, confirms: boolean): st
   if (g.profile !== undefined && !has('--profile')) a.push('--profile', shellQuote(g.profile));
   if (g.baseUrl !== undefined && !has('--base-url')) a.push('--base-url', shellQuote(g.baseUrl));
   if (g.caFile !== undefined && !has('--ca-file')) a.push('--ca-file', shellQuote(g.caFile));
+  if (!has('--resolve')) for (const pin of g.resolve ?? []) a.push('--resolve', shellQuote(pin));
   // As the user wrote it (`12s`, not `12000ms`).
   if (g.timeoutExplicit && !has('--timeout')) a.push('--timeout', shellQuote(g.timeoutText ?? `${g.timeout}ms`));
   if (g.retries !== 3 && !has('--retries')) a.push('--retries', String(g.retries));

@@ -115,6 +115,7 @@ function globalsFrom(command: Command): GlobalOptions {
     profile: o.profile,
     baseUrl: o.baseUrl,
     caFile: o.caFile,
+    resolve: o.resolve,
     output: o.output as OutputFormat | undefined,
     json: Boolean(o.json),
     fields: fields?.length ? fields : undefined,

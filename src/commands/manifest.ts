@@ -74,6 +74,8 @@ export interface RootOption {
   description: string;
   choices?: readonly string[];
   default?: string;
+  /** May be given more than once (the values are collected in order). */
+  repeatable?: boolean;
 }
 
 /** The global options, in the order help lists them (after -V, --version). */
@@ -81,6 +83,12 @@ export const ROOT_OPTIONS: readonly RootOption[] = [
   { flags: '--profile <name>', description: 'stored profile to use (env BOOKDIST_PROFILE)' },
   { flags: '--base-url <url>', description: 'service base URL (env BOOKDIST_BASE_URL)' },
   { flags: '--ca-file <file>', description: "CA certificates (PEM) to trust besides Node's, for a service with a private CA (env BOOKDIST_CA_FILE)" },
+  {
+    flags: '--resolve <host:port:addr>',
+    description:
+      'connect to addr when connecting to host:port, as curl --resolve does (e.g. a staging address under the production name; the certificate is still checked for host); repeatable or comma-separated (env BOOKDIST_RESOLVE)',
+    repeatable: true,
+  },
   { flags: '-o, --output <format>', description: 'output format', choices: OUTPUT_FORMATS },
   { flags: '--json', description: 'print JSON (same as -o json)' },
   { flags: '--fields <paths>', description: 'only these fields of each record, dotted paths relative to the record, comma-separated (e.g. hash_id,status.is_active)' },

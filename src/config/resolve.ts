@@ -24,6 +24,11 @@ export interface ResolvedConfig {
   token?: Setting;
   /** A CA bundle (PEM) trusted besides Node's: --ca-file, BOOKDIST_CA_FILE, the profile's. */
   caFile?: Setting;
+  /**
+   * Host names pinned to addresses, `HOST:PORT:ADDR[,...]` (curl's --resolve): --resolve or
+   * BOOKDIST_RESOLVE. This machine's view of names, like its proxy: never stored in a profile.
+   */
+  resolve?: Setting;
   /** The service honours Idempotency-Key (BOOKDIST_IDEMPOTENCY_KEYS=1, the profile's setting). */
   idempotencyKeys?: Setting<boolean>;
   /** The stored profile's own base URL: its credentials are only ever sent there. */
@@ -34,7 +39,7 @@ export interface ResolvedConfig {
 
 export interface ResolveInput {
   env: Record<string, string | undefined>;
-  flags: { profile?: string; baseUrl?: string; caFile?: string };
+  flags: { profile?: string; baseUrl?: string; caFile?: string; resolve?: string };
   /** Reads the profile store; injected so tests can pass data and start-up stays lazy. */
   loadStore: () => Promise<{ current?: string; profiles: Record<string, ProfileData> }>;
 }
@@ -48,6 +53,7 @@ const ENV = {
   sharedKey: 'BOOKDIST_SHARED_KEY',
   token: 'BOOKDIST_TOKEN',
   caFile: 'BOOKDIST_CA_FILE',
+  resolve: 'BOOKDIST_RESOLVE',
   idempotencyKeys: 'BOOKDIST_IDEMPOTENCY_KEYS',
 } as const;
 
@@ -94,6 +100,7 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
     sharedKey: pick(undefined, ENV.sharedKey, p.sharedKey, profile.value),
     token: pick(undefined, ENV.token, p.token, profile.value),
     caFile: pick(flags.caFile, ENV.caFile, p.caFile, profile.value),
+    resolve: pick(flags.resolve, ENV.resolve, undefined, profile.value),
     idempotencyKeys: (() => {
       const s = pick(undefined, ENV.idempotencyKeys, p.idempotencyKeys === undefined ? undefined : String(p.idempotencyKeys), profile.value);
       return s ? { ...s, value: /^(1|true|yes|on)$/i.test(s.value) } : undefined;

@@ -60,6 +60,7 @@ export const ENVIRONMENT: ReadonlyArray<readonly [names: readonly string[], text
   [['BOOKDIST_STORE_URL'], 'the price comparison (store) host.'],
   [['BOOKDIST_USERNAME', 'BOOKDIST_KEY_FILE', 'BOOKDIST_SHARED_KEY', 'BOOKDIST_TOKEN'], 'credentials without a stored profile (a script or CI job).'],
   [['BOOKDIST_CA_FILE'], 'a CA bundle (PEM) trusted besides Node\'s, e.g. a company\'s private CA (as --ca-file).'],
+  [['BOOKDIST_RESOLVE'], 'host names pinned to addresses, HOST:PORT:ADDR separated by commas (as --resolve).'],
   [['NODE_EXTRA_CA_CERTS'], 'as Node reads it: more CA certificates (PEM) trusted besides Node\'s own, kept with --ca-file; profile check reports it.'],
   [['BOOKDIST_IDEMPOTENCY_KEYS'], '1: the service honours Idempotency-Key, so writes carry one and are retried like reads (as the profile setting).'],
   [['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy'], 'the proxy for https and http requests, as curl reads them (a URL; user and password in it for a proxy that asks).'],

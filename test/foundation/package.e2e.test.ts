@@ -90,7 +90,11 @@ describe('the npm package', () => {
     expect(man.stdout).toContain('bookdist profile add');
   });
 
-  it.runIf(process.env.BOOKDIST_TEST_NODE_MIN)('installs with no warning and runs on the oldest Node that engines.node allows', () => {
+  it('installs with no warning and runs on the oldest Node that engines.node allows', (ctx) => {
+    // Optional (it needs that Node on the machine): listed in the run's summary when not run.
+    if (!process.env.BOOKDIST_TEST_NODE_MIN) {
+      ctx.skip(`optional: set BOOKDIST_TEST_NODE_MIN to the node binary of the oldest Node engines.node allows (${PKG.engines.node}) to install and run bookdist under it`);
+    }
     const nodeDir = dirname(process.env.BOOKDIST_TEST_NODE_MIN!);
     const prefix = join(work, 'prefix-min');
     const r = install(prefix, nodeDir);

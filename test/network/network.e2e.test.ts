@@ -1,18 +1,22 @@
 // The network partners have (issue 21), end to end: the real bin/bookdist over HTTPS to
 // `bookdist sandbox serve --tls` (its own private CA), reached by the host name bookdist.test
-// (mapped to 127.0.0.1 by /etc/hosts: .ci/run adds it) through a real forward proxy (tinyproxy,
-// which .ci/run installs), since loopback names are never proxied. Requests the sandbox received
-// are counted from its log (one line per request); the proxy's use from tinyproxy's log.
+// through a real forward proxy (tinyproxy, which scripts/prepare-tests.sh installs), since
+// loopback names are never proxied. The machine's /etc/hosts is never edited: tinyproxy runs with
+// a hosts file of its own that maps bookdist.test to 127.0.0.1 (a private mount namespace,
+// test/helpers/private-hosts.ts), and bookdist, where it connects to bookdist.test itself
+// (NO_PROXY), is told the address with BOOKDIST_RESOLVE (curl's --resolve). Requests the sandbox
+// received are counted from its log (one line per request); the proxy's use from tinyproxy's log.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as netConnect, createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, runCli, type CliResult } from '../helpers/cli.js';
 import { WELL_KNOWN } from '../helpers/sandbox.js';
 import { ensureTlsFiles, serverCertificate } from '../../src/sandbox/tls.js';
+import { privateHostsProblem, withHosts, writeHosts } from '../helpers/private-hosts.js';
 
 const HOST = 'bookdist.test';
 const PROXY_USER = 'alice';
@@ -20,6 +24,10 @@ const PROXY_PASSWORD = 'w0nderland-pw';
 
 let dir: string;
 const children: ChildProcess[] = [];
+/** Every sandbox port: bookdist.test:PORT resolves to 127.0.0.1 for bookdist (BOOKDIST_RESOLVE). */
+const ports: number[] = [];
+/** Why these tests cannot run here (no private /etc/hosts for tinyproxy), listed in the run's summary. */
+const cannot = privateHostsProblem();
 
 interface Served {
   port: number;
@@ -51,6 +59,7 @@ function serve(db: string, extra: string[] = [], tls = true): Promise<Served> {
       const m = /^https?:\/\/127\.0\.0\.1:(\d+)\n/.exec(out);
       if (!m) return;
       const port = Number(m[1]);
+      ports.push(port);
       resolve({ port, url: `${tls ? 'https' : 'http'}://${HOST}:${port}`, log, requests: () => log.filter((l) => /^(GET|POST) \/(?!_sandbox)/.test(l)) });
     });
   });
@@ -78,7 +87,9 @@ async function tinyproxy(name: string, auth = false): Promise<Proxy> {
   if (process.getuid?.() === 0) lines.push('User nobody');
   if (auth) lines.push(`BasicAuth ${PROXY_USER} ${PROXY_PASSWORD}`);
   writeFileSync(conf, lines.join('\n') + '\n');
-  const child = spawn('tinyproxy', ['-d', '-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // In its own mount namespace, where /etc/hosts maps bookdist.test (the machine's stays as it is).
+  const [command, args] = withHosts(join(dir, 'hosts'), 'tinyproxy', ['-d', '-c', conf]);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let log = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (log += d));
@@ -114,6 +125,7 @@ function env(extra: Record<string, string | undefined> = {}): Record<string, str
     BOOKDIST_KEY_FILE: creds.partner.key_file,
     BOOKDIST_TOKEN: creds.operator_token,
     BOOKDIST_CA_FILE: caFile,
+    BOOKDIST_RESOLVE: ports.map((p) => `${HOST}:${p}:127.0.0.1`).join(','),
     HTTPS_PROXY: proxy.url,
     ...extra,
   };
@@ -128,10 +140,16 @@ beforeAll(async () => {
   const c = await runCli(['sandbox', 'credentials', '--db', join(dir, 'sb.db'), '--json'], { env: { BOOKDIST_DATA_DIR: join(dir, 'data') } });
   creds = JSON.parse(c.stdout);
   caFile = creds.tls_ca_file;
+  if (cannot) return;
+  writeHosts(join(dir, 'hosts'), [HOST]);
   proxy = await tinyproxy('proxy');
   authProxy = await tinyproxy('auth-proxy', true);
   deadPort = await freePort();
 }, 60_000);
+
+beforeEach((ctx) => {
+  if (cannot) ctx.skip(`the network tests need tinyproxy with its own hosts file: ${cannot}`);
+});
 
 afterAll(async () => {
   for (const c of children) c.kill('SIGTERM');
@@ -173,6 +191,7 @@ describe('over HTTPS through a real proxy, one command of each group', () => {
     // profile check diagnoses the way to the service: proxy, CA bundle, TLS, certificate, clock.
     const n = JSON.parse(check.stdout).network;
     expect(n.proxy).toEqual({ used: proxy.url, why: 'HTTPS_PROXY', fix: 'To go direct, name the host in NO_PROXY.' });
+    expect(n.resolve).toContainEqual({ host: HOST, port: sb.port, address: '127.0.0.1', from: 'environment variable BOOKDIST_RESOLVE' });
     expect(n.ca.file).toBe(caFile);
     expect(n.tls.protocol).toBe('TLSv1.3');
     expect(n.tls.issuer).toContain('CN=bookdist sandbox CA');
@@ -246,6 +265,30 @@ describe('which requests go through the proxy', () => {
       const r = await cli(['status', '--json', '--retries', '0'], { HTTPS_PROXY: dead, no_proxy: noProxy });
       expect(r.code, `${noProxy}: ${r.stderr}`).toBe(9);
     }
+  });
+
+  it('--resolve HOST:PORT:ADDR (over BOOKDIST_RESOLVE) is where bookdist connects for that name and port; the certificate is still checked for the name', async () => {
+    const direct = { NO_PROXY: HOST };
+    // env() pins bookdist.test to 127.0.0.1 for every sandbox port: a direct request reaches the
+    // sandbox under its name (the sandbox's certificate names bookdist.test, and it verified).
+    const ok = await cli(['whoami', '--json', '--debug'], direct);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).toContain(`${HOST}:${sb.port} connects to 127.0.0.1 (environment variable BOOKDIST_RESOLVE)`);
+    // The flag wins over the variable: an address where nothing listens is refused.
+    const flag = await cli(['whoami', '--retries', '0', '--resolve', `${HOST}:${sb.port}:127.0.0.3`], direct);
+    expect(flag.code, flag.stderr).toBe(7);
+    expect(flag.stderr).toContain(`GET https://${HOST}:${sb.port}/profile/: could not reach the service (ECONNREFUSED)`);
+    // Repeated flags and commas add entries; profile check lists them with where they came from.
+    const check = await cli(['profile', 'check', '--json', '--resolve', `other.test:1:10.0.0.1,${HOST}:${sb.port}:127.0.0.1`, '--resolve', `${HOST}:1:[::1]`], direct);
+    expect(check.code, check.stderr).toBe(0);
+    expect(JSON.parse(check.stdout).network.resolve).toEqual([
+      { host: 'other.test', port: 1, address: '10.0.0.1', from: '--resolve' },
+      { host: HOST, port: sb.port, address: '127.0.0.1', from: '--resolve' },
+      { host: HOST, port: 1, address: '::1', from: '--resolve' },
+    ]);
+    // Through the proxy the proxy resolves the name (as with curl): a pin for it changes nothing there.
+    const proxied = await cli(['whoami', '--json', '--resolve', `${HOST}:${sb.port}:127.0.0.3`]);
+    expect(proxied.code, proxied.stderr).toBe(0);
   });
 
   it('plain http goes to the proxy in absolute form (HTTP_PROXY), HTTPS_PROXY is not used for it', async () => {

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { routeFor } from '../../src/api/network.js';
+import { parsePins, pinFor, routeFor } from '../../src/api/network.js';
 import { json, netError, StubRegistry } from '../helpers/stub-http.js';
 import { run, STUB_URL, stubEnv } from '../helpers/run.js';
 
@@ -128,6 +128,29 @@ describe('settings refused before anything is sent (exit 2, naming the setting a
     expect(r.stderr).toMatch(why);
     expect(r.stderr).not.toContain('pa55w0rd');
     expect(http.requests).toHaveLength(0);
+  });
+
+  it.each([
+    [['--resolve', 'api.example.com:443'], {}, '--resolve: "api.example.com:443" is not HOST:PORT:ADDRESS'],
+    [['--resolve', 'api.example.com:443:203.0.113.7', '--resolve', 'api.example.com:0:10.0.0.1'], {}, '--resolve: "api.example.com:0:10.0.0.1" is not'],
+    [[], { BOOKDIST_RESOLVE: 'api.example.com:443:not-an-ip' }, 'environment variable BOOKDIST_RESOLVE: "api.example.com:443:not-an-ip" is not'],
+    [[], { BOOKDIST_RESOLVE: 'api.example.com:443:2001:db8::7' }, 'an IPv6 address in brackets: api.example.com:443:[2001:db8::7]'],
+  ])('--resolve %j %j: exit 2 naming the entry and where it came from, nothing sent', async (flags, env, said) => {
+    const http = new StubRegistry();
+    const r = await run(['whoami', ...flags], { http, env: { ...stubEnv(), ...env } });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(said);
+    expect(http.requests).toHaveLength(0);
+  });
+
+  it('--resolve entries as curl writes them: HOST:PORT:ADDR, IPv6 in brackets, several separated by commas; a pin names one host and port', () => {
+    const parsed = parsePins('API.Example.com.:443:203.0.113.7, api.example.com:8443:[2001:db8::7]');
+    expect(parsed).toEqual({ pins: [{ host: 'api.example.com', port: 443, address: '203.0.113.7' }, { host: 'api.example.com', port: 8443, address: '2001:db8::7' }] });
+    const pins = 'pins' in parsed ? parsed.pins : [];
+    expect(pinFor(pins, 'api.example.com', 443)?.address).toBe('203.0.113.7');
+    expect(pinFor(pins, 'API.EXAMPLE.COM', 8443)?.address).toBe('2001:db8::7');
+    expect(pinFor(pins, 'api.example.com', 80)).toBeUndefined();
+    expect(pinFor(pins, 'www.example.com', 443)).toBeUndefined();
   });
 
   it('profile add refuses such a URL before storing anything (the password never reaches config.json)', async () => {

@@ -23,6 +23,8 @@ export interface AccountCheck {
 }
 
 interface NetworkCheck {
+  /** Names pinned to addresses (--resolve, BOOKDIST_RESOLVE); absent when none is. */
+  resolve?: { host: string; port: number; address: string; from: string }[];
   proxy: { used: string | null; why: string; fix?: string };
   ca: { file: string | null; node_extra_ca_certs: string | null; fix?: string };
   tls: null | { protocol: string | null; subject: string; issuer: string; expires: string | null; days_left: number | null; fix?: string };
@@ -32,17 +34,18 @@ interface NetworkCheck {
 /**
  * The environment without the BOOKDIST_ settings that would override a stored profile's values.
  * BOOKDIST_CA_FILE stays: it is this machine's trust, which every command run here honours, and
- * which the certificate error's advice names (a profile's own CA comes from --ca-file).
+ * which the certificate error's advice names (a profile's own CA comes from --ca-file); so does
+ * BOOKDIST_RESOLVE, this machine's view of names (as --resolve is, which the check keeps too).
  */
 function storedOnlyEnv(env: Record<string, string | undefined>): Record<string, string | undefined> {
-  const keep = new Set(['BOOKDIST_CONFIG_DIR', 'BOOKDIST_DATA_DIR', 'BOOKDIST_CA_FILE']);
+  const keep = new Set(['BOOKDIST_CONFIG_DIR', 'BOOKDIST_DATA_DIR', 'BOOKDIST_CA_FILE', 'BOOKDIST_RESOLVE']);
   return Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('BOOKDIST_') || keep.has(k)));
 }
 
 /** Resolve one profile from the given data alone (flags and BOOKDIST_ variables ignored). */
 export async function configOf(ctx: Context, name: string, profiles: Record<string, ProfileData>): Promise<ResolvedConfig> {
   const { resolveConfig } = await import('../../config/resolve.js');
-  return resolveConfig({ env: storedOnlyEnv(ctx.io.env), flags: { profile: name }, loadStore: async () => ({ profiles }) });
+  return resolveConfig({ env: storedOnlyEnv(ctx.io.env), flags: { profile: name, resolve: ctx.globals.resolve?.join(',') }, loadStore: async () => ({ profiles }) });
 }
 
 function authOf(cfg: ResolvedConfig): string {
@@ -127,6 +130,7 @@ function networkOf(api: import('../../api/client.js').ApiClient, res: import('..
     tls: null,
     clock: null,
   };
+  if (api.pins) out.resolve = api.pins.pins.map((p) => ({ ...p, from: api.pins!.from }));
   if (res.tls) {
     const expires = res.tls.validTo ? new Date(res.tls.validTo) : undefined;
     const days = expires && !Number.isNaN(expires.getTime()) ? Math.floor((expires.getTime() - Date.now()) / 86_400_000) : null;
@@ -176,6 +180,7 @@ export function checkCard(c: AccountCheck, s: Style): string {
 function networkCard(n: NetworkCheck, s: Style): string {
   const fix = (f?: string) => (f ? ` ${s.dim('→ ' + f)}` : '');
   const pairs: Pair[] = [
+    ...(n.resolve ?? []).map((p): Pair => ['Resolve', `${p.host}:${p.port} → ${p.address} (${p.from})`]),
     ['Proxy', (n.proxy.used ? `${n.proxy.used} (${n.proxy.why})` : `none: ${n.proxy.why}`) + fix(n.proxy.fix)],
     ['CA bundle', (n.ca.file ? `${n.ca.file} and Node's roots` : "Node's roots") + (n.ca.node_extra_ca_certs ? ` + NODE_EXTRA_CA_CERTS ${n.ca.node_extra_ca_certs}` : '') + fix(n.ca.fix)],
   ];
