@@ -138,7 +138,7 @@ _bookdist_aliases() {
 # the options of command path $1 itself (not those of its ancestors)
 _bookdist_flags() {
   case "$1" in
-    '') REPLY='-V --version --profile --base-url --ca-file --resolve -o --output --json --fields --query --color --no-color --timeout --retries --debug -q --quiet -y --yes --no-cache --dry-run -h --help' ;;
+    '') REPLY='-V --version --profile --base-url --ca-file -o --output --json --fields --query --color --no-color --timeout --retries --debug -q --quiet -y --yes --no-cache --dry-run --resolve -h --help' ;;
     'status') REPLY='-h --help' ;;
     'whoami') REPLY='-h --help' ;;
     'describe') REPLY='--endpoint -h --help' ;;
@@ -212,13 +212,13 @@ _bookdist_flag() {
     '/--profile') REPLY='rp' ;;
     '/--base-url') REPLY='r-' ;;
     '/--ca-file') REPLY='rf' ;;
-    '/--resolve') REPLY='r-' ;;
     '/-o'|'/--output') REPLY='rc table json ndjson csv tsv' ;;
     '/--fields') REPLY='r-' ;;
     '/--query') REPLY='r-' ;;
     '/--color') REPLY='rc auto always never' ;;
     '/--timeout') REPLY='r-' ;;
     '/--retries') REPLY='r-' ;;
+    '/--resolve') REPLY='r-' ;;
     'describe/--endpoint') REPLY='r-' ;;
     'api/-f'|'api/--field') REPLY='r-' ;;
     'api/-F'|'api/--raw-field') REPLY='r-' ;;

@@ -227,7 +227,7 @@ end
 function __bookdist_flags --argument-names cmdpath
     switch "$cmdpath"
         case ''
-            printf '%s\t%s\n' '-V' 'print the version' '--version' 'print the version' '--profile' 'stored profile to use (env BOOKDIST_PROFILE)' '--base-url' 'service base URL (env BOOKDIST_BASE_URL)' '--ca-file' 'CA certificates (PEM) to trust besides Node\'s, for a service with a private CA (env BOOKDIST_CA_FILE)' '--resolve' 'connect to addr when connecting to host:port, as curl --resolve does (e.g. a staging address under the production name; the certificate is still checked for host); repeatable or comma-separated (env BOOKDIST_RESOLVE)' '-o' 'output format' '--output' 'output format' '--json' 'print JSON (same as -o json)' '--fields' 'only these fields of each record, dotted paths relative to the record, comma-separated (e.g. hash_id,status.is_active)' '--query' 'JMESPath expression over what --json prints (e.g. "results[].hash_id")' '--color' 'colour output; auto is off when piped, with NO_COLOR or TERM=dumb' '--no-color' 'no colour (same as --color never)' '--timeout' 'time limit per request (e.g. 30s, 2m; at most 24h)' '--retries' 'retries on 429 (always), and on 502/503/504 and lost connections for reads and idempotent writes' '--debug' 'trace requests and responses on stderr (secrets redacted); stack traces' '-q' 'no notices or progress on stderr, only errors' '--quiet' 'no notices or progress on stderr, only errors' '-y' 'assume yes for confirmations (required in scripts)' '--yes' 'assume yes for confirmations (required in scripts)' '--no-cache' 'do not record the ids this command reads for shell completion (env BOOKDIST_CACHE=off)' '--dry-run' 'print the request as a curl line (secrets redacted) and send nothing; a payload that does not match the OpenAPI document is refused (exit 2)' '-h' 'display help for command' '--help' 'display help for command'
+            printf '%s\t%s\n' '-V' 'print the version' '--version' 'print the version' '--profile' 'stored profile to use (env BOOKDIST_PROFILE)' '--base-url' 'service base URL (env BOOKDIST_BASE_URL)' '--ca-file' 'CA certificates (PEM) to trust besides Node\'s, for a service with a private CA (env BOOKDIST_CA_FILE)' '-o' 'output format' '--output' 'output format' '--json' 'print JSON (same as -o json)' '--fields' 'only these fields of each record, dotted paths relative to the record, comma-separated (e.g. hash_id,status.is_active)' '--query' 'JMESPath expression over what --json prints (e.g. "results[].hash_id")' '--color' 'colour output; auto is off when piped, with NO_COLOR or TERM=dumb' '--no-color' 'no colour (same as --color never)' '--timeout' 'time limit per request (e.g. 30s, 2m; at most 24h)' '--retries' 'retries on 429 (always), and on 502/503/504 and lost connections for reads and idempotent writes' '--debug' 'trace requests and responses on stderr (secrets redacted); stack traces' '-q' 'no notices or progress on stderr, only errors' '--quiet' 'no notices or progress on stderr, only errors' '-y' 'assume yes for confirmations (required in scripts)' '--yes' 'assume yes for confirmations (required in scripts)' '--no-cache' 'do not record the ids this command reads for shell completion (env BOOKDIST_CACHE=off)' '--dry-run' 'print the request as a curl line (secrets redacted) and send nothing; a payload that does not match the OpenAPI document is refused (exit 2)' '--resolve' 'connect to addr when connecting to host:port, as curl --resolve does (e.g. a staging address under the production name; the certificate is still checked for host); repeatable or comma-separated (env BOOKDIST_RESOLVE)' '-h' 'display help for command' '--help' 'display help for command'
         case 'status'
             printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
         case 'whoami'
@@ -366,8 +366,6 @@ function __bookdist_flag --argument-names cmdpath flag
             echo 'r-'
         case '/--ca-file'
             echo 'rf'
-        case '/--resolve'
-            echo 'r-'
         case '/-o' '/--output'
             echo 'rc table json ndjson csv tsv'
         case '/--fields'
@@ -379,6 +377,8 @@ function __bookdist_flag --argument-names cmdpath flag
         case '/--timeout'
             echo 'r-'
         case '/--retries'
+            echo 'r-'
+        case '/--resolve'
             echo 'r-'
         case 'describe/--endpoint'
             echo 'r-'

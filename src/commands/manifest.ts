@@ -83,12 +83,6 @@ export const ROOT_OPTIONS: readonly RootOption[] = [
   { flags: '--profile <name>', description: 'stored profile to use (env BOOKDIST_PROFILE)' },
   { flags: '--base-url <url>', description: 'service base URL (env BOOKDIST_BASE_URL)' },
   { flags: '--ca-file <file>', description: "CA certificates (PEM) to trust besides Node's, for a service with a private CA (env BOOKDIST_CA_FILE)" },
-  {
-    flags: '--resolve <host:port:addr>',
-    description:
-      'connect to addr when connecting to host:port, as curl --resolve does (e.g. a staging address under the production name; the certificate is still checked for host); repeatable or comma-separated (env BOOKDIST_RESOLVE)',
-    repeatable: true,
-  },
   { flags: '-o, --output <format>', description: 'output format', choices: OUTPUT_FORMATS },
   { flags: '--json', description: 'print JSON (same as -o json)' },
   { flags: '--fields <paths>', description: 'only these fields of each record, dotted paths relative to the record, comma-separated (e.g. hash_id,status.is_active)' },
@@ -102,6 +96,12 @@ export const ROOT_OPTIONS: readonly RootOption[] = [
   { flags: '-y, --yes', description: 'assume yes for confirmations (required in scripts)' },
   { flags: '--no-cache', description: 'do not record the ids this command reads for shell completion (env BOOKDIST_CACHE=off)' },
   { flags: '--dry-run', description: 'print the request as a curl line (secrets redacted) and send nothing; a payload that does not match the OpenAPI document is refused (exit 2)' },
+  {
+    flags: '--resolve <host:port:addr>',
+    description:
+      'connect to addr when connecting to host:port, as curl --resolve does (e.g. a staging address under the production name; the certificate is still checked for host); repeatable or comma-separated (env BOOKDIST_RESOLVE)',
+    repeatable: true,
+  },
 ];
 
 /** What the root help prints after the page. */
