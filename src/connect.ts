@@ -15,6 +15,8 @@ import { parsePins, type Pin } from './api/network.js';
 import type { ResolvedConfig, Setting } from './config/resolve.js';
 import { CONFIG_FILE, KEYS_DIR } from './config/store.js';
 import { checkBaseUrl, checkHeaderValue, checkPermissions, sourceOf } from './config/check.js';
+import type { WriteHook, WriteRequest } from './api/write-hook.js';
+import { mayWrite } from './ledger/ops.js';
 
 /** Where requests go and as whom: what connect() hands the client besides the context's settings. */
 interface Target {
@@ -52,6 +54,7 @@ export async function connect(ctx: Context): Promise<ApiClient> {
     debug: globals.debug ? (line) => io.stderr.write(`[debug] ${line}\n`) : undefined,
     dryRun: globals.dryRun ? (line) => io.stdout.write(line + '\n') : undefined,
     checkPayload: globals.dryRun ? checkBeforeDryRun : undefined,
+    writeHook: ledgerHook(ctx, cfg, target.baseUrl),
     onResponse: (res) => {
       if (ids && res.format === 'json' && res.status < 300) ids.collect(res.body);
       if (!noticeShown && res.body && res.body.test_mode === true) {
@@ -88,6 +91,45 @@ function idCacheFor(ctx: Context, cfg: ResolvedConfig, target: Target): IdCollec
     flush(seeded.merge(ids), cache);
   });
   return ids;
+}
+
+/** The profile name the ledger records: `sandbox` for the embedded sandbox, `(env)` for a base URL given without a profile. */
+export function ledgerProfile(cfg: ResolvedConfig): string {
+  return cfg.embedded || cfg.profile.source !== 'default' ? cfg.profile.value : '(env)';
+}
+
+/**
+ * The ledger's write hook (issue 34), unless --no-ledger, BOOKDIST_LEDGER=off or the profile turns
+ * it off, or --dry-run sends nothing. The recorder loads on the first write only: reads pay nothing.
+ */
+function ledgerHook(ctx: Context, cfg: ResolvedConfig, baseUrl: string): WriteHook | undefined {
+  if (ctx.globals.ledger === false || cfg.ledger?.value === false || ctx.globals.dryRun) return undefined;
+  let recorder: Promise<WriteHook> | undefined;
+  const host = (() => {
+    try {
+      return new URL(baseUrl).host;
+    } catch {
+      return baseUrl;
+    }
+  })();
+  return {
+    before(req: WriteRequest) {
+      if (!mayWrite(req)) return undefined;
+      recorder ??= Promise.all([import('./ledger/recorder.js'), import('./ledger/store.js')]).then(([r, s]) => {
+        const rec = new r.Recorder(new s.LedgerStore(s.ledgerDir(ctx.io.env)), {
+          profile: ledgerProfile(cfg),
+          host,
+          job: () => ctx.ledgerJob,
+          now: () => ctx.clock.now(),
+          warn: (m) => ctx.warn(m),
+        });
+        // The last outcomes are written when the command ends (they wait for the next group otherwise).
+        ctx.defer(() => rec.flush());
+        return rec;
+      });
+      return recorder.then((r) => r.before(req));
+    },
+  };
 }
 
 type Permissions = (path: string, kind: 'key' | 'config' | 'keys-dir') => void;

@@ -36,6 +36,8 @@ export interface GlobalOptions {
   dryRun: boolean;
   /** --no-cache: the ids this command reads are not recorded for completion (src/cache/ids.ts). */
   noCache?: boolean;
+  /** false with --no-ledger: this run records no write in the ledger. */
+  ledger?: boolean;
 }
 
 export interface IO {
@@ -79,6 +81,8 @@ export interface Context {
    * process quietly.
    */
   trapOutputError?(handler: (err: NodeJS.ErrnoException) => void): void;
+  /** The bulk job that is running (its job id): the ledger records it with each write. */
+  ledgerJob?: string;
   /** Register a cleanup to run when the command ends (close servers, pools, files). */
   defer(fn: () => void | Promise<void>): void;
   /**

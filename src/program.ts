@@ -15,6 +15,7 @@ import { commands as codes } from './commands/codes/index.js';
 import { commands as imports } from './commands/import/index.js';
 import { commands as access } from './commands/access/index.js';
 import { commands as offers } from './commands/offers/index.js';
+import { commands as ledger } from './commands/ledger/index.js';
 import { commands as completion } from './commands/completion/index.js';
 import { commands as help } from './commands/help/index.js';
 
@@ -30,6 +31,7 @@ const DECLARATIONS = {
   import: imports,
   access,
   offers,
+  ledger,
   completion,
   help,
 } as const satisfies Record<GroupId, readonly CommandDecl[]>;

@@ -57,6 +57,7 @@ const LOADERS: Record<Exclude<GroupId, 'completion' | 'help'>, () => Promise<Dec
   import: () => import('./commands/import/index.js').then((m) => m.commands),
   access: () => import('./commands/access/index.js').then((m) => m.commands),
   offers: () => import('./commands/offers/index.js').then((m) => m.commands),
+  ledger: () => import('./commands/ledger/index.js').then((m) => m.commands),
 };
 
 /**

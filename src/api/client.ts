@@ -31,6 +31,7 @@ import { DryRun, toApiError } from './errors.js';
 import { hasIdempotencyKey, retryPolicy, waitAfterAnswer, waitAfterFailure } from './retry.js';
 import { failureCode, sendFailed, unmendable, type SendFailure } from './send-failure.js';
 import { curlLine } from './curl.js';
+import { settleThrown, verdictOf, type WriteHook, type WriteTicket } from './write-hook.js';
 import {
   authHeaders,
   fillPath,
@@ -88,6 +89,8 @@ export interface ClientOptions {
    * profile says so): writes carrying one are retried like reads.
    */
   idempotencyKeys?: boolean;
+  /** Told of every write before it is sent and of its verdict after (the ledger; write-hook.ts). */
+  writeHook?: WriteHook;
 }
 
 /** What --dry-run checks before printing a request. */
@@ -284,8 +287,26 @@ export class ApiClient {
     this.refuseUnsigned(o, prepared);
     if (this.opts.dryRun) return this.dryRun(o, prepared);
     this.traceRoute(prepared);
-    const res = await this.exchange(o, prepared);
-    return this.accept(res);
+    const ticket = await this.announce(o);
+    if (!ticket) return this.accept(await this.exchange(o, prepared));
+    let res: ApiResponse;
+    try {
+      res = this.accept(await this.exchange(o, prepared));
+    } catch (e) {
+      throw settleThrown(ticket, e);
+    }
+    ticket.after(verdictOf(res));
+    return res;
+  }
+
+  /**
+   * The write hook (the ledger) around `exchange` and `accept`: a request that may change the
+   * service is recorded before it is sent; the ticket records its verdict after.
+   */
+  private async announce(o: RequestOptions): Promise<WriteTicket | undefined> {
+    const hook = this.opts.writeHook;
+    if (!hook || o.method === 'GET') return undefined;
+    return hook.before({ endpoint: o.endpoint?.name, method: o.method, path: o.path, payload: o.payload ?? requestObject(o.requestText), headers: o.headers ?? {} });
   }
 
   /** A request that needs a signature, to a service (signedOnly), with no credentials at all: refused unsent. */
@@ -382,6 +403,17 @@ export class ApiClient {
   /** Release the connections. Requests still in flight (an interrupted run) are cut, not awaited. */
   async close(): Promise<void> {
     this.handler.close?.();
+  }
+}
+
+/** The `request` object of a raw request text (`bookdist api --input`), when it is JSON. */
+function requestObject(text: string | undefined): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const v = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : undefined;
+  } catch {
+    return undefined;
   }
 }
 

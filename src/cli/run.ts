@@ -132,5 +132,6 @@ function globalsFrom(command: Command): GlobalOptions {
     dryRun: Boolean(o.dryRun),
     // --no-cache sets it to false.
     noCache: o.cache === false,
+    ledger: o.ledger !== false,
   };
 }

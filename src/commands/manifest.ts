@@ -9,7 +9,7 @@
 // written twice; test/foundation/lazy-tree.test.ts checks the terms against the built tree.
 
 /** The command groups, one folder of src/commands/ each. */
-export type GroupId = 'general' | 'profile' | 'sandbox' | 'book' | 'user' | 'order' | 'codes' | 'import' | 'access' | 'offers' | 'completion' | 'help';
+export type GroupId = 'general' | 'profile' | 'sandbox' | 'book' | 'user' | 'order' | 'codes' | 'import' | 'access' | 'offers' | 'ledger' | 'completion' | 'help';
 
 /** A top-level command: its word, its term in the root help (with its arguments), its summary. */
 type TopCommand = readonly [name: string, term: string, summary: string];
@@ -40,6 +40,7 @@ export const MANIFEST: readonly ManifestGroup[] = [
   { id: 'import', commands: [['import', 'import', 'search imported titles that are not for sale yet']] },
   { id: 'access', commands: [['access', 'access', "grant or revoke a user's access to a book"]] },
   { id: 'offers', commands: [['offers', 'offers', 'price offers for an ISBN and pre-filled cart links']] },
+  { id: 'ledger', commands: [['ledger', 'ledger', 'the local record of every write: list, verify, export, reconcile']] },
   { id: 'completion', commands: [['completion', 'completion', 'shell completion scripts (bash, zsh, fish) and their cache of ids']], wholeTree: true },
   // Last: `help` closes the list of commands, as commander's own help command does.
   { id: 'help', commands: [['help', 'help [command...]', 'show the help of a command, e.g. `bookdist help book get`']], wholeTree: true },
@@ -95,6 +96,7 @@ export const ROOT_OPTIONS: readonly RootOption[] = [
   { flags: '-q, --quiet', description: 'no notices or progress on stderr, only errors' },
   { flags: '-y, --yes', description: 'assume yes for confirmations (required in scripts)' },
   { flags: '--no-cache', description: 'do not record the ids this command reads for shell completion (env BOOKDIST_CACHE=off)' },
+  { flags: '--no-ledger', description: 'record no write of this run in the ledger (`bookdist help ledger`; env BOOKDIST_LEDGER=off)' },
   { flags: '--dry-run', description: 'print the request as a curl line (secrets redacted) and send nothing; a payload that does not match the OpenAPI document is refused (exit 2)' },
   {
     flags: '--resolve <host:port:addr>',

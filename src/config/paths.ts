@@ -18,8 +18,12 @@ export function dataDir(env: Record<string, string | undefined>): string {
   return join(base, 'bookdist');
 }
 
-/** Where bookdist keeps state worth keeping but not configuration (rescued results): XDG_STATE_HOME. */
+/**
+ * Where bookdist keeps state worth keeping but not configuration (the ledger of writes, rescued
+ * results): BOOKDIST_STATE_DIR, else XDG_STATE_HOME/bookdist, else ~/.local/state/bookdist.
+ */
 export function stateDir(env: Record<string, string | undefined>): string {
+  if (env.BOOKDIST_STATE_DIR) return env.BOOKDIST_STATE_DIR;
   const base = env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
   return join(base, 'bookdist');
 }

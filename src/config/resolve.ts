@@ -31,6 +31,8 @@ export interface ResolvedConfig {
   resolve?: Setting;
   /** The service honours Idempotency-Key (BOOKDIST_IDEMPOTENCY_KEYS=1, the profile's setting). */
   idempotencyKeys?: Setting<boolean>;
+  /** Record writes in the ledger (BOOKDIST_LEDGER=off|on, the profile's setting; on by default). */
+  ledger?: Setting<boolean>;
   /** The stored profile's own base URL: its credentials are only ever sent there. */
   profileBaseUrl?: string;
   configDir: string;
@@ -55,6 +57,7 @@ const ENV = {
   caFile: 'BOOKDIST_CA_FILE',
   resolve: 'BOOKDIST_RESOLVE',
   idempotencyKeys: 'BOOKDIST_IDEMPOTENCY_KEYS',
+  ledger: 'BOOKDIST_LEDGER',
 } as const;
 
 export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig> {
@@ -104,6 +107,10 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
     idempotencyKeys: (() => {
       const s = pick(undefined, ENV.idempotencyKeys, p.idempotencyKeys === undefined ? undefined : String(p.idempotencyKeys), profile.value);
       return s ? { ...s, value: /^(1|true|yes|on)$/i.test(s.value) } : undefined;
+    })(),
+    ledger: (() => {
+      const s = pick(undefined, ENV.ledger, p.ledger === undefined ? undefined : String(p.ledger), profile.value);
+      return s ? { ...s, value: !/^(0|false|no|off)$/i.test(s.value.trim()) } : undefined;
     })(),
     profileBaseUrl: p.baseUrl,
     configDir: configDir(env),

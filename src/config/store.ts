@@ -20,6 +20,8 @@ export interface ProfileData {
   caFile?: string;
   /** The service honours Idempotency-Key: keyed writes may be retried after a lost answer. */
   idempotencyKeys?: boolean;
+  /** false: this profile's writes are not recorded in the ledger (`profile add --no-ledger`). */
+  ledger?: boolean;
 }
 
 export interface StoreShape {

@@ -100,6 +100,13 @@ export const OUTPUT: Record<string, OutputSpec> = {
   // price comparison
   'offers get': { kind: 'rows', record: 'offer', at: 'Offers' },
   'offers checkout': { kind: 'record', record: 'checkout', value: 'url' },
+  // the ledger (local)
+  'ledger list': { kind: 'rows', record: 'write' },
+  'ledger show': { kind: 'record', record: 'write' },
+  'ledger verify': { kind: 'record', record: 'ledger check' },
+  'ledger export': { kind: 'text' },
+  'ledger prune': { kind: 'message' },
+  'ledger reconcile': { kind: 'rows', record: 'settlement' },
   // shell and docs
   completion: { kind: 'text' },
   __reference: { kind: 'text' },

@@ -27,7 +27,11 @@ const { createServer } = load('node:http') as typeof import('node:http');
 interface FaultOptions {
   /** Probability (0..1) that a request gets one of `kinds`. */
   rate: number;
-  kinds: Array<'503' | '429' | 'reset'>;
+  /**
+   * `reset`: the connection is closed before the request is read (it never arrives); `drop`: the
+   * request is carried out (committed) and its answer dropped, the connection closed instead.
+   */
+  kinds: Array<'503' | '429' | 'reset' | 'drop'>;
   /** Added to every (non-control) request. */
   latencyMs?: number;
   /** Draw faults from this seeded sequence instead of Math.random: the same requests in the same order get the same faults (tests). */
@@ -185,7 +189,8 @@ function requestHandler(core: SandboxCore, opts: Pick<SandboxOptions, 'log' | 'f
     const isControl = isControlPath(path);
     if (faults && !isControl && random() < faults.rate) {
       const kind = faults.kinds[Math.floor(random() * faults.kinds.length)];
-      return injectFault(kind, latency, req, res, () => log?.(`${req.method} ${path} reset 0ms -`));
+      if (kind === 'drop') dropAnswer(req, res, () => log?.(`${req.method} ${path} answer dropped after commit`));
+      else return injectFault(kind, latency, req, res, () => log?.(`${req.method} ${path} reset 0ms -`));
     }
     const go = () =>
       dispatch(core, req, res, (name) => {
@@ -204,8 +209,20 @@ function requestHandler(core: SandboxCore, opts: Pick<SandboxOptions, 'log' | 'f
   };
 }
 
+/** The request runs as usual, but its answer never leaves: the connection is closed instead (a lost answer). */
+function dropAnswer(req: IncomingMessage, res: ServerResponse, logDrop: () => void): void {
+  const drop = () => {
+    logDrop();
+    req.socket.destroy();
+    return res;
+  };
+  res.writeHead = (() => res) as unknown as ServerResponse['writeHead'];
+  res.write = (() => true) as unknown as ServerResponse['write'];
+  res.end = drop as unknown as ServerResponse['end'];
+}
+
 /** Answer as a failing service would: a reset connection at once, or a 429 or 503 after `latency`. */
-function injectFault(kind: FaultOptions['kinds'][number], latency: number, req: IncomingMessage, res: ServerResponse, logReset: () => void): void {
+function injectFault(kind: Exclude<FaultOptions['kinds'][number], 'drop'>, latency: number, req: IncomingMessage, res: ServerResponse, logReset: () => void): void {
   if (kind === 'reset') {
     logReset();
     req.socket.destroy();

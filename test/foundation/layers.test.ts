@@ -25,7 +25,8 @@ const ALLOWED: Record<string, string[]> = {
   output: ['util', 'context:type'],
   sandbox: ['spec'],
   bulk: ['api', 'output', 'util', 'validate', 'config', 'context:type'],
-  commands: ['api', 'bulk', 'cache', 'config', 'output', 'sandbox', 'spec', 'util', 'validate', 'context:type'],
+  ledger: ['api', 'config', 'spec', 'util'],
+  commands: ['api', 'bulk', 'cache', 'config', 'ledger', 'output', 'sandbox', 'spec', 'util', 'validate', 'context:type'],
   docs: ['commands', 'spec'],
 };
 

@@ -29,7 +29,7 @@ export interface TestSandboxOptions {
   /** Delay before the worker completes a queued book (default 2000 ms). */
   processDelayMs?: number;
   /** Fault injection for client tests. Never applies to /_sandbox/ control routes. */
-  faults?: { rate: number; kinds: Array<'503' | '429' | 'reset'>; latencyMs?: number; seed?: number };
+  faults?: { rate: number; kinds: Array<'503' | '429' | 'reset' | 'drop'>; latencyMs?: number; seed?: number };
   /** Collect the server's request log lines. */
   log?: (line: string) => void;
   /** More Host names the control routes answer (as `sandbox serve --allow-host`). */
@@ -136,6 +136,8 @@ async function startIn(dir: string, opts: TestSandboxOptions): Promise<TestSandb
   const env: Record<string, string> = {
     BOOKDIST_CONFIG_DIR: configDir,
     BOOKDIST_DATA_DIR: join(dir, 'data'),
+    // The ledger of the writes sent to this sandbox (issue 34), removed with it.
+    BOOKDIST_STATE_DIR: join(dir, 'state'),
     BOOKDIST_BASE_URL: url,
     BOOKDIST_USERNAME: creds.partner.username,
     BOOKDIST_KEY_FILE: creds.partner.keyFile,

@@ -217,6 +217,8 @@ export async function run(o: AddOptions, ctx: Context): Promise<void> {
   if (o.username) data.username = o.username;
   if (o.caFile) data.caFile = o.caFile;
   if (o.idempotencyKeys) data.idempotencyKeys = true;
+  // The global --no-ledger given to `profile add` is the profile's setting: its writes go unrecorded.
+  if (ctx.globals.ledger === false) data.ledger = false;
   if (o.verify) {
     // Check before anything is written: a refused key leaves no half-made profile behind.
     const { checkAccount, configOf } = await import('./verify.js');

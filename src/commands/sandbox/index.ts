@@ -27,7 +27,7 @@ export const serve = verb({
     option('--db <path>', DB_HELP + '; :memory: for a throwaway database'),
     option('--process-delay <duration>', 'time the worker takes to process a queued book (at most 24h)', { default: '2s' }),
     option('--fault-rate <fraction>', 'share of requests (0..1) that get an injected fault', { default: '0' }),
-    option('--fault <kind>', 'fault kind (repeatable)', { choices: ['503', '429', 'reset'], repeatable: 'split' }),
+    option('--fault <kind>', 'fault kind (repeatable): 503, 429, reset (the connection is closed before the request is read), drop (the request is carried out and its answer dropped: a lost answer)', { choices: ['503', '429', 'reset', 'drop'], repeatable: 'split' }),
     option('--latency <duration>', 'added to every request (e.g. 50ms; at most 10m)'),
     option('--tls', 'serve HTTPS with a certificate signed by a CA made and kept beside the database (printed at start and by `sandbox credentials`)'),
     option('--cert <file>', 'serve HTTPS with this certificate (PEM; with --key)'),

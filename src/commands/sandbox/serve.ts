@@ -12,7 +12,7 @@ interface Options {
   port: number;
   db?: string;
   processDelayMs: number;
-  faults?: { rate: number; kinds: Array<'503' | '429' | 'reset'>; latencyMs?: number };
+  faults?: { rate: number; kinds: Array<'503' | '429' | 'reset' | 'drop'>; latencyMs?: number };
   expose: boolean;
   allowHosts: string[];
   publicUrl?: string;
@@ -30,9 +30,9 @@ export function parse({ opts }: VerbInput<typeof serve>): Options {
   const delay = delayed.ms;
   const rate = Number(opts.faultRate);
   if (!Number.isFinite(rate) || rate < 0 || rate > 1) throw usageError(`--fault-rate must be a fraction from 0 to 1, not "${opts.faultRate}".`);
-  const kinds: Array<'503' | '429' | 'reset'> = [];
+  const kinds: Array<'503' | '429' | 'reset' | 'drop'> = [];
   for (const k of opts.fault ?? []) {
-    if (k !== '503' && k !== '429' && k !== 'reset') throw usageError(`--fault must be 503, 429 or reset, not "${k}".`);
+    if (k !== '503' && k !== '429' && k !== 'reset' && k !== 'drop') throw usageError(`--fault must be 503, 429, reset or drop, not "${k}".`);
     kinds.push(k);
   }
   let latencyMs: number | undefined;

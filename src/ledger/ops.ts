@@ -1,0 +1,62 @@
+// Which requests are writes, and what the ledger calls them: the command that makes each one
+// (`order create` for POST /v1/order/external/). A raw request (`bookdist api`) to a write path is
+// recorded under that command's name; one to a path the interface does not list, as `api`.
+import type { WriteRequest } from '../api/write-hook.js';
+import { ENDPOINTS } from '../spec/endpoints.js';
+
+/** Endpoint name → the operation the ledger records. */
+export const WRITE_OPS: Record<string, string> = {
+  'order.external': 'order create',
+  'order.refund': 'order refund',
+  'order.free': 'order free',
+  'user.create': 'user create',
+  'user.invite': 'user invite',
+  'codes.generate': 'codes generate',
+  'access.allow': 'access allow',
+  'access.revoke': 'access revoke',
+  'book.process': 'book process',
+};
+
+/** Is this request one the ledger may record (cheap: no module of the ledger's is loaded for a read)? */
+export function mayWrite(req: { method: string; endpoint?: string }): boolean {
+  return req.method !== 'GET' && (req.endpoint === undefined || Object.hasOwn(WRITE_OPS, req.endpoint));
+}
+
+/** Every operation a row may name, for `ledger list --op`. */
+export const OPS = [...Object.values(WRITE_OPS), 'api'];
+
+interface Route {
+  name: string;
+  re: RegExp;
+  params: string[];
+}
+
+let routes: Route[] | undefined;
+
+function routesOf(): Route[] {
+  return (routes ??= ENDPOINTS.flatMap((e) => [e.path, ...(e.aliases ?? [])].map((p) => {
+    const params: string[] = [];
+    const re = new RegExp('^' + p.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}/g, (_, n: string) => (params.push(n), '([^/]+)')) + '$');
+    return { name: e.name, re, params };
+  })));
+}
+
+/** The endpoint a path is (and its path parameters), or undefined. */
+function match(path: string): { name: string; params: Record<string, string> } | undefined {
+  const p = path.split('?')[0];
+  for (const r of routesOf()) {
+    const m = r.re.exec(p);
+    if (m) return { name: r.name, params: Object.fromEntries(r.params.map((n, i) => [n, decodeURIComponent(m[i + 1])])) };
+  }
+  return undefined;
+}
+
+/** The operation of a write, with the identifiers its path names; undefined for a read. */
+export function opOf(req: WriteRequest): { op: string; params?: Record<string, string> } | undefined {
+  if (req.method === 'GET') return undefined;
+  const m = match(req.path);
+  const name = req.endpoint ?? m?.name;
+  if (name && WRITE_OPS[name]) return { op: WRITE_OPS[name], params: m?.params && Object.keys(m.params).length ? m.params : undefined };
+  if (req.endpoint || m) return undefined; // a read sent as POST (search, viewer, purchase...)
+  return { op: 'api' };
+}

@@ -1,0 +1,193 @@
+// The write hook of the API client (src/api/write-hook.ts) that records every write in the
+// ledger: an intent row, durable before the request is sent, and an outcome row after the
+// client's verdict. Only identifiers are kept (a whitelist of fields): never a key, token,
+// signature, password or redemption code (a batch of codes is kept as its count and SHA-256).
+//
+// Intents of one process are committed in groups: those asked for in the same turn of the event
+// loop (a bulk job at its concurrency) share one lock and one fdatasync. Outcomes go out with the
+// next group, or at exit.
+import type { WriteHook, WriteRequest, WriteTicket, WriteVerdict } from '../api/write-hook.js';
+import { LedgerStore, sha256, type NewRow, type Row } from './store.js';
+import { opOf } from './ops.js';
+
+export interface RecorderMeta {
+  /** The profile's name (`sandbox` for the embedded sandbox). */
+  profile: string;
+  /** The base URL's host. */
+  host: string;
+  /** The bulk job the requests belong to, when one runs (read at each write). */
+  job?: () => string | undefined;
+  now?: () => Date;
+  /** A record that could not be written after the request was sent (disk full...). */
+  warn?: (message: string) => void;
+}
+
+/** Payload fields kept in an intent: identifiers and counts, nothing else. */
+const INTENT_FIELDS = [
+  'username', 'email', 'hash_id', 'order_number', 'org', 'label', 'count', 'order_id', 'id', 'items',
+  'digital_pricing', 'order_type', 'price', 'expiration_date', 'limit_days', 'samples', 'force', 'urgent', 'type', 'send_email',
+] as const;
+
+/**
+ * Writes that `ledger reconcile` settles by sending them again (idempotent by their order number,
+ * their Idempotency-Key, or by what they do): the payload is kept as sent, so that the repeat is
+ * the same request. None of these payloads holds a secret (the signature is a header).
+ */
+function resendable(op: string, req: WriteRequest, key: string | undefined): boolean {
+  if (op === 'access allow' || op === 'access revoke') return true;
+  if (op === 'order create') return typeof req.payload?.order_number === 'string' && req.payload.order_number !== '';
+  if (op === 'codes generate') return key !== undefined;
+  return false;
+}
+
+function keep(v: unknown): unknown {
+  if (typeof v === 'string') return v.length <= 200 ? v : undefined;
+  if (typeof v === 'number' || typeof v === 'boolean') return v;
+  if (Array.isArray(v) && v.length <= 1000 && v.every((x) => typeof x === 'number' || (typeof x === 'string' && x.length <= 40))) return v;
+  return undefined;
+}
+
+function pick(from: Record<string, unknown> | undefined, fields: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!from) return out;
+  for (const f of fields) {
+    const v = keep(from[f]);
+    if (v !== undefined) out[f] = v;
+  }
+  return out;
+}
+
+function idempotencyKey(headers: Record<string, string>): string | undefined {
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === 'idempotency-key') return v;
+  return undefined;
+}
+
+/** What the intent row of a write holds. */
+export function intentOf(req: WriteRequest, op: { op: string; params?: Record<string, string> }, meta: RecorderMeta): NewRow {
+  const ids = { ...pick(req.payload, INTENT_FIELDS), ...op.params };
+  const key = idempotencyKey(req.headers);
+  const row: NewRow = {
+    t: (meta.now?.() ?? new Date()).toISOString(),
+    kind: 'intent',
+    op: op.op,
+    profile: meta.profile,
+    host: meta.host,
+    ids,
+  };
+  if (op.op === 'api') row.request = `${req.method} ${req.path}`;
+  if (key) row.idempotency_key = key;
+  if (req.payload && resendable(op.op, req, key)) {
+    const text = JSON.stringify(req.payload);
+    if (text.length <= 8192) row.resend = req.payload;
+  }
+  const job = meta.job?.();
+  if (job) row.job = job;
+  row.pid = process.pid;
+  return row;
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+
+/** The identifiers an answer returned: order id, purchase ids, a new user's username, the codes' count and digest. */
+export function returnedIds(op: string, body: unknown): Record<string, unknown> {
+  const b = (body && typeof body === 'object' ? body : {}) as Record<string, any>;
+  const out: Record<string, unknown> = {};
+  const order = b.order && typeof b.order === 'object' ? b.order : undefined;
+  if (order) {
+    if (num(order.id) !== undefined) out.order_id = order.id;
+    if (Array.isArray(order.items)) out.purchase_ids = order.items.map((i: any) => num(i?.id)).filter((x: unknown) => x !== undefined);
+  }
+  if (Array.isArray(b.refunds)) {
+    out.refunded = b.refunds.filter((r: any) => r?.success === true).map((r: any) => num(r.purchase_id)).filter((x: unknown) => x !== undefined);
+    out.not_refunded = b.refunds.filter((r: any) => r?.success !== true).map((r: any) => num(r?.purchase_id)).filter((x: unknown) => x !== undefined);
+  }
+  if (op === 'user create' || op === 'user invite' || (op === 'api' && str(b.username))) {
+    if (str(b.username)) out.username = b.username;
+    if (b.conflict === true) out.conflict = true;
+  }
+  if (Array.isArray(b.codes)) {
+    // Never the codes themselves: how many, and a digest to match them against a file.
+    const codes = b.codes.map((c: any) => (typeof c === 'string' ? c : str(c?.code) ?? JSON.stringify(c)));
+    out.codes = codes.length;
+    out.codes_sha256 = sha256(codes.join('\n'));
+  }
+  return out;
+}
+
+/** The service's message, short, when it says why a write failed (never from a success, which may carry a password). */
+function reasonOf(v: WriteVerdict): string | undefined {
+  const b = v.body as { message?: unknown } | undefined;
+  const m = v.reason ?? (typeof b?.message === 'string' ? b.message : undefined);
+  if (!m) return undefined;
+  // One line, no control characters, short.
+  const s = m.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+  return s.length > 200 ? s.slice(0, 200) + '…' : s;
+}
+
+export function outcomeOf(of: number, op: string, v: WriteVerdict, now: Date): NewRow {
+  const row: NewRow = { t: now.toISOString(), kind: 'outcome', of, status: v.status };
+  if (v.http !== undefined) row.http = v.http;
+  const ids = v.status === 'failed' ? {} : returnedIds(op, v.body);
+  if (Object.keys(ids).length) row.ids = ids;
+  if (v.status !== 'done') {
+    const why = reasonOf(v);
+    if (why) row.reason = why;
+  }
+  row.pid = process.pid;
+  return row;
+}
+
+interface Pending {
+  row: NewRow;
+  resolve?: (r: Row) => void;
+  reject?: (e: unknown) => void;
+}
+
+export class Recorder implements WriteHook {
+  private queue: Pending[] = [];
+  private scheduled = false;
+  private readonly onExit = () => this.flush();
+
+  constructor(
+    readonly store: LedgerStore,
+    private readonly meta: RecorderMeta,
+  ) {}
+
+  before(req: WriteRequest): Promise<WriteTicket | undefined> | undefined {
+    const op = opOf(req);
+    if (!op) return undefined;
+    const row = intentOf(req, op, this.meta);
+    return new Promise<Row>((resolve, reject) => this.enqueue({ row, resolve, reject })).then((written) => ({
+      id: String(written.n),
+      after: (v: WriteVerdict) => this.enqueue({ row: outcomeOf(written.n, op.op, v, this.meta.now?.() ?? new Date()) }),
+    }));
+  }
+
+  private enqueue(p: Pending): void {
+    this.queue.push(p);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    process.on('exit', this.onExit);
+    setImmediate(() => this.flush());
+  }
+
+  /** Write what is queued: one lock, one fdatasync when an intent is among them. */
+  flush(): void {
+    if (!this.scheduled) return;
+    this.scheduled = false;
+    process.off('exit', this.onExit);
+    const batch = this.queue;
+    this.queue = [];
+    const durable = batch.some((p) => p.resolve);
+    let written: Row[];
+    try {
+      written = this.store.append(batch.map((p) => p.row), durable);
+    } catch (e) {
+      for (const p of batch) p.reject?.(e);
+      if (!durable) this.meta.warn?.(`could not record ${batch.length} outcome(s) in the ledger: ${(e as Error).message}`);
+      return;
+    }
+    batch.forEach((p, i) => p.resolve?.(written[i]));
+  }
+}

@@ -1,0 +1,311 @@
+// The ledger's file: `ledger.ndjson` in the state directory (BOOKDIST_STATE_DIR, else
+// $XDG_STATE_HOME/bookdist, else ~/.local/state/bookdist), one JSON row a line, append-only.
+//
+// - Each row carries `n` (its id, increasing) and `prev`, the SHA-256 of the line before it (64
+//   zeros for the first), so that a changed, removed or inserted row breaks the chain
+//   (`ledger verify`).
+// - Many processes append at once (bulk jobs, a terminal): every append takes an exclusive lock
+//   (`ledger.lock`, created O_EXCL, holding the owner's pid; one left by a killed process is
+//   broken), reads the last line for `n` and `prev`, writes, and releases. The lock is held for
+//   one write (and one fdatasync for intents): a few milliseconds at most.
+// - The file is opened anew under the lock for every append (prune replaces it whole), never
+//   through a link, 0600 in a 0700 directory (src/util/fs-safe.ts).
+// - Synchronous calls only: a single write command pays for no extra module (node:fs/promises
+//   would load about fifteen) and the intent is on disk before the request leaves.
+import * as fs from 'node:fs';
+import { constants } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { createNewSync, privateDirSync, readTextSync, writeFileAtomicSync } from '../util/fs-safe.js';
+import { CliError, errorCode, ExitCode } from '../errors.js';
+import { stateDir } from '../config/paths.js';
+
+export const LEDGER_FILE = 'ledger.ndjson';
+const LOCK_FILE = 'ledger.lock';
+export const GENESIS = '0'.repeat(64);
+/** The longest a lock may be held by a live process before it is judged abandoned. */
+const STALE_MS = 30_000;
+/** The longest an append waits for the lock. */
+const WAIT_MS = 20_000;
+
+/** A row as written: its id and the hash of the row before it come first. */
+export interface Row {
+  n: number;
+  prev: string;
+  t: string;
+  kind: 'intent' | 'outcome' | 'settled' | 'prune';
+  [field: string]: unknown;
+}
+
+export type NewRow = Omit<Row, 'n' | 'prev'>;
+
+export function sha256(text: string | Uint8Array): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** Where the ledger lives: the state directory (BOOKDIST_STATE_DIR, else XDG_STATE_HOME/bookdist, else ~/.local/state/bookdist). */
+export const ledgerDir = stateDir;
+
+function refused(path: string, why: string, e?: unknown): CliError {
+  return new CliError(
+    `The ledger ${path} ${why}${e ? ` (${errorCode(e) ?? String(e)})` : ''}. Nothing was sent. ` +
+      'Fix it, point BOOKDIST_STATE_DIR at a private directory, or turn the ledger off for this command with --no-ledger (BOOKDIST_LEDGER=off).',
+    ExitCode.USAGE,
+    { file: path },
+  );
+}
+
+const sleepBuf = new Int32Array(new SharedArrayBuffer(4));
+function pause(ms: number): void {
+  Atomics.wait(sleepBuf, 0, 0, ms);
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return errorCode(e) === 'EPERM';
+  }
+}
+
+export class LedgerStore {
+  readonly dir: string;
+  readonly path: string;
+  private readonly lockPath: string;
+  private dirReady = false;
+
+  constructor(dir: string) {
+    this.dir = dir;
+    this.path = join(dir, LEDGER_FILE);
+    this.lockPath = join(dir, LOCK_FILE);
+  }
+
+  private ensureDir(): void {
+    if (this.dirReady) return;
+    try {
+      privateDirSync(this.dir);
+    } catch (e) {
+      const c = errorCode(e);
+      throw refused(this.dir, c === 'ELOOP' ? 'directory is a symbolic link: refusing to write through it' : c === 'ENOTDIR' ? 'directory is not a directory' : 'directory cannot be created', c === 'ELOOP' || c === 'ENOTDIR' ? undefined : e);
+    }
+    this.dirReady = true;
+  }
+
+  /** Take the lock (waiting a few ms at a time); returns its release. */
+  private lock(): () => void {
+    const started = Date.now();
+    for (let wait = 1; ; wait = Math.min(wait * 2, 8)) {
+      let fd: number;
+      try {
+        fd = createNewSync(this.lockPath);
+      } catch (e) {
+        if (errorCode(e) !== 'EEXIST') throw refused(this.lockPath, 'lock cannot be created', e);
+        this.breakIfAbandoned();
+        if (Date.now() - started > WAIT_MS) throw refused(this.lockPath, `lock has been held for more than ${WAIT_MS / 1000} s by another process`);
+        pause(wait);
+        continue;
+      }
+      try {
+        fs.writeSync(fd, String(process.pid));
+      } finally {
+        fs.closeSync(fd);
+      }
+      return () => {
+        try {
+          fs.unlinkSync(this.lockPath);
+        } catch {
+          /* broken by another process after STALE_MS: nothing to release */
+        }
+      };
+    }
+  }
+
+  /** A lock whose owner is dead (killed while holding it), or held far too long, is removed. */
+  private breakIfAbandoned(): void {
+    let owner: number;
+    let age: number;
+    try {
+      const st = fs.lstatSync(this.lockPath);
+      age = Date.now() - st.mtimeMs;
+      owner = Number(readTextSync(this.lockPath));
+    } catch {
+      return; // gone meanwhile, or a link (not followed): the create decides
+    }
+    // An empty lock is one being written this instant: give it time.
+    const dead = owner > 0 ? !pidAlive(owner) : age > 1000;
+    if (!dead && age < STALE_MS) return;
+    // Move it aside under a name of our own, then look at what was moved: only that owner's lock
+    // is removed; one taken meanwhile by a live process is put back.
+    const aside = `${this.lockPath}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+    try {
+      fs.renameSync(this.lockPath, aside);
+    } catch {
+      return;
+    }
+    let moved = NaN;
+    try {
+      moved = Number(readTextSync(aside));
+    } catch {
+      /* unreadable: remove */
+    }
+    if (moved !== owner && moved > 0 && pidAlive(moved)) {
+      try {
+        fs.linkSync(aside, this.lockPath);
+      } catch {
+        /* someone else holds it now: theirs wins */
+      }
+    }
+    try {
+      fs.unlinkSync(aside);
+    } catch {
+      /* ignore */
+    }
+  }
+
+  private openFile(): number {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
+    } catch (e) {
+      if (errorCode(e) === 'ELOOP') throw refused(this.path, 'is a symbolic link: refusing to write through it; remove the link');
+      throw refused(this.path, 'cannot be opened', e);
+    }
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) {
+      fs.closeSync(fd);
+      throw refused(this.path, 'is not a regular file');
+    }
+    if ((st.mode & 0o077) !== 0) fs.fchmodSync(fd, 0o600);
+    return fd;
+  }
+
+  /**
+   * Append rows under the lock; `durable`: fdatasync before returning. Returns the rows as
+   * written (with their `n`).
+   */
+  append(rows: NewRow[], durable: boolean): Row[] {
+    if (!rows.length) return [];
+    this.ensureDir();
+    const release = this.lock();
+    try {
+      const fd = this.openFile();
+      try {
+        let { n, prev, size } = tail(fd);
+        const written: Row[] = [];
+        let text = '';
+        for (const r of rows) {
+          const row = { n: ++n, prev, ...r } as Row;
+          const line = JSON.stringify(row);
+          prev = sha256(line);
+          text += line + '\n';
+          written.push(row);
+        }
+        const buf = Buffer.from(text, 'utf8');
+        let off = 0;
+        try {
+          while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
+          if (durable) fs.fdatasyncSync(fd);
+        } catch (e) {
+          // A short write (full disk) must not leave half a row for the next writer to chain to.
+          try {
+            fs.ftruncateSync(fd, size);
+          } catch {
+            /* the next writer drops a torn tail */
+          }
+          throw refused(this.path, 'could not be written', e);
+        }
+        if (size === 0 && durable) syncDir(this.dir);
+        return written;
+      } finally {
+        fs.closeSync(fd);
+      }
+    } finally {
+      release();
+    }
+  }
+
+  /** Every line of the file ('' when there is none), not through a link. */
+  readText(): string {
+    try {
+      return readTextSync(this.path) ?? '';
+    } catch (e) {
+      if (errorCode(e) === 'ELOOP') throw refused(this.path, 'is a symbolic link: refusing to read through it');
+      throw refused(this.path, 'cannot be read', e);
+    }
+  }
+
+  /**
+   * Rewrite the file under the lock (prune): `make` gets the complete lines and returns the rows to
+   * keep, each with its own `n`; the chain is computed anew. Undefined from `make`: no change.
+   */
+  rewrite(make: (lines: string[]) => Array<{ n: number } & Record<string, unknown>> | undefined): { before: number; after: number } | undefined {
+    this.ensureDir();
+    const release = this.lock();
+    try {
+      const lines = splitLines(this.readText()).complete;
+      const rows = make(lines);
+      if (!rows) return undefined;
+      let prev = GENESIS;
+      let text = '';
+      for (const r of rows) {
+        const { n, prev: _old, ...rest } = r;
+        const line = JSON.stringify({ n, prev, ...rest });
+        prev = sha256(line);
+        text += line + '\n';
+      }
+      writeFileAtomicSync(this.path, text, 0o600);
+      return { before: lines.length, after: rows.length };
+    } finally {
+      release();
+    }
+  }
+}
+
+/** The file's lines: complete ones, and a torn last line (a writer killed mid-write, or a crash). */
+export function splitLines(text: string): { complete: string[]; torn?: string } {
+  if (!text) return { complete: [] };
+  const lines = text.split('\n');
+  const last = lines.pop()!;
+  return { complete: lines, torn: last === '' ? undefined : last };
+}
+
+/** The last row's id and hash; a torn last line is cut off first (we hold the lock). */
+function tail(fd: number): { n: number; prev: string; size: number } {
+  let size = fs.fstatSync(fd).size;
+  if (size === 0) return { n: 0, prev: GENESIS, size };
+  const len = Math.min(size, 65536);
+  const buf = Buffer.alloc(len);
+  fs.readSync(fd, buf, 0, len, size - len);
+  let end = buf.length;
+  if (buf[end - 1] !== 0x0a) {
+    const cut = buf.lastIndexOf(0x0a);
+    const keep = cut < 0 ? size - len : size - len + cut + 1;
+    fs.ftruncateSync(fd, keep);
+    size = keep;
+    if (keep === 0 || cut < 0) return keep === 0 ? { n: 0, prev: GENESIS, size } : tail(fd);
+    end = cut + 1;
+  }
+  const start = buf.lastIndexOf(0x0a, end - 2) + 1;
+  const line = buf.subarray(start, end - 1).toString('utf8');
+  let n = 0;
+  try {
+    n = Number(JSON.parse(line).n) || 0;
+  } catch {
+    /* a damaged last line: `ledger verify` names it; numbering goes on from 0 */
+  }
+  return { n, prev: sha256(line), size };
+}
+
+function syncDir(dir: string): void {
+  try {
+    const fd = fs.openSync(dir, constants.O_RDONLY);
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    /* not supported everywhere */
+  }
+}

@@ -1,0 +1,123 @@
+// The ledger's file (src/ledger/store.ts, read.ts): the chain of hashes, torn tails, the lock,
+// private permissions, and links refused.
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LedgerStore, sha256, GENESIS } from '../../src/ledger/store.js';
+import { foldWrites, parseLedger } from '../../src/ledger/read.js';
+import { run } from '../helpers/run.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'bookdist-ledger-store-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const intent = (op: string, ids: Record<string, unknown> = {}) => ({ t: new Date().toISOString(), kind: 'intent' as const, op, profile: 'p', host: 'h', ids });
+
+describe('ledger store', () => {
+  it('numbers rows and chains each to the SHA-256 of the line before it', () => {
+    const store = new LedgerStore(join(dir, 'state'));
+    const [a] = store.append([intent('order create')], true);
+    const [b, c] = store.append([{ t: new Date().toISOString(), kind: 'outcome', of: a.n, status: 'done' }, intent('user create')], false);
+    expect([a.n, b.n, c.n]).toEqual([1, 2, 3]);
+    const lines = readFileSync(store.path, 'utf8').trimEnd().split('\n');
+    expect(JSON.parse(lines[0]).prev).toBe(GENESIS);
+    expect(JSON.parse(lines[1]).prev).toBe(sha256(lines[0]));
+    expect(JSON.parse(lines[2]).prev).toBe(sha256(lines[1]));
+    const parsed = parseLedger(readFileSync(store.path, 'utf8'));
+    expect(parsed.broken).toBeUndefined();
+    const writes = foldWrites(parsed.rows);
+    expect(writes.map((w) => [w.id, w.op, w.status])).toEqual([
+      [1, 'order create', 'done'],
+      [3, 'user create', 'unknown'],
+    ]);
+  });
+
+  it('is a 0600 file in a 0700 directory, and a looser file is tightened', () => {
+    const store = new LedgerStore(join(dir, 'state'));
+    store.append([intent('api')], true);
+    expect(statSync(join(dir, 'state')).mode & 0o777).toBe(0o700);
+    expect(statSync(store.path).mode & 0o777).toBe(0o600);
+    chmodSync(store.path, 0o644);
+    store.append([intent('api')], true);
+    expect(statSync(store.path).mode & 0o777).toBe(0o600);
+    // The lock is gone after each append.
+    expect(existsSync(join(dir, 'state', 'ledger.lock'))).toBe(false);
+  });
+
+  it('refuses a planted link as the file or as the directory, writing nothing through it', () => {
+    const target = join(dir, 'elsewhere');
+    writeFileSync(target, '');
+    mkdirSync(join(dir, 'state'), { mode: 0o700 });
+    symlinkSync(target, join(dir, 'state', 'ledger.ndjson'));
+    const store = new LedgerStore(join(dir, 'state'));
+    expect(() => store.append([intent('api')], true)).toThrow(/symbolic link/);
+    expect(readFileSync(target, 'utf8')).toBe('');
+    mkdirSync(join(dir, 'real'));
+    symlinkSync(join(dir, 'real'), join(dir, 'linked'));
+    expect(() => new LedgerStore(join(dir, 'linked')).append([intent('api')], true)).toThrow(/symbolic link/);
+    expect(existsSync(join(dir, 'real', 'ledger.ndjson'))).toBe(false);
+  });
+
+  it('drops a torn last line (a writer killed mid-write) before appending, keeping the chain whole', () => {
+    const store = new LedgerStore(join(dir, 'state'));
+    store.append([intent('api'), intent('api')], true);
+    writeFileSync(store.path, readFileSync(store.path, 'utf8') + '{"n":3,"prev":"ab', { flag: 'w' });
+    expect(parseLedger(readFileSync(store.path, 'utf8')).torn).toBe(true);
+    const [r] = store.append([intent('order free')], true);
+    expect(r.n).toBe(3);
+    const parsed = parseLedger(readFileSync(store.path, 'utf8'));
+    expect(parsed.broken).toBeUndefined();
+    expect(parsed.torn).toBe(false);
+    expect(parsed.rows).toHaveLength(3);
+  });
+
+  it('names the first row that breaks the chain: a changed row, a removed row', () => {
+    const store = new LedgerStore(join(dir, 'state'));
+    store.append([intent('a'), intent('b'), intent('c'), intent('d')], true);
+    const lines = readFileSync(store.path, 'utf8').trimEnd().split('\n');
+    const changed = [...lines];
+    changed[1] = changed[1].replace('"op":"b"', '"op":"x"');
+    const b1 = parseLedger(changed.join('\n') + '\n').broken;
+    expect(b1).toMatchObject({ line: 3, n: 3 });
+    expect(b1!.why).toMatch(/row 2 was changed/);
+    const removed = [lines[0], lines[2], lines[3]];
+    expect(parseLedger(removed.join('\n') + '\n').broken).toMatchObject({ line: 2, n: 3 });
+  });
+
+  it('breaks a lock left by a killed process and goes on', async () => {
+    const state = join(dir, 'state');
+    mkdirSync(state, { mode: 0o700 });
+    // A pid that is surely dead: a child that has exited.
+    const child = spawn(process.execPath, ['-e', '0']);
+    const pid = child.pid!;
+    await new Promise((r) => child.on('exit', r));
+    writeFileSync(join(state, 'ledger.lock'), String(pid), { mode: 0o600 });
+    const store = new LedgerStore(state);
+    const [r] = store.append([intent('api')], true);
+    expect(r.n).toBe(1);
+    expect(existsSync(join(state, 'ledger.lock'))).toBe(false);
+  });
+});
+
+describe('ledger verify (command)', () => {
+  it('exits 0 on a whole chain and 1 naming the first broken row', async () => {
+    const state = join(dir, 'state');
+    const store = new LedgerStore(state);
+    store.append([intent('order create', { order_number: 'A-1' }), intent('order create', { order_number: 'A-2' }), intent('user create')], true);
+    const env = { BOOKDIST_STATE_DIR: state };
+    const ok = await run(['ledger', 'verify', '--json'], { env });
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ whole: true, rows: 3 });
+    writeFileSync(store.path, readFileSync(store.path, 'utf8').replace('A-1', 'A-9'));
+    const bad = await run(['ledger', 'verify', '--json'], { env });
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout)).toMatchObject({ whole: false, broken_row: 2, broken_line: 2 });
+    const table = await run(['ledger', 'verify', '-o', 'table'], { env });
+    expect(table.stdout).toMatch(/broken at row 2 \(line 2\)/);
+    expect(lstatSync(store.path).isFile()).toBe(true);
+  });
+});
