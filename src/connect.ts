@@ -124,7 +124,7 @@ function ledgerHook(ctx: Context, cfg: ResolvedConfig, baseUrl: string): WriteHo
           warn: (m) => ctx.warn(m),
         });
         // The last outcomes are written when the command ends (they wait for the next group otherwise).
-        ctx.defer(() => rec.flush());
+        ctx.defer(() => rec.flush(true));
         return rec;
       });
       return recorder.then((r) => r.before(req));

@@ -4,8 +4,14 @@
 // signature, password or redemption code (a batch of codes is kept as its count and SHA-256).
 //
 // Intents of one process are committed in groups: those asked for in the same turn of the event
-// loop (a bulk job at its concurrency) share one lock and one fdatasync. Outcomes go out with the
-// next group, or at exit.
+// loop (a bulk job at its concurrency) share one lock and one write. Every intent is written
+// (write(2)) before its request is sent, so a `kill -9` at any instant leaves it in the file: the
+// kernel keeps what a killed process wrote. Against a crash of the machine, a single write
+// command fdatasyncs its intent before sending; a bulk job fdatasyncs in the background at most
+// every SYNC_MS, without holding its requests (measured on a loaded 2-core machine: one
+// fdatasync per intent made a sequential 3,100-item job take 20 times as long), and at its end;
+// its own journal is what --resume trusts.
+// Outcomes go out with the next group, or when the command ends.
 import type { WriteHook, WriteRequest, WriteTicket, WriteVerdict } from '../api/write-hook.js';
 import { LedgerStore, sha256, type NewRow, type Row } from './store.js';
 import { opOf } from './ops.js';
@@ -89,18 +95,23 @@ export function intentOf(req: WriteRequest, op: { op: string; params?: Record<st
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
 
+const obj = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+const list = (v: unknown): Array<Record<string, unknown>> => (Array.isArray(v) ? v.map((x) => obj(x) ?? {}) : []);
+const nums = (v: unknown[]): number[] => v.filter((x): x is number => typeof x === 'number');
+
 /** The identifiers an answer returned: order id, purchase ids, a new user's username, the codes' count and digest. */
 export function returnedIds(op: string, body: unknown): Record<string, unknown> {
-  const b = (body && typeof body === 'object' ? body : {}) as Record<string, any>;
+  const b = obj(body) ?? {};
   const out: Record<string, unknown> = {};
-  const order = b.order && typeof b.order === 'object' ? b.order : undefined;
+  const order = obj(b.order);
   if (order) {
     if (num(order.id) !== undefined) out.order_id = order.id;
-    if (Array.isArray(order.items)) out.purchase_ids = order.items.map((i: any) => num(i?.id)).filter((x: unknown) => x !== undefined);
+    if (Array.isArray(order.items)) out.purchase_ids = nums(list(order.items).map((i) => i.id));
   }
   if (Array.isArray(b.refunds)) {
-    out.refunded = b.refunds.filter((r: any) => r?.success === true).map((r: any) => num(r.purchase_id)).filter((x: unknown) => x !== undefined);
-    out.not_refunded = b.refunds.filter((r: any) => r?.success !== true).map((r: any) => num(r?.purchase_id)).filter((x: unknown) => x !== undefined);
+    const refunds = list(b.refunds);
+    out.refunded = nums(refunds.filter((r) => r.success === true).map((r) => r.purchase_id));
+    out.not_refunded = nums(refunds.filter((r) => r.success !== true).map((r) => r.purchase_id));
   }
   if (op === 'user create' || op === 'user invite' || (op === 'api' && str(b.username))) {
     if (str(b.username)) out.username = b.username;
@@ -108,7 +119,7 @@ export function returnedIds(op: string, body: unknown): Record<string, unknown> 
   }
   if (Array.isArray(b.codes)) {
     // Never the codes themselves: how many, and a digest to match them against a file.
-    const codes = b.codes.map((c: any) => (typeof c === 'string' ? c : str(c?.code) ?? JSON.stringify(c)));
+    const codes = (b.codes as unknown[]).map((c) => (typeof c === 'string' ? c : (str(obj(c)?.code) ?? JSON.stringify(c))));
     out.codes = codes.length;
     out.codes_sha256 = sha256(codes.join('\n'));
   }
@@ -138,6 +149,11 @@ export function outcomeOf(of: number, op: string, v: WriteVerdict, now: Date): N
   return row;
 }
 
+/** In a bulk job, intents are fdatasynced at most this often. */
+const SYNC_MS = 50;
+/** An outcome is written with the next intent, or after this long at most. */
+const OUTCOME_MS = 100;
+
 interface Pending {
   row: NewRow;
   resolve?: (r: Row) => void;
@@ -147,7 +163,12 @@ interface Pending {
 export class Recorder implements WriteHook {
   private queue: Pending[] = [];
   private scheduled = false;
-  private readonly onExit = () => this.flush();
+  private lastSync = 0;
+  private unsynced = false;
+  private syncing?: Promise<void>;
+  private soon?: NodeJS.Immediate;
+  private later?: NodeJS.Timeout;
+  private readonly onExit = () => this.flush(true);
 
   constructor(
     readonly store: LedgerStore,
@@ -164,29 +185,66 @@ export class Recorder implements WriteHook {
     }));
   }
 
+  /**
+   * Queue a row. An intent is written in the next turn of the event loop (with the others asked
+   * for meanwhile); an outcome waits for the next intent's write, OUTCOME_MS at most, or the end.
+   */
   private enqueue(p: Pending): void {
     this.queue.push(p);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    process.on('exit', this.onExit);
-    setImmediate(() => this.flush());
+    if (!this.scheduled) {
+      this.scheduled = true;
+      process.on('exit', this.onExit);
+    }
+    if (p.resolve) {
+      if (this.soon) return;
+      this.soon = setImmediate(() => this.flush());
+    } else if (!this.later && !this.soon) {
+      this.later = setTimeout(() => this.flush(), OUTCOME_MS);
+      this.later.unref();
+    }
   }
 
-  /** Write what is queued: one lock, one fdatasync when an intent is among them. */
-  flush(): void {
-    if (!this.scheduled) return;
-    this.scheduled = false;
-    process.off('exit', this.onExit);
+  /**
+   * Write what is queued under one lock, fdatasynced when an intent is among them (in a bulk job:
+   * when the last fdatasync is SYNC_MS old). `end`: the command ends: everything on disk.
+   */
+  flush(end = false): void {
+    if (this.soon) clearImmediate(this.soon);
+    if (this.later) clearTimeout(this.later);
+    this.soon = this.later = undefined;
+    if (this.scheduled) {
+      this.scheduled = false;
+      process.off('exit', this.onExit);
+      this.write();
+    }
+    if (end && this.unsynced) {
+      this.unsynced = false;
+      this.store.sync();
+    }
+  }
+
+  private write(): void {
     const batch = this.queue;
     this.queue = [];
-    const durable = batch.some((p) => p.resolve);
+    const intents = batch.some((p) => p.resolve);
+    const inJob = Boolean(this.meta.job?.());
+    const durable = intents && !inJob;
     let written: Row[];
     try {
       written = this.store.append(batch.map((p) => p.row), durable);
     } catch (e) {
       for (const p of batch) p.reject?.(e);
-      if (!durable) this.meta.warn?.(`could not record ${batch.length} outcome(s) in the ledger: ${(e as Error).message}`);
+      if (batch.some((p) => !p.resolve)) this.meta.warn?.(`could not record outcomes in the ledger: ${(e as Error).message}`);
       return;
+    }
+    if (intents && inJob) {
+      this.unsynced = true;
+      const now = Date.now();
+      if (!this.syncing && now - this.lastSync >= SYNC_MS) {
+        this.lastSync = now;
+        this.unsynced = false;
+        this.syncing = this.store.syncInBackground().finally(() => (this.syncing = undefined));
+      }
     }
     batch.forEach((p, i) => p.resolve?.(written[i]));
   }

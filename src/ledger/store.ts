@@ -225,6 +225,32 @@ export class LedgerStore {
     }
   }
 
+  /** fdatasync the file (rows another descriptor wrote included). */
+  sync(): void {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    } catch {
+      return; // nothing written yet, or refused at the next append
+    }
+    try {
+      fs.fdatasyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** fdatasync in the background (a bulk job's periodic sync): resolves when done; never rejects. */
+  syncInBackground(): Promise<void> {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    } catch {
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => fs.fdatasync(fd, () => fs.close(fd, () => resolve())));
+  }
+
   /** Every line of the file ('' when there is none), not through a link. */
   readText(): string {
     try {
@@ -273,28 +299,31 @@ export function splitLines(text: string): { complete: string[]; torn?: string } 
 /** The last row's id and hash; a torn last line is cut off first (we hold the lock). */
 function tail(fd: number): { n: number; prev: string; size: number } {
   let size = fs.fstatSync(fd).size;
-  if (size === 0) return { n: 0, prev: GENESIS, size };
-  const len = Math.min(size, 65536);
-  const buf = Buffer.alloc(len);
-  fs.readSync(fd, buf, 0, len, size - len);
-  let end = buf.length;
-  if (buf[end - 1] !== 0x0a) {
-    const cut = buf.lastIndexOf(0x0a);
-    const keep = cut < 0 ? size - len : size - len + cut + 1;
-    fs.ftruncateSync(fd, keep);
-    size = keep;
-    if (keep === 0 || cut < 0) return keep === 0 ? { n: 0, prev: GENESIS, size } : tail(fd);
-    end = cut + 1;
+  for (let len = 4096; ; len *= 4) {
+    if (size === 0) return { n: 0, prev: GENESIS, size };
+    const take = Math.min(size, len);
+    const buf = Buffer.allocUnsafe(take);
+    fs.readSync(fd, buf, 0, take, size - take);
+    if (buf[take - 1] !== 0x0a) {
+      // A torn last line: cut it off at the last line end (none within reach: read more).
+      const cut = buf.lastIndexOf(0x0a);
+      if (cut < 0 && take < size) continue;
+      size = cut < 0 ? 0 : size - take + cut + 1;
+      fs.ftruncateSync(fd, size);
+      len = 1024; // read again from the new end
+      continue;
+    }
+    const start = take >= 2 ? buf.lastIndexOf(0x0a, take - 2) + 1 : 0;
+    if (start === 0 && take < size) continue; // the line starts before what was read
+    const line = buf.subarray(start, take - 1).toString('utf8');
+    let n = 0;
+    try {
+      n = Number(JSON.parse(line).n) || 0;
+    } catch {
+      /* a damaged last line: `ledger verify` names it; numbering goes on from 0 */
+    }
+    return { n, prev: sha256(line), size };
   }
-  const start = buf.lastIndexOf(0x0a, end - 2) + 1;
-  const line = buf.subarray(start, end - 1).toString('utf8');
-  let n = 0;
-  try {
-    n = Number(JSON.parse(line).n) || 0;
-  } catch {
-    /* a damaged last line: `ledger verify` names it; numbering goes on from 0 */
-  }
-  return { n, prev: sha256(line), size };
 }
 
 function syncDir(dir: string): void {

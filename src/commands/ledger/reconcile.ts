@@ -56,128 +56,149 @@ function inWindow(v: unknown, [a, b]: [number, number]): boolean {
   return !Number.isNaN(t) && t >= a && t <= b;
 }
 
-function methodFor(w: Write, all: Write[], opts: { done: boolean }): Method {
+type Opts = { done: boolean };
+type MethodOf = (w: Write, all: Write[], opts: Opts) => Method;
+
+function byEmail(w: Write): Method {
+  const email = str(w.ids.email);
+  if (!email) return cannot('the write names no e-mail address to look the user up by');
+  return {
+    sends: `GET /v1/user/email/${email}/`,
+    async settle({ api }) {
+      const res = await api.call('user.email', { params: { email } });
+      const username = str(res.body?.user?.username);
+      if (res.status === 200 && username) return { state: 'confirmed', how: `a user with this e-mail exists (${username})`, ids: { username } };
+      if (res.status === 404) return { state: 'not applied', how: 'no user has this e-mail address' };
+      return { state: 'still unknown', how: `the look-up answered ${said(res)}` };
+    },
+  };
+}
+
+function orderCreate(w: Write, all: Write[]): Method {
   const i = w.ids;
-  switch (w.op) {
-    case 'user create':
-    case 'user invite': {
-      const email = str(i.email);
-      if (!email) return cannot('the write names no e-mail address to look the user up by');
-      return {
-        sends: `GET /v1/user/email/${email}/`,
-        async settle({ api }) {
-          const res = await api.call('user.email', { params: { email } });
-          const username = str(res.body?.user?.username);
-          if (res.status === 200 && username) return { state: 'confirmed', how: `a user with this e-mail exists (${username})`, ids: { username } };
-          if (res.status === 404) return { state: 'not applied', how: 'no user has this e-mail address' };
-          return { state: 'still unknown', how: `the look-up answered ${said(res)}` };
-        },
-      };
-    }
-    case 'order create': {
-      const number = str(i.order_number);
-      if (number && w.resend) {
-        return {
-          sends: `POST /v1/order/external/ (the same order, order_number ${number}: the service creates nothing when it exists)`,
-          async settle({ api }) {
-            const res = await api.call('order.external', { payload: w.resend });
-            const order = res.body?.order;
-            const ids = int(order?.id) !== undefined ? { order_id: order.id } : undefined;
-            if (res.status === 200 && ids) {
-              return /already exists/i.test(String(res.body?.message))
-                ? { state: 'confirmed', how: `order ${order.id} has order_number ${number}`, ids }
-                : { state: 'applied now', how: `it had not arrived; sent again, it made order ${order.id}`, ids };
-            }
-            return { state: 'still unknown', how: `the re-send answered ${said(res)}` };
-          },
-        };
-      }
-      return byOrders(w, all, (o) => recsOf(o.items).length === (Array.isArray(i.digital_pricing) ? i.digital_pricing.length : -1), 'with as many items');
-    }
-    case 'order free': {
-      const book = str(i.hash_id);
-      if (!book) return cannot('the write names no book');
-      return byOrders(w, all, (o) => recsOf(o.items).some((it) => (it.book as { hash_id?: unknown } | undefined)?.hash_id === book), `of book ${book}`);
-    }
-    case 'order refund': {
-      const orderId = int(i.order_id) ?? int(i.id);
-      if (orderId === undefined) return cannot('the write names no order id');
-      const owner = all.find((x) => x.returned?.order_id === orderId && str(x.ids.username));
-      const username = owner ? str(owner.ids.username) : undefined;
-      if (!username) return cannot(`the ledger does not know whose order ${orderId} is; check it with \`bookdist user orders USERNAME\``);
-      const items = Array.isArray(i.items) ? (i.items as unknown[]).filter((x): x is number => typeof x === 'number') : [];
-      return {
-        sends: `GET /v1/user/${username}/orders/`,
-        async settle({ api }) {
-          const res = await api.call('user.orders', { params: { username } });
-          if (res.status !== 200) return { state: 'still unknown', how: `the user's orders answered ${said(res)}` };
-          const order = recsOf(res.body?.results).find((o) => o.id === orderId);
-          if (!order) return { state: 'still unknown', how: `order ${orderId} is not among the user's completed orders` };
-          const its = recsOf(order.items).filter((it) => !items.length || items.includes(it.id as number));
-          const refunded = its.filter((it) => it.is_refunded === true).length;
-          if (its.length && refunded === its.length) return { state: 'confirmed', how: `order ${orderId}: ${refunded} item(s) refunded` };
-          if (refunded === 0) return { state: 'not applied', how: `order ${orderId}: no item refunded` };
-          return { state: 'probably', how: `order ${orderId}: ${refunded} of ${its.length} items refunded` };
-        },
-      };
-    }
-    case 'book process': {
-      const book = str(i.hash_id);
-      if (!book) return cannot('the write names no book');
-      return {
-        sends: `GET /v1/book/${book}/`,
-        async settle({ api }) {
-          const res = await api.call('book.get', { params: { hash_id: book } });
-          const st = res.body?.book?.status;
-          if (res.status !== 200 || !st) return { state: 'still unknown', how: `the book look-up answered ${said(res)}` };
-          if (st.is_queued === true) return { state: 'confirmed', how: 'the book is queued for processing' };
-          if (st.is_processed === true) return { state: 'probably', how: 'the book is processed (the queue may have run it since)' };
-          return { state: 'not applied', how: 'the book is neither queued nor processed' };
-        },
-      };
-    }
-    case 'access allow':
-    case 'access revoke': {
-      if (!w.resend) return cannot('the ledger holds no payload to send again');
-      if (opts.done) return cannot('recorded as done; sending it again could undo a change made since');
-      const allow = w.op === 'access allow';
-      return {
-        sends: `POST /v1/access/${allow ? 'allow' : 'revoke'}/ again (its repeat says whether the first took effect)`,
-        async settle({ api }) {
-          const res = await api.call(allow ? 'access.allow' : 'access.revoke', { payload: w.resend });
-          const ok = res.status === 200 && res.body?.success !== false && res.format === 'json';
-          if (ok) return { state: 'applied now', how: `it had not taken effect; sent again: ${said(res)}` };
-          if (allow && isConflict(res.status, res.body)) return { state: 'confirmed', how: 'the user already has access' };
-          if (!allow && (res.status === 404 || /not found/i.test(String(res.body?.message)))) return { state: 'confirmed', how: 'no access left to revoke (the first took effect)' };
-          if (res.status >= 400 && res.status < 500 && res.status !== 429) return { state: 'not applied', how: `the service refuses it: ${said(res)}` };
-          return { state: 'still unknown', how: `the re-send answered ${said(res)}` };
-        },
-      };
-    }
-    case 'codes generate': {
-      const key = w.idempotency_key;
-      if (!key || !w.resend) return cannot('a batch without an Idempotency-Key cannot be told apart: `codes summary` counts all codes, not batches');
-      if (opts.done) return cannot('recorded as done');
-      return {
-        sends: `POST /v1/codes/generate/ again with Idempotency-Key ${key} (only where the service honours keys)`,
-        async settle({ api, keysHonoured }) {
-          if (!keysHonoured) return { state: 'cannot settle', how: 'the profile does not say the service honours Idempotency-Key (`profile add --idempotency-keys`); `codes summary` counts all codes, not batches' };
-          const res = await api.call('codes.generate', { payload: w.resend, headers: { 'Idempotency-Key': key } });
-          const codes = Array.isArray(res.body?.codes) ? (res.body.codes as unknown[]).map((c) => (typeof c === 'string' ? c : String((c as { code?: unknown })?.code))) : undefined;
-          if (res.status !== 200 || !codes) return { state: 'still unknown', how: `the re-send answered ${said(res)}` };
-          const digest = sha256(codes.join('\n'));
-          const same = w.returned?.codes_sha256 === digest;
-          return {
-            state: 'confirmed',
-            how: `the service answers its key with ${codes.length} codes: the batch exists once${same ? ' (the same codes as recorded)' : ''}; \`codes generate --resume\` puts them in the job's file`,
-            ids: { codes: codes.length, codes_sha256: digest },
-          };
-        },
-      };
-    }
-    default:
-      return cannot(w.request ? `a raw request (${w.request}): the ledger cannot tell what reads would show it` : 'no way through the interface');
+  const number = str(i.order_number);
+  if (!number || !w.resend) {
+    const count = Array.isArray(i.digital_pricing) ? i.digital_pricing.length : -1;
+    return byOrders(w, all, (o) => recsOf(o.items).length === count, 'with as many items');
   }
+  return {
+    sends: `POST /v1/order/external/ (the same order, order_number ${number}: the service creates nothing when it exists)`,
+    async settle({ api }) {
+      const res = await api.call('order.external', { payload: w.resend });
+      const order = res.body?.order;
+      const ids = int(order?.id) !== undefined ? { order_id: order.id } : undefined;
+      if (res.status === 200 && ids) {
+        return /already exists/i.test(String(res.body?.message))
+          ? { state: 'confirmed', how: `order ${order.id} has order_number ${number}`, ids }
+          : { state: 'applied now', how: `it had not arrived; sent again, it made order ${order.id}`, ids };
+      }
+      return { state: 'still unknown', how: `the re-send answered ${said(res)}` };
+    },
+  };
+}
+
+function orderFree(w: Write, all: Write[]): Method {
+  const book = str(w.ids.hash_id);
+  if (!book) return cannot('the write names no book');
+  return byOrders(w, all, (o) => recsOf(o.items).some((it) => (it.book as { hash_id?: unknown } | undefined)?.hash_id === book), `of book ${book}`);
+}
+
+function orderRefund(w: Write, all: Write[]): Method {
+  const orderId = int(w.ids.order_id) ?? int(w.ids.id);
+  if (orderId === undefined) return cannot('the write names no order id');
+  const owner = all.find((x) => x.returned?.order_id === orderId && str(x.ids.username));
+  const username = owner ? str(owner.ids.username) : undefined;
+  if (!username) return cannot(`the ledger does not know whose order ${orderId} is; check it with \`bookdist user orders USERNAME\``);
+  const items = Array.isArray(w.ids.items) ? (w.ids.items as unknown[]).filter((x): x is number => typeof x === 'number') : [];
+  return {
+    sends: `GET /v1/user/${username}/orders/`,
+    async settle({ api }) {
+      const res = await api.call('user.orders', { params: { username } });
+      if (res.status !== 200) return { state: 'still unknown', how: `the user's orders answered ${said(res)}` };
+      const order = recsOf(res.body?.results).find((o) => o.id === orderId);
+      if (!order) return { state: 'still unknown', how: `order ${orderId} is not among the user's completed orders` };
+      const its = recsOf(order.items).filter((it) => !items.length || items.includes(it.id as number));
+      const refunded = its.filter((it) => it.is_refunded === true).length;
+      if (its.length && refunded === its.length) return { state: 'confirmed', how: `order ${orderId}: ${refunded} item(s) refunded` };
+      if (refunded === 0) return { state: 'not applied', how: `order ${orderId}: no item refunded` };
+      return { state: 'probably', how: `order ${orderId}: ${refunded} of ${its.length} items refunded` };
+    },
+  };
+}
+
+function bookProcess(w: Write): Method {
+  const book = str(w.ids.hash_id);
+  if (!book) return cannot('the write names no book');
+  return {
+    sends: `GET /v1/book/${book}/`,
+    async settle({ api }) {
+      const res = await api.call('book.get', { params: { hash_id: book } });
+      const st = res.body?.book?.status;
+      if (res.status !== 200 || !st) return { state: 'still unknown', how: `the book look-up answered ${said(res)}` };
+      if (st.is_queued === true) return { state: 'confirmed', how: 'the book is queued for processing' };
+      if (st.is_processed === true) return { state: 'probably', how: 'the book is processed (the queue may have run it since)' };
+      return { state: 'not applied', how: 'the book is neither queued nor processed' };
+    },
+  };
+}
+
+function access(w: Write, _all: Write[], opts: Opts): Method {
+  if (!w.resend) return cannot('the ledger holds no payload to send again');
+  if (opts.done) return cannot('recorded as done; sending it again could undo a change made since');
+  const allow = w.op === 'access allow';
+  return {
+    sends: `POST /v1/access/${allow ? 'allow' : 'revoke'}/ again (its repeat says whether the first took effect)`,
+    async settle({ api }) {
+      const res = await api.call(allow ? 'access.allow' : 'access.revoke', { payload: w.resend });
+      const ok = res.status === 200 && res.body?.success !== false && res.format === 'json';
+      if (ok) return { state: 'applied now', how: `it had not taken effect; sent again: ${said(res)}` };
+      if (allow && isConflict(res.status, res.body)) return { state: 'confirmed', how: 'the user already has access' };
+      if (!allow && (res.status === 404 || /not found/i.test(String(res.body?.message)))) return { state: 'confirmed', how: 'no access left to revoke (the first took effect)' };
+      if (res.status >= 400 && res.status < 500 && res.status !== 429) return { state: 'not applied', how: `the service refuses it: ${said(res)}` };
+      return { state: 'still unknown', how: `the re-send answered ${said(res)}` };
+    },
+  };
+}
+
+function codes(w: Write, _all: Write[], opts: Opts): Method {
+  const key = w.idempotency_key;
+  if (!key || !w.resend) return cannot('a batch without an Idempotency-Key cannot be told apart: `codes summary` counts all codes, not batches');
+  if (opts.done) return cannot('recorded as done');
+  return {
+    sends: `POST /v1/codes/generate/ again with Idempotency-Key ${key} (only where the service honours keys)`,
+    async settle({ api, keysHonoured }) {
+      if (!keysHonoured) return { state: 'cannot settle', how: 'the profile does not say the service honours Idempotency-Key (`profile add --idempotency-keys`); `codes summary` counts all codes, not batches' };
+      const res = await api.call('codes.generate', { payload: w.resend, headers: { 'Idempotency-Key': key } });
+      const got = Array.isArray(res.body?.codes) ? (res.body.codes as unknown[]).map((c) => (typeof c === 'string' ? c : String((c as { code?: unknown })?.code))) : undefined;
+      if (res.status !== 200 || !got) return { state: 'still unknown', how: `the re-send answered ${said(res)}` };
+      const digest = sha256(got.join('\n'));
+      const same = w.returned?.codes_sha256 === digest;
+      return {
+        state: 'confirmed',
+        how: `the service answers its key with ${got.length} codes: the batch exists once${same ? ' (the same codes as recorded)' : ''}; \`codes generate --resume\` puts them in the job's file`,
+        ids: { codes: got.length, codes_sha256: digest },
+      };
+    },
+  };
+}
+
+/** How each operation is settled. */
+const METHODS: Record<string, MethodOf> = {
+  'user create': byEmail,
+  'user invite': byEmail,
+  'order create': orderCreate,
+  'order free': orderFree,
+  'order refund': orderRefund,
+  'book process': bookProcess,
+  'access allow': access,
+  'access revoke': access,
+  'codes generate': codes,
+};
+
+function methodFor(w: Write, all: Write[], opts: Opts): Method {
+  const m = METHODS[w.op];
+  if (m) return m(w, all, opts);
+  return cannot(w.request ? `a raw request (${w.request}): the ledger cannot tell what reads would show it` : 'no way through the interface');
 }
 
 /** An order found among the user's completed orders, at the write's time and not claimed by another write. */
