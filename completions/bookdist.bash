@@ -38,6 +38,7 @@ _bookdist_cmd() {
     '/import') REPLY='import' ;;
     '/access') REPLY='access' ;;
     '/offers') REPLY='offers' ;;
+    '/ledger') REPLY='ledger' ;;
     '/completion') REPLY='completion' ;;
     '/help') REPLY='help' ;;
     'profile/add') REPLY='add' ;;
@@ -97,6 +98,13 @@ _bookdist_cmd() {
     'offers/get') REPLY='get' ;;
     'offers/checkout') REPLY='checkout' ;;
     'offers/help') REPLY='help' ;;
+    'ledger/list') REPLY='list' ;;
+    'ledger/show') REPLY='show' ;;
+    'ledger/verify') REPLY='verify' ;;
+    'ledger/export') REPLY='export' ;;
+    'ledger/prune') REPLY='prune' ;;
+    'ledger/reconcile') REPLY='reconcile' ;;
+    'ledger/help') REPLY='help' ;;
     'completion/bash') REPLY='bash' ;;
     'completion/zsh') REPLY='zsh' ;;
     'completion/fish') REPLY='fish' ;;
@@ -109,7 +117,7 @@ _bookdist_cmd() {
 # the subcommands of command path $1
 _bookdist_cmds() {
   case "$1" in
-    '') REPLY='status whoami describe api profile sandbox book user order codes import access offers completion help' ;;
+    '') REPLY='status whoami describe api profile sandbox book user order codes import access offers ledger completion help' ;;
     'profile') REPLY='add list show use remove check help' ;;
     'sandbox') REPLY='serve credentials openapi reset catalogue clock usage redeem outbox requests help' ;;
     'sandbox catalogue') REPLY='load help' ;;
@@ -122,6 +130,7 @@ _bookdist_cmds() {
     'import') REPLY='search help' ;;
     'access') REPLY='allow revoke help' ;;
     'offers') REPLY='get checkout help' ;;
+    'ledger') REPLY='list show verify export prune reconcile help' ;;
     'completion') REPLY='bash zsh fish refresh help' ;;
     *) REPLY='' ;;
   esac
@@ -138,7 +147,7 @@ _bookdist_aliases() {
 # the options of command path $1 itself (not those of its ancestors)
 _bookdist_flags() {
   case "$1" in
-    '') REPLY='-V --version --profile --base-url --ca-file -o --output --json --fields --query --color --no-color --timeout --retries --debug -q --quiet -y --yes --no-cache --dry-run --resolve -h --help' ;;
+    '') REPLY='-V --version --profile --base-url --ca-file -o --output --json --fields --query --color --no-color --timeout --retries --debug -q --quiet -y --yes --no-cache --no-ledger --dry-run --resolve -h --help' ;;
     'status') REPLY='-h --help' ;;
     'whoami') REPLY='-h --help' ;;
     'describe') REPLY='--endpoint -h --help' ;;
@@ -197,6 +206,13 @@ _bookdist_flags() {
     'offers') REPLY='-h --help' ;;
     'offers get') REPLY='--isbn --no-check -h --help' ;;
     'offers checkout') REPLY='--id --rejoiner-id --open -h --help' ;;
+    'ledger') REPLY='-h --help' ;;
+    'ledger list') REPLY='--since --until --op --status --user --book --job --org --label -h --help' ;;
+    'ledger show') REPLY='-h --help' ;;
+    'ledger verify') REPLY='-h --help' ;;
+    'ledger export') REPLY='--format --out --since --until --op --status --user --book --job --org --label -h --help' ;;
+    'ledger prune') REPLY='--before -h --help' ;;
+    'ledger reconcile') REPLY='--since --all -h --help' ;;
     'completion') REPLY='-h --help' ;;
     'completion bash') REPLY='-h --help' ;;
     'completion zsh') REPLY='-h --help' ;;
@@ -235,7 +251,7 @@ _bookdist_flag() {
     'sandbox serve/--db') REPLY='rf' ;;
     'sandbox serve/--process-delay') REPLY='r-' ;;
     'sandbox serve/--fault-rate') REPLY='r-' ;;
-    'sandbox serve/--fault') REPLY='rc 503 429 reset' ;;
+    'sandbox serve/--fault') REPLY='rc 503 429 reset drop' ;;
     'sandbox serve/--latency') REPLY='r-' ;;
     'sandbox serve/--cert') REPLY='rf' ;;
     'sandbox serve/--key') REPLY='rf' ;;
@@ -387,6 +403,28 @@ _bookdist_flag() {
     'offers get/--isbn') REPLY='ri isbn' ;;
     'offers checkout/--id') REPLY='ri price' ;;
     'offers checkout/--rejoiner-id') REPLY='r-' ;;
+    'ledger list/--since') REPLY='r-' ;;
+    'ledger list/--until') REPLY='r-' ;;
+    'ledger list/--op') REPLY='r-' ;;
+    'ledger list/--status') REPLY='rc unknown failed done' ;;
+    'ledger list/--user') REPLY='r-' ;;
+    'ledger list/--book') REPLY='ri book' ;;
+    'ledger list/--job') REPLY='r-' ;;
+    'ledger list/--org') REPLY='ri org' ;;
+    'ledger list/--label') REPLY='r-' ;;
+    'ledger export/--format') REPLY='rc csv json' ;;
+    'ledger export/--out') REPLY='rf' ;;
+    'ledger export/--since') REPLY='r-' ;;
+    'ledger export/--until') REPLY='r-' ;;
+    'ledger export/--op') REPLY='r-' ;;
+    'ledger export/--status') REPLY='rc unknown failed done' ;;
+    'ledger export/--user') REPLY='r-' ;;
+    'ledger export/--book') REPLY='ri book' ;;
+    'ledger export/--job') REPLY='r-' ;;
+    'ledger export/--org') REPLY='ri org' ;;
+    'ledger export/--label') REPLY='r-' ;;
+    'ledger prune/--before') REPLY='r-' ;;
+    'ledger reconcile/--since') REPLY='r-' ;;
     *) REPLY='' ;;
   esac
 }
