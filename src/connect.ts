@@ -94,7 +94,7 @@ function idCacheFor(ctx: Context, cfg: ResolvedConfig, target: Target): IdCollec
 }
 
 /** The profile name the ledger records: `sandbox` for the embedded sandbox, `(env)` for a base URL given without a profile. */
-export function ledgerProfile(cfg: ResolvedConfig): string {
+function ledgerProfile(cfg: ResolvedConfig): string {
   return cfg.embedded || cfg.profile.source !== 'default' ? cfg.profile.value : '(env)';
 }
 

@@ -5,7 +5,7 @@ import type { WriteRequest } from '../api/write-hook.js';
 import { ENDPOINTS } from '../spec/endpoints.js';
 
 /** Endpoint name → the operation the ledger records. */
-export const WRITE_OPS: Record<string, string> = {
+const WRITE_OPS: Record<string, string> = {
   'order.external': 'order create',
   'order.refund': 'order refund',
   'order.free': 'order free',

@@ -30,7 +30,7 @@ export interface Write {
   settled_how?: string;
 }
 
-export interface Break {
+interface Break {
   /** The 1-based line of the file. */
   line: number;
   /** The row's id when the line parses. */

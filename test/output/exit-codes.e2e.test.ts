@@ -93,8 +93,12 @@ const CASES: Case[] = [
   { command: 'offers checkout', why: 'unknown price id', args: () => ['offers', 'checkout', '--id', '99999'], code: 1 },
 ];
 
-/** Commands that never reach the service's API (local settings, the local sandbox, shells, docs). */
-const LOCAL = /^(profile|sandbox|completion|help|__reference)\b/;
+/**
+ * Commands that never reach the service's API (local settings, the local sandbox, shells, docs,
+ * the ledger: `ledger reconcile` reads and re-sends, and reports each answer as a settlement, not
+ * an exit code; test/ledger/record.test.ts covers it).
+ */
+const LOCAL = /^(profile|sandbox|completion|help|__reference|ledger)\b/;
 
 beforeAll(async () => {
   sb = await startTestSandbox();

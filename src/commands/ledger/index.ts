@@ -38,7 +38,7 @@ export const show = verb({
   load: () => import('./show.js'),
 });
 
-export const verify = verb({
+const verify = verb({
   name: 'verify',
   summary: "check the ledger's chain of hashes (exit 1 naming the first broken row)",
   description:
@@ -106,17 +106,16 @@ export const commands = [
       'counts, Idempotency-Keys) and never a secret: no key, token, signature or password, and no redemption ' +
       'code (a batch is kept as its count and SHA-256).\n\n' +
       'The states of a write:\n' +
-      '  done     the service gave the answer the interface promises\n' +
-      '  failed   the service refused it, or it was never sent\n' +
-      '  unknown  no verified answer (a lost connection, a timeout, an HTML page, a redirect) or the process\n' +
-      '           was killed: it may or may not have taken effect\n\n' +
-      '`bookdist ledger reconcile` settles unknown writes:\n' +
-      '  confirmed      it had taken effect\n' +
-      '  applied now    it had not; an idempotent re-send made it take effect now\n' +
-      '  not applied    it had not taken effect\n' +
-      '  probably       a read suggests it took effect, but more than one record could match\n' +
-      '  still unknown  the service could not be asked now (try again later)\n' +
-      '  cannot settle  the interface offers no way to tell (the reason is given)\n\n' +
+      '  done: the service gave the answer the interface promises.\n' +
+      '  failed: the service refused it, or it was never sent.\n' +
+      '  unknown: no verified answer (a lost connection, a timeout, an HTML page, a redirect), or the process was killed: it may or may not have taken effect.\n\n' +
+      '`bookdist ledger reconcile` settles unknown writes, each becoming:\n' +
+      '  confirmed: it had taken effect.\n' +
+      '  applied now: it had not; an idempotent re-send made it take effect now.\n' +
+      '  not applied: it had not taken effect.\n' +
+      '  probably: a read suggests it took effect, but more than one record could match.\n' +
+      '  still unknown: the service could not be asked now (try again later).\n' +
+      '  cannot settle: the interface offers no way to tell (the reason is given).\n\n' +
       'Turn it off with --no-ledger, BOOKDIST_LEDGER=off, or a profile\'s setting (`bookdist profile add --no-ledger`). ' +
       'The embedded sandbox\'s writes are recorded under the profile name sandbox.',
     commands: [list, show, verify, exportCmd, prune, reconcile],
