@@ -8,7 +8,7 @@
 
 # The reader of the completion cache of ids (see _bookdist_ids)
 # shellcheck disable=SC2016 # an awk program: its $1 and $2 are awk's
-_bookdist_ids_awk='BEGIN { FS = "\t"; p = ENVIRON["BOOKDIST_P"]; lp = tolower(p); mode = ENVIRON["BOOKDIST_M"]; x = ENVIRON["BOOKDIST_X"]; max = 100 }
+_bookdist_ids_awk='BEGIN { FS = "\t"; p = ENVIRON["BDC_TYPED"]; lp = tolower(p); mode = ENVIRON["BDC_MODE"]; x = ENVIRON["BDC_BEFORE"]; max = 100 }
 $1 == "" || ($1 in seen) { next }
 {
   seen[$1] = 1
@@ -526,7 +526,7 @@ _bookdist_ids() {
   [[ -n $file && -f $file ]] || return 0
   local rev=tac
   command -v tac >/dev/null || rev='tail -r'
-  REPLY=$(command $rev -- "$file" 2>/dev/null | BOOKDIST_P=$2 BOOKDIST_M=$3 BOOKDIST_X=${4:-} command awk "$_bookdist_ids_awk" 2>/dev/null)
+  REPLY=$(command $rev -- "$file" 2>/dev/null | BDC_TYPED=$2 BDC_MODE=$3 BDC_BEFORE=${4:-} command awk "$_bookdist_ids_awk" 2>/dev/null)
 }
 
 # REPLY: the names of the stored profiles, read from the config file that `bookdist profile add`

@@ -7,7 +7,7 @@
 # kind after a space).
 
 # The reader of the completion cache of ids (see __bookdist_ids)
-set -g __bookdist_ids_awk 'BEGIN { FS = "\\t"; p = ENVIRON["BOOKDIST_P"]; lp = tolower(p); mode = ENVIRON["BOOKDIST_M"]; x = ENVIRON["BOOKDIST_X"]; max = 100 }
+set -g __bookdist_ids_awk 'BEGIN { FS = "\\t"; p = ENVIRON["BDC_TYPED"]; lp = tolower(p); mode = ENVIRON["BDC_MODE"]; x = ENVIRON["BDC_BEFORE"]; max = 100 }
 $1 == "" || ($1 in seen) { next }
 {
   seen[$1] = 1
@@ -918,7 +918,7 @@ function __bookdist_ids --argument-names kind cur mode prefix
     test -n "$file" -a -f "$file"; or return
     set -l rev tac
     command -q tac; or set rev tail -r
-    command $rev -- "$file" 2>/dev/null | BOOKDIST_P="$cur" BOOKDIST_M="$mode" BOOKDIST_X="$prefix" command awk "$__bookdist_ids_awk" 2>/dev/null
+    command $rev -- "$file" 2>/dev/null | BDC_TYPED="$cur" BDC_MODE="$mode" BDC_BEFORE="$prefix" command awk "$__bookdist_ids_awk" 2>/dev/null
 end
 
 # The names of the stored profiles, read from the config file that `bookdist profile add`

@@ -24,11 +24,11 @@ import { join } from 'node:path';
 import { privateDirSync, readTextSync, writeFileAtomicSync } from '../util/fs-safe.js';
 
 /** The kinds of ids the cache keeps, one file each. */
-export const ID_KINDS = ['book', 'isbn', 'sku', 'user', 'email', 'order', 'purchase', 'price', 'org', 'label'] as const;
+const ID_KINDS = ['book', 'isbn', 'sku', 'user', 'email', 'order', 'purchase', 'price', 'org', 'label'] as const;
 export type IdKind = (typeof ID_KINDS)[number];
 
 /** Ids kept per kind (and scope) after a compaction; the newest win. */
-export const MAX_PER_KIND = 10_000;
+const MAX_PER_KIND = 10_000;
 /** A kind's file is compacted once it grows past this many bytes (10,000 lines fit well under it). */
 const COMPACT_BYTES = 2 * 1024 * 1024;
 const MAX_DESCRIPTION = 100;

@@ -108,7 +108,10 @@ export const OUTPUT: Record<string, OutputSpec> = {
   'ledger prune': { kind: 'message' },
   'ledger reconcile': { kind: 'rows', record: 'settlement' },
   // shell and docs
-  completion: { kind: 'text' },
+  'completion bash': { kind: 'text' },
+  'completion zsh': { kind: 'text' },
+  'completion fish': { kind: 'text' },
+  'completion refresh': { kind: 'message' },
   __reference: { kind: 'text' },
   help: { kind: 'text' },
 };

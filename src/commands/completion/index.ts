@@ -49,7 +49,7 @@ const refresh = verb({
   load: () => import('./refresh.js'),
 });
 
-export const completion = group({
+const completion = group({
   name: 'completion',
   summary: summaryOf('completion'),
   description: 'Shell completion: the scripts for bash, zsh and fish, and the cache of ids they complete.',

@@ -158,19 +158,19 @@ function fishLookups(t: Tables): string {
 }
 
 /** At most this many ids are offered at one TAB, the newest first: type more of one to narrow. */
-export const MAX_CANDIDATES = 100;
+const MAX_CANDIDATES = 100;
 
 /**
  * The one reader of the completion cache (src/cache/ids.ts), the same awk program in the three
  * scripts. A kind's file holds `id TAB description` lines, newest last; the scripts feed it to awk
  * newest first (tac, or tail -r where there is no tac), so awk stops after MAX_CANDIDATES and
  * reads only the end of a large file. It prints each id once, when the id starts with what was
- * typed (BOOKDIST_P), or, in mode `desc` (zsh and fish), when a word of its description does
+ * typed (BDC_TYPED), or, in mode `desc` (zsh and fish), when a word of its description does
  * (case-insensitive); mode `desc` prints `id TAB description`, mode `id` the bare id; each after
- * BOOKDIST_X (`--flag=` when completing `--flag=value` as one word). Plain POSIX awk.
+ * BDC_BEFORE (`--flag=` when completing `--flag=value` as one word). Plain POSIX awk.
  */
-export const IDS_AWK: string = [
-  `BEGIN { FS = "\\t"; p = ENVIRON["BOOKDIST_P"]; lp = tolower(p); mode = ENVIRON["BOOKDIST_M"]; x = ENVIRON["BOOKDIST_X"]; max = ${MAX_CANDIDATES} }`,
+const IDS_AWK: string = [
+  `BEGIN { FS = "\\t"; p = ENVIRON["BDC_TYPED"]; lp = tolower(p); mode = ENVIRON["BDC_MODE"]; x = ENVIRON["BDC_BEFORE"]; max = ${MAX_CANDIDATES} }`,
   '$1 == "" || ($1 in seen) { next }',
   '{',
   '  seen[$1] = 1',

@@ -104,7 +104,7 @@ function __bookdist_ids --argument-names kind cur mode prefix
     test -n "$file" -a -f "$file"; or return
     set -l rev tac
     command -q tac; or set rev tail -r
-    command $rev -- "$file" 2>/dev/null | BOOKDIST_P="$cur" BOOKDIST_M="$mode" BOOKDIST_X="$prefix" command awk "$__bookdist_ids_awk" 2>/dev/null
+    command $rev -- "$file" 2>/dev/null | BDC_TYPED="$cur" BDC_MODE="$mode" BDC_BEFORE="$prefix" command awk "$__bookdist_ids_awk" 2>/dev/null
 end
 
 # The names of the stored profiles, read from the config file that `bookdist profile add`

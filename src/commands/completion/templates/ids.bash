@@ -26,5 +26,5 @@ _bookdist_ids() {
   [[ -n $file && -f $file ]] || return 0
   local rev=tac
   command -v tac >/dev/null || rev='tail -r'
-  REPLY=$(command $rev -- "$file" 2>/dev/null | BOOKDIST_P=$2 BOOKDIST_M=$3 BOOKDIST_X=${4:-} command awk "$_bookdist_ids_awk" 2>/dev/null)
+  REPLY=$(command $rev -- "$file" 2>/dev/null | BDC_TYPED=$2 BDC_MODE=$3 BDC_BEFORE=${4:-} command awk "$_bookdist_ids_awk" 2>/dev/null)
 }
