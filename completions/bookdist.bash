@@ -407,22 +407,22 @@ _bookdist_flag() {
     'ledger list/--until') REPLY='r-' ;;
     'ledger list/--op') REPLY='r-' ;;
     'ledger list/--status') REPLY='rc unknown failed done' ;;
-    'ledger list/--user') REPLY='r-' ;;
+    'ledger list/--user') REPLY='ri user' ;;
     'ledger list/--book') REPLY='ri book' ;;
     'ledger list/--job') REPLY='r-' ;;
     'ledger list/--org') REPLY='ri org' ;;
-    'ledger list/--label') REPLY='r-' ;;
+    'ledger list/--label') REPLY='ri label' ;;
     'ledger export/--format') REPLY='rc csv json' ;;
     'ledger export/--out') REPLY='rf' ;;
     'ledger export/--since') REPLY='r-' ;;
     'ledger export/--until') REPLY='r-' ;;
     'ledger export/--op') REPLY='r-' ;;
     'ledger export/--status') REPLY='rc unknown failed done' ;;
-    'ledger export/--user') REPLY='r-' ;;
+    'ledger export/--user') REPLY='ri user' ;;
     'ledger export/--book') REPLY='ri book' ;;
     'ledger export/--job') REPLY='r-' ;;
     'ledger export/--org') REPLY='ri org' ;;
-    'ledger export/--label') REPLY='r-' ;;
+    'ledger export/--label') REPLY='ri label' ;;
     'ledger prune/--before') REPLY='r-' ;;
     'ledger reconcile/--since') REPLY='r-' ;;
     *) REPLY='' ;;
@@ -444,6 +444,7 @@ _bookdist_arg() {
     'user orders/0') REPLY='ri user' ;;
     'user purchase/0') REPLY='ri user' ;;
     'user purchase/1') REPLY='ri purchase' ;;
+    'ledger show/0') REPLY='ri ledger' ;;
     *) REPLY='' ;;
   esac
 }

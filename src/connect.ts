@@ -16,7 +16,7 @@ import type { ResolvedConfig, Setting } from './config/resolve.js';
 import { CONFIG_FILE, KEYS_DIR } from './config/store.js';
 import { checkBaseUrl, checkHeaderValue, checkPermissions, sourceOf } from './config/check.js';
 import type { WriteHook, WriteRequest } from './api/write-hook.js';
-import { mayWrite } from './ledger/ops.js';
+import { mayWrite, opOf } from './ledger/ops.js';
 
 /** Where requests go and as whom: what connect() hands the client besides the context's settings. */
 interface Target {
@@ -54,7 +54,7 @@ export async function connect(ctx: Context): Promise<ApiClient> {
     debug: globals.debug ? (line) => io.stderr.write(`[debug] ${line}\n`) : undefined,
     dryRun: globals.dryRun ? (line) => io.stdout.write(line + '\n') : undefined,
     checkPayload: globals.dryRun ? checkBeforeDryRun : undefined,
-    writeHook: ledgerHook(ctx, cfg, target.baseUrl),
+    writeHook: withIdCache(ledgerHook(ctx, cfg, target.baseUrl), ids, () => ctx.clock.now()),
     onResponse: (res) => {
       if (ids && res.format === 'json' && res.status < 300) ids.collect(res.body);
       if (!noticeShown && res.body && res.body.test_mode === true) {
@@ -66,6 +66,22 @@ export async function connect(ctx: Context): Promise<ApiClient> {
   });
   ctx.defer(() => client.close());
   return client;
+}
+
+/**
+ * Writes feed the completion cache too: the organizations and labels they name (no answer returns
+ * them) and their ledger rows (`ledger show <TAB>`).
+ */
+function withIdCache(hook: WriteHook | undefined, ids: IdCollector | undefined, now: () => Date): WriteHook | undefined {
+  if (!ids) return hook;
+  return {
+    async before(req: WriteRequest) {
+      const ticket = await hook?.before(req);
+      const op = ticket ? opOf(req)?.op : undefined;
+      ids.collectWrite(req.payload, ticket && op ? { id: ticket.id, op, at: now() } : undefined);
+      return ticket;
+    },
+  };
 }
 
 /**

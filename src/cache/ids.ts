@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { privateDirSync, readTextSync, writeFileAtomicSync } from '../util/fs-safe.js';
 
 /** The kinds of ids the cache keeps, one file each. */
-const ID_KINDS = ['book', 'isbn', 'sku', 'user', 'email', 'order', 'purchase', 'price', 'org', 'label'] as const;
+const ID_KINDS = ['book', 'isbn', 'sku', 'user', 'email', 'order', 'purchase', 'price', 'org', 'label', 'ledger'] as const;
 export type IdKind = (typeof ID_KINDS)[number];
 
 /** Ids kept per kind (and scope) after a compaction; the newest win. */
@@ -91,6 +91,23 @@ export class IdCollector {
     let n = 0;
     for (const m of this.seen.values()) n += m.size;
     return n;
+  }
+
+  /**
+   * Take what a write names that no answer returns: its organization and white label (what
+   * `order create --org` and `codes generate --label` were given), and its ledger row.
+   */
+  collectWrite(payload: Record<string, unknown> | undefined, ledger?: { id: string; op: string; at: Date }): void {
+    const org = str(payload?.org);
+    const label = str(payload?.label);
+    this.add('org', org);
+    this.add('label', label);
+    if (ledger) {
+      // A book by the start of its hash id, so that the line keeps its other names.
+      const book = str(payload?.hash_id)?.slice(0, 12);
+      const names = [payload?.username, payload?.email, book, org, label, payload?.order_id].filter((v) => typeof v === 'string' || typeof v === 'number');
+      this.add('ledger', ledger.id, joined(ledger.op, ledger.at.toISOString().slice(0, 16).replace('T', ' '), names.join(' ')));
+    }
   }
 
   /** Take the ids of a service answer (a parsed JSON body), by shape, at any depth. */

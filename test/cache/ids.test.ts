@@ -52,6 +52,14 @@ describe('what an answer gives', () => {
     expect(get('price')[9]).toBe('6.99 · new · 180-day rental');
   });
 
+  it('a write gives its organization, white label and ledger row', () => {
+    const c = new IdCollector();
+    c.collectWrite({ org: 'acme', label: 'acme-books', username: USER, hash_id: HASH, count: 5 }, { id: '12', op: 'codes generate', at: new Date('2026-11-27T10:03:00Z') });
+    expect(Object.fromEntries(c.seen.get('org')!)).toEqual({ acme: '' });
+    expect(Object.fromEntries(c.seen.get('label')!)).toEqual({ 'acme-books': '' });
+    expect(Object.fromEntries(c.seen.get('ledger')!)).toEqual({ 12: `codes generate · 2026-11-27 10:03 · ${USER} ${HASH.slice(0, 12)} acme acme-books` });
+  });
+
   it('never a secret: passwords, codes, keys and tokens in answers are not kept', () => {
     const c = new IdCollector();
     c.collect({ user: { username: USER, email: 'new@example.com', password: 'Pw-secret-123' } });

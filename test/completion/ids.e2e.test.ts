@@ -49,7 +49,7 @@ beforeAll(async () => {
   created = made.username;
   const order = await cli(['order', 'create', '--username', AVERY, '--pricing-id', '3', '--order-type', 'TestPlan', '--org', 'harborlane', '--billing-name', 'Ada Byron', '--billing-postal-code', '04101', '--billing-country', 'US', '--json']);
   orderId = String(JSON.parse(order.stdout).order.id);
-  const codes = await cli(['codes', 'generate', '--hash-id', LIGHTHOUSE, '--org', 'harborlane', '--count', '3', '--out', join(dir, 'codes.csv')]);
+  const codes = await cli(['codes', 'generate', '--hash-id', LIGHTHOUSE, '--org', 'harborlane', '--label', 'harborlane', '--count', '3', '--out', join(dir, 'codes.csv')]);
   expect(codes.code).toBe(0);
 
   // A served sandbox with two stored profiles, one per account (as two workspaces' accounts are).
@@ -90,6 +90,13 @@ describe('bash: bare ids', () => {
     expect(complete('book', 'viewer', '--username', '').slice(0, 2)).toEqual([AVERY, created]);
     expect(complete('user', 'get', created.slice(0, 6))).toEqual([created]);
     expect(complete('order', 'refund', '--order-id', '')).toEqual([orderId]);
+  });
+  it('--org and --label offer what earlier writes named; ledger show the ledger\'s rows', () => {
+    expect(complete('order', 'create', '--org', '')).toEqual(['harborlane']);
+    expect(complete('codes', 'generate', '--label', 'harb')).toEqual(['harborlane']);
+    const rows = complete('ledger', 'show', '');
+    expect(rows.length).toBeGreaterThanOrEqual(3);
+    expect(rows.every((r) => /^\d+$/.test(r))).toBe(true);
   });
   it('follows --profile on the line: each profile (account) sees its own ids', () => {
     expect(complete('--profile', 'served', 'user', 'get', '')).toContain(createdOther);

@@ -93,6 +93,9 @@ const ID_VALUES: Readonly<Record<string, IdKind>> = {
   org: 'org',
   organization: 'org',
   subdomain: 'label',
+  label: 'label',
+  user: 'user',
+  ledger_id: 'ledger',
 };
 
 function valueKind(valueName: string | undefined, choices: readonly string[] | undefined): ValueKind {

@@ -33,7 +33,7 @@ export const show = verb({
   name: 'show',
   summary: 'show one write: its intent, outcome and settlement',
   description: 'Shows everything the ledger holds about one write, by the id `ledger list` shows (and the "outcome unknown" error names).',
-  args: [argument('<id>', 'the write\'s id (a number)')],
+  args: [argument('<ledger_id>', 'the write\'s id (a number)')],
   examples: ['bookdist ledger show 1'],
   load: () => import('./show.js'),
 });

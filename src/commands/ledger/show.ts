@@ -8,7 +8,7 @@ import type { show } from './index.js';
 import { readLedger, recordOf } from './common.js';
 
 export function parse({ args }: VerbInput<typeof show>): { id: number } {
-  return { id: positiveInt(args.id, '<id>') };
+  return { id: positiveInt(args.ledger_id, '<ledger_id>') };
 }
 
 const list = (v: unknown) => (Array.isArray(v) ? v.join(', ') : v);
