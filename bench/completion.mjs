@@ -57,7 +57,7 @@ function zshTimes(script, env) {
   const calls = LINES.map((w) => `t ${w.map((x) => `'${x}'`).join(' ')}`).join('\n');
   const prog = `zmodload zsh/datetime
 compadd() { local -a v; v=("\${(@P)\${@[-1]}}"); n=\${#v}; }
-_wanted() { shift 3; "$@"; }
+_wanted() { while [[ $1 == -* ]]; do shift; done; shift 3; "$@"; }
 _describe() { n=-1 }
 source "$1"
 t() { words=(bookdist "$@"); CURRENT=\${#words}; PREFIX=\${words[-1]}; n=0; local a=$EPOCHREALTIME; _bookdist; local b=$EPOCHREALTIME; print "$n $a $b"; }

@@ -13,8 +13,8 @@ $1 == "" || ($1 in seen) { next }
 {
   seen[$1] = 1
   ok = (p == "" || index($1, p) == 1)
-  if (!ok && mode == "desc") {
-    m = split(tolower($2), w, /[[:space:][:punct:]]+/)
+  if (!ok && mode == "desc" && index(ld = tolower($2), lp)) {
+    m = split(ld, w, /[[:space:][:punct:]]+/)
     for (j = 1; j <= m && !ok; j++) ok = (index(w[j], lp) == 1)
   }
   if (!ok) next
