@@ -15,6 +15,8 @@
 //      95th percentile at most 0.5x `node -e 0` (bench/completion.mjs).
 //  (l) the request journal's cost: the signed lookup under load with the journal on keeps at
 //      least 0.95 of its throughput without it (bench/journal.mjs).
+//  (m) `sandbox fixtures apply` of a 1,000-step fixture on the embedded sandbox: under 5 s
+//      (bench/fixtures.mjs).
 //
 // Needs only what the project installs plus curl, openssl and bash on the machine.
 import { spawnSync } from 'node:child_process';
@@ -193,6 +195,12 @@ for (const r of await (await import('./sandbox-throughput.mjs')).sandboxThroughp
 
 // (l) the request journal's cost on the signed lookup: bench/journal.mjs.
 for (const r of await (await import('./journal.mjs')).journalBench()) {
+  results.push(r.line);
+  if (!r.ok) failed = true;
+}
+
+// (m) a 1,000-step fixture: bench/fixtures.mjs.
+for (const r of (await import('./fixtures.mjs')).fixtureBench()) {
   results.push(r.line);
   if (!r.ok) failed = true;
 }

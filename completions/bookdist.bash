@@ -58,6 +58,7 @@ _bookdist_cmd() {
     'sandbox/redeem') REPLY='redeem' ;;
     'sandbox/outbox') REPLY='outbox' ;;
     'sandbox/requests') REPLY='requests' ;;
+    'sandbox/fixtures') REPLY='fixtures' ;;
     'sandbox/help') REPLY='help' ;;
     'sandbox catalogue/load') REPLY='load' ;;
     'sandbox catalogue/help') REPLY='help' ;;
@@ -70,6 +71,8 @@ _bookdist_cmd() {
     'sandbox requests/verify') REPLY='verify' ;;
     'sandbox requests/clear') REPLY='clear' ;;
     'sandbox requests/help') REPLY='help' ;;
+    'sandbox fixtures/apply') REPLY='apply' ;;
+    'sandbox fixtures/help') REPLY='help' ;;
     'book/get') REPLY='get' ;;
     'book/pricing') REPLY='pricing' ;;
     'book/search') REPLY='search' ;;
@@ -119,10 +122,11 @@ _bookdist_cmds() {
   case "$1" in
     '') REPLY='status whoami describe api profile sandbox book user order codes import access offers ledger completion help' ;;
     'profile') REPLY='add list show use remove check help' ;;
-    'sandbox') REPLY='serve credentials openapi reset catalogue clock usage redeem outbox requests help' ;;
+    'sandbox') REPLY='serve credentials openapi reset catalogue clock usage redeem outbox requests fixtures help' ;;
     'sandbox catalogue') REPLY='load help' ;;
     'sandbox clock') REPLY='advance show help' ;;
     'sandbox requests') REPLY='list show tail verify clear help' ;;
+    'sandbox fixtures') REPLY='apply help' ;;
     'book') REPLY='get pricing search list viewer process help' ;;
     'user') REPLY='invite create get orders purchase help' ;;
     'order') REPLY='create refund free help' ;;
@@ -178,6 +182,8 @@ _bookdist_flags() {
     'sandbox requests tail') REPLY='--method --path --status --account --since --body --db --url -h --help' ;;
     'sandbox requests verify') REPLY='--method --path --status --account --since --body --count --at-least --none --db --url -h --help' ;;
     'sandbox requests clear') REPLY='--db --url -h --help' ;;
+    'sandbox fixtures') REPLY='-h --help' ;;
+    'sandbox fixtures apply') REPLY='--db --url -h --help' ;;
     'book') REPLY='-h --help' ;;
     'book get') REPLY='--isbn --sku --isbn-file --hash-id-file --no-check -h --help' ;;
     'book pricing') REPLY='--isbn --no-check -h --help' ;;
@@ -310,6 +316,8 @@ _bookdist_flag() {
     'sandbox requests verify/--url') REPLY='r-' ;;
     'sandbox requests clear/--db') REPLY='rf' ;;
     'sandbox requests clear/--url') REPLY='r-' ;;
+    'sandbox fixtures apply/--db') REPLY='rf' ;;
+    'sandbox fixtures apply/--url') REPLY='r-' ;;
     'book get/--isbn') REPLY='ri isbn' ;;
     'book get/--sku') REPLY='ri sku' ;;
     'book get/--isbn-file') REPLY='rf' ;;
@@ -438,6 +446,7 @@ _bookdist_arg() {
     'profile remove/0') REPLY='rs' ;;
     'profile check/0') REPLY='rp' ;;
     'sandbox catalogue load/0') REPLY='rf' ;;
+    'sandbox fixtures apply/0') REPLY='rf' ;;
     'book get/0') REPLY='ri book' ;;
     'book process/*') REPLY='ri book' ;;
     'user get/0') REPLY='ri user' ;;

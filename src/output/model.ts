@@ -72,6 +72,7 @@ export const OUTPUT: Record<string, OutputSpec> = {
   'sandbox requests tail': { kind: 'text' },
   'sandbox requests verify': { kind: 'text' },
   'sandbox requests clear': { kind: 'message' },
+  'sandbox fixtures apply': { kind: 'rows', record: 'step', at: 'steps' },
   // books
   'book get': { kind: 'record', record: 'book', at: 'book', bulk: 'lookup result' },
   'book pricing': { kind: 'rows', record: 'pricing entry', at: ['digital_pricing', 'pricing', 'book.digital_pricing', 'results'] },

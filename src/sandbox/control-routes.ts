@@ -137,6 +137,26 @@ export async function serveControl(core: SandboxCore, req: IncomingMessage, res:
       case 'POST /_sandbox/catalogue/loads':
         out = await startRemoteLoad(store, body);
         break;
+      case 'POST /_sandbox/fixtures': {
+        const { applyFixture, FixtureError } = await import('./fixtures/apply.js');
+        try {
+          out = await applyFixture(store, body.fixture, { baseDir: typeof body.base_dir === 'string' ? body.base_dir : undefined, origin: core.baseUrl, workerDelayMs: 0 });
+        } catch (e) {
+          if (e instanceof FixtureError) throw new HttpError(e.status, e.message);
+          throw e;
+        }
+        setImmediate(core.tick);
+        break;
+      }
+      case 'POST /_sandbox/books/hold':
+      case 'POST /_sandbox/books/release':
+      case 'POST /_sandbox/books/fail': {
+        const c = await import('./fixtures/book-controls.js');
+        const hash = str(body.hash_id, 'hash_id');
+        out = route.endsWith('hold') ? c.holdBook(store, hash, body.reason) : route.endsWith('release') ? c.releaseBook(store, hash) : c.failNextProcessing(store, hash, body.reason);
+        setImmediate(core.tick);
+        break;
+      }
       case 'POST /_sandbox/worker/run':
         out = { processed: runWorker(store, typeof body.delay_ms === 'number' ? body.delay_ms : core.delayMs) };
         break;

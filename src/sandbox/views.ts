@@ -7,6 +7,7 @@ import { pricesOfBook, pricesOfBooks, type PricingRow } from './repo/pricing.js'
 import { allPublishers, type PublisherFullRow } from './repo/publishers.js';
 import type { UserRow } from './repo/users.js';
 import { DAY, isoDate, isoTime } from './util.js';
+import { holdReason } from './fixtures/book-controls.js';
 
 const b = (n: unknown) => n === 1 || n === true;
 
@@ -40,7 +41,7 @@ function publishers(store: Store): Map<number, PublisherFullRow> {
 
 export function bookView(store: Store, book: BookRow, now: number): Record<string, unknown> {
   const pricing = pricesOfBook(store, book.id);
-  return bookShape(book, publishers(store).get(book.publisher_id)!, pricing, now);
+  return bookShape(store, book, publishers(store).get(book.publisher_id)!, pricing, now);
 }
 
 /**
@@ -54,10 +55,10 @@ export function bookViews(store: Store, books: BookRow[], now: number): Array<Re
   const prices = new Map<number, PricingRow[]>(books.map((b) => [b.id, []]));
   const rows = pricesOfBooks(store, books.map((b) => b.id));
   for (const p of rows) prices.get(p.book_id)!.push(p);
-  return books.map((b) => bookShape(b, pubs.get(b.publisher_id)!, prices.get(b.id)!, now));
+  return books.map((b) => bookShape(store, b, pubs.get(b.publisher_id)!, prices.get(b.id)!, now));
 }
 
-function bookShape(book: BookRow, pub: PublisherFullRow, pricing: PricingRow[], now: number): Record<string, unknown> {
+function bookShape(store: Store, book: BookRow, pub: PublisherFullRow, pricing: PricingRow[], now: number): Record<string, unknown> {
   return {
     id: book.id,
     hash_id: book.hash_id,
@@ -105,7 +106,7 @@ function bookShape(book: BookRow, pub: PublisherFullRow, pricing: PricingRow[], 
       queued_date: isoTime(book.queued_at),
       // Sandbox only: a queued book the worker leaves alone, and why (the seed's "The Glass Meridian").
       is_held: held(book),
-      held_reason: held(book) ? HELD_REASON : null,
+      held_reason: held(book) ? (holdReason(store, book.id) ?? HELD_REASON) : null,
     },
   };
 }

@@ -22,7 +22,7 @@
 // listens on --port 0; it is started, must print its URL, and is stopped with SIGTERM (exit 0).
 import { spawn } from 'node:child_process';
 import { request as httpsRequest } from 'node:https';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -177,6 +177,10 @@ beforeAll(async () => {
   // The catalogue samples the README loads from a clone (docs/samples/), and the names other examples give them.
   for (const [name, sample] of [['docs/samples/catalogue.onix.xml', 'catalogue.onix.xml'], ['docs/samples/catalogue.csv', 'catalogue.csv'], ['feed.xml', 'catalogue.onix.xml']]) {
     files[name] = readFileSync(join(ROOT, 'docs/samples', sample), 'utf8');
+  }
+  // The fixture samples (docs/samples/*fixture*), as a clone has them.
+  for (const sample of readdirSync(join(ROOT, 'docs/samples')).filter((f) => f.includes('fixture'))) {
+    files[`docs/samples/${sample}`] = readFileSync(join(ROOT, 'docs/samples', sample), 'utf8');
   }
   files['titles.csv'] = 'isbn13,title,price\n9781770100077,A Title of Your Own,5.00\n';
   for (const [name, text] of Object.entries(files)) {

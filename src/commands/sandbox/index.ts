@@ -294,6 +294,27 @@ export const requestsClear = verb({
   load: async () => (await import('./requests.js')).clear,
 });
 
+export const fixturesApply = verb({
+  name: 'apply',
+  summary: 'set the sandbox up from a fixture file of named steps (JSON or YAML)',
+  description:
+    'Runs the steps of a fixture file in order: `call:` any operation of the service (its name in `bookdist describe`, e.g. ' +
+    'order.external, with `payload:` and `params:`, `as:` partner, limited or operator) or `control:` a sandbox control ' +
+    '(clock.advance, usage, redeem, catalogue.load, book.hold, book.release, book.fail, worker.run, with `with:`). A step uses ' +
+    'what an earlier one returned with ${step.path} (e.g. ${order.order.id}). A fixture with a `name:` remembers what each step ' +
+    'returned: applying it again makes nothing twice and prints the remembered results, and after a failed step it goes on from ' +
+    'there once the file is fixed. Errors name the step and the field. Samples: docs/samples/*fixture*. Exit 2 when the file is ' +
+    'not a fixture, 1 when a step fails.',
+  args: [argument('<file>', 'the fixture file (.json, .yaml or .yml)')],
+  options: [DB_OPTION, URL_OPTION],
+  examples: [
+    'bookdist sandbox fixtures apply docs/samples/refund-window.fixture.yaml',
+    'bookdist sandbox fixtures apply docs/samples/code-batch.fixture.json --json',
+    'bookdist sandbox fixtures apply docs/samples/held-book.fixture.yaml --url http://127.0.0.1:8710',
+  ],
+  load: () => import('./fixtures.js'),
+});
+
 export const commands = [
   group({
     name: 'sandbox',
@@ -334,6 +355,14 @@ export const commands = [
           'Every request a sandbox serves is kept in its database (time, method, path, auth, account, status, duration, redacted ' +
           'bodies, what it changed, the e-mails it caused), so a test can assert what its code sent: `sandbox requests verify`.',
         commands: [requestsList, requestsShow, requestsTail, requestsVerify, requestsClear],
+      }),
+      group({
+        name: 'fixtures',
+        summary: 'set the sandbox up for a test from a file of named steps',
+        description:
+          'A fixture is a JSON or YAML file of named steps (operations of the service and sandbox controls) that puts the ' +
+          'sandbox in the state a test needs: a user who bought a book 20 days ago and read 12% of it, a held book, a code batch.',
+        commands: [fixturesApply],
       }),
     ],
   }),

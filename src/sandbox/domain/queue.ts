@@ -1,5 +1,6 @@
 // The processing worker: queued books complete one at a time, in queue order.
 import type { Store } from '../db/store.js';
+import { failedProcessing } from '../fixtures/book-controls.js';
 import { anyQueued, finishProcessing, inProcess, nextWaiting, queueHead, startProcessing } from '../repo/queue.js';
 
 /** Run the processing worker: complete queued books in queue order, each taking `delayMs`. */
@@ -18,7 +19,8 @@ export function runWorker(store: Store, delayMs: number): number {
       }
       const finish = head.processing_started_at! + delayMs;
       if (finish > now) break;
-      finishProcessing(store, head.id, finish);
+      // A book made to fail (sandbox control) leaves the queue unprocessed instead.
+      if (!failedProcessing(store, head.id, finish)) finishProcessing(store, head.id, finish);
       done++;
       const next = nextWaiting(store);
       if (next !== undefined) startProcessing(store, next, finish);
