@@ -18,6 +18,7 @@ import { serveApi } from './service.js';
 import { Store } from './db/store.js';
 import { Journal, type JournalOptions, type RequestNote } from './journal/journal.js';
 import { isJournalPath } from './journal/routes.js';
+import { ensureFixtureTables } from './fixtures/tables.js';
 
 // node:http through require: the ESM import materialises every export of node:http, Node's own
 // bundled undici and web streams included, which the embedded sandbox would pay on every run.
@@ -94,14 +95,13 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   const worker = startWorker(store, delayMs);
   const allowedHosts = new Set([...boundHostNames(listenHost), ...(opts.allowHosts ?? []).map(hostName).filter(Boolean)]);
   const core: SandboxCore = { store, delayMs, tick: worker.tick, port: 0, allowedHosts, baseUrl: '' };
-  if (opts.journal !== false) {
-    try {
-      core.journal = new Journal(store, opts.journal);
-    } catch (err) {
-      clearInterval(worker.timer);
-      store.close();
-      throw err;
-    }
+  try {
+    ensureFixtureTables(store);
+    if (opts.journal !== false) core.journal = new Journal(store, opts.journal);
+  } catch (err) {
+    clearInterval(worker.timer);
+    store.close();
+    throw err;
   }
 
   const scheme = opts.tls ? 'https' : 'http';

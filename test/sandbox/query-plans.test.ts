@@ -29,7 +29,7 @@ const GROW = { books: BOOKS, users: 20_000, orders: 20_000, codes: 20_000, impor
 /** Tables that grow with use: a full scan of one of them is a failure. */
 const GROWING = new Set([
   'books', 'pricing', 'users', 'orders', 'order_items', 'usage', 'reader_pages', 'reader_sessions', 'codes',
-  'idempotency', 'imports', 'outbox', 'carts',
+  'idempotency', 'imports', 'outbox', 'carts', 'journal', 'book_controls', 'fixture_steps',
 ]);
 /**
  * Small fixed tables written by the seed only (2 accounts, 3 publishers, their links, 2 labels,
