@@ -17,6 +17,8 @@
 //      least 0.95 of its throughput without it (bench/journal.mjs).
 //  (m) `sandbox fixtures apply` of a 1,000-step fixture on the embedded sandbox: under 5 s
 //      (bench/fixtures.mjs).
+//  (n) the ledger's cost, CPU with it over CPU with --no-ledger: 100,000 codes at most 1.03x,
+//      10,000 orders from CSV at most 1.05x, one single write at most 1.1x (bench/ledger.mjs).
 //
 // Needs only what the project installs plus curl, openssl and bash on the machine.
 import { spawnSync } from 'node:child_process';
@@ -204,6 +206,8 @@ for (const r of (await import('./fixtures.mjs')).fixtureBench()) {
   results.push(r.line);
   if (!r.ok) failed = true;
 }
+// (n) the ledger's cost: bench/ledger.mjs.
+await (await import('./ledger.mjs')).ledgerBench({ target });
 
 console.log(`\n${failed ? 'Some targets were missed.' : 'All targets met.'}`);
 process.exitCode = failed ? 1 : 0;

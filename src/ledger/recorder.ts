@@ -221,6 +221,7 @@ export class Recorder implements WriteHook {
       this.unsynced = false;
       this.store.sync();
     }
+    if (end) this.store.close();
   }
 
   private write(): void {

@@ -74,6 +74,10 @@ export class LedgerStore {
   readonly path: string;
   private readonly lockPath: string;
   private dirReady = false;
+  /** The file kept open between appends of this process, its inode, and its end as last written. */
+  private fd?: number;
+  private ino?: number;
+  private known?: { size: number; n: number; prev: string };
 
   constructor(dir: string) {
     this.dir = dir;
@@ -189,40 +193,65 @@ export class LedgerStore {
     this.ensureDir();
     const release = this.lock();
     try {
-      const fd = this.openFile();
-      try {
-        let { n, prev, size } = tail(fd);
-        const written: Row[] = [];
-        let text = '';
-        for (const r of rows) {
-          const row = { n: ++n, prev, ...r } as Row;
-          const line = JSON.stringify(row);
-          prev = sha256(line);
-          text += line + '\n';
-          written.push(row);
-        }
-        const buf = Buffer.from(text, 'utf8');
-        let off = 0;
-        try {
-          while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
-          if (durable) fs.fdatasyncSync(fd);
-        } catch (e) {
-          // A short write (full disk) must not leave half a row for the next writer to chain to.
-          try {
-            fs.ftruncateSync(fd, size);
-          } catch {
-            /* the next writer drops a torn tail */
-          }
-          throw refused(this.path, 'could not be written', e);
-        }
-        if (size === 0 && durable) syncDir(this.dir);
-        return written;
-      } finally {
-        fs.closeSync(fd);
+      const fd = this.current();
+      const size = fs.fstatSync(fd).size;
+      // Nobody appended since this process did: its own last row is the tail.
+      let { n, prev } = this.known?.size === size ? this.known : tail(fd);
+      const start = this.known?.size === size ? size : fs.fstatSync(fd).size;
+      const written: Row[] = [];
+      let text = '';
+      for (const r of rows) {
+        const row = { n: ++n, prev, ...r } as Row;
+        const line = JSON.stringify(row);
+        prev = sha256(line);
+        text += line + '\n';
+        written.push(row);
       }
+      const buf = Buffer.from(text, 'utf8');
+      let off = 0;
+      try {
+        while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
+        if (durable) fs.fdatasyncSync(fd);
+      } catch (e) {
+        this.known = undefined;
+        // A short write (full disk) must not leave half a row for the next writer to chain to.
+        try {
+          fs.ftruncateSync(fd, start);
+        } catch {
+          /* the next writer drops a torn tail */
+        }
+        throw refused(this.path, 'could not be written', e);
+      }
+      this.known = { size: start + buf.length, n, prev };
+      if (start === 0 && durable) syncDir(this.dir);
+      return written;
     } finally {
       release();
     }
+  }
+
+  /** The open file, opened again when it was replaced (prune) or removed meanwhile. */
+  private current(): number {
+    if (this.fd !== undefined) {
+      let same = false;
+      try {
+        const st = fs.lstatSync(this.path);
+        same = st.isFile() && st.ino === this.ino && (st.mode & 0o077) === 0;
+      } catch {
+        /* removed: open anew */
+      }
+      if (same) return this.fd;
+      this.close();
+    }
+    this.fd = this.openFile();
+    this.ino = fs.fstatSync(this.fd).ino;
+    return this.fd;
+  }
+
+  /** Let the file go (the command ends). */
+  close(): void {
+    if (this.fd !== undefined) fs.closeSync(this.fd);
+    this.fd = this.ino = this.known = undefined;
   }
 
   /** fdatasync the file (rows another descriptor wrote included). */
@@ -281,6 +310,7 @@ export class LedgerStore {
         text += line + '\n';
       }
       writeFileAtomicSync(this.path, text, 0o600);
+      this.close();
       return { before: lines.length, after: rows.length };
     } finally {
       release();

@@ -158,7 +158,7 @@ describe('many writers at once', () => {
       for (let i = 0; i < 8; i++) codes.push((await runCli(['user', 'create', '--email', `t${i}.${process.pid}@example.com`], { env })).code);
       return codes;
     })();
-    const [a, b, t] = await Promise.all([...jobs, terminal] as const);
+    const [[a, b], t] = await Promise.all([Promise.all(jobs), terminal]);
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);
     expect(t).toEqual(Array(8).fill(0));

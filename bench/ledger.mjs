@@ -1,0 +1,115 @@
+// (n) The ledger's cost (issue 34): each command run alternately with the ledger on (the default)
+// and off (--no-ledger), in the same run against the same sandbox; the figure is the ratio of the
+// medians of the client process's CPU time (user + system, from process.resourceUsage(): the
+// figure a machine loaded by other work disturbs least), wall time shown beside it.
+//
+//  (n1) 100,000 codes (`codes generate --out`): at most 1.03x.
+//  (n2) 10,000 orders (`order create --from-csv`, one order number a row): at most 1.05x.
+//  (n3) one single write (`user create --email`), the whole process: at most 1.10x.
+//
+// BENCH_LEDGER_ROUNDS rounds (default 3; at least 7 for the single write); BENCH_LEDGER_ORDERS
+// orders (default 10,000); BENCH_LEDGER_ONLY=n1,n3 runs only those rows. `node bench/ledger.mjs`
+// runs it alone (after `npm run build`); bench/run.mjs runs it as part of `npm run bench`.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { spawnSandbox } from './startup.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const NODE = process.execPath;
+const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_LEDGER_ROUNDS ?? 3)));
+const ORDERS = Math.max(1, Math.floor(Number(process.env.BENCH_LEDGER_ORDERS ?? 10_000)));
+const ONLY = process.env.BENCH_LEDGER_ONLY ? process.env.BENCH_LEDGER_ONLY.split(',') : ['n1', 'n2', 'n3'];
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Run main() in a process of its own; resolves with its CPU time (ms) and wall time (ms). */
+function measured(env, args) {
+  const script = `
+    const { main } = await import(${JSON.stringify(pathToFileURL(join(root, 'dist', 'main.js')).href)});
+    const code = await main(process.argv.slice(1));
+    const u = process.resourceUsage();
+    process.stderr.write('\\nCPU_US=' + (u.userCPUTime + u.systemCPUTime) + '\\n');
+    process.exitCode = code;`;
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(NODE, ['--max-semi-space-size=1', '--input-type=module', '-e', script, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    child.on('close', (code) => {
+      const m = /CPU_US=(\d+)/.exec(stderr);
+      if (code !== 0 || !m) return reject(new Error(`bookdist ${args.join(' ')} exited ${code}: ${stderr.slice(-1500)}`));
+      resolve({ cpu: Number(m[1]) / 1000, wall: Number(process.hrtime.bigint() - t0) / 1e6 });
+    });
+  });
+}
+
+/** Alternate rounds on / off; the ratio of the medians of CPU. */
+async function compare(name, rounds, argsFor, env) {
+  const on = [];
+  const off = [];
+  for (let i = 0; i < rounds; i++) {
+    // Alternate which goes first, so that a drift in the machine's load falls on both.
+    const order = i % 2 ? ['off', 'on'] : ['on', 'off'];
+    for (const which of order) {
+      const r = await measured(env, [...argsFor(i, which), ...(which === 'off' ? ['--no-ledger'] : [])]);
+      (which === 'on' ? on : off).push(r);
+    }
+  }
+  const cpuOn = median(on.map((r) => r.cpu));
+  const cpuOff = median(off.map((r) => r.cpu));
+  const wallOn = median(on.map((r) => r.wall));
+  const wallOff = median(off.map((r) => r.wall));
+  return { name, ratio: cpuOn / cpuOff, cpuOn, cpuOff, wallOn, wallOff };
+}
+
+export async function ledgerBench({ target } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'bookdist-bench-ledger-'));
+  const sb = await spawnSandbox();
+  const rows = [];
+  try {
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...sb.env, BOOKDIST_STATE_DIR: join(dir, 'state') };
+    const cli = (args) => {
+      const r = spawnSync(NODE, [join(root, 'bin', 'bookdist'), ...args, '--json'], { env, encoding: 'utf8', maxBuffer: 1 << 28 });
+      if (r.status !== 0) throw new Error(`bookdist ${args.join(' ')}: ${r.stderr}`);
+      return JSON.parse(r.stdout);
+    };
+    const book = cli(['book', 'list', '--limit', '50']).results.find((b) => b.is_published !== false && b.digital_pricing?.length) ?? cli(['book', 'list', '--limit', '1']).results[0];
+    const hashId = book.hash_id;
+    const pricing = (cli(['book', 'get', hashId]).book ?? book).digital_pricing.find((p) => p.is_active !== false)?.id;
+    const users = Array.from({ length: 20 }, (_, i) => cli(['user', 'create', '--email', `ledger.bench.${process.pid}.${i}@example.com`]).username);
+
+    if (ONLY.includes('n1')) rows.push(
+      await compare('(n1) 100,000 codes', ROUNDS, (i, w) => ['codes', 'generate', '--hash-id', hashId, '--org', 'bench', '--count', '100000', '--out', join(dir, `codes-${i}-${w}.csv`), '-q'], env),
+    );
+
+    const csvFor = (i, w) => {
+      const file = join(dir, `orders-${i}-${w}.csv`);
+      const lines = ['order_number,username,pricing_id,order_type,org,billing_full_name,billing_postal_code,billing_country'];
+      for (let n = 0; n < ORDERS; n++) lines.push(`L${i}${w[1]}${process.pid % 1000}-${n},${users[n % users.length]},${pricing},TestPlan,bench,Ada Byron,04101,US`);
+      writeFileSync(file, lines.join('\n') + '\n');
+      return file;
+    };
+    if (ONLY.includes('n2')) rows.push(
+      await compare(`(n2) ${ORDERS.toLocaleString('en')} orders from CSV`, ROUNDS, (i, w) => ['order', 'create', '--from-csv', csvFor(i, w), '--results', join(dir, `orders-${i}-${w}.out`), '-q'], env),
+    );
+
+    let n = 0;
+    if (ONLY.includes('n3')) rows.push(await compare('(n3) one single write', Math.max(ROUNDS, 7), () => ['user', 'create', '--email', `single.${process.pid}.${n++}@example.com`, '-q'], env));
+  } finally {
+    await sb.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const goals = { '(n1)': 1.03, '(n2)': 1.05, '(n3)': 1.1 };
+  const load = loadavg().map((x) => x.toFixed(1)).join(' ');
+  for (const r of rows) {
+    const goal = goals[r.name.slice(0, 4)];
+    const detail = `CPU ${r.cpuOn.toFixed(0)} vs ${r.cpuOff.toFixed(0)} ms, wall ${(r.wallOn / 1000).toFixed(2)} vs ${(r.wallOff / 1000).toFixed(2)} s (load ${load}, ${cpus().length} cores)`;
+    if (target) target(`${r.name}: CPU with the ledger / with --no-ledger`, r.ratio, '<=', goal, 'x', detail);
+    else console.log(`${r.ratio <= goal ? 'PASS' : 'FAIL'}  ${r.name}: ${r.ratio.toFixed(3)}x (target ≤ ${goal}x)  ${detail}`);
+  }
+  return rows;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) await ledgerBench();
