@@ -2,10 +2,10 @@
 // created exclusively and private, whole-file writes go through an unguessable temporary name.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createNewSync, kindOf, nodeFs, readTextSync, takeOverEmpty, tempNameFor, writeFileAtomicSync } from '../../src/util/fs-safe.js';
+import { createNewSync, kindOf, nodeFs, privateDirSync, readTextSync, takeOverEmpty, tempNameFor, writeFileAtomicSync, type SafeHandle } from '../../src/util/fs-safe.js';
 
 let dir: string;
 beforeEach(() => {
@@ -72,5 +72,99 @@ describe('fs-safe', () => {
     expect(await takeOverEmpty(nodeFs, join(dir, 'l'))).toEqual({ refused: 'it is a symbolic link' });
     expect((await kindOf(nodeFs, join(dir, 'l'))).kind).toBe('link');
     expect((await kindOf(nodeFs, join(dir, 'zz'))).kind).toBe('missing');
+  });
+
+  it('a read handle reads and cannot write; a readwrite handle can; refusals name the path', async () => {
+    writeFileSync(join(dir, 'r'), 'text é');
+    const read = await nodeFs.openExisting(join(dir, 'r'), 'read');
+    await expect(read.write(Buffer.from('x'), 0, 1, null)).rejects.toMatchObject({ code: 'EBADF' });
+    await read.close();
+    const rw = await nodeFs.openExisting(join(dir, 'r'), 'readwrite');
+    await rw.write(Buffer.from('T'), 0, 1, null);
+    await rw.close();
+    expect(readFileSync(join(dir, 'r'), 'utf8')).toBe('Text é');
+    expect(await nodeFs.readText(join(dir, 'r'))).toBe('Text é');
+    expect(readTextSync(join(dir, 'r'))).toBe('Text é');
+    expect(readTextSync(join(dir, 'missing'))).toBeUndefined();
+    mkdirSync(join(dir, 'd'));
+    await expect(nodeFs.readText(join(dir, 'd'))).rejects.toMatchObject({ code: 'ENOTREG', message: `ENOTREG: not a regular file, open '${join(dir, 'd')}'` });
+    expect(() => readTextSync(join(dir, 'd'))).toThrow(`ENOTREG: not a regular file, open '${join(dir, 'd')}'`);
+  });
+
+  it('lstat: undefined when nothing is there, any other failure thrown', async () => {
+    writeFileSync(join(dir, 'f'), 'x');
+    expect(await nodeFs.lstat(join(dir, 'nothing'))).toBeUndefined();
+    expect((await nodeFs.lstat(join(dir, 'f')))?.size).toBe(1);
+    await expect(nodeFs.lstat(join(dir, 'f', 'below-a-file'))).rejects.toMatchObject({ code: 'ENOTDIR' });
+  });
+
+  it('writeFileAtomic: bytes as given, the mode asked for; a failed write or rename leaves no temporary file and the old file as it was', async () => {
+    await nodeFs.writeFileAtomic(join(dir, 'b'), new Uint8Array([0xff, 0x00, 0x41]), 0o640);
+    expect([...readFileSync(join(dir, 'b'))]).toEqual([0xff, 0x00, 0x41]);
+    expect(statSync(join(dir, 'b')).mode & 0o777).toBe(0o640);
+    writeFileAtomicSync(join(dir, 's'), 'sync é', 0o644);
+    expect(readFileSync(join(dir, 's'), 'utf8')).toBe('sync é');
+    expect(statSync(join(dir, 's')).mode & 0o777).toBe(0o644);
+
+    // The disk fails in the middle of the write: the temporary file goes, the old file stays.
+    writeFileSync(join(dir, 'old'), 'old');
+    const failing = {
+      ...nodeFs,
+      async createNew(p: string, o?: { mode?: number; append?: boolean }): Promise<SafeHandle> {
+        const fh = await nodeFs.createNew(p, o);
+        return Object.assign(Object.create(fh), {
+          write: async () => {
+            throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+          },
+          close: () => fh.close(),
+        });
+      },
+    };
+    await expect(failing.writeFileAtomic(join(dir, 'old'), 'new')).rejects.toMatchObject({ code: 'EIO' });
+    expect(readFileSync(join(dir, 'old'), 'utf8')).toBe('old');
+    // A directory where the file should go: the rename fails, and the temporary file goes too.
+    mkdirSync(join(dir, 'taken'));
+    writeFileSync(join(dir, 'taken', 'x'), '');
+    await expect(nodeFs.writeFileAtomic(join(dir, 'taken'), 'x')).rejects.toMatchObject({ code: expect.stringMatching(/EISDIR|ENOTEMPTY|EEXIST/) });
+    expect(() => writeFileAtomicSync(join(dir, 'taken'), 'x')).toThrow(/EISDIR|ENOTEMPTY|EEXIST/);
+    expect(readdirSync(dir).sort()).toEqual(['b', 'old', 's', 'taken']);
+    // remove: what is not there is not an error.
+    await nodeFs.remove(join(dir, 'never-was'));
+    await nodeFs.remove(join(dir, 's'));
+    expect(readdirSync(dir).sort()).toEqual(['b', 'old', 'taken']);
+  });
+
+  it('privateDirSync: creates 0700, tightens a directory of ours, refuses a link or a file in its place', () => {
+    privateDirSync(join(dir, 'p', 'q'));
+    expect(statSync(join(dir, 'p', 'q')).mode & 0o777).toBe(0o700);
+    mkdirSync(join(dir, 'open'), { mode: 0o755 });
+    chmodSync(join(dir, 'open'), 0o755);
+    privateDirSync(join(dir, 'open'));
+    expect(statSync(join(dir, 'open')).mode & 0o777).toBe(0o700);
+    mkdirSync(join(dir, 'theirs'), { mode: 0o755 });
+    chmodSync(join(dir, 'theirs'), 0o755);
+    chownSync(join(dir, 'theirs'), 4321, 4321);
+    privateDirSync(join(dir, 'theirs'));
+    expect(statSync(join(dir, 'theirs')).mode & 0o777).toBe(0o755);
+    symlinkSync(join(dir, 'open'), join(dir, 'link'));
+    expect(() => privateDirSync(join(dir, 'link'))).toThrow(expect.objectContaining({ code: 'ELOOP', message: `ELOOP: a symbolic link, not a directory: '${join(dir, 'link')}'` }));
+    writeFileSync(join(dir, 'file'), '');
+    expect(() => privateDirSync(join(dir, 'file'))).toThrow(/EEXIST|ENOTDIR/);
+  });
+
+  it('kindOf names what a path is; takeOverEmpty refuses a FIFO and a file of another user', async () => {
+    writeFileSync(join(dir, 'f'), 'x');
+    mkdirSync(join(dir, 'd'));
+    execFileSync('mkfifo', [join(dir, 'fifo')]);
+    expect(await kindOf(nodeFs, join(dir, 'f'))).toMatchObject({ kind: 'file', stats: { size: 1 } });
+    expect(await kindOf(nodeFs, join(dir, 'd'))).toMatchObject({ kind: 'dir' });
+    expect((await kindOf(nodeFs, join(dir, 'd'))).stats?.isDirectory()).toBe(true);
+    expect(await kindOf(nodeFs, join(dir, 'fifo'))).toMatchObject({ kind: 'other' });
+    expect((await kindOf(nodeFs, join(dir, 'fifo'))).stats?.isFIFO()).toBe(true);
+    expect(await takeOverEmpty(nodeFs, join(dir, 'fifo'))).toEqual({ refused: 'it is not a regular file' });
+    writeFileSync(join(dir, 'theirs'), '');
+    chownSync(join(dir, 'theirs'), 4321, 4321);
+    expect(await takeOverEmpty(nodeFs, join(dir, 'theirs'))).toEqual({ refused: 'it belongs to another user' });
+    await expect(takeOverEmpty(nodeFs, join(dir, 'nothing'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
