@@ -122,6 +122,21 @@ describe('fs-safe', () => {
     };
     await expect(failing.writeFileAtomic(join(dir, 'old'), 'new')).rejects.toMatchObject({ code: 'EIO' });
     expect(readFileSync(join(dir, 'old'), 'utf8')).toBe('old');
+    // Short writes (a signal, a nearly full disk) are continued from where they stopped.
+    const dribbling = {
+      ...nodeFs,
+      async createNew(p: string, o?: { mode?: number; append?: boolean }): Promise<SafeHandle> {
+        const fh = await nodeFs.createNew(p, o);
+        return Object.assign(Object.create(fh), {
+          write: (b: Uint8Array, off: number, len: number, pos: null) => fh.write(b, off, Math.min(len, 2), pos),
+          sync: () => fh.sync(),
+          close: () => fh.close(),
+        });
+      },
+    };
+    await dribbling.writeFileAtomic(join(dir, 'old'), 'written two bytes at a time');
+    expect(readFileSync(join(dir, 'old'), 'utf8')).toBe('written two bytes at a time');
+    writeFileSync(join(dir, 'old'), 'old');
     // A directory where the file should go: the rename fails, and the temporary file goes too.
     mkdirSync(join(dir, 'taken'));
     writeFileSync(join(dir, 'taken', 'x'), '');
