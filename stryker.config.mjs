@@ -31,7 +31,7 @@ export const GROUPS = {
   catalogue: {
     // The catalogue's record checks: ISBNs and check digits, and the loader's checks of each record.
     mutate: ['src/sandbox/isbn.ts', 'src/sandbox/catalogue/load.ts'],
-    tests: ['test/sandbox/catalogue.test.ts', 'test/sandbox/catalogue-url.test.ts'],
+    tests: ['test/sandbox/isbn.test.ts', 'test/sandbox/catalogue.test.ts', 'test/sandbox/catalogue-url.test.ts'],
   },
   sandbox: {
     // The service's rules (orders, refunds, access, codes...) and its signatures.
