@@ -2,12 +2,14 @@
 // checks the key, starts the embedded sandbox for the built-in profile (src/api/ never starts a
 // server), wires --debug, --dry-run and the TEST MODE notice, and hands the client the context's
 // HTTP handler when one was given (in-process tests).
-// Files are read synchronously: a key and a CA bundle are small, and node:fs/promises would load
+// Key and CA files are read bounded (src/util/read-bounded.ts: a size cap, a time limit, never
+// blocking on a FIFO or reading a device) with node:fs's callback API: node:fs/promises would load
 // about fifteen more of Node's modules (readline among them) on every request.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readBounded, unreadableReason } from './util/read-bounded.js';
 import { join } from 'node:path';
 import type { Context } from './context.js';
-import { CliError, errorCode, ExitCode, messageOf } from './errors.js';
+import { CliError, ExitCode } from './errors.js';
 import { ApiClient, type PayloadToCheck } from './api/client.js';
 import { cacheDisabled, flush, IdCollector, idsDir, scopeOf } from './cache/ids.js';
 import { loadRsaPrivateKey, type Credentials } from './api/wire.js';
@@ -35,7 +37,7 @@ export async function connect(ctx: Context): Promise<ApiClient> {
   const permissions = checkSettings(ctx, cfg);
   const given = () => givenCredentials(cfg, permissions);
   const target = cfg.embedded ? await embeddedTarget(ctx, cfg, given) : await remoteTarget(cfg, given);
-  const ca = cfg.caFile ? readCaFile(cfg.caFile) : undefined;
+  const ca = cfg.caFile ? await readCaFile(cfg.caFile) : undefined;
   const pins = cfg.resolve ? readPins(cfg.resolve) : undefined;
 
   let noticeShown = false;
@@ -189,12 +191,10 @@ async function givenCredentials(cfg: ResolvedConfig, permissions: Permissions): 
     const from = sourceOf(cfg.keyFile, '--key-file');
     let pem: string;
     try {
-      pem = readFileSync(file, 'utf8');
+      pem = await readBounded(file);
     } catch (e) {
-      const code = errorCode(e) ?? messageOf(e);
-      const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'a directory' : code;
       throw new CliError(
-        `Cannot read the key file ${file} (from ${from}): ${why}. ` +
+        `Cannot read the key file ${file} (from ${from}): ${unreadableReason(e)}. ` +
           'Point BOOKDIST_KEY_FILE or the profile (`bookdist profile add --key-file`) at the PEM private key.',
         ExitCode.USAGE,
         { file },
@@ -290,14 +290,13 @@ function readPins(setting: Setting): { pins: Pin[]; from: string } {
 }
 
 /** --ca-file, BOOKDIST_CA_FILE or the profile's CA bundle: read and checked to hold a PEM certificate. */
-function readCaFile(setting: Setting): { pem: string; file: string } {
+async function readCaFile(setting: Setting): Promise<{ pem: string; file: string }> {
   const file = setting.value;
   let pem: string;
   try {
-    pem = readFileSync(file, 'utf8');
+    pem = await readBounded(file);
   } catch (e) {
-    const code = errorCode(e) ?? messageOf(e);
-    throw new CliError(`Cannot read the CA file ${file} (from ${sourceOf(setting, '--ca-file')}): ${code === 'ENOENT' ? 'no such file' : code}.`, ExitCode.USAGE, { file });
+    throw new CliError(`Cannot read the CA file ${file} (from ${sourceOf(setting, '--ca-file')}): ${unreadableReason(e)}.`, ExitCode.USAGE, { file });
   }
   if (!/-----BEGIN CERTIFICATE-----/.test(pem)) {
     throw new CliError(`The CA file ${file} (from ${sourceOf(setting, '--ca-file')}) holds no PEM certificate (-----BEGIN CERTIFICATE-----).`, ExitCode.USAGE, { file });

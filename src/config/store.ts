@@ -4,9 +4,10 @@
 // (./lock.ts): ten `profile add` at once keep all ten, where each used to write back the store it
 // had read. conf writes the file atomically (a temporary file renamed into place), as
 // writeKeyCopy does the key copies.
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { CliError, errorCode, ExitCode, messageOf } from '../errors.js';
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { CliError, errorCode, ExitCode } from '../errors.js';
 import { join, resolve, sep } from 'node:path';
+import { readBounded, unreadableReason } from '../util/read-bounded.js';
 
 export interface ProfileData {
   baseUrl?: string;
@@ -68,10 +69,15 @@ export async function readStore(dir: string): Promise<StoreShape> {
   const path = join(dir, CONFIG_FILE);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // Bounded (a size cap, never blocking on a FIFO, never reading a device): it is read on every command.
+    text = await readBounded(path);
   } catch (e) {
     if (errorCode(e) === 'ENOENT') return { profiles: profileTable({}) };
-    throw new CliError(`Cannot read the config file ${path}: ${errorCode(e) ?? messageOf(e)}.`, ExitCode.ERROR);
+    const refused = /^E(TOOBIG|DEVICE|ISDIR|NOWRITER|TIMEDOUT)$/.test(errorCode(e) ?? '');
+    throw new CliError(
+      `Cannot read the config file ${path}: ${unreadableReason(e)}.${refused ? ' It must be the JSON file bookdist writes: remove what is there (or set BOOKDIST_CONFIG_DIR to another directory) and add the profiles again.' : ''}`,
+      refused ? ExitCode.USAGE : ExitCode.ERROR,
+    );
   }
   let parsed: unknown;
   try {

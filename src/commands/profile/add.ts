@@ -1,14 +1,14 @@
 // `bookdist profile add`: flags in scripts, prompts on a terminal. Secrets come from stdin or a
 // hidden prompt, never from argv. The key is checked and copied into the config dir (0600).
-import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
-import { CliError, ExitCode, usageError, errorCode, messageOf, unreadableFile } from '../../errors.js';
+import { CliError, ExitCode, usageError, messageOf } from '../../errors.js';
 import { configDir } from '../../config/paths.js';
 import { readStore, removeKeyCopy, updateStore, writeKeyCopy, type ProfileData } from '../../config/store.js';
 import { emit } from '../../output/index.js';
 import { readAll } from '../../util/io.js';
+import { readBounded, unreadableReason } from '../../util/read-bounded.js';
 import type { VerbInput } from '../define.js';
 import type { add } from './index.js';
 import { checkName, checkUrl, publicView } from './common.js';
@@ -76,9 +76,9 @@ async function checkCaFile(file: string): Promise<string> {
   const path = resolve(file);
   let pem: string;
   try {
-    pem = await readFile(path, 'utf8');
+    pem = await readBounded(path);
   } catch (e) {
-    throw unreadableFile('--ca-file', file, e);
+    throw usageError(`--ca-file ${file}: cannot read it (${unreadableReason(e)}).`);
   }
   if (!/-----BEGIN CERTIFICATE-----/.test(pem)) throw usageError(`--ca-file ${file}: holds no PEM certificate (-----BEGIN CERTIFICATE-----).`);
   return path;
@@ -121,11 +121,9 @@ export async function readRsaKey(path: string, given: 'flag' | 'prompt' = 'flag'
   const from = given === 'flag' ? ' (from --key-file)' : '';
   let pem: string;
   try {
-    pem = await readFile(path, 'utf8');
+    pem = await readBounded(path);
   } catch (e) {
-    const code = errorCode(e);
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (code ?? messageOf(e));
-    throw new CliError(`Cannot read the key file ${path}${from}: ${why}.`, ExitCode.USAGE);
+    throw new CliError(`Cannot read the key file ${path}${from}: ${unreadableReason(e)}.`, ExitCode.USAGE);
   }
   const { loadRsaPrivateKey } = await import('../../api/wire.js');
   try {
