@@ -312,6 +312,15 @@ describe('a bulk job stops at the first certificate or proxy failure (exit 8 or 
     throw Object.assign(new Error('the proxy answered 407 Proxy Authentication Required'), { code: 'BOOKDIST_PROXY_AUTH', proxy: 'http://proxy.example:3128', proxyStatus: 407 });
   };
 
+  it('the command that continues a job keeps its --resolve entries (the same address under the same name)', async () => {
+    const out = join(dir, 'pinned-codes.csv');
+    const args = ['codes', 'generate', '--hash-id', HASH, '--org', 'x', '--count', '20', '--batch-size', '10', '--concurrency', '1', '--out', out];
+    const http = new StubRegistry().on('POST', '/v1/codes/generate/', expired);
+    const r = await run([...args, '--resolve', 'api.bookdist.test:80:127.0.0.1', '--resolve', 'api.bookdist.test:443:[::1]'], { http, env: stubEnv() });
+    expect(r.code, r.stderr).toBe(8);
+    expect(r.stderr).toMatch(/continue with:\n {2}bookdist codes generate .*--resolve api\.bookdist\.test:80:127\.0\.0\.1 --resolve 'api\.bookdist\.test:443:\[::1\]'.* --resume\n/);
+  });
+
   it('codes generate --out: the batch that met the certificate failure is the last request; exit 8; --resume then generates exactly the rest', async () => {
     const out = join(dir, 'stopped-codes.csv');
     const args = ['codes', 'generate', '--hash-id', HASH, '--org', 'x', '--count', '30', '--batch-size', '10', '--concurrency', '1', '--out', out];
