@@ -121,3 +121,30 @@ describe('ledger verify (command)', () => {
     expect(lstatSync(store.path).isFile()).toBe(true);
   });
 });
+
+describe('ledger prune (command)', () => {
+  it('removes the writes before the date with their outcomes, keeps the rest chained after a prune row, and keeps their ids', async () => {
+    const state = join(dir, 'state');
+    const store = new LedgerStore(state);
+    const old = '2026-01-05T10:00:00.000Z';
+    const [a] = store.append([{ ...intent('order create', { order_number: 'OLD' }), t: old }], true);
+    store.append([{ t: old, kind: 'outcome', of: a.n, status: 'done' }], false);
+    const [b] = store.append([intent('order create', { order_number: 'NEW' })], true);
+    store.append([{ t: new Date().toISOString(), kind: 'outcome', of: b.n, status: 'done' }], false);
+    const env = { BOOKDIST_STATE_DIR: state };
+    expect((await run(['ledger', 'prune', '--before', '2026-02-01'], { env })).code).toBe(2); // needs --yes off a terminal
+    const r = await run(['ledger', 'prune', '--before', '2026-02-01', '--yes', '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ removed: 2 });
+    const parsed = parseLedger(readFileSync(store.path, 'utf8'));
+    expect(parsed.broken).toBeUndefined();
+    expect(parsed.rows[0]).toMatchObject({ kind: 'prune', removed: 2 });
+    expect(foldWrites(parsed.rows).map((w) => [w.id, w.ids.order_number, w.status])).toEqual([[b.n, 'NEW', 'done']]);
+    expect(statSync(store.path).mode & 0o777).toBe(0o600);
+    // Appending goes on after the rewrite, with ids above the kept ones.
+    const [c] = store.append([intent('api')], true);
+    expect(c.n).toBe(b.n + 2);
+    expect((await run(['ledger', 'verify'], { env })).code).toBe(0);
+  });
+});
+
