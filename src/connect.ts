@@ -45,6 +45,9 @@ export async function connect(ctx: Context): Promise<ApiClient> {
   const client = new ApiClient({
     ...target,
     timeout: globals.timeout,
+    timeoutText: globals.timeoutText,
+    // Each wait before a retry longer than a second is said on stderr, never a silent pause.
+    notice: (line) => ctx.info(line),
     retries: globals.retries,
     sleep: ctx.clock.sleep,
     handler: ctx.http,

@@ -13,6 +13,13 @@ export interface ApiResponse {
   request: RequestInfo;
   /** Over TLS: the protocol and the service's certificate (profile check shows them). */
   tls?: TlsInfo;
+  /**
+   * For a call of the endpoint table: `done` when the answer is the one the interface promises,
+   * `failed` when the service refused (4xx/5xx). Unset for raw requests (`bookdist api`).
+   */
+  verdict?: 'done' | 'failed';
+  /** The first bytes of the body as received (at most 200 characters), for errors about it. */
+  head?: string;
 }
 
 export interface RequestInfo {

@@ -6,28 +6,33 @@
 //   refuseUnsigned  a request that needs a signature, with no credentials at all, is refused unsent
 //   dryRun          --dry-run: check the payload, print the curl line (curl.ts), throw DryRun
 //   traceRoute      --debug: the route (proxy or direct) and the extra CA certificates
-//   exchange        send and read the answer (answer.ts), repeating as the retry policy allows
-//                   (retry.ts); a send that failed for good becomes an error (send-failure.ts)
-//   accept          the final answer, whatever its status: onResponse (the TEST MODE notice)
+//   exchange        send and read the answer (answer.ts; a body over 64 MiB is refused), repeating
+//                   as the retry policy allows (retry.ts), all within one deadline (--timeout: the
+//                   attempts, the bodies and the waits); a send that failed for good becomes an
+//                   error (send-failure.ts)
+//   accept          the final answer, whatever its status: onResponse (the TEST MODE notice), then
+//                   for a call of the table the verdict (verify.ts): `done`, `failed` (4xx/5xx), or
+//                   an UnverifiedAnswer thrown (a read's `failed`, a write's `unknown`)
 // `call` looks an endpoint up in the table (src/spec/endpoints.ts) and hands `request` its
 // method, path, auth, host and `endpoint`; `ok` throws the ApiError (errors.ts) of a 4xx/5xx.
 //
 // Seams for what is built on this:
-// - Verified answers (every answer checked against the endpoint's documented response): `accept`
-//   is the one place every final answer passes, with `RequestOptions.endpoint` naming what it
-//   answers; a check there turns an answer that is not the promised one into an error (a write's
-//   into "outcome unknown").
+// - Verified answers (issue 28): `accept` checks every final answer of a call against the
+//   endpoint's documented response (verify.ts); `ApiResponse.verdict` and UnverifiedAnswer.verdict
+//   say done / failed / unknown.
 // - The write ledger (each write's intent recorded before it is sent, its outcome after):
 //   `exchange` is the one place a request is sent; a hook around that call in `request` records
 //   the intent before it and the outcome after it (the accepted answer, or the error it threw).
 import { HttpTransport } from './transport.js';
 import type { Route, Env, Pin } from './network.js';
-import type { HttpHandler } from './handler.js';
+import { MAX_BODY_BYTES, type HttpHandler } from './handler.js';
+import { bodyTooLarge, isWrite, verifyAnswer } from './verify.js';
+import { formatDuration } from '../util/duration.js';
 import { ExitCode, CliError } from '../errors.js';
 import { truncate } from '../util/quote.js';
 import { endpoint as lookupEndpoint, type Endpoint } from '../spec/endpoints.js';
 import { parseResponse, type ApiResponse, type RequestInfo } from './answer.js';
-import { DryRun, toApiError } from './errors.js';
+import { DryRun, statusText, toApiError } from './errors.js';
 import { hasIdempotencyKey, retryPolicy, waitAfterAnswer, waitAfterFailure } from './retry.js';
 import { failureCode, sendFailed, unmendable, type SendFailure } from './send-failure.js';
 import { curlLine } from './curl.js';
@@ -51,8 +56,15 @@ export interface ClientOptions {
   credentials: Credentials;
   /** Operator token for the access-control API; falls back to `credentials`. */
   accessToken?: string;
-  /** Total time per attempt, ms. */
+  /**
+   * The deadline of a request, ms: its attempts, the reading of each answer's body and the waits
+   * between them (backoff, Retry-After) all fit in it (--timeout).
+   */
   timeout: number;
+  /** How --timeout was written, for messages (`2s`); else the duration of `timeout`. */
+  timeoutText?: string;
+  /** Notices for people (stderr): each wait before a retry longer than a second is announced here. */
+  notice?: (line: string) => void;
   /** Retries after the first attempt. */
   retries: number;
   /** Trace requests/responses (redacted) here. */
@@ -288,10 +300,10 @@ export class ApiClient {
     if (this.opts.dryRun) return this.dryRun(o, prepared);
     this.traceRoute(prepared);
     const ticket = await this.announce(o);
-    if (!ticket) return this.accept(await this.exchange(o, prepared));
+    if (!ticket) return this.accept(o, await this.exchange(o, prepared));
     let res: ApiResponse;
     try {
-      res = this.accept(await this.exchange(o, prepared));
+      res = this.accept(o, await this.exchange(o, prepared));
     } catch (e) {
       throw settleThrown(ticket, e);
     }
@@ -344,28 +356,54 @@ export class ApiClient {
   private async exchange(o: RequestOptions, p: Prepared): Promise<ApiResponse> {
     const policy = retryPolicy(o, this.opts.idempotencyKeys === true, this.opts.retries);
     const info: RequestInfo = { method: p.method, url: p.url };
+    // One deadline for the request: every attempt, its answer's body and every wait fit in it.
+    const deadline = Date.now() + this.opts.timeout;
     for (let attempt = 0; ; attempt++) {
       const started = Date.now();
       this.traceRequest(p, attempt);
       let res: ApiResponse;
       try {
-        res = await this.send(p, info, o.signal);
+        res = await this.send(p, info, o.signal, deadline - started);
       } catch (caught) {
         if (o.signal?.aborted) throw caught;
-        const err = caught as SendFailure | undefined;
+        const err = caught as (SendFailure & { status?: number; contentType?: string }) | undefined;
         this.trace(`← ${err?.name === 'TimeoutError' ? 'timeout' : failureCode(err) || err?.message} (${Date.now() - started} ms)`);
         const failure = unmendable(err, info, this.opts.ca?.file);
         if (failure) throw failure; // a certificate, proxy or set-up problem: never retried
+        if (failureCode(err) === 'BOOKDIST_BODY_TOO_LARGE') throw bodyTooLarge(info, writes(o), `${MAX_BODY_BYTES / 1024 / 1024} MiB`, err?.status, err?.contentType);
         const wait = waitAfterFailure(policy, failureCode(err), attempt);
-        if (wait === undefined) throw sendFailed(err, info, policy, attempt, this.opts.timeout);
-        await this.sleep(wait, o.signal);
+        // A wait that cannot fit before the deadline: the failure as it stands is the answer.
+        if (wait === undefined || Date.now() + wait >= deadline) throw sendFailed(err, info, policy, attempt, this.opts.timeout);
+        await this.waitBeforeRetry(o, info, wait, 'backoff', 'the connection failed', attempt, policy.retries);
         continue;
       }
       this.trace(`← ${res.status} (${Date.now() - started} ms) ${truncate(JSON.stringify(redact(res.body, this.opts.debugFull, true)), 2000)}`);
       const wait = waitAfterAnswer(policy, res, attempt);
       if (wait === undefined) return res;
-      await this.sleep(wait, o.signal);
+      const asked = res.headers['retry-after'];
+      const why = `the service answered ${res.status}${statusText(res.status) ? ` (${statusText(res.status)})` : ''}${asked ? ` with Retry-After: ${asked}` : ''}`;
+      if (Date.now() + wait >= deadline) throw this.waitTooLong(info, why, wait, deadline, attempt, res);
+      await this.waitBeforeRetry(o, info, wait, asked ? 'Retry-After' : 'backoff', why, attempt, policy.retries);
     }
+  }
+
+  /** Wait before retry `attempt + 1`; a wait over a second is announced (stderr), so a pause is never silent. */
+  private async waitBeforeRetry(o: RequestOptions, info: RequestInfo, wait: number, kind: string, why: string, attempt: number, retries: number): Promise<void> {
+    if (wait > 1000) this.opts.notice?.(`${info.method} ${pathOf(info.url)}: ${why}; waiting ${formatDuration(wait)} (${kind}) before retry ${attempt + 1} of ${retries}.`);
+    await this.sleep(wait, o.signal);
+  }
+
+  /** A wait the deadline cannot hold: the request ends now (exit 7), naming the wait. */
+  private waitTooLong(info: RequestInfo, why: string, wait: number, deadline: number, attempt: number, res: ApiResponse): CliError {
+    const left = Math.max(0, deadline - Date.now());
+    const timeout = this.opts.timeoutText ?? formatDuration(this.opts.timeout);
+    return new CliError(
+      `${info.method} ${info.url}: ${why}; waiting ${formatDuration(wait)} before retry ${attempt + 1} does not fit in what is left of --timeout ${timeout} ` +
+        `(${formatDuration(left)}), so bookdist stops now rather than wait. Try again later, or raise --timeout (it bounds a request with its retries and waits).`,
+      ExitCode.UNAVAILABLE,
+      { wait_ms: wait, timeout_ms: this.opts.timeout, attempts: attempt + 1 },
+      res.status,
+    );
   }
 
   /** --debug: the request line, its headers (redacted) and its request text (redacted). */
@@ -376,14 +414,21 @@ export class ApiClient {
     if (p.requestText !== undefined) this.trace(`  request=${redactRequestText(p.requestText, this.opts.debugFull)}`);
   }
 
-  /** The final answer, whatever its status: every answer the client returns passes here. */
-  private accept(res: ApiResponse): ApiResponse {
+  /**
+   * The final answer, whatever its status: every answer the client returns passes here. For a
+   * call of the endpoint table it is verified (verify.ts): the verdict is `done` (the answer the
+   * interface promises) or `failed` (the service refused: 4xx/5xx); any other answer (a redirect,
+   * an empty, HTML or truncated body, `success: false`, a used field missing or mistyped) throws
+   * an UnverifiedAnswer, a read's `failed` and a write's `unknown`.
+   */
+  private accept(o: RequestOptions, res: ApiResponse): ApiResponse {
     this.opts.onResponse?.(res);
+    if (o.endpoint) res.verdict = verifyAnswer(o.endpoint, res, o.host === 'store' ? this.storeUrl : this.baseUrl);
     return res;
   }
 
-  private async send(p: Prepared, info: RequestInfo, signal?: AbortSignal): Promise<ApiResponse> {
-    const timeout = AbortSignal.timeout(this.opts.timeout);
+  private async send(p: Prepared, info: RequestInfo, signal: AbortSignal | undefined, ms: number): Promise<ApiResponse> {
+    const timeout = AbortSignal.timeout(Math.max(1, ms));
     const res = await this.handler.send({
       url: p.url,
       method: p.method,
@@ -392,6 +437,7 @@ export class ApiClient {
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
     const parsed = parseResponse(res.status, res.headers, res.text, info);
+    parsed.head = res.text.slice(0, 200);
     if (res.tls) parsed.tls = res.tls;
     return parsed;
   }
@@ -414,6 +460,19 @@ function requestObject(text: string | undefined): Record<string, unknown> | unde
     return v && typeof v === 'object' && !Array.isArray(v) ? v : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** Does this request change something on the service (an unverified answer leaves it unknown)? */
+function writes(o: RequestOptions): boolean {
+  return o.endpoint ? isWrite(o.endpoint.name) : o.method !== 'GET';
+}
+
+function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url;
   }
 }
 

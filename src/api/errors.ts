@@ -1,6 +1,6 @@
 // One error shape for every failed answer, whatever its body, and the exit code of each
 // (`bookdist help exit-codes`, src/errors.ts).
-import { ExitCode } from '../errors.js';
+import { CliError, ExitCode } from '../errors.js';
 import { truncate } from '../util/quote.js';
 import type { ApiResponse, RequestInfo } from './answer.js';
 
@@ -19,6 +19,32 @@ export class ApiError extends Error {
   /** Exit code as documented in `bookdist help exit-codes`. */
   get exitCode(): number {
     return exitCodeForStatus(this.status, this.body);
+  }
+}
+
+/**
+ * What a request came to, for the ledger and the job engine: `done` (a verified answer: the one
+ * the interface promises), `failed` (the service refused it, or a read got an answer that is not
+ * the promised one), `unknown` (a write whose answer is not the promised one, or was lost: it may
+ * have taken effect). ApiResponse.verdict carries it for answers, UnverifiedAnswer for errors.
+ */
+export type Verdict = 'done' | 'failed' | 'unknown';
+
+/**
+ * An answer that is not the one the interface promises (issue 28): a redirect, an empty, HTML or
+ * truncated body, `success: false`, a used field missing or of another type, a body over the cap.
+ * A read's is `failed` (exit 1); a write's is `unknown` (exit 1, "the outcome is unknown"). Its
+ * details hold the facts: status, content type, the first bytes, the Location of a redirect.
+ */
+export class UnverifiedAnswer extends CliError {
+  constructor(
+    message: string,
+    public readonly verdict: 'failed' | 'unknown',
+    details: Record<string, unknown>,
+    status?: number,
+  ) {
+    super(message, ExitCode.ERROR, { ...details, outcome: verdict }, status);
+    this.name = 'UnverifiedAnswer';
   }
 }
 
@@ -76,6 +102,11 @@ const STATUS_TEXT: Record<number, string> = {
   410: 'Gone', 413: 'Request too large', 422: 'Unprocessable request', 429: 'Too many requests', 500: 'Internal server error',
   502: 'Bad gateway', 503: 'Service unavailable', 504: 'Gateway timeout',
 };
+
+/** The name of a status (`Too many requests`), when it has one here. */
+export function statusText(status: number): string | undefined {
+  return STATUS_TEXT[status];
+}
 
 /** The ApiError of a failed answer, worded with the service's own message where it gave one. */
 export function toApiError(res: ApiResponse): ApiError {

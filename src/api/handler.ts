@@ -2,6 +2,13 @@
 // The node transport (src/api/transport.ts) is the default; tests pass a stub registry
 // (test/helpers/stub-http.ts), and a TLS/proxy-aware handler plugs in here too.
 
+/**
+ * The largest response body bookdist reads: 64 MiB (documented in the README and the man page).
+ * The service's largest documented answer, a batch of 1,000 codes, is under 200 KB; a body over
+ * this is refused as it arrives, before it can fill the memory.
+ */
+export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
 export interface HttpRequest {
   method: string;
   /** Absolute URL, query included. */
@@ -36,7 +43,8 @@ export interface TlsInfo {
 
 /**
  * Sends requests. A network failure rejects with an Error whose `code` says what happened
- * (ECONNREFUSED, ECONNRESET, UND_ERR_CONNECT_TIMEOUT, ...): the client classifies by it.
+ * (ECONNREFUSED, ECONNRESET, UND_ERR_CONNECT_TIMEOUT, ...): the client classifies by it. A body
+ * over MAX_BODY_BYTES rejects with code BOOKDIST_BODY_TOO_LARGE (and `status`, the answer's).
  */
 export interface HttpHandler {
   send(request: HttpRequest): Promise<HttpResponse>;

@@ -49,7 +49,8 @@ export function waitAfterFailure(policy: RetryPolicy, code: string, attempt: num
 export function waitAfterAnswer(policy: RetryPolicy, res: ApiResponse, attempt: number): number | undefined {
   const retryable = res.status === 429 || (policy.network && (res.status === 502 || res.status === 503 || res.status === 504));
   if (!retryable || attempt >= policy.retries) return undefined;
-  return Math.min(retryAfterMs(res.headers['retry-after']) ?? backoff(attempt), 60_000);
+  // As long as asked: the request's deadline (--timeout) decides whether the wait fits (client.ts).
+  return retryAfterMs(res.headers['retry-after']) ?? backoff(attempt);
 }
 
 /** Exponential backoff with full jitter: base 250 ms, doubling, capped at 8 s. */

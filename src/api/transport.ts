@@ -8,7 +8,7 @@
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import type { Socket } from 'node:net';
-import type { HttpHandler, HttpRequest, HttpResponse, TlsInfo } from './handler.js';
+import { MAX_BODY_BYTES, type HttpHandler, type HttpRequest, type HttpResponse, type TlsInfo } from './handler.js';
 import type { LookupFunction } from 'node:net';
 import { pinFor, proxyAuthorization, routeFor, type Env, type Pin, type Route } from './network.js';
 
@@ -180,8 +180,21 @@ export class HttpTransport implements HttpHandler {
           res.resume();
           return fail(proxyError(Object.assign(withCode('the proxy answered 407 Proxy Authentication Required', 'BOOKDIST_PROXY_AUTH'), { proxyStatus: 407 }), route));
         }
+        // The body is capped as it arrives (a declared length over the cap fails at once): no
+        // answer holds more than MAX_BODY_BYTES of memory, or meets Node's string limit.
+        const tooLarge = () =>
+          Object.assign(withCode(`the answer's body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB`, 'BOOKDIST_BODY_TOO_LARGE'), {
+            status: res.statusCode ?? 0,
+            contentType: String(res.headers['content-type'] ?? ''),
+          });
+        if (Number(res.headers['content-length']) > MAX_BODY_BYTES) return fail(tooLarge());
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_BODY_BYTES) return fail(tooLarge());
+          chunks.push(c);
+        });
         res.on('error', fail);
         res.on('aborted', () => fail(withCode('the connection closed before the response ended', 'ECONNRESET')));
         res.on('end', () => {

@@ -11,6 +11,8 @@ import { ExitCode, messageOf } from '../errors.js';
 export interface Failure {
   /** `unavailable`: 429/503/network after retries (retrying later may work); `error`: the service refused. */
   kind: 'unavailable' | 'error';
+  /** `unknown`: a write whose answer was lost or is not the one the interface promises: it may have taken effect. */
+  outcome?: 'unknown';
   status?: number;
   message: string;
   exitCode: number;
@@ -31,9 +33,11 @@ function isTransientStatus(status: number): boolean {
 }
 
 /**
- * Call an endpoint once (with the client's retries); 2xx/3xx and 4xx answers are returned as they
- * are (the caller decides what a 4xx means, e.g. "already has access"); a transient answer or a
- * network failure that outlasted the client's retries is returned as an `unavailable` failure.
+ * Call an endpoint once (with the client's retries); verified answers and 4xx answers are
+ * returned as they are (the caller decides what a 4xx means, e.g. "already has access"); a
+ * transient answer or a network failure that outlasted the client's retries is returned as an
+ * `unavailable` failure; an answer that is not the promised one is an `error` failure (a write's
+ * with `outcome: 'unknown'`).
  * No signal reaches the request: one in flight is never aborted (its result must be recorded).
  */
 export async function callOnce(
@@ -48,11 +52,12 @@ export async function callOnce(
     // (where the service honours keys); the job adds nothing to it.
     res = await api.call(name, { ...args, headers: opts.headers });
   } catch (thrown) {
-    const err = thrown as { name?: unknown; message?: unknown; exitCode?: number } | null | undefined;
+    const err = thrown as { name?: unknown; message?: unknown; exitCode?: number; details?: { outcome?: unknown } } | null | undefined;
     if (err?.name === 'DryRun') throw thrown;
+    const outcome = err?.details?.outcome === 'unknown' ? ({ outcome: 'unknown' } as const) : {};
     if (err?.exitCode !== undefined && err.exitCode !== ExitCode.UNAVAILABLE) {
-      // Not a network failure (e.g. a bad key): every request would fail alike.
-      return { ok: false, failure: { kind: 'error', message: String(err.message), exitCode: err.exitCode } };
+      // Not a network failure (e.g. a bad key, an answer that is not the promised one): the service's word.
+      return { ok: false, failure: { kind: 'error', message: String(err.message), exitCode: err.exitCode, ...outcome } };
     }
     // Interrupted meanwhile: not a failure of the item, which --resume sends again.
     return { ok: false, failure: { kind: 'unavailable', message: messageOf(thrown), exitCode: ExitCode.UNAVAILABLE }, interrupted: Boolean(opts.signal?.aborted) };

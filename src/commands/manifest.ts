@@ -90,7 +90,7 @@ export const ROOT_OPTIONS: readonly RootOption[] = [
   { flags: '--query <expr>', description: 'JMESPath expression over what --json prints (e.g. "results[].hash_id")' },
   { flags: '--color <when>', description: 'colour output; auto is off when piped, with NO_COLOR or TERM=dumb', choices: ['auto', 'always', 'never'], default: 'auto' },
   { flags: '--no-color', description: 'no colour (same as --color never)' },
-  { flags: '--timeout <duration>', description: 'time limit per request (e.g. 30s, 2m; at most 24h)', default: '30s' },
+  { flags: '--timeout <duration>', description: 'time limit per request, its retries and Retry-After waits included (e.g. 30s, 2m; at most 24h)', default: '30s' },
   { flags: '--retries <n>', description: 'retries on 429 (always), and on 502/503/504 and lost connections for reads and idempotent writes', default: '3' },
   { flags: '--debug', description: 'trace requests and responses on stderr (secrets redacted); stack traces' },
   { flags: '-q, --quiet', description: 'no notices or progress on stderr, only errors' },

@@ -16,7 +16,7 @@ describe('book process summaries', () => {
       .on('POST', `/v1/book/${QUEUED}/process/`, json(200, { code: 200, success: true, message: 'Book queued for processing.' }))
       .on('POST', `/v1/book/${GONE}/process/`, json(404, { code: 404, error: true, message: 'Book not found' }))
       .on('POST', `/v1/book/${DONE}/process/`, json(200, { code: 200, success: true, message: 'Book already processed.' }))
-      .on('POST', '/v1/book/search/', json(200, { code: 200, success: true, results: [book(QUEUED, {})], total: 1 }), Infinity);
+      .on('POST', '/v1/book/search/', json(200, { code: 200, success: true, results: [book(QUEUED, {})], count: 1 }), Infinity);
     const r = await run(['book', 'process', QUEUED, GONE, DONE, '--wait', '--interval', '200ms', '--timeout', '1s', '--retries', '0'], { env: stubEnv(), http: reg });
     expect(r.code, r.stderr).toBe(6);
     expect(r.stderr).toMatch(/book process: 3 books: 1 already processed, 1 failed, 1 timed out in /);

@@ -11,8 +11,11 @@ import type { AddressInfo, Socket } from 'node:net';
 /** One scripted answer. */
 export type HostileAnswer =
   | { kind: 'plain'; status: number; headers?: Record<string, string>; body?: string }
-  /** `bytes` of `fill` (Infinity: a body that never ends), written as the client takes them. */
-  | { kind: 'stream'; status: number; headers?: Record<string, string>; bytes: number; fill?: string; prefix?: string }
+  /**
+   * `bytes` of `fill` (Infinity: a body that never ends), written as the client takes them; with
+   * `dripMs`, one small piece every `dripMs` milliseconds (a server that drips its answer).
+   */
+  | { kind: 'stream'; status: number; headers?: Record<string, string>; bytes: number; fill?: string; prefix?: string; dripMs?: number }
   /** Accept the request and never answer. */
   | { kind: 'silent' };
 
@@ -79,6 +82,10 @@ export const answer = {
   /** A JSON-looking body of `bytes` bytes (a JSON string that goes on); Infinity never ends. */
   huge(bytes: number, status = 200): HostileAnswer {
     return { kind: 'stream', status, headers: JSON_TYPE, bytes, prefix: '{"code":200,"success":true,"message":"', fill: 'x' };
+  },
+  /** A JSON-looking body that never ends, one byte every `ms` milliseconds. */
+  drip(ms = 100): HostileAnswer {
+    return { kind: 'stream', status: 200, headers: JSON_TYPE, bytes: Infinity, prefix: '{"code":200,"success":true,"message":"', fill: 'x', dripMs: ms };
   },
   /** 429 (or 503) asking to wait `seconds`. */
   retryAfter(seconds: number | string, status = 429): HostileAnswer {
@@ -160,9 +167,20 @@ export async function startHostile(): Promise<HostileServer> {
     const headers: Record<string, string> = { ...a.headers };
     if (Number.isFinite(a.bytes)) headers['content-length'] = String(a.bytes);
     res.writeHead(a.status, headers);
-    const chunk = Buffer.alloc(64 * 1024, a.fill ?? 'x');
+    const chunk = Buffer.alloc(a.dripMs ? 1 : 64 * 1024, a.fill ?? 'x');
     let left = a.bytes;
     let first = a.prefix ? Buffer.from(a.prefix) : undefined;
+    if (a.dripMs) {
+      const timer = setInterval(() => {
+        if (res.destroyed) return clearInterval(timer);
+        const piece = first ?? chunk;
+        first = undefined;
+        sent += piece.length;
+        res.write(piece);
+      }, a.dripMs);
+      res.on('close', () => clearInterval(timer));
+      return;
+    }
     const pump = () => {
       while (left > 0 && !res.destroyed) {
         let piece = first ?? chunk;

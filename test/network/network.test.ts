@@ -80,7 +80,7 @@ describe('one retry policy', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/the outcome is unknown\. Check whether it took effect/);
     lost.verify();
-    const refused = new StubRegistry().on('POST', '/v1/user/', netError('ECONNREFUSED')).on('POST', '/v1/user/', json(200, { code: 200, success: true, user: { username: USER } }));
+    const refused = new StubRegistry().on('POST', '/v1/user/', netError('ECONNREFUSED')).on('POST', '/v1/user/', json(200, { code: 200, success: true, username: USER, email: 'a@example.com', message: 'User created.' }));
     expect((await runWith(refused, ['user', 'create', '--email', 'a@example.com', '--json'])).code).toBe(0);
     refused.verify();
   });
@@ -100,7 +100,7 @@ describe('one retry policy', () => {
   });
 
   it('an order with an order_number is idempotent: its 503 is retried', async () => {
-    const http = new StubRegistry().on('POST', '/v1/order/external/', json(503, {}), 1).on('POST', '/v1/order/external/', json(200, { code: 200, success: true, order: { id: 1 } }));
+    const http = new StubRegistry().on('POST', '/v1/order/external/', json(503, {}), 1).on('POST', '/v1/order/external/', json(200, { code: 200, success: true, message: 'Order created.', order: { id: 1, items: [] } }));
     const r = await runWith(http, ['order', 'create', '--username', USER, '--pricing-id', '1', '--order-type', 'TestPlan', '--org', 'x', '--billing-name', 'A B', '--billing-postal-code', '1', '--billing-country', 'US', '--order-number', 'N-1', '--json']);
     expect(r.code, r.stderr).toBe(0);
     http.verify();
@@ -197,7 +197,7 @@ describe('settings refused before anything is sent (exit 2, naming the setting a
   });
 
   it('no credentials at all against a base URL: names BOOKDIST_USERNAME, BOOKDIST_KEY_FILE/BOOKDIST_SHARED_KEY and profile add; public endpoints still work', async () => {
-    const http = new StubRegistry().on('GET', '/', json(200, { code: 200, versions: ['v1'] }));
+    const http = new StubRegistry().on('GET', '/', json(200, { code: 200, success: true, api: { current_version: 'v1' } }));
     const env = stubEnv({ BOOKDIST_USERNAME: undefined, BOOKDIST_SHARED_KEY: undefined });
     const r = await run(['whoami'], { http, env });
     expect(r.code).toBe(2);
@@ -280,7 +280,7 @@ describe('secrets stay where they belong', () => {
     const full = await run(args, { http, env: stubEnv({ BOOKDIST_DEBUG_BODIES: 'full' }) });
     expect(full.stderr).toContain(code);
     expect(full.stderr).not.toContain('stub-shared-key');
-    const pw = new StubRegistry().on('POST', '/v1/user/', json(200, { code: 200, success: true, user: { username: USER }, password: 'Gen3rated-Pw' }));
+    const pw = new StubRegistry().on('POST', '/v1/user/', json(200, { code: 200, success: true, username: USER, email: 'a@example.com', passwd: 'Gen3rated-Pw', message: 'User created.' }));
     const u = await run(['user', 'create', '--email', 'a@example.com', '--debug', '--json'], { http: pw, env: stubEnv() });
     expect(u.stdout).toContain('Gen3rated-Pw');
     expect(u.stderr).not.toContain('Gen3rated-Pw');
@@ -360,7 +360,7 @@ describe('a bulk job stops at the first certificate or proxy failure (exit 8 or 
   it('a row job (user create --from-csv): the rows after the failure are not sent; the summary names what was done', async () => {
     const csv = join(dir, 'users-cert.csv');
     writeFileSync(csv, 'email\na@example.com\nb@example.com\nc@example.com\n');
-    const http = new StubRegistry().on('POST', '/v1/user/', json(200, { code: 200, success: true, user: { username: USER } })).on('POST', '/v1/user/', netError('UNABLE_TO_VERIFY_LEAF_SIGNATURE'));
+    const http = new StubRegistry().on('POST', '/v1/user/', json(200, { code: 200, success: true, username: USER, email: 'a@example.com', message: 'User created.' })).on('POST', '/v1/user/', netError('UNABLE_TO_VERIFY_LEAF_SIGNATURE'));
     const r = await run(['user', 'create', '--from-csv', csv, '--concurrency', '1', '--results', join(dir, 'users-cert.ndjson')], { http, env: stubEnv() });
     expect(r.code, r.stderr).toBe(8);
     http.verify();

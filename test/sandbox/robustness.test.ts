@@ -202,7 +202,9 @@ describe('fault injection', () => {
     const seen: string[] = [];
     const k = await startTestSandbox({ faults: { rate: 0.5, kinds: ['503', '429', 'reset'], seed: 20261123 }, log: (l) => seen.push(l) });
     try {
-      const cl = new ApiClient({ baseUrl: k.url, timeout: 5000, retries: 8, sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 20))), credentials: { kind: 'crypto', username: k.creds.partner.username, key: loadRsaPrivateKey(k.creds.partner.keyPem) } });
+      // The timeout is the request's one deadline, waits included (issue 28): 8 retries' backoff
+      // (up to 8 s each, as asked, though this test's sleep takes 20 ms) must fit in it.
+      const cl = new ApiClient({ baseUrl: k.url, timeout: 60_000, retries: 8, sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 20))), credentials: { kind: 'crypto', username: k.creds.partner.username, key: loadRsaPrivateKey(k.creds.partner.keyPem) } });
       for (let i = 0; i < 10; i++) expect((await cl.call('book.isbn', { params: { isbn: WELL_KNOWN.readme.isbn13 } })).status).toBe(200);
       await cl.close();
     } finally {
