@@ -19,13 +19,18 @@ export const USED: Record<string, Record<string, Schema>> = {
   User: { username: { type: 'string' } },
   Order: { id: { type: 'integer' }, items: { type: 'array' } },
   ListedOrder: { id: { type: 'integer' }, items: { type: 'array' } },
-  Code: { code: { type: 'string' } },
   ImportedTitle: { title: { type: 'string' } },
   PriceOffer: { Id: { type: 'integer' }, Price: { $ref: 'Decimal' } },
   DescribedEndpoint: { name: { type: 'string' }, path: { type: 'string' } },
   ItemBook: { hash_id: { type: 'string' } },
   ItemUser: { username: { type: 'string' } },
 };
+
+/**
+ * Resources whose entries the caller checks one by one: a batch of codes keeps every good code and
+ * rescues the rest (codes generate, src/commands/codes/), so one bad entry must not void the batch.
+ */
+const CHECKED_BY_CALLER = new Set(['Code']);
 
 /** Resources that are not objects. */
 const SCALAR_REFS: Record<string, Schema> = { Decimal: { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$' } };
@@ -92,9 +97,10 @@ function problemIn(schema: Schema, v: unknown, at: string, depth: number): strin
   const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? (schema.type as string[]) : [String(schema.type)];
   if (types.length && !types.some((t) => typeOk(t, v))) return `${at}: ${typeName(v)}, not ${types.join(' or ')}`;
   if (typeof v === 'string' && typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(v)) return `${at}: ${JSON.stringify(v.slice(0, 40))} is not of the documented form`;
-  if (Array.isArray(v) && schema.items && typeof schema.items === 'object') {
+  const items = schema.items as Schema | undefined;
+  if (Array.isArray(v) && items && typeof items === 'object' && !CHECKED_BY_CALLER.has(String(items.$ref))) {
     for (let i = 0; i < v.length; i++) {
-      const p = problemIn(schema.items as Schema, v[i], `${at}[${i}]`, depth + 1);
+      const p = problemIn(items, v[i], `${at}[${i}]`, depth + 1);
       if (p) return p;
     }
   }
@@ -200,7 +206,7 @@ function redirectError(res: AnswerFacts, write: boolean, base: string): Error {
   const where = res.headers['location'];
   const details = { status: res.status, location: where ?? null, content_type: res.headers['content-type'] ?? null };
   if (!where) {
-    return new UnverifiedAnswer(`${lead(res, write)}the service answered ${res.status}, a redirect with no Location, which the interface does not promise here. ${adviceFor(res, write)}`, write ? 'unknown' : 'failed', details, res.status);
+    return new UnverifiedAnswer(`${lead(res, write)}the service answered ${res.status}, a redirect with no Location, which is not what the interface promises here. ${adviceFor(res, write)}`, write ? 'unknown' : 'failed', details, res.status);
   }
   let fix = 'If the service has moved, use its new address as the base URL (--base-url, BOOKDIST_BASE_URL or the profile\'s).';
   try {
@@ -218,7 +224,7 @@ function redirectError(res: AnswerFacts, write: boolean, base: string): Error {
     /* a Location that is not a URL: the generic fix */
   }
   return new UnverifiedAnswer(
-    `${lead(res, write)}the service answered ${res.status} and redirects to ${where}; bookdist never follows a redirect (credentials go only to the base URL), so nothing was done with it. ${fix}${write ? ` ${WRITE_ADVICE}` : ''}`,
+    `${lead(res, write)}the service answered ${res.status} and redirects to ${where}, which is not what the interface promises here; bookdist never follows a redirect (credentials go only to the base URL), so nothing was done with it. ${fix}${write ? ` ${WRITE_ADVICE}` : ''}`,
     write ? 'unknown' : 'failed',
     details,
     res.status,
