@@ -39,6 +39,10 @@ describe('answerProblem', () => {
     expect(check('codes.generate', { ...ENV, codes: 'none' })).toBe('codes: a string, not array');
     expect(check('book.pricing', { ...ENV, success: false })).toBe('it says "success": false');
   });
+  it('order free: the interface promises a message; an order the service adds is checked when given', () => {
+    expect(check('order.free', { ...ENV, message: 'Free order created.' })).toBeUndefined();
+    expect(check('order.free', { ...ENV, message: 'Free order created.', order: { id: 'x', items: [] } })).toBe('order.id: a string, not integer');
+  });
   it('the envelope\'s message is checked when given, never required', () => {
     expect(check('book.process', { ...ENV })).toBeUndefined();
     expect(check('book.process', { ...ENV, message: 7 })).toBe('message: a number, not string');
