@@ -64,11 +64,20 @@ export function verdictOf(res: ApiResponse): WriteVerdict {
  * ledger record and `bookdist ledger reconcile`.
  */
 export function settleThrown(ticket: WriteTicket, e: unknown): unknown {
-  const err = e as { name?: string; message?: string; details?: Record<string, unknown>; exitCode?: number } | undefined;
+  const err = e as { name?: string; message?: string; details?: Record<string, unknown>; exitCode?: number; status?: number } | undefined;
   const code = typeof err?.details?.code === 'string' ? err.details.code : undefined;
   const lostAfterSending = err?.exitCode === ExitCode.UNAVAILABLE && !(code && neverSent(code));
   const unknown = err?.details?.outcome === 'unknown' || lostAfterSending || err?.name === 'AbortError' || err?.name === 'TimeoutError';
-  ticket.after({ status: unknown ? 'unknown' : 'failed', reason: String(err?.message ?? e).split('\n')[0].slice(0, 200) });
+  // The client's verification (verify.ts) threw: an answer came, but not the interface's.
+  const unverified = err?.name === 'UnverifiedAnswer';
+  const why = unverified
+    ? `the answer was not the interface's (${String(err?.details?.problem ?? `redirected to ${String(err?.details?.location ?? 'no Location')}`)})`
+    : String(err?.message ?? e);
+  ticket.after({
+    status: unknown ? 'unknown' : 'failed',
+    ...(typeof err?.status === 'number' ? { http: err.status } : {}),
+    reason: why.split('\n')[0].slice(0, 200),
+  });
   if (!unknown || !(e instanceof CliError)) return e;
   const said = /outcome is unknown/.test(e.message) ? '' : ' The request may have reached the service: its outcome is unknown.';
   return new CliError(
