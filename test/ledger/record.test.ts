@@ -274,6 +274,30 @@ describe('ledger reconcile settles lost answers', () => {
   });
 });
 
+describe('a keyed batch of codes', () => {
+  it('whose answer was dropped is settled by its Idempotency-Key where the service honours keys: the batch exists once', async () => {
+    const env = { BOOKDIST_IDEMPOTENCY_KEYS: '1' };
+    faults.kinds = ['drop'];
+    faults.rate = 1;
+    let r;
+    try {
+      r = await cli(['codes', 'generate', '--hash-id', readme.hash_id, '--org', 'keyed', '--count', '7', '--retries', '0', '-q'], { env });
+    } finally {
+      faults.rate = 0;
+    }
+    expect(r.code).not.toBe(0);
+    const w = last();
+    expect(w).toMatchObject({ op: 'codes generate', status: 'unknown', ids: { count: 7, org: 'keyed' } });
+    expect(w.idempotency_key).toBeTruthy();
+    const before = json(await cli(['codes', 'summary', '--json'])).codes_generated;
+    const rec = await cli(['ledger', 'reconcile', '--json'], { env });
+    expect(json(rec).find((x: { id: number }) => x.id === w.id)).toMatchObject({ result: 'confirmed' });
+    // The re-send with the key made nothing new.
+    expect(json(await cli(['codes', 'summary', '--json'])).codes_generated).toBe(before);
+    expect(writes().find((x) => x.id === w.id)?.returned).toMatchObject({ codes: 7 });
+  });
+});
+
 describe('ledger list, show, export', () => {
   it('filters by op, status, user and book, fits 80 columns, and shows one write', async () => {
     const all = writes();
