@@ -26,9 +26,10 @@ missing() {
 packages=$(missing)
 if [ -n "$packages" ]; then
   install="apt-get install -y --no-install-recommends $packages"
-  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+  uid=$(id -u 2>/dev/null)
+  if [ "$uid" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     why="not root"
-    [ "$(id -u)" -eq 0 ] && why="no apt-get"
+    [ "$uid" = 0 ] && why="no apt-get"
     echo "prepare-tests: the tests need these system packages, missing here ($why, so not installed): $packages; install them with: sudo $install" >&2
     exit 1
   fi
