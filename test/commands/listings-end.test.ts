@@ -1,18 +1,11 @@
 // Listings end (issue 28, item 7): `--all` against a service that ignores `offset` (the interface
 // says the GET form of /v1/book/index/ "takes none") or repeats rows stops with an error naming
 // the page and never prints a row twice; the book index is paged with the POST form.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { answer, hostileEnv, startHostile, type HostileServer } from '../helpers/hostile-server.js';
+import { describe, expect, it } from 'vitest';
+import { answer, hostileEnv, hostileForFile } from '../helpers/hostile-server.js';
 import { run } from '../helpers/run.js';
 
-let server: HostileServer;
-beforeAll(async () => {
-  server = await startHostile();
-});
-afterAll(async () => {
-  await server?.close();
-});
-beforeEach(() => server.reset());
+const server = hostileForFile();
 
 const hash = (n: number) => n.toString(16).padStart(40, '0');
 const book = (n: number) => ({ id: n, hash_id: hash(n), title: `Book ${n}`, author: 'A. Author' });

@@ -6,24 +6,18 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { answer, hostileEnv, startHostile, type HostileAnswer, type HostileServer } from '../helpers/hostile-server.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answer, hostileEnv, hostileForFile, type HostileAnswer } from '../helpers/hostile-server.js';
 import { run } from '../helpers/run.js';
 
-let server: HostileServer;
-let target: HostileServer;
+const server = hostileForFile();
+const target = hostileForFile();
 let dir: string;
-beforeAll(async () => {
-  [server, target] = await Promise.all([startHostile(), startHostile()]);
+beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'bookdist-answers-'));
 });
-afterAll(async () => {
-  await Promise.all([server?.close(), target?.close()]);
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
-});
-beforeEach(() => {
-  server.reset();
-  target.reset();
 });
 
 const HASH = 'fb02181f26270f72e261de20f8aadb9096f40802';

@@ -4,18 +4,11 @@
 // headers and the body; --timeout is one deadline for a request with its retries and Retry-After
 // waits, a wait that cannot fit ends the request at once (exit 7, naming the wait), and each wait
 // over a second is announced on stderr.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { answer, hostileEnv, startHostile, type HostileServer } from '../helpers/hostile-server.js';
+import { describe, expect, it } from 'vitest';
+import { answer, hostileEnv, hostileForFile } from '../helpers/hostile-server.js';
 import { run } from '../helpers/run.js';
 
-let server: HostileServer;
-beforeAll(async () => {
-  server = await startHostile();
-});
-afterAll(async () => {
-  await server?.close();
-});
-beforeEach(() => server.reset());
+const server = hostileForFile();
 
 const HASH = 'fb02181f26270f72e261de20f8aadb9096f40802';
 const USER = '0d72df20f23558620646fb3ea030f5';

@@ -7,6 +7,7 @@
 // holds a body in memory. Test-only code.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 
 /** One scripted answer. */
 export type HostileAnswer =
@@ -228,6 +229,39 @@ export async function startHostile(): Promise<HostileServer> {
       for (const s of sockets) s.destroy();
       return new Promise((resolve) => server.close(() => resolve()));
     },
+  };
+  return self;
+}
+
+/**
+ * The hostile server of a test file: started before its tests, its routes and counts reset before
+ * each test, closed after the last. Use it from the tests (it is started in beforeAll).
+ */
+export function hostileForFile(): HostileServer {
+  let s: HostileServer | undefined;
+  beforeAll(async () => {
+    s = await startHostile();
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+  beforeEach(() => s?.reset());
+  const get = () => {
+    if (!s) throw new Error('the hostile server starts in beforeAll: use it from the tests');
+    return s;
+  };
+  const self: HostileServer = {
+    get url() {
+      return get().url;
+    },
+    on: (method, path, responder) => (get().on(method, path, responder), self),
+    hits: (path) => get().hits(path),
+    get requests() {
+      return get().requests;
+    },
+    bytesSent: () => get().bytesSent(),
+    reset: () => get().reset(),
+    close: () => get().close(),
   };
   return self;
 }

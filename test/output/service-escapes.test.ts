@@ -1,18 +1,11 @@
 // Escapes (issue 28, item 9): text from the service shown on a terminal never drives it, errors
 // included and whatever the colour setting: SGR (hidden text `ESC[8m`) is escaped like OSC and
 // screen clears. bookdist's own colour stays where colour is on.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { answer, hostileEnv, startHostile, type HostileServer } from '../helpers/hostile-server.js';
+import { describe, expect, it } from 'vitest';
+import { answer, hostileEnv, hostileForFile } from '../helpers/hostile-server.js';
 import { run } from '../helpers/run.js';
 
-let server: HostileServer;
-beforeAll(async () => {
-  server = await startHostile();
-});
-afterAll(async () => {
-  await server?.close();
-});
-beforeEach(() => server.reset());
+const server = hostileForFile();
 
 const HIDDEN = '\u001b[8mrm -rf ~\u001b[0m';
 const HASH = 'fb02181f26270f72e261de20f8aadb9096f40802';
