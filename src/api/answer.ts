@@ -1,13 +1,15 @@
 // What the service answered, in one shape whatever the body: parsed JSON, the access API's XML
 // error, or text (the answer step of the request pipeline, src/api/client.ts).
 import type { TlsInfo } from './handler.js';
+import type { ErrorBody } from '../spec/contract.js';
 
-export interface ApiResponse {
+/** An answer; `B` is its body's type (ApiClient.call gives the endpoint's answer or an error body). */
+// any (the default): the JSON of a raw request (`bookdist api`, the sandbox's control routes), open by nature.
+export interface ApiResponse<B = any> {
   status: number;
   headers: Record<string, string>;
   /** Parsed JSON; for XML or text bodies `{ code, text }` (plus `message` for the access API's XML). */
-  // any: the service's JSON, which each verb reads as its endpoint is documented (shared/spec/interface.md).
-  body: any;
+  body: B;
   /** How the body was read. */
   format: 'json' | 'xml' | 'text' | 'empty';
   request: RequestInfo;
@@ -25,6 +27,14 @@ export interface ApiResponse {
 export interface RequestInfo {
   method: string;
   url: string;
+}
+
+/**
+ * Is this the endpoint's answer rather than an error (its status below 400)? Narrows
+ * `ApiResponse<Answer<N> | ErrorBody>` to `ApiResponse<Answer<N>>`.
+ */
+export function isAnswer<T>(res: ApiResponse<T | ErrorBody>): res is ApiResponse<T> {
+  return res.status < 400;
 }
 
 /** Turn any body into one shape: parsed JSON, the access API's XML error, or text. */

@@ -31,6 +31,7 @@ import { formatDuration } from '../util/duration.js';
 import { ExitCode, CliError } from '../errors.js';
 import { truncate } from '../util/quote.js';
 import { endpoint as lookupEndpoint, type Endpoint } from '../spec/endpoints.js';
+import type { Answer, CallArgs, EndpointName, ErrorBody } from '../spec/contract.js';
 import { parseResponse, type ApiResponse, type RequestInfo } from './answer.js';
 import { DryRun, statusText, toApiError } from './errors.js';
 import { hasIdempotencyKey, retryPolicy, waitAfterAnswer, waitAfterFailure } from './retry.js';
@@ -135,6 +136,18 @@ export interface RequestOptions {
   endpoint?: Endpoint;
 }
 
+/** What any call may add to an endpoint's path parameters and payload. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  accept?: string;
+  /** Repeatable by its Idempotency-Key: counts only where the service honours keys. */
+  idempotent?: boolean;
+  headers?: Record<string, string>;
+}
+
+/** `call`'s arguments for endpoint `N`: optional when it has no path parameter to give. */
+export type ArgsOf<N extends EndpointName> = {} extends CallArgs<N> ? [args?: CallArgs<N> & CallOptions] : [args: CallArgs<N> & CallOptions];
+
 /** A request as it is (or would be) sent: method, URL, headers (signed) and body. */
 export interface Prepared {
   method: 'GET' | 'POST';
@@ -179,23 +192,14 @@ export class ApiClient {
   }
 
   /** Call an endpoint of the table by name. */
-  async call(
-    name: string,
-    args: {
-      params?: Record<string, string | number>;
-      payload?: Record<string, unknown>;
-      signal?: AbortSignal;
-      accept?: string;
-      idempotent?: boolean;
-      headers?: Record<string, string>;
-    } = {},
-  ): Promise<ApiResponse> {
+  async call<N extends EndpointName>(name: N, ...[args]: ArgsOf<N>): Promise<ApiResponse<Answer<N> | ErrorBody>> {
+    const a: CallOptions & { params?: Record<string, string | number>; payload?: Record<string, unknown> } = args ?? {};
     const ep: Endpoint = lookupEndpoint(name);
-    const path = fillPath(ep.path, args.params);
+    const path = fillPath(ep.path, a.params);
     // A caller's idempotent:true for a request that is only repeatable by its Idempotency-Key
     // counts only where the service honours keys (retryPolicy decides that from the header).
-    const keyed = hasIdempotencyKey(args.headers);
-    const payload = args.payload ? stripUndefined(args.payload) : undefined;
+    const keyed = hasIdempotencyKey(a.headers);
+    const payload = a.payload ? stripUndefined(a.payload) : undefined;
     return this.request({
       method: ep.clientMethod,
       path,
@@ -203,20 +207,19 @@ export class ApiClient {
       query: ep.payloadIn === 'query' ? (payload as RequestOptions['query']) : undefined,
       auth: ep.auth === 'public' ? 'none' : ep.auth,
       host: ep.host,
-      idempotent: ep.idempotent || (args.idempotent === true && !keyed),
-      accept: args.accept,
-      headers: args.headers,
-      signal: args.signal,
+      idempotent: ep.idempotent || (a.idempotent === true && !keyed),
+      accept: a.accept,
+      headers: a.headers,
+      signal: a.signal,
       endpoint: ep,
     });
   }
 
-  /** Like `call`, but a non-2xx/3xx answer throws ApiError. */
-  // any: the body of ApiResponse (see there).
-  async ok(name: string, args: Parameters<ApiClient['call']>[1] = {}): Promise<any> {
-    const res = await this.call(name, args);
+  /** Like `call`, but a non-2xx/3xx answer throws ApiError: what comes back is the endpoint's answer. */
+  async ok<N extends EndpointName>(name: N, ...args: ArgsOf<N>): Promise<Answer<N>> {
+    const res = await this.call(name, ...args);
     if (res.status >= 400) throw toApiError(res);
-    return res.body;
+    return res.body as Answer<N>;
   }
 
   url(path: string, host: 'api' | 'store' = 'api', query?: RequestOptions['query']): string {

@@ -3,7 +3,8 @@
 // Retry-After); the job never repeats a request the client already retried, so `--retries 3` on a
 // service answering 429 sends 4 requests, not 16. What still fails after the client's retries
 // comes back as a Failure (`unavailable` for 429/502/503/504 and network failures), never thrown.
-import type { ApiClient } from '../api/client.js';
+import type { ApiClient, ArgsOf } from '../api/client.js';
+import type { Answer, CallArgs, EndpointName, ErrorBody } from '../spec/contract.js';
 import type { ApiResponse } from '../api/answer.js';
 import { toApiError } from '../api/errors.js';
 import { ExitCode, messageOf } from '../errors.js';
@@ -19,7 +20,10 @@ export interface Failure {
   body?: unknown;
 }
 
-export type Outcome = { ok: true; response: ApiResponse } | { ok: false; failure: Failure; interrupted?: boolean };
+/** What one call of endpoint `N` came to: its answer (a 4xx included), or a failure. */
+export type Outcome<N extends EndpointName = EndpointName> =
+  | { ok: true; response: ApiResponse<Answer<N> | ErrorBody> }
+  | { ok: false; failure: Failure; interrupted?: boolean };
 
 export interface CallOptions {
   /** Extra request headers (e.g. Idempotency-Key). */
@@ -40,17 +44,12 @@ function isTransientStatus(status: number): boolean {
  * with `outcome: 'unknown'`).
  * No signal reaches the request: one in flight is never aborted (its result must be recorded).
  */
-export async function callOnce(
-  api: ApiClient,
-  name: string,
-  args: { params?: Record<string, string | number>; payload?: Record<string, unknown> },
-  opts: CallOptions = {},
-): Promise<Outcome> {
-  let res: ApiResponse;
+export async function callOnce<N extends EndpointName>(api: ApiClient, name: N, args: CallArgs<N>, opts: CallOptions = {}): Promise<Outcome<N>> {
+  let res: ApiResponse<Answer<N> | ErrorBody>;
   try {
     // Whether a request carrying an Idempotency-Key may be repeated is the client's policy's call
     // (where the service honours keys); the job adds nothing to it.
-    res = await api.call(name, { ...args, headers: opts.headers });
+    res = await api.call(name, ...([{ ...args, headers: opts.headers }] as ArgsOf<N>));
   } catch (thrown) {
     const err = thrown as { name?: unknown; message?: unknown; exitCode?: number; details?: { outcome?: unknown } } | null | undefined;
     if (err?.name === 'DryRun') throw thrown;

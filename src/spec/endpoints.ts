@@ -1,7 +1,11 @@
 // The endpoint table: one source of truth for the client's calls, the sandbox's router,
-// `GET /v1/describe/` and the OpenAPI document (src/spec/openapi.ts). Plain data, no imports, so
-// it is cheap to load. Response shapes name the resources of interface.md section 2, whose
-// schemas live in src/spec/schemas.ts (loaded only by the OpenAPI generator).
+// `GET /v1/describe/` and the OpenAPI document (src/spec/openapi.ts). Plain data, no run-time
+// imports, so it is cheap to load. Response shapes name the resources of interface.md section 2,
+// whose schemas live in src/spec/schemas.ts (loaded only by the OpenAPI generator). The table is
+// typed `as const`: src/spec/contract.ts derives each endpoint's name, payload and answer types
+// from it and from those schemas.
+import type { Schema } from './json-schema.js';
+import type { Schemas } from './schemas.js';
 
 type FieldType =
   | 'string'
@@ -27,11 +31,8 @@ export interface FieldDef {
   /** What the string holds, when it has a known shape (documented; the sandbox checks email/decimal). */
   format?: 'email' | 'decimal' | 'username' | 'hash_id' | 'isbn';
   /** The only values the service supports (documented; others get a 400). */
-  enum?: string[];
+  enum?: readonly string[];
 }
-
-/** A JSON Schema (2020-12, the dialect of OpenAPI 3.1). `{ $ref: 'Book' }` names a schema of src/spec/schemas.ts. */
-export type Schema = { [k: string]: unknown };
 
 interface ResponseDef {
   /** Status of a success (200; 302 for the checkout redirect). */
@@ -40,11 +41,11 @@ interface ResponseDef {
    * Members of the success body besides the envelope (code, success, test_mode). A name ending
    * in `?` may be absent.
    */
-  body: Record<string, Schema>;
+  body: Readonly<Record<string, Schema>>;
   /** The body is exactly `body` with no envelope (the OpenAPI document itself). */
   raw?: boolean;
   /** Response headers of a success (e.g. the redirect's `location`). */
-  headers?: string[];
+  headers?: readonly string[];
 }
 
 type AuthKind = 'partner' | 'access' | 'public' | 'none';
@@ -53,13 +54,13 @@ export interface Endpoint {
   /** Stable name used by the client: `book.isbn`, `order.external`, ... */
   name: string;
   /** Methods the service accepts. */
-  methods: Array<'GET' | 'POST'>;
+  methods: ReadonlyArray<'GET' | 'POST'>;
   /** Method the CLI sends. */
   clientMethod: 'GET' | 'POST';
   /** Path template with `{param}` segments; always ends in `/` except the store's paths. */
   path: string;
   /** Other paths serving the same operation. */
-  aliases?: string[];
+  aliases?: readonly string[];
   /** Scope the caller needs (decisions.md), or null. */
   scope: string | null;
   /** `partner`: CryptoAuth/SharedKeyAuth; `access`: operator token (or partner auth); `public`/`none`: no auth. */
@@ -70,9 +71,9 @@ export interface Endpoint {
   host: 'api' | 'store';
   summary: string;
   /** Fields of the `request` payload (POST) or query (GET of listings/store). */
-  fields: FieldDef[];
+  fields: readonly FieldDef[];
   /** Fields that reference clients send but the service ignores (accepted when null or empty). */
-  ignored?: string[];
+  ignored?: readonly string[];
   /** Where the payload goes for the client's method. */
   payloadIn: 'none' | 'body' | 'query';
   /** Safe to retry on 503 and dropped connections (GETs; idempotent POSTs). */
@@ -91,13 +92,13 @@ export const PATH_PARAMS: Record<string, FieldDef> = {
   purchase_id: { name: 'purchase_id', type: 'integer', required: true, min: 1, description: 'order item id' },
 };
 
-const f = (name: string, type: FieldType, description: string, required = false, more: Partial<FieldDef> = {}): FieldDef => ({
-  name,
-  type,
-  description,
-  required,
-  ...more,
-});
+const f = <const N extends string, const T extends FieldType, const R extends boolean = false, const M extends Partial<FieldDef> = {}>(
+  name: N,
+  type: T,
+  description: string,
+  required: R = false as R,
+  more: M = {} as M,
+) => ({ name, type, description, required, ...more });
 
 const LIMIT = f('limit', 'integer', 'page size; 0 or absent means the default (50), at most 500', false, { min: 0, max: 500 });
 const OFFSET = f('offset', 'integer', 'rows to skip (default 0)', false, { min: 0 });
@@ -105,16 +106,16 @@ const USERNAME = { format: 'username' } as const;
 const HASH_ID = { format: 'hash_id' } as const;
 
 // Response members (JSON Schema). `ref('Book')` names a resource of src/spec/schemas.ts.
-const ref = (name: string): Schema => ({ $ref: name });
-const STR: Schema = { type: 'string' };
-const INT: Schema = { type: 'integer' };
-const BOOL: Schema = { type: 'boolean' };
-const list = (items: Schema): Schema => ({ type: 'array', items });
-const ok = (body: Record<string, Schema>, status = 200): ResponseDef => ({ status, body });
+const ref = <const N extends keyof Schemas & string>(name: N) => ({ $ref: name });
+const STR = { type: 'string' } as const;
+const INT = { type: 'integer' } as const;
+const BOOL = { type: 'boolean' } as const;
+const list = <const I extends Schema>(items: I) => ({ type: 'array', items }) as const;
+const ok = <const B extends Record<string, Schema>, const S extends number = 200>(body: B, status: S = 200 as S) => ({ status, body });
 const MESSAGE = ok({ 'message?': STR });
 
-const DATE_TIME: Schema = { type: ['string', 'null'], format: 'date-time' };
-const PURCHASE: Record<string, Schema> = {
+const DATE_TIME = { type: ['string', 'null'], format: 'date-time' } as const;
+const PURCHASE = {
   id: INT,
   book: ref('ItemBook'),
   digital_pricing: {
@@ -132,9 +133,10 @@ const PURCHASE: Record<string, Schema> = {
   quantity: INT,
   refund_available: BOOL,
   user: ref('ItemUser'),
-};
+} as const;
 
-export const ENDPOINTS: Endpoint[] = [
+/** The table, as literal types (src/spec/contract.ts reads them as EndpointTable); ENDPOINTS is the same array. */
+const TABLE = [
   {
     name: 'index', methods: ['GET'], clientMethod: 'GET', path: '/', aliases: ['/index/'], scope: null,
     auth: 'none', host: 'api', summary: 'Service index: API versions and host', fields: [], payloadIn: 'none', idempotent: true,
@@ -394,7 +396,12 @@ export const ENDPOINTS: Endpoint[] = [
     payloadIn: 'query', idempotent: true,
     response: { status: 302, body: { location: STR }, headers: ['location'] },
   },
-];
+] as const satisfies readonly Endpoint[];
+
+export const ENDPOINTS: readonly Endpoint[] = TABLE;
+
+/** The table's literal type: each endpoint's name, path, fields and response as written above. */
+export type EndpointTable = typeof TABLE;
 
 const BY_NAME = new Map(ENDPOINTS.map((e) => [e.name, e]));
 

@@ -2,7 +2,8 @@
 // and the resource schemas (src/spec/schemas.ts): served by the sandbox at GET /openapi.json and
 // printed by `bookdist sandbox openapi`. Its structure comes from the table; its prose (what each
 // operation does, authentication, what only the sandbox does) from src/spec/openapi-text.ts.
-import { ENDPOINTS, PATH_PARAMS, takesPlainFields, type Endpoint, type FieldDef, type Schema } from './endpoints.js';
+import { ENDPOINTS, PATH_PARAMS, takesPlainFields, type Endpoint, type FieldDef } from './endpoints.js';
+import type { Schema } from './json-schema.js';
 import { SCHEMAS } from './schemas.js';
 import {
   CONTACT,

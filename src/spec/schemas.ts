@@ -1,24 +1,32 @@
 // The resources of interface.md section 2 (and the envelope and error body of sections 2.1 and
 // 7) as JSON Schemas (2020-12, the dialect of OpenAPI 3.1). The endpoint table's responses name
 // them with `{ $ref: 'Book' }`; src/spec/openapi.ts puts them under components.schemas. Loaded only
-// by the OpenAPI generator, never at CLI start-up.
-import type { Schema } from './endpoints.js';
+// by the OpenAPI generator, never at CLI start-up; its literal types (`as const`) give the types
+// of the answers (src/spec/contract.ts), which cost nothing at run time.
+import type { Schema } from './json-schema.js';
 
-const STR: Schema = { type: 'string' };
-const INT: Schema = { type: 'integer' };
-const BOOL: Schema = { type: 'boolean' };
-const NUM_OR_NULL: Schema = { type: ['number', 'null'] };
-const DATE_TIME: Schema = { type: 'string', format: 'date-time' };
-const DATE_TIME_OR_NULL: Schema = { type: ['string', 'null'], format: 'date-time' };
-const ref = (name: string): Schema => ({ $ref: name });
+const STR = { type: 'string' } as const;
+const INT = { type: 'integer' } as const;
+const BOOL = { type: 'boolean' } as const;
+const NUM_OR_NULL = { type: ['number', 'null'] } as const;
+const DATE_TIME = { type: 'string', format: 'date-time' } as const;
+const DATE_TIME_OR_NULL = { type: ['string', 'null'], format: 'date-time' } as const;
+const ref = <const N extends string>(name: N) => ({ $ref: name });
 
-/** An object whose listed members are all present; more members may be added (decisions.md). */
-function obj(properties: Record<string, Schema>, optional: string[] = []): Schema {
-  return { type: 'object', required: Object.keys(properties).filter((k) => !optional.includes(k)), properties };
+/** An object whose listed members are all present but `optional`; more members may be added (decisions.md). */
+function obj<const P extends Record<string, Schema>, const O extends keyof P & string = never>(
+  properties: P,
+  optional: readonly O[] = [],
+): { type: 'object'; required: Array<Exclude<keyof P & string, O>>; properties: P } {
+  return { type: 'object', required: Object.keys(properties).filter((k) => !(optional as readonly string[]).includes(k)) as Array<Exclude<keyof P & string, O>>, properties };
 }
-const strings = (...names: string[]): Record<string, Schema> => Object.fromEntries(names.map((n) => [n, STR]));
+/** Members that all have schema `schema`. */
+function members<const N extends string, const S extends Schema>(names: readonly N[], schema: S): { [K in N]: S } {
+  return Object.fromEntries(names.map((n) => [n, schema])) as { [K in N]: S };
+}
+const strings = <const N extends string>(...names: N[]) => members(names, STR);
 
-export const SCHEMAS: Record<string, Schema> = {
+export const SCHEMAS = {
   Envelope: {
     description: 'Members of every success response: `code` (the HTTP status), `success` and `test_mode`.',
     ...obj({ code: INT, success: { const: true }, test_mode: BOOL }),
@@ -154,7 +162,7 @@ export const SCHEMAS: Record<string, Schema> = {
       is_complete: BOOL,
       item_count: INT,
       items: { type: 'array', items: { allOf: [ref('OrderItem'), { required: ['refund_available'] }] } },
-      totals: obj(Object.fromEntries(['subtotal', 'discount', 'taxes', 'shipping_fee', 'processing_fee', 'total'].map((k) => [k, ref('Decimal')]))),
+      totals: obj(members(['subtotal', 'discount', 'taxes', 'shipping_fee', 'processing_fee', 'total'], ref('Decimal'))),
     }),
   },
   Code: obj({
@@ -174,11 +182,13 @@ export const SCHEMAS: Record<string, Schema> = {
       'a name, postal_code and country.',
     type: 'object',
     additionalProperties: false,
-    properties: Object.fromEntries(
-      ['first_name', 'last_name', 'full_name', 'company_name', 'line_1', 'line_2', 'city', 'state', 'postal_code', 'country', 'phone', 'email'].map(
-        (k) => [k, { type: ['string', 'null'], maxLength: 200 }],
-      ),
+    properties: members(
+      ['first_name', 'last_name', 'full_name', 'company_name', 'line_1', 'line_2', 'city', 'state', 'postal_code', 'country', 'phone', 'email'],
+      { type: ['string', 'null'], maxLength: 200 },
     ),
   },
   PriceOffer: obj({ Price: ref('Decimal'), Id: INT, Condition: STR, RentalDays: INT }),
-};
+} as const satisfies Record<string, Schema>;
+
+/** The named schemas, as types: what `{ $ref: name }` points into. */
+export type Schemas = typeof SCHEMAS;

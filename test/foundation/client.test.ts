@@ -21,6 +21,9 @@ afterAll(async () => {
   await srv.close();
 });
 
+/** A payload order.external accepts (the stub server does not read it). */
+const ORDER = { username: 'u', digital_pricing: [1], billing_address: { full_name: 'A B', postal_code: '1', country: 'DE' }, order_type: 'TestPlan', org: 'o' };
+
 function client(opts: Partial<ConstructorParameters<typeof ApiClient>[0]> = {}, creds?: Credentials) {
   const sleeps: number[] = [];
   const c = new ApiClient({
@@ -145,10 +148,10 @@ describe('retries', () => {
     srv.respond((_q, res) => json(res, 503, { code: 503, error: true, message: 'down' }));
     let before = srv.requests.length;
     const c = client({ retries: 2 });
-    await c.call('order.external', { payload: { username: 'u' } });
+    await c.call('order.external', { payload: ORDER });
     expect(srv.requests.length - before).toBe(1);
     before = srv.requests.length;
-    await c.call('order.external', { payload: { username: 'u', order_number: 'A1' }, idempotent: true });
+    await c.call('order.external', { payload: { ...ORDER, order_number: 'A1' }, idempotent: true });
     await c.close();
     expect(srv.requests.length - before).toBe(3);
   });

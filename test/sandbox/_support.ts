@@ -2,18 +2,37 @@
 // and a checker for the field types of interface.md section 2.
 import { expect } from 'vitest';
 import { request as undiciRequest } from 'undici';
-import { ApiClient } from '../../src/api/client.js';
+import { ApiClient, type CallOptions } from '../../src/api/client.js';
+import type { ApiResponse } from '../../src/api/answer.js';
+import type { EndpointName } from '../../src/spec/contract.js';
 import { loadRsaPrivateKey } from '../../src/api/wire.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
+/**
+ * The client as the sandbox's tests hold it: they send what the contract forbids (wrong types,
+ * missing fields) to see the sandbox refuse it, and read answers whatever they are. The endpoint
+ * names stay checked.
+ */
+export interface Probe {
+  call(name: EndpointName, args?: CallOptions & { params?: Record<string, string | number>; payload?: Record<string, unknown> }): Promise<ApiResponse<any>>;
+  ok(name: EndpointName, args?: CallOptions & { params?: Record<string, string | number>; payload?: Record<string, unknown> }): Promise<any>;
+  request: ApiClient['request'];
+  close(): Promise<void>;
+}
+
+/** A client seen as a Probe (the same object: only its types are loosened). */
+export function probe(client: ApiClient): Probe {
+  return client as unknown as Probe;
+}
+
 export interface Clients {
-  partner: ApiClient;
-  shared: ApiClient;
-  limited: ApiClient;
+  partner: Probe;
+  shared: Probe;
+  limited: Probe;
   /** Partner credentials plus the operator token for the access API. */
-  operator: ApiClient;
+  operator: Probe;
   /** No credentials at all. */
-  anon: ApiClient;
+  anon: Probe;
   closeAll(): Promise<void>;
 }
 
@@ -38,11 +57,11 @@ export function clients(sb: TestSandbox): Clients {
   });
   const anon = new ApiClient({ ...base, credentials: { kind: 'none' } });
   return {
-    partner,
-    shared,
-    limited,
-    operator,
-    anon,
+    partner: probe(partner),
+    shared: probe(shared),
+    limited: probe(limited),
+    operator: probe(operator),
+    anon: probe(anon),
     async closeAll() {
       await Promise.all([partner, shared, limited, operator, anon].map((c) => c.close()));
     },
@@ -199,14 +218,14 @@ export function uniqueEmail(tag = 'u'): string {
 }
 
 /** Create a user through the API and return its username. */
-export async function newUser(c: ApiClient, tag = 'u'): Promise<string> {
+export async function newUser(c: Probe, tag = 'u'): Promise<string> {
   const r = await c.call('user.create', { payload: { email: uniqueEmail(tag), first_name: 'Test', last_name: tag } });
   expect(r.status).toBe(200);
   return r.body.username;
 }
 
 /** Buy pricing entries for a user; returns the order. */
-export async function buy(c: ApiClient, username: string, pricing: number[], extra: Record<string, unknown> = {}): Promise<any> {
+export async function buy(c: Probe, username: string, pricing: number[], extra: Record<string, unknown> = {}): Promise<any> {
   const r = await c.call('order.external', {
     payload: { username, digital_pricing: pricing, billing_address: BILLING, order_type: 'TestPlan', org: 'acme', send_email: false, ...extra },
   });

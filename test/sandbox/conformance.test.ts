@@ -2,6 +2,7 @@
 // signed requests: success shapes, section 7 rows, scopes, publisher authorization, listings.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/spec/endpoints.js';
+import type { EndpointName } from '../../src/spec/contract.js';
 import { pythonJson, quotePlus, sign, loadRsaPrivateKey } from '../../src/api/wire.js';
 import { startTestSandbox, WELL_KNOWN, SEED_BOOKS, type TestSandbox } from '../helpers/sandbox.js';
 import { isValidIsbn } from '../../src/sandbox/isbn.js';
@@ -504,7 +505,7 @@ describe('price comparison (4.7)', () => {
 
 describe('scopes (decisions: Scopes)', () => {
   it('the limited account gets 403 Missing scope: <name> for each operation it lacks', async () => {
-    const checks: Array<[string, Record<string, unknown>, string]> = [
+    const checks: Array<[EndpointName, Record<string, unknown>, string]> = [
       ['user.create', { payload: { email: uniqueEmail() } }, 'create_user'],
       ['user.get', { params: { username: WELL_KNOWN.user.username } }, 'users'],
       ['order.external', { payload: {} }, 'create_orders'],

@@ -15,7 +15,7 @@ import { loadRsaPrivateKey } from '../../src/api/wire.js';
 import { Store } from '../../src/sandbox/db/store.js';
 import { credentials } from '../../src/sandbox/control.js';
 import { ensureSeeded, reseed, WELL_KNOWN } from '../../src/sandbox/seed.js';
-import { BILLING } from './_support.js';
+import { BILLING, probe, type Probe } from './_support.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 let dir: string;
@@ -53,17 +53,17 @@ async function startChild(dbPath: string): Promise<{ url: string; child: ChildPr
   return { url: JSON.parse(line).url, child };
 }
 
-function partnerClient(url: string, dbPath: string): ApiClient {
+function partnerClient(url: string, dbPath: string): Probe {
   const store = new Store(dbPath);
   try {
     ensureSeeded(store);
     const c = credentials(store);
-    return new ApiClient({
+    return probe(new ApiClient({
       baseUrl: url,
       timeout: 10_000,
       retries: 0,
       credentials: { kind: 'crypto', username: c.partner.username, key: loadRsaPrivateKey(c.partner.private_key) },
-    });
+    }));
   } finally {
     store.close();
   }
@@ -157,7 +157,7 @@ describe('durability', () => {
     const dbPath = join(dir, 'shared.db');
     const a = await startChild(dbPath);
     const isbn = WELL_KNOWN.readme.isbn13;
-    const expiry = async (c: ApiClient) => {
+    const expiry = async (c: Probe) => {
       const r = await c.call('book.isbn', { params: { isbn } });
       expect(r.status).toBe(200);
       return (r.body.book.digital_pricing as Array<Record<string, any>>).find((p) => p.is_limited)!.calculated_expiration_date as string;

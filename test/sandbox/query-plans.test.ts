@@ -21,7 +21,8 @@ import { startSandbox } from '../../src/sandbox/server.js';
 import { INDEX_NAMES } from '../../src/sandbox/db/schema.js';
 import { Store } from '../../src/sandbox/db/store.js';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
-import { clients, raw, type Clients } from './_support.js';
+import { clients, probe, raw, type Clients } from './_support.js';
+import type { EndpointName } from '../../src/spec/contract.js';
 
 const BOOKS = 50_000;
 const GROW = { books: BOOKS, users: 20_000, orders: 20_000, codes: 20_000, imports: 20_000, outbox: 20_000 };
@@ -136,7 +137,7 @@ function planProblems(db: DatabaseSync, sql: string, partialIndexes: Set<string>
 describe('query plans on a grown database', () => {
   it('serves every endpoint of the table, the control routes, the reader, the cart and the worker', async () => {
     const served = new Set<string>();
-    const call = async (client: keyof Omit<Clients, 'closeAll'>, name: string, args: Parameters<Clients['partner']['call']>[1] = {}) => {
+    const call = async (client: keyof Omit<Clients, 'closeAll'>, name: EndpointName, args: Parameters<Clients['partner']['call']>[1] = {}) => {
       const r = await c[client].call(name, args);
       if (r.status < 400) served.add(name);
       return r;
@@ -144,7 +145,7 @@ describe('query plans on a grown database', () => {
     const readme = WELL_KNOWN.readme;
     const user = WELL_KNOWN.user.username;
 
-    for (const name of ['index', 'profile', 'describe']) await call('partner', name);
+    for (const name of ['index', 'profile', 'describe'] as const) await call('partner', name);
     if ((await raw(`${sb.url}/openapi.json`)).status === 200) served.add('openapi');
     await call('partner', 'book.get', { params: { hash_id: readme.hash_id } });
     for (const isbn of [readme.isbn13, readme.isbn10, readme.eisbn13, readme.eisbn10, '9780000000002']) {
@@ -349,10 +350,10 @@ describe('a sandbox.db made by an earlier version', () => {
         ro.close();
         const { ApiClient } = await import('../../src/api/client.js');
         const { loadRsaPrivateKey } = await import('../../src/api/wire.js');
-        const client = new ApiClient({
+        const client = probe(new ApiClient({
           baseUrl: again.url, timeout: 10_000, retries: 0,
           credentials: { kind: 'crypto', username: acct.username, key: loadRsaPrivateKey(acct.private_key) },
-        });
+        }));
         const r = await client.call('book.search', { payload: { title: 'LIGHTHOUSE ledger' } });
         await client.close();
         expect(r.body.results.map((b: any) => b.hash_id)).toEqual([WELL_KNOWN.readme.hash_id]);

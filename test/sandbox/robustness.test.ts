@@ -6,7 +6,7 @@ import { ENDPOINTS } from '../../src/spec/endpoints.js';
 import { pythonJson, quotePlus, sign, loadRsaPrivateKey } from '../../src/api/wire.js';
 import { ApiClient } from '../../src/api/client.js';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
-import { BILLING, clients, newUser, raw, type Clients } from './_support.js';
+import { BILLING, clients, newUser, probe, raw, type Clients } from './_support.js';
 
 let sb: TestSandbox;
 let c: Clients;
@@ -140,7 +140,7 @@ describe('concurrency', () => {
     const user = await newUser(c.partner, 'race');
     const number = `RACE-${Date.now() % 1e8}`;
     const clientsList = Array.from({ length: 8 }, () =>
-      new ApiClient({ baseUrl: sb.url, timeout: 10_000, retries: 0, credentials: { kind: 'crypto', username: sb.creds.partner.username, key: loadRsaPrivateKey(sb.creds.partner.keyPem) } }),
+      probe(new ApiClient({ baseUrl: sb.url, timeout: 10_000, retries: 0, credentials: { kind: 'crypto', username: sb.creds.partner.username, key: loadRsaPrivateKey(sb.creds.partner.keyPem) } })),
     );
     const results = await Promise.all(
       clientsList.map((cl) =>

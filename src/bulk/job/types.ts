@@ -5,6 +5,7 @@ import type { Context, OutputFormat } from '../../context.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Column, RowWriter } from '../../output/index.js';
 import type { Failure, Outcome } from '../retry.js';
+import type { CallArgs, EndpointName } from '../../spec/contract.js';
 
 export type FileFormat = 'csv' | 'tsv' | 'ndjson' | 'json';
 
@@ -50,7 +51,7 @@ export interface JobTools {
   api: ApiClient;
   ctx: Context;
   /** One request through the client (whose retry policy applies once); failures returned, not thrown. */
-  call(name: string, args: { params?: Record<string, string | number>; payload?: Record<string, unknown> }, headers?: Record<string, string>): Promise<Outcome>;
+  call<N extends EndpointName>(name: N, args: CallArgs<N>, headers?: Record<string, string>): Promise<Outcome<N>>;
   /** A line above the progress bar. */
   log(line: string): void;
   /** Keep what the service returned that is not written to FILE (extra or malformed results): the rescue file. */

@@ -8,6 +8,8 @@ import { emitMessage, recOf } from '../../output/index.js';
 import { CliError } from '../../errors.js';
 import { toApiError } from '../../api/errors.js';
 import type { ApiClient } from '../../api/client.js';
+import { isAnswer } from '../../api/answer.js';
+import type { Answer, Payload } from '../../spec/contract.js';
 import { parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
 
 /**
@@ -15,11 +17,11 @@ import { parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
  * write the service may have done without answering is not repeated blindly by that policy, so an
  * "already" answer is the service's own.
  */
-export async function sendOne(api: ApiClient, ctx: Context, action: 'allow' | 'revoke', payload: Record<string, unknown>): Promise<unknown> {
+export async function sendOne(api: ApiClient, ctx: Context, action: 'allow' | 'revoke', payload: Payload<'access.allow' | 'access.revoke'>): Promise<Answer<'access.allow' | 'access.revoke'>> {
   const { callOnce } = await import('../../bulk/retry.js');
   const r = await callOnce(api, `access.${action}`, { payload }, { signal: ctx.signal });
   if (!r.ok) throw new CliError(r.failure.message, r.failure.exitCode, undefined, r.failure.status);
-  if (r.response.status < 400) return r.response.body;
+  if (isAnswer(r.response)) return r.response.body;
   throw toApiError(r.response);
 }
 

@@ -11,6 +11,8 @@ import * as v from '../../validate/index.js';
 import { usageError, messageOf } from '../../errors.js';
 import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../bulk/engine.js';
 import { failureOf } from '../../bulk/retry.js';
+import { isAnswer } from '../../api/answer.js';
+import type { Payload } from '../../spec/contract.js';
 import { csvRows, inputFingerprint, type InputRow } from '../../bulk/rows.js';
 import { confirm } from '../confirm.js';
 import { jobFlags, type BulkFlags } from '../../bulk/flags.js';
@@ -36,11 +38,11 @@ function bool(value: string, flag: string): boolean | undefined {
 }
 
 /** The payload of one row, or throws a usage error naming the column. */
-function payloadOf(action: 'allow' | 'revoke', r: Record<string, string>): Record<string, unknown> {
+function payloadOf(action: 'allow' | 'revoke', r: Record<string, string>): Payload<'access.allow' | 'access.revoke'> {
   const hash_id = v.hashId(r.hash_id ?? '', 'hash_id');
   const username = v.username(r.username ?? '', 'username');
   if (action === 'revoke') return { hash_id, username };
-  const p: Record<string, unknown> = { hash_id, username, price: v.price(r.price ?? '', 'price') };
+  const p: Payload<'access.allow'> = { hash_id, username, price: v.price(r.price ?? '', 'price') };
   if (r.expiration_date) p.expiration_date = v.dateTime(r.expiration_date, 'expiration_date');
   if (r.email) p.email = v.email(r.email, 'email');
   const send = bool(r.send_email ?? '', 'send_email');
@@ -65,7 +67,7 @@ export async function runAccessCsv(o: BulkFlags & { action: 'allow' | 'revoke' }
         batch.items,
         async (row) => {
           const make = (status: Status, message: string): Result => ({ row: row.line, status, message, hash_id: String(row.values.hash_id ?? ''), username: String(row.values.username ?? '') });
-          let payload: Record<string, unknown>;
+          let payload: Payload<'access.allow' | 'access.revoke'>;
           try {
             if (row.problem) throw usageError(row.problem);
             payload = payloadOf(o.action, row.values);
@@ -73,7 +75,7 @@ export async function runAccessCsv(o: BulkFlags & { action: 'allow' | 'revoke' }
             return { row: make('invalid', messageOf(e)), invalid: true };
           }
           const r = await job.call(`access.${o.action}`, { payload });
-          if (r.ok && r.response.status < 400) return { row: make('ok', String(r.response.body?.message ?? (o.action === 'allow' ? 'Access granted.' : 'Access revoked.'))) };
+          if (r.ok && isAnswer(r.response)) return { row: make('ok', String(r.response.body.message ?? (o.action === 'allow' ? 'Access granted.' : 'Access revoked.'))) };
           if (r.ok && already.test(failureOf(r.response).message)) return { row: make('already', failureOf(r.response).message) };
           return failedRow(r, make, `row ${row.line}`);
         },

@@ -25,12 +25,13 @@ export async function run(o: Options, ctx: Context): Promise<void> {
   const body = await api.ok('book.pricing', { params: { isbn: o.isbn } });
   if (outputFormat(ctx) === 'table' && !ctx.globals.fields && !ctx.globals.query) {
     const s = style(ctx);
-    const shown = await forPeople(body);
+    // Read as an open record: other deployments put the pricing and the book elsewhere (pricingOf).
+    const shown: Rec = await forPeople(body);
     const pricing = pricingOf(shown);
     const head = kv(s, [
-      ['Title', shown.title ?? shown.book?.title],
+      ['Title', shown.title ?? recOf(shown.book).title],
       ['ISBN', shown.isbn ?? o.isbn],
-      ['Hash ID', shown.hash_id ?? shown.book?.hash_id],
+      ['Hash ID', shown.hash_id ?? recOf(shown.book).hash_id],
     ]);
     ctx.io.stdout.write([head, '', pricingGrid(s, pricing), ''].filter((x, i) => x || i > 0).join('\n'));
     return;

@@ -16,10 +16,12 @@ export function parse({ opts }: VerbInput<typeof get>): Options {
 export async function run(o: Options, ctx: Context): Promise<void> {
   const api = await ctx.api();
   const body = await api.ok('offers', { payload: { isbn: o.isbn } });
-  if (body?.success === false) {
+  // The store may say no in a 200 answer, which the table does not describe (success: false).
+  const said: { success?: unknown; message?: unknown; Status?: unknown } = body;
+  if (said.success === false) {
     // A 200 answer that says no: the same meanings as an error status (a missing book is 3).
     const { exitCodeForStatus } = await import('../../api/errors.js');
-    throw new CliError(String(body.message ?? body.Status ?? 'The store refused the request.'), exitCodeForStatus(400, body));
+    throw new CliError(String(said.message ?? said.Status ?? 'The store refused the request.'), exitCodeForStatus(400, body));
   }
   await emit(ctx, body, {
     columns: [

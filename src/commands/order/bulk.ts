@@ -21,6 +21,8 @@ import { failureOf } from '../../bulk/retry.js';
 import { csvRows, inputFingerprint, ndjsonRows, type InputRow } from '../../bulk/rows.js';
 import { jobFlags, type BulkFlags } from '../../bulk/flags.js';
 import { isConflict } from '../../api/errors.js';
+import { isAnswer } from '../../api/answer.js';
+import type { Payload } from '../../spec/contract.js';
 
 type Status = 'ok' | 'exists' | 'invalid' | 'failed';
 
@@ -150,7 +152,7 @@ export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<nu
           const make = (status: Status, message: string, made = { order_id: null as number | null, items: 0 }): OrderResult => ({ order_number: g.number, status, ...made, rows: lineSpan(g.rows), message });
           // Every row checked on its own (messages name the line), then merged into one order.
           const problems: string[] = g.problem ? [g.problem] : [];
-          let order: ({ username: string; digital_pricing: number[] } & Record<string, unknown>) | undefined;
+          let order: Payload<'order.external'> | undefined;
           for (const r of g.rows) {
             const c = r.problem ? { ok: false as const, message: r.problem } : checkRow(Order, payloadOfRow(r.values));
             if (!c.ok) problems.push(`line ${r.line}: ${c.message}`);
@@ -160,9 +162,9 @@ export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<nu
           }
           if (problems.length) return { row: make('invalid', problems.join('; ')), invalid: true };
           const r = await job.call('order.external', { payload: order });
-          if (r.ok && r.response.status < 400) {
+          if (r.ok && isAnswer(r.response)) {
             const body = r.response.body;
-            const made = { order_id: body?.order?.id ?? null, items: Array.isArray(body?.order?.items) ? body.order.items.length : 0 };
+            const made = { order_id: body.order?.id ?? null, items: Array.isArray(body.order?.items) ? body.order.items.length : 0 };
             // A repeat (after a lost answer, a resume, or last night's report) returns the first order.
             const existed = /already exists/i.test(String(body?.message ?? ''));
             return { row: make(existed ? 'exists' : 'ok', String(body?.message ?? 'Order created.'), made) };
@@ -223,7 +225,7 @@ export async function runOrderFreeBulk(o: BulkFlags, ctx: Context): Promise<numb
           if (!c.ok) return { row: make('invalid', c.message), invalid: true };
           // The key makes a repeat (after a lost answer, a crash, --resume of a torn batch) answer with the first order at a service that honours it, as the sandbox does.
           const r = await job.call('order.free', { payload: { ...c.data } }, { 'idempotency-key': `${batch.key}-${row.line}` });
-          if (r.ok && r.response.status < 400) return { row: make('ok', String(r.response.body?.message ?? 'Free order created.'), r.response.body?.order?.id ?? null) };
+          if (r.ok && isAnswer(r.response)) return { row: make('ok', String(r.response.body.message ?? 'Free order created.'), r.response.body.order?.id ?? null) };
           if (r.ok && isConflict(r.response.status, r.response.body)) return { row: make('already', failureOf(r.response).message) };
           return failedRow(r, make, `row ${row.line}`);
         },

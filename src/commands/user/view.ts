@@ -1,5 +1,7 @@
 // How a user looks to people, and the conflict answer of invite/create.
 import type { ApiClient } from '../../api/client.js';
+import { isAnswer } from '../../api/answer.js';
+import type { Answer, Payload } from '../../spec/contract.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { recOf, type Rec, type Style } from '../../output/index.js';
 import { flags, kv, when } from '../render.js';
@@ -51,10 +53,12 @@ function conflictError(answer: unknown, email: string): CliError {
 }
 
 /** POST a user-creating endpoint; a conflict becomes exit 5, other errors the usual ApiError. */
-export async function createUser(api: ApiClient, name: 'user.invite' | 'user.create', payload: Record<string, unknown>): Promise<Rec> {
+export async function createUser(api: ApiClient, name: 'user.invite', payload: Payload<'user.invite'>): Promise<Answer<'user.invite'>>;
+export async function createUser(api: ApiClient, name: 'user.create', payload: Payload<'user.create'>): Promise<Answer<'user.create'>>;
+export async function createUser(api: ApiClient, name: 'user.invite' | 'user.create', payload: Payload<'user.create'>): Promise<Answer<'user.invite' | 'user.create'>> {
   const { isConflict, toApiError } = await import('../../api/errors.js');
   const res = await api.call(name, { payload });
-  if (isConflict(res.status, res.body) || res.body?.conflict === true) throw conflictError(res.body, String(payload.email));
-  if (res.status >= 400) throw toApiError(res);
-  return recOf(res.body);
+  if (isConflict(res.status, res.body) || ('conflict' in res.body && res.body.conflict === true)) throw conflictError(res.body, payload.email);
+  if (!isAnswer(res)) throw toApiError(res);
+  return res.body;
 }

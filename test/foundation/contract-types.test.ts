@@ -1,0 +1,35 @@
+// The typed contract, checked by the compiler: a card that misspells an endpoint's name, a member
+// of its answer or a field of its payload, leaves out a path parameter or reads a member as the
+// wrong type does not compile (test/fixtures/contract/misspelt.ts marks each such line).
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const FIXTURE = join(ROOT, 'test/fixtures/contract/misspelt.ts');
+
+function diagnostics(file: string): Array<{ line: number; text: string }> {
+  const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), (p) => ts.sys.readFile(p));
+  const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
+  const program = ts.createProgram([file], { ...options, noEmit: true });
+  return ts
+    .getPreEmitDiagnostics(program)
+    .filter((d) => d.file?.fileName === file)
+    .map((d) => ({ line: d.file!.getLineAndCharacterOfPosition(d.start ?? 0).line + 1, text: ts.flattenDiagnosticMessageText(d.messageText, ' ') }));
+}
+
+describe('the typed contract', () => {
+  it('refuses a misspelt endpoint, answer member and payload field, a missing path parameter and a wrong member type; accepts the rest', () => {
+    const lines = readFileSync(FIXTURE, 'utf8').split('\n');
+    const marked = lines.flatMap((l, i) => (l.trimEnd().endsWith('// ✗') ? [i + 1] : []));
+    expect(marked.length).toBe(5);
+    const found = diagnostics(FIXTURE);
+    expect([...new Set(found.map((d) => d.line))].sort((a, b) => a - b), JSON.stringify(found, null, 1)).toEqual(marked);
+    const text = found.map((d) => d.text).join('\n');
+    expect(text).toMatch(/"book\.gett"/);
+    expect(text).toMatch(/titel/);
+    expect(text).toMatch(/expiration_dat/);
+  }, 60_000);
+});
