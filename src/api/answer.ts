@@ -4,7 +4,7 @@ import type { TlsInfo } from './handler.js';
 import type { ErrorBody } from '../spec/contract.js';
 
 /** An answer; `B` is its body's type (ApiClient.call gives the endpoint's answer or an error body). */
-// any (the default): the JSON of a raw request (`bookdist api`, the sandbox's control routes), open by nature.
+// any: the default, for the JSON of a raw request (`bookdist api`, the sandbox's control routes), open by nature.
 export interface ApiResponse<B = any> {
   status: number;
   headers: Record<string, string>;

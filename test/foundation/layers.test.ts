@@ -24,7 +24,7 @@ const ALLOWED: Record<string, string[]> = {
   validate: ['util'],
   output: ['util', 'context:type'],
   sandbox: ['spec'],
-  bulk: ['api', 'output', 'util', 'validate', 'config', 'context:type'],
+  bulk: ['api', 'spec', 'output', 'util', 'validate', 'config', 'context:type'],
   ledger: ['api', 'config', 'spec', 'util'],
   commands: ['api', 'bulk', 'cache', 'config', 'ledger', 'output', 'sandbox', 'spec', 'util', 'validate', 'context:type'],
   docs: ['commands', 'spec'],

@@ -160,15 +160,17 @@ export class Store {
     });
   }
 
-  get(sql: string, ...params: SQLInputValue[]): Row | undefined {
+  /** The first row of a query, as the row type `T` its columns make (a repo names it), or undefined. */
+  get<T extends object = Row>(sql: string, ...params: SQLInputValue[]): T | undefined {
     const q = this.query(sql);
     const values = q.stmt.get(...params) as unknown[] | undefined;
-    return values === undefined ? undefined : q.row(values);
+    return values === undefined ? undefined : (q.row(values) as T);
   }
 
-  all(sql: string, ...params: SQLInputValue[]): Row[] {
+  /** Every row of a query, as the row type `T` its columns make (a repo names it). */
+  all<T extends object = Row>(sql: string, ...params: SQLInputValue[]): T[] {
     const q = this.query(sql);
-    return (q.stmt.all(...params) as unknown as unknown[][]).map(q.row);
+    return (q.stmt.all(...params) as unknown as unknown[][]).map((v) => q.row(v) as T);
   }
 
   run(sql: string, ...params: SQLInputValue[]): { changes: number; lastInsertRowid: number } {

@@ -21,22 +21,22 @@ export interface AccountRow {
 }
 
 export function accountByRole(store: Store, role: string): AccountRow | undefined {
-  return store.get('SELECT * FROM accounts WHERE role = ?', role) as AccountRow | undefined;
+  return store.get<AccountRow>('SELECT * FROM accounts WHERE role = ?', role);
 }
 
 /** The first operator token (the seed makes one). */
 export function firstToken(store: Store): string | undefined {
-  return store.get('SELECT token FROM tokens ORDER BY rowid LIMIT 1')?.token as string | undefined;
+  return store.get<{ token: string }>('SELECT token FROM tokens ORDER BY rowid LIMIT 1')?.token;
 }
 
 /** What a user view shows of the account that created the user. */
 export function accountOwnerNames(store: Store, id: number): { username: string; full_name: string } | undefined {
-  return store.get('SELECT username, full_name FROM accounts WHERE id = ?', id) as { username: string; full_name: string } | undefined;
+  return store.get<{ username: string; full_name: string }>('SELECT username, full_name FROM accounts WHERE id = ?', id);
 }
 
 /** The seeded partner account (the sandbox pages act as it). */
 export function partnerAccount(store: Store): AccountRow | undefined {
-  return store.get("SELECT * FROM accounts WHERE role = 'partner'") as AccountRow | undefined;
+  return store.get<AccountRow>("SELECT * FROM accounts WHERE role = 'partner'");
 }
 
 /**
@@ -51,9 +51,9 @@ const ACCOUNT_BY_USERNAME = `SELECT ${CALLER_COLUMNS.join(', ')} FROM accounts W
 
 /** The account an operator token belongs to. */
 export function callerAccountByToken(store: Store, token: string): CallerAccountRow | undefined {
-  return store.get(ACCOUNT_BY_TOKEN, token) as CallerAccountRow | undefined;
+  return store.get<CallerAccountRow>(ACCOUNT_BY_TOKEN, token);
 }
 
 export function callerAccountByUsername(store: Store, username: string): CallerAccountRow | undefined {
-  return store.get(ACCOUNT_BY_USERNAME, username) as CallerAccountRow | undefined;
+  return store.get<CallerAccountRow>(ACCOUNT_BY_USERNAME, username);
 }

@@ -95,53 +95,53 @@ export interface BookRow extends BookFields {
 
 /** The book with this hash id (already lower case). */
 export function bookRowByHash(store: Store, hashId: string): BookRow | undefined {
-  return store.get('SELECT * FROM books WHERE hash_id = ?', hashId) as BookRow | undefined;
+  return store.get<BookRow>('SELECT * FROM books WHERE hash_id = ?', hashId);
 }
 
 export function bookRowById(store: Store, id: number): BookRow | undefined {
-  return store.get('SELECT * FROM books WHERE id = ?', id) as BookRow | undefined;
+  return store.get<BookRow>('SELECT * FROM books WHERE id = ?', id);
 }
 
 /** The book with this SKU, whatever its case. */
 export function bookRowBySkuNoCase(store: Store, sku: string): BookRow | undefined {
-  return store.get('SELECT * FROM books WHERE sku = ? COLLATE NOCASE', sku) as BookRow | undefined;
+  return store.get<BookRow>('SELECT * FROM books WHERE sku = ? COLLATE NOCASE', sku);
 }
 
 /** The first book (lowest id) any of whose ISBNs is `isbn` (normalised) or `isbn13` (its ISBN-13 form). */
 export function bookRowByAnyIsbn(store: Store, isbn: string, isbn13: string): BookRow | undefined {
   // min(id) over the index probes, then the one row (ORDER BY id LIMIT 1 sorted the matches in a
   // temporary b-tree first).
-  return store.get(
+  return store.get<BookRow>(
     `SELECT * FROM books WHERE id = (SELECT min(id) FROM books WHERE isbn13 IN (?1, ?2) OR eisbn13 IN (?1, ?2) OR isbn10 = ?1 OR eisbn10 = ?1 OR parent_isbn = ?1)`,
     isbn, isbn13,
-  ) as BookRow | undefined;
+  );
 }
 
 export function bookPages(store: Store, id: number): number {
-  return store.get('SELECT num_pages FROM books WHERE id = ?', id)!.num_pages as number;
+  return store.get<{ num_pages: number }>('SELECT num_pages FROM books WHERE id = ?', id)!.num_pages;
 }
 
 const OWN_BOOKS = 'publisher_id IN (SELECT publisher_id FROM account_publishers WHERE account_id = ?)';
 
 /** How many books the account's publishers have. */
 export function countOwnBooks(store: Store, accountId: number): number {
-  return store.get(`SELECT count(*) AS n FROM books WHERE ${OWN_BOOKS}`, accountId)!.n as number;
+  return store.get<{ n: number }>(`SELECT count(*) AS n FROM books WHERE ${OWN_BOOKS}`, accountId)!.n;
 }
 
 /** How many of the account's books have an id up to `id`. */
 export function countOwnBooksUpTo(store: Store, accountId: number, id: number): number {
-  return store.get(`SELECT count(*) AS n FROM books WHERE ${OWN_BOOKS} AND id <= ?`, accountId, id)!.n as number;
+  return store.get<{ n: number }>(`SELECT count(*) AS n FROM books WHERE ${OWN_BOOKS} AND id <= ?`, accountId, id)!.n;
 }
 
 /** A page of the account's books in id order, after the book `after`. */
 export function ownBooksAfter(store: Store, accountId: number, after: number, limit: number): BookRow[] {
   // `+publisher_id`: walk the books in id order from `after` rather than sort the account's books.
-  return store.all(`SELECT * FROM books WHERE id > ? AND +${OWN_BOOKS} ORDER BY id LIMIT ?`, after, accountId, limit) as BookRow[];
+  return store.all<BookRow>(`SELECT * FROM books WHERE id > ? AND +${OWN_BOOKS} ORDER BY id LIMIT ?`, after, accountId, limit);
 }
 
 /** A page of the account's books in id order, at an offset. */
 export function ownBooksAt(store: Store, accountId: number, limit: number, offset: number): BookRow[] {
-  return store.all(`SELECT * FROM books WHERE +${OWN_BOOKS} ORDER BY id LIMIT ? OFFSET ?`, accountId, limit, offset) as BookRow[];
+  return store.all<BookRow>(`SELECT * FROM books WHERE +${OWN_BOOKS} ORDER BY id LIMIT ? OFFSET ?`, accountId, limit, offset);
 }
 
 const KEY_COLUMNS = 'id, hash_id, publisher_id, isbn13, eisbn13, parent_isbn, sku, is_active, loaded_at';
@@ -155,17 +155,17 @@ export type LoadedBookRow = BookKeyRow & BookFields & { is_public: number; sampl
 
 /** The book whose own (digital) ISBN-13 this is. */
 export function bookByEisbn(store: Store, eisbn13: string): LoadedBookRow | undefined {
-  return store.get(BY_EISBN, eisbn13) as LoadedBookRow | undefined;
+  return store.get<LoadedBookRow>(BY_EISBN, eisbn13);
 }
 
 /** The book whose `isbn13` column holds this value (unique). */
 export function bookByIsbn13Column(store: Store, isbn13: string): BookKeyRow | undefined {
-  return store.get(BY_ISBN13, isbn13) as BookKeyRow | undefined;
+  return store.get<BookKeyRow>(BY_ISBN13, isbn13);
 }
 
 /** The book with this SKU (unique). */
 export function bookBySku(store: Store, sku: string): BookKeyRow | undefined {
-  return store.get(BY_SKU, sku) as BookKeyRow | undefined;
+  return store.get<BookKeyRow>(BY_SKU, sku);
 }
 
 /** The last page of a loaded book's sample: its first tenth. */
@@ -205,10 +205,10 @@ export function withdrawBook(store: Store, id: number): void {
 
 /** The prices of a book that are not deactivated at `now`. */
 export function livePrices(store: Store, bookId: number, now: number): PriceRow[] {
-  return store.all(
+  return store.all<PriceRow>(
     'SELECT id, book_id, currency, price, limit_days, deactivated_at FROM pricing WHERE book_id = ? AND (deactivated_at IS NULL OR deactivated_at > ?) ORDER BY id',
     bookId, now,
-  ) as PriceRow[];
+  );
 }
 
 export function insertPrice(store: Store, bookId: number, p: NewPriceRow): number {
@@ -230,7 +230,7 @@ export function deactivateLivePrices(store: Store, bookId: number, now: number):
 }
 
 export function publisherByTitle(store: Store, title: string): PublisherRow | undefined {
-  return store.get('SELECT id, title, is_active FROM publishers WHERE title = ?', title) as PublisherRow | undefined;
+  return store.get<PublisherRow>('SELECT id, title, is_active FROM publishers WHERE title = ?', title);
 }
 
 export function insertPublisher(store: Store, title: string, description: string): number {
@@ -246,12 +246,12 @@ export function grantPublisher(store: Store, accountId: number, publisherId: num
 }
 
 export function accountIdByRole(store: Store, role: string): number | undefined {
-  return store.get('SELECT id FROM accounts WHERE role = ?', role)?.id as number | undefined;
+  return store.get<{ id: number }>('SELECT id FROM accounts WHERE role = ?', role)?.id;
 }
 
 /** How many books came from catalogue files. */
 export function countLoaded(store: Store): number {
-  return store.get('SELECT count(*) AS n FROM books WHERE loaded_at IS NOT NULL')!.n as number;
+  return store.get<{ n: number }>('SELECT count(*) AS n FROM books WHERE loaded_at IS NOT NULL')!.n;
 }
 
 /** The loaded books, their prices and publishers, as rows to write back after a reset. */
@@ -265,12 +265,12 @@ export interface LoadedCatalogue {
 export function exportLoaded(store: Store): LoadedCatalogue {
   const books = store.all('SELECT * FROM books WHERE loaded_at IS NOT NULL ORDER BY id');
   const prices = store.all('SELECT * FROM pricing WHERE book_id IN (SELECT id FROM books WHERE loaded_at IS NOT NULL) ORDER BY id');
-  const pubIds = [...new Set(books.map((b) => b.publisher_id as number))];
+  const pubIds = [...new Set(books.map((b) => b.publisher_id))];
   const publishers = store.all('SELECT * FROM publishers WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id', JSON.stringify(pubIds));
-  const grants = store.all(
+  const grants = store.all<LoadedCatalogue['grants'][number]>(
     'SELECT account_id, publisher_id FROM account_publishers WHERE publisher_id IN (SELECT value FROM json_each(?))',
     JSON.stringify(pubIds),
-  ) as LoadedCatalogue['grants'];
+  );
   return { publishers, grants, books, prices };
 }
 
@@ -319,10 +319,10 @@ const HOLD = 50_000;
 export function deferTextIndex(store: Store, limits: { batch?: number; hold?: number } = {}): DeferredTextIndex {
   const batch = limits.batch ?? CHANGED_BATCH;
   const hold = limits.hold ?? HOLD;
-  const trigger = (name: string) => store.get("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", name)?.sql as string | undefined;
+  const trigger = (name: string) => store.get<{ sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", name)?.sql;
   const triggers = [trigger('books_fts_insert'), trigger('books_fts_update')];
-  const after = store.get('SELECT coalesce(max(id), 0) AS m FROM books')!.m as number;
-  const rebuildAt = Math.max(batch, Math.ceil((store.get('SELECT count(*) AS n FROM books')!.n as number) / 3));
+  const after = store.get<{ m: number }>('SELECT coalesce(max(id), 0) AS m FROM books')!.m;
+  const rebuildAt = Math.max(batch, Math.ceil((store.get<{ n: number }>('SELECT count(*) AS n FROM books')!.n) / 3));
   const on = triggers.every(Boolean);
   if (on) store.exec('DROP TRIGGER books_fts_insert; DROP TRIGGER books_fts_update');
   let changed: Array<[number, string, string]> = [];
@@ -383,16 +383,16 @@ const LOADER_READS = 'books_by_eisbn13';
  * looks books up by.
  */
 export function deferBookIndexes(store: Store): DeferredBookIndexes {
-  const before = store.get('SELECT count(*) AS n FROM books')!.n as number;
+  const before = store.get<{ n: number }>('SELECT count(*) AS n FROM books')!.n;
   const threshold = Math.max(DEFER_INDEXES_AFTER, before + 1);
   let added = 0;
   let dropped: string[] = [];
   return {
     added() {
       if (++added !== threshold) return;
-      const indexes = store.all("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'books' AND sql IS NOT NULL AND name <> ?", LOADER_READS);
-      for (const { name } of indexes) store.exec(`DROP INDEX ${name as string}`);
-      dropped = indexes.map((i) => i.sql as string);
+      const indexes = store.all<{ name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'books' AND sql IS NOT NULL AND name <> ?", LOADER_READS);
+      for (const { name } of indexes) store.exec(`DROP INDEX ${name}`);
+      dropped = indexes.map((i) => i.sql);
     },
     finish() {
       for (const sql of dropped) store.exec(sql);

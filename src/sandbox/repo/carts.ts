@@ -26,7 +26,7 @@ export interface CartRow {
 }
 
 export function cartByToken(store: Store, token: string): CartRow | undefined {
-  return store.get('SELECT * FROM carts WHERE token = ?', token) as CartRow | undefined;
+  return store.get<CartRow>('SELECT * FROM carts WHERE token = ?', token);
 }
 
 /** A line of a cart: the price with its book's title, author and hash id. */
@@ -37,7 +37,7 @@ export interface CartLineRow extends PricingRow {
 }
 
 export function cartLine(store: Store, pricingId: number): CartLineRow | undefined {
-  return store.get('SELECT p.*, b.title, b.author, b.hash_id FROM pricing p JOIN books b ON b.id = p.book_id WHERE p.id = ?', pricingId) as CartLineRow | undefined;
+  return store.get<CartLineRow>('SELECT p.*, b.title, b.author, b.hash_id FROM pricing p JOIN books b ON b.id = p.book_id WHERE p.id = ?', pricingId);
 }
 
 /** A reader session with what the reader shows of its book. */
@@ -54,8 +54,8 @@ export interface ReaderSessionRow {
 }
 
 export function readerSession(store: Store, token: string): ReaderSessionRow | undefined {
-  return store.get(
+  return store.get<ReaderSessionRow>(
     'SELECT s.*, b.title, b.subtitle, b.author, b.num_pages, b.hash_id FROM reader_sessions s JOIN books b ON b.id = s.book_id WHERE token = ?',
     token,
-  ) as ReaderSessionRow | undefined;
+  );
 }

@@ -33,7 +33,7 @@ export function insertCode(store: Store, c: NewCodeRow): void {
 
 /** The code as written (already trimmed and upper case). */
 export function codeByText(store: Store, code: string): CodeRow | undefined {
-  return store.get('SELECT * FROM codes WHERE code = ?', code) as CodeRow | undefined;
+  return store.get<CodeRow>('SELECT * FROM codes WHERE code = ?', code);
 }
 
 export function markRedeemed(store: Store, id: number, userId: number, now: number): void {
@@ -42,6 +42,6 @@ export function markRedeemed(store: Store, id: number, userId: number, now: numb
 
 /** How many codes the account generated and how many of them were redeemed. */
 export function codeCounts(store: Store, accountId: number): { generated: number; redeemed: number } {
-  const r = store.get('SELECT count(*) AS g, count(redeemed_by) AS r FROM codes WHERE account_id = ?', accountId)!;
-  return { generated: r.g as number, redeemed: r.r as number };
+  const r = store.get<{ g: number; r: number }>('SELECT count(*) AS g, count(redeemed_by) AS r FROM codes WHERE account_id = ?', accountId)!;
+  return { generated: r.g, redeemed: r.r };
 }

@@ -8,7 +8,7 @@ export interface IdempotencyRow {
 }
 
 export function storedAnswer(store: Store, accountId: number, key: string): IdempotencyRow | undefined {
-  return store.get('SELECT endpoint, request_hash, response FROM idempotency WHERE account_id = ? AND key = ?', accountId, key) as IdempotencyRow | undefined;
+  return store.get<IdempotencyRow>('SELECT endpoint, request_hash, response FROM idempotency WHERE account_id = ? AND key = ?', accountId, key);
 }
 
 export function storeAnswer(store: Store, accountId: number, key: string, a: IdempotencyRow, now: number): void {

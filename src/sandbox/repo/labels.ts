@@ -10,5 +10,5 @@ export interface LabelRow {
 
 /** The account's label with this subdomain (already lower case). */
 export function labelOfAccount(store: Store, subdomain: string, accountId: number): LabelRow | undefined {
-  return store.get('SELECT * FROM labels WHERE subdomain = ? AND account_id = ?', subdomain, accountId) as LabelRow | undefined;
+  return store.get<LabelRow>('SELECT * FROM labels WHERE subdomain = ? AND account_id = ?', subdomain, accountId);
 }

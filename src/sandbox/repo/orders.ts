@@ -111,35 +111,35 @@ export function insertItem(store: Store, i: NewItem): number {
 }
 
 export function orderById(store: Store, id: number): OrderRow | undefined {
-  return store.get('SELECT * FROM orders WHERE id = ?', id) as OrderRow | undefined;
+  return store.get<OrderRow>('SELECT * FROM orders WHERE id = ?', id);
 }
 
 /** The account's order with this id (another account's is not found). */
 export function orderOfAccount(store: Store, id: number, accountId: number): OrderRow | undefined {
-  return store.get('SELECT * FROM orders WHERE id = ? AND account_id = ?', id, accountId) as OrderRow | undefined;
+  return store.get<OrderRow>('SELECT * FROM orders WHERE id = ? AND account_id = ?', id, accountId);
 }
 
 export function orderByNumber(store: Store, accountId: number, orderNumber: string): OrderRow | undefined {
-  return store.get('SELECT * FROM orders WHERE account_id = ? AND order_number = ?', accountId, orderNumber) as OrderRow | undefined;
+  return store.get<OrderRow>('SELECT * FROM orders WHERE account_id = ? AND order_number = ?', accountId, orderNumber);
 }
 
 /** The user's complete orders, oldest first. */
 export function ordersOfUser(store: Store, userId: number): OrderRow[] {
-  return store.all('SELECT * FROM orders WHERE user_id = ? AND is_complete = 1 ORDER BY id', userId) as OrderRow[];
+  return store.all<OrderRow>('SELECT * FROM orders WHERE user_id = ? AND is_complete = 1 ORDER BY id', userId);
 }
 
 export function itemsOfOrder(store: Store, orderId: number): ItemJoinRow[] {
-  return store.all(`${ITEM_SELECT} WHERE i.order_id = ? ORDER BY i.id`, orderId) as ItemJoinRow[];
+  return store.all<ItemJoinRow>(`${ITEM_SELECT} WHERE i.order_id = ? ORDER BY i.id`, orderId);
 }
 
 /** The user's item with this id (another user's is not found). */
 export function itemOfUser(store: Store, id: number, userId: number): ItemJoinRow | undefined {
-  return store.get(`${ITEM_SELECT} WHERE i.id = ? AND i.user_id = ?`, id, userId) as ItemJoinRow | undefined;
+  return store.get<ItemJoinRow>(`${ITEM_SELECT} WHERE i.id = ? AND i.user_id = ?`, id, userId);
 }
 
 /** Every item (live or not) of a user and a book. */
 export function itemsOfUserBook(store: Store, userId: number, bookId: number): ItemRow[] {
-  return store.all('SELECT * FROM order_items WHERE user_id = ? AND book_id = ?', userId, bookId) as ItemRow[];
+  return store.all<ItemRow>('SELECT * FROM order_items WHERE user_id = ? AND book_id = ?', userId, bookId);
 }
 
 export function refundItem(store: Store, id: number, now: number): void {
@@ -147,7 +147,7 @@ export function refundItem(store: Store, id: number, now: number): void {
 }
 
 export function usageOf(store: Store, userId: number, bookId: number): UsageRow | undefined {
-  return store.get('SELECT * FROM usage WHERE user_id = ? AND book_id = ?', userId, bookId) as UsageRow | undefined;
+  return store.get<UsageRow>('SELECT * FROM usage WHERE user_id = ? AND book_id = ?', userId, bookId);
 }
 
 /** Close the user's access grants of a book that expired by `now` (they no longer count). */
@@ -175,9 +175,9 @@ export function revokeGrant(store: Store, userId: number, bookId: number, now: n
 
 /** Every item of a user and a book, newest first. */
 export function itemsOfUserBookNewestFirst(store: Store, userId: number, bookId: number): ItemRow[] {
-  return store.all('SELECT * FROM order_items WHERE user_id = ? AND book_id = ? ORDER BY id DESC', userId, bookId) as ItemRow[];
+  return store.all<ItemRow>('SELECT * FROM order_items WHERE user_id = ? AND book_id = ? ORDER BY id DESC', userId, bookId);
 }
 
 export function orderIdByNumber(store: Store, accountId: number, orderNumber: string): number | undefined {
-  return store.get('SELECT id FROM orders WHERE account_id = ? AND order_number = ?', accountId, orderNumber)?.id as number | undefined;
+  return store.get<{ id: number }>('SELECT id FROM orders WHERE account_id = ? AND order_number = ?', accountId, orderNumber)?.id;
 }

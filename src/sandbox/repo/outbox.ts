@@ -24,5 +24,5 @@ export interface MailRow {
 
 /** Every mail kept, oldest first. */
 export function allMail(store: Store): MailRow[] {
-  return store.all('SELECT * FROM outbox ORDER BY id') as MailRow[];
+  return store.all<MailRow>('SELECT * FROM outbox ORDER BY id');
 }

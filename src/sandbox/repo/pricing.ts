@@ -24,15 +24,15 @@ export interface PricingWithBookRow extends PricingRow {
 }
 
 export function pricingWithBook(store: Store, id: number): PricingWithBookRow | undefined {
-  return store.get(
+  return store.get<PricingWithBookRow>(
     'SELECT p.*, b.hash_id, b.is_active AS book_active, b.is_published, b.distribution_type FROM pricing p JOIN books b ON b.id = p.book_id WHERE p.id = ?',
     id,
-  ) as PricingWithBookRow | undefined;
+  );
 }
 
 /** The book's prices that are not deactivated at `now`, in id order. */
 export function offeredPrices(store: Store, bookId: number, now: number): PricingRow[] {
-  return store.all('SELECT * FROM pricing WHERE book_id = ? AND (deactivated_at IS NULL OR deactivated_at > ?) ORDER BY id', bookId, now) as PricingRow[];
+  return store.all<PricingRow>('SELECT * FROM pricing WHERE book_id = ? AND (deactivated_at IS NULL OR deactivated_at > ?) ORDER BY id', bookId, now);
 }
 
 export function pricingExists(store: Store, id: number): boolean {
@@ -41,13 +41,13 @@ export function pricingExists(store: Store, id: number): boolean {
 
 /** Every price of a book (deactivated ones too), in id order. */
 export function pricesOfBook(store: Store, bookId: number): PricingRow[] {
-  return store.all('SELECT * FROM pricing WHERE book_id = ? ORDER BY id', bookId) as PricingRow[];
+  return store.all<PricingRow>('SELECT * FROM pricing WHERE book_id = ? ORDER BY id', bookId);
 }
 
 /** Every price of these books, by book then id. */
 export function pricesOfBooks(store: Store, bookIds: number[]): PricingRow[] {
-  return store.all(
+  return store.all<PricingRow>(
     'SELECT * FROM pricing WHERE book_id IN (SELECT value FROM json_each(?)) ORDER BY book_id, id',
     JSON.stringify(bookIds),
-  ) as PricingRow[];
+  );
 }

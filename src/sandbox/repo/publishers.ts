@@ -9,5 +9,5 @@ export interface PublisherFullRow {
 }
 
 export function allPublishers(store: Store): PublisherFullRow[] {
-  return store.all('SELECT * FROM publishers') as PublisherFullRow[];
+  return store.all<PublisherFullRow>('SELECT * FROM publishers');
 }

@@ -9,17 +9,17 @@ export function anyQueued(store: Store): boolean {
 
 /** The book being processed now, if any. */
 export function inProcess(store: Store): BookRow | undefined {
-  return store.get('SELECT * FROM books WHERE is_queued = 1 AND queue_hold = 0 AND processing_started_at IS NOT NULL ORDER BY processing_started_at LIMIT 1') as BookRow | undefined;
+  return store.get<BookRow>('SELECT * FROM books WHERE is_queued = 1 AND queue_hold = 0 AND processing_started_at IS NOT NULL ORDER BY processing_started_at LIMIT 1');
 }
 
 /** The first book in queue order. */
 export function queueHead(store: Store): BookRow | undefined {
-  return store.get('SELECT * FROM books WHERE is_queued = 1 AND queue_hold = 0 ORDER BY queue_seq, id LIMIT 1') as BookRow | undefined;
+  return store.get<BookRow>('SELECT * FROM books WHERE is_queued = 1 AND queue_hold = 0 ORDER BY queue_seq, id LIMIT 1');
 }
 
 /** The id of the first book in queue order not started yet. */
 export function nextWaiting(store: Store): number | undefined {
-  return store.get('SELECT id FROM books WHERE is_queued = 1 AND queue_hold = 0 AND processing_started_at IS NULL ORDER BY queue_seq, id LIMIT 1')?.id as number | undefined;
+  return store.get<{ id: number }>('SELECT id FROM books WHERE is_queued = 1 AND queue_hold = 0 AND processing_started_at IS NULL ORDER BY queue_seq, id LIMIT 1')?.id;
 }
 
 export function startProcessing(store: Store, id: number, at: number): void {

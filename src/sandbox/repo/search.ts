@@ -35,14 +35,12 @@ export function searchBooks(store: Store, f: SearchFilters, limit: number, offse
     q.where.push(`${q.col('hash_id')} IN (${f.hash_ids.map(() => '?').join(',')})`);
     q.args.push(...f.hash_ids.map((h) => h.toLowerCase()));
   }
-  const { rows, count } = searchPage(store, q, limit, offset);
-  return { rows: rows as BookRow[], count };
+  return searchPage<BookRow>(store, q, limit, offset);
 }
 
 /** One page of imports matching the filters (hash ids do not apply), and the total. */
 export function searchImports(store: Store, f: SearchFilters, limit: number, offset: number): { rows: ImportRow[]; count: number } {
-  const { rows, count } = searchPage(store, searchSql(f, 'imports'), limit, offset);
-  return { rows: rows as ImportRow[], count };
+  return searchPage<ImportRow>(store, searchSql(f, 'imports'), limit, offset);
 }
 
 /** A search of books or imports as SQL: what to read from, the conditions and their order. */
@@ -103,16 +101,16 @@ function searchSql(p: SearchFilters, table: 'books' | 'imports'): SearchSql {
 }
 
 /** One page of a search and the total (counted only when the page does not tell it). */
-function searchPage(store: Store, q: SearchSql, limit: number, offset: number): { rows: unknown[]; count: number } {
+function searchPage<T extends object>(store: Store, q: SearchSql, limit: number, offset: number): { rows: T[]; count: number } {
   const w = q.where.length ? `WHERE ${allOf(q.where)}` : '';
   // Through the text index the page's bounds are part of the SQL: FTS5 is told LIMIT and OFFSET,
   // so SQLite would re-prepare a statement whose bounds are parameters at every run.
   // They are integers (paging checks them).
   const rows =
     q.from === q.table
-      ? store.all(`SELECT * FROM ${q.table} ${w} ORDER BY ${q.order} LIMIT ? OFFSET ?`, ...q.args, limit, offset)
-      : store.all(`SELECT ${q.table}.* FROM ${q.from} ${w} ORDER BY ${q.order} LIMIT ${limit} OFFSET ${offset}`, ...q.args);
-  const count = countFromPage(rows.length, limit, offset) ?? (store.get(`SELECT count(*) AS n FROM ${q.from} ${w}`, ...q.args)!.n as number);
+      ? store.all<T>(`SELECT * FROM ${q.table} ${w} ORDER BY ${q.order} LIMIT ? OFFSET ?`, ...q.args, limit, offset)
+      : store.all<T>(`SELECT ${q.table}.* FROM ${q.from} ${w} ORDER BY ${q.order} LIMIT ${limit} OFFSET ${offset}`, ...q.args);
+  const count = countFromPage(rows.length, limit, offset) ?? (store.get<{ n: number }>(`SELECT count(*) AS n FROM ${q.from} ${w}`, ...q.args)!.n);
   return { rows, count };
 }
 

@@ -24,11 +24,11 @@ export function addUsage(store: Store, userId: number, bookId: number, viewed: n
 }
 
 export function usageReport(store: Store, userId: number, bookId: number): UsageReportRow | undefined {
-  return store.get(
+  return store.get<UsageReportRow>(
     `SELECT us.*, b.num_pages, b.hash_id, x.username FROM usage us JOIN books b ON b.id = us.book_id JOIN users x ON x.id = us.user_id
      WHERE us.user_id = ? AND us.book_id = ?`,
     userId, bookId,
-  ) as UsageReportRow | undefined;
+  );
 }
 
 /** Start counting a user's reading of a book (no-op when already counted). */
@@ -50,7 +50,5 @@ export function countViewed(store: Store, userId: number, bookId: number, page: 
 }
 
 export function usageCounts(store: Store, userId: number, bookId: number): { pages_viewed: number; pages_printed: number } | undefined {
-  return store.get('SELECT pages_viewed, pages_printed FROM usage WHERE user_id = ? AND book_id = ?', userId, bookId) as
-    | { pages_viewed: number; pages_printed: number }
-    | undefined;
+  return store.get<{ pages_viewed: number; pages_printed: number }>('SELECT pages_viewed, pages_printed FROM usage WHERE user_id = ? AND book_id = ?', userId, bookId);
 }

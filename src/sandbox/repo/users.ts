@@ -48,20 +48,20 @@ export interface NewUserRow {
 
 /** The user with this username (already lower case). */
 export function userByUsername(store: Store, username: string): UserRow | undefined {
-  return store.get('SELECT * FROM users WHERE username = ?', username) as UserRow | undefined;
+  return store.get<UserRow>('SELECT * FROM users WHERE username = ?', username);
 }
 
 /** The user with this e-mail address (the column compares without case). */
 export function userByEmail(store: Store, email: string): UserRow | undefined {
-  return store.get('SELECT * FROM users WHERE email = ?', email) as UserRow | undefined;
+  return store.get<UserRow>('SELECT * FROM users WHERE email = ?', email);
 }
 
 export function userById(store: Store, id: number): UserRow | undefined {
-  return store.get('SELECT * FROM users WHERE id = ?', id) as UserRow | undefined;
+  return store.get<UserRow>('SELECT * FROM users WHERE id = ?', id);
 }
 
 export function usernameById(store: Store, id: number): string | undefined {
-  return store.get('SELECT username FROM users WHERE id = ?', id)?.username as string | undefined;
+  return store.get<{ username: string }>('SELECT username FROM users WHERE id = ?', id)?.username;
 }
 
 export function usernameTaken(store: Store, username: string): boolean {
@@ -78,16 +78,16 @@ export function insertUser(store: Store, u: NewUserRow): number {
 }
 
 export function userContact(store: Store, id: number): { username: string; email: string } | undefined {
-  return store.get('SELECT username, email FROM users WHERE id = ?', id) as { username: string; email: string } | undefined;
+  return store.get<{ username: string; email: string }>('SELECT username, email FROM users WHERE id = ?', id);
 }
 
 export type UserListRow = Pick<UserRow, 'username' | 'email' | 'first_name' | 'last_name'>;
 
 /** The newest 50 users an account created. */
 export function recentUsersOf(store: Store, accountId: number): UserListRow[] {
-  return store.all('SELECT username, email, first_name, last_name FROM users WHERE owner_account_id = ? ORDER BY id DESC LIMIT 50', accountId) as UserListRow[];
+  return store.all<UserListRow>('SELECT username, email, first_name, last_name FROM users WHERE owner_account_id = ? ORDER BY id DESC LIMIT 50', accountId);
 }
 
 export function usernameByEmail(store: Store, email: string): string | undefined {
-  return store.get('SELECT username FROM users WHERE email = ?', email)?.username as string | undefined;
+  return store.get<{ username: string }>('SELECT username FROM users WHERE email = ?', email)?.username;
 }
