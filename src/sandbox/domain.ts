@@ -1,10 +1,12 @@
 // The service's rules (interface.md + decisions.md): one handler per endpoint of the table,
 // each write in one transaction. The rules live in domain/<area>.ts, the SQL they use in
-// repo/<entity>.ts; this file is the table of handlers by endpoint name.
+// repo/<entity>.ts; this file is the table of handlers by endpoint name: one for each endpoint of
+// the table (src/spec/endpoints.ts), and no other, or it does not compile.
 import { accessAllow, accessRevoke } from './domain/access.js';
 import { bookGet, bookIndex, bookIsbn, bookPricing, bookProcess, bookSearch, bookSku, bookViewer } from './domain/books.js';
 import { codesGenerate, codesSummary } from './domain/codes.js';
 import type { Handler } from './domain/context.js';
+import type { EndpointName } from '../spec/contract.js';
 import { describe, index, openapi, profile } from './domain/general.js';
 import { importSearch } from './domain/imports.js';
 import { orderExternal, orderFree, orderRefund, purchaseLookup, userOrders } from './domain/orders.js';
@@ -17,7 +19,7 @@ export { redeemCode } from './domain/codes.js';
 export { bookByHash, userByUsername } from './domain/lookups.js';
 export { runWorker } from './domain/queue.js';
 
-export const HANDLERS: Record<string, Handler> = {
+export const HANDLERS = {
   index,
   profile,
   describe,
@@ -46,4 +48,9 @@ export const HANDLERS: Record<string, Handler> = {
   'access.revoke': accessRevoke,
   offers,
   checkout,
-};
+} satisfies Record<EndpointName, Handler>;
+
+/** Is `name` an endpoint this table has a handler for? */
+export function handles(name: string): name is EndpointName {
+  return Object.hasOwn(HANDLERS, name);
+}

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate, type Caller } from './auth.js';
 import type { RequestInfo, SandboxCore } from './core.js';
-import { HANDLERS, type HandlerCtx, type HandlerResult } from './domain.js';
+import { handles, HANDLERS, type HandlerCtx, type HandlerResult } from './domain.js';
 import { HttpError, parseBody, prefersXml, readBody, sendError, sendJsonText, TEST_MODE, toHttpError } from './http.js';
 import { hasEmptySegment, matchRoute } from './router.js';
 import type { Endpoint } from '../spec/endpoints.js';
@@ -155,7 +155,7 @@ function answer(
     queued: () => setImmediate(core.tick),
     idempotencyKey: idempotencyKey(headers['idempotency-key']),
   };
-  const handler = HANDLERS[ep.name];
+  const handler = handles(ep.name) ? HANDLERS[ep.name] : undefined;
   if (!handler) throw new HttpError(404, `The sandbox does not implement ${ep.name} (${ep.path}).`);
   const out = handler(ctx);
   return 'body' in out && typeof out.body === 'object' && out.body !== null ? (out as HandlerResult) : { body: out as Record<string, unknown> };
