@@ -193,7 +193,15 @@ export class ApiClient {
 
   /** Call an endpoint of the table by name. */
   async call<N extends EndpointName>(name: N, ...[args]: ArgsOf<N>): Promise<ApiResponse<Answer<N> | ErrorBody>> {
-    const a: CallOptions & { params?: Record<string, string | number>; payload?: Record<string, unknown> } = args ?? {};
+    return this.callRecorded(name, args ?? {});
+  }
+
+  /**
+   * Call an endpoint with a payload that was not built here but read back (the ledger sends a
+   * write again as its file recorded it), and read the answer as open JSON. Everything else
+   * calls through `call`, whose payload and answer the endpoint table types.
+   */
+  async callRecorded(name: EndpointName, a: CallOptions & { params?: Record<string, string | number>; payload?: Record<string, unknown> }): Promise<ApiResponse> {
     const ep: Endpoint = lookupEndpoint(name);
     const path = fillPath(ep.path, a.params);
     // A caller's idempotent:true for a request that is only repeatable by its Idempotency-Key

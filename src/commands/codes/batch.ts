@@ -12,6 +12,7 @@ import type { ApiResponse } from '../../api/answer.js';
 import type { BatchResult, JobTools } from '../../bulk/job/types.js';
 import { failureOf, type Failure } from '../../bulk/retry.js';
 import { ExitCode } from '../../errors.js';
+import type { Payload } from '../../spec/contract.js';
 
 export interface CodeRow extends Record<string, unknown> {
   code: string;
@@ -95,7 +96,7 @@ function checkCodes(codes: unknown[], want: number, seen: Set<string>, make: (c:
 export async function generateBatch(
   b: BatchInput,
   job: JobTools,
-  payload: Record<string, unknown>,
+  payload: Omit<Payload<'codes.generate'>, 'count'>,
   seen: Set<string>,
   make: (c: Record<string, unknown>) => CodeRow,
 ): Promise<BatchResult<CodeRow>> {

@@ -65,7 +65,7 @@ function byEmail(w: Write): Method {
   return {
     sends: `GET /v1/user/email/${email}/`,
     async settle({ api }) {
-      const res = await api.call('user.email', { params: { email } });
+      const res = await api.callRecorded('user.email', { params: { email } });
       const username = str(res.body?.user?.username);
       if (res.status === 200 && username) return { state: 'confirmed', how: `a user with this e-mail exists (${username})`, ids: { username } };
       if (res.status === 404) return { state: 'not applied', how: 'no user has this e-mail address' };
@@ -84,7 +84,7 @@ function orderCreate(w: Write, all: Write[]): Method {
   return {
     sends: `POST /v1/order/external/ (the same order, order_number ${number}: the service creates nothing when it exists)`,
     async settle({ api }) {
-      const res = await api.call('order.external', { payload: w.resend });
+      const res = await api.callRecorded('order.external', { payload: w.resend });
       const order = res.body?.order;
       const ids = int(order?.id) !== undefined ? { order_id: order.id } : undefined;
       if (res.status === 200 && ids) {
@@ -132,7 +132,7 @@ function bookProcess(w: Write): Method {
   return {
     sends: `GET /v1/book/${book}/`,
     async settle({ api }) {
-      const res = await api.call('book.get', { params: { hash_id: book } });
+      const res = await api.callRecorded('book.get', { params: { hash_id: book } });
       const st = res.body?.book?.status;
       if (res.status !== 200 || !st) return { state: 'still unknown', how: `the book look-up answered ${said(res)}` };
       if (st.is_queued === true) return { state: 'confirmed', how: 'the book is queued for processing' };
@@ -149,7 +149,7 @@ function access(w: Write, _all: Write[], opts: Opts): Method {
   return {
     sends: `POST /v1/access/${allow ? 'allow' : 'revoke'}/ again (its repeat says whether the first took effect)`,
     async settle({ api }) {
-      const res = await api.call(allow ? 'access.allow' : 'access.revoke', { payload: w.resend });
+      const res = await api.callRecorded(allow ? 'access.allow' : 'access.revoke', { payload: w.resend });
       const ok = res.status === 200 && res.body?.success !== false && res.format === 'json';
       if (ok) return { state: 'applied now', how: `it had not taken effect; sent again: ${said(res)}` };
       if (allow && isConflict(res.status, res.body)) return { state: 'confirmed', how: 'the user already has access' };
@@ -168,7 +168,7 @@ function codes(w: Write, _all: Write[], opts: Opts): Method {
     sends: `POST /v1/codes/generate/ again with Idempotency-Key ${key} (only where the service honours keys)`,
     async settle({ api, keysHonoured }) {
       if (!keysHonoured) return { state: 'cannot settle', how: 'the profile does not say the service honours Idempotency-Key (`profile add --idempotency-keys`); `codes summary` counts all codes, not batches' };
-      const res = await api.call('codes.generate', { payload: w.resend, headers: { 'Idempotency-Key': key } });
+      const res = await api.callRecorded('codes.generate', { payload: w.resend, headers: { 'Idempotency-Key': key } });
       const got = Array.isArray(res.body?.codes) ? (res.body.codes as unknown[]).map((c) => (typeof c === 'string' ? c : String((c as { code?: unknown })?.code))) : undefined;
       if (res.status !== 200 || !got) return { state: 'still unknown', how: `the re-send answered ${said(res)}` };
       const digest = sha256(got.join('\n'));
