@@ -22,6 +22,9 @@ describe('ISBN check digits', () => {
     ['97803064061570', false],
     ['X306406152', false],
     ['', false],
+    // Eleven characters that hold a valid ISBN-10 at their start or at their end.
+    ['0306406152X', false],
+    ['60306406152', false],
     ['abcdefghij', false],
   ])('%j valid: %s', (isbn, valid) => {
     expect(isValidIsbn(isbn)).toBe(valid);
