@@ -36,8 +36,8 @@ export interface Clients {
   closeAll(): Promise<void>;
 }
 
-export function clients(sb: TestSandbox): Clients {
-  const base = { baseUrl: sb.url, timeout: 10_000, retries: 0 };
+export function clients(sb: TestSandbox, opts: { retries?: number } = {}): Clients {
+  const base = { baseUrl: sb.url, timeout: 10_000, retries: opts.retries ?? 0 };
   const partner = new ApiClient({
     ...base,
     credentials: { kind: 'crypto', username: sb.creds.partner.username, key: loadRsaPrivateKey(sb.creds.partner.keyPem) },
