@@ -5,7 +5,8 @@
 // commands use. No schema library and no src/spec/schemas.ts on the one-request path: this costs
 // a few property reads per answer. Extra members and shapes the interface leaves "not shown" are
 // accepted (decisions.md: the CLI keeps working against other deployments).
-import type { Endpoint, Schema } from '../spec/endpoints.js';
+import type { Endpoint } from '../spec/endpoints.js';
+import type { Schema } from '../spec/json-schema.js';
 import { UnverifiedAnswer } from './errors.js';
 
 /**

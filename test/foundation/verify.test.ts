@@ -58,7 +58,7 @@ describe('answerProblem', () => {
 describe('the members the check requires', () => {
   it('are members of the interface\'s resources (src/spec/schemas.ts), with the same types', () => {
     for (const [name, members] of Object.entries(USED)) {
-      const schema = SCHEMAS[name] as { properties: Record<string, Record<string, unknown>> };
+      const schema = (SCHEMAS as Record<string, unknown>)[name] as { properties: Record<string, Record<string, unknown>> };
       expect(schema, name).toBeDefined();
       for (const [member, want] of Object.entries(members)) {
         const have = schema.properties[member];
