@@ -50,6 +50,10 @@ export interface Column {
   min?: number;
   /** The width a free-text column should keep before optional columns are shown (default: min). */
   want?: number;
+  /** Left out of a table when every cell of it is empty (a status column that shows only exceptions). */
+  dropEmpty?: boolean;
+  /** Optional (left out when the table is too narrow) while a `dropEmpty` column has something to show. */
+  givesWay?: boolean;
 }
 
 export interface View {
@@ -391,9 +395,15 @@ function frameOf(envelope: Record<string, unknown>, rowsKey: string): [string, s
 
 async function table(ctx: Context, records: unknown[], cols?: Column[]): Promise<void> {
   const st = style(ctx);
-  const columns: Column[] = cols ?? columnsOf(records.map((r) => flatten(r))).map((key) => ({ key }));
+  let columns: Column[] = cols ?? columnsOf(records.map((r) => flatten(r))).map((key) => ({ key }));
   records = escapeDeep(records);
-  const cells = records.map((r) => columns.map((c) => (c.format ? c.format(cellOf(r, c.key), recOf(r)) : cellText(cellOf(r, c.key)))));
+  let cells = records.map((r) => columns.map((c) => (c.format ? c.format(cellOf(r, c.key), recOf(r)) : cellText(cellOf(r, c.key)))));
+  const shown = columns.map((c, j) => !c.dropEmpty || cells.some((r) => r[j] !== ''));
+  if (shown.includes(false)) {
+    columns = columns.filter((_, j) => shown[j]);
+    cells = cells.map((r) => r.filter((_, j) => shown[j]));
+  }
+  if (columns.some((c) => c.dropEmpty)) columns = columns.map((c) => (c.givesWay ? { ...c, optional: true } : c));
   await loadTextFor(cells.flat());
   const text = renderTable(
     st,

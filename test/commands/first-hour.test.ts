@@ -118,3 +118,53 @@ describe('hints that lead somewhere', () => {
     }
   });
 });
+
+describe('80 columns and wording', () => {
+  const at80 = (args: string[]) => run(args, { env: { ...sb.env, NO_COLOR: '1' }, tty: { columns: 80 } });
+
+  it('book list at 80 columns: the status a user must see (held, inactive, unpublished) is shown, the author gives way', async () => {
+    const r = await at80(['book', 'list', '--all']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toMatch(/^HASH ID {2,}TITLE {2,}STATUS$/);
+    expect(lines.find((l) => l.startsWith(WELL_KNOWN.queued.hash_id))).toMatch(/ held$/);
+    expect(lines.find((l) => l.startsWith(WELL_KNOWN.inactive.hash_id))).toMatch(/ inactive$/);
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(80);
+    // A page with nothing out of the ordinary has no STATUS column, and keeps its authors.
+    const plain = await at80(['book', 'search', '--title', 'lighthouse']);
+    expect(plain.stdout.split('\n')[0]).toMatch(/^HASH ID {2,}TITLE {2,}AUTHOR$/);
+  });
+
+  it('a card wraps its long fields: the whole About at 80 columns', async () => {
+    const r = await at80(['book', 'get', HASH]);
+    expect(r.code, r.stderr).toBe(0);
+    const about = /About +([\s\S]*?)\n\n/.exec(r.stdout)![1].replace(/\s+/g, ' ');
+    expect(about).toBe(WELL_KNOWN.readme.description);
+    for (const l of r.stdout.split('\n')) expect(l.length, l).toBeLessThanOrEqual(80);
+  });
+
+  it('labels are words: codes summary and sandbox usage show percentages, no raw keys', async () => {
+    const codes = await at80(['codes', 'summary']);
+    expect(codes.stdout).toMatch(/Redemption rate +0% of the codes generated\n/);
+    expect(codes.stdout).not.toMatch(/redemption_percentage|fraction/);
+    const user = await newUser();
+    expect((await cli(['order', 'free', '--username', user, '--hash-id', HASH])).code).toBe(0);
+    const usage = await at80(['sandbox', 'usage', '--db', sb.dbPath, '--username', user, '--hash-id', HASH, '--viewed', '40']);
+    expect(usage.code, usage.stderr).toBe(0);
+    expect(usage.stdout).toMatch(/Pages viewed +40 of 312 pages \(12\.8% of the book\)\n/);
+    expect(usage.stdout).not.toMatch(/viewed_share|pages_viewed|num_pages/);
+  });
+
+  it('plurals: one record, one book', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bookdist-plural-'));
+    try {
+      const file = join(dir, 'one.csv');
+      (await import('node:fs')).writeFileSync(file, 'isbn13,title,author,price,currency\n9780000000125,One Record,A B,1.99,USD\n');
+      const r = await cli(['sandbox', 'catalogue', 'load', file, '--db', sb.dbPath, '--publisher', 'Harbor Lane Press']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain('(CSV, 1 record): 1 added');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

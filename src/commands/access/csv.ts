@@ -83,7 +83,7 @@ export async function runAccessCsv(o: BulkFlags & { action: 'allow' | 'revoke' }
       ),
     status: (r) => r.status,
     describe: (c, st) =>
-      countsText(c, st, 'row(s)', [
+      countsText(c, st, 'row', [
         ['ok', 'ok'],
         ['already', `already ${o.action === 'allow' ? 'had access' : 'without access'}`],
         ['invalid', 'invalid'],

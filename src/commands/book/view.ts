@@ -1,7 +1,6 @@
 // How a book looks to people: a card with identifiers, status flags and a pricing sub-table,
 // and the columns of book listings.
 import { recOf, recsOf, type Column, type Rec, type Style } from '../../output/index.js';
-import { cutToWidth, ellipsisFor } from '../../output/text.js';
 import { flags, grid, kv, money, when } from '../render.js';
 
 const STATUS_FLAGS: Array<[string, string]> = [
@@ -12,16 +11,6 @@ const STATUS_FLAGS: Array<[string, string]> = [
   ['is_queued', 'queued'],
   ['is_html', 'html'],
 ];
-
-/** Only the flags that are true (for listings). */
-function trueFlags(status: Record<string, unknown> | undefined): string {
-  if (!status) return '';
-  // `held` (the sandbox's queued book that the worker leaves alone) only when it is.
-  return [...STATUS_FLAGS, ['is_held', 'held']]
-    .filter(([k]) => status[k] === true)
-    .map(([, w]) => w)
-    .join(',');
-}
 
 function pricingRows(pricing: Rec[]): Array<Array<unknown>> {
   return pricing.map((p) => [
@@ -46,7 +35,8 @@ export function bookCard(book: Rec, s: Style): string {
   const st = recOf(book.status);
   const drm = recOf(book.drm);
   const title = book.subtitle ? `${book.title}: ${book.subtitle}` : book.title;
-  const description = typeof book.description === 'string' ? oneLine(book.description, Math.max(40, s.width - 14), ellipsisFor(s.ascii)) : undefined;
+  // Long fields wrap under their label within the terminal (kv), never cut.
+  const description = typeof book.description === 'string' ? oneLine(book.description) : undefined;
   const head = kv(s, [
     ['Title', s.bold(String(title ?? ''))],
     ['Author', book.author],
@@ -75,7 +65,7 @@ export function bookCard(book: Rec, s: Style): string {
       ['Flags', flags(s, st, STATUS_FLAGS)],
       ['Processed', when(st.processed_date)],
       ['Queued', when(st.queued_date)],
-      ['Held', st.is_held === true ? oneLine(String(st.held_reason ?? 'held in the queue'), Math.max(40, s.width - 14), ellipsisFor(s.ascii)) : undefined],
+      ['Held', st.is_held === true ? oneLine(String(st.held_reason ?? 'held in the queue')) : undefined],
     ],
     '  ',
   );
@@ -104,8 +94,22 @@ export function bookCard(book: Rec, s: Style): string {
   ].join('\n');
 }
 
-function oneLine(text: string, width: number, ellipsis: string): string {
-  return cutToWidth(text.replace(/\s+/g, ' ').trim(), width, ellipsis);
+/** Text as one paragraph (its line breaks and runs of spaces one space), for kv to wrap. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * What a listing must say of a book's status: only what is out of the ordinary (held, inactive,
+ * unpublished, queued). The usual flags (active, published, processed) are the card's.
+ */
+function notableStatus(status: Record<string, unknown>): string {
+  const out: string[] = [];
+  if (status.is_held === true) out.push('held');
+  else if (status.is_queued === true) out.push('queued');
+  if (status.is_active === false) out.push('inactive');
+  if (status.is_published === false) out.push('unpublished');
+  return out.join(',');
 }
 
 /** Columns of book listings (search, list). */
@@ -113,7 +117,11 @@ export const BOOK_COLUMNS: Column[] = [
   { key: 'hash_id', label: 'HASH ID' },
   // A title people can read at 80 columns: ISBN-13 and the author make room for it first.
   { key: 'title', label: 'TITLE', min: 24, want: 32 },
-  { key: 'author', label: 'AUTHOR' },
+  // When a status shows, the author gives way to it (and to the title) at 80 columns.
+  { key: 'author', label: 'AUTHOR', givesWay: true },
+  // Never left out for want of room (held and inactive books must show at 80 columns); a page of
+  // books with nothing to say has no STATUS column. Keyed on a flattened field so TSV/CSV get a real column.
+  { key: 'status.is_active', label: 'STATUS', dropEmpty: true, format: (_v, r) => notableStatus(recOf(r.status)) },
   { key: 'identifiers.isbn13', label: 'ISBN-13', optional: true },
   { key: 'identifiers.sku', label: 'SKU', optional: true },
   {
@@ -128,6 +136,4 @@ export const BOOK_COLUMNS: Column[] = [
             .join(' ')
         : '',
   },
-  // Keyed on a flattened field so TSV/CSV get a real column; the table shows every true flag.
-  { key: 'status.is_active', label: 'STATUS', optional: true, format: (_v, r) => trueFlags(recOf(r.status)) },
 ];

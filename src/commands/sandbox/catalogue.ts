@@ -1,4 +1,5 @@
 // `bookdist sandbox catalogue load FILE`: a partner's own titles (ONIX 3.0 or CSV) into the sandbox.
+import { plural } from '../../output/text.js';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode, usageError, errorCode, messageOf } from '../../errors.js';
 import { emitMessage } from '../../output/index.js';
@@ -170,7 +171,7 @@ export function summaryLine(
   const parts = [`${n(s.added)} added`, `${n(s.updated)} updated`, `${n(s.withdrawn)} withdrawn`, `${n(s.refused)} refused`];
   const skipped = Object.entries(s.skipped_by_reason).map(([why, k]) => `${n(k)} ${why}`);
   parts.push(`${n(s.skipped)} skipped${skipped.length ? ` (${skipped.join(', ')})` : ''}`);
-  let line = `${file} (${s.format === 'onix' ? 'ONIX' : 'CSV'}, ${n(s.records)} records): ${parts.join(', ')}.`;
+  let line = `${file} (${s.format === 'onix' ? 'ONIX' : 'CSV'}, ${plural(s.records, 'record')}): ${parts.join(', ')}.`;
   const notes = Object.entries(s.not_represented).map(([what, k]) => `${what}: ${n(k)}`);
   if (notes.length) line += ` Not represented in the sandbox: ${notes.join('; ')}.`;
   if (s.publishers_created.length) line += ` New publishers for the partner account: ${s.publishers_created.slice(0, 5).join(', ')}${s.publishers_created.length > 5 ? ', ...' : ''}.`;

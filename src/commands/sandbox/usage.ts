@@ -2,6 +2,8 @@
 import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { emit } from '../../output/index.js';
+import { plural } from '../../output/text.js';
+import { kv, when } from '../render.js';
 import type { VerbInput } from '../define.js';
 import type { usage } from './index.js';
 import { controlCall, domainCall, openStore, strip } from './common.js';
@@ -33,5 +35,18 @@ export async function run(o: Options, ctx: Context): Promise<void> {
     const { recordUsage } = await import('../../sandbox/control.js');
     out = await domainCall(() => recordUsage(store, o.username, o.hashId, o.viewed, o.printed));
   }
-  await emit(ctx, out);
+  // People read words and a percentage; --json and -o tsv keep the fields as they are.
+  await emit(ctx, out, {
+    card: (d, s) => {
+      const share = typeof d.viewed_share === 'number' ? ` (${Number((d.viewed_share * 100).toPrecision(3))}% of the book)` : '';
+      const pages = typeof d.num_pages === 'number' ? ` of ${plural(d.num_pages, 'page')}` : '';
+      return kv(s, [
+        ['User', d.username],
+        ['Book', d.hash_id],
+        ['Pages viewed', `${d.pages_viewed ?? 0}${pages}${share}`],
+        ['Pages printed', d.pages_printed ?? 0],
+        ['First access', when(d.first_access) || 'never'],
+      ]);
+    },
+  });
 }

@@ -57,7 +57,7 @@ export async function runRoster(o: BulkFlags, ctx: Context): Promise<number> {
         job,
       ),
     status: (r) => r.status,
-    describe: (c, st) => countsText(c, st, 'row(s)', [['ok', 'created'], ['exists', 'existed'], ['invalid', 'invalid'], ['failed', 'failed']]),
+    describe: (c, st) => countsText(c, st, 'row', [['ok', 'created'], ['exists', 'existed'], ['invalid', 'invalid'], ['failed', 'failed']]),
     ...jobFlags(o, ctx),
     input: `--from-csv ${o.file}`,
     identity: { '--from-csv': input },
