@@ -58,7 +58,7 @@ describe('access in bulk', () => {
     expect(Object.keys(rows[0])).toEqual(['row', 'status', 'message', 'hash_id', 'username']);
     expect(rows.find((x) => x.row === 6).message).toBe('User not found');
     expect(rows.find((x) => x.row === 9).message).toMatch(/^The user already has access to this book/);
-    expect(r.stderr).toMatch(/8 row\(s\): 3 ok, 1 already had access, 3 invalid, 1 failed/);
+    expect(r.stderr).toMatch(/8 rows: 3 ok, 1 already had access, 3 invalid, 1 failed/);
     expect(r.stderr).toMatch(/--resume/);
     // The grant with send_email went out by e-mail.
     expect((await sb.control.outbox()).some((m) => m.kind === 'access.allow')).toBe(true);

@@ -262,7 +262,7 @@ describe('job engine, in-process', () => {
     const args = ['access', 'allow', '--from-csv', csv, '--results', out, '--concurrency', '1'];
     const r = await run(args, { env, http: reg, clock: instant });
     expect(r.code, r.stderr).toBe(2);
-    const m = r.stderr.match(/--from-csv \S+roster\.csv: line 3002 \(record 3002, counting the header row\): a quote inside the unquoted field price \(after "1 "\).*\. (\d+) row\(s\): \1 ok, .* before it\. Fix the input, then continue:\n {2}bookdist access allow .*--resume\n/s);
+    const m = r.stderr.match(/--from-csv \S+roster\.csv: line 3002 \(record 3002, counting the header row\): a quote inside the unquoted field price \(after "1 "\).*\. (\d+) rows?: \1 ok, .* before it\. Fix the input, then continue:\n {2}bookdist access allow .*--resume\n/s);
     expect(m, r.stderr).not.toBeNull();
     const before = Number(m![1]);
     expect(before).toBeGreaterThan(0);

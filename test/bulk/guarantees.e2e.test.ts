@@ -231,7 +231,7 @@ describe('the same guarantees for a row job (access allow --from-csv)', () => {
     run.child.kill('SIGTERM');
     const res = await run.exited;
     expect(res, res.stderr).toMatchObject({ code: null, signal: 'SIGTERM' });
-    expect(res.stderr).toMatch(/interrupted: \d+ row\(s\)/);
+    expect(res.stderr).toMatch(/interrupted: \d+ rows?/);
     expect(res.stderr).toMatch(/--results \S+rows\.results\.csv --concurrency 2 --resume\n/);
     const r = await cli([...args, '--resume']);
     expect(r.code, r.stderr).toBe(0);

@@ -51,7 +51,7 @@ describe('user create --from-csv ROSTER', () => {
     expect(by['4'][1]).toBe('invalid');
     expect(lines.find((l) => l.startsWith('4,'))).toMatch(/email: .*not an e-mail address/);
     expect(by['5'][1]).toBe('ok');
-    expect(r.stderr).toMatch(/user create: 4 row\(s\): 2 created, 1 existed, 1 invalid, 0 failed/);
+    expect(r.stderr).toMatch(/user create: 4 rows: 2 created, 1 existed, 1 invalid, 0 failed/);
     // Not a password anywhere.
     expect(readFileSync(results, 'utf8')).not.toMatch(/passw/i);
 

@@ -1,6 +1,5 @@
 // Helpers for verb specs: batching a stream, running a batch one item at a time (row jobs), the
 // row of a failed request, and the summary clause of a row job.
-import { plural } from '../../output/text.js';
 import { failureOf, type Failure, type Outcome } from '../retry.js';
 import type { BatchResult, JobStats, JobTools } from './types.js';
 
@@ -73,5 +72,6 @@ export function failedRow<R>(r: Outcome, make: (status: 'failed', message: strin
 /** "5 rows: 3 ok, 1 invalid, ..., 7 done in an earlier run" (`noun` singular) from the counts of a row job. */
 export function countsText(counts: Record<string, number>, stats: JobStats, noun: string, parts: Array<[status: string, label: string]>): string {
   const now = parts.reduce((a, [s]) => a + (counts[s] ?? 0), 0);
-  return `${plural(stats.earlier + now, noun)}: ${parts.map(([s, label]) => `${counts[s] ?? 0} ${label}`).join(', ')}` + (stats.earlier ? `, ${stats.earlier} done in an earlier run` : '');
+  const n = stats.earlier + now;
+  return `${n} ${n === 1 ? noun : `${noun}s`}: ${parts.map(([s, label]) => `${counts[s] ?? 0} ${label}`).join(', ')}` + (stats.earlier ? `, ${stats.earlier} done in an earlier run` : '');
 }
