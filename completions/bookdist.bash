@@ -59,6 +59,7 @@ _bookdist_cmd() {
     'sandbox/outbox') REPLY='outbox' ;;
     'sandbox/requests') REPLY='requests' ;;
     'sandbox/fixtures') REPLY='fixtures' ;;
+    'sandbox/snapshot') REPLY='snapshot' ;;
     'sandbox/help') REPLY='help' ;;
     'sandbox catalogue/load') REPLY='load' ;;
     'sandbox catalogue/help') REPLY='help' ;;
@@ -73,6 +74,12 @@ _bookdist_cmd() {
     'sandbox requests/help') REPLY='help' ;;
     'sandbox fixtures/apply') REPLY='apply' ;;
     'sandbox fixtures/help') REPLY='help' ;;
+    'sandbox snapshot/save') REPLY='save' ;;
+    'sandbox snapshot/load') REPLY='load' ;;
+    'sandbox snapshot/list') REPLY='list' ;;
+    'sandbox snapshot/rm') REPLY='rm' ;;
+    'sandbox snapshot/diff') REPLY='diff' ;;
+    'sandbox snapshot/help') REPLY='help' ;;
     'book/get') REPLY='get' ;;
     'book/pricing') REPLY='pricing' ;;
     'book/search') REPLY='search' ;;
@@ -122,11 +129,12 @@ _bookdist_cmds() {
   case "$1" in
     '') REPLY='status whoami describe api profile sandbox book user order codes import access offers ledger completion help' ;;
     'profile') REPLY='add list show use remove check help' ;;
-    'sandbox') REPLY='serve credentials openapi reset catalogue clock usage redeem outbox requests fixtures help' ;;
+    'sandbox') REPLY='serve credentials openapi reset catalogue clock usage redeem outbox requests fixtures snapshot help' ;;
     'sandbox catalogue') REPLY='load help' ;;
     'sandbox clock') REPLY='advance show help' ;;
     'sandbox requests') REPLY='list show tail verify clear help' ;;
     'sandbox fixtures') REPLY='apply help' ;;
+    'sandbox snapshot') REPLY='save load list rm diff help' ;;
     'book') REPLY='get pricing search list viewer process help' ;;
     'user') REPLY='invite create get orders purchase help' ;;
     'order') REPLY='create refund free help' ;;
@@ -184,6 +192,12 @@ _bookdist_flags() {
     'sandbox requests clear') REPLY='--db --url -h --help' ;;
     'sandbox fixtures') REPLY='-h --help' ;;
     'sandbox fixtures apply') REPLY='--db --url -h --help' ;;
+    'sandbox snapshot') REPLY='-h --help' ;;
+    'sandbox snapshot save') REPLY='--db --url -h --help' ;;
+    'sandbox snapshot load') REPLY='--db --url -h --help' ;;
+    'sandbox snapshot list') REPLY='--db --url -h --help' ;;
+    'sandbox snapshot rm') REPLY='--db --url -h --help' ;;
+    'sandbox snapshot diff') REPLY='--db --url -h --help' ;;
     'book') REPLY='-h --help' ;;
     'book get') REPLY='--isbn --sku --isbn-file --hash-id-file --no-check -h --help' ;;
     'book pricing') REPLY='--isbn --no-check -h --help' ;;
@@ -318,6 +332,16 @@ _bookdist_flag() {
     'sandbox requests clear/--url') REPLY='r-' ;;
     'sandbox fixtures apply/--db') REPLY='rf' ;;
     'sandbox fixtures apply/--url') REPLY='r-' ;;
+    'sandbox snapshot save/--db') REPLY='rf' ;;
+    'sandbox snapshot save/--url') REPLY='r-' ;;
+    'sandbox snapshot load/--db') REPLY='rf' ;;
+    'sandbox snapshot load/--url') REPLY='r-' ;;
+    'sandbox snapshot list/--db') REPLY='rf' ;;
+    'sandbox snapshot list/--url') REPLY='r-' ;;
+    'sandbox snapshot rm/--db') REPLY='rf' ;;
+    'sandbox snapshot rm/--url') REPLY='r-' ;;
+    'sandbox snapshot diff/--db') REPLY='rf' ;;
+    'sandbox snapshot diff/--url') REPLY='r-' ;;
     'book get/--isbn') REPLY='ri isbn' ;;
     'book get/--sku') REPLY='ri sku' ;;
     'book get/--isbn-file') REPLY='rf' ;;

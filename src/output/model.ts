@@ -73,6 +73,11 @@ export const OUTPUT: Record<string, OutputSpec> = {
   'sandbox requests verify': { kind: 'text' },
   'sandbox requests clear': { kind: 'message' },
   'sandbox fixtures apply': { kind: 'rows', record: 'step', at: 'steps' },
+  'sandbox snapshot save': { kind: 'message', record: 'snapshot' },
+  'sandbox snapshot load': { kind: 'message', record: 'snapshot' },
+  'sandbox snapshot rm': { kind: 'message' },
+  'sandbox snapshot list': { kind: 'rows', record: 'snapshot', at: 'snapshots' },
+  'sandbox snapshot diff': { kind: 'rows', record: 'table difference', at: 'tables' },
   // books
   'book get': { kind: 'record', record: 'book', at: 'book', bulk: 'lookup result' },
   'book pricing': { kind: 'rows', record: 'pricing entry', at: ['digital_pricing', 'pricing', 'book.digital_pricing', 'results'] },

@@ -157,6 +157,22 @@ export async function serveControl(core: SandboxCore, req: IncomingMessage, res:
         setImmediate(core.tick);
         break;
       }
+      case 'GET /_sandbox/snapshots':
+      case 'POST /_sandbox/snapshots/save':
+      case 'POST /_sandbox/snapshots/load':
+      case 'POST /_sandbox/snapshots/rm':
+      case 'GET /_sandbox/snapshots/diff': {
+        const s = await import('./snapshots/snapshots.js');
+        const verb = route.split('/').pop();
+        if (verb === 'snapshots') out = { snapshots: s.listSnapshots(store.path) };
+        else if (verb === 'diff') out = s.diffSnapshots(store.path, url.searchParams.get('a') ?? '', url.searchParams.get('b') ?? undefined);
+        else if (verb === 'save') {
+          core.journal?.flush();
+          out = await s.saveSnapshot(store, str(body.name, 'name'));
+        } else if (verb === 'load') out = await s.loadSnapshot(store, str(body.name, 'name'));
+        else out = s.removeSnapshot(store.path, str(body.name, 'name'));
+        break;
+      }
       case 'POST /_sandbox/worker/run':
         out = { processed: runWorker(store, typeof body.delay_ms === 'number' ? body.delay_ms : core.delayMs) };
         break;

@@ -315,6 +315,63 @@ export const fixturesApply = verb({
   load: () => import('./fixtures.js'),
 });
 
+const SNAPSHOT_NAME = argument('<name>', 'the snapshot name (letters, digits, ., _ and -)');
+
+export const snapshotSave = verb({
+  name: 'save',
+  summary: 'save the sandbox database\'s current state as a named snapshot',
+  description:
+    'Copies the database with SQLite\'s online backup into <db>.snapshots/<name>.db (replacing a snapshot of that name): a consistent ' +
+    'state, also while a sandbox serves the file. A snapshot belongs to its database (it holds its keys and secrets).',
+  args: [SNAPSHOT_NAME],
+  options: [DB_OPTION, URL_OPTION],
+  examples: ['bookdist sandbox snapshot save baseline', 'bookdist sandbox snapshot save baseline --url http://127.0.0.1:8710'],
+  load: async () => (await import('./snapshot.js')).save,
+});
+
+export const snapshotLoad = verb({
+  name: 'load',
+  summary: 'put the sandbox database back in the state of a snapshot',
+  description:
+    'Copies the snapshot back into the database in one write transaction: the clients of a running sandbox see the old state or the ' +
+    'new one, never a mix. Everything goes back, the request journal and the clock included. Exit 3 when there is no such snapshot.',
+  args: [SNAPSHOT_NAME],
+  options: [DB_OPTION, URL_OPTION],
+  examples: ['bookdist sandbox snapshot save baseline', 'bookdist sandbox snapshot load baseline'],
+  load: async () => (await import('./snapshot.js')).load,
+});
+
+export const snapshotList = verb({
+  name: 'list',
+  summary: 'list the snapshots of the sandbox database',
+  description: 'Lists the snapshots saved for this database: name, time saved, size.',
+  options: [DB_OPTION, URL_OPTION],
+  examples: ['bookdist sandbox snapshot list'],
+  load: async () => (await import('./snapshot.js')).list,
+});
+
+export const snapshotRm = verb({
+  name: 'rm',
+  summary: 'delete a snapshot',
+  description: 'Deletes the snapshot file. Exit 3 when there is no such snapshot.',
+  args: [SNAPSHOT_NAME],
+  options: [DB_OPTION, URL_OPTION],
+  examples: ['bookdist sandbox snapshot save scratch', 'bookdist sandbox snapshot rm scratch'],
+  load: async () => (await import('./snapshot.js')).rm,
+});
+
+export const snapshotDiff = verb({
+  name: 'diff',
+  summary: 'what changed between two snapshots (or a snapshot and now), table by table',
+  description:
+    'For each table, the rows added, removed and changed between snapshot A and snapshot B (or the database now when B is left out), ' +
+    'with up to 20 row ids of each. Text indexes are left out (they follow their tables).',
+  args: [argument('<a>', 'the earlier snapshot'), argument('[b]', 'the later snapshot (default: the database now)')],
+  options: [DB_OPTION, URL_OPTION],
+  examples: ['bookdist sandbox snapshot save before', 'bookdist sandbox clock advance 1d', 'bookdist sandbox snapshot diff before'],
+  load: async () => (await import('./snapshot.js')).diff,
+});
+
 export const commands = [
   group({
     name: 'sandbox',
@@ -363,6 +420,14 @@ export const commands = [
           'A fixture is a JSON or YAML file of named steps (operations of the service and sandbox controls) that puts the ' +
           'sandbox in the state a test needs: a user who bought a book 20 days ago and read 12% of it, a held book, a code batch.',
         commands: [fixturesApply],
+      }),
+      group({
+        name: 'snapshot',
+        summary: 'save, load, list, remove and compare snapshots of the sandbox database',
+        description:
+          'Snapshots are copies of the sandbox database made with SQLite\'s online backup: save the state a test suite starts from, ' +
+          'load it before each test (atomically, also into a running sandbox), and diff two states table by table.',
+        commands: [snapshotSave, snapshotLoad, snapshotList, snapshotRm, snapshotDiff],
       }),
     ],
   }),

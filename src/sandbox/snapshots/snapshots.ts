@@ -1,0 +1,158 @@
+// Snapshots of a sandbox database (issue 30, item 4), made and loaded with SQLite's own online
+// backup (node:sqlite `backup()`): a save copies a consistent state while the sandbox serves;
+// a load copies a snapshot back in one write transaction of the live file, so every client of
+// a running sandbox sees the old state or the new one, never a mix. Snapshots live beside the
+// database, in `<db>.snapshots/<name>.db`, and belong to it (they hold its keys and secrets).
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { backup, DatabaseSync } from 'node:sqlite';
+import type { Store } from '../db/store.js';
+import { bad, notFound } from '../http.js';
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** Pages copied per backup step: the whole file in one step, so a save never restarts. */
+const ALL_PAGES = 1 << 30;
+
+export function snapshotDir(dbPath: string): string {
+  return `${dbPath}.snapshots`;
+}
+
+function snapshotPath(dbPath: string, name: string): string {
+  if (!NAME.test(name)) throw bad(`"${name.slice(0, 80)}" is not a snapshot name: letters, digits, ., _ and -, at most 64, starting with a letter or digit.`);
+  return join(snapshotDir(dbPath), `${name}.db`);
+}
+
+function needFile(store: Store): void {
+  if (store.path === ':memory:') throw bad('Snapshots need a sandbox database file, not :memory:.');
+}
+
+/** Save the current state as `name` (replacing a snapshot of that name). */
+export async function saveSnapshot(store: Store, name: string): Promise<{ name: string; bytes: number; pages: number }> {
+  needFile(store);
+  const path = snapshotPath(store.path, name);
+  mkdirSync(snapshotDir(store.path), { recursive: true, mode: 0o700 });
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    const pages = await backup(store.db, tmp, { rate: ALL_PAGES });
+    // A snapshot is one plain file (no WAL beside it).
+    const db = new DatabaseSync(tmp);
+    try {
+      db.exec('PRAGMA journal_mode = DELETE');
+    } finally {
+      db.close();
+    }
+    const { renameSync } = await import('node:fs');
+    renameSync(tmp, path);
+    return { name, bytes: statSync(path).size, pages };
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+/** Load snapshot `name` into the database: one write transaction of the live file. */
+export async function loadSnapshot(store: Store, name: string): Promise<{ name: string; pages: number }> {
+  needFile(store);
+  const path = snapshotPath(store.path, name);
+  if (!existsSync(path)) throw notFound(`No snapshot "${name}" of this database (sandbox snapshot list shows them).`);
+  const source = new DatabaseSync(path, { readOnly: true });
+  try {
+    // The destination is the live file, written through a connection of the backup's own: the
+    // copy is one transaction there, which every other connection sees whole or not at all.
+    const pages = await backup(source, store.path, { rate: ALL_PAGES });
+    return { name, pages };
+  } finally {
+    source.close();
+  }
+}
+
+export function listSnapshots(dbPath: string): Array<{ name: string; bytes: number; saved_at: string }> {
+  const dir = snapshotDir(dbPath);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.db') && NAME.test(basename(f, '.db')))
+    .map((f) => {
+      const st = statSync(join(dir, f));
+      return { name: basename(f, '.db'), bytes: st.size, saved_at: st.mtime.toISOString() };
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+export function removeSnapshot(dbPath: string, name: string): { name: string; removed: boolean } {
+  const path = snapshotPath(dbPath, name);
+  if (!existsSync(path)) throw notFound(`No snapshot "${name}" of this database (sandbox snapshot list shows them).`);
+  rmSync(path, { force: true });
+  return { name, removed: true };
+}
+
+export interface TableDiff {
+  table: string;
+  added: number;
+  removed: number;
+  changed: number;
+  /** Up to IDS_SHOWN row ids (rowid) of each. */
+  added_ids: number[];
+  removed_ids: number[];
+  changed_ids: number[];
+}
+
+const IDS_SHOWN = 20;
+
+/** Table by table, the rows B has that A has not, the rows A has that B has not, and the rows both have that differ (by rowid). */
+export function diffSnapshots(dbPath: string, a: string, b: string | undefined): { a: string; b: string; tables: TableDiff[] } {
+  const open = (name: string | undefined) => {
+    if (name === undefined) return new DatabaseSync(dbPath, { readOnly: true });
+    const p = snapshotPath(dbPath, name);
+    if (!existsSync(p)) throw notFound(`No snapshot "${name}" of this database (sandbox snapshot list shows them).`);
+    return new DatabaseSync(p, { readOnly: true });
+  };
+  const da = open(a);
+  const db = open(b);
+  try {
+    const tables = (d: DatabaseSync) =>
+      new Set(
+        (d.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT GLOB '*_fts' AND name NOT GLOB '*_fts_*'").all() as Array<{ name: string }>).map((r) => r.name),
+      );
+    const names = [...new Set([...tables(da), ...tables(db)])].sort();
+    const out: TableDiff[] = [];
+    for (const t of names) {
+      const rows = (d: DatabaseSync) => {
+        const m = new Map<number, string>();
+        try {
+          for (const r of d.prepare(`SELECT rowid AS __rowid, * FROM "${t}"`).all() as Array<Record<string, unknown>>) {
+            const { __rowid, ...rest } = r;
+            m.set(Number(__rowid), JSON.stringify(rest, (_k, v) => (typeof v === 'bigint' ? String(v) : v instanceof Uint8Array ? Buffer.from(v).toString('base64') : v)));
+          }
+        } catch {
+          /* the table is not in this one */
+        }
+        return m;
+      };
+      const ra = rows(da);
+      const rb = rows(db);
+      const added: number[] = [];
+      const removed: number[] = [];
+      const changed: number[] = [];
+      for (const [id, v] of rb) {
+        const old = ra.get(id);
+        if (old === undefined) added.push(id);
+        else if (old !== v) changed.push(id);
+      }
+      for (const id of ra.keys()) if (!rb.has(id)) removed.push(id);
+      if (added.length || removed.length || changed.length) {
+        out.push({
+          table: t,
+          added: added.length,
+          removed: removed.length,
+          changed: changed.length,
+          added_ids: added.slice(0, IDS_SHOWN),
+          removed_ids: removed.slice(0, IDS_SHOWN),
+          changed_ids: changed.slice(0, IDS_SHOWN),
+        });
+      }
+    }
+    return { a, b: b ?? '(the database now)', tables: out };
+  } finally {
+    da.close();
+    db.close();
+  }
+}
