@@ -15,7 +15,7 @@ import { cancelLoad, endLoad, loadPart, startRemoteLoad } from './control-catalo
 import { advanceClock, clockInfo, CONTROL_SECRET_HEADER, credentials, isControlSecret, listOutbox, recordUsage } from './control.js';
 import type { RequestInfo, SandboxCore } from './core.js';
 import { hostName } from './hosts.js';
-import { journalRoute } from './journal/routes.js';
+import { oracleRoute } from './oracle-routes.js';
 import { redeemCode, runWorker } from './domain.js';
 import { bad, HttpError, readBody, sendError, sendJson, TEST_MODE, toHttpError } from './http.js';
 import { parseDuration } from './util.js';
@@ -137,48 +137,12 @@ export async function serveControl(core: SandboxCore, req: IncomingMessage, res:
       case 'POST /_sandbox/catalogue/loads':
         out = await startRemoteLoad(store, body);
         break;
-      case 'POST /_sandbox/fixtures': {
-        const { applyFixture, FixtureError } = await import('./fixtures/apply.js');
-        try {
-          out = await applyFixture(store, body.fixture, { baseDir: typeof body.base_dir === 'string' ? body.base_dir : undefined, origin: core.baseUrl, workerDelayMs: 0 });
-        } catch (e) {
-          if (e instanceof FixtureError) throw new HttpError(e.status, e.message);
-          throw e;
-        }
-        setImmediate(core.tick);
-        break;
-      }
-      case 'POST /_sandbox/books/hold':
-      case 'POST /_sandbox/books/release':
-      case 'POST /_sandbox/books/fail': {
-        const c = await import('./fixtures/book-controls.js');
-        const hash = str(body.hash_id, 'hash_id');
-        out = route.endsWith('hold') ? c.holdBook(store, hash, body.reason) : route.endsWith('release') ? c.releaseBook(store, hash) : c.failNextProcessing(store, hash, body.reason);
-        setImmediate(core.tick);
-        break;
-      }
-      case 'GET /_sandbox/snapshots':
-      case 'POST /_sandbox/snapshots/save':
-      case 'POST /_sandbox/snapshots/load':
-      case 'POST /_sandbox/snapshots/rm':
-      case 'GET /_sandbox/snapshots/diff': {
-        const s = await import('./snapshots/snapshots.js');
-        const verb = route.split('/').pop();
-        if (verb === 'snapshots') out = { snapshots: s.listSnapshots(store.path) };
-        else if (verb === 'diff') out = s.diffSnapshots(store.path, url.searchParams.get('a') ?? '', url.searchParams.get('b') ?? undefined);
-        else if (verb === 'save') {
-          core.journal?.flush();
-          out = await s.saveSnapshot(store, str(body.name, 'name'));
-        } else if (verb === 'load') out = await s.loadSnapshot(store, str(body.name, 'name'));
-        else out = s.removeSnapshot(store.path, str(body.name, 'name'));
-        break;
-      }
       case 'POST /_sandbox/worker/run':
         out = { processed: runWorker(store, typeof body.delay_ms === 'number' ? body.delay_ms : core.delayMs) };
         break;
       default:
-        core.journal?.flush(); // what this server answered so far is in the journal it reads
-        out = journalRoute(store, route, url.searchParams);
+        // The test-oracle routes: request journal, fixtures, book controls, snapshots.
+        out = await oracleRoute(core, route, body, url.searchParams);
         if (!out) throw new HttpError(404, `No such control route: ${route.slice(0, 200)}`);
     }
     if (r.note) r.note.response = out;

@@ -19,9 +19,9 @@ import type { SQLInputValue } from 'node:sqlite';
 import type { Store } from '../db/store.js';
 import { redactedAnswer, redactedJson, redactHeaders, redactPath, redactRawText, type RedactOptions } from './redact.js';
 
-export const DEFAULT_JOURNAL_SIZE = 10_000;
+const DEFAULT_JOURNAL_SIZE = 10_000;
 /** A body kept in the journal is at most this many characters of JSON; longer ones are cut. */
-export const MAX_BODY_CHARS = 64 * 1024;
+const MAX_BODY_CHARS = 64 * 1024;
 /** Rows of a listing (`results`) kept in a journaled answer; the rest are counted. */
 const MAX_LISTED = 20;
 /** Endpoints whose answers carry a secret or a code by design: walked field by field to redact them. */
@@ -29,7 +29,7 @@ const WALKED = new Set(['user.create', 'user.invite', 'book.viewer', 'checkout',
 /** Rows inserted by this process between two prunes of the oldest. */
 const PRUNE_EVERY = 64;
 /** The most a row of a request that wrote nothing waits in memory before it is written. */
-export const FLUSH_MS = 20;
+const FLUSH_MS = 20;
 /** Rows kept in memory at most; one more writes them at once. */
 const MAX_PENDING = 500;
 
@@ -56,7 +56,7 @@ const INSERT =
   'INSERT INTO journal(at, sandbox_at, method, path, query, auth, account, status, duration_ms, endpoint, headers, request, response, changes, emails) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)';
 
 /** Create the journal table when the database has none (idempotent). */
-export function ensureJournalTable(store: Store): void {
+function ensureJournalTable(store: Store): void {
   if (!store.hasTable('journal')) store.tx(() => store.db.exec(DDL));
 }
 

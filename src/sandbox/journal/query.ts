@@ -131,7 +131,7 @@ export function lastRequestId(store: Store): number {
 }
 
 /** `/v1/order/*` style patterns; a final `/` optional on both sides. */
-export function pathMatcher(pattern: string): (path: string) => boolean {
+function pathMatcher(pattern: string): (path: string) => boolean {
   const norm = (p: string) => (p.length > 1 ? p.replace(/\/+$/, '') : p);
   const want = norm(pattern);
   if (!want.includes('*')) return (p) => norm(p) === want;
@@ -140,7 +140,7 @@ export function pathMatcher(pattern: string): (path: string) => boolean {
 }
 
 /** The value at a dotted path of a body (undefined when absent). */
-export function fieldAt(body: unknown, path: string): unknown {
+function fieldAt(body: unknown, path: string): unknown {
   let v: unknown = body;
   for (const k of path.split('.')) {
     if (v === null || typeof v !== 'object') return undefined;
@@ -150,10 +150,10 @@ export function fieldAt(body: unknown, path: string): unknown {
 }
 
 /** The text a body value is compared as: strings as they are, everything else as JSON. */
-export const valueText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+const valueText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /** `name=value`: the field's text equals value (or its JSON, for numbers, booleans, null); `name`: present. */
-export function bodyMatcher(spec: string): (body: unknown) => boolean {
+function bodyMatcher(spec: string): (body: unknown) => boolean {
   const eq = spec.indexOf('=');
   const name = eq < 0 ? spec : spec.slice(0, eq);
   const want = eq < 0 ? undefined : spec.slice(eq + 1);

@@ -3,7 +3,7 @@
 // body field at any depth, a header, a reader or cart token in a path or a link). Redemption
 // codes are sandbox codes and stay readable, unless the server runs with --redact-codes.
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** Body fields whose value is a secret, at any depth (compared lower-case, `-` read as `_`). */
 const SECRET_FIELDS = new Set([
@@ -47,7 +47,7 @@ export interface RedactOptions {
 const fieldName = (k: string) => k.toLowerCase().replace(/-/g, '_');
 
 /** A copy of `value` with every secret replaced (a value with nothing to hide is returned as is). */
-export function redactValue(value: unknown, o: RedactOptions): unknown {
+function redactValue(value: unknown, o: RedactOptions): unknown {
   if (typeof value === 'string') return redactString(value, o);
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
@@ -74,7 +74,7 @@ export function redactValue(value: unknown, o: RedactOptions): unknown {
 }
 
 /** A string with tokens in links, private keys and (with codes) redemption codes replaced. */
-export function redactString(s: string, o: RedactOptions): string {
+function redactString(s: string, o: RedactOptions): string {
   if (s.length < 14) return s;
   let out = s;
   if (out.includes('/reader/')) out = out.replace(READER_TOKEN, `/reader/${REDACTED}`);
