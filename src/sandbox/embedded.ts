@@ -2,6 +2,7 @@
 // directory (seeded when empty, race-safe across parallel CLI processes), a server on a
 // loopback port, and the seeded partner's credentials.
 import { chmodSync, mkdirSync } from 'node:fs';
+import { CliError, ExitCode } from '../errors.js';
 import { join } from 'node:path';
 import { startSandbox } from './server.js';
 
@@ -24,7 +25,16 @@ export function embeddedDbPath(dataDir: string): string {
 }
 
 export async function startEmbedded(opts: { dataDir: string; log?: (line: string) => void; processDelayMs?: number }): Promise<EmbeddedSandbox> {
-  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  } catch (e) {
+    const code = (e as { code?: string }).code ?? String(e);
+    throw new CliError(
+      `Cannot create the sandbox's data directory ${opts.dataDir} (${code}): the home directory may be read-only. ` +
+        'Set BOOKDIST_DATA_DIR to a writable directory (it moves the sandbox database and keys there).',
+      ExitCode.USAGE,
+    );
+  }
   try {
     chmodSync(opts.dataDir, 0o700);
   } catch {

@@ -231,6 +231,11 @@ export function toHttpError(err: unknown): HttpError {
   if (e?.code === 'ERR_SQLITE_ERROR' && (e.errcode === 5 || e.errcode === 6)) {
     return new HttpError(503, 'The sandbox database is busy; retry.', {}, { 'retry-after': '1' });
   }
+  // A full disk anywhere in a statement (SQLITE_FULL): the transaction was rolled back, nothing
+  // changed; the caller retries once there is room (a bulk job does, as for any 503).
+  if (e?.code === 'ERR_SQLITE_ERROR' && ((e.errcode ?? 0) & 0xff) === 13) {
+    return new HttpError(503, "The sandbox's disk is full; nothing was changed. Retry once there is room.", {}, { 'retry-after': '5' });
+  }
   if (e?.code === 'ERR_SQLITE_ERROR' && ((e.errcode ?? 0) & 0xff) === 19) {
     return new HttpError(409, 'The request conflicts with the current state; retry.');
   }

@@ -18,14 +18,20 @@ export async function run(o: Options, ctx: Context): Promise<void> {
   const { confirmed } = await import('../confirm.js');
   const path = await dbPathOf(ctx, o.db);
   const { existsSync } = await import('node:fs');
-  const { Store } = await import('../../sandbox/db/store.js');
+  const { Store, DamagedDatabase } = await import('../../sandbox/db/store.js');
   const seed = await import('../../sandbox/seed.js');
   const books = await import('../../sandbox/repo/books.js');
   // Opened without seeding or upgrading: a database written by a newer bookdist can be reset too.
   let loaded = 0;
   if (path !== ':memory:' && existsSync(path)) {
-    const peek = new Store(path);
+    let peek;
     try {
+      peek = new Store(path);
+    } catch (e) {
+      if (!(e instanceof DamagedDatabase)) throw e;
+      await moveDamagedAside(ctx, path);
+    }
+    if (peek) try {
       if (peek.hasTable('books') && peek.all('PRAGMA table_info(books)').some((c) => c.name === 'loaded_at')) loaded = books.countLoaded(peek);
     } finally {
       peek.close();
@@ -56,4 +62,19 @@ export async function run(o: Options, ctx: Context): Promise<void> {
   const c = credentials(store); // rewrites the key files
   const about = loaded === 0 ? '' : kept ? ` The ${titles} were kept (same hash ids and price ids).` : ` The ${titles} were removed (--keep-loaded keeps them).`;
   ctx.info(`Sandbox database ${store.path} recreated from the seed; new keys in ${c.partner.key_file}.${about}`);
+}
+
+/**
+ * A damaged database is moved aside (with its -wal and -shm), never deleted: what it holds may
+ * still be recovered from it. Asked like the reset itself.
+ */
+async function moveDamagedAside(ctx: Context, path: string): Promise<void> {
+  const { confirmed } = await import('../confirm.js');
+  const { existsSync, renameSync } = await import('node:fs');
+  const aside = `${path}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  if (!(await confirmed(ctx, `The sandbox database ${path} is damaged. Move it aside as ${aside} and start a fresh one?`))) return;
+  if (ctx.globals.dryRun) return;
+  renameSync(path, aside);
+  for (const ext of ['-wal', '-shm']) if (existsSync(path + ext)) renameSync(path + ext, aside + ext);
+  ctx.warn(`The damaged sandbox database was moved aside: ${aside} (kept; nothing in it was deleted).`);
 }

@@ -3,6 +3,7 @@
 // states unrepresentable. Every write goes through `tx` (BEGIN IMMEDIATE ... COMMIT); a served
 // request's go through `serve`, which shares one read snapshot and one group commit per turn of
 // the event loop among the requests of that turn.
+import { CliError, ExitCode } from '../../errors.js';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -19,6 +20,18 @@ const MAX_MEMOS = 1000;
 
 // any: a row's columns are typed by the repo/ function that reads it (it casts the row to its row type)
 export type Row = Record<string, any>;
+
+/** The database file is not a database, or is damaged (SQLITE_NOTADB, SQLITE_CORRUPT). */
+export class DamagedDatabase extends CliError {
+  constructor(readonly file: string) {
+    super(
+      `The sandbox database ${file} is damaged (not a database SQLite can read). ` +
+        'Run `bookdist sandbox reset --yes` to move it aside (it is kept, renamed *.damaged-<time>) and start a fresh one, or restore it from a copy.',
+      ExitCode.ERROR,
+      { file },
+    );
+  }
+}
 
 export class Store {
   readonly db: DatabaseSync;
@@ -63,7 +76,16 @@ export class Store {
       }
     }
     this.db = new DatabaseSync(path, { timeout: 10_000 });
-    this.db.exec('PRAGMA busy_timeout = 10000');
+    try {
+      this.db.exec('PRAGMA busy_timeout = 10000');
+      this.db.exec('PRAGMA schema_version');
+    } catch (err) {
+      // A file that is not a database (or a damaged one): say which file, and what to do.
+      const code = ((err as { errcode?: number }).errcode ?? 0) & 0xff;
+      if (code !== 26 && code !== 11) throw err;
+      this.db.close();
+      throw new DamagedDatabase(path);
+    }
     // A new database gets 8 KB pages (an existing one keeps its own: in WAL mode the page size is
     // fixed once the file exists): a catalogue load writes half as many WAL frames, each one a
     // header and a page in two writes.
