@@ -3,7 +3,6 @@
 // states unrepresentable. Every write goes through `tx` (BEGIN IMMEDIATE ... COMMIT); a served
 // request's go through `serve`, which shares one read snapshot and one group commit per turn of
 // the event loop among the requests of that turn.
-import { CliError, ExitCode } from '../../errors.js';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -21,15 +20,20 @@ const MAX_MEMOS = 1000;
 // any: a row's columns are typed by the repo/ function that reads it (it casts the row to its row type)
 export type Row = Record<string, any>;
 
-/** The database file is not a database, or is damaged (SQLITE_NOTADB, SQLITE_CORRUPT). */
-export class DamagedDatabase extends CliError {
+/**
+ * The database file is not a database, or is damaged (SQLITE_NOTADB, SQLITE_CORRUPT). Reported as
+ * a CliError is (by its name; db/ imports nothing above it): exit 1, the file and the fix named.
+ */
+export class DamagedDatabase extends Error {
+  override readonly name = 'CliError';
+  readonly exitCode = 1;
+  readonly details: { file: string };
   constructor(readonly file: string) {
     super(
       `The sandbox database ${file} is damaged (not a database SQLite can read). ` +
         'Run `bookdist sandbox reset --yes` to move it aside (it is kept, renamed *.damaged-<time>) and start a fresh one, or restore it from a copy.',
-      ExitCode.ERROR,
-      { file },
     );
+    this.details = { file };
   }
 }
 
