@@ -381,7 +381,7 @@ export class ApiClient {
         this.trace(`← ${err?.name === 'TimeoutError' ? 'timeout' : failureCode(err) || err?.message} (${Date.now() - started} ms)`);
         const failure = unmendable(err, info, this.opts.ca?.file);
         if (failure) throw failure; // a certificate, proxy or set-up problem: never retried
-        if (failureCode(err) === 'BOOKDIST_BODY_TOO_LARGE') throw bodyTooLarge(info, writes(o), `${MAX_BODY_BYTES / 1024 / 1024} MiB`, err?.status, err?.contentType);
+        if (failureCode(err) === 'ERR_BODY_TOO_LARGE') throw bodyTooLarge(info, writes(o), `${MAX_BODY_BYTES / 1024 / 1024} MiB`, err?.status, err?.contentType);
         const wait = waitAfterFailure(policy, failureCode(err), attempt);
         // A wait that cannot fit before the deadline: the failure as it stands is the answer.
         if (wait === undefined || Date.now() + wait >= deadline) throw sendFailed(err, info, policy, attempt, this.opts.timeout);

@@ -28,7 +28,7 @@ export class ApiError extends Error {
  * the promised one), `unknown` (a write whose answer is not the promised one, or was lost: it may
  * have taken effect). ApiResponse.verdict carries it for answers, UnverifiedAnswer for errors.
  */
-export type Verdict = 'done' | 'failed' | 'unknown';
+type Verdict = 'done' | 'failed' | 'unknown';
 
 /**
  * An answer that is not the one the interface promises (issue 28): a redirect, an empty, HTML or

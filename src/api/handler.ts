@@ -44,7 +44,7 @@ export interface TlsInfo {
 /**
  * Sends requests. A network failure rejects with an Error whose `code` says what happened
  * (ECONNREFUSED, ECONNRESET, UND_ERR_CONNECT_TIMEOUT, ...): the client classifies by it. A body
- * over MAX_BODY_BYTES rejects with code BOOKDIST_BODY_TOO_LARGE (and `status`, the answer's).
+ * over MAX_BODY_BYTES rejects with code ERR_BODY_TOO_LARGE (and `status`, the answer's).
  */
 export interface HttpHandler {
   send(request: HttpRequest): Promise<HttpResponse>;

@@ -183,7 +183,7 @@ export class HttpTransport implements HttpHandler {
         // The body is capped as it arrives (a declared length over the cap fails at once): no
         // answer holds more than MAX_BODY_BYTES of memory, or meets Node's string limit.
         const tooLarge = () =>
-          Object.assign(withCode(`the answer's body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB`, 'BOOKDIST_BODY_TOO_LARGE'), {
+          Object.assign(withCode(`the answer's body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB`, 'ERR_BODY_TOO_LARGE'), {
             status: res.statusCode ?? 0,
             contentType: String(res.headers['content-type'] ?? ''),
           });

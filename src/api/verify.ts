@@ -156,7 +156,7 @@ export function answerProblem(ep: Endpoint, format: string, body: unknown): stri
 }
 
 /** The first bytes of a body as an error shows them: at most `n` characters, on one line. */
-export function firstBytes(text: string, n = 120): string {
+function firstBytes(text: string, n = 120): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length > n ? `${t.slice(0, n)}… (${text.length} characters)` : t;
 }

@@ -139,7 +139,7 @@ export function renderMan(program: Command, version: string): string {
     roff('the database of the local sandbox service (with its -wal and -shm files), and beside it the private keys of its accounts (sandbox-<role>-key.pem).'),
     '.TP',
     '\\fI$BOOKDIST_STATE_DIR/ledger.ndjson\\fR',
-    roff('the ledger: a row before and a row after every write sent, hash-chained, never a secret (0600, in a 0700 directory); `bookdist help ledger`.'),
+    roff('the ledger: a row before and a row after every write sent, hash-chained, never a secret (0600, in a 0700 directory); bookdist help ledger explains it.'),
     '.TP',
     '\\fI$XDG_STATE_HOME/bookdist/rescue/\\fR',
     roff('results of bulk jobs that could not be written (codes, passwords), one file per job (0600, in a 0700 directory); the job prints its path.'),

@@ -3,7 +3,7 @@
 const digits = new Map<string, number>();
 
 /** Decimal places of an amount in `currency`: 2 for USD and EUR, 0 for JPY and KRW; 2 when unknown. */
-export function minorDigits(currency: string | undefined): number {
+function minorDigits(currency: string | undefined): number {
   const cur = (currency ?? '').toUpperCase();
   let d = digits.get(cur);
   if (d === undefined) {

@@ -13,7 +13,7 @@
 import { close, constants, fstat, open, read, type Stats } from 'node:fs';
 
 /** 1 MiB: ample for a key or a CA bundle (a system's whole bundle is about 200 KB). */
-export const READ_CAP = 1 << 20;
+const READ_CAP = 1 << 20;
 
 export interface BoundedOptions {
   cap?: number;
@@ -24,7 +24,7 @@ export interface BoundedOptions {
 }
 
 /** Why a bounded read refused a file, as `code` on the error it throws. */
-export type RefusalCode = 'ETOOBIG' | 'EDEVICE' | 'EISDIR' | 'ENOWRITER' | 'ETIMEDOUT';
+type RefusalCode = 'ETOOBIG' | 'EDEVICE' | 'EISDIR' | 'ENOWRITER' | 'ETIMEDOUT';
 
 function refusal(code: RefusalCode, message: string): NodeJS.ErrnoException {
   return Object.assign(new Error(message), { code });

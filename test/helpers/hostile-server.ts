@@ -20,7 +20,7 @@ export type HostileAnswer =
   /** Accept the request and never answer. */
   | { kind: 'silent' };
 
-export interface HostileRequest {
+interface HostileRequest {
   method: string;
   /** Path and query, as sent. */
   path: string;
@@ -128,7 +128,7 @@ function matches(want: string | RegExp, pathname: string): boolean {
 }
 
 /** Start a hostile server on 127.0.0.1 (an ephemeral port). A request no route matches gets a JSON 404. */
-export async function startHostile(): Promise<HostileServer> {
+async function startHostile(): Promise<HostileServer> {
   let routes: Route[] = [];
   const requests: HostileRequest[] = [];
   const sockets = new Set<Socket>();

@@ -91,6 +91,11 @@ const SAMPLES: Record<string, Sample> = {
 const NOT_RUN: Record<string, string> = {
   'profile add': 'writes a profile store; covered by test/foundation/config.test.ts',
   'ledger reconcile': 'settles unknown writes (there are none here); covered by test/ledger/record.test.ts against a sandbox that drops answers',
+  'sandbox requests list': 'reads the journal of a sandbox database; covered in every format by test/sandbox/journal.e2e.test.ts',
+  'sandbox requests show': 'reads one journal row; covered by test/sandbox/journal.e2e.test.ts',
+  'sandbox fixtures apply': 'applies a fixture file to a sandbox; covered by test/sandbox/fixtures.e2e.test.ts with every sample',
+  'sandbox snapshot list': 'lists snapshot files of a database; covered by test/sandbox/snapshots.e2e.test.ts',
+  'sandbox snapshot diff': 'compares two snapshots; covered by test/sandbox/snapshots.e2e.test.ts',
 };
 
 beforeAll(async () => {

@@ -34,7 +34,7 @@ export const show = verb({
   summary: 'show one write: its intent, outcome and settlement',
   description: 'Shows everything the ledger holds about one write, by the id `ledger list` shows (and the "outcome unknown" error names).',
   args: [argument('<ledger_id>', 'the write\'s id (a number)')],
-  examples: ['bookdist ledger show 1'],
+  examples: ['bookdist user create --email ledger.show@example.com', 'bookdist ledger show 1'],
   load: () => import('./show.js'),
 });
 
@@ -44,7 +44,7 @@ const verify = verb({
   description:
     'Each row of the ledger carries the SHA-256 of the row before it. This checks the whole chain: exit 0 when it ' +
     'is whole, exit 1 naming the first row that breaks it (a row changed, removed or inserted by hand).',
-  examples: ['bookdist ledger verify'],
+  examples: ['bookdist ledger verify', 'bookdist ledger verify --json'],
   load: () => import('./verify.js'),
 });
 
@@ -59,7 +59,10 @@ export const exportCmd = verb({
     option('--out <file>', 'write to this new file (refused if it exists) instead of stdout'),
     ...FILTERS,
   ],
-  examples: ['bookdist ledger export --since 2026-11-01 --until 2026-12-01 --org acme --format csv'],
+  examples: [
+    'bookdist ledger export --since 2026-11-01 --until 2026-12-01 --org acme --format csv',
+    'bookdist ledger export --since 30d --format json > ledger.json',
+  ],
   load: () => import('./export.js'),
 });
 
@@ -70,7 +73,7 @@ export const prune = verb({
     'Removes every write whose intent was recorded before DATE (with its outcome), keeping the ledger bounded; ' +
     'the rows kept are chained anew after a row that says what was pruned. Asks for confirmation on a terminal; --yes in scripts.',
   options: [option('--before <date>', 'remove writes before this time (YYYY-MM-DD, ISO date-time, or an age such as 90d)', { required: true })],
-  examples: ['bookdist ledger prune --before 90d --yes'],
+  examples: ['bookdist ledger prune --before 90d --yes', 'bookdist ledger prune --before 2026-01-01 --yes'],
   load: () => import('./prune.js'),
 });
 

@@ -253,10 +253,14 @@ export const requestsTail = verb({
   name: 'tail',
   summary: 'follow the requests as the sandbox serves them, until Ctrl-C',
   description:
-    'Prints each new request of the journal as one line (id, time, method, path, status, duration, auth, account), or as NDJSON with ' +
-    '--json, within a fraction of a second of its answer, until Ctrl-C. The filters of `requests list` apply.',
+    'Prints each new request of the journal as one line (id, time, method, path, status, duration, auth, account), ' +
+    'within a fraction of a second of its answer, until Ctrl-C. The filters of `requests list` apply; `requests list --json` ' +
+    'gives the rows as data.',
   options: [...FILTER_OPTIONS, DB_OPTION, URL_OPTION],
-  examples: ['timeout --preserve-status -s INT 1 bookdist sandbox requests tail --status 4xx'],
+  examples: [
+    'timeout --preserve-status -s INT 1 bookdist sandbox requests tail --status 4xx',
+    'timeout --preserve-status -s INT 1 bookdist sandbox requests tail --method POST --path "/v1/order/*"',
+  ],
   load: async () => (await import('./requests.js')).tail,
 });
 
@@ -278,8 +282,7 @@ export const requestsVerify = verb({
   ],
   examples: [
     'bookdist book list --limit 1',
-    'bookdist sandbox requests verify --method GET --path /v1/book/index/ --at-least 1',
-    'bookdist sandbox requests verify --method POST --path /v1/order/external/ --body order_type=POSPlan --status 2xx --none',
+    'bookdist sandbox requests verify --method POST --path /v1/book/index/ --at-least 1',
     'bookdist sandbox requests verify --method POST --path /v1/order/refund/ --count 99  # exits 1',
   ],
   load: async () => (await import('./requests.js')).verify,
@@ -346,7 +349,7 @@ export const snapshotList = verb({
   summary: 'list the snapshots of the sandbox database',
   description: 'Lists the snapshots saved for this database: name, time saved, size.',
   options: [DB_OPTION, URL_OPTION],
-  examples: ['bookdist sandbox snapshot list'],
+  examples: ['bookdist sandbox snapshot save nightly', 'bookdist sandbox snapshot list --json'],
   load: async () => (await import('./snapshot.js')).list,
 });
 
