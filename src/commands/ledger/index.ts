@@ -92,7 +92,10 @@ export const reconcile = verb({
     option('--since <date>', 'only writes at or after this time'),
     option('--all', 'check writes recorded as done too'),
   ],
-  examples: ['bookdist ledger reconcile --dry-run', 'bookdist ledger reconcile --json'],
+  examples: [
+    'bookdist ledger reconcile --dry-run',
+    'bookdist ledger reconcile --json > reconcile.json || echo "some writes are still unknown (exit $?): see reconcile.json"',
+  ],
   load: () => import('./reconcile.js'),
 });
 
