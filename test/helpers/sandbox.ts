@@ -167,7 +167,10 @@ async function startIn(dir: string, opts: TestSandboxOptions): Promise<TestSandb
       if (closed) return;
       closed = true;
       await server.close();
-      rmSync(dir, { recursive: true, force: true });
+      // Retried: one run in the fresh-machine CI (11:12) failed here with ENOTEMPTY, a file
+      // appearing in the directory while it was being removed after close() had resolved
+      // (which of the sandbox's deferred writers still wrote is not known yet).
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
     },
   };
 }
