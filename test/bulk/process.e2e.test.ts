@@ -44,19 +44,6 @@ describe('book process', () => {
     expect(JSON.parse(get.stdout).book.status).toMatchObject({ is_processed: true, is_queued: false });
   });
 
-  it('a held book that stays queued ends held at the explicit --timeout: exit 6; no retry of it, the --force --yes command instead', async () => {
-    const r = await cli(['book', 'process', WELL_KNOWN.queued.hash_id, SEED_BOOKS[1].hash_id, '--wait', '--interval', '100ms', '--timeout', '1s', '--json', '--retries', '6']);
-    expect(r.code, r.stderr).toBe(6);
-    const out = JSON.parse(r.stdout);
-    expect(out.summary).toMatchObject({ total: 2, held: 1, timed_out: 0 });
-    expect(out.books[0]).toMatchObject({ hash_id: WELL_KNOWN.queued.hash_id, state: 'held' });
-    expect(r.stderr).toMatch(/book process: 2 books: 1 already processed, 1 held in /);
-    // Waiting again would not help: no retry command; the way to release it is said instead.
-    expect(r.stderr).not.toMatch(/To retry what failed/);
-    expect(r.stderr).toMatch(/held in the service's queue .*waiting again will not process it.*\n {2}bookdist book process --wait --force --yes /s);
-    expect(r.stderr).toContain(WELL_KNOWN.queued.hash_id);
-  });
-
   it('one book alone exits as the service said: 3 not found, 4 not authorized', async () => {
     expect((await cli(['book', 'process', '1'.repeat(40), '--retries', '6'])).code).toBe(3);
     const r = await cli(['book', 'process', WELL_KNOWN.foreignPublisher.hash_id, '--retries', '6']);
@@ -77,5 +64,30 @@ describe('book process', () => {
     const r = await cli(['book', 'process', '--from-file', '-'], { input: `${WELL_KNOWN.readme.hash_id}\nnope\n` });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/line 2/);
+  });
+});
+
+describe('book process against a sandbox without faults', () => {
+  let sb: TestSandbox;
+  let quiet: Cli;
+  beforeAll(async () => {
+    sb = await startTestSandbox({ processDelayMs: 150 });
+    quiet = cliFor(sb);
+  });
+  afterAll(() => sb.close());
+
+  // Its own sandbox without faults: with --timeout 1s, an injected 429 (Retry-After: 1) leaves no
+  // time for a retry, so a random fault would fail the other book instead of testing the held one.
+  it('a held book that stays queued ends held at the explicit --timeout: exit 6; no retry of it, the --force --yes command instead', async () => {
+    const r = await quiet(['book', 'process', WELL_KNOWN.queued.hash_id, SEED_BOOKS[1].hash_id, '--wait', '--interval', '100ms', '--timeout', '1s', '--json', '--retries', '6']);
+    expect(r.code, r.stderr).toBe(6);
+    const out = JSON.parse(r.stdout);
+    expect(out.summary).toMatchObject({ total: 2, held: 1, timed_out: 0 });
+    expect(out.books[0]).toMatchObject({ hash_id: WELL_KNOWN.queued.hash_id, state: 'held' });
+    expect(r.stderr).toMatch(/book process: 2 books: 1 already processed, 1 held in /);
+    // Waiting again would not help: no retry command; the way to release it is said instead.
+    expect(r.stderr).not.toMatch(/To retry what failed/);
+    expect(r.stderr).toMatch(/held in the service's queue .*waiting again will not process it.*\n {2}bookdist book process --wait --force --yes /s);
+    expect(r.stderr).toContain(WELL_KNOWN.queued.hash_id);
   });
 });
