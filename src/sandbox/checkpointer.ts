@@ -7,17 +7,23 @@
 import { Worker } from 'node:worker_threads';
 import type { DatabaseSync } from 'node:sqlite';
 
+// The worker opens its connection at the first checkpoint, not when it starts: a worker still
+// starting when the server closes must not open (and so create) the database file after the
+// server's own connection is gone and its directory may be being removed.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { DatabaseSync } = require('node:sqlite');
-const db = new DatabaseSync(workerData.path, { timeout: 1000 });
+let db;
 parentPort.on('message', (m) => {
   if (m === 'close') {
-    try { db.close(); } catch {}
+    try { db?.close(); } catch {}
     parentPort.close();
     return;
   }
-  try { db.exec('PRAGMA wal_checkpoint(PASSIVE)'); } catch {}
+  try {
+    db ??= new DatabaseSync(workerData.path, { timeout: 1000 });
+    db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+  } catch {}
 });
 `;
 
@@ -31,6 +37,8 @@ export class Checkpointer {
   private readonly timer: NodeJS.Timeout;
   private dirty = false;
   private stopped = false;
+  /** Resolves once the worker has ended (its connection closed): nothing of it touches the files after. */
+  private readonly ended: Promise<void>;
 
   constructor(
     private readonly db: DatabaseSync,
@@ -38,8 +46,9 @@ export class Checkpointer {
   ) {
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path } });
     this.worker.unref();
-    const fallBack = () => this.stop();
+    const fallBack = () => void this.stop();
     this.worker.once('error', fallBack);
+    this.ended = new Promise((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.once('exit', fallBack);
     this.db.exec('PRAGMA wal_autocheckpoint = 0');
     this.timer = setInterval(() => {
@@ -55,9 +64,13 @@ export class Checkpointer {
     this.dirty = true;
   }
 
-  /** Back to SQLite's automatic checkpoints; the worker closes its connection and ends. */
-  stop(): void {
-    if (this.stopped) return;
+  /**
+   * Back to SQLite's automatic checkpoints; the worker closes its connection and ends. The
+   * promise resolves when it has ended: a server's close() waits for it, so that nothing writes
+   * in the database's directory after close() (a test removes that directory next).
+   */
+  stop(): Promise<void> {
+    if (this.stopped) return this.ended;
     this.stopped = true;
     clearInterval(this.timer);
     try {
@@ -70,5 +83,6 @@ export class Checkpointer {
     } catch {
       /* already gone */
     }
+    return this.ended;
   }
 }

@@ -115,11 +115,12 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
 
   // Not serving after all (a port in use): a :memory: store's keys were written to a temp
   // directory for this server; remove them with it.
-  const stop = () => {
+  const stop = async () => {
     clearInterval(worker.timer);
     core.journal?.flush();
-    store.close();
+    const ended = store.close();
     cleanupKeyFiles(store);
+    await ended;
   };
   await listen(server, opts.port ?? 8710, listenHost, stop);
   const port = (server.address() as AddressInfo).port;
@@ -311,14 +312,15 @@ function urlHostOf(host: string): string {
 }
 
 /** close(): once, however often called; in-flight answers get a moment, then every connection is dropped. */
-function closer(server: Server, sockets: Set<Socket>, timer: NodeJS.Timeout, stop: () => void): () => Promise<void> {
+function closer(server: Server, sockets: Set<Socket>, timer: NodeJS.Timeout, stop: () => Promise<void>): () => Promise<void> {
   let closing: Promise<void> | undefined;
   return () =>
     (closing ??= new Promise<void>((resolve) => {
       clearInterval(timer);
+      // Resolved only when the store and its checkpointer thread are closed: nothing of this
+      // server writes in its directory after close() (tests remove that directory next).
       server.close(() => {
-        stop();
-        resolve();
+        void stop().then(resolve, resolve);
       });
       server.closeIdleConnections();
       const t = setTimeout(() => {

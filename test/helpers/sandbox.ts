@@ -166,15 +166,10 @@ async function startIn(dir: string, opts: TestSandboxOptions): Promise<TestSandb
     async close() {
       if (closed) return;
       closed = true;
+      // close() resolves once the store and its checkpointer thread have closed their
+      // connections: nothing of the sandbox writes in the directory after it.
       await server.close();
-      // Retried: one run in the fresh-machine CI (11:12) failed here with ENOTEMPTY, a file
-      // appearing in the directory while it was being removed after close() had resolved
-      // (which of the sandbox's deferred writers still wrote is not known yet).
-      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
-      // And once more after the sandbox's longest deferred timer (the text index's 500 ms merge):
-      // twice in five fresh CI runs the directory was back after close() (see stop 26's note).
-      await new Promise((r) => setTimeout(r, 600));
-      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -1,7 +1,7 @@
 // A connection that keeps writing checkpoints from a worker thread (src/sandbox/checkpointer.ts):
 // its commits stop doing SQLite's automatic checkpoints, the worker still moves the WAL into the
 // database file, and closing the store ends the worker and restores automatic checkpoints.
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -9,9 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/sandbox/db/store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bookdist-checkpoint-'));
-// The checkpoint worker may still be closing its connection (which removes the -wal file):
-// retry a removal that races it (ENOTEMPTY).
-afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const autoPages = (store: Store) => (store.db.prepare('PRAGMA wal_autocheckpoint').get() as any).wal_autocheckpoint as number;
 
@@ -38,9 +36,9 @@ describe('background checkpoints', () => {
     for (let i = 0; i < 300 && statSync(path).size < before + 2_000_000; i++) await new Promise((r) => setTimeout(r, 50));
     expect(statSync(path).size).toBeGreaterThan(before + 2_000_000);
 
-    store.close();
+    await store.close();
     // Everything committed is there for the next reader.
-    const db = new DatabaseSync(path, { readOnly: true, timeout: 10_000 }); // the worker may still be closing
+    const db = new DatabaseSync(path, { readOnly: true });
     expect((db.prepare("SELECT count(*) AS n FROM meta WHERE key LIKE 'blob%'").get() as any).n).toBe(40);
     db.close();
   });
@@ -54,7 +52,33 @@ describe('background checkpoints', () => {
     expect(autoPages(store)).toBe(0);
     (store as any).checkpointer.stop();
     expect(autoPages(store)).toBe(1000);
-    store.close();
+    await store.close();
     expect(store.db.isOpen).toBe(false);
+  });
+
+  it("close() resolves only after the worker's connection is closed too: nothing writes in the directory after it", async () => {
+    const sub = mkdtempSync(join(dir, 'closing-'));
+    const path = join(sub, 'closing.db');
+    const store = new Store(path);
+    store.tx(() => store.createSchema());
+    for (let i = 0; i < 120; i++) store.tx(() => store.setMeta('k', String(i)));
+    for (let i = 0; i < 250 && autoPages(store) !== 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(autoPages(store)).toBe(0);
+    store.tx(() => store.setMeta('k', 'last')); // a checkpoint is due: the worker opens its connection
+    await new Promise((r) => setTimeout(r, 300));
+    await store.close();
+    // The last connection to close removes the WAL: when close() resolves, that has happened.
+    expect(existsSync(path + '-wal')).toBe(false);
+    // A worker that never got to its first checkpoint never opens (so never creates) the file.
+    rmSync(sub, { recursive: true });
+    const again = mkdtempSync(join(dir, 'fresh-'));
+    const fresh = new Store(join(again, 'fresh.db'));
+    fresh.tx(() => fresh.createSchema());
+    for (let i = 0; i < 120; i++) fresh.tx(() => fresh.setMeta('k', String(i)));
+    for (let i = 0; i < 250 && autoPages(fresh) !== 0; i++) await new Promise((r) => setTimeout(r, 20));
+    const closing = fresh.close();
+    for (const f of readdirSync(again)) rmSync(join(again, f));
+    await closing;
+    expect(readdirSync(again)).toEqual([]);
   });
 });

@@ -52,7 +52,7 @@ export class Store {
   /** The turn's group commit, while its write transaction is open (see `serve`). */
   private group?: { waiting: Array<(err?: unknown) => void>; requests: number };
   private commits = 0;
-  private checkpointer?: { committed(): void; stop(): void };
+  private checkpointer?: { committed(): void; stop(): Promise<void> };
   private readonly cache = new Map<string, StatementSync>();
   private readonly writes = new Map<string, { stmt: StatementSync; table: string | undefined; insert: boolean }>();
   private readonly queries = new Map<string, { stmt: StatementSync; row: (values: unknown[]) => Row }>();
@@ -537,12 +537,16 @@ export class Store {
     this.db.exec(sql);
   }
 
-  close(): void {
+  /**
+   * Closes the connection now. The promise resolves when the background checkpointer's thread
+   * (if one started) has closed its own connection too: after it, nothing of this store writes.
+   */
+  close(): Promise<void> {
     this.commitGroup();
     this.sendAnswers();
     this.onOtherCommit = undefined;
     if (this.reading && this.db.isOpen) this.endRead();
-    this.checkpointer?.stop();
+    const ended = this.checkpointer?.stop() ?? Promise.resolve();
     this.cache.clear();
     this.writes.clear();
     this.queries.clear();
@@ -551,6 +555,7 @@ export class Store {
     } catch {
       /* already closed */
     }
+    return ended;
   }
 }
 
