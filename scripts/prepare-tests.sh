@@ -7,6 +7,9 @@
 #   zsh, fish, shellcheck   the completion scripts (test/completion/)
 #   chromium    the browser tests (test/**/*.browser.test.ts, through playwright-core)
 #   faketime    the clock check of profile check (test/network/)
+# and, from the npm registry, the oldest Node that package.json's engines.node allows (the package
+# test installs and runs bookdist under it): node-linux-<arch>@<that version>, unpacked once into
+# ${XDG_CACHE_HOME:-~/.cache}/bookdist-tests/ (outside the clone, so `npm ci` keeps it).
 # A missing package is installed with apt-get when this runs as root on a machine with apt;
 # otherwise the script stops at once, with one line naming what is missing and the command that
 # installs it. Quiet when everything is there.
@@ -49,5 +52,27 @@ if [ -n "$packages" ]; then
     echo "prepare-tests: still missing after apt-get: $packages; install them with: $install" >&2
     exit 1
   fi
+fi
+
+# The oldest Node engines.node allows (">=22.22" is 22.22.0), as the npm registry ships it.
+here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck disable=SC2016 # a JavaScript template literal, not a shell expansion
+min=$(node -p 'const m = /^>=\s*(\d+)\.(\d+)(?:\.(\d+))?$/.exec(require(process.argv[1]).engines.node); m ? `${m[1]}.${m[2]}.${m[3] ?? 0}` : ""' "$here/package.json")
+arch=$(node -p 'process.platform + "-" + process.arch')
+if [ -z "$min" ]; then
+  echo "prepare-tests: package.json's engines.node is not of the form >=X.Y[.Z]; cannot tell the oldest Node to test on" >&2
+  exit 1
+fi
+dir="${XDG_CACHE_HOME:-$HOME/.cache}/bookdist-tests/node-$min-$arch"
+if [ ! -x "$dir/bin/node" ] || [ "$("$dir/bin/node" --version 2>/dev/null)" != "v$min" ]; then
+  echo "prepare-tests: fetching Node $min ($arch) from the npm registry for the package test"
+  tmp=$(mktemp -d)
+  if ! (cd "$tmp" && npm pack --silent "node-$arch@$min" >/dev/null 2>"$tmp/err" && tar xzf node-*.tgz); then
+    echo "prepare-tests: could not fetch node-$arch@$min from the npm registry: $(tail -n 1 "$tmp/err"); check the network or npm's registry setting" >&2
+    rm -rf "$tmp"
+    exit 1
+  fi
+  rm -rf "$dir" && mkdir -p "$(dirname "$dir")" && mv "$tmp/package" "$dir"
+  rm -rf "$tmp"
 fi
 exit 0

@@ -39,6 +39,8 @@ export default function setup(): () => void {
   const saved = { TMPDIR: process.env.TMPDIR, HOME: process.env.HOME };
   // npm and the pinned Node keep using the user's npm cache (the package test installs offline from it).
   process.env.npm_config_cache ??= join(saved.HOME ?? home, '.npm');
+  // The user's cache directory, where scripts/prepare-tests.sh unpacks the oldest Node for the package test.
+  process.env.BOOKDIST_TEST_USER_CACHE ??= process.env.XDG_CACHE_HOME || join(saved.HOME ?? home, '.cache');
   // Tools the tests run (npm) turn on Node's compile cache in the temporary directory by default.
   // No compile cache in the test run at all: pointed elsewhere, every Node process would write it
   // when it exits, the workers of this run too, after the directory is removed.
