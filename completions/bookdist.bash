@@ -104,6 +104,7 @@ _bookdist_cmd() {
     'import/help') REPLY='help' ;;
     'access/allow') REPLY='allow' ;;
     'access/revoke') REPLY='revoke' ;;
+    'access/sync') REPLY='sync' ;;
     'access/help') REPLY='help' ;;
     'offers/get') REPLY='get' ;;
     'offers/checkout') REPLY='checkout' ;;
@@ -140,7 +141,7 @@ _bookdist_cmds() {
     'order') REPLY='create refund free help' ;;
     'codes') REPLY='generate summary help' ;;
     'import') REPLY='search help' ;;
-    'access') REPLY='allow revoke help' ;;
+    'access') REPLY='allow revoke sync help' ;;
     'offers') REPLY='get checkout help' ;;
     'ledger') REPLY='list show verify export prune reconcile help' ;;
     'completion') REPLY='bash zsh fish refresh help' ;;
@@ -223,6 +224,7 @@ _bookdist_flags() {
     'access') REPLY='-h --help' ;;
     'access allow') REPLY='--hash-id --username --price --price-cents --expires --email --send-email --from-csv --results --resume --restart --concurrency -h --help' ;;
     'access revoke') REPLY='--hash-id --username --from-csv --results --resume --restart --concurrency -h --help' ;;
+    'access sync') REPLY='--hash-id --price --assume-current --results --resume --restart --concurrency -h --help' ;;
     'offers') REPLY='-h --help' ;;
     'offers get') REPLY='--isbn --no-check -h --help' ;;
     'offers checkout') REPLY='--id --rejoiner-id --open -h --help' ;;
@@ -432,6 +434,11 @@ _bookdist_flag() {
     'access revoke/--from-csv') REPLY='rf' ;;
     'access revoke/--results') REPLY='rf' ;;
     'access revoke/--concurrency') REPLY='r-' ;;
+    'access sync/--hash-id') REPLY='ri book' ;;
+    'access sync/--price') REPLY='r-' ;;
+    'access sync/--assume-current') REPLY='rf' ;;
+    'access sync/--results') REPLY='rf' ;;
+    'access sync/--concurrency') REPLY='r-' ;;
     'offers get/--isbn') REPLY='ri isbn' ;;
     'offers checkout/--id') REPLY='ri price' ;;
     'offers checkout/--rejoiner-id') REPLY='r-' ;;

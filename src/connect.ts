@@ -18,7 +18,7 @@ import type { ResolvedConfig, Setting } from './config/resolve.js';
 import { CONFIG_FILE, KEYS_DIR } from './config/store.js';
 import { checkBaseUrl, checkHeaderValue, checkPermissions, sourceOf } from './config/check.js';
 import type { WriteHook, WriteRequest } from './api/write-hook.js';
-import { mayWrite, opOf } from './ledger/ops.js';
+import { ledgerProfile, mayWrite, opOf } from './ledger/ops.js';
 
 /** Where requests go and as whom: what connect() hands the client besides the context's settings. */
 interface Target {
@@ -112,11 +112,6 @@ function idCacheFor(ctx: Context, cfg: ResolvedConfig, target: Target): IdCollec
     flush(seeded.merge(ids), cache);
   });
   return ids;
-}
-
-/** The profile name the ledger records: `sandbox` for the embedded sandbox, `(env)` for a base URL given without a profile. */
-function ledgerProfile(cfg: ResolvedConfig): string {
-  return cfg.embedded || cfg.profile.source !== 'default' ? cfg.profile.value : '(env)';
 }
 
 /**

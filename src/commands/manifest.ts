@@ -58,6 +58,7 @@ const BULK_LISTING: ReadonlyArray<readonly [term: string, description: string]> 
   ['codes generate', 'generate redemption codes for a book, any number, resumably'],
   ['access allow --from-csv', 'grant one per row of a CSV file'],
   ['access revoke --from-csv', 'revoke one per row of a CSV file'],
+  ['access sync', "make a book's grants match a roster: allow who is new, revoke who left"],
 ];
 
 // The root command itself: its description, its global options and what its help lists. src/root.ts

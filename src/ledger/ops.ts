@@ -3,6 +3,7 @@
 // recorded under that command's name; one to a path the interface does not list, as `api`.
 import type { WriteRequest } from '../api/write-hook.js';
 import { ENDPOINTS } from '../spec/endpoints.js';
+import type { ResolvedConfig } from '../config/resolve.js';
 
 /** Endpoint name → the operation the ledger records. */
 const WRITE_OPS: Record<string, string> = {
@@ -16,6 +17,11 @@ const WRITE_OPS: Record<string, string> = {
   'access.revoke': 'access revoke',
   'book.process': 'book process',
 };
+
+/** The profile name the ledger records: `sandbox` for the embedded sandbox, `(env)` for a base URL given without a profile. */
+export function ledgerProfile(cfg: ResolvedConfig): string {
+  return cfg.embedded || cfg.profile.source !== 'default' ? cfg.profile.value : '(env)';
+}
 
 /** Is this request one the ledger may record (cheap: no module of the ledger's is loaded for a read)? */
 export function mayWrite(req: { method: string; endpoint?: string }): boolean {

@@ -103,6 +103,8 @@ export const OUTPUT: Record<string, OutputSpec> = {
   // access control
   'access allow': { kind: 'message', bulk: 'access result' },
   'access revoke': { kind: 'message', bulk: 'access result' },
+  // --dry-run prints the plan's changes; a run prints one result per change.
+  'access sync': { kind: 'rows', record: 'planned change', bulk: 'sync result' },
   // price comparison
   'offers get': { kind: 'rows', record: 'offer', at: 'Offers' },
   'offers checkout': { kind: 'record', record: 'checkout', value: 'url' },

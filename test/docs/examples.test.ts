@@ -14,7 +14,7 @@
 // create what its later lines use (a variable, a profile, an order).
 //
 // What the test provides, as a reader would have it: the files the examples name (partner.pem,
-// hash_ids.txt, billing.json, grants.csv, roster.csv, gifts.csv, ...) and the secrets they read
+// hash_ids.txt, billing.json, grants.csv, roster.csv, gifts.csv, team.csv, ...) and the secrets they read
 // from the environment
 // ($SHARED_KEY, $ACCESS_TOKEN, $PW, and $BOOKDIST_SANDBOX_SECRET when the sandbox has a control
 // secret). The service the examples call https://api.example.com (and
@@ -173,6 +173,9 @@ beforeAll(async () => {
     'revoke.csv': `hash_id,username\n${WELL_KNOWN.readme.hash_id},${WELL_KNOWN.user2.username}\n`,
     'roster.csv': 'email,first_name,last_name\nkatherine@example.com,Katherine,Johnson\n',
     'gifts.csv': `username,hash_id\n${WELL_KNOWN.user2.username},${WELL_KNOWN.otherPublisher.hash_id}\n`,
+    // access sync: the roster now, and the one before it (--assume-current).
+    'team.csv': `username\n${WELL_KNOWN.user.username}\n`,
+    'team.before.csv': `username\n${WELL_KNOWN.user.username}\n${WELL_KNOWN.user2.username}\n`,
   };
   // The catalogue samples the README loads from a clone (docs/samples/), and the names other examples give them.
   for (const [name, sample] of [['docs/samples/catalogue.onix.xml', 'catalogue.onix.xml'], ['docs/samples/catalogue.csv', 'catalogue.csv'], ['feed.xml', 'catalogue.onix.xml']]) {

@@ -1,8 +1,10 @@
 // `bookdist access ...`: grant and revoke a user's access to a book on a partner-hosted reader
-// (internal eBook API, operator token). Both verbs belong to the bulk jobs (allow.cmd.ts, revoke.cmd.ts).
+// (internal eBook API, operator token), and keep a book's grants in sync with a roster. Every verb
+// belongs to the bulk jobs (allow.cmd.ts, revoke.cmd.ts, sync.cmd.ts).
 import { group } from '../define.js';
 import { allow } from './allow.cmd.js';
 import { revoke } from './revoke.cmd.js';
+import { sync } from './sync.cmd.js';
 import { summaryOf } from '../manifest.js';
 
 export const commands = [
@@ -11,7 +13,7 @@ export const commands = [
     summary: summaryOf('access'),
     description:
       'The access-control (internal eBook) API: give a user access to a book sold on your own reader, or ' +
-      'take it back. Authenticated with the operator token (BOOKDIST_TOKEN or the profile\'s token).',
-    commands: [allow, revoke],
+      'take it back, or make a book\'s grants match a roster (sync). Authenticated with the operator token (BOOKDIST_TOKEN or the profile\'s token).',
+    commands: [allow, revoke, sync],
   }),
 ];

@@ -1,0 +1,247 @@
+// `access sync ROSTER --hash-id H`: make the book's grants the roster's. The plan (./plan.ts) comes
+// from the roster, the ledger's access writes for the book, and --assume-current; --dry-run prints
+// it, otherwise it runs as a spec on the bulk job engine (one change an item: resumable, journal,
+// signals, exit 6). A resumed job plans as its first run did: the writes of its own job are left
+// out of what the ledger knows (the journal then skips the changes already made).
+import type { Context } from '../../context.js';
+import type { VerbInput } from '../define.js';
+import type { sync } from './sync.cmd.js';
+import type { ApiClient } from '../../api/client.js';
+import { ExitCode, messageOf, usageError } from '../../errors.js';
+import * as v from '../../validate/index.js';
+import { toApiError } from '../../api/errors.js';
+import { isAnswer } from '../../api/answer.js';
+import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../bulk/engine.js';
+import { failureOf } from '../../bulk/retry.js';
+import { runPool } from '../../bulk/pool.js';
+import { csvRows, inputFingerprint } from '../../bulk/rows.js';
+import { jobFlags, parseBulkFlags, shellQuote, type BulkFlags } from '../../bulk/flags.js';
+import { emit } from '../../output/index.js';
+import { confirm } from '../confirm.js';
+import { readLedger } from '../ledger/common.js';
+import { ledgerProfile } from '../../ledger/ops.js';
+import { ALREADY_HAS, HAS_NONE, grantsOf, planSync, usernamesByEmail, type Change, type Plan, type RosterEntry } from './plan.js';
+
+export interface Options extends BulkFlags {
+  hashId: string;
+  price?: string;
+  assumeCurrent?: string;
+}
+
+type Status = 'ok' | 'already' | 'invalid' | 'failed';
+
+interface Result extends Record<string, unknown> {
+  row: number | string;
+  action: string;
+  status: Status;
+  username: string;
+  email: string;
+  message: string;
+}
+
+const COLUMNS = ['row', 'action', 'status', 'username', 'email', 'message'] as const;
+
+export function parse({ args, opts }: VerbInput<typeof sync>): Options {
+  // The roster is the job's input (an argument here, where the other bulk verbs take --from-csv).
+  const bulk = parseBulkFlags({ ...opts, roster: args.roster }, { roster: 'ROSTER' })!;
+  const hashId = v.hashId(opts.hashId, '--hash-id');
+  const price = opts.price !== undefined ? v.price(opts.price, '--price') : undefined;
+  const assumeCurrent = opts.assumeCurrent;
+  if (assumeCurrent === '-' && bulk.file === '-') throw usageError('ROSTER and --assume-current cannot both be stdin (-): give one of them as a file.');
+  const argv = [shellQuote(bulk.file), '--hash-id', hashId];
+  if (price !== undefined) argv.push('--price', price);
+  if (assumeCurrent !== undefined) argv.push('--assume-current', shellQuote(assumeCurrent));
+  return { ...bulk, argv: [...argv, ...bulk.argv.slice(2)], hashId, price, assumeCurrent };
+}
+
+/** A roster's users: a username, else an e-mail address to resolve; rows with neither are problems. */
+async function readRoster(file: string, ctx: Context, flag: string): Promise<RosterEntry[]> {
+  const out: RosterEntry[] = [];
+  let checked = false;
+  for await (const row of csvRows(file, ctx, { flag, required: [], optional: ['username', 'email'] })) {
+    if (!checked) {
+      checked = true;
+      const names = Object.keys(row.values);
+      if (!names.includes('username') && !names.includes('email')) {
+        throw usageError(`${flag} ${file}: the header row names neither username nor email (it has: ${names.join(', ')}); a roster names its users in one of them.`);
+      }
+    }
+    const u = row.values.username ?? '';
+    const e = row.values.email ?? '';
+    const entry: RosterEntry = { line: row.line, email: e || undefined };
+    try {
+      if (row.problem) throw usageError(row.problem);
+      if (u) entry.username = v.username(u, 'username');
+      else if (e) entry.email = v.email(e, 'email');
+      else throw usageError('the row gives neither a username nor an e-mail address');
+    } catch (err) {
+      entry.problem = messageOf(err).replace(/\.$/, '');
+    }
+    out.push(entry);
+  }
+  return out;
+}
+
+/**
+ * Usernames for the entries given by e-mail: the users this ledger saw created first, then a
+ * look-up of the rest (reads only). An address no user has becomes the entry's problem.
+ */
+async function resolveEmails(entries: RosterEntry[], known: Map<string, string>, api: () => Promise<ApiClient>, ctx: Context, concurrency: number): Promise<void> {
+  const open = entries.filter((e) => !e.username && !e.problem && e.email);
+  const ask = new Map<string, string | undefined>();
+  for (const e of open) {
+    const k = e.email!.toLowerCase();
+    if (known.has(k)) e.username = known.get(k);
+    else ask.set(k, undefined);
+  }
+  if (ask.size) {
+    const client = await api();
+    await runPool(
+      ask.keys(),
+      async (email) => {
+        const res = await client.call('user.email', { params: { email } });
+        if (res.status === 404) return;
+        const username = isAnswer(res) ? (res.body as { user?: { username?: unknown } }).user?.username : undefined;
+        if (typeof username !== 'string') throw toApiError(res);
+        ask.set(email, username.toLowerCase());
+      },
+      { concurrency, signal: ctx.signal },
+    );
+  }
+  for (const e of open) {
+    if (e.username) continue;
+    const found = ask.get(e.email!.toLowerCase());
+    if (found) e.username = found;
+    else e.problem = `no user has the e-mail address ${e.email} (create it with \`bookdist user create\`)`;
+  }
+}
+
+interface Planned {
+  plan: Plan;
+  profile: string;
+}
+
+/** The plan: the roster and the previous roster read and resolved, against the ledger's grants. */
+async function makePlan(o: Options, ctx: Context, api: () => Promise<ApiClient>, skipJob?: string): Promise<Planned> {
+  const cfg = await ctx.config();
+  const profile = ledgerProfile(cfg);
+  const { writes } = readLedger(ctx);
+  const roster = await readRoster(o.file, ctx, 'ROSTER');
+  const previous = o.assumeCurrent !== undefined ? await readRoster(o.assumeCurrent, ctx, '--assume-current') : [];
+  await resolveEmails([...roster, ...previous], usernamesByEmail(writes, profile), api, ctx, o.concurrency);
+  if (!roster.some((r) => r.username)) {
+    throw usageError(
+      `ROSTER ${o.file} names no user who exists${roster.length ? ` (${roster.length} row(s), none usable)` : ''}: a sync to it would revoke every grant of the book. ` +
+        'Nothing was sent. To take access from everyone, use `bookdist access revoke --from-csv FILE`.',
+    );
+  }
+  const plan = planSync(roster, grantsOf(writes, o.hashId, profile, ctx.clock.now(), skipJob), previous);
+  return { plan, profile };
+}
+
+/** What the plan is, and what the ledger cannot know, in plain words (stderr). */
+function describePlan(o: Options, { plan, profile }: Planned): string[] {
+  const n = (a: Change['action']) => plan.changes.filter((c) => c.action === a).length;
+  const invalid = n('invalid');
+  const lines = [
+    `Book ${o.hashId}, profile ${profile}: ${plan.wanted} user(s) in ${o.file}; the ledger knows ${plan.known} with access` +
+      (o.assumeCurrent !== undefined ? `, ${plan.assumed} more assumed from ${o.assumeCurrent}` : '') +
+      `. Plan: ${n('allow')} to allow, ${n('revoke')} to revoke, ${plan.unchanged} unchanged` +
+      (invalid ? `, ${invalid} invalid row(s)` : '') +
+      '.',
+  ];
+  if (o.assumeCurrent === undefined) {
+    lines.push(
+      'Grants made outside this ledger (on another machine, with --no-ledger, or by the service itself) are unknown to it ' +
+        'and are not revoked: give the previous roster with --assume-current FILE to count its users as having access.',
+    );
+  }
+  return lines;
+}
+
+export async function run(o: Options, ctx: Context): Promise<number> {
+  const input = await inputFingerprint(o.file, ctx, 'ROSTER');
+  const previous = o.assumeCurrent !== undefined ? await inputFingerprint(o.assumeCurrent, ctx, '--assume-current') : undefined;
+  if (ctx.globals.dryRun) return dryRun(o, ctx);
+  const ledgerOff = ctx.globals.ledger === false || (await ctx.config()).ledger?.value === false;
+  if (ledgerOff) {
+    ctx.warn('the ledger is off for this run: the grants it makes will be unknown to the next `access sync`.');
+  }
+  let revokes = 0;
+  const spec: JobSpec<Change, Result> = {
+    verb: 'access sync',
+    columns: COLUMNS,
+    unit: 'changes',
+    source: async function* () {
+      // Planned once the job's id is known (a resumed job's is its journal's): its own writes are left out.
+      const p = await makePlan(o, ctx, () => ctx.api(), ctx.ledgerJob);
+      const changes = p.plan.changes;
+      for (const line of describePlan(o, p)) ctx.info(line);
+      if (!ledgerOff) ctx.info(`Its changes are recorded in the ledger as job ${ctx.ledgerJob} (\`bookdist ledger list --job ${ctx.ledgerJob}\`).`);
+      if (o.price === undefined && changes.some((c) => c.action === 'allow')) {
+        throw usageError(`The plan allows ${changes.filter((c) => c.action === 'allow').length} user(s): give the price of their grants with --price (e.g. 12.01). Nothing was sent.`);
+      }
+      revokes = changes.filter((c) => c.action === 'revoke').length;
+      spec.total = changes.length;
+      yield* chunks(changes, ROWS_PER_BATCH);
+    },
+    // The journal checks a resumed plan by what each change is, not by the words of its reason.
+    digestOf: (items) => items.map((c) => [c.action, c.username, c.line ?? null]),
+    process: (batch, job) =>
+      eachItem(
+        batch.items,
+        async (c) => {
+          const make = (status: Status, message: string): Result => ({ row: c.line ?? '', action: c.action, status, username: c.username, email: c.email ?? '', message });
+          if (c.action === 'invalid') return { row: make('invalid', c.why), invalid: true };
+          const allow = c.action === 'allow';
+          const payload = allow ? { hash_id: o.hashId, username: c.username, price: o.price! } : { hash_id: o.hashId, username: c.username };
+          const r = await job.call(allow ? 'access.allow' : 'access.revoke', { payload });
+          if (r.ok && isAnswer(r.response)) return { row: make('ok', String(r.response.body.message ?? (allow ? 'Access granted.' : 'Access revoked.'))) };
+          if (r.ok && (allow ? ALREADY_HAS : HAS_NONE).test(failureOf(r.response).message)) return { row: make('already', failureOf(r.response).message) };
+          return failedRow(r, make, `${c.action} ${c.username}`);
+        },
+        job,
+      ),
+    status: (r) => r.status,
+    describe: (c, st) =>
+      countsText(c, st, 'change', [
+        ['ok', 'made'],
+        ['already', 'already so'],
+        ['invalid', 'invalid'],
+        ['failed', 'failed'],
+      ]),
+    ...jobFlags(o, ctx),
+    input: o.file,
+    identity: { ROSTER: input, '--hash-id': o.hashId, '--price': o.price ?? null, '--assume-current': previous ?? null },
+    command: `bookdist access sync ${o.argv.join(' ')}`,
+    stdoutResumeHint: () => ({ command: `bookdist access sync ${o.argv.join(' ')}`, note: 'the plan is made again from the ledger: changes already made are not repeated' }),
+    confirm: () => (revokes ? confirm(ctx, `Revoke access to book ${o.hashId} for ${revokes} user(s) not in ${o.file}?`) : Promise.resolve()),
+    invalidHint: ' Fix the invalid rows of the roster (or create their users) and run the sync again.',
+  };
+  return runJob(spec, ctx);
+}
+
+/** --dry-run: the plan as rows (every output format), its summary on stderr; no write is sent. */
+async function dryRun(o: Options, ctx: Context): Promise<number> {
+  // Look-ups of e-mail addresses are reads: they are sent (the dry-run client would only print them).
+  const api = async () => ctx.apiFor(await ctx.config(), { dryRun: false });
+  const p = await makePlan(o, ctx, api);
+  await emit(
+    ctx,
+    p.plan.changes.map((c) => ({ action: c.action, username: c.username || null, email: c.email ?? null, row: c.line ?? null, why: c.why })),
+    {
+      columns: [
+        { key: 'action', label: 'ACTION', id: true },
+        { key: 'username', label: 'USERNAME', id: true },
+        { key: 'email', label: 'EMAIL', optional: true, dropEmpty: true },
+        { key: 'why', label: 'WHY', min: 16 },
+      ],
+      empty: 'Nothing to change: the grants the ledger knows are the roster.',
+    },
+  );
+  for (const line of describePlan(o, p)) ctx.info(line);
+  if (o.price === undefined && p.plan.changes.some((c) => c.action === 'allow')) ctx.info('To run it, give the price of the new grants with --price.');
+  ctx.info('(dry run: nothing was sent)');
+  return ExitCode.OK;
+}
+
