@@ -79,8 +79,10 @@ export interface Plan {
   unchanged: number;
   /** Distinct users in the roster. */
   wanted: number;
-  /** Users the ledger knows to have access (or knows nothing certain of) for this book. */
+  /** Users the ledger knows to have access to this book. */
   known: number;
+  /** Users whose last access write's outcome the ledger does not know. */
+  unsure: number;
   /** Users with access only because the previous roster (--assume-current) says so. */
   assumed: number;
 }
@@ -103,17 +105,19 @@ export function planSync(roster: RosterEntry[], ledger: Map<string, { state: Kno
     wanted.add(r.username);
     const k = ledger.get(r.username);
     if (k?.state === 'has') unchanged++;
-    else if (k?.state === 'unsure') changes.push({ action: 'allow', username: r.username, email: r.email, line: r.line, why: `outcome of ledger write ${k.id} unknown` });
-    else if (k?.state === 'none') changes.push({ action: 'allow', username: r.username, email: r.email, line: r.line, why: `no access since ledger write ${k.id}` });
+    else if (k?.state === 'unsure') changes.push({ action: 'allow', username: r.username, email: r.email, line: r.line, why: `ledger #${k.id}: outcome unknown` });
+    else if (k?.state === 'none') changes.push({ action: 'allow', username: r.username, email: r.email, line: r.line, why: `revoked (ledger #${k.id})` });
     else if (previous.some((p) => p.username === r.username)) unchanged++;
     else changes.push({ action: 'allow', username: r.username, email: r.email, line: r.line, why: 'no grant in the ledger' });
   }
   const revokes: Change[] = [];
   let known = 0;
+  let unsure = 0;
   for (const [user, k] of ledger) {
-    if (k.state !== 'none') known++;
+    if (k.state === 'has') known++;
+    if (k.state === 'unsure') unsure++;
     if (wanted.has(user) || k.state === 'none') continue;
-    revokes.push({ action: 'revoke', username: user, why: k.state === 'has' ? `granted by ledger write ${k.id}` : `outcome of ledger write ${k.id} unknown` });
+    revokes.push({ action: 'revoke', username: user, why: k.state === 'has' ? `granted (ledger #${k.id})` : `ledger #${k.id}: outcome unknown` });
   }
   let assumed = 0;
   const seen = new Set<string>();
@@ -121,8 +125,8 @@ export function planSync(roster: RosterEntry[], ledger: Map<string, { state: Kno
     if (!p.username || ledger.has(p.username) || seen.has(p.username)) continue;
     seen.add(p.username);
     assumed++;
-    if (!wanted.has(p.username)) revokes.push({ action: 'revoke', username: p.username, email: p.email, why: `in the previous roster (line ${p.line})` });
+    if (!wanted.has(p.username)) revokes.push({ action: 'revoke', username: p.username, email: p.email, why: `previous roster, line ${p.line}` });
   }
   revokes.sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
-  return { changes: [...changes, ...revokes], unchanged, wanted: wanted.size, known, assumed };
+  return { changes: [...changes, ...revokes], unchanged, wanted: wanted.size, known, unsure, assumed };
 }

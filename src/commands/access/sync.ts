@@ -16,7 +16,7 @@ import { failureOf } from '../../bulk/retry.js';
 import { runPool } from '../../bulk/pool.js';
 import { csvRows, inputFingerprint } from '../../bulk/rows.js';
 import { jobFlags, parseBulkFlags, shellQuote, type BulkFlags } from '../../bulk/flags.js';
-import { emit } from '../../output/index.js';
+import { emit, outputFormat, type Column } from '../../output/index.js';
 import { confirm } from '../confirm.js';
 import { readLedger } from '../ledger/common.js';
 import { ledgerProfile } from '../../ledger/ops.js';
@@ -40,6 +40,17 @@ interface Result extends Record<string, unknown> {
 }
 
 const COLUMNS = ['row', 'action', 'status', 'username', 'email', 'message'] as const;
+
+/** The columns of the table on a terminal (80 columns: the e-mail address only when there is room). */
+const TABLE_COLUMNS: Column[] = [
+  { key: 'row', label: 'ROW', id: true },
+  { key: 'action', label: 'ACTION', id: true },
+  { key: 'status', label: 'STATUS', id: true },
+  // A row without a username (an unknown e-mail address) shows its address.
+  { key: 'username', label: 'USER', id: true, format: (v, r) => String(v || r.email || '') },
+  { key: 'email', label: 'EMAIL', optional: true, dropEmpty: true },
+  { key: 'message', label: 'MESSAGE', min: 16, want: 24 },
+];
 
 export function parse({ args, opts }: VerbInput<typeof sync>): Options {
   // The roster is the job's input (an argument here, where the other bulk verbs take --from-csv).
@@ -112,7 +123,7 @@ async function resolveEmails(entries: RosterEntry[], known: Map<string, string>,
     if (e.username) continue;
     const found = ask.get(e.email!.toLowerCase());
     if (found) e.username = found;
-    else e.problem = `no user has the e-mail address ${e.email} (create it with \`bookdist user create\`)`;
+    else e.problem = 'no user has this e-mail address';
   }
 }
 
@@ -145,6 +156,7 @@ function describePlan(o: Options, { plan, profile }: Planned): string[] {
   const invalid = n('invalid');
   const lines = [
     `Book ${o.hashId}, profile ${profile}: ${plan.wanted} user(s) in ${o.file}; the ledger knows ${plan.known} with access` +
+      (plan.unsure ? ` (and ${plan.unsure} whose last change has an unknown outcome)` : '') +
       (o.assumeCurrent !== undefined ? `, ${plan.assumed} more assumed from ${o.assumeCurrent}` : '') +
       `. Plan: ${n('allow')} to allow, ${n('revoke')} to revoke, ${plan.unchanged} unchanged` +
       (invalid ? `, ${invalid} invalid row(s)` : '') +
@@ -203,6 +215,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
         job,
       ),
     status: (r) => r.status,
+    stdoutColumns: outputFormat(ctx) === 'table' && !ctx.globals.fields ? TABLE_COLUMNS : undefined,
     describe: (c, st) =>
       countsText(c, st, 'change', [
         ['ok', 'made'],
@@ -232,9 +245,10 @@ async function dryRun(o: Options, ctx: Context): Promise<number> {
     {
       columns: [
         { key: 'action', label: 'ACTION', id: true },
-        { key: 'username', label: 'USERNAME', id: true },
+        // A row without a username (an unknown e-mail address) shows its address.
+        { key: 'username', label: 'USER', id: true, format: (v, r) => String(v ?? r.email ?? '') },
         { key: 'email', label: 'EMAIL', optional: true, dropEmpty: true },
-        { key: 'why', label: 'WHY', min: 16 },
+        { key: 'why', label: 'WHY', min: 16, want: 34 },
       ],
       empty: 'Nothing to change: the grants the ledger knows are the roster.',
     },
