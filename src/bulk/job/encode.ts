@@ -76,6 +76,68 @@ export async function* decodeRows(fmt: FileFormat, columns: readonly string[], c
   }
 }
 
+/**
+ * How many rows decodeRows would yield from these bytes, counted on the bytes (no cell, string or
+ * row is made: a million-row file is counted in flat memory). The same rules: the header row
+ * skipped, a torn last line not a row, CSV records ending at a line break outside quotes.
+ */
+export async function countRows(fmt: FileFormat, chunks: AsyncIterable<Buffer>): Promise<number> {
+  const QUOTE = 0x22, COMMA = 0x2c, LF = 0x0a, CR = 0x0d, OPEN = 0x5b, CLOSE = 0x5d;
+  let lines = 0;
+  // CSV: the state of decodeRows' csvRecords, on bytes (the bytes of a multi-byte character are
+  // never one of the special ones, as its characters are not).
+  let quoted = false;
+  let quoteSeen = false;
+  let cellEmpty = true;
+  // JSON and NDJSON (read alike): the current line's length after one leading comma, and its first byte after it.
+  let len = 0;
+  let first = -1;
+  let atStart = true;
+  for await (const chunk of chunks) {
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i]!;
+      if (fmt === 'csv') {
+        if (quoted) {
+          if (quoteSeen) {
+            quoteSeen = false;
+            if (b === QUOTE) {
+              cellEmpty = false;
+              continue;
+            }
+            quoted = false;
+          } else if (b === QUOTE) {
+            quoteSeen = true;
+            continue;
+          } else {
+            cellEmpty = false;
+            continue;
+          }
+        }
+        if (b === QUOTE && cellEmpty) quoted = true;
+        else if (b === COMMA) cellEmpty = true;
+        else if (b === LF) {
+          lines++;
+          cellEmpty = true;
+        } else if (b !== CR) cellEmpty = false;
+      } else if (b === LF) {
+        if (fmt === 'tsv' || (len > 0 && !(len === 1 && (first === OPEN || first === CLOSE)))) lines++;
+        len = 0;
+        first = -1;
+        atStart = true;
+      } else {
+        if (atStart && b === COMMA && fmt !== 'tsv') {
+          atStart = false;
+          continue;
+        }
+        atStart = false;
+        if (len === 0) first = b;
+        len++;
+      }
+    }
+  }
+  return fmt === 'csv' || fmt === 'tsv' ? Math.max(0, lines - 1) : lines;
+}
+
 function unTsv(cell: string): string {
   return cell.replace(/\\[\\tnr]/g, (e) => ({ '\\\\': '\\', '\\t': '\t', '\\n': '\n', '\\r': '\r' })[e]!);
 }

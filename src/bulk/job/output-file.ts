@@ -16,7 +16,7 @@ import { kindOf, takeOverEmpty, type Fs, type SafeHandle } from '../../util/fs-s
 import { DurableFile } from './durable.js';
 import { earlierRuns, headerLine, JOURNAL_SUFFIX, outputEndOf, readJournal, type JobService, type Journal, type JournalHeader } from './journal.js';
 import { acquireLock, type Lock } from './lock.js';
-import { bytesOf, decodeRows, fileHeader } from './encode.js';
+import { bytesOf, countRows, decodeRows, fileHeader } from './encode.js';
 import type { Rescue } from './rescue.js';
 import type { BatchRecord, JobFile, JobSpec, JobStats } from './types.js';
 
@@ -268,8 +268,7 @@ class Files implements JobFiles {
     if (!this.out) return;
     if (this.expectedRows) {
       const want = this.expectedRows(stats);
-      let have = 0;
-      for await (const _ of this.rows()) have++;
+      const have = await countRows(this.file.format, bytesOf(this.reader!, 0, this.out.size));
       if (have !== want) {
         throw new CliError(
           `${this.file.flag} ${this.file.display} holds ${have} row(s) but the job counted ${want}; its journal ${basename(this.jpath)} is kept. ` +

@@ -13,6 +13,7 @@ import type { BatchResult, JobTools } from '../../bulk/job/types.js';
 import { failureOf, type Failure } from '../../bulk/retry.js';
 import { ExitCode } from '../../errors.js';
 import type { Payload } from '../../spec/contract.js';
+import type { CodeSet } from './code-set.js';
 
 export interface CodeRow extends Record<string, unknown> {
   code: string;
@@ -63,7 +64,7 @@ function describeEntry(x: unknown): string {
 }
 
 /** The codes of one answer checked: those to write (at most `want`), what to keep aside, what to say. */
-function checkCodes(codes: unknown[], want: number, seen: Set<string>, make: (c: Record<string, unknown>) => CodeRow, batch: number): Checked {
+function checkCodes(codes: unknown[], want: number, seen: CodeSet, make: (c: Record<string, unknown>) => CodeRow, batch: number): Checked {
   const out: Checked = { rows: [], keep: [], notes: [] };
   const bad: unknown[] = [];
   let dups = 0;
@@ -97,7 +98,7 @@ export async function generateBatch(
   b: BatchInput,
   job: JobTools,
   payload: Omit<Payload<'codes.generate'>, 'count'>,
-  seen: Set<string>,
+  seen: CodeSet,
   make: (c: Record<string, unknown>) => CodeRow,
 ): Promise<BatchResult<CodeRow>> {
   const rows: CodeRow[] = [];

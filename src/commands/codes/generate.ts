@@ -14,6 +14,7 @@ import { usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
 import { runJob, type FileFormat, type JobSpec } from '../../bulk/engine.js';
 import { generateBatch, type CodeRow } from './batch.js';
+import { CodeSet } from './code-set.js';
 
 type Fmt = 'csv' | 'tsv' | 'ndjson' | 'json' | 'table';
 
@@ -112,8 +113,9 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     label: o.label,
   };
   const batchCount = Math.ceil(o.count / o.batchSize);
-  // Codes the job holds (those of earlier runs read back from FILE on --resume): each is written once.
-  const seen = new Set<string>();
+  // Codes the job holds (those of earlier runs read back from FILE on --resume): each is written
+  // once. A compact exact set: a Set of a million strings was most of a long job's memory.
+  const seen = new CodeSet();
   /** Codes of batches completed only in part in this run (left to --resume). */
   let incomplete = 0;
   const spec: JobSpec<number, CodeRow> = {
