@@ -270,8 +270,13 @@ async function checkOutputOptions(ctx: Context, command: Command, bulk: boolean)
   if (spec && (spec.kind === 'message' || spec.kind === 'text') && g.fields && !(bulk && spec.bulk)) {
     throw usageError(`--fields selects fields of records; \`${name}\` prints ${spec.kind === 'text' ? 'text' : 'a message'}, not records.`);
   }
-  if (spec?.kind === 'text' && (g.query || g.json || g.output)) {
-    throw usageError(`\`${name}\` prints text, not data: --json, -o and --query do not apply.`);
+  if (spec?.kind === 'text' && spec.ndjson && (g.json || g.output)) {
+    // A stream with no end: one JSON object per line, whichever of the JSON forms is asked for.
+    if (g.query || (g.output && g.output !== 'json' && g.output !== 'ndjson')) {
+      throw usageError(`\`${name}\` prints text lines, or one JSON object per line with --json or -o ndjson: ${g.query ? '--query' : `-o ${g.output}`} does not apply.`);
+    }
+  } else if (spec?.kind === 'text' && (g.query || g.json || g.output)) {
+    throw usageError(`\`${name}\` prints text, not data: --json, -o and --query do not apply${spec.ndjson ? ' (--json and -o ndjson print one JSON object per line)' : ''}.`);
   }
   if (g.fields) {
     const problem = (await import('../output/format.js')).fieldsProblem(g.fields);

@@ -36,6 +36,13 @@ export interface OutputSpec {
    * printed as they settle, through createRowWriter.
    */
   bulk?: string;
+  /**
+   * A `text` command that follows a stream with no end (`sandbox requests tail`): lines for
+   * people, or with --json, -o json or -o ndjson one JSON object per `record` on a line of its
+   * own, written as each comes (NDJSON: a stream stopped by Ctrl-C has no end to close an array
+   * at). Other formats and --query do not apply.
+   */
+  ndjson?: boolean;
 }
 
 /**
@@ -69,7 +76,7 @@ export const OUTPUT: Record<string, OutputSpec> = {
   'sandbox openapi': { kind: 'record', record: 'OpenAPI document', at: '.', defaultFormat: 'json' },
   'sandbox requests list': { kind: 'rows', record: 'request', at: 'requests' },
   'sandbox requests show': { kind: 'record', record: 'request', at: 'request' },
-  'sandbox requests tail': { kind: 'text' },
+  'sandbox requests tail': { kind: 'text', record: 'request', ndjson: true },
   'sandbox requests verify': { kind: 'text' },
   'sandbox requests clear': { kind: 'message' },
   'sandbox fixtures apply': { kind: 'rows', record: 'step', at: 'steps' },

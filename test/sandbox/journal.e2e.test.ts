@@ -132,6 +132,36 @@ describe('sandbox requests tail', () => {
   });
 });
 
+describe('sandbox requests tail --json', () => {
+  it('prints each request as one JSON object on a line of its own, as it comes', async () => {
+    const tail = spawnCli(['sandbox', 'requests', 'tail', '--url', sb.url, '--path', '/v1/book/*', '--json']);
+    try {
+      const w = watch(tail);
+      await w.until('stderr', (s) => s.includes('Ctrl-C stops'));
+      expect((await c.partner.call('book.get', { params: { hash_id: readme.hash_id } })).status).toBe(200);
+      await w.until('stdout', (s) => s.endsWith('\n'));
+      const lines = w.out.stdout.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      const e = JSON.parse(lines[0]);
+      expect(e).toMatchObject({ method: 'GET', path: `/v1/book/${readme.hash_id}/`, status: 200, auth: 'CryptoAuth', account: sb.creds.partner.username });
+      expect(e.response.book.hash_id).toBe(readme.hash_id);
+      expect(typeof e.id).toBe('number');
+      // A second request is a second line: each one is written as it comes, not at the end.
+      expect((await c.partner.call('book.get', { params: { hash_id: readme.hash_id } })).status).toBe(200);
+      await w.until('stdout', (s) => s.split('\n').length === 3);
+      expect(JSON.parse(w.out.stdout.trimEnd().split('\n')[1]).id).toBeGreaterThan(e.id);
+    } finally {
+      await stopped(tail);
+    }
+  });
+
+  it('refuses the formats a stream cannot be printed in, naming the ones it can', async () => {
+    const r = await cli('sandbox', 'requests', 'tail', '--url', sb.url, '-o', 'csv');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('one JSON object per line with --json or -o ndjson');
+  });
+});
+
 describe('one journal for every process serving a database', () => {
   it('a second `sandbox serve` on the same file writes to the same journal; each sees both', async () => {
     const second = spawnCli(['sandbox', 'serve', '--port', '0', '--db', sb.dbPath]);

@@ -254,12 +254,13 @@ export const requestsTail = verb({
   summary: 'follow the requests as the sandbox serves them, until Ctrl-C',
   description:
     'Prints each new request of the journal as one line (id, time, method, path, status, duration, auth, account), ' +
-    'within a fraction of a second of its answer, until Ctrl-C. The filters of `requests list` apply; `requests list --json` ' +
-    'gives the rows as data.',
+    'within a fraction of a second of its answer, until Ctrl-C. With --json (or -o ndjson) each request is one JSON object ' +
+    'on a line of its own (NDJSON, the fields of `requests show --json`), written as it comes. The filters of `requests list` apply.',
   options: [...FILTER_OPTIONS, DB_OPTION, URL_OPTION],
   examples: [
     'timeout --preserve-status -s INT 1 bookdist sandbox requests tail --status 4xx',
     'timeout --preserve-status -s INT 1 bookdist sandbox requests tail --method POST --path "/v1/order/*"',
+    'timeout --preserve-status -s INT 1 bookdist sandbox requests tail --json | jq -c "{id, status}"',
   ],
   load: async () => (await import('./requests.js')).tail,
 });
