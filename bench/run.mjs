@@ -206,6 +206,11 @@ for (const r of (await import('./fixtures.mjs')).fixtureBench()) {
   results.push(r.line);
   if (!r.ok) failed = true;
 }
+// (o) a snapshot load at 100,000 books: bench/snapshots.mjs.
+for (const r of (await import('./snapshots.mjs')).snapshotBench()) {
+  results.push(r.line);
+  if (!r.ok) failed = true;
+}
 // (n) the ledger's cost: bench/ledger.mjs.
 await (await import('./ledger.mjs')).ledgerBench({ target });
 
