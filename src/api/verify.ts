@@ -7,31 +7,13 @@
 // accepted (decisions.md: the CLI keeps working against other deployments).
 import type { Endpoint } from '../spec/endpoints.js';
 import type { Schema } from '../spec/json-schema.js';
+import { CHECKED_BY_CALLER as CHECKED, NOT_SHOWN as NOT_SHOWN_NAMES, USED } from '../spec/verified.js';
 import { UnverifiedAnswer } from './errors.js';
 
-/**
- * Members of each resource of interface.md section 2 that the commands use, with the types the
- * interface gives them (a subset of src/spec/schemas.ts; test/foundation/verify.test.ts checks
- * each against it). Other members may be absent: the interface lets data depend on permissions.
- */
-export const USED: Record<string, Record<string, Schema>> = {
-  Book: { hash_id: { type: 'string' }, title: { type: 'string' } },
-  PricingEntry: { id: { type: 'integer' }, currency: { type: 'string' }, price: { $ref: 'Decimal' } },
-  User: { username: { type: 'string' } },
-  Order: { id: { type: 'integer' }, items: { type: 'array' } },
-  ListedOrder: { id: { type: 'integer' }, items: { type: 'array' } },
-  ImportedTitle: { title: { type: 'string' } },
-  PriceOffer: { Id: { type: 'integer' }, Price: { $ref: 'Decimal' } },
-  DescribedEndpoint: { name: { type: 'string' }, path: { type: 'string' } },
-  ItemBook: { hash_id: { type: 'string' } },
-  ItemUser: { username: { type: 'string' } },
-};
+export { USED };
 
-/**
- * Resources whose entries the caller checks one by one: a batch of codes keeps every good code and
- * rescues the rest (codes generate, src/commands/codes/), so one bad entry must not void the batch.
- */
-const CHECKED_BY_CALLER = new Set(['Code']);
+/** Resources whose entries the caller checks (codes generate checks each code). */
+const CHECKED_BY_CALLER: ReadonlySet<string> = new Set(CHECKED);
 
 /** Resources that are not objects. */
 const SCALAR_REFS: Record<string, Schema> = { Decimal: { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$' } };
@@ -49,11 +31,8 @@ const WRITES = new Set([
   'access.revoke',
 ]);
 
-/**
- * Endpoints whose answer's shape the interface leaves "not shown" (4.1 describe, 4.2 pricing):
- * the envelope is checked, the members are not (the table's shape is this project's sandbox).
- */
-const NOT_SHOWN = new Set(['describe', 'book.pricing']);
+/** Endpoints whose answer's shape the interface leaves "not shown": only the envelope is checked. */
+const NOT_SHOWN: ReadonlySet<string> = new Set(NOT_SHOWN_NAMES);
 
 /** Does this endpoint change something on the service? */
 export function isWrite(name: string): boolean {

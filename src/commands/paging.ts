@@ -7,16 +7,25 @@ import { createRowWriter, emit, outputFormat, recOf, type Column, type RowWriter
 import { nonNegativeInt, positiveInt } from '../validate/index.js';
 import type { OptsOf, PAGING } from './define.js';
 
-/** One page as the service answered it. */
-export interface Page {
-  /** The page's records. */
+/**
+ * A page of a listing as its fetch gives it: the rows in `results`, and the service's total in
+ * `count` when it reports one (the verified answers of book search, book list and import search).
+ */
+export type PageBody = {
   results: unknown[];
+  count?: number;
+};
+
+/** One page as the service answered it. */
+export interface Page<B extends PageBody = PageBody> {
+  /** The page's records. */
+  results: B['results'];
   /** The service's total, when it reports one. */
   count?: number;
   /** Offset this page started at. */
   offset: number;
   /** The whole response body. */
-  body: unknown;
+  body: B;
 }
 
 export interface PagesOptions {
@@ -32,9 +41,9 @@ export interface PagesOptions {
 }
 
 /** Fetch one page; `results` defaults to `body.results`. */
-export type FetchPage = (offset: number, limit: number, signal?: AbortSignal) => Promise<unknown>;
+export type FetchPage<B extends PageBody = PageBody> = (offset: number, limit: number, signal?: AbortSignal) => Promise<B>;
 
-/** What identifies a row of a listing: its `id`, else its `hash_id`, else the row itself. */
+/** What identifies a row of a listing: its `id`, else its `hash_id`, else the row itself (any listing's row: open). */
 function rowKey(row: unknown): string {
   const r = recOf(row);
   if (typeof r.id === 'number' || typeof r.id === 'string') return `id:${r.id}`;
@@ -51,7 +60,7 @@ function rowKey(row: unknown): string {
  * page that brings no new row (a service that ignores `offset` answers the first page again, with
  * any `count`) stops the listing with an error naming the page; what was yielded before stays.
  */
-export async function* pages(fetchPage: FetchPage, o: PagesOptions, resultsOf: (body: unknown) => unknown[] = resultsIn): AsyncGenerator<Page> {
+export async function* pages<B extends PageBody>(fetchPage: FetchPage<B>, o: PagesOptions): AsyncGenerator<Page<B>> {
   let offset = o.offset ?? 0;
   let seen = 0;
   const keys = new Set<string>();
@@ -60,14 +69,14 @@ export async function* pages(fetchPage: FetchPage, o: PagesOptions, resultsOf: (
     const want = o.max !== undefined ? Math.min(o.pageSize, o.max - seen) : o.pageSize;
     if (want <= 0) return;
     const body = await fetchPage(offset, want, o.signal);
-    const received = resultsOf(body);
+    const received = body.results;
     let results = received.filter((r) => {
       const k = rowKey(r);
       return keys.has(k) ? false : (keys.add(k), true);
     });
     if (received.length > 0 && results.length === 0) throw repeatedPage(number, offset, received.length, o.noun);
     if (o.max !== undefined && seen + results.length > o.max) results = results.slice(0, o.max - seen);
-    const count = countIn(body);
+    const count = body.count;
     yield { results, count, offset, body };
     seen += results.length;
     offset += received.length;
@@ -85,18 +94,6 @@ function repeatedPage(number: number, offset: number, rows: number, noun = 'rows
     ExitCode.ERROR,
     { page: number, offset, rows },
   );
-}
-
-/** The rows of a listing's page: its `results` array. */
-function resultsIn(body: unknown): unknown[] {
-  const results = recOf(body).results;
-  return Array.isArray(results) ? results : [];
-}
-
-/** The service's total of a listing, when it reports one. */
-function countIn(body: unknown): number | undefined {
-  const count = recOf(body).count;
-  return typeof count === 'number' ? count : undefined;
 }
 
 export interface ListingInput {
@@ -117,9 +114,10 @@ export function listingOptions(opts: OptsOf<{ options: typeof PAGING }>): Listin
 /** Page size of `--all` when --limit is not given. */
 const ALL_PAGE_SIZE = 500;
 
-export interface ListingSpec {
-  fetch: FetchPage;
-  columns: Column[];
+export interface ListingSpec<B extends PageBody> {
+  fetch: FetchPage<B>;
+  /** Columns of the rows `fetch` gives. */
+  columns: Column<B['results'][number]>[];
   /** Plural noun for messages: `books`, `imported titles`. */
   noun: string;
   empty?: string;
@@ -131,12 +129,12 @@ export interface ListingSpec {
  * every row from --offset on, fetched --limit (default 500, the service's maximum) at a time and written as it arrives
  * (JSON: one array of records; tables: one table per page).
  */
-export async function runListing(ctx: Context, o: ListingInput, spec: ListingSpec): Promise<void> {
+export async function runListing<B extends PageBody>(ctx: Context, o: ListingInput, spec: ListingSpec<B>): Promise<void> {
   if (!o.all) {
     const body = await spec.fetch(o.offset, o.limit ?? 0, ctx.signal);
-    const results = resultsIn(body);
+    const results = body.results;
     await emit(ctx, body, { columns: spec.columns, empty: spec.empty ?? `No ${spec.noun}.` });
-    const count = countIn(body);
+    const count = body.count;
     if (count !== undefined && o.offset + results.length < count && results.length > 0) {
       const next = o.offset + results.length;
       ctx.info(`${results.length} of ${count} ${spec.noun} (from offset ${o.offset}); more with --offset ${next}, or --all.`);
@@ -154,7 +152,7 @@ export async function runListing(ctx: Context, o: ListingInput, spec: ListingSpe
   let count: number | undefined;
   try {
     for await (const page of pages(spec.fetch, { offset: o.offset, pageSize: o.limit ?? ALL_PAGE_SIZE, signal: ctx.signal, noun: spec.noun })) {
-      writer ??= createRowWriter(ctx, { columns: spec.columns, envelope: recOf(page.body) });
+      writer ??= createRowWriter(ctx, { columns: spec.columns, envelope: page.body });
       count = page.count ?? count;
       for (const r of page.results) writer.write(r);
       total += page.results.length;
@@ -164,7 +162,7 @@ export async function runListing(ctx: Context, o: ListingInput, spec: ListingSpe
       if (table && page.results.length) {
         // A table needs its column widths: print each page as it comes and start a new one.
         await writer.end();
-        writer = createRowWriter(ctx, { columns: spec.columns, envelope: recOf(page.body) });
+        writer = createRowWriter(ctx, { columns: spec.columns, envelope: page.body });
       }
     }
   } finally {

@@ -35,13 +35,14 @@ export function recsOf(v: unknown): Rec[] {
   return Array.isArray(v) ? v.map(recOf) : [];
 }
 
-export interface Column {
+/** A column of records of type `R` (a listing's rows as its verified answer holds them, or open records). */
+export interface Column<R = Rec> {
   /** Dotted path into the record. */
   key: string;
   /** Header text (defaults to the key). Tables show it in upper case. */
   label?: string;
-  /** Render the value for tables. */
-  format?: (value: unknown, record: Rec) => string;
+  /** Render the value for tables (a method: the columns of a listing's rows go where any columns go). */
+  format?(value: unknown, record: R): string;
   /** An identifier column (never cut) or free text (shrinks); default: recognised by key and values. */
   id?: boolean;
   /** A column people can do without: left out of a table too narrow for it. */
@@ -56,11 +57,15 @@ export interface Column {
   givesWay?: boolean;
 }
 
-export interface View {
+export interface View<B = unknown> {
   /** Columns of the human table (rows), and the default columns of CSV/TSV. */
   columns?: Column[];
-  /** A human card for one record (table format, without --fields). */
-  card?: (record: Rec, style: Style, body: Rec) => string;
+  /**
+   * A human card for one record (table format, without --fields), given the record and the whole
+   * answer as people see them (control characters escaped): a card of a typed answer reads the
+   * answer (`body.book`), typed as the caller's.
+   */
+  card?: (record: Rec, style: Style, body: B) => string;
   /** What to say on stderr in a table when there are no rows. */
   empty?: string;
   /** After the output, people (table/TSV/CSV) see the service's `message` on stderr. */
@@ -200,7 +205,7 @@ function jsonDocument(ctx: Context, body: unknown, records: unknown[]): unknown 
 // Printing
 
 /** Print a response of the running command, as its output spec says. */
-export async function emit(ctx: Context, body: unknown, view: View = {}): Promise<void> {
+export async function emit<B>(ctx: Context, body: B, view: View<B> = {}): Promise<void> {
   const spec = specOf(ctx);
   if (spec.kind === 'message' || spec.kind === 'text') {
     const m = messageIn(body);
@@ -238,7 +243,7 @@ export async function emit(ctx: Context, body: unknown, view: View = {}): Promis
     // People see the data with its control characters escaped; JSON keeps it as it is.
     const shown = await forPeople(records[0]);
     if (view.card && !fields) {
-      ctx.io.stdout.write(view.card(recOf(shown), style(ctx), recOf(await forPeople(body))).replace(/\n?$/, '\n'));
+      ctx.io.stdout.write(view.card(recOf(shown), style(ctx), await forPeople(body)).replace(/\n?$/, '\n'));
     } else {
       keyValueTable(ctx, flatten(fields ? selectFields(shown, fields) : shown));
     }

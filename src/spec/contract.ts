@@ -6,6 +6,7 @@
 import type { EndpointTable } from './endpoints.js';
 import type { Flat, FromSchema, OpenRecord } from './json-schema.js';
 import type { Schemas } from './schemas.js';
+import type { CHECKED_BY_CALLER, NOT_SHOWN, Used } from './verified.js';
 
 type Table = EndpointTable[number];
 
@@ -28,13 +29,101 @@ type Body<B> = { -readonly [K in keyof B as K extends `${string}?` ? never : K]:
   -readonly [K in keyof B as K extends `${infer M}?` ? M : never]?: FromSchema<B[K], Schemas>;
 };
 
-/** The success answer of endpoint `N`: the envelope and the members the table gives. */
-export type Answer<N extends EndpointName> = N extends EndpointName
+/**
+ * The success answer of endpoint `N` as the table promises it, every resource whole: what the
+ * sandbox answers (its handlers are held to it). A client may rely only on `Answer<N>`.
+ */
+export type Promised<N extends EndpointName> = N extends EndpointName
   ? EndpointOf<N>['response'] extends { raw: true; body: infer B }
     ? Flat<Body<B>>
     : EndpointOf<N>['response'] extends { body: infer B }
       ? Flat<Envelope & Body<B>>
       : never
+  : never;
+
+// ---------------------------------------------------------------------------------------------
+// What a verified answer holds (src/api/verify.ts checks it at run time, src/spec/verified.ts
+// says what it checks): the types below promise a card exactly that, no more.
+
+/**
+ * A member the answer check does not look at, as far as a card may rely on it: absent, null or
+ * anything. An object of the interface keeps its member names (a misspelt one does not compile),
+ * each `unknown` or such an object again, so reading `a?.b?.c` is safe whatever came; a list must
+ * be checked as one (`Array.isArray`, or `recsOf` for open records) before it is walked.
+ */
+export type Unchecked<T> = unknown extends T
+  ? unknown
+  : [NonNullable<T>] extends [readonly unknown[]]
+    ? unknown
+    : [NonNullable<T>] extends [object]
+      ? { -readonly [K in keyof NonNullable<T>]?: Unchecked<NonNullable<T>[K]> } | null
+      : unknown;
+
+type Props<R> = R extends keyof Schemas ? (Schemas[R] extends { properties: infer P } ? P : {}) : {};
+
+/** A member of USED (`U`) with the resource's whole schema of it (`S`): a bare `array` keeps its entries unchecked. */
+type UsedMember<U, S> = U extends { $ref: string }
+  ? Checked<U>
+  : U extends { type: 'array'; items?: never }
+    ? S extends { items: infer I }
+      ? Unchecked<FromSchema<I, Schemas>>[]
+      : unknown[]
+    : FromSchema<U, Schemas>;
+
+/**
+ * Resource `R` as a verified answer holds it: the members the check requires (USED), typed; the
+ * others the interface gives may be absent or of another type (Unchecked). A scalar resource
+ * (Decimal) is checked whole.
+ */
+export type Verified<R extends keyof Schemas> = Schemas[R] extends { type: 'string' }
+  ? FromSchema<Schemas[R], Schemas>
+  : Flat<
+      (R extends keyof Used ? { -readonly [K in keyof Used[R]]: UsedMember<Used[R][K], Props<R>[K & keyof Props<R>]> } : {}) & {
+        -readonly [K in Exclude<keyof Props<R>, R extends keyof Used ? keyof Used[R] : never>]?: Unchecked<FromSchema<Props<R>[K], Schemas>>;
+      }
+    >;
+
+/** A member schema of the table as the check reads it (verify.ts, problemIn). */
+type Checked<S> = S extends { $ref: infer R extends keyof Schemas }
+  ? Verified<R>
+  : S extends { type: 'array'; items: { $ref: (typeof CHECKED_BY_CALLER)[number] } }
+    ? Unchecked<FromSchema<S['items'], Schemas>>[]
+    : S extends { type: 'array'; items: infer I }
+      ? Checked<I>[]
+      : S extends { type: 'object'; properties: infer P }
+        ? Flat<
+            { -readonly [K in keyof P & RequiredOf<S>]: Checked<P[K]> } & { -readonly [K in Exclude<keyof P, RequiredOf<S>>]?: Checked<P[K]> }
+          >
+        : FromSchema<S, Schemas>;
+
+type RequiredOf<S> = S extends { required: readonly (infer K)[] } ? K : never;
+
+/**
+ * The members of a success body besides the envelope, as checked: a name ending in `?` may be
+ * absent or null; `message`, the envelope's human text, is checked only when given.
+ */
+type CheckedBody<B> = {
+  -readonly [K in keyof B as K extends `${string}?` | 'message' ? never : K]: Checked<B[K]>;
+} & {
+  -readonly [K in keyof B as K extends `${infer M}?` ? M : K extends 'message' ? K : never]?: Checked<B[K]> | null;
+};
+
+/** The envelope as checked: `success` is true when given; `code` and `test_mode` are not looked at. */
+type CheckedEnvelope = { success?: true; code?: unknown; test_mode?: unknown };
+
+/**
+ * The success answer of endpoint `N` as a verified answer holds it (src/api/verify.ts): the
+ * envelope, and the members the table gives, as far as the check looks at them. The answer of an
+ * endpoint whose shape the interface leaves "not shown" (describe, pricing) is an open record.
+ */
+export type Answer<N extends EndpointName> = N extends EndpointName
+  ? N extends (typeof NOT_SHOWN)[number]
+    ? Flat<CheckedEnvelope & OpenRecord>
+    : EndpointOf<N>['response'] extends { raw: true; body: infer B }
+      ? Flat<{ -readonly [K in keyof B]: Checked<B[K]> }>
+      : EndpointOf<N>['response'] extends { body: infer B }
+        ? Flat<CheckedEnvelope & CheckedBody<B>>
+        : never
   : never;
 
 /** The `{param}` names of a path template. */

@@ -42,5 +42,5 @@ export async function run(o: Options, ctx: Context): Promise<number | void> {
       : o.by === 'isbn'
         ? await api.ok('book.isbn', { params: { isbn: o.value } })
         : await api.ok('book.sku', { params: { sku: o.value } });
-  await emit(ctx, body, { card: bookCard });
+  await emit(ctx, body, { card: (_book, s, answer) => bookCard(answer.book, s) });
 }

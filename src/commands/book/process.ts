@@ -16,7 +16,9 @@ import { chunks, eachItem, failedRow, runJob, type ItemOutcome, type JobSpec, ty
 import { runPool } from '../../bulk/pool.js';
 import { failureOf, type Failure } from '../../bulk/retry.js';
 import { jobFlags, shellQuote } from '../../bulk/flags.js';
-import { createRowWriter, outputFormat, style, recOf } from '../../output/index.js';
+import { createRowWriter, outputFormat, style } from '../../output/index.js';
+import { isAnswer } from '../../api/answer.js';
+import type { Verified } from '../../spec/contract.js';
 import { confirm } from '../confirm.js';
 
 export interface Options {
@@ -240,12 +242,11 @@ class ProcessJob {
     const results: Array<{ of: PendingItem<Book>; row: Row; failure?: Failure }> = [];
     let unavailable: Failure | undefined;
     const byHash = new Map(chunk.map((p) => [p.item.hash_id, p]));
-    const settleIfProcessed = (p: PendingItem<Book>, book: unknown) => {
-      const b = recOf(book);
-      const s = recOf(b.status);
-      if (s.is_queued && s.is_held === true) this.noteHeld(p.item.hash_id, typeof s.held_reason === 'string' ? s.held_reason : 'held in the queue');
-      if (!(s.is_processed && !s.is_queued)) return;
-      const r = this.row(p.item, 'processed', s.processed_date ? `processed ${s.processed_date}` : 'processed', { title: typeof b.title === 'string' ? b.title : null, processed_date: typeof s.processed_date === 'string' ? s.processed_date : null });
+    const settleIfProcessed = (p: PendingItem<Book>, b: Verified<'Book'>) => {
+      const s = b.status;
+      if (s?.is_queued && s.is_held === true) this.noteHeld(p.item.hash_id, typeof s.held_reason === 'string' ? s.held_reason : 'held in the queue');
+      if (!(s?.is_processed && !s.is_queued)) return;
+      const r = this.row(p.item, 'processed', s.processed_date ? `processed ${s.processed_date}` : 'processed', { title: b.title, processed_date: typeof s.processed_date === 'string' ? s.processed_date : null });
       this.say(r);
       results.push({ of: p, row: r });
     };
@@ -255,14 +256,14 @@ class ProcessJob {
       results.push({ of: p, row: r, failure: { ...f, message: `${p.item.hash_id}: ${f.message}` } });
     };
     const out = await job.call('book.search', { payload: { hash_ids: [...byHash.keys()], limit: 500 } });
-    if (!out.ok || out.response.status >= 400) {
+    if (!out.ok || !isAnswer(out.response)) {
       const f = out.ok ? failureOf(out.response) : out.failure;
       if (f.kind === 'error') for (const p of chunk) failedWaiting(p, f);
       return { results, unavailable: f.kind === 'unavailable' ? f : undefined };
     }
     const seen = new Set<string>();
-    for (const b of Array.isArray(out.response.body?.results) ? out.response.body.results : []) {
-      const p = byHash.get(String(b?.hash_id ?? '').toLowerCase());
+    for (const b of out.response.body.results) {
+      const p = byHash.get(b.hash_id.toLowerCase());
       if (!p || seen.has(p.item.hash_id)) continue;
       seen.add(p.item.hash_id);
       settleIfProcessed(p, b);
@@ -271,13 +272,13 @@ class ProcessJob {
     for (const p of chunk) {
       if (seen.has(p.item.hash_id) || job.ctx.signal.aborted) continue;
       const one = await job.call('book.get', { params: { hash_id: p.item.hash_id } });
-      if (!one.ok || one.response.status >= 400) {
+      if (!one.ok || !isAnswer(one.response)) {
         const f = one.ok ? failureOf(one.response) : one.failure;
         if (f.kind === 'unavailable') unavailable = f;
         else failedWaiting(p, f);
         continue;
       }
-      settleIfProcessed(p, one.response.body?.book);
+      settleIfProcessed(p, one.response.body.book);
     }
     return { results, unavailable };
   }

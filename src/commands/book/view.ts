@@ -1,6 +1,7 @@
 // How a book looks to people: a card with identifiers, status flags and a pricing sub-table,
 // and the columns of book listings.
-import { recOf, recsOf, type Column, type Rec, type Style } from '../../output/index.js';
+import { recsOf, type Column, type Rec, type Style } from '../../output/index.js';
+import type { Verified } from '../../spec/contract.js';
 import { flags, grid, kv, money, when } from '../render.js';
 
 const STATUS_FLAGS: Array<[string, string]> = [
@@ -30,17 +31,19 @@ export function pricingGrid(s: Style, pricing: Rec[]): string {
   return grid(s, PRICING_HEAD, pricingRows(pricing));
 }
 
-export function bookCard(book: Rec, s: Style): string {
-  const id = recOf(book.identifiers);
-  const st = recOf(book.status);
-  const drm = recOf(book.drm);
+export function bookCard(book: Verified<'Book'>, s: Style): string {
+  // A verified book has its hash_id and title; the rest may be absent (the interface lets data
+  // depend on permissions) or of another type: read with `?.`, and check a list before walking it.
+  const id = book.identifiers;
+  const st = book.status;
+  const drm = book.drm;
   const title = book.subtitle ? `${book.title}: ${book.subtitle}` : book.title;
   // Long fields wrap under their label within the terminal (kv), never cut.
   const description = typeof book.description === 'string' ? oneLine(book.description) : undefined;
   const head = kv(s, [
-    ['Title', s.bold(String(title ?? ''))],
+    ['Title', s.bold(title)],
     ['Author', book.author],
-    ['Publisher', recOf(book.publisher).title],
+    ['Publisher', book.publisher?.title],
     ['Year', book.publish_year ?? undefined],
     ['Pages', book.num_pages],
     ['Language', book.language],
@@ -49,31 +52,31 @@ export function bookCard(book: Rec, s: Style): string {
   const ids = kv(
     s,
     [
-      ['Hash ID', book.hash_id ?? id.hash_id],
-      ['ISBN-13', id.isbn13],
-      ['ISBN-10', id.isbn10],
-      ['eISBN-13', id.eisbn13],
-      ['eISBN-10', id.eisbn10],
-      ['SKU', id.sku],
-      ['Book ID', book.id ?? id.id],
+      ['Hash ID', book.hash_id],
+      ['ISBN-13', id?.isbn13],
+      ['ISBN-10', id?.isbn10],
+      ['eISBN-13', id?.eisbn13],
+      ['eISBN-10', id?.eisbn10],
+      ['SKU', id?.sku],
+      ['Book ID', book.id ?? id?.id],
     ],
     '  ',
   );
   const status = kv(
     s,
     [
-      ['Flags', flags(s, st, STATUS_FLAGS)],
-      ['Processed', when(st.processed_date)],
-      ['Queued', when(st.queued_date)],
-      ['Held', st.is_held === true ? oneLine(String(st.held_reason ?? 'held in the queue')) : undefined],
+      ['Flags', flags(s, st ?? undefined, STATUS_FLAGS)],
+      ['Processed', when(st?.processed_date)],
+      ['Queued', when(st?.queued_date)],
+      ['Held', st?.is_held === true ? oneLine(String(st.held_reason ?? 'held in the queue')) : undefined],
     ],
     '  ',
   );
   const drmLine = [
-    drm.copy_percent != null ? `copy ${drm.copy_percent}%` : '',
-    drm.print_allowance_percent != null ? `print ${drm.print_allowance_percent}%${drm.print_allowance_range ? ` per ${drm.print_allowance_range}` : ''}` : '',
-    drm.offline_range ? `offline ${drm.offline_range}` : '',
-    drm.sample_page_end != null ? `sample to p. ${drm.sample_page_end}` : '',
+    drm?.copy_percent != null ? `copy ${drm.copy_percent}%` : '',
+    drm?.print_allowance_percent != null ? `print ${drm.print_allowance_percent}%${drm.print_allowance_range ? ` per ${drm.print_allowance_range}` : ''}` : '',
+    drm?.offline_range ? `offline ${drm.offline_range}` : '',
+    drm?.sample_page_end != null ? `sample to p. ${drm.sample_page_end}` : '',
   ]
     .filter(Boolean)
     .join(' · ');
@@ -103,17 +106,17 @@ function oneLine(text: string): string {
  * What a listing must say of a book's status: only what is out of the ordinary (held, inactive,
  * unpublished, queued). The usual flags (active, published, processed) are the card's.
  */
-function notableStatus(status: Record<string, unknown>): string {
+function notableStatus(status: Verified<'Book'>['status']): string {
   const out: string[] = [];
-  if (status.is_held === true) out.push('held');
-  else if (status.is_queued === true) out.push('queued');
-  if (status.is_active === false) out.push('inactive');
-  if (status.is_published === false) out.push('unpublished');
+  if (status?.is_held === true) out.push('held');
+  else if (status?.is_queued === true) out.push('queued');
+  if (status?.is_active === false) out.push('inactive');
+  if (status?.is_published === false) out.push('unpublished');
   return out.join(',');
 }
 
 /** Columns of book listings (search, list). */
-export const BOOK_COLUMNS: Column[] = [
+export const BOOK_COLUMNS: Column<Verified<'Book'>>[] = [
   { key: 'hash_id', label: 'HASH ID' },
   // A title people can read at 80 columns: ISBN-13 and the author make room for it first.
   { key: 'title', label: 'TITLE', min: 24, want: 32 },
@@ -121,7 +124,7 @@ export const BOOK_COLUMNS: Column[] = [
   { key: 'author', label: 'AUTHOR', givesWay: true },
   // Never left out for want of room (held and inactive books must show at 80 columns); a page of
   // books with nothing to say has no STATUS column. Keyed on a flattened field so TSV/CSV get a real column.
-  { key: 'status.is_active', label: 'STATUS', dropEmpty: true, format: (_v, r) => notableStatus(recOf(r.status)) },
+  { key: 'status.is_active', label: 'STATUS', dropEmpty: true, format: (_v, r) => notableStatus(r.status) },
   { key: 'identifiers.isbn13', label: 'ISBN-13', optional: true },
   { key: 'identifiers.sku', label: 'SKU', optional: true },
   {

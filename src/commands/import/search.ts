@@ -1,5 +1,6 @@
 import type { Context } from '../../context.js';
-import { recOf, type Column } from '../../output/index.js';
+import type { Column } from '../../output/index.js';
+import type { Verified } from '../../spec/contract.js';
 import { isbn, nonEmpty } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import type { search } from './index.js';
@@ -20,13 +21,13 @@ export function parse({ opts: o }: VerbInput<typeof search>): Options {
   };
 }
 
-const STATUS: Array<[string, string]> = [
+const STATUS: Array<[keyof NonNullable<Verified<'ImportedTitle'>['status']>, string]> = [
   ['deleted', 'deleted'],
   ['file_received', 'file received'],
   ['imported', 'imported'],
 ];
 
-export const IMPORT_COLUMNS: Column[] = [
+export const IMPORT_COLUMNS: Column<Verified<'ImportedTitle'>>[] = [
   // At 80 columns the publisher, the edition and the eISBN give way to a readable title.
   { key: 'title', label: 'TITLE', min: 16, want: 24 },
   { key: 'author', label: 'AUTHOR' },
@@ -38,7 +39,7 @@ export const IMPORT_COLUMNS: Column[] = [
   {
     key: 'status.file_received',
     label: 'STATUS',
-    format: (_v, r) => STATUS.filter(([k]) => recOf(r.status)[k] === true).map(([, w]) => w).join(', ') || 'awaiting file',
+    format: (_v, r) => STATUS.filter(([k]) => r.status?.[k] === true).map(([, w]) => w).join(', ') || 'awaiting file',
   },
 ];
 

@@ -6,9 +6,10 @@
 import type { Context } from '../../context.js';
 import { ExitCode, messageOf } from '../../errors.js';
 import type { ApiClient } from '../../api/client.js';
-import type { ApiResponse } from '../../api/answer.js';
+import { isAnswer, type ApiResponse } from '../../api/answer.js';
 import { isConflict } from '../../api/errors.js';
-import { emit, recsOf } from '../../output/index.js';
+import { emit } from '../../output/index.js';
+import type { Answer } from '../../spec/contract.js';
 import { loadConfig } from '../../config/resolve.js';
 import { subjectOf, type Settlement, type Write } from '../../ledger/read.js';
 import { sha256 } from '../../ledger/store.js';
@@ -79,7 +80,7 @@ function orderCreate(w: Write, all: Write[]): Method {
   const number = str(i.order_number);
   if (!number || !w.resend) {
     const count = Array.isArray(i.digital_pricing) ? i.digital_pricing.length : -1;
-    return byOrders(w, all, (o) => recsOf(o.items).length === count, 'with as many items');
+    return byOrders(w, all, (o) => o.items.length === count, 'with as many items');
   }
   return {
     sends: `POST /v1/order/external/ (the same order, order_number ${number}: the service creates nothing when it exists)`,
@@ -100,7 +101,7 @@ function orderCreate(w: Write, all: Write[]): Method {
 function orderFree(w: Write, all: Write[]): Method {
   const book = str(w.ids.hash_id);
   if (!book) return cannot('the write names no book');
-  return byOrders(w, all, (o) => recsOf(o.items).some((it) => (it.book as { hash_id?: unknown } | undefined)?.hash_id === book), `of book ${book}`);
+  return byOrders(w, all, (o) => o.items.some((it) => it?.book?.hash_id === book), `of book ${book}`);
 }
 
 function orderRefund(w: Write, all: Write[]): Method {
@@ -114,11 +115,11 @@ function orderRefund(w: Write, all: Write[]): Method {
     sends: `GET /v1/user/${username}/orders/`,
     async settle({ api }) {
       const res = await api.call('user.orders', { params: { username } });
-      if (res.status !== 200) return { state: 'still unknown', how: `the user's orders answered ${said(res)}` };
-      const order = recsOf(res.body?.results).find((o) => o.id === orderId);
+      if (res.status !== 200 || !isAnswer(res)) return { state: 'still unknown', how: `the user's orders answered ${said(res)}` };
+      const order = res.body.results.find((o) => o.id === orderId);
       if (!order) return { state: 'still unknown', how: `order ${orderId} is not among the user's completed orders` };
-      const its = recsOf(order.items).filter((it) => !items.length || items.includes(it.id as number));
-      const refunded = its.filter((it) => it.is_refunded === true).length;
+      const its = order.items.filter((it) => !items.length || items.includes(it?.id as number));
+      const refunded = its.filter((it) => it?.is_refunded === true).length;
       if (its.length && refunded === its.length) return { state: 'confirmed', how: `order ${orderId}: ${refunded} item(s) refunded` };
       if (refunded === 0) return { state: 'not applied', how: `order ${orderId}: no item refunded` };
       return { state: 'probably', how: `order ${orderId}: ${refunded} of ${its.length} items refunded` };
@@ -202,7 +203,10 @@ function methodFor(w: Write, all: Write[], opts: Opts): Method {
 }
 
 /** An order found among the user's completed orders, at the write's time and not claimed by another write. */
-function byOrders(w: Write, all: Write[], fits: (o: Record<string, unknown>) => boolean, what: string): Method {
+/** An order as the user's orders list it. */
+type ListedOrder = Answer<'user.orders'>['results'][number];
+
+function byOrders(w: Write, all: Write[], fits: (o: ListedOrder) => boolean, what: string): Method {
   const username = str(w.ids.username);
   if (!username) return cannot('the write names no user');
   const claimed = new Set(all.filter((x) => x !== w && x.returned?.order_id !== undefined).map((x) => x.returned!.order_id));
@@ -210,11 +214,9 @@ function byOrders(w: Write, all: Write[], fits: (o: Record<string, unknown>) => 
     sends: `GET /v1/user/${username}/orders/`,
     async settle({ api }) {
       const res = await api.call('user.orders', { params: { username } });
-      if (res.status !== 200) return { state: 'still unknown', how: `the user's orders answered ${said(res)}` };
+      if (res.status !== 200 || !isAnswer(res)) return { state: 'still unknown', how: `the user's orders answered ${said(res)}` };
       const win = window(w);
-      const found = recsOf(res.body?.results).filter(
-        (o) => !claimed.has(o.id) && fits(o) && recsOf(o.items).some((it) => inWindow(it.purchase_date, win)),
-      );
+      const found = res.body.results.filter((o) => !claimed.has(o.id) && fits(o) && o.items.some((it) => inWindow(it?.purchase_date, win)));
       if (found.length === 1) return { state: 'confirmed', how: `order ${String(found[0].id)} ${what}, made at that time`, ids: { order_id: found[0].id } };
       if (found.length > 1) return { state: 'probably', how: `${found.length} orders ${what} could match: ${found.map((o) => String(o.id)).join(', ')}` };
       return { state: 'not applied', how: `no order ${what} at that time` };

@@ -122,7 +122,7 @@ export async function run(o: Options, ctx: Context): Promise<number | void> {
   });
   const existed = typeof body?.message === 'string' && /already exists/i.test(body.message);
   // One record, the order, in every format (`--fields items.id` gives the ids `order refund --item` takes).
-  await emit(ctx, body, { card: (d, s) => orderCard(d, s), message: !existed });
+  await emit(ctx, body, { card: (_order, s, answer) => orderCard(answer.order, s), message: !existed });
   if (existed) {
     // An idempotent repeat: the order this number created before. Exit 0, so a retry loop goes on.
     ctx.info(`Order number ${o.orderNumber ?? ''} was used before: nothing new was created; this is the existing order ${body.order?.id ?? ''}.`.replace('  ', ' '));

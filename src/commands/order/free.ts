@@ -39,7 +39,7 @@ export async function run(o: Options, ctx: Context): Promise<number | void> {
   const body = await api.ok('order.free', {
     payload: { username: o.username, hash_id: o.hashId, expiration_date: o.expires, label: o.label },
   });
-  // The service may answer with the order it created (the sandbox does); show it when it does.
-  // The service may answer with the order it created (the sandbox does); a bare message is shown as such.
-  await emit(ctx, body, { card: (d, s) => orderCard(d, s), message: true });
+  // The service may answer with the order it created (the sandbox does); a bare message is shown as such
+  // (emit draws a card only when the answer has the order).
+  await emit(ctx, body, { card: (_order, s, answer) => (answer.order ? orderCard(answer.order, s) : ''), message: true });
 }

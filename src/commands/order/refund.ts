@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
-import { emit, outputFormat, recsOf } from '../../output/index.js';
+import { emit, outputFormat } from '../../output/index.js';
 import { positiveInt } from '../../validate/index.js';
 import { confirm } from '../confirm.js';
 import type { VerbInput } from '../define.js';
@@ -34,7 +34,7 @@ export async function run(o: Options, ctx: Context): Promise<number | void> {
       send_email: o.sendEmail === undefined ? undefined : o.sendEmail ? 'True' : 'False',
     },
   });
-  const refunds = recsOf(body?.refunds);
+  const refunds = body.refunds;
   await emit(ctx, body, {
     columns: [
       { key: 'purchase_id', label: 'PURCHASE' },

@@ -1,14 +1,22 @@
 // How orders, their items and single purchases look to people.
-import { recOf, recsOf, type Column, type Rec, type Style } from '../../output/index.js';
+import type { Column, Style } from '../../output/index.js';
+import type { Answer, Verified } from '../../spec/contract.js';
 import { grid, kv, money, when, yesNo, type GridColumn } from '../render.js';
 
-function itemState(i: Rec): string {
-  if (i.is_refunded) return 'refunded';
-  if (i.is_active === false) return 'inactive';
+/** An order as created or as listed: its id and items are checked, not the items' members. */
+type Order = Verified<'Order'> | Verified<'ListedOrder'>;
+/** An item of an order: unchecked (absent members, or even a null entry, read as empty). */
+type Item = Order['items'][number];
+/** A single purchase (user purchase): every member is checked. */
+type Purchase = Answer<'user.purchase'>;
+
+function itemState(i: Item | Purchase): string {
+  if (i?.is_refunded) return 'refunded';
+  if (i?.is_active === false) return 'inactive';
   return 'active';
 }
 
-function itemsGrid(s: Style, items: Rec[], opts: { refundColumn?: boolean } = {}): string {
+function itemsGrid(s: Style, items: Item[], opts: { refundColumn?: boolean } = {}): string {
   if (!items.length) return '  (no items)';
   // Too wide for the terminal: the purchase date gives way first, then each item is a card.
   const head: GridColumn[] = ['ITEM', { head: 'BOOK', min: 16 }, 'HASH ID', 'PRICE', { head: 'PURCHASED', optional: true }, 'EXPIRES', 'STATE'];
@@ -17,25 +25,26 @@ function itemsGrid(s: Style, items: Rec[], opts: { refundColumn?: boolean } = {}
     s,
     head,
     items.map((i) => {
-      const book = recOf(i.book);
+      const book = i?.book;
       const row = [
-        i.id,
-        book.title ?? '',
-        book.hash_id ?? '',
-        money(i.purchase_price),
-        when(i.purchase_date),
-        i.expiration_date ? when(i.expiration_date) : 'never',
+        i?.id,
+        book?.title ?? '',
+        book?.hash_id ?? '',
+        money(i?.purchase_price),
+        when(i?.purchase_date),
+        i?.expiration_date ? when(i.expiration_date) : 'never',
         itemState(i),
       ];
-      if (opts.refundColumn) row.push(i.refund_available === undefined ? '' : i.refund_available ? 'yes' : 'no');
+      if (opts.refundColumn) row.push(i?.refund_available === undefined ? '' : i.refund_available ? 'yes' : 'no');
       return row;
     }),
   );
 }
 
-function totalsLine(totals: unknown): string {
+function totalsLine(totals: Order['totals']): string {
   if (!totals || typeof totals !== 'object') return '';
-  const t = recOf(totals);
+  // Totals on creation (shipping) or in a listing (shipping_fee, discount, processing_fee).
+  const t: Partial<Record<'subtotal' | 'discount' | 'taxes' | 'shipping' | 'shipping_fee' | 'processing_fee' | 'total', unknown>> = totals;
   const parts: string[] = [];
   const add = (label: string, v: unknown, always = false) => {
     if (v === undefined || v === null) return;
@@ -51,13 +60,13 @@ function totalsLine(totals: unknown): string {
   return parts.join(' · ');
 }
 
-export function orderCard(order: Rec, s: Style, opts: { refundColumn?: boolean } = {}): string {
-  const items = recsOf(order.items);
-  const buyer = recOf(items[0]?.user);
+export function orderCard(order: Order, s: Style, opts: { refundColumn?: boolean } = {}): string {
+  const items = order.items;
+  const buyer = items[0]?.user;
   return [
     kv(s, [
-      ['Order', s.bold(String(order.id ?? ''))],
-      ['User', order.username ? `${order.username}${buyer.full_name ? ` (${buyer.full_name})` : ''}` : undefined],
+      ['Order', s.bold(String(order.id))],
+      ['User', order.username ? `${order.username}${buyer?.full_name ? ` (${buyer.full_name})` : ''}` : undefined],
       ['Complete', yesNo(s, order.is_complete)],
       ['Items', order.item_count ?? items.length],
       ['Totals', totalsLine(order.totals)],
@@ -77,12 +86,12 @@ export const ORDER_COLUMNS: Column[] = [
   { key: 'is_complete', label: 'COMPLETE' },
 ];
 
-export function purchaseCard(p: Rec, s: Style, refundData: boolean): string {
-  const pricing = recOf(p.digital_pricing);
-  const book = recOf(p.book);
-  const user = recOf(p.user);
+export function purchaseCard(p: Purchase, s: Style, refundData: boolean): string {
+  const pricing = p.digital_pricing;
+  const book = p.book;
+  const user = p.user;
   return kv(s, [
-    ['Purchase', s.bold(String(p.id ?? ''))],
+    ['Purchase', s.bold(String(p.id))],
     ['Book', p.book ? `${book.title ?? ''} (${book.hash_id ?? ''})` : undefined],
     ['User', p.user ? `${user.full_name ? user.full_name + ' ' : ''}(${user.username ?? ''})` : undefined],
     ['Pricing', pricing.description ? `${pricing.description}${pricing.id != null ? ` (id ${pricing.id})` : ''}` : undefined],

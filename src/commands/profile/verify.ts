@@ -5,6 +5,8 @@ import { recOf, type Style } from '../../output/index.js';
 import { kv, type Pair } from '../render.js';
 import { CliError, ExitCode, messageOf } from '../../errors.js';
 import type { ApiError } from '../../api/errors.js';
+import { isAnswer } from '../../api/answer.js';
+import type { Answer } from '../../spec/contract.js';
 import type { ResolvedConfig } from '../../config/resolve.js';
 import type { ProfileData } from '../../config/store.js';
 
@@ -72,13 +74,13 @@ export async function checkAccount(ctx: Context, cfg: ResolvedConfig, hint: stri
   // An access-control token alone signs nothing that GET /profile/ accepts, and the access API has
   // no request that reads without changing access: there is nothing safe to check it with.
   if (!cfg.embedded && !cfg.keyFile && !cfg.sharedKey) return base;
-  let body: unknown;
+  let body: Answer<'profile'>;
   try {
     const api = await ctx.apiFor(cfg, { dryRun: false });
     if (!cfg.embedded) base.base_url = api.baseUrl;
     base.username ??= api.username ?? null;
     const res = await api.call('profile');
-    if (res.status >= 400) {
+    if (!isAnswer(res)) {
       const { toApiError } = await import('../../api/errors.js');
       throw toApiError(res);
     }
@@ -100,13 +102,11 @@ export async function checkAccount(ctx: Context, cfg: ResolvedConfig, hint: stri
     const code = thrown.exitCode === ExitCode.UNAVAILABLE || thrown.exitCode === ExitCode.NOT_FOUND ? thrown.exitCode : ExitCode.ERROR;
     throw new CliError(`Could not check profile "${base.profile}" with GET /profile/ on ${base.base_url}: ${messageOf(e).replace(/\.$/, '')}. ${hint}`, code);
   }
-  const answer = recOf(body);
-  const p = recOf(answer.profile);
   return {
     ...base,
-    account: typeof p.nickname === 'string' ? p.nickname : null,
-    scopes: (Array.isArray(answer.scopes) ? answer.scopes.map(String) : []).sort(),
-    test_mode: Boolean(answer.test_mode),
+    account: typeof body.profile.nickname === 'string' ? body.profile.nickname : null,
+    scopes: [...body.scopes].sort(),
+    test_mode: Boolean(body.test_mode),
     verified: true,
   };
 }

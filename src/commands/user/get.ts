@@ -18,5 +18,5 @@ export async function run(o: Options, ctx: Context): Promise<void> {
     o.by === 'username'
       ? await api.ok('user.get', { params: { username: o.username } })
       : await api.ok('user.email', { params: { email: o.email } });
-  await emit(ctx, body, { card: userCard });
+  await emit(ctx, body, { card: (_user, s, answer) => userCard(answer.user, s) });
 }

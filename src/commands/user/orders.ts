@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { emit, forPeople, outputFormat, style, recsOf } from '../../output/index.js';
+import { emit, forPeople, outputFormat, style } from '../../output/index.js';
 import { username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import type { orders } from './index.js';
@@ -16,7 +16,7 @@ export function parse({ args }: VerbInput<typeof orders>): Options {
 export async function run(o: Options, ctx: Context): Promise<void> {
   const api = await ctx.api();
   const body = await api.ok('user.orders', { params: { username: o.username } });
-  const orders = recsOf(body?.results);
+  const orders = body.results;
   if (outputFormat(ctx) === 'table' && !ctx.globals.fields && !ctx.globals.query) {
     if (!orders.length) {
       ctx.info('No completed orders.');

@@ -25,5 +25,5 @@ export async function run(o: Options, ctx: Context): Promise<void> {
     params: { username: o.username, purchase_id: o.purchaseId },
     payload: { refund_data: o.refundData },
   });
-  await emit(ctx, body, { card: (d, s) => purchaseCard(d, s, o.refundData) });
+  await emit(ctx, body, { card: (_purchase, s, answer) => purchaseCard(answer, s, o.refundData) });
 }

@@ -1,28 +1,29 @@
 // How a user looks to people, and the conflict answer of invite/create.
 import type { ApiClient } from '../../api/client.js';
 import { isAnswer } from '../../api/answer.js';
-import type { Answer, Payload } from '../../spec/contract.js';
+import type { Answer, ErrorBody, Payload, Verified } from '../../spec/contract.js';
 import { CliError, ExitCode } from '../../errors.js';
-import { recOf, type Rec, type Style } from '../../output/index.js';
+import type { Style } from '../../output/index.js';
 import { flags, kv, when } from '../render.js';
 
-export function userCard(u: Rec, s: Style): string {
-  const st = recOf(u.status);
-  const p = recOf(u.profile);
-  const perms = recOf(u.permissions);
-  const owner = recOf(u.owner);
+export function userCard(u: Verified<'User'>, s: Style): string {
+  // A verified user has its username; the rest may be absent or of another type (read with `?.`).
+  const st = u.status;
+  const p = u.profile;
+  const perms = u.permissions;
+  const owner = u.owner;
   const name = [u.first_name, u.last_name].filter(Boolean).join(' ');
-  const address = [p.address_1, p.address_2, p.city, p.state, p.zip, p.country].filter(Boolean).join(', ');
+  const address = [p?.address_1, p?.address_2, p?.city, p?.state, p?.zip, p?.country].filter(Boolean).join(', ');
   return kv(s, [
-    ['Username', s.bold(String(u.username ?? ''))],
+    ['Username', s.bold(u.username)],
     ['Name', name],
     ['Email', u.email],
-    ['Nickname', p.nickname],
+    ['Nickname', p?.nickname],
     ['Address', address],
-    ['Status', flags(s, st, [['is_active', 'active'], ['verified', 'verified'], ['over_18', 'over 18']])],
-    ['Joined', when(st.date_joined)],
-    ['Last login', when(st.last_login)],
-    ['Owner', owner.username ? `${owner.full_name ? owner.full_name + ' ' : ''}(${owner.username})` : undefined],
+    ['Status', flags(s, st ?? undefined, [['is_active', 'active'], ['verified', 'verified'], ['over_18', 'over 18']])],
+    ['Joined', when(st?.date_joined)],
+    ['Last login', when(st?.last_login)],
+    ['Owner', owner?.username ? `${owner.full_name ? owner.full_name + ' ' : ''}(${owner.username})` : undefined],
     [
       'Permissions',
       (
@@ -32,7 +33,7 @@ export function userCard(u: Rec, s: Style): string {
           ['bdp_posting', 'bdp posting'],
         ] as const
       )
-        .filter(([k]) => perms[k] === true)
+        .filter(([k]) => perms?.[k] === true)
         .map(([, w]) => w)
         .join(', ') || 'none',
     ],
@@ -40,14 +41,13 @@ export function userCard(u: Rec, s: Style): string {
 }
 
 /** A conflict answer (400 with conflict fields, or 200 with conflict: true) as exit 5 naming the user. */
-function conflictError(answer: unknown, email: string): CliError {
-  const body = recOf(answer);
+function conflictError(body: Answer<'user.invite' | 'user.create'> | ErrorBody, email: string): CliError {
   const existing = typeof body.username === 'string' ? body.username : undefined;
   const msg = (typeof body.message === 'string' && body.message) || `User with email address ${email} already exists`;
   return new CliError(
     `${msg.replace(/\.$/, '')}${existing ? ` (username ${existing}; \`bookdist user get ${existing}\`)` : ''}.`,
     ExitCode.CONFLICT,
-    { value: body.value ?? email, field: body.field ?? 'email', username: existing, conflict: true },
+    { value: ('value' in body ? body.value : undefined) ?? email, field: ('field' in body ? body.field : undefined) ?? 'email', username: existing, conflict: true },
     typeof body.code === 'number' ? body.code : undefined,
   );
 }
