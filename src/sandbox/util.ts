@@ -29,6 +29,8 @@ export function randomCode(): string {
 }
 
 /** ISO 8601 datetime without milliseconds, UTC: `2025-01-10T12:00:00Z`. */
+export function isoTime(ms: number): string;
+export function isoTime(ms: number | null | undefined): string | null;
 export function isoTime(ms: number | null | undefined): string | null {
   if (ms === null || ms === undefined) return null;
   const s = new Date(ms).toISOString();

@@ -8,6 +8,7 @@ import { allPublishers, type PublisherFullRow } from './repo/publishers.js';
 import type { UserRow } from './repo/users.js';
 import { DAY, isoDate, isoTime } from './util.js';
 import { holdReason } from './fixtures/book-controls.js';
+import type { Resource } from '../spec/contract.js';
 
 const b = (n: unknown) => n === 1 || n === true;
 
@@ -15,8 +16,8 @@ function sampleUrl(hashId: string): string {
   return `/v1/book/${hashId}/sample/`;
 }
 
-function pricingView(p: PricingRow, now: number): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+function pricingView(p: PricingRow, now: number): Resource<'PricingEntry'> {
+  const out: Resource<'PricingEntry'> = {
     id: p.id,
     currency: p.currency,
     price: p.price,
@@ -39,7 +40,7 @@ function publishers(store: Store): Map<number, PublisherFullRow> {
   return store.memo('publishers', ['publishers'], () => new Map(allPublishers(store).map((p) => [p.id, p])));
 }
 
-export function bookView(store: Store, book: BookRow, now: number): Record<string, unknown> {
+export function bookView(store: Store, book: BookRow, now: number): Resource<'Book'> {
   const pricing = pricesOfBook(store, book.id);
   return bookShape(store, book, publishers(store).get(book.publisher_id)!, pricing, now);
 }
@@ -48,7 +49,7 @@ export function bookView(store: Store, book: BookRow, now: number): Record<strin
  * Many books at once (a page of a listing or search): their prices in one statement and the
  * publishers once, instead of two statements per book.
  */
-export function bookViews(store: Store, books: BookRow[], now: number): Array<Record<string, unknown>> {
+export function bookViews(store: Store, books: BookRow[], now: number): Array<Resource<'Book'>> {
   if (books.length === 0) return [];
   if (books.length === 1) return [bookView(store, books[0], now)];
   const pubs = publishers(store);
@@ -58,7 +59,7 @@ export function bookViews(store: Store, books: BookRow[], now: number): Array<Re
   return books.map((b) => bookShape(store, b, pubs.get(b.publisher_id)!, prices.get(b.id)!, now));
 }
 
-function bookShape(store: Store, book: BookRow, pub: PublisherFullRow, pricing: PricingRow[], now: number): Record<string, unknown> {
+function bookShape(store: Store, book: BookRow, pub: PublisherFullRow, pricing: PricingRow[], now: number): Resource<'Book'> {
   return {
     id: book.id,
     hash_id: book.hash_id,
@@ -120,7 +121,7 @@ export function fullName(u: Pick<UserRow, 'first_name' | 'last_name'>): string {
   return [u.first_name, u.last_name].filter(Boolean).join(' ');
 }
 
-export function userView(store: Store, u: UserRow): Record<string, unknown> {
+export function userView(store: Store, u: UserRow): Resource<'User'> {
   const owner = u.owner_account_id ? accountOwnerNames(store, u.owner_account_id) : undefined;
   return {
     username: u.username,
@@ -153,8 +154,10 @@ export function itemLive(item: Pick<ItemRow, 'is_active' | 'is_refunded' | 'expi
   return b(item.is_active) && !b(item.is_refunded) && (item.expiration_date == null || item.expiration_date > now);
 }
 
-export function itemView(item: ItemJoinRow, now: number, refundAvailable?: boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function itemView(item: ItemJoinRow, now: number): Resource<'OrderItem'>;
+export function itemView(item: ItemJoinRow, now: number, refundAvailable: boolean): Resource<'OrderItem'> & { refund_available: boolean };
+export function itemView(item: ItemJoinRow, now: number, refundAvailable?: boolean): Resource<'OrderItem'> {
+  const out: Resource<'OrderItem'> = {
     id: item.id,
     order: { id: item.order_id },
     book: { hash_id: item.book_hash_id, title: item.book_title, sample_url: sampleUrl(item.book_hash_id) },

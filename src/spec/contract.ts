@@ -16,11 +16,8 @@ export type EndpointName = Table['name'];
 /** The table's row of endpoint `N`, with its literal types. */
 type EndpointOf<N extends EndpointName> = Extract<Table, { name: N }>;
 
-/** A resource of interface.md section 2 by its schema's name: `Resource<'Book'>`. */
-type Resource<N extends keyof Schemas> = FromSchema<Schemas[N], Schemas>;
-
-/** Members of every success answer (interface.md 2.1). */
-type Envelope = Resource<'Envelope'>;
+/** A resource of interface.md section 2 by its schema's name, whole (as the sandbox makes it): `Resource<'Book'>`. */
+export type Resource<N extends keyof Schemas> = FromSchema<Schemas[N], Schemas>;
 
 /** The body of an error answer: JSON (interface.md 7), or the client's `{ code, text }` for XML and text. */
 export type ErrorBody = Partial<Resource<'Error'>> & { text?: string } & OpenRecord;
@@ -30,15 +27,14 @@ type Body<B> = { -readonly [K in keyof B as K extends `${string}?` ? never : K]:
 };
 
 /**
- * The success answer of endpoint `N` as the table promises it, every resource whole: what the
- * sandbox answers (its handlers are held to it). A client may rely only on `Answer<N>`.
+ * The members of endpoint `N`'s success answer as the table promises them, every resource whole,
+ * without the envelope: what a handler of the sandbox returns (the sandbox adds the envelope; the
+ * handlers are held to this type). A client may rely only on `Answer<N>`.
  */
 export type Promised<N extends EndpointName> = N extends EndpointName
-  ? EndpointOf<N>['response'] extends { raw: true; body: infer B }
+  ? EndpointOf<N>['response'] extends { body: infer B }
     ? Flat<Body<B>>
-    : EndpointOf<N>['response'] extends { body: infer B }
-      ? Flat<Envelope & Body<B>>
-      : never
+    : never
   : never;
 
 // ---------------------------------------------------------------------------------------------

@@ -321,8 +321,11 @@ const DEPLOYMENT_SERVER = {
   variables: { host: { default: 'books.operator.invalid', description: 'host name and optional port of the deployment' } },
 };
 
+/** The document's members that the endpoint table promises (`openapi`), and the rest. */
+type OpenApiDocument = { openapi: '3.1.0'; info: Record<string, unknown>; paths: Record<string, unknown>; [member: string]: unknown };
+
 /** The whole document. `serverUrl`: the base URL to name under `servers` (the sandbox passes its own). */
-export function openApiDocument(serverUrl = 'http://127.0.0.1:8710'): Record<string, unknown> {
+export function openApiDocument(serverUrl = 'http://127.0.0.1:8710'): OpenApiDocument {
   const paths: Record<string, Record<string, unknown>> = {};
   const bare: Record<string, Record<string, unknown>> = {};
   usedPayloads = new Set();

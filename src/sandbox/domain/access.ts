@@ -6,6 +6,7 @@ import type { UserRow } from '../repo/users.js';
 import { isEmail, isoTime } from '../util.js';
 import { ok, type HandlerCtx, type HandlerResult } from './context.js';
 import { bookByHash, requireControl, sendMail, userByUsername } from './lookups.js';
+import type { Promised } from '../../spec/contract.js';
 
 const PRICE = /^\d{1,9}(\.\d{1,2})?$/;
 
@@ -16,7 +17,7 @@ function accessCommon(c: HandlerCtx): { book: BookRow; user: UserRow } {
   return { book, user };
 }
 
-export function accessAllow(c: HandlerCtx): HandlerResult {
+export function accessAllow(c: HandlerCtx): HandlerResult<Promised<'access.allow'>> {
   const { store, payload: p, now } = c;
   const { book, user } = accessCommon(c);
   if (typeof p.price !== 'string' || !PRICE.test(p.price.trim())) throw bad('The price field was supplied an invalid value');
@@ -39,7 +40,7 @@ export function accessAllow(c: HandlerCtx): HandlerResult {
   });
 }
 
-export function accessRevoke(c: HandlerCtx): HandlerResult {
+export function accessRevoke(c: HandlerCtx): HandlerResult<Promised<'access.revoke'>> {
   const { store, now } = c;
   const { book, user } = accessCommon(c);
   return store.tx(() => {

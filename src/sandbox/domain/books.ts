@@ -11,31 +11,32 @@ import { paging } from '../validate.js';
 import { bookView, bookViews, itemLive } from '../views.js';
 import { ok, type HandlerCtx, type HandlerResult } from './context.js';
 import { bookByHash, bookByIsbn, requireControl, userByUsername } from './lookups.js';
+import type { Promised } from '../../spec/contract.js';
 
-export function bookGet(c: HandlerCtx): Record<string, unknown> {
+export function bookGet(c: HandlerCtx): Promised<'book.get'> {
   return { book: bookView(c.store, bookByHash(c.store, c.params.hash_id), c.now) };
 }
 
-export function bookIsbn(c: HandlerCtx): Record<string, unknown> {
+export function bookIsbn(c: HandlerCtx): Promised<'book.isbn'> {
   const b = bookByIsbn(c.store, c.params.isbn ?? '');
   if (!b) throw notFound('Book not found');
   return { book: bookView(c.store, b, c.now) };
 }
 
-export function bookSku(c: HandlerCtx): Record<string, unknown> {
+export function bookSku(c: HandlerCtx): Promised<'book.sku'> {
   const b = bookRowBySkuNoCase(c.store, c.params.sku ?? '');
   if (!b) throw notFound('Book not found');
   return { book: bookView(c.store, b, c.now) };
 }
 
-export function bookPricing(c: HandlerCtx): Record<string, unknown> {
+export function bookPricing(c: HandlerCtx): Promised<'book.pricing'> {
   const b = bookByIsbn(c.store, c.params.isbn ?? '');
   if (!b) throw notFound('Book not found');
   const v = bookView(c.store, b, c.now);
   return { hash_id: b.hash_id, isbn: b.isbn13, title: b.title, digital_pricing: v.digital_pricing };
 }
 
-export function bookSearch(c: HandlerCtx): Record<string, unknown> {
+export function bookSearch(c: HandlerCtx): Promised<'book.search'> {
   const { store, payload: p, now } = c;
   const { limit, offset } = paging(p);
   const { rows, count } = searchBooks(store, p, limit, offset);
@@ -48,7 +49,7 @@ export function bookSearch(c: HandlerCtx): Record<string, unknown> {
 const pageEnds = new WeakMap<Store, Map<string, number>>();
 const MAX_PAGE_ENDS = 1000;
 
-export function bookIndex(c: HandlerCtx): Record<string, unknown> {
+export function bookIndex(c: HandlerCtx): Promised<'book.index'> {
   const { store, now } = c;
   const { limit, offset } = paging(c.payload);
   const acct: number = c.caller!.account.id;
@@ -71,7 +72,7 @@ export function bookIndex(c: HandlerCtx): Record<string, unknown> {
   return { count, limit, offset, results: bookViews(store, rows, now) };
 }
 
-export function bookProcess(c: HandlerCtx): HandlerResult {
+export function bookProcess(c: HandlerCtx): HandlerResult<Promised<'book.process'>> {
   const { store, payload: p, now } = c;
   const book = bookByHash(store, c.params.hash_id);
   requireControl(store, c.caller!, book);
@@ -98,7 +99,7 @@ export function itemLiveFor(store: Store, userId: number, bookId: number, now: n
   return itemsOfUserBook(store, userId, bookId).some((i) => itemLive(i, now));
 }
 
-export function bookViewer(c: HandlerCtx): HandlerResult {
+export function bookViewer(c: HandlerCtx): HandlerResult<Promised<'book.viewer'>> {
   const { store, payload: p, now } = c;
   const user = userByUsername(store, p.username);
   const book = bookByHash(store, p.hash_id);

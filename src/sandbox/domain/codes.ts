@@ -7,8 +7,9 @@ import { DAY, isoTime, randomCode } from '../util.js';
 import { ok, type HandlerCtx, type HandlerResult } from './context.js';
 import { idempotent } from './idempotency.js';
 import { bookByHash, labelOf, requireControl, userByUsername } from './lookups.js';
+import type { Promised } from '../../spec/contract.js';
 
-export function codesGenerate(c: HandlerCtx): HandlerResult {
+export function codesGenerate(c: HandlerCtx): HandlerResult<Promised<'codes.generate'>> {
   const { store, payload: p, now } = c;
   const caller = c.caller!;
   const book = bookByHash(store, p.hash_id);
@@ -19,7 +20,7 @@ export function codesGenerate(c: HandlerCtx): HandlerResult {
   if (p.expiration_date !== undefined && p.expiration_date <= now) throw bad('Field "expiration_date" must be in the future.');
   const label = labelOf(store, caller, p.label);
   return idempotent(c, 'codes.generate', () => {
-    const codes: Array<Record<string, unknown>> = [];
+    const codes: Promised<'codes.generate'>['codes'] = [];
     for (let i = 0; i < p.count; i++) {
       let code = randomCode();
       while (codeExists(store, code)) code = randomCode();
@@ -33,7 +34,7 @@ export function codesGenerate(c: HandlerCtx): HandlerResult {
   });
 }
 
-export function codesSummary(c: HandlerCtx): Record<string, unknown> {
+export function codesSummary(c: HandlerCtx): Promised<'codes.summary'> {
   const { generated: g, redeemed: r } = codeCounts(c.store, c.caller!.account.id);
   return { codes_generated: g, codes_redeemed: r, redemption_percentage: g ? r / g : 0 };
 }

@@ -18,14 +18,15 @@ export interface HandlerCtx {
   idempotencyKey?: string;
 }
 
-export interface HandlerResult {
+export interface HandlerResult<B = Record<string, unknown>> {
   status?: number;
-  body: Record<string, unknown>;
+  body: B;
   /** Send `body` as it is, without the envelope (the OpenAPI document). */
   raw?: boolean;
   headers?: Record<string, string>;
 }
 
-export type Handler = (c: HandlerCtx) => HandlerResult | Record<string, unknown>;
+/** A handler whose success answer's members are `B` (the sandbox adds the envelope). */
+export type Handler<B = Record<string, unknown>> = (c: HandlerCtx) => HandlerResult<B> | B;
 
-export const ok = (body: Record<string, unknown>, status = 200): HandlerResult => ({ status, body });
+export const ok = <B>(body: B, status = 200): HandlerResult<B> => ({ status, body });

@@ -2,8 +2,9 @@
 import { ENDPOINTS } from '../../spec/endpoints.js';
 import { openApiDocument } from '../../spec/openapi.js';
 import type { HandlerCtx, HandlerResult } from './context.js';
+import type { Promised } from '../../spec/contract.js';
 
-export function index(c: HandlerCtx): Record<string, unknown> {
+export function index(c: HandlerCtx): Promised<'index'> {
   return {
     api: {
       admin: 'operator@bookdist.example',
@@ -18,7 +19,7 @@ export function index(c: HandlerCtx): Record<string, unknown> {
   };
 }
 
-export function profile(c: HandlerCtx): Record<string, unknown> {
+export function profile(c: HandlerCtx): Promised<'profile'> {
   const a = c.caller!.account;
   return {
     profile: { address_1: a.address_1, address_2: a.address_2, city: a.city, country: a.country, nickname: a.nickname, state: a.state, zip: a.zip },
@@ -26,13 +27,13 @@ export function profile(c: HandlerCtx): Record<string, unknown> {
   };
 }
 
-export function describe(): Record<string, unknown> {
+export function describe(): Promised<'describe'> {
   return {
     endpoints: ENDPOINTS.map((e) => ({
       name: e.name,
-      methods: e.methods,
+      methods: [...e.methods],
       path: e.path,
-      aliases: e.aliases ?? [],
+      aliases: [...(e.aliases ?? [])],
       scope: e.scope,
       auth: e.auth,
       summary: e.summary,
@@ -41,8 +42,8 @@ export function describe(): Record<string, unknown> {
   };
 }
 
-let lastDocument: { origin: string; body: Record<string, unknown> } | undefined;
-export function openapi(c: HandlerCtx): HandlerResult {
+let lastDocument: { origin: string; body: Promised<'openapi'> } | undefined;
+export function openapi(c: HandlerCtx): HandlerResult<Promised<'openapi'>> {
   if (lastDocument?.origin !== c.origin) lastDocument = { origin: c.origin, body: openApiDocument(c.origin) };
   return { status: 200, raw: true, body: lastDocument.body };
 }

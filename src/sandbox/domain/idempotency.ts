@@ -10,7 +10,7 @@ import { ok, type HandlerCtx, type HandlerResult } from './context.js';
  * answered with what the first one made, from the same transaction that made it; the same key
  * with another request is a 400. Without a key the write just runs.
  */
-export function idempotent(c: HandlerCtx, endpoint: string, write: () => HandlerResult): HandlerResult {
+export function idempotent<B>(c: HandlerCtx, endpoint: string, write: () => HandlerResult<B>): HandlerResult<B> {
   const { store, now } = c;
   const account = c.caller!.account.id;
   const key = c.idempotencyKey;
@@ -20,7 +20,8 @@ export function idempotent(c: HandlerCtx, endpoint: string, write: () => Handler
     const seen = storedAnswer(store, account, key);
     if (seen) {
       if (seen.endpoint !== endpoint || seen.request_hash !== requestHash) throw bad('This Idempotency-Key was already used for a different request.');
-      return ok(JSON.parse(seen.response) as Record<string, unknown>);
+      // The answer this endpoint stored for the key (below), so of the endpoint's type.
+      return ok(JSON.parse(seen.response) as B);
     }
     const result = write();
     if ((result.status ?? 200) < 400) {

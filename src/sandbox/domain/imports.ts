@@ -2,8 +2,9 @@
 import { searchImports } from '../repo/search.js';
 import { paging } from '../validate.js';
 import type { HandlerCtx } from './context.js';
+import type { Promised } from '../../spec/contract.js';
 
-export function importSearch(c: HandlerCtx): Record<string, unknown> {
+export function importSearch(c: HandlerCtx): Promised<'import.search'> {
   const { payload: p } = c;
   const { limit, offset } = paging(p);
   const { rows, count } = searchImports(c.store, p, limit, offset);

@@ -13,6 +13,7 @@ import { fullName, itemView } from '../views.js';
 import { ok, type HandlerCtx, type HandlerResult } from './context.js';
 import { idempotent } from './idempotency.js';
 import { bookByHash, labelOf, labelRecipients, sendMail, userByUsername } from './lookups.js';
+import type { Promised, Resource } from '../../spec/contract.js';
 
 /** Why an item cannot be refunded now, or null when it can (decisions.md, Refunds). */
 function refundProblem(store: Store, item: ItemRow & { book_num_pages?: number }, now: number): string | null {
@@ -41,7 +42,7 @@ function sumCents(items: ItemRow[]): number {
 }
 
 /** The order as returned on creation: totals are numbers. */
-function createdOrderView(store: Store, order: OrderRow, now: number): Record<string, unknown> {
+function createdOrderView(store: Store, order: OrderRow, now: number): Resource<'Order'> {
   const items = itemsOfOrder(store, order.id);
   const username = usernameById(store, order.user_id)!;
   const subtotal = sumCents(items) / 100;
@@ -56,7 +57,7 @@ function createdOrderView(store: Store, order: OrderRow, now: number): Record<st
 }
 
 /** The order as listed: totals are decimal strings; items say whether a refund is available. */
-function listedOrderView(store: Store, order: OrderRow, now: number): Record<string, unknown> {
+function listedOrderView(store: Store, order: OrderRow, now: number): Resource<'ListedOrder'> {
   const items = itemsOfOrder(store, order.id);
   const username = usernameById(store, order.user_id)!;
   const subtotal = money(sumCents(items), currencyOf(items));
@@ -72,7 +73,7 @@ function listedOrderView(store: Store, order: OrderRow, now: number): Record<str
 
 const ORDER_TYPES = new Set(['TestPlan', 'ExternalPlan']);
 
-export function orderExternal(c: HandlerCtx): HandlerResult {
+export function orderExternal(c: HandlerCtx): HandlerResult<Promised<'order.external'>> {
   const { store, payload: p, now } = c;
   const caller = c.caller!;
   const user = userByUsername(store, p.username);
@@ -124,7 +125,7 @@ export function orderExternal(c: HandlerCtx): HandlerResult {
   });
 }
 
-export function orderFree(c: HandlerCtx): HandlerResult {
+export function orderFree(c: HandlerCtx): HandlerResult<Promised<'order.free'>> {
   const { store, payload: p, now } = c;
   const caller = c.caller!;
   const user = userByUsername(store, p.username);
@@ -142,7 +143,7 @@ export function orderFree(c: HandlerCtx): HandlerResult {
   });
 }
 
-export function orderRefund(c: HandlerCtx): HandlerResult {
+export function orderRefund(c: HandlerCtx): HandlerResult<Promised<'order.refund'>> {
   const { store, payload: p, now } = c;
   const caller = c.caller!;
   const orderId: number | undefined = p.order_id ?? p.id;
@@ -183,13 +184,13 @@ export function orderRefund(c: HandlerCtx): HandlerResult {
   });
 }
 
-export function userOrders(c: HandlerCtx): Record<string, unknown> {
+export function userOrders(c: HandlerCtx): Promised<'user.orders'> {
   const user = userByUsername(c.store, c.params.username);
   const orders = ordersOfUser(c.store, user.id);
   return { count: orders.length, results: orders.map((o) => listedOrderView(c.store, o, c.now)) };
 }
 
-export function purchaseLookup(c: HandlerCtx): HandlerResult {
+export function purchaseLookup(c: HandlerCtx): HandlerResult<Promised<'user.purchase'>> {
   const { store, now, payload: p } = c;
   const user = userRowByUsername(store, (c.params.username ?? '').toLowerCase());
   const id = /^\d{1,15}$/.test(c.params.purchase_id ?? '') ? Number(c.params.purchase_id) : NaN;

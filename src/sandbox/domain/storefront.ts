@@ -6,8 +6,9 @@ import { offeredPrices, pricingExists } from '../repo/pricing.js';
 import { randomHex } from '../util.js';
 import { ok, type HandlerCtx, type HandlerResult } from './context.js';
 import { bookByIsbn } from './lookups.js';
+import type { Promised } from '../../spec/contract.js';
 
-export function offers(c: HandlerCtx): HandlerResult {
+export function offers(c: HandlerCtx): HandlerResult<Promised<'offers'>> {
   const isbn = normalizeIsbn(c.query.get('isbn') ?? '');
   if (isbn.length < 10) throw bad('Invalid ISBN supplied');
   const book = bookByIsbn(c.store, isbn);
@@ -22,7 +23,7 @@ export function offers(c: HandlerCtx): HandlerResult {
   });
 }
 
-export function checkout(c: HandlerCtx): HandlerResult {
+export function checkout(c: HandlerCtx): HandlerResult<Promised<'checkout'>> {
   const idsText = c.query.get('ids') ?? '';
   if (!idsText.trim()) throw bad('Field "ids" is required.');
   if (idsText.length > 2000) throw bad('Field "ids" is too long.');

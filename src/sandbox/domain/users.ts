@@ -5,14 +5,17 @@ import { hashPassword, isEmail, randomHex, randomPassword } from '../util.js';
 import { userView } from '../views.js';
 import { ok, type HandlerCtx, type HandlerResult } from './context.js';
 import { labelOf, sendMail, userByUsername } from './lookups.js';
+import type { Promised } from '../../spec/contract.js';
 
 const PROFILE_FIELDS = ['address_1', 'address_2', 'city', 'zip', 'country', 'state', 'nickname'];
 
-function existingUserConflict(u: UserRow) {
+function existingUserConflict(u: UserRow): Promised<'user.create'> {
   return { message: 'User with email address already exists', value: u.email, conflict: true, field: 'email', username: u.username };
 }
 
-export function createUser(c: HandlerCtx, invite: boolean): HandlerResult {
+export function createUser(c: HandlerCtx, invite: true): HandlerResult<Promised<'user.invite'>>;
+export function createUser(c: HandlerCtx, invite: false): HandlerResult<Promised<'user.create'>>;
+export function createUser(c: HandlerCtx, invite: boolean): HandlerResult<Promised<'user.invite' | 'user.create'>> {
   const { store, payload: p, now } = c;
   const caller = c.caller!;
   const email = String(p.email).trim();
@@ -49,11 +52,11 @@ export function createUser(c: HandlerCtx, invite: boolean): HandlerResult {
   });
 }
 
-export function userGet(c: HandlerCtx): Record<string, unknown> {
+export function userGet(c: HandlerCtx): Promised<'user.get'> {
   return { user: userView(c.store, userByUsername(c.store, c.params.username)) };
 }
 
-export function userByEmailHandler(c: HandlerCtx): Record<string, unknown> {
+export function userByEmailHandler(c: HandlerCtx): Promised<'user.email'> {
   const u = userByEmail(c.store, (c.params.email ?? '').trim());
   if (!u) throw notFound('User not found');
   return { user: userView(c.store, u) };
