@@ -116,10 +116,10 @@ const common = {
 };
 try {
   // dist/version.js, which the launcher imports before anything else on every run (the Node
-  // check), is built on its own: one small file, where an entry of the split build below would be
-  // a re-export of the chunk it shares with the tree plus esbuild's runtime chunk (three modules
-  // to load on every command's start-up).
-  await build({ ...common, entryPoints: { version: 'src/version.ts' } });
+  // check, then the compile cache: src/launch.ts), is built on its own: one small file, where an
+  // entry of the split build below would be a re-export of the chunk it shares with the tree plus
+  // esbuild's runtime chunk (three modules to load on every command's start-up).
+  await build({ ...common, entryPoints: { version: 'src/launch.ts' } });
   await build({
     ...common,
     entryPoints: { main: 'src/main.ts' },

@@ -1,7 +1,8 @@
 // The CLI's version and the oldest Node it runs on, stamped in at build time from package.json
-// (`version` and `engines.node`, the one place the minimum is written). Its own entry point
-// (dist/version.js), so that `bookdist --version` loads nothing else, and the launcher
-// (bin/bookdist) checks the running Node against NODE_MIN before it loads anything else.
+// (`version` and `engines.node`, the one place the minimum is written). In the launcher's own
+// entry point (dist/version.js, from src/launch.ts), so that `bookdist --version` loads nothing
+// else, and the launcher (bin/bookdist) checks the running Node against NODE_MIN before it loads
+// anything else.
 declare const __BOOKDIST_VERSION__: string | undefined;
 declare const __BOOKDIST_NODE_MIN__: string | undefined;
 export const VERSION = typeof __BOOKDIST_VERSION__ !== 'undefined' ? __BOOKDIST_VERSION__ : '0.0.0-dev';

@@ -84,6 +84,7 @@ export const ENVIRONMENT: ReadonlyArray<readonly [names: readonly string[], text
   [['XDG_STATE_HOME'], 'the base of the state directory without BOOKDIST_STATE_DIR: the ledger, and the results a bulk job could not write (a full disk, /dev/full) in $XDG_STATE_HOME/bookdist/rescue, else ~/.local/state/bookdist/rescue.'],
   [['GITHUB_STEP_SUMMARY'], 'a file a bulk job appends a Markdown summary to (counts per status, the output file, the command that continues an unfinished job), as GitHub Actions sets it.'],
   [['GITHUB_ACTIONS'], 'true: a bulk job that fails also prints an ::error:: annotation.'],
+  [['BOOKDIST_COMPILE_CACHE'], 'off: start without Node\'s compile cache of bookdist\'s code (slower, the same output); on by default.'],
   [['NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE'], 'as Node reads them: a compile cache directory of your choice, or none.'],
 ];
 
@@ -144,8 +145,8 @@ export function renderMan(program: Command, version: string): string {
     '\\fI$XDG_STATE_HOME/bookdist/rescue/\\fR',
     roff('results of bulk jobs that could not be written (codes, passwords), one file per job (0600, in a 0700 directory); the job prints its path.'),
     '.TP',
-    '\\fI$XDG_CACHE_HOME/bookdist/node-compile-cache\\fR',
-    roff("Node's compile cache (~/.cache/bookdist without XDG_CACHE_HOME); safe to delete."),
+    '\\fI$XDG_CACHE_HOME/bookdist/compile-cache/\\fR',
+    roff("Node's compile cache of bookdist's code, one directory per bookdist and Node version (~/.cache/bookdist without XDG_CACHE_HOME; 0600 files in 0700 directories, never through a link); a damaged or stale cache is skipped, never used; safe to delete."),
     '.TP',
     '\\fI$XDG_CACHE_HOME/bookdist/ids/\\fR',
     roff('the ids shell completion offers, per service and account (<scope>/<kind>.tsv: an id, a tab, what it stands for, one a line, newest last; profiles/<name>: the scope a profile last used); at most 10,000 ids of each kind, never a code, key, token or password (0600, in 0700 directories); safe to delete.'),

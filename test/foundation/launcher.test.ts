@@ -99,10 +99,10 @@ describe('bin/bookdist launcher', () => {
     const home = join(t.dir, 'cache-home');
     const r = sh(`"${BIN}" --help`, { HOME: home, TMPDIR: tmp });
     expect(r.status, r.stderr).toBe(0);
-    expect(readdirSync(join(home, '.cache', 'bookdist', 'node-compile-cache')).length).toBeGreaterThan(0);
+    expect(readdirSync(join(home, '.cache', 'bookdist', 'compile-cache')).length).toBeGreaterThan(0);
     const xdg = join(t.dir, 'xdg-cache');
     expect(sh(`"${BIN}" --help`, { HOME: home, TMPDIR: tmp, XDG_CACHE_HOME: xdg }).status).toBe(0);
-    expect(readdirSync(join(xdg, 'bookdist', 'node-compile-cache')).length).toBeGreaterThan(0);
+    expect(readdirSync(join(xdg, 'bookdist', 'compile-cache')).length).toBeGreaterThan(0);
     expect(readdirSync(tmp)).toEqual([]);
   });
 

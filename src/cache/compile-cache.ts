@@ -1,0 +1,162 @@
+// Node's compile cache for bookdist's own code (issue 31): V8 code for dist/ kept between runs,
+// so that from the second run on Node deserialises the bundle's functions instead of parsing and
+// compiling them. The launcher (bin/bookdist, through dist/version.js) calls startCompileCache()
+// before it imports dist/main.js; nothing else in bookdist knows about it.
+//
+// Node keys and checks the cache itself: a subdirectory per Node version, architecture and V8
+// flags; each entry carries a hash of its module's source and a CRC of its code, and one that does
+// not match (a truncated or corrupt file, another build of dist/) is ignored and written again at
+// exit, to a temporary file renamed into place (0600). What Node does not do, this module does
+// before it lets Node near the directory:
+//
+//   $XDG_CACHE_HOME/bookdist/compile-cache/<key>/   (else ~/.cache/bookdist/...)
+//
+// - <key> names bookdist's version, the Node version, architecture and V8 version: a cache made
+//   by another bookdist or another Node is never read (an upgrade starts a new directory and
+//   removes the others);
+// - every directory from bookdist/ down is a real directory (never a link), owned by this user,
+//   0700; every file in Node's part of it is a regular file (a link, a FIFO or a device there
+//   could make Node read something else, or block for ever on a FIFO);
+// - anything else — no home directory, a read-only or unreadable directory, something planted —
+//   and bookdist runs without the cache: the same code, the same output, only not faster.
+//   A file that is not a regular file is removed, so that the next run can use the cache again.
+//
+// Only code is cached, never state: the environment, the clock, the terminal, the working
+// directory and the signal handlers are all read after start, as without the cache.
+// NODE_COMPILE_CACHE (then Node uses that directory itself) and NODE_DISABLE_COMPILE_CACHE win;
+// BOOKDIST_COMPILE_CACHE=off turns bookdist's own off. Removing the directory loses nothing.
+//
+// No import of a Node built-in at the top (see bin/bookdist): they come through
+// process.getBuiltinModule when this runs.
+import type { Dirent } from 'node:fs';
+
+/** What startCompileCache() did: the directory Node now caches in, or why it does not. */
+export type CompileCacheState = { used: true; dir: string } | { used: false; reason: string };
+
+type Env = Record<string, string | undefined>;
+
+/** Is bookdist's compile cache turned off (`BOOKDIST_COMPILE_CACHE=off`, 0, false or no)? */
+function turnedOff(env: Env): boolean {
+  return /^(off|0|false|no)$/i.test(env.BOOKDIST_COMPILE_CACHE ?? '');
+}
+
+/** $XDG_CACHE_HOME/bookdist/compile-cache, else ~/.cache/bookdist/compile-cache (absolute paths only). */
+export function compileCacheRoot(env: Env): string | undefined {
+  const base = env.XDG_CACHE_HOME?.startsWith('/') ? env.XDG_CACHE_HOME : env.HOME?.startsWith('/') ? `${env.HOME}/.cache` : undefined;
+  return base && `${base.replace(/\/+$/, '')}/bookdist/compile-cache`;
+}
+
+/** The cache directory's name for this bookdist on this Node: a cache of another never matches. */
+export function compileCacheKey(version: string, versions: NodeJS.ProcessVersions = process.versions, arch: string = process.arch): string {
+  return `${version}-node${versions.node}-${arch}-v8-${versions.v8}`.replace(/[^\w.+-]/g, '_');
+}
+
+/** Why `dir` may not hold the cache (a link, not a directory, another user's), or undefined when it may; made 0700. */
+function unsafeDir(dir: string): string | undefined {
+  const fs = process.getBuiltinModule('node:fs');
+  const st = fs.lstatSync(dir);
+  if (st.isSymbolicLink()) return `${dir} is a symbolic link`;
+  if (!st.isDirectory()) return `${dir} is not a directory`;
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) return `${dir} belongs to another user`;
+  if ((st.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
+  return undefined;
+}
+
+/** Create `dir` (0700) when missing; true when this call made it. */
+function makeDir(dir: string): boolean {
+  try {
+    process.getBuiltinModule('node:fs').mkdirSync(dir, { mode: 0o700 });
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
+  }
+}
+
+/**
+ * The entries under the key directory that are not what Node writes there (its version
+ * directories holding regular files), removed; a description of the first, or undefined.
+ */
+function strayEntries(keyDir: string): string | undefined {
+  const fs = process.getBuiltinModule('node:fs');
+  let found: string | undefined;
+  const stray = (path: string, what: string) => {
+    found ??= `${path} is ${what}`;
+    try {
+      fs.rmSync(path, { recursive: true, force: true });
+    } catch {}
+  };
+  for (const tag of fs.readdirSync(keyDir, { withFileTypes: true })) {
+    const tagDir = `${keyDir}/${tag.name}`;
+    if (!tag.isDirectory()) {
+      stray(tagDir, kindOf(tag));
+      continue;
+    }
+    for (const entry of fs.readdirSync(tagDir, { withFileTypes: true })) {
+      if (!entry.isFile()) stray(`${tagDir}/${entry.name}`, kindOf(entry));
+    }
+  }
+  return found;
+}
+
+function kindOf(d: Dirent): string {
+  return d.isSymbolicLink() ? 'a symbolic link' : d.isDirectory() ? 'a directory' : d.isFIFO() ? 'a FIFO' : d.isFile() ? 'a file' : 'not a regular file';
+}
+
+/**
+ * Remove the caches of other bookdist or Node versions (after an upgrade made a new one), and the
+ * one earlier versions kept unchecked beside it (bookdist/node-compile-cache).
+ */
+function pruneOthers(root: string, key: string): void {
+  const fs = process.getBuiltinModule('node:fs');
+  for (const d of fs.readdirSync(root, { withFileTypes: true })) {
+    if (d.name !== key) fs.rmSync(`${root}/${d.name}`, { recursive: true, force: true });
+  }
+  fs.rmSync(`${root.slice(0, root.lastIndexOf('/'))}/node-compile-cache`, { recursive: true, force: true });
+}
+
+/**
+ * Turn Node's compile cache on for this process, in bookdist's own checked directory (above), or
+ * leave it off and say why. Never throws: the cache is an optimisation, never a condition.
+ */
+export function startCompileCache(
+  env: Env,
+  version: string,
+  /** What turns Node's cache on (a seam: an in-process test must not turn it on for its own process). */
+  enable: (dir: string) => { status: number; message?: string } = (dir) => process.getBuiltinModule('node:module').enableCompileCache(dir),
+): CompileCacheState {
+  if (env.NODE_COMPILE_CACHE) return { used: false, reason: 'NODE_COMPILE_CACHE is set: Node keeps its cache there itself' };
+  if (env.NODE_DISABLE_COMPILE_CACHE) return { used: false, reason: 'NODE_DISABLE_COMPILE_CACHE is set' };
+  if (turnedOff(env)) return { used: false, reason: 'BOOKDIST_COMPILE_CACHE is off' };
+  const root = compileCacheRoot(env);
+  if (!root) return { used: false, reason: 'no cache directory: neither XDG_CACHE_HOME nor HOME is an absolute path' };
+  const module = process.getBuiltinModule('node:module');
+  if (!module.enableCompileCache) return { used: false, reason: `Node ${process.versions.node} has no compile cache` };
+  const key = compileCacheKey(version);
+  const dir = `${root}/${key}`;
+  try {
+    const fs = process.getBuiltinModule('node:fs');
+    const bookdist = root.slice(0, root.lastIndexOf('/'));
+    // The cache home itself ($XDG_CACHE_HOME, ~/.cache) may be a link (the user's choice); below it, nothing may.
+    fs.mkdirSync(bookdist.slice(0, bookdist.lastIndexOf('/')), { recursive: true, mode: 0o700 });
+    let fresh = false;
+    for (const d of [bookdist, root, dir]) {
+      fresh = makeDir(d);
+      const unsafe = unsafeDir(d);
+      if (unsafe) return { used: false, reason: unsafe };
+    }
+    if (fresh) pruneOthers(root, key);
+    const stray = strayEntries(dir);
+    if (stray) return { used: false, reason: stray };
+    const r = enable(dir);
+    const { ENABLED, ALREADY_ENABLED } = module.constants.compileCacheStatus;
+    if (r.status !== ENABLED && r.status !== ALREADY_ENABLED) return { used: false, reason: r.message ?? 'Node did not turn it on' };
+    // Node makes its version directory 0755 (when this run made it, it is new); ours are 0700 all the way down.
+    for (const tag of fs.readdirSync(dir)) fs.chmodSync(`${dir}/${tag}`, 0o700);
+    return { used: true, dir };
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    return { used: false, reason: `${err.code ?? 'error'}: ${err.path ?? err.message}` };
+  }
+}
