@@ -37,6 +37,24 @@ describe('lazy command tree', () => {
     }
   });
 
+  it('a verb run registers that verb alone, as the full tree has it; any other word after the group keeps the whole group', async () => {
+    const full = new Map(walk(buildProgram()).map(([p, c]) => [p.join(' '), c]));
+    for (const argv of [['book', 'get', '--isbn', '1'], ['codes', 'summary'], ['sandbox', 'clock', 'advance', '1d'], ['-q', 'user', 'get', '--help']]) {
+      const i = argv.findIndex((a) => Object.hasOwn(GROUPS, a));
+      const group = (await programFor(argv)).commands.find((c) => c.name() === argv[i])!;
+      expect(group.commands.map((c) => c.name()), argv.join(' ')).toEqual([argv[i + 1]]);
+      const verb = group.commands[0];
+      const twin = full.get(`${argv[i]} ${argv[i + 1]}`)!;
+      expect(verb.helpInformation()).toBe(twin.helpInformation());
+      expect(verb.options.map((o) => o.flags)).toEqual(twin.options.map((o) => o.flags));
+    }
+    const whole = full.get('book')!.commands.map((c) => c.name());
+    for (const argv of [['book'], ['book', '--help'], ['book', 'gte'], ['book', 'help', 'get'], ['book', '-q', 'get']]) {
+      const group = (await programFor(argv)).commands.find((c) => c.name() === 'book')!;
+      expect(group.commands.map((c) => c.name()), argv.join(' ')).toEqual(whole);
+    }
+  });
+
   it('--version builds the root alone (no command group)', async () => {
     expect((await programFor(['-q', '--version'])).commands).toEqual([]);
   });
