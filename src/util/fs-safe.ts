@@ -15,12 +15,23 @@
 // Parent directories are trusted (as every Unix tool does): only the last component is checked.
 import { constants, type Stats } from 'node:fs';
 import * as fsSync from 'node:fs';
-import { open, lstat as lstatAsync, rename as renameAsync, rm } from 'node:fs/promises';
+import type * as FsPromises from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { errorCode } from '../errors.js';
 
 const { O_WRONLY, O_RDONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW, O_NONBLOCK } = constants;
+
+/**
+ * node:fs/promises, on first use: loading it loads fourteen more of Node's modules (readline, the
+ * file watchers), about 3 ms on every command that imports this file (one request does, for its
+ * cache of ids and its config), most of which never open a file through it (issue 31).
+ */
+const fsp = (): typeof FsPromises => process.getBuiltinModule('node:fs/promises');
+const open: typeof FsPromises.open = (...args) => fsp().open(...args);
+const lstatAsync: typeof FsPromises.lstat = ((...args: Parameters<typeof FsPromises.lstat>) => fsp().lstat(...args)) as typeof FsPromises.lstat;
+const renameAsync: typeof FsPromises.rename = (...args) => fsp().rename(...args);
+const rm: typeof FsPromises.rm = (...args) => fsp().rm(...args);
 
 /** What the callers need of an open file (a subset of node:fs/promises' FileHandle). */
 export interface SafeHandle {

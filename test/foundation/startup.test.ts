@@ -59,6 +59,21 @@ describe('start-up', () => {
     expect(list.pkgs.has('conf')).toBe(false);
   });
 
+  it("one request loads none of Node's fs/promises, readline or file watchers (about 3 ms): files it writes go through node:fs", async () => {
+    const builtins = join(t.dir, 'builtins.txt');
+    const api = await packagesLoaded(['--dry-run', '--base-url', 'http://127.0.0.1:9', 'book', 'get', '--isbn', '9781614001379'], {
+      BOOKDIST_USERNAME: 'u',
+      BOOKDIST_SHARED_KEY: 'k',
+      BOOKDIST_TRACE_BUILTINS: builtins,
+      XDG_CACHE_HOME: join(t.dir, 'cache'),
+    });
+    expect(api.r.code, api.r.stderr).toBe(0);
+    const loaded = readFileSync(builtins, 'utf8').trim().split('\n');
+    expect(api.sources.some((s) => /src\/util\/fs-safe\.ts$/.test(s)), 'the request path imports fs-safe').toBe(true);
+    expect(loaded).toContain('fs');
+    expect(loaded.filter((m) => /^(fs\/promises|internal\/fs\/promises|internal\/readline\/|internal\/fs\/watchers)/.test(m))).toEqual([]);
+  });
+
   for (const args of [['--version'], ['--help'], ['profile', '--help'], ['help', 'exit-codes']]) {
     it(`bookdist ${args.join(' ')} loads none of ${HEAVY.join(', ')}`, async () => {
       const { r, files, pkgs } = await packagesLoaded(args);
