@@ -2,7 +2,8 @@
 // A bare CommonJS script, none of bookdist's modules: read the RSA key, sign the username
 // (RSASSA-PKCS1-v1_5, SHA-256, base64, as wire.md says for a request without a body), send
 // the same GET with the same headers over node:http or node:https, print the body.
-// With a CA file it trusts Node's own roots and that CA, as `--ca-file` does.
+// With a CA file it trusts Node's own roots and that CA, as `--ca-file` does, the cheapest way
+// (the CA added to a default secure context: Node's roots are not parsed again).
 // Usage: node bench/signed-request-floor.cjs BASE_URL USERNAME KEY_FILE ISBN [CA_FILE]
 'use strict';
 const { readFileSync } = require('node:fs');
@@ -21,7 +22,11 @@ const headers = {
 };
 const tls = url.protocol === 'https:';
 const options = { headers };
-if (caFile) options.ca = [...require('node:tls').rootCertificates, readFileSync(caFile, 'utf8')];
+if (caFile) {
+  const context = require('node:tls').createSecureContext();
+  context.context.addCACert(readFileSync(caFile, 'utf8'));
+  options.secureContext = context;
+}
 require(tls ? 'node:https' : 'node:http')
   .get(url, options, (res) => {
     const parts = [];

@@ -13,7 +13,7 @@ import { helpWidth } from '../commands/help/layout.js';
 import { reportError, usageText, wantsJsonErrors } from './report.js';
 import { withHint } from './hints.js';
 import type { SignalTrap } from './signals.js';
-import { programFor } from './tree.js';
+import { programFor, withSiblings } from './tree.js';
 
 /** What main() set up for the run: its signal trap (none in-process), its cleanups and abort signal, its seams. */
 interface RunSetup {
@@ -70,7 +70,8 @@ export async function runCommand(argv: string[], io: IO, setup: RunSetup): Promi
     code = exitCodeOf(program);
   } catch (err) {
     const ce = err as CommanderError;
-    if (ce?.code === 'commander.unknownCommand' || ce?.code === 'commander.unknownOption') ce.message = withHint(ce, usage?.command);
+    if (ce?.code === 'commander.unknownCommand') ce.message = withHint(ce, usage?.command);
+    if (ce?.code === 'commander.unknownOption') ce.message = withHint(ce, usage && (await withSiblings(argv, usage.command)));
     code = reportError(err, io, { json, debug, usage: usage && usageText(usage.command) });
   } finally {
     for (const fn of cleanups.reverse()) {

@@ -9,13 +9,14 @@ import { addCommandStubs } from '../commands/help/layout.js';
 import { ROOT_LISTING } from '../commands/manifest.js';
 import { mount, type CommandDecl } from '../commands/define.js';
 
-export async function programFor(argv: string[]): Promise<Command> {
+export async function programFor(argv: string[], opts: { wholeGroup?: boolean } = {}): Promise<Command> {
   const root = rootCommand();
   const where = route(argv, root);
   if (where.kind === 'version') return root;
   if (where.kind === 'root-help') return addCommandStubs(root, ROOT_LISTING.commands, ROOT_LISTING.bulk);
   if (where.kind === 'group') {
-    mount(root, verbOnly(await GROUPS[where.name](), argv, where.name));
+    const decls = await GROUPS[where.name]();
+    mount(root, opts.wholeGroup ? decls : verbOnly(decls, argv, where.name));
     return root;
   }
   const { buildProgram } = await import('../program.js');
@@ -36,4 +37,16 @@ export function verbOnly(decls: readonly CommandDecl[], argv: string[], word: st
     const verb = d.commands.find((c) => c.name === next || c.alias === next);
     return verb ? { ...d, commands: [verb] } : d;
   });
+}
+
+/**
+ * The command at `cmd`'s place in a tree of the whole group: an unknown option's hint names the
+ * sibling verbs that take it (src/cli/hints.ts), which a run of one verb did not build.
+ */
+export async function withSiblings(argv: string[], cmd: Command): Promise<Command> {
+  const path: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) path.unshift(c.name());
+  let twin: Command | undefined = await programFor(argv, { wholeGroup: true });
+  for (const name of path) twin = twin?.commands.find((c) => c.name() === name);
+  return twin ?? cmd;
 }
