@@ -2,7 +2,7 @@
 // created exclusively and private, whole-file writes go through an unguessable temporary name.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createNewSync, kindOf, nodeFs, privateDirSync, readTextSync, takeOverEmpty, tempNameFor, writeFileAtomicSync, type SafeHandle } from '../../src/util/fs-safe.js';
@@ -156,6 +156,11 @@ describe('fs-safe', () => {
     chmodSync(join(dir, 'open'), 0o755);
     privateDirSync(join(dir, 'open'));
     expect(statSync(join(dir, 'open')).mode & 0o777).toBe(0o700);
+    // A directory already private is left as it is: its setgid bit (passed down by a setgid parent) stays.
+    mkdirSync(join(dir, 'shared'), { mode: 0o700 });
+    chmodSync(join(dir, 'shared'), 0o2700);
+    privateDirSync(join(dir, 'shared'));
+    expect(statSync(join(dir, 'shared')).mode & 0o7777).toBe(0o2700);
     mkdirSync(join(dir, 'theirs'), { mode: 0o755 });
     chmodSync(join(dir, 'theirs'), 0o755);
     chownSync(join(dir, 'theirs'), 4321, 4321);
@@ -181,5 +186,74 @@ describe('fs-safe', () => {
     chownSync(join(dir, 'theirs'), 4321, 4321);
     expect(await takeOverEmpty(nodeFs, join(dir, 'theirs'))).toEqual({ refused: 'it belongs to another user' });
     await expect(takeOverEmpty(nodeFs, join(dir, 'nothing'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+  it('readText and readTextSync close the file they read (a descriptor left open per read ends a long job with EMFILE)', async () => {
+    writeFileSync(join(dir, 'r'), 'text');
+    // Through the seam: every handle readText opens is closed before it returns.
+    const opened: string[] = [];
+    const closed: string[] = [];
+    const recording = {
+      ...nodeFs,
+      async openExisting(p: string, how: 'append' | 'readwrite' | 'read'): Promise<SafeHandle> {
+        const fh = await nodeFs.openExisting(p, how);
+        opened.push(p);
+        return Object.assign(Object.create(fh), {
+          readFile: (o: { encoding: 'utf8' }) => fh.readFile(o),
+          close: async () => {
+            closed.push(p);
+            await fh.close();
+          },
+        });
+      },
+    };
+    expect(await recording.readText(join(dir, 'r'))).toBe('text');
+    expect(closed).toEqual(opened);
+    expect(opened).toEqual([join(dir, 'r')]);
+    // The synchronous form (config, locks): no descriptor of this process still names the file.
+    expect(readTextSync(join(dir, 'r'))).toBe('text');
+    const open = readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`) === realpathSync(join(dir, 'r'));
+      } catch {
+        return false; // the descriptor of the listing itself, closed by now
+      }
+    });
+    expect(open).toEqual([]);
+  });
+
+  it('writeFileAtomic reports the write\'s own error even when the temporary file is already gone; the sync form removes its temporary file after a failed write', async () => {
+    writeFileSync(join(dir, 'old'), 'old');
+    const vanishing = {
+      ...nodeFs,
+      async createNew(p: string, o?: { mode?: number; append?: boolean }): Promise<SafeHandle> {
+        const fh = await nodeFs.createNew(p, o);
+        return Object.assign(Object.create(fh), {
+          // Someone (a tmp cleaner, the user) removed the temporary file, then the disk failed.
+          write: async () => {
+            rmSync(p);
+            throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+          },
+          close: () => fh.close(),
+        });
+      },
+    };
+    await expect(vanishing.writeFileAtomic(join(dir, 'old'), 'new')).rejects.toMatchObject({ code: 'EIO' });
+    expect(readdirSync(dir)).toEqual(['old']);
+    // The synchronous form: a write that fails (here data that is not text or bytes; a full disk
+    // takes the same path, test/foundation/full-disk.test.ts) leaves the old file and no temporary one.
+    expect(() => writeFileAtomicSync(join(dir, 'old'), 42 as unknown as string)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE' }));
+    expect(readdirSync(dir)).toEqual(['old']);
+    expect(readFileSync(join(dir, 'old'), 'utf8')).toBe('old');
+  });
+
+  it('rename moves a file into place and replaces a link there instead of writing through it', async () => {
+    writeFileSync(join(dir, 'victim'), 'keep');
+    symlinkSync(join(dir, 'victim'), join(dir, 'to'));
+    writeFileSync(join(dir, 'from'), 'moved');
+    await nodeFs.rename(join(dir, 'from'), join(dir, 'to'));
+    expect(existsSync(join(dir, 'from'))).toBe(false);
+    expect(lstatSync(join(dir, 'to')).isFile()).toBe(true);
+    expect(readFileSync(join(dir, 'to'), 'utf8')).toBe('moved');
+    expect(readFileSync(join(dir, 'victim'), 'utf8')).toBe('keep');
   });
 });
