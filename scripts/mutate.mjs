@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // npm run mutate [-- group...]: Stryker on each group of stryker.config.mjs (all when none is named),
-// one after the other, niced, then the score of each from its JSON report. See stryker.config.mjs.
+// one after the other, niced (19: the machines here are shared), then the score of each from its JSON
+// report, with each survivor's line and change. See stryker.config.mjs.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +19,7 @@ let failed = 0;
 for (const g of groups) {
   console.log(`\n== mutate ${g}: ${GROUPS[g].mutate.join(' ')}`);
   const started = Date.now();
-  const r = spawnSync('nice', ['-n', '10', 'node_modules/.bin/stryker', 'run', 'stryker.config.mjs'], {
+  const r = spawnSync('nice', ['-n', '19', 'node_modules/.bin/stryker', 'run', 'stryker.config.mjs'], {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, BOOKDIST_MUTATE: '1', BOOKDIST_MUTATE_GROUP: g },
@@ -38,7 +39,13 @@ for (const g of groups) {
     for (const m of f.mutants) if (m.status in n) n[m.status]++;
     const counted = n.Killed + n.Timeout + n.Survived + n.NoCoverage;
     const score = counted ? (100 * (n.Killed + n.Timeout)) / counted : 100;
-    console.log(`  ${score.toFixed(1).padStart(5)}%  ${path}  (${n.Survived + n.NoCoverage} of ${counted} survive)`);
+    const ignored = f.mutants.filter((m) => m.status === 'Ignored').length;
+    console.log(`  ${score.toFixed(1).padStart(5)}%  ${path}  (${n.Survived + n.NoCoverage} of ${counted} survive; ${ignored} disabled, test/mutation/accepted.md)`);
+    for (const m of f.mutants) {
+      if (m.status !== 'Survived' && m.status !== 'NoCoverage') continue;
+      const { line, column } = m.location.start;
+      console.log(`           ${path}:${line}:${column} ${m.mutatorName} → ${JSON.stringify(m.replacement ?? '').slice(0, 60)}${m.status === 'NoCoverage' ? ' (no test reaches it)' : ''}`);
+    }
   }
 }
 process.exit(failed ? 1 : 0);
