@@ -1,10 +1,13 @@
 // The flags every row-driven bulk job shares: the input file, --results FILE, --resume,
-// --restart and --concurrency, and the command line that repeats the job (for the resume hint).
+// --restart and --concurrency, and the flags that repeat the job (for the resume hint).
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
 import * as v from '../validate/index.js';
 import type { JobSpec } from './engine.js';
+import { shellQuote } from './command-line.js';
+
+export { shellQuote } from './command-line.js';
 
 export interface BulkFlags {
   /** The input file (`-` for stdin). */
@@ -32,9 +35,6 @@ export function jobFlags(
   return { file, resume: o.resume, restart: o.restart, concurrency: o.concurrency };
 }
 
-export function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * The bulk form of a verb, read from commander's options: `inputs` maps option keys to flags
@@ -69,26 +69,4 @@ export function parseBulkFlags(options: object, inputs: Record<string, string>, 
     concurrency,
     argv,
   };
-}
-
-/**
- * The global flags of this run that a repeated or resumed job needs to run as it did: the profile,
- * the base URL, the CA file, an explicit --timeout, --retries other than the default, the output format (a
- * resumed file is checked against it), and --yes where the job asked for a confirmation.
- */
-export function globalArgv(ctx: Context, command: string, confirms: boolean): string[] {
-  const g = ctx.globals;
-  const has = (flag: string) => new RegExp(`(^| )${flag}( |$)`).test(command);
-  const a: string[] = [];
-  if (g.profile !== undefined && !has('--profile')) a.push('--profile', shellQuote(g.profile));
-  if (g.baseUrl !== undefined && !has('--base-url')) a.push('--base-url', shellQuote(g.baseUrl));
-  if (g.caFile !== undefined && !has('--ca-file')) a.push('--ca-file', shellQuote(g.caFile));
-  if (!has('--resolve')) for (const pin of g.resolve ?? []) a.push('--resolve', shellQuote(pin));
-  // As the user wrote it (`12s`, not `12000ms`).
-  if (g.timeoutExplicit && !has('--timeout')) a.push('--timeout', shellQuote(g.timeoutText ?? `${g.timeout}ms`));
-  if (g.retries !== 3 && !has('--retries')) a.push('--retries', String(g.retries));
-  if (g.output !== undefined && !has('-o') && !has('--output')) a.push('-o', g.output);
-  else if (g.json && !has('--json') && !has('-o')) a.push('--json');
-  if (confirms && g.yes && !has('--yes')) a.push('--yes');
-  return a;
 }

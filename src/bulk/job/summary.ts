@@ -8,7 +8,7 @@ import { appendFileSync } from 'node:fs';
 import { CliError, errorCode, ExitCode, messageOf } from '../../errors.js';
 import { formatDuration } from '../../util/duration.js';
 import type { Failure } from '../retry.js';
-import { globalArgv } from '../flags.js';
+import { globalArgv } from '../command-line.js';
 import { InputChanged } from './planner.js';
 import { FileGone } from './output-file.js';
 import type { Rescue } from './rescue.js';

@@ -13,6 +13,7 @@ import type { generate } from './generate.cmd.js';
 import { usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
 import { runJob, type FileFormat, type JobSpec } from '../../bulk/engine.js';
+import { shellQuote } from '../../bulk/command-line.js';
 import { generateBatch, type CodeRow } from './batch.js';
 import { CodeSet } from './code-set.js';
 
@@ -32,7 +33,7 @@ export interface Options {
   resume: boolean;
   restart: boolean;
   format: Fmt;
-  /** Flags to repeat in the resume hint. */
+  /** The flags after --count to repeat in the resume hint (commandFor). */
   argv: string[];
 }
 
@@ -72,7 +73,8 @@ export function parse({ opts }: VerbInput<typeof generate>, ctx: Context): Optio
   if (out && (g.fields || g.query)) throw usageError('--fields and --query shape what is printed on stdout; with --out the file keeps every column. Drop --out, or select columns from the file afterwards.');
   const unknown = (g.fields ?? []).filter((f) => !(COLUMNS as readonly string[]).includes(f));
   if (unknown.length) throw usageError(`--fields ${unknown.join(',')}: no such field in a code. Fields: ${COLUMNS.join(', ')}.`);
-  const argv = ['--hash-id', hashId, '--org', shellQuote(opts.org), '--count', String(count)];
+  // The flags after --count (the resume hint asks for the codes still missing: see commandFor).
+  const argv: string[] = [];
   if (limitDays !== undefined) argv.push('--limit-days', String(limitDays));
   if (opts.expires !== undefined) argv.push('--expires', shellQuote(opts.expires));
   if (opts.samples) argv.push('--samples');
@@ -99,8 +101,9 @@ export function parse({ opts }: VerbInput<typeof generate>, ctx: Context): Optio
   };
 }
 
-function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+/** The command that generates `count` codes of this job (its own count, or what is left of it). */
+function commandFor(o: Options, count: number): string {
+  return ['bookdist codes generate --hash-id', o.hashId, '--org', shellQuote(o.org), '--count', String(count), ...o.argv].join(' ');
 }
 
 export async function run(o: Options, ctx: Context): Promise<number> {
@@ -170,9 +173,9 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     resume: o.resume,
     restart: o.restart,
     concurrency: o.concurrency,
-    command: `bookdist codes generate ${o.argv.join(' ')}`,
+    command: commandFor(o, o.count),
     stdoutResumeHint: (st) => ({
-      command: `bookdist codes generate ${o.argv.join(' ')}`.replace(/--count \d+/, `--count ${o.count - st.done}`),
+      command: commandFor(o, o.count - st.done),
       note: 'the codes printed so far are valid; add --out FILE to make a job resumable',
     }),
     dryRunNote: `(dry run: ${batchCount} request(s) of at most ${o.batchSize} codes would be sent)`,
