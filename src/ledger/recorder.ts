@@ -118,10 +118,16 @@ export function returnedIds(op: string, body: unknown): Record<string, unknown> 
     if (b.conflict === true) out.conflict = true;
   }
   if (Array.isArray(b.codes)) {
-    // Never the codes themselves: how many, and a digest to match them against a file.
-    const codes = (b.codes as unknown[]).map((c) => (typeof c === 'string' ? c : (str(obj(c)?.code) ?? JSON.stringify(c))));
-    out.codes = codes.length;
-    out.codes_sha256 = sha256(codes.join('\n'));
+    // Never the codes themselves: how many, and a digest to match them against a file (the
+    // SHA-256 of the codes joined by line ends), in one pass: a batch holds up to 1,000 codes.
+    let text = '';
+    let n = 0;
+    for (const c of b.codes as unknown[]) {
+      const code = typeof c === 'string' ? c : typeof (c as { code?: unknown } | null)?.code === 'string' ? (c as { code: string }).code : JSON.stringify(c);
+      text = n++ === 0 ? code : text + '\n' + code;
+    }
+    out.codes = n;
+    out.codes_sha256 = sha256(text);
   }
   return out;
 }
