@@ -4,8 +4,9 @@
 // (./lock.ts): ten `profile add` at once keep all ten, where each used to write back the store it
 // had read. conf writes the file atomically (a temporary file renamed into place), as
 // writeKeyCopy does the key copies.
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { CliError, errorCode, ExitCode } from '../errors.js';
+import { makeDirSync } from '../util/fs-safe.js';
 import { join, resolve, sep } from 'node:path';
 import { readBounded, unreadableReason } from '../util/read-bounded.js';
 
@@ -37,7 +38,7 @@ export const KEYS_DIR = 'keys';
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 function ensureDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirSync(dir);
   try {
     chmodSync(dir, 0o700);
   } catch {}
@@ -73,6 +74,13 @@ export async function readStore(dir: string): Promise<StoreShape> {
     text = await readBounded(path);
   } catch (e) {
     if (errorCode(e) === 'ENOENT') return { profiles: profileTable({}) };
+    // HOME (or a directory above the config's) is a file: a directory bookdist cannot use.
+    if (errorCode(e) === 'ENOTDIR')
+      throw new CliError(
+        `Cannot read the config file ${path}: a part of that path is a file, not a directory (is HOME a directory?). ` +
+          'Set BOOKDIST_CONFIG_DIR to a directory for the profiles, and BOOKDIST_DATA_DIR to one for the sandbox.',
+        ExitCode.USAGE,
+      );
     const refused = /^E(TOOBIG|DEVICE|ISDIR|NOWRITER|TIMEDOUT)$/.test(errorCode(e) ?? '');
     throw new CliError(
       `Cannot read the config file ${path}: ${unreadableReason(e)}.${refused ? ' It must be the JSON file bookdist writes: remove what is there (or set BOOKDIST_CONFIG_DIR to another directory) and add the profiles again.' : ''}`,

@@ -24,16 +24,21 @@ export function embeddedDbPath(dataDir: string): string {
   return join(dataDir, 'sandbox.db');
 }
 
+/** The data directory cannot be made: say which variable moves it. */
+export function dataDirError(dataDir: string, e: unknown): CliError {
+  const code = (e as { code?: string }).code ?? String(e);
+  return new CliError(
+    `Cannot create the sandbox's data directory ${dataDir} (${code}): the home directory may be read-only. ` +
+      'Set BOOKDIST_DATA_DIR to a writable directory (it moves the sandbox database and keys there).',
+    ExitCode.USAGE,
+  );
+}
+
 export async function startEmbedded(opts: { dataDir: string; log?: (line: string) => void; processDelayMs?: number }): Promise<EmbeddedSandbox> {
   try {
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   } catch (e) {
-    const code = (e as { code?: string }).code ?? String(e);
-    throw new CliError(
-      `Cannot create the sandbox's data directory ${opts.dataDir} (${code}): the home directory may be read-only. ` +
-        'Set BOOKDIST_DATA_DIR to a writable directory (it moves the sandbox database and keys there).',
-      ExitCode.USAGE,
-    );
+    throw dataDirError(opts.dataDir, e);
   }
   try {
     chmodSync(opts.dataDir, 0o700);

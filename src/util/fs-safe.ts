@@ -17,7 +17,7 @@ import { constants, type Stats } from 'node:fs';
 import * as fsSync from 'node:fs';
 import type * as FsPromises from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { errorCode } from '../errors.js';
 
 const { O_WRONLY, O_RDONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW, O_NONBLOCK } = constants;
@@ -215,11 +215,38 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array, mod
 }
 
 /**
+ * `mkdir -p`, one level at a time, for every directory bookdist creates. Node's recursive mkdir
+ * never returns when a parent exists but cannot hold the child (a HOME under /proc, a parent that
+ * is a dangling link: the child's ENOENT makes it create the parent again, which exists, for ever,
+ * deaf to signals); here the child's error is the answer. A path that exists as a non-directory
+ * is EEXIST, as with mkdir.
+ */
+export function makeDirSync(dir: string, mode = 0o700): void {
+  const missing: string[] = [];
+  for (let p = resolve(dir); ; p = dirname(p)) {
+    const st = fsSync.statSync(p, { throwIfNoEntry: false });
+    if (st) {
+      if (!missing.length && !st.isDirectory()) throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${p}'`), { code: 'EEXIST', path: p });
+      break;
+    }
+    missing.push(p);
+    if (dirname(p) === p) break;
+  }
+  for (const p of missing.reverse()) {
+    try {
+      fsSync.mkdirSync(p, { mode });
+    } catch (e) {
+      if (errorCode(e) !== 'EEXIST') throw e;
+    }
+  }
+}
+
+/**
  * A directory for private files (0700), created if missing; refused (ENOTDIR-like error with
  * code 'ENOTDIR' or 'ELOOP') when a link or a non-directory is there instead.
  */
 export function privateDirSync(dir: string): void {
-  fsSync.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirSync(dir);
   const st = fsSync.lstatSync(dir);
   if (st.isSymbolicLink()) throw Object.assign(new Error(`ELOOP: a symbolic link, not a directory: '${dir}'`), { code: 'ELOOP', path: dir });
   // Stryker disable next-line ConditionalExpression,StringLiteral,ObjectLiteral: accepted, a defensive check: mkdirSync(recursive) already refuses a file or FIFO in place (EEXIST); only a swap by another process between the two calls reaches it
