@@ -3,6 +3,8 @@
 //
 // `request` is a pipeline of named steps, in this order:
 //   prepare         the exact method, URL, headers and body, signed (wire.ts)
+//   refuseBadHeaders a header value with a control character (or a character HTTP cannot carry)
+//                   is refused unsent (exit 2): it would end the header early, or Node would throw
 //   refuseUnsigned  a request that needs a signature, with no credentials at all, is refused unsent
 //   dryRun          --dry-run: check the payload, print the curl line (curl.ts), throw DryRun
 //   traceRoute      --debug: the route (proxy or direct) and the extra CA certificates
@@ -29,7 +31,7 @@ import { MAX_BODY_BYTES, type HttpHandler } from './handler.js';
 import { bodyTooLarge, isWrite, verifyAnswer } from './verify.js';
 import { formatDuration } from '../util/duration.js';
 import { ExitCode, CliError } from '../errors.js';
-import { truncate } from '../util/quote.js';
+import { quoteValue, truncate } from '../util/quote.js';
 import { endpoint as lookupEndpoint, type Endpoint } from '../spec/endpoints.js';
 import type { Answer, CallArgs, EndpointName, ErrorBody } from '../spec/contract.js';
 import { parseResponse, type ApiResponse, type RequestInfo } from './answer.js';
@@ -307,6 +309,7 @@ export class ApiClient {
   /** Send one request (see the pipeline at the top of this file). */
   async request(o: RequestOptions): Promise<ApiResponse> {
     const prepared = this.prepare(o);
+    refuseBadHeaders(prepared);
     this.refuseUnsigned(o, prepared);
     if (this.opts.dryRun) return this.dryRun(o, prepared);
     this.traceRoute(prepared);
@@ -460,6 +463,29 @@ export class ApiClient {
   /** Release the connections. Requests still in flight (an interrupted run) are cut, not awaited. */
   async close(): Promise<void> {
     this.handler.close?.();
+  }
+}
+
+/**
+ * Every header the client would send, checked before anything is sent: a value holding a control
+ * character (a line break would end the header early, a tab or NUL is never meant) or a character
+ * beyond Latin-1 (Node refuses it mid-send, which a write would report as an unknown outcome) is a
+ * usage error naming the header; a secret header's value is not shown.
+ */
+function refuseBadHeaders(p: Prepared): void {
+  for (const [name, value] of Object.entries(p.headers)) {
+    const bad = /[^\x20-\x7e\x80-\xff]/.exec(value);
+    if (!bad) continue;
+    const c = bad[0].codePointAt(0)!;
+    const esc = { 9: '\\t', 10: '\\n', 13: '\\r' }[c] ?? `\\u${c.toString(16).padStart(4, '0')}`;
+    const what = c < 0x20 || c === 0x7f ? `a control character (${esc})` : `a character a header cannot carry (${esc})`;
+    const secret = redactHeaders({ [name]: value })[name] !== value;
+    throw new CliError(
+      `The ${name} header of ${p.method} ${pathOf(p.url)} would hold ${what}${secret ? '' : `: ${quoteValue(value, 80)}`}. ` +
+        'Nothing was sent. Remove it from the value that set it (an option, a variable, a file or the profile).',
+      ExitCode.USAGE,
+      { header: name },
+    );
   }
 }
 
