@@ -113,7 +113,9 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     unit: 'books',
     total: input === '-' ? undefined : known.size,
     source: () => chunks(job.books(), BOOKS_PER_BATCH),
-    process: (batch, tools) => eachItem(batch.items, (b) => job.queue(b, tools), tools),
+    // Each book's result is said once, by the job (its line, or its row on stdout): eachItem's own
+    // line for a failed item would repeat the whole failure.
+    process: (batch, tools) => eachItem(batch.items, (b) => job.queue(b, tools), { ctx: tools.ctx, log: () => {} }),
     settle: (pending, tools) => job.settle(pending, tools),
     status: (r) => r.state,
     describe: (c, stats) => job.describe(c, stats.earlier),
