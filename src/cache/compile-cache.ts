@@ -139,7 +139,11 @@ export function startCompileCache(
     const fs = process.getBuiltinModule('node:fs');
     const bookdist = root.slice(0, root.lastIndexOf('/'));
     // The cache home itself ($XDG_CACHE_HOME, ~/.cache) may be a link (the user's choice); below it, nothing may.
-    fs.mkdirSync(bookdist.slice(0, bookdist.lastIndexOf('/')), { recursive: true, mode: 0o700 });
+    // Made level by level: Node's recursive mkdir never returns when a parent exists but cannot
+    // hold the child (a HOME under /proc answers ENOENT, its parent EEXIST, for ever).
+    const missing: string[] = [];
+    for (let p = bookdist.slice(0, bookdist.lastIndexOf('/')); p && !fs.existsSync(p); p = p.slice(0, p.lastIndexOf('/'))) missing.unshift(p);
+    for (const p of missing) makeDir(p);
     let fresh = false;
     for (const d of [bookdist, root, dir]) {
       fresh = makeDir(d);
