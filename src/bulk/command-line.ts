@@ -13,19 +13,19 @@ export function shellQuote(s: string): string {
  * the base URL, the CA file, an explicit --timeout, --retries other than the default, the output format (a
  * resumed file is checked against it), and --yes where the job asked for a confirmation.
  */
-export function globalArgv(ctx: Context, command: string, confirms: boolean): string[] {
+export function globalArgv(ctx: Context, confirms: boolean): string[] {
+  // A verb's own flags never name a global one (the verbs' commands hold only their own flags).
   const g = ctx.globals;
-  const has = (flag: string) => new RegExp(`(^| )${flag}( |$)`).test(command);
   const a: string[] = [];
-  if (g.profile !== undefined && !has('--profile')) a.push('--profile', shellQuote(g.profile));
-  if (g.baseUrl !== undefined && !has('--base-url')) a.push('--base-url', shellQuote(g.baseUrl));
-  if (g.caFile !== undefined && !has('--ca-file')) a.push('--ca-file', shellQuote(g.caFile));
-  if (!has('--resolve')) for (const pin of g.resolve ?? []) a.push('--resolve', shellQuote(pin));
+  if (g.profile !== undefined) a.push('--profile', shellQuote(g.profile));
+  if (g.baseUrl !== undefined) a.push('--base-url', shellQuote(g.baseUrl));
+  if (g.caFile !== undefined) a.push('--ca-file', shellQuote(g.caFile));
+  for (const pin of g.resolve ?? []) a.push('--resolve', shellQuote(pin));
   // As the user wrote it (`12s`, not `12000ms`).
-  if (g.timeoutExplicit && !has('--timeout')) a.push('--timeout', shellQuote(g.timeoutText ?? `${g.timeout}ms`));
-  if (g.retries !== 3 && !has('--retries')) a.push('--retries', String(g.retries));
-  if (g.output !== undefined && !has('-o') && !has('--output')) a.push('-o', g.output);
-  else if (g.json && !has('--json') && !has('-o')) a.push('--json');
-  if (confirms && g.yes && !has('--yes')) a.push('--yes');
+  if (g.timeoutExplicit) a.push('--timeout', shellQuote(g.timeoutText ?? `${g.timeout}ms`));
+  if (g.retries !== 3) a.push('--retries', String(g.retries));
+  if (g.output !== undefined) a.push('-o', g.output);
+  else if (g.json) a.push('--json');
+  if (confirms && g.yes) a.push('--yes');
   return a;
 }

@@ -347,7 +347,7 @@ describe('retry hints run as printed', () => {
     const r = await run(gen(300, ['-o', 'ndjson', '--retries', '0']), { env, http: reg, clock: instant });
     expect(r.code).toBe(7);
     const hint = /To retry what failed, run:\n {2}(.*)\n/.exec(r.stderr)?.[1];
-    expect(hint).toBe(`bookdist codes generate --hash-id ${HASH} --org acme --count 100 --batch-size 100 --concurrency 1 -o ndjson --retries 0  # the codes printed so far are valid; add --out FILE to make a job resumable`);
+    expect(hint).toBe(`bookdist codes generate --hash-id ${HASH} --org acme --count 100 --batch-size 100 --concurrency 1 --retries 0 -o ndjson  # the codes printed so far are valid; add --out FILE to make a job resumable`);
     const again = await run(hint!.split('  # ')[0].split(' ').slice(1), { env, http: codesService(), clock: instant });
     expect(again.code).toBe(0);
     expect(again.stdout.trim().split('\n')).toHaveLength(100);

@@ -47,10 +47,10 @@ function resumeCommand<I, R extends Record<string, unknown>>(s: JobState<I, R>):
     if (!hint) return undefined;
     // A here-document (the input on the lines after the command) keeps the note on the first line.
     const [first, ...rest] = hint.command.split('\n');
-    const line = [first.replace(/ <<'EOF'$/, ''), ...globalArgv(s.ctx, first, Boolean(s.spec.confirm))].join(' ') + (/ <<'EOF'$/.test(first) ? " <<'EOF'" : '');
+    const line = [first.replace(/ <<'EOF'$/, ''), ...globalArgv(s.ctx, Boolean(s.spec.confirm))].join(' ') + (/ <<'EOF'$/.test(first) ? " <<'EOF'" : '');
     return [line + (hint.note ? `  # ${hint.note}` : ''), ...rest].join('\n');
   }
-  const globals = globalArgv(s.ctx, s.spec.command, Boolean(s.spec.confirm));
+  const globals = globalArgv(s.ctx, Boolean(s.spec.confirm));
   return [s.spec.command, ...globals, '--resume'].join(' ');
 }
 
@@ -103,7 +103,7 @@ export function stopsAtOnce(f: Pick<Failure, 'exitCode'>): boolean {
  * job without a file or a resume hint of its own, the command that runs it again).
  */
 function mendOutside<I, R extends Record<string, unknown>>(s: JobState<I, R>, fatal: Failure, line: string, resume: string | undefined): Ending {
-  const again = resume ?? [s.spec.command, ...globalArgv(s.ctx, s.spec.command, Boolean(s.spec.confirm))].join(' ');
+  const again = resume ?? [s.spec.command, ...globalArgv(s.ctx, Boolean(s.spec.confirm))].join(' ');
   const error = new CliError(`${s.spec.verb}: ${fatal.message}\n${line} Once that is fixed, continue with:\n  ${again}`, fatal.exitCode);
   return { code: fatal.exitCode, message: error.message, error, resume: again, complete: false };
 }

@@ -13,7 +13,7 @@ import type { generate } from './generate.cmd.js';
 import { usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
 import { runJob, type FileFormat, type JobSpec } from '../../bulk/engine.js';
-import { shellQuote } from '../../bulk/command-line.js';
+import { givenCommand } from '../given.js';
 import { generateBatch, type CodeRow } from './batch.js';
 import { CodeSet } from './code-set.js';
 
@@ -33,8 +33,8 @@ export interface Options {
   resume: boolean;
   restart: boolean;
   format: Fmt;
-  /** The flags after --count to repeat in the resume hint (commandFor). */
-  argv: string[];
+  /** The command that generates `count` codes of this job: as given, with that --count (the resume hint's). */
+  commandFor: (count: number) => string;
 }
 
 const COLUMNS = ['code', 'deactivation_date', 'limit_days', 'hash_id', 'batch'] as const;
@@ -48,7 +48,7 @@ const TABLE_COLUMNS: Column[] = [
 /** The service's maximum codes per request. */
 const MAX_BATCH = 1000;
 
-export function parse({ opts }: VerbInput<typeof generate>, ctx: Context): Options {
+export function parse({ opts, command }: VerbInput<typeof generate>, ctx: Context): Options {
   if (opts.hashId === undefined) throw usageError('Give the book with --hash-id.');
   if (opts.org === undefined || !opts.org.trim()) throw usageError('Give the organization with --org.');
   if (opts.count === undefined) throw usageError('Give the number of codes with --count.');
@@ -73,16 +73,6 @@ export function parse({ opts }: VerbInput<typeof generate>, ctx: Context): Optio
   if (out && (g.fields || g.query)) throw usageError('--fields and --query shape what is printed on stdout; with --out the file keeps every column. Drop --out, or select columns from the file afterwards.');
   const unknown = (g.fields ?? []).filter((f) => !(COLUMNS as readonly string[]).includes(f));
   if (unknown.length) throw usageError(`--fields ${unknown.join(',')}: no such field in a code. Fields: ${COLUMNS.join(', ')}.`);
-  // The flags after --count (the resume hint asks for the codes still missing: see commandFor).
-  const argv: string[] = [];
-  if (limitDays !== undefined) argv.push('--limit-days', String(limitDays));
-  if (opts.expires !== undefined) argv.push('--expires', shellQuote(opts.expires));
-  if (opts.samples) argv.push('--samples');
-  if (opts.label !== undefined) argv.push('--label', shellQuote(opts.label));
-  if (batchSize !== 1000) argv.push('--batch-size', String(batchSize));
-  if (concurrency !== 4) argv.push('--concurrency', String(concurrency));
-  if (format !== 'csv' && format !== 'table') argv.push('-o', format);
-  if (out) argv.push('--out', shellQuote(out));
   return {
     hashId,
     org: opts.org,
@@ -97,13 +87,9 @@ export function parse({ opts }: VerbInput<typeof generate>, ctx: Context): Optio
     resume,
     restart,
     format,
-    argv,
+    // --resume and --restart are the summary's to add; -o and --json come with the global flags.
+    commandFor: (n) => givenCommand(command, { set: { count: n }, drop: ['resume', 'restart'] }),
   };
-}
-
-/** The command that generates `count` codes of this job (its own count, or what is left of it). */
-function commandFor(o: Options, count: number): string {
-  return ['bookdist codes generate --hash-id', o.hashId, '--org', shellQuote(o.org), '--count', String(count), ...o.argv].join(' ');
 }
 
 export async function run(o: Options, ctx: Context): Promise<number> {
@@ -173,9 +159,9 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     resume: o.resume,
     restart: o.restart,
     concurrency: o.concurrency,
-    command: commandFor(o, o.count),
+    command: o.commandFor(o.count),
     stdoutResumeHint: (st) => ({
-      command: commandFor(o, o.count - st.done),
+      command: o.commandFor(o.count - st.done),
       note: 'the codes printed so far are valid; add --out FILE to make a job resumable',
     }),
     dryRunNote: `(dry run: ${batchCount} request(s) of at most ${o.batchSize} codes would be sent)`,
