@@ -100,14 +100,14 @@ const realClock: Clock = {
   now: () => new Date(),
   sleep: (ms, signal) =>
     new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
+      if (signal?.aborted) return reject(signal.reason as Error);
       const t = setTimeout(() => {
         signal?.removeEventListener('abort', onAbort);
         resolve();
       }, ms);
       const onAbort = () => {
         clearTimeout(t);
-        reject(signal!.reason);
+        reject(signal!.reason as Error);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
@@ -150,7 +150,7 @@ export function createContext(
     api: () => (apiP ??= import('./connect.js').then((m) => m.connect(ctx))),
     apiFor: async (cfg, more) => {
       const { connect } = await import('./connect.js');
-      return connect({ ...ctx, globals: { ...ctx.globals, ...more }, config: async () => cfg });
+      return connect({ ...ctx, globals: { ...ctx.globals, ...more }, config: () => Promise.resolve(cfg) });
     },
   };
   return ctx;

@@ -24,8 +24,7 @@ import { join } from 'node:path';
 import { privateDirSync, readTextSync, writeFileAtomicSync } from '../util/fs-safe.js';
 
 /** The kinds of ids the cache keeps, one file each. */
-const ID_KINDS = ['book', 'isbn', 'sku', 'user', 'email', 'order', 'purchase', 'price', 'org', 'label', 'ledger'] as const;
-export type IdKind = (typeof ID_KINDS)[number];
+export type IdKind = 'book' | 'isbn' | 'sku' | 'user' | 'email' | 'order' | 'purchase' | 'price' | 'org' | 'label' | 'ledger';
 
 /** Ids kept per kind (and scope) after a compaction; the newest win. */
 const MAX_PER_KIND = 10_000;
@@ -152,7 +151,7 @@ export class IdCollector {
       const date = str(first?.purchase_date)?.slice(0, 10);
       const total = o.totals.total;
       const buyer = str(o.username) ?? str(isRec(first?.user) ? first.user.username : undefined);
-      this.add('order', id, joined(date, total === undefined ? undefined : String(total), buyer));
+      this.add('order', id, joined(date, total === undefined || (total !== null && typeof total === 'object') ? undefined : String(total as string | number | boolean | null), buyer));
     }
     if (id && str(o.purchase_date) && isRec(o.book)) {
       const who = isRec(o.user) ? str(o.user.username) : undefined;

@@ -83,7 +83,7 @@ export function reportError(err: unknown, io: IO, opts: { json: boolean; debug: 
   } else {
     io.stderr.write(`bookdist: ${errorText(message)}\n`);
   }
-  if (opts.debug && e.stack) io.stderr.write(e.stack + '\n');
+  if (opts.debug && typeof e.stack === 'string') io.stderr.write(`${e.stack}\n`);
   return exitCode;
 }
 

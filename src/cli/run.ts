@@ -59,7 +59,7 @@ export async function runCommand(argv: string[], io: IO, setup: RunSetup): Promi
     return ctxRef;
   });
 
-  let code = 0;
+  let code: number;
   try {
     if (argv.length === 0) {
       // A bare `bookdist` shows the help, as `bookdist --help` does.
@@ -77,7 +77,9 @@ export async function runCommand(argv: string[], io: IO, setup: RunSetup): Promi
     for (const fn of cleanups.reverse()) {
       try {
         await fn();
-      } catch {}
+      } catch {
+        /* a cleanup that fails must not hide the command's own exit code */
+      }
     }
     signals?.release();
     // The EPIPE listener stays: output still buffered may fail after main() returns.

@@ -51,6 +51,8 @@ export function trapSignals(io: IO, controller: AbortController, cleanups: Array
   // ours) counts once. A person's second Ctrl-C still exits at once.
   let swallowing = false;
   let first: NodeJS.Signals | undefined;
+  // The function itself, to put back as it was; every call passes `this` (realKill.call(process, …)).
+  // eslint-disable-next-line @typescript-eslint/unbound-method
   const realKill = process.kill;
   const killFilter = function (this: unknown, pid: number, sig?: string | number) {
     if (swallowing && pid === process.pid && typeof sig === 'string' && SIGNALS.includes(sig as NodeJS.Signals)) return true;
@@ -79,7 +81,7 @@ export function trapSignals(io: IO, controller: AbortController, cleanups: Array
       // At once: cleanups get a moment, but a graceful close of the HTTP pool would wait for the
       // requests in flight (what the first signal does); a bulk job's journal covers them.
       const bounded = new Promise((r) => setTimeout(r, 200).unref());
-      void Promise.race([Promise.allSettled(cleanups.map((fn) => fn())), bounded]).finally(() => die(first ?? sig));
+      void Promise.race([Promise.allSettled(cleanups.map(async (fn) => fn())), bounded]).finally(() => die(first ?? sig));
     }
   };
   // `bookdist ... | head`: the reader went away. Stop quietly, as other Unix tools do.
@@ -89,7 +91,7 @@ export function trapSignals(io: IO, controller: AbortController, cleanups: Array
     if (outputTrap) return outputTrap(err);
     const broken = errorCode(err) === 'EPIPE';
     if (!broken) io.stderr.write(`bookdist: cannot write the output (${errorCode(err) ?? messageOf(err)}); nothing more was written.\n`);
-    void Promise.allSettled(cleanups.map((fn) => fn())).finally(() => process.exit(broken ? ExitCode.OK : ExitCode.ERROR));
+    void Promise.allSettled(cleanups.map(async (fn) => fn())).finally(() => process.exit(broken ? ExitCode.OK : ExitCode.ERROR));
   };
   for (const sig of SIGNALS) process.on(sig, onSignal);
   process.kill = killFilter;

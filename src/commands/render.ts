@@ -3,6 +3,7 @@
 import { formatAmount } from '../spec/currency.js';
 import type { Style } from '../output/index.js';
 import { labelled, renderTable } from '../output/table.js';
+import { cellText as t } from '../output/format.js';
 
 export type Pair = [label: string, value: unknown];
 
@@ -24,7 +25,7 @@ export type GridColumn = string | { head: string; optional?: boolean; min?: numb
  * it cannot fit the terminal, optional columns go first, then each row becomes a small card.
  */
 export function grid(s: Style, head: GridColumn[], rows: unknown[][], indent = '  '): string {
-  const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '' : String(c))));
+  const cells = rows.map((r) => r.map((c) => t(c)));
   const columns = head.map((h) => (typeof h === 'string' ? { head: h } : h)).map((c) => ({ ...c, key: c.head.toLowerCase().replace(/[ -]/g, '_') }));
   return renderTable(s, columns, cells, indent);
 }
@@ -53,8 +54,8 @@ export function when(v: unknown): string {
 /** An amount with its currency, in its minor unit (1200 JPY, 14.99 USD); as given when it is not a number. */
 export function money(v: unknown, currency?: string): string {
   if (v === null || v === undefined || v === '') return '';
-  const num = typeof v === 'number' ? v : /^-?\d+(\.\d+)?$/.test(String(v).trim()) ? Number(v) : NaN;
-  const n = Number.isFinite(num) ? (currency || typeof v === 'number' ? formatAmount(num, currency) : String(v)) : String(v);
+  const num = typeof v === 'number' ? v : /^-?\d+(\.\d+)?$/.test(t(v).trim()) ? Number(v) : NaN;
+  const n = Number.isFinite(num) ? (currency || typeof v === 'number' ? formatAmount(num, currency) : t(v)) : t(v);
   return currency ? `${n} ${currency}` : n;
 }
 

@@ -65,7 +65,7 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
   const store = await input.loadStore();
   const pick = (flag: string | undefined, envName: string, profileValue: string | undefined, profileName: string): Setting | undefined => {
     if (flag) return { value: flag, source: 'flag' };
-    if (env[envName]) return { value: env[envName]!, source: 'env', from: envName };
+    if (env[envName]) return { value: env[envName], source: 'env', from: envName };
     if (profileValue) return { value: profileValue, source: 'profile', from: profileName };
     return undefined;
   };

@@ -41,7 +41,9 @@ function ensureDir(dir: string): void {
   makeDirSync(dir);
   try {
     chmodSync(dir, 0o700);
-  } catch {}
+  } catch {
+    /* not ours to change (a shared directory): the files in it are still 0600 */
+  }
 }
 
 async function openStore(dir: string) {
@@ -114,7 +116,9 @@ export async function updateStore(dir: string, change: (store: StoreShape) => vo
     else conf.delete('current');
     try {
       chmodSync(join(dir, CONFIG_FILE), 0o600);
-    } catch {}
+    } catch {
+      /* conf wrote it with the process umask; best effort */
+    }
     return store;
   });
 }

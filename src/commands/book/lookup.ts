@@ -6,6 +6,7 @@
 import type { Context } from '../../context.js';
 import { messageOf, usageError } from '../../errors.js';
 import { style, type Column } from '../../output/index.js';
+import { cellText as t } from '../../output/format.js';
 import * as v from '../../validate/index.js';
 import { readList } from '../../bulk/lines.js';
 import { chunks, runJob, type JobSpec, type JobTools } from '../../bulk/engine.js';
@@ -159,7 +160,7 @@ async function searchBooks(job: JobTools, kind: LookupOptions['kind'], wanted: s
     if (r.response.status >= 400) return { found, failure: failureOf(r.response) };
     const results: Book[] = Array.isArray(r.response.body?.results) ? r.response.body.results : [];
     for (const b of results) {
-      const ks = kind === 'isbn' ? isbnKeys(b) : [String(b?.hash_id ?? b?.identifiers?.hash_id ?? '').toLowerCase()];
+      const ks = kind === 'isbn' ? isbnKeys(b) : [t(b?.hash_id ?? b?.identifiers?.hash_id).toLowerCase()];
       for (const k of ks) if (!found.has(k)) found.set(k, b);
     }
     offset += results.length;

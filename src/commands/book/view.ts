@@ -1,6 +1,7 @@
 // How a book looks to people: a card with identifiers, status flags and a pricing sub-table,
 // and the columns of book listings.
 import { recsOf, type Column, type Rec, type Style } from '../../output/index.js';
+import { cellText as t } from '../../output/format.js';
 import type { Verified } from '../../spec/contract.js';
 import { flags, grid, kv, money, when } from '../render.js';
 
@@ -18,7 +19,7 @@ function pricingRows(pricing: Rec[]): Array<Array<unknown>> {
     p.id,
     money(p.price, typeof p.currency === 'string' ? p.currency : undefined),
     p.description ?? '',
-    p.is_limited ? `${p.limit_days ?? ''} days` : 'unlimited',
+    p.is_limited ? `${t(p.limit_days)} days` : 'unlimited',
     p.other_pricing ?? '',
     p.deactivation_date ? `deactivated ${when(p.deactivation_date)}` : p.is_limited && p.calculated_expiration_date ? `expires ${when(p.calculated_expiration_date)}` : '',
   ]);
@@ -37,7 +38,7 @@ export function bookCard(book: Verified<'Book'>, s: Style): string {
   const id = book.identifiers;
   const st = book.status;
   const drm = book.drm;
-  const title = book.subtitle ? `${book.title}: ${book.subtitle}` : book.title;
+  const title = book.subtitle ? `${t(book.title)}: ${t(book.subtitle)}` : book.title;
   // Long fields wrap under their label within the terminal (kv), never cut.
   const description = typeof book.description === 'string' ? oneLine(book.description) : undefined;
   const head = kv(s, [
@@ -68,15 +69,15 @@ export function bookCard(book: Verified<'Book'>, s: Style): string {
       ['Flags', flags(s, st ?? undefined, STATUS_FLAGS)],
       ['Processed', when(st?.processed_date)],
       ['Queued', when(st?.queued_date)],
-      ['Held', st?.is_held === true ? oneLine(String(st.held_reason ?? 'held in the queue')) : undefined],
+      ['Held', st?.is_held === true ? oneLine(t(st.held_reason ?? 'held in the queue')) : undefined],
     ],
     '  ',
   );
   const drmLine = [
-    drm?.copy_percent != null ? `copy ${drm.copy_percent}%` : '',
-    drm?.print_allowance_percent != null ? `print ${drm.print_allowance_percent}%${drm.print_allowance_range ? ` per ${drm.print_allowance_range}` : ''}` : '',
-    drm?.offline_range ? `offline ${drm.offline_range}` : '',
-    drm?.sample_page_end != null ? `sample to p. ${drm.sample_page_end}` : '',
+    drm?.copy_percent != null ? `copy ${t(drm.copy_percent)}%` : '',
+    drm?.print_allowance_percent != null ? `print ${t(drm.print_allowance_percent)}%${drm.print_allowance_range ? ` per ${t(drm.print_allowance_range)}` : ''}` : '',
+    drm?.offline_range ? `offline ${t(drm.offline_range)}` : '',
+    drm?.sample_page_end != null ? `sample to p. ${t(drm.sample_page_end)}` : '',
   ]
     .filter(Boolean)
     .join(' · ');
@@ -135,7 +136,7 @@ export const BOOK_COLUMNS: Column<Verified<'Book'>>[] = [
       Array.isArray(r.digital_pricing)
         ? recsOf(r.digital_pricing)
             .filter((p) => !p.deactivation_date)
-            .map((p) => `${p.price}${p.is_limited ? `/${p.limit_days}d` : ''}`)
+            .map((p) => `${t(p.price)}${p.is_limited ? `/${t(p.limit_days)}d` : ''}`)
             .join(' ')
         : '',
   },

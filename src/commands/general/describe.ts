@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { emit, recsOf } from '../../output/index.js';
+import { cellText as t } from '../../output/format.js';
 import type { VerbInput } from '../define.js';
 import type { describe } from './index.js';
 
@@ -25,16 +26,16 @@ export async function run(o: { endpoint?: string }, ctx: Context): Promise<void>
         // columns); the methods and the fields show on a wider terminal, and in --json.
         { key: 'name', id: true },
         // Formats read the record itself: the flattened cell of an array is already text.
-        { key: 'methods', optional: true, id: true, format: (_v, r) => (Array.isArray(r.methods) ? r.methods.join('|') : String(r.methods ?? '')) },
+        { key: 'methods', optional: true, id: true, format: (_v, r) => (Array.isArray(r.methods) ? r.methods.map(t).join('|') : t(r.methods)) },
         { key: 'path', id: true },
-        { key: 'scope', id: true, format: (v) => (v == null ? '-' : String(v)) },
+        { key: 'scope', id: true, format: (v) => (v == null ? '-' : t(v)) },
         {
           key: 'fields',
           optional: true,
           // `name*:type` per field of the request payload or query; * marks a required one.
           format: (_v, r) =>
             Array.isArray(r.fields) && r.fields.length
-              ? recsOf(r.fields).map((f) => `${f.name}${f.required ? '*' : ''}:${f.type}`).join(' ')
+              ? recsOf(r.fields).map((f) => `${t(f.name)}${f.required ? '*' : ''}:${t(f.type)}`).join(' ')
               : '-',
         },
       ],

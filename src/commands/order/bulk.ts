@@ -14,6 +14,7 @@
 //   array, or pricing_id; billing_address and shipping_address as objects).
 // order free: one free order per row: username, hash_id, optional expiration_date and label.
 import { messageOf } from '../../errors.js';
+import { cellText as t } from '../../output/format.js';
 import type { Context } from '../../context.js';
 import * as v from '../../validate/index.js';
 import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../bulk/engine.js';
@@ -50,7 +51,7 @@ async function* groups(rows: AsyncIterable<InputRow>): AsyncGenerator<Group> {
   const closed = new Set<string>();
   let cur: Group | undefined;
   for await (const r of rows) {
-    const n = String(r.values.order_number ?? '').trim();
+    const n = t(r.values.order_number).trim();
     if (cur && n === cur.number && n !== '') {
       cur.rows.push(r);
       continue;
@@ -217,8 +218,8 @@ export async function runOrderFreeBulk(o: BulkFlags, ctx: Context): Promise<numb
             row: row.line,
             status,
             order_id,
-            hash_id: String(row.values.hash_id ?? ''),
-            username: String(row.values.username ?? ''),
+            hash_id: t(row.values.hash_id),
+            username: t(row.values.username),
             message,
           });
           const c = row.problem ? { ok: false as const, message: row.problem } : checkRow(Row, row.values);

@@ -1,5 +1,6 @@
 // How orders, their items and single purchases look to people.
 import type { Column, Style } from '../../output/index.js';
+import { cellText as t } from '../../output/format.js';
 import type { Answer, Verified } from '../../spec/contract.js';
 import { grid, kv, money, when, yesNo, type GridColumn } from '../render.js';
 
@@ -66,7 +67,7 @@ export function orderCard(order: Order, s: Style, opts: { refundColumn?: boolean
   return [
     kv(s, [
       ['Order', s.bold(String(order.id))],
-      ['User', order.username ? `${order.username}${buyer?.full_name ? ` (${buyer.full_name})` : ''}` : undefined],
+      ['User', order.username ? `${t(order.username)}${buyer?.full_name ? ` (${t(buyer.full_name)})` : ''}` : undefined],
       ['Complete', yesNo(s, order.is_complete)],
       ['Items', order.item_count ?? items.length],
       ['Totals', totalsLine(order.totals)],
@@ -92,8 +93,8 @@ export function purchaseCard(p: Purchase, s: Style, refundData: boolean): string
   const user = p.user;
   return kv(s, [
     ['Purchase', s.bold(String(p.id))],
-    ['Book', p.book ? `${book.title ?? ''} (${book.hash_id ?? ''})` : undefined],
-    ['User', p.user ? `${user.full_name ? user.full_name + ' ' : ''}(${user.username ?? ''})` : undefined],
+    ['Book', p.book ? `${t(book.title)} (${t(book.hash_id)})` : undefined],
+    ['User', p.user ? `${user.full_name ? `${t(user.full_name)} ` : ''}(${t(user.username)})` : undefined],
     ['Pricing', pricing.description ? `${pricing.description}${pricing.id != null ? ` (id ${pricing.id})` : ''}` : undefined],
     ['Price', money(p.purchase_price)],
     ['Quantity', p.quantity],

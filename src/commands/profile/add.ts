@@ -7,6 +7,7 @@ import { CliError, ExitCode, usageError, messageOf } from '../../errors.js';
 import { configDir } from '../../config/paths.js';
 import { readStore, removeKeyCopy, updateStore, writeKeyCopy, type ProfileData } from '../../config/store.js';
 import { emit } from '../../output/index.js';
+import { cellText as t } from '../../output/format.js';
 import { readAll } from '../../util/io.js';
 import { readBounded, unreadableReason } from '../../util/read-bounded.js';
 import type { VerbInput } from '../define.js';
@@ -247,11 +248,11 @@ export async function run(o: AddOptions, ctx: Context): Promise<void> {
   await emit(ctx, publicView(name, data, current), {
     card: (v, s) =>
       [
-        `${s.bold('Profile')}    ${v.name}${v.current ? ' (current)' : ''}`,
-        `${s.bold('Base URL')}   ${v.base_url}`,
-        `${s.bold('Store URL')}  ${v.store_url ?? `${v.base_url} (the base URL)`}`,
-        `${s.bold('Username')}   ${v.username ?? '-'}`,
-        `${s.bold('Auth')}       ${v.auth}`,
+        `${s.bold('Profile')}    ${t(v.name)}${v.current ? ' (current)' : ''}`,
+        `${s.bold('Base URL')}   ${t(v.base_url)}`,
+        `${s.bold('Store URL')}  ${v.store_url ? t(v.store_url) : `${t(v.base_url)} (the base URL)`}`,
+        `${s.bold('Username')}   ${t(v.username ?? '-')}`,
+        `${s.bold('Auth')}       ${t(v.auth)}`,
       ].join('\n'),
   });
 }

@@ -3,6 +3,7 @@ import { configDir } from '../../config/paths.js';
 import { readStore } from '../../config/store.js';
 import { EMBEDDED_PROFILE } from '../../config/resolve.js';
 import { emit } from '../../output/index.js';
+import { cellText as t } from '../../output/format.js';
 import { publicView } from './common.js';
 
 export async function run(_: unknown, ctx: Context): Promise<void> {
@@ -29,7 +30,7 @@ export async function run(_: unknown, ctx: Context): Promise<void> {
     columns: [
       { key: 'current', label: ' ', format: (v) => (v ? '*' : '') },
       { key: 'name' },
-      { key: 'base_url', label: 'base url', format: (v, r) => (r.builtin ? '(built-in local sandbox)' : String(v ?? '')) },
+      { key: 'base_url', label: 'base url', format: (v, r) => (r.builtin ? '(built-in local sandbox)' : t(v)) },
       { key: 'username' },
       { key: 'auth' },
     ],

@@ -47,7 +47,7 @@ function storedOnlyEnv(env: Record<string, string | undefined>): Record<string, 
 /** Resolve one profile from the given data alone (flags and BOOKDIST_ variables ignored). */
 export async function configOf(ctx: Context, name: string, profiles: Record<string, ProfileData>): Promise<ResolvedConfig> {
   const { resolveConfig } = await import('../../config/resolve.js');
-  return resolveConfig({ env: storedOnlyEnv(ctx.io.env), flags: { profile: name, resolve: ctx.globals.resolve?.join(',') }, loadStore: async () => ({ profiles }) });
+  return resolveConfig({ env: storedOnlyEnv(ctx.io.env), flags: { profile: name, resolve: ctx.globals.resolve?.join(',') }, loadStore: () => Promise.resolve({ profiles }) });
 }
 
 function authOf(cfg: ResolvedConfig): string {

@@ -7,6 +7,7 @@ import { inviteOptions, type Options as InviteOptions } from './invite.js';
 import type { VerbInput } from '../define.js';
 import type { create } from './index.js';
 import { emit, humanOutput } from '../../output/index.js';
+import { cellText as t } from '../../output/format.js';
 import { kv } from '../render.js';
 import { createUser } from './view.js';
 
@@ -50,7 +51,7 @@ export async function run(o: Options, ctx: Context): Promise<number | void> {
   await emit(ctx, shown, {
     card: (d, s) =>
       kv(s, [
-        ['Username', s.bold(String(d.username ?? ''))],
+        ['Username', s.bold(t(d.username))],
         ['Email', d.email as string],
         ['Password', generated ? s.yellow(String(d.passwd)) : s.dim('(the one given on stdin)')],
       ]),

@@ -3,6 +3,7 @@ import { email, label, nonEmpty } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import type { invite } from './index.js';
 import { emit } from '../../output/index.js';
+import { cellText as t } from '../../output/format.js';
 import { kv } from '../render.js';
 import { createUser } from './view.js';
 
@@ -35,5 +36,5 @@ export async function run(o: Options, ctx: Context): Promise<void> {
     last_name: o.lastName,
     label: o.label,
   });
-  await emit(ctx, body, { card: (d, s) => kv(s, [['Username', s.bold(String(d.username ?? ''))], ['Email', d.email]]), message: true });
+  await emit(ctx, body, { card: (d, s) => kv(s, [['Username', s.bold(t(d.username))], ['Email', d.email]]), message: true });
 }

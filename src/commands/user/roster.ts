@@ -6,6 +6,7 @@
 // flow, or are created with `user invite`.
 import type { Context } from '../../context.js';
 import * as v from '../../validate/index.js';
+import { cellText as t } from '../../output/format.js';
 import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../bulk/engine.js';
 import { csvRows, inputFingerprint, type InputRow } from '../../bulk/rows.js';
 import { isConflict } from '../../api/errors.js';
@@ -42,16 +43,16 @@ export async function runRoster(o: BulkFlags, ctx: Context): Promise<number> {
       eachItem(
         batch.items,
         async (row) => {
-          const make = (status: Status, message: string, username = ''): Result => ({ row: row.line, status, username, email: String(row.values.email ?? ''), message });
+          const make = (status: Status, message: string, username = ''): Result => ({ row: row.line, status, username, email: t(row.values.email), message });
           const c = row.problem ? { ok: false as const, message: row.problem } : checkRow(Row, row.values);
           if (!c.ok) return { row: make('invalid', c.message), invalid: true };
           const r = await job.call('user.create', { payload: { ...c.data } });
           const body = r.ok ? r.response.body : undefined;
           // An e-mail address with an account: the conflict answer names its username.
           if (r.ok && (isConflict(r.response.status, body) || body?.conflict === true)) {
-            return { row: make('exists', String(body?.message ?? 'User with email address already exists'), String(body?.username ?? '')) };
+            return { row: make('exists', t(body?.message ?? 'User with email address already exists'), t(body?.username)) };
           }
-          if (r.ok && r.response.status < 400) return { row: make('ok', 'created', String(body?.username ?? '')) };
+          if (r.ok && r.response.status < 400) return { row: make('ok', 'created', t(body?.username)) };
           return failedRow(r, make, `row ${row.line}`);
         },
         job,

@@ -4,6 +4,7 @@ import { isAnswer } from '../../api/answer.js';
 import type { Answer, ErrorBody, Payload, Verified } from '../../spec/contract.js';
 import { CliError, ExitCode } from '../../errors.js';
 import type { Style } from '../../output/index.js';
+import { cellText as t } from '../../output/format.js';
 import { flags, kv, when } from '../render.js';
 
 export function userCard(u: Verified<'User'>, s: Style): string {
@@ -23,7 +24,7 @@ export function userCard(u: Verified<'User'>, s: Style): string {
     ['Status', flags(s, st ?? undefined, [['is_active', 'active'], ['verified', 'verified'], ['over_18', 'over 18']])],
     ['Joined', when(st?.date_joined)],
     ['Last login', when(st?.last_login)],
-    ['Owner', owner?.username ? `${owner.full_name ? owner.full_name + ' ' : ''}(${owner.username})` : undefined],
+    ['Owner', owner?.username ? `${owner.full_name ? `${t(owner.full_name)} ` : ''}(${t(owner.username)})` : undefined],
     [
       'Permissions',
       (
