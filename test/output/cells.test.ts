@@ -46,6 +46,17 @@ describe('escaping', () => {
   });
 });
 
+describe('dotted paths through lists', () => {
+  const order = { items: [{ id: 7, book: { title: 'Salt' } }, { id: 8, book: { title: 'Sea' } }] };
+  it('a numeric part picks one element; any other part applies to each', () => {
+    expect(getPath(order, 'items.1.id')).toBe(8);
+    expect(getPath(order, 'items.0.book.title')).toBe('Salt');
+    expect(getPath(order, 'items.id')).toEqual([7, 8]);
+    expect(getPath(order, 'items.2.id')).toBeUndefined();
+    expect(selectFields(order, ['items.1.book.title'])).toEqual({ items: { book: { title: 'Sea' } } });
+  });
+});
+
 describe('--fields and the names of JavaScript objects', () => {
   const book = { hash_id: 'h', title: 'T', identifiers: { isbn13: '978' } };
   it.each(['constructor', '__proto__', 'prototype', 'toString', 'hasOwnProperty', 'identifiers.constructor', 'title.length'])('%s is no field', (f) => {

@@ -377,6 +377,39 @@ describe('CSV', () => {
     expect(gone.withdrawn).toBe(1);
   });
 
+  it('a re-sent row that changes every field changes each of them in place (same book, same hash id)', async () => {
+    const header = 'isbn13,title,subtitle,author,publisher,language,pages,publish_date,description,sku,print_isbn13,price,currency';
+    await csv(`${header}\n9781770100015,Old Title,Old Sub,Old Author,Tidewater Press,en,288,2020,Old text,SKU-OLD,9781770200036,9.99,USD\n`);
+    const before = book('9781770100015')!;
+    const s = await csv(`${header}\n9781770100015,New Title,New Sub,New Author,Harbour Books,fr,285,2023,New text,SKU-NEW,9780306406157,9.99,USD\n`);
+    expect(s).toMatchObject({ updated: 1, added: 0, refused: 0 });
+    expect(book('9781770100015')).toMatchObject({
+      id: before.id,
+      hash_id: before.hash_id,
+      title: 'New Title',
+      subtitle: 'New Sub',
+      author: 'New Author',
+      publisher: 'Harbour Books',
+      language: 'fr',
+      num_pages: 285, // the same sample (28 pages) as 288: only num_pages says it changed
+      publish_year: 2023,
+      description: 'New text',
+      sku: 'SKU-NEW',
+      parent_isbn: '9780306406157',
+      isbn13: '9780306406157',
+      isbn10: '0306406152',
+      eisbn13: '9781770100015',
+    });
+  });
+
+  it('prices: up to nine digits and four decimals; anything else is refused by its text', async () => {
+    const rows = ['1', '123456789', '14.99', '0.0001', '1234567890', '1.23456', '14.', '.99', 'x14.99', '14.99x'];
+    const text = ['isbn13,title,price,currency', ...rows.map((p, i) => `${isbn13(String(978177010010 + i))},T${i},${p},USD`)].join('\n');
+    const s = await csv(text, { publisher: 'Tidewater Press' });
+    expect(s.refusals.map((r) => r.reason)).toEqual(rows.slice(4).map((p) => `price "${p}" is not a number (like 14.99)`));
+    expect(s.added).toBe(4);
+  });
+
   it('a header without isbn13, or an unclosed quote, loads nothing', async () => {
     await expect(csv('title,price\nA,1\n')).rejects.toThrow(/no isbn13 column/);
     const err = await csv('isbn13,title\n9781770100015,Fine\n9781770100022,"Open\n', { publisher: 'Tidewater Press' }).catch((e) => e);
