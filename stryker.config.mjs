@@ -64,8 +64,9 @@ export default {
   // Static mutants (in code that runs while a module loads: module-level constants and tables, the
   // arrow functions of an object literal) count like any other (no `ignoreStatic`): each one is
   // killed by a test that reads the constant by its behaviour, or disabled on its own line with its
-  // reason and listed in test/mutation/accepted.md. Each costs a run of all the group's tests in a
-  // fresh environment (Stryker runs them last), so there are few: the reports list them as static.
+  // reason and listed in test/mutation/accepted.md. Each costs a run of all the group's tests
+  // (Stryker runs them last). test/mutation/static-setup.ts activates every mutant before the tree's
+  // modules load and has them evaluated again: without it a static mutant is never active here.
   concurrency: 1,
   mutate: group.mutate,
   testFiles: group.tests,

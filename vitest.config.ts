@@ -76,7 +76,8 @@ export default defineConfig({
     // Each run gets a temporary directory and HOME of its own, and fails if it leaves anything there.
     globalSetup: ['test/helpers/temp-guard.ts'],
     // BOOKDIST_TEST_CPU=<file>: one line per test file with its CPU time (test/helpers/cpu-probe.ts).
-    setupFiles: ['test/helpers/cpu-probe.ts'],
+    // Under `npm run mutate`, static mutants need their modules evaluated again (test/mutation/static-setup.ts).
+    setupFiles: ['test/helpers/cpu-probe.ts', ...(MUTATE ? ['test/mutation/static-setup.ts'] : [])],
     // The summary ends with every test that did not run and why (test/helpers/not-run.ts).
     reporters: ['default', 'json', './test/helpers/not-run.ts'],
     outputFile: { json: 'test-results.json' },
