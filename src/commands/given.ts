@@ -10,20 +10,23 @@ export interface GivenChange {
   set?: Readonly<Record<string, string | number>>;
   /** Options to leave out (by attribute name), e.g. `resume`, which the hint adds itself. */
   drop?: readonly string[];
+  /** The arguments to give instead of those given (e.g. only the items a retry may mend). */
+  args?: readonly string[];
 }
 
 /**
- * `bookdist <words> <arguments> <options given>`: the command's words, its arguments as given and
- * each option given on the command line, in the order the declaration lists them, every value
- * quoted for the shell. Global options are not included (command-line.ts, globalArgv).
+ * `bookdist <words> <options given> <arguments>`: the command's words, each option given on the
+ * command line in the order the declaration lists them, and its arguments as given, every value
+ * quoted for the shell. Global options are not included (src/bulk/command-line.ts, globalArgv).
  */
 export function givenCommand(cmd: Command, change: GivenChange = {}): string {
   const words: string[] = [];
   for (let c: Command | null = cmd; c; c = c.parent) words.unshift(c.name());
-  const args = cmd.registeredArguments.flatMap((a, i) => {
+  const given = cmd.registeredArguments.flatMap((_a, i) => {
     const v: unknown = cmd.processedArgs[i];
-    return (Array.isArray(v) ? v : v === undefined ? [] : [v]).map((x) => shellQuote(String(x)));
+    return (Array.isArray(v) ? v : v === undefined ? [] : [v]).map(String);
   });
+  const args = (change.args ?? given).map(shellQuote);
   const flags = cmd.options.flatMap((opt) => {
     const key = opt.attributeName();
     const long = opt.long ?? opt.short ?? '';
@@ -33,5 +36,5 @@ export function givenCommand(cmd: Command, change: GivenChange = {}): string {
     if (typeof v === 'boolean') return v !== opt.negate ? [long] : [];
     return (Array.isArray(v) ? v : [v]).flatMap((x) => [long, shellQuote(String(x))]);
   });
-  return [...words, ...args, ...flags].join(' ');
+  return [...words, ...flags, ...args].join(' ');
 }

@@ -15,7 +15,8 @@ import { inputFingerprint } from '../../bulk/rows.js';
 import { chunks, eachItem, failedRow, runJob, type ItemOutcome, type JobSpec, type JobTools, type PendingItem, type SettleTools } from '../../bulk/engine.js';
 import { runPool } from '../../bulk/pool.js';
 import { failureOf, type Failure } from '../../bulk/retry.js';
-import { jobFlags, shellQuote } from '../../bulk/flags.js';
+import { jobFlags } from '../../bulk/flags.js';
+import { givenCommand, type GivenChange } from '../given.js';
 import { createRowWriter, outputFormat, style } from '../../output/index.js';
 import { isAnswer } from '../../api/answer.js';
 import type { Verified } from '../../spec/contract.js';
@@ -33,8 +34,8 @@ export interface Options {
   results?: string;
   resume: boolean;
   restart: boolean;
-  /** The flags that repeat the job. */
-  argv: string[];
+  /** The command that runs the job again, as given (src/commands/given.ts), changed as asked. */
+  again: (change?: GivenChange) => string;
 }
 
 /** A book's outcome: each book ends in exactly one (the summary's counts add up to the books). */
@@ -72,7 +73,7 @@ const LABEL: Record<State, string> = {
 
 const bad = (s: State) => s === 'failed' || s === 'held' || s === 'timed_out';
 
-export function parse({ args, opts }: VerbInput<typeof processBooks>): Options {
+export function parse({ args, opts, command }: VerbInput<typeof processBooks>): Options {
   const hashIds = args.hash_id.map((a) => v.hashId(a, '<hash_id>'));
   const file = opts.fromFile;
   if (!hashIds.length && file === undefined) throw usageError('Give the books to process: hash ids as arguments, or --from-file FILE (- for stdin).');
@@ -82,13 +83,9 @@ export function parse({ args, opts }: VerbInput<typeof processBooks>): Options {
   const concurrency = v.positiveInt(opts.concurrency, '--concurrency', 64);
   const results = opts.results;
   if ((opts.resume || opts.restart) && results === undefined) throw usageError(`--${opts.resume ? 'resume' : 'restart'} needs the --results FILE of the job.`);
-  const argv = [...hashIds];
-  if (file !== undefined) argv.push('--from-file', shellQuote(file));
-  for (const [k, f] of [['force', '--force'], ['urgent', '--urgent'], ['wait', '--wait']] as const) if (opts[k]) argv.push(f);
-  if (opts.wait && opts.interval !== '5s') argv.push('--interval', shellQuote(opts.interval));
-  if (results !== undefined) argv.push('--results', shellQuote(results));
-  if (concurrency !== 4) argv.push('--concurrency', String(concurrency));
-  return { hashIds, file, force: Boolean(opts.force), urgent: Boolean(opts.urgent), wait: Boolean(opts.wait), intervalMs, concurrency, results, resume: Boolean(opts.resume), restart: Boolean(opts.restart), argv };
+  // --resume and --restart are the summary's to add.
+  const again = (c: GivenChange = {}) => givenCommand(command, { ...c, drop: [...(c.drop ?? []), 'resume', 'restart'] });
+  return { hashIds, file, force: Boolean(opts.force), urgent: Boolean(opts.urgent), wait: Boolean(opts.wait), intervalMs, concurrency, results, resume: Boolean(opts.resume), restart: Boolean(opts.restart), again };
 }
 
 export async function run(o: Options, ctx: Context): Promise<number> {
@@ -123,7 +120,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     ...jobFlags(o, ctx),
     input: o.file !== undefined ? `--from-file ${o.file}` : 'the hash ids',
     identity: { '<hash_id>': o.hashIds, '--from-file': input ?? null, '--force': o.force, '--urgent': o.urgent, '--wait': o.wait },
-    command: `bookdist book process ${o.argv.join(' ')}`,
+    command: o.again(),
     stdoutResumeHint: () => job.retryHint(),
     confirm: o.force ? () => confirm(ctx, `Process ${job.total === 1 ? 'this book' : 'these books'} again? Forced processing deletes the annotations of a processed book.`) : undefined,
     // One book alone exits as the service said (3 not found, 4 not authorized).
@@ -361,12 +358,10 @@ class ProcessJob {
     // Every failure was a refusal for good (not found, not authorized): nothing to retry.
     if (!ctx.signal.aborted && !this.retryable.length && (this.refused > 0 || this.stillHeld.length > 0)) return undefined;
     if (ctx.signal.aborted || !this.retryable.length)
-      return { command: `bookdist book process ${o.argv.join(' ')}`, note: 'books already queued or processed are reported as such; add --results FILE to resume exactly' };
-    // The job's flags without its input (hash ids, --from-file) and without --results.
-    const flags = o.argv.slice(o.hashIds.length).filter((a, i, all) => !['--from-file', '--results'].includes(a) && !['--from-file', '--results'].includes(all[i - 1]));
-    const again = ['bookdist book process', ...flags].join(' ');
-    if (this.retryable.length <= 10) return { command: `${again} ${this.retryable.join(' ')}` };
-    return { command: `${again} --from-file - <<'EOF'\n${this.retryable.join('\n')}\nEOF` };
+      return { command: o.again(), note: 'books already queued or processed are reported as such; add --results FILE to resume exactly' };
+    // The job's flags with the books to retry as its input, without --results.
+    if (this.retryable.length <= 10) return { command: o.again({ args: this.retryable, drop: ['fromFile', 'results'] }) };
+    return { command: `${o.again({ args: [], set: { fromFile: '-' }, drop: ['results'] })} <<'EOF'\n${this.retryable.join('\n')}\nEOF` };
   }
 }
 
