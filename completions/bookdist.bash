@@ -60,6 +60,7 @@ _bookdist_cmd() {
     'sandbox/requests') REPLY='requests' ;;
     'sandbox/fixtures') REPLY='fixtures' ;;
     'sandbox/snapshot') REPLY='snapshot' ;;
+    'sandbox/workspace') REPLY='workspace' ;;
     'sandbox/help') REPLY='help' ;;
     'sandbox catalogue/load') REPLY='load' ;;
     'sandbox catalogue/help') REPLY='help' ;;
@@ -80,6 +81,10 @@ _bookdist_cmd() {
     'sandbox snapshot/rm') REPLY='rm' ;;
     'sandbox snapshot/diff') REPLY='diff' ;;
     'sandbox snapshot/help') REPLY='help' ;;
+    'sandbox workspace/create') REPLY='create' ;;
+    'sandbox workspace/list') REPLY='list' ;;
+    'sandbox workspace/rm') REPLY='rm' ;;
+    'sandbox workspace/help') REPLY='help' ;;
     'book/get') REPLY='get' ;;
     'book/pricing') REPLY='pricing' ;;
     'book/search') REPLY='search' ;;
@@ -130,12 +135,13 @@ _bookdist_cmds() {
   case "$1" in
     '') REPLY='status whoami describe api profile sandbox book user order codes import access offers ledger completion help' ;;
     'profile') REPLY='add list show use remove check help' ;;
-    'sandbox') REPLY='serve credentials openapi reset catalogue clock usage redeem outbox requests fixtures snapshot help' ;;
+    'sandbox') REPLY='serve credentials openapi reset catalogue clock usage redeem outbox requests fixtures snapshot workspace help' ;;
     'sandbox catalogue') REPLY='load help' ;;
     'sandbox clock') REPLY='advance show help' ;;
     'sandbox requests') REPLY='list show tail verify clear help' ;;
     'sandbox fixtures') REPLY='apply help' ;;
     'sandbox snapshot') REPLY='save load list rm diff help' ;;
+    'sandbox workspace') REPLY='create list rm help' ;;
     'book') REPLY='get pricing search list viewer process help' ;;
     'user') REPLY='invite create get orders purchase help' ;;
     'order') REPLY='create refund free help' ;;
@@ -199,6 +205,10 @@ _bookdist_flags() {
     'sandbox snapshot list') REPLY='--db --url -h --help' ;;
     'sandbox snapshot rm') REPLY='--db --url -h --help' ;;
     'sandbox snapshot diff') REPLY='--db --url -h --help' ;;
+    'sandbox workspace') REPLY='-h --help' ;;
+    'sandbox workspace create') REPLY='--from --url --db -h --help' ;;
+    'sandbox workspace list') REPLY='--url --db -h --help' ;;
+    'sandbox workspace rm') REPLY='--url --db -h --help' ;;
     'book') REPLY='-h --help' ;;
     'book get') REPLY='--isbn --sku --isbn-file --hash-id-file --no-check -h --help' ;;
     'book pricing') REPLY='--isbn --no-check -h --help' ;;
@@ -344,6 +354,13 @@ _bookdist_flag() {
     'sandbox snapshot rm/--url') REPLY='r-' ;;
     'sandbox snapshot diff/--db') REPLY='rf' ;;
     'sandbox snapshot diff/--url') REPLY='r-' ;;
+    'sandbox workspace create/--from') REPLY='r-' ;;
+    'sandbox workspace create/--url') REPLY='r-' ;;
+    'sandbox workspace create/--db') REPLY='rf' ;;
+    'sandbox workspace list/--url') REPLY='r-' ;;
+    'sandbox workspace list/--db') REPLY='rf' ;;
+    'sandbox workspace rm/--url') REPLY='r-' ;;
+    'sandbox workspace rm/--db') REPLY='rf' ;;
     'book get/--isbn') REPLY='ri isbn' ;;
     'book get/--sku') REPLY='ri sku' ;;
     'book get/--isbn-file') REPLY='rf' ;;

@@ -85,6 +85,9 @@ export const OUTPUT: Record<string, OutputSpec> = {
   'sandbox snapshot rm': { kind: 'message' },
   'sandbox snapshot list': { kind: 'rows', record: 'snapshot', at: 'snapshots' },
   'sandbox snapshot diff': { kind: 'rows', record: 'table difference', at: 'tables' },
+  'sandbox workspace create': { kind: 'record', record: 'workspace', at: 'workspace' },
+  'sandbox workspace list': { kind: 'rows', record: 'workspace', at: 'workspaces' },
+  'sandbox workspace rm': { kind: 'message' },
   // books
   'book get': { kind: 'record', record: 'book', at: 'book', bulk: 'lookup result' },
   'book pricing': { kind: 'rows', record: 'pricing entry', at: ['digital_pricing', 'pricing', 'book.digital_pricing', 'results'] },

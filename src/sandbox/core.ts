@@ -2,6 +2,7 @@
 // knows about the address it listens on.
 import type { Store } from './db/store.js';
 import type { Journal, RequestNote } from './journal/journal.js';
+import type { WorkspaceHost } from './workspaces/workspaces.js';
 
 export interface SandboxCore {
   store: Store;
@@ -23,6 +24,8 @@ export interface SandboxCore {
   allowedHosts: ReadonlySet<string>;
   /** The request journal (journal/), unless the server runs without one. */
   journal?: Journal;
+  /** The workspaces this sandbox serves (workspaces/), when it serves them (not a workspace's own server, not :memory:). */
+  workspaces?: WorkspaceHost;
 }
 
 /** One request as the dispatcher saw it: its method, URL, normalised headers and origin. */

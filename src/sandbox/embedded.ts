@@ -48,7 +48,7 @@ export async function startEmbedded(opts: { dataDir: string; log?: (line: string
   const dbPath = embeddedDbPath(opts.dataDir);
   // One connection: the server opens the database (seeding it only when empty) and reads the
   // seeded credentials; nothing is checked or read a second time.
-  const server = await startSandbox({ host: '127.0.0.1', port: 0, dbPath, log: opts.log, processDelayMs: opts.processDelayMs });
+  const server = await startSandbox({ host: '127.0.0.1', port: 0, dbPath, log: opts.log, processDelayMs: opts.processDelayMs, workspaces: false });
   const c = server.credentials;
   return {
     baseUrl: server.url,

@@ -47,6 +47,27 @@ export async function oracleRoute(core: SandboxCore, route: string, body: Record
       return (await import('./snapshots/snapshots.js')).loadSnapshot(store, str(body.name, 'name'));
     case 'POST /_sandbox/snapshots/rm':
       return (await import('./snapshots/snapshots.js')).removeSnapshot(store.path, str(body.name, 'name'));
+    case 'GET /_sandbox/workspaces':
+      return { workspaces: workspaces(core).list() };
+    case 'POST /_sandbox/workspaces': {
+      if (body.from !== undefined && (typeof body.from !== 'string' || !body.from)) throw bad('Field "from" must be a snapshot name.');
+      return { workspace: await workspaces(core).create(str(body.name, 'name'), body.from as string | undefined) };
+    }
+    case 'POST /_sandbox/workspaces/rm':
+      return workspaces(core).remove(str(body.name, 'name'));
   }
   return undefined;
+}
+
+/** The workspaces this sandbox serves; a workspace's own server (or a :memory: sandbox) serves none. */
+function workspaces(core: SandboxCore): NonNullable<SandboxCore['workspaces']> {
+  if (!core.workspaces) {
+    throw new HttpError(
+      400,
+      core.store.path === ':memory:'
+        ? 'Workspaces need a sandbox database file, not :memory:.'
+        : 'This server does not serve workspaces (a workspace is not made inside another): ask the main sandbox.',
+    );
+  }
+  return core.workspaces;
 }

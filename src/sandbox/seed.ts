@@ -7,7 +7,8 @@ import { isbnPair } from './isbn.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './db/schema.js';
 import type { Store } from './db/store.js';
 import {
-  insertSeedAccount, insertSeedBook, insertSeedImport, insertSeedPrice, insertSeedPublisher, insertSeedToken, insertSeedUser,
+  deleteTokens, insertSeedAccount, insertSeedBook, insertSeedImport, insertSeedPrice, insertSeedPublisher, insertSeedToken, insertSeedUser,
+  replaceAccountKeys,
 } from './repo/seed.js';
 import { hashPassword } from './util.js';
 
@@ -290,14 +291,14 @@ export const WELL_KNOWN = {
   importTitle: SEED_IMPORTS[1],
 } as const;
 
-interface GeneratedSecrets {
+export interface GeneratedSecrets {
   partner: { publicKey: string; privateKey: string; sharedKey: string };
   limited: { publicKey: string; privateKey: string; sharedKey: string };
   operatorToken: string;
 }
 
 /** Keys and secrets for one database. Slow-ish (two RSA 2048 keys): call outside a transaction. */
-function generateSecrets(): GeneratedSecrets {
+export function generateSecrets(): GeneratedSecrets {
   const pair = () => {
     const { publicKey, privateKey } = generateKeyPairSync('rsa', {
       modulusLength: 2048,
@@ -447,4 +448,19 @@ export function reseed(store: Store): void {
   } finally {
     store.exec('PRAGMA foreign_keys = ON');
   }
+}
+
+/**
+ * Give a copy of a database credentials of its own (a workspace, workspaces/): new keys and
+ * shared keys for both accounts, a new operator token (the old tokens are dropped) and a new
+ * control secret, so that nothing signed or sent with the original's credentials passes here.
+ */
+export function renewSecrets(store: Store, secrets: GeneratedSecrets = generateSecrets()): void {
+  store.tx(() => {
+    replaceAccountKeys(store, 'partner', secrets.partner);
+    replaceAccountKeys(store, 'limited', secrets.limited);
+    deleteTokens(store);
+    insertSeedToken(store, secrets.operatorToken, SEED_ACCOUNTS.partner.id);
+    store.setMeta('control_secret', randomBytes(24).toString('base64url'));
+  });
 }

@@ -19,6 +19,7 @@ import { Store } from './db/store.js';
 import { Journal, type JournalOptions, type RequestNote } from './journal/journal.js';
 import { isJournalPath } from './journal/routes.js';
 import { ensureFixtureTables } from './fixtures/tables.js';
+import type { WorkspaceHost } from './workspaces/workspaces.js';
 
 // node:http through require: the ESM import materialises every export of node:http, Node's own
 // bundled undici and web streams included, which the embedded sandbox would pay on every run.
@@ -71,6 +72,11 @@ export interface SandboxOptions {
   tls?: { cert: string; key: string; caFile?: string };
   /** The request journal (journal/): on by default; false turns it off (`sandbox serve --no-journal`). */
   journal?: JournalOptions | false;
+  /**
+   * Serve workspaces (workspaces/): the control routes that create them, and a server for each
+   * one on disk. Default: on for a database file; off for :memory: and a workspace's own server.
+   */
+  workspaces?: boolean;
 }
 
 export interface RunningSandbox {
@@ -127,14 +133,52 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   core.port = port;
   const urlHost = urlHostOf(listenHost);
   core.baseUrl = opts.publicUrl?.replace(/\/+$/, '') ?? `${scheme}://${urlHost}:${port}`;
+  const close = closer(server, sockets, worker.timer, stop);
+  if (opts.workspaces !== false && opts.dbPath !== ':memory:') {
+    try {
+      core.workspaces = await startWorkspaces(opts, listenHost);
+    } catch (err) {
+      await close();
+      throw err;
+    }
+  }
+  const closeAll = core.workspaces ? closeWith(close, core.workspaces) : close;
   return {
     url: `${scheme}://${urlHost}:${port}`,
     port,
     caFile: opts.tls?.caFile,
     credentials: creds,
     controlSecret: creds.control_secret,
-    close: closer(server, sockets, worker.timer, stop),
+    close: closeAll,
   };
+}
+
+/** The workspaces of this database, each on a server of its own (same host, a free port), those on disk served again. */
+async function startWorkspaces(opts: SandboxOptions, host: string): Promise<WorkspaceHost> {
+  const { WorkspaceHost } = await import('./workspaces/workspaces.js');
+  const log = opts.log;
+  const ws = new WorkspaceHost(
+    opts.dbPath,
+    (path) =>
+      startSandbox({
+        ...opts,
+        host,
+        port: 0,
+        dbPath: path,
+        publicUrl: undefined,
+        workspaces: false,
+        log: log && ((line) => log(`[${path.replace(/^.*\//, '').replace(/\.db$/, '')}] ${line}`)),
+      }),
+    log,
+  );
+  await ws.resume();
+  return ws;
+}
+
+/** close() of the main server: its workspaces' servers close with it; resolves when every store is closed. */
+function closeWith(close: () => Promise<void>, ws: WorkspaceHost): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => (closing ??= Promise.all([ws.closeAll(), close()]).then(() => undefined));
 }
 
 /** The store, seeded, with the accounts' key files written next to it; closed again if that fails. */

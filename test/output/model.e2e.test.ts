@@ -41,6 +41,8 @@ const newOrder = async (user?: string) =>
  */
 type Sample = { args: () => Promise<string[]> | string[]; same?: boolean };
 let fixtures: { user: string; order: any };
+let workspaces = 0;
+let listed: Promise<unknown> | undefined;
 const SAMPLES: Record<string, Sample> = {
   status: { args: () => ['status'], same: true },
   whoami: { args: () => ['whoami'], same: true },
@@ -61,6 +63,15 @@ const SAMPLES: Record<string, Sample> = {
   },
   'sandbox outbox': { args: () => ['sandbox', 'outbox', '--url', sb.url], same: true },
   'sandbox openapi': { args: () => ['sandbox', 'openapi', '--server', sb.url], same: true },
+  // Each run makes a workspace of its own (a server each, closed with the sandbox).
+  'sandbox workspace create': { args: () => ['sandbox', 'workspace', 'create', `model-${++workspaces}`, '--url', sb.url] },
+  'sandbox workspace list': {
+    args: async () => {
+      listed ??= ok(['sandbox', 'workspace', 'create', 'model-listed', '--url', sb.url]);
+      await listed;
+      return ['sandbox', 'workspace', 'list', '--url', sb.url];
+    },
+  },
   'book get': { args: () => ['book', 'get', '--isbn', readme.isbn13], same: true },
   'book pricing': { args: () => ['book', 'pricing', '--isbn', readme.isbn13], same: true },
   'book search': { args: () => ['book', 'search', '--author', 'Ellison'], same: true },

@@ -376,6 +376,52 @@ export const snapshotDiff = verb({
   load: async () => (await import('./snapshot.js')).diff,
 });
 
+const WORKSPACE_NAME = argument('<name>', 'the workspace name (lower-case letters, digits and -, at most 40)');
+const WORKSPACE_URL = option('--url <url>', 'the running sandbox that serves the workspaces (required); the control secret comes from $BOOKDIST_SANDBOX_SECRET or from --db');
+const WORKSPACE_DB = option('--db <path>', 'the database that sandbox serves, to read its control secret from (default: sandbox.db in the data directory)');
+const WORKSPACE_LIMITS =
+  'Not done yet: the catalogue is copied into each workspace (not shared read-only), so each one takes the disk of a whole ' +
+  'database and creation copies the catalogue.';
+
+export const workspaceCreate = verb({
+  name: 'create',
+  summary: 'create an isolated workspace in a running sandbox and print its credentials and base URL',
+  description:
+    'Copies a snapshot of the sandbox database (--from, see `sandbox snapshot save`) or a fresh seed into <db>.workspaces/<name>.db ' +
+    'and serves it on a port of its own (same host): its own base URL, so pages, links and unauthenticated routes reach it too. ' +
+    'The workspace has its own partner and limited keys, shared keys, operator token and control secret, printed here (they are ' +
+    'what this command is for): requests signed with the main sandbox\'s or another workspace\'s credentials are refused in it (401), ' +
+    'and its orders are seen nowhere else. Workspaces on disk are served again (on new ports) when the sandbox starts again. ' +
+    'Exit 5 (conflict) when a workspace of that name exists, 3 when there is no such snapshot. ' + WORKSPACE_LIMITS,
+  args: [WORKSPACE_NAME],
+  options: [option('--from <snapshot>', 'copy this snapshot of the sandbox database (default: a fresh seed)'), WORKSPACE_URL, WORKSPACE_DB],
+  examples: [
+    'bookdist sandbox workspace create job-1 --url http://127.0.0.1:8710',
+    'bookdist sandbox snapshot save baseline',
+    'bookdist sandbox workspace create job-2 --from baseline --url http://127.0.0.1:8710 --json',
+  ],
+  load: async () => (await import('./workspace.js')).create,
+});
+
+export const workspaceList = verb({
+  name: 'list',
+  summary: 'list the workspaces a running sandbox serves',
+  description: 'Lists the workspaces of a running sandbox: name, base URL, time created, and the snapshot it was copied from (or the seed).',
+  options: [WORKSPACE_URL, WORKSPACE_DB],
+  examples: ['bookdist sandbox workspace create listed --url http://127.0.0.1:8710', 'bookdist sandbox workspace list --url http://127.0.0.1:8710 --json'],
+  load: async () => (await import('./workspace.js')).list,
+});
+
+export const workspaceRm = verb({
+  name: 'rm',
+  summary: 'stop a workspace\'s server and delete its database',
+  description: 'Stops the workspace\'s server and deletes its database and key files. Asks first on a terminal; in scripts it needs --yes. Exit 3 when there is no such workspace.',
+  args: [WORKSPACE_NAME],
+  options: [WORKSPACE_URL, WORKSPACE_DB],
+  examples: ['bookdist sandbox workspace create scratch --url http://127.0.0.1:8710', 'bookdist sandbox workspace rm scratch --yes --url http://127.0.0.1:8710'],
+  load: async () => (await import('./workspace.js')).rm,
+});
+
 export const commands = [
   group({
     name: 'sandbox',
@@ -432,6 +478,15 @@ export const commands = [
           'Snapshots are copies of the sandbox database made with SQLite\'s online backup: save the state a test suite starts from, ' +
           'load it before each test (atomically, also into a running sandbox), and diff two states table by table.',
         commands: [snapshotSave, snapshotLoad, snapshotList, snapshotRm, snapshotDiff],
+      }),
+      group({
+        name: 'workspace',
+        summary: 'isolated workspaces of a running sandbox, one per parallel CI job: create, list, rm',
+        description:
+          'A workspace is a copy of the sandbox database (from a snapshot or the seed) served by the running sandbox on a port of ' +
+          'its own, with credentials of its own: parallel jobs, each in its own workspace, never see each other\'s orders. ' +
+          WORKSPACE_LIMITS,
+        commands: [workspaceCreate, workspaceList, workspaceRm],
       }),
     ],
   }),

@@ -75,3 +75,13 @@ export function insertSeedUser(store: Store, u: SeedUserRow): void {
     u.date_joined, u.last_login, u.city, u.country, u.nickname,
   );
 }
+
+/** New keys for every account of `role` (a workspace copied from a snapshot gets its own). */
+export function replaceAccountKeys(store: Store, role: string, k: { publicKey: string; privateKey: string; sharedKey: string }): void {
+  store.run('UPDATE accounts SET public_key = ?, private_key = ?, shared_key = ? WHERE role = ?', k.publicKey, k.privateKey, k.sharedKey, role);
+}
+
+/** Drop every operator token (the copy's old ones belong to the database it was copied from). */
+export function deleteTokens(store: Store): void {
+  store.run('DELETE FROM tokens');
+}

@@ -17,7 +17,7 @@ export function snapshotDir(dbPath: string): string {
   return `${dbPath}.snapshots`;
 }
 
-function snapshotPath(dbPath: string, name: string): string {
+export function snapshotPath(dbPath: string, name: string): string {
   if (!NAME.test(name)) throw bad(`"${name.slice(0, 80)}" is not a snapshot name: letters, digits, ., _ and -, at most 64, starting with a letter or digit.`);
   return join(snapshotDir(dbPath), `${name}.db`);
 }

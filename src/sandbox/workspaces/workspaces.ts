@@ -1,0 +1,213 @@
+// Workspaces (issue 30, item 5, first step): isolated copies of a sandbox database, each served
+// by a server of its own on its own port, so that parallel CI jobs on one running sandbox never
+// see each other's orders. A workspace lives in `<db>.workspaces/<name>.db` (directory 0700, files
+// 0600), copied from a snapshot with SQLite's backup (as snapshots are) or freshly seeded, and
+// gets credentials of its own (seed.ts renewSecrets): a request signed with another workspace's
+// or the main sandbox's keys is refused there.
+//
+// Not done yet: the catalogue is copied into each workspace (not shared read-only through an
+// attached database), so a workspace's disk grows with the catalogue and creation copies it.
+import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { backup, DatabaseSync } from 'node:sqlite';
+import { Store } from '../db/store.js';
+import { bad, HttpError, notFound } from '../http.js';
+import type { RunningSandbox } from '../server.js';
+
+const NAME = /^[a-z0-9-]{1,40}$/;
+/** Pages copied per backup step: the whole file in one step. */
+const ALL_PAGES = 1 << 30;
+
+export function workspaceDir(dbPath: string): string {
+  return `${dbPath}.workspaces`;
+}
+
+function workspacePath(dbPath: string, name: string): string {
+  if (!NAME.test(name)) throw bad(`"${name.slice(0, 80)}" is not a workspace name: lower-case letters, digits and -, at most 40.`);
+  return join(workspaceDir(dbPath), `${name}.db`);
+}
+
+/** The files of a workspace: its database, SQLite's files beside it, its accounts' key files. */
+function filesOf(path: string): string[] {
+  const base = path.replace(/\.db$/, '');
+  return [path, `${path}-wal`, `${path}-shm`, `${path}-journal`, `${base}-partner-key.pem`, `${base}-limited-key.pem`];
+}
+
+/** Where a workspace came from and when, as its own database records it. */
+function origin(path: string): { created: string; from: string | null } {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    const get = (k: string) => (db.prepare('SELECT value FROM meta WHERE key = ?').get(k) as { value: string } | undefined)?.value;
+    return { created: get('workspace_created') ?? '', from: get('workspace_from') ?? null };
+  } finally {
+    db.close();
+  }
+}
+
+/** Make the database file of a new workspace: a copy of snapshot `from`, or a fresh seed; its own credentials either way. */
+async function makeWorkspaceFile(dbPath: string, name: string, from: string | undefined): Promise<void> {
+  const path = workspacePath(dbPath, name);
+  if (existsSync(path)) throw new HttpError(409, `Workspace "${name}" already exists (sandbox workspace list shows them; rm it first to make it again).`);
+  let source: string | undefined;
+  if (from !== undefined) {
+    const { snapshotPath } = await import('../snapshots/snapshots.js');
+    source = snapshotPath(dbPath, from);
+    if (!existsSync(source)) throw notFound(`No snapshot "${from}" of this database (sandbox snapshot list shows them).`);
+  }
+  const dir = workspaceDir(dbPath);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, '', { mode: 0o600 });
+    if (source) {
+      const src = new DatabaseSync(source, { readOnly: true });
+      try {
+        await backup(src, tmp, { rate: ALL_PAGES });
+      } finally {
+        src.close();
+      }
+    }
+    const { ensureSeeded, renewSecrets } = await import('../seed.js');
+    const store = new Store(tmp);
+    try {
+      // A fresh seed makes new keys; a copy of a snapshot gets new ones here.
+      if (!ensureSeeded(store)) renewSecrets(store);
+      store.setMeta('workspace_created', new Date().toISOString());
+      if (from !== undefined) store.setMeta('workspace_from', from);
+    } finally {
+      await store.close();
+    }
+    // One plain file (no WAL beside it) before it takes its name.
+    const db = new DatabaseSync(tmp);
+    try {
+      db.exec('PRAGMA journal_mode = DELETE');
+    } finally {
+      db.close();
+    }
+    chmodSync(tmp, 0o600);
+    renameSync(tmp, path);
+  } finally {
+    for (const f of filesOf(tmp)) rmSync(f, { force: true });
+  }
+}
+
+export interface WorkspaceInfo {
+  name: string;
+  url: string;
+  created: string;
+  from: string | null;
+}
+
+interface Served extends WorkspaceInfo {
+  server: RunningSandbox;
+}
+
+/**
+ * The workspaces a running sandbox serves: one server each, started by `start` (a sandbox on the
+ * workspace's file, on a port of its own). Closed with the main server.
+ */
+export class WorkspaceHost {
+  private served = new Map<string, Served>();
+  /** Names being created or removed right now. */
+  private busy = new Set<string>();
+  private closed = false;
+
+  constructor(
+    private readonly dbPath: string,
+    private readonly start: (path: string) => Promise<RunningSandbox>,
+    private readonly log?: (line: string) => void,
+  ) {}
+
+  /** Serve every workspace already on disk (a sandbox started again). One that fails to start is logged and left out. */
+  async resume(): Promise<void> {
+    const dir = workspaceDir(this.dbPath);
+    if (!existsSync(dir)) return;
+    for (const f of readdirSync(dir).sort()) {
+      const name = basename(f, '.db');
+      if (!f.endsWith('.db') || !NAME.test(name)) continue;
+      try {
+        await this.serve(name, join(dir, f));
+      } catch (err) {
+        this.log?.(`workspace ${name} not served: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
+
+  private async serve(name: string, path: string): Promise<Served> {
+    const server = await this.start(path);
+    const s: Served = { name, url: server.url, ...origin(path), server };
+    if (this.closed) {
+      await server.close();
+      throw new HttpError(503, 'The sandbox is closing.');
+    }
+    this.served.set(name, s);
+    return s;
+  }
+
+  private claim(name: string): void {
+    if (this.closed) throw new HttpError(503, 'The sandbox is closing.');
+    if (this.busy.has(name)) throw new HttpError(409, `Workspace "${name}" is being created or removed right now.`);
+    this.busy.add(name);
+  }
+
+  /** Create workspace `name` (from snapshot `from`, or the seed) and serve it; its credentials with it. */
+  async create(name: string, from: string | undefined): Promise<Record<string, unknown>> {
+    workspacePath(this.dbPath, name);
+    this.claim(name);
+    try {
+      await makeWorkspaceFile(this.dbPath, name, from);
+      let s: Served;
+      try {
+        s = await this.serve(name, workspacePath(this.dbPath, name));
+      } catch (err) {
+        for (const f of filesOf(workspacePath(this.dbPath, name))) rmSync(f, { force: true });
+        throw err;
+      }
+      const c = s.server.credentials;
+      const acct = (a: typeof c.partner) => ({ username: a.username, key_file: a.key_file, shared_key: a.shared_key });
+      return {
+        ...this.info(s),
+        credentials: { partner: acct(c.partner), limited: acct(c.limited), operator_token: c.operator_token, control_secret: c.control_secret },
+      };
+    } finally {
+      this.busy.delete(name);
+    }
+  }
+
+  private info(s: Served): WorkspaceInfo {
+    return { name: s.name, url: s.url, created: s.created, from: s.from };
+  }
+
+  list(): WorkspaceInfo[] {
+    return [...this.served.values()].map((s) => this.info(s)).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Stop workspace `name`'s server and delete its files. */
+  async remove(name: string): Promise<{ name: string; removed: boolean }> {
+    const path = workspacePath(this.dbPath, name);
+    const s = this.served.get(name);
+    if (!s && !existsSync(path)) throw notFound(`No workspace "${name}" (sandbox workspace list shows them).`);
+    this.claim(name);
+    try {
+      if (s) {
+        this.served.delete(name);
+        await s.server.close();
+      }
+      for (const f of filesOf(path)) rmSync(f, { force: true });
+      const dir = workspaceDir(this.dbPath);
+      if (existsSync(dir) && readdirSync(dir).length === 0) rmSync(dir, { recursive: true, force: true });
+      return { name, removed: true };
+    } finally {
+      this.busy.delete(name);
+    }
+  }
+
+  /** Close every workspace server; resolves when each one's store is closed. */
+  async closeAll(): Promise<void> {
+    this.closed = true;
+    const all = [...this.served.values()];
+    this.served.clear();
+    await Promise.all(all.map((s) => s.server.close()));
+  }
+}

@@ -1,0 +1,204 @@
+// Workspaces (issue 30, item 5, first step) of a running sandbox, through the CLI (--url): each
+// one a copy (of the seed or a snapshot) served on a port of its own with credentials of its own;
+// what one job does there is seen nowhere else, and nobody else's key is accepted there. rm stops
+// its server and deletes its files; closing the sandbox closes them; a new start serves them again.
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import { loadRsaPrivateKey } from '../../src/api/wire.js';
+import { startSandbox } from '../../src/sandbox/server.js';
+import { runCli } from '../helpers/cli.js';
+import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
+import { buy, clients, probe, type Clients, type Probe } from './_support.js';
+
+let sb: TestSandbox;
+let main: Clients;
+let env: Record<string, string>;
+const opened: ApiClient[] = [];
+
+beforeAll(async () => {
+  sb = await startTestSandbox({ processDelayMs: 50 });
+  main = clients(sb);
+  env = { ...sb.env, BOOKDIST_SANDBOX_SECRET: sb.controlSecret };
+});
+afterAll(async () => {
+  await Promise.all(opened.map((c) => c.close()));
+  await main?.closeAll();
+  await sb?.close();
+});
+
+const cli = (...args: string[]) => runCli(['sandbox', 'workspace', ...args, '--url', sb.url], { env });
+
+interface Workspace {
+  name: string;
+  url: string;
+  from: string | null;
+  credentials: {
+    partner: { username: string; key_file: string; shared_key: string };
+    limited: { username: string; key_file: string; shared_key: string };
+    operator_token: string;
+    control_secret: string;
+  };
+}
+
+async function create(name: string, from?: string): Promise<Workspace> {
+  const r = await cli('create', name, ...(from ? ['--from', from] : []), '--json');
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout).workspace;
+}
+
+/** A signed client at `url` with a partner key (PEM) and username. */
+function client(url: string, username: string, keyPem: string): Probe {
+  const c = new ApiClient({ baseUrl: url, timeout: 10_000, retries: 0, credentials: { kind: 'crypto', username, key: loadRsaPrivateKey(keyPem) } });
+  opened.push(c);
+  return probe(c);
+}
+const partnerOf = (w: Workspace) => client(w.url, w.credentials.partner.username, readFileSync(w.credentials.partner.key_file, 'utf8'));
+const user = WELL_KNOWN.user.username;
+const orderIds = async (c: Probe) => {
+  const r = await c.call('user.orders', { params: { username: user } });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return (r.body.results as Array<{ id: number }>).map((o) => o.id);
+};
+
+describe('sandbox workspace on a running sandbox', () => {
+  it('two workspaces from the seed: their own orders, their own keys, their own base URLs; rm stops one and deletes it', async () => {
+    const [a, b] = [await create('job-a'), await create('job-b')];
+    expect(a.from).toBeNull();
+    expect(a.url).not.toBe(sb.url);
+    expect(b.url).not.toBe(a.url);
+    // Stored beside the database, private to its owner.
+    const dir = `${sb.dbPath}.workspaces`;
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, 'job-a.db')).mode & 0o777).toBe(0o600);
+    // Credentials of their own.
+    const creds = [a, b].map((w) => w.credentials);
+    expect(new Set([sb.creds.partner.sharedKey, ...creds.map((c) => c.partner.shared_key)]).size).toBe(3);
+    expect(new Set([sb.creds.operatorToken, ...creds.map((c) => c.operator_token)]).size).toBe(3);
+    expect(new Set([sb.controlSecret, ...creds.map((c) => c.control_secret)]).size).toBe(3);
+
+    // An order made in A is seen in A only.
+    const pa = partnerOf(a);
+    const pb = partnerOf(b);
+    const order = await buy(pa, user, [WELL_KNOWN.readme.pricing[0].id]);
+    expect(await orderIds(pa)).toContain(order.id);
+    expect(await orderIds(pb)).toEqual([]);
+    expect(await orderIds(main.partner)).toEqual([]);
+
+    // The main sandbox's keys (signed, shared key, operator token) and B's key are refused in A.
+    const mainKeyInA = client(a.url, sb.creds.partner.username, sb.creds.partner.keyPem);
+    expect((await mainKeyInA.call('user.orders', { params: { username: user } })).status).toBe(401);
+    const sharedInA = new ApiClient({ baseUrl: a.url, timeout: 10_000, retries: 0, credentials: { kind: 'shared', username: sb.creds.partner.username, sharedKey: sb.creds.partner.sharedKey } });
+    opened.push(sharedInA);
+    expect((await probe(sharedInA).call('user.orders', { params: { username: user } })).status).toBe(401);
+    const bKeyInA = client(a.url, b.credentials.partner.username, readFileSync(b.credentials.partner.key_file, 'utf8'));
+    expect((await bKeyInA.call('user.orders', { params: { username: user } })).status).toBe(401);
+    // ...and the main sandbox's control secret at A's control routes.
+    const ctl = await fetch(`${a.url}/_sandbox/clock`, { headers: { 'x-sandbox-secret': sb.controlSecret } });
+    expect(ctl.status).toBe(401);
+    expect((await fetch(`${a.url}/_sandbox/clock`, { headers: { 'x-sandbox-secret': a.credentials.control_secret } })).status).toBe(200);
+
+    // Unauthenticated routes reach the workspace at its own URL.
+    const index = await fetch(`${a.url}/`);
+    expect(index.status).toBe(200);
+    expect(((await index.json()) as any).api.current_version).toBe('v1');
+
+    const listed = await cli('list', '--json');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout).workspaces.map((w: Workspace) => [w.name, w.url])).toEqual([['job-a', a.url], ['job-b', b.url]]);
+
+    // The secrets create printed are in no journal row of the main sandbox.
+    const journal = await runCli(['sandbox', 'requests', 'list', '--db', sb.dbPath, '--json'], { env });
+    expect(journal.code, journal.stderr).toBe(0);
+    expect(journal.stdout).toContain('/_sandbox/workspaces');
+    for (const secret of [...creds.map((c) => c.partner.shared_key), ...creds.map((c) => c.control_secret), ...creds.map((c) => c.operator_token)]) {
+      expect(journal.stdout).not.toContain(secret);
+    }
+
+    // rm: needs --yes in a script; then B's server stops and its files are gone.
+    const unconfirmed = await cli('rm', 'job-b');
+    expect(unconfirmed.code).toBe(2);
+    expect(existsSync(join(dir, 'job-b.db'))).toBe(true);
+    const rm = await cli('rm', 'job-b', '--yes');
+    expect(rm.code, rm.stderr).toBe(0);
+    expect(existsSync(join(dir, 'job-b.db'))).toBe(false);
+    expect(existsSync(b.credentials.partner.key_file)).toBe(false);
+    await expect(fetch(`${b.url}/`)).rejects.toThrow();
+    expect(JSON.parse((await cli('list', '--json')).stdout).workspaces.map((w: Workspace) => w.name)).toEqual(['job-a']);
+    // A is untouched.
+    expect(await orderIds(pa)).toContain(order.id);
+  });
+
+  it('a workspace copied from a snapshot holds its state, under new credentials', async () => {
+    const before = await buy(main.partner, user, [WELL_KNOWN.readme.pricing[0].id]);
+    const saved = await runCli(['sandbox', 'snapshot', 'save', 'with-order', '--url', sb.url], { env });
+    expect(saved.code, saved.stderr).toBe(0);
+    const c = await create('from-snap', 'with-order');
+    expect(c.from).toBe('with-order');
+    const pc = partnerOf(c);
+    expect(await orderIds(pc)).toContain(before.id);
+    // The snapshot holds the main sandbox's keys: the copy does not accept them.
+    const mainKeyInC = client(c.url, sb.creds.partner.username, sb.creds.partner.keyPem);
+    expect((await mainKeyInC.call('user.orders', { params: { username: user } })).status).toBe(401);
+    const made = await buy(pc, user, [WELL_KNOWN.readme.pricing[0].id]);
+    expect(await orderIds(main.partner)).not.toContain(made.id);
+  });
+
+  it('refuses a bad name (exit 2), a name in use (exit 5), an unknown snapshot or workspace (exit 3), and a command without --url (exit 2)', async () => {
+    expect((await cli('create', 'Not_A_Name')).code).toBe(2);
+    await create('in-use');
+    const again = await cli('create', 'in-use');
+    expect(again.code).toBe(5);
+    expect(again.stderr).toContain('already exists');
+    expect((await cli('create', 'job-x', '--from', 'no-such-snapshot')).code).toBe(3);
+    expect(existsSync(join(`${sb.dbPath}.workspaces`, 'job-x.db'))).toBe(false);
+    expect((await cli('rm', 'no-such', '--yes')).code).toBe(3);
+    const noUrl = await runCli(['sandbox', 'workspace', 'list'], { env });
+    expect(noUrl.code).toBe(2);
+    expect(noUrl.stderr).toContain('--url');
+  });
+});
+
+describe('workspaces across a restart', () => {
+  it('closing the sandbox closes its workspaces; starting it again serves them again, on new ports', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bookdist-workspaces-'));
+    try {
+      const dbPath = join(dir, 'sandbox.db');
+      const first = await startSandbox({ host: '127.0.0.1', port: 0, dbPath, processDelayMs: 50 });
+      const ws = async (server: typeof first, method: 'GET' | 'POST', path: string, body?: unknown) => {
+        const res = await fetch(server.url + path, {
+          method,
+          headers: { 'x-sandbox-secret': server.controlSecret, ...(body ? { 'content-type': 'application/json' } : {}) },
+          body: body ? JSON.stringify(body) : undefined,
+        });
+        expect(res.status).toBe(200);
+        return (await res.json()) as any;
+      };
+      let w: Workspace;
+      try {
+        w = (await ws(first, 'POST', '/_sandbox/workspaces', { name: 'kept' })).workspace;
+        const order = await buy(partnerOf(w), user, [WELL_KNOWN.readme.pricing[0].id]);
+        await first.close();
+        await expect(fetch(`${w.url}/`)).rejects.toThrow();
+
+        const again = await startSandbox({ host: '127.0.0.1', port: 0, dbPath, processDelayMs: 50 });
+        try {
+          const listed = (await ws(again, 'GET', '/_sandbox/workspaces')).workspaces as Workspace[];
+          expect(listed.map((x) => x.name)).toEqual(['kept']);
+          const url = listed[0].url;
+          expect(url).not.toBe(w.url);
+          expect((await fetch(`${url}/`)).status).toBe(200);
+          expect(await orderIds(partnerOf({ ...w, url }))).toContain(order.id);
+        } finally {
+          await again.close();
+        }
+      } finally {
+        await first.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
