@@ -113,6 +113,11 @@ describe('sandbox workspace on a running sandbox', () => {
     const journal = await runCli(['sandbox', 'requests', 'list', '--db', sb.dbPath, '--json'], { env });
     expect(journal.code, journal.stderr).toBe(0);
     expect(journal.stdout).toContain('/_sandbox/workspaces');
+    // Each workspace keeps its own request journal: A's order is in A's, not in the main one.
+    expect(journal.stdout).not.toContain('/v1/order/external');
+    const aJournal = await runCli(['sandbox', 'requests', 'list', '--url', a.url, '--json'], { env: { ...env, BOOKDIST_SANDBOX_SECRET: a.credentials.control_secret } });
+    expect(aJournal.code, aJournal.stderr).toBe(0);
+    expect(aJournal.stdout).toContain('/v1/order/external');
     for (const secret of [...creds.map((c) => c.partner.shared_key), ...creds.map((c) => c.control_secret), ...creds.map((c) => c.operator_token)]) {
       expect(journal.stdout).not.toContain(secret);
     }
