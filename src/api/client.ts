@@ -14,7 +14,9 @@
 //                   error (send-failure.ts)
 //   accept          the final answer, whatever its status: onResponse (the TEST MODE notice), then
 //                   for a call of the table the verdict (verify.ts): `done`, `failed` (4xx/5xx), or
-//                   an UnverifiedAnswer thrown (a read's `failed`, a write's `unknown`)
+//                   an UnverifiedAnswer thrown (a read's `failed`, a write's `unknown`), carrying
+//                   the answer; a raw call (`bookdist api`) gets the checks that apply when no
+//                   command reads the answer's members
 // `call` looks an endpoint up in the table (src/spec/endpoints.ts) and hands `request` its
 // method, path, auth, host and `endpoint`; `ok` throws the ApiError (errors.ts) of a 4xx/5xx.
 //
@@ -28,14 +30,14 @@
 import { HttpTransport } from './transport.js';
 import type { Route, Env, Pin } from './network.js';
 import { MAX_BODY_BYTES, type HttpHandler } from './handler.js';
-import { bodyTooLarge, isWrite, verifyAnswer } from './verify.js';
+import { bodyTooLarge, isWrite, verifyAnswer, verifyRaw } from './verify.js';
 import { formatDuration } from '../util/duration.js';
 import { ExitCode, CliError } from '../errors.js';
 import { quoteValue, truncate } from '../util/quote.js';
 import { endpoint as lookupEndpoint, type Endpoint } from '../spec/endpoints.js';
 import type { Answer, CallArgs, EndpointName, ErrorBody } from '../spec/contract.js';
 import { parseResponse, type ApiResponse, type RequestInfo } from './answer.js';
-import { DryRun, statusText, toApiError } from './errors.js';
+import { DryRun, statusText, toApiError, UnverifiedAnswer } from './errors.js';
 import { hasIdempotencyKey, retryPolicy, waitAfterAnswer, waitAfterFailure } from './retry.js';
 import { failureCode, sendFailed, unmendable, type SendFailure } from './send-failure.js';
 import { curlLine } from './curl.js';
@@ -136,6 +138,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** The endpoint of the table this request calls (set by `call`; `bookdist api` sends raw paths). */
   endpoint?: Endpoint;
+  /** A raw call (`bookdist api`): its answer gets the checks that apply when no command reads its members (verify.ts verifyRaw). */
+  raw?: boolean;
 }
 
 /** What any call may add to an endpoint's path parameters and payload. */
@@ -437,7 +441,14 @@ export class ApiClient {
    */
   private accept(o: RequestOptions, res: ApiResponse): ApiResponse {
     this.opts.onResponse?.(res);
-    if (o.endpoint) res.verdict = verifyAnswer(o.endpoint, res, o.host === 'store' ? this.storeUrl : this.baseUrl);
+    const base = o.host === 'store' ? this.storeUrl : this.baseUrl;
+    try {
+      if (o.raw) res.verdict = verifyRaw(res, o.endpoint, o.method, base);
+      else if (o.endpoint) res.verdict = verifyAnswer(o.endpoint, res, base);
+    } catch (e) {
+      if (e instanceof UnverifiedAnswer) e.response = res;
+      throw e;
+    }
     return res;
   }
 

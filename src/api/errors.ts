@@ -37,6 +37,8 @@ type Verdict = 'done' | 'failed' | 'unknown';
  * details hold the facts: status, content type, the first bytes, the Location of a redirect.
  */
 export class UnverifiedAnswer extends CliError {
+  /** The answer itself (set by the client): `bookdist api` still prints what the service said. */
+  response?: ApiResponse;
   constructor(
     message: string,
     public readonly verdict: 'failed' | 'unknown',

@@ -118,20 +118,34 @@ function membersProblem(members: Record<string, Schema>, required: string[], o: 
  * `format` is how the body was read (json, xml, text, empty).
  */
 export function answerProblem(ep: Endpoint, format: string, body: unknown): string | undefined {
-  if (format === 'empty') return 'the body is empty';
-  if (format !== 'json') return format === 'xml' ? 'the body is XML, not JSON' : 'the body is not JSON';
-  if (!typeOk('object', body)) return `the body is ${typeName(body)}, not a JSON object`;
+  const notJson = jsonProblem(format, body);
+  if (notJson) return notJson;
   const b = body as Record<string, unknown>;
   if (ep.response.raw) return membersProblem(ep.response.body, [], b, '', 0);
-  if (b.success === false) return 'it says "success": false';
-  if (b.error === true) return 'it says "error": true';
-  if (b.success !== undefined && b.success !== true) return `"success" is ${typeName(b.success)}, not true`;
+  const flags = flagsProblem(b);
+  if (flags) return flags;
   if (NOT_SHOWN.has(ep.name)) return b.success === true ? undefined : 'it has no "success": true';
   // `message` is the envelope's human text (2.1): checked when given, never required.
   const members = Object.fromEntries(Object.entries(ep.response.body).map(([k, v]) => [k === 'message' ? 'message?' : k, v]));
   // Without `success: true`, only the endpoint's documented members can say it succeeded.
   if (b.success === undefined && !Object.keys(members).some((k) => !k.endsWith('?'))) return 'it has no "success": true';
   return membersProblem(members, [], b, '', 0);
+}
+
+/** Why a body is not a JSON object (undefined when it is). */
+function jsonProblem(format: string, body: unknown): string | undefined {
+  if (format === 'empty') return 'the body is empty';
+  if (format !== 'json') return format === 'xml' ? 'the body is XML, not JSON' : 'the body is not JSON';
+  if (!typeOk('object', body)) return `the body is ${typeName(body)}, not a JSON object`;
+  return undefined;
+}
+
+/** Why the envelope's flags (2.1) do not say success (undefined when they do, or say nothing). */
+function flagsProblem(b: Record<string, unknown>): string | undefined {
+  if (b.success === false) return 'it says "success": false';
+  if (b.error === true) return 'it says "error": true';
+  if (b.success !== undefined && b.success !== true) return `"success" is ${typeName(b.success)}, not true`;
+  return undefined;
 }
 
 /** The first bytes of a body as an error shows them: at most `n` characters, on one line. */
@@ -227,7 +241,37 @@ export function verifyAnswer(ep: Endpoint, res: AnswerFacts, base: string): 'don
   }
   const problem = res.status >= 200 && res.status < 300 ? (documented >= 300 ? undefined : answerProblem(ep, res.format, res.body)) : `status ${res.status} is not a success`;
   if (problem === undefined) return 'done';
-  throw new UnverifiedAnswer(
+  throw unverified(res, write, problem);
+}
+
+/**
+ * The verdict on the answer to a raw call (`bookdist api`, any path): the checks of a typed call
+ * that apply to an answer whose members no command reads. A 3xx is never followed nor a success
+ * (except the redirect the table documents, checkout's); a 2xx must be a JSON object whose
+ * envelope flags, when given, say success (2.1). A write (an endpoint of the table that writes,
+ * or any POST to a path it does not list: nothing says that changes nothing) whose answer is not
+ * that has an unknown outcome.
+ */
+export function verifyRaw(res: AnswerFacts, ep: Endpoint | undefined, method: string, base: string): 'done' | 'failed' {
+  const write = ep ? isWrite(ep.name) : method !== 'GET';
+  const documented = ep?.response.status ?? 200;
+  if (res.status >= 400) return 'failed';
+  if (res.status >= 300 && res.status < 400) {
+    if (documented >= 300 && documented < 400 && res.headers['location']) return 'done';
+    throw redirectError(res, write, base);
+  }
+  const problem =
+    res.status >= 200 && res.status < 300
+      ? documented >= 300
+        ? undefined
+        : (jsonProblem(res.format, res.body) ?? flagsProblem(res.body as Record<string, unknown>))
+      : `status ${res.status} is not a success`;
+  if (problem === undefined) return 'done';
+  throw unverified(res, write, problem);
+}
+
+function unverified(res: AnswerFacts, write: boolean, problem: string): UnverifiedAnswer {
+  return new UnverifiedAnswer(
     `${lead(res, write)}the service's answer was not what the interface promises (${facts(res)}): ${problem}. ${adviceFor(res, write)}`,
     write ? 'unknown' : 'failed',
     { status: res.status, content_type: res.headers['content-type'] ?? null, begins: firstBytes(res.head ?? ''), problem },

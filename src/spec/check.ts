@@ -7,7 +7,7 @@
 // both encodings), with a JSON Schema 2020-12 validator (ajv). Loaded only by --dry-run.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { ENDPOINTS, type Endpoint } from './endpoints.js';
+import { endpointFor } from './routes.js';
 import { openApiDocument, requestSchemaName } from './openapi.js';
 
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
@@ -23,23 +23,7 @@ export interface PayloadCheck {
   problems: string[];
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const ROUTES: Array<[RegExp, Endpoint]> = ENDPOINTS.flatMap((ep) =>
-  [ep.path, ...(ep.aliases ?? [])].map((p): [RegExp, Endpoint] => {
-    // A literal segment wins over a parameter (/v1/book/isbn/{isbn}/ before /v1/book/{hash_id}/):
-    // the table lists the literal forms first where it matters, and a parameter takes one segment.
-    const re = escape(p.replace(/\/$/, '')).replace(/\\\{\w+\\\}/g, '[^/]+');
-    return [new RegExp(`^${re}/?$`), ep];
-  }),
-);
-
-/** The endpoint a request goes to, by method, path and host; undefined when the document has none. */
-export function endpointFor(method: string, path: string, host: 'api' | 'store'): Endpoint | undefined {
-  const pathname = path.split('?')[0];
-  const literal = ROUTES.filter(([re, ep]) => re.test(pathname) && ep.host === host && (ep.methods as string[]).includes(method));
-  // Prefer the route with the most literal characters (a literal segment wins over a parameter).
-  return literal.sort(([a], [b]) => b.source.replace(/\[\^\/\]\+/g, '').length - a.source.replace(/\[\^\/\]\+/g, '').length)[0]?.[1];
-}
+export { endpointFor };
 
 let ajv: Ajv2020 | undefined;
 const validators = new Map<string, ValidateFunction>();

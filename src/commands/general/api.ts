@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import { ExitCode, usageError } from '../../errors.js';
-import { exitCodeForStatus } from '../../api/errors.js';
+import { exitCodeForStatus, UnverifiedAnswer } from '../../api/errors.js';
+import type { ApiResponse } from '../../api/answer.js';
+import { endpointFor } from '../../spec/routes.js';
 import { emit } from '../../output/index.js';
 import { readAll } from '../../util/io.js';
 import type { VerbInput } from '../define.js';
@@ -67,6 +69,15 @@ export async function parse({ args, opts: o }: VerbInput<typeof api>, ctx: Conte
   return { method, path, payload, requestText, auth, host, include: Boolean(o.include) };
 }
 
+/** The status line and headers (-i), and the body as the service sent it (its JSON, when it is JSON). */
+async function show(ctx: Context, o: Options, res: ApiResponse, body: boolean): Promise<void> {
+  if (o.include) {
+    ctx.io.stderr.write(`HTTP ${res.status}\n`);
+    for (const [k, v] of Object.entries(res.headers)) ctx.io.stderr.write(`${k}: ${v}\n`);
+  }
+  if (body) await emit(ctx, res.body);
+}
+
 /** A GET's fields as query values: scalars as given, anything else as the client writes it in a URL (String). */
 function queryOf(payload: Record<string, unknown> = {}): Record<string, string | number | boolean | null | undefined> {
   return Object.fromEntries(
@@ -78,20 +89,30 @@ export async function run(o: Options, ctx: Context): Promise<number> {
   const api = await ctx.api();
   const [pathOnly, qs] = o.path.split('?', 2);
   const query = o.method === 'GET' ? { ...Object.fromEntries(new URLSearchParams(qs ?? '')), ...queryOf(o.payload) } : undefined;
-  const res = await api.request({
-    method: o.method,
-    path: o.method === 'GET' ? pathOnly : o.path,
-    payload: o.method === 'POST' ? (o.payload ?? {}) : undefined,
-    requestText: o.requestText,
-    query,
-    auth: o.auth,
-    host: o.host,
-  });
-  if (o.include) {
-    ctx.io.stderr.write(`HTTP ${res.status}\n`);
-    for (const [k, v] of Object.entries(res.headers)) ctx.io.stderr.write(`${k}: ${v}\n`);
+  // The answer gets the checks of a typed call that apply when nothing reads its members (status,
+  // a JSON object, the envelope's success flags; a redirect never followed, except checkout's): an
+  // answer that is not that is an error, a write's outcome unknown (and so in the ledger; which
+  // calls write, the endpoint the path goes to says, else any POST). What the service said is
+  // printed as it is either way: its JSON on stdout, then the error.
+  const endpoint = endpointFor(o.method, pathOnly, o.host);
+  let res: ApiResponse;
+  try {
+    res = await api.request({
+      method: o.method,
+      path: o.method === 'GET' ? pathOnly : o.path,
+      payload: o.method === 'POST' ? (o.payload ?? {}) : undefined,
+      requestText: o.requestText,
+      query,
+      auth: o.auth,
+      host: o.host,
+      endpoint,
+      raw: true,
+    });
+  } catch (e) {
+    if (e instanceof UnverifiedAnswer && e.response) await show(ctx, o, e.response, e.response.format === 'json');
+    throw e;
   }
-  await emit(ctx, res.body);
+  await show(ctx, o, res, true);
   if (res.status >= 400) {
     const code = exitCodeForStatus(res.status, res.body);
     if (!ctx.globals.quiet) ctx.io.stderr.write(`bookdist: HTTP ${res.status}${res.body?.message ? `: ${res.body.message}` : ''}\n`);
