@@ -83,6 +83,19 @@ describe('a cache that can be used', () => {
     // control: with the cache turned off, nothing is taken from it
     expect((await get({ XDG_CACHE_HOME: cacheHome, BOOKDIST_COMPILE_CACHE: 'off', NODE_DEBUG_NATIVE: 'COMPILE_CACHE' })).stderr).not.toMatch(/compile cache/);
   });
+
+  it('the root help goes without it: its few small modules compile faster than the cache is checked', async () => {
+    const cacheHome = home();
+    for (const args of [['--help'], ['-h'], []]) {
+      const r = await runCli(args, { env: { XDG_CACHE_HOME: cacheHome, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' } });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: bookdist/);
+      expect(r.stderr).not.toMatch(/compile cache/);
+    }
+    expect(existsSync(join(cacheHome, 'bookdist'))).toBe(false);
+    // control: a group's help uses it
+    expect((await runCli(['book', '--help'], { env: { XDG_CACHE_HOME: cacheHome, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' } })).stderr).toMatch(/compile cache/);
+  });
 });
 
 describe('a cache that cannot be used gives the same output', () => {
