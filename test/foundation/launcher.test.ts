@@ -97,11 +97,11 @@ describe('bin/bookdist launcher', () => {
     const tmp = join(t.dir, 'tmp');
     mkdirSync(tmp, { recursive: true });
     const home = join(t.dir, 'cache-home');
-    const r = sh(`"${BIN}" --help`, { HOME: home, TMPDIR: tmp });
+    const r = sh(`"${BIN}" book --help`, { HOME: home, TMPDIR: tmp });
     expect(r.status, r.stderr).toBe(0);
     expect(readdirSync(join(home, '.cache', 'bookdist', 'compile-cache')).length).toBeGreaterThan(0);
     const xdg = join(t.dir, 'xdg-cache');
-    expect(sh(`"${BIN}" --help`, { HOME: home, TMPDIR: tmp, XDG_CACHE_HOME: xdg }).status).toBe(0);
+    expect(sh(`"${BIN}" book --help`, { HOME: home, TMPDIR: tmp, XDG_CACHE_HOME: xdg }).status).toBe(0);
     expect(readdirSync(join(xdg, 'bookdist', 'compile-cache')).length).toBeGreaterThan(0);
     expect(readdirSync(tmp)).toEqual([]);
   });
@@ -186,9 +186,13 @@ describe('bin/bookdist launcher', () => {
     expect(flagsOf(`"${BIN}" book --help`)).toEqual(['--max-semi-space-size=1']);
     expect(flagsOf(`"${BIN}" sandbox catalogue load --help`)).toEqual(['--max-semi-space-size=8']);
     expect(flagsOf(`"${BIN}" sandbox catalogue --help`)).toEqual(['--max-semi-space-size=1']);
+    // Every Node the launcher starts resolves dist/'s modules without following links (issue 31).
+    const preserve = (cmd: string) => [...sh(cmd, { NODE_OPTIONS: `--import=${hook}` }).stderr.matchAll(/^EXEC_ARGV=(.*)$/gm)].map((m) => JSON.parse(m[1]).includes('--preserve-symlinks'));
+    expect(preserve(`"${BIN}" book --help`)).toEqual([true]);
     if (!atLeast(spawnSync('node', ['-p', 'process.versions.node'], { env: { PATH: machinePath }, encoding: 'utf8' }).stdout.trim(), ENGINES_MIN)) {
       expect(flagsOf(`node "${BIN}" sandbox catalogue load --help`)).toEqual(['--max-semi-space-size=8']);
       expect(flagsOf(`node "${BIN}" book --help`)).toEqual(['--max-semi-space-size=1']);
+      expect(preserve(`node "${BIN}" book --help`).sort()).toEqual([false, true]); // the older node, the pinned one
     }
   });
 
