@@ -29,7 +29,7 @@ export async function programFor(argv: string[], opts: { wholeGroup?: boolean } 
  * or alias). Anything else (`book --help`, `book help get`, a misspelt verb, options first) keeps
  * the whole group, so that commander's help and suggestions see every verb.
  */
-export function verbOnly(decls: readonly CommandDecl[], argv: string[], word: string): readonly CommandDecl[] {
+function verbOnly(decls: readonly CommandDecl[], argv: string[], word: string): readonly CommandDecl[] {
   const next = argv[argv.indexOf(word) + 1];
   if (next === undefined || next.startsWith('-')) return decls;
   return decls.map((d) => {
