@@ -16,6 +16,8 @@ if (unknown.length) {
 }
 const groups = asked.length ? asked : Object.keys(GROUPS);
 let failed = 0;
+/** Groups whose run failed: their report, if any, is an older run's and is not shown. */
+const broken = new Set();
 for (const g of groups) {
   console.log(`\n== mutate ${g}: ${GROUPS[g].mutate.join(' ')}`);
   const started = Date.now();
@@ -24,7 +26,10 @@ for (const g of groups) {
     stdio: 'inherit',
     env: { ...process.env, BOOKDIST_MUTATE: '1', BOOKDIST_MUTATE_GROUP: g },
   });
-  if (r.status !== 0) failed++;
+  if (r.status !== 0) {
+    failed++;
+    broken.add(g);
+  }
   console.log(`== ${g}: ${Math.round((Date.now() - started) / 1000)} s, exit ${r.status}`);
 }
 
@@ -32,6 +37,10 @@ for (const g of groups) {
 console.log('\nmutation score (killed / (killed + survived + no coverage)), report in reports/mutation/<group>.html');
 for (const g of groups) {
   const file = `${root}reports/mutation/${g}.json`;
+  if (broken.has(g)) {
+    console.log(`  ${g}: the run failed (see above); no score`);
+    continue;
+  }
   if (!existsSync(file)) continue;
   const report = JSON.parse(readFileSync(file, 'utf8'));
   for (const [path, f] of Object.entries(report.files)) {
