@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createNewSync, kindOf, nodeFs, privateDirSync, readTextSync, takeOverEmpty, tempNameFor, writeFileAtomicSync, type SafeHandle } from '../../src/util/fs-safe.js';
+import { createNewSync, kindOf, makeDirSync, nodeFs, privateDirSync, readTextSync, takeOverEmpty, tempNameFor, writeFileAtomicSync, type SafeHandle } from '../../src/util/fs-safe.js';
 
 let dir: string;
 beforeEach(() => {
@@ -169,7 +169,11 @@ describe('fs-safe', () => {
     symlinkSync(join(dir, 'open'), join(dir, 'link'));
     expect(() => privateDirSync(join(dir, 'link'))).toThrow(expect.objectContaining({ code: 'ELOOP', message: `ELOOP: a symbolic link, not a directory: '${join(dir, 'link')}'` }));
     writeFileSync(join(dir, 'file'), '');
-    expect(() => privateDirSync(join(dir, 'file'))).toThrow(/EEXIST|ENOTDIR/);
+    expect(() => privateDirSync(join(dir, 'file'))).toThrow(expect.objectContaining({ code: 'EEXIST', message: `EEXIST: file already exists, mkdir '${join(dir, 'file')}'` }));
+    // Every level it makes is private, not only the last.
+    expect(statSync(join(dir, 'p')).mode & 0o777).toBe(0o700);
+    // A parent that exists but cannot hold the child (procfs): the child's own error, at once.
+    expect(() => makeDirSync('/proc/bookdist-no-such/dir')).toThrow(expect.objectContaining({ code: 'ENOENT' }));
   });
 
   it('kindOf names what a path is; takeOverEmpty refuses a FIFO and a file of another user', async () => {
