@@ -14,7 +14,7 @@ import { orderExternal, orderFree, orderRefund, purchaseLookup, userOrders } fro
 import { checkout, offers } from './domain/storefront.js';
 import { createUser, userByEmailHandler, userGet } from './domain/users.js';
 
-export type { Handler, HandlerCtx, HandlerResult } from './domain/context.js';
+export type { HandlerCtx, HandlerResult } from './domain/context.js';
 export { itemLiveFor } from './domain/books.js';
 export { redeemCode } from './domain/codes.js';
 export { bookByHash, userByUsername } from './domain/lookups.js';

@@ -47,7 +47,7 @@ export type Promised<N extends EndpointName> = N extends EndpointName
  * each `unknown` or such an object again, so reading `a?.b?.c` is safe whatever came; a list must
  * be checked as one (`Array.isArray`, or `recsOf` for open records) before it is walked.
  */
-export type Unchecked<T> = unknown extends T
+type Unchecked<T> = unknown extends T
   ? unknown
   : [NonNullable<T>] extends [readonly unknown[]]
     ? unknown
