@@ -4,6 +4,8 @@
 // scopes; 5 a conflict with state this request did not create; 7 unavailable; 2 for credentials
 // bookdist could not load or send (nothing sent); 8 a certificate problem; 9 a proxy problem.
 import type { Command } from 'commander';
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
 import { commandPath } from '../../src/output/model.js';
@@ -19,6 +21,12 @@ const readme = WELL_KNOWN.readme;
 const H = readme.hash_id;
 const MISSING_HASH = 'f'.repeat(40);
 const MISSING_USER = '0'.repeat(30);
+/** A roster file for `access sync` in the sandbox's own directory (removed with it). */
+const roster = (text: string) => {
+  const file = join(dirname(sb.dbPath), `roster-${Math.random().toString(36).slice(2)}.csv`);
+  writeFileSync(file, text);
+  return file;
+};
 const MISSING_ISBN = '9780000000002';
 const billing = ['--billing-name', 'Ada Byron', '--billing-postal-code', '04101', '--billing-country', 'US'];
 const orderArgs = (user: string, ...extra: string[]) => [
@@ -87,6 +95,8 @@ const CASES: Case[] = [
   { command: 'access allow', why: 'access already granted', args: () => ['access', 'allow', '--hash-id', H, '--username', state.granted, '--price', '1.00'], code: 5, stderr: /already has access/ },
   { command: 'access allow', why: 'no such user', args: () => ['access', 'allow', '--hash-id', H, '--username', MISSING_USER, '--price', '1.00'], code: 3, stderr: /User not found/ },
   { command: 'access allow', why: 'bad token', args: () => ['access', 'allow', '--hash-id', H, '--username', state.user, '--price', '1.00'], env: () => badToken, code: 4 },
+  // A roster naming a user the service does not know: the change fails, the job exits 6 (partial failure).
+  { command: 'access sync', why: 'no such user', args: () => ['access', 'sync', roster(`username\n${MISSING_USER}\n`), '--hash-id', WELL_KNOWN.otherPublisher.hash_id, '--price', '1.00'], code: 6, stderr: /User not found/ },
   { command: 'access revoke', why: 'no access to revoke', args: () => ['access', 'revoke', '--hash-id', H, '--username', state.user, '--yes'], code: 3, stderr: /Purchase record not found/ },
   { command: 'offers get', why: 'no such book', args: () => ['offers', 'get', '--isbn', MISSING_ISBN], code: 3, stderr: /does not exist/ },
   { command: 'offers get', why: 'book sold by code only (business rule)', args: () => ['offers', 'get', '--isbn', WELL_KNOWN.codeDistribution.isbn13], code: 1, stderr: /not available/ },

@@ -4,6 +4,8 @@
 // that matches nothing is exit 2 naming the fields that exist; --json prints the whole response
 // without --fields and the records with it; --query sees exactly what --json prints.
 import type { Command } from 'commander';
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { runnerFor } from '../helpers/run.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
@@ -93,6 +95,15 @@ const SAMPLES: Record<string, Sample> = {
   'import search': { args: () => ['import', 'search', '--title', 'a'], same: true },
   'offers get': { args: () => ['offers', 'get', '--isbn', readme.isbn13], same: true },
   'offers checkout': { args: () => ['offers', 'checkout', '--id', String(readme.pricing[0].id)] },
+  // The plan of a sync (--dry-run sends no write): one allow, the roster's user having no grant of the book.
+  'access sync': {
+    args: () => {
+      const file = join(dirname(sb.dbPath), 'sync-roster.csv');
+      writeFileSync(file, `username\n${fixtures.user}\n`);
+      return ['access', 'sync', file, '--hash-id', WELL_KNOWN.otherPublisher.hash_id, '--price', '1.00', '--dry-run'];
+    },
+    same: true,
+  },
   // The writes above are recorded in the sandbox's ledger (issue 34); write 1 is the first user create.
   'ledger list': { args: () => ['ledger', 'list', '--op', 'user create'] },
   'ledger show': { args: () => ['ledger', 'show', '1'], same: true },
