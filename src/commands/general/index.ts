@@ -34,7 +34,9 @@ export const api = verb({
   description:
     'Sends a signed request to any path of the service and prints the response body as JSON. ' +
     'POST payloads are built from -f/-F fields or read from --input (a JSON object; a top-level ' +
-    '"request" member is unwrapped) and sent form-encoded as the service expects.',
+    '"request" member is unwrapped) and sent form-encoded as the service expects. ' +
+    'An answer that is not one the interface promises (a redirect, which is never followed; a body that is not JSON; ' +
+    '"success": false) is an error after its JSON is printed, and for a write its outcome is unknown (so in the ledger).',
   args: [argument('<method>', 'GET or POST'), argument('<path>', 'path on the service, e.g. /v1/book/isbn/9780000000000/')],
   options: [
     option('-f, --field <key=value>', 'string field (repeatable)', { repeatable: 'whole' }),
