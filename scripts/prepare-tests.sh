@@ -55,7 +55,7 @@ if [ -n "$packages" ]; then
 fi
 
 # The oldest Node engines.node allows (">=22.22" is 22.22.0), as the npm registry ships it.
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "${0%/*}/.." && pwd)
 # shellcheck disable=SC2016 # a JavaScript template literal, not a shell expansion
 min=$(node -p 'const m = /^>=\s*(\d+)\.(\d+)(?:\.(\d+))?$/.exec(require(process.argv[1]).engines.node); m ? `${m[1]}.${m[2]}.${m[3] ?? 0}` : ""' "$here/package.json")
 arch=$(node -p 'process.platform + "-" + process.arch')
@@ -72,7 +72,7 @@ if [ ! -x "$dir/bin/node" ] || [ "$("$dir/bin/node" --version 2>/dev/null)" != "
     rm -rf "$tmp"
     exit 1
   fi
-  rm -rf "$dir" && mkdir -p "$(dirname "$dir")" && mv "$tmp/package" "$dir"
+  rm -rf "$dir" && mkdir -p "${dir%/*}" && mv "$tmp/package" "$dir"
   rm -rf "$tmp"
 fi
 exit 0

@@ -1,8 +1,9 @@
 // The README's test command and CI prepare the machine through one script
 // (scripts/prepare-tests.sh): it installs the system packages the tests use with apt-get when it
 // can, and otherwise stops before any test with one line naming what is missing and how to install
-// it. Run here against a PATH of stand-ins (a fake `id`, a fake `apt-get`), so nothing on this
-// machine is installed or removed.
+// it; and it unpacks the oldest Node engines.node allows from the npm registry into the user's
+// cache once. Run here against a PATH of stand-ins (a fake `id`, a fake `apt-get`, a fake `npm`)
+// and a cache of its own, so nothing on this machine is installed, fetched or removed.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -22,7 +23,8 @@ let n = 0;
 function fakeBin(opts: { uid: number; apt?: 'installs' | 'fails' }, present: string[] = []): { dir: string; aptLog: string } {
   const dir = join(t.dir, `bin-${n++}`);
   mkdirSync(dir);
-  for (const tool of ['mktemp', 'tail', 'rm', 'chmod']) symlinkSync(['/usr/bin', '/bin'].map((d) => join(d, tool)).find(existsSync)!, join(dir, tool));
+  symlinkSync(process.execPath, join(dir, 'node'));
+  for (const tool of ['mktemp', 'tail', 'rm', 'chmod', 'mkdir', 'mv', 'tar', 'gzip', 'cp']) symlinkSync(['/usr/bin', '/bin'].map((d) => join(d, tool)).find(existsSync)!, join(dir, tool));
   const script = (name: string, body: string) => {
     writeFileSync(join(dir, name), `#!/bin/sh\n${body}\n`);
     chmodSync(join(dir, name), 0o755);
@@ -36,8 +38,22 @@ function fakeBin(opts: { uid: number; apt?: 'installs' | 'fails' }, present: str
   return { dir, aptLog };
 }
 
-function prepare(dir: string) {
-  return spawnSync('/bin/sh', [SCRIPT], { env: { PATH: dir, TMPDIR: process.env.TMPDIR }, encoding: 'utf8' });
+const MIN = /^>=\s*(\d+\.\d+)$/.exec(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).engines.node)![1] + '.0';
+const NODE_DIR = `node-${MIN}-${process.platform}-${process.arch}`;
+
+/** A user cache that already holds the oldest Node (a stand-in that answers its version), or an empty one. */
+function cache(withNode = true): string {
+  const dir = join(t.dir, `cache-${n++}`);
+  mkdirSync(join(dir, 'bookdist-tests', NODE_DIR, 'bin'), { recursive: true });
+  if (withNode) {
+    writeFileSync(join(dir, 'bookdist-tests', NODE_DIR, 'bin', 'node'), `#!/bin/sh\necho v${MIN}\n`);
+    chmodSync(join(dir, 'bookdist-tests', NODE_DIR, 'bin', 'node'), 0o755);
+  }
+  return dir;
+}
+
+function prepare(dir: string, cacheDir = cache()) {
+  return spawnSync('/bin/sh', [SCRIPT], { env: { PATH: dir, TMPDIR: process.env.TMPDIR, XDG_CACHE_HOME: cacheDir }, encoding: 'utf8' });
 }
 
 describe('scripts/prepare-tests.sh', () => {
@@ -101,5 +117,36 @@ describe('scripts/prepare-tests.sh', () => {
     expect(r.stderr).toBe('prepare-tests: apt-get could not install faketime: E: Unable to locate package tinyproxy; install them with: apt-get install -y --no-install-recommends faketime\n');
     // The first try, then `apt-get update`, which fails too: the install is not tried a third time.
     expect(readFileSync(aptLog, 'utf8')).toBe('install -y --no-install-recommends faketime\nupdate\n');
+  });
+
+  it('the oldest Node missing from the cache: fetched from the npm registry (npm pack), unpacked there, said in one line', () => {
+    const { dir } = fakeBin({ uid: 0, apt: 'fails' }, TOOLS);
+    const pkg = join(t.dir, `pkg-${n++}`);
+    mkdirSync(join(pkg, 'package', 'bin'), { recursive: true });
+    writeFileSync(join(pkg, 'package', 'bin', 'node'), `#!/bin/sh\necho v${MIN}\n`);
+    chmodSync(join(pkg, 'package', 'bin', 'node'), 0o755);
+    const tgz = join(t.dir, `node-${n++}.tgz`);
+    expect(spawnSync('tar', ['czf', tgz, '-C', pkg, 'package']).status).toBe(0);
+    // The stand-in npm records its arguments and "packs" that tarball into the current directory.
+    writeFileSync(join(dir, 'npm'), `#!/bin/sh\necho "$*" >> ${dir}/npm.log\ncp ${tgz} ./node-pkg.tgz\n`);
+    chmodSync(join(dir, 'npm'), 0o755);
+    const c = cache(false);
+    const r = prepare(dir, c);
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toBe(`prepare-tests: fetching Node ${MIN} (${process.platform}-${process.arch}) from the npm registry for the package test\n`);
+    expect(readFileSync(join(dir, 'npm.log'), 'utf8')).toBe(`pack --silent node-${process.platform}-${process.arch}@${MIN}\n`);
+    expect(spawnSync(join(c, 'bookdist-tests', NODE_DIR, 'bin', 'node'), ['--version'], { encoding: 'utf8' }).stdout).toBe(`v${MIN}\n`);
+    // Once there, it is not fetched again.
+    expect(prepare(dir, c)).toMatchObject({ status: 0, stdout: '', stderr: '' });
+    expect(readFileSync(join(dir, 'npm.log'), 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
+  });
+
+  it('the oldest Node cannot be fetched: one line naming the package and npm\'s last word, exit 1', () => {
+    const { dir } = fakeBin({ uid: 0, apt: 'fails' }, TOOLS);
+    writeFileSync(join(dir, 'npm'), '#!/bin/sh\necho "npm error code E404" >&2\nexit 1\n');
+    chmodSync(join(dir, 'npm'), 0o755);
+    const r = prepare(dir, cache(false));
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(`prepare-tests: could not fetch node-${process.platform}-${process.arch}@${MIN} from the npm registry: npm error code E404; check the network or npm's registry setting\n`);
   });
 });
