@@ -75,7 +75,7 @@ export async function startRemoteLoad(serving: Store, body: Record<string, unkno
   serving.exec(`PRAGMA busy_timeout = ${SERVING_BUSY_MS}`);
   const done = () => {
     clearTimeout(load.timer);
-    conn.close();
+    void conn.close();
     if (loads.get(serving) === load) loads.delete(serving);
     if (serving.db.isOpen) serving.exec('PRAGMA busy_timeout = 10000');
   };

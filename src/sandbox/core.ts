@@ -9,7 +9,7 @@ export interface SandboxCore {
   /** Time the worker takes per queued book. */
   delayMs: number;
   /** Run the processing worker once (now). */
-  tick(): void;
+  tick: () => void;
   /** The TCP port the server listens on (set once it listens). */
   port: number;
   /**

@@ -181,9 +181,15 @@ export function prefersXml(accept: string | undefined): boolean {
       if (m) q = Number(m[1]);
     }
     if (type === 'application/xml' || type === 'text/xml') {
-      if (q > xml) (xml = q), (xmlPos = pos);
+      if (q > xml) {
+        xml = q;
+        xmlPos = pos;
+      }
     } else if (type === 'application/json') {
-      if (q > json) (json = q), (jsonPos = pos);
+      if (q > json) {
+        json = q;
+        jsonPos = pos;
+      }
     }
   });
   if (xml <= 0) return false;

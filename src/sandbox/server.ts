@@ -106,7 +106,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
     if (opts.journal !== false) core.journal = new Journal(store, opts.journal);
   } catch (err) {
     clearInterval(worker.timer);
-    store.close();
+    void store.close();
     throw err;
   }
 
@@ -128,7 +128,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
     cleanupKeyFiles(store);
     await ended;
   };
-  await listen(server, opts.port ?? 8710, listenHost, stop);
+  await listen(server, opts.port ?? 8710, listenHost, () => void stop());
   const port = (server.address() as AddressInfo).port;
   core.port = port;
   const urlHost = urlHostOf(listenHost);
@@ -190,7 +190,7 @@ function openStore(dbPath: string): { store: Store; creds: SandboxCredentials } 
     store.watchTextIndexes(); // searches probe one segment per trigram, also after a bulk load from elsewhere
     return { store, creds };
   } catch (err) {
-    store.close();
+    void store.close();
     throw err;
   }
 }
@@ -249,7 +249,7 @@ function requestHandler(core: SandboxCore, opts: Pick<SandboxOptions, 'log' | 'f
         if (!res.headersSent) sendJson(res, 500, { code: 500, error: true, ...TEST_MODE, message: 'Internal error.' });
         else res.destroy();
       });
-    if (latency > 0 && !isControl) setTimeout(go, latency);
+    if (latency > 0 && !isControl) setTimeout(() => void go(), latency);
     else void go();
   };
 }

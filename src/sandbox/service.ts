@@ -53,7 +53,10 @@ export async function serveApi(
       const body = parseBody(await readBody(req), headers['content-type']);
       requestText = body.requestText;
       // A form without `request` carries the fields themselves, read as a query's are.
-      if (body.form) (fields = body.form), (fromQuery = true);
+      if (body.form) {
+        fields = body.form;
+        fromQuery = true;
+      }
     } else {
       req.resume();
       if (query.has('request')) requestText = query.get('request') ?? undefined;

@@ -135,7 +135,10 @@ export function finishProduct(d: Draft, header: Header, sink?: PrintEditionSink)
 /** The record's ISBN, SKU and action (NotificationType); the ISBN found, if any. */
 function identify(d: Draft, rec: CatalogueRecord): { value: string; kind: string } | undefined {
   const isbn = isbnOf(d.ids);
-  if (isbn) (rec.isbn = isbn.value), (rec.isbnKind = isbn.kind);
+  if (isbn) {
+    rec.isbn = isbn.value;
+    rec.isbnKind = isbn.kind;
+  }
   const proprietary = d.ids.find((i) => i.type === '01' && i.value?.trim());
   if (proprietary) rec.sku = proprietary.value!.trim();
   if (d.ids.some((i) => i.type && !['01', '02', '03', '15'].includes(i.type))) rec.unrepresented.push('identifiers other than ISBN and proprietary ids');

@@ -93,13 +93,17 @@ export function listRequests(store: Store, f: JournalFilter, limit?: number): { 
   if (!hasTable(store)) return { total: 0, requests: [] };
   const where: string[] = [];
   const params: Array<string | number> = [];
-  if (f.method) where.push('method = ?'), params.push(f.method.toUpperCase());
-  if (f.account) where.push('account = ?'), params.push(f.account);
-  if (f.since !== undefined) where.push('at >= ?'), params.push(f.since);
-  if (f.afterId !== undefined) where.push('id > ?'), params.push(f.afterId);
+  const and = (sql: string, value: string | number) => {
+    where.push(sql);
+    params.push(value);
+  };
+  if (f.method) and('method = ?', f.method.toUpperCase());
+  if (f.account) and('account = ?', f.account);
+  if (f.since !== undefined) and('at >= ?', f.since);
+  if (f.afterId !== undefined) and('id > ?', f.afterId);
   if (f.status) {
-    if (/xx$/i.test(f.status)) where.push('status / 100 = ?'), params.push(Number(f.status[0]));
-    else where.push('status = ?'), params.push(Number(f.status));
+    if (/xx$/i.test(f.status)) and('status / 100 = ?', Number(f.status[0]));
+    else and('status = ?', Number(f.status));
   }
   const sql = `SELECT * FROM journal${where.length ? ' WHERE ' + where.join(' AND ') : ''} ORDER BY id`;
   const path = f.path ? pathMatcher(f.path) : undefined;

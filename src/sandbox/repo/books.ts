@@ -192,8 +192,12 @@ export function updateBook(store: Store, id: number, fields: Partial<BookFields>
   const cols = Object.keys(fields) as Array<keyof BookFields>;
   const sets = cols.map((c) => `${c} = ?`);
   const values = cols.map((c) => fields[c] as string | number | null);
-  if ('is_published' in fields) sets.push('is_public = ?'), values.push(fields.is_published!);
-  if ('num_pages' in fields) sets.push('sample_page_end = ?'), values.push(sampleEnd(fields.num_pages!));
+  const set = (column: string, value: string | number | null) => {
+    sets.push(`${column} = ?`);
+    values.push(value);
+  };
+  if ('is_published' in fields) set('is_public', fields.is_published!);
+  if ('num_pages' in fields) set('sample_page_end', sampleEnd(fields.num_pages!));
   sets.push('is_active = 1');
   store.run(`UPDATE books SET ${sets.join(', ')} WHERE id = ?`, ...values, id);
 }
