@@ -298,7 +298,7 @@ export interface GeneratedSecrets {
 }
 
 /** Keys and secrets for one database. Slow-ish (two RSA 2048 keys): call outside a transaction. */
-export function generateSecrets(): GeneratedSecrets {
+function generateSecrets(): GeneratedSecrets {
   const pair = () => {
     const { publicKey, privateKey } = generateKeyPairSync('rsa', {
       modulusLength: 2048,

@@ -18,7 +18,7 @@ const NAME = /^[a-z0-9-]{1,40}$/;
 /** Pages copied per backup step: the whole file in one step. */
 const ALL_PAGES = 1 << 30;
 
-export function workspaceDir(dbPath: string): string {
+function workspaceDir(dbPath: string): string {
   return `${dbPath}.workspaces`;
 }
 
