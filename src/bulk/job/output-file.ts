@@ -268,7 +268,7 @@ class Files implements JobFiles {
     if (!this.out) return;
     if (this.expectedRows) {
       const want = this.expectedRows(stats);
-      const have = await countRows(this.file.format, bytesOf(this.reader!, 0, this.out.size));
+      const have = await countRows(this.file.format, bytesOf(this.reader!, 0, this.out.size, 1 << 16, true));
       if (have !== want) {
         throw new CliError(
           `${this.file.flag} ${this.file.display} holds ${have} row(s) but the job counted ${want}; its journal ${basename(this.jpath)} is kept. ` +
