@@ -1,7 +1,8 @@
 // The embedded sandbox behind the built-in `sandbox` profile: the database in the user's data
 // directory (seeded when empty, race-safe across parallel CLI processes), a server on a
 // loopback port, and the seeded partner's credentials.
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync } from 'node:fs';
+import { makeDir } from './util.js';
 import { CliError, ExitCode } from '../errors.js';
 import { join } from 'node:path';
 import { startSandbox } from './server.js';
@@ -36,7 +37,7 @@ export function dataDirError(dataDir: string, e: unknown): CliError {
 
 export async function startEmbedded(opts: { dataDir: string; log?: (line: string) => void; processDelayMs?: number }): Promise<EmbeddedSandbox> {
   try {
-    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+    makeDir(opts.dataDir);
   } catch (e) {
     throw dataDirError(opts.dataDir, e);
   }

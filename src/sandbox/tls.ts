@@ -5,7 +5,8 @@
 // again when a name is missing or it is about to expire. The X.509 DER is written here (about a
 // hundred lines) rather than by a dependency or the openssl program, which not every machine has.
 import { createHash, createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { makeDir } from './util.js';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -177,7 +178,7 @@ export function ensureTlsFiles(dbPath: string, names: string[]): TlsFiles {
     dir = dirname(dbPath);
     base = basename(dbPath).replace(/\.(db|sqlite3?)$/i, '');
     // The first `sandbox serve --tls` of a fresh install runs before the database makes its folder.
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDir(dir);
   }
   const caFile = join(dir, `${base}-tls-ca.pem`);
   const caKeyFile = join(dir, `${base}-tls-ca-key.pem`);

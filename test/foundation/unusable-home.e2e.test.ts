@@ -35,6 +35,17 @@ describe('a HOME bookdist cannot write', () => {
     expect(JSON.parse(ok.stdout.trim()).hash_id).toMatch(/^[0-9a-f]{40}$/);
   });
 
+  it('sandbox serve --db under /proc or under a file: exit 2 at once naming the directory and --db (it hung for ever under /proc)', async () => {
+    const proc = await withHome(dir, ['sandbox', 'serve', '--db', '/proc/nope/x.db', '--port', '0']);
+    expect(proc.signal).toBeNull();
+    expect([proc.code, proc.stderr]).toEqual([2, 'bookdist: Cannot create the directory of the sandbox database, /proc/nope (ENOENT): give --db (or BOOKDIST_DATA_DIR) a path in a directory you can write.\n']);
+    const file = join(dir, 'db-dir-is-a-file');
+    writeFileSync(file, '');
+    const under = await withHome(dir, ['sandbox', 'serve', '--db', join(file, 'x.db'), '--port', '0']);
+    expect(under.code).toBe(2);
+    expect(under.stderr).toContain(`Cannot create the directory of the sandbox database, ${file} (EEXIST)`);
+  });
+
   it('a file in place of the directory: exit 2 naming BOOKDIST_CONFIG_DIR and BOOKDIST_DATA_DIR', async () => {
     const home = join(dir, 'home-is-a-file');
     writeFileSync(home, '');

@@ -4,7 +4,8 @@
 // request's go through `serve`, which shares one read snapshot and one group commit per turn of
 // the event loop among the requests of that turn.
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { makeDir } from '../util.js';
 import { dirname } from 'node:path';
 import { FTS, FTS_TABLES, FTS_TOKENIZE, INDEX_NAMES, INDEXES, SCHEMA, TABLES } from './schema.js';
 
@@ -34,6 +35,18 @@ export class DamagedDatabase extends Error {
         'Run `bookdist sandbox reset --yes` to move it aside (it is kept, renamed *.damaged-<time>) and start a fresh one, or restore it from a copy.',
     );
     this.details = { file };
+  }
+}
+
+/** The database's directory cannot be made (a file in its place, a path under /proc...): exit 2, the fix named. */
+class UnusableDirectory extends Error {
+  override readonly name = 'CliError';
+  readonly exitCode = 2;
+  constructor(dir: string, err: unknown) {
+    super(
+      `Cannot create the directory of the sandbox database, ${dir} (${(err as NodeJS.ErrnoException).code ?? String(err)}): ` +
+        'give --db (or BOOKDIST_DATA_DIR) a path in a directory you can write.',
+    );
   }
 }
 
@@ -69,7 +82,11 @@ export class Store {
   constructor(path: string) {
     this.path = path;
     if (path !== ':memory:') {
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      try {
+        makeDir(dirname(path));
+      } catch (err) {
+        throw new UnusableDirectory(dirname(path), err);
+      }
       // The database holds keys and secrets: create it 0600 (SQLite gives -wal/-shm the same mode).
       if (!existsSync(path)) {
         try {

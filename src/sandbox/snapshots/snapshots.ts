@@ -3,7 +3,8 @@
 // a load copies a snapshot back in one write transaction of the live file, so every client of
 // a running sandbox sees the old state or the new one, never a mix. Snapshots live beside the
 // database, in `<db>.snapshots/<name>.db`, and belong to it (they hold its keys and secrets).
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { makeDir } from '../util.js';
 import { basename, join } from 'node:path';
 import { backup, DatabaseSync } from 'node:sqlite';
 import type { Store } from '../db/store.js';
@@ -30,7 +31,7 @@ function needFile(store: Store): void {
 export async function saveSnapshot(store: Store, name: string): Promise<{ name: string; bytes: number; pages: number }> {
   needFile(store);
   const path = snapshotPath(store.path, name);
-  mkdirSync(snapshotDir(store.path), { recursive: true, mode: 0o700 });
+  makeDir(snapshotDir(store.path));
   const tmp = `${path}.${process.pid}.tmp`;
   try {
     const pages = await backup(store.db, tmp, { rate: ALL_PAGES });

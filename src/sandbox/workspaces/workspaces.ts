@@ -7,7 +7,8 @@
 //
 // Not done yet: the catalogue is copied into each workspace (not shared read-only through an
 // attached database), so a workspace's disk grows with the catalogue and creation copies it.
-import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { makeDir } from '../util.js';
 import { basename, join } from 'node:path';
 import { backup, DatabaseSync } from 'node:sqlite';
 import { Store } from '../db/store.js';
@@ -55,7 +56,7 @@ async function makeWorkspaceFile(dbPath: string, name: string, from: string | un
     if (!existsSync(source)) throw notFound(`No snapshot "${from}" of this database (sandbox snapshot list shows them).`);
   }
   const dir = workspaceDir(dbPath);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDir(dir);
   chmodSync(dir, 0o700);
   const tmp = `${path}.${process.pid}.tmp`;
   try {
