@@ -2,7 +2,7 @@
 // directory (seeded when empty, race-safe across parallel CLI processes), a server on a
 // loopback port, and the seeded partner's credentials.
 import { chmodSync } from 'node:fs';
-import { makeDir } from './util.js';
+import { makeDir } from './db/make-dir.js';
 import { CliError, ExitCode } from '../errors.js';
 import { join } from 'node:path';
 import { startSandbox } from './server.js';

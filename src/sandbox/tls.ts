@@ -6,7 +6,7 @@
 // hundred lines) rather than by a dependency or the openssl program, which not every machine has.
 import { createHash, createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { makeDir } from './util.js';
+import { makeDir } from './db/make-dir.js';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';

@@ -1,8 +1,6 @@
 // Small helpers shared by the sandbox modules.
 import { formatAmount } from '../spec/currency.js';
 import { createHash, randomBytes, randomInt } from 'node:crypto';
-import { mkdirSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
 
 /** A salted password hash (the sandbox never stores or logs passwords in clear). */
 export function hashPassword(passwd: string): string {
@@ -92,21 +90,4 @@ export function money(cents: number, currency?: string): string {
 /** Cents of a decimal string like `12.01`. */
 export function cents(price: string): number {
   return Math.round(Number(price) * 100);
-}
-
-/**
- * mkdir -p, one level at a time. Node's `mkdirSync(dir, { recursive: true })` never returns (and
- * ignores signals) when a parent exists but cannot hold a child, as under /proc: `sandbox serve
- * --db /proc/nope/x.db` hung there. Here the first level that cannot be made is the error.
- */
-export function makeDir(dir: string, mode = 0o700): void {
-  try {
-    mkdirSync(dir, { mode });
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' && statSync(dir).isDirectory()) return;
-    if (code !== 'ENOENT' || dirname(dir) === dir) throw e;
-    makeDir(dirname(dir), mode);
-    mkdirSync(dir, { mode });
-  }
 }

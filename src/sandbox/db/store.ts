@@ -5,7 +5,7 @@
 // the event loop among the requests of that turn.
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { existsSync, writeFileSync } from 'node:fs';
-import { makeDir } from '../util.js';
+import { makeDir } from './make-dir.js';
 import { dirname } from 'node:path';
 import { FTS, FTS_TABLES, FTS_TOKENIZE, INDEX_NAMES, INDEXES, SCHEMA, TABLES } from './schema.js';
 

@@ -4,7 +4,7 @@
 // a running sandbox sees the old state or the new one, never a mix. Snapshots live beside the
 // database, in `<db>.snapshots/<name>.db`, and belong to it (they hold its keys and secrets).
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { makeDir } from '../util.js';
+import { makeDir } from '../db/make-dir.js';
 import { basename, join } from 'node:path';
 import { backup, DatabaseSync } from 'node:sqlite';
 import type { Store } from '../db/store.js';

@@ -8,7 +8,7 @@
 // Not done yet: the catalogue is copied into each workspace (not shared read-only through an
 // attached database), so a workspace's disk grows with the catalogue and creation copies it.
 import { chmodSync, existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { makeDir } from '../util.js';
+import { makeDir } from '../db/make-dir.js';
 import { basename, join } from 'node:path';
 import { backup, DatabaseSync } from 'node:sqlite';
 import { Store } from '../db/store.js';
