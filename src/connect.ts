@@ -7,7 +7,6 @@
 // about fifteen more of Node's modules (readline among them) on every request.
 import { existsSync } from 'node:fs';
 import { readBounded, unreadableReason } from './util/read-bounded.js';
-import { makeDirSync } from './util/fs-safe.js';
 import { join } from 'node:path';
 import type { Context } from './context.js';
 import { CliError, ExitCode } from './errors.js';
@@ -222,14 +221,9 @@ async function givenCredentials(cfg: ResolvedConfig, permissions: Permissions): 
  * does not know), never dropped in favour of its own.
  */
 async function embeddedTarget(ctx: Context, cfg: ResolvedConfig, given: () => Promise<Credentials>): Promise<Target> {
-  const { dataDirError, startEmbedded } = await import('./sandbox/embedded.js');
+  const { startEmbedded } = await import('./sandbox/embedded.js');
   const own = cfg.keyFile || cfg.sharedKey || cfg.token ? await given() : undefined;
-  try {
-    // Made here level by level: Node's mkdir -p never returns under a HOME that cannot hold it (/proc/…).
-    makeDirSync(cfg.dataDir);
-  } catch (e) {
-    throw dataDirError(cfg.dataDir, e);
-  }
+  // startEmbedded makes the data directory level by level and names BOOKDIST_DATA_DIR when it cannot.
   const sb = await startEmbedded({ dataDir: cfg.dataDir });
   ctx.defer(() => sb.close());
   if (own) return { baseUrl: sb.baseUrl, credentials: own, accessToken: cfg.token?.value, idempotencyKeys: true, seeded: seededAnswers };

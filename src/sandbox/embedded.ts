@@ -26,7 +26,7 @@ export function embeddedDbPath(dataDir: string): string {
 }
 
 /** The data directory cannot be made: say which variable moves it. */
-export function dataDirError(dataDir: string, e: unknown): CliError {
+function dataDirError(dataDir: string, e: unknown): CliError {
   const code = (e as { code?: string }).code ?? String(e);
   return new CliError(
     `Cannot create the sandbox's data directory ${dataDir} (${code}): the home directory may be read-only. ` +

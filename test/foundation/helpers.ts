@@ -121,3 +121,10 @@ export function fakeIO(opts: { env?: Record<string, string | undefined>; tty?: b
   const io: IO = { stdin, stdout, stderr, env: { ...(opts.env ?? {}) }, cwd: process.cwd() };
   return { io, stdout, stderr };
 }
+
+/** The oldest Node package.json's engines.node allows (">=22.22" is 22.22.0), as scripts/prepare-tests.sh reads it. */
+export function oldestNodeVersion(engines: string): string {
+  const m = /^>=\s*(\d+)\.(\d+)(?:\.(\d+))?$/.exec(engines);
+  if (!m) throw new Error(`engines.node ${engines} is not >=X.Y[.Z]`);
+  return `${m[1]}.${m[2]}.${m[3] ?? 0}`;
+}

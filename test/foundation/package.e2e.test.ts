@@ -13,6 +13,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { oldestNodeVersion } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -106,12 +107,7 @@ describe('the npm package', () => {
   });
 });
 
-/** The version engines.node starts at (">=22.22" is 22.22.0). */
-function minVersion(): string {
-  const m = /^>=\s*(\d+)\.(\d+)(?:\.(\d+))?$/.exec(PKG.engines.node);
-  if (!m) throw new Error(`engines.node ${PKG.engines.node} is not >=X.Y[.Z]`);
-  return `${m[1]}.${m[2]}.${m[3] ?? 0}`;
-}
+const minVersion = () => oldestNodeVersion(PKG.engines.node);
 
 /** That Node's binary: BOOKDIST_TEST_NODE_MIN, or where scripts/prepare-tests.sh unpacks it. */
 function oldestNode(): string {

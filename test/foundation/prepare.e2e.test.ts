@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileS
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
-import { tempDir } from './helpers.js';
+import { oldestNodeVersion, tempDir } from './helpers.js';
 
 const root = resolve(BIN, '..', '..');
 const SCRIPT = join(root, 'scripts', 'prepare-tests.sh');
@@ -38,7 +38,7 @@ function fakeBin(opts: { uid: number; apt?: 'installs' | 'fails' }, present: str
   return { dir, aptLog };
 }
 
-const MIN = /^>=\s*(\d+\.\d+)$/.exec(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).engines.node)![1] + '.0';
+const MIN = oldestNodeVersion(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).engines.node);
 const NODE_DIR = `node-${MIN}-${process.platform}-${process.arch}`;
 
 /** A user cache that already holds the oldest Node (a stand-in that answers its version), or an empty one. */
