@@ -177,7 +177,10 @@ export class Journal {
 /** A request being served: what the journal will say of it once its status is known. */
 export class RequestNote {
   readonly started = performance.now();
-  readonly at = Date.now();
+  /** Wall-clock time in ms with its fraction: two requests one after the other, served by two
+   * processes of one database, are listed in the order they came even in the same millisecond
+   * (a row's id is the order it was written, which the FLUSH_MS batching may swap). */
+  readonly at = performance.timeOrigin + this.started;
   /** The sandbox clock when the request ran (set in `capture`; else read when the row is made). */
   sandboxAt?: number;
   /** The auth mode the request's headers ask for: CryptoAuth, SharedKeyAuth, token, control or none. */

@@ -88,7 +88,7 @@ export function checkFilter(f: JournalFilter): JournalFilter {
 
 const hasTable = (store: Store) => store.hasTable('journal');
 
-/** Requests matching `f`, oldest first; at most `limit` of the newest when given. */
+/** Requests matching `f`, oldest first (by the time each came; `tail` follows ids, the order rows are written); at most `limit` of the newest when given. */
 export function listRequests(store: Store, f: JournalFilter, limit?: number): { total: number; requests: JournalEntry[] } {
   if (!hasTable(store)) return { total: 0, requests: [] };
   const where: string[] = [];
@@ -105,7 +105,7 @@ export function listRequests(store: Store, f: JournalFilter, limit?: number): { 
     if (/xx$/i.test(f.status)) and('status / 100 = ?', Number(f.status[0]));
     else and('status = ?', Number(f.status));
   }
-  const sql = `SELECT * FROM journal${where.length ? ' WHERE ' + where.join(' AND ') : ''} ORDER BY id`;
+  const sql = `SELECT * FROM journal${where.length ? ' WHERE ' + where.join(' AND ') : ''} ORDER BY at, id`;
   const path = f.path ? pathMatcher(f.path) : undefined;
   const body = (f.body ?? []).map(bodyMatcher);
   const rows = store.all(sql, ...params).filter((r) => !path || path(r.path));
