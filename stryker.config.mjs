@@ -22,7 +22,15 @@
 export const GROUPS = {
   text: {
     mutate: ['src/output/text.ts', 'src/output/format.ts'],
-    tests: ['test/output/text.test.ts', 'test/output/cells.test.ts', 'test/output/values.test.ts', 'test/output/missing-option.test.ts', 'test/output/wide-text.test.ts', 'test/output/service-escapes.test.ts', 'test/foundation/output.test.ts'],
+    tests: [
+      'test/output/text.test.ts',
+      'test/output/cells.test.ts',
+      'test/output/values.test.ts',
+      'test/output/missing-option.test.ts',
+      'test/output/wide-text.test.ts',
+      'test/output/service-escapes.test.ts',
+      'test/foundation/output.test.ts',
+    ],
   },
   'fs-safe': {
     mutate: ['src/util/fs-safe.ts'],
@@ -36,17 +44,36 @@ export const GROUPS = {
   sandbox: {
     // The service's rules (orders, refunds, access, codes...) and its signatures.
     mutate: ['src/sandbox/domain/**/*.ts', 'src/sandbox/auth.ts'],
-    tests: ['test/sandbox/conformance.test.ts', 'test/sandbox/refunds-access.test.ts', 'test/sandbox/robustness.test.ts', 'test/sandbox/verify-cache.test.ts', 'test/sandbox/pages.test.ts'],
+    tests: [
+      'test/sandbox/conformance.test.ts',
+      'test/sandbox/refunds-access.test.ts',
+      'test/sandbox/robustness.test.ts',
+      'test/sandbox/verify-cache.test.ts',
+      'test/sandbox/pages.test.ts',
+    ],
   },
   api: {
     // Signing, the retry policy, errors, network routing.
     mutate: ['src/api/**/*.ts'],
-    tests: ['test/foundation/client.test.ts', 'test/foundation/wire.test.ts', 'test/network/network.test.ts', 'test/bulk/retry.test.ts'],
+    tests: [
+      'test/foundation/client.test.ts',
+      'test/foundation/wire.test.ts',
+      'test/network/network.test.ts',
+      'test/bulk/retry.test.ts',
+    ],
   },
   'bulk-job': {
     // Journal, commit, planner, summary.
     mutate: ['src/bulk/job/**/*.ts'],
-    tests: ['test/bulk/engine.test.ts', 'test/bulk/retry.test.ts', 'test/bulk/pool.test.ts', 'test/bulk/progress.test.ts', 'test/bulk/progress-lines.test.ts', 'test/bulk/csv.test.ts', 'test/bulk/paging-memory.test.ts'],
+    tests: [
+      'test/bulk/engine.test.ts',
+      'test/bulk/retry.test.ts',
+      'test/bulk/pool.test.ts',
+      'test/bulk/progress.test.ts',
+      'test/bulk/progress-lines.test.ts',
+      'test/bulk/csv.test.ts',
+      'test/bulk/paging-memory.test.ts',
+    ],
   },
 };
 

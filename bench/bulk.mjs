@@ -66,26 +66,64 @@ export async function bulkBench(ctx) {
   // ---------------------------------------------------------------- (g) 1M-row CSV, to stdout
   const csv = join(dir, 'grants-1m.csv');
   // Row 2 is a valid grant (one request); every other row has a bad price: refused before sending.
-  await writeRows(csv, N - 1, `hash_id,username,price\n${H},${users[0]},1.00\n`, (i) => `${H},${users[i % users.length]},x${i}\n`);
-  const toStdout = await measured(ctx, ['access', 'allow', '--from-csv', csv, '-o', 'ndjson', '--concurrency', '4'], { stdoutLines: true });
-  if (toStdout.lines !== N) throw new Error(`the 1M-row run printed ${toStdout.lines} results, not ${N}: ${toStdout.stderr.slice(-500)}`);
+  await writeRows(
+    csv,
+    N - 1,
+    `hash_id,username,price\n${H},${users[0]},1.00\n`,
+    (i) => `${H},${users[i % users.length]},x${i}\n`,
+  );
+  const toStdout = await measured(ctx, ['access', 'allow', '--from-csv', csv, '-o', 'ndjson', '--concurrency', '4'], {
+    stdoutLines: true,
+  });
+  if (toStdout.lines !== N)
+    throw new Error(`the 1M-row run printed ${toStdout.lines} results, not ${N}: ${toStdout.stderr.slice(-500)}`);
   console.log(
     `(g) 1,000,000-row access allow --from-csv to stdout: ${fmt(toStdout.ms)}, first result after ${fmt(toStdout.firstMs)}, peak RSS ${toStdout.mb.toFixed(1)} MB`,
   );
   target('(g) peak memory of a 1,000,000-row access allow --from-csv', toStdout.mb, '<', 200, ' MB');
-  target('(g) first result (after the first request) of a 1,000,000-row job, seconds', toStdout.firstMs / 1000, '<', 1, ' s');
+  target(
+    '(g) first result (after the first request) of a 1,000,000-row job, seconds',
+    toStdout.firstMs / 1000,
+    '<',
+    1,
+    ' s',
+  );
 
   // ---------------------------------------------------------------- (h) the same with --results
   const results = join(dir, 'grants-1m.results.ndjson');
-  const toFile = await measured(ctx, ['access', 'allow', '--from-csv', csv, '--results', results, '--concurrency', '4']);
+  const toFile = await measured(ctx, [
+    'access',
+    'allow',
+    '--from-csv',
+    csv,
+    '--results',
+    results,
+    '--concurrency',
+    '4',
+  ]);
   const written = readFileSync(results, 'utf8').split('\n').length - 1;
   if (written !== N) throw new Error(`--results holds ${written} results, not ${N}`);
-  console.log(`(h) the same with --results FILE: ${fmt(toFile.ms)} (${(toFile.ms / toStdout.ms).toFixed(2)}x the stdout run), peak RSS ${toFile.mb.toFixed(1)} MB`);
+  console.log(
+    `(h) the same with --results FILE: ${fmt(toFile.ms)} (${(toFile.ms / toStdout.ms).toFixed(2)}x the stdout run), peak RSS ${toFile.mb.toFixed(1)} MB`,
+  );
   target('(h) 1,000,000 rows with --results vs to stdout, time', toFile.ms / toStdout.ms, '<', 1.5, 'x');
 
   // ---------------------------------------------------------------- (i) 1M codes
   const codes = join(dir, 'codes-1m.csv');
-  const gen = await measured(ctx, ['codes', 'generate', '--hash-id', H, '--org', 'bench', '--count', String(N), '--concurrency', '4', '--out', codes]);
+  const gen = await measured(ctx, [
+    'codes',
+    'generate',
+    '--hash-id',
+    H,
+    '--org',
+    'bench',
+    '--count',
+    String(N),
+    '--concurrency',
+    '4',
+    '--out',
+    codes,
+  ]);
   if (gen.code !== 0) throw new Error(`1M codes exited ${gen.code}: ${gen.stderr.slice(-1000)}`);
   console.log(`(i) 1,000,000 codes to --out: ${fmt(gen.ms)}, peak RSS ${gen.mb.toFixed(1)} MB`);
   target('(i) peak memory of a 1,000,000-code run', gen.mb, '<', 150, ' MB');
@@ -107,14 +145,19 @@ if (import.meta.url === (await import('node:url')).pathToFileURL(process.argv[1]
   const target = (name, value, cmp, goal, unit = 'x') => {
     const ok = cmp === '<=' ? value <= goal : value < goal;
     if (!ok) failed = true;
-    console.log(`${ok ? 'PASS' : 'FAIL'}  ${name}: ${value.toFixed(unit === 'x' ? 2 : 0)}${unit} (target ${cmp === '<=' ? '≤' : '<'} ${goal}${unit})`);
+    console.log(
+      `${ok ? 'PASS' : 'FAIL'}  ${name}: ${value.toFixed(unit === 'x' ? 2 : 0)}${unit} (target ${cmp === '<=' ? '≤' : '<'} ${goal}${unit})`,
+    );
   };
   const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)}s` : `${ms.toFixed(1)}ms`);
   try {
-    const list = spawnSync(NODE, [join(root, 'bin', 'bookdist'), 'book', 'list', '--limit', '1', '--json'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...sb.env }, encoding: 'utf8' });
+    const list = spawnSync(NODE, [join(root, 'bin', 'bookdist'), 'book', 'list', '--limit', '1', '--json'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...sb.env },
+      encoding: 'utf8',
+    });
     if (list.status !== 0) throw new Error(`book list failed: ${list.stderr}`);
     const first = JSON.parse(list.stdout);
-    const H = (Array.isArray(first) ? first[0] : first.results?.[0] ?? first.books?.[0]).hash_id;
+    const H = (Array.isArray(first) ? first[0] : (first.results?.[0] ?? first.books?.[0])).hash_id;
     const users = [createHash('sha1').update('bookdist-sandbox-user-1').digest('hex').slice(0, 30)];
     await bulkBench({ root, NODE, env: sb.env, dir, H, users, target, fmt });
   } finally {

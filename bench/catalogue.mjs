@@ -28,7 +28,10 @@ function isbn13(first12) {
   return first12 + ((10 - (sum % 10)) % 10);
 }
 
-const WORDS = 'harbour tide lantern keeper ledger salt cedar orchard winter atlas quiet letters meridian island map apprentice stone garden river coast weather north light road village'.split(' ');
+const WORDS =
+  'harbour tide lantern keeper ledger salt cedar orchard winter atlas quiet letters meridian island map apprentice stone garden river coast weather north light road village'.split(
+    ' ',
+  );
 const word = (i) => WORDS[i % WORDS.length];
 const cap = (s) => s[0].toUpperCase() + s.slice(1);
 
@@ -109,7 +112,10 @@ function bareParse(root, NODE, file, env) {
  * reports the process's CPU time and peak memory as it exits.
  */
 function cliLoad(root, report, file, db, env) {
-  const run = measured(join(root, 'bin', 'bookdist'), ['sandbox', 'catalogue', 'load', file, '--db', db, '--json'], { ...env, NODE_OPTIONS: `--import=${report}` });
+  const run = measured(join(root, 'bin', 'bookdist'), ['sandbox', 'catalogue', 'load', file, '--db', db, '--json'], {
+    ...env,
+    NODE_OPTIONS: `--import=${report}`,
+  });
   return { ...run, summary: JSON.parse(run.stdout) };
 }
 
@@ -122,14 +128,25 @@ export async function catalogueBench({ root, NODE, target, fmt }) {
     const made = Date.now();
     await writeOnix(file, PRODUCTS);
     await writeOnix(again, PRODUCTS, 1);
-    console.log(`(j) ONIX files of ${n(PRODUCTS)} products: ${(statSync(file).size / 1e6).toFixed(0)} MB and a re-send of ${(statSync(again).size / 1e6).toFixed(0)} MB, written in ${fmt(Date.now() - made)}`);
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, BOOKDIST_DATA_DIR: join(dir, 'data'), BOOKDIST_CONFIG_DIR: join(dir, 'config') };
+    console.log(
+      `(j) ONIX files of ${n(PRODUCTS)} products: ${(statSync(file).size / 1e6).toFixed(0)} MB and a re-send of ${(statSync(again).size / 1e6).toFixed(0)} MB, written in ${fmt(Date.now() - made)}`,
+    );
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      BOOKDIST_DATA_DIR: join(dir, 'data'),
+      BOOKDIST_CONFIG_DIR: join(dir, 'config'),
+    };
     const report = join(dir, 'report.mjs');
     writeFileSync(report, REPORT);
 
     // The load: into a database seeded beforehand (its RSA keys are not the load's cost).
     const seededDb = join(dir, 'seeded.db');
-    const seeded = spawnSync(NODE, [join(root, 'bin', 'bookdist'), 'sandbox', 'credentials', '--db', seededDb, '--json'], { env, encoding: 'utf8' });
+    const seeded = spawnSync(
+      NODE,
+      [join(root, 'bin', 'bookdist'), 'sandbox', 'credentials', '--db', seededDb, '--json'],
+      { env, encoding: 'utf8' },
+    );
     if (seeded.status !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
     const loadedDb = join(dir, 'loaded.db');
     const db = join(dir, 'load.db');
@@ -151,8 +168,18 @@ export async function catalogueBench({ root, NODE, target, fmt }) {
       }
       const pick = (runs, k) => median(runs.map((r) => r[k]));
       return {
-        floor: { cpuMs: pick(floors, 'cpuMs'), wallMs: pick(floors, 'wallMs'), rssMb: pick(floors, 'rssMb'), stdout: floors[0].stdout },
-        load: { cpuMs: pick(loads, 'cpuMs'), wallMs: pick(loads, 'wallMs'), rssMb: Math.max(...loads.map((r) => r.rssMb)), summary: loads[0].summary },
+        floor: {
+          cpuMs: pick(floors, 'cpuMs'),
+          wallMs: pick(floors, 'wallMs'),
+          rssMb: pick(floors, 'rssMb'),
+          stdout: floors[0].stdout,
+        },
+        load: {
+          cpuMs: pick(loads, 'cpuMs'),
+          wallMs: pick(loads, 'wallMs'),
+          rssMb: Math.max(...loads.map((r) => r.rssMb)),
+          summary: loads[0].summary,
+        },
         ratios: loads.map((l, i) => (l.cpuMs / floors[i].cpuMs).toFixed(2)).join('/'),
       };
     };
@@ -164,7 +191,8 @@ export async function catalogueBench({ root, NODE, target, fmt }) {
       );
 
     const first = rounds(file, seededDb, (s, out) => {
-      if (s.added + s.skipped !== PRODUCTS || s.refused !== 0) throw new Error(`the load did not take every product: ${out.slice(0, 500)}`);
+      if (s.added + s.skipped !== PRODUCTS || s.refused !== 0)
+        throw new Error(`the load did not take every product: ${out.slice(0, 500)}`);
     });
     line('loaded', first);
     // The database as the first load left it: where every re-send starts.
@@ -173,14 +201,25 @@ export async function catalogueBench({ root, NODE, target, fmt }) {
 
     // The re-send: every product already there, each one updated.
     const again2 = rounds(again, loadedDb, (u, out) => {
-      if (u.updated !== first.load.summary.added || u.added !== 0 || u.refused !== 0) throw new Error(`the re-send did not update every book: ${out.slice(0, 500)}`);
+      if (u.updated !== first.load.summary.added || u.added !== 0 || u.refused !== 0)
+        throw new Error(`the re-send did not update every book: ${out.slice(0, 500)}`);
     });
     line('re-sent', again2);
 
     target('(j) catalogue load of 100,000 ONIX products: peak memory', first.load.rssMb, '<', 200, ' MB');
-    target('(j) catalogue load of 100,000 ONIX products vs a bare saxes parse of the file (CPU, medians)', first.load.cpuMs / first.floor.cpuMs, '<=', 3);
+    target(
+      '(j) catalogue load of 100,000 ONIX products vs a bare saxes parse of the file (CPU, medians)',
+      first.load.cpuMs / first.floor.cpuMs,
+      '<=',
+      3,
+    );
     target('(j) the same feed re-sent (every book updated): peak memory', again2.load.rssMb, '<', 200, ' MB');
-    target('(j) the same feed re-sent (every book updated) vs a bare saxes parse of the file (CPU, medians)', again2.load.cpuMs / again2.floor.cpuMs, '<=', 3);
+    target(
+      '(j) the same feed re-sent (every book updated) vs a bare saxes parse of the file (CPU, medians)',
+      again2.load.cpuMs / again2.floor.cpuMs,
+      '<=',
+      3,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -195,7 +234,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const target = (name, value, cmp, goal, unit = 'x') => {
     const ok = cmp === '<=' ? value <= goal : value < goal;
     if (!ok) failed = true;
-    console.log(`${ok ? 'PASS' : 'FAIL'}  ${name}: ${value.toFixed(unit === 'x' ? 2 : 0)}${unit} (target ${cmp === '<=' ? '≤' : '<'} ${goal}${unit})`);
+    console.log(
+      `${ok ? 'PASS' : 'FAIL'}  ${name}: ${value.toFixed(unit === 'x' ? 2 : 0)}${unit} (target ${cmp === '<=' ? '≤' : '<'} ${goal}${unit})`,
+    );
   };
   await catalogueBench({ root, NODE: process.execPath, target, fmt });
   process.exitCode = failed ? 1 : 0;

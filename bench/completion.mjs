@@ -27,10 +27,20 @@ function fillCache(dir) {
   mkdirSync(join(dir, 'ids', scope), { recursive: true, mode: 0o700 });
   mkdirSync(join(dir, 'ids', 'profiles'), { recursive: true, mode: 0o700 });
   writeFileSync(join(dir, 'ids', 'profiles', 'sandbox'), `${scope}\n`);
-  const id = { book: (i) => hex(i, 40), isbn: (i) => `978${String(i).padStart(10, '0')}`, sku: (i) => `SKU-${i}`, user: (i) => hex(i, 30), email: (i) => `reader${i}@example.com`, order: (i) => String(i), purchase: (i) => String(i), price: (i) => String(i) };
+  const id = {
+    book: (i) => hex(i, 40),
+    isbn: (i) => `978${String(i).padStart(10, '0')}`,
+    sku: (i) => `SKU-${i}`,
+    user: (i) => hex(i, 30),
+    email: (i) => `reader${i}@example.com`,
+    order: (i) => String(i),
+    purchase: (i) => String(i),
+    price: (i) => String(i),
+  };
   for (const kind of KINDS) {
     let text = '';
-    for (let i = 0; i < N; i++) text += `${id[kind](i)}\tThe Lighthouse Keeper's Ledger volume ${i} · Margaret Ellison\n`;
+    for (let i = 0; i < N; i++)
+      text += `${id[kind](i)}\tThe Lighthouse Keeper's Ledger volume ${i} · Margaret Ellison\n`;
     writeFileSync(join(dir, 'ids', scope, `${kind}.tsv`), text, { mode: 0o600 });
   }
 }
@@ -68,7 +78,9 @@ done`;
 }
 
 function fishTimes(script, env) {
-  const calls = LINES.map((w) => `t ${JSON.stringify(['bookdist', ...w].join(' ') + (w.at(-1) === '' ? ' ' : ''))}`).join('\n');
+  const calls = LINES.map(
+    (w) => `t ${JSON.stringify(['bookdist', ...w].join(' ') + (w.at(-1) === '' ? ' ' : ''))}`,
+  ).join('\n');
   const prog = `source $argv[1]
 function t
   set -l a (date +%s.%N)
@@ -84,8 +96,12 @@ end`;
 
 function times(r) {
   if (r.status !== 0) throw new Error(`shell exited ${r.status}: ${r.stderr}`);
-  const rows = r.stdout.trim().split('\n').map((l) => l.split(' ').map(Number));
-  if (rows.some(([n]) => !(n > 0 || n === -1))) throw new Error(`a completion offered nothing:\n${r.stdout.slice(0, 500)}`);
+  const rows = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => l.split(' ').map(Number));
+  if (rows.some(([n]) => !(n > 0 || n === -1)))
+    throw new Error(`a completion offered nothing:\n${r.stdout.slice(0, 500)}`);
   return rows.map(([, a, b]) => (b - a) * 1000);
 }
 
@@ -93,9 +109,20 @@ export async function completionBench({ root, NODE, target }) {
   const dir = mkdtempSync(join(tmpdir(), 'bookdist-bench-completion-'));
   try {
     fillCache(join(dir, 'cache', 'bookdist'));
-    const env = { PATH: process.env.PATH, HOME: dir, XDG_CACHE_HOME: join(dir, 'cache'), XDG_CONFIG_HOME: join(dir, 'config'), TERM: 'dumb' };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: dir,
+      XDG_CACHE_HOME: join(dir, 'cache'),
+      XDG_CONFIG_HOME: join(dir, 'config'),
+      TERM: 'dumb',
+    };
     const scripts = {};
-    for (const [shell, file] of [['bash', 'bookdist.bash'], ['zsh', '_bookdist'], ['fish', 'bookdist.fish']]) scripts[shell] = join(root, 'completions', file);
+    for (const [shell, file] of [
+      ['bash', 'bookdist.bash'],
+      ['zsh', '_bookdist'],
+      ['fish', 'bookdist.fish'],
+    ])
+      scripts[shell] = join(root, 'completions', file);
     const nodeMs = [];
     for (let i = 0; i < 20; i++) {
       const t = process.hrtime.bigint();
@@ -103,7 +130,11 @@ export async function completionBench({ root, NODE, target }) {
       nodeMs.push(Number(process.hrtime.bigint() - t) / 1e6);
     }
     const floor = quantile(nodeMs, 0.5);
-    for (const [shell, fn] of [['bash', bashTimes], ['zsh', zshTimes], ['fish', fishTimes]]) {
+    for (const [shell, fn] of [
+      ['bash', bashTimes],
+      ['zsh', zshTimes],
+      ['fish', fishTimes],
+    ]) {
       const have = spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
       if (!have) {
         target(`(k) id completion in ${shell}, p95 of an answer / node -e 0`, 99, '<=', 0.5, 'x', `(${shell} missing)`);
@@ -111,7 +142,14 @@ export async function completionBench({ root, NODE, target }) {
       }
       const ms = fn(scripts[shell], env);
       const p95 = quantile(ms, 0.95);
-      target(`(k) id completion in ${shell}, p95 of an answer / node -e 0`, p95 / floor, '<=', 0.5, 'x', `(p95 ${p95.toFixed(1)} ms, median ${quantile(ms, 0.5).toFixed(1)} ms, node -e 0 ${floor.toFixed(1)} ms; 10,000 ids of each kind)`);
+      target(
+        `(k) id completion in ${shell}, p95 of an answer / node -e 0`,
+        p95 / floor,
+        '<=',
+        0.5,
+        'x',
+        `(p95 ${p95.toFixed(1)} ms, median ${quantile(ms, 0.5).toFixed(1)} ms, node -e 0 ${floor.toFixed(1)} ms; 10,000 ids of each kind)`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -125,6 +163,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   await completionBench({
     root,
     NODE: process.execPath,
-    target: (name, value, cmp, goal, unit, detail) => console.log(`${value <= goal ? 'PASS' : 'FAIL'}  ${name}: ${value.toFixed(2)}${unit} (target ≤ ${goal}${unit}) ${detail}`),
+    target: (name, value, cmp, goal, unit, detail) =>
+      console.log(
+        `${value <= goal ? 'PASS' : 'FAIL'}  ${name}: ${value.toFixed(2)}${unit} (target ≤ ${goal}${unit}) ${detail}`,
+      ),
   });
 }

@@ -17,29 +17,59 @@ export function fixtureBench({ log = console.log } = {}) {
   try {
     const steps = [{ name: 'book', call: 'book.isbn', params: { isbn: '9781614001379' } }];
     for (let i = 0; steps.length < 1000; i++) {
-      steps.push({ name: `u${i}`, call: 'user.create', payload: { email: `bench.fixture.${i}@example.com`, first_name: 'Bench' } });
+      steps.push({
+        name: `u${i}`,
+        call: 'user.create',
+        payload: { email: `bench.fixture.${i}@example.com`, first_name: 'Bench' },
+      });
       steps.push({
         name: `o${i}`,
         call: 'order.external',
-        payload: { username: `\${u${i}.username}`, digital_pricing: ['${book.book.digital_pricing.0.id}'], billing_address: { full_name: 'Bench', postal_code: '1', country: 'US' }, order_type: 'TestPlan', org: 'bench', send_email: false },
+        payload: {
+          username: `\${u${i}.username}`,
+          digital_pricing: ['${book.book.digital_pricing.0.id}'],
+          billing_address: { full_name: 'Bench', postal_code: '1', country: 'US' },
+          order_type: 'TestPlan',
+          org: 'bench',
+          send_email: false,
+        },
       });
-      steps.push({ name: `r${i}`, control: 'usage', with: { username: `\${u${i}.username}`, hash_id: '${book.book.hash_id}', viewed: 20 } });
-      steps.push({ name: `c${i}`, call: 'codes.generate', payload: { hash_id: '${book.book.hash_id}', org: 'bench', count: 5 } });
+      steps.push({
+        name: `r${i}`,
+        control: 'usage',
+        with: { username: `\${u${i}.username}`, hash_id: '${book.book.hash_id}', viewed: 20 },
+      });
+      steps.push({
+        name: `c${i}`,
+        call: 'codes.generate',
+        payload: { hash_id: '${book.book.hash_id}', org: 'bench', count: 5 },
+      });
     }
     steps.length = 1000;
     const file = join(dir, 'bench.fixture.json');
     writeFileSync(file, JSON.stringify({ name: 'bench', steps }));
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, BOOKDIST_DATA_DIR: join(dir, 'data'), BOOKDIST_CONFIG_DIR: join(dir, 'config') };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      BOOKDIST_DATA_DIR: join(dir, 'data'),
+      BOOKDIST_CONFIG_DIR: join(dir, 'config'),
+    };
     // Seed the database first: the bench times the fixture, not the first run's seeding.
     spawnSync(process.execPath, [join(root, 'bin', 'bookdist'), 'sandbox', 'clock', 'show'], { env, encoding: 'utf8' });
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, [join(root, 'bin', 'bookdist'), 'sandbox', 'fixtures', 'apply', file, '--json'], { env, encoding: 'utf8', maxBuffer: 1 << 28 });
+    const r = spawnSync(
+      process.execPath,
+      [join(root, 'bin', 'bookdist'), 'sandbox', 'fixtures', 'apply', file, '--json'],
+      { env, encoding: 'utf8', maxBuffer: 1 << 28 },
+    );
     const secs = Number(process.hrtime.bigint() - t0) / 1e9;
     if (r.status !== 0) throw new Error(`fixtures apply exited ${r.status}: ${r.stderr.slice(0, 500)}`);
     const out = JSON.parse(r.stdout);
     if (out.applied !== 1000) throw new Error(`applied ${out.applied} steps, not 1000`);
     const ok = secs < 5;
-    const line = `${ok ? 'PASS' : 'FAIL'}  (m) sandbox fixtures apply of 1,000 steps (embedded database): ${secs.toFixed(2)}s (target < 5s)  ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+    const line = `${ok ? 'PASS' : 'FAIL'}  (m) sandbox fixtures apply of 1,000 steps (embedded database): ${secs.toFixed(2)}s (target < 5s)  ${cpus().length} CPUs, load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`;
     log(line);
     return [{ ok, line }];
   } finally {

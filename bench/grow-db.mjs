@@ -8,7 +8,14 @@
 // includes every grown book of publishers 1 and 2).
 import { DatabaseSync } from 'node:sqlite';
 
-export const GROW_DEFAULTS = { books: 50_000, users: 20_000, orders: 20_000, codes: 20_000, imports: 20_000, outbox: 20_000 };
+export const GROW_DEFAULTS = {
+  books: 50_000,
+  users: 20_000,
+  orders: 20_000,
+  codes: 20_000,
+  imports: 20_000,
+  outbox: 20_000,
+};
 
 /**
  * Add rows to the database at `target` (a path, or an open DatabaseSync). Returns the counts
@@ -17,7 +24,8 @@ export const GROW_DEFAULTS = { books: 50_000, users: 20_000, orders: 20_000, cod
 export function growSandboxDb(target, counts = {}) {
   const n = { ...GROW_DEFAULTS, ...counts };
   const db = typeof target === 'string' ? new DatabaseSync(target, { timeout: 30_000 }) : target;
-  const seq = (count) => `WITH RECURSIVE c(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM c WHERE k < ${Math.max(0, Math.floor(count))})`;
+  const seq = (count) =>
+    `WITH RECURSIVE c(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM c WHERE k < ${Math.max(0, Math.floor(count))})`;
   const max = (table) => db.prepare(`SELECT coalesce(max(id), 0) AS m FROM ${table}`).get().m;
   db.exec('BEGIN IMMEDIATE');
   try {

@@ -54,7 +54,9 @@ async function startSandbox(journal) {
  */
 function cpuMicros(pid, mainThread = false) {
   try {
-    const fields = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')
+      .split(') ')[1]
+      .split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10_000;
   } catch {
     return undefined;
@@ -69,24 +71,41 @@ function cpuMicros(pid, mainThread = false) {
 async function rps(t) {
   const m0 = cpuMicros(t.pid, true);
   const c0 = cpuMicros(t.pid);
-  const r = await autocannon({ url: t.url, connections: CONNECTIONS, duration: SECONDS, pipelining: 1, headers: t.headers });
+  const r = await autocannon({
+    url: t.url,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    pipelining: 1,
+    headers: t.headers,
+  });
   const c1 = cpuMicros(t.pid);
   const m1 = cpuMicros(t.pid, true);
   const bad = r.errors + r.timeouts + r.non2xx;
   if (bad > 0) throw new Error(`${t.url}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
-  const per = (a, b) => (a !== undefined && b !== undefined && r.requests.total ? (b - a) / r.requests.total : undefined);
+  const per = (a, b) =>
+    a !== undefined && b !== undefined && r.requests.total ? (b - a) / r.requests.total : undefined;
   return { rps: r.requests.average, main: per(m0, m1), cpu: per(c0, c1) };
 }
 
 export async function journalBench({ log = console.log } = {}) {
-  log(`\n(l) request journal cost — node ${process.versions.node}, ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${ROUNDS} rounds of ${SECONDS}s at ${CONNECTIONS} connections`);
+  log(
+    `\n(l) request journal cost — node ${process.versions.node}, ${cpus().length} CPUs, load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; ${ROUNDS} rounds of ${SECONDS}s at ${CONNECTIONS} connections`,
+  );
   const on = await startSandbox(true);
   const off = await startSandbox(false);
   try {
     const target = async (sb) => {
       const user = sb.env.BOOKDIST_USERNAME;
       const key = createPrivateKey(readFileSync(sb.env.BOOKDIST_KEY_FILE, 'utf8'));
-      const headers = { signature: createSign('RSA-SHA256').update(user, 'utf8').sign(key, 'base64'), 'api-user': user, user, version: 'v1', authorization: 'CryptoAuth' };
+      const headers = {
+        signature: createSign('RSA-SHA256').update(user, 'utf8').sign(key, 'base64'),
+        'api-user': user,
+        user,
+        version: 'v1',
+        authorization: 'CryptoAuth',
+      };
       const index = await (await fetch(`${sb.env.BOOKDIST_BASE_URL}/v1/book/index/?limit=1`, { headers })).json();
       const url = `${sb.env.BOOKDIST_BASE_URL}/v1/book/isbn/${index.results[0].identifiers.isbn13}/`;
       const probe = await fetch(url, { headers });
@@ -110,13 +129,17 @@ export async function journalBench({ log = console.log } = {}) {
       ratios.push(x.main !== undefined && y.main !== undefined ? y.main / x.main : x.rps / y.rps);
       if (x.cpu !== undefined && y.cpu !== undefined) whole.push(y.cpu / x.cpu);
       const us = (v) => (v === undefined ? '?' : Math.round(v));
-      detail.push(`${Math.round(x.rps)}/${Math.round(y.rps)} req/s, event loop ${us(x.main)}/${us(y.main)} µs, process ${us(x.cpu)}/${us(y.cpu)} µs`);
+      detail.push(
+        `${Math.round(x.rps)}/${Math.round(y.rps)} req/s, event loop ${us(x.main)}/${us(y.main)} µs, process ${us(x.cpu)}/${us(y.cpu)} µs`,
+      );
     }
     const median = (list) => [...list].sort((p, q) => p - q)[Math.floor(list.length / 2)];
     const m = median(ratios);
     const ok = m >= 0.95;
     const w = whole.length ? `; whole process (writer threads included) ${median(whole).toFixed(3)}` : '';
-    const line = `${ok ? 'PASS' : 'FAIL'}  (l) signed GET by ISBN @${CONNECTIONS}, journal on vs off (throughput as 1/event-loop CPU per request): ${m.toFixed(3)} (target ≥ 0.95)${w}  on/off per round: ${detail.join('; ')}; ratios ${ratios.map((r) => r.toFixed(3)).join('/')}; load after ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+    const line = `${ok ? 'PASS' : 'FAIL'}  (l) signed GET by ISBN @${CONNECTIONS}, journal on vs off (throughput as 1/event-loop CPU per request): ${m.toFixed(3)} (target ≥ 0.95)${w}  on/off per round: ${detail.join('; ')}; ratios ${ratios.map((r) => r.toFixed(3)).join('/')}; load after ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`;
     log(line);
     return [{ ok, line }];
   } finally {

@@ -34,12 +34,16 @@ function measured(env, args) {
     process.exitCode = code;`;
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const child = spawn(NODE, ['--max-semi-space-size=1', '--input-type=module', '-e', script, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(NODE, ['--max-semi-space-size=1', '--input-type=module', '-e', script, ...args], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
     child.on('close', (code) => {
       const m = /CPU_US=(\d+)/.exec(stderr);
-      if (code !== 0 || !m) return reject(new Error(`bookdist ${args.join(' ')} exited ${code}: ${stderr.slice(-1500)}`));
+      if (code !== 0 || !m)
+        return reject(new Error(`bookdist ${args.join(' ')} exited ${code}: ${stderr.slice(-1500)}`));
       resolve({ cpu: Number(m[1]) / 1000, wall: Number(process.hrtime.bigint() - t0) / 1e6 });
     });
   });
@@ -71,43 +75,103 @@ export async function ledgerBench({ target } = {}) {
   try {
     const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...sb.env, BOOKDIST_STATE_DIR: join(dir, 'state') };
     const cli = (args) => {
-      const r = spawnSync(NODE, [join(root, 'bin', 'bookdist'), ...args, '--json'], { env, encoding: 'utf8', maxBuffer: 1 << 28 });
+      const r = spawnSync(NODE, [join(root, 'bin', 'bookdist'), ...args, '--json'], {
+        env,
+        encoding: 'utf8',
+        maxBuffer: 1 << 28,
+      });
       if (r.status !== 0) throw new Error(`bookdist ${args.join(' ')}: ${r.stderr}`);
       return JSON.parse(r.stdout);
     };
-    const book = cli(['book', 'list', '--limit', '50']).results.find((b) => b.is_published !== false && b.digital_pricing?.length) ?? cli(['book', 'list', '--limit', '1']).results[0];
+    const book =
+      cli(['book', 'list', '--limit', '50']).results.find(
+        (b) => b.is_published !== false && b.digital_pricing?.length,
+      ) ?? cli(['book', 'list', '--limit', '1']).results[0];
     const hashId = book.hash_id;
     const pricing = (cli(['book', 'get', hashId]).book ?? book).digital_pricing.find((p) => p.is_active !== false)?.id;
-    const users = Array.from({ length: 20 }, (_, i) => cli(['user', 'create', '--email', `ledger.bench.${process.pid}.${i}@example.com`]).username);
-
-    if (ONLY.includes('n1')) rows.push(
-      await compare('(n1) 100,000 codes', ROUNDS, (i, w) => ['codes', 'generate', '--hash-id', hashId, '--org', 'bench', '--count', '100000', '--out', join(dir, `codes-${i}-${w}.csv`), '-q'], env),
+    const users = Array.from(
+      { length: 20 },
+      (_, i) => cli(['user', 'create', '--email', `ledger.bench.${process.pid}.${i}@example.com`]).username,
     );
+
+    if (ONLY.includes('n1'))
+      rows.push(
+        await compare(
+          '(n1) 100,000 codes',
+          ROUNDS,
+          (i, w) => [
+            'codes',
+            'generate',
+            '--hash-id',
+            hashId,
+            '--org',
+            'bench',
+            '--count',
+            '100000',
+            '--out',
+            join(dir, `codes-${i}-${w}.csv`),
+            '-q',
+          ],
+          env,
+        ),
+      );
 
     const csvFor = (i, w) => {
       const file = join(dir, `orders-${i}-${w}.csv`);
-      const lines = ['order_number,username,pricing_id,order_type,org,billing_full_name,billing_postal_code,billing_country'];
-      for (let n = 0; n < ORDERS; n++) lines.push(`L${i}${w[1]}${process.pid % 1000}-${n},${users[n % users.length]},${pricing},TestPlan,bench,Ada Byron,04101,US`);
+      const lines = [
+        'order_number,username,pricing_id,order_type,org,billing_full_name,billing_postal_code,billing_country',
+      ];
+      for (let n = 0; n < ORDERS; n++)
+        lines.push(
+          `L${i}${w[1]}${process.pid % 1000}-${n},${users[n % users.length]},${pricing},TestPlan,bench,Ada Byron,04101,US`,
+        );
       writeFileSync(file, lines.join('\n') + '\n');
       return file;
     };
-    if (ONLY.includes('n2')) rows.push(
-      await compare(`(n2) ${ORDERS.toLocaleString('en')} orders from CSV`, ROUNDS, (i, w) => ['order', 'create', '--from-csv', csvFor(i, w), '--results', join(dir, `orders-${i}-${w}.out`), '-q'], env),
-    );
+    if (ONLY.includes('n2'))
+      rows.push(
+        await compare(
+          `(n2) ${ORDERS.toLocaleString('en')} orders from CSV`,
+          ROUNDS,
+          (i, w) => [
+            'order',
+            'create',
+            '--from-csv',
+            csvFor(i, w),
+            '--results',
+            join(dir, `orders-${i}-${w}.out`),
+            '-q',
+          ],
+          env,
+        ),
+      );
 
     let n = 0;
-    if (ONLY.includes('n3')) rows.push(await compare('(n3) one single write', Math.max(ROUNDS, 7), () => ['user', 'create', '--email', `single.${process.pid}.${n++}@example.com`, '-q'], env));
+    if (ONLY.includes('n3'))
+      rows.push(
+        await compare(
+          '(n3) one single write',
+          Math.max(ROUNDS, 7),
+          () => ['user', 'create', '--email', `single.${process.pid}.${n++}@example.com`, '-q'],
+          env,
+        ),
+      );
   } finally {
     await sb.close();
     rmSync(dir, { recursive: true, force: true });
   }
   const goals = { '(n1)': 1.03, '(n2)': 1.05, '(n3)': 1.1 };
-  const load = loadavg().map((x) => x.toFixed(1)).join(' ');
+  const load = loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
   for (const r of rows) {
     const goal = goals[r.name.slice(0, 4)];
     const detail = `CPU ${r.cpuOn.toFixed(0)} vs ${r.cpuOff.toFixed(0)} ms, wall ${(r.wallOn / 1000).toFixed(2)} vs ${(r.wallOff / 1000).toFixed(2)} s (load ${load}, ${cpus().length} cores)`;
     if (target) target(`${r.name}: CPU with the ledger / with --no-ledger`, r.ratio, '<=', goal, 'x', detail);
-    else console.log(`${r.ratio <= goal ? 'PASS' : 'FAIL'}  ${r.name}: ${r.ratio.toFixed(3)}x (target ≤ ${goal}x)  ${detail}`);
+    else
+      console.log(
+        `${r.ratio <= goal ? 'PASS' : 'FAIL'}  ${r.name}: ${r.ratio.toFixed(3)}x (target ≤ ${goal}x)  ${detail}`,
+      );
   }
   return rows;
 }

@@ -46,7 +46,12 @@ function time(fn) {
 }
 
 function run(args, env, opts = {}) {
-  const r = spawnSync(NODE, [BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, encoding: 'utf8', maxBuffer: 1 << 30, ...opts });
+  const r = spawnSync(NODE, [BIN, ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+    ...opts,
+  });
   if (r.status !== 0 && !opts.allowFail) throw new Error(`bookdist ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return r;
 }
@@ -77,7 +82,10 @@ try {
 
   // ---------------------------------------------------------------- (a) lookups
   // One record per line (--json prints the whole response, its rows under `results`).
-  const all = run(['book', 'list', '--all', '-o', 'ndjson'], env).stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const all = run(['book', 'list', '--all', '-o', 'ndjson'], env)
+    .stdout.split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   const real = all.map((b) => b.identifiers.isbn13);
   const isbns = [...real];
   for (let i = 0; isbns.length < 2000; i++) isbns.push(isbn13('979' + String(100000000 + i * 7919).slice(-9)));
@@ -99,7 +107,9 @@ try {
     for (const i of sample) run(['book', 'get', '--isbn', i, '--json'], env, { allowFail: true });
   });
   const perProcess = loop.ms / sample.length;
-  console.log(`    loop of one bookdist process per ISBN (sample of 100): ${fmt(loop.ms)}, ${fmt(perProcess)} per ISBN`);
+  console.log(
+    `    loop of one bookdist process per ISBN (sample of 100): ${fmt(loop.ms)}, ${fmt(perProcess)} per ISBN`,
+  );
 
   let perCurl;
   if (have('curl') && have('openssl') && have('bash')) {
@@ -120,9 +130,12 @@ try {
     const curl = time(() => spawnSync('bash', ['-c', script], { env: curlEnv, encoding: 'utf8' }));
     const codes = curl.r.stdout.trim().split('\n');
     const ok = codes.filter((c) => c === '200' || c === '404').length;
-    if (curl.r.status !== 0 || ok !== sample.length) throw new Error(`curl loop failed (${curl.r.status}): ${curl.r.stderr} ${codes.slice(0, 5)}`);
+    if (curl.r.status !== 0 || ok !== sample.length)
+      throw new Error(`curl loop failed (${curl.r.status}): ${curl.r.stderr} ${codes.slice(0, 5)}`);
     perCurl = curl.ms / sample.length;
-    console.log(`    loop of one curl per ISBN, signed with openssl (sample of 100): ${fmt(curl.ms)}, ${fmt(perCurl)} per ISBN (${codes.filter((c) => c === '200').length} found)`);
+    console.log(
+      `    loop of one curl per ISBN, signed with openssl (sample of 100): ${fmt(curl.ms)}, ${fmt(perCurl)} per ISBN (${codes.filter((c) => c === '200').length} found)`,
+    );
   } else {
     console.log('    curl, openssl or bash missing: the curl loop cannot run');
   }
@@ -133,12 +146,23 @@ try {
 
   // ---------------------------------------------------------------- (b) 10,000 codes
   const H = all[0].hash_id;
-  const one = time(() => run(['codes', 'generate', '--hash-id', H, '--org', 'bench', '--count', '10000', '--out', join(dir, 'one.csv')], env));
+  const one = time(() =>
+    run(
+      ['codes', 'generate', '--hash-id', H, '--org', 'bench', '--count', '10000', '--out', join(dir, 'one.csv')],
+      env,
+    ),
+  );
   const ten = time(() => {
-    for (let i = 0; i < 10; i++) run(['codes', 'generate', '--hash-id', H, '--org', 'bench', '--count', '1000', '--out', join(dir, `seq-${i}.csv`)], env);
+    for (let i = 0; i < 10; i++)
+      run(
+        ['codes', 'generate', '--hash-id', H, '--org', 'bench', '--count', '1000', '--out', join(dir, `seq-${i}.csv`)],
+        env,
+      );
   });
   const rows = readFileSync(join(dir, 'one.csv'), 'utf8').trim().split('\n').length - 1;
-  console.log(`(b) 10,000 codes in one run: ${fmt(one.ms)} (${rows} codes); ten sequential --count 1000 runs: ${fmt(ten.ms)}`);
+  console.log(
+    `(b) 10,000 codes in one run: ${fmt(one.ms)} (${rows} codes); ten sequential --count 1000 runs: ${fmt(ten.ms)}`,
+  );
   target('(b) one 10,000-code run vs ten sequential 1,000-code runs', ten.ms / one.ms, '>=', 1.5);
   console.log();
 
@@ -150,10 +174,28 @@ try {
     process.stderr.write('\\nMAXRSS_KB=' + process.resourceUsage().maxRSS + '\\n');
     process.exitCode = code;`;
   const peak = (count, out) => {
-    const r = spawnSync(NODE, ['--input-type=module', '-e', peakScript, 'codes', 'generate', '--hash-id', H, '--org', 'bench', '--count', String(count), '--out', out], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      NODE,
+      [
+        '--input-type=module',
+        '-e',
+        peakScript,
+        'codes',
+        'generate',
+        '--hash-id',
+        H,
+        '--org',
+        'bench',
+        '--count',
+        String(count),
+        '--out',
+        out,
+      ],
+      {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+        encoding: 'utf8',
+      },
+    );
     const m = /MAXRSS_KB=(\d+)/.exec(r.stderr);
     if (r.status !== 0 || !m) throw new Error(`peak run failed (${r.status}): ${r.stderr}`);
     return Number(m[1]) / 1024;
@@ -162,7 +204,9 @@ try {
   const t100k = time(() => peak(100_000, join(dir, 'peak100k.csv')));
   const mb100k = t100k.r;
   const n100k = readFileSync(join(dir, 'peak100k.csv'), 'utf8').trim().split('\n').length - 1;
-  console.log(`(c) 100,000 codes: ${fmt(t100k.ms)}, ${n100k} codes, peak RSS ${mb100k.toFixed(1)} MB (10,000 codes: ${mb10k.toFixed(1)} MB; live heap stays ~10-20 MB, the rest is V8's young generation growing with the allocation rate)`);
+  console.log(
+    `(c) 100,000 codes: ${fmt(t100k.ms)}, ${n100k} codes, peak RSS ${mb100k.toFixed(1)} MB (10,000 codes: ${mb10k.toFixed(1)} MB; live heap stays ~10-20 MB, the rest is V8's young generation growing with the allocation rate)`,
+  );
   target('(c) peak memory of a 100,000-code run', mb100k, '<', 150, ' MB');
 
   // ---------------------------------------------------------------- (e), (f) start-up and memory

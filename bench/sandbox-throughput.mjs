@@ -82,7 +82,10 @@ async function load(url, opts, connections, seconds = SECONDS, pid) {
   const r = await autocannon({ url, connections, duration: seconds, pipelining: 1, ...opts });
   const c1 = pid && cpuMicros(pid);
   const bad = r.errors + r.timeouts + r.non2xx;
-  if (bad > 0) throw new Error(`${opts.title ?? url}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts (of ${r.requests.total})`);
+  if (bad > 0)
+    throw new Error(
+      `${opts.title ?? url}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts (of ${r.requests.total})`,
+    );
   const cpu = c0 !== undefined && c1 !== undefined && r.requests.total > 0 ? (c1 - c0) / r.requests.total : undefined;
   return { rps: r.requests.average, total: r.requests.total, p99: r.latency.p99, cpu };
 }
@@ -96,7 +99,9 @@ export async function sandboxThroughput({ log = console.log } = {}) {
     log(line);
   };
 
-  log(`\n(e) sandbox throughput — node ${process.versions.node}, autocannon, ${SECONDS}s per measurement; growing a sandbox database to ${GROW.books.toLocaleString('en')} books…`);
+  log(
+    `\n(e) sandbox throughput — node ${process.versions.node}, autocannon, ${SECONDS}s per measurement; growing a sandbox database to ${GROW.books.toLocaleString('en')} books…`,
+  );
   const hello = await startChild(['-e', HELLO], {}, '# serving');
   const helloUrl = `http://127.0.0.1:${/# serving (\d+)/.exec(hello.text)[1]}/`;
   const t0 = Date.now();
@@ -109,7 +114,13 @@ export async function sandboxThroughput({ log = console.log } = {}) {
     const user = env.BOOKDIST_USERNAME;
     const key = createPrivateKey(readFileSync(env.BOOKDIST_KEY_FILE, 'utf8'));
     const sign = (text) => createSign('RSA-SHA256').update(text, 'utf8').sign(key, 'base64');
-    const auth = (text) => ({ signature: sign(text), 'api-user': user, user, version: 'v1', authorization: 'CryptoAuth' });
+    const auth = (text) => ({
+      signature: sign(text),
+      'api-user': user,
+      user,
+      version: 'v1',
+      authorization: 'CryptoAuth',
+    });
     const post = (requestText) => ({
       method: 'POST',
       headers: { ...auth(requestText), 'content-type': 'application/x-www-form-urlencoded' },
@@ -117,14 +128,17 @@ export async function sandboxThroughput({ log = console.log } = {}) {
     });
 
     // A seeded book (publisher 1, two prices) and a seeded user: the same targets as the README.
-    const get = (path) => fetch(base + path, { headers: auth(user) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    const get = (path) =>
+      fetch(base + path, { headers: auth(user) }).then(async (r) => ({ status: r.status, body: await r.json() }));
     const probe = await get('/v1/book/index/?limit=1');
     if (probe.status !== 200) throw new Error(`signed probe failed: ${probe.status} ${JSON.stringify(probe.body)}`);
     const grownBooks = probe.body.count;
     // The partner's first book is the seed's first (the README's lookup).
     const isbn = probe.body.results[0].identifiers.isbn13;
     const book = (await get(`/v1/book/isbn/${isbn}/`)).body.book;
-    const userRow = await (await fetch(base + '/v1/user/email/avery.reader@example.com/', { headers: auth(user) })).json();
+    const userRow = await (
+      await fetch(base + '/v1/user/email/avery.reader@example.com/', { headers: auth(user) })
+    ).json();
     const username = userRow.user.username;
 
     const cases = {
@@ -155,7 +169,9 @@ export async function sandboxThroughput({ log = console.log } = {}) {
       if (r.status >= 300) throw new Error(`${c.title}: ${r.status} ${await r.text()}`);
       await r.arrayBuffer().catch(() => {});
     }
-    log(`    ${grownBooks.toLocaleString('en')} books in the partner's list; lookup ISBN ${isbn}; search "${JSON.parse(new URLSearchParams(cases.search.opts.body).get('request')).title}"`);
+    log(
+      `    ${grownBooks.toLocaleString('en')} books in the partner's list; lookup ISBN ${isbn}; search "${JSON.parse(new URLSearchParams(cases.search.opts.body).get('request')).title}"`,
+    );
 
     // Every measurement sits between two hello-world runs at the same connection count, and is
     // compared with their mean: the machine's load drifts (other processes share the cores), and a
@@ -182,7 +198,12 @@ export async function sandboxThroughput({ log = console.log } = {}) {
         for (let i = 0; i < REPEAT; i++) runs.push(await ratioOf(c, conns));
         const r = [...runs].sort((a, b) => a.ratio - b.ratio)[Math.floor(runs.length / 2)];
         const all = runs.length > 1 ? ` (median of ${runs.map((x) => x.ratio.toFixed(2)).join('/')})` : '';
-        row(`(e) ${c.title} @${conns} vs hello-world`, r.ratio, name === 'isbn' ? 0.35 : 0.25, `${Math.round(r.rps)} req/s vs ${Math.round(r.base)}${all}, p99 ${r.p99} ms${cpuNote([r])}`);
+        row(
+          `(e) ${c.title} @${conns} vs hello-world`,
+          r.ratio,
+          name === 'isbn' ? 0.35 : 0.25,
+          `${Math.round(r.rps)} req/s vs ${Math.round(r.base)}${all}, p99 ${r.p99} ms${cpuNote([r])}`,
+        );
       }
       const o = cases.order;
       const rounds = [];
@@ -205,7 +226,12 @@ export async function sandboxThroughput({ log = console.log } = {}) {
           `${rel(rounds[0]).toFixed(1)} → ${rel(rounds[2]).toFixed(1)} (${Math.round(rounds[0].cpu)} → ${Math.round(rounds[2].cpu)} µs), ${created}`,
         );
       } else {
-        row(`(e) ${o.title} @${conns}: last round vs first (no slowdown)`, rounds[2].ratio / rounds[0].ratio, 0.85, created);
+        row(
+          `(e) ${o.title} @${conns}: last round vs first (no slowdown)`,
+          rounds[2].ratio / rounds[0].ratio,
+          0.85,
+          created,
+        );
       }
     }
 

@@ -31,12 +31,27 @@ async function startIn(dir, opts) {
     platform: 'node',
     target: 'node22',
     logLevel: 'warning',
-    banner: { js: "import { createRequire as __bdCreateRequire } from 'node:module'; const require = __bdCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __bdCreateRequire } from 'node:module'; const require = __bdCreateRequire(import.meta.url);",
+    },
   });
   const { startSandbox } = await import(pathToFileURL(join(dir, 'server.mjs')).href);
   // opts.tls: HTTPS with a certificate of the sandbox's own CA (as `sandbox serve --tls`).
-  const tls = opts.tls ? (await import(pathToFileURL(join(dir, 'tls.mjs')).href)).ensureTlsFiles(join(dir, 'sandbox.db'), ['localhost', '127.0.0.1']) : undefined;
-  const server = await startSandbox({ host: '127.0.0.1', port: 0, dbPath: join(dir, 'sandbox.db'), processDelayMs: opts.processDelayMs ?? 200, faults: opts.faults, tls, journal: opts.journal });
+  const tls = opts.tls
+    ? (await import(pathToFileURL(join(dir, 'tls.mjs')).href)).ensureTlsFiles(join(dir, 'sandbox.db'), [
+        'localhost',
+        '127.0.0.1',
+      ])
+    : undefined;
+  const server = await startSandbox({
+    host: '127.0.0.1',
+    port: 0,
+    dbPath: join(dir, 'sandbox.db'),
+    processDelayMs: opts.processDelayMs ?? 200,
+    faults: opts.faults,
+    tls,
+    journal: opts.journal,
+  });
   // A database grown far past the seed (the throughput bench): rows added through a second
   // connection before anyone is told the sandbox serves.
   if (opts.grow) (await import('./grow-db.mjs')).growSandboxDb(join(dir, 'sandbox.db'), opts.grow);
@@ -64,9 +79,16 @@ async function startIn(dir, opts) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const faults = process.env.FAULT_RATE ? { rate: Number(process.env.FAULT_RATE), kinds: (process.env.FAULT_KINDS ?? '503,429,reset').split(',') } : undefined;
+  const faults = process.env.FAULT_RATE
+    ? { rate: Number(process.env.FAULT_RATE), kinds: (process.env.FAULT_KINDS ?? '503,429,reset').split(',') }
+    : undefined;
   const grow = process.env.BENCH_GROW ? JSON.parse(process.env.BENCH_GROW) : undefined;
-  const sb = await startBenchSandbox({ faults, grow, tls: process.env.BENCH_TLS === '1', journal: process.env.BENCH_JOURNAL === 'off' ? false : undefined });
+  const sb = await startBenchSandbox({
+    faults,
+    grow,
+    tls: process.env.BENCH_TLS === '1',
+    journal: process.env.BENCH_JOURNAL === 'off' ? false : undefined,
+  });
   for (const [k, v] of Object.entries(sb.env)) process.stdout.write(`export ${k}=${v}\n`);
   process.stdout.write(`# serving at ${sb.url}; Ctrl-C to stop\n`);
   // However this process ends (SIGINT from the bench, SIGTERM, an error), its files go with it.

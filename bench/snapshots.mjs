@@ -18,15 +18,30 @@ export function snapshotBench({ log = console.log } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'bookdist-bench-snapshot-'));
   try {
     const db = join(dir, 'sandbox.db');
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, BOOKDIST_DATA_DIR: join(dir, 'data'), BOOKDIST_CONFIG_DIR: join(dir, 'config') };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      BOOKDIST_DATA_DIR: join(dir, 'data'),
+      BOOKDIST_CONFIG_DIR: join(dir, 'config'),
+    };
     const cli = (...args) => {
       const t0 = process.hrtime.bigint();
-      const r = spawnSync(process.execPath, [join(root, 'bin', 'bookdist'), ...args, '--db', db], { env, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [join(root, 'bin', 'bookdist'), ...args, '--db', db], {
+        env,
+        encoding: 'utf8',
+      });
       if (r.status !== 0) throw new Error(`bookdist ${args.join(' ')} exited ${r.status}: ${r.stderr.slice(0, 500)}`);
       return Number(process.hrtime.bigint() - t0) / 1e9;
     };
     cli('sandbox', 'clock', 'show'); // seeds the database
-    const seeded = spawnSync(process.execPath, ['-e', `const { DatabaseSync } = require('node:sqlite'); const d = new DatabaseSync(${JSON.stringify(db)}); process.stdout.write(String(d.prepare('SELECT count(*) AS n FROM books').get().n)); d.close();`], { encoding: 'utf8' });
+    const seeded = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `const { DatabaseSync } = require('node:sqlite'); const d = new DatabaseSync(${JSON.stringify(db)}); process.stdout.write(String(d.prepare('SELECT count(*) AS n FROM books').get().n)); d.close();`,
+      ],
+      { encoding: 'utf8' },
+    );
     const grow = BOOKS - Number(seeded.stdout);
     growSandboxDb(db, { books: grow, users: 5_000, orders: 5_000, codes: 5_000, imports: 5_000, outbox: 5_000 });
     const save = cli('sandbox', 'snapshot', 'save', 'bench');
@@ -36,7 +51,9 @@ export function snapshotBench({ log = console.log } = {}) {
     const ok = load < 1;
     const line =
       `${ok ? 'PASS' : 'FAIL'}  (o) sandbox snapshot load of a ${BOOKS.toLocaleString('en')}-book database (${(bytes / 1e6).toFixed(0)} MB, the whole command): ` +
-      `${load.toFixed(2)}s (target < 1s); save ${save.toFixed(2)}s  ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+      `${load.toFixed(2)}s (target < 1s); save ${save.toFixed(2)}s  ${cpus().length} CPUs, load ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`;
     log(line);
     return [{ ok, line }];
   } finally {

@@ -12,7 +12,16 @@
 // time of `--version` and of one request goes.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { SourceMap } from 'node:module';
 import { availableParallelism, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -25,7 +34,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 
 /** A sandbox in a process of its own (the bench's spawnSync calls block this one). */
 export async function spawnSandbox({ tls = false } = {}) {
-  const child = spawn(NODE, [join(root, 'bench', 'sandbox.mjs')], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_TLS: tls ? '1' : '' } });
+  const child = spawn(NODE, [join(root, 'bench', 'sandbox.mjs')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, BENCH_TLS: tls ? '1' : '' },
+  });
   let text = '';
   await new Promise((resolve, reject) => {
     child.stdout.setEncoding('utf8').on('data', (d) => {
@@ -67,7 +79,10 @@ function olderNodeOnPath() {
 /** Peak RSS of a run through the launcher: a preloaded hook reports it at exit. */
 function peakRss(dir, args, env, stdoutFile) {
   const hook = join(dir, 'maxrss.mjs');
-  writeFileSync(hook, "process.on('exit', () => process.stderr.write(`\\nMAXRSS_KB=${process.resourceUsage().maxRSS}\\n`));\n");
+  writeFileSync(
+    hook,
+    "process.on('exit', () => process.stderr.write(`\\nMAXRSS_KB=${process.resourceUsage().maxRSS}\\n`));\n",
+  );
   const t = performance.now();
   const r = spawnSync(BIN, args, {
     env: { ...env, NODE_OPTIONS: `--import=${pathToFileURL(hook).href}` },
@@ -89,9 +104,15 @@ async function growCatalogue(dbPath, total) {
     db.exec('PRAGMA busy_timeout = 10000');
     const partner = db.prepare("SELECT id FROM accounts WHERE role = 'partner'").get();
     const template = db
-      .prepare('SELECT * FROM books WHERE publisher_id IN (SELECT publisher_id FROM account_publishers WHERE account_id = ?) ORDER BY id LIMIT 1')
+      .prepare(
+        'SELECT * FROM books WHERE publisher_id IN (SELECT publisher_id FROM account_publishers WHERE account_id = ?) ORDER BY id LIMIT 1',
+      )
       .get(partner.id);
-    const have = db.prepare('SELECT count(*) AS n FROM books WHERE publisher_id IN (SELECT publisher_id FROM account_publishers WHERE account_id = ?)').get(partner.id).n;
+    const have = db
+      .prepare(
+        'SELECT count(*) AS n FROM books WHERE publisher_id IN (SELECT publisher_id FROM account_publishers WHERE account_id = ?)',
+      )
+      .get(partner.id).n;
     const cols = Object.keys(template).filter((c) => c !== 'id');
     const insert = db.prepare(`INSERT INTO books (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`);
     db.exec('BEGIN IMMEDIATE');
@@ -120,15 +141,27 @@ function profileSummary(file, top = 8) {
   }
   const maps = new Map();
   const mapFor = (path) => {
-    if (!maps.has(path)) maps.set(path, existsSync(path + '.map') ? new SourceMap(JSON.parse(readFileSync(path + '.map', 'utf8'))) : null);
+    if (!maps.has(path))
+      maps.set(path, existsSync(path + '.map') ? new SourceMap(JSON.parse(readFileSync(path + '.map', 'utf8'))) : null);
     return maps.get(path);
   };
   const label = (cf) => {
     const url = cf.url;
-    if (!url) return cf.functionName === '(garbage collector)' ? 'V8: garbage collector' : cf.functionName === '(program)' ? 'V8/Node: native (program)' : cf.functionName;
+    if (!url)
+      return cf.functionName === '(garbage collector)'
+        ? 'V8: garbage collector'
+        : cf.functionName === '(program)'
+          ? 'V8/Node: native (program)'
+          : cf.functionName;
     if (url.startsWith('node:internal/modules')) return 'Node: module loader';
     if (url.startsWith('node:internal/bootstrap') || url.startsWith('node:internal/main')) return 'Node: bootstrap';
-    if (url.startsWith('node:')) return `Node: ${url.slice(5).replace(/^internal\//, '').split('/')[0]}`;
+    if (url.startsWith('node:'))
+      return `Node: ${
+        url
+          .slice(5)
+          .replace(/^internal\//, '')
+          .split('/')[0]
+      }`;
     if (!url.startsWith('file:')) return url;
     const path = fileURLToPath(url);
     if (path === BIN) return 'bin/bookdist';
@@ -162,14 +195,18 @@ function profileSummary(file, top = 8) {
 function cachePath(stderr, launcherOnly) {
   const read = (stderr.match(/\[compile cache\] reading cache from /g) ?? []).length;
   const accepted = (stderr.match(/was accepted/g) ?? []).length;
-  if (!/\[compile cache\]/.test(stderr)) return launcherOnly ? 'no cache needed: dist/version.js alone' : 'no compile cache';
+  if (!/\[compile cache\]/.test(stderr))
+    return launcherOnly ? 'no cache needed: dist/version.js alone' : 'no compile cache';
   return `compile cache: ${accepted} of ${read} modules from the cache${accepted < read ? ', written at exit' : ''}`;
 }
 
 function cpuProfile(dir, name, args, env) {
   const out = join(dir, `prof-${name}`);
   mkdirSync(out, { recursive: true });
-  const r = spawnSync(BIN, args, { env: { ...env, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${out}` }, encoding: 'utf8' });
+  const r = spawnSync(BIN, args, {
+    env: { ...env, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${out}` },
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`profiling ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   const file = readdirSync(out).find((f) => f.endsWith('.cpuprofile'));
   return profileSummary(join(out, file));
@@ -189,12 +226,17 @@ export async function startupBench({ sb, target, log = console.log }) {
     mkdirSync(cfg, { recursive: true, mode: 0o700 });
     writeFileSync(
       join(cfg, 'config.json'),
-      JSON.stringify({ current: 'bench', profiles: { bench: { baseUrl: sb.url, username: sb.env.BOOKDIST_USERNAME, keyFile: sb.env.BOOKDIST_KEY_FILE } } }),
+      JSON.stringify({
+        current: 'bench',
+        profiles: { bench: { baseUrl: sb.url, username: sb.env.BOOKDIST_USERNAME, keyFile: sb.env.BOOKDIST_KEY_FILE } },
+      }),
       { mode: 0o600 },
     );
     const remoteEnv = { ...base, BOOKDIST_CONFIG_DIR: cfg, BOOKDIST_DATA_DIR: join(dir, 'unused-data') };
     const embeddedEnv = { ...base, BOOKDIST_CONFIG_DIR: join(dir, 'no-config'), BOOKDIST_DATA_DIR: join(dir, 'data') };
-    const isbn = JSON.parse(spawnSync(BIN, ['book', 'list', '--limit', '1', '--json'], { env: remoteEnv, encoding: 'utf8' }).stdout).results[0].identifiers.isbn13;
+    const isbn = JSON.parse(
+      spawnSync(BIN, ['book', 'list', '--limit', '1', '--json'], { env: remoteEnv, encoding: 'utf8' }).stdout,
+    ).results[0].identifiers.isbn13;
     const older = olderNodeOnPath();
 
     // HTTPS: the same request to a sandbox serving TLS with its own CA (a stored profile with
@@ -210,7 +252,14 @@ export async function startupBench({ sb, target, log = console.log }) {
       join(tlsCfg, 'config.json'),
       JSON.stringify({
         current: 'bench',
-        profiles: { bench: { baseUrl: tlsSb.url, username: tlsSb.env.BOOKDIST_USERNAME, keyFile: tlsSb.env.BOOKDIST_KEY_FILE, caFile: tlsSb.env.BOOKDIST_CA_FILE } },
+        profiles: {
+          bench: {
+            baseUrl: tlsSb.url,
+            username: tlsSb.env.BOOKDIST_USERNAME,
+            keyFile: tlsSb.env.BOOKDIST_KEY_FILE,
+            caFile: tlsSb.env.BOOKDIST_CA_FILE,
+          },
+        },
       }),
       { mode: 0o600 },
     );
@@ -240,12 +289,21 @@ export async function startupBench({ sb, target, log = console.log }) {
       { key: 'help', cmd: BIN, args: ['--help'], env: base },
       { key: 'remote', cmd: BIN, args: get, env: remoteEnv },
       { key: 'embedded', cmd: BIN, args: get, env: embeddedEnv },
-      { key: 'cold', cmd: BIN, args: get, env: { ...remoteEnv, XDG_CACHE_HOME: coldHome }, before: () => rmSync(coldHome, { recursive: true, force: true }) },
+      {
+        key: 'cold',
+        cmd: BIN,
+        args: get,
+        env: { ...remoteEnv, XDG_CACHE_HOME: coldHome },
+        before: () => rmSync(coldHome, { recursive: true, force: true }),
+      },
       { key: 'fallback', cmd: BIN, args: get, env: { ...remoteEnv, XDG_CACHE_HOME: fallbackHome } },
     ];
     if (older) {
       // The machine's older node first on PATH, no node_modules/.bin: the launcher execs the pinned one.
-      const path = [older.dir, ...(process.env.PATH ?? '').split(delimiter).filter((p) => p && !p.includes('node_modules'))].join(delimiter);
+      const path = [
+        older.dir,
+        ...(process.env.PATH ?? '').split(delimiter).filter((p) => p && !p.includes('node_modules')),
+      ].join(delimiter);
       cases.push({ key: 'node20', cmd: BIN, args: ['--version'], env: { ...base, PATH: path } });
     }
     const paths = {};
@@ -257,19 +315,26 @@ export async function startupBench({ sb, target, log = console.log }) {
       if (r.status !== 0) throw new Error(`${c.key}: ${c.args.join(' ')} exited ${r.status}: ${r.stderr}`);
       if (c.cmd !== BIN) continue;
       c.before?.();
-      const probe = spawnSync(c.cmd, c.args, { env: { ...c.env, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' }, encoding: 'utf8' });
+      const probe = spawnSync(c.cmd, c.args, {
+        env: { ...c.env, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' },
+        encoding: 'utf8',
+      });
       if (probe.status !== 0) throw new Error(`${c.key}: the probe run exited ${probe.status}: ${probe.stderr}`);
       paths[c.key] = cachePath(probe.stderr, c.args[0] === '--version');
     }
     if (!cases.every((c) => c.cmd !== BIN || paths[c.key])) throw new Error('a row has no path');
     // The rows must take the paths they are named for.
-    if (!/^compile cache: (\d+) of \1 /.test(paths.remote)) throw new Error(`the warm request did not run from the cache: ${paths.remote}`);
+    if (!/^compile cache: (\d+) of \1 /.test(paths.remote))
+      throw new Error(`the warm request did not run from the cache: ${paths.remote}`);
     if (!/^compile cache: 0 of /.test(paths.cold)) throw new Error(`the cold run found a cache: ${paths.cold}`);
     if (paths.fallback !== 'no compile cache') throw new Error(`the fallback row used a cache: ${paths.fallback}`);
 
     // Wall-clock medians decide PASS/FAIL. On a shared, loaded machine they swing with the load,
     // so the CPU time each run used (GNU time, when the machine has it) is reported beside them.
-    const gnuTime = spawnSync('/usr/bin/time', ['-f', '%U', '-o', join(dir, 'probe'), 'true']).status === 0 ? '/usr/bin/time' : undefined;
+    const gnuTime =
+      spawnSync('/usr/bin/time', ['-f', '%U', '-o', join(dir, 'probe'), 'true']).status === 0
+        ? '/usr/bin/time'
+        : undefined;
     const times = Object.fromEntries(cases.map((c) => [c.key, []]));
     const cpu = Object.fromEntries(cases.map((c) => [c.key, []]));
     const cpuFile = join(dir, 'cpu.txt');
@@ -283,7 +348,14 @@ export async function startupBench({ sb, target, log = console.log }) {
         const r = spawnSync(cmd, args, { env: c.env, stdio: 'ignore' });
         times[c.key].push(performance.now() - t);
         if (r.status !== 0) throw new Error(`${c.key} exited ${r.status}`);
-        if (gnuTime) cpu[c.key].push(readFileSync(cpuFile, 'utf8').trim().split(/\s+/).slice(-2).reduce((a, b) => a + Number(b) * 1000, 0));
+        if (gnuTime)
+          cpu[c.key].push(
+            readFileSync(cpuFile, 'utf8')
+              .trim()
+              .split(/\s+/)
+              .slice(-2)
+              .reduce((a, b) => a + Number(b) * 1000, 0),
+          );
       }
     }
     const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
@@ -312,7 +384,13 @@ export async function startupBench({ sb, target, log = console.log }) {
           (paths[k] ? `   [${paths[k]}]` : ''),
       );
     }
-    target('(e) book get --isbn against a running sandbox vs the signed-request floor', m.remote / m.floor, '<=', 1.3, 'x');
+    target(
+      '(e) book get --isbn against a running sandbox vs the signed-request floor',
+      m.remote / m.floor,
+      '<=',
+      1.3,
+      'x',
+    );
     target('(e) book get --isbn over HTTPS (--ca-file) vs the fair TLS floor', m.https / m.tlsfloor, '<=', 1.25, 'x');
     target('(e) book get --isbn on the embedded default vs node -e 0', m.embedded / m.node, '<=', 2.5, 'x');
     target('(e) bookdist --help vs node -e 0', m.help / m.node, '<=', 1.3, 'x');
@@ -321,12 +399,25 @@ export async function startupBench({ sb, target, log = console.log }) {
       `    for comparison: request ${(m.remote / m.node).toFixed(2)}x node -e 0 (f05a85c: 3.16x); cold first run ${(m.cold / m.remote).toFixed(2)}x ` +
         `and fallback ${(m.fallback / m.remote).toFixed(2)}x the warm request; embedded ${(m.embedded / m.remote).toFixed(2)}x the remote request`,
     );
-    if (older) target(`(e) --version with Node ${older.version} on PATH (launcher execs the pinned Node) vs node -e 0`, m.node20 / m.node, '<=', 1.4, 'x');
+    if (older)
+      target(
+        `(e) --version with Node ${older.version} on PATH (launcher execs the pinned Node) vs node -e 0`,
+        m.node20 / m.node,
+        '<=',
+        1.4,
+        'x',
+      );
     else log('    (no Node older than 22 on PATH: the launcher row for it cannot run here)');
     // Peak RSS of one request (warm cache), against what it was before the compile cache was checked
     // and the request path changed (f05a85c: 58.2 MB, measured the same way: Node 24.21.0, x64).
     const rss = [1, 2, 3, 4, 5].map(() => peakRss(dir, get, remoteEnv).mb);
-    target('(e) peak RSS of one request (book get --isbn, warm cache) vs 58.2 MB + 5 MB', median(rss), '<=', 58.2 + 5, ' MB');
+    target(
+      '(e) peak RSS of one request (book get --isbn, warm cache) vs 58.2 MB + 5 MB',
+      median(rss),
+      '<=',
+      58.2 + 5,
+      ' MB',
+    );
 
     // ------------------------------------------------------------------ CPU profiles
     for (const [name, args, env] of [
@@ -344,10 +435,16 @@ export async function startupBench({ sb, target, log = console.log }) {
     const book = spawnSync(BIN, ['book', 'get', '--isbn', isbn, '--json'], { env: remoteEnv, encoding: 'utf8' });
     const hash = JSON.parse(book.stdout).book?.hash_id ?? JSON.parse(book.stdout).hash_id;
     const codesOut = join(dir, 'million.csv');
-    const million = peakRss(dir, ['codes', 'generate', '--hash-id', hash, '--org', 'bench-memory', '--count', '1000000', '--out', codesOut, '-q'], remoteEnv);
+    const million = peakRss(
+      dir,
+      ['codes', 'generate', '--hash-id', hash, '--org', 'bench-memory', '--count', '1000000', '--out', codesOut, '-q'],
+      remoteEnv,
+    );
     const lines = readFileSync(codesOut, 'utf8').split('\n').length - 2;
     rmSync(codesOut, { force: true });
-    log(`\n(f) memory through the launcher: 1,000,000 codes in ${fmt(million.ms)} (${lines} codes written), peak RSS ${million.mb.toFixed(1)} MB`);
+    log(
+      `\n(f) memory through the launcher: 1,000,000 codes in ${fmt(million.ms)} (${lines} codes written), peak RSS ${million.mb.toFixed(1)} MB`,
+    );
     if (lines !== 1_000_000) throw new Error(`the 1,000,000-code run wrote ${lines} codes`);
     target('(f) peak RSS of 1,000,000 codes', million.mb, '<', 150, ' MB');
 
@@ -356,7 +453,13 @@ export async function startupBench({ sb, target, log = console.log }) {
       await growCatalogue(big.dbPath, 50_000);
       const listEnv = { ...base, ...big.env, BOOKDIST_CONFIG_DIR: join(dir, 'no-config') };
       const listing = peakRss(dir, ['book', 'list', '--all', '-o', 'ndjson'], listEnv);
-      const count = spawnSync(BIN, ['book', 'list', '--all', '-o', 'ndjson'], { env: listEnv, encoding: 'utf8', maxBuffer: 1 << 30 }).stdout.trim().split('\n').length;
+      const count = spawnSync(BIN, ['book', 'list', '--all', '-o', 'ndjson'], {
+        env: listEnv,
+        encoding: 'utf8',
+        maxBuffer: 1 << 30,
+      })
+        .stdout.trim()
+        .split('\n').length;
       log(`    book list --all of ${count} books in ${fmt(listing.ms)}, peak RSS ${listing.mb.toFixed(1)} MB`);
       if (count !== 50_000) throw new Error(`the listing printed ${count} rows, not 50,000`);
       target('(f) peak RSS of a 50,000-row book list --all', listing.mb, '<', 150, ' MB');
@@ -374,7 +477,9 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const target = (name, value, cmp, goal, unit = 'x') => {
     const ok = cmp === '<=' ? value <= goal : cmp === '>=' ? value >= goal : value < goal;
     if (!ok) failed = true;
-    console.log(`${ok ? 'PASS' : 'FAIL'}  ${name}: ${value.toFixed(unit === 'x' ? 2 : 0)}${unit} (target ${cmp === '<=' ? '≤' : cmp === '>=' ? '≥' : '<'} ${goal}${unit})`);
+    console.log(
+      `${ok ? 'PASS' : 'FAIL'}  ${name}: ${value.toFixed(unit === 'x' ? 2 : 0)}${unit} (target ${cmp === '<=' ? '≤' : cmp === '>=' ? '≥' : '<'} ${goal}${unit})`,
+    );
   };
   const sb = await spawnSandbox();
   try {

@@ -29,7 +29,11 @@ const builtinImports = {
       // exports must stay on the namespace it resolves to.
       if (args.kind === 'dynamic-import') return undefined;
       if (args.kind === 'require-call') return { path: `node:${name}`, external: true };
-      return { path: `${name}?${args.importer}`, namespace: 'bookdist-builtin', pluginData: { name, importer: args.importer } };
+      return {
+        path: `${name}?${args.importer}`,
+        namespace: 'bookdist-builtin',
+        pluginData: { name, importer: args.importer },
+      };
     });
     b.onLoad({ filter: /.*/, namespace: 'bookdist-builtin' }, ({ pluginData: { name, importer } }) => ({
       contents: builtinFor(name, importer),
@@ -81,7 +85,9 @@ const lazyChildProcess = {
   name: 'lazy-child-process',
   setup(b) {
     b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: 'lazy-child-process', namespace: 'bookdist-lazy' } : undefined,
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer)
+        ? { path: 'lazy-child-process', namespace: 'bookdist-lazy' }
+        : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'bookdist-lazy' }, () => ({
       contents:
@@ -99,7 +105,8 @@ const version = pkg.version;
 // dist/version.js. Only the form `>=MAJOR[.MINOR[.PATCH]]` is understood: anything else is a
 // build error rather than a check that silently differs from what npm enforces.
 const engines = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(pkg.engines?.node ?? '');
-if (!engines) throw new Error(`package.json engines.node must read ">=MAJOR.MINOR", not ${JSON.stringify(pkg.engines?.node)}`);
+if (!engines)
+  throw new Error(`package.json engines.node must read ">=MAJOR.MINOR", not ${JSON.stringify(pkg.engines?.node)}`);
 const nodeMin = [engines[1], engines[2] ?? '0', engines[3] ?? '0'].join('.');
 const stamp = `${process.pid}-${Date.now()}`;
 const next = `dist.new-${stamp}`;

@@ -49,11 +49,15 @@ for (const g of groups) {
     const counted = n.Killed + n.Timeout + n.Survived + n.NoCoverage;
     const score = counted ? (100 * (n.Killed + n.Timeout)) / counted : 100;
     const ignored = f.mutants.filter((m) => m.status === 'Ignored').length;
-    console.log(`  ${score.toFixed(1).padStart(5)}%  ${path}  (${n.Survived + n.NoCoverage} of ${counted} survive; ${ignored} disabled, test/mutation/accepted.md)`);
+    console.log(
+      `  ${score.toFixed(1).padStart(5)}%  ${path}  (${n.Survived + n.NoCoverage} of ${counted} survive; ${ignored} disabled, test/mutation/accepted.md)`,
+    );
     for (const m of f.mutants) {
       if (m.status !== 'Survived' && m.status !== 'NoCoverage') continue;
       const { line, column } = m.location.start;
-      console.log(`           ${path}:${line}:${column} ${m.mutatorName} → ${JSON.stringify(m.replacement ?? '').slice(0, 60)}${m.status === 'NoCoverage' ? ' (no test reaches it)' : ''}`);
+      console.log(
+        `           ${path}:${line}:${column} ${m.mutatorName} → ${JSON.stringify(m.replacement ?? '').slice(0, 60)}${m.status === 'NoCoverage' ? ' (no test reaches it)' : ''}`,
+      );
     }
   }
 }

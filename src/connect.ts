@@ -77,7 +77,11 @@ export async function connect(ctx: Context): Promise<ApiClient> {
  * Writes feed the completion cache too: the organizations and labels they name (no answer returns
  * them) and their ledger rows (`ledger show <TAB>`).
  */
-function withIdCache(hook: WriteHook | undefined, ids: IdCollector | undefined, now: () => Date): WriteHook | undefined {
+function withIdCache(
+  hook: WriteHook | undefined,
+  ids: IdCollector | undefined,
+  now: () => Date,
+): WriteHook | undefined {
   if (!ids) return hook;
   return {
     async before(req: WriteRequest) {
@@ -226,7 +230,14 @@ async function embeddedTarget(ctx: Context, cfg: ResolvedConfig, given: () => Pr
   // startEmbedded makes the data directory level by level and names BOOKDIST_DATA_DIR when it cannot.
   const sb = await startEmbedded({ dataDir: cfg.dataDir });
   ctx.defer(() => sb.close());
-  if (own) return { baseUrl: sb.baseUrl, credentials: own, accessToken: cfg.token?.value, idempotencyKeys: true, seeded: seededAnswers };
+  if (own)
+    return {
+      baseUrl: sb.baseUrl,
+      credentials: own,
+      accessToken: cfg.token?.value,
+      idempotencyKeys: true,
+      seeded: seededAnswers,
+    };
   if (cfg.username) {
     throw new CliError(
       `A username is set (from ${sourceOf(cfg.username, '--username')}) but no key: set BOOKDIST_KEY_FILE or BOOKDIST_SHARED_KEY too, ` +
@@ -278,7 +289,13 @@ async function remoteTarget(cfg: ResolvedConfig, given: () => Promise<Credential
       );
     }
   }
-  return { baseUrl, storeUrl, credentials: await given(), accessToken: cfg.token?.value, idempotencyKeys: cfg.idempotencyKeys?.value ?? false };
+  return {
+    baseUrl,
+    storeUrl,
+    credentials: await given(),
+    accessToken: cfg.token?.value,
+    idempotencyKeys: cfg.idempotencyKeys?.value ?? false,
+  };
 }
 
 /** --resolve or BOOKDIST_RESOLVE: each entry HOST:PORT:ADDR, or a usage error naming the entry and where it came from. */
@@ -295,10 +312,18 @@ async function readCaFile(setting: Setting): Promise<{ pem: string; file: string
   try {
     pem = await readBounded(file);
   } catch (e) {
-    throw new CliError(`Cannot read the CA file ${file} (from ${sourceOf(setting, '--ca-file')}): ${unreadableReason(e)}.`, ExitCode.USAGE, { file });
+    throw new CliError(
+      `Cannot read the CA file ${file} (from ${sourceOf(setting, '--ca-file')}): ${unreadableReason(e)}.`,
+      ExitCode.USAGE,
+      { file },
+    );
   }
   if (!/-----BEGIN CERTIFICATE-----/.test(pem)) {
-    throw new CliError(`The CA file ${file} (from ${sourceOf(setting, '--ca-file')}) holds no PEM certificate (-----BEGIN CERTIFICATE-----).`, ExitCode.USAGE, { file });
+    throw new CliError(
+      `The CA file ${file} (from ${sourceOf(setting, '--ca-file')}) holds no PEM certificate (-----BEGIN CERTIFICATE-----).`,
+      ExitCode.USAGE,
+      { file },
+    );
   }
   return { pem, file };
 }

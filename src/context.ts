@@ -140,12 +140,19 @@ export function createContext(
     // Notices wrap at word boundaries on a terminal; data in them never drives it (output/text.ts).
     // Colour codes stay only when stderr gets colour, and only bookdist's own (issue 28).
     info: (m) => {
-      if (!globals.quiet) io.stderr.write(formatNotice(m, io.stderr, '', colorWanted(globals.color, io.env, io.stderr.isTTY)));
+      if (!globals.quiet)
+        io.stderr.write(formatNotice(m, io.stderr, '', colorWanted(globals.color, io.env, io.stderr.isTTY)));
     },
-    warn: (m) => io.stderr.write(formatNotice(m, io.stderr, 'warning: ', colorWanted(globals.color, io.env, io.stderr.isTTY))),
+    warn: (m) =>
+      io.stderr.write(formatNotice(m, io.stderr, 'warning: ', colorWanted(globals.color, io.env, io.stderr.isTTY))),
     config: () =>
       (configP ??= import('./config/resolve.js').then((m) =>
-        m.loadConfig(io.env, { profile: globals.profile, baseUrl: globals.baseUrl, caFile: globals.caFile, resolve: globals.resolve?.join(',') }),
+        m.loadConfig(io.env, {
+          profile: globals.profile,
+          baseUrl: globals.baseUrl,
+          caFile: globals.caFile,
+          resolve: globals.resolve?.join(','),
+        }),
       )),
     api: () => (apiP ??= import('./connect.js').then((m) => m.connect(ctx))),
     apiFor: async (cfg, more) => {

@@ -15,21 +15,36 @@ export const ExitCode = {
 } as const;
 
 export const EXIT_CODE_HELP: Array<[number, string]> = [
-  [0, 'ok, including an idempotent repeat that returns the existing object (an order_number used before); stderr says so'],
-  [1, 'the service refused by a business rule (refund window, viewed share, printed pages...) with its message, or another error'],
+  [
+    0,
+    'ok, including an idempotent repeat that returns the existing object (an order_number used before); stderr says so',
+  ],
+  [
+    1,
+    'the service refused by a business rule (refund window, viewed share, printed pages...) with its message, or another error',
+  ],
   [2, 'usage or invalid input (the message names the flag to fix)'],
   [3, 'not found (book, user, order, purchase, offer...)'],
   [4, 'credentials or scopes refused by the service (bad key or token, missing scope, not authorized for book)'],
   [5, 'conflict with state this request did not create (e-mail already registered, access already granted)'],
   [6, 'partial failure of a bulk job (some items failed; the summary says which)'],
   [7, 'rate limited or service unavailable after retries'],
-  [8, "certificate problem: the service's certificate did not verify (unknown CA, expired, wrong host name); never retried; trust a private CA with --ca-file or BOOKDIST_CA_FILE"],
-  [9, 'proxy problem: the proxy (HTTPS_PROXY/HTTP_PROXY) refused (407 asks for credentials) or could not be reached; never retried'],
+  [
+    8,
+    "certificate problem: the service's certificate did not verify (unknown CA, expired, wrong host name); never retried; trust a private CA with --ca-file or BOOKDIST_CA_FILE",
+  ],
+  [
+    9,
+    'proxy problem: the proxy (HTTPS_PROXY/HTTP_PROXY) refused (407 asks for credentials) or could not be reached; never retried',
+  ],
   // Asked to stop, bookdist stops gracefully (a bulk job writes what is in flight and prints how
   // to resume), then dies of the signal as `sleep` would: the shell reports 128 + its number, and
   // a script that ran bookdist stops too (bash goes on after a child that exited 130 normally).
   [129, 'SIGHUP (the terminal closed): as 130'],
-  [130, 'interrupted by Ctrl-C (SIGINT): a graceful stop (bulk jobs write what is in flight and print how to resume), then death by the signal, so a script that ran bookdist stops too; the shell reports 128 + the signal'],
+  [
+    130,
+    'interrupted by Ctrl-C (SIGINT): a graceful stop (bulk jobs write what is in flight and print how to resume), then death by the signal, so a script that ran bookdist stops too; the shell reports 128 + the signal',
+  ],
   [143, 'SIGTERM (kill, a supervisor): as 130'],
 ];
 
@@ -61,7 +76,9 @@ export function messageOf(e: unknown): string {
 /** A usage error that says why `flag FILE` cannot be read: "no such file", or the system's code. */
 export function unreadableFile(flag: string, file: string, e: unknown): CliError {
   const code = errorCode(e);
-  return usageError(`${flag} ${file}: cannot read it (${code === 'ENOENT' ? 'no such file' : (code ?? messageOf(e))}).`);
+  return usageError(
+    `${flag} ${file}: cannot read it (${code === 'ENOENT' ? 'no such file' : (code ?? messageOf(e))}).`,
+  );
 }
 
 export function usageError(message: string, details?: Record<string, unknown>): CliError {

@@ -28,7 +28,7 @@ function filterExperimentalWarnings(): void {
   process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
     const text = typeof warning === 'string' ? warning : warning?.message;
     const options = rest[0] as string | { type?: string } | undefined;
-    const type = typeof options === 'string' ? options : options?.type ?? (warning as Error | undefined)?.name;
+    const type = typeof options === 'string' ? options : (options?.type ?? (warning as Error | undefined)?.name);
     if (type === 'ExperimentalWarning' && /sqlite/i.test(String(text))) return;
     return original(warning, ...rest);
   }) as typeof process.emitWarning;

@@ -19,7 +19,11 @@ export function rootHelpText(width: number): string {
     usage: 'bookdist [options] [command]',
     description: ROOT_DESCRIPTION,
     args: [],
-    options: [['-V, --version', 'print the version'], ...ROOT_OPTIONS.map((o): [string, string] => [o.flags, optionLine(o)]), ['-h, --help', 'display help for command']],
+    options: [
+      ['-V, --version', 'print the version'],
+      ...ROOT_OPTIONS.map((o): [string, string] => [o.flags, optionLine(o)]),
+      ['-h, --help', 'display help for command'],
+    ],
     commands: ROOT_LISTING.commands.map(([term, description]) => [term.split(/[ |]/)[0], term, description]),
     bulk: ROOT_LISTING.bulk.map(([term, description]) => [term, description]),
     examples: [],
@@ -29,6 +33,9 @@ export function rootHelpText(width: number): string {
 }
 
 /** The root help as `bookdist --help` writes it to `stream`: at its terminal's width, else $COLUMNS, else 80. */
-export function rootHelpFor(stream: { isTTY?: boolean; columns?: number }, env: Record<string, string | undefined>): string {
+export function rootHelpFor(
+  stream: { isTTY?: boolean; columns?: number },
+  env: Record<string, string | undefined>,
+): string {
   return rootHelpText(helpWidth(stream, env));
 }

@@ -7,17 +7,21 @@ import { EXIT_CODE_HELP } from './errors.js';
 import { VERSION } from './version.js';
 import { addCommandStubs, configureHelpLayout } from './commands/help/layout.js';
 import { completesProfiles } from './commands/completion/model.js';
-import { groupOfWord, type GroupId, ROOT_DESCRIPTION, ROOT_HELP_AFTER, ROOT_LISTING, ROOT_OPTIONS } from './commands/manifest.js';
+import {
+  groupOfWord,
+  type GroupId,
+  ROOT_DESCRIPTION,
+  ROOT_HELP_AFTER,
+  ROOT_LISTING,
+  ROOT_OPTIONS,
+} from './commands/manifest.js';
 import type { CommandDecl } from './commands/define.js';
 
 export { ROOT_LISTING };
 
-
 export function exitCodesText(): string {
   return (
-    'Exit codes:\n' +
-    EXIT_CODE_HELP.map(([code, text]) => `  ${String(code).padStart(3)}  ${text}`).join('\n') +
-    '\n'
+    'Exit codes:\n' + EXIT_CODE_HELP.map(([code, text]) => `  ${String(code).padStart(3)}  ${text}`).join('\n') + '\n'
   );
 }
 

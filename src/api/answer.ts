@@ -38,7 +38,12 @@ export function isAnswer<T>(res: ApiResponse<T | ErrorBody>): res is ApiResponse
 }
 
 /** Turn any body into one shape: parsed JSON, the access API's XML error, or text. */
-export function parseResponse(status: number, headers: Record<string, string>, text: string, request: RequestInfo): ApiResponse {
+export function parseResponse(
+  status: number,
+  headers: Record<string, string>,
+  text: string,
+  request: RequestInfo,
+): ApiResponse {
   const ctype = headers['content-type'] ?? '';
   const trimmed = text.trim();
   if (!trimmed) return { status, headers, body: { code: status }, format: 'empty', request };
@@ -53,7 +58,13 @@ export function parseResponse(status: number, headers: Record<string, string>, t
     const message = xmlText(trimmed, 'message');
     const error = xmlText(trimmed, 'error');
     if (message !== undefined || error !== undefined) {
-      return { status, headers, body: { code: status, error: true, message: message ?? error, text: trimmed }, format: 'xml', request };
+      return {
+        status,
+        headers,
+        body: { code: status, error: true, message: message ?? error, text: trimmed },
+        format: 'xml',
+        request,
+      };
     }
   }
   return { status, headers, body: { code: status, text }, format: 'text', request };

@@ -152,7 +152,8 @@ export interface CallOptions {
 }
 
 /** `call`'s arguments for endpoint `N`: optional when it has no path parameter to give. */
-export type ArgsOf<N extends EndpointName> = {} extends CallArgs<N> ? [args?: CallArgs<N> & CallOptions] : [args: CallArgs<N> & CallOptions];
+export type ArgsOf<N extends EndpointName> =
+  {} extends CallArgs<N> ? [args?: CallArgs<N> & CallOptions] : [args: CallArgs<N> & CallOptions];
 
 /** A request as it is (or would be) sent: method, URL, headers (signed) and body. */
 export interface Prepared {
@@ -173,7 +174,13 @@ export class ApiClient {
     this.opts = opts;
     this.handler =
       opts.handler ??
-      new HttpTransport({ connectTimeout: Math.min(10_000, opts.timeout), connections: opts.connections ?? 16, env: opts.env, ca: opts.ca?.pem, pins: opts.pins?.pins });
+      new HttpTransport({
+        connectTimeout: Math.min(10_000, opts.timeout),
+        connections: opts.connections ?? 16,
+        env: opts.env,
+        ca: opts.ca?.pem,
+        pins: opts.pins?.pins,
+      });
     this.sleep =
       opts.sleep ??
       ((ms, signal) =>
@@ -207,7 +214,10 @@ export class ApiClient {
    * write again as its file recorded it), and read the answer as open JSON. Everything else
    * calls through `call`, whose payload and answer the endpoint table types.
    */
-  async callRecorded(name: EndpointName, a: CallOptions & { params?: Record<string, string | number>; payload?: Record<string, unknown> }): Promise<ApiResponse> {
+  async callRecorded(
+    name: EndpointName,
+    a: CallOptions & { params?: Record<string, string | number>; payload?: Record<string, unknown> },
+  ): Promise<ApiResponse> {
     const ep: Endpoint = lookupEndpoint(name);
     const path = fillPath(ep.path, a.params);
     // A caller's idempotent:true for a request that is only repeatable by its Idempotency-Key
@@ -336,12 +346,19 @@ export class ApiClient {
   private async announce(o: RequestOptions): Promise<WriteTicket | undefined> {
     const hook = this.opts.writeHook;
     if (!hook || o.method === 'GET') return undefined;
-    return hook.before({ endpoint: o.endpoint?.name, method: o.method, path: o.path, payload: o.payload ?? requestObject(o.requestText), headers: o.headers ?? {} });
+    return hook.before({
+      endpoint: o.endpoint?.name,
+      method: o.method,
+      path: o.path,
+      payload: o.payload ?? requestObject(o.requestText),
+      headers: o.headers ?? {},
+    });
   }
 
   /** A request that needs a signature, to a service (signedOnly), with no credentials at all: refused unsent. */
   private refuseUnsigned(o: RequestOptions, p: Prepared): void {
-    if (!this.opts.signedOnly || this.opts.dryRun || (o.auth ?? 'partner') === 'none' || (o.host ?? 'api') !== 'api') return;
+    if (!this.opts.signedOnly || this.opts.dryRun || (o.auth ?? 'partner') === 'none' || (o.host ?? 'api') !== 'api')
+      return;
     if (this.credentialsFor(o.auth ?? 'partner').kind !== 'none') return;
     throw new CliError(
       `${p.method} ${p.url} needs credentials and none are set: nothing was sent. Set BOOKDIST_USERNAME with ` +
@@ -353,7 +370,12 @@ export class ApiClient {
 
   /** --dry-run: check the payload against the OpenAPI document, print the curl line, send nothing. */
   private async dryRun(o: RequestOptions, p: Prepared): Promise<never> {
-    await this.opts.checkPayload?.({ method: o.method, path: o.path, host: o.host ?? 'api', requestText: p.requestText });
+    await this.opts.checkPayload?.({
+      method: o.method,
+      path: o.path,
+      host: o.host ?? 'api',
+      requestText: p.requestText,
+    });
     this.opts.dryRun?.(curlLine(p));
     throw new DryRun();
   }
@@ -363,8 +385,10 @@ export class ApiClient {
     if (!this.opts.debug) return;
     const r = this.route(p.url);
     if (r) this.trace(r.proxy ? `  proxy: ${r.shown} (${r.why})` : `  proxy: none, direct (${r.why})`);
-    if (this.opts.ca && p.url.startsWith('https:')) this.trace(`  trusting also the CA certificates of ${this.opts.ca.file}`);
-    for (const pin of this.opts.pins?.pins ?? []) this.trace(`  ${pin.host}:${pin.port} connects to ${pin.address} (${this.opts.pins!.from})`);
+    if (this.opts.ca && p.url.startsWith('https:'))
+      this.trace(`  trusting also the CA certificates of ${this.opts.ca.file}`);
+    for (const pin of this.opts.pins?.pins ?? [])
+      this.trace(`  ${pin.host}:${pin.port} connects to ${pin.address} (${this.opts.pins!.from})`);
   }
 
   /**
@@ -385,17 +409,23 @@ export class ApiClient {
       } catch (caught) {
         if (o.signal?.aborted) throw caught;
         const err = caught as (SendFailure & { status?: number; contentType?: string }) | undefined;
-        this.trace(`← ${err?.name === 'TimeoutError' ? 'timeout' : failureCode(err) || err?.message} (${Date.now() - started} ms)`);
+        this.trace(
+          `← ${err?.name === 'TimeoutError' ? 'timeout' : failureCode(err) || err?.message} (${Date.now() - started} ms)`,
+        );
         const failure = unmendable(err, info, this.opts.ca?.file);
         if (failure) throw failure; // a certificate, proxy or set-up problem: never retried
-        if (failureCode(err) === 'ERR_BODY_TOO_LARGE') throw bodyTooLarge(info, writes(o), `${MAX_BODY_BYTES / 1024 / 1024} MiB`, err?.status, err?.contentType);
+        if (failureCode(err) === 'ERR_BODY_TOO_LARGE')
+          throw bodyTooLarge(info, writes(o), `${MAX_BODY_BYTES / 1024 / 1024} MiB`, err?.status, err?.contentType);
         const wait = waitAfterFailure(policy, failureCode(err), attempt);
         // A wait that cannot fit before the deadline: the failure as it stands is the answer.
-        if (wait === undefined || Date.now() + wait >= deadline) throw sendFailed(err, info, policy, attempt, this.opts.timeout);
+        if (wait === undefined || Date.now() + wait >= deadline)
+          throw sendFailed(err, info, policy, attempt, this.opts.timeout);
         await this.waitBeforeRetry(o, info, wait, 'backoff', 'the connection failed', attempt, policy.retries);
         continue;
       }
-      this.trace(`← ${res.status} (${Date.now() - started} ms) ${truncate(JSON.stringify(redact(res.body, this.opts.debugFull, true)), 2000)}`);
+      this.trace(
+        `← ${res.status} (${Date.now() - started} ms) ${truncate(JSON.stringify(redact(res.body, this.opts.debugFull, true)), 2000)}`,
+      );
       const wait = waitAfterAnswer(policy, res, attempt);
       if (wait === undefined) return res;
       const asked = res.headers['retry-after'];
@@ -406,13 +436,31 @@ export class ApiClient {
   }
 
   /** Wait before retry `attempt + 1`; a wait over a second is announced (stderr), so a pause is never silent. */
-  private async waitBeforeRetry(o: RequestOptions, info: RequestInfo, wait: number, kind: string, why: string, attempt: number, retries: number): Promise<void> {
-    if (wait > 1000) this.opts.notice?.(`${info.method} ${pathOf(info.url)}: ${why}; waiting ${formatDuration(wait)} (${kind}) before retry ${attempt + 1} of ${retries}.`);
+  private async waitBeforeRetry(
+    o: RequestOptions,
+    info: RequestInfo,
+    wait: number,
+    kind: string,
+    why: string,
+    attempt: number,
+    retries: number,
+  ): Promise<void> {
+    if (wait > 1000)
+      this.opts.notice?.(
+        `${info.method} ${pathOf(info.url)}: ${why}; waiting ${formatDuration(wait)} (${kind}) before retry ${attempt + 1} of ${retries}.`,
+      );
     await this.sleep(wait, o.signal);
   }
 
   /** A wait the deadline cannot hold: the request ends now (exit 7), naming the wait. */
-  private waitTooLong(info: RequestInfo, why: string, wait: number, deadline: number, attempt: number, res: ApiResponse): CliError {
+  private waitTooLong(
+    info: RequestInfo,
+    why: string,
+    wait: number,
+    deadline: number,
+    attempt: number,
+    res: ApiResponse,
+  ): CliError {
     const left = Math.max(0, deadline - Date.now());
     const timeout = this.opts.timeoutText ?? formatDuration(this.opts.timeout);
     return new CliError(
@@ -452,7 +500,12 @@ export class ApiClient {
     return res;
   }
 
-  private async send(p: Prepared, info: RequestInfo, signal: AbortSignal | undefined, ms: number): Promise<ApiResponse> {
+  private async send(
+    p: Prepared,
+    info: RequestInfo,
+    signal: AbortSignal | undefined,
+    ms: number,
+  ): Promise<ApiResponse> {
     const timeout = AbortSignal.timeout(Math.max(1, ms));
     const res = await this.handler.send({
       url: p.url,

@@ -100,9 +100,20 @@ export function isConflict(status: number, body?: unknown): boolean {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not found', 405: 'Method not allowed', 409: 'Conflict',
-  410: 'Gone', 413: 'Request too large', 422: 'Unprocessable request', 429: 'Too many requests', 500: 'Internal server error',
-  502: 'Bad gateway', 503: 'Service unavailable', 504: 'Gateway timeout',
+  400: 'Bad request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Request too large',
+  422: 'Unprocessable request',
+  429: 'Too many requests',
+  500: 'Internal server error',
+  502: 'Bad gateway',
+  503: 'Service unavailable',
+  504: 'Gateway timeout',
 };
 
 /** The name of a status (`Too many requests`), when it has one here. */
@@ -121,7 +132,7 @@ export function toApiError(res: ApiResponse): ApiError {
     STATUS_TEXT[res.status] ||
     'The service answered without a message';
   if (res.status === 401 && /authentication failed/i.test(message)) {
-    message += ' (check the profile\'s username and key: `bookdist profile show`)';
+    message += " (check the profile's username and key: `bookdist profile show`)";
   }
   return new ApiError(res.status, message, b, res.request);
 }

@@ -45,7 +45,9 @@ export function parsePins(text: string): { pins: Pin[] } | { problem: string } {
     const address = m ? (m[3] ?? m[4]) : '';
     const port = m ? Number(m[2]) : 0;
     if (!m || !isIP(address) || port < 1 || port > 65535) {
-      return { problem: `"${entry}" is not HOST:PORT:ADDRESS (e.g. api.example.com:443:203.0.113.7, an IPv6 address in brackets: api.example.com:443:[2001:db8::7])` };
+      return {
+        problem: `"${entry}" is not HOST:PORT:ADDRESS (e.g. api.example.com:443:203.0.113.7, an IPv6 address in brackets: api.example.com:443:[2001:db8::7])`,
+      };
     }
     pins.push({ host: m[1].toLowerCase().replace(/\.$/, ''), port, address });
   }
@@ -54,7 +56,10 @@ export function parsePins(text: string): { pins: Pin[] } | { problem: string } {
 
 /** The pin for a connection to `host`:`port`, if one names them. */
 export function pinFor(pins: readonly Pin[] | undefined, host: string, port: number): Pin | undefined {
-  const h = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const h = host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   return pins?.find((p) => p.host === h && p.port === port);
 }
 
@@ -65,8 +70,17 @@ function showProxy(u: URL): string {
 
 /** Is this host loopback (localhost, 127.0.0.0/8, ::1)? Such requests never go through a proxy. */
 function isLoopbackHost(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
-  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || /^::ffff:127\./.test(h);
+  const h = host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
+  return (
+    h === 'localhost' ||
+    h.endsWith('.localhost') ||
+    h === '::1' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) ||
+    /^::ffff:127\./.test(h)
+  );
 }
 
 function ipToBigInt(ip: string): { v: bigint; bits: number } | undefined {
@@ -128,7 +142,10 @@ function noProxyMatches(entry: string, host: string, port: string): boolean {
  * Throws (with `code` BOOKDIST_PROXY_URL and `setting`) for a proxy URL that is not usable.
  */
 export function routeFor(target: URL, env: Env): Route {
-  const host = target.hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const host = target.hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   const port = target.port || (target.protocol === 'https:' ? '443' : '80');
   const names = target.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY'];
   const set = pick(env, names) ?? pick(env, ['all_proxy', 'ALL_PROXY']);
@@ -150,7 +167,9 @@ export function routeFor(target: URL, env: Env): Route {
   }
   if (proxy.protocol !== 'http:') {
     throw Object.assign(
-      new Error(`${set.name} uses ${proxy.protocol}// (${showProxy(proxy)}); bookdist talks to proxies over http:// only (HTTPS requests are tunnelled with CONNECT).`),
+      new Error(
+        `${set.name} uses ${proxy.protocol}// (${showProxy(proxy)}); bookdist talks to proxies over http:// only (HTTPS requests are tunnelled with CONNECT).`,
+      ),
       { code: 'BOOKDIST_PROXY_URL', setting: set.name },
     );
   }
@@ -174,7 +193,7 @@ const CERT_ERRORS: Record<string, string> = {
   DEPTH_ZERO_SELF_SIGNED_CERT: 'it is self-signed and not trusted',
   CERT_UNTRUSTED: 'it is not trusted',
   CERT_HAS_EXPIRED: 'it has expired',
-  CERT_NOT_YET_VALID: 'it is not valid yet (check this machine\'s clock)',
+  CERT_NOT_YET_VALID: "it is not valid yet (check this machine's clock)",
   CERT_REVOKED: 'it has been revoked',
   CERT_SIGNATURE_FAILURE: 'its signature does not verify',
   CERT_CHAIN_TOO_LONG: 'its chain is too long',

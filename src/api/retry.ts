@@ -3,7 +3,14 @@
 import type { ApiResponse } from './answer.js';
 
 /** Network failures that mean the request never left: repeating it is always safe. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** Did a send that failed with this code never leave (so it cannot have taken effect)? */
 export function neverSent(code: string): boolean {
@@ -47,7 +54,8 @@ export function waitAfterFailure(policy: RetryPolicy, code: string, attempt: num
 
 /** How long to wait before repeating a request that got this answer; undefined: it is final. */
 export function waitAfterAnswer(policy: RetryPolicy, res: ApiResponse, attempt: number): number | undefined {
-  const retryable = res.status === 429 || (policy.network && (res.status === 502 || res.status === 503 || res.status === 504));
+  const retryable =
+    res.status === 429 || (policy.network && (res.status === 502 || res.status === 503 || res.status === 504));
   if (!retryable || attempt >= policy.retries) return undefined;
   // As long as asked: the request's deadline (--timeout) decides whether the wait fits (client.ts).
   return retryAfterMs(res.headers['retry-after']) ?? backoff(attempt);

@@ -48,7 +48,11 @@ function hostOf(url: string): string {
 }
 
 /** A failure that retrying cannot mend: a certificate, the proxy, or a proxy setting. */
-export function unmendable(err: SendFailure | undefined, info: RequestInfo, caFile: string | undefined): CliError | undefined {
+export function unmendable(
+  err: SendFailure | undefined,
+  info: RequestInfo,
+  caFile: string | undefined,
+): CliError | undefined {
   const code = failureCode(err);
   const host = hostOf(info.url);
   const cert =
@@ -59,12 +63,17 @@ export function unmendable(err: SendFailure | undefined, info: RequestInfo, caFi
         : `the TLS handshake failed (${String(err?.message).split('\n')[0].slice(0, 160)})`
       : undefined);
   if (cert) {
-    return new CliError(`Certificate problem: the certificate of ${host} did not verify: ${cert} (${code}). Nothing was sent. ${certificateAdvice(code, host, caFile)}`, ExitCode.TLS, {
-      code,
-      host,
-    });
+    return new CliError(
+      `Certificate problem: the certificate of ${host} did not verify: ${cert} (${code}). Nothing was sent. ${certificateAdvice(code, host, caFile)}`,
+      ExitCode.TLS,
+      {
+        code,
+        host,
+      },
+    );
   }
-  if (code === 'BOOKDIST_PROXY_URL') return new CliError(String(err?.message), ExitCode.USAGE, { setting: err?.setting });
+  if (code === 'BOOKDIST_PROXY_URL')
+    return new CliError(String(err?.message), ExitCode.USAGE, { setting: err?.setting });
   if (err?.proxy) return proxyFailure(err, info, code, host);
   return undefined;
 }
@@ -77,11 +86,15 @@ function proxyFailure(err: SendFailure, info: RequestInfo, code: string, host: s
       : status
         ? `it refused to connect to ${host} (it answered ${status}): check that the proxy may reach the service, or name the service in NO_PROXY`
         : `it could not be reached (${code || err.message}): check HTTPS_PROXY/HTTP_PROXY, or name the service in NO_PROXY to go direct`;
-  return new CliError(`Proxy problem: the proxy ${err.proxy} for ${info.method} ${info.url} failed: ${why}.`, ExitCode.PROXY, {
-    code: code || undefined,
-    proxy: err.proxy,
-    proxy_status: status,
-  });
+  return new CliError(
+    `Proxy problem: the proxy ${err.proxy} for ${info.method} ${info.url} failed: ${why}.`,
+    ExitCode.PROXY,
+    {
+      code: code || undefined,
+      proxy: err.proxy,
+      proxy_status: status,
+    },
+  );
 }
 
 /**
@@ -110,7 +123,11 @@ export function sendFailed(
   const what = timedOut
     ? `no answer within ${formatDuration(timeoutMs)} (timed out; raise --timeout)`
     : `could not reach the service (${code || err?.message})`;
-  return new CliError(`${info.method} ${info.url}: ${what}${attempt ? ` after ${attempt + 1} attempts` : ''}`, ExitCode.UNAVAILABLE, {
-    code: code || undefined,
-  });
+  return new CliError(
+    `${info.method} ${info.url}: ${what}${attempt ? ` after ${attempt + 1} attempts` : ''}`,
+    ExitCode.UNAVAILABLE,
+    {
+      code: code || undefined,
+    },
+  );
 }

@@ -36,7 +36,10 @@ function withCode(message: string, code: string): Error {
 }
 
 /** What an https Agent calls to open a connection (here: a CONNECT tunnel, then TLS over it). */
-type CreateConnection = (options: ConnectionOptions & { host: string; port: number }, done: (err: Error | null, socket?: Socket) => void) => undefined;
+type CreateConnection = (
+  options: ConnectionOptions & { host: string; port: number },
+  done: (err: Error | null, socket?: Socket) => void,
+) => undefined;
 
 export class HttpTransport implements HttpHandler {
   private readonly agents = new Map<string, Agent>();
@@ -78,7 +81,9 @@ export class HttpTransport implements HttpHandler {
       const pin = pinFor(pins, hostname, port);
       if (!pin) return process.getBuiltinModule('node:dns').lookup(hostname, options as never, callback as never);
       const family = pin.address.includes(':') ? 6 : 4;
-      process.nextTick(() => (options.all ? callback(null, [{ address: pin.address, family }]) : callback(null, pin.address, family)));
+      process.nextTick(() =>
+        options.all ? callback(null, [{ address: pin.address, family }]) : callback(null, pin.address, family),
+      );
     }) as LookupFunction;
   }
 
@@ -112,9 +117,23 @@ export class HttpTransport implements HttpHandler {
       const headers: Record<string, string> = { host: authority };
       if (auth) headers['proxy-authorization'] = auth;
       const proxyPort = Number(proxy.port || 80);
-      const req = http.request({ host: proxy.hostname.replace(/^\[|\]$/g, ''), port: proxyPort, method: 'CONNECT', path: authority, headers, agent: false, lookup: this.lookupFor(proxyPort) });
+      const req = http.request({
+        host: proxy.hostname.replace(/^\[|\]$/g, ''),
+        port: proxyPort,
+        method: 'CONNECT',
+        path: authority,
+        headers,
+        agent: false,
+        lookup: this.lookupFor(proxyPort),
+      });
       const timer = setTimeout(
-        () => req.destroy(withCode(`the proxy ${route.shown} opened no tunnel within ${this.opts.connectTimeout} ms`, 'UND_ERR_CONNECT_TIMEOUT')),
+        () =>
+          req.destroy(
+            withCode(
+              `the proxy ${route.shown} opened no tunnel within ${this.opts.connectTimeout} ms`,
+              'UND_ERR_CONNECT_TIMEOUT',
+            ),
+          ),
         this.opts.connectTimeout,
       );
       let finished = false;
@@ -128,11 +147,21 @@ export class HttpTransport implements HttpHandler {
         if (res.statusCode !== 200) {
           socket.destroy();
           const status = res.statusCode ?? 0;
-          const err = withCode(`the proxy answered ${status} ${res.statusMessage ?? ''}`.trim(), status === 407 || status === 401 ? 'BOOKDIST_PROXY_AUTH' : 'BOOKDIST_PROXY_REFUSED');
+          const err = withCode(
+            `the proxy answered ${status} ${res.statusMessage ?? ''}`.trim(),
+            status === 407 || status === 401 ? 'BOOKDIST_PROXY_AUTH' : 'BOOKDIST_PROXY_REFUSED',
+          );
           return finish(proxyError(Object.assign(err, { proxyStatus: status }), route));
         }
         const { host: _h, port: _p, path: _path, ...rest } = options;
-        finish(null, tls.connect({ ...rest, socket, servername: options.servername ?? (isIpLiteral(options.host) ? undefined : options.host) }));
+        finish(
+          null,
+          tls.connect({
+            ...rest,
+            socket,
+            servername: options.servername ?? (isIpLiteral(options.host) ? undefined : options.host),
+          }),
+        );
       });
       req.once('error', (err: Error) => finish(proxyError(err, route)));
       req.end();
@@ -170,23 +199,23 @@ export class HttpTransport implements HttpHandler {
       const onAbort = () => fail(init.signal.reason);
       init.signal.addEventListener('abort', onAbort, { once: true });
       const agent = this.agentFor(target.protocol, mod, route);
-      const proxyPort = Number(route.proxy?.port || 80);
-      const options: RequestOptions = viaHttpProxy
-        ? { method: init.method, headers: { host: target.host, ...headers }, agent, host: route.proxy!.hostname.replace(/^\[|\]$/g, ''), port: proxyPort, path: target.href, lookup: this.lookupFor(proxyPort) }
-        : { method: init.method, headers, agent, lookup: route.proxy ? undefined : this.lookupFor(Number(target.port || (target.protocol === 'https:' ? 443 : 80))) };
+      const options = this.optionsFor(init, target, route, headers, agent);
       const onResponse = (res: IncomingMessage) => {
         const socket = res.socket;
         if (viaHttpProxy && res.statusCode === 407) {
           res.resume();
-          return fail(proxyError(Object.assign(withCode('the proxy answered 407 Proxy Authentication Required', 'BOOKDIST_PROXY_AUTH'), { proxyStatus: 407 }), route));
+          return fail(
+            proxyError(
+              Object.assign(withCode('the proxy answered 407 Proxy Authentication Required', 'BOOKDIST_PROXY_AUTH'), {
+                proxyStatus: 407,
+              }),
+              route,
+            ),
+          );
         }
         // The body is capped as it arrives (a declared length over the cap fails at once): no
         // answer holds more than MAX_BODY_BYTES of memory, or meets Node's string limit.
-        const tooLarge = () =>
-          Object.assign(withCode(`the answer's body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB`, 'ERR_BODY_TOO_LARGE'), {
-            status: res.statusCode ?? 0,
-            contentType: String(res.headers['content-type'] ?? ''),
-          });
+        const tooLarge = () => bodyTooLarge(res);
         if (Number(res.headers['content-length']) > MAX_BODY_BYTES) return fail(tooLarge());
         const chunks: Buffer[] = [];
         let size = 0;
@@ -201,9 +230,12 @@ export class HttpTransport implements HttpHandler {
           if (settled) return;
           settled = true;
           init.signal.removeEventListener('abort', onAbort);
-          const out: Record<string, string> = {};
-          for (const [k, v] of Object.entries(res.headers)) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
-          resolve({ status: res.statusCode ?? 0, headers: out, text: Buffer.concat(chunks).toString('utf8'), tls: tlsInfo(socket) });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: flatHeaders(res),
+            text: Buffer.concat(chunks).toString('utf8'),
+            tls: tlsInfo(socket),
+          });
         });
       };
       req = viaHttpProxy ? mod.request(options, onResponse) : mod.request(target, options, onResponse);
@@ -224,11 +256,57 @@ export class HttpTransport implements HttpHandler {
     });
   }
 
+  /** Node's request options: through a plain-http proxy, to the proxy with the target in absolute form. */
+  private optionsFor(
+    init: HttpRequest,
+    target: URL,
+    route: Route,
+    headers: Record<string, string>,
+    agent: Agent,
+  ): RequestOptions {
+    if (route.proxy && target.protocol === 'http:') {
+      const proxyPort = Number(route.proxy.port || 80);
+      return {
+        method: init.method,
+        headers: { host: target.host, ...headers },
+        agent,
+        host: route.proxy.hostname.replace(/^\[|\]$/g, ''),
+        port: proxyPort,
+        path: target.href,
+        lookup: this.lookupFor(proxyPort),
+      };
+    }
+    return {
+      method: init.method,
+      headers,
+      agent,
+      lookup: route.proxy
+        ? undefined
+        : this.lookupFor(Number(target.port || (target.protocol === 'https:' ? 443 : 80))),
+    };
+  }
+
   /** Close every connection now; requests still in flight (an interrupted run) are cut. */
   close(): void {
     for (const agent of this.agents.values()) agent.destroy();
     this.agents.clear();
   }
+}
+
+/** The error of an answer whose body is over MAX_BODY_BYTES, with what is known of the answer. */
+function bodyTooLarge(res: IncomingMessage): Error {
+  return Object.assign(
+    withCode(`the answer's body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB`, 'ERR_BODY_TOO_LARGE'),
+    { status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? '') },
+  );
+}
+
+/** An answer's headers, lower-case names, repeated ones joined. */
+function flatHeaders(res: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(res.headers))
+    out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
+  return out;
 }
 
 function isIpLiteral(host: string): boolean {
@@ -240,7 +318,12 @@ function tlsInfo(socket: Socket | null): TlsInfo | undefined {
   const t = socket as TLSSocket | null;
   if (!t || typeof t.getPeerCertificate !== 'function') return undefined;
   const cert = t.getPeerCertificate();
-  const name = (n: object | undefined) => (n ? Object.entries(n).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('+') : v}`).join(', ') : '');
+  const name = (n: object | undefined) =>
+    n
+      ? Object.entries(n)
+          .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('+') : v}`)
+          .join(', ')
+      : '';
   return {
     protocol: t.getProtocol() ?? undefined,
     subject: name(cert?.subject),

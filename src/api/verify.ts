@@ -62,7 +62,8 @@ function typeOk(t: string, v: unknown): boolean {
   }
 }
 
-const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+const typeName = (v: unknown) =>
+  v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 
 /** Where `v` breaks `schema`, as `book.title: missing`; undefined when it does not. */
 function problemIn(schema: Schema, v: unknown, at: string, depth: number): string | undefined {
@@ -73,10 +74,13 @@ function problemIn(schema: Schema, v: unknown, at: string, depth: number): strin
     if (!typeOk('object', v)) return `${at}: ${typeName(v)}, not an object`;
     return membersProblem(USED[ref] ?? {}, [], v as Record<string, unknown>, at, depth + 1);
   }
-  if ('const' in schema) return v === schema.const ? undefined : `${at}: ${JSON.stringify(v)}, not ${JSON.stringify(schema.const)}`;
-  const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? (schema.type as string[]) : [String(schema.type)];
+  if ('const' in schema)
+    return v === schema.const ? undefined : `${at}: ${JSON.stringify(v)}, not ${JSON.stringify(schema.const)}`;
+  const types =
+    schema.type === undefined ? [] : Array.isArray(schema.type) ? (schema.type as string[]) : [String(schema.type)];
   if (types.length && !types.some((t) => typeOk(t, v))) return `${at}: ${typeName(v)}, not ${types.join(' or ')}`;
-  if (typeof v === 'string' && typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(v)) return `${at}: ${JSON.stringify(v.slice(0, 40))} is not of the documented form`;
+  if (typeof v === 'string' && typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(v))
+    return `${at}: ${JSON.stringify(v.slice(0, 40))} is not of the documented form`;
   const items = schema.items as Schema | undefined;
   if (Array.isArray(v) && items && typeof items === 'object' && !CHECKED_BY_CALLER.has(String(items.$ref))) {
     for (let i = 0; i < v.length; i++) {
@@ -86,7 +90,14 @@ function problemIn(schema: Schema, v: unknown, at: string, depth: number): strin
   }
   if (typeOk('object', v) && schema.properties && typeof schema.properties === 'object') {
     const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
-    return membersProblem(schema.properties as Record<string, Schema>, required, v as Record<string, unknown>, at, depth + 1, true);
+    return membersProblem(
+      schema.properties as Record<string, Schema>,
+      required,
+      v as Record<string, unknown>,
+      at,
+      depth + 1,
+      true,
+    );
   }
   return undefined;
 }
@@ -95,7 +106,14 @@ function problemIn(schema: Schema, v: unknown, at: string, depth: number): strin
  * Members of `o` against `members`: by default every member is required (the table's and USED's
  * convention, a name ending in `?` may be absent); with `onlyListed`, only those in `required`.
  */
-function membersProblem(members: Record<string, Schema>, required: string[], o: Record<string, unknown>, at: string, depth: number, onlyListed = false): string | undefined {
+function membersProblem(
+  members: Record<string, Schema>,
+  required: string[],
+  o: Record<string, unknown>,
+  at: string,
+  depth: number,
+  onlyListed = false,
+): string | undefined {
   for (const [key, schema] of Object.entries(members)) {
     const optional = key.endsWith('?');
     const name = optional ? key.slice(0, -1) : key;
@@ -126,9 +144,12 @@ export function answerProblem(ep: Endpoint, format: string, body: unknown): stri
   if (flags) return flags;
   if (NOT_SHOWN.has(ep.name)) return b.success === true ? undefined : 'it has no "success": true';
   // `message` is the envelope's human text (2.1): checked when given, never required.
-  const members = Object.fromEntries(Object.entries(ep.response.body).map(([k, v]) => [k === 'message' ? 'message?' : k, v]));
+  const members = Object.fromEntries(
+    Object.entries(ep.response.body).map(([k, v]) => [k === 'message' ? 'message?' : k, v]),
+  );
   // Without `success: true`, only the endpoint's documented members can say it succeeded.
-  if (b.success === undefined && !Object.keys(members).some((k) => !k.endsWith('?'))) return 'it has no "success": true';
+  if (b.success === undefined && !Object.keys(members).some((k) => !k.endsWith('?')))
+    return 'it has no "success": true';
   return membersProblem(members, [], b, '', 0);
 }
 
@@ -182,14 +203,14 @@ function facts(res: AnswerFacts): string {
 }
 
 const PAGE_ADVICE =
-  'A web page answered instead of the service: a sign-in page of the network (a captive portal) or a proxy, or a base URL that is not the service\'s. Check the network and the base URL (`bookdist profile show`).';
+  "A web page answered instead of the service: a sign-in page of the network (a captive portal) or a proxy, or a base URL that is not the service's. Check the network and the base URL (`bookdist profile show`).";
 
 /** What a 2xx that is not the promised answer most likely is, and what to do (a write: check it first). */
 function adviceFor(res: AnswerFacts, write: boolean): string {
   const page = /html/i.test(res.headers['content-type'] ?? '') || /^\s*</.test(res.head ?? '');
   if (write) return page ? `${WRITE_ADVICE} ${PAGE_ADVICE}` : WRITE_ADVICE;
   if (page) return PAGE_ADVICE;
-  return 'Check that the base URL is the service\'s (`bookdist profile show`); another deployment that answers this way does not follow the interface.';
+  return "Check that the base URL is the service's (`bookdist profile show`); another deployment that answers this way does not follow the interface.";
 }
 
 /**
@@ -200,9 +221,15 @@ function redirectError(res: AnswerFacts, write: boolean, base: string): Error {
   const where = res.headers['location'];
   const details = { status: res.status, location: where ?? null, content_type: res.headers['content-type'] ?? null };
   if (!where) {
-    return new UnverifiedAnswer(`${lead(res, write)}the service answered ${res.status}, a redirect with no Location, which is not what the interface promises here. ${adviceFor(res, write)}`, write ? 'unknown' : 'failed', details, res.status);
+    return new UnverifiedAnswer(
+      `${lead(res, write)}the service answered ${res.status}, a redirect with no Location, which is not what the interface promises here. ${adviceFor(res, write)}`,
+      write ? 'unknown' : 'failed',
+      details,
+      res.status,
+    );
   }
-  let fix = 'If the service has moved, use its new address as the base URL (--base-url, BOOKDIST_BASE_URL or the profile\'s).';
+  let fix =
+    "If the service has moved, use its new address as the base URL (--base-url, BOOKDIST_BASE_URL or the profile's).";
   try {
     const to = new URL(where, res.request.url);
     const from = new URL(res.request.url);
@@ -239,7 +266,12 @@ export function verifyAnswer(ep: Endpoint, res: AnswerFacts, base: string): 'don
     if (documented >= 300 && documented < 400 && res.headers['location']) return 'done';
     throw redirectError(res, write, base);
   }
-  const problem = res.status >= 200 && res.status < 300 ? (documented >= 300 ? undefined : answerProblem(ep, res.format, res.body)) : `status ${res.status} is not a success`;
+  const problem =
+    res.status >= 200 && res.status < 300
+      ? documented >= 300
+        ? undefined
+        : answerProblem(ep, res.format, res.body)
+      : `status ${res.status} is not a success`;
   if (problem === undefined) return 'done';
   throw unverified(res, write, problem);
 }
@@ -274,17 +306,28 @@ function unverified(res: AnswerFacts, write: boolean, problem: string): Unverifi
   return new UnverifiedAnswer(
     `${lead(res, write)}the service's answer was not what the interface promises (${facts(res)}): ${problem}. ${adviceFor(res, write)}`,
     write ? 'unknown' : 'failed',
-    { status: res.status, content_type: res.headers['content-type'] ?? null, begins: firstBytes(res.head ?? ''), problem },
+    {
+      status: res.status,
+      content_type: res.headers['content-type'] ?? null,
+      begins: firstBytes(res.head ?? ''),
+      problem,
+    },
     res.status,
   );
 }
 
 /** A body over MAX_BODY_BYTES: never read whole, never retried; a write's outcome is unknown. */
-export function bodyTooLarge(request: { method: string; url: string }, write: boolean, limit: string, status?: number, contentType?: string): Error {
+export function bodyTooLarge(
+  request: { method: string; url: string },
+  write: boolean,
+  limit: string,
+  status?: number,
+  contentType?: string,
+): Error {
   const res: AnswerFacts = { status: status ?? 0, headers: {}, format: 'text', body: undefined, request };
   return new UnverifiedAnswer(
     `${lead(res, write)}the answer's body is larger than ${limit}, the most bookdist reads (HTTP ${status ?? '?'}, ${contentType || 'no content type'}): ` +
-      `no answer of the interface is that large, so it was not read further. ${write ? WRITE_ADVICE : 'Check that the base URL is the service\'s (`bookdist profile show`).'}`,
+      `no answer of the interface is that large, so it was not read further. ${write ? WRITE_ADVICE : "Check that the base URL is the service's (`bookdist profile show`)."}`,
     write ? 'unknown' : 'failed',
     { status: status ?? null, content_type: contentType ?? null, problem: `body over ${limit}` },
     status,

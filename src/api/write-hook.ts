@@ -49,12 +49,21 @@ export interface WriteHook {
 export function verdictOf(res: ApiResponse): WriteVerdict {
   const http = res.status;
   if (http >= 200 && http < 300) {
-    if (res.format === 'json' && res.body && typeof res.body === 'object' && res.body.success !== false) return { status: 'done', http, body: res.body };
-    return { status: 'unknown', http, reason: `the answer was not the interface's (${res.format === 'json' ? 'success: false' : `${res.format} body, ${res.headers['content-type'] ?? 'no content type'}`})` };
+    if (res.format === 'json' && res.body && typeof res.body === 'object' && res.body.success !== false)
+      return { status: 'done', http, body: res.body };
+    return {
+      status: 'unknown',
+      http,
+      reason: `the answer was not the interface's (${res.format === 'json' ? 'success: false' : `${res.format} body, ${res.headers['content-type'] ?? 'no content type'}`})`,
+    };
   }
   if (http >= 400 && http < 500) return { status: 'failed', http, body: res.body };
   if (http === 503) return { status: 'failed', http, body: res.body };
-  return { status: 'unknown', http, reason: http >= 300 && http < 400 ? `redirected (${res.headers.location ?? 'no Location'})` : `HTTP ${http}` };
+  return {
+    status: 'unknown',
+    http,
+    reason: http >= 300 && http < 400 ? `redirected (${res.headers.location ?? 'no Location'})` : `HTTP ${http}`,
+  };
 }
 
 /**
@@ -64,10 +73,16 @@ export function verdictOf(res: ApiResponse): WriteVerdict {
  * ledger record and `bookdist ledger reconcile`.
  */
 export function settleThrown(ticket: WriteTicket, e: unknown): unknown {
-  const err = e as { name?: string; message?: string; details?: Record<string, unknown>; exitCode?: number; status?: number } | undefined;
+  const err = e as
+    | { name?: string; message?: string; details?: Record<string, unknown>; exitCode?: number; status?: number }
+    | undefined;
   const code = typeof err?.details?.code === 'string' ? err.details.code : undefined;
   const lostAfterSending = err?.exitCode === ExitCode.UNAVAILABLE && !(code && neverSent(code));
-  const unknown = err?.details?.outcome === 'unknown' || lostAfterSending || err?.name === 'AbortError' || err?.name === 'TimeoutError';
+  const unknown =
+    err?.details?.outcome === 'unknown' ||
+    lostAfterSending ||
+    err?.name === 'AbortError' ||
+    err?.name === 'TimeoutError';
   // The client's verification (verify.ts) threw: an answer came, but not the interface's.
   const unverified = err?.name === 'UnverifiedAnswer';
   const why = unverified
@@ -79,7 +94,9 @@ export function settleThrown(ticket: WriteTicket, e: unknown): unknown {
     reason: why.split('\n')[0].slice(0, 200),
   });
   if (!unknown || !(e instanceof CliError)) return e;
-  const said = /outcome is unknown/.test(e.message) ? '' : ' The request may have reached the service: its outcome is unknown.';
+  const said = /outcome is unknown/.test(e.message)
+    ? ''
+    : ' The request may have reached the service: its outcome is unknown.';
   return new CliError(
     `${e.message}${said} It is write ${ticket.id} in the ledger: \`bookdist ledger reconcile\` settles it (\`bookdist ledger show ${ticket.id}\`).`,
     e.exitCode,

@@ -31,17 +31,22 @@ export function jobFlags(
   ctx: Context,
 ): Pick<JobSpec<unknown, Record<string, unknown>>, 'file' | 'resume' | 'restart' | 'concurrency'> {
   const format = ctx.globals.output === 'csv' || /\.csv$/i.test(o.results ?? '') ? 'csv' : 'ndjson';
-  const file = o.results ? { path: resolve(ctx.io.cwd, o.results), flag: '--results', display: o.results, format } as const : undefined;
+  const file = o.results
+    ? ({ path: resolve(ctx.io.cwd, o.results), flag: '--results', display: o.results, format } as const)
+    : undefined;
   return { file, resume: o.resume, restart: o.restart, concurrency: o.concurrency };
 }
-
 
 /**
  * The bulk form of a verb, read from commander's options: `inputs` maps option keys to flags
  * (e.g. { fromCsv: '--from-csv' }); exactly one may be given. `singleFlags` are the options of the
  * one-item form, which the bulk form refuses. Undefined when no input flag is given.
  */
-export function parseBulkFlags(options: object, inputs: Record<string, string>, singleFlags: readonly string[] = []): BulkFlags | undefined {
+export function parseBulkFlags(
+  options: object,
+  inputs: Record<string, string>,
+  singleFlags: readonly string[] = [],
+): BulkFlags | undefined {
   const opts = options as Record<string, unknown>;
   const given = Object.keys(inputs).filter((k) => opts[k] !== undefined);
   if (!given.length) {
@@ -53,13 +58,17 @@ export function parseBulkFlags(options: object, inputs: Record<string, string>, 
   const key = given[0];
   const flag = inputs[key];
   const clash = singleFlags.filter((k) => opts[k] !== undefined);
-  if (clash.length) throw usageError(`${flag} takes the values from the file; drop ${clash.map((k) => '--' + k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())).join(', ')}.`);
+  if (clash.length)
+    throw usageError(
+      `${flag} takes the values from the file; drop ${clash.map((k) => '--' + k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())).join(', ')}.`,
+    );
   const file = String(opts[key]);
   const concurrency = v.positiveInt((opts.concurrency as string | number | undefined) ?? '4', '--concurrency', 64);
   const argv = [flag, shellQuote(file)];
   if (opts.results !== undefined) argv.push('--results', shellQuote(String(opts.results)));
   if (concurrency !== 4) argv.push('--concurrency', String(concurrency));
-  if ((opts.resume || opts.restart) && opts.results === undefined) throw usageError(`--${opts.resume ? 'resume' : 'restart'} needs the --results FILE of the job.`);
+  if ((opts.resume || opts.restart) && opts.results === undefined)
+    throw usageError(`--${opts.resume ? 'resume' : 'restart'} needs the --results FILE of the job.`);
   return {
     file,
     flag,

@@ -15,7 +15,8 @@ export interface Line {
 
 export function openInput(file: string, ctx: Context, flag: string): Readable {
   if (file === '-') {
-    if (ctx.io.stdin.isTTY) throw usageError(`${flag} -: reading from stdin, but stdin is a terminal. Pipe the list in, or give a file.`);
+    if (ctx.io.stdin.isTTY)
+      throw usageError(`${flag} -: reading from stdin, but stdin is a terminal. Pipe the list in, or give a file.`);
     return ctx.io.stdin;
   }
   const stream = createReadStream(resolve(ctx.io.cwd, file));

@@ -71,9 +71,11 @@ export function createProgress(ctx: Context, opts: ProgressOptions): Progress {
     // Block characters are two columns wide in many East Asian terminal set-ups (issue 17).
     const [on, off] = asciiOnly(ctx.io.env) ? ['#', '-'] : ['█', '░'];
     const bar = withBar ? on.repeat(filled) + off.repeat(width - filled) + ' ' : '';
-    const eta = rate > 0 && total > done ? formatDuration(((total - done) / rate) * 1000) : done >= total ? 'done' : '--';
+    const eta =
+      rate > 0 && total > done ? formatDuration(((total - done) / rate) * 1000) : done >= total ? 'done' : '--';
     const unit = opts.unit ? ` ${opts.unit}` : '';
-    if (!Number.isFinite(total)) return `${opts.label ? opts.label + ' ' : ''}${done.toLocaleString('en-US')}${unit}  ${Math.round(rate).toLocaleString('en-US')}/s`;
+    if (!Number.isFinite(total))
+      return `${opts.label ? opts.label + ' ' : ''}${done.toLocaleString('en-US')}${unit}  ${Math.round(rate).toLocaleString('en-US')}/s`;
     return `${opts.label ? opts.label + ' ' : ''}${bar}${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')}${unit}  ${Math.round(rate).toLocaleString('en-US')}/s  ETA ${eta}`;
   };
   // A timer, not the updates: a job waiting on a slow service still says it is alive.
@@ -93,7 +95,12 @@ export function createProgress(ctx: Context, opts: ProgressOptions): Progress {
     if (drawn) put('\r\x1b[2K');
     drawn = false;
   };
-  const unguard = enabled ? [guard(err, clear, (ended) => ((lineOpen = !ended), draw(true))), ...(ctx.io.stdout?.isTTY ? [guard(ctx.io.stdout, clear, (ended) => ((lineOpen = !ended), draw(true)))] : [])] : [];
+  const unguard = enabled
+    ? [
+        guard(err, clear, (ended) => ((lineOpen = !ended), draw(true))),
+        ...(ctx.io.stdout?.isTTY ? [guard(ctx.io.stdout, clear, (ended) => ((lineOpen = !ended), draw(true)))] : []),
+      ]
+    : [];
   draw(true);
   return {
     tick(n = 1) {
@@ -141,7 +148,8 @@ function guard(stream: Stream, before: () => void, after: (ended: boolean) => vo
   const own = Object.getOwnPropertyDescriptor(stream, 'write');
   const write = stream.write;
   stream.write = function (this: Stream, chunk: unknown, ...rest: unknown[]) {
-    const text = typeof chunk === 'string' ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : '';
+    const text =
+      typeof chunk === 'string' ? chunk : chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : '';
     if (!text) return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
     before();
     const ok = (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);

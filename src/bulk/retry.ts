@@ -44,26 +44,50 @@ function isTransientStatus(status: number): boolean {
  * with `outcome: 'unknown'`).
  * No signal reaches the request: one in flight is never aborted (its result must be recorded).
  */
-export async function callOnce<N extends EndpointName>(api: ApiClient, name: N, args: CallArgs<N>, opts: CallOptions = {}): Promise<Outcome<N>> {
+export async function callOnce<N extends EndpointName>(
+  api: ApiClient,
+  name: N,
+  args: CallArgs<N>,
+  opts: CallOptions = {},
+): Promise<Outcome<N>> {
   let res: ApiResponse<Answer<N> | ErrorBody>;
   try {
     // Whether a request carrying an Idempotency-Key may be repeated is the client's policy's call
     // (where the service honours keys); the job adds nothing to it.
     res = await api.call(name, ...([{ ...args, headers: opts.headers }] as ArgsOf<N>));
   } catch (thrown) {
-    const err = thrown as { name?: unknown; message?: unknown; exitCode?: number; details?: { outcome?: unknown } } | null | undefined;
+    const err = thrown as
+      | { name?: unknown; message?: unknown; exitCode?: number; details?: { outcome?: unknown } }
+      | null
+      | undefined;
     if (err?.name === 'DryRun') throw thrown;
     const outcome = err?.details?.outcome === 'unknown' ? ({ outcome: 'unknown' } as const) : {};
     if (err?.exitCode !== undefined && err.exitCode !== ExitCode.UNAVAILABLE) {
       // Not a network failure (e.g. a bad key, an answer that is not the promised one): the service's word.
-      return { ok: false, failure: { kind: 'error', message: String(err.message), exitCode: err.exitCode, ...outcome } };
+      return {
+        ok: false,
+        failure: { kind: 'error', message: String(err.message), exitCode: err.exitCode, ...outcome },
+      };
     }
     // Interrupted meanwhile: not a failure of the item, which --resume sends again.
-    return { ok: false, failure: { kind: 'unavailable', message: messageOf(thrown), exitCode: ExitCode.UNAVAILABLE }, interrupted: Boolean(opts.signal?.aborted) };
+    return {
+      ok: false,
+      failure: { kind: 'unavailable', message: messageOf(thrown), exitCode: ExitCode.UNAVAILABLE },
+      interrupted: Boolean(opts.signal?.aborted),
+    };
   }
   if (!isTransientStatus(res.status)) return { ok: true, response: res };
   const e = toApiError(res);
-  return { ok: false, failure: { kind: 'unavailable', status: res.status, message: e.message, exitCode: ExitCode.UNAVAILABLE, body: res.body } };
+  return {
+    ok: false,
+    failure: {
+      kind: 'unavailable',
+      status: res.status,
+      message: e.message,
+      exitCode: ExitCode.UNAVAILABLE,
+      body: res.body,
+    },
+  };
 }
 
 /** The failure of a 4xx answer in the same shape. */

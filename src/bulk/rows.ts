@@ -34,7 +34,11 @@ export async function inputFingerprint(file: string, ctx: Context, flag: string)
 }
 
 /** CSV records as objects keyed by the header's column names. */
-export async function* csvRows(file: string, ctx: Context, opts: { flag: string; required: string[]; optional?: string[] }): AsyncGenerator<InputRow<Record<string, string>>> {
+export async function* csvRows(
+  file: string,
+  ctx: Context,
+  opts: { flag: string; required: string[]; optional?: string[] },
+): AsyncGenerator<InputRow<Record<string, string>>> {
   const { parse, CsvError } = await import('csv-parse');
   const input = openInput(file, ctx, opts.flag);
   // The line of each record from on_record's context (far cheaper than `info: true`, which copies it).
@@ -59,13 +63,16 @@ export async function* csvRows(file: string, ctx: Context, opts: { flag: string;
         const missing = opts.required.filter((r) => !header!.includes(r));
         if (missing.length) {
           const all = [...opts.required, ...(opts.optional ?? []).map((o) => `[${o}]`)].join(',');
-          throw usageError(`${opts.flag} ${file}: the header row lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (it has: ${header.join(', ')}; expected: ${all}).`);
+          throw usageError(
+            `${opts.flag} ${file}: the header row lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (it has: ${header.join(', ')}; expected: ${all}).`,
+          );
         }
         continue;
       }
       const values: Record<string, string> = {};
       for (let i = 0; i < header.length; i++) values[header[i]] = (record[i] ?? '').trim();
-      const problem = record.length > header.length ? `the row has ${record.length} fields, the header ${header.length}` : undefined;
+      const problem =
+        record.length > header.length ? `the row has ${record.length} fields, the header ${header.length}` : undefined;
       yield { line: record.line, values, problem };
     }
   } catch (e) {
@@ -75,7 +82,8 @@ export async function* csvRows(file: string, ctx: Context, opts: { flag: string;
     if (e instanceof CsvError) throw csvError(e as CsvProblem, file, opts.flag, last);
     throw inputError(e, file, opts.flag);
   }
-  if (!header) throw usageError(`${opts.flag} ${file}: empty; the first row must name the columns (${opts.required.join(',')}).`);
+  if (!header)
+    throw usageError(`${opts.flag} ${file}: empty; the first row must name the columns (${opts.required.join(',')}).`);
 }
 
 /** What csv-parse's CsvError carries besides its message. */
@@ -94,9 +102,15 @@ interface CsvProblem {
  * A CSV syntax error where the bad record starts (csv-parse reports where it noticed, which for an
  * unclosed quote is the end of the file), with its number (the header row is record 1).
  */
-function csvError(e: CsvProblem, file: string, flag: string, last: { line: number; empty: number; names?: string[] }): CliError {
+function csvError(
+  e: CsvProblem,
+  file: string,
+  flag: string,
+  last: { line: number; empty: number; names?: string[] },
+): CliError {
   // The blank lines skipped since the last good record come before the bad one.
-  const start = last.line + 1 + (Number.isInteger(e.empty_lines) ? Math.max(0, (e.empty_lines as number) - last.empty) : 0);
+  const start =
+    last.line + 1 + (Number.isInteger(e.empty_lines) ? Math.max(0, (e.empty_lines as number) - last.empty) : 0);
   const what =
     e.code === 'CSV_QUOTE_NOT_CLOSED'
       ? 'a quoted field is never closed (the file ends inside it)'
@@ -128,7 +142,8 @@ export async function* ndjsonRows(file: string, ctx: Context, opts: { flag: stri
       if (!text) continue;
       try {
         const v = JSON.parse(text);
-        if (v === null || typeof v !== 'object' || Array.isArray(v)) yield { line: n, values: {}, problem: 'not a JSON object' };
+        if (v === null || typeof v !== 'object' || Array.isArray(v))
+          yield { line: n, values: {}, problem: 'not a JSON object' };
         else yield { line: n, values: v };
       } catch (e) {
         yield { line: n, values: {}, problem: `not JSON (${messageOf(e)})` };

@@ -8,7 +8,8 @@ import { issuesText } from './rows.js';
 export { z };
 
 /** A blank cell (or a missing NDJSON key) is "not given". */
-const blank = (v: unknown) => (v === undefined || v === null || (typeof v === 'string' && v.trim() === '') ? undefined : v);
+const blank = (v: unknown) =>
+  v === undefined || v === null || (typeof v === 'string' && v.trim() === '') ? undefined : v;
 
 /** A field checked by one of the project's validators (which throw a usage error naming the flag). */
 export function via<T>(check: (value: string, flag: string) => T, column: string) {
@@ -22,7 +23,12 @@ export function via<T>(check: (value: string, flag: string) => T, column: string
       try {
         return check(String(v), column);
       } catch (e) {
-        ctx.addIssue({ code: 'custom', message: messageOf(e).replace(new RegExp(`^${column} `), '').replace(/\.$/, '') });
+        ctx.addIssue({
+          code: 'custom',
+          message: messageOf(e)
+            .replace(new RegExp(`^${column} `), '')
+            .replace(/\.$/, ''),
+        });
         return z.NEVER;
       }
     }),
@@ -50,7 +56,10 @@ export const yesNo = z.preprocess(
 );
 
 /** Parse a row: its data, or one message naming every bad column. */
-export function checkRow<T>(schema: z.ZodType<T>, values: unknown): { ok: true; data: T } | { ok: false; message: string } {
+export function checkRow<T>(
+  schema: z.ZodType<T>,
+  values: unknown,
+): { ok: true; data: T } | { ok: false; message: string } {
   const r = schema.safeParse(values);
   return r.success ? { ok: true, data: r.data } : { ok: false, message: issuesText(r.error.issues) };
 }

@@ -42,12 +42,20 @@ function turnedOff(env: Env): boolean {
 
 /** $XDG_CACHE_HOME/bookdist/compile-cache, else ~/.cache/bookdist/compile-cache (absolute paths only). */
 export function compileCacheRoot(env: Env): string | undefined {
-  const base = env.XDG_CACHE_HOME?.startsWith('/') ? env.XDG_CACHE_HOME : env.HOME?.startsWith('/') ? `${env.HOME}/.cache` : undefined;
+  const base = env.XDG_CACHE_HOME?.startsWith('/')
+    ? env.XDG_CACHE_HOME
+    : env.HOME?.startsWith('/')
+      ? `${env.HOME}/.cache`
+      : undefined;
   return base && `${base.replace(/\/+$/, '')}/bookdist/compile-cache`;
 }
 
 /** The cache directory's name for this bookdist on this Node: a cache of another never matches. */
-export function compileCacheKey(version: string, versions: NodeJS.ProcessVersions = process.versions, arch: string = process.arch): string {
+export function compileCacheKey(
+  version: string,
+  versions: NodeJS.ProcessVersions = process.versions,
+  arch: string = process.arch,
+): string {
   return `${version}-node${versions.node}-${arch}-v8-${versions.v8}`.replace(/[^\w.+-]/g, '_');
 }
 
@@ -101,7 +109,15 @@ function strayEntries(keyDir: string): string | undefined {
 }
 
 function kindOf(d: Dirent): string {
-  return d.isSymbolicLink() ? 'a symbolic link' : d.isDirectory() ? 'a directory' : d.isFIFO() ? 'a FIFO' : d.isFile() ? 'a file' : 'not a regular file';
+  return d.isSymbolicLink()
+    ? 'a symbolic link'
+    : d.isDirectory()
+      ? 'a directory'
+      : d.isFIFO()
+        ? 'a FIFO'
+        : d.isFile()
+          ? 'a file'
+          : 'not a regular file';
 }
 
 /**
@@ -124,9 +140,11 @@ export function startCompileCache(
   env: Env,
   version: string,
   /** What turns Node's cache on (a seam: an in-process test must not turn it on for its own process). */
-  enable: (dir: string) => { status: number; message?: string } = (dir) => process.getBuiltinModule('node:module').enableCompileCache(dir),
+  enable: (dir: string) => { status: number; message?: string } = (dir) =>
+    process.getBuiltinModule('node:module').enableCompileCache(dir),
 ): CompileCacheState {
-  if (env.NODE_COMPILE_CACHE) return { used: false, reason: 'NODE_COMPILE_CACHE is set: Node keeps its cache there itself' };
+  if (env.NODE_COMPILE_CACHE)
+    return { used: false, reason: 'NODE_COMPILE_CACHE is set: Node keeps its cache there itself' };
   if (env.NODE_DISABLE_COMPILE_CACHE) return { used: false, reason: 'NODE_DISABLE_COMPILE_CACHE is set' };
   if (turnedOff(env)) return { used: false, reason: 'BOOKDIST_COMPILE_CACHE is off' };
   const root = compileCacheRoot(env);
@@ -142,7 +160,12 @@ export function startCompileCache(
     // Made level by level: Node's recursive mkdir never returns when a parent exists but cannot
     // hold the child (a HOME under /proc answers ENOENT, its parent EEXIST, for ever).
     const missing: string[] = [];
-    for (let p = bookdist.slice(0, bookdist.lastIndexOf('/')); p && !fs.existsSync(p); p = p.slice(0, p.lastIndexOf('/'))) missing.unshift(p);
+    for (
+      let p = bookdist.slice(0, bookdist.lastIndexOf('/'));
+      p && !fs.existsSync(p);
+      p = p.slice(0, p.lastIndexOf('/'))
+    )
+      missing.unshift(p);
     for (const p of missing) makeDir(p);
     let fresh = false;
     for (const d of [bookdist, root, dir]) {
@@ -155,7 +178,8 @@ export function startCompileCache(
     if (stray) return { used: false, reason: stray };
     const r = enable(dir);
     const { ENABLED, ALREADY_ENABLED } = module.constants.compileCacheStatus;
-    if (r.status !== ENABLED && r.status !== ALREADY_ENABLED) return { used: false, reason: r.message ?? 'Node did not turn it on' };
+    if (r.status !== ENABLED && r.status !== ALREADY_ENABLED)
+      return { used: false, reason: r.message ?? 'Node did not turn it on' };
     // Node makes its version directory 0755 (when this run made it, it is new); ours are 0700 all the way down.
     for (const tag of fs.readdirSync(dir)) fs.chmodSync(`${dir}/${tag}`, 0o700);
     return { used: true, dir };

@@ -24,7 +24,18 @@ import { join } from 'node:path';
 import { privateDirSync, readTextSync, writeFileAtomicSync } from '../util/fs-safe.js';
 
 /** The kinds of ids the cache keeps, one file each. */
-export type IdKind = 'book' | 'isbn' | 'sku' | 'user' | 'email' | 'order' | 'purchase' | 'price' | 'org' | 'label' | 'ledger';
+export type IdKind =
+  | 'book'
+  | 'isbn'
+  | 'sku'
+  | 'user'
+  | 'email'
+  | 'order'
+  | 'purchase'
+  | 'price'
+  | 'org'
+  | 'label'
+  | 'ledger';
 
 /** Ids kept per kind (and scope) after a compaction; the newest win. */
 const MAX_PER_KIND = 10_000;
@@ -51,7 +62,10 @@ export function scopeOf(service: string, account: string): string {
 /** One line of text: no control characters, no tabs, trimmed to MAX_DESCRIPTION characters. */
 function clean(s: string): string {
   // eslint-disable-next-line no-control-regex
-  const one = s.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const one = s
+    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return one.length > MAX_DESCRIPTION ? `${[...one].slice(0, MAX_DESCRIPTION - 1).join('')}…` : one;
 }
 
@@ -61,7 +75,8 @@ const ID_WORD = /^[A-Za-z0-9@._+%-]{1,254}$/;
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-const idStr = (v: unknown): string | undefined => (typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : str(v));
+const idStr = (v: unknown): string | undefined =>
+  typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : str(v);
 const joined = (...parts: Array<string | undefined>) => parts.filter(Boolean).join(' · ');
 
 /** What a run has seen, by kind: id → description, the latest last. */
@@ -104,8 +119,14 @@ export class IdCollector {
     if (ledger) {
       // A book by the start of its hash id, so that the line keeps its other names.
       const book = str(payload?.hash_id)?.slice(0, 12);
-      const names = [payload?.username, payload?.email, book, org, label, payload?.order_id].filter((v) => typeof v === 'string' || typeof v === 'number');
-      this.add('ledger', ledger.id, joined(ledger.op, ledger.at.toISOString().slice(0, 16).replace('T', ' '), names.join(' ')));
+      const names = [payload?.username, payload?.email, book, org, label, payload?.order_id].filter(
+        (v) => typeof v === 'string' || typeof v === 'number',
+      );
+      this.add(
+        'ledger',
+        ledger.id,
+        joined(ledger.op, ledger.at.toISOString().slice(0, 16).replace('T', ' '), names.join(' ')),
+      );
     }
   }
 
@@ -122,7 +143,8 @@ export class IdCollector {
     }
     if (!isRec(v)) return;
     const title = this.record(v, bookTitle);
-    for (const [k, x] of Object.entries(v)) if (typeof x === 'object' && x !== null) this.walk(x, depth + 1, k === 'digital_pricing' ? title : undefined);
+    for (const [k, x] of Object.entries(v))
+      if (typeof x === 'object' && x !== null) this.walk(x, depth + 1, k === 'digital_pricing' ? title : undefined);
   }
 
   /**
@@ -151,7 +173,17 @@ export class IdCollector {
       const date = str(first?.purchase_date)?.slice(0, 10);
       const total = o.totals.total;
       const buyer = str(o.username) ?? str(isRec(first?.user) ? first.user.username : undefined);
-      this.add('order', id, joined(date, total === undefined || (total !== null && typeof total === 'object') ? undefined : String(total as string | number | boolean | null), buyer));
+      this.add(
+        'order',
+        id,
+        joined(
+          date,
+          total === undefined || (total !== null && typeof total === 'object')
+            ? undefined
+            : String(total as string | number | boolean | null),
+          buyer,
+        ),
+      );
     }
     if (id && str(o.purchase_date) && isRec(o.book)) {
       const who = isRec(o.user) ? str(o.user.username) : undefined;

@@ -5,7 +5,7 @@ import type { IO } from '../context.js';
 
 /** `bookdist help exit-codes` (and `bookdist exit-codes`): a help topic rather than a command. */
 export async function helpTopic(argv: string[], io: IO): Promise<number | undefined> {
-  if ((argv[0] === 'help' && argv[1] === 'exit-codes') || (argv[0] === 'exit-codes')) {
+  if ((argv[0] === 'help' && argv[1] === 'exit-codes') || argv[0] === 'exit-codes') {
     const { exitCodesText } = await import('../root.js');
     io.stdout.write(exitCodesText());
     return 0;

@@ -34,7 +34,8 @@ interface Thrown {
   stack?: unknown;
 }
 
-const isCommanderError = (e: Thrown): e is CommanderError => typeof e.code === 'string' && e.code.startsWith('commander.');
+const isCommanderError = (e: Thrown): e is CommanderError =>
+  typeof e.code === 'string' && e.code.startsWith('commander.');
 const isApiError = (e: Thrown): e is ApiError => e.name === 'ApiError';
 const isCliError = (e: Thrown): e is CliError => e instanceof CliError || e.name === 'CliError';
 
@@ -49,7 +50,11 @@ export function reportError(err: unknown, io: IO, opts: { json: boolean; debug: 
     const message = ce.message.replace(/^error: /, '');
     if (opts.json) {
       const full = opts.usage ? `${message}\n${opts.usage}` : message;
-      io.stderr.write(JSON.stringify({ error: { status: null, message: clipLongWords(full), exit_code: ExitCode.USAGE, details: null } }) + '\n');
+      io.stderr.write(
+        JSON.stringify({
+          error: { status: null, message: clipLongWords(full), exit_code: ExitCode.USAGE, details: null },
+        }) + '\n',
+      );
     } else {
       io.stderr.write(`bookdist: ${errorText(message)}\n${opts.usage ? opts.usage + '\n' : ''}`);
     }
@@ -79,7 +84,16 @@ export function reportError(err: unknown, io: IO, opts: { json: boolean; debug: 
     message = `${message} (unexpected error; run with --debug for details)`;
   }
   if (opts.json) {
-    io.stderr.write(JSON.stringify({ error: { status: status ?? null, message: clipLongWords(message), exit_code: exitCode, details: details ?? null } }) + '\n');
+    io.stderr.write(
+      JSON.stringify({
+        error: {
+          status: status ?? null,
+          message: clipLongWords(message),
+          exit_code: exitCode,
+          details: details ?? null,
+        },
+      }) + '\n',
+    );
   } else {
     io.stderr.write(`bookdist: ${errorText(message)}\n`);
   }
@@ -88,6 +102,13 @@ export function reportError(err: unknown, io: IO, opts: { json: boolean; debug: 
 }
 
 function stripEnvelope(body: object): Record<string, unknown> | undefined {
-  const { code: _c, error: _e, success: _s, test_mode: _t, message: _m, ...rest }: Record<string, unknown> = { ...body };
+  const {
+    code: _c,
+    error: _e,
+    success: _s,
+    test_mode: _t,
+    message: _m,
+    ...rest
+  }: Record<string, unknown> = { ...body };
   return Object.keys(rest).length ? rest : undefined;
 }

@@ -71,7 +71,8 @@ export async function runCommand(argv: string[], io: IO, setup: RunSetup): Promi
   } catch (err) {
     const ce = err as CommanderError;
     if (ce?.code === 'commander.unknownCommand') ce.message = withHint(ce, usage?.command);
-    if (ce?.code === 'commander.unknownOption') ce.message = withHint(ce, usage && (await withSiblings(argv, usage.command)));
+    if (ce?.code === 'commander.unknownOption')
+      ce.message = withHint(ce, usage && (await withSiblings(argv, usage.command)));
     code = reportError(err, io, { json, debug, usage: usage && usageText(usage.command) });
   } finally {
     for (const fn of cleanups.reverse()) {
@@ -107,13 +108,22 @@ function globalsFrom(command: Command): GlobalOptions {
   if ('problem' in checked) throw new CliError(checked.problem, ExitCode.USAGE);
   const timeout = checked.ms;
   const retries = Number(o.retries ?? 3);
-  if (!Number.isInteger(retries) || retries < 0 || retries > 20) throw new CliError('--retries must be a whole number from 0 to 20.', ExitCode.USAGE);
-  const fields = typeof o.fields === 'string' ? o.fields.split(',').map((s: string) => s.trim()).filter(Boolean) : undefined;
-  if (typeof o.fields === 'string' && !fields?.length) throw new CliError('--fields needs at least one dotted path, e.g. --fields hash_id,title.', ExitCode.USAGE);
+  if (!Number.isInteger(retries) || retries < 0 || retries > 20)
+    throw new CliError('--retries must be a whole number from 0 to 20.', ExitCode.USAGE);
+  const fields =
+    typeof o.fields === 'string'
+      ? o.fields
+          .split(',')
+          .map((s: string) => s.trim())
+          .filter(Boolean)
+      : undefined;
+  if (typeof o.fields === 'string' && !fields?.length)
+    throw new CliError('--fields needs at least one dotted path, e.g. --fields hash_id,title.', ExitCode.USAGE);
   if (o.json && o.output && o.output !== 'json') {
     throw new CliError(`--json and -o ${o.output} ask for two formats; give one (--json is -o json).`, ExitCode.USAGE);
   }
-  if (typeof o.query === 'string' && !o.query.trim()) throw new CliError('--query needs a JMESPath expression, e.g. --query "results[].hash_id".', ExitCode.USAGE);
+  if (typeof o.query === 'string' && !o.query.trim())
+    throw new CliError('--query needs a JMESPath expression, e.g. --query "results[].hash_id".', ExitCode.USAGE);
   return {
     profile: o.profile,
     baseUrl: o.baseUrl,

@@ -40,7 +40,11 @@ function drained(stream: NodeJS.WriteStream): Promise<void> {
   });
 }
 
-export function trapSignals(io: IO, controller: AbortController, cleanups: Array<() => void | Promise<void>>): SignalTrap {
+export function trapSignals(
+  io: IO,
+  controller: AbortController,
+  cleanups: Array<() => void | Promise<void>>,
+): SignalTrap {
   let trapped = false;
   let interrupts = 0;
   let lastSignal = 0;
@@ -55,7 +59,8 @@ export function trapSignals(io: IO, controller: AbortController, cleanups: Array
   // eslint-disable-next-line @typescript-eslint/unbound-method
   const realKill = process.kill;
   const killFilter = function (this: unknown, pid: number, sig?: string | number) {
-    if (swallowing && pid === process.pid && typeof sig === 'string' && SIGNALS.includes(sig as NodeJS.Signals)) return true;
+    if (swallowing && pid === process.pid && typeof sig === 'string' && SIGNALS.includes(sig as NodeJS.Signals))
+      return true;
     return realKill.call(process, pid, sig);
   } as typeof process.kill;
   // The default action of the signal, from which nothing returns: every listener goes (ours, and
@@ -81,7 +86,9 @@ export function trapSignals(io: IO, controller: AbortController, cleanups: Array
       // At once: cleanups get a moment, but a graceful close of the HTTP pool would wait for the
       // requests in flight (what the first signal does); a bulk job's journal covers them.
       const bounded = new Promise((r) => setTimeout(r, 200).unref());
-      void Promise.race([Promise.allSettled(cleanups.map(async (fn) => fn())), bounded]).finally(() => die(first ?? sig));
+      void Promise.race([Promise.allSettled(cleanups.map(async (fn) => fn())), bounded]).finally(() =>
+        die(first ?? sig),
+      );
     }
   };
   // `bookdist ... | head`: the reader went away. Stop quietly, as other Unix tools do.
@@ -90,8 +97,13 @@ export function trapSignals(io: IO, controller: AbortController, cleanups: Array
   const onPipeError = (err: NodeJS.ErrnoException) => {
     if (outputTrap) return outputTrap(err);
     const broken = errorCode(err) === 'EPIPE';
-    if (!broken) io.stderr.write(`bookdist: cannot write the output (${errorCode(err) ?? messageOf(err)}); nothing more was written.\n`);
-    void Promise.allSettled(cleanups.map(async (fn) => fn())).finally(() => process.exit(broken ? ExitCode.OK : ExitCode.ERROR));
+    if (!broken)
+      io.stderr.write(
+        `bookdist: cannot write the output (${errorCode(err) ?? messageOf(err)}); nothing more was written.\n`,
+      );
+    void Promise.allSettled(cleanups.map(async (fn) => fn())).finally(() =>
+      process.exit(broken ? ExitCode.OK : ExitCode.ERROR),
+    );
   };
   for (const sig of SIGNALS) process.on(sig, onSignal);
   process.kill = killFilter;

@@ -5,8 +5,14 @@ import { option, options } from './define.js';
 /** The job engine's flags; `what` is one input of the job (a row, a book, an order). */
 export function bulkOptions(what: string) {
   return options(
-    option('--results <file>', `with the file form: write one result per ${what} to FILE (0600, fsynced per batch; enables --resume)`),
-    option('--resume', 'continue the interrupted job of --results FILE, given the same input (checked): only what has no final result is sent'),
+    option(
+      '--results <file>',
+      `with the file form: write one result per ${what} to FILE (0600, fsynced per batch; enables --resume)`,
+    ),
+    option(
+      '--resume',
+      'continue the interrupted job of --results FILE, given the same input (checked): only what has no final result is sent',
+    ),
     option('--restart', 'abandon the interrupted job of --results FILE (kept as *.abandoned-*) and start over'),
     option('--concurrency <n>', 'requests in flight at once (1 to 64)', { default: '4' }),
   );

@@ -19,7 +19,6 @@ export interface VerbInput<V extends VerbDecl> {
   command: Command;
 }
 
-
 /** A verb's code, loaded when it runs: `parse` checks what commander parsed, `run` does the work. */
 interface VerbModule<I, O = I> {
   /** Turn commander's input into validated options; throw usageError() naming the flag. */
@@ -121,12 +120,20 @@ export function group<const G extends GroupDecl>(decl: G): G {
 }
 
 // The types of a declaration's values, computed from its strings as commander parses them.
-type LongName<F extends string> = F extends `${string}--${infer R}` ? (R extends `${infer N} ${string}` ? N : R) : never;
+type LongName<F extends string> = F extends `${string}--${infer R}`
+  ? R extends `${infer N} ${string}`
+    ? N
+    : R
+  : never;
 type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Camel<Capitalize<T>>}` : S;
 /** commander's attribute name: `--isbn-file <file>` is isbnFile, `--no-check` is check. */
 type OptionKey<F extends string> = Camel<LongName<F> extends `no-${infer P}` ? P : LongName<F>>;
 /** A value: one of its choices, or any string (a repeatable option's parser takes the place of commander's choice check: the verb checks). */
-type ItemOf<D> = D extends { readonly repeatable: string } ? string : D extends { readonly choices: readonly (infer C extends string)[] } ? C : string;
+type ItemOf<D> = D extends { readonly repeatable: string }
+  ? string
+  : D extends { readonly choices: readonly (infer C extends string)[] }
+    ? C
+    : string;
 type Present<D> = D extends { readonly required: true } | { readonly default: string } ? never : undefined;
 type OptionValue<D extends OptionDecl> =
   LongName<D['flags']> extends `no-${string}`
@@ -137,11 +144,17 @@ type OptionValue<D extends OptionDecl> =
         ? ItemOf<D> | true | Present<D>
         : true | undefined;
 type ArgKey<N extends string> = N extends `${'<' | '['}${infer K}`
-  ? K extends `${infer B}...${'>' | ']'}` ? B : K extends `${infer B}${'>' | ']'}` ? B : never
+  ? K extends `${infer B}...${'>' | ']'}`
+    ? B
+    : K extends `${infer B}${'>' | ']'}`
+      ? B
+      : never
   : never;
 type ArgValue<D extends ArgumentDecl> = D['name'] extends `${string}...${string}`
   ? ItemOf<D>[]
-  : D['name'] extends `<${string}` ? ItemOf<D> : ItemOf<D> | undefined;
+  : D['name'] extends `<${string}`
+    ? ItemOf<D>
+    : ItemOf<D> | undefined;
 
 type OptionList<V> = V extends { readonly options: infer L extends readonly OptionDecl[] } ? L[number] : never;
 type ArgumentList<V> = V extends { readonly args: infer L extends readonly ArgumentDecl[] } ? L[number] : never;
@@ -152,14 +165,26 @@ type ArgsOf<V> = { [D in ArgumentList<V> as ArgKey<D['name']>]: ArgValue<D> };
 
 /** Does the module take what the declaration gives: VerbInput<V> to its parse(), or without parse to its run()? */
 type Takes<M, I> = M extends { parse: (input: infer P, ctx: Context) => unknown }
-  ? [I] extends [P] ? true : false
+  ? [I] extends [P]
+    ? true
+    : false
   : M extends { run: (options: infer P, ctx: Context) => unknown }
-    ? [I] extends [P] ? true : false
+    ? [I] extends [P]
+      ? true
+      : false
     : false;
-type VerbMismatch<V> = V extends { readonly load: () => Promise<infer M> } ? (V extends VerbDecl ? (Takes<M, VerbInput<V>> extends true ? never : V['name']) : never) : never;
+type VerbMismatch<V> = V extends { readonly load: () => Promise<infer M> }
+  ? V extends VerbDecl
+    ? Takes<M, VerbInput<V>> extends true
+      ? never
+      : V['name']
+    : never
+  : never;
 /** The names of the verbs, anywhere under these declarations, whose module does not take what the declaration gives. */
 export type ModuleMismatches<L extends readonly CommandDecl[]> = {
-  [K in keyof L]: L[K] extends { readonly commands: infer C extends readonly CommandDecl[] } ? ModuleMismatches<C> : VerbMismatch<L[K]>;
+  [K in keyof L]: L[K] extends { readonly commands: infer C extends readonly CommandDecl[] }
+    ? ModuleMismatches<C>
+    : VerbMismatch<L[K]>;
 }[number];
 
 /**
@@ -245,7 +270,12 @@ function mountVerb(cmd: Command, decl: VerbDecl): void {
 }
 
 /** Run a verb: its context, the output options checked, then its module's parse() and run(). */
-async function runVerb(cmd: Command, load: () => Promise<unknown>, bulkKeys: string[], input: VerbInput<VerbDecl>): Promise<void> {
+async function runVerb(
+  cmd: Command,
+  load: () => Promise<unknown>,
+  bulkKeys: string[],
+  input: VerbInput<VerbDecl>,
+): Promise<void> {
   const program = root(cmd);
   const factory = factories.get(program);
   if (!factory) throw new Error('no context factory registered');
@@ -268,15 +298,21 @@ async function checkOutputOptions(ctx: Context, command: Command, bulk: boolean)
   const g = ctx.globals;
   const name = fullName(command);
   if (spec && (spec.kind === 'message' || spec.kind === 'text') && g.fields && !(bulk && spec.bulk)) {
-    throw usageError(`--fields selects fields of records; \`${name}\` prints ${spec.kind === 'text' ? 'text' : 'a message'}, not records.`);
+    throw usageError(
+      `--fields selects fields of records; \`${name}\` prints ${spec.kind === 'text' ? 'text' : 'a message'}, not records.`,
+    );
   }
   if (spec?.kind === 'text' && spec.ndjson && (g.json || g.output)) {
     // A stream with no end: one JSON object per line, whichever of the JSON forms is asked for.
     if (g.query || (g.output && g.output !== 'json' && g.output !== 'ndjson')) {
-      throw usageError(`\`${name}\` prints text lines, or one JSON object per line with --json or -o ndjson: ${g.query ? '--query' : `-o ${g.output}`} does not apply.`);
+      throw usageError(
+        `\`${name}\` prints text lines, or one JSON object per line with --json or -o ndjson: ${g.query ? '--query' : `-o ${g.output}`} does not apply.`,
+      );
     }
   } else if (spec?.kind === 'text' && (g.query || g.json || g.output)) {
-    throw usageError(`\`${name}\` prints text, not data: --json, -o and --query do not apply${spec.ndjson ? ' (--json and -o ndjson print one JSON object per line)' : ''}.`);
+    throw usageError(
+      `\`${name}\` prints text, not data: --json, -o and --query do not apply${spec.ndjson ? ' (--json and -o ndjson print one JSON object per line)' : ''}.`,
+    );
   }
   if (g.fields) {
     const problem = (await import('../output/format.js')).fieldsProblem(g.fields);
@@ -314,7 +350,12 @@ function marked<T extends object>(x: T, kind: 'profile' | 'stored-profile'): T {
 
 /** Collect a repeatable option into an array, values split at commas. */
 function collect(value: string, previous: string[] = []): string[] {
-  return previous.concat(value.split(',').map((s) => s.trim()).filter(Boolean));
+  return previous.concat(
+    value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 }
 
 /** Collect a repeatable option into an array, each value as given. */
@@ -324,7 +365,10 @@ function append(value: string, previous: string[] = []): string[] {
 
 /** The paging options every listing shares (book search, book list, import search). */
 export const PAGING = options(
-  option('--limit <n>', 'rows per page, a whole number (default: the service\'s, 50; with --all: 500, its maximum)'),
+  option('--limit <n>', "rows per page, a whole number (default: the service's, 50; with --all: 500, its maximum)"),
   option('--offset <n>', 'rows to skip, a whole number', { default: '0' }),
-  option('--all', 'fetch every page, from --offset on; a row is listed once, and a page with no new row stops with an error naming it'),
+  option(
+    '--all',
+    'fetch every page, from --offset on; a row is listed once, and a page with no new row stops with an error naming it',
+  ),
 );

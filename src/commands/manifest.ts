@@ -9,7 +9,20 @@
 // written twice; test/foundation/lazy-tree.test.ts checks the terms against the built tree.
 
 /** The command groups, one folder of src/commands/ each. */
-export type GroupId = 'general' | 'profile' | 'sandbox' | 'book' | 'user' | 'order' | 'codes' | 'import' | 'access' | 'offers' | 'ledger' | 'completion' | 'help';
+export type GroupId =
+  | 'general'
+  | 'profile'
+  | 'sandbox'
+  | 'book'
+  | 'user'
+  | 'order'
+  | 'codes'
+  | 'import'
+  | 'access'
+  | 'offers'
+  | 'ledger'
+  | 'completion'
+  | 'help';
 
 /** A top-level command: its word, its term in the root help (with its arguments), its summary. */
 type TopCommand = readonly [name: string, term: string, summary: string];
@@ -31,7 +44,10 @@ export const MANIFEST: readonly ManifestGroup[] = [
       ['api', 'api [options] <method> <path>', 'send a raw signed request, like `gh api`'],
     ],
   },
-  { id: 'profile', commands: [['profile', 'profile', 'manage stored profiles: service URL, username and credentials']] },
+  {
+    id: 'profile',
+    commands: [['profile', 'profile', 'manage stored profiles: service URL, username and credentials']],
+  },
   { id: 'sandbox', commands: [['sandbox', 'sandbox', 'run the local sandbox service and its testing controls']] },
   { id: 'book', commands: [['book', 'book', 'look up, search and list books; reader URLs; processing']] },
   { id: 'user', commands: [['user', 'user', 'create, invite and look up users; their orders and purchases']] },
@@ -40,10 +56,21 @@ export const MANIFEST: readonly ManifestGroup[] = [
   { id: 'import', commands: [['import', 'import', 'search imported titles that are not for sale yet']] },
   { id: 'access', commands: [['access', 'access', "grant or revoke a user's access to a book"]] },
   { id: 'offers', commands: [['offers', 'offers', 'price offers for an ISBN and pre-filled cart links']] },
-  { id: 'ledger', commands: [['ledger', 'ledger', 'the local record of every write: list, verify, export, reconcile']] },
-  { id: 'completion', commands: [['completion', 'completion', 'shell completion scripts (bash, zsh, fish) and their cache of ids']], wholeTree: true },
+  {
+    id: 'ledger',
+    commands: [['ledger', 'ledger', 'the local record of every write: list, verify, export, reconcile']],
+  },
+  {
+    id: 'completion',
+    commands: [['completion', 'completion', 'shell completion scripts (bash, zsh, fish) and their cache of ids']],
+    wholeTree: true,
+  },
   // Last: `help` closes the list of commands, as commander's own help command does.
-  { id: 'help', commands: [['help', 'help [command...]', 'show the help of a command, e.g. `bookdist help book get`']], wholeTree: true },
+  {
+    id: 'help',
+    commands: [['help', 'help [command...]', 'show the help of a command, e.g. `bookdist help book get`']],
+    wholeTree: true,
+  },
 ];
 
 /** The bulk entry points the root help lists: [command and flag, what it does]. */
@@ -84,21 +111,52 @@ export interface RootOption {
 export const ROOT_OPTIONS: readonly RootOption[] = [
   { flags: '--profile <name>', description: 'stored profile to use (env BOOKDIST_PROFILE)' },
   { flags: '--base-url <url>', description: 'service base URL (env BOOKDIST_BASE_URL)' },
-  { flags: '--ca-file <file>', description: "CA certificates (PEM) to trust besides Node's, for a service with a private CA (env BOOKDIST_CA_FILE)" },
+  {
+    flags: '--ca-file <file>',
+    description:
+      "CA certificates (PEM) to trust besides Node's, for a service with a private CA (env BOOKDIST_CA_FILE)",
+  },
   { flags: '-o, --output <format>', description: 'output format', choices: OUTPUT_FORMATS },
   { flags: '--json', description: 'print JSON (same as -o json)' },
-  { flags: '--fields <paths>', description: 'only these fields of each record, dotted paths relative to the record, comma-separated (e.g. hash_id,status.is_active)' },
+  {
+    flags: '--fields <paths>',
+    description:
+      'only these fields of each record, dotted paths relative to the record, comma-separated (e.g. hash_id,status.is_active)',
+  },
   { flags: '--query <expr>', description: 'JMESPath expression over what --json prints (e.g. "results[].hash_id")' },
-  { flags: '--color <when>', description: 'colour output; auto is off when piped, with NO_COLOR or TERM=dumb', choices: ['auto', 'always', 'never'], default: 'auto' },
+  {
+    flags: '--color <when>',
+    description: 'colour output; auto is off when piped, with NO_COLOR or TERM=dumb',
+    choices: ['auto', 'always', 'never'],
+    default: 'auto',
+  },
   { flags: '--no-color', description: 'no colour (same as --color never)' },
-  { flags: '--timeout <duration>', description: 'time limit per request, its retries and Retry-After waits included (e.g. 30s, 2m; at most 24h)', default: '30s' },
-  { flags: '--retries <n>', description: 'retries on 429 (always), and on 502/503/504 and lost connections for reads and idempotent writes', default: '3' },
+  {
+    flags: '--timeout <duration>',
+    description: 'time limit per request, its retries and Retry-After waits included (e.g. 30s, 2m; at most 24h)',
+    default: '30s',
+  },
+  {
+    flags: '--retries <n>',
+    description: 'retries on 429 (always), and on 502/503/504 and lost connections for reads and idempotent writes',
+    default: '3',
+  },
   { flags: '--debug', description: 'trace requests and responses on stderr (secrets redacted); stack traces' },
   { flags: '-q, --quiet', description: 'no notices or progress on stderr, only errors' },
   { flags: '-y, --yes', description: 'assume yes for confirmations (required in scripts)' },
-  { flags: '--no-cache', description: 'do not record the ids this command reads for shell completion (env BOOKDIST_CACHE=off)' },
-  { flags: '--no-ledger', description: 'record no write of this run in the ledger (`bookdist help ledger`; env BOOKDIST_LEDGER=off)' },
-  { flags: '--dry-run', description: 'print the request as a curl line (secrets redacted) and send nothing; a payload that does not match the OpenAPI document is refused (exit 2)' },
+  {
+    flags: '--no-cache',
+    description: 'do not record the ids this command reads for shell completion (env BOOKDIST_CACHE=off)',
+  },
+  {
+    flags: '--no-ledger',
+    description: 'record no write of this run in the ledger (`bookdist help ledger`; env BOOKDIST_LEDGER=off)',
+  },
+  {
+    flags: '--dry-run',
+    description:
+      'print the request as a curl line (secrets redacted) and send nothing; a payload that does not match the OpenAPI document is refused (exit 2)',
+  },
   {
     flags: '--resolve <host:port:addr>',
     description:
@@ -129,5 +187,7 @@ export function summaryOf(name: string): string {
 
 /** Each top-level word that routes to one group (not the whole-tree ones), and that group. */
 export function groupOfWord(): ReadonlyMap<string, GroupId> {
-  return new Map(MANIFEST.filter((g) => !g.wholeTree).flatMap((g) => g.commands.map(([name]) => [name, g.id] as const)));
+  return new Map(
+    MANIFEST.filter((g) => !g.wholeTree).flatMap((g) => g.commands.map(([name]) => [name, g.id] as const)),
+  );
 }

@@ -41,7 +41,11 @@ export interface PagesOptions {
 }
 
 /** Fetch one page; `results` defaults to `body.results`. */
-export type FetchPage<B extends PageBody = PageBody> = (offset: number, limit: number, signal?: AbortSignal) => Promise<B>;
+export type FetchPage<B extends PageBody = PageBody> = (
+  offset: number,
+  limit: number,
+  signal?: AbortSignal,
+) => Promise<B>;
 
 /** What identifies a row of a listing: its `id`, else its `hash_id`, else the row itself (any listing's row: open). */
 function rowKey(row: unknown): string {
@@ -90,7 +94,7 @@ function repeatedPage(number: number, offset: number, rows: number, noun = 'rows
   return new CliError(
     `Listing ${noun}: page ${number} (offset ${offset}) brought ${rows} row${rows === 1 ? '' : 's'}, all listed already: ` +
       'the service does not page this listing by offset, so --all stops here rather than list the same rows again. ' +
-      'The rows above are every row it gave; ask the service\'s operator, or list with --limit and --offset.',
+      "The rows above are every row it gave; ask the service's operator, or list with --limit and --offset.",
     ExitCode.ERROR,
     { page: number, offset, rows },
   );
@@ -129,7 +133,11 @@ export interface ListingSpec<B extends PageBody> {
  * every row from --offset on, fetched --limit (default 500, the service's maximum) at a time and written as it arrives
  * (JSON: one array of records; tables: one table per page).
  */
-export async function runListing<B extends PageBody>(ctx: Context, o: ListingInput, spec: ListingSpec<B>): Promise<void> {
+export async function runListing<B extends PageBody>(
+  ctx: Context,
+  o: ListingInput,
+  spec: ListingSpec<B>,
+): Promise<void> {
   if (!o.all) {
     const body = await spec.fetch(o.offset, o.limit ?? 0, ctx.signal);
     const results = body.results;
@@ -137,7 +145,9 @@ export async function runListing<B extends PageBody>(ctx: Context, o: ListingInp
     const count = body.count;
     if (count !== undefined && o.offset + results.length < count && results.length > 0) {
       const next = o.offset + results.length;
-      ctx.info(`${results.length} of ${count} ${spec.noun} (from offset ${o.offset}); more with --offset ${next}, or --all.`);
+      ctx.info(
+        `${results.length} of ${count} ${spec.noun} (from offset ${o.offset}); more with --offset ${next}, or --all.`,
+      );
     } else if (count !== undefined && results.length === 0 && o.offset > 0 && count > 0) {
       ctx.info(`--offset ${o.offset} is past the end: ${count} ${spec.noun} in all.`);
     }
@@ -151,7 +161,12 @@ export async function runListing<B extends PageBody>(ctx: Context, o: ListingInp
   let total = 0;
   let count: number | undefined;
   try {
-    for await (const page of pages(spec.fetch, { offset: o.offset, pageSize: o.limit ?? ALL_PAGE_SIZE, signal: ctx.signal, noun: spec.noun })) {
+    for await (const page of pages(spec.fetch, {
+      offset: o.offset,
+      pageSize: o.limit ?? ALL_PAGE_SIZE,
+      signal: ctx.signal,
+      noun: spec.noun,
+    })) {
       writer ??= createRowWriter(ctx, { columns: spec.columns, envelope: page.body });
       count = page.count ?? count;
       for (const r of page.results) writer.write(r);
@@ -170,7 +185,10 @@ export async function runListing<B extends PageBody>(ctx: Context, o: ListingInp
     if (!table) await (writer ?? createRowWriter(ctx, { columns: spec.columns })).end();
   }
   if (table && total === 0) ctx.info(spec.empty ?? `No ${spec.noun}.`);
-  else if (table) ctx.info(`${total} ${spec.noun}${count !== undefined && count !== total + o.offset ? ` (the service counts ${count})` : ''}.`);
+  else if (table)
+    ctx.info(
+      `${total} ${spec.noun}${count !== undefined && count !== total + o.offset ? ` (the service counts ${count})` : ''}.`,
+    );
 }
 
 /** Resolve once `stream` has room again (at once when it has), or when `signal` aborts. */

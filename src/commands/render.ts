@@ -14,7 +14,11 @@ export type Pair = [label: string, value: unknown];
  */
 export function kv(s: Style, pairs: Pair[], indent = ''): string {
   const shown = pairs.filter(([, v]) => v !== undefined && v !== null && v !== false && v !== '');
-  return labelled(s, shown.map(([k, v]) => [k, String(v)]), indent);
+  return labelled(
+    s,
+    shown.map(([k, v]) => [k, String(v)]),
+    indent,
+  );
 }
 
 /** A column of a card's sub-table: its header, or the header with how it gives way. */
@@ -26,7 +30,9 @@ export type GridColumn = string | { head: string; optional?: boolean; min?: numb
  */
 export function grid(s: Style, head: GridColumn[], rows: unknown[][], indent = '  '): string {
   const cells = rows.map((r) => r.map((c) => t(c)));
-  const columns = head.map((h) => (typeof h === 'string' ? { head: h } : h)).map((c) => ({ ...c, key: c.head.toLowerCase().replace(/[ -]/g, '_') }));
+  const columns = head
+    .map((h) => (typeof h === 'string' ? { head: h } : h))
+    .map((c) => ({ ...c, key: c.head.toLowerCase().replace(/[ -]/g, '_') }));
   return renderTable(s, columns, cells, indent);
 }
 
@@ -35,7 +41,11 @@ export function yesNo(s: Style, v: unknown): string {
 }
 
 /** A list of the flags that are true, e.g. `active, published, processed`. */
-export function flags(s: Style, o: Record<string, unknown> | undefined, names: Array<[key: string, word: string]>): string {
+export function flags(
+  s: Style,
+  o: Record<string, unknown> | undefined,
+  names: Array<[key: string, word: string]>,
+): string {
   if (!o) return '';
   return names
     .map(([k, w]) => (o[k] === true ? s.green(w) : o[k] === false ? s.dim(`not ${w}`) : ''))
@@ -58,4 +68,3 @@ export function money(v: unknown, currency?: string): string {
   const n = Number.isFinite(num) ? (currency || typeof v === 'number' ? formatAmount(num, currency) : t(v)) : t(v);
   return currency ? `${n} ${currency}` : n;
 }
-

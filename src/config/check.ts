@@ -26,19 +26,23 @@ function quote(value: string, n = 120): string {
  */
 export function checkBaseUrl(value: string, where: string): string {
   const bad = (why: string) => new CliError(`The base URL from ${where} ${why}`, ExitCode.USAGE, { setting: where });
-  if (value !== value.trim() || /[\u0000-\u001f\u007f\s]/.test(value)) throw bad('holds spaces or control characters; give it as http(s)://host[:port][/path].');
+  if (value !== value.trim() || /[\u0000-\u001f\u007f\s]/.test(value))
+    throw bad('holds spaces or control characters; give it as http(s)://host[:port][/path].');
   let u: URL;
   try {
     u = new URL(value);
   } catch {
     throw bad(`${quote(value)} is not a URL; give it as https://host[:port][/path].`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw bad(`uses ${u.protocol}; give an http:// or https:// URL.`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw bad(`uses ${u.protocol}; give an http:// or https:// URL.`);
   if (!u.hostname) throw bad('has no host; give it as https://host[:port][/path].');
   // WHATWG URL reads `https://host:` as the default port; curl refuses it, and so do we: a port
   // was meant and is missing.
   if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*:(?=[/?#]|$)/i.test(value)) {
-    throw bad(`(${quote(value)}) has an empty port (a ":" with no number after it); give the port (${u.protocol}//${u.host}:8443) or leave out the ":".`);
+    throw bad(
+      `(${quote(value)}) has an empty port (a ":" with no number after it); give the port (${u.protocol}//${u.host}:8443) or leave out the ":".`,
+    );
   }
   if (u.username || u.password) {
     throw bad(
@@ -88,11 +92,17 @@ export function checkPermissions(path: string, kind: 'key' | 'config' | 'keys-di
   const fix = kind === 'keys-dir' ? `chmod 700 ${path}` : `chmod 600 ${path}`;
   const what = kind === 'key' ? 'private key' : kind === 'config' ? 'config file' : 'keys directory';
   if (kind === 'key' && mode & 0o002) {
-    return { path, refused: `The ${what} ${path} can be changed by other users (mode ${mode.toString(8).padStart(4, '0')}): refused, as ssh does. Fix it with \`${fix}\`.` };
+    return {
+      path,
+      refused: `The ${what} ${path} can be changed by other users (mode ${mode.toString(8).padStart(4, '0')}): refused, as ssh does. Fix it with \`${fix}\`.`,
+    };
   }
   if (mode & 0o077) {
     const who = mode & 0o007 ? 'other users' : 'the group';
-    return { path, warning: `the ${what} ${path} can be read or changed by ${who} (mode ${mode.toString(8).padStart(4, '0')}); fix it with \`${fix}\`.` };
+    return {
+      path,
+      warning: `the ${what} ${path} can be read or changed by ${who} (mode ${mode.toString(8).padStart(4, '0')}); fix it with \`${fix}\`.`,
+    };
   }
   return undefined;
 }

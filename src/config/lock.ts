@@ -37,7 +37,11 @@ export async function withStoreLock<T>(dir: string, fn: () => Promise<T>): Promi
     try {
       fd = createNewSync(path);
     } catch (e) {
-      if (errorCode(e) !== 'EEXIST') throw new CliError(`Cannot lock the profiles in ${dir} (${errorCode(e)}): check that the directory is writable.`, ExitCode.ERROR);
+      if (errorCode(e) !== 'EEXIST')
+        throw new CliError(
+          `Cannot lock the profiles in ${dir} (${errorCode(e)}): check that the directory is writable.`,
+          ExitCode.ERROR,
+        );
     }
     if (fd !== undefined) {
       writeSync(fd, JSON.stringify({ pid: process.pid, host: hostname() }));
@@ -53,9 +57,11 @@ export async function withStoreLock<T>(dir: string, fn: () => Promise<T>): Promi
       continue;
     }
     if (Date.now() > deadline) {
-      throw new CliError(`The profiles in ${dir} are locked by another bookdist (${path}). Try again; if no bookdist is running, remove that file.`, ExitCode.ERROR);
+      throw new CliError(
+        `The profiles in ${dir} are locked by another bookdist (${path}). Try again; if no bookdist is running, remove that file.`,
+        ExitCode.ERROR,
+      );
     }
     await new Promise((r) => setTimeout(r, 10 + Math.random() * 20));
   }
 }
-

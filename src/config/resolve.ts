@@ -63,7 +63,12 @@ const ENV = {
 export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig> {
   const { env, flags } = input;
   const store = await input.loadStore();
-  const pick = (flag: string | undefined, envName: string, profileValue: string | undefined, profileName: string): Setting | undefined => {
+  const pick = (
+    flag: string | undefined,
+    envName: string,
+    profileValue: string | undefined,
+    profileName: string,
+  ): Setting | undefined => {
     if (flag) return { value: flag, source: 'flag' };
     if (env[envName]) return { value: env[envName], source: 'env', from: envName };
     if (profileValue) return { value: profileValue, source: 'profile', from: profileName };
@@ -105,7 +110,12 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
     caFile: pick(flags.caFile, ENV.caFile, p.caFile, profile.value),
     resolve: pick(flags.resolve, ENV.resolve, undefined, profile.value),
     idempotencyKeys: (() => {
-      const s = pick(undefined, ENV.idempotencyKeys, p.idempotencyKeys === undefined ? undefined : String(p.idempotencyKeys), profile.value);
+      const s = pick(
+        undefined,
+        ENV.idempotencyKeys,
+        p.idempotencyKeys === undefined ? undefined : String(p.idempotencyKeys),
+        profile.value,
+      );
       return s ? { ...s, value: /^(1|true|yes|on)$/i.test(s.value) } : undefined;
     })(),
     ledger: (() => {

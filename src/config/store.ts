@@ -93,10 +93,17 @@ export async function readStore(dir: string): Promise<StoreShape> {
   try {
     parsed = text.trim() ? JSON.parse(text) : {};
   } catch {
-    throw new CliError(`The config file ${path} is not valid JSON. Fix it, or remove it and add the profiles again (\`bookdist profile add\`).`, ExitCode.ERROR);
+    throw new CliError(
+      `The config file ${path} is not valid JSON. Fix it, or remove it and add the profiles again (\`bookdist profile add\`).`,
+      ExitCode.ERROR,
+    );
   }
-  const data: { current?: unknown; profiles?: unknown } = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {};
-  const profiles = data.profiles && typeof data.profiles === 'object' && !Array.isArray(data.profiles) ? (data.profiles as Record<string, ProfileData>) : {};
+  const data: { current?: unknown; profiles?: unknown } =
+    parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {};
+  const profiles =
+    data.profiles && typeof data.profiles === 'object' && !Array.isArray(data.profiles)
+      ? (data.profiles as Record<string, ProfileData>)
+      : {};
   return { current: typeof data.current === 'string' ? data.current : undefined, profiles: profileTable(profiles) };
 }
 
@@ -109,7 +116,10 @@ export async function updateStore(dir: string, change: (store: StoreShape) => vo
   const { withStoreLock } = await import('./lock.js');
   return withStoreLock(dir, async () => {
     const conf = await openStore(dir);
-    const store: StoreShape = { current: conf.get('current'), profiles: profileTable(structuredClone(conf.get('profiles') ?? {})) };
+    const store: StoreShape = {
+      current: conf.get('current'),
+      profiles: profileTable(structuredClone(conf.get('profiles') ?? {})),
+    };
     change(store);
     conf.set('profiles', store.profiles);
     if (store.current) conf.set('current', store.current);

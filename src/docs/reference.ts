@@ -50,7 +50,10 @@ function md(text: string, cell = false): string {
 }
 
 function anchor(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-');
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9 -]/g, '')
+    .replace(/ /g, '-');
 }
 
 function optionRow(cmd: Command, opt: Option): string {
@@ -58,7 +61,9 @@ function optionRow(cmd: Command, opt: Option): string {
   const notes: string[] = [];
   if (opt.argChoices?.length) notes.push(`one of ${opt.argChoices.map((c) => `\`${c}\``).join(', ')}`);
   if (opt.defaultValue !== undefined && !opt.negate) {
-    const d = opt.defaultValueDescription ?? (typeof opt.defaultValue === 'string' ? opt.defaultValue : JSON.stringify(opt.defaultValue));
+    const d =
+      opt.defaultValueDescription ??
+      (typeof opt.defaultValue === 'string' ? opt.defaultValue : JSON.stringify(opt.defaultValue));
     notes.push(`default: \`${d}\``);
   }
   const description = (opt.description || '').replace(/\s+/g, ' ').trim();
@@ -88,10 +93,18 @@ export function renderReference(program: Command): string {
   );
   for (const c of commands) {
     const depth = commandName(c).split(' ').length - 2;
-    out.push(`${'  '.repeat(depth)}- [\`${commandName(c)}\`](#${anchor(commandName(c))}): ${md(c.summary() || c.description().split('\n')[0])}`);
+    out.push(
+      `${'  '.repeat(depth)}- [\`${commandName(c)}\`](#${anchor(commandName(c))}): ${md(c.summary() || c.description().split('\n')[0])}`,
+    );
   }
   out.push('', '### Global options', '', 'Accepted by every command.', '');
-  out.push(...optionsTable(program, program.options.filter((o) => !o.hidden)), '');
+  out.push(
+    ...optionsTable(
+      program,
+      program.options.filter((o) => !o.hidden),
+    ),
+    '',
+  );
   for (const c of commands) {
     const name = commandName(c);
     out.push(`### ${name}`, '');
@@ -103,7 +116,8 @@ export function renderReference(program: Command): string {
     const args = c.registeredArguments;
     if (args.length) {
       out.push('| Argument | Description |', '| --- | --- |');
-      for (const a of args) out.push(`| \`${help.argumentTerm(a)}\` | ${md(help.argumentDescription(a).replace(/\s+/g, ' '), true)} |`);
+      for (const a of args)
+        out.push(`| \`${help.argumentTerm(a)}\` | ${md(help.argumentDescription(a).replace(/\s+/g, ' '), true)} |`);
       out.push('');
     }
     const own = c.options.filter((o) => !o.hidden);
@@ -111,7 +125,10 @@ export function renderReference(program: Command): string {
     const subs = visibleSubcommands(c).filter((s) => c.commands.includes(s));
     if (subs.length) {
       out.push('Commands:', '');
-      for (const s of subs) out.push(`- [\`${commandName(s)}\`](#${anchor(commandName(s))}): ${md(s.summary() || s.description().split('\n')[0])}`);
+      for (const s of subs)
+        out.push(
+          `- [\`${commandName(s)}\`](#${anchor(commandName(s))}): ${md(s.summary() || s.description().split('\n')[0])}`,
+        );
       out.push('');
     }
     const ex = examplesOf(c);

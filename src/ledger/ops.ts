@@ -40,11 +40,19 @@ interface Route {
 let routes: Route[] | undefined;
 
 function routesOf(): Route[] {
-  return (routes ??= ENDPOINTS.flatMap((e) => [e.path, ...(e.aliases ?? [])].map((p) => {
-    const params: string[] = [];
-    const re = new RegExp('^' + p.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}/g, (_, n: string) => (params.push(n), '([^/]+)')) + '$');
-    return { name: e.name, re, params };
-  })));
+  return (routes ??= ENDPOINTS.flatMap((e) =>
+    [e.path, ...(e.aliases ?? [])].map((p) => {
+      const params: string[] = [];
+      const re = new RegExp(
+        '^' +
+          p
+            .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+            .replace(/\\?\{(\w+)\\?\}/g, (_, n: string) => (params.push(n), '([^/]+)')) +
+          '$',
+      );
+      return { name: e.name, re, params };
+    }),
+  ));
 }
 
 /** The endpoint a path is (and its path parameters), or undefined. */
@@ -52,7 +60,8 @@ function match(path: string): { name: string; params: Record<string, string> } |
   const p = path.split('?')[0];
   for (const r of routesOf()) {
     const m = r.re.exec(p);
-    if (m) return { name: r.name, params: Object.fromEntries(r.params.map((n, i) => [n, decodeURIComponent(m[i + 1])])) };
+    if (m)
+      return { name: r.name, params: Object.fromEntries(r.params.map((n, i) => [n, decodeURIComponent(m[i + 1])])) };
   }
   return undefined;
 }
@@ -62,7 +71,8 @@ export function opOf(req: WriteRequest): { op: string; params?: Record<string, s
   if (req.method === 'GET') return undefined;
   const m = match(req.path);
   const name = req.endpoint ?? m?.name;
-  if (name && WRITE_OPS[name]) return { op: WRITE_OPS[name], params: m?.params && Object.keys(m.params).length ? m.params : undefined };
+  if (name && WRITE_OPS[name])
+    return { op: WRITE_OPS[name], params: m?.params && Object.keys(m.params).length ? m.params : undefined };
   if (req.endpoint || m) return undefined; // a read sent as POST (search, viewer, purchase...)
   return { op: 'api' };
 }

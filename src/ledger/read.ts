@@ -70,7 +70,10 @@ export function parseLedger(text: string): Parsed {
         broken = {
           line: i + 1,
           n: row.n,
-          why: i === 0 ? 'the first row does not start the chain' : `its prev is not the SHA-256 of the row before it (row ${prevN}): row ${prevN} was changed, or rows were removed or inserted between them`,
+          why:
+            i === 0
+              ? 'the first row does not start the chain'
+              : `its prev is not the SHA-256 of the row before it (row ${prevN}): row ${prevN} was changed, or rows were removed or inserted between them`,
         };
       } else if (row.n <= prevN) {
         broken = { line: i + 1, n: row.n, why: `its id is not above the row before it (${prevN})` };
@@ -154,7 +157,9 @@ export function matches(w: Write, f: Filter): boolean {
   if (f.job && w.job !== f.job) return false;
   if (f.user) {
     const u = f.user.toLowerCase();
-    const names = [w.ids.username, w.ids.email, w.returned?.username].filter((x): x is string => typeof x === 'string').map((x) => x.toLowerCase());
+    const names = [w.ids.username, w.ids.email, w.returned?.username]
+      .filter((x): x is string => typeof x === 'string')
+      .map((x) => x.toLowerCase());
     if (!names.includes(u)) return false;
   }
   if (f.book && w.ids.hash_id !== f.book) return false;

@@ -30,8 +30,26 @@ export interface RecorderMeta {
 
 /** Payload fields kept in an intent: identifiers and counts, nothing else. */
 const INTENT_FIELDS = [
-  'username', 'email', 'hash_id', 'order_number', 'org', 'label', 'count', 'order_id', 'id', 'items',
-  'digital_pricing', 'order_type', 'price', 'expiration_date', 'limit_days', 'samples', 'force', 'urgent', 'type', 'send_email',
+  'username',
+  'email',
+  'hash_id',
+  'order_number',
+  'org',
+  'label',
+  'count',
+  'order_id',
+  'id',
+  'items',
+  'digital_pricing',
+  'order_type',
+  'price',
+  'expiration_date',
+  'limit_days',
+  'samples',
+  'force',
+  'urgent',
+  'type',
+  'send_email',
 ] as const;
 
 /**
@@ -49,7 +67,12 @@ function resendable(op: string, req: WriteRequest, key: string | undefined): boo
 function keep(v: unknown): unknown {
   if (typeof v === 'string') return v.length <= 200 ? v : undefined;
   if (typeof v === 'number' || typeof v === 'boolean') return v;
-  if (Array.isArray(v) && v.length <= 1000 && v.every((x) => typeof x === 'number' || (typeof x === 'string' && x.length <= 40))) return v;
+  if (
+    Array.isArray(v) &&
+    v.length <= 1000 &&
+    v.every((x) => typeof x === 'number' || (typeof x === 'string' && x.length <= 40))
+  )
+    return v;
   return undefined;
 }
 
@@ -69,7 +92,11 @@ function idempotencyKey(headers: Record<string, string>): string | undefined {
 }
 
 /** What the intent row of a write holds. */
-export function intentOf(req: WriteRequest, op: { op: string; params?: Record<string, string> }, meta: RecorderMeta): NewRow {
+export function intentOf(
+  req: WriteRequest,
+  op: { op: string; params?: Record<string, string> },
+  meta: RecorderMeta,
+): NewRow {
   const ids = { ...pick(req.payload, INTENT_FIELDS), ...op.params };
   const key = idempotencyKey(req.headers);
   const row: NewRow = {
@@ -95,7 +122,8 @@ export function intentOf(req: WriteRequest, op: { op: string; params?: Record<st
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
 
-const obj = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+const obj = (v: unknown): Record<string, unknown> | undefined =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 const list = (v: unknown): Array<Record<string, unknown>> => (Array.isArray(v) ? v.map((x) => obj(x) ?? {}) : []);
 const nums = (v: unknown[]): number[] => v.filter((x): x is number => typeof x === 'number');
 
@@ -123,7 +151,12 @@ export function returnedIds(op: string, body: unknown): Record<string, unknown> 
     let text = '';
     let n = 0;
     for (const c of b.codes as unknown[]) {
-      const code = typeof c === 'string' ? c : typeof (c as { code?: unknown } | null)?.code === 'string' ? (c as { code: string }).code : JSON.stringify(c);
+      const code =
+        typeof c === 'string'
+          ? c
+          : typeof (c as { code?: unknown } | null)?.code === 'string'
+            ? (c as { code: string }).code
+            : JSON.stringify(c);
       text = n++ === 0 ? code : text + '\n' + code;
     }
     out.codes = n;
@@ -187,7 +220,8 @@ export class Recorder implements WriteHook {
     const row = intentOf(req, op, this.meta);
     return new Promise<Row>((resolve, reject) => this.enqueue({ row, resolve, reject })).then((written) => ({
       id: String(written.n),
-      after: (v: WriteVerdict) => this.enqueue({ row: outcomeOf(written.n, op.op, v, this.meta.now?.() ?? new Date()) }),
+      after: (v: WriteVerdict) =>
+        this.enqueue({ row: outcomeOf(written.n, op.op, v, this.meta.now?.() ?? new Date()) }),
     }));
   }
 
@@ -238,10 +272,14 @@ export class Recorder implements WriteHook {
     const durable = intents && !inJob;
     let written: Row[];
     try {
-      written = this.store.append(batch.map((p) => p.row), durable);
+      written = this.store.append(
+        batch.map((p) => p.row),
+        durable,
+      );
     } catch (e) {
       for (const p of batch) p.reject?.(e);
-      if (batch.some((p) => !p.resolve)) this.meta.warn?.(`could not record outcomes in the ledger: ${(e as Error).message}`);
+      if (batch.some((p) => !p.resolve))
+        this.meta.warn?.(`could not record outcomes in the ledger: ${(e as Error).message}`);
       return;
     }
     if (intents && inJob) {

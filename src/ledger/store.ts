@@ -91,7 +91,15 @@ export class LedgerStore {
       privateDirSync(this.dir);
     } catch (e) {
       const c = errorCode(e);
-      throw refused(this.dir, c === 'ELOOP' ? 'directory is a symbolic link: refusing to write through it' : c === 'ENOTDIR' ? 'directory is not a directory' : 'directory cannot be created', c === 'ELOOP' || c === 'ENOTDIR' ? undefined : e);
+      throw refused(
+        this.dir,
+        c === 'ELOOP'
+          ? 'directory is a symbolic link: refusing to write through it'
+          : c === 'ENOTDIR'
+            ? 'directory is not a directory'
+            : 'directory cannot be created',
+        c === 'ELOOP' || c === 'ENOTDIR' ? undefined : e,
+      );
     }
     this.dirReady = true;
   }
@@ -106,7 +114,8 @@ export class LedgerStore {
       } catch (e) {
         if (errorCode(e) !== 'EEXIST') throw refused(this.lockPath, 'lock cannot be created', e);
         this.breakIfAbandoned();
-        if (Date.now() - started > WAIT_MS) throw refused(this.lockPath, `lock has been held for more than ${WAIT_MS / 1000} s by another process`);
+        if (Date.now() - started > WAIT_MS)
+          throw refused(this.lockPath, `lock has been held for more than ${WAIT_MS / 1000} s by another process`);
         pause(wait);
         continue;
       }
@@ -170,9 +179,14 @@ export class LedgerStore {
   private openFile(): number {
     let fd: number;
     try {
-      fd = fs.openSync(this.path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
+      fd = fs.openSync(
+        this.path,
+        constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+        0o600,
+      );
     } catch (e) {
-      if (errorCode(e) === 'ELOOP') throw refused(this.path, 'is a symbolic link: refusing to write through it; remove the link');
+      if (errorCode(e) === 'ELOOP')
+        throw refused(this.path, 'is a symbolic link: refusing to write through it; remove the link');
       throw refused(this.path, 'cannot be opened', e);
     }
     const st = fs.fstatSync(fd);
@@ -294,7 +308,9 @@ export class LedgerStore {
    * Rewrite the file under the lock (prune): `make` gets the complete lines and returns the rows to
    * keep, each with its own `n`; the chain is computed anew. Undefined from `make`: no change.
    */
-  rewrite(make: (lines: string[]) => Array<{ n: number } & Record<string, unknown>> | undefined): { before: number; after: number } | undefined {
+  rewrite(
+    make: (lines: string[]) => Array<{ n: number } & Record<string, unknown>> | undefined,
+  ): { before: number; after: number } | undefined {
     this.ensureDir();
     const release = this.lock();
     try {

@@ -51,7 +51,12 @@ function merge(a: unknown, b: unknown): unknown {
   if (isPlain(a) && isPlain(b)) {
     const out: Record<string, unknown> = { ...a };
     for (const [k, v] of Object.entries(b)) {
-      Object.defineProperty(out, k, { value: has(out, k) ? merge(out[k], v) : v, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, k, {
+        value: has(out, k) ? merge(out[k], v) : v,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }
@@ -93,7 +98,8 @@ export function flatten(obj: unknown, prefix = '', out: Record<string, unknown> 
  * a backslash, and a list inside an object is its JSON text, so the cell reads back exactly.
  */
 export function flatCell(v: unknown): unknown {
-  if (Array.isArray(v)) return v.every((x) => x === null || typeof x !== 'object') ? v.join(';') : v.map(objectCell).join(';');
+  if (Array.isArray(v))
+    return v.every((x) => x === null || typeof x !== 'object') ? v.join(';') : v.map(objectCell).join(';');
   if (isPlain(v)) return objectCell(v);
   return v;
 }
@@ -101,13 +107,17 @@ export function flatCell(v: unknown): unknown {
 const escapePart = (s: string) => s.replace(/[\\;,=]/g, (c) => '\\' + c);
 
 function objectCell(o: unknown): string {
-  if (!isPlain(o)) return escapePart(o === null || o === undefined ? '' : Array.isArray(o) ? JSON.stringify(o) : String(o));
+  if (!isPlain(o))
+    return escapePart(o === null || o === undefined ? '' : Array.isArray(o) ? JSON.stringify(o) : String(o));
   const pairs: string[] = [];
   const visit = (x: Record<string, unknown>, prefix: string) => {
     for (const [k, val] of Object.entries(x)) {
       const key = prefix ? `${prefix}.${k}` : k;
       if (isPlain(val) && Object.keys(val).length) visit(val, key);
-      else pairs.push(`${escapePart(key)}=${escapePart(val === null || val === undefined ? '' : typeof val === 'object' ? JSON.stringify(val) : String(val))}`);
+      else
+        pairs.push(
+          `${escapePart(key)}=${escapePart(val === null || val === undefined ? '' : typeof val === 'object' ? JSON.stringify(val) : String(val))}`,
+        );
     }
   };
   visit(o, '');
@@ -213,7 +223,9 @@ export function csvCell(v: unknown): string {
 
 /** TSV escapes backslash, tab, newline and carriage return (as `\\`, `\t`, `\n`, `\r`). */
 export function tsvCell(v: unknown): string {
-  return cellText(v).replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
+  return cellText(v).replace(/[\\\t\n\r]/g, (c) =>
+    c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r',
+  );
 }
 
 /** Columns for a set of flattened rows: the given ones, else the union of keys in first-seen order. */
@@ -226,12 +238,15 @@ export function columnsOf(rows: Array<Record<string, unknown>>, fields?: string[
 
 /** Edit distance of two short strings, a swap of neighbours counting one (for did-you-mean). */
 function distance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
   return d[a.length][b.length];
@@ -248,7 +263,11 @@ export function nearestFields(wrong: string, paths: string[], max = 3): string[]
     .map((p) => {
       const lower = p.toLowerCase();
       const last = lower.split('.').pop()!;
-      const score = Math.min(distance(w, lower), distance(w, last) + 0.5, lower.endsWith('.' + w) || lower.startsWith(w + '.') ? 0.5 : Infinity);
+      const score = Math.min(
+        distance(w, lower),
+        distance(w, last) + 0.5,
+        lower.endsWith('.' + w) || lower.startsWith(w + '.') ? 0.5 : Infinity,
+      );
       return { p, score };
     })
     .filter((x) => x.score <= Math.max(1, Math.floor(w.length / 3)) + 0.5)

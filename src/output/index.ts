@@ -224,11 +224,17 @@ export async function emit<B>(ctx: Context, body: B, view: View<B> = {}): Promis
   const missing = spec.kind === 'record' && !records.length;
   // The answer lacks the resource (a real deployment may answer with only a message): never an
   // empty `{}` or an empty row that looks like data.
-  if (missing && fields) throw new CliError(`The answer has no ${spec.record ?? 'record'}, so --fields has nothing to select; run without --fields to see it.`, ExitCode.ERROR);
+  if (missing && fields)
+    throw new CliError(
+      `The answer has no ${spec.record ?? 'record'}, so --fields has nothing to select; run without --fields to see it.`,
+      ExitCode.ERROR,
+    );
   checkFields(ctx, records);
   if (missing && !ctx.globals.query && (fmt === 'table' || fmt === 'csv' || fmt === 'tsv')) {
     const m = messageIn(body);
-    ctx.info(typeof m === 'string' && m ? escapeControls(m) : `The answer has no ${spec.record ?? 'record'}; --json shows it.`);
+    ctx.info(
+      typeof m === 'string' && m ? escapeControls(m) : `The answer has no ${spec.record ?? 'record'}; --json shows it.`,
+    );
     return;
   }
   if (ctx.globals.query) {
@@ -304,7 +310,11 @@ async function printQuery(ctx: Context, doc: unknown): Promise<void> {
   // -o tsv/csv/table: a scalar prints bare, a list of scalars one per line, objects as rows.
   const list = Array.isArray(result) ? result : [result];
   if (list.every((v) => v === null || typeof v !== 'object')) {
-    if (result !== null || fmt !== 'table') ctx.io.stdout.write(list.map((v) => (fmt === 'csv' ? csvCell(v) : fmt === 'tsv' ? tsvCell(v) : cellText(v))).join('\n') + (list.length ? '\n' : ''));
+    if (result !== null || fmt !== 'table')
+      ctx.io.stdout.write(
+        list.map((v) => (fmt === 'csv' ? csvCell(v) : fmt === 'tsv' ? tsvCell(v) : cellText(v))).join('\n') +
+          (list.length ? '\n' : ''),
+      );
     return;
   }
   const rows = list.map((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : { value: v }));
@@ -402,7 +412,9 @@ async function table(ctx: Context, records: unknown[], cols?: Column[]): Promise
   const st = style(ctx);
   let columns: Column[] = cols ?? columnsOf(records.map((r) => flatten(r))).map((key) => ({ key }));
   records = escapeDeep(records);
-  let cells = records.map((r) => columns.map((c) => (c.format ? c.format(cellOf(r, c.key), recOf(r)) : cellText(cellOf(r, c.key)))));
+  let cells = records.map((r) =>
+    columns.map((c) => (c.format ? c.format(cellOf(r, c.key), recOf(r)) : cellText(cellOf(r, c.key)))),
+  );
   const shown = columns.map((c, j) => !c.dropEmpty || cells.some((r) => r[j] !== ''));
   if (shown.includes(false)) {
     columns = columns.filter((_, j) => shown[j]);
@@ -412,7 +424,14 @@ async function table(ctx: Context, records: unknown[], cols?: Column[]): Promise
   await loadTextFor(cells.flat());
   const text = renderTable(
     st,
-    columns.map((c) => ({ head: c.label ?? c.key.replace(/_/g, ' '), key: c.key, fixed: c.id, optional: c.optional, min: c.min, want: c.want })),
+    columns.map((c) => ({
+      head: c.label ?? c.key.replace(/_/g, ' '),
+      key: c.key,
+      fixed: c.id,
+      optional: c.optional,
+      min: c.min,
+      want: c.want,
+    })),
     cells,
   );
   ctx.io.stdout.write(text + '\n');
@@ -420,5 +439,10 @@ async function table(ctx: Context, records: unknown[], cols?: Column[]): Promise
 
 /** One record as `key  value` lines (--fields in a table): values wrap, never cut. */
 function keyValueTable(ctx: Context, flat: Record<string, unknown>): void {
-  ctx.io.stdout.write(labelled(style(ctx), Object.keys(flat).map((k) => [k, cellText(flat[k])])) + '\n');
+  ctx.io.stdout.write(
+    labelled(
+      style(ctx),
+      Object.keys(flat).map((k) => [k, cellText(flat[k])]),
+    ) + '\n',
+  );
 }

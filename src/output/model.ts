@@ -90,7 +90,11 @@ export const OUTPUT: Record<string, OutputSpec> = {
   'sandbox workspace rm': { kind: 'message' },
   // books
   'book get': { kind: 'record', record: 'book', at: 'book', bulk: 'lookup result' },
-  'book pricing': { kind: 'rows', record: 'pricing entry', at: ['digital_pricing', 'pricing', 'book.digital_pricing', 'results'] },
+  'book pricing': {
+    kind: 'rows',
+    record: 'pricing entry',
+    at: ['digital_pricing', 'pricing', 'book.digital_pricing', 'results'],
+  },
   'book search': { kind: 'rows', record: 'book', at: 'results' },
   'book list': { kind: 'rows', record: 'book', at: 'results' },
   'book viewer': { kind: 'record', record: 'viewer', value: 'viewer_url' },
@@ -147,4 +151,3 @@ export function outputSpecOf(cmd: Command): OutputSpec | undefined {
 
 /** Keys of the service's envelope (interface.md 2.1): never part of a record. */
 export const ENVELOPE_KEYS = ['code', 'success', 'error', 'test_mode', 'message'] as const;
-

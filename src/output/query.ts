@@ -35,7 +35,13 @@ const visit = proto.visit;
 proto.visit = function (this: unknown, node: Node, value: unknown): unknown {
   if (--budget < 0) throw new QueryTooBig('steps');
   if ((++tick & 255) === 0 && performance.now() > deadline) throw new QueryTooBig('time');
-  if (node?.type === 'Field' && value !== null && typeof value === 'object' && !Array.isArray(value) && !Object.prototype.hasOwnProperty.call(value, node.name ?? '')) {
+  if (
+    node?.type === 'Field' &&
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    !Object.prototype.hasOwnProperty.call(value, node.name ?? '')
+  ) {
     return null;
   }
   const out = visit.call(this, node, value);
@@ -69,13 +75,19 @@ export function compileQuery(expression: string): Ast {
   try {
     ast = compile(expression);
   } catch (e) {
-    throw usageError(`--query ${shown(expression)}: not a valid JMESPath expression (${messageOf(e).replace(/\s+/g, ' ').trim()}). See https://jmespath.org/tutorial.html.`);
+    throw usageError(
+      `--query ${shown(expression)}: not a valid JMESPath expression (${messageOf(e).replace(/\s+/g, ' ').trim()}). See https://jmespath.org/tutorial.html.`,
+    );
   }
   compiled.set(expression, ast);
   return ast;
 }
 
-export function runQuery(expression: string, doc: unknown, limits = { steps: QUERY_MAX_STEPS, result: QUERY_MAX_RESULT, ms: QUERY_MAX_MS }): unknown {
+export function runQuery(
+  expression: string,
+  doc: unknown,
+  limits = { steps: QUERY_MAX_STEPS, result: QUERY_MAX_RESULT, ms: QUERY_MAX_MS },
+): unknown {
   const ast = compileQuery(expression);
   let result: unknown;
   budget = limits.steps;
@@ -85,17 +97,23 @@ export function runQuery(expression: string, doc: unknown, limits = { steps: QUE
   } catch (e) {
     if (e instanceof QueryTooBig) {
       const bound = e.why === 'steps' ? `${limits.steps.toLocaleString('en-US')} steps` : `${limits.ms} ms`;
-      throw usageError(`--query ${shown(expression)}: stopped after ${bound}, the most one query may take. Select less (e.g. a field of each row rather than whole rows).`);
+      throw usageError(
+        `--query ${shown(expression)}: stopped after ${bound}, the most one query may take. Select less (e.g. a field of each row rather than whole rows).`,
+      );
     }
     if (e instanceof RangeError) throw usageError(`--query ${shown(expression)}: too deeply nested to evaluate.`);
     // Type errors of functions (e.g. length(`1`)) surface only when the expression runs.
-    throw usageError(`--query ${shown(expression)}: ${messageOf(e).replace(/\s+/g, ' ').trim().replace(/\.+$/, '').slice(0, 300)}.`);
+    throw usageError(
+      `--query ${shown(expression)}: ${messageOf(e).replace(/\s+/g, ' ').trim().replace(/\.+$/, '').slice(0, 300)}.`,
+    );
   } finally {
     budget = Infinity;
     deadline = Infinity;
   }
   if (sizeOf(result, limits.result) > limits.result) {
-    throw usageError(`--query ${shown(expression)}: the result has more than ${limits.result.toLocaleString('en-US')} values, the most one query may print.`);
+    throw usageError(
+      `--query ${shown(expression)}: the result has more than ${limits.result.toLocaleString('en-US')} values, the most one query may print.`,
+    );
   }
   return result;
 }

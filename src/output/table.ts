@@ -14,7 +14,8 @@ function visible(s: string): string {
 }
 
 /** Column keys that hold identifiers: never truncated. */
-const ID_KEY = /(^|[._])(id|ids|hash_id|username|isbn\d*|eisbn\d*|parent_isbn|sku|code|codes|order_number|purchase_id|book_id|input|name|path|url|file|key_file)$/i;
+const ID_KEY =
+  /(^|[._])(id|ids|hash_id|username|isbn\d*|eisbn\d*|parent_isbn|sku|code|codes|order_number|purchase_id|book_id|input|name|path|url|file|key_file)$/i;
 /** Values that are numbers, dates or flags: short, and useless when cut. */
 const SCALAR = /^(-?\d+([.,:\/-]\d+)*|true|false|yes|no|-|\d{4}-\d\d-\d\d([ T][\d:.]+Z?)?)?$/i;
 
@@ -33,7 +34,12 @@ const MIN_TEXT = 10;
  * floors do not fit. Fixed columns keep their natural width; the free-text columns share what
  * is left, the widest cut first (each gets the same cap), never below its floor.
  */
-export function fitWidths(natural: number[], total: number, fixed: boolean[] = [], floors: number[] = []): number[] | undefined {
+export function fitWidths(
+  natural: number[],
+  total: number,
+  fixed: boolean[] = [],
+  floors: number[] = [],
+): number[] | undefined {
   const n = natural.length;
   const budget = total - GAP * Math.max(0, n - 1);
   const floor = (j: number) => Math.min(natural[j], Math.max(1, floors[j] ?? MIN_TEXT));
@@ -83,12 +89,21 @@ function cleanCell(c: string): string {
 function plan(columns: TableColumn[], cells: string[][], total: number) {
   const heads = columns.map((c) => c.head.toUpperCase());
   const natural = heads.map((h, j) => Math.max(textWidth(h), ...cells.map((r) => textWidth(r[j] ?? ''))));
-  const fixed = columns.map((c, j) => c.fixed ?? isIdentifierColumn(c.key, cells.map((r) => r[j] ?? '')));
+  const fixed = columns.map(
+    (c, j) =>
+      c.fixed ??
+      isIdentifierColumn(
+        c.key,
+        cells.map((r) => r[j] ?? ''),
+      ),
+  );
   const floors = columns.map((c, j) => c.min ?? Math.max(MIN_TEXT, textWidth(heads[j])));
   const widths = fitWidths(natural, total, fixed, floors);
   if (!widths) return undefined;
   // Do the columns that must be there get the width they want?
-  const content = columns.every((c, j) => c.optional || fixed[j] || widths[j] >= Math.min(natural[j], c.want ?? floors[j]));
+  const content = columns.every(
+    (c, j) => c.optional || fixed[j] || widths[j] >= Math.min(natural[j], c.want ?? floors[j]),
+  );
   return { heads, widths, content };
 }
 
@@ -108,7 +123,12 @@ export function renderTable(s: TableStyle, columns: TableColumn[], rows: string[
     cells = cells.map((r) => r.filter((_, k) => k !== j));
   }
   // Cards have room for every column again.
-  return renderCards(s, columns.map((c) => c.head.toUpperCase()), all, indent);
+  return renderCards(
+    s,
+    columns.map((c) => c.head.toUpperCase()),
+    all,
+    indent,
+  );
 }
 
 function draw(s: TableStyle, heads: string[], widths: number[], cells: string[][], indent: string): string {

@@ -88,7 +88,8 @@ export function ellipsisFor(ascii: boolean): string {
  * bidirectional overrides and isolates, line and paragraph separators, and lone surrogates.
  */
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const CONTROL =
+  /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 // eslint-disable-next-line no-control-regex
 const CONTROL_TEST = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]/;
 
@@ -136,7 +137,11 @@ export function escapeKeepingStyle(s: string, keepLines = false): string {
  * Does a stream get colour? `--color always|never`; else none with NO_COLOR (non-empty) or
  * TERM=dumb, colour with FORCE_COLOR, else colour on a terminal.
  */
-export function colorWanted(color: 'auto' | 'always' | 'never', env: Record<string, string | undefined>, isTTY: boolean | undefined): boolean {
+export function colorWanted(
+  color: 'auto' | 'always' | 'never',
+  env: Record<string, string | undefined>,
+  isTTY: boolean | undefined,
+): boolean {
   if (color === 'always') return true;
   if (color === 'never') return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
@@ -154,7 +159,6 @@ export function escapeDeep<T>(v: T, depth = 0): T {
   for (const [k, x] of Object.entries(v)) out[k] = escapeDeep(x, depth + 1);
   return out as T;
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Cutting and wrapping in display columns
@@ -253,13 +257,23 @@ export function padToWidth(s: string, width: number): string {
  * codes stay only when `styled` (stderr gets colour) and only bookdist's own; service text in a
  * notice never drives the terminal, whatever the colour setting (issue 28).
  */
-export function formatNotice(message: string, stream: { isTTY?: boolean; columns?: number }, prefix = '', styled = false): string {
+export function formatNotice(
+  message: string,
+  stream: { isTTY?: boolean; columns?: number },
+  prefix = '',
+  styled = false,
+): string {
   const raw = prefix + message.replace(/\n$/, '');
   const text = styled ? escapeKeepingStyle(raw, true) : escapeLines(raw, true);
   const width = stream.isTTY && stream.columns && stream.columns >= 20 ? stream.columns : 0;
   // An indented line is a command to copy: it wraps with a shell continuation (` \\`), so that
   // what is pasted still runs as one command.
-  const wrap = (l: string) => (/^ {2}\S/.test(l) && width > 30 ? wrapToWidth(l.replace(SGR, '').trim(), width - 6, width - 4).map((x, i, all) => (i ? '    ' : '  ') + x + (i < all.length - 1 ? ' \\' : '')) : wrapToWidth(l.replace(SGR, ''), width));
+  const wrap = (l: string) =>
+    /^ {2}\S/.test(l) && width > 30
+      ? wrapToWidth(l.replace(SGR, '').trim(), width - 6, width - 4).map(
+          (x, i, all) => (i ? '    ' : '  ') + x + (i < all.length - 1 ? ' \\' : ''),
+        )
+      : wrapToWidth(l.replace(SGR, ''), width);
   const lines = width ? text.split('\n').flatMap((l) => (textWidth(l) <= width ? [l] : wrap(l))) : [text];
   return lines.join('\n') + '\n';
 }

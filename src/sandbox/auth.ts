@@ -68,7 +68,12 @@ const callers = new WeakMap<CallerAccountRow, Caller>();
 function accountCaller(store: Store, account: CallerAccountRow): Caller {
   let c = callers.get(account);
   if (!c) {
-    c = { kind: 'partner', account, scopes: new Set(JSON.parse(account.scopes) as string[]), logName: account.username };
+    c = {
+      kind: 'partner',
+      account,
+      scopes: new Set(JSON.parse(account.scopes) as string[]),
+      logName: account.username,
+    };
     callers.set(account, c);
   }
   return c;
@@ -117,7 +122,8 @@ export function authenticate(
     if (!signature) return undefined;
     const messages = requestText !== undefined ? [requestText] : [username];
     if (extraMessage !== undefined) messages.push(extraMessage);
-    for (const m of messages) if (verifySignature(account.public_key, m, signature)) return accountCaller(store, account);
+    for (const m of messages)
+      if (verifySignature(account.public_key, m, signature)) return accountCaller(store, account);
     return undefined;
   }
   return undefined;

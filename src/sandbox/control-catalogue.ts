@@ -48,7 +48,10 @@ const loads = new Map<Store, RemoteLoad>();
 
 /** The timer that rolls a load back when no part comes for IDLE_MS (armed again at every part). */
 function idleTimer(abandon: (reason: string) => void): NodeJS.Timeout {
-  return setTimeout(() => abandon(`No part of the catalogue arrived for ${IDLE_MS / 1000} seconds: the load was rolled back.`), IDLE_MS).unref();
+  return setTimeout(
+    () => abandon(`No part of the catalogue arrived for ${IDLE_MS / 1000} seconds: the load was rolled back.`),
+    IDLE_MS,
+  ).unref();
 }
 
 /** Start a load into the database `serving` serves. */
@@ -56,7 +59,8 @@ export async function startRemoteLoad(serving: Store, body: Record<string, unkno
   const format = body.format;
   if (format !== 'onix' && format !== 'csv') throw new HttpError(400, 'Field "format" must be "onix" or "csv".');
   const publisher = typeof body.publisher === 'string' ? body.publisher.trim() : undefined;
-  if (body.publisher !== undefined && (!publisher || publisher.length > 200)) throw new HttpError(400, 'Field "publisher" must name a publisher (1 to 200 characters).');
+  if (body.publisher !== undefined && (!publisher || publisher.length > 200))
+    throw new HttpError(400, 'Field "publisher" must name a publisher (1 to 200 characters).');
   if (serving.path === ':memory:') {
     throw new HttpError(
       409,
@@ -67,7 +71,10 @@ export async function startRemoteLoad(serving: Store, body: Record<string, unkno
   // Imported before the check: two loads started at once must not both pass it while it loads.
   const { loadCatalogueStream, CatalogueFileError, StrictRefusal } = await import('./catalogue/index.js');
   if (loads.has(serving)) {
-    throw new HttpError(409, `A catalogue load is already running on this sandbox; wait for it to end (one whose client went away is rolled back ${IDLE_MS / 1000} seconds after its last part).`);
+    throw new HttpError(
+      409,
+      `A catalogue load is already running on this sandbox; wait for it to end (one whose client went away is rolled back ${IDLE_MS / 1000} seconds after its last part).`,
+    );
   }
   const conn = new Store(serving.path);
   const load = newLoad();
@@ -87,7 +94,8 @@ export async function startRemoteLoad(serving: Store, body: Record<string, unkno
       // What the client turns back into the answers `--db` gives: the summary of a --strict
       // refusal, the reason a file cannot be read and how many records were read before it.
       if (err instanceof StrictRefusal) err = new HttpError(422, err.message, { summary: err.summary });
-      else if (err instanceof CatalogueFileError) err = new HttpError(400, err.message, { catalogue_error: true, records: load.records });
+      else if (err instanceof CatalogueFileError)
+        err = new HttpError(400, err.message, { catalogue_error: true, records: load.records });
       load.failed = err;
       load.current?.taken();
       for (const p of load.parts.splice(0)) p.taken();
@@ -136,7 +144,11 @@ async function* partsOf(load: RemoteLoad): AsyncGenerator<Buffer> {
 
 function loadOf(serving: Store, id: string): RemoteLoad {
   const load = loads.get(serving);
-  if (!load || load.id !== id) throw new HttpError(404, `No catalogue load ${id.slice(0, 40)} is running on this sandbox (it ended, failed or was rolled back).`);
+  if (!load || load.id !== id)
+    throw new HttpError(
+      404,
+      `No catalogue load ${id.slice(0, 40)} is running on this sandbox (it ended, failed or was rolled back).`,
+    );
   return load;
 }
 

@@ -12,7 +12,15 @@
 // No private key is ever sent: the credentials route gives key file paths and public keys.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { cancelLoad, endLoad, loadPart, startRemoteLoad } from './control-catalogue.js';
-import { advanceClock, clockInfo, CONTROL_SECRET_HEADER, credentials, isControlSecret, listOutbox, recordUsage } from './control.js';
+import {
+  advanceClock,
+  clockInfo,
+  CONTROL_SECRET_HEADER,
+  credentials,
+  isControlSecret,
+  listOutbox,
+  recordUsage,
+} from './control.js';
 import type { RequestInfo, SandboxCore } from './core.js';
 import { hostName } from './hosts.js';
 import { oracleRoute } from './oracle-routes.js';
@@ -76,11 +84,21 @@ function guard(core: SandboxCore, r: RequestInfo): void {
     const want = PART.test(r.url.pathname) ? 'application/octet-stream' : 'application/json';
     if (type !== want) throw new HttpError(415, `This control route takes a body of Content-Type: ${want}.`);
   } else if (method !== 'GET') {
-    throw new HttpError(405, `Control routes take GET or POST, not ${method.slice(0, 10)}.`, {}, { allow: 'GET, POST' });
+    throw new HttpError(
+      405,
+      `Control routes take GET or POST, not ${method.slice(0, 10)}.`,
+      {},
+      { allow: 'GET, POST' },
+    );
   }
 }
 
-export async function serveControl(core: SandboxCore, req: IncomingMessage, res: ServerResponse, r: RequestInfo): Promise<void> {
+export async function serveControl(
+  core: SandboxCore,
+  req: IncomingMessage,
+  res: ServerResponse,
+  r: RequestInfo,
+): Promise<void> {
   const { store } = core;
   const { method, url } = r;
   try {
@@ -91,12 +109,24 @@ export async function serveControl(core: SandboxCore, req: IncomingMessage, res:
       throw err;
     }
     const part = PART.exec(url.pathname);
-    if (method === 'POST' && part) return sendJson(res, 200, { code: 200, success: true, ...TEST_MODE, ...(await loadPart(store, part[1], await readBody(req))) });
+    if (method === 'POST' && part)
+      return sendJson(res, 200, {
+        code: 200,
+        success: true,
+        ...TEST_MODE,
+        ...(await loadPart(store, part[1], await readBody(req))),
+      });
     const body = method === 'POST' ? jsonObject(await readBody(req)) : (req.resume(), {});
     if (r.note && method === 'POST') r.note.request = body;
     const route = `${method} ${url.pathname.replace(/\/+$/, '')}`;
     const end = /^POST \/_sandbox\/catalogue\/loads\/([0-9a-f]{1,64})\/(end|cancel)$/.exec(route);
-    if (end) return sendJson(res, 200, { code: 200, success: true, ...TEST_MODE, ...(await (end[2] === 'end' ? endLoad : cancelLoad)(store, end[1])) });
+    if (end)
+      return sendJson(res, 200, {
+        code: 200,
+        success: true,
+        ...TEST_MODE,
+        ...(await (end[2] === 'end' ? endLoad : cancelLoad)(store, end[1])),
+      });
     const str = (v: unknown, name: string) => {
       if (typeof v !== 'string' || !v) throw bad(`Field "${name}" is required.`);
       return v;
@@ -107,7 +137,12 @@ export async function serveControl(core: SandboxCore, req: IncomingMessage, res:
         // Usernames, key file paths, public keys, shared keys and the operator token (what
         // `bookdist sandbox credentials` prints); never a private key, never the secret itself.
         const c = credentials(store);
-        const acct = (a: typeof c.partner) => ({ username: a.username, key_file: a.key_file, public_key: a.public_key, shared_key: a.shared_key });
+        const acct = (a: typeof c.partner) => ({
+          username: a.username,
+          key_file: a.key_file,
+          public_key: a.public_key,
+          shared_key: a.shared_key,
+        });
         out = { partner: acct(c.partner), limited: acct(c.limited), operator_token: c.operator_token };
         break;
       }
@@ -126,7 +161,13 @@ export async function serveControl(core: SandboxCore, req: IncomingMessage, res:
         break;
       }
       case 'POST /_sandbox/usage':
-        out = recordUsage(store, str(body.username, 'username'), str(body.hash_id, 'hash_id'), Number(body.viewed ?? 0), Number(body.printed ?? 0));
+        out = recordUsage(
+          store,
+          str(body.username, 'username'),
+          str(body.hash_id, 'hash_id'),
+          Number(body.viewed ?? 0),
+          Number(body.printed ?? 0),
+        );
         break;
       case 'POST /_sandbox/redeem':
         out = redeemCode(store, str(body.code, 'code'), str(body.username, 'username'));

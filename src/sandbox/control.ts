@@ -93,10 +93,21 @@ export function credentials(store: Store): SandboxCredentials {
     if (!a) throw new Error(`the sandbox database has no ${role} account (run \`bookdist sandbox reset\`)`);
     const key_file = keyFilePath(store, role);
     ensureKeyFile(key_file, a.private_key);
-    return { username: a.username, key_file, public_key: a.public_key, shared_key: a.shared_key, private_key: a.private_key };
+    return {
+      username: a.username,
+      key_file,
+      public_key: a.public_key,
+      shared_key: a.shared_key,
+      private_key: a.private_key,
+    };
   };
   const token = firstToken(store);
-  return { partner: acct('partner'), limited: acct('limited'), operator_token: token ?? '', control_secret: controlSecret(store) };
+  return {
+    partner: acct('partner'),
+    limited: acct('limited'),
+    operator_token: token ?? '',
+    control_secret: controlSecret(store),
+  };
 }
 
 export function clockInfo(store: Store): { now: string; offset_ms: number } {
@@ -111,9 +122,19 @@ export function advanceClock(store: Store, ms: number): { now: string; offset_ms
 }
 
 /** Record pages viewed and printed by a user in a book (counts for the refund rules). */
-export function recordUsage(store: Store, username: string, hashId: string, viewed: number, printed: number): Record<string, unknown> {
-  for (const [name, n] of [['viewed', viewed], ['printed', printed]] as const) {
-    if (!Number.isSafeInteger(n) || n < 0 || n > 1_000_000) throw bad(`Field "${name}" must be a non-negative integer.`);
+export function recordUsage(
+  store: Store,
+  username: string,
+  hashId: string,
+  viewed: number,
+  printed: number,
+): Record<string, unknown> {
+  for (const [name, n] of [
+    ['viewed', viewed],
+    ['printed', printed],
+  ] as const) {
+    if (!Number.isSafeInteger(n) || n < 0 || n > 1_000_000)
+      throw bad(`Field "${name}" must be a non-negative integer.`);
   }
   const user = userByUsername(store, username);
   const book = bookByHash(store, hashId);
@@ -161,6 +182,13 @@ export function listOutbox(store: Store, to?: string): OutboxMail[] {
   const rows = allMail(store);
   const want = to?.trim().toLowerCase();
   return rows
-    .map((r) => ({ id: r.id, to: JSON.parse(r.recipients) as string[], subject: r.subject, body: r.body, kind: r.kind, created_at: isoTime(r.created_at)! }))
+    .map((r) => ({
+      id: r.id,
+      to: JSON.parse(r.recipients) as string[],
+      subject: r.subject,
+      body: r.body,
+      kind: r.kind,
+      created_at: isoTime(r.created_at)!,
+    }))
     .filter((m) => !want || m.to.some((t) => t.toLowerCase() === want));
 }

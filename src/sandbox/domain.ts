@@ -4,7 +4,16 @@
 // the table (src/spec/endpoints.ts), and no other, each answering its endpoint's promised shape,
 // or it does not compile.
 import { accessAllow, accessRevoke } from './domain/access.js';
-import { bookGet, bookIndex, bookIsbn, bookPricing, bookProcess, bookSearch, bookSku, bookViewer } from './domain/books.js';
+import {
+  bookGet,
+  bookIndex,
+  bookIsbn,
+  bookPricing,
+  bookProcess,
+  bookSearch,
+  bookSku,
+  bookViewer,
+} from './domain/books.js';
 import { codesGenerate, codesSummary } from './domain/codes.js';
 import type { Handler } from './domain/context.js';
 import type { EndpointName, Promised } from '../spec/contract.js';

@@ -35,7 +35,11 @@ function dataDirError(dataDir: string, e: unknown): CliError {
   );
 }
 
-export async function startEmbedded(opts: { dataDir: string; log?: (line: string) => void; processDelayMs?: number }): Promise<EmbeddedSandbox> {
+export async function startEmbedded(opts: {
+  dataDir: string;
+  log?: (line: string) => void;
+  processDelayMs?: number;
+}): Promise<EmbeddedSandbox> {
   try {
     makeDir(opts.dataDir);
   } catch (e) {
@@ -49,7 +53,14 @@ export async function startEmbedded(opts: { dataDir: string; log?: (line: string
   const dbPath = embeddedDbPath(opts.dataDir);
   // One connection: the server opens the database (seeding it only when empty) and reads the
   // seeded credentials; nothing is checked or read a second time.
-  const server = await startSandbox({ host: '127.0.0.1', port: 0, dbPath, log: opts.log, processDelayMs: opts.processDelayMs, workspaces: false });
+  const server = await startSandbox({
+    host: '127.0.0.1',
+    port: 0,
+    dbPath,
+    log: opts.log,
+    processDelayMs: opts.processDelayMs,
+    workspaces: false,
+  });
   const c = server.credentials;
   return {
     baseUrl: server.url,

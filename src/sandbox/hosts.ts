@@ -5,16 +5,24 @@ import { networkInterfaces } from 'node:os';
 
 /** Is this listen address loopback only (127.0.0.0/8, ::1, localhost)? */
 export function isLoopback(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
   return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || /^::ffff:127\./.test(h);
 }
 
 /** The Host names that reach a server bound to `host`: its address (every interface's for a wildcard), and localhost when loopback is bound. */
 export function boundHostNames(host: string): string[] {
-  const bare = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  const bare = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
   const asHost = (a: string) => (isIP(a) === 6 ? `[${a.toLowerCase()}]` : a.toLowerCase());
   if (bare === '0.0.0.0' || bare === '::' || bare === '') {
-    const all = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => asHost(i.address.replace(/%.*$/, ''))));
+    const all = Object.values(networkInterfaces()).flatMap((list) =>
+      (list ?? []).map((i) => asHost(i.address.replace(/%.*$/, ''))),
+    );
     return [...all, 'localhost'];
   }
   return isLoopback(bare) ? [asHost(bare), 'localhost', '127.0.0.1', '[::1]'] : [asHost(bare)];
@@ -29,4 +37,3 @@ export function hostName(hostHeader: string): string {
   const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::\d*)?$/.exec(h);
   return m ? m[1] : '';
 }
-

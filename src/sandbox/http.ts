@@ -107,8 +107,10 @@ function jsonRequestMember(text: string): string {
   } catch (err) {
     throw bad(`Invalid JSON body: ${messageOf(err)}.`);
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw bad('The JSON body must be an object {"request": {...}}.');
-  if (!('request' in (parsed as object))) throw bad('The JSON body must hold the payload in "request": {"request": {...}}.');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw bad('The JSON body must be an object {"request": {...}}.');
+  if (!('request' in (parsed as object)))
+    throw bad('The JSON body must hold the payload in "request": {"request": {...}}.');
   const member = (parsed as Record<string, unknown>).request;
   if (typeof member === 'string') return member;
   // Scan the (already valid) text for the last top-level "request" member's value.
@@ -214,7 +216,12 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /** Send JSON text already made (the request journal keeps the same text). */
-export function sendJsonText(res: ServerResponse, status: number, text: string, headers?: Record<string, string>): void {
+export function sendJsonText(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  headers?: Record<string, string>,
+): void {
   // Headers as a flat list: no object to build and walk for the two every answer has.
   const list = ['content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(text))];
   if (headers) for (const k in headers) list.push(k, headers[k]);
@@ -222,7 +229,13 @@ export function sendJsonText(res: ServerResponse, status: number, text: string, 
   res.end(text);
 }
 
-function sendText(res: ServerResponse, status: number, ctype: string, text: string, headers: Record<string, string> = {}): void {
+function sendText(
+  res: ServerResponse,
+  status: number,
+  ctype: string,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': ctype, 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }
@@ -240,7 +253,12 @@ export function toHttpError(err: unknown): HttpError {
   // A full disk anywhere in a statement (SQLITE_FULL): the transaction was rolled back, nothing
   // changed; the caller retries once there is room (a bulk job does, as for any 503).
   if (e?.code === 'ERR_SQLITE_ERROR' && ((e.errcode ?? 0) & 0xff) === 13) {
-    return new HttpError(503, "The sandbox's disk is full; nothing was changed. Retry once there is room.", {}, { 'retry-after': '5' });
+    return new HttpError(
+      503,
+      "The sandbox's disk is full; nothing was changed. Retry once there is room.",
+      {},
+      { 'retry-after': '5' },
+    );
   }
   if (e?.code === 'ERR_SQLITE_ERROR' && ((e.errcode ?? 0) & 0xff) === 19) {
     return new HttpError(409, 'The request conflicts with the current state; retry.');

@@ -5,7 +5,12 @@ import type { SandboxCore } from './core.js';
 import { bad, HttpError } from './http.js';
 import { journalRoute } from './journal/routes.js';
 
-export async function oracleRoute(core: SandboxCore, route: string, body: Record<string, unknown>, query: URLSearchParams): Promise<Record<string, unknown> | undefined> {
+export async function oracleRoute(
+  core: SandboxCore,
+  route: string,
+  body: Record<string, unknown>,
+  query: URLSearchParams,
+): Promise<Record<string, unknown> | undefined> {
   const { store } = core;
   const str = (v: unknown, name: string) => {
     if (typeof v !== 'string' || !v) throw bad(`Field "${name}" is required.`);
@@ -19,7 +24,11 @@ export async function oracleRoute(core: SandboxCore, route: string, body: Record
     case 'POST /_sandbox/fixtures': {
       const { applyFixture, FixtureError } = await import('./fixtures/apply.js');
       try {
-        const out = await applyFixture(store, body.fixture, { baseDir: typeof body.base_dir === 'string' ? body.base_dir : undefined, origin: core.baseUrl, workerDelayMs: 0 });
+        const out = await applyFixture(store, body.fixture, {
+          baseDir: typeof body.base_dir === 'string' ? body.base_dir : undefined,
+          origin: core.baseUrl,
+          workerDelayMs: 0,
+        });
         setImmediate(core.tick);
         return { ...out };
       } catch (e) {
@@ -32,14 +41,24 @@ export async function oracleRoute(core: SandboxCore, route: string, body: Record
     case 'POST /_sandbox/books/fail': {
       const c = await import('./fixtures/book-controls.js');
       const hash = str(body.hash_id, 'hash_id');
-      const out = route.endsWith('hold') ? c.holdBook(store, hash, body.reason) : route.endsWith('release') ? c.releaseBook(store, hash) : c.failNextProcessing(store, hash, body.reason);
+      const out = route.endsWith('hold')
+        ? c.holdBook(store, hash, body.reason)
+        : route.endsWith('release')
+          ? c.releaseBook(store, hash)
+          : c.failNextProcessing(store, hash, body.reason);
       setImmediate(core.tick);
       return out;
     }
     case 'GET /_sandbox/snapshots':
       return { snapshots: (await import('./snapshots/snapshots.js')).listSnapshots(store.path) };
     case 'GET /_sandbox/snapshots/diff':
-      return { ...(await import('./snapshots/snapshots.js')).diffSnapshots(store.path, query.get('a') ?? '', query.get('b') ?? undefined) };
+      return {
+        ...(await import('./snapshots/snapshots.js')).diffSnapshots(
+          store.path,
+          query.get('a') ?? '',
+          query.get('b') ?? undefined,
+        ),
+      };
     case 'POST /_sandbox/snapshots/save':
       core.journal?.flush();
       return (await import('./snapshots/snapshots.js')).saveSnapshot(store, str(body.name, 'name'));
@@ -50,7 +69,8 @@ export async function oracleRoute(core: SandboxCore, route: string, body: Record
     case 'GET /_sandbox/workspaces':
       return { workspaces: workspaces(core).list() };
     case 'POST /_sandbox/workspaces': {
-      if (body.from !== undefined && (typeof body.from !== 'string' || !body.from)) throw bad('Field "from" must be a snapshot name.');
+      if (body.from !== undefined && (typeof body.from !== 'string' || !body.from))
+        throw bad('Field "from" must be a snapshot name.');
       return { workspace: await workspaces(core).create(str(body.name, 'name'), body.from as string | undefined) };
     }
     case 'POST /_sandbox/workspaces/rm':

@@ -27,14 +27,29 @@ export function isPagePath(pathname: string): boolean {
   return pathname.startsWith('/reader/') || pathname === '/cart' || pathname === '/cart/';
 }
 
-export async function servePage(core: SandboxCore, req: IncomingMessage, res: ServerResponse, r: RequestInfo): Promise<void> {
+export async function servePage(
+  core: SandboxCore,
+  req: IncomingMessage,
+  res: ServerResponse,
+  r: RequestInfo,
+): Promise<void> {
   const nonce = randomBytes(16).toString('base64');
   const isCart = !r.url.pathname.startsWith('/reader/');
   try {
     if (r.method === 'POST' && isCart) return await checkout(core, req, res, r, nonce);
     req.resume();
     if (r.method !== 'GET' && r.method !== 'HEAD') {
-      return send(res, 405, nonce, errorPage(nonce, 'Method not allowed', 'This page answers GET' + (isCart ? ' and the checkout form\'s POST' : '') + '.'), { allow: isCart ? 'GET, POST' : 'GET' });
+      return send(
+        res,
+        405,
+        nonce,
+        errorPage(
+          nonce,
+          'Method not allowed',
+          'This page answers GET' + (isCart ? " and the checkout form's POST" : '') + '.',
+        ),
+        { allow: isCart ? 'GET, POST' : 'GET' },
+      );
     }
     if (isCart) return cart(core, res, r, nonce);
     return reader(core, res, r, nonce);
@@ -61,7 +76,13 @@ function pageHeaders(nonce: string): Record<string, string> {
   };
 }
 
-function send(res: ServerResponse, status: number, nonce: string, html: string, extra: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  nonce: string,
+  html: string,
+  extra: Record<string, string> = {},
+): void {
   if (res.headersSent) return;
   const headers = { ...pageHeaders(nonce), 'content-length': String(Buffer.byteLength(html)), ...extra };
   res.writeHead(status, headers);
@@ -121,7 +142,11 @@ function layout(nonce: string, title: string, body: string, script = '', css = '
 }
 
 function errorPage(nonce: string, title: string, message: string): string {
-  return layout(nonce, title, `<div class="card error"><h1>${htmlEscape(title)}</h1><p>${htmlEscape(message)}</p></div>`);
+  return layout(
+    nonce,
+    title,
+    `<div class="card error"><h1>${htmlEscape(title)}</h1><p>${htmlEscape(message)}</p></div>`,
+  );
 }
 
 // ---------------------------------------------------------------- reader
@@ -131,7 +156,16 @@ function reader(core: SandboxCore, res: ServerResponse, r: RequestInfo, nonce: s
   const m = /^\/reader\/([0-9a-f]{32})\/(print\/?)?$/.exec(r.url.pathname);
   const session = m ? readerSession(store, m[1]) : undefined;
   if (!session) {
-    return send(res, 404, nonce, errorPage(nonce, 'This reader link is not valid', 'No book opens at this address. Ask for a new reader link (bookdist book viewer).'));
+    return send(
+      res,
+      404,
+      nonce,
+      errorPage(
+        nonce,
+        'This reader link is not valid',
+        'No book opens at this address. Ask for a new reader link (bookdist book viewer).',
+      ),
+    );
   }
   const now = store.now();
   if (!itemLiveFor(store, session.user_id, session.book_id, now)) {
@@ -145,7 +179,16 @@ function reader(core: SandboxCore, res: ServerResponse, r: RequestInfo, nonce: s
   if (!(page >= 1 && page <= session.num_pages)) {
     const last = `${print ? '../' : './'}?page=${session.num_pages}`;
     const text = `This book has pages 1 to ${session.num_pages}; page ${raw.slice(0, 20)} is not one of them.`;
-    return send(res, 404, nonce, layout(nonce, 'No such page', `<div class="card error"><h1>No such page</h1><p>${htmlEscape(text)}</p><p><a class="button" id="last-page" href="${last}">Go to the last page</a></p></div>`));
+    return send(
+      res,
+      404,
+      nonce,
+      layout(
+        nonce,
+        'No such page',
+        `<div class="card error"><h1>No such page</h1><p>${htmlEscape(text)}</p><p><a class="button" id="last-page" href="${last}">Go to the last page</a></p></div>`,
+      ),
+    );
   }
   if (r.method === 'GET') readerEvent(store, session.user_id, session.book_id, page, print);
   const usage = usageCounts(store, session.user_id, session.book_id);
@@ -155,7 +198,9 @@ function reader(core: SandboxCore, res: ServerResponse, r: RequestInfo, nonce: s
   // Links are relative to this page's own address: the Host header never makes them.
   const base = print ? '../' : './';
   const link = (p: number, label: string, rel: string) =>
-    p >= 1 && p <= total ? `<a class="button secondary" rel="${rel}" href="${base}?page=${p}">${label}</a>` : `<a class="button secondary disabled" aria-disabled="true">${label}</a>`;
+    p >= 1 && p <= total
+      ? `<a class="button secondary" rel="${rel}" href="${base}?page=${p}">${label}</a>`
+      : `<a class="button secondary disabled" aria-disabled="true">${label}</a>`;
   const share = Math.round((viewed / total) * 1000) / 10;
   const body = `
 <div class="card">
@@ -166,7 +211,9 @@ function reader(core: SandboxCore, res: ServerResponse, r: RequestInfo, nonce: s
     <div>by <span id="author">${htmlEscape(session.author || 'Unknown author')}</span></div></div>
   </div>
   <article class="page" aria-label="Page ${page}">
-    ${pageText(session.hash_id, page).map((p) => `<p>${p}</p>`).join('\n    ')}
+    ${pageText(session.hash_id, page)
+      .map((p) => `<p>${p}</p>`)
+      .join('\n    ')}
     <div class="folio">${page}</div>
   </article>
   <nav class="pager" aria-label="Pages">
@@ -180,23 +227,60 @@ function reader(core: SandboxCore, res: ServerResponse, r: RequestInfo, nonce: s
   More than 10% viewed, or any page printed, makes the purchase non-refundable.</p>
 </div>`;
   const script = print ? 'addEventListener("load", () => setTimeout(() => window.print(), 0));' : '';
-  send(res, 200, nonce, layout(nonce, `${session.title} · page ${page}`, body, script, `.cover { background: ${coverColour(session.hash_id)}; }`));
+  send(
+    res,
+    200,
+    nonce,
+    layout(
+      nonce,
+      `${session.title} · page ${page}`,
+      body,
+      script,
+      `.cover { background: ${coverColour(session.hash_id)}; }`,
+    ),
+  );
 }
 
 /** Why a reader session no longer opens: expired (410), revoked or refunded (403). */
-function accessEnded(store: Store, userId: number, bookId: number, now: number): { status: number; title: string; message: string } {
+function accessEnded(
+  store: Store,
+  userId: number,
+  bookId: number,
+  now: number,
+): { status: number; title: string; message: string } {
   const items = itemsOfUserBookNewestFirst(store, userId, bookId);
   const last = items[0];
-  if (last?.is_refunded) return { status: 403, title: 'This purchase was refunded', message: 'The book was refunded, so this reader link no longer opens it.' };
-  if (last?.revoked_at != null) return { status: 403, title: 'Access was revoked', message: `Access to this book was revoked on ${isoDate(last.revoked_at)}.` };
+  if (last?.is_refunded)
+    return {
+      status: 403,
+      title: 'This purchase was refunded',
+      message: 'The book was refunded, so this reader link no longer opens it.',
+    };
+  if (last?.revoked_at != null)
+    return {
+      status: 403,
+      title: 'Access was revoked',
+      message: `Access to this book was revoked on ${isoDate(last.revoked_at)}.`,
+    };
   if (last?.expiration_date != null && last.expiration_date <= now) {
-    return { status: 410, title: 'Access has expired', message: `Access to this book ended on ${isoDate(last.expiration_date)}. A new purchase or grant opens it again.` };
+    return {
+      status: 410,
+      title: 'Access has expired',
+      message: `Access to this book ended on ${isoDate(last.expiration_date)}. A new purchase or grant opens it again.`,
+    };
   }
   return { status: 403, title: 'Access has ended', message: 'This reader link no longer opens the book.' };
 }
 
 function initials(title: string): string {
-  return title.split(/\s+/).filter((w) => /^[\p{L}\p{N}]/u.test(w)).slice(0, 3).map((w) => [...w][0].toUpperCase()).join('') || '·';
+  return (
+    title
+      .split(/\s+/)
+      .filter((w) => /^[\p{L}\p{N}]/u.test(w))
+      .slice(0, 3)
+      .map((w) => [...w][0].toUpperCase())
+      .join('') || '·'
+  );
 }
 
 function coverColour(hashId: string): string {
@@ -213,7 +297,7 @@ const WORDS = (
 /** Generated but stable text for a page of a book (the same page reads the same every time). */
 function pageText(hashId: string, page: number): string[] {
   let seed = createHash('sha1').update(`${hashId}:${page}`).digest().readUInt32BE(0);
-  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
   const paragraphs: string[] = [];
   for (let p = 0; p < 4; p++) {
     const sentences: string[] = [];
@@ -232,7 +316,8 @@ function pageText(hashId: string, page: number): string[] {
 function cartOf(store: Store, r: RequestInfo): CartRow {
   const token = r.url.searchParams.get('t') ?? '';
   const c = /^[0-9a-f]{1,64}$/.test(token) ? cartByToken(store, token) : undefined;
-  if (!c) throw new HttpError(404, 'This cart does not exist. Open a new one with bookdist offers checkout --id <price id>.');
+  if (!c)
+    throw new HttpError(404, 'This cart does not exist. Open a new one with bookdist offers checkout --id <price id>.');
   return c;
 }
 
@@ -241,7 +326,12 @@ const orderNumberOf = (token: string) => `CART-${token.slice(0, 15)}`;
 
 function partnerCaller(store: Store): Caller {
   const account = partnerAccount(store)!;
-  return { kind: 'partner', account, scopes: new Set(JSON.parse(account.scopes) as string[]), logName: account.username };
+  return {
+    kind: 'partner',
+    account,
+    scopes: new Set(JSON.parse(account.scopes) as string[]),
+    logName: account.username,
+  };
 }
 
 function lines(store: Store, c: CartRow): CartLineRow[] {
@@ -265,11 +355,18 @@ function cart(core: SandboxCore, res: ServerResponse, r: RequestInfo, nonce: str
   for (const i of items) totals.set(i.currency, (totals.get(i.currency) ?? 0) + cents(i.price));
   const rows = items
     .map(
-      (i) => `<tr data-price-id="${i.id}"><td><strong>${htmlEscape(i.title)}</strong><div class="muted">${htmlEscape(i.author)}</div></td>
+      (
+        i,
+      ) => `<tr data-price-id="${i.id}"><td><strong>${htmlEscape(i.title)}</strong><div class="muted">${htmlEscape(i.author)}</div></td>
       <td>${htmlEscape(i.description)}</td><td class="price">${htmlEscape(i.currency)} ${htmlEscape(i.price)}</td></tr>`,
     )
     .join('\n');
-  const totalRows = [...totals].map(([cur, sum]) => `<tr class="total"><td colspan="2">Total${totals.size > 1 ? ` (${htmlEscape(cur)})` : ''}</td><td class="price" id="total">${htmlEscape(cur)} ${money(sum, cur)}</td></tr>`).join('\n');
+  const totalRows = [...totals]
+    .map(
+      ([cur, sum]) =>
+        `<tr class="total"><td colspan="2">Total${totals.size > 1 ? ` (${htmlEscape(cur)})` : ''}</td><td class="price" id="total">${htmlEscape(cur)} ${money(sum, cur)}</td></tr>`,
+    )
+    .join('\n');
   // decisions.md, Orders: one currency per order, so a cart of two cannot be bought; said before the button.
   const mixed = totals.size > 1;
   let after: string;
@@ -280,11 +377,16 @@ function cart(core: SandboxCore, res: ServerResponse, r: RequestInfo, nonce: str
 <p class="muted">See it with <code>bookdist user orders ${user.username}</code>; the reader opens with <code>bookdist book viewer</code>. Submitting again does not create a second order.</p></div>`;
   } else {
     const users = recentUsersOf(store, account.id);
-    const options = users.map((u) => `<option value="${u.username}">${htmlEscape(`${u.first_name} ${u.last_name}`.trim() || u.email)} · ${htmlEscape(u.email)}</option>`).join('');
+    const options = users
+      .map(
+        (u) =>
+          `<option value="${u.username}">${htmlEscape(`${u.first_name} ${u.last_name}`.trim() || u.email)} · ${htmlEscape(u.email)}</option>`,
+      )
+      .join('');
     after = mixed
       ? `<div class="card error" id="mixed-currencies"><h2>This cart cannot be bought as one order</h2><p>All items of an order must be in one currency. This cart has prices in ${[...totals.keys()].map(htmlEscape).join(' and ')}: check out each currency apart (<code>bookdist offers checkout --id …</code> with the price ids of one currency).</p></div>`
       : items.length
-      ? `<form method="post" action="?t=${c.token}" class="card" id="checkout">
+        ? `<form method="post" action="?t=${c.token}" class="card" id="checkout">
 <h2>Complete a test purchase</h2>
 <fieldset><legend>Buyer (a sandbox user)</legend>
 <label for="username">Existing user</label>
@@ -300,7 +402,7 @@ function cart(core: SandboxCore, res: ServerResponse, r: RequestInfo, nonce: str
 <button type="submit" id="complete">Complete test purchase</button>
 <p class="note">Creates the order as <code>bookdist order create --order-type TestPlan</code> would, for the seeded partner account. Nothing is charged.</p>
 </form>`
-      : '';
+        : '';
   }
   const body = `<div class="card"><h1>Your cart</h1>
 <table><thead><tr><th>Book</th><th>Edition</th><th class="price">Price</th></tr></thead>
@@ -311,7 +413,13 @@ ${after}`;
 }
 
 /** The checkout form's POST: make the user (when new) and the order, then show the cart with it (303). */
-async function checkout(core: SandboxCore, req: IncomingMessage, res: ServerResponse, r: RequestInfo, nonce: string): Promise<void> {
+async function checkout(
+  core: SandboxCore,
+  req: IncomingMessage,
+  res: ServerResponse,
+  r: RequestInfo,
+  nonce: string,
+): Promise<void> {
   const { store } = core;
   // A form from another site must not buy things: its Origin (when sent) names this sandbox.
   const origin = r.headers['origin'];
@@ -324,23 +432,32 @@ async function checkout(core: SandboxCore, req: IncomingMessage, res: ServerResp
     }
     if (!ok) {
       req.resume();
-      throw new HttpError(403, 'The test checkout takes its form only from the sandbox\'s own pages.');
+      throw new HttpError(403, "The test checkout takes its form only from the sandbox's own pages.");
     }
   }
   const site = r.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {
     req.resume();
-    throw new HttpError(403, 'The test checkout takes its form only from the sandbox\'s own pages.');
+    throw new HttpError(403, "The test checkout takes its form only from the sandbox's own pages.");
   }
   const form = new URLSearchParams((await readBody(req)).toString('utf8'));
   const c = cartOf(store, r);
   const caller = partnerCaller(store);
   const now = store.now();
   const ctx = (payload: Record<string, unknown>): HandlerCtx => ({
-    store, caller, payload, params: {}, query: new URLSearchParams(), now, origin: r.origin, queued: () => setImmediate(core.tick),
+    store,
+    caller,
+    payload,
+    params: {},
+    query: new URLSearchParams(),
+    now,
+    origin: r.origin,
+    queued: () => setImmediate(core.tick),
   });
   const body = (out: HandlerResult | Record<string, unknown>): Record<string, unknown> =>
-    'body' in out && typeof out.body === 'object' ? (out.body as Record<string, unknown>) : (out as Record<string, unknown>);
+    'body' in out && typeof out.body === 'object'
+      ? (out.body as Record<string, unknown>)
+      : (out as Record<string, unknown>);
   const ids = lines(store, c).map((l) => l.id);
   if (!ids.length) throw new HttpError(400, 'This cart has nothing left to buy.');
   // A repeated submit (back and submit again, a double click) finds the cart's order.
@@ -352,11 +469,28 @@ async function checkout(core: SandboxCore, req: IncomingMessage, res: ServerResp
       if (!email) throw new HttpError(400, 'Choose a sandbox user, or give an e-mail address to create one.');
       const found = usernameByEmail(store, email);
       username =
-        found ?? (body(HANDLERS['user.create'](ctx({ email, first_name: (form.get('first_name') ?? '').trim().slice(0, 100), last_name: '' }))).username as string);
+        found ??
+        (body(
+          HANDLERS['user.create'](
+            ctx({ email, first_name: (form.get('first_name') ?? '').trim().slice(0, 100), last_name: '' }),
+          ),
+        ).username as string);
     } else if (!/^[0-9a-f]{30}$/.test(username)) throw new HttpError(400, 'Choose a sandbox user from the list.');
-    const billing = { full_name: (form.get('billing_name') ?? '').trim().slice(0, 200), postal_code: (form.get('postal_code') ?? '').trim().slice(0, 20), country: (form.get('country') ?? '').trim().slice(0, 2).toUpperCase() };
+    const billing = {
+      full_name: (form.get('billing_name') ?? '').trim().slice(0, 200),
+      postal_code: (form.get('postal_code') ?? '').trim().slice(0, 20),
+      country: (form.get('country') ?? '').trim().slice(0, 2).toUpperCase(),
+    };
     HANDLERS['order.external'](
-      ctx({ username, digital_pricing: ids, billing_address: billing, order_type: 'TestPlan', org: 'sandbox-checkout', order_number: orderNumberOf(c.token), send_email: true }),
+      ctx({
+        username,
+        digital_pricing: ids,
+        billing_address: billing,
+        order_type: 'TestPlan',
+        org: 'sandbox-checkout',
+        order_number: orderNumberOf(c.token),
+        send_email: true,
+      }),
     );
   }
   redirect(res, nonce, `?t=${c.token}`);

@@ -7,7 +7,14 @@ import { isbnPair } from './isbn.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './db/schema.js';
 import type { Store } from './db/store.js';
 import {
-  deleteTokens, insertSeedAccount, insertSeedBook, insertSeedImport, insertSeedPrice, insertSeedPublisher, insertSeedToken, insertSeedUser,
+  deleteTokens,
+  insertSeedAccount,
+  insertSeedBook,
+  insertSeedImport,
+  insertSeedPrice,
+  insertSeedPublisher,
+  insertSeedToken,
+  insertSeedUser,
   replaceAccountKeys,
 } from './repo/seed.js';
 import { hashPassword } from './util.js';
@@ -57,7 +64,12 @@ export interface SeedBook {
 
 const SEED_PUBLISHERS = [
   { id: 1, title: 'Harbor Lane Press', description: 'Literary fiction and essays from the coast.', is_active: true },
-  { id: 2, title: 'Northwind Academic', description: 'Textbooks and references for higher education.', is_active: true },
+  {
+    id: 2,
+    title: 'Northwind Academic',
+    description: 'Textbooks and references for higher education.',
+    is_active: true,
+  },
   { id: 3, title: 'Copperleaf Books', description: 'Cookery, outdoors and popular fiction.', is_active: true },
 ] as const;
 
@@ -81,28 +93,218 @@ type B = {
 };
 
 const CATALOGUE: B[] = [
-  { title: "The Lighthouse Keeper's Ledger", author: 'Margaret Ellison', pub: 1, year: 2019, pages: 312, prices: [['14.99'], ['6.99', 180]], about: 'A keeper on a northern rock island records every ship that passes, and the one that never did.' },
-  { title: 'Salt and Cedar', author: 'Tomas Brennan', pub: 1, year: 2021, pages: 268, prices: [['12.99']], about: 'Two brothers rebuild their late father’s boatyard over one long summer.' },
-  { title: 'A Winter Atlas', subtitle: 'Journeys Through the Cold Months', author: 'Ines Calloway', pub: 1, year: 2018, pages: 224, prices: [['3.99', 30], ['5.99', 90]], about: 'Travel writing from frozen lakes, mountain huts and snowbound railway towns.' },
-  { title: 'The Orchard at Dusk', author: 'Priya Natarajan', pub: 1, year: 2020, pages: 296, prices: [['11.99'], ['9.99', 0, true]], about: 'Three generations of a family of apple growers, and the autumn that changes them.' },
-  { title: 'Quiet Harbors', subtitle: 'Essays on Staying Put', author: 'Daniel Okafor', pub: 1, year: 2017, pages: 184, prices: [['8.99']], code: true, about: 'Essays on home, routine and the small rituals of a fishing town.' },
-  { title: 'Northern Lights Over Galway', author: 'Aoife Brennan', pub: 1, year: 2025, pages: 344, prices: [['15.99']], unpublished: true, about: 'A forthcoming novel of music, weather and second chances on the west coast of Ireland.' },
-  { title: 'Letters from Tidewater', author: 'Samuel Whitlock', pub: 1, year: 2012, pages: 208, prices: [['7.99']], inactive: true, about: 'Correspondence between a river pilot and his sister, 1890–1904.' },
-  { title: 'The Glass Meridian', author: 'Helena Voss', pub: 1, year: 2023, pages: 388, prices: [['13.99']], queued: true, about: 'A navigator’s instrument, lost at sea, resurfaces two centuries later.' },
-  { title: 'Fieldnotes from a Small Island', author: 'Rowan Pike', pub: 1, year: 2022, pages: 176, prices: [['9.99']], unprocessed: true, about: 'A naturalist’s year among seabirds, tides and lichens.' },
-  { title: "The Cartographer's Apprentice", author: 'Elena Marsh', pub: 1, year: 2016, pages: 352, prices: [['10.99']], about: 'A young mapmaker in a port city learns that every map is an argument.' },
-  { title: 'Paper Boats', author: 'Jun Takahashi', pub: 1, year: 2015, pages: 240, prices: [['9.49']], html: true, about: 'Linked stories of a canal neighbourhood over forty years.' },
-  { title: 'Foundations of Organic Chemistry', subtitle: 'Fourth Edition', author: 'Laura Chen', pub: 2, year: 2020, pages: 864, prices: [['89.99'], ['39.99', 180]], about: 'Structure, mechanism and synthesis for first- and second-year students.' },
-  { title: 'Principles of Microeconomics', author: 'Robert Alvarez', pub: 2, year: 2019, pages: 512, prices: [['64.99'], ['24.99', 120]], about: 'Markets, incentives and policy, with worked problems in every chapter.' },
-  { title: 'Applied Linear Algebra for Engineers', author: 'Nadia Petrova', pub: 2, year: 2021, pages: 448, prices: [['72.00']], about: 'Matrices, least squares and eigenproblems with engineering applications.' },
-  { title: 'A Concise History of the Baltic States', author: 'Marek Nowicki', pub: 2, year: 2014, pages: 320, prices: [['29.99']], about: 'From the Hanseatic League to the present day.' },
-  { title: 'Clinical Nursing Fundamentals', author: 'Grace Adeyemi', pub: 2, year: 2022, pages: 704, prices: [['54.99', 365]], about: 'Core skills, assessment and patient safety for nursing students.' },
-  { title: 'Discrete Mathematics', subtitle: 'A Gentle Start', author: 'Oliver Grant', pub: 2, year: 2018, pages: 388, prices: [['49.99'], ['19.99', 90]], about: 'Logic, sets, combinatorics and graphs for first-year courses.' },
-  { title: 'The Midnight Garden Club', author: 'Clara Hughes', pub: 3, year: 2021, pages: 288, prices: [['10.99']], about: 'Neighbours who garden by moonlight uncover a decades-old secret.' },
-  { title: 'Running the Fells', author: 'Tom Ashworth', pub: 3, year: 2019, pages: 256, prices: [['12.49'], ['4.99', 60]], about: 'A runner’s guide to the hills of northern England, route by route.' },
-  { title: 'Small Kitchen, Big Flavours', author: 'Maya Kapoor', pub: 3, year: 2022, pages: 232, prices: [['16.99']], about: 'One hundred recipes for cooks with one shelf and two burners.' },
-  { title: "The Stonemason's Song", author: 'Bridget Kerr', pub: 3, year: 2013, pages: 416, prices: [['8.99']], about: 'A cathedral town, a feud between two workshops, and a missing apprentice.' },
-  { title: 'Tidal Patterns', author: 'Leo Hartmann', pub: 3, year: null, pages: 198, prices: [['6.99']], lang: 'de', about: 'Kurze Erzählungen von der Nordseeküste.' },
+  {
+    title: "The Lighthouse Keeper's Ledger",
+    author: 'Margaret Ellison',
+    pub: 1,
+    year: 2019,
+    pages: 312,
+    prices: [['14.99'], ['6.99', 180]],
+    about: 'A keeper on a northern rock island records every ship that passes, and the one that never did.',
+  },
+  {
+    title: 'Salt and Cedar',
+    author: 'Tomas Brennan',
+    pub: 1,
+    year: 2021,
+    pages: 268,
+    prices: [['12.99']],
+    about: 'Two brothers rebuild their late father’s boatyard over one long summer.',
+  },
+  {
+    title: 'A Winter Atlas',
+    subtitle: 'Journeys Through the Cold Months',
+    author: 'Ines Calloway',
+    pub: 1,
+    year: 2018,
+    pages: 224,
+    prices: [
+      ['3.99', 30],
+      ['5.99', 90],
+    ],
+    about: 'Travel writing from frozen lakes, mountain huts and snowbound railway towns.',
+  },
+  {
+    title: 'The Orchard at Dusk',
+    author: 'Priya Natarajan',
+    pub: 1,
+    year: 2020,
+    pages: 296,
+    prices: [['11.99'], ['9.99', 0, true]],
+    about: 'Three generations of a family of apple growers, and the autumn that changes them.',
+  },
+  {
+    title: 'Quiet Harbors',
+    subtitle: 'Essays on Staying Put',
+    author: 'Daniel Okafor',
+    pub: 1,
+    year: 2017,
+    pages: 184,
+    prices: [['8.99']],
+    code: true,
+    about: 'Essays on home, routine and the small rituals of a fishing town.',
+  },
+  {
+    title: 'Northern Lights Over Galway',
+    author: 'Aoife Brennan',
+    pub: 1,
+    year: 2025,
+    pages: 344,
+    prices: [['15.99']],
+    unpublished: true,
+    about: 'A forthcoming novel of music, weather and second chances on the west coast of Ireland.',
+  },
+  {
+    title: 'Letters from Tidewater',
+    author: 'Samuel Whitlock',
+    pub: 1,
+    year: 2012,
+    pages: 208,
+    prices: [['7.99']],
+    inactive: true,
+    about: 'Correspondence between a river pilot and his sister, 1890–1904.',
+  },
+  {
+    title: 'The Glass Meridian',
+    author: 'Helena Voss',
+    pub: 1,
+    year: 2023,
+    pages: 388,
+    prices: [['13.99']],
+    queued: true,
+    about: 'A navigator’s instrument, lost at sea, resurfaces two centuries later.',
+  },
+  {
+    title: 'Fieldnotes from a Small Island',
+    author: 'Rowan Pike',
+    pub: 1,
+    year: 2022,
+    pages: 176,
+    prices: [['9.99']],
+    unprocessed: true,
+    about: 'A naturalist’s year among seabirds, tides and lichens.',
+  },
+  {
+    title: "The Cartographer's Apprentice",
+    author: 'Elena Marsh',
+    pub: 1,
+    year: 2016,
+    pages: 352,
+    prices: [['10.99']],
+    about: 'A young mapmaker in a port city learns that every map is an argument.',
+  },
+  {
+    title: 'Paper Boats',
+    author: 'Jun Takahashi',
+    pub: 1,
+    year: 2015,
+    pages: 240,
+    prices: [['9.49']],
+    html: true,
+    about: 'Linked stories of a canal neighbourhood over forty years.',
+  },
+  {
+    title: 'Foundations of Organic Chemistry',
+    subtitle: 'Fourth Edition',
+    author: 'Laura Chen',
+    pub: 2,
+    year: 2020,
+    pages: 864,
+    prices: [['89.99'], ['39.99', 180]],
+    about: 'Structure, mechanism and synthesis for first- and second-year students.',
+  },
+  {
+    title: 'Principles of Microeconomics',
+    author: 'Robert Alvarez',
+    pub: 2,
+    year: 2019,
+    pages: 512,
+    prices: [['64.99'], ['24.99', 120]],
+    about: 'Markets, incentives and policy, with worked problems in every chapter.',
+  },
+  {
+    title: 'Applied Linear Algebra for Engineers',
+    author: 'Nadia Petrova',
+    pub: 2,
+    year: 2021,
+    pages: 448,
+    prices: [['72.00']],
+    about: 'Matrices, least squares and eigenproblems with engineering applications.',
+  },
+  {
+    title: 'A Concise History of the Baltic States',
+    author: 'Marek Nowicki',
+    pub: 2,
+    year: 2014,
+    pages: 320,
+    prices: [['29.99']],
+    about: 'From the Hanseatic League to the present day.',
+  },
+  {
+    title: 'Clinical Nursing Fundamentals',
+    author: 'Grace Adeyemi',
+    pub: 2,
+    year: 2022,
+    pages: 704,
+    prices: [['54.99', 365]],
+    about: 'Core skills, assessment and patient safety for nursing students.',
+  },
+  {
+    title: 'Discrete Mathematics',
+    subtitle: 'A Gentle Start',
+    author: 'Oliver Grant',
+    pub: 2,
+    year: 2018,
+    pages: 388,
+    prices: [['49.99'], ['19.99', 90]],
+    about: 'Logic, sets, combinatorics and graphs for first-year courses.',
+  },
+  {
+    title: 'The Midnight Garden Club',
+    author: 'Clara Hughes',
+    pub: 3,
+    year: 2021,
+    pages: 288,
+    prices: [['10.99']],
+    about: 'Neighbours who garden by moonlight uncover a decades-old secret.',
+  },
+  {
+    title: 'Running the Fells',
+    author: 'Tom Ashworth',
+    pub: 3,
+    year: 2019,
+    pages: 256,
+    prices: [['12.49'], ['4.99', 60]],
+    about: 'A runner’s guide to the hills of northern England, route by route.',
+  },
+  {
+    title: 'Small Kitchen, Big Flavours',
+    author: 'Maya Kapoor',
+    pub: 3,
+    year: 2022,
+    pages: 232,
+    prices: [['16.99']],
+    about: 'One hundred recipes for cooks with one shelf and two burners.',
+  },
+  {
+    title: "The Stonemason's Song",
+    author: 'Bridget Kerr',
+    pub: 3,
+    year: 2013,
+    pages: 416,
+    prices: [['8.99']],
+    about: 'A cathedral town, a feud between two workshops, and a missing apprentice.',
+  },
+  {
+    title: 'Tidal Patterns',
+    author: 'Leo Hartmann',
+    pub: 3,
+    year: null,
+    pages: 198,
+    prices: [['6.99']],
+    lang: 'de',
+    about: 'Kurze Erzählungen von der Nordseeküste.',
+  },
 ];
 
 function buildBooks(): SeedBook[] {
@@ -187,30 +389,41 @@ const IMPORTS: Array<[string, string, string, number, boolean, boolean, boolean]
   ['The Beekeeper of Aldmoor', 'Hannah Pryce', 'Copperleaf Books', 1, false, true, false],
 ];
 
-export const SEED_IMPORTS: readonly SeedImport[] = IMPORTS.map(([title, author, publisher, ed, deleted, fr, imported], i) => {
-  const n = i + 1;
-  const print = isbnPair('1' + String(68_100_000 + n * 173).padStart(8, '0'));
-  const ebook = isbnPair('1' + String(69_200_000 + n * 191).padStart(8, '0'));
-  return {
-    id: n,
-    title,
-    author,
-    publisher,
-    edition_number: ed,
-    book_id: 5000 + n,
-    isbn13: print.isbn13,
-    isbn10: print.isbn10,
-    eisbn13: ebook.isbn13,
-    eisbn10: ebook.isbn10,
-    deleted,
-    file_received: fr,
-    imported,
-  };
-});
+export const SEED_IMPORTS: readonly SeedImport[] = IMPORTS.map(
+  ([title, author, publisher, ed, deleted, fr, imported], i) => {
+    const n = i + 1;
+    const print = isbnPair('1' + String(68_100_000 + n * 173).padStart(8, '0'));
+    const ebook = isbnPair('1' + String(69_200_000 + n * 191).padStart(8, '0'));
+    return {
+      id: n,
+      title,
+      author,
+      publisher,
+      edition_number: ed,
+      book_id: 5000 + n,
+      isbn13: print.isbn13,
+      isbn10: print.isbn10,
+      eisbn13: ebook.isbn13,
+      eisbn10: ebook.isbn10,
+      deleted,
+      file_received: fr,
+      imported,
+    };
+  },
+);
 
 const ALL_SCOPES = [
-  'book_metadata', 'viewer', 'process', 'invite_user', 'create_user', 'users', 'create_orders', 'refunds', 'codes',
-  'import', 'access',
+  'book_metadata',
+  'viewer',
+  'process',
+  'invite_user',
+  'create_user',
+  'users',
+  'create_orders',
+  'refunds',
+  'codes',
+  'import',
+  'access',
 ] as const;
 
 const SEED_ACCOUNTS = {
@@ -223,7 +436,15 @@ const SEED_ACCOUNTS = {
     scopes: [...ALL_SCOPES] as string[],
     publishers: [1, 2],
     label: { subdomain: 'harborlane', member_email: 'sales@harborlane.example' },
-    profile: { address_1: '12 Quay Street', address_2: 'Suite 4', city: 'Portland', country: 'US', nickname: 'harborlane', state: 'ME', zip: '04101' },
+    profile: {
+      address_1: '12 Quay Street',
+      address_2: 'Suite 4',
+      city: 'Portland',
+      country: 'US',
+      nickname: 'harborlane',
+      state: 'ME',
+      zip: '04101',
+    },
   },
   limited: {
     id: 2,
@@ -234,14 +455,43 @@ const SEED_ACCOUNTS = {
     scopes: ['book_metadata', 'invite_user'] as string[],
     publishers: [3],
     label: { subdomain: 'copperleaf', member_email: 'orders@copperleaf.example' },
-    profile: { address_1: '3 Mill Lane', address_2: '', city: 'Kendal', country: 'GB', nickname: 'copperleaf', state: 'Cumbria', zip: 'LA9 4AB' },
+    profile: {
+      address_1: '3 Mill Lane',
+      address_2: '',
+      city: 'Kendal',
+      country: 'GB',
+      nickname: 'copperleaf',
+      state: 'Cumbria',
+      zip: 'LA9 4AB',
+    },
   },
 } as const;
 
 export const SEED_USERS = [
-  { id: 1, username: sha1('bookdist-sandbox-user-1').slice(0, 30), email: 'avery.reader@example.com', first_name: 'Avery', last_name: 'Reader', owner: 1 },
-  { id: 2, username: sha1('bookdist-sandbox-user-2').slice(0, 30), email: 'jordan.lee@example.com', first_name: 'Jordan', last_name: 'Lee', owner: 1 },
-  { id: 3, username: sha1('bookdist-sandbox-user-3').slice(0, 30), email: 'sam.okoro@example.com', first_name: 'Sam', last_name: 'Okoro', owner: 2 },
+  {
+    id: 1,
+    username: sha1('bookdist-sandbox-user-1').slice(0, 30),
+    email: 'avery.reader@example.com',
+    first_name: 'Avery',
+    last_name: 'Reader',
+    owner: 1,
+  },
+  {
+    id: 2,
+    username: sha1('bookdist-sandbox-user-2').slice(0, 30),
+    email: 'jordan.lee@example.com',
+    first_name: 'Jordan',
+    last_name: 'Lee',
+    owner: 1,
+  },
+  {
+    id: 3,
+    username: sha1('bookdist-sandbox-user-3').slice(0, 30),
+    email: 'sam.okoro@example.com',
+    first_name: 'Sam',
+    last_name: 'Okoro',
+    owner: 2,
+  },
 ] as const;
 
 const byTitle = (t: string) => SEED_BOOKS.find((b) => b.title === t)!;
@@ -315,65 +565,142 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** Write the seed into an empty schema. Call inside a transaction. */
 function writeSeed(store: Store, secrets: GeneratedSecrets): void {
   const now = Date.now();
-  for (const p of SEED_PUBLISHERS) insertSeedPublisher(store, { id: p.id, title: p.title, description: p.description, is_active: p.is_active ? 1 : 0 });
-  for (const a of [SEED_ACCOUNTS.partner, SEED_ACCOUNTS.limited]) {
-    const s = secrets[a.role];
-    const pr = a.profile;
-    insertSeedAccount(
-      store,
-      {
-        id: a.id, role: a.role, username: a.username, email: a.email, full_name: a.full_name, public_key: s.publicKey, private_key: s.privateKey,
-        shared_key: s.sharedKey, scopes: JSON.stringify(a.scopes),
-        address_1: pr.address_1, address_2: pr.address_2, city: pr.city, country: pr.country, nickname: pr.nickname, state: pr.state, zip: pr.zip,
-      },
-      a.publishers,
-      a.label,
-    );
-  }
+  for (const p of SEED_PUBLISHERS)
+    insertSeedPublisher(store, {
+      id: p.id,
+      title: p.title,
+      description: p.description,
+      is_active: p.is_active ? 1 : 0,
+    });
+  seedAccounts(store, secrets);
   insertSeedToken(store, secrets.operatorToken, SEED_ACCOUNTS.partner.id);
 
-  const processedAt = T(2024, 3, 1);
-  for (const b of SEED_BOOKS) {
-    insertSeedBook(store, {
-      id: b.id, hash_id: b.hash_id, publisher_id: b.publisher_id, title: b.title, subtitle: b.subtitle, description: b.description,
-      author: b.author, language: b.language, num_pages: b.num_pages, publish_year: b.publish_year,
-      isbn10: b.isbn10, isbn13: b.isbn13, eisbn10: b.eisbn10, eisbn13: b.eisbn13, parent_isbn: b.isbn13, sku: b.sku,
-      distribution_type: b.distribution_type,
-      copy_percent: b.publisher_id === 2 ? 10 : 20, offline_percent: b.publisher_id === 2 ? null : 100, sample_percent: 10,
-      offline_range: b.publisher_id === 2 ? '180 days' : 'unlimited', print_allowance_range: '30 days',
-      print_allowance_percent: b.publisher_id === 2 ? 10 : 20,
-      sample_page_end: Math.max(1, Math.floor(b.num_pages / 10)),
-      is_active: b.is_active ? 1 : 0, is_html: b.is_html ? 1 : 0, is_processed: b.is_processed ? 1 : 0, is_public: b.is_public ? 1 : 0,
-      is_published: b.is_published ? 1 : 0,
-      is_queued: b.is_queued ? 1 : 0, processed_at: b.is_processed ? processedAt : null, queued_at: b.is_queued ? T(2025, 1, 10) : null,
-      queue_seq: b.is_queued ? 0 : null, queue_hold: b.is_queued ? 1 : 0,
-    });
-    for (const p of b.pricing) {
-      insertSeedPrice(store, {
-        id: p.id, book_id: b.id, currency: p.currency, price: p.price, description: p.description, description_limit: p.description_limit,
-        is_limited: p.is_limited ? 1 : 0, limit_days: p.limit_days,
-        other_pricing: p.other_pricing, deactivated_at: p.deactivation_date ? Date.parse(p.deactivation_date) : null,
-      });
-    }
-  }
+  seedBooks(store);
   for (const im of SEED_IMPORTS) {
     insertSeedImport(store, {
-      id: im.id, title: im.title, author: im.author, publisher: im.publisher, edition_number: im.edition_number, book_id: im.book_id,
-      isbn10: im.isbn10, isbn13: im.isbn13, eisbn10: im.eisbn10, eisbn13: im.eisbn13,
-      deleted: im.deleted ? 1 : 0, file_received: im.file_received ? 1 : 0, imported: im.imported ? 1 : 0,
+      id: im.id,
+      title: im.title,
+      author: im.author,
+      publisher: im.publisher,
+      edition_number: im.edition_number,
+      book_id: im.book_id,
+      isbn10: im.isbn10,
+      isbn13: im.isbn13,
+      eisbn10: im.eisbn10,
+      eisbn13: im.eisbn13,
+      deleted: im.deleted ? 1 : 0,
+      file_received: im.file_received ? 1 : 0,
+      imported: im.imported ? 1 : 0,
     });
   }
   for (const u of SEED_USERS) {
     insertSeedUser(store, {
-      id: u.id, username: u.username, email: u.email, first_name: u.first_name, last_name: u.last_name,
-      password_hash: hashPassword(randomBytes(12).toString('base64url')), owner_account_id: u.owner,
-      date_joined: T(2024, 6, 1), last_login: T(2025, 1, 2), city: 'Portland', country: 'US', nickname: u.first_name.toLowerCase(),
+      id: u.id,
+      username: u.username,
+      email: u.email,
+      first_name: u.first_name,
+      last_name: u.last_name,
+      password_hash: hashPassword(randomBytes(12).toString('base64url')),
+      owner_account_id: u.owner,
+      date_joined: T(2024, 6, 1),
+      last_login: T(2025, 1, 2),
+      city: 'Portland',
+      country: 'US',
+      nickname: u.first_name.toLowerCase(),
     });
   }
   store.setMeta('schema_version', String(SCHEMA_VERSION));
   store.setMeta('seeded_at', iso(now));
   store.setMeta('clock_offset_ms', '0');
   store.setMeta('queue_seq', '1');
+}
+
+/** The two seeded accounts, with the keys made for this database. */
+function seedAccounts(store: Store, secrets: GeneratedSecrets): void {
+  for (const a of [SEED_ACCOUNTS.partner, SEED_ACCOUNTS.limited]) {
+    const s = secrets[a.role];
+    const pr = a.profile;
+    insertSeedAccount(
+      store,
+      {
+        id: a.id,
+        role: a.role,
+        username: a.username,
+        email: a.email,
+        full_name: a.full_name,
+        public_key: s.publicKey,
+        private_key: s.privateKey,
+        shared_key: s.sharedKey,
+        scopes: JSON.stringify(a.scopes),
+        address_1: pr.address_1,
+        address_2: pr.address_2,
+        city: pr.city,
+        country: pr.country,
+        nickname: pr.nickname,
+        state: pr.state,
+        zip: pr.zip,
+      },
+      a.publishers,
+      a.label,
+    );
+  }
+}
+
+/** The seeded books and their digital pricing. */
+function seedBooks(store: Store): void {
+  const processedAt = T(2024, 3, 1);
+  for (const b of SEED_BOOKS) {
+    insertSeedBook(store, {
+      id: b.id,
+      hash_id: b.hash_id,
+      publisher_id: b.publisher_id,
+      title: b.title,
+      subtitle: b.subtitle,
+      description: b.description,
+      author: b.author,
+      language: b.language,
+      num_pages: b.num_pages,
+      publish_year: b.publish_year,
+      isbn10: b.isbn10,
+      isbn13: b.isbn13,
+      eisbn10: b.eisbn10,
+      eisbn13: b.eisbn13,
+      parent_isbn: b.isbn13,
+      sku: b.sku,
+      distribution_type: b.distribution_type,
+      copy_percent: b.publisher_id === 2 ? 10 : 20,
+      offline_percent: b.publisher_id === 2 ? null : 100,
+      sample_percent: 10,
+      offline_range: b.publisher_id === 2 ? '180 days' : 'unlimited',
+      print_allowance_range: '30 days',
+      print_allowance_percent: b.publisher_id === 2 ? 10 : 20,
+      sample_page_end: Math.max(1, Math.floor(b.num_pages / 10)),
+      is_active: b.is_active ? 1 : 0,
+      is_html: b.is_html ? 1 : 0,
+      is_processed: b.is_processed ? 1 : 0,
+      is_public: b.is_public ? 1 : 0,
+      is_published: b.is_published ? 1 : 0,
+      is_queued: b.is_queued ? 1 : 0,
+      processed_at: b.is_processed ? processedAt : null,
+      queued_at: b.is_queued ? T(2025, 1, 10) : null,
+      queue_seq: b.is_queued ? 0 : null,
+      queue_hold: b.is_queued ? 1 : 0,
+    });
+    for (const p of b.pricing) {
+      insertSeedPrice(store, {
+        id: p.id,
+        book_id: b.id,
+        currency: p.currency,
+        price: p.price,
+        description: p.description,
+        description_limit: p.description_limit,
+        is_limited: p.is_limited ? 1 : 0,
+        limit_days: p.limit_days,
+        other_pricing: p.other_pricing,
+        deactivated_at: p.deactivation_date ? Date.parse(p.deactivation_date) : null,
+      });
+    }
+  }
 }
 
 /** Make sure the database has its schema and seed. Race-safe across processes. */
@@ -409,7 +736,8 @@ export class SchemaTooNew extends CliError {
     super(
       `The sandbox database ${path} was written by a newer bookdist (schema version ${version}; this one reads up to ${SCHEMA_VERSION}). ` +
         'Upgrade bookdist to open it, or use another database (--db), or start this one afresh with `bookdist sandbox reset' +
-        (path ? ` --db ${path}` : '') + ' --yes` (which deletes what it holds).',
+        (path ? ` --db ${path}` : '') +
+        ' --yes` (which deletes what it holds).',
       ExitCode.USAGE,
     );
   }

@@ -94,12 +94,17 @@ export interface RunningSandbox {
 export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox> {
   const listenHost = opts.host ?? '127.0.0.1';
   if (!isLoopback(listenHost) && !opts.expose) {
-    throw new Error(`listening on ${listenHost} exposes the sandbox to other machines; pass expose: true (sandbox serve --expose) to do it on purpose`);
+    throw new Error(
+      `listening on ${listenHost} exposes the sandbox to other machines; pass expose: true (sandbox serve --expose) to do it on purpose`,
+    );
   }
   const { store, creds } = openStore(opts.dbPath);
   const delayMs = Math.max(0, opts.processDelayMs ?? 2000);
   const worker = startWorker(store, delayMs);
-  const allowedHosts = new Set([...boundHostNames(listenHost), ...(opts.allowHosts ?? []).map(hostName).filter(Boolean)]);
+  const allowedHosts = new Set([
+    ...boundHostNames(listenHost),
+    ...(opts.allowHosts ?? []).map(hostName).filter(Boolean),
+  ]);
   const core: SandboxCore = { store, delayMs, tick: worker.tick, port: 0, allowedHosts, baseUrl: '' };
   try {
     ensureFixtureTables(store);
@@ -114,7 +119,10 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   const serverOptions = { keepAlive: true, keepAliveTimeout: 5000, requestTimeout: 30_000 };
   const handle = requestHandler(core, opts);
   const server: Server = opts.tls
-    ? (load('node:https') as typeof import('node:https')).createServer({ ...serverOptions, cert: opts.tls.cert, key: opts.tls.key }, handle)
+    ? (load('node:https') as typeof import('node:https')).createServer(
+        { ...serverOptions, cert: opts.tls.cert, key: opts.tls.key },
+        handle,
+      )
     : createServer(serverOptions, handle);
   const sockets = trackSockets(server);
   server.on('clientError', (_err, socket) => answerClientError(socket as Socket));
@@ -211,7 +219,10 @@ function startWorker(store: Store, delayMs: number): { tick: () => void; timer: 
 }
 
 /** Each request: its log line, an injected fault or latency when asked for, then the dispatch. */
-function requestHandler(core: SandboxCore, opts: Pick<SandboxOptions, 'log' | 'faults'>): (req: IncomingMessage, res: ServerResponse) => void {
+function requestHandler(
+  core: SandboxCore,
+  opts: Pick<SandboxOptions, 'log' | 'faults'>,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const log = opts.log;
   const faults = opts.faults && opts.faults.kinds.length ? opts.faults : undefined;
   const latency = opts.faults?.latencyMs ?? 0;
@@ -229,7 +240,9 @@ function requestHandler(core: SandboxCore, opts: Pick<SandboxOptions, 'log' | 'f
     }
     if (log) {
       const started = performance.now();
-      res.on('finish', () => log(`${req.method} ${path} ${res.statusCode} ${Math.round(performance.now() - started)}ms ${account}`));
+      res.on('finish', () =>
+        log(`${req.method} ${path} ${res.statusCode} ${Math.round(performance.now() - started)}ms ${account}`),
+      );
     }
     const isControl = isControlPath(path);
     if (faults && !isControl && random() < faults.rate) {
@@ -238,13 +251,19 @@ function requestHandler(core: SandboxCore, opts: Pick<SandboxOptions, 'log' | 'f
       else return injectFault(kind, latency, req, res, () => log?.(`${req.method} ${path} reset 0ms -`));
     }
     const go = () =>
-      dispatch(core, req, res, (name) => {
-        account = name;
-        if (note) {
-          note.account = name;
-          if (name === 'operator') note.auth = 'token';
-        }
-      }, note).catch((err) => {
+      dispatch(
+        core,
+        req,
+        res,
+        (name) => {
+          account = name;
+          if (note) {
+            note.account = name;
+            if (name === 'operator') note.auth = 'token';
+          }
+        },
+        note,
+      ).catch((err) => {
         log?.(`internal error: ${err?.stack ?? err}`);
         if (!res.headersSent) sendJson(res, 500, { code: 500, error: true, ...TEST_MODE, message: 'Internal error.' });
         else res.destroy();
@@ -267,7 +286,13 @@ function dropAnswer(req: IncomingMessage, res: ServerResponse, logDrop: () => vo
 }
 
 /** Answer as a failing service would: a reset connection at once, or a 429 or 503 after `latency`. */
-function injectFault(kind: Exclude<FaultOptions['kinds'][number], 'drop'>, latency: number, req: IncomingMessage, res: ServerResponse, logReset: () => void): void {
+function injectFault(
+  kind: Exclude<FaultOptions['kinds'][number], 'drop'>,
+  latency: number,
+  req: IncomingMessage,
+  res: ServerResponse,
+  logReset: () => void,
+): void {
   if (kind === 'reset') {
     logReset();
     req.socket.destroy();
@@ -275,7 +300,12 @@ function injectFault(kind: Exclude<FaultOptions['kinds'][number], 'drop'>, laten
   }
   const run = () => {
     if (kind === '429') {
-      sendJson(res, 429, { code: 429, error: true, ...TEST_MODE, message: 'Too many requests; retry after 1 second.' }, { 'retry-after': '1' });
+      sendJson(
+        res,
+        429,
+        { code: 429, error: true, ...TEST_MODE, message: 'Too many requests; retry after 1 second.' },
+        { 'retry-after': '1' },
+      );
     } else {
       sendJson(res, 503, { code: 503, error: true, ...TEST_MODE, message: 'Service temporarily unavailable.' });
     }
@@ -286,13 +316,21 @@ function injectFault(kind: Exclude<FaultOptions['kinds'][number], 'drop'>, laten
 }
 
 /** A request to the surface its path names: the control routes, the pages, or the service. */
-async function dispatch(core: SandboxCore, req: IncomingMessage, res: ServerResponse, setAccount: (n: string) => void, note?: RequestNote): Promise<void> {
+async function dispatch(
+  core: SandboxCore,
+  req: IncomingMessage,
+  res: ServerResponse,
+  setAccount: (n: string) => void,
+  note?: RequestNote,
+): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase();
   let url: URL;
   try {
     // Origin-form targets are joined to the base as text: `//` (the Ruby client's index) is a path, not a host.
     const target = req.url ?? '/';
-    url = target.startsWith('/') ? new URL('http://sandbox.invalid' + target) : new URL(target, 'http://sandbox.invalid');
+    url = target.startsWith('/')
+      ? new URL('http://sandbox.invalid' + target)
+      : new URL(target, 'http://sandbox.invalid');
   } catch {
     req.resume();
     return sendError(res, new HttpError(400, 'Malformed request URL.'), false);
@@ -328,7 +366,8 @@ function trackSockets(server: Server): Set<Socket> {
 function answerClientError(socket: Socket): void {
   const reply = () => {
     const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-    if (pending && !pending.writableFinished && pending.req?.complete && !socket.destroyed) return void pending.once('finish', reply);
+    if (pending && !pending.writableFinished && pending.req?.complete && !socket.destroyed)
+      return void pending.once('finish', reply);
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
     else socket.destroy();
   };
@@ -356,7 +395,12 @@ function urlHostOf(host: string): string {
 }
 
 /** close(): once, however often called; in-flight answers get a moment, then every connection is dropped. */
-function closer(server: Server, sockets: Set<Socket>, timer: NodeJS.Timeout, stop: () => Promise<void>): () => Promise<void> {
+function closer(
+  server: Server,
+  sockets: Set<Socket>,
+  timer: NodeJS.Timeout,
+  stop: () => Promise<void>,
+): () => Promise<void> {
   let closing: Promise<void> | undefined;
   return () =>
     (closing ??= new Promise<void>((resolve) => {

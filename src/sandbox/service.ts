@@ -18,30 +18,10 @@ export async function serveApi(
   setAccount: (name: string) => void,
 ): Promise<void> {
   const { store } = core;
-  const { method, url, headers } = r;
-  // The Ruby reference client appends a second `/` to every URL it builds: after the path
-  // (`/v1/book/isbn/<isbn>//`), or after its GET params, which it joins to the path without a
-  // `?` (`/v1/book/index/limit=500&offset=0/`: matchRoute reads them). A deployment behind nginx
-  // (merge_slashes) sees no doubled slash; neither does the sandbox.
-  const pathname = url.pathname.replace(/\/{2,}$/, '/');
-  let query = url.search.endsWith('/') ? new URLSearchParams(url.search.slice(1, -1)) : url.searchParams;
-  let match;
-  try {
-    match = matchRoute(pathname, method);
-  } catch {
-    return sendError(res, new HttpError(400, 'Malformed percent-encoding in the path.'), false);
-  }
-  if (!match || hasEmptySegment(pathname)) {
-    req.resume();
-    return sendError(res, new HttpError(404, `No such endpoint: ${pathname.slice(0, 200)}`), false);
-  }
-  const { ep, params } = match;
-  if (match.query) query = match.query;
-  const xml = ep.auth === 'access' && prefersXml(headers['accept']);
-  if (!(ep.methods as string[]).includes(method)) {
-    req.resume();
-    return sendError(res, new HttpError(405, `Method ${method.slice(0, 10)} not allowed on ${ep.path}; use ${ep.methods.join(' or ')}.`, {}, { allow: ep.methods.join(', ') }), xml);
-  }
+  const { method, headers } = r;
+  const routed = route(req, res, r);
+  if (!routed) return;
+  const { ep, params, query, xml } = routed;
   const note = r.note;
   if (note) note.endpoint = ep.name;
   let requestText: string | undefined;
@@ -66,14 +46,25 @@ export async function serveApi(
     // Reads in the turn's snapshot, writes in the turn's group commit (store.serve); the answer
     // goes out once what it says is committed.
     const input = { query, requestText, fromQuery, fields };
-    const result = store.serve(() => (note ? note.capture(() => answer(core, r, ep, params, input, setAccount)) : answer(core, r, ep, params, input, setAccount)));
+    const result = store.serve(() =>
+      note
+        ? note.capture(() => answer(core, r, ep, params, input, setAccount))
+        : answer(core, r, ep, params, input, setAccount),
+    );
     const status: number = result.status ?? 200;
     const body = result.raw ? result.body : { code: status, success: true, ...TEST_MODE, ...result.body };
     const text = JSON.stringify(body);
     // In the turn's group commit with the request's own writes: journaled before it is answered.
     if (note) {
       if (!result.raw) note.responseText = text;
-      journal(note, method, requestText, fromQuery ? fields : undefined, status, result.raw ? { document: ep.name } : body);
+      journal(
+        note,
+        method,
+        requestText,
+        fromQuery ? fields : undefined,
+        status,
+        result.raw ? { document: ep.name } : body,
+      );
     }
     store.afterCommit((failed) => {
       if (failed === undefined) sendJsonText(res, status, text, result.headers ?? {});
@@ -81,13 +72,72 @@ export async function serveApi(
     });
   } catch (err) {
     const e = toHttpError(err);
-    if (note) journal(note, method, requestText, fromQuery && method === 'POST' ? fields : undefined, e.status, { code: e.status, error: true, ...TEST_MODE, message: e.message, ...e.extra });
+    if (note)
+      journal(note, method, requestText, fromQuery && method === 'POST' ? fields : undefined, e.status, {
+        code: e.status,
+        error: true,
+        ...TEST_MODE,
+        message: e.message,
+        ...e.extra,
+      });
     store.afterCommit(() => sendError(res, e, xml));
   }
 }
 
+/** The endpoint a request is for, its path parameters and query; undefined once a 400, 404 or 405 is sent. */
+function route(
+  req: IncomingMessage,
+  res: ServerResponse,
+  r: RequestInfo,
+): { ep: Endpoint; params: Record<string, string>; query: URLSearchParams; xml: boolean } | undefined {
+  const { method, url, headers } = r;
+  // The Ruby reference client appends a second `/` to every URL it builds: after the path
+  // (`/v1/book/isbn/<isbn>//`), or after its GET params, which it joins to the path without a
+  // `?` (`/v1/book/index/limit=500&offset=0/`: matchRoute reads them). A deployment behind nginx
+  // (merge_slashes) sees no doubled slash; neither does the sandbox.
+  const pathname = url.pathname.replace(/\/{2,}$/, '/');
+  let query = url.search.endsWith('/') ? new URLSearchParams(url.search.slice(1, -1)) : url.searchParams;
+  let match;
+  try {
+    match = matchRoute(pathname, method);
+  } catch {
+    sendError(res, new HttpError(400, 'Malformed percent-encoding in the path.'), false);
+    return undefined;
+  }
+  if (!match || hasEmptySegment(pathname)) {
+    req.resume();
+    sendError(res, new HttpError(404, `No such endpoint: ${pathname.slice(0, 200)}`), false);
+    return undefined;
+  }
+  const { ep, params } = match;
+  if (match.query) query = match.query;
+  const xml = ep.auth === 'access' && prefersXml(headers['accept']);
+  if (!(ep.methods as string[]).includes(method)) {
+    req.resume();
+    sendError(
+      res,
+      new HttpError(
+        405,
+        `Method ${method.slice(0, 10)} not allowed on ${ep.path}; use ${ep.methods.join(' or ')}.`,
+        {},
+        { allow: ep.methods.join(', ') },
+      ),
+      xml,
+    );
+    return undefined;
+  }
+  return { ep, params, query, xml };
+}
+
 /** Journal a service request: its payload (the `request` JSON, or a form's fields) and its answer. */
-function journal(note: NonNullable<RequestInfo['note']>, method: string, requestText: string | undefined, form: URLSearchParams | undefined, status: number, body: unknown): void {
+function journal(
+  note: NonNullable<RequestInfo['note']>,
+  method: string,
+  requestText: string | undefined,
+  form: URLSearchParams | undefined,
+  status: number,
+  body: unknown,
+): void {
   if (requestText !== undefined) {
     try {
       note.request = JSON.parse(requestText);
@@ -104,7 +154,12 @@ function commitError(err: unknown): HttpError {
   try {
     return toHttpError(err);
   } catch {
-    return new HttpError(503, 'The sandbox could not commit this request; nothing was changed. Retry.', {}, { 'retry-after': '1' });
+    return new HttpError(
+      503,
+      'The sandbox could not commit this request; nothing was changed. Retry.',
+      {},
+      { 'retry-after': '1' },
+    );
   }
 }
 
@@ -161,12 +216,15 @@ function answer(
   const handler = handles(ep.name) ? HANDLERS[ep.name] : undefined;
   if (!handler) throw new HttpError(404, `The sandbox does not implement ${ep.name} (${ep.path}).`);
   const out = handler(ctx);
-  return 'body' in out && typeof out.body === 'object' && out.body !== null ? (out as HandlerResult) : { body: out as Record<string, unknown> };
+  return 'body' in out && typeof out.body === 'object' && out.body !== null
+    ? (out as HandlerResult)
+    : { body: out as Record<string, unknown> };
 }
 
 /** A usable Idempotency-Key header value (1..255 visible characters), else a 400. */
 function idempotencyKey(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (!/^[\x21-\x7e]{1,255}$/.test(value)) throw new HttpError(400, 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.');
+  if (!/^[\x21-\x7e]{1,255}$/.test(value))
+    throw new HttpError(400, 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.');
   return value;
 }

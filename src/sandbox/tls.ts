@@ -4,7 +4,15 @@
 // names localhost, 127.0.0.1, ::1, the bound address and every --allow-host name; it is made
 // again when a name is missing or it is about to expire. The X.509 DER is written here (about a
 // hundred lines) rather than by a dependency or the openssl program, which not every machine has.
-import { createHash, createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign,
+  X509Certificate,
+  type KeyObject,
+} from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { makeDir } from './db/make-dir.js';
 import { isIP } from 'node:net';
@@ -62,8 +70,10 @@ function time(d: Date): Buffer {
   const s = d.toISOString().replace(/[-:T]/g, '').slice(0, 14) + 'Z'; // YYYYMMDDHHMMSSZ
   return d.getUTCFullYear() < 2050 ? tlv(0x17, Buffer.from(s.slice(2))) : tlv(0x18, Buffer.from(s));
 }
-const name = (cn: string) => seq(set(seq(oid('2.5.4.3'), utf8(cn))), set(seq(oid('2.5.4.10'), utf8('bookdist sandbox'))));
-const extension = (id: string, critical: boolean, value: Buffer) => seq(oid(id), ...(critical ? [bool(true)] : []), octets(value));
+const name = (cn: string) =>
+  seq(set(seq(oid('2.5.4.3'), utf8(cn))), set(seq(oid('2.5.4.10'), utf8('bookdist sandbox'))));
+const extension = (id: string, critical: boolean, value: Buffer) =>
+  seq(oid(id), ...(critical ? [bool(true)] : []), octets(value));
 const ECDSA_SHA256 = seq(oid('1.2.840.10045.4.3.2'));
 
 function ipBytes(ip: string): Buffer {
@@ -98,7 +108,10 @@ function certificate(o: {
   names?: string[];
 }): string {
   const spki = o.publicKey.export({ type: 'spki', format: 'der' });
-  const keyId = (k: KeyObject) => createHash('sha1').update(k.export({ type: 'spki', format: 'der' }).subarray(-65)).digest();
+  const keyId = (k: KeyObject) =>
+    createHash('sha1')
+      .update(k.export({ type: 'spki', format: 'der' }).subarray(-65))
+      .digest();
   const exts = [
     extension('2.5.29.19', true, o.ca ? seq(bool(true)) : seq()),
     // keyUsage: keyCertSign + cRLSign for the CA, digitalSignature for the server.
@@ -184,7 +197,11 @@ export function ensureTlsFiles(dbPath: string, names: string[]): TlsFiles {
   const caKeyFile = join(dir, `${base}-tls-ca-key.pem`);
   const certFile = join(dir, `${base}-tls-cert.pem`);
   const keyFile = join(dir, `${base}-tls-key.pem`);
-  const wanted = [...new Set(names.map((n) => n.toLowerCase().replace(/^\[|\]$/g, '')).filter((n) => n && n !== '0.0.0.0' && n !== '::'))];
+  const wanted = [
+    ...new Set(
+      names.map((n) => n.toLowerCase().replace(/^\[|\]$/g, '')).filter((n) => n && n !== '0.0.0.0' && n !== '::'),
+    ),
+  ];
 
   let caPem = read(caFile);
   let caKeyPem = read(caKeyFile);
@@ -227,7 +244,11 @@ export function ensureTlsFiles(dbPath: string, names: string[]): TlsFiles {
  * A server certificate (and its new key, PEM) for `names`, signed by the CA `ca`, valid as
  * `validity` says: the sandbox's own, and in tests one that has expired.
  */
-export function serverCertificate(ca: { cert: string; key: KeyObject | string }, names: string[], validity: Validity): { cert: string; key: string } {
+export function serverCertificate(
+  ca: { cert: string; key: KeyObject | string },
+  names: string[],
+  validity: Validity,
+): { cert: string; key: string } {
   const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const cert = certificate({
     subject: names.find((n) => !isIP(n)) ?? 'localhost',

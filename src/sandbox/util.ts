@@ -5,11 +5,15 @@ import { createHash, randomBytes, randomInt } from 'node:crypto';
 /** A salted password hash (the sandbox never stores or logs passwords in clear). */
 export function hashPassword(passwd: string): string {
   const salt = randomBytes(8).toString('hex');
-  return `sha256$${salt}$${createHash('sha256').update(salt + passwd).digest('hex')}`;
+  return `sha256$${salt}$${createHash('sha256')
+    .update(salt + passwd)
+    .digest('hex')}`;
 }
 
 export function randomHex(chars: number): string {
-  return randomBytes(Math.ceil(chars / 2)).toString('hex').slice(0, chars);
+  return randomBytes(Math.ceil(chars / 2))
+    .toString('hex')
+    .slice(0, chars);
 }
 
 export function randomPassword(): string {
@@ -63,12 +67,21 @@ export function parseDuration(s: string | number): number {
  * zone. Times without a zone are UTC. Returns ms or undefined when invalid.
  */
 export function parseDate(s: string): number | undefined {
-  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.exec(s.trim());
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.exec(
+    s.trim(),
+  );
   if (!m) return undefined;
   const [, y, mo, d, h = '00', mi = '00', sec = '00', zone] = m;
   const base = Date.UTC(+y, +mo - 1, +d, +h, +mi, +sec);
   const check = new Date(base);
-  if (check.getUTCFullYear() !== +y || check.getUTCMonth() !== +mo - 1 || check.getUTCDate() !== +d || +h > 23 || +mi > 59 || +sec > 59) {
+  if (
+    check.getUTCFullYear() !== +y ||
+    check.getUTCMonth() !== +mo - 1 ||
+    check.getUTCDate() !== +d ||
+    +h > 23 ||
+    +mi > 59 ||
+    +sec > 59
+  ) {
     return undefined;
   }
   if (!zone || zone === 'Z') return base;
@@ -77,7 +90,8 @@ export function parseDate(s: string): number | undefined {
   return base - off;
 }
 
-const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+const EMAIL =
+  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 export function isEmail(s: string): boolean {
   return s.length <= 254 && EMAIL.test(s);
 }

@@ -9,8 +9,18 @@ const MAX_STRING = 1000;
 const MAX_ARRAY = 1000;
 
 const ADDRESS_FIELDS = new Set([
-  'first_name', 'last_name', 'full_name', 'company_name', 'line_1', 'line_2', 'city', 'state', 'postal_code', 'country',
-  'phone', 'email',
+  'first_name',
+  'last_name',
+  'full_name',
+  'company_name',
+  'line_1',
+  'line_2',
+  'city',
+  'state',
+  'postal_code',
+  'country',
+  'phone',
+  'email',
 ]);
 
 // any: a payload's fields are checked against the endpoint table at run time (validatePayload); each handler reads the ones its endpoint declares
@@ -39,7 +49,9 @@ const BOOL_FALSE = new Set(['false', 'False', 'FALSE', '0', '']);
  */
 export function validatePayload(ep: Endpoint, raw: Record<string, unknown>, fromQuery: boolean): Payload {
   if (fromQuery && !takesPlainFields(ep) && Object.keys(raw).length > 0) {
-    throw bad(`${ep.path} takes its payload as the form field "request" (a JSON object, which the signature covers), not as form fields.`);
+    throw bad(
+      `${ep.path} takes its payload as the form field "request" (a JSON object, which the signature covers), not as form fields.`,
+    );
   }
   const fields = new Map(ep.fields.map((f) => [f.name, f]));
   const ignored = new Set(ep.ignored ?? []);
@@ -50,7 +62,8 @@ export function validatePayload(ep: Endpoint, raw: Record<string, unknown>, from
       if (fromQuery) continue;
       if (ignored.has(name)) {
         // Sent by a reference client, always; empty it means nothing, filled it asks for what the sandbox lacks.
-        if (value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) continue;
+        if (value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0))
+          continue;
         throw bad(`Field "${name}" is not supported by the sandbox; send [] or leave it out.`);
       }
       throw bad(`Unknown field "${name}".`);
@@ -78,7 +91,8 @@ function coerce(f: FieldDef, v: unknown, fromQuery: boolean): unknown {
       let n = v;
       if (fromQuery && typeof v === 'string' && /^-?\d{1,15}$/.test(v.trim())) n = Number(v.trim());
       if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw bad(`Field "${name}" must be an integer.`);
-      if ((f.min !== undefined && n < f.min) || (f.max !== undefined && n > f.max)) throw bad(`Field "${name}" must be ${integerRange(f)}.`);
+      if ((f.min !== undefined && n < f.min) || (f.max !== undefined && n > f.max))
+        throw bad(`Field "${name}" must be ${integerRange(f)}.`);
       return n;
     }
     case 'number': {
@@ -94,33 +108,45 @@ function coerce(f: FieldDef, v: unknown, fromQuery: boolean): unknown {
       throw bad(`Field "${name}" must be a boolean (true or false).`);
     }
     case 'date': {
-      if (typeof v !== 'string' || v.length > 40) throw bad(`Field "${name}" must be a date such as 2030-12-31 23:59:59.`);
+      if (typeof v !== 'string' || v.length > 40)
+        throw bad(`Field "${name}" must be a date such as 2030-12-31 23:59:59.`);
       const ms = parseDate(v);
       if (ms === undefined) throw bad(`Field "${name}" must be a date such as 2030-12-31 23:59:59.`);
       return ms;
     }
     case 'array<string>': {
       let arr: unknown = v;
-      if (typeof v === 'string') arr = fromQuery ? v.split(',').map((s) => s.trim()).filter(Boolean) : [v];
+      if (typeof v === 'string')
+        arr = fromQuery
+          ? v
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean)
+          : [v];
       if (!Array.isArray(arr)) throw bad(`Field "${name}" must be an array of strings.`);
       if (arr.length > MAX_ARRAY) throw bad(`Field "${name}" has too many entries (at most ${MAX_ARRAY}).`);
       for (const s of arr) {
         if (typeof s !== 'string') throw bad(`Field "${name}" must be an array of strings.`);
         noNul(name, s);
-        if (s.length > MAX_STRING) throw bad(`Field "${name}" has an entry that is too long (at most ${MAX_STRING} characters).`);
+        if (s.length > MAX_STRING)
+          throw bad(`Field "${name}" has an entry that is too long (at most ${MAX_STRING} characters).`);
       }
       return arr;
     }
     case 'array<integer>': {
       let arr: unknown = v;
-      if (fromQuery && typeof v === 'string') arr = v.split(',').map((s) => (/^\s*-?\d{1,15}\s*$/.test(s) ? Number(s) : s));
+      if (fromQuery && typeof v === 'string')
+        arr = v.split(',').map((s) => (/^\s*-?\d{1,15}\s*$/.test(s) ? Number(s) : s));
       if (!Array.isArray(arr)) throw bad(`Field "${name}" must be an array of integers.`);
       if (arr.length > MAX_ARRAY) throw bad(`Field "${name}" has too many entries (at most ${MAX_ARRAY}).`);
-      for (const n of arr) if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw bad(`Field "${name}" must be an array of integers.`);
+      for (const n of arr)
+        if (typeof n !== 'number' || !Number.isSafeInteger(n))
+          throw bad(`Field "${name}" must be an array of integers.`);
       return arr;
     }
     case 'address': {
-      if (typeof v !== 'object' || Array.isArray(v)) throw bad(`Field "${name}" must be an address object (full_name, postal_code, country, ...).`);
+      if (typeof v !== 'object' || Array.isArray(v))
+        throw bad(`Field "${name}" must be an address object (full_name, postal_code, country, ...).`);
       const out: Record<string, string> = {};
       for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
         if (!ADDRESS_FIELDS.has(k)) throw bad(`Unknown field "${name}.${k}".`);
@@ -169,7 +195,8 @@ function noNul(name: string, v: string): void {
 export function paging(p: Payload): { limit: number; offset: number } {
   const limit = p.limit ?? 0;
   const offset = p.offset ?? 0;
-  if (!Number.isInteger(limit) || limit < 0 || limit > 500) throw bad('Field "limit" must be an integer between 0 and 500.');
+  if (!Number.isInteger(limit) || limit < 0 || limit > 500)
+    throw bad('Field "limit" must be an integer between 0 and 500.');
   if (!Number.isInteger(offset) || offset < 0) throw bad('Field "offset" must be a non-negative integer.');
   return { limit: limit === 0 ? 50 : limit, offset };
 }

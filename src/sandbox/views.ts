@@ -54,12 +54,21 @@ export function bookViews(store: Store, books: BookRow[], now: number): Array<Re
   if (books.length === 1) return [bookView(store, books[0], now)];
   const pubs = publishers(store);
   const prices = new Map<number, PricingRow[]>(books.map((b) => [b.id, []]));
-  const rows = pricesOfBooks(store, books.map((b) => b.id));
+  const rows = pricesOfBooks(
+    store,
+    books.map((b) => b.id),
+  );
   for (const p of rows) prices.get(p.book_id)!.push(p);
   return books.map((b) => bookShape(store, b, pubs.get(b.publisher_id)!, prices.get(b.id)!, now));
 }
 
-function bookShape(store: Store, book: BookRow, pub: PublisherFullRow, pricing: PricingRow[], now: number): Resource<'Book'> {
+function bookShape(
+  store: Store,
+  book: BookRow,
+  pub: PublisherFullRow,
+  pricing: PricingRow[],
+  now: number,
+): Resource<'Book'> {
   return {
     id: book.id,
     hash_id: book.hash_id,
@@ -155,7 +164,11 @@ export function itemLive(item: Pick<ItemRow, 'is_active' | 'is_refunded' | 'expi
 }
 
 export function itemView(item: ItemJoinRow, now: number): Resource<'OrderItem'>;
-export function itemView(item: ItemJoinRow, now: number, refundAvailable: boolean): Resource<'OrderItem'> & { refund_available: boolean };
+export function itemView(
+  item: ItemJoinRow,
+  now: number,
+  refundAvailable: boolean,
+): Resource<'OrderItem'> & { refund_available: boolean };
 export function itemView(item: ItemJoinRow, now: number, refundAvailable?: boolean): Resource<'OrderItem'> {
   const out: Resource<'OrderItem'> = {
     id: item.id,

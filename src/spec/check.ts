@@ -12,7 +12,8 @@ import { openApiDocument, requestSchemaName } from './openapi.js';
 
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
 // ajv-formats is CommonJS: its function is the module itself or its `default`, by how it was loaded.
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as AddFormats;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as AddFormats;
 
 export interface PayloadCheck {
   /** The endpoint the request goes to. */
@@ -44,8 +45,10 @@ function validator(pointer: string): ValidateFunction {
 
 function describe(e: ErrorObject): string {
   const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'the payload';
-  if (e.keyword === 'additionalProperties') return `${where}: unknown field "${(e.params as { additionalProperty?: string }).additionalProperty}"`;
-  if (e.keyword === 'required') return `${where}: missing field "${(e.params as { missingProperty?: string }).missingProperty}"`;
+  if (e.keyword === 'additionalProperties')
+    return `${where}: unknown field "${(e.params as { additionalProperty?: string }).additionalProperty}"`;
+  if (e.keyword === 'required')
+    return `${where}: missing field "${(e.params as { missingProperty?: string }).missingProperty}"`;
   return `${where}: ${e.message}`;
 }
 
@@ -53,7 +56,12 @@ function describe(e: ErrorObject): string {
  * Check the `request` text of a POST against the document. Undefined when there is nothing to
  * check (a GET, a path the document does not describe, or a store endpoint, which takes a query).
  */
-export function checkPayload(req: { method: string; path: string; host: 'api' | 'store'; requestText?: string }): PayloadCheck | undefined {
+export function checkPayload(req: {
+  method: string;
+  path: string;
+  host: 'api' | 'store';
+  requestText?: string;
+}): PayloadCheck | undefined {
   if (req.method !== 'POST' || req.requestText === undefined) return undefined;
   const ep = endpointFor(req.method, req.path, req.host);
   if (!ep || ep.host === 'store') return undefined;

@@ -74,8 +74,12 @@ type UsedMember<U, S> = U extends { $ref: string }
 export type Verified<R extends keyof Schemas> = Schemas[R] extends { type: 'string' }
   ? FromSchema<Schemas[R], Schemas>
   : Flat<
-      (R extends keyof Used ? { -readonly [K in keyof Used[R]]: UsedMember<Used[R][K], Props<R>[K & keyof Props<R>]> } : {}) & {
-        -readonly [K in Exclude<keyof Props<R>, R extends keyof Used ? keyof Used[R] : never>]?: Unchecked<FromSchema<Props<R>[K], Schemas>>;
+      (R extends keyof Used
+        ? { -readonly [K in keyof Used[R]]: UsedMember<Used[R][K], Props<R>[K & keyof Props<R>]> }
+        : {}) & {
+        -readonly [K in Exclude<keyof Props<R>, R extends keyof Used ? keyof Used[R] : never>]?: Unchecked<
+          FromSchema<Props<R>[K], Schemas>
+        >;
       }
     >;
 
@@ -88,7 +92,9 @@ type Checked<S> = S extends { $ref: infer R extends keyof Schemas }
       ? Checked<I>[]
       : S extends { type: 'object'; properties: infer P }
         ? Flat<
-            { -readonly [K in keyof P & RequiredOf<S>]: Checked<P[K]> } & { -readonly [K in Exclude<keyof P, RequiredOf<S>>]?: Checked<P[K]> }
+            { -readonly [K in keyof P & RequiredOf<S>]: Checked<P[K]> } & {
+              -readonly [K in Exclude<keyof P, RequiredOf<S>>]?: Checked<P[K]>;
+            }
           >
         : FromSchema<S, Schemas>;
 

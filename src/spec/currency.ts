@@ -8,7 +8,10 @@ function minorDigits(currency: string | undefined): number {
   let d = digits.get(cur);
   if (d === undefined) {
     try {
-      d = Math.min(2, new Intl.NumberFormat('en', { style: 'currency', currency: cur }).resolvedOptions().maximumFractionDigits ?? 2);
+      d = Math.min(
+        2,
+        new Intl.NumberFormat('en', { style: 'currency', currency: cur }).resolvedOptions().maximumFractionDigits ?? 2,
+      );
     } catch {
       d = 2;
     }

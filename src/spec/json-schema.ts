@@ -30,7 +30,13 @@ export type FromSchema<S, D extends Defs> = S extends { readonly $ref: infer N e
 
 /** `T` and each schema of `L`; a schema of `required` alone makes those members of `T` required. */
 type AllOf<T, L, D extends Defs> = L extends readonly [infer A, ...infer Rest]
-  ? AllOf<A extends { readonly required: readonly (infer K)[]; readonly type?: never; readonly $ref?: never } ? T & { [M in K & keyof T]-?: Exclude<T[M], undefined> } : T & FromSchema<A, D>, Rest, D>
+  ? AllOf<
+      A extends { readonly required: readonly (infer K)[]; readonly type?: never; readonly $ref?: never }
+        ? T & { [M in K & keyof T]-?: Exclude<T[M], undefined> }
+        : T & FromSchema<A, D>,
+      Rest,
+      D
+    >
   : T;
 
 type ByType<T, S, D extends Defs> = T extends 'string'

@@ -111,18 +111,41 @@ The sandbox accepts more than a deployment has to. Operations, parameters and me
 \`?request=\` form of GET operations) say so in their description; build production clients on the rest.
 ${AUTH_SECTION}`.trim();
 
-export const CONTACT = { name: 'bookdist (the CLI and sandbox that serve this document)', email: 'operator@bookdist.example' };
+export const CONTACT = {
+  name: 'bookdist (the CLI and sandbox that serve this document)',
+  email: 'operator@bookdist.example',
+};
 
 /** The document's tags, in reading order: the first segment of the endpoint names, grouped. */
 export const TAGS: Array<{ name: string; description: string; endpoints: string[] }> = [
-  { name: 'service', description: 'The service itself: index, the calling account, the endpoint list and this document.', endpoints: ['index', 'profile', 'describe', 'openapi'] },
-  { name: 'book', description: 'Books of the catalogue: lookups, pricing, search, listing, reader URLs and processing.', endpoints: ['book'] },
+  {
+    name: 'service',
+    description: 'The service itself: index, the calling account, the endpoint list and this document.',
+    endpoints: ['index', 'profile', 'describe', 'openapi'],
+  },
+  {
+    name: 'book',
+    description: 'Books of the catalogue: lookups, pricing, search, listing, reader URLs and processing.',
+    endpoints: ['book'],
+  },
   { name: 'user', description: 'Users: create, invite, look up; their orders and purchases.', endpoints: ['user'] },
-  { name: 'order', description: 'Orders processed outside the service, free orders and refunds.', endpoints: ['order'] },
+  {
+    name: 'order',
+    description: 'Orders processed outside the service, free orders and refunds.',
+    endpoints: ['order'],
+  },
   { name: 'codes', description: 'Redemption codes that give a user access to a book.', endpoints: ['codes'] },
   { name: 'import', description: 'Titles being imported, not yet for sale.', endpoints: ['import'] },
-  { name: 'access', description: 'The access-control API for partner-hosted readers (operator token).', endpoints: ['access'] },
-  { name: 'store', description: 'The store\'s public price comparison endpoints, on the store\'s base URL.', endpoints: ['offers', 'checkout'] },
+  {
+    name: 'access',
+    description: 'The access-control API for partner-hosted readers (operator token).',
+    endpoints: ['access'],
+  },
+  {
+    name: 'store',
+    description: "The store's public price comparison endpoints, on the store's base URL.",
+    endpoints: ['offers', 'checkout'],
+  },
 ];
 
 /** The tag of an endpoint name. */
@@ -141,8 +164,10 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
     'Every endpoint of the service with its methods, path, scope and request fields (name, type, whether required, ' +
     'description): the same facts as this document, in a compact form.',
   openapi: 'This OpenAPI 3.1 document. Needs no credentials.',
-  'book.get': 'One book by its hash id: metadata, identifiers, DRM settings, files, digital pricing and status. 404 when no book matches.',
-  'book.isbn': 'One book by ISBN-10 or ISBN-13 (hyphens allowed), as `GET /v1/book/{hash_id}/` answers it. 404 when no book matches.',
+  'book.get':
+    'One book by its hash id: metadata, identifiers, DRM settings, files, digital pricing and status. 404 when no book matches.',
+  'book.isbn':
+    'One book by ISBN-10 or ISBN-13 (hyphens allowed), as `GET /v1/book/{hash_id}/` answers it. 404 when no book matches.',
   'book.sku': 'One book by its SKU, as `GET /v1/book/{hash_id}/` answers it. 404 when no book matches.',
   'book.pricing':
     'The digital pricing entries of a book by ISBN: the ids to sell with `POST /v1/order/external/` (`digital_pricing`), ' +
@@ -172,9 +197,10 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
     'operator token it is a 200 with `conflict: true` and the existing `username` instead.',
   'user.get': 'A user by username: names, e-mail, status, profile, owner and permissions. 404 when there is none.',
   'user.email': 'A user by e-mail address, as `GET /v1/user/{username}/` answers it. 404 when there is none.',
-  'user.orders': 'The completed orders of a user with their items (book, price, dates, refunded or still refundable) and totals as decimal strings.',
+  'user.orders':
+    'The completed orders of a user with their items (book, price, dates, refunded or still refundable) and totals as decimal strings.',
   'user.purchase':
-    'One purchase (an order item, by the `id` of an entry of an order\'s `items`). Without `refund_data` (or its alias ' +
+    "One purchase (an order item, by the `id` of an entry of an order's `items`). Without `refund_data` (or its alias " +
     '`refund_info`) the answer is faster and `refund_available` is always true; with it, it is the true availability. ' +
     '404 "Purchase not found".',
   'order.external':
@@ -186,7 +212,7 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
     'Refunds an order (`order_id`, or `id`), or only the items listed in `items`. All or nothing: an item is ' +
     'refundable within 30 days of purchase and 14 days of first access, while at most 10% of the book was viewed ' +
     'and no page printed; if any item named is not, the answer is a 403 naming it and nothing changes. Items ' +
-    'already refunded report `success: false`. `send_email` absent: the organization\'s setting decides.',
+    "already refunded report `success: false`. `send_email` absent: the organization's setting decides.",
   'order.free':
     'Gives a user free access to a book: an order at 0.00, ending at `expiration_date` when given. Send an ' +
     '`Idempotency-Key` to make a retry safe.',
@@ -195,7 +221,8 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
     '`limit_days` days from redemption, and never after `expiration_date`. Send an `Idempotency-Key` so that a retry ' +
     'of a request whose answer was lost returns the same codes instead of making new ones. For more codes, send ' +
     'several requests, each with its own key.',
-  'codes.summary': 'How many codes the calling account generated, how many were redeemed, and the redeemed share as a fraction (0 when none were generated).',
+  'codes.summary':
+    'How many codes the calling account generated, how many were redeemed, and the redeemed share as a fraction (0 when none were generated).',
   'import.search':
     'Titles being imported and not yet for sale, matching every criterion given (words of the title or author, ' +
     'ISBNs), one page at a time (`limit` default 50, at most 500; `offset`), with their import status. Without ' +
@@ -208,15 +235,15 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
     'Revokes a user\'s access to a book granted with `/v1/access/allow/`. 404 "Purchase record not found" when the ' +
     'user has no access; 404 "Book not found" / "User not found"; 401 "Not Authorized for Book".',
   offers:
-    'The store\'s price offers for a book by ISBN: one offer per digital pricing entry (`Id` for `/checkout`, `Price`, ' +
+    "The store's price offers for a book by ISBN: one offer per digital pricing entry (`Id` for `/checkout`, `Price`, " +
     '`Condition`, `RentalDays`, 0 when unlimited). 400 "Invalid ISBN supplied" for an ISBN shorter than 10 characters, ' +
     '"The requested book does not exist", "... is not available" or "... is not published". Public, on the store\'s base URL.',
   checkout:
     'Answers a 302 whose `location` is a cart pre-filled with the offers given (`ids` from `/api/offers.json`). The ' +
-    'redirect is the answer: hand its `location` to the buyer\'s browser. Clients must not follow it blindly (an HTTP ' +
+    "redirect is the answer: hand its `location` to the buyer's browser. Clients must not follow it blindly (an HTTP " +
     'library that follows redirects by default would fetch the cart page, HTML, instead of giving you its URL; so does ' +
-    'a validating proxy that follows redirects, such as Prism\'s, which then reports the cart page as a violation). Public, ' +
-    'on the store\'s base URL.',
+    "a validating proxy that follows redirects, such as Prism's, which then reports the cart page as a violation). Public, " +
+    "on the store's base URL.",
 };
 
 export const REQUEST_BODY_DESCRIPTION =

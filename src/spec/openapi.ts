@@ -29,7 +29,8 @@ function resolveRefs<T>(v: T): T {
   if (Array.isArray(v)) return v.map(resolveRefs) as T;
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = k === '$ref' && typeof x === 'string' && !x.startsWith('#') ? COMPONENT + x : resolveRefs(x);
+    for (const [k, x] of Object.entries(v))
+      out[k] = k === '$ref' && typeof x === 'string' && !x.startsWith('#') ? COMPONENT + x : resolveRefs(x);
     return out as T;
   }
   return v;
@@ -75,7 +76,11 @@ function fieldSchema(f: FieldDef, inQuery = false): Schema {
     case 'array<string>': {
       const items = { type: 'string', maxLength: MAX_STRING, pattern: NO_NUL };
       if (inQuery) Object.assign(s, { type: 'array', items, maxItems: MAX_ARRAY });
-      else s.anyOf = [{ type: 'array', items, maxItems: MAX_ARRAY }, { ...items, description: 'one value, as a list of one' }];
+      else
+        s.anyOf = [
+          { type: 'array', items, maxItems: MAX_ARRAY },
+          { ...items, description: 'one value, as a list of one' },
+        ];
       break;
     }
     case 'array<integer>':
@@ -85,7 +90,11 @@ function fieldSchema(f: FieldDef, inQuery = false): Schema {
       s.$ref = 'Address';
       break;
     case 'object':
-      Object.assign(s, { type: 'object', maxProperties: 50, additionalProperties: { type: ['string', 'null'], maxLength: 200, pattern: NO_NUL } });
+      Object.assign(s, {
+        type: 'object',
+        maxProperties: 50,
+        additionalProperties: { type: ['string', 'null'], maxLength: 200, pattern: NO_NUL },
+      });
       break;
   }
   return s;
@@ -94,7 +103,8 @@ function fieldSchema(f: FieldDef, inQuery = false): Schema {
 /** The `request` payload of an endpoint: its fields, absent and null alike, nothing else. */
 function payloadSchema(ep: Endpoint): Schema {
   const properties: Record<string, Schema> = {};
-  for (const f of ep.fields) properties[f.name] = f.required ? fieldSchema(f) : { anyOf: [fieldSchema(f), { type: 'null' }] };
+  for (const f of ep.fields)
+    properties[f.name] = f.required ? fieldSchema(f) : { anyOf: [fieldSchema(f), { type: 'null' }] };
   for (const name of ep.ignored ?? []) properties[name] = { description: 'sent by a reference client; ignored' };
   return {
     type: 'object',
@@ -136,7 +146,9 @@ function operation(ep: Endpoint, method: 'GET' | 'POST', alias: number, noSlash 
   const path = alias ? ep.aliases![alias - 1] : ep.path;
   const text = OPERATION_DESCRIPTIONS[ep.name];
   if (!text) throw new Error(`openapi-text.ts has no description of the endpoint ${ep.name}`);
-  const needs = ep.scope ? ` Needs the scope \`${ep.scope}\`${ep.token ? '; the operator token may call it too' : ''}.` : '';
+  const needs = ep.scope
+    ? ` Needs the scope \`${ep.scope}\`${ep.token ? '; the operator token may call it too' : ''}.`
+    : '';
   const op: Record<string, unknown> = {
     operationId: `${ep.name}${alias ? `.alias${alias}` : ''}${noSlash ? '.noslash' : ''}.${method.toLowerCase()}`,
     summary: ep.summary + (noSlash ? ' (path without the final slash)' : ''),
@@ -189,7 +201,10 @@ function queryParameters(ep: Endpoint): Schema[] {
       name: f.name,
       in: 'query',
       required,
-      description: f.description + (array ? ' (comma-separated)' : '') + (f.required && !required ? '; required unless `request` is given' : ''),
+      description:
+        f.description +
+        (array ? ' (comma-separated)' : '') +
+        (f.required && !required ? '; required unless `request` is given' : ''),
       schema: fieldSchema(f, true),
       ...(array ? { style: 'form', explode: false } : {}),
     });
@@ -215,7 +230,8 @@ function requestBody(ep: Endpoint): Record<string, unknown> {
   const anyRequired = ep.fields.some((f) => f.required);
   // Without `request`, a form carries the fields themselves (interface.md 4.2), read as a query's
   // are: on reads and endpoints that take GET only (a write's payload is the signed `request`).
-  const flat = takesPlainFields(ep) && ep.fields.length > 0 && ep.fields.every((f) => f.type !== 'address' && f.type !== 'object');
+  const flat =
+    takesPlainFields(ep) && ep.fields.length > 0 && ep.fields.every((f) => f.type !== 'address' && f.type !== 'object');
   const formFields: Schema = {
     type: 'object',
     description: 'the fields as form fields (lists comma-separated); a CryptoAuth signature then covers the username',
@@ -226,14 +242,20 @@ function requestBody(ep: Endpoint): Record<string, unknown> {
   const requestField: Schema = {
     type: 'object',
     properties: {
-      request: { type: 'string', description: 'the payload as JSON text', contentMediaType: 'application/json', contentSchema: payload },
+      request: {
+        type: 'string',
+        description: 'the payload as JSON text',
+        contentMediaType: 'application/json',
+        contentSchema: payload,
+      },
     },
     required: ['request'],
   };
   return {
     required: anyRequired,
     description:
-      REQUEST_BODY_DESCRIPTION + (flat ? ' This operation also takes the fields themselves as form fields, read as a query\'s are.' : '') +
+      REQUEST_BODY_DESCRIPTION +
+      (flat ? " This operation also takes the fields themselves as form fields, read as a query's are." : '') +
       ' The sandbox also takes a JSON body (`application/json`, sandbox only).',
     content: {
       'application/x-www-form-urlencoded': { schema: flat ? { anyOf: [requestField, formFields] } : requestField },
@@ -253,7 +275,9 @@ function requestBody(ep: Endpoint): Record<string, unknown> {
 /** The success answer (its status, body and headers) and the error bodies. */
 function responses(ep: Endpoint): Record<string, unknown> {
   const error = {
-    description: 'Error: the JSON error body' + (ep.auth === 'access' ? ', or the XML error body when the request\'s Accept prefers application/xml' : ''),
+    description:
+      'Error: the JSON error body' +
+      (ep.auth === 'access' ? ", or the XML error body when the request's Accept prefers application/xml" : ''),
     content: {
       'application/json': { schema: { $ref: 'Error' } },
       ...(ep.auth === 'access' ? { 'application/xml': { schema: { $ref: 'XmlError' } } } : {}),
@@ -262,12 +286,14 @@ function responses(ep: Endpoint): Record<string, unknown> {
   const success: Record<string, unknown> = {
     description:
       ep.response.status === 302
-        ? 'Redirect to the pre-filled cart: its URL is in `location`. Do not follow it blindly: hand the URL to the buyer\'s browser.'
+        ? "Redirect to the pre-filled cart: its URL is in `location`. Do not follow it blindly: hand the URL to the buyer's browser."
         : 'Success',
     content: { 'application/json': { schema: successSchema(ep) } },
   };
   if (ep.response.headers) {
-    success.headers = Object.fromEntries(ep.response.headers.map((h) => [h, { schema: { type: 'string' }, required: true }]));
+    success.headers = Object.fromEntries(
+      ep.response.headers.map((h) => [h, { schema: { type: 'string' }, required: true }]),
+    );
   }
   return { [String(ep.response.status)]: success, '4XX': error, '5XX': error };
 }
@@ -278,7 +304,7 @@ const SECURITY_SCHEMES = {
     in: 'header',
     name: 'api-user',
     description:
-      'The caller\'s username (30 hexadecimal characters), sent with every partner request in `api-user` and again in ' +
+      "The caller's username (30 hexadecimal characters), sent with every partner request in `api-user` and again in " +
       '`user`, beside `version: v1`. Header names are case-insensitive; `_` and `-` in them are alike.',
   },
   CryptoAuth: {
@@ -287,10 +313,10 @@ const SECURITY_SCHEMES = {
     name: 'signature',
     description:
       '`authorization: CryptoAuth` (or no `authorization` header at all) and `signature`: RSASSA-PKCS1-v1_5 with SHA-256, ' +
-      'with the account\'s RSA private key, over the UTF-8 bytes of the exact `request` field value of a request with a ' +
+      "with the account's RSA private key, over the UTF-8 bytes of the exact `request` field value of a request with a " +
       'body (every POST; with a JSON body, the exact text of its `request` member), or of the username for a request ' +
       'without one (every GET), as standard base64 with padding and no line breaks. Declared as an API key because no ' +
-      'OpenAPI scheme describes a signature: a client computes the value itself (the document\'s description, under ' +
+      "OpenAPI scheme describes a signature: a client computes the value itself (the document's description, under " +
       'Authentication, gives the bytes). The signature binds neither the method, the path nor a time: a captured signed ' +
       'request can be replayed. A JSON body must reach the service byte for byte as signed.',
   },
@@ -298,7 +324,8 @@ const SECURITY_SCHEMES = {
     type: 'apiKey',
     in: 'header',
     name: 'api-key',
-    description: '`authorization: SharedKeyAuth` and the account\'s shared key in plain text in `api-key`. Nothing is signed.',
+    description:
+      "`authorization: SharedKeyAuth` and the account's shared key in plain text in `api-key`. Nothing is signed.",
   },
   OperatorToken: {
     type: 'apiKey',
@@ -308,7 +335,11 @@ const SECURITY_SCHEMES = {
       'The token the service operator issues for the access-control API, sent as a shared key ' +
       '(`authorization: SharedKeyAuth`, `api-key: <token>`), with or without `api-user`.',
   },
-  OperatorBearer: { type: 'http', scheme: 'bearer', description: 'The operator token as `authorization: Bearer <token>` (or `Token <token>`).' },
+  OperatorBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The operator token as `authorization: Bearer <token>` (or `Token <token>`).',
+  },
 };
 
 /** The `components/schemas/<endpoint>.request` that the operations being built refer to. */
@@ -318,11 +349,18 @@ let usedPayloads = new Set<string>();
 const DEPLOYMENT_SERVER = {
   url: 'https://{host}',
   description: 'A deployment of the service: the host name (and port, if any) that the service operator gives you.',
-  variables: { host: { default: 'books.operator.invalid', description: 'host name and optional port of the deployment' } },
+  variables: {
+    host: { default: 'books.operator.invalid', description: 'host name and optional port of the deployment' },
+  },
 };
 
 /** The document's members that the endpoint table promises (`openapi`), and the rest. */
-type OpenApiDocument = { openapi: '3.1.0'; info: Record<string, unknown>; paths: Record<string, unknown>; [member: string]: unknown };
+type OpenApiDocument = {
+  openapi: '3.1.0';
+  info: Record<string, unknown>;
+  paths: Record<string, unknown>;
+  [member: string]: unknown;
+};
 
 /** The whole document. `serverUrl`: the base URL to name under `servers` (the sandbox passes its own). */
 export function openApiDocument(serverUrl = 'http://127.0.0.1:8710'): OpenApiDocument {
@@ -335,7 +373,10 @@ export function openApiDocument(serverUrl = 'http://127.0.0.1:8710'): OpenApiDoc
       if (ep.host === 'store') {
         item.servers = [
           { url: serverUrl, description: 'The sandbox, which is its own store.' },
-          { ...DEPLOYMENT_SERVER, description: 'The store (price comparison) of a deployment, which may live apart from the API.' },
+          {
+            ...DEPLOYMENT_SERVER,
+            description: 'The store (price comparison) of a deployment, which may live apart from the API.',
+          },
         ];
       }
       for (const m of ep.methods) item[m.toLowerCase()] = operation(ep, m, alias);
@@ -352,7 +393,8 @@ export function openApiDocument(serverUrl = 'http://127.0.0.1:8710'): OpenApiDoc
     info: {
       title: 'Digital book distribution service',
       version: '1.0.3',
-      summary: 'The partner API, the access-control API and the price comparison endpoints, as the bookdist sandbox serves them.',
+      summary:
+        'The partner API, the access-control API and the price comparison endpoints, as the bookdist sandbox serves them.',
       description: INFO_DESCRIPTION,
       contact: CONTACT,
       license: { name: 'MIT', identifier: 'MIT' },
@@ -366,7 +408,12 @@ export function openApiDocument(serverUrl = 'http://127.0.0.1:8710'): OpenApiDoc
     components: {
       schemas: {
         ...SCHEMAS,
-        ...Object.fromEntries(ENDPOINTS.filter((ep) => usedPayloads.has(requestSchemaName(ep))).map((ep) => [requestSchemaName(ep), payloadSchema(ep)])),
+        ...Object.fromEntries(
+          ENDPOINTS.filter((ep) => usedPayloads.has(requestSchemaName(ep))).map((ep) => [
+            requestSchemaName(ep),
+            payloadSchema(ep),
+          ]),
+        ),
       },
       securitySchemes: SECURITY_SCHEMES,
     },

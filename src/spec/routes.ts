@@ -16,7 +16,11 @@ const ROUTES: Array<[RegExp, Endpoint]> = ENDPOINTS.flatMap((ep) =>
 /** The endpoint a request goes to, by method, path and host; undefined when the table has none. */
 export function endpointFor(method: string, path: string, host: 'api' | 'store'): Endpoint | undefined {
   const pathname = path.split('?')[0];
-  const literal = ROUTES.filter(([re, ep]) => re.test(pathname) && ep.host === host && (ep.methods as string[]).includes(method));
+  const literal = ROUTES.filter(
+    ([re, ep]) => re.test(pathname) && ep.host === host && (ep.methods as string[]).includes(method),
+  );
   // Prefer the route with the most literal characters (a literal segment wins over a parameter).
-  return literal.sort(([a], [b]) => b.source.replace(/\[\^\/\]\+/g, '').length - a.source.replace(/\[\^\/\]\+/g, '').length)[0]?.[1];
+  return literal.sort(
+    ([a], [b]) => b.source.replace(/\[\^\/\]\+/g, '').length - a.source.replace(/\[\^\/\]\+/g, '').length,
+  )[0]?.[1];
 }

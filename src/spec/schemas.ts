@@ -18,7 +18,13 @@ function obj<const P extends Record<string, Schema>, const O extends keyof P & s
   properties: P,
   optional: readonly O[] = [],
 ): { type: 'object'; required: Array<Exclude<keyof P & string, O>>; properties: P } {
-  return { type: 'object', required: Object.keys(properties).filter((k) => !(optional as readonly string[]).includes(k)) as Array<Exclude<keyof P & string, O>>, properties };
+  return {
+    type: 'object',
+    required: Object.keys(properties).filter((k) => !(optional as readonly string[]).includes(k)) as Array<
+      Exclude<keyof P & string, O>
+    >,
+    properties,
+  };
 }
 /** Members that all have schema `schema`. */
 function members<const N extends string, const S extends Schema>(names: readonly N[], schema: S): { [K in N]: S } {
@@ -36,21 +42,38 @@ export const SCHEMAS = {
       'Every error: JSON with code (the HTTP status), error true, test_mode and a ' +
       'message that names the fix. Some errors add members (conflict, value, field, username on an existing ' +
       'user; purchase_id on a refused refund).',
-    ...obj({ code: { type: 'integer', minimum: 400, maximum: 599 }, error: { const: true }, test_mode: BOOL, message: STR }),
+    ...obj({
+      code: { type: 'integer', minimum: 400, maximum: 599 },
+      error: { const: true },
+      test_mode: BOOL,
+      message: STR,
+    }),
   },
   XmlError: {
     description:
-      'The access-control API\'s error body when the request\'s Accept prefers application/xml: ' +
+      "The access-control API's error body when the request's Accept prefers application/xml: " +
       '<response><error>The following errors were detected:</error><message>…</message></response>.',
     type: 'string',
-    pattern: '^<\\?xml [^>]*\\?>\\s*<response><error>The following errors were detected:</error><message>[^<]*</message></response>\\s*$',
+    pattern:
+      '^<\\?xml [^>]*\\?>\\s*<response><error>The following errors were detected:</error><message>[^<]*</message></response>\\s*$',
   },
-  Decimal: { description: 'A decimal amount as a string, e.g. "12.99".', type: 'string', pattern: '^-?\\d+(\\.\\d+)?$' },
+  Decimal: {
+    description: 'A decimal amount as a string, e.g. "12.99".',
+    type: 'string',
+    pattern: '^-?\\d+(\\.\\d+)?$',
+  },
   ApiIndex: obj({
     admin: STR,
     available_versions: {
       type: 'array',
-      items: obj({ version: STR, version_date: STR, version_help: STR, version_major: INT, version_string: STR, version_url: STR }),
+      items: obj({
+        version: STR,
+        version_date: STR,
+        version_help: STR,
+        version_major: INT,
+        version_string: STR,
+        version_url: STR,
+      }),
     },
     current_version: STR,
     host: STR,
@@ -82,18 +105,27 @@ export const SCHEMAS = {
     },
     ['calculated_expiration_date', 'days_until_expiration'],
   ),
-  BookStatus: obj({
-    is_active: BOOL,
-    is_html: BOOL,
-    is_processed: BOOL,
-    is_public: BOOL,
-    is_published: BOOL,
-    is_queued: BOOL,
-    processed_date: DATE_TIME_OR_NULL,
-    queued_date: DATE_TIME_OR_NULL,
-    is_held: { type: 'boolean', description: 'Sandbox only: queued, but held (never processed until queued again with force).' },
-    held_reason: { type: ['string', 'null'], description: 'Sandbox only: why the book is held and what releases it.' },
-  }, ['is_held', 'held_reason']),
+  BookStatus: obj(
+    {
+      is_active: BOOL,
+      is_html: BOOL,
+      is_processed: BOOL,
+      is_public: BOOL,
+      is_published: BOOL,
+      is_queued: BOOL,
+      processed_date: DATE_TIME_OR_NULL,
+      queued_date: DATE_TIME_OR_NULL,
+      is_held: {
+        type: 'boolean',
+        description: 'Sandbox only: queued, but held (never processed until queued again with force).',
+      },
+      held_reason: {
+        type: ['string', 'null'],
+        description: 'Sandbox only: why the book is held and what releases it.',
+      },
+    },
+    ['is_held', 'held_reason'],
+  ),
   Book: obj({
     id: INT,
     hash_id: STR,
@@ -101,7 +133,10 @@ export const SCHEMAS = {
     num_pages: INT,
     publish_year: { type: ['integer', 'null'] },
     sample_url: STR,
-    identifiers: obj({ ...strings('eisbn10', 'eisbn13', 'hash_id', 'isbn10', 'isbn13', 'parent_isbn', 'sku'), id: INT }),
+    identifiers: obj({
+      ...strings('eisbn10', 'eisbn13', 'hash_id', 'isbn10', 'isbn13', 'parent_isbn', 'sku'),
+      id: INT,
+    }),
     drm: obj({
       copy_percent: NUM_OR_NULL,
       offline_percent: NUM_OR_NULL,
@@ -118,7 +153,13 @@ export const SCHEMAS = {
   }),
   User: obj({
     ...strings('username', 'first_name', 'last_name', 'email'),
-    status: obj({ is_active: BOOL, verified: BOOL, over_18: BOOL, last_login: DATE_TIME_OR_NULL, date_joined: DATE_TIME }),
+    status: obj({
+      is_active: BOOL,
+      verified: BOOL,
+      over_18: BOOL,
+      last_login: DATE_TIME_OR_NULL,
+      date_joined: DATE_TIME,
+    }),
     profile: obj(strings('address_1', 'address_2', 'city', 'zip', 'country', 'state', 'nickname')),
     owner: obj(strings('username', 'full_name')),
     permissions: obj({ html_posting: BOOL, bdp_posting: BOOL, can_post: BOOL }),
@@ -151,7 +192,12 @@ export const SCHEMAS = {
       is_complete: BOOL,
       item_count: INT,
       items: { type: 'array', items: ref('OrderItem') },
-      totals: obj({ subtotal: { type: 'number' }, taxes: { type: 'number' }, shipping: { type: 'number' }, total: { type: 'number' } }),
+      totals: obj({
+        subtotal: { type: 'number' },
+        taxes: { type: 'number' },
+        shipping: { type: 'number' },
+        total: { type: 'number' },
+      }),
     }),
   },
   ListedOrder: {
@@ -162,7 +208,9 @@ export const SCHEMAS = {
       is_complete: BOOL,
       item_count: INT,
       items: { type: 'array', items: { allOf: [ref('OrderItem'), { required: ['refund_available'] }] } },
-      totals: obj(members(['subtotal', 'discount', 'taxes', 'shipping_fee', 'processing_fee', 'total'], ref('Decimal'))),
+      totals: obj(
+        members(['subtotal', 'discount', 'taxes', 'shipping_fee', 'processing_fee', 'total'], ref('Decimal')),
+      ),
     }),
   },
   Code: obj({
@@ -183,7 +231,20 @@ export const SCHEMAS = {
     type: 'object',
     additionalProperties: false,
     properties: members(
-      ['first_name', 'last_name', 'full_name', 'company_name', 'line_1', 'line_2', 'city', 'state', 'postal_code', 'country', 'phone', 'email'],
+      [
+        'first_name',
+        'last_name',
+        'full_name',
+        'company_name',
+        'line_1',
+        'line_2',
+        'city',
+        'state',
+        'postal_code',
+        'country',
+        'phone',
+        'email',
+      ],
       { type: ['string', 'null'], maxLength: 200 },
     ),
   },

@@ -34,7 +34,11 @@ export interface DurationLimits {
  * A duration flag checked at once (issue 22): a number with a unit within its documented
  * bounds, else the message of a usage error (at most about 200 characters of the value quoted).
  */
-export function checkDuration(flag: string, value: unknown, limits: DurationLimits): { ms: number } | { problem: string } {
+export function checkDuration(
+  flag: string,
+  value: unknown,
+  limits: DurationLimits,
+): { ms: number } | { problem: string } {
   const text = String(value);
   const ms = parseDuration(text);
   const like = limits.like ?? '30s or 2m';

@@ -29,7 +29,8 @@ const { O_WRONLY, O_RDONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW, O_NON
  */
 const fsp = (): typeof FsPromises => process.getBuiltinModule('node:fs/promises');
 const open: typeof FsPromises.open = (...args) => fsp().open(...args);
-const lstatAsync: typeof FsPromises.lstat = ((...args: Parameters<typeof FsPromises.lstat>) => fsp().lstat(...args)) as typeof FsPromises.lstat;
+const lstatAsync: typeof FsPromises.lstat = ((...args: Parameters<typeof FsPromises.lstat>) =>
+  fsp().lstat(...args)) as typeof FsPromises.lstat;
 const renameAsync: typeof FsPromises.rename = (...args) => fsp().rename(...args);
 const rm: typeof FsPromises.rm = (...args) => fsp().rm(...args);
 
@@ -226,7 +227,8 @@ export function makeDirSync(dir: string, mode = 0o700): void {
   for (let p = resolve(dir); ; p = dirname(p)) {
     const st = fsSync.statSync(p, { throwIfNoEntry: false });
     if (st) {
-      if (!missing.length && !st.isDirectory()) throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${p}'`), { code: 'EEXIST', path: p });
+      if (!missing.length && !st.isDirectory())
+        throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${p}'`), { code: 'EEXIST', path: p });
       break;
     }
     missing.push(p);
@@ -250,9 +252,11 @@ export function makeDirSync(dir: string, mode = 0o700): void {
 export function privateDirSync(dir: string): void {
   makeDirSync(dir);
   const st = fsSync.lstatSync(dir);
-  if (st.isSymbolicLink()) throw Object.assign(new Error(`ELOOP: a symbolic link, not a directory: '${dir}'`), { code: 'ELOOP', path: dir });
+  if (st.isSymbolicLink())
+    throw Object.assign(new Error(`ELOOP: a symbolic link, not a directory: '${dir}'`), { code: 'ELOOP', path: dir });
   // Stryker disable next-line ConditionalExpression,StringLiteral,ObjectLiteral: accepted, a defensive check: mkdirSync(recursive) already refuses a file or FIFO in place (EEXIST); only a swap by another process between the two calls reaches it
-  if (!st.isDirectory()) throw Object.assign(new Error(`ENOTDIR: not a directory: '${dir}'`), { code: 'ENOTDIR', path: dir });
+  if (!st.isDirectory())
+    throw Object.assign(new Error(`ENOTDIR: not a directory: '${dir}'`), { code: 'ENOTDIR', path: dir });
   // Stryker disable next-line OptionalChaining: equivalent where bookdist runs (Linux, macOS: process.getuid exists)
   if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) fsSync.chmodSync(dir, 0o700);
 }
@@ -261,7 +265,10 @@ export function privateDirSync(dir: string): void {
  * What a path the user named as an output file is, for a clear refusal: 'missing', 'link'
  * (dangling or not), 'file' (regular), 'dir', or 'other' (FIFO, device, socket).
  */
-export async function kindOf(fs: Fs, path: string): Promise<{ kind: 'missing' | 'link' | 'file' | 'dir' | 'other'; stats?: Stats }> {
+export async function kindOf(
+  fs: Fs,
+  path: string,
+): Promise<{ kind: 'missing' | 'link' | 'file' | 'dir' | 'other'; stats?: Stats }> {
   const st = await fs.lstat(path);
   if (!st) return { kind: 'missing' };
   if (st.isSymbolicLink()) return { kind: 'link', stats: st };
@@ -288,7 +295,14 @@ export async function takeOverEmpty(fs: Fs, path: string): Promise<{ handle: Saf
   // Stryker disable next-line OptionalChaining: equivalent where bookdist runs (Linux, macOS: process.getuid exists)
   const uid = process.getuid?.();
   // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent where bookdist runs (uid is never undefined there)
-  const why = st.size !== 0 ? 'it is not empty' : uid !== undefined && st.uid !== uid ? 'it belongs to another user' : st.nlink !== 1 ? 'it has other hard links' : undefined;
+  const why =
+    st.size !== 0
+      ? 'it is not empty'
+      : uid !== undefined && st.uid !== uid
+        ? 'it belongs to another user'
+        : st.nlink !== 1
+          ? 'it has other hard links'
+          : undefined;
   if (why) {
     await fh.close();
     return { refused: why };

@@ -46,7 +46,8 @@ export async function readBounded(path: string, opts: BoundedOptions = {}): Prom
     const st = await call<Stats>((cb) => fstat(fd, cb));
     if (st.isDirectory()) throw refusal('EISDIR', 'it is a directory');
     if (st.isFile()) {
-      if (st.size > cap) throw refusal('ETOOBIG', `it is ${sizeText(st.size)}, more than the ${sizeText(cap)} such a file can be`);
+      if (st.size > cap)
+        throw refusal('ETOOBIG', `it is ${sizeText(st.size)}, more than the ${sizeText(cap)} such a file can be`);
     } else if (!st.isFIFO()) throw refusal('EDEVICE', `it is a ${st.isSocket() ? 'socket' : 'device'}, not a file`);
     return await readAll(fd, cap, st.isFIFO(), opts.timeoutMs ?? 10_000, opts.graceMs ?? 500);
   } finally {
@@ -66,7 +67,8 @@ async function readAll(fd: number, cap: number, pipe: boolean, timeoutMs: number
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
       // A writer is there but has not written yet.
-      if (Date.now() - started > timeoutMs) throw refusal('ETIMEDOUT', `it is a pipe that did not end within ${Math.round(timeoutMs / 1000)} s`);
+      if (Date.now() - started > timeoutMs)
+        throw refusal('ETIMEDOUT', `it is a pipe that did not end within ${Math.round(timeoutMs / 1000)} s`);
       await pause(10);
       continue;
     }

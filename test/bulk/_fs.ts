@@ -11,7 +11,11 @@ function fullAt(fh: SafeHandle, path: string, size: number, limit: number): Safe
       if (len > room) {
         if (room) await fh.write(buf, off, room, pos);
         size += room;
-        throw Object.assign(new Error(`ENOSPC: no space left on device, write '${path}'`), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+        throw Object.assign(new Error(`ENOSPC: no space left on device, write '${path}'`), {
+          code: 'ENOSPC',
+          errno: -28,
+          syscall: 'write',
+        });
       }
       const r = await fh.write(buf, off, len, pos);
       size += r.bytesWritten;

@@ -8,7 +8,10 @@ import { run } from '../helpers/run.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 import { authHeaders, formBody, loadRsaPrivateKey, pythonJson } from '../../src/api/wire.js';
 
-export type Cli = (args: string[], opts?: { input?: string; timeoutMs?: number; cwd?: string; env?: Record<string, string> }) => Promise<CliResult>;
+export type Cli = (
+  args: string[],
+  opts?: { input?: string; timeoutMs?: number; cwd?: string; env?: Record<string, string> },
+) => Promise<CliResult>;
 
 /**
  * The sandbox honours Idempotency-Key, which a job is told as a partner's profile would say it
@@ -19,7 +22,8 @@ const KEYS_HONOURED = { BOOKDIST_IDEMPOTENCY_KEYS: '1' };
 
 /** `bookdist` against the sandbox, in-process (spawnCli below runs a process, for kills and locks). */
 export function cliFor(sb: TestSandbox): Cli {
-  return (args, opts = {}) => run(args, { env: { ...sb.env, ...KEYS_HONOURED, ...opts.env }, input: opts.input, cwd: opts.cwd });
+  return (args, opts = {}) =>
+    run(args, { env: { ...sb.env, ...KEYS_HONOURED, ...opts.env }, input: opts.input, cwd: opts.cwd });
 }
 
 export async function codesGenerated(cli: Cli): Promise<number> {
@@ -48,14 +52,20 @@ export function undeliveredReported(stderr: string): number {
  */
 export async function honoursIdempotencyKey(sb: TestSandbox, hashId: string): Promise<boolean> {
   const idem = `probe-${process.pid}-${Date.now()}`;
-  const send = () => signedPost(sb, '/v1/codes/generate/', { hash_id: hashId, org: 'probe', count: 1 }, { 'idempotency-key': idem });
+  const send = () =>
+    signedPost(sb, '/v1/codes/generate/', { hash_id: hashId, org: 'probe', count: 1 }, { 'idempotency-key': idem });
   const a = (await send()).body;
   const b = (await send()).body;
   return a.codes?.[0]?.code !== undefined && a.codes[0].code === b.codes?.[0]?.code;
 }
 
 /** One POST signed as the seeded partner, form-encoded as the reference clients send it. */
-export async function signedPost(sb: TestSandbox, path: string, payload: Record<string, unknown>, extra: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+export async function signedPost(
+  sb: TestSandbox,
+  path: string,
+  payload: Record<string, unknown>,
+  extra: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   const key = loadRsaPrivateKey(sb.creds.partner.keyPem);
   const text = pythonJson(payload);
   const headers = {
@@ -68,9 +78,21 @@ export async function signedPost(sb: TestSandbox, path: string, payload: Record<
 }
 
 /** Spawn bin/bookdist in the background (for kill and lock tests). */
-export function spawnCli(sb: TestSandbox, args: string[], env: Record<string, string> = {}, opts: { input?: string; cwd?: string } = {}) {
+export function spawnCli(
+  sb: TestSandbox,
+  args: string[],
+  env: Record<string, string> = {},
+  opts: { input?: string; cwd?: string } = {},
+) {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, ...sb.env, ...KEYS_HONOURED, ...env } as NodeJS.ProcessEnv,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      TMPDIR: process.env.TMPDIR,
+      ...sb.env,
+      ...KEYS_HONOURED,
+      ...env,
+    } as NodeJS.ProcessEnv,
     stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     cwd: opts.cwd,
   });
@@ -111,5 +133,9 @@ export async function waitUntil(test: () => boolean, exited?: Promise<unknown>, 
 /** A stored profile (config.json) in the sandbox's config dir: `conf`, and the package that re-sends signals, are in play. */
 export function storeProfile(sb: TestSandbox): void {
   mkdirSync(sb.env.BOOKDIST_CONFIG_DIR, { recursive: true, mode: 0o700 });
-  writeFileSync(join(sb.env.BOOKDIST_CONFIG_DIR, 'config.json'), JSON.stringify({ profiles: { spare: { baseUrl: 'http://127.0.0.1:9' } } }), { mode: 0o600 });
+  writeFileSync(
+    join(sb.env.BOOKDIST_CONFIG_DIR, 'config.json'),
+    JSON.stringify({ profiles: { spare: { baseUrl: 'http://127.0.0.1:9' } } }),
+    { mode: 0o600 },
+  );
 }

@@ -14,7 +14,12 @@ const B1 = WELL_KNOWN.readme.hash_id;
 const B2 = WELL_KNOWN.limitedPricing.hash_id;
 const B3 = WELL_KNOWN.otherPublisher.hash_id;
 
-const ndjson = (text: string) => text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const ndjson = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 describe('access in bulk', () => {
   let sb: TestSandbox;
@@ -49,12 +54,32 @@ describe('access in bulk', () => {
       ].join('\n') + '\n',
     );
     const results = join(dir, 'grants.results.ndjson');
-    const r = await cli(['access', 'allow', '--from-csv', csv, '--results', results, '--concurrency', '1', '--retries', '6']);
+    const r = await cli([
+      'access',
+      'allow',
+      '--from-csv',
+      csv,
+      '--results',
+      results,
+      '--concurrency',
+      '1',
+      '--retries',
+      '6',
+    ]);
     expect(r.code, r.stderr).toBe(6);
     const rows = ndjson(readFileSync(results, 'utf8'));
     expect(rows).toHaveLength(8);
     const status = Object.fromEntries(rows.map((x) => [x.row, x.status]));
-    expect(status).toEqual({ 2: 'ok', 3: 'ok', 4: 'invalid', 5: 'invalid', 6: 'failed', 7: 'ok', 8: 'invalid', 9: 'already' });
+    expect(status).toEqual({
+      2: 'ok',
+      3: 'ok',
+      4: 'invalid',
+      5: 'invalid',
+      6: 'failed',
+      7: 'ok',
+      8: 'invalid',
+      9: 'already',
+    });
     expect(Object.keys(rows[0])).toEqual(['row', 'status', 'message', 'hash_id', 'username']);
     expect(rows.find((x) => x.row === 6).message).toBe('User not found');
     expect(rows.find((x) => x.row === 9).message).toMatch(/^The user already has access to this book/);
@@ -77,7 +102,10 @@ describe('access in bulk', () => {
     writeFileSync(csv, ['hash_id,username,price', `${B3},${U1},5`, `${B2},${U2},6`, `${B1},${U2},7`].join('\n') + '\n');
     const results = join(dir, 'crash.results.csv');
     // The disk fills up after the header and part of the batch's rows: the batch is torn.
-    const r = await runInProcess(['access', 'allow', '--from-csv', csv, '--results', results, '--retries', '6'], { env: { ...sb.env, XDG_STATE_HOME: join(dir, 'state') }, fs: fullDisk(results, 60) });
+    const r = await runInProcess(['access', 'allow', '--from-csv', csv, '--results', results, '--retries', '6'], {
+      env: { ...sb.env, XDG_STATE_HOME: join(dir, 'state') },
+      fs: fullDisk(results, 60),
+    });
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/writing \S+crash\.results\.csv failed: ENOSPC/);
     expect(r.stderr).toMatch(/--results \S+crash\.results\.csv --retries 6 --resume\n/);
@@ -101,7 +129,10 @@ describe('access in bulk', () => {
 
   it('revoke --from-csv needs --yes in scripts, then revokes; a user without access is "already"', async () => {
     const csv = join(dir, 'revoke.csv');
-    writeFileSync(csv, ['hash_id,username', `${B1},${U1}`, `${B3},${U2}`, `${B2},${U2}`, `${B1},bad`].join('\n') + '\n');
+    writeFileSync(
+      csv,
+      ['hash_id,username', `${B1},${U1}`, `${B3},${U2}`, `${B2},${U2}`, `${B1},bad`].join('\n') + '\n',
+    );
     const no = await cli(['access', 'revoke', '--from-csv', csv]);
     expect(no.code).toBe(2);
     const r = await cli(['access', 'revoke', '--from-csv', csv, '--yes', '-o', 'ndjson', '--retries', '6']);
@@ -139,7 +170,19 @@ describe('access single forms', () => {
 
   it('single forms: 5 when the user already has access, 3 when there is nothing to revoke', async () => {
     const B2 = WELL_KNOWN.deactivatedPrice.hash_id;
-    const ok = await cli(['access', 'allow', '--hash-id', B2, '--username', U1, '--price-cents', '1201', '--json', '--retries', '6']);
+    const ok = await cli([
+      'access',
+      'allow',
+      '--hash-id',
+      B2,
+      '--username',
+      U1,
+      '--price-cents',
+      '1201',
+      '--json',
+      '--retries',
+      '6',
+    ]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ success: true });
     const dup = await cli(['access', 'allow', '--hash-id', B2, '--username', U1, '--price', '1', '--retries', '6']);
@@ -151,5 +194,4 @@ describe('access single forms', () => {
     expect(none.code).toBe(3);
     expect(none.stderr).toMatch(/Purchase record not found/);
   });
-
 });

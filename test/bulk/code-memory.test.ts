@@ -24,7 +24,19 @@ describe('CodeSet', () => {
   it('answers as a Set of strings does, over growth, repeats and strings that are not codes', () => {
     const set = new CodeSet(4);
     const ref = new Set<string>();
-    const all = [...codes(50_000), ...codes(5_000, 7), ...codes(5_000, 1), '', 'é-not-ascii', 'a b', 'x'.repeat(300), 'é-not-ascii', 'A', 'AB', 'A'];
+    const all = [
+      ...codes(50_000),
+      ...codes(5_000, 7),
+      ...codes(5_000, 1),
+      '',
+      'é-not-ascii',
+      'a b',
+      'x'.repeat(300),
+      'é-not-ascii',
+      'A',
+      'AB',
+      'A',
+    ];
     const wrong: string[] = [];
     for (const c of all) {
       if (set.has(c) !== ref.has(c) || set.add(c) !== !ref.has(c)) wrong.push(c);
@@ -66,13 +78,18 @@ describe('countRows', () => {
 
   for (const fmt of ['csv', 'tsv', 'ndjson', 'json'] as FileFormat[]) {
     it(`counts what decodeRows reads in ${fmt}, whole, torn at every byte and split into chunks anywhere`, async () => {
-      const text = fileHeader(fmt, columns) + encodeRows(fmt, columns, rows.slice(0, 2), true) + encodeRows(fmt, columns, rows.slice(2), false) + (fmt === 'json' ? ']\n' : '');
+      const text =
+        fileHeader(fmt, columns) +
+        encodeRows(fmt, columns, rows.slice(0, 2), true) +
+        encodeRows(fmt, columns, rows.slice(2), false) +
+        (fmt === 'json' ? ']\n' : '');
       const bytes = Buffer.from(text);
       expect(await countRows(fmt, chunked(bytes, bytes.length))).toBe(rows.length);
       for (let end = 0; end <= bytes.length; end++) {
         const part = bytes.subarray(0, end);
         const want = await decoded(fmt, part);
-        for (const size of [1, 3, 64]) expect(await countRows(fmt, chunked(part, size)), `${fmt}, ${end} bytes in chunks of ${size}`).toBe(want);
+        for (const size of [1, 3, 64])
+          expect(await countRows(fmt, chunked(part, size)), `${fmt}, ${end} bytes in chunks of ${size}`).toBe(want);
       }
     });
   }

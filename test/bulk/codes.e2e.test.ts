@@ -4,7 +4,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
-import { cliFor, codesGenerated, csvCodes, honoursIdempotencyKey, spawnCli, undeliveredReported, waitForCodes, type Cli } from './_support.js';
+import {
+  cliFor,
+  codesGenerated,
+  csvCodes,
+  honoursIdempotencyKey,
+  spawnCli,
+  undeliveredReported,
+  waitForCodes,
+  type Cli,
+} from './_support.js';
 
 const BOOK = WELL_KNOWN.readme.hash_id;
 let dir: string;
@@ -24,9 +33,27 @@ describe('codes generate (no faults)', () => {
 
   it('streams NDJSON to stdout across several batches, each code once', async () => {
     const before = await codesGenerated(cli);
-    const r = await cli(['codes', 'generate', '--hash-id', BOOK, '--org', 'acme', '--count', '2500', '--batch-size', '1000', '--limit-days', '30', '-o', 'ndjson']);
+    const r = await cli([
+      'codes',
+      'generate',
+      '--hash-id',
+      BOOK,
+      '--org',
+      'acme',
+      '--count',
+      '2500',
+      '--batch-size',
+      '1000',
+      '--limit-days',
+      '30',
+      '-o',
+      'ndjson',
+    ]);
     expect(r.code, r.stderr).toBe(0);
-    const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows).toHaveLength(2500);
     expect(new Set(rows.map((x) => x.code)).size).toBe(2500);
     expect(rows[0]).toMatchObject({ limit_days: 30, hash_id: BOOK, deactivation_date: null });
@@ -39,7 +66,22 @@ describe('codes generate (no faults)', () => {
 
   it('writes a CSV file with a header by default, and -o json a valid JSON array', async () => {
     const csv = join(dir, 'plain.csv');
-    const r = await cli(['codes', 'generate', '--hash-id', BOOK, '--org', 'acme', '--count', '1500', '--batch-size', '400', '--out', csv, '--expires', '2099-01-01']);
+    const r = await cli([
+      'codes',
+      'generate',
+      '--hash-id',
+      BOOK,
+      '--org',
+      'acme',
+      '--count',
+      '1500',
+      '--batch-size',
+      '400',
+      '--out',
+      csv,
+      '--expires',
+      '2099-01-01',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const codes = csvCodes(csv);
     expect(codes).toHaveLength(1500);
@@ -48,7 +90,22 @@ describe('codes generate (no faults)', () => {
     expect(existsSync(csv + '.bookdist-job')).toBe(false);
 
     const js = join(dir, 'codes.json');
-    const j = await cli(['codes', 'generate', '--hash-id', BOOK, '--org', 'acme', '--count', '30', '--batch-size', '7', '--out', js, '-o', 'json']);
+    const j = await cli([
+      'codes',
+      'generate',
+      '--hash-id',
+      BOOK,
+      '--org',
+      'acme',
+      '--count',
+      '30',
+      '--batch-size',
+      '7',
+      '--out',
+      js,
+      '-o',
+      'json',
+    ]);
     expect(j.code, j.stderr).toBe(0);
     const arr = JSON.parse(readFileSync(js, 'utf8'));
     expect(arr).toHaveLength(30);
@@ -64,21 +121,46 @@ describe('codes generate (no faults)', () => {
     expect(readFileSync(f, 'utf8')).toBe('precious\n');
     // --resume with no interrupted job: nothing to do, nothing sent, the file untouched.
     const before = await codesGenerated(cli);
-    const r2 = await cli(['codes', 'generate', '--hash-id', BOOK, '--org', 'acme', '--count', '5', '--out', f, '--resume']);
+    const r2 = await cli([
+      'codes',
+      'generate',
+      '--hash-id',
+      BOOK,
+      '--org',
+      'acme',
+      '--count',
+      '5',
+      '--out',
+      f,
+      '--resume',
+    ]);
     expect(r2.code, r2.stderr).toBe(0);
     expect(r2.stderr).toMatch(/no interrupted job to resume .*the job finished, nothing was sent/);
     expect(readFileSync(f, 'utf8')).toBe('precious\n');
     expect(await codesGenerated(cli)).toBe(before);
   });
 
-  it('reports the service\'s refusal with its exit code (book of a publisher the caller does not control: 4)', async () => {
-    const r = await cli(['codes', 'generate', '--hash-id', WELL_KNOWN.foreignPublisher.hash_id, '--org', 'acme', '--count', '3000']);
+  it("reports the service's refusal with its exit code (book of a publisher the caller does not control: 4)", async () => {
+    const r = await cli([
+      'codes',
+      'generate',
+      '--hash-id',
+      WELL_KNOWN.foreignPublisher.hash_id,
+      '--org',
+      'acme',
+      '--count',
+      '3000',
+    ]);
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/Not Authorized for Book/);
   });
 
   it('rejects bad options before sending (exit 2)', async () => {
-    for (const args of [['--count', '0'], ['--count', '10', '--batch-size', 'x'], ['--count', '10', '--concurrency', '0']]) {
+    for (const args of [
+      ['--count', '0'],
+      ['--count', '10', '--batch-size', 'x'],
+      ['--count', '10', '--concurrency', '0'],
+    ]) {
       const r = await cli(['codes', 'generate', '--hash-id', BOOK, '--org', 'acme', ...args]);
       expect(r.code, args.join(' ')).toBe(2);
     }
@@ -94,7 +176,20 @@ describe('codes generate (no faults)', () => {
     const out = join(dir, 'killed.csv');
     const count = 20_000;
     const before = await codesGenerated(cli);
-    const args = ['codes', 'generate', '--hash-id', BOOK, '--org', 'acme', '--count', String(count), '--batch-size', '500', '--out', out];
+    const args = [
+      'codes',
+      'generate',
+      '--hash-id',
+      BOOK,
+      '--org',
+      'acme',
+      '--count',
+      String(count),
+      '--batch-size',
+      '500',
+      '--out',
+      out,
+    ];
     const run = spawnCli(sb, args);
     await waitForCodes(out, 1000, run.exited);
     run.child.kill('SIGKILL');
@@ -125,17 +220,62 @@ describe('codes generate (no faults)', () => {
   it('-o json survives a kill -9 too: --resume completes one valid JSON array of exactly count codes', async () => {
     const out = join(dir, 'killed.json');
     const count = 12_000;
-    const args = ['codes', 'generate', '--hash-id', BOOK, '--org', 'acme', '--count', String(count), '--batch-size', '300', '--out', out, '-o', 'json'];
+    const args = [
+      'codes',
+      'generate',
+      '--hash-id',
+      BOOK,
+      '--org',
+      'acme',
+      '--count',
+      String(count),
+      '--batch-size',
+      '300',
+      '--out',
+      out,
+      '-o',
+      'json',
+    ];
     const run = spawnCli(sb, args);
     await waitForCodes(out, 600, run.exited);
     run.child.kill('SIGKILL');
     await run.exited;
     expect(() => JSON.parse(readFileSync(out, 'utf8'))).toThrow();
     // Resuming with other options or another format is refused rather than mixing jobs in one file.
-    const other = await cli(['codes', 'generate', '--hash-id', BOOK, '--org', 'other', '--count', String(count), '--batch-size', '300', '--out', out, '-o', 'json', '--resume']);
+    const other = await cli([
+      'codes',
+      'generate',
+      '--hash-id',
+      BOOK,
+      '--org',
+      'other',
+      '--count',
+      String(count),
+      '--batch-size',
+      '300',
+      '--out',
+      out,
+      '-o',
+      'json',
+      '--resume',
+    ]);
     expect(other.code).toBe(2);
     expect(JSON.parse(other.stderr).error.message).toMatch(/started with --org acme, not other/);
-    const csv = await cli(['codes', 'generate', '--hash-id', BOOK, '--org', 'acme', '--count', String(count), '--batch-size', '300', '--out', out, '--resume']);
+    const csv = await cli([
+      'codes',
+      'generate',
+      '--hash-id',
+      BOOK,
+      '--org',
+      'acme',
+      '--count',
+      String(count),
+      '--batch-size',
+      '300',
+      '--out',
+      out,
+      '--resume',
+    ]);
     expect(csv.code).toBe(2);
     expect(csv.stderr).toMatch(/was written as json/);
     const r = await cli([...args, '--resume']);
@@ -148,7 +288,22 @@ describe('codes generate (no faults)', () => {
   it('Ctrl-C stops new batches, keeps what arrived, prints the resume command and dies of SIGINT', async () => {
     const out = join(dir, 'interrupted.csv');
     const count = 50_000;
-    const args = ['codes', 'generate', '--hash-id', BOOK, '--org', 'acme', '--count', String(count), '--batch-size', '250', '--concurrency', '2', '--out', out];
+    const args = [
+      'codes',
+      'generate',
+      '--hash-id',
+      BOOK,
+      '--org',
+      'acme',
+      '--count',
+      String(count),
+      '--batch-size',
+      '250',
+      '--concurrency',
+      '2',
+      '--out',
+      out,
+    ];
     const run = spawnCli(sb, args);
     await waitForCodes(out, 500, run.exited);
     run.child.kill('SIGINT');
@@ -183,7 +338,25 @@ describe('codes generate with faults (503, 429 with Retry-After, dropped connect
   it('10,000 codes: none lost, none doubled, and the code summary agrees', async () => {
     const before = await codesGenerated(cli);
     const out = join(dir, 'faults.csv');
-    const r = await cli(['codes', 'generate', '--hash-id', BOOK, '--org', 'acme', '--count', '10000', '--batch-size', '500', '--out', out, '--retries', '6'], { timeoutMs: 120_000 });
+    const r = await cli(
+      [
+        'codes',
+        'generate',
+        '--hash-id',
+        BOOK,
+        '--org',
+        'acme',
+        '--count',
+        '10000',
+        '--batch-size',
+        '500',
+        '--out',
+        out,
+        '--retries',
+        '6',
+      ],
+      { timeoutMs: 120_000 },
+    );
     expect(r.code, r.stderr).toBe(0);
     const codes = csvCodes(out);
     expect(codes).toHaveLength(10_000);

@@ -51,12 +51,18 @@ describe('csvRows', () => {
 
   it('a syntax error is reported at the line where the bad record starts, with its record number', async () => {
     // An unclosed quote on line 3 of a 3,002-line file: csv-parse notices it at the end of the file.
-    const body = ['hash_id,username', 'h1,u1', '"h2,u2', ...Array.from({ length: 2999 }, (_, i) => `h${i + 3},u`)].join('\n') + '\n';
+    const body =
+      ['hash_id,username', 'h1,u1', '"h2,u2', ...Array.from({ length: 2999 }, (_, i) => `h${i + 3},u`)].join('\n') +
+      '\n';
     const err = await rows(body).catch((e) => e);
     expect(err.exitCode).toBe(2);
-    expect(err.message).toBe('--from-csv in.csv: line 3 (record 3, counting the header row): a quoted field is never closed (the file ends inside it).');
+    expect(err.message).toBe(
+      '--from-csv in.csv: line 3 (record 3, counting the header row): a quoted field is never closed (the file ends inside it).',
+    );
     const bad = await rows('hash_id,username\nh1,u1\n\n"h2"x,u2\n').catch((e) => e);
-    expect(bad.message).toMatch(/^--from-csv in\.csv: line 4 \(record 3, counting the header row\): got "x" instead of delimiter/);
+    expect(bad.message).toMatch(
+      /^--from-csv in\.csv: line 4 \(record 3, counting the header row\): got "x" instead of delimiter/,
+    );
     // csv-parse's INVALID_OPENING_QUOTE (no CSV_ prefix): the field named by the header, or by its
     // place in the header row itself; a CliError (exit 2), not an unexpected error.
     const quote = await rows('hash_id,Username\nh1,u1\nh2,The "Best" Tides\n').catch((e) => e);
@@ -66,7 +72,9 @@ describe('csvRows', () => {
       '--from-csv in.csv: line 3 (record 3, counting the header row): a quote inside the unquoted field username (after "The "); to keep the quote, enclose the whole field in double quotes and double each quote inside it, e.g. "The ""Best"" Tides".',
     );
     const inHeader = await rows('hash_id,user"name\nh1,u1\n').catch((e) => e);
-    expect(inHeader.message).toMatch(/^--from-csv in\.csv: line 1 \(record 1, counting the header row\): a quote inside the unquoted field 2 \(after "user"\)/);
+    expect(inHeader.message).toMatch(
+      /^--from-csv in\.csv: line 1 \(record 1, counting the header row\): a quote inside the unquoted field 2 \(after "user"\)/,
+    );
   });
 
   it('streams: a 200,000-row file is read without holding it whole', async () => {

@@ -33,11 +33,24 @@ function pipeline(script: string): Promise<{ code: number; stderr: string; stdou
   return new Promise((resolve, reject) => {
     execFile(
       'bash',
-      ['-c', script.replace(/\$BOOKDIST/g, `"${process.execPath}" "${BIN}"`).replace(/\$RC/g, rc).replace(/\$ERR/g, err)],
-      { env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, ...sb.env }, timeout: 60_000 },
+      [
+        '-c',
+        script
+          .replace(/\$BOOKDIST/g, `"${process.execPath}" "${BIN}"`)
+          .replace(/\$RC/g, rc)
+          .replace(/\$ERR/g, err),
+      ],
+      {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, ...sb.env },
+        timeout: 60_000,
+      },
       (e, stdout) => {
         if (!existsSync(rc)) return reject(e ?? new Error('no exit code recorded'));
-        resolve({ code: Number(readFileSync(rc, 'utf8')), stderr: existsSync(err) ? readFileSync(err, 'utf8') : '', stdout });
+        resolve({
+          code: Number(readFileSync(rc, 'utf8')),
+          stderr: existsSync(err) ? readFileSync(err, 'utf8') : '',
+          stdout,
+        });
       },
     );
   });
@@ -46,10 +59,14 @@ function pipeline(script: string): Promise<{ code: number; stderr: string; stdou
 describe('EPIPE', () => {
   it('stdout closed by its reader (| head -1): the job stops sending, says what was printed and how to go on, exit 1', async () => {
     const before = await codesGenerated(cli);
-    const r = await pipeline(`{ $BOOKDIST codes generate --hash-id ${BOOK} --org acme --count 20000 --batch-size 100 --concurrency 2 -o csv 2>$ERR; echo $? >$RC; } | head -1`);
+    const r = await pipeline(
+      `{ $BOOKDIST codes generate --hash-id ${BOOK} --org acme --count 20000 --batch-size 100 --concurrency 2 -o csv 2>$ERR; echo $? >$RC; } | head -1`,
+    );
     expect(r.stdout).toBe('code,deactivation_date,limit_days,hash_id,batch\n');
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toMatch(/codes generate: writing stdout failed: EPIPE \(the reader closed the pipe\)\. \d+ of 20000 codes generated .*the job stopped there/);
+    expect(r.stderr).toMatch(
+      /codes generate: writing stdout failed: EPIPE \(the reader closed the pipe\)\. \d+ of 20000 codes generated .*the job stopped there/,
+    );
     expect(r.stderr).toMatch(/To continue, run:\n {2}bookdist codes generate .*--count \d+/);
     expect(r.stderr).not.toMatch(/at .*\.js:\d+|Unhandled/);
     // It stopped at once: the service made a few batches (those in flight), not the 20,000 asked.
@@ -60,7 +77,9 @@ describe('EPIPE', () => {
     const out = join(dir, 'quiet-stderr.csv');
     const before = await codesGenerated(cli);
     // The reader of stderr is gone before the first line (a retry line, the summary) is written.
-    const r = await pipeline(`{ $BOOKDIST codes generate --hash-id ${BOOK} --org acme --count 3000 --batch-size 100 --out ${out} 2>&1 >/dev/null; echo $? >$RC; } | true`);
+    const r = await pipeline(
+      `{ $BOOKDIST codes generate --hash-id ${BOOK} --org acme --count 3000 --batch-size 100 --out ${out} 2>&1 >/dev/null; echo $? >$RC; } | true`,
+    );
     expect(r.code).toBe(0);
     const codes = csvCodes(out);
     expect(codes).toHaveLength(3000);
@@ -72,7 +91,9 @@ describe('EPIPE', () => {
 
   it('--out /dev/stdout (a pipe) is refused before anything is sent: a job file must be resumable', async () => {
     const before = await codesGenerated(cli);
-    const r = await pipeline(`{ $BOOKDIST codes generate --hash-id ${BOOK} --org acme --count 10 --out /dev/stdout 2>$ERR; echo $? >$RC; } | cat`);
+    const r = await pipeline(
+      `{ $BOOKDIST codes generate --hash-id ${BOOK} --org acme --count 10 --out /dev/stdout 2>$ERR; echo $? >$RC; } | cat`,
+    );
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/--out \/dev\/stdout is not a regular file/);
     expect(await codesGenerated(cli)).toBe(before);
@@ -84,7 +105,12 @@ describe('EPIPE', () => {
  * reset as the answer starts: the service did the work). `down`: the service is gone (open
  * connections reset, the port closed: connections refused) until `down: false` opens it again.
  */
-function startProxy(port: number): Promise<{ url: string; set(o: { dropEvery?: number; down?: boolean }): void; dropped(): number; close(): Promise<void> }> {
+function startProxy(port: number): Promise<{
+  url: string;
+  set(o: { dropEvery?: number; down?: boolean }): void;
+  dropped(): number;
+  close(): Promise<void>;
+}> {
   let dropEvery = 0;
   let down = false;
   let responses = 0;
@@ -130,22 +156,43 @@ function startProxy(port: number): Promise<{ url: string; set(o: { dropEvery?: n
           }
         },
         dropped: () => dropped,
-        close: () => new Promise<void>((r) => (down ? r() : server.close(() => r()), [...live].forEach((s) => s.destroy()))),
+        close: () =>
+          new Promise<void>((r) => (down ? r() : server.close(() => r()), [...live].forEach((s) => s.destroy()))),
       });
     }),
   );
 }
 
 describe('a dropped connection', () => {
-  it('every 4th answer lost after the service made the codes: retried with the batch\'s key, exact file, exact service delta', async () => {
+  it("every 4th answer lost after the service made the codes: retried with the batch's key, exact file, exact service delta", async () => {
     const proxy = await startProxy(sb.port);
     try {
       proxy.set({ dropEvery: 4 });
       const out = join(dir, 'dropped.csv');
       const before = await codesGenerated(cli);
-      const r = await cli(['codes', 'generate', '--hash-id', BOOK, '--org', 'acme', '--count', '3000', '--batch-size', '100', '--concurrency', '2', '--retries', '6', '--out', out], {
-        env: { BOOKDIST_BASE_URL: proxy.url },
-      });
+      const r = await cli(
+        [
+          'codes',
+          'generate',
+          '--hash-id',
+          BOOK,
+          '--org',
+          'acme',
+          '--count',
+          '3000',
+          '--batch-size',
+          '100',
+          '--concurrency',
+          '2',
+          '--retries',
+          '6',
+          '--out',
+          out,
+        ],
+        {
+          env: { BOOKDIST_BASE_URL: proxy.url },
+        },
+      );
       expect(r.code, r.stderr).toBe(0);
       expect(proxy.dropped()).toBeGreaterThanOrEqual(5);
       const codes = csvCodes(out);
@@ -161,7 +208,24 @@ describe('a dropped connection', () => {
     const proxy = await startProxy(sb.port);
     try {
       const out = join(dir, 'outage.csv');
-      const args = ['codes', 'generate', '--hash-id', BOOK, '--org', 'acme', '--count', '4000', '--batch-size', '100', '--concurrency', '2', '--retries', '1', '--out', out];
+      const args = [
+        'codes',
+        'generate',
+        '--hash-id',
+        BOOK,
+        '--org',
+        'acme',
+        '--count',
+        '4000',
+        '--batch-size',
+        '100',
+        '--concurrency',
+        '2',
+        '--retries',
+        '1',
+        '--out',
+        out,
+      ];
       const env = { BOOKDIST_BASE_URL: proxy.url };
       const before = await codesGenerated(cli);
       const run = spawnCli(sb, args, env);
@@ -169,7 +233,9 @@ describe('a dropped connection', () => {
       proxy.set({ down: true });
       const res = await run.exited;
       expect(res.code, res.stderr).toBe(7);
-      expect(res.stderr).toMatch(/the service stayed unavailable for 4 requests in a row \(last: .*could not reach the service \(ECONNREFUSED\).*\); no new requests are started\./);
+      expect(res.stderr).toMatch(
+        /the service stayed unavailable for 4 requests in a row \(last: .*could not reach the service \(ECONNREFUSED\).*\); no new requests are started\./,
+      );
       expect(res.stderr).toMatch(/batch\(es\) failed \(\d+ codes not generated; last error: .*\)/);
       // The batches in flight when the port closed, and those that had started before the limit was reached: no more.
       expect(res.stderr.match(/^batch \d+ \(100 codes\) failed/gm)!.length).toBeLessThanOrEqual(6);
@@ -192,12 +258,20 @@ describe('a dropped connection', () => {
     proxy.set({ down: true });
     try {
       const isbns = Array.from({ length: 1000 }, (_, i) => String(9780000000001 + i)).join('\n') + '\n';
-      const r = await cli(['book', 'get', '--isbn-file', '-', '--no-check', '-o', 'ndjson', '--retries', '1'], { input: isbns, env: { BOOKDIST_BASE_URL: proxy.url } });
+      const r = await cli(['book', 'get', '--isbn-file', '-', '--no-check', '-o', 'ndjson', '--retries', '1'], {
+        input: isbns,
+        env: { BOOKDIST_BASE_URL: proxy.url },
+      });
       expect(r.code, r.stderr).toBe(7);
-      const rows = r.stdout.trim().split('\n').map((l: string) => JSON.parse(l));
+      const rows = r.stdout
+        .trim()
+        .split('\n')
+        .map((l: string) => JSON.parse(l));
       expect(rows).toHaveLength(1000);
       expect(rows.every((x: any) => x.status === 'error')).toBe(true);
-      expect(r.stderr).toMatch(/book get: the service stayed unavailable for 6 requests in a row .*no new requests are started\./);
+      expect(r.stderr).toMatch(
+        /book get: the service stayed unavailable for 6 requests in a row .*no new requests are started\./,
+      );
     } finally {
       await proxy.close();
     }

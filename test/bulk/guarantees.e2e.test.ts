@@ -4,7 +4,18 @@
 // profile present, validated before the first request, a corrupt journal with a way out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SEED_USERS, startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
@@ -33,7 +44,21 @@ afterAll(async () => {
 });
 
 const gen = (out: string, count: number, extra: string[] = []) => [
-  'codes', 'generate', '--hash-id', BOOK, '--org', 'acme', '--count', String(count), '--batch-size', '100', '--concurrency', '2', '--out', out, ...extra,
+  'codes',
+  'generate',
+  '--hash-id',
+  BOOK,
+  '--org',
+  'acme',
+  '--count',
+  String(count),
+  '--batch-size',
+  '100',
+  '--concurrency',
+  '2',
+  '--out',
+  out,
+  ...extra,
 ];
 
 function expectExact(out: string, count: number) {
@@ -45,7 +70,7 @@ function expectExact(out: string, count: number) {
 }
 
 describe('exclusive', () => {
-  it('a second job on the same file exits 2 naming the first one\'s pid; after kill -9, --resume takes the stale lock over', async () => {
+  it("a second job on the same file exits 2 naming the first one's pid; after kill -9, --resume takes the stale lock over", async () => {
     const out = join(dir, 'twin.csv');
     const count = 30_000;
     const before = await codesGenerated(cli);
@@ -78,7 +103,10 @@ describe('exact under faults', () => {
     const count = 3000;
     const before = await codesGenerated(cli);
     // The disk fills up part-way through a batch (~60 bytes a row): a torn batch is left in the file.
-    const res = await runInProcess(gen(out, count), { env: { ...sb.env, XDG_STATE_HOME: join(dir, 'state') }, fs: fullDisk(out, 70000) });
+    const res = await runInProcess(gen(out, count), {
+      env: { ...sb.env, XDG_STATE_HOME: join(dir, 'state') },
+      fs: fullDisk(out, 70000),
+    });
     expect(res.code, res.stderr).toBe(1);
     const rescue = /kept in (\S+\.ndjson) \(readable only by you\)/.exec(res.stderr)?.[1];
     expect(rescue, res.stderr).toBeDefined();
@@ -104,7 +132,7 @@ describe('exact under faults', () => {
       const count = 3000;
       const before = await codesGenerated(cli);
       let rnd = seed;
-      const next = () => ((rnd = (rnd * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+      const next = () => (rnd = (rnd * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
       // Two kills per seed at random depths, then a resume that finishes. Each kill must land
       // mid-run: waitForCodes fails if the run ends before the depth is reached, and the run must
       // end by the signal, with codes still missing and its journal left for --resume.
@@ -163,7 +191,6 @@ describe('graceful on the first signal, with a stored profile present', () => {
       expect((await codesGenerated(cli)) - before).toBe(count);
     });
   }
-
 });
 
 describe('an interrupt stops the script that ran bookdist', () => {
@@ -178,14 +205,22 @@ describe('an interrupt stops the script that ran bookdist', () => {
     if (!existsSync(join(bin, 'bookdist'))) symlinkSync(BIN, join(bin, 'bookdist'));
     const inner = `echo pgid=$$ >&2; bookdist ${gen(out, 4000).join(' ')}; echo after $?`;
     const child = spawn('sh', ['-c', `setsid bash -c '${inner}'; echo status=$?`], {
-      env: { PATH: `${bin}:${process.env.PATH}`, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, ...sb.env, BOOKDIST_IDEMPOTENCY_KEYS: '1' },
+      env: {
+        PATH: `${bin}:${process.env.PATH}`,
+        HOME: process.env.HOME,
+        TMPDIR: process.env.TMPDIR,
+        ...sb.env,
+        BOOKDIST_IDEMPOTENCY_KEYS: '1',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-    const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((res) => child.on('close', (code) => res({ code, stdout, stderr })));
+    const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((res) =>
+      child.on('close', (code) => res({ code, stdout, stderr })),
+    );
     return { exited, pgid: () => Number(/^pgid=(\d+)$/m.exec(stderr)?.[1]) };
   }
 

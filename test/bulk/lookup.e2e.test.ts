@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { startTestSandbox, SEED_BOOKS, type TestSandbox } from '../helpers/sandbox.js';
 import { cliFor, type Cli } from './_support.js';
 
-const hyphenate = (isbn13: string) => `${isbn13.slice(0, 3)}-${isbn13.slice(3, 4)}-${isbn13.slice(4, 9)}-${isbn13.slice(9, 12)}-${isbn13.slice(12)}`;
+const hyphenate = (isbn13: string) =>
+  `${isbn13.slice(0, 3)}-${isbn13.slice(3, 4)}-${isbn13.slice(4, 9)}-${isbn13.slice(9, 12)}-${isbn13.slice(12)}`;
 
 describe('batch lookups', () => {
   let sb: TestSandbox;
@@ -39,7 +40,10 @@ describe('batch lookups', () => {
     writeFileSync(file, lines.join('\n') + '\n');
     const r = await cli(['book', 'get', '--isbn-file', file, '-o', 'ndjson', '--retries', '6']);
     expect(r.code, r.stderr).toBe(6);
-    const recs = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const recs = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(recs.map((x) => [x.line, x.status])).toEqual([
       [2, 'found'],
       [4, 'found'],
@@ -65,7 +69,11 @@ describe('batch lookups', () => {
     const rows = r.stdout.trim().split('\n');
     expect(rows[0]).toBe('line,input,status,book.hash_id,book.title,book.author,book.identifiers.isbn13,message');
     expect(rows).toHaveLength(SEED_BOOKS.length + 1);
-    rows.slice(1).forEach((row, i) => expect(row.startsWith(`${i + 1},${SEED_BOOKS[i].isbn13},found,${SEED_BOOKS[i].hash_id},`)).toBe(true));
+    rows
+      .slice(1)
+      .forEach((row, i) =>
+        expect(row.startsWith(`${i + 1},${SEED_BOOKS[i].isbn13},found,${SEED_BOOKS[i].hash_id},`)).toBe(true),
+      );
   });
 
   it('--hash-id-file likewise, unknown hash ids marked', async () => {
@@ -83,7 +91,9 @@ describe('batch lookups', () => {
     const r = await cli(['book', 'get', '--isbn-file', '-', '-o', 'ndjson', '--retries', '6'], { input: bad + '\n' });
     expect(r.code, r.stderr).toBe(6);
     expect(JSON.parse(r.stdout).status).toBe('invalid');
-    const r2 = await cli(['book', 'get', '--isbn-file', '-', '-o', 'ndjson', '--no-check', '--retries', '6'], { input: bad + '\n' });
+    const r2 = await cli(['book', 'get', '--isbn-file', '-', '-o', 'ndjson', '--no-check', '--retries', '6'], {
+      input: bad + '\n',
+    });
     expect(JSON.parse(r2.stdout).status).toBe('not_found');
   });
 

@@ -32,14 +32,33 @@ describe('runListing --all', () => {
     const TOTAL = 20_000;
     const PAGE = 100;
     const { out, stats } = slowStdout(16 * 1024);
-    const io: IO = { stdin: Readable.from([]) as any, stdout: out as any, stderr: new Writable({ write: (_c, _e, cb) => cb() }) as any, env: {}, cwd: process.cwd() };
-    const globals: GlobalOptions = { json: false, output: 'ndjson', color: 'never', timeout: 30_000, retries: 0, debug: false, quiet: true, yes: false, dryRun: false };
+    const io: IO = {
+      stdin: Readable.from([]) as any,
+      stdout: out as any,
+      stderr: new Writable({ write: (_c, _e, cb) => cb() }) as any,
+      env: {},
+      cwd: process.cwd(),
+    };
+    const globals: GlobalOptions = {
+      json: false,
+      output: 'ndjson',
+      color: 'never',
+      timeout: 30_000,
+      retries: 0,
+      debug: false,
+      quiet: true,
+      yes: false,
+      dryRun: false,
+    };
     const ctx = createContext(io, globals, new AbortController().signal, []);
     let fetched = 0;
     const fetch = async (offset: number, limit: number) => {
       const n = Math.max(0, Math.min(limit, TOTAL - offset));
       fetched += n;
-      return { count: TOTAL, results: Array.from({ length: n }, (_, i) => ({ id: offset + i, title: 'x'.repeat(200) })) };
+      return {
+        count: TOTAL,
+        results: Array.from({ length: n }, (_, i) => ({ id: offset + i, title: 'x'.repeat(200) })),
+      };
     };
     await runListing(ctx, { offset: 0, all: true, limit: PAGE }, { fetch, columns: [{ key: 'id' }], noun: 'rows' });
     await new Promise<void>((r) => out.end(r));

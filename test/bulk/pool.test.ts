@@ -35,10 +35,14 @@ describe('runPool', () => {
         yield i;
       }
     }
-    await runPool(gen(), async () => {
-      await tick();
-      done++;
-    }, { concurrency: 3 });
+    await runPool(
+      gen(),
+      async () => {
+        await tick();
+        done++;
+      },
+      { concurrency: 3 },
+    );
     expect(done).toBe(20);
     expect(maxAhead).toBeLessThanOrEqual(3);
   });

@@ -28,12 +28,20 @@ function queuedCount(): Map<string, number> {
   return m;
 }
 const processPosts = () => log.filter((l) => /^POST \/v1\/book\/[0-9a-f]{40}\/process\//.test(l)).length;
-const ndjson = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const ndjson = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 beforeAll(async () => {
   // Requests take a little while (so that a signal lands mid-job); the worker processes a queued
   // book 300 ms after it reaches the head of the queue.
-  sb = await startTestSandbox({ processDelayMs: 300, faults: { rate: 0, kinds: [], latencyMs: 60 }, log: (l) => log.push(l) });
+  sb = await startTestSandbox({
+    processDelayMs: 300,
+    faults: { rate: 0, kinds: [], latencyMs: 60 },
+    log: (l) => log.push(l),
+  });
   cli = cliFor(sb);
   dir = mkdtempSync(join(tmpdir(), 'bookdist-process-job-'));
   storeProfile(sb);
@@ -44,12 +52,16 @@ afterAll(async () => {
 });
 
 describe('book process --from-file on the job engine', () => {
-  it('exclusive: a second job on the same --results exits 2 naming the first one\'s pid; SIGINT during --wait prints the resume command and dies of SIGINT', async () => {
+  it("exclusive: a second job on the same --results exits 2 naming the first one's pid; SIGINT during --wait prints the resume command and dies of SIGINT", async () => {
     const results = join(dir, 'held.ndjson');
     // The seed holds this book in the queue: --wait polls until --timeout.
     const args = ['book', 'process', '--from-file', '-', '--wait', '--interval', '100ms', '--results', results];
     const first = spawnCli(sb, args, {}, { input: `${WELL_KNOWN.queued.hash_id}\n` });
-    await waitUntil(() => existsSync(results + '.bookdist-job') && readFileSync(results + '.bookdist-job', 'utf8').includes('"pending"'), first.exited);
+    await waitUntil(
+      () =>
+        existsSync(results + '.bookdist-job') && readFileSync(results + '.bookdist-job', 'utf8').includes('"pending"'),
+      first.exited,
+    );
     const posts = processPosts();
     const second = await cli(args, { input: `${WELL_KNOWN.queued.hash_id}\n` });
     expect(second.code, second.stderr).toBe(2);
@@ -60,7 +72,9 @@ describe('book process --from-file on the job engine', () => {
     first.child.kill('SIGINT');
     const res = await first.exited;
     expect(res, res.stderr).toMatchObject({ code: null, signal: 'SIGINT' });
-    expect(res.stderr).toMatch(/interrupted: 1 book: 1 already queued → \S+held\.ndjson\. To continue, run:\n {2}bookdist book process --from-file - --wait --interval 100ms --results \S+held\.ndjson --resume\n/);
+    expect(res.stderr).toMatch(
+      /interrupted: 1 book: 1 already queued → \S+held\.ndjson\. To continue, run:\n {2}bookdist book process --from-file - --wait --interval 100ms --results \S+held\.ndjson --resume\n/,
+    );
     expect(res.stderr).not.toMatch(/^Interrupted\.$/m);
     // Nothing final yet: the file holds no row, the journal holds the book to wait for.
     expect(readFileSync(results, 'utf8')).toBe('');
@@ -69,36 +83,53 @@ describe('book process --from-file on the job engine', () => {
   });
 
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  it(`${sig} mid-run, then --resume: exactly one result per input line, each book queued once`, async () => {
-    const list = join(dir, 'books.txt');
-    writeFileSync(list, '# the partner\'s books\n' + BOOKS.join('\n') + '\n');
-    const results = join(dir, `forced-${sig}.ndjson`);
-    // --force queues every book, even one already queued: a book sent twice would be queued twice.
-    const args = ['book', 'process', '--from-file', list, '--force', '--yes', '--results', results, '--concurrency', '2'];
-    const before = queuedCount();
-    const p0 = processPosts();
-    const run = spawnCli(sb, args);
-    await waitUntil(() => processPosts() >= p0 + 5, run.exited);
-    run.child.kill(sig);
-    const res = await run.exited;
-    expect(res, res.stderr).toMatchObject({ code: null, signal: sig });
-    expect(res.stderr).toMatch(/interrupted: \d+ books: \d+ queued/);
-    const resume = /To continue, run:\n {2}(.*)\n/.exec(res.stderr)?.[1];
-    expect(resume).toBe(`bookdist book process --from-file ${list} --force --results ${results} --concurrency 2 --yes --resume`);
-    const firstRun = ndjson(results).length;
-    expect(firstRun).toBeGreaterThan(0);
-    expect(firstRun).toBeLessThan(BOOKS.length);
+    it(`${sig} mid-run, then --resume: exactly one result per input line, each book queued once`, async () => {
+      const list = join(dir, 'books.txt');
+      writeFileSync(list, "# the partner's books\n" + BOOKS.join('\n') + '\n');
+      const results = join(dir, `forced-${sig}.ndjson`);
+      // --force queues every book, even one already queued: a book sent twice would be queued twice.
+      const args = [
+        'book',
+        'process',
+        '--from-file',
+        list,
+        '--force',
+        '--yes',
+        '--results',
+        results,
+        '--concurrency',
+        '2',
+      ];
+      const before = queuedCount();
+      const p0 = processPosts();
+      const run = spawnCli(sb, args);
+      await waitUntil(() => processPosts() >= p0 + 5, run.exited);
+      run.child.kill(sig);
+      const res = await run.exited;
+      expect(res, res.stderr).toMatchObject({ code: null, signal: sig });
+      expect(res.stderr).toMatch(/interrupted: \d+ books: \d+ queued/);
+      const resume = /To continue, run:\n {2}(.*)\n/.exec(res.stderr)?.[1];
+      expect(resume).toBe(
+        `bookdist book process --from-file ${list} --force --results ${results} --concurrency 2 --yes --resume`,
+      );
+      const firstRun = ndjson(results).length;
+      expect(firstRun).toBeGreaterThan(0);
+      expect(firstRun).toBeLessThan(BOOKS.length);
 
-    const r = await cli([...args, '--resume']);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(new RegExp(`book process: ${BOOKS.length} books: ${BOOKS.length - firstRun} queued, ${firstRun} done in an earlier run`));
-    const rows = ndjson(results);
-    expect(rows.map((x) => x.hash_id).sort()).toEqual([...BOOKS].sort());
-    expect(rows.every((x) => x.state === 'queued')).toBe(true);
-    const after = queuedCount();
-    for (const h of BOOKS) expect((after.get(h) ?? 0) - (before.get(h) ?? 0), h).toBe(1);
-    expect(existsSync(results + '.bookdist-job')).toBe(false);
-  });
+      const r = await cli([...args, '--resume']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `book process: ${BOOKS.length} books: ${BOOKS.length - firstRun} queued, ${firstRun} done in an earlier run`,
+        ),
+      );
+      const rows = ndjson(results);
+      expect(rows.map((x) => x.hash_id).sort()).toEqual([...BOOKS].sort());
+      expect(rows.every((x) => x.state === 'queued')).toBe(true);
+      const after = queuedCount();
+      for (const h of BOOKS) expect((after.get(h) ?? 0) - (before.get(h) ?? 0), h).toBe(1);
+      expect(existsSync(results + '.bookdist-job')).toBe(false);
+    });
   }
 
   it('--wait interrupted after the books were queued, then --resume: waits for them without queueing them again', async () => {
@@ -106,11 +137,27 @@ describe('book process --from-file on the job engine', () => {
     const list = join(dir, 'wait.txt');
     writeFileSync(list, books.join('\n') + '\n');
     const results = join(dir, 'wait.ndjson');
-    const args = ['book', 'process', '--from-file', list, '--force', '--yes', '--wait', '--interval', '100ms', '--results', results];
+    const args = [
+      'book',
+      'process',
+      '--from-file',
+      list,
+      '--force',
+      '--yes',
+      '--wait',
+      '--interval',
+      '100ms',
+      '--results',
+      results,
+    ];
     const before = queuedCount();
     const run = spawnCli(sb, args);
     // All four queued (one journal line), before the worker can have processed them all (4 x 300 ms).
-    await waitUntil(() => existsSync(results + '.bookdist-job') && readFileSync(results + '.bookdist-job', 'utf8').includes('"pending"'), run.exited);
+    await waitUntil(
+      () =>
+        existsSync(results + '.bookdist-job') && readFileSync(results + '.bookdist-job', 'utf8').includes('"pending"'),
+      run.exited,
+    );
     run.child.kill('SIGINT');
     const res = await run.exited;
     expect(res, res.stderr).toMatchObject({ code: null, signal: 'SIGINT' });
@@ -121,7 +168,8 @@ describe('book process --from-file on the job engine', () => {
     expect(r.code, r.stderr).toBe(0);
     const rows = ndjson(results);
     expect(rows.map((x) => x.hash_id).sort()).toEqual([...books].sort());
-    for (const x of rows) expect(x).toMatchObject({ state: 'processed', processed_date: expect.stringMatching(/^\d{4}-/) });
+    for (const x of rows)
+      expect(x).toMatchObject({ state: 'processed', processed_date: expect.stringMatching(/^\d{4}-/) });
     const after = queuedCount();
     for (const h of books) expect((after.get(h) ?? 0) - (before.get(h) ?? 0), h).toBe(1);
     // The service agrees.
@@ -134,10 +182,19 @@ describe('book process --from-file on the job engine', () => {
     const input = BOOKS.join('\n') + '\n';
     // The disk fills up in the second batch of ten books (a row is ~100 bytes): batch 1 is done.
     const args = ['book', 'process', '--from-file', '-', '--results', results, '--concurrency', '1'];
-    const res = await runInProcess(args, { env: { ...sb.env, XDG_STATE_HOME: join(dir, 'state') }, fs: fullDisk(results, 1500), input, cwd: dir });
+    const res = await runInProcess(args, {
+      env: { ...sb.env, XDG_STATE_HOME: join(dir, 'state') },
+      fs: fullDisk(results, 1500),
+      input,
+      cwd: dir,
+    });
     expect(res.code, res.stderr).toBe(1);
     expect(res.stderr).toMatch(/ENOSPC/);
-    expect(readFileSync(results + '.bookdist-job', 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
+    expect(
+      readFileSync(results + '.bookdist-job', 'utf8')
+        .split('\n')
+        .filter(Boolean),
+    ).toHaveLength(2);
 
     // Another list (one book of the first batch changed): refused, naming the batch and its lines.
     const posts = processPosts();
@@ -145,7 +202,9 @@ describe('book process --from-file on the job engine', () => {
     other[3] = WELL_KNOWN.foreignPublisher.hash_id;
     const changed = await cli([...args, '--resume'], { input: other.join('\n') + '\n' });
     expect(changed.code, changed.stderr).toBe(2);
-    expect(changed.stderr).toMatch(/--resume: --from-file - is not what the job was started with: batch 1 \(lines 1-10\) differs .*--restart/s);
+    expect(changed.stderr).toMatch(
+      /--resume: --from-file - is not what the job was started with: batch 1 \(lines 1-10\) differs .*--restart/s,
+    );
     expect(processPosts()).toBe(posts);
     // The refused run changed nothing: the torn second batch is still there, cut by the next run.
     expect(changed.stderr).not.toMatch(/cut \d+ byte/);
@@ -154,7 +213,11 @@ describe('book process --from-file on the job engine', () => {
     const same = await cli([...args, '--resume'], { input });
     expect(same.code, same.stderr).toBe(0);
     expect(same.stderr).toMatch(/cut \d+ byte\(s\) after the last complete batch/);
-    expect(ndjson(results).map((x) => x.hash_id).sort()).toEqual([...BOOKS].sort());
+    expect(
+      ndjson(results)
+        .map((x) => x.hash_id)
+        .sort(),
+    ).toEqual([...BOOKS].sort());
     // Only the second batch was sent again.
     expect(processPosts() - posts).toBe(BOOKS.length - 10);
   });

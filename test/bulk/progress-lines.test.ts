@@ -6,7 +6,10 @@ import { createProgress } from '../../src/bulk/progress.js';
 
 function ctxWith(isTTY: boolean, quiet = false) {
   let text = '';
-  const stderr = Object.assign(new Writable({ write: (c, _e, cb) => ((text += c.toString()), cb()) }), { isTTY, columns: 100 });
+  const stderr = Object.assign(new Writable({ write: (c, _e, cb) => ((text += c.toString()), cb()) }), {
+    isTTY,
+    columns: 100,
+  });
   const ctx: any = { io: { stderr, env: {} }, globals: { quiet } };
   return { ctx, text: () => text };
 }
@@ -15,7 +18,7 @@ beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
 describe('progress off a terminal', () => {
-  it('one plain line a minute (none before), with done/total, this run\'s rate and the ETA; nothing after stop', () => {
+  it("one plain line a minute (none before), with done/total, this run's rate and the ETA; nothing after stop", () => {
     const { ctx, text } = ctxWith(false);
     const p = createProgress(ctx, { total: 1000, unit: 'codes', label: 'codes generate' });
     p.setEarlier(400);

@@ -23,15 +23,38 @@ afterAll(async () => {
 
 function sink(isTTY: boolean) {
   let text = '';
-  const stream = Object.assign(new Writable({ write: (c, _e, cb) => ((text += c.toString()), cb()) }), { isTTY, columns: 100 });
+  const stream = Object.assign(new Writable({ write: (c, _e, cb) => ((text += c.toString()), cb()) }), {
+    isTTY,
+    columns: 100,
+  });
   return { stream, text: () => text };
 }
 
 async function generate(out: string, stderrTTY: boolean, extra: string[] = []) {
   const stderr = sink(stderrTTY);
   const stdout = sink(false);
-  const io: IO = { stdin: Object.assign(new PassThrough(), { isTTY: false }), stdout: stdout.stream, stderr: stderr.stream, env: { ...sb.env }, cwd: dir };
-  const args = ['codes', 'generate', '--hash-id', WELL_KNOWN.readme.hash_id, '--org', 'acme', '--count', '2500', '--batch-size', '500', '--out', out, ...extra];
+  const io: IO = {
+    stdin: Object.assign(new PassThrough(), { isTTY: false }),
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    env: { ...sb.env },
+    cwd: dir,
+  };
+  const args = [
+    'codes',
+    'generate',
+    '--hash-id',
+    WELL_KNOWN.readme.hash_id,
+    '--org',
+    'acme',
+    '--count',
+    '2500',
+    '--batch-size',
+    '500',
+    '--out',
+    out,
+    ...extra,
+  ];
   const code = await main(args, { io, signals: false });
   return { code, stderr: stderr.text() };
 }
@@ -53,7 +76,9 @@ describe('bulk progress bar', () => {
     const r = await generate(out, false);
     expect(r.code).toBe(0);
     expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(2501);
-    expect(r.stderr).toMatch(/^codes generate: 2500 of 2500 codes generated for [0-9a-f]{40} in [\d.]+m?s → \S+piped\.csv\.\n$/);
+    expect(r.stderr).toMatch(
+      /^codes generate: 2500 of 2500 codes generated for [0-9a-f]{40} in [\d.]+m?s → \S+piped\.csv\.\n$/,
+    );
   });
 
   it('with --quiet on a terminal: no bar', async () => {

@@ -29,7 +29,11 @@ afterAll(async () => {
 describe('--resume with an input edited since the interrupted run', () => {
   it('an edit in a done batch: exit 2 naming the batch and its lines, nothing sent; an edit after the done part resumes', async () => {
     // 600 rows (batches of 250): every 50th a grant that is sent, the rest refused as invalid before sending.
-    const lines = Array.from({ length: 600 }, (_, i) => (i % 50 === 0 ? `${WELL_KNOWN.readme.hash_id},${WELL_KNOWN.user.username},1.00` : `${WELL_KNOWN.readme.hash_id},${WELL_KNOWN.user.username},x${i}`));
+    const lines = Array.from({ length: 600 }, (_, i) =>
+      i % 50 === 0
+        ? `${WELL_KNOWN.readme.hash_id},${WELL_KNOWN.user.username},1.00`
+        : `${WELL_KNOWN.readme.hash_id},${WELL_KNOWN.user.username},x${i}`,
+    );
     const text = (ls: string[]) => 'hash_id,username,price\n' + ls.join('\n') + '\n';
     const csv = join(dir, 'grants.csv');
     writeFileSync(csv, text(lines));
@@ -41,7 +45,10 @@ describe('--resume with an input edited since the interrupted run', () => {
     // The disk fills up during batch 2: batch 1 is done and journalled.
     const results = join(dir, 'results.csv');
     const args = ['access', 'allow', '--from-csv', csv, '--results', results, '--concurrency', '1'];
-    const full = await runInProcess(args, { env: { ...sb.env, XDG_STATE_HOME: join(dir, 'state') }, fs: fullDisk(results, firstBatchEnd + 500) });
+    const full = await runInProcess(args, {
+      env: { ...sb.env, XDG_STATE_HOME: join(dir, 'state') },
+      fs: fullDisk(results, firstBatchEnd + 500),
+    });
     expect(full.code, full.stderr).toBe(1);
     expect(statSync(results).size).toBe(firstBatchEnd + 500);
 
@@ -52,7 +59,9 @@ describe('--resume with an input edited since the interrupted run', () => {
     const sent = grants();
     const r = await cli([...args, '--resume']);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/--resume: --from-csv \S+grants\.csv is not what the job was started with: batch 1 \(lines 2-251\) differs from the rows sent then .*Nothing was sent\. .*--restart/s);
+    expect(r.stderr).toMatch(
+      /--resume: --from-csv \S+grants\.csv is not what the job was started with: batch 1 \(lines 2-251\) differs from the rows sent then .*Nothing was sent\. .*--restart/s,
+    );
     expect(grants()).toBe(sent);
     expect(existsSync(results + '.bookdist-job')).toBe(true);
     // Refused before touching anything: the torn tail of batch 2 is cut only by a resume that goes on.
@@ -64,7 +73,11 @@ describe('--resume with an input edited since the interrupted run', () => {
     writeFileSync(csv, text(later));
     const ok = await cli([...args, '--resume']);
     expect(ok.code, ok.stderr).toBe(6); // the invalid rows
-    const rows = readFileSync(results, 'utf8').trim().split('\n').slice(1).map((l) => Number(l.split(',')[0]));
+    const rows = readFileSync(results, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => Number(l.split(',')[0]));
     expect(rows).toHaveLength(600);
     expect(new Set(rows).size).toBe(600);
     expect(readFileSync(results, 'utf8')).toMatch(/\n551,invalid,/);

@@ -30,7 +30,14 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 function client(retries = 0, waits: number[] = [], idempotencyKeys = false) {
-  return new ApiClient({ baseUrl: url, credentials: { kind: 'none' }, timeout: 5000, retries, idempotencyKeys, sleep: async (ms: number) => void waits.push(ms) });
+  return new ApiClient({
+    baseUrl: url,
+    credentials: { kind: 'none' },
+    timeout: 5000,
+    retries,
+    idempotencyKeys,
+    sleep: async (ms: number) => void waits.push(ms),
+  });
 }
 
 describe('callOnce', () => {
@@ -48,7 +55,10 @@ describe('callOnce', () => {
 
   it('a 503 on a read is retried by the client, Retry-After honoured, then the answer is returned', async () => {
     seen.length = 0;
-    script = [{ status: 503, headers: { 'retry-after': '2' } }, { status: 200, body: { success: true, api: { host: 'h' } } }];
+    script = [
+      { status: 503, headers: { 'retry-after': '2' } },
+      { status: 200, body: { success: true, api: { host: 'h' } } },
+    ];
     const waits: number[] = [];
     const r = await callOnce(client(3, waits), 'index', {});
     expect(r.ok && r.response.body).toEqual({ success: true, api: { host: 'h' } });
@@ -60,7 +70,12 @@ describe('callOnce', () => {
     seen.length = 0;
     script = ['reset', 'reset', { status: 200, body: { codes: [] } }];
     const api = client(3, [], true);
-    const r = await callOnce(api, 'codes.generate', { payload: { hash_id: 'h', org: 'o', count: 1 } }, { headers: { 'idempotency-key': 'job-7' } });
+    const r = await callOnce(
+      api,
+      'codes.generate',
+      { payload: { hash_id: 'h', org: 'o', count: 1 } },
+      { headers: { 'idempotency-key': 'job-7' } },
+    );
     expect(r.ok).toBe(true);
     expect(seen.map((x) => x.key)).toEqual(['job-7', 'job-7', 'job-7']);
     await api.close();

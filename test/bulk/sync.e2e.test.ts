@@ -13,7 +13,12 @@ import { cliFor, spawnCli, waitUntil, type Cli } from './_support.js';
 const B = WELL_KNOWN.otherPublisher.hash_id;
 const ROSTER = 1000;
 const email = (i: number) => `member.${i}@example.com`;
-const ndjson = (path: string) => readFileSync(path, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const ndjson = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 describe('access sync with a 1,000-user roster', () => {
   let sb: TestSandbox;
@@ -22,15 +27,20 @@ describe('access sync with a 1,000-user roster', () => {
   const usernames = new Map<string, string>();
   const csv = (name: string, members: number[]) => {
     const path = join(dir, name);
-    writeFileSync(path, ['username,first_name', ...members.map((i) => `${usernames.get(email(i))},Member ${i}`)].join('\n') + '\n');
+    writeFileSync(
+      path,
+      ['username,first_name', ...members.map((i) => `${usernames.get(email(i))},Member ${i}`)].join('\n') + '\n',
+    );
     return path;
   };
   const allowIntents = () => {
     const file = join(sb.env.BOOKDIST_STATE_DIR, 'ledger.ndjson');
     if (!existsSync(file)) return 0;
-    return parseLedger(readFileSync(file, 'utf8')).rows.filter((r) => r.kind === 'intent' && r.op === 'access allow').length;
+    return parseLedger(readFileSync(file, 'utf8')).rows.filter((r) => r.kind === 'intent' && r.op === 'access allow')
+      .length;
   };
-  const journal = async (query = '') => (await sb.control.call('GET', `/_sandbox/requests?limit=1${query}`)).body as { total: number; last_id: number };
+  const journal = async (query = '') =>
+    (await sb.control.call('GET', `/_sandbox/requests?limit=1${query}`)).body as { total: number; last_id: number };
   const range = (a: number, b: number) => Array.from({ length: b - a }, (_, i) => a + i);
 
   beforeAll(async () => {
@@ -38,7 +48,11 @@ describe('access sync with a 1,000-user roster', () => {
     cli = cliFor(sb);
     dir = mkdtempSync(join(tmpdir(), 'bookdist-sync-e2e-'));
     // The users, made in one request of the sandbox's fixtures (not the subject here).
-    const steps = range(0, ROSTER + 25).map((i) => ({ name: `m${i}`, call: 'user.create', payload: { email: email(i) } }));
+    const steps = range(0, ROSTER + 25).map((i) => ({
+      name: `m${i}`,
+      call: 'user.create',
+      payload: { email: email(i) },
+    }));
     const made = await sb.control.call('POST', '/_sandbox/fixtures', { fixture: { steps } });
     if (made.status !== 200) throw new Error(JSON.stringify(made.body).slice(0, 500));
     for (const st of made.body.steps) usernames.set(email(Number(st.name.slice(1))), st.result.username);
@@ -52,7 +66,19 @@ describe('access sync with a 1,000-user roster', () => {
   it('the first sync, interrupted by SIGINT, is completed by --resume: 1,000 grants, each sent once', async () => {
     const roster = csv('team.csv', range(0, ROSTER));
     const results = join(dir, 'team.sync.ndjson');
-    const args = ['access', 'sync', roster, '--hash-id', B, '--price', '2.50', '--results', results, '--concurrency', '2'];
+    const args = [
+      'access',
+      'sync',
+      roster,
+      '--hash-id',
+      B,
+      '--price',
+      '2.50',
+      '--results',
+      results,
+      '--concurrency',
+      '2',
+    ];
     const first = spawnCli(sb, args);
     await waitUntil(() => allowIntents() >= 100, first.exited);
     first.child.kill('SIGINT');
@@ -86,8 +112,15 @@ describe('access sync with a 1,000-user roster', () => {
     expect(dry.code, dry.stderr).toBe(0);
     const plan = JSON.parse(dry.stdout);
     expect(plan).toHaveLength(50);
-    expect(plan.filter((c: any) => c.action === 'allow').map((c: any) => c.username)).toEqual(join_.map((i) => usernames.get(email(i))));
-    expect(plan.filter((c: any) => c.action === 'revoke').map((c: any) => c.username).sort()).toEqual(leave.map((i) => usernames.get(email(i))).sort());
+    expect(plan.filter((c: any) => c.action === 'allow').map((c: any) => c.username)).toEqual(
+      join_.map((i) => usernames.get(email(i))),
+    );
+    expect(
+      plan
+        .filter((c: any) => c.action === 'revoke')
+        .map((c: any) => c.username)
+        .sort(),
+    ).toEqual(leave.map((i) => usernames.get(email(i))).sort());
     expect(dry.stderr).toMatch(/Plan: 25 to allow, 25 to revoke, 975 unchanged/);
     // Nothing at all reached the service.
     expect((await journal()).last_id).toBe(before.last_id);
@@ -98,13 +131,19 @@ describe('access sync with a 1,000-user roster', () => {
     const rows = ndjson(results);
     expect(rows).toHaveLength(50);
     expect(rows.every((x) => x.status === 'ok')).toBe(true);
-    const sent = (await sb.control.call('GET', `/_sandbox/requests?after_id=${before.last_id}&limit=1000`)).body.requests;
+    const sent = (await sb.control.call('GET', `/_sandbox/requests?after_id=${before.last_id}&limit=1000`)).body
+      .requests;
     expect(sent.filter((x: any) => x.method === 'POST')).toHaveLength(50);
 
     // The job is recorded: its 50 writes under its id.
     const job = /recorded in the ledger as job ([0-9a-f]+)/.exec(r.stderr)![1];
-    const writes = foldWrites(parseLedger(readFileSync(join(sb.env.BOOKDIST_STATE_DIR, 'ledger.ndjson'), 'utf8')).rows).filter((w) => w.job === job);
-    expect(writes.map((w) => `${w.op} ${w.status}`).sort()).toEqual([...Array(25).fill('access allow done'), ...Array(25).fill('access revoke done')]);
+    const writes = foldWrites(
+      parseLedger(readFileSync(join(sb.env.BOOKDIST_STATE_DIR, 'ledger.ndjson'), 'utf8')).rows,
+    ).filter((w) => w.job === job);
+    expect(writes.map((w) => `${w.op} ${w.status}`).sort()).toEqual([
+      ...Array(25).fill('access allow done'),
+      ...Array(25).fill('access revoke done'),
+    ]);
 
     const after = await cli(['access', 'sync', roster, '--hash-id', B, '--dry-run', '-o', 'json']);
     expect(JSON.parse(after.stdout)).toEqual([]);

@@ -24,29 +24,65 @@ describe('service unavailable throughout (every request answered 503)', () => {
 
   it('codes generate: exit 7, nothing written but the header, and the resume command', async () => {
     const out = join(dir, 'codes.csv');
-    const r = await cli(['codes', 'generate', '--hash-id', WELL_KNOWN.readme.hash_id, '--org', 'acme', '--count', '2500', '--out', out, '--retries', '1']);
+    const r = await cli([
+      'codes',
+      'generate',
+      '--hash-id',
+      WELL_KNOWN.readme.hash_id,
+      '--org',
+      'acme',
+      '--count',
+      '2500',
+      '--out',
+      out,
+      '--retries',
+      '1',
+    ]);
     expect(r.code, r.stderr).toBe(7);
-    expect(r.stderr).toMatch(/0 of 2500 codes generated .*; 3 batch\(es\) failed \(2500 codes not generated; last error: Service temporarily unavailable/);
+    expect(r.stderr).toMatch(
+      /0 of 2500 codes generated .*; 3 batch\(es\) failed \(2500 codes not generated; last error: Service temporarily unavailable/,
+    );
     expect(r.stderr).toMatch(/--out \S+codes\.csv --retries 1 --resume\n/);
     expect(csvCodes(out)).toHaveLength(0);
     expect(existsSync(out + '.bookdist-job')).toBe(true);
   });
 
-  it('retries do not nest: with --retries 2 each batch request is sent 3 times (the client\'s policy, once), not 9', async () => {
+  it("retries do not nest: with --retries 2 each batch request is sent 3 times (the client's policy, once), not 9", async () => {
     const before = requests('/v1/codes/generate/');
-    const r = await cli(['codes', 'generate', '--hash-id', WELL_KNOWN.readme.hash_id, '--org', 'acme', '--count', '10', '--retries', '2']);
+    const r = await cli([
+      'codes',
+      'generate',
+      '--hash-id',
+      WELL_KNOWN.readme.hash_id,
+      '--org',
+      'acme',
+      '--count',
+      '10',
+      '--retries',
+      '2',
+    ]);
     expect(r.code, r.stderr).toBe(7);
     expect(requests('/v1/codes/generate/') - before).toBe(3);
   });
 
   it('book process: exit 7 with the books marked failed', async () => {
-    const r = await cli(['book', 'process', WELL_KNOWN.unprocessed.hash_id, WELL_KNOWN.readme.hash_id, '--json', '--retries', '0']);
+    const r = await cli([
+      'book',
+      'process',
+      WELL_KNOWN.unprocessed.hash_id,
+      WELL_KNOWN.readme.hash_id,
+      '--json',
+      '--retries',
+      '0',
+    ]);
     expect(r.code, r.stderr).toBe(7);
     expect(JSON.parse(r.stdout).summary).toMatchObject({ failed: 2, queued: 0 });
   });
 
   it('book get --isbn-file: exit 7, every record marked error', async () => {
-    const r = await cli(['book', 'get', '--isbn-file', '-', '-o', 'ndjson', '--retries', '0'], { input: `${WELL_KNOWN.readme.isbn13}\n` });
+    const r = await cli(['book', 'get', '--isbn-file', '-', '-o', 'ndjson', '--retries', '0'], {
+      input: `${WELL_KNOWN.readme.isbn13}\n`,
+    });
     expect(r.code, r.stderr).toBe(7);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'error' });
   });
@@ -70,7 +106,9 @@ describe('rate limited throughout (every request answered 429)', () => {
   afterAll(() => sb.close());
 
   it('book get --isbn-file of one ISBN with --retries 3: 4 requests, not 16; exit 7', async () => {
-    const r = await cliFor(sb)(['book', 'get', '--isbn-file', '-', '-o', 'ndjson', '--retries', '3'], { input: `${WELL_KNOWN.readme.isbn13}\n` });
+    const r = await cliFor(sb)(['book', 'get', '--isbn-file', '-', '-o', 'ndjson', '--retries', '3'], {
+      input: `${WELL_KNOWN.readme.isbn13}\n`,
+    });
     expect(r.code, r.stderr).toBe(7);
     expect(log.filter((l) => / \/v1\/books?\//.test(l))).toHaveLength(4);
   });

@@ -25,19 +25,54 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 type Answer = ReturnType<typeof json>;
 /** Codes as an honest service makes them: a repeat of an Idempotency-Key gets the same ones. */
 const honest = (req: StubRequest, count = req.payload.count as number) =>
-  json(200, { code: 200, success: true, codes: Array.from({ length: count }, (_, i) => ({ code: `${req.headers['idempotency-key']}-${i}`, deactivation_date: null, limit_days: 0 })) });
+  json(200, {
+    code: 200,
+    success: true,
+    codes: Array.from({ length: count }, (_, i) => ({
+      code: `${req.headers['idempotency-key']}-${i}`,
+      deactivation_date: null,
+      limit_days: 0,
+    })),
+  });
 
 /** A service whose answer to the n-th request is `answer(req, n)` (undefined: the honest one). */
 function service(answer: (req: StubRequest, n: number) => Answer | undefined = () => undefined): StubRegistry {
   return new StubRegistry().on('POST', GENERATE, (req, n) => answer(req, n) ?? honest(req), Infinity);
 }
 
-const gen = (count: number, out: string, extra: string[] = []) =>
-  ['codes', 'generate', '--hash-id', HASH, '--org', 'acme', '--count', String(count), '--batch-size', '100', '--concurrency', '1', '--out', out, ...extra];
-const codesIn = (path: string) => readFileSync(path, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',')[0]);
+const gen = (count: number, out: string, extra: string[] = []) => [
+  'codes',
+  'generate',
+  '--hash-id',
+  HASH,
+  '--org',
+  'acme',
+  '--count',
+  String(count),
+  '--batch-size',
+  '100',
+  '--concurrency',
+  '1',
+  '--out',
+  out,
+  ...extra,
+];
+const codesIn = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split(',')[0]);
 const rescued = () => {
   const d = join(dir, 'state/bookdist/rescue');
-  return existsSync(d) ? readdirSync(d).flatMap((f) => readFileSync(join(d, f), 'utf8').trim().split('\n').map((l) => JSON.parse(l))) : [];
+  return existsSync(d)
+    ? readdirSync(d).flatMap((f) =>
+        readFileSync(join(d, f), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l)),
+      )
+    : [];
 };
 
 /** The job ends exact once resumed against an honest service: `count` codes, unique, no journal left. */
@@ -53,11 +88,15 @@ async function resumesExact(count: number, out: string): Promise<void> {
 describe('every code a batch returns is counted and checked', () => {
   it('one code fewer: the rest is asked for with a new Idempotency-Key, the file is exact, exit 0', async () => {
     const out = join(dir, 'short.csv');
-    const reg = service((req) => (/-\d+$/.test(req.headers['idempotency-key']) ? honest(req, req.payload.count - 1) : undefined));
+    const reg = service((req) =>
+      /-\d+$/.test(req.headers['idempotency-key']) ? honest(req, req.payload.count - 1) : undefined,
+    );
     const r = await run(gen(250, out), { env, http: reg, clock: instant });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/250 of 250 codes generated/);
-    const keys = reg.sent(GENERATE).map((q) => `${q.headers['idempotency-key'].replace(/^[0-9a-f]+-/, '')}:${q.payload.count}`);
+    const keys = reg
+      .sent(GENERATE)
+      .map((q) => `${q.headers['idempotency-key'].replace(/^[0-9a-f]+-/, '')}:${q.payload.count}`);
     expect(keys).toEqual(['1:100', '1-at99:1', '2:100', '2-at99:1', '3:50', '3-at49:1']);
     const codes = codesIn(out);
     expect(codes).toHaveLength(250);
@@ -66,7 +105,11 @@ describe('every code a batch returns is counted and checked', () => {
 
   it('always short: only the codes written are counted, the batch stays pending in the journal (exit 6); --resume completes it exactly', async () => {
     const out = join(dir, 'always-short.csv');
-    const r = await run(gen(250, out), { env, http: service((req) => honest(req, Math.max(0, req.payload.count - 1))), clock: instant });
+    const r = await run(gen(250, out), {
+      env,
+      http: service((req) => honest(req, Math.max(0, req.payload.count - 1))),
+      clock: instant,
+    });
     expect(r.code, r.stderr).toBe(6);
     const written = codesIn(out).length;
     expect(r.stderr).toContain(`${written} of 250 codes generated`);
@@ -77,29 +120,51 @@ describe('every code a batch returns is counted and checked', () => {
   });
 
   it.each([
-    ['a 302 to a sign-in page', () => ({ status: 302, headers: { location: 'http://portal.example/login' }, text: '' })],
-    ['an HTML 200', () => ({ status: 200, headers: { 'content-type': 'text/html' }, text: '<html><body>Sign in</body></html>' })],
+    [
+      'a 302 to a sign-in page',
+      () => ({ status: 302, headers: { location: 'http://portal.example/login' }, text: '' }),
+    ],
+    [
+      'an HTML 200',
+      () => ({ status: 200, headers: { 'content-type': 'text/html' }, text: '<html><body>Sign in</body></html>' }),
+    ],
     ['an empty 200', () => ({ status: 200, headers: {}, text: '' })],
     ['success: false', () => json(200, { success: false, codes: [] })],
-    ['truncated JSON', () => ({ status: 200, headers: { 'content-type': 'application/json' }, text: '{"code":200,"success":true,"codes":[{"code":"AB' })],
-  ])('%s for the 2nd request: outcome unknown, nothing of it written or counted, exit 6; --resume asks again with the same key and ends exact', async (_name, bad) => {
-    const out = join(dir, 'bad.csv');
-    const reg = service((_req, n) => (n === 2 ? bad() : undefined));
-    const r = await run(gen(300, out), { env, http: reg, clock: instant });
-    expect(r.code, r.stderr).toBe(6);
-    expect(r.stderr).toMatch(/not what the interface promises/);
-    expect(r.stderr).toContain('200 of 300 codes generated');
-    expect(codesIn(out)).toHaveLength(200);
-    const again = service();
-    const res = await run(gen(300, out, ['--resume']), { env, http: again, clock: instant });
-    expect(res.code, res.stderr).toBe(0);
-    expect(again.sent(GENERATE).map((q) => q.headers['idempotency-key'].replace(/^[0-9a-f]+-/, ''))).toEqual(['2']);
-    expect(new Set(codesIn(out)).size).toBe(300);
-  });
+    [
+      'truncated JSON',
+      () => ({
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        text: '{"code":200,"success":true,"codes":[{"code":"AB',
+      }),
+    ],
+  ])(
+    '%s for the 2nd request: outcome unknown, nothing of it written or counted, exit 6; --resume asks again with the same key and ends exact',
+    async (_name, bad) => {
+      const out = join(dir, 'bad.csv');
+      const reg = service((_req, n) => (n === 2 ? bad() : undefined));
+      const r = await run(gen(300, out), { env, http: reg, clock: instant });
+      expect(r.code, r.stderr).toBe(6);
+      expect(r.stderr).toMatch(/not what the interface promises/);
+      expect(r.stderr).toContain('200 of 300 codes generated');
+      expect(codesIn(out)).toHaveLength(200);
+      const again = service();
+      const res = await run(gen(300, out, ['--resume']), { env, http: again, clock: instant });
+      expect(res.code, res.stderr).toBe(0);
+      expect(again.sent(GENERATE).map((q) => q.headers['idempotency-key'].replace(/^[0-9a-f]+-/, ''))).toEqual(['2']);
+      expect(new Set(codesIn(out)).size).toBe(300);
+    },
+  );
 
   it('every third batch not JSON: exit 6, then --resume ends with exactly the asked codes', async () => {
     const out = join(dir, 'third.csv');
-    const r = await run(gen(1000, out), { env, http: service((_q, n) => (n % 3 === 0 ? { status: 200, headers: { 'content-type': 'text/plain' }, text: 'OK' } : undefined)), clock: instant });
+    const r = await run(gen(1000, out), {
+      env,
+      http: service((_q, n) =>
+        n % 3 === 0 ? { status: 200, headers: { 'content-type': 'text/plain' }, text: 'OK' } : undefined,
+      ),
+      clock: instant,
+    });
     expect(r.code).toBe(6);
     expect(r.stderr).toContain(`${codesIn(out).length} of 1000 codes generated`);
     await resumesExact(1000, out);
@@ -107,7 +172,11 @@ describe('every code a batch returns is counted and checked', () => {
 
   it('2,500 identical codes: one written, the duplicates reported and never written; exit 6, then --resume ends exact and unique', async () => {
     const out = join(dir, 'same.csv');
-    const same = () => json(200, { success: true, codes: Array.from({ length: 100 }, () => ({ code: 'SAME-SAME-SAME', deactivation_date: null, limit_days: 0 })) });
+    const same = () =>
+      json(200, {
+        success: true,
+        codes: Array.from({ length: 100 }, () => ({ code: 'SAME-SAME-SAME', deactivation_date: null, limit_days: 0 })),
+      });
     const r = await run(gen(2500, out), { env, http: service(same), clock: instant });
     expect(r.code).toBe(6);
     expect(r.stderr).toMatch(/code\(s\) the job already holds \(duplicates\): not written/);
@@ -118,7 +187,11 @@ describe('every code a batch returns is counted and checked', () => {
 
   it('a long batch (115 for 100): only the asked number written, the extra kept in the rescue file and said; exit 0', async () => {
     const out = join(dir, 'long.csv');
-    const r = await run(gen(250, out), { env, http: service((req) => honest(req, req.payload.count + 15)), clock: instant });
+    const r = await run(gen(250, out), {
+      env,
+      http: service((req) => honest(req, req.payload.count + 15)),
+      clock: instant,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(codesIn(out)).toHaveLength(250);
     expect(r.stderr).toMatch(/15 code\(s\) more than the 100 asked: 100 written, the other 15 kept in the rescue file/);
@@ -148,7 +221,11 @@ describe('every code a batch returns is counted and checked', () => {
 describe('a job belongs to one service and one account, and its journal finds hand edits', () => {
   /** A job of 1000 left unfinished (its 4th request answered 503): 900 codes written, the journal kept. */
   async function unfinished(out: string) {
-    const r = await run(gen(1000, out, ['--retries', '0']), { env, http: service((_q, n) => (n === 4 ? json(503, { code: 503, error: true, message: 'down' }) : undefined)), clock: instant });
+    const r = await run(gen(1000, out, ['--retries', '0']), {
+      env,
+      http: service((_q, n) => (n === 4 ? json(503, { code: 503, error: true, message: 'down' }) : undefined)),
+      clock: instant,
+    });
     expect(r.code).toBe(7);
     expect(existsSync(out + '.bookdist-job')).toBe(true);
   }
@@ -157,10 +234,20 @@ describe('a job belongs to one service and one account, and its journal finds ha
     const out = join(dir, 'svc.csv');
     await unfinished(out);
     const other = service();
-    const r = await run(gen(1000, out, ['--resume']), { env: { ...env, BOOKDIST_BASE_URL: 'http://other.bookdist.test' }, http: other, clock: instant });
+    const r = await run(gen(1000, out, ['--resume']), {
+      env: { ...env, BOOKDIST_BASE_URL: 'http://other.bookdist.test' },
+      http: other,
+      clock: instant,
+    });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/started against http:\/\/api\.bookdist\.test as stubpartner; this run would send to http:\/\/other\.bookdist\.test as stubpartner/);
-    const who = await run(gen(1000, out, ['--resume']), { env: { ...env, BOOKDIST_USERNAME: 'otherpartner' }, http: other, clock: instant });
+    expect(r.stderr).toMatch(
+      /started against http:\/\/api\.bookdist\.test as stubpartner; this run would send to http:\/\/other\.bookdist\.test as stubpartner/,
+    );
+    const who = await run(gen(1000, out, ['--resume']), {
+      env: { ...env, BOOKDIST_USERNAME: 'otherpartner' },
+      http: other,
+      clock: instant,
+    });
     expect(who.code).toBe(2);
     expect(who.stderr).toMatch(/as stubpartner; this run would send to http:\/\/api\.bookdist\.test as otherpartner/);
     expect(other.requests).toHaveLength(0);
@@ -184,10 +271,13 @@ describe('a job belongs to one service and one account, and its journal finds ha
     const out = join(dir, 'old.csv');
     await unfinished(out);
     const jpath = out + '.bookdist-job';
-    const old = readFileSync(jpath, 'utf8').trim().split('\n').map((l) => {
-      const { chain: _c, service: _s, ...rest } = JSON.parse(l);
-      return JSON.stringify(rest);
-    });
+    const old = readFileSync(jpath, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => {
+        const { chain: _c, service: _s, ...rest } = JSON.parse(l);
+        return JSON.stringify(rest);
+      });
     writeFileSync(jpath, [old[0], old[1], old[3]].join('\n') + '\n');
     const r = await run(gen(1000, out, ['--resume']), { env, http: service(), clock: instant });
     expect(r.code).toBe(2);
@@ -205,10 +295,16 @@ describe('a job belongs to one service and one account, and its journal finds ha
     const out = join(dir, 'crlf.csv');
     await unfinished(out);
     const jpath = out + '.bookdist-job';
-    const lines = readFileSync(jpath, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(jpath, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const header = { ...lines[0], job_id: 'abc\r\nX-Evil: 1' };
     delete header.chain;
-    writeFileSync(jpath, [header, ...lines.slice(1).map(({ chain: _c, ...r }) => r)].map((l) => JSON.stringify(l)).join('\n') + '\n');
+    writeFileSync(
+      jpath,
+      [header, ...lines.slice(1).map(({ chain: _c, ...r }) => r)].map((l) => JSON.stringify(l)).join('\n') + '\n',
+    );
     const other = service();
     const r = await run(gen(1000, out, ['--resume']), { env, http: other, clock: instant });
     expect(r.code).toBe(2);
@@ -222,23 +318,28 @@ describe('the output stays where the user was told it is', () => {
   it.each([
     ['deleted', (out: string) => rmSync(out)],
     ['replaced by another file', (out: string) => (writeFileSync(out + '.new', 'x\n'), renameSync(out + '.new', out))],
-  ])('FILE %s mid-job: exit 1, every code it held in the rescue file, the message says where; --resume writes them to FILE again', async (how, act) => {
-    const out = join(dir, 'moved.csv');
-    const reg = service((_req, n) => {
-      if (n === 3) act(out);
-      return undefined;
-    });
-    const r = await run(gen(1000, out), { env, http: reg, clock: instant });
-    expect(r.code).toBe(1);
-    const kept = rescued();
-    expect(kept.length).toBeGreaterThanOrEqual(300);
-    expect(r.stderr).toContain(`moved.csv was ${how} while the job was writing it`);
-    expect(r.stderr).toContain(`The ${kept.length} result(s) the service returned for it are kept in ${join(dir, 'state/bookdist/rescue')}`);
-    expect(existsSync(out + '.bookdist-job')).toBe(true);
-    if (how === 'deleted') {
-      await resumesExact(1000, out);
-      const codes = new Set(codesIn(out));
-      expect(kept.every((x) => codes.has(x.code))).toBe(true);
-    }
-  });
+  ])(
+    'FILE %s mid-job: exit 1, every code it held in the rescue file, the message says where; --resume writes them to FILE again',
+    async (how, act) => {
+      const out = join(dir, 'moved.csv');
+      const reg = service((_req, n) => {
+        if (n === 3) act(out);
+        return undefined;
+      });
+      const r = await run(gen(1000, out), { env, http: reg, clock: instant });
+      expect(r.code).toBe(1);
+      const kept = rescued();
+      expect(kept.length).toBeGreaterThanOrEqual(300);
+      expect(r.stderr).toContain(`moved.csv was ${how} while the job was writing it`);
+      expect(r.stderr).toContain(
+        `The ${kept.length} result(s) the service returned for it are kept in ${join(dir, 'state/bookdist/rescue')}`,
+      );
+      expect(existsSync(out + '.bookdist-job')).toBe(true);
+      if (how === 'deleted') {
+        await resumesExact(1000, out);
+        const codes = new Set(codesIn(out));
+        expect(kept.every((x) => codes.has(x.code))).toBe(true);
+      }
+    },
+  );
 });

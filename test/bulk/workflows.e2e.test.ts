@@ -21,7 +21,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const ndjson = (s: string) => s.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const ndjson = (s: string) =>
+  s
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 describe('user create --from-csv ROSTER', () => {
   it('one user per row with its username; an existing e-mail is `exists` with the username from the conflict answer; bad rows named per column', async () => {
@@ -43,7 +48,12 @@ describe('user create --from-csv ROSTER', () => {
     expect(statSync(results).mode & 0o777).toBe(0o600);
     const lines = readFileSync(results, 'utf8').trim().split('\n');
     expect(lines[0]).toBe('row,status,username,email,message');
-    const by = Object.fromEntries(lines.slice(1).map((l) => l.split(',')).map((f) => [f[0], f]));
+    const by = Object.fromEntries(
+      lines
+        .slice(1)
+        .map((l) => l.split(','))
+        .map((f) => [f[0], f]),
+    );
     expect(by['2'][1]).toBe('ok');
     expect(by['2'][2]).toMatch(/^[0-9a-f]{30}$/);
     expect(by['3'][1]).toBe('exists');
@@ -114,15 +124,29 @@ describe('order create --from-csv | --from-ndjson', () => {
     expect(by[n2].status).toBe('exists');
   });
 
-  it('NDJSON: one object per line with the endpoint\'s fields; a bad line is an invalid order naming the field', async () => {
+  it("NDJSON: one object per line with the endpoint's fields; a bad line is an invalid order naming the field", async () => {
     const file = join(dir, 'orders.ndjson');
     const n = `J-${Date.now() % 1e8}`;
     const billing = { full_name: 'Ada Byron', postal_code: 'EC1A 1BB', country: 'GB' };
     writeFileSync(
       file,
       [
-        JSON.stringify({ order_number: n, username: user, digital_pricing: [p0, p1], order_type: 'TestPlan', org: 'harborlane', billing_address: billing }),
-        JSON.stringify({ order_number: `${n}-b`, username: 'nope', digital_pricing: [p0], order_type: 'TestPlan', org: 'harborlane', billing_address: billing }),
+        JSON.stringify({
+          order_number: n,
+          username: user,
+          digital_pricing: [p0, p1],
+          order_type: 'TestPlan',
+          org: 'harborlane',
+          billing_address: billing,
+        }),
+        JSON.stringify({
+          order_number: `${n}-b`,
+          username: 'nope',
+          digital_pricing: [p0],
+          order_type: 'TestPlan',
+          org: 'harborlane',
+          billing_address: billing,
+        }),
         '{not json',
       ].join('\n') + '\n',
     );
@@ -138,7 +162,14 @@ describe('order create --from-csv | --from-ndjson', () => {
 
   it('order free --from-csv: one free order per row, with --dry-run sending nothing', async () => {
     const csv = join(dir, 'free.csv');
-    writeFileSync(csv, ['username,hash_id', `${SEED_USERS[1].username},${WELL_KNOWN.otherPublisher.hash_id}`, `${SEED_USERS[1].username},xyz`].join('\n') + '\n');
+    writeFileSync(
+      csv,
+      [
+        'username,hash_id',
+        `${SEED_USERS[1].username},${WELL_KNOWN.otherPublisher.hash_id}`,
+        `${SEED_USERS[1].username},xyz`,
+      ].join('\n') + '\n',
+    );
     const dry = await cli(['order', 'free', '--from-csv', csv, '--dry-run']);
     expect(dry.code, dry.stderr).toBe(0);
     const r = await cli(['order', 'free', '--from-csv', csv, '-o', 'ndjson']);
@@ -152,7 +183,8 @@ describe('order create --from-csv | --from-ndjson', () => {
 
   it('a free order repeated with its Idempotency-Key (a resumed batch) is answered with the first order, not a second one', async () => {
     const user = SEED_USERS[2].username;
-    const send = (hashId: string, idem: string) => signedPost(sb, '/v1/order/free/', { username: user, hash_id: hashId }, { 'idempotency-key': idem });
+    const send = (hashId: string, idem: string) =>
+      signedPost(sb, '/v1/order/free/', { username: user, hash_id: hashId }, { 'idempotency-key': idem });
     const orders = async () => {
       const r = await cli(['user', 'orders', user, '--json']);
       expect(r.code, r.stderr).toBe(0);

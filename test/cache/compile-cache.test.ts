@@ -3,7 +3,18 @@
 // files in it are regular files, and that anything else leaves the cache off (the run goes on
 // without it) instead of throwing. Node's own checks of each entry (a truncated, corrupt or stale
 // file is ignored) are run end to end in test/foundation/compile-cache.e2e.test.ts.
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -26,18 +37,22 @@ describe('where the cache goes', () => {
   it('$XDG_CACHE_HOME/bookdist/compile-cache, else ~/.cache/bookdist/compile-cache; only absolute paths', () => {
     expect(compileCacheRoot({ XDG_CACHE_HOME: '/x/cache', HOME: '/home/u' })).toBe('/x/cache/bookdist/compile-cache');
     expect(compileCacheRoot({ HOME: '/home/u' })).toBe('/home/u/.cache/bookdist/compile-cache');
-    expect(compileCacheRoot({ XDG_CACHE_HOME: 'relative', HOME: '/home/u' })).toBe('/home/u/.cache/bookdist/compile-cache');
+    expect(compileCacheRoot({ XDG_CACHE_HOME: 'relative', HOME: '/home/u' })).toBe(
+      '/home/u/.cache/bookdist/compile-cache',
+    );
     expect(compileCacheRoot({ HOME: 'relative' })).toBeUndefined();
     expect(compileCacheRoot({})).toBeUndefined();
   });
 
-  it('the key names bookdist\'s version, the Node version, architecture and V8: another of any is another directory', () => {
+  it("the key names bookdist's version, the Node version, architecture and V8: another of any is another directory", () => {
     const v = { ...process.versions, node: '24.21.0', v8: '13.6.233.17-node.53' };
     expect(compileCacheKey('0.1.0', v, 'x64')).toBe('0.1.0-node24.21.0-x64-v8-13.6.233.17-node.53');
     expect(compileCacheKey('0.1.1', v, 'x64')).not.toBe(compileCacheKey('0.1.0', v, 'x64'));
     expect(compileCacheKey('0.1.0', { ...v, node: '24.22.0' }, 'x64')).not.toBe(compileCacheKey('0.1.0', v, 'x64'));
     expect(compileCacheKey('0.1.0', v, 'arm64')).not.toBe(compileCacheKey('0.1.0', v, 'x64'));
-    expect(compileCacheKey('0.1.0', { ...v, v8: '13.6.233.18-node.54' }, 'x64')).not.toBe(compileCacheKey('0.1.0', v, 'x64'));
+    expect(compileCacheKey('0.1.0', { ...v, v8: '13.6.233.18-node.54' }, 'x64')).not.toBe(
+      compileCacheKey('0.1.0', v, 'x64'),
+    );
     expect(compileCacheKey('0.1.0/../x', v, 'x64')).not.toContain('/');
   });
 });
@@ -46,9 +61,18 @@ describe('a cache Node may use', () => {
   it('a first run makes the directories (0700, the cache home too) and hands Node the key directory', () => {
     const home = join(dir, 'no-such', 'cache');
     const r = recorder();
-    expect(startCompileCache({ XDG_CACHE_HOME: home }, '1.2.3', r.enable)).toEqual({ used: true, dir: join(home, 'bookdist', 'compile-cache', KEY) });
+    expect(startCompileCache({ XDG_CACHE_HOME: home }, '1.2.3', r.enable)).toEqual({
+      used: true,
+      dir: join(home, 'bookdist', 'compile-cache', KEY),
+    });
     expect(r.calls).toEqual([join(home, 'bookdist', 'compile-cache', KEY)]);
-    for (const d of [home, join(home, 'bookdist'), join(home, 'bookdist', 'compile-cache'), join(home, 'bookdist', 'compile-cache', KEY)]) expect(mode(d), d).toBe(0o700);
+    for (const d of [
+      home,
+      join(home, 'bookdist'),
+      join(home, 'bookdist', 'compile-cache'),
+      join(home, 'bookdist', 'compile-cache', KEY),
+    ])
+      expect(mode(d), d).toBe(0o700);
   });
 
   it('directories others may read or write are made 0700 again', () => {
@@ -56,7 +80,8 @@ describe('a cache Node may use', () => {
     mkdirSync(root, { recursive: true });
     for (const d of [join(dir, 'bookdist'), join(dir, 'bookdist', 'compile-cache'), root]) chmodSync(d, 0o777);
     expect(startCompileCache({ XDG_CACHE_HOME: dir }, '1.2.3', recorder().enable).used).toBe(true);
-    for (const d of [join(dir, 'bookdist'), join(dir, 'bookdist', 'compile-cache'), root]) expect(mode(d), d).toBe(0o700);
+    for (const d of [join(dir, 'bookdist'), join(dir, 'bookdist', 'compile-cache'), root])
+      expect(mode(d), d).toBe(0o700);
   });
 
   it('a new version removes the caches of other versions and the unchecked one earlier versions kept', () => {
@@ -70,7 +95,7 @@ describe('a cache Node may use', () => {
     expect(readdirSync(join(dir, 'bookdist')).sort()).toEqual(['compile-cache', 'ids']);
   });
 
-  it('Node\'s own files (regular files in its version directory) are left as they are', () => {
+  it("Node's own files (regular files in its version directory) are left as they are", () => {
     const tag = join(dir, 'bookdist', 'compile-cache', KEY, 'v24.21.0-x64-964aae3f-0');
     mkdirSync(tag, { recursive: true });
     writeFileSync(join(tag, 'a925e9e0'), 'cache');
@@ -81,8 +106,13 @@ describe('a cache Node may use', () => {
 });
 
 describe('no cache, and the run goes on', () => {
-  it('turned off: BOOKDIST_COMPILE_CACHE=off, NODE_DISABLE_COMPILE_CACHE; NODE_COMPILE_CACHE is Node\'s own', () => {
-    for (const env of [{ BOOKDIST_COMPILE_CACHE: 'off' }, { BOOKDIST_COMPILE_CACHE: '0' }, { NODE_DISABLE_COMPILE_CACHE: '1' }, { NODE_COMPILE_CACHE: join(dir, 'n') }]) {
+  it("turned off: BOOKDIST_COMPILE_CACHE=off, NODE_DISABLE_COMPILE_CACHE; NODE_COMPILE_CACHE is Node's own", () => {
+    for (const env of [
+      { BOOKDIST_COMPILE_CACHE: 'off' },
+      { BOOKDIST_COMPILE_CACHE: '0' },
+      { NODE_DISABLE_COMPILE_CACHE: '1' },
+      { NODE_COMPILE_CACHE: join(dir, 'n') },
+    ]) {
       const r = recorder();
       const state = startCompileCache({ XDG_CACHE_HOME: dir, ...env }, '1.2.3', r.enable);
       expect(state.used, JSON.stringify(env)).toBe(false);
@@ -90,12 +120,17 @@ describe('no cache, and the run goes on', () => {
     }
     expect(readdirSync(dir)).toEqual([]);
     // control: the same without them
-    expect(startCompileCache({ XDG_CACHE_HOME: dir, BOOKDIST_COMPILE_CACHE: 'on' }, '1.2.3', recorder().enable).used).toBe(true);
+    expect(
+      startCompileCache({ XDG_CACHE_HOME: dir, BOOKDIST_COMPILE_CACHE: 'on' }, '1.2.3', recorder().enable).used,
+    ).toBe(true);
   });
 
   it('no home directory and no XDG_CACHE_HOME', () => {
     const r = recorder();
-    expect(startCompileCache({ HOME: '' }, '1.2.3', r.enable)).toEqual({ used: false, reason: expect.stringMatching(/neither XDG_CACHE_HOME nor HOME/) });
+    expect(startCompileCache({ HOME: '' }, '1.2.3', r.enable)).toEqual({
+      used: false,
+      reason: expect.stringMatching(/neither XDG_CACHE_HOME nor HOME/),
+    });
     expect(r.calls).toEqual([]);
   });
 
@@ -111,7 +146,10 @@ describe('no cache, and the run goes on', () => {
       mkdirSync(join(path, '..'), { recursive: true });
       symlinkSync(elsewhere, path);
       const r = recorder();
-      expect(startCompileCache({ XDG_CACHE_HOME: dir }, '1.2.3', r.enable)).toEqual({ used: false, reason: `${path} is a symbolic link` });
+      expect(startCompileCache({ XDG_CACHE_HOME: dir }, '1.2.3', r.enable)).toEqual({
+        used: false,
+        reason: `${path} is a symbolic link`,
+      });
       expect(r.calls).toEqual([]);
       expect(readdirSync(elsewhere)).toEqual([]);
       expect(lstatSync(path).isSymbolicLink()).toBe(true);
@@ -122,22 +160,28 @@ describe('no cache, and the run goes on', () => {
     mkdirSync(join(dir, 'bookdist'));
     writeFileSync(join(dir, 'bookdist', 'compile-cache'), 'not a directory');
     const r = recorder();
-    expect(startCompileCache({ XDG_CACHE_HOME: dir }, '1.2.3', r.enable)).toEqual({ used: false, reason: `${join(dir, 'bookdist', 'compile-cache')} is not a directory` });
+    expect(startCompileCache({ XDG_CACHE_HOME: dir }, '1.2.3', r.enable)).toEqual({
+      used: false,
+      reason: `${join(dir, 'bookdist', 'compile-cache')} is not a directory`,
+    });
     expect(r.calls).toEqual([]);
   });
 
   it('a cache home that cannot be made (under a file): no throw', () => {
     writeFileSync(join(dir, 'file'), '');
     const r = recorder();
-    expect(startCompileCache({ XDG_CACHE_HOME: join(dir, 'file', 'cache') }, '1.2.3', r.enable)).toEqual({ used: false, reason: expect.stringMatching(/^ENOTDIR/) });
+    expect(startCompileCache({ XDG_CACHE_HOME: join(dir, 'file', 'cache') }, '1.2.3', r.enable)).toEqual({
+      used: false,
+      reason: expect.stringMatching(/^ENOTDIR/),
+    });
     expect(r.calls).toEqual([]);
   });
 
-  it('a link, a FIFO or a directory among Node\'s files: no cache this run, the stray entry removed, the next run uses it', () => {
+  it("a link, a FIFO or a directory among Node's files: no cache this run, the stray entry removed, the next run uses it", () => {
     const tag = join(dir, 'bookdist', 'compile-cache', KEY, 'v24.21.0-x64-964aae3f-0');
     mkdirSync(tag, { recursive: true });
     writeFileSync(join(tag, 'good'), 'cache');
-    writeFileSync(join(dir, 'target'), 'someone else\'s file');
+    writeFileSync(join(dir, 'target'), "someone else's file");
     symlinkSync(join(dir, 'target'), join(tag, 'a925e9e0'));
     const fifo = spawnSync('mkfifo', [join(tag, '38ac8770')]);
     expect(fifo.status).toBe(0);
@@ -151,7 +195,7 @@ describe('no cache, and the run goes on', () => {
     expect(startCompileCache({ XDG_CACHE_HOME: dir }, '1.2.3', r.enable).used).toBe(true);
   });
 
-  it('a link instead of Node\'s version directory', () => {
+  it("a link instead of Node's version directory", () => {
     mkdirSync(join(dir, 'bookdist', 'compile-cache', KEY), { recursive: true });
     mkdirSync(join(dir, 'elsewhere'));
     symlinkSync(join(dir, 'elsewhere'), join(dir, 'bookdist', 'compile-cache', KEY, 'v24.21.0-x64-964aae3f-0'));
@@ -162,7 +206,9 @@ describe('no cache, and the run goes on', () => {
   });
 
   it('Node could not turn it on: said, not thrown', () => {
-    expect(startCompileCache({ XDG_CACHE_HOME: dir }, '1.2.3', recorder(0, 'Cannot create cache directory: EROFS').enable)).toEqual({
+    expect(
+      startCompileCache({ XDG_CACHE_HOME: dir }, '1.2.3', recorder(0, 'Cannot create cache directory: EROFS').enable),
+    ).toEqual({
       used: false,
       reason: 'Cannot create cache directory: EROFS',
     });

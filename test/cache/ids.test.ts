@@ -1,7 +1,17 @@
 // The completion cache of ids (src/cache/ids.ts): what it takes from answers (ids by shape, with
 // what they stand for, never a secret), where and how it writes (0700/0600, never through a link,
 // bounded), and that commands feed it, or do not with --no-cache / BOOKDIST_CACHE=off.
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -24,18 +34,31 @@ let dir: string;
 beforeEach(() => void (dir = mkdtempSync(join(tmpdir(), 'bookdist-idcache-'))));
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const target = (profile = 'prod') => ({ dir: join(dir, 'ids'), scope: scopeOf('https://api.example.com', 'partner1'), profile });
+const target = (profile = 'prod') => ({
+  dir: join(dir, 'ids'),
+  scope: scopeOf('https://api.example.com', 'partner1'),
+  profile,
+});
 
 describe('what an answer gives', () => {
   it('books with their ISBNs, SKU and prices; users with e-mail and name; orders and purchases', () => {
     const c = new IdCollector();
     c.collect({ book: BOOK });
-    c.collect({ user: { username: USER, email: 'avery.reader@example.com', first_name: 'Avery', last_name: 'Reader' } });
+    c.collect({
+      user: { username: USER, email: 'avery.reader@example.com', first_name: 'Avery', last_name: 'Reader' },
+    });
     c.collect({
       order: {
         id: 42,
         username: USER,
-        items: [{ id: 77, purchase_date: '2026-11-20T10:00:00Z', book: { hash_id: HASH, title: BOOK.title }, user: { username: USER, full_name: 'Avery Reader' } }],
+        items: [
+          {
+            id: 77,
+            purchase_date: '2026-11-20T10:00:00Z',
+            book: { hash_id: HASH, title: BOOK.title },
+            user: { username: USER, full_name: 'Avery Reader' },
+          },
+        ],
         totals: { total: 14.99 },
       },
     });
@@ -48,29 +71,44 @@ describe('what an answer gives', () => {
     expect(get('email')).toEqual({ 'avery.reader@example.com': `Avery Reader · ${USER}` });
     expect(get('order')).toEqual({ 42: `2026-11-20 · 14.99 · ${USER}` });
     expect(get('purchase')).toEqual({ 77: `${BOOK.title} · ${USER} · 2026-11-20` });
-    c.collect({ Status: 'OK', Isbn: '9781614001379', Offers: [{ Price: '6.99', Id: 9, Condition: 'new', RentalDays: 180 }] });
+    c.collect({
+      Status: 'OK',
+      Isbn: '9781614001379',
+      Offers: [{ Price: '6.99', Id: 9, Condition: 'new', RentalDays: 180 }],
+    });
     expect(get('price')[9]).toBe('6.99 · new · 180-day rental');
   });
 
   it('a write gives its organization, white label and ledger row', () => {
     const c = new IdCollector();
-    c.collectWrite({ org: 'acme', label: 'acme-books', username: USER, hash_id: HASH, count: 5 }, { id: '12', op: 'codes generate', at: new Date('2026-11-27T10:03:00Z') });
+    c.collectWrite(
+      { org: 'acme', label: 'acme-books', username: USER, hash_id: HASH, count: 5 },
+      { id: '12', op: 'codes generate', at: new Date('2026-11-27T10:03:00Z') },
+    );
     expect(Object.fromEntries(c.seen.get('org')!)).toEqual({ acme: '' });
     expect(Object.fromEntries(c.seen.get('label')!)).toEqual({ 'acme-books': '' });
-    expect(Object.fromEntries(c.seen.get('ledger')!)).toEqual({ 12: `codes generate · 2026-11-27 10:03 · ${USER} ${HASH.slice(0, 12)} acme acme-books` });
+    expect(Object.fromEntries(c.seen.get('ledger')!)).toEqual({
+      12: `codes generate · 2026-11-27 10:03 · ${USER} ${HASH.slice(0, 12)} acme acme-books`,
+    });
   });
 
   it('never a secret: passwords, codes, keys and tokens in answers are not kept', () => {
     const c = new IdCollector();
     c.collect({ user: { username: USER, email: 'new@example.com', password: 'Pw-secret-123' } });
-    c.collect({ codes: [{ code: 'ABCD-EFGH-JKLM', limit_days: 30 }], key: 'KEYMATERIAL', token: 'tok-secret', signature: 'sig-secret' });
+    c.collect({
+      codes: [{ code: 'ABCD-EFGH-JKLM', limit_days: 30 }],
+      key: 'KEYMATERIAL',
+      token: 'tok-secret',
+      signature: 'sig-secret',
+    });
     flush(c, target());
     const text = readdirSync(join(dir, 'ids'), { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile())
       .map((e) => readFileSync(join(e.parentPath, e.name), 'utf8'))
       .join('\n');
     expect(text).toContain(USER);
-    for (const secret of ['Pw-secret-123', 'ABCD-EFGH-JKLM', 'KEYMATERIAL', 'tok-secret', 'sig-secret']) expect(text).not.toContain(secret);
+    for (const secret of ['Pw-secret-123', 'ABCD-EFGH-JKLM', 'KEYMATERIAL', 'tok-secret', 'sig-secret'])
+      expect(text).not.toContain(secret);
   });
 
   it('descriptions are one line without control characters; ids that are not words are not kept', () => {
@@ -93,7 +131,9 @@ describe('the files', () => {
     expect(statSync(join(dir, 'ids', t.scope)).mode & 0o777).toBe(0o700);
     expect(statSync(join(dir, 'ids', t.scope, 'book.tsv')).mode & 0o777).toBe(0o600);
     expect(readFileSync(join(dir, 'ids', 'profiles', 'prod'), 'utf8')).toBe(`${t.scope}\n`);
-    expect(readEntries(t.dir, t.scope, 'book')).toEqual([{ id: HASH, description: "The Lighthouse Keeper's Ledger · Margaret Ellison" }]);
+    expect(readEntries(t.dir, t.scope, 'book')).toEqual([
+      { id: HASH, description: "The Lighthouse Keeper's Ledger · Margaret Ellison" },
+    ]);
   });
 
   it('another account on the same service is another scope', () => {
@@ -138,7 +178,13 @@ describe('the files', () => {
 });
 
 describe('commands feed it', () => {
-  const stubs = () => new StubRegistry().on('GET', '/v1/book/isbn/9781614001379/', json(200, { code: 200, success: true, test_mode: false, book: BOOK }), Infinity);
+  const stubs = () =>
+    new StubRegistry().on(
+      'GET',
+      '/v1/book/isbn/9781614001379/',
+      json(200, { code: 200, success: true, test_mode: false, book: BOOK }),
+      Infinity,
+    );
   const env = (extra: Record<string, string> = {}) => stubEnv({ XDG_CACHE_HOME: join(dir, 'cache'), ...extra });
   const scope = scopeOf('http://api.bookdist.test', 'stubpartner');
   const bookFile = () => join(dir, 'cache', 'bookdist', 'ids', scope, 'book.tsv');
@@ -153,8 +199,13 @@ describe('commands feed it', () => {
   });
 
   it('--no-cache and BOOKDIST_CACHE=off keep it out', async () => {
-    expect((await run(['--no-cache', 'book', 'get', '--isbn', '9781614001379'], { env: env(), http: stubs() })).code).toBe(0);
-    expect((await run(['book', 'get', '--isbn', '9781614001379'], { env: env({ BOOKDIST_CACHE: 'off' }), http: stubs() })).code).toBe(0);
+    expect(
+      (await run(['--no-cache', 'book', 'get', '--isbn', '9781614001379'], { env: env(), http: stubs() })).code,
+    ).toBe(0);
+    expect(
+      (await run(['book', 'get', '--isbn', '9781614001379'], { env: env({ BOOKDIST_CACHE: 'off' }), http: stubs() }))
+        .code,
+    ).toBe(0);
     expect(() => statSync(bookFile())).toThrow(/ENOENT/);
   });
 

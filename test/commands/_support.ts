@@ -8,7 +8,10 @@ import type { CliResult } from '../helpers/cli.js';
 import { run } from '../helpers/run.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
-export type Cli = (args: string[], opts?: { env?: Record<string, string | undefined>; input?: string }) => Promise<CliResult>;
+export type Cli = (
+  args: string[],
+  opts?: { env?: Record<string, string | undefined>; input?: string },
+) => Promise<CliResult>;
 
 /** A `bookdist` bound to a sandbox as the seeded partner, run in-process. */
 export function cliFor(sb: TestSandbox, extraEnv: Record<string, string | undefined> = {}): Cli {
@@ -34,7 +37,11 @@ export function uniqueEmail(tag = 'cli'): string {
 }
 
 /** An HTTP server that records every request and answers 500: nothing should ever reach it. */
-export async function recorder(): Promise<{ url: string; requests: Array<{ method: string; url: string }>; close(): Promise<void> }> {
+export async function recorder(): Promise<{
+  url: string;
+  requests: Array<{ method: string; url: string }>;
+  close(): Promise<void>;
+}> {
   const requests: Array<{ method: string; url: string }> = [];
   const server = createServer((req: IncomingMessage, res) => {
     requests.push({ method: req.method ?? '', url: req.url ?? '' });

@@ -15,7 +15,17 @@ const BOOK = 'a'.repeat(40);
 const u = (n: number) => n.toString(16).padStart(30, '0');
 let nextId = 1;
 function write(op: string, username: string, status: Write['status'], more: Partial<Write> = {}): Write {
-  return { id: nextId++, t: '2026-01-01T00:00:00Z', op, profile: 'p', host: 'h', ids: { hash_id: BOOK, username, ...more.ids }, status, recorded: status, ...more } as Write;
+  return {
+    id: nextId++,
+    t: '2026-01-01T00:00:00Z',
+    op,
+    profile: 'p',
+    host: 'h',
+    ids: { hash_id: BOOK, username, ...more.ids },
+    status,
+    recorded: status,
+    ...more,
+  } as Write;
 }
 const NOW = new Date('2026-06-01T00:00:00Z');
 
@@ -29,7 +39,9 @@ describe('the plan', () => {
       write('access revoke', u(4), 'failed', { reason: 'Purchase record not found' }),
       write('access allow', u(5), 'failed', { reason: 'User not found' }),
       write('access allow', u(6), 'unknown'),
-      write('access allow', u(7), 'done', { ids: { hash_id: BOOK, username: u(7), expiration_date: '2026-03-01 00:00:00' } }),
+      write('access allow', u(7), 'done', {
+        ids: { hash_id: BOOK, username: u(7), expiration_date: '2026-03-01 00:00:00' },
+      }),
       write('access allow', u(8), 'done', { ids: { hash_id: 'b'.repeat(40), username: u(8) } }),
       write('access allow', u(9), 'done', { profile: 'other' }),
       write('access allow', u(10), 'done', { job: 'J' }),
@@ -48,8 +60,18 @@ describe('the plan', () => {
     expect(grantsOf(writes, BOOK, 'p', NOW).get(u(10))?.state).toBe('has');
   });
 
-  it('allows who is new, revokes who left, leaves the rest; unsure users get the roster\'s action again; invalid rows stay in the plan', () => {
-    const ledger = grantsOf([write('access allow', u(1), 'done'), write('access allow', u(2), 'done'), write('access allow', u(3), 'unknown'), write('access allow', u(4), 'unknown')], BOOK, 'p', NOW);
+  it("allows who is new, revokes who left, leaves the rest; unsure users get the roster's action again; invalid rows stay in the plan", () => {
+    const ledger = grantsOf(
+      [
+        write('access allow', u(1), 'done'),
+        write('access allow', u(2), 'done'),
+        write('access allow', u(3), 'unknown'),
+        write('access allow', u(4), 'unknown'),
+      ],
+      BOOK,
+      'p',
+      NOW,
+    );
     const plan = planSync(
       [
         { line: 2, username: u(1) },
@@ -72,15 +94,11 @@ describe('the plan', () => {
 
   it('--assume-current: users of the previous roster the ledger has no record of count as having access', () => {
     const ledger = grantsOf([write('access revoke', u(3), 'done')], BOOK, 'p', NOW);
-    const plan = planSync(
-      [{ line: 2, username: u(1) }],
-      ledger,
-      [
-        { line: 2, username: u(1) },
-        { line: 3, username: u(2) },
-        { line: 4, username: u(3) }, // revoked since, by the ledger: not assumed
-      ],
-    );
+    const plan = planSync([{ line: 2, username: u(1) }], ledger, [
+      { line: 2, username: u(1) },
+      { line: 3, username: u(2) },
+      { line: 4, username: u(3) }, // revoked since, by the ledger: not assumed
+    ]);
     expect(plan.changes.map((c) => [c.action, c.username])).toEqual([['revoke', u(2)]]);
     expect(plan).toMatchObject({ unchanged: 1, assumed: 2 });
   });
@@ -91,7 +109,11 @@ describe('the plan', () => {
         write('user create', '', 'done', { ids: { email: 'Ada@Example.com' }, returned: { username: u(1) } }),
         write('user invite', '', 'done', { ids: { email: 'b@example.com' }, returned: { username: u(2) } }),
         write('user create', '', 'failed', { ids: { email: 'c@example.com' } }),
-        write('user create', '', 'done', { profile: 'other', ids: { email: 'd@example.com' }, returned: { username: u(4) } }),
+        write('user create', '', 'done', {
+          profile: 'other',
+          ids: { email: 'd@example.com' },
+          returned: { username: u(4) },
+        }),
       ],
       'p',
     );
@@ -122,7 +144,10 @@ describe('access sync against a sandbox (in-process)', () => {
   it('a roster by e-mail: looked up once, then known from the ledger; --dry-run sends no write; the run grants, then revokes who left', async () => {
     const made = await cli(['user', 'create', '--email', 'made.here@example.com', '--json']);
     const madeHere = JSON.parse(made.stdout).username;
-    const roster = file('team.csv', `email,first_name\nmade.here@example.com,Ada\n${WELL_KNOWN.user.email},Seed\nnobody.at.all@example.com,X\n`);
+    const roster = file(
+      'team.csv',
+      `email,first_name\nmade.here@example.com,Ada\n${WELL_KNOWN.user.email},Seed\nnobody.at.all@example.com,X\n`,
+    );
 
     const before = await lastRequest();
     const dry = await cli(['access', 'sync', roster, '--hash-id', B, '--dry-run', '--json']);
@@ -138,10 +163,12 @@ describe('access sync against a sandbox (in-process)', () => {
     expect(dry.stderr).toMatch(/give the price of the new grants with --price/);
     // Only the two addresses the ledger does not know were looked up: reads, no write.
     const sent = (await sb.control.call('GET', `/_sandbox/requests?after_id=${before}`)).body.requests;
-    expect(sent.map((r: any) => `${r.method} ${r.path}`).sort()).toEqual([
-      `GET /v1/user/email/${encodeURIComponent(WELL_KNOWN.user.email)}/`,
-      'GET /v1/user/email/nobody.at.all%40example.com/',
-    ].sort());
+    expect(sent.map((r: any) => `${r.method} ${r.path}`).sort()).toEqual(
+      [
+        `GET /v1/user/email/${encodeURIComponent(WELL_KNOWN.user.email)}/`,
+        'GET /v1/user/email/nobody.at.all%40example.com/',
+      ].sort(),
+    );
     expect(writes().filter((w) => w.op.startsWith('access'))).toEqual([]);
 
     // No price and users to allow: refused before anything is sent.
@@ -152,7 +179,10 @@ describe('access sync against a sandbox (in-process)', () => {
 
     const r = await cli(['access', 'sync', roster, '--hash-id', B, '--price', '4.00', '--results', 'team.sync.ndjson']);
     expect(r.code, r.stderr).toBe(6); // the unknown address
-    const rows = readFileSync(join(dir, 'team.sync.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const rows = readFileSync(join(dir, 'team.sync.ndjson'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows.map((x) => [x.row, x.action, x.status])).toEqual([
       [2, 'allow', 'ok'],
       [3, 'allow', 'ok'],
@@ -160,7 +190,11 @@ describe('access sync against a sandbox (in-process)', () => {
     ]);
     const job = /recorded in the ledger as job ([0-9a-f]+)/.exec(r.stderr)?.[1];
     expect(job).toBeDefined();
-    expect(writes().filter((w) => w.job === job).map((w) => [w.op, w.ids.username, w.status])).toEqual([
+    expect(
+      writes()
+        .filter((w) => w.job === job)
+        .map((w) => [w.op, w.ids.username, w.status]),
+    ).toEqual([
       ['access allow', madeHere, 'done'],
       ['access allow', WELL_KNOWN.user.username, 'done'],
     ]);
@@ -173,7 +207,9 @@ describe('access sync against a sandbox (in-process)', () => {
     const again = await cli(['access', 'sync', smaller, '--hash-id', B, '--yes', '--json']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/Plan: 0 to allow, 1 to revoke, 1 unchanged/);
-    expect(JSON.parse(again.stdout)).toMatchObject([{ action: 'revoke', status: 'ok', username: WELL_KNOWN.user.username }]);
+    expect(JSON.parse(again.stdout)).toMatchObject([
+      { action: 'revoke', status: 'ok', username: WELL_KNOWN.user.username },
+    ]);
     const nothing = await cli(['access', 'sync', smaller, '--hash-id', B, '--dry-run', '--json']);
     expect(nothing.stderr).toMatch(/Plan: 0 to allow, 0 to revoke, 1 unchanged/);
     expect(JSON.parse(nothing.stdout)).toEqual([]);
@@ -183,12 +219,26 @@ describe('access sync against a sandbox (in-process)', () => {
     const U2 = WELL_KNOWN.user2.username;
     const B2 = WELL_KNOWN.otherPublisher.hash_id;
     // A grant this ledger never saw (--no-ledger).
-    expect((await cli(['access', 'allow', '--hash-id', B2, '--username', U2, '--price', '1.00', '--no-ledger'])).code).toBe(0);
+    expect(
+      (await cli(['access', 'allow', '--hash-id', B2, '--username', U2, '--price', '1.00', '--no-ledger'])).code,
+    ).toBe(0);
     const now = file('now.csv', `username\n${WELL_KNOWN.user.username}\n`);
     const blind = await cli(['access', 'sync', now, '--hash-id', B2, '--price', '1.00', '--dry-run', '--json']);
     expect(JSON.parse(blind.stdout).map((c: any) => c.action)).toEqual(['allow']);
     const prev = file('before.csv', `username,email\n${U2},\n`);
-    const seen = await cli(['access', 'sync', now, '--hash-id', B2, '--price', '1.00', '--assume-current', prev, '--yes', '--json']);
+    const seen = await cli([
+      'access',
+      'sync',
+      now,
+      '--hash-id',
+      B2,
+      '--price',
+      '1.00',
+      '--assume-current',
+      prev,
+      '--yes',
+      '--json',
+    ]);
     expect(seen.code, seen.stderr).toBe(0);
     expect(JSON.parse(seen.stdout).map((c: any) => [c.action, c.username, c.status])).toEqual([
       ['allow', WELL_KNOWN.user.username, 'ok'],

@@ -26,7 +26,8 @@ const fresh = () => {
   env = hostileEnv(server.url, { XDG_STATE_HOME: mkdtempSync(join(dir, 'state-')) });
 };
 const api = (args: string[]) => run(['api', ...args], { env });
-const ledger = async () => JSON.parse((await run(['ledger', 'list', '--json'], { env })).stdout) as Array<{ status: string; op: string }>;
+const ledger = async () =>
+  JSON.parse((await run(['ledger', 'list', '--json'], { env })).stdout) as Array<{ status: string; op: string }>;
 
 describe('bookdist api, a read of the table (GET /v1/codes/summary/)', () => {
   beforeAll(fresh);
@@ -40,7 +41,10 @@ describe('bookdist api, a read of the table (GET /v1/codes/summary/)', () => {
   });
 
   it('success:false or error:true: exit 1, and the JSON printed as the service sent it', async () => {
-    for (const body of [{ code: 200, success: false, message: 'no' }, { code: 200, error: true, message: 'no' }]) {
+    for (const body of [
+      { code: 200, success: false, message: 'no' },
+      { code: 200, error: true, message: 'no' },
+    ]) {
       server.reset();
       server.on('GET', '/v1/codes/summary/', answer.json(200, body));
       const r = await api(['GET', '/v1/codes/summary/', '-o', 'json']);
@@ -74,7 +78,15 @@ describe('bookdist api, a read of the table (GET /v1/codes/summary/)', () => {
   });
 
   it('the answer the interface promises (extra members too): exit 0, printed as it is', async () => {
-    const body = { code: 200, success: true, test_mode: true, codes_generated: 3, codes_redeemed: 1, redemption_percentage: 33.3, region: 'eu' };
+    const body = {
+      code: 200,
+      success: true,
+      test_mode: true,
+      codes_generated: 3,
+      codes_redeemed: 1,
+      redemption_percentage: 33.3,
+      region: 'eu',
+    };
     server.on('GET', '/v1/codes/summary/', answer.json(200, body));
     const r = await api(['GET', '/v1/codes/summary/', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
@@ -103,7 +115,16 @@ describe('bookdist api, a write (POST /v1/access/revoke/)', () => {
 
   it('the documented answer: done, exit 0, the ledger says done', async () => {
     server.on('POST', '/v1/access/revoke/', answer.ok({ message: 'Access revoked.' }));
-    const r = await api(['POST', '/v1/access/revoke/', '-f', `hash_id=${HASH}`, '-f', `username=${USER}`, '-o', 'json']);
+    const r = await api([
+      'POST',
+      '/v1/access/revoke/',
+      '-f',
+      `hash_id=${HASH}`,
+      '-f',
+      `username=${USER}`,
+      '-o',
+      'json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).message).toBe('Access revoked.');
     expect((await ledger()).at(-1)!.status).toBe('done');
@@ -134,6 +155,8 @@ describe('bookdist api, a path the table does not list', () => {
     server.on('POST', '/v1/custom/', answer.empty());
     const r = await api(['POST', '/v1/custom/', '-f', 'a=b']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/outcome is unknown: the service's answer was not what the interface promises \(HTTP 200.*the body is empty/s);
+    expect(r.stderr).toMatch(
+      /outcome is unknown: the service's answer was not what the interface promises \(HTTP 200.*the body is empty/s,
+    );
   });
 });

@@ -70,7 +70,10 @@ describe('book get', () => {
   });
 
   it('needs exactly one of <hash_id>, --isbn and --sku', async () => {
-    const [none, two] = await Promise.all([cli(['book', 'get']), cli(['book', 'get', readme.hash_id, '--sku', readme.sku])]);
+    const [none, two] = await Promise.all([
+      cli(['book', 'get']),
+      cli(['book', 'get', readme.hash_id, '--sku', readme.sku]),
+    ]);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/Give one of <hash_id>, --isbn, --sku/);
     expect(two.code).toBe(2);
@@ -143,7 +146,9 @@ describe('book list', () => {
       cli(['book', 'list', '--limit', '5', '--offset', '5', '--json']),
     ]);
     expect(table.code).toBe(0);
-    expect(table.stderr).toContain(`5 of ${partnerBooks.length} books (from offset 0); more with --offset 5, or --all.`);
+    expect(table.stderr).toContain(
+      `5 of ${partnerBooks.length} books (from offset 0); more with --offset 5, or --all.`,
+    );
     for (const b of partnerBooks.slice(0, 5)) expect(table.stdout).toContain(b.hash_id);
     expect(table.stdout).not.toContain(partnerBooks[5].hash_id);
     const body = json(out);
@@ -161,7 +166,10 @@ describe('book list', () => {
     // --all --json: one response of the page's shape, with the rows of every page in `results`.
     expect(json(arr).results.map((b: any) => b.hash_id)).toEqual(partnerBooks.map((b) => b.hash_id));
     expect(arr.stderr).not.toMatch(/ of \d+ books/);
-    const lines = nd.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = nd.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((b: any) => b.hash_id)).toEqual(partnerBooks.slice(2).map((b) => b.hash_id));
     expect(table.code).toBe(0);
     for (const b of partnerBooks) expect(table.stdout).toContain(b.hash_id);
@@ -169,7 +177,7 @@ describe('book list', () => {
     expect(table.stderr).toContain(`${partnerBooks.length} books.`);
   });
 
-  it('--all without --limit asks for pages of 500, the service\'s maximum, with the POST form (interface 4.2: the GET form takes no limit)', async () => {
+  it("--all without --limit asks for pages of 500, the service's maximum, with the POST form (interface 4.2: the GET form takes no limit)", async () => {
     const r = await cli(['book', 'list', '--all', '--debug', '-o', 'ndjson']);
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split('\n')).toHaveLength(partnerBooks.length);
@@ -207,7 +215,14 @@ describe('book viewer', () => {
   });
 
   it('exits 3 when the user has no purchase of the book', async () => {
-    const r = await cli(['book', 'viewer', '--username', WELL_KNOWN.user.username, '--hash-id', WELL_KNOWN.limitedPricing.hash_id]);
+    const r = await cli([
+      'book',
+      'viewer',
+      '--username',
+      WELL_KNOWN.user.username,
+      '--hash-id',
+      WELL_KNOWN.limitedPricing.hash_id,
+    ]);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/Purchase for user not found/);
     expect(r.stdout).toBe('');

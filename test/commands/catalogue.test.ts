@@ -17,7 +17,10 @@ afterAll(async () => {
 
 describe('codes summary', () => {
   it('shows generated and redeemed counts (card, JSON)', async () => {
-    const [card, out] = await Promise.all([cli(['codes', 'summary', '-o', 'table']), cli(['codes', 'summary', '--json'])]);
+    const [card, out] = await Promise.all([
+      cli(['codes', 'summary', '-o', 'table']),
+      cli(['codes', 'summary', '--json']),
+    ]);
     expect(card.code).toBe(0);
     expect(card.stdout).toMatch(/Codes generated\s+0\nCodes redeemed\s+0\nRedemption rate\s+0%/);
     // The service's field is a fraction despite its name: the card shows a percentage in words, no raw key.
@@ -58,7 +61,10 @@ describe('import search', () => {
     const first = json(await cli(['import', 'search', '--json']));
     const r = await cli(['import', 'search', '--all', '--limit', '2', '-o', 'ndjson']);
     expect(r.code).toBe(0);
-    const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows).toHaveLength(first.count);
     expect(rows.map((x: any) => x.title)).toEqual(first.results.map((x: any) => x.title));
     expect(live.length).toBeGreaterThan(0);
@@ -79,7 +85,12 @@ describe('offers', () => {
     ]);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/^PRICE ID +PRICE +CONDITION +RENTAL$/m);
-    expect(table.stdout).toMatch(new RegExp(`^${b.pricing[0].id}\\s+${b.pricing[0].price.replace('.', '\\.')}\\s+digital\\s+no \\(lifetime\\)$`, 'm'));
+    expect(table.stdout).toMatch(
+      new RegExp(
+        `^${b.pricing[0].id}\\s+${b.pricing[0].price.replace('.', '\\.')}\\s+digital\\s+no \\(lifetime\\)$`,
+        'm',
+      ),
+    );
     expect(table.stdout).toMatch(/180 days/);
     expect(out.code).toBe(0);
     const body = json(out);
@@ -87,7 +98,7 @@ describe('offers', () => {
     expect(body.Offers.map((o: any) => o.Id)).toEqual(b.pricing.map((p) => p.id));
   });
 
-  it('exits 1 with the store\'s message for a book sold only by code', async () => {
+  it("exits 1 with the store's message for a book sold only by code", async () => {
     const r = await cli(['offers', 'get', '--isbn', WELL_KNOWN.codeDistribution.isbn13]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('The requested book is not available');
@@ -96,7 +107,21 @@ describe('offers', () => {
   it('prints the absolute cart URL the checkout redirects to (text, JSON)', async () => {
     const ids = WELL_KNOWN.readme.pricing.map((p) => String(p.id));
     const [text, out] = await Promise.all([
-      cli(['offers', 'checkout', '--id', ids[0], '--id', ids[1], '--rejoiner-id', 'rj-1', '--open', '-o', 'tsv', '--query', 'url']),
+      cli([
+        'offers',
+        'checkout',
+        '--id',
+        ids[0],
+        '--id',
+        ids[1],
+        '--rejoiner-id',
+        'rj-1',
+        '--open',
+        '-o',
+        'tsv',
+        '--query',
+        'url',
+      ]),
       cli(['offers', 'checkout', '--id', ids.join(','), '--json']),
     ]);
     expect(text.code).toBe(0);

@@ -34,10 +34,19 @@ async function onTerminal(argv: string[], answer: string): Promise<{ code: numbe
         cb();
       },
     }),
-    { isTTY: true, columns: 120, end() { return this; } },
+    {
+      isTTY: true,
+      columns: 120,
+      end() {
+        return this;
+      },
+    },
   );
   let out = '';
-  const stdout = Object.assign(new Writable({ write: (c, _e, cb) => ((out += c.toString()), cb()) }), { isTTY: true, columns: 120 });
+  const stdout = Object.assign(new Writable({ write: (c, _e, cb) => ((out += c.toString()), cb()) }), {
+    isTTY: true,
+    columns: 120,
+  });
   const io: IO = { stdin, stdout, stderr, env: { ...sb.env, NO_COLOR: '1' }, cwd: process.cwd() };
   const code = await main(argv, { io, signals: false });
   return { code, shown, out };
@@ -50,8 +59,23 @@ describe('order refund on a terminal', () => {
   beforeAll(async () => {
     user = json(await cli(['user', 'create', '--email', uniqueEmail('confirm'), '--json'])).username;
     const r = await cli([
-      'order', 'create', '--username', user, '--pricing-id', String(WELL_KNOWN.readme.pricing[0].id), '--order-type', 'TestPlan',
-      '--org', 'harborlane', '--billing-name', 'C T', '--billing-postal-code', '1', '--billing-country', 'US', '--json',
+      'order',
+      'create',
+      '--username',
+      user,
+      '--pricing-id',
+      String(WELL_KNOWN.readme.pricing[0].id),
+      '--order-type',
+      'TestPlan',
+      '--org',
+      'harborlane',
+      '--billing-name',
+      'C T',
+      '--billing-postal-code',
+      '1',
+      '--billing-country',
+      'US',
+      '--json',
     ]);
     orderId = json(r).order.id;
   });

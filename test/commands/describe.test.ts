@@ -18,7 +18,8 @@ describe('bookdist describe', () => {
     const r = await cli(['describe', '-o', 'table'], { env: { COLUMNS: '400' } });
     expect(r.code).toBe(0);
     // Cells of a row: between box borders, or (a borderless table) separated by two or more spaces.
-    const cells = (line: string) => (line.includes('│') ? line.split('│').slice(1, -1) : line.split(/ {2,}/)).map((c) => c.trim());
+    const cells = (line: string) =>
+      (line.includes('│') ? line.split('│').slice(1, -1) : line.split(/ {2,}/)).map((c) => c.trim());
     const rows = r.stdout.split('\n').map(cells);
     for (const e of ENDPOINTS) {
       const row = rows.find((c) => c[0] === e.name);
@@ -35,7 +36,9 @@ describe('bookdist describe', () => {
     expect(r.code).toBe(0);
     const body = json(r);
     expect(body.endpoints).toHaveLength(1);
-    expect(body.endpoints[0].fields.map((f: any) => f.name)).toEqual(ENDPOINTS.find((e) => e.name === 'codes.generate')!.fields.map((f) => f.name));
+    expect(body.endpoints[0].fields.map((f: any) => f.name)).toEqual(
+      ENDPOINTS.find((e) => e.name === 'codes.generate')!.fields.map((f) => f.name),
+    );
     const missing = await cli(['describe', '--endpoint', 'nope']);
     expect(missing.code).toBe(3);
   });

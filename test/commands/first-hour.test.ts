@@ -23,7 +23,13 @@ afterAll(async () => {
 const HASH = WELL_KNOWN.readme.hash_id;
 
 async function newUser(): Promise<string> {
-  const r = await cli(['user', 'create', '--email', `first-hour.${process.pid}.${Math.random().toString(36).slice(2)}@example.com`, '--json']);
+  const r = await cli([
+    'user',
+    'create',
+    '--email',
+    `first-hour.${process.pid}.${Math.random().toString(36).slice(2)}@example.com`,
+    '--json',
+  ]);
   expect(r.code, r.stderr).toBe(0);
   return json(r).username;
 }
@@ -37,7 +43,9 @@ describe('a single answer is a single line when piped', () => {
     expect(piped.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/reader\/\S+\n$/);
     const tsv = await cli(['book', 'viewer', '--username', user, '--hash-id', HASH, '-o', 'tsv']);
     expect(tsv.stdout.split('\n')[0]).toBe('viewer_url');
-    expect(json(await cli(['book', 'viewer', '--username', user, '--hash-id', HASH, '--json'])).viewer_url).toMatch(/\/reader\//);
+    expect(json(await cli(['book', 'viewer', '--username', user, '--hash-id', HASH, '--json'])).viewer_url).toMatch(
+      /\/reader\//,
+    );
     const field = await cli(['book', 'viewer', '--username', user, '--hash-id', HASH, '--fields', 'viewer_url']);
     expect(field.stdout.split('\n')[0]).toBe('viewer_url');
   });
@@ -95,7 +103,9 @@ describe('hints that lead somewhere', () => {
     const text = r.stdout;
     expect(text.indexOf('Service commands:')).toBeGreaterThan(0);
     expect(text.indexOf('Service commands:')).toBeLessThan(text.indexOf('Options:'));
-    expect(text).toMatch(/Global options \(`bookdist help options` describes them\):\n {2}--profile, --base-url, --ca-file, -o\/--output/);
+    expect(text).toMatch(
+      /Global options \(`bookdist help options` describes them\):\n {2}--profile, --base-url, --ca-file, -o\/--output/,
+    );
     // The options are named, not described, on the root page.
     expect(text).not.toContain('CA certificates (PEM)');
     expect(text.split('\n').length).toBeLessThan(70);
@@ -104,7 +114,10 @@ describe('hints that lead somewhere', () => {
   it('sandbox credentials --db ./ci.db: absolute key paths', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bookdist-cred-'));
     try {
-      const r = await run(['sandbox', 'credentials', '--db', './ci.db', '--json'], { cwd: dir, env: { BOOKDIST_DATA_DIR: join(dir, 'data'), BOOKDIST_CONFIG_DIR: join(dir, 'config') } });
+      const r = await run(['sandbox', 'credentials', '--db', './ci.db', '--json'], {
+        cwd: dir,
+        env: { BOOKDIST_DATA_DIR: join(dir, 'data'), BOOKDIST_CONFIG_DIR: join(dir, 'config') },
+      });
       expect(r.code, r.stderr).toBe(0);
       const c = JSON.parse(r.stdout);
       for (const f of [c.partner.key_file, c.limited.key_file]) {
@@ -149,7 +162,18 @@ describe('80 columns and wording', () => {
     expect(codes.stdout).not.toMatch(/redemption_percentage|fraction/);
     const user = await newUser();
     expect((await cli(['order', 'free', '--username', user, '--hash-id', HASH])).code).toBe(0);
-    const usage = await at80(['sandbox', 'usage', '--db', sb.dbPath, '--username', user, '--hash-id', HASH, '--viewed', '40']);
+    const usage = await at80([
+      'sandbox',
+      'usage',
+      '--db',
+      sb.dbPath,
+      '--username',
+      user,
+      '--hash-id',
+      HASH,
+      '--viewed',
+      '40',
+    ]);
     expect(usage.code, usage.stderr).toBe(0);
     expect(usage.stdout).toMatch(/Pages viewed +40 of 312 pages \(12\.8% of the book\)\n/);
     expect(usage.stdout).not.toMatch(/viewed_share|pages_viewed|num_pages/);
@@ -159,8 +183,20 @@ describe('80 columns and wording', () => {
     const dir = mkdtempSync(join(tmpdir(), 'bookdist-plural-'));
     try {
       const file = join(dir, 'one.csv');
-      (await import('node:fs')).writeFileSync(file, 'isbn13,title,author,price,currency\n9780000000125,One Record,A B,1.99,USD\n');
-      const r = await cli(['sandbox', 'catalogue', 'load', file, '--db', sb.dbPath, '--publisher', 'Harbor Lane Press']);
+      (await import('node:fs')).writeFileSync(
+        file,
+        'isbn13,title,author,price,currency\n9780000000125,One Record,A B,1.99,USD\n',
+      );
+      const r = await cli([
+        'sandbox',
+        'catalogue',
+        'load',
+        file,
+        '--db',
+        sb.dbPath,
+        '--publisher',
+        'Harbor Lane Press',
+      ]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toContain('(CSV, 1 record): 1 added');
     } finally {

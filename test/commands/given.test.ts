@@ -25,14 +25,37 @@ function parsed(argv: string[], env: Record<string, string> = {}): Command {
 
 describe('givenCommand', () => {
   it('repeats what was given, in declared order, quoted; never a default or a value from the environment', () => {
-    const cmd = parsed(['codes', 'generate', '--count', '5', '--org', "O'Brien & co", '--samples', '--no-check', '--isbn', 'a', '--isbn', 'b', 'x1'], { LABEL_FOR_TEST: 'env-label' });
-    expect(givenCommand(cmd)).toBe(`bookdist codes generate --org 'O'\\''Brien & co' --count 5 --samples --no-check --isbn a --isbn b x1`);
+    const cmd = parsed(
+      [
+        'codes',
+        'generate',
+        '--count',
+        '5',
+        '--org',
+        "O'Brien & co",
+        '--samples',
+        '--no-check',
+        '--isbn',
+        'a',
+        '--isbn',
+        'b',
+        'x1',
+      ],
+      { LABEL_FOR_TEST: 'env-label' },
+    );
+    expect(givenCommand(cmd)).toBe(
+      `bookdist codes generate --org 'O'\\''Brien & co' --count 5 --samples --no-check --isbn a --isbn b x1`,
+    );
   });
   it('keeps a value given equal to its default', () => {
-    expect(givenCommand(parsed(['codes', 'generate', '--batch-size', '1000']))).toBe('bookdist codes generate --batch-size 1000');
+    expect(givenCommand(parsed(['codes', 'generate', '--batch-size', '1000']))).toBe(
+      'bookdist codes generate --batch-size 1000',
+    );
   });
   it('sets, drops and replaces the arguments as asked', () => {
     const cmd = parsed(['codes', 'generate', '--count', '5', '--resume', 'x1', 'x2']);
-    expect(givenCommand(cmd, { set: { count: 2, org: 'acme' }, drop: ['resume'], args: ['x2'] })).toBe('bookdist codes generate --org acme --count 2 x2');
+    expect(givenCommand(cmd, { set: { count: 2, org: 'acme' }, drop: ['resume'], args: ['x2'] })).toBe(
+      'bookdist codes generate --org acme --count 2 x2',
+    );
   });
 });

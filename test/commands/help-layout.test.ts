@@ -19,7 +19,10 @@ const words = (c: Command) => commandName(c).split(' ').slice(1);
 
 function sink(isTTY: boolean, columns?: number) {
   let text = '';
-  const stream = Object.assign(new Writable({ write: (c, _e, cb) => ((text += c.toString()), cb()) }), { isTTY, columns });
+  const stream = Object.assign(new Writable({ write: (c, _e, cb) => ((text += c.toString()), cb()) }), {
+    isTTY,
+    columns,
+  });
   return { stream, text: () => text };
 }
 
@@ -27,7 +30,10 @@ async function help(args: string[], env: Record<string, string>, tty?: number) {
   const out = sink(tty !== undefined, tty);
   const err = sink(false);
   const stdin = Object.assign(new PassThrough(), { isTTY: tty !== undefined });
-  const code = await main([...args, '--help'], { io: { stdin, stdout: out.stream, stderr: err.stream, env, cwd: process.cwd() }, signals: false });
+  const code = await main([...args, '--help'], {
+    io: { stdin, stdout: out.stream, stderr: err.stream, env, cwd: process.cwd() },
+    signals: false,
+  });
   return { code, stdout: out.text(), stderr: err.text() };
 }
 
@@ -36,7 +42,8 @@ function descriptionLines(text: string): string[] {
   const lines = text.split('\n');
   let i = lines.findIndex((l) => l === '');
   const out: string[] = [];
-  const heading = /^(Arguments|Options|Commands|Examples|Global options|Service commands|Bulk jobs|Sandbox|Settings)\b.*:$/;
+  const heading =
+    /^(Arguments|Options|Commands|Examples|Global options|Service commands|Bulk jobs|Sandbox|Settings)\b.*:$/;
   for (i++; i < lines.length && !heading.test(lines[i]); i++) out.push(lines[i]);
   return out;
 }
@@ -50,43 +57,60 @@ describe('descriptions are paragraphs', () => {
 });
 
 describe.each([80, 200])('help at %i columns', (width) => {
-  it.each(commands.map((c) => [commandName(c), c] as const))('%s: fits, paragraphs filled, ends with the global options', async (_n, c) => {
-    const r = await help(words(c), { COLUMNS: String(width) });
-    expect(r.code).toBe(0);
-    const lines = r.stdout.replace(/\n$/, '').split('\n');
-    for (const l of lines) expect(l.length, `line wider than ${width}: ${JSON.stringify(l)}`).toBeLessThanOrEqual(width);
-    // Greedy filling: within a paragraph, a line ends only when the next word would not fit.
-    const desc = descriptionLines(r.stdout);
-    for (let i = 0; i + 1 < desc.length; i++) {
-      if (!desc[i] || !desc[i + 1] || /^\s/.test(desc[i + 1])) continue;
-      const next = desc[i + 1].split(' ')[0];
-      expect(desc[i].length + 1 + next.length, `"${desc[i]}" broke before "${next}"`).toBeGreaterThan(width);
-    }
-    // Every paragraph of the source description is in the help, word for word.
-    const flat = desc.join(' ').replace(/\s+/g, ' ');
-    for (const p of paragraphs(c.description())) expect(flat).toContain(p.replace(/\s+/g, ' ').trim());
-    if (c !== program) {
-      const at = lines.indexOf('Global options (`bookdist help options` describes them):');
-      expect(at, 'a Global options section').toBeGreaterThan(0);
-      const rest = lines.slice(at + 1);
-      expect(rest.every((l) => /^ {2}/.test(l)), 'the global options close the help').toBe(true);
-      expect(rest.length, 'named in a few lines, not described').toBeLessThanOrEqual(width >= 120 ? 2 : 4);
-      for (const flag of ['--profile', '-o/--output', '--json', '--fields', '--no-color', '-y/--yes', '--dry-run']) {
-        expect(rest.join('\n')).toContain(flag);
+  it.each(commands.map((c) => [commandName(c), c] as const))(
+    '%s: fits, paragraphs filled, ends with the global options',
+    async (_n, c) => {
+      const r = await help(words(c), { COLUMNS: String(width) });
+      expect(r.code).toBe(0);
+      const lines = r.stdout.replace(/\n$/, '').split('\n');
+      for (const l of lines)
+        expect(l.length, `line wider than ${width}: ${JSON.stringify(l)}`).toBeLessThanOrEqual(width);
+      // Greedy filling: within a paragraph, a line ends only when the next word would not fit.
+      const desc = descriptionLines(r.stdout);
+      for (let i = 0; i + 1 < desc.length; i++) {
+        if (!desc[i] || !desc[i + 1] || /^\s/.test(desc[i + 1])) continue;
+        const next = desc[i + 1].split(' ')[0];
+        expect(desc[i].length + 1 + next.length, `"${desc[i]}" broke before "${next}"`).toBeGreaterThan(width);
       }
-      // The command's own options come before them.
-      const own = lines.indexOf('Options:');
-      if (c.options.length) expect(own).toBeGreaterThan(0);
-      if (own > 0) expect(own).toBeLessThan(at);
-    }
-  });
+      // Every paragraph of the source description is in the help, word for word.
+      const flat = desc.join(' ').replace(/\s+/g, ' ');
+      for (const p of paragraphs(c.description())) expect(flat).toContain(p.replace(/\s+/g, ' ').trim());
+      if (c !== program) {
+        const at = lines.indexOf('Global options (`bookdist help options` describes them):');
+        expect(at, 'a Global options section').toBeGreaterThan(0);
+        const rest = lines.slice(at + 1);
+        expect(
+          rest.every((l) => /^ {2}/.test(l)),
+          'the global options close the help',
+        ).toBe(true);
+        expect(rest.length, 'named in a few lines, not described').toBeLessThanOrEqual(width >= 120 ? 2 : 4);
+        for (const flag of ['--profile', '-o/--output', '--json', '--fields', '--no-color', '-y/--yes', '--dry-run']) {
+          expect(rest.join('\n')).toContain(flag);
+        }
+        // The command's own options come before them.
+        const own = lines.indexOf('Options:');
+        if (c.options.length) expect(own).toBeGreaterThan(0);
+        if (own > 0) expect(own).toBeLessThan(at);
+      }
+    },
+  );
 });
 
 describe('bookdist help options', () => {
   it('describes every global option, within 80 columns', async () => {
     const r = await runCli(['help', 'options'], { env: { COLUMNS: '80' } });
     expect(r.code).toBe(0);
-    for (const flag of ['--profile <name>', '-o, --output <format>', '--json', '--fields <paths>', '--query <expr>', '--no-color', '-y, --yes', '--dry-run', '--timeout <duration>']) {
+    for (const flag of [
+      '--profile <name>',
+      '-o, --output <format>',
+      '--json',
+      '--fields <paths>',
+      '--query <expr>',
+      '--no-color',
+      '-y, --yes',
+      '--dry-run',
+      '--timeout <duration>',
+    ]) {
       expect(r.stdout).toContain(flag);
     }
     for (const l of r.stdout.split('\n')) expect(l.length).toBeLessThanOrEqual(80);
@@ -145,14 +169,25 @@ describe('the top-level help', () => {
 });
 
 describe('colour', () => {
-  afterAll(async () => (await import('node:fs')).rmSync(`${(await import('node:os')).tmpdir()}/bookdist-help-colour-${process.pid}`, { recursive: true, force: true }));
+  afterAll(async () =>
+    (await import('node:fs')).rmSync(`${(await import('node:os')).tmpdir()}/bookdist-help-colour-${process.pid}`, {
+      recursive: true,
+      force: true,
+    }),
+  );
   async function card(args: string[], env: Record<string, string>) {
     const out = sink(true, 100);
     const err = sink(false);
     const stdin = Object.assign(new PassThrough(), { isTTY: true });
     const dir = (await import('node:os')).tmpdir();
     const code = await main([...args, 'profile', 'show'], {
-      io: { stdin, stdout: out.stream, stderr: err.stream, env: { BOOKDIST_CONFIG_DIR: `${dir}/bookdist-help-colour-${process.pid}`, ...env }, cwd: process.cwd() },
+      io: {
+        stdin,
+        stdout: out.stream,
+        stderr: err.stream,
+        env: { BOOKDIST_CONFIG_DIR: `${dir}/bookdist-help-colour-${process.pid}`, ...env },
+        cwd: process.cwd(),
+      },
       signals: false,
     });
     return { code, stdout: out.text(), stderr: err.text() };

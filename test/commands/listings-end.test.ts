@@ -10,7 +10,12 @@ const server = hostileForFile();
 const hash = (n: number) => n.toString(16).padStart(40, '0');
 const book = (n: number) => ({ id: n, hash_id: hash(n), title: `Book ${n}`, author: 'A. Author' });
 const page = (from: number, size: number, count: number) =>
-  answer.ok({ count, limit: size, offset: from, results: Array.from({ length: Math.max(0, Math.min(size, count - from)) }, (_, i) => book(from + i + 1)) });
+  answer.ok({
+    count,
+    limit: size,
+    offset: from,
+    results: Array.from({ length: Math.max(0, Math.min(size, count - from)) }, (_, i) => book(from + i + 1)),
+  });
 const cli = (args: string[]) => run(args, { env: hostileEnv(server.url) });
 
 describe('book list --all', () => {
@@ -19,7 +24,10 @@ describe('book list --all', () => {
     const r = await cli(['book', 'list', '--all', '--limit', '3', '-o', 'ndjson']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/Listing books: page 2 \(offset 3\) brought 3 rows, all listed already/);
-    const ids = r.stdout.trim().split('\n').map((l) => JSON.parse(l).id);
+    const ids = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id);
     expect(ids).toEqual([1, 2, 3]);
     expect(server.hits('/v1/book/index/')).toBe(2);
   });
@@ -40,7 +48,10 @@ describe('book list --all', () => {
     });
     const r = await cli(['book', 'list', '--all', '--limit', '3', '-o', 'ndjson']);
     expect(r.code, r.stderr).toBe(0);
-    const ids = r.stdout.trim().split('\n').map((l) => JSON.parse(l).id);
+    const ids = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id);
     expect(ids).toEqual([...new Set(ids)]);
     expect(ids).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
@@ -68,8 +79,19 @@ describe('book search --all and import search --all', () => {
   });
 
   it('import search (titles with no id): a repeated page stops too', async () => {
-    const title = (n: number) => ({ title: `T${n}`, author: 'A', publisher: 'P', edition_number: 1, identifiers: { book_id: null, isbn13: `97800000000${n}` }, status: { deleted: false, file_received: false, imported: false } });
-    server.on('POST', '/v1/import/search/', answer.ok({ count: 40, limit: 2, offset: 0, results: [title(1), title(2)] }));
+    const title = (n: number) => ({
+      title: `T${n}`,
+      author: 'A',
+      publisher: 'P',
+      edition_number: 1,
+      identifiers: { book_id: null, isbn13: `97800000000${n}` },
+      status: { deleted: false, file_received: false, imported: false },
+    });
+    server.on(
+      'POST',
+      '/v1/import/search/',
+      answer.ok({ count: 40, limit: 2, offset: 0, results: [title(1), title(2)] }),
+    );
     const r = await cli(['import', 'search', '--title', 'x', '--all', '--limit', '2', '-o', 'ndjson']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/Listing imported titles: page 2 \(offset 2\)/);

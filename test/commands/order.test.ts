@@ -13,13 +13,33 @@ const readme = WELL_KNOWN.readme;
 const billing = ['--billing-name', 'Ada Byron', '--billing-postal-code', '04101', '--billing-country', 'US'];
 
 async function newUser(): Promise<string> {
-  const r = await cli(['user', 'create', '--email', uniqueEmail('order'), '--first-name', 'Ada', '--last-name', 'Byron', '--json']);
+  const r = await cli([
+    'user',
+    'create',
+    '--email',
+    uniqueEmail('order'),
+    '--first-name',
+    'Ada',
+    '--last-name',
+    'Byron',
+    '--json',
+  ]);
   expect(r.code).toBe(0);
   return json(r).username;
 }
 
 function orderArgs(username: string, ...pricing: number[]): string[] {
-  return ['order', 'create', '--username', username, ...pricing.flatMap((p) => ['--pricing-id', String(p)]), '--order-type', 'TestPlan', '--org', 'harborlane'];
+  return [
+    'order',
+    'create',
+    '--username',
+    username,
+    ...pricing.flatMap((p) => ['--pricing-id', String(p)]),
+    '--order-type',
+    'TestPlan',
+    '--org',
+    'harborlane',
+  ];
 }
 
 beforeAll(async () => {
@@ -51,9 +71,35 @@ describe('order create', () => {
     const user = await newUser();
     const billingFile = join(dir, 'billing.json');
     const shippingFile = join(dir, 'shipping.json');
-    writeFileSync(billingFile, JSON.stringify({ first_name: 'Ada', last_name: 'Byron', line_1: '1 Quay St', postal_code: '04101', country: 'US' }));
-    writeFileSync(shippingFile, JSON.stringify({ full_name: 'Ada Byron', line_1: '1 Quay St', city: 'Portland', postal_code: '04101', country: 'US' }));
-    const r = await cli([...orderArgs(user, readme.pricing[1].id), '--billing-file', billingFile, '--shipping-file', shippingFile, '--no-email', '--json']);
+    writeFileSync(
+      billingFile,
+      JSON.stringify({
+        first_name: 'Ada',
+        last_name: 'Byron',
+        line_1: '1 Quay St',
+        postal_code: '04101',
+        country: 'US',
+      }),
+    );
+    writeFileSync(
+      shippingFile,
+      JSON.stringify({
+        full_name: 'Ada Byron',
+        line_1: '1 Quay St',
+        city: 'Portland',
+        postal_code: '04101',
+        country: 'US',
+      }),
+    );
+    const r = await cli([
+      ...orderArgs(user, readme.pricing[1].id),
+      '--billing-file',
+      billingFile,
+      '--shipping-file',
+      shippingFile,
+      '--no-email',
+      '--json',
+    ]);
     expect(r.code).toBe(0);
     const body = json(r);
     expect(body.message).toBe('Order created.');
@@ -78,9 +124,12 @@ describe('order create', () => {
     expect(orders.count).toBe(1);
   });
 
-  it('exits 1 with the service\'s message for an order type it does not support', async () => {
+  it("exits 1 with the service's message for an order type it does not support", async () => {
     const user = await newUser();
-    const r = await cli([...orderArgs(user, readme.pricing[0].id).map((a) => (a === 'TestPlan' ? 'POSPlan' : a)), ...billing]);
+    const r = await cli([
+      ...orderArgs(user, readme.pricing[0].id).map((a) => (a === 'TestPlan' ? 'POSPlan' : a)),
+      ...billing,
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('POSPlan is not currently supported.');
   });
@@ -91,7 +140,17 @@ describe('order free', () => {
     const [u1, u2] = await Promise.all([newUser(), newUser()]);
     const [table, out] = await Promise.all([
       cli(['order', 'free', '--username', u1, '--hash-id', readme.hash_id, '-o', 'table']),
-      cli(['order', 'free', '--username', u2, '--hash-id', readme.hash_id, '--expires', '2030-01-02T10:30:00Z', '--json']),
+      cli([
+        'order',
+        'free',
+        '--username',
+        u2,
+        '--hash-id',
+        readme.hash_id,
+        '--expires',
+        '2030-01-02T10:30:00Z',
+        '--json',
+      ]),
     ]);
     expect(table.code).toBe(0);
     expect(table.stderr).toContain('Free order created.');
@@ -117,13 +176,18 @@ describe('order refund', () => {
 
   beforeAll(async () => {
     user = await newUser();
-    const r = await cli([...orderArgs(user, readme.pricing[0].id, WELL_KNOWN.otherPublisher.pricing[0].id), ...billing, '--json']);
+    const r = await cli([
+      ...orderArgs(user, readme.pricing[0].id, WELL_KNOWN.otherPublisher.pricing[0].id),
+      ...billing,
+      '--json',
+    ]);
     const order = json(r).order;
     orderId = order.id;
     items = order.items.map((i: any) => i.id);
   });
 
-  const refunded = async () => json(await cli(['user', 'orders', user, '--json'])).results[0].items.map((i: any) => i.is_refunded);
+  const refunded = async () =>
+    json(await cli(['user', 'orders', user, '--json'])).results[0].items.map((i: any) => i.is_refunded);
 
   it('needs --yes off a terminal, and sends nothing without it', async () => {
     const r = await cli(['order', 'refund', '--order-id', String(orderId)]);
@@ -133,7 +197,16 @@ describe('order refund', () => {
   });
 
   it('prints the request with --dry-run and changes nothing', async () => {
-    const r = await cli(['order', 'refund', '--order-id', String(orderId), '--item', String(items[0]), '--no-email', '--dry-run']);
+    const r = await cli([
+      'order',
+      'refund',
+      '--order-id',
+      String(orderId),
+      '--item',
+      String(items[0]),
+      '--no-email',
+      '--dry-run',
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`curl -X POST '${sb.url}/v1/order/refund/'`);
     expect(r.stdout).toContain(`"order_id": ${orderId}`);
@@ -142,7 +215,18 @@ describe('order refund', () => {
   });
 
   it('refunds one item with --yes (table), then the rest (JSON), reporting items already refunded', async () => {
-    const one = await cli(['order', 'refund', '--order-id', String(orderId), '--item', String(items[0]), '--no-email', '--yes', '-o', 'table']);
+    const one = await cli([
+      'order',
+      'refund',
+      '--order-id',
+      String(orderId),
+      '--item',
+      String(items[0]),
+      '--no-email',
+      '--yes',
+      '-o',
+      'table',
+    ]);
     expect(one.code).toBe(0);
     expect(one.stdout).toMatch(new RegExp(`^${items[0]}\\s+refunded`, 'm'));
     expect(one.stderr).toContain(`Refunded 1 item of order ${orderId}.`);

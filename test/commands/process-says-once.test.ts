@@ -38,7 +38,10 @@ describe('book process, a book whose answer is not verified', () => {
 
   it('a failure a retry may mend (503): said once, and the retry hint is kept', async () => {
     server.on('POST', PATH, answer.error(503, 'Down for maintenance.'));
-    const r = await run(['book', 'process', HASH, '--retries', '0'], { env: hostileEnv(server.url), tty: { columns: 100 } });
+    const r = await run(['book', 'process', HASH, '--retries', '0'], {
+      env: hostileEnv(server.url),
+      tty: { columns: 100 },
+    });
     expect(r.code).toBe(7);
     expect(count(r.output, 'Down for maintenance')).toBe(1);
     expect(r.stderr).toContain('book process: 1 book: 1 failed');

@@ -15,7 +15,10 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const add = (name: string) =>
-  runCli(['profile', 'add', '--name', name, '--base-url', `https://${name}.bookdist.test`, '--token-stdin', '--no-verify'], { env, input: `token-${name}\n` });
+  runCli(
+    ['profile', 'add', '--name', name, '--base-url', `https://${name}.bookdist.test`, '--token-stdin', '--no-verify'],
+    { env, input: `token-${name}\n` },
+  );
 const stored = () => Object.keys(JSON.parse(readFileSync(join(dir, 'config/config.json'), 'utf8')).profiles).sort();
 
 describe('profile store under concurrent changes', () => {

@@ -17,7 +17,18 @@ afterAll(async () => {
 describe('user invite', () => {
   it('creates the user, prints the username and says "Invitation sent." on stderr', async () => {
     const email = uniqueEmail('invite');
-    const r = await cli(['user', 'invite', '--email', email, '--first-name', 'Ada', '--last-name', 'Byron', '-o', 'table']);
+    const r = await cli([
+      'user',
+      'invite',
+      '--email',
+      email,
+      '--first-name',
+      'Ada',
+      '--last-name',
+      'Byron',
+      '-o',
+      'table',
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Username\s+[0-9a-f]{30}\nEmail\s+/);
     expect(r.stdout).toContain(email);
@@ -94,7 +105,7 @@ describe('user create', () => {
     expect(real.stdout + real.stderr).not.toContain(secret);
     expect(real.stderr).not.toContain('shown only this once');
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toContain("curl -X POST");
+    expect(dry.stdout).toContain('curl -X POST');
     expect(dry.stdout).toContain('/v1/user/');
     expect(dry.stdout).not.toContain(secret);
   });
@@ -151,12 +162,36 @@ describe('user orders and purchase', () => {
   let itemId: number;
 
   beforeAll(async () => {
-    const created = await cli(['user', 'create', '--email', uniqueEmail('buyer'), '--first-name', 'Bea', '--last-name', 'Buyer', '--json']);
+    const created = await cli([
+      'user',
+      'create',
+      '--email',
+      uniqueEmail('buyer'),
+      '--first-name',
+      'Bea',
+      '--last-name',
+      'Buyer',
+      '--json',
+    ]);
     username = json(created).username;
     const order = await cli([
-      'order', 'create', '--username', username, '--pricing-id', String(WELL_KNOWN.readme.pricing[0].id),
-      '--order-type', 'TestPlan', '--org', 'harborlane', '--billing-name', 'Bea Buyer',
-      '--billing-postal-code', '04101', '--billing-country', 'US', '--json',
+      'order',
+      'create',
+      '--username',
+      username,
+      '--pricing-id',
+      String(WELL_KNOWN.readme.pricing[0].id),
+      '--order-type',
+      'TestPlan',
+      '--org',
+      'harborlane',
+      '--billing-name',
+      'Bea Buyer',
+      '--billing-postal-code',
+      '04101',
+      '--billing-country',
+      'US',
+      '--json',
     ]);
     expect(order.code).toBe(0);
     itemId = json(order).order.items[0].id;
@@ -179,7 +214,10 @@ describe('user orders and purchase', () => {
     const head = rows[0].split('\t');
     expect(rows.length).toBe(2);
     expect(rows[1].split('\t')[head.indexOf('items.id')]).toBe(String(itemId));
-    expect(items.stdout.trim().split('\n')).toEqual(['id\titems.id\titems.refund_available', `${json(out).results[0].id}\t${itemId}\ttrue`]);
+    expect(items.stdout.trim().split('\n')).toEqual([
+      'id\titems.id\titems.refund_available',
+      `${json(out).results[0].id}\t${itemId}\ttrue`,
+    ]);
     const body = json(out);
     expect(body.count).toBe(1);
     expect(body.results[0].items[0].id).toBe(itemId);
@@ -198,7 +236,7 @@ describe('user orders and purchase', () => {
     expect(json(out).refund_available).toBe(true);
   });
 
-  it('exits 3 for an unknown purchase, with the service\'s message', async () => {
+  it("exits 3 for an unknown purchase, with the service's message", async () => {
     const r = await cli(['user', 'purchase', username, '999999']);
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('Purchase not found');

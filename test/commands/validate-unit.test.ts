@@ -1,6 +1,16 @@
 // Unit tests of the input validators (src/validate): normalised values and usage errors (exit 2).
 import { describe, expect, it } from 'vitest';
-import { address, dateTime, isbn, label, orderNumber, password, price, priceFromCents, sku } from '../../src/validate/index.js';
+import {
+  address,
+  dateTime,
+  isbn,
+  label,
+  orderNumber,
+  password,
+  price,
+  priceFromCents,
+  sku,
+} from '../../src/validate/index.js';
 import { pages } from '../../src/commands/paging.js';
 
 const usage = (fn: () => unknown, text: string) => {
@@ -56,14 +66,23 @@ describe('validators', () => {
   });
 
   it('build billing addresses: full name from first + last, required fields named', () => {
-    expect(address({ first_name: 'Ada', last_name: 'Byron', postal_code: '1', country: 'US' }, 'billing', { billing: true })).toEqual({
+    expect(
+      address({ first_name: 'Ada', last_name: 'Byron', postal_code: '1', country: 'US' }, 'billing', { billing: true }),
+    ).toEqual({
       first_name: 'Ada',
       last_name: 'Byron',
       full_name: 'Ada Byron',
       postal_code: '1',
       country: 'US',
     });
-    usage(() => address({ full_name: 'A', country: 'US' }, 'billing', { billing: true, flags: { postal_code: '--billing-postal-code' } }), '--billing-postal-code');
+    usage(
+      () =>
+        address({ full_name: 'A', country: 'US' }, 'billing', {
+          billing: true,
+          flags: { postal_code: '--billing-postal-code' },
+        }),
+      '--billing-postal-code',
+    );
     usage(() => address([], 'billing'), 'JSON object');
     usage(() => address({ full_name: { x: 1 } }, 'billing'), 'must be text');
   });
@@ -89,7 +108,11 @@ describe('paging', () => {
   it('stops when the count is reached', async () => {
     const f = fake(10);
     expect(await all(pages(f.fetch, { pageSize: 4 }))).toEqual([...Array(10).keys()]);
-    expect(f.calls).toEqual([[0, 4], [4, 4], [8, 4]]);
+    expect(f.calls).toEqual([
+      [0, 4],
+      [4, 4],
+      [8, 4],
+    ]);
   });
 
   it('keeps going when the service caps the page below the size asked for', async () => {
@@ -101,9 +124,15 @@ describe('paging', () => {
   it('without a count, stops at a short page; honours offset and max', async () => {
     const f = fake(7, Infinity, false);
     expect(await all(pages(f.fetch, { pageSize: 3, offset: 2 }))).toEqual([2, 3, 4, 5, 6]);
-    expect(f.calls).toEqual([[2, 3], [5, 3]]);
+    expect(f.calls).toEqual([
+      [2, 3],
+      [5, 3],
+    ]);
     const g = fake(100);
     expect(await all(pages(g.fetch, { pageSize: 10, max: 15 }))).toHaveLength(15);
-    expect(g.calls).toEqual([[0, 10], [10, 5]]);
+    expect(g.calls).toEqual([
+      [0, 10],
+      [10, 5],
+    ]);
   });
 });

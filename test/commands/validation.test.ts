@@ -22,13 +22,32 @@ writeFileSync(badJson, '{"full_name": ');
 writeFileSync(unknownField, JSON.stringify({ full_name: 'A B', postal_code: '1', country: 'US', zip: '1' }));
 writeFileSync(noCountry, JSON.stringify({ full_name: 'A B', postal_code: '1' }));
 
-const ORDER = ['order', 'create', '--username', U, '--pricing-id', '1', '--order-type', 'TestPlan', '--org', 'harborlane'];
+const ORDER = [
+  'order',
+  'create',
+  '--username',
+  U,
+  '--pricing-id',
+  '1',
+  '--order-type',
+  'TestPlan',
+  '--org',
+  'harborlane',
+];
 const BILL = ['--billing-name', 'Ada Byron', '--billing-postal-code', '04101', '--billing-country', 'US'];
 
 /** [what, argv, text the message must contain (the flag)] */
 const CASES: Array<[string, string[], string]> = [
-  ['ISBN-13 check digit', ['book', 'get', '--isbn', '978-1-61400-137-2'], '--isbn 978-1-61400-137-2: wrong ISBN-13 check digit'],
-  ['ISBN-10 check digit', ['book', 'get', '--isbn', '1-61400-137-4'], '--isbn 1-61400-137-4: wrong ISBN-10 check digit'],
+  [
+    'ISBN-13 check digit',
+    ['book', 'get', '--isbn', '978-1-61400-137-2'],
+    '--isbn 978-1-61400-137-2: wrong ISBN-13 check digit',
+  ],
+  [
+    'ISBN-10 check digit',
+    ['book', 'get', '--isbn', '1-61400-137-4'],
+    '--isbn 1-61400-137-4: wrong ISBN-10 check digit',
+  ],
   ['ISBN length', ['book', 'get', '--isbn', '12345'], '--isbn 12345: an ISBN has 10 or 13 digits'],
   ['ISBN letters', ['book', 'pricing', '--isbn', '97816140013AB'], '--isbn 97816140013AB'],
   ['hash id shape', ['book', 'get', 'abc123'], '<hash_id> abc123: a book hash id is 40 hexadecimal characters'],
@@ -40,12 +59,20 @@ const CASES: Array<[string, string[], string]> = [
   ['list --offset negative', ['book', 'list', '--offset', '-1'], '--offset -1'],
   ['import --limit words', ['import', 'search', '--limit', 'ten'], '--limit ten'],
   ['import --isbn', ['import', 'search', '--isbn', '123'], '--isbn 123'],
-  ['viewer --username', ['book', 'viewer', '--username', 'bob', '--hash-id', H], '--username bob: a username is 30 hexadecimal characters'],
+  [
+    'viewer --username',
+    ['book', 'viewer', '--username', 'bob', '--hash-id', H],
+    '--username bob: a username is 30 hexadecimal characters',
+  ],
   ['viewer --hash-id', ['book', 'viewer', '--username', U, '--hash-id', H.slice(1)], '--hash-id'],
   ['invite --email', ['user', 'invite', '--email', 'not-an-address'], '--email not-an-address: not an e-mail address'],
   ['invite --label', ['user', 'invite', '--email', 'a@example.com', '--label', 'bad label!'], '--label bad label!'],
   ['create --email', ['user', 'create', '--email', 'a@b'], '--email a@b'],
-  ['create --first-name empty', ['user', 'create', '--email', 'a@example.com', '--first-name', ' '], '--first-name is empty'],
+  [
+    'create --first-name empty',
+    ['user', 'create', '--email', 'a@example.com', '--first-name', ' '],
+    '--first-name is empty',
+  ],
   ['get --email', ['user', 'get', '--email', '@example.com'], '--email @example.com'],
   ['get <username>', ['user', 'get', 'ABC'], '<username> ABC'],
   ['get both', ['user', 'get', U, '--email', 'a@example.com'], 'Give only one of <username>, --email'],
@@ -55,10 +82,22 @@ const CASES: Array<[string, string[], string]> = [
   ['order --username', [...ORDER.map((a) => (a === U ? 'nobody' : a)), ...BILL], '--username nobody'],
   ['order --pricing-id', [...ORDER.map((a) => (a === '1' ? 'x1' : a)), ...BILL], '--pricing-id x1'],
   ['order no --pricing-id', [...ORDER.filter((a, i) => i !== 4 && i !== 5), ...BILL], '--pricing-id'],
-  ['order --order-number > 20', [...ORDER, ...BILL, '--order-number', 'A'.repeat(21)], '--order-number AAAAAAAAAAAAAAAAAAAAA: an order number has at most 20 characters'],
+  [
+    'order --order-number > 20',
+    [...ORDER, ...BILL, '--order-number', 'A'.repeat(21)],
+    '--order-number AAAAAAAAAAAAAAAAAAAAA: an order number has at most 20 characters',
+  ],
   ['billing without name', [...ORDER, '--billing-postal-code', '1', '--billing-country', 'US'], '--billing-name'],
-  ['billing first name only', [...ORDER, '--billing-first-name', 'Ada', '--billing-postal-code', '1', '--billing-country', 'US'], '--billing-last-name'],
-  ['billing without postal code', [...ORDER, '--billing-name', 'A B', '--billing-country', 'US'], '--billing-postal-code'],
+  [
+    'billing first name only',
+    [...ORDER, '--billing-first-name', 'Ada', '--billing-postal-code', '1', '--billing-country', 'US'],
+    '--billing-last-name',
+  ],
+  [
+    'billing without postal code',
+    [...ORDER, '--billing-name', 'A B', '--billing-country', 'US'],
+    '--billing-postal-code',
+  ],
   ['billing without country', [...ORDER, '--billing-name', 'A B', '--billing-postal-code', '1'], '--billing-country'],
   ['billing file not JSON', [...ORDER, '--billing-file', badJson], `--billing-file ${badJson}: not valid JSON`],
   ['billing file missing', [...ORDER, '--billing-file', join(dir, 'none.json')], '--billing-file'],
@@ -67,10 +106,26 @@ const CASES: Array<[string, string[], string]> = [
   ['shipping file not JSON', [...ORDER, ...BILL, '--shipping-file', badJson], '--shipping-file'],
   ['refund --order-id', ['order', 'refund', '--order-id', '0', '--yes'], '--order-id 0'],
   ['refund --item', ['order', 'refund', '--order-id', '1', '--item', 'one', '--yes'], '--item one'],
-  ['free --expires impossible date', ['order', 'free', '--username', U, '--hash-id', H, '--expires', '2030-02-30'], '--expires 2030-02-30: not a real date'],
-  ['free --expires words', ['order', 'free', '--username', U, '--hash-id', H, '--expires', 'tomorrow'], '--expires tomorrow: give a date as YYYY-MM-DD'],
-  ['free --expires time', ['order', 'free', '--username', U, '--hash-id', H, '--expires', '2030-01-01 25:00:00'], '--expires 2030-01-01 25:00:00'],
-  ['free missing --username', ['order', 'free', '--hash-id', H], 'Give the user with --username (or many free orders with --from-csv FILE).'],
+  [
+    'free --expires impossible date',
+    ['order', 'free', '--username', U, '--hash-id', H, '--expires', '2030-02-30'],
+    '--expires 2030-02-30: not a real date',
+  ],
+  [
+    'free --expires words',
+    ['order', 'free', '--username', U, '--hash-id', H, '--expires', 'tomorrow'],
+    '--expires tomorrow: give a date as YYYY-MM-DD',
+  ],
+  [
+    'free --expires time',
+    ['order', 'free', '--username', U, '--hash-id', H, '--expires', '2030-01-01 25:00:00'],
+    '--expires 2030-01-01 25:00:00',
+  ],
+  [
+    'free missing --username',
+    ['order', 'free', '--hash-id', H],
+    'Give the user with --username (or many free orders with --from-csv FILE).',
+  ],
   ['offers --isbn', ['offers', 'get', '--isbn', '978'], '--isbn 978'],
   ['checkout --id', ['offers', 'checkout', '--id', 'abc'], '--id abc'],
   ['checkout no --id', ['offers', 'checkout'], '--id'],

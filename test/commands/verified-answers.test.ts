@@ -22,7 +22,8 @@ afterAll(() => {
 
 const HASH = 'fb02181f26270f72e261de20f8aadb9096f40802';
 const USER = '0d72df20f23558620646fb3ea030f5';
-const cli = (args: string[], env: Record<string, string | undefined> = {}) => run(args, { env: hostileEnv(server.url, env) });
+const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
+  run(args, { env: hostileEnv(server.url, env) });
 
 interface Family {
   name: string;
@@ -37,21 +38,90 @@ interface Family {
 }
 
 const FAMILIES: Family[] = [
-  { name: 'access revoke', args: ['access', 'revoke', '--hash-id', HASH, '--username', USER, '--yes'], method: 'POST', path: '/v1/access/revoke/', write: true, done: /revoked/i, broken: { success: 'yes' } },
-  { name: 'access allow', args: ['access', 'allow', '--hash-id', HASH, '--username', USER, '--price', '1.00'], method: 'POST', path: '/v1/access/allow/', write: true, done: /granted/i, broken: { success: 1 } },
-  { name: 'order refund', args: ['order', 'refund', '--order-id', '7', '--yes'], method: 'POST', path: '/v1/order/refund/', write: true, done: /Refunded/, broken: { refunds: [{ purchase_id: '12', success: 'yes' }] } },
-  { name: 'book process', args: ['book', 'process', HASH], method: 'POST', path: `/v1/book/${HASH}/process/`, write: true, done: /\tqueued\t|1 queued/, broken: { message: { text: 'Book queued for processing.' } } },
-  { name: 'book get', args: ['book', 'get', HASH], method: 'GET', path: `/v1/book/${HASH}/`, write: false, done: /Title/, broken: { book: { id: 1, title: 'No hash id' } } },
-  { name: 'codes summary', args: ['codes', 'summary'], method: 'GET', path: '/v1/codes/summary/', write: false, done: /generated/i, broken: { codes_generated: '12', codes_redeemed: 1, redemption_percentage: 0.5 } },
+  {
+    name: 'access revoke',
+    args: ['access', 'revoke', '--hash-id', HASH, '--username', USER, '--yes'],
+    method: 'POST',
+    path: '/v1/access/revoke/',
+    write: true,
+    done: /revoked/i,
+    broken: { success: 'yes' },
+  },
+  {
+    name: 'access allow',
+    args: ['access', 'allow', '--hash-id', HASH, '--username', USER, '--price', '1.00'],
+    method: 'POST',
+    path: '/v1/access/allow/',
+    write: true,
+    done: /granted/i,
+    broken: { success: 1 },
+  },
+  {
+    name: 'order refund',
+    args: ['order', 'refund', '--order-id', '7', '--yes'],
+    method: 'POST',
+    path: '/v1/order/refund/',
+    write: true,
+    done: /Refunded/,
+    broken: { refunds: [{ purchase_id: '12', success: 'yes' }] },
+  },
+  {
+    name: 'book process',
+    args: ['book', 'process', HASH],
+    method: 'POST',
+    path: `/v1/book/${HASH}/process/`,
+    write: true,
+    done: /\tqueued\t|1 queued/,
+    broken: { message: { text: 'Book queued for processing.' } },
+  },
+  {
+    name: 'book get',
+    args: ['book', 'get', HASH],
+    method: 'GET',
+    path: `/v1/book/${HASH}/`,
+    write: false,
+    done: /Title/,
+    broken: { book: { id: 1, title: 'No hash id' } },
+  },
+  {
+    name: 'codes summary',
+    args: ['codes', 'summary'],
+    method: 'GET',
+    path: '/v1/codes/summary/',
+    write: false,
+    done: /generated/i,
+    broken: { codes_generated: '12', codes_redeemed: 1, redemption_percentage: 0.5 },
+  },
 ];
 
 /** Each case with the facts its error must give: the status, the content type, the first bytes, why. */
 const CASES: Array<[string, (f: Family) => HostileAnswer, RegExp[]]> = [
   ['an empty 200', () => answer.empty(), [/HTTP 200/, /the body is empty/]],
-  ['an HTML 200 (a captive portal\'s sign-in page)', () => answer.html(), [/HTTP 200, text\/html/, /the body is not JSON/, /it begins: <!DOCTYPE html><html><head><title>Guest Wi-Fi/, /captive portal/]],
-  ['truncated JSON', () => answer.truncated(), [/HTTP 200, application\/json/, /the body is not JSON/, /it begins: \{"code":200,"succ/]],
-  ['{"success": false}', () => answer.json(200, { success: false }), [/HTTP 200, application\/json/, /"success": false/]],
-  ['a body missing or mistyping a used field', (f) => answer.ok(f.broken), [/HTTP 200, application\/json/, /: (\S+: (missing|an? \w+, not \w+)|"success" is)/]],
+  [
+    "an HTML 200 (a captive portal's sign-in page)",
+    () => answer.html(),
+    [
+      /HTTP 200, text\/html/,
+      /the body is not JSON/,
+      /it begins: <!DOCTYPE html><html><head><title>Guest Wi-Fi/,
+      /captive portal/,
+    ],
+  ],
+  [
+    'truncated JSON',
+    () => answer.truncated(),
+    [/HTTP 200, application\/json/, /the body is not JSON/, /it begins: \{"code":200,"succ/],
+  ],
+  [
+    '{"success": false}',
+    () => answer.json(200, { success: false }),
+    [/HTTP 200, application\/json/, /"success": false/],
+  ],
+  [
+    'a body missing or mistyping a used field',
+    (f) => answer.ok(f.broken),
+    [/HTTP 200, application\/json/, /: (\S+: (missing|an? \w+, not \w+)|"success" is)/],
+  ],
 ];
 
 describe.each(FAMILIES)('$name', (f) => {
@@ -93,7 +163,10 @@ describe.each(FAMILIES)('$name', (f) => {
 describe('order create --from-csv', () => {
   const csv = () => {
     const file = join(dir, `orders-${Math.random().toString(36).slice(2)}.csv`);
-    writeFileSync(file, `order_number,username,pricing_id,order_type,org,billing_full_name,billing_postal_code,billing_country\nN-1,${USER},3,TestPlan,acme,Ann Lee,10115,DE\n`);
+    writeFileSync(
+      file,
+      `order_number,username,pricing_id,order_type,org,billing_full_name,billing_postal_code,billing_country\nN-1,${USER},3,TestPlan,acme,Ann Lee,10115,DE\n`,
+    );
     return file;
   };
   it.each([
@@ -116,7 +189,13 @@ describe('order create --from-csv', () => {
 });
 
 describe('profile add and profile check', () => {
-  const cfgEnv = () => ({ BOOKDIST_CONFIG_DIR: join(dir, `cfg-${Math.random().toString(36).slice(2)}`), BOOKDIST_BASE_URL: undefined, BOOKDIST_USERNAME: undefined, BOOKDIST_SHARED_KEY: undefined, BOOKDIST_TOKEN: undefined });
+  const cfgEnv = () => ({
+    BOOKDIST_CONFIG_DIR: join(dir, `cfg-${Math.random().toString(36).slice(2)}`),
+    BOOKDIST_BASE_URL: undefined,
+    BOOKDIST_USERNAME: undefined,
+    BOOKDIST_SHARED_KEY: undefined,
+    BOOKDIST_TOKEN: undefined,
+  });
   it.each([
     ['an HTML 200', answer.html()],
     ['an empty 200', answer.empty()],
@@ -126,12 +205,29 @@ describe('profile add and profile check', () => {
   ])('%s: not verified, nothing saved (add); not "verified true" (check)', async (_case, a) => {
     server.on('GET', '/profile/', a);
     const env = cfgEnv();
-    const add = await run(['profile', 'add', '--name', 'p', '--base-url', server.url, '--username', USER, '--shared-key-stdin'], { env: hostileEnv(server.url, env), input: 'k3y' });
+    const add = await run(
+      ['profile', 'add', '--name', 'p', '--base-url', server.url, '--username', USER, '--shared-key-stdin'],
+      { env: hostileEnv(server.url, env), input: 'k3y' },
+    );
     expect(add.code).not.toBe(0);
     expect(add.stderr).not.toMatch(/Verified/);
     expect(add.stderr).not.toMatch(/Saved profile/);
     // Stored without the check, then checked:
-    const stored = await run(['profile', 'add', '--name', 'p', '--base-url', server.url, '--username', USER, '--shared-key-stdin', '--no-verify'], { env: hostileEnv(server.url, env), input: 'k3y' });
+    const stored = await run(
+      [
+        'profile',
+        'add',
+        '--name',
+        'p',
+        '--base-url',
+        server.url,
+        '--username',
+        USER,
+        '--shared-key-stdin',
+        '--no-verify',
+      ],
+      { env: hostileEnv(server.url, env), input: 'k3y' },
+    );
     expect(stored.code, stored.stderr).toBe(0);
     const check = await run(['profile', 'check', 'p', '--json'], { env: hostileEnv(server.url, env) });
     expect(check.code).not.toBe(0);
@@ -148,7 +244,11 @@ describe('a faithful answer is still a success', () => {
     expect(r.stderr).toMatch(/revoked/i);
   });
   it('book get with extra members of another deployment', async () => {
-    server.on('GET', `/v1/book/${HASH}/`, answer.ok({ book: { id: 1, hash_id: HASH, title: 'A Book', shelf: 'B2' }, region: 'eu' }));
+    server.on(
+      'GET',
+      `/v1/book/${HASH}/`,
+      answer.ok({ book: { id: 1, hash_id: HASH, title: 'A Book', shelf: 'B2' }, region: 'eu' }),
+    );
     const r = await cli(['book', 'get', HASH, '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).book.title).toBe('A Book');

@@ -28,9 +28,15 @@ export function ensureShells(): void {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   try {
     execFileSync('apt-get', ['update', '-qq'], { stdio: 'pipe', env, timeout: 300_000 });
-    execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { stdio: 'pipe', env, timeout: 600_000 });
+    execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], {
+      stdio: 'pipe',
+      env,
+      timeout: 600_000,
+    });
   } catch (err) {
-    throw new Error(`the completion tests need ${missing.join(', ')}; installing with apt-get failed (run as root: apt-get install -y ${missing.join(' ')}): ${(err as Error).message}`);
+    throw new Error(
+      `the completion tests need ${missing.join(', ')}; installing with apt-get failed (run as root: apt-get install -y ${missing.join(' ')}): ${(err as Error).message}`,
+    );
   }
   const still = missing.filter((s) => !has(s));
   if (still.length) throw new Error(`after apt-get install, still missing: ${still.join(', ')}`);
@@ -40,12 +46,22 @@ export function ensureShells(): void {
 export function generatedScripts(): { dir: string; path: (shell: keyof typeof FILES) => string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'bookdist-completion-'));
   const program = buildProgram();
-  for (const shell of ['bash', 'zsh', 'fish'] as const) writeFileSync(join(dir, FILES[shell]), completionScript(shell, program));
-  return { dir, path: (shell) => join(dir, FILES[shell]), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  for (const shell of ['bash', 'zsh', 'fish'] as const)
+    writeFileSync(join(dir, FILES[shell]), completionScript(shell, program));
+  return {
+    dir,
+    path: (shell) => join(dir, FILES[shell]),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 function run(cmd: string, args: string[], input?: string, env: Record<string, string> = {}): string {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', input, timeout: 120_000, env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, TERM: 'dumb', ...env } });
+  const r = spawnSync(cmd, args, {
+    encoding: 'utf8',
+    input,
+    timeout: 120_000,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, TERM: 'dumb', ...env },
+  });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return r.stdout;
 }
@@ -68,16 +84,26 @@ export function bashComplete(script: string, words: string[], env?: Record<strin
  * Candidates zsh offers when TAB is pressed after each of `lines`, in one interactive zsh (zpty):
  * one list per line, sorted.
  */
-export function zshCompleteAll(dir: string, lines: string[], mode: 'fpath' | 'source' = 'fpath', env?: Record<string, string>): string[][] {
+export function zshCompleteAll(
+  dir: string,
+  lines: string[],
+  mode: 'fpath' | 'source' = 'fpath',
+  env?: Record<string, string>,
+): string[][] {
   const out = run('zsh', ['-f', ZSH_CAPTURE, dir, mode, ...lines], undefined, env);
-  const lists = out.split('<<end>>\n').slice(0, -1).map((l) => l.split('\n').filter((w) => w !== ''));
+  const lists = out
+    .split('<<end>>\n')
+    .slice(0, -1)
+    .map((l) => l.split('\n').filter((w) => w !== ''));
   if (lists.length !== lines.length) throw new Error(`zsh completed ${lists.length} of ${lines.length} lines:\n${out}`);
   return lists;
 }
 
 /** Candidates fish offers for `line` (complete -C), without descriptions. */
 export function fishComplete(script: string, line: string, env?: Record<string, string>): string[] {
-  return lines(run('fish', ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', script, line], undefined, env)).map((l) => l.split('\t')[0]);
+  return lines(
+    run('fish', ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', script, line], undefined, env),
+  ).map((l) => l.split('\t')[0]);
 }
 
 function lines(text: string): string[] {

@@ -25,7 +25,10 @@ describe('checked-in completion scripts', () => {
     const r = await runCli(['completion', shell]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
-    expect(r.stdout === completionScript(shell, buildProgram()), 'bin/bookdist differs from src: run `npm run build`').toBe(true);
+    expect(
+      r.stdout === completionScript(shell, buildProgram()),
+      'bin/bookdist differs from src: run `npm run build`',
+    ).toBe(true);
   });
 
   it('an unknown shell is a usage error naming the choices', async () => {
@@ -69,7 +72,9 @@ describe('docs/commands.md and man/bookdist.1', () => {
     }
     expect(md).not.toContain('__reference');
     expect(md).toContain('```\nbookdist book get [options] [hash_id]\n```');
-    expect(md).toMatch(/\| `-o, --output <format>` \| value \| output format \(one of `table`, `json`, `ndjson`, `csv`, `tsv`\) \|/);
+    expect(md).toMatch(
+      /\| `-o, --output <format>` \| value \| output format \(one of `table`, `json`, `ndjson`, `csv`, `tsv`\) \|/,
+    );
     expect(md).toMatch(/\| `--color <when>` \| value \| .*default: `auto`/);
     expect(md).toMatch(/### bookdist book get\n[^#]*Examples:\n\n```sh\nbookdist book get --isbn [0-9-]+\n/);
     expect(md).not.toMatch(/required\)? \(required/);
@@ -84,17 +89,32 @@ describe('docs/commands.md and man/bookdist.1', () => {
     const man = renderMan(program, version);
     expect(man).toMatch(/^\.\\" Generated/);
     expect(man).toMatch(/^\.TH BOOKDIST 1 /m);
-    for (const s of ['NAME', 'SYNOPSIS', 'DESCRIPTION', 'GLOBAL OPTIONS', 'COMMANDS', 'EXIT STATUS', 'ENVIRONMENT', 'FILES']) expect(man).toContain(`\n.SH ${s}\n`);
+    for (const s of [
+      'NAME',
+      'SYNOPSIS',
+      'DESCRIPTION',
+      'GLOBAL OPTIONS',
+      'COMMANDS',
+      'EXIT STATUS',
+      'ENVIRONMENT',
+      'FILES',
+    ])
+      expect(man).toContain(`\n.SH ${s}\n`);
     for (const c of allCommands(buildModel(program)).slice(1)) {
       if (c.isHelp && c.path.length > 1) continue;
       expect(man, c.path.join(' ')).toContain(`.SS "bookdist ${c.path.join(' ').replace(/-/g, '\\-')}"\n`);
     }
     // No line of text starts with a dot or quote that roff would read as a request.
-    for (const line of man.split('\n')) if (/^[.']/.test(line)) expect(line).toMatch(/^\.(\\"|(TH|SH|SS|TP|PP|B|RS|RE|nf|fi)\b)/);
+    for (const line of man.split('\n'))
+      if (/^[.']/.test(line)) expect(line).toMatch(/^\.(\\"|(TH|SH|SS|TP|PP|B|RS|RE|nf|fi)\b)/);
   });
 
   it('`bookdist __reference [--man]` (used by scripts/gen-docs.mjs) prints them and is hidden from help', async () => {
-    const [ref, man, help] = await Promise.all([runCli(['__reference']), runCli(['__reference', '--man']), runCli(['--help'])]);
+    const [ref, man, help] = await Promise.all([
+      runCli(['__reference']),
+      runCli(['__reference', '--man']),
+      runCli(['--help']),
+    ]);
     expect(ref.code).toBe(0);
     expect(ref.stdout === renderReference(buildProgram())).toBe(true);
     expect(man.stdout === renderMan(buildProgram(), version)).toBe(true);
@@ -104,14 +124,20 @@ describe('docs/commands.md and man/bookdist.1', () => {
 
 describe('generation', () => {
   it('is deterministic: two trees give the same bytes', () => {
-    for (const shell of SHELLS) expect(completionScript(shell, buildProgram())).toBe(completionScript(shell, buildProgram()));
+    for (const shell of SHELLS)
+      expect(completionScript(shell, buildProgram())).toBe(completionScript(shell, buildProgram()));
     expect(renderReference(buildProgram())).toBe(renderReference(buildProgram()));
     expect(renderMan(buildProgram(), '1.0.0')).toBe(renderMan(buildProgram(), '1.0.0'));
   });
 
   it('takes commands, aliases, options and choices from the tree', () => {
     const program = buildProgram();
-    program.command('zz-new').summary('a command added later').option('--level <level>', 'how much').command('deep').option('--in <file>', 'input');
+    program
+      .command('zz-new')
+      .summary('a command added later')
+      .option('--level <level>', 'how much')
+      .command('deep')
+      .option('--in <file>', 'input');
     const bash = completionScript('bash', program);
     expect(bash).toContain(`'/zz-new') REPLY='zz-new'`);
     expect(bash).toContain(`'zz-new/deep') REPLY='deep'`);

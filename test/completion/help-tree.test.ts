@@ -19,7 +19,13 @@ async function run(args: string[]) {
   let stderr = '';
   const sink = (f: (s: string) => void) => new Writable({ write: (chunk, _e, cb) => (f(String(chunk)), cb()) });
   const code = await main(args, {
-    io: { stdin: new PassThrough(), stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), env: { NO_COLOR: '1' }, cwd: process.cwd() },
+    io: {
+      stdin: new PassThrough(),
+      stdout: sink((s) => (stdout += s)),
+      stderr: sink((s) => (stderr += s)),
+      env: { NO_COLOR: '1' },
+      cwd: process.cwd(),
+    },
     signals: false,
   });
   return { code, stdout, stderr };
@@ -31,28 +37,37 @@ describe('every command', () => {
     expect(names).toEqual(expect.arrayContaining(['book', 'profile', 'completion', 'help']));
   });
 
-  it.each(commands.map((c) => [commandName(c), c] as const))('%s has a one-line summary and a description', (_name, c) => {
-    expect(c.summary(), 'summary()').toMatch(/\S/);
-    expect(c.summary()).not.toContain('\n');
-    expect(c.description(), 'description()').toMatch(/\S/);
-    expect(c.description(), 'the description says more than the summary').not.toBe(c.summary());
-    for (const o of c.options) expect(o.description, `${o.flags} has a description`).toMatch(/\S/);
-  });
+  it.each(commands.map((c) => [commandName(c), c] as const))(
+    '%s has a one-line summary and a description',
+    (_name, c) => {
+      expect(c.summary(), 'summary()').toMatch(/\S/);
+      expect(c.summary()).not.toContain('\n');
+      expect(c.description(), 'description()').toMatch(/\S/);
+      expect(c.description(), 'the description says more than the summary').not.toBe(c.summary());
+      for (const o of c.options) expect(o.description, `${o.flags} has a description`).toMatch(/\S/);
+    },
+  );
 
-  it.each(commands.filter(isLeaf).map((c) => [commandName(c), c] as const))('%s has 2–3 examples in its help', (_name, c) => {
-    const ex = examplesOf(c);
-    expect(ex.length, `examples of ${commandName(c)}: ${JSON.stringify(ex)}`).toBeGreaterThanOrEqual(2);
-    expect(ex.length).toBeLessThanOrEqual(3);
-  });
+  it.each(commands.filter(isLeaf).map((c) => [commandName(c), c] as const))(
+    '%s has 2–3 examples in its help',
+    (_name, c) => {
+      const ex = examplesOf(c);
+      expect(ex.length, `examples of ${commandName(c)}: ${JSON.stringify(ex)}`).toBeGreaterThanOrEqual(2);
+      expect(ex.length).toBeLessThanOrEqual(3);
+    },
+  );
 
-  it.each(commands.map((c) => [path(c).join(' '), c] as const))('`bookdist help %s` equals its --help', async (_name, c) => {
-    const [topic, flag] = await Promise.all([run(['help', ...path(c)]), run([...path(c), '--help'])]);
-    expect(flag.code).toBe(0);
-    expect(flag.stdout.startsWith(`Usage: ${commandName(c)}`), flag.stdout.split('\n')[0]).toBe(true);
-    expect(topic.code).toBe(0);
-    expect(topic.stdout).toBe(flag.stdout);
-    expect(topic.stderr).toBe('');
-  });
+  it.each(commands.map((c) => [path(c).join(' '), c] as const))(
+    '`bookdist help %s` equals its --help',
+    async (_name, c) => {
+      const [topic, flag] = await Promise.all([run(['help', ...path(c)]), run([...path(c), '--help'])]);
+      expect(flag.code).toBe(0);
+      expect(flag.stdout.startsWith(`Usage: ${commandName(c)}`), flag.stdout.split('\n')[0]).toBe(true);
+      expect(topic.code).toBe(0);
+      expect(topic.stdout).toBe(flag.stdout);
+      expect(topic.stderr).toBe('');
+    },
+  );
 });
 
 describe('bookdist help', () => {
@@ -75,17 +90,25 @@ describe('bookdist help', () => {
     expect(flag.stdout).not.toContain('__reference');
   });
 
-  it.each(['80', '200'])('the real CLI\'s root help (--help, -h, bare) at %s columns is the full tree\'s, byte for byte', async (cols) => {
-    const env = { COLUMNS: cols };
-    const [topic, ...roots] = await Promise.all([runCli(['help'], { env }), runCli(['--help'], { env }), runCli(['-h'], { env }), runCli([], { env })]);
-    expect(topic.code).toBe(0);
-    expect(topic.stdout).toMatch(/^Bulk jobs/m);
-    for (const r of roots) {
-      expect(r.code).toBe(0);
-      expect(r.stdout).toBe(topic.stdout);
-    }
-    expect(Math.max(...topic.stdout.split('\n').map((l) => l.length))).toBeLessThanOrEqual(Number(cols));
-  });
+  it.each(['80', '200'])(
+    "the real CLI's root help (--help, -h, bare) at %s columns is the full tree's, byte for byte",
+    async (cols) => {
+      const env = { COLUMNS: cols };
+      const [topic, ...roots] = await Promise.all([
+        runCli(['help'], { env }),
+        runCli(['--help'], { env }),
+        runCli(['-h'], { env }),
+        runCli([], { env }),
+      ]);
+      expect(topic.code).toBe(0);
+      expect(topic.stdout).toMatch(/^Bulk jobs/m);
+      for (const r of roots) {
+        expect(r.code).toBe(0);
+        expect(r.stdout).toBe(topic.stdout);
+      }
+      expect(Math.max(...topic.stdout.split('\n').map((l) => l.length))).toBeLessThanOrEqual(Number(cols));
+    },
+  );
 
   it('an alias names the same command', async () => {
     const [alias, name] = await Promise.all([run(['help', 'profile', 'ls']), run(['profile', 'list', '--help'])]);

@@ -47,23 +47,81 @@ beforeAll(async () => {
   const user = await cli(['user', 'create', '--email', 'new.reader@example.com', '--json']);
   const made = JSON.parse(user.stdout);
   created = made.username;
-  const order = await cli(['order', 'create', '--username', AVERY, '--pricing-id', '3', '--order-type', 'TestPlan', '--org', 'harborlane', '--billing-name', 'Ada Byron', '--billing-postal-code', '04101', '--billing-country', 'US', '--json']);
+  const order = await cli([
+    'order',
+    'create',
+    '--username',
+    AVERY,
+    '--pricing-id',
+    '3',
+    '--order-type',
+    'TestPlan',
+    '--org',
+    'harborlane',
+    '--billing-name',
+    'Ada Byron',
+    '--billing-postal-code',
+    '04101',
+    '--billing-country',
+    'US',
+    '--json',
+  ]);
   orderId = String(JSON.parse(order.stdout).order.id);
-  const codes = await cli(['codes', 'generate', '--hash-id', LIGHTHOUSE, '--org', 'harborlane', '--label', 'harborlane', '--count', '3', '--out', join(dir, 'codes.csv')]);
+  const codes = await cli([
+    'codes',
+    'generate',
+    '--hash-id',
+    LIGHTHOUSE,
+    '--org',
+    'harborlane',
+    '--label',
+    'harborlane',
+    '--count',
+    '3',
+    '--out',
+    join(dir, 'codes.csv'),
+  ]);
   expect(codes.code).toBe(0);
 
   // A served sandbox with two stored profiles, one per account (as two workspaces' accounts are).
   sb = await startTestSandbox({ log: (l) => serverLog.push(l) });
   const add = (name: string, acct: { username: string; keyFile: string }) =>
-    cli(['profile', 'add', '--name', name, '--base-url', sb.url, '--username', acct.username, '--key-file', acct.keyFile]);
+    cli([
+      'profile',
+      'add',
+      '--name',
+      name,
+      '--base-url',
+      sb.url,
+      '--username',
+      acct.username,
+      '--key-file',
+      acct.keyFile,
+    ]);
   await add('served', sb.creds.partner);
   await add('limited', sb.creds.limited);
   const other = await cli(['--profile', 'served', 'user', 'create', '--email', 'only.served@example.com', '--json']);
   createdOther = JSON.parse(other.stdout).username;
   await cli(['--profile', 'limited', 'book', 'list']);
-  await cli(['--profile', 'served', 'user', 'create', '--email', 'shared.key@example.com'], { BOOKDIST_SHARED_KEY: sb.creds.partner.sharedKey, BOOKDIST_USERNAME: sb.creds.partner.username });
-  const codeLines = readFileSync(join(dir, 'codes.csv'), 'utf8').split('\n').slice(1).filter(Boolean).map((l) => l.split(',')[0]);
-  secrets = [made.passwd, JSON.parse(other.stdout).passwd, ...codeLines, sb.creds.partner.sharedKey, sb.creds.limited.sharedKey, sb.creds.operatorToken, sb.controlSecret, sb.creds.partner.keyPem.split('\n')[1]];
+  await cli(['--profile', 'served', 'user', 'create', '--email', 'shared.key@example.com'], {
+    BOOKDIST_SHARED_KEY: sb.creds.partner.sharedKey,
+    BOOKDIST_USERNAME: sb.creds.partner.username,
+  });
+  const codeLines = readFileSync(join(dir, 'codes.csv'), 'utf8')
+    .split('\n')
+    .slice(1)
+    .filter(Boolean)
+    .map((l) => l.split(',')[0]);
+  secrets = [
+    made.passwd,
+    JSON.parse(other.stdout).passwd,
+    ...codeLines,
+    sb.creds.partner.sharedKey,
+    sb.creds.limited.sharedKey,
+    sb.creds.operatorToken,
+    sb.controlSecret,
+    sb.creds.partner.keyPem.split('\n')[1],
+  ];
 }, 300_000);
 
 afterAll(async () => {
@@ -86,12 +144,12 @@ describe('bash: bare ids', () => {
     expect(complete('access', 'allow', '--hash-id', 'cee3')).toEqual([LIGHTHOUSE]);
     expect(complete('book', 'get', '--isbn', '97816140013')).toEqual(expect.arrayContaining(['9781614001379']));
   });
-  it('--username after a user create offers the new user (after the order\'s buyer, read since); --order-id the order', () => {
+  it("--username after a user create offers the new user (after the order's buyer, read since); --order-id the order", () => {
     expect(complete('book', 'viewer', '--username', '').slice(0, 2)).toEqual([AVERY, created]);
     expect(complete('user', 'get', created.slice(0, 6))).toEqual([created]);
     expect(complete('order', 'refund', '--order-id', '')).toEqual([orderId]);
   });
-  it('--org and --label offer what earlier writes named; ledger show the ledger\'s rows', () => {
+  it("--org and --label offer what earlier writes named; ledger show the ledger's rows", () => {
     expect(complete('order', 'create', '--org', '')).toEqual(['harborlane']);
     expect(complete('codes', 'generate', '--label', 'harb')).toEqual(['harborlane']);
     const rows = complete('ledger', 'show', '');
@@ -110,19 +168,24 @@ describe('bash: bare ids', () => {
     mkdirSync(join(ids, 'feedfacefeedface'), { recursive: true });
     writeFileSync(join(ids, 'profiles', 'many'), 'feedfacefeedface\n');
     const line = (i: number) => `${String(i).padStart(40, 'a')}\tbook ${i}\n`;
-    writeFileSync(join(ids, 'feedfacefeedface', 'book.tsv'), Array.from({ length: 150 }, (_, i) => line(i)).join('') + line(3));
+    writeFileSync(
+      join(ids, 'feedfacefeedface', 'book.tsv'),
+      Array.from({ length: 150 }, (_, i) => line(i)).join('') + line(3),
+    );
     const got = complete('--profile', 'many', 'book', 'get', '');
     expect(got).toHaveLength(100);
     expect(got.slice(0, 3)).toEqual([line(3), line(149), line(148)].map((l) => l.split('\t')[0]));
     expect(new Set(got).size).toBe(100);
   });
   it('follows BOOKDIST_PROFILE', () => {
-    expect(bashComplete(scripts.path('bash'), ['bookdist', 'user', 'get', ''], { ...env, BOOKDIST_PROFILE: 'served' })).toContain(createdOther);
+    expect(
+      bashComplete(scripts.path('bash'), ['bookdist', 'user', 'get', ''], { ...env, BOOKDIST_PROFILE: 'served' }),
+    ).toContain(createdOther);
   });
 });
 
 describe('completion refresh', () => {
-  it('puts every book the account controls in its profile\'s cache, and says how many', async () => {
+  it("puts every book the account controls in its profile's cache, and says how many", async () => {
     // Before: the served profile has read no book (with no id to offer, bash offers the options).
     const before = bashComplete(scripts.path('bash'), ['bookdist', '--profile', 'served', 'book', 'get', ''], env);
     expect(before.every((w) => w.startsWith('-'))).toBe(true);
@@ -141,7 +204,12 @@ describe('completion refresh', () => {
 });
 
 describe('zsh: ids with what they stand for', () => {
-  const LINES = ['bookdist book get light', 'bookdist book get cee', 'bookdist user get --email new', 'bookdist --profile served user get '];
+  const LINES = [
+    'bookdist book get light',
+    'bookdist book get cee',
+    'bookdist user get --email new',
+    'bookdist --profile served user get ',
+  ];
   let got: string[][];
   beforeAll(() => void (got = zshCompleteAll(scripts.dir, LINES, 'fpath', env)));
 
@@ -157,11 +225,13 @@ describe('zsh: ids with what they stand for', () => {
 });
 
 describe('fish: ids with what they stand for', () => {
-  const lines = (line: string) =>
-    readLines(runFish(line));
+  const lines = (line: string) => readLines(runFish(line));
   it('shows descriptions and matches their words', () => {
     expect(lines('bookdist book get light')).toEqual(
-      expect.arrayContaining([`${LIGHTHOUSE}\tThe Lighthouse Keeper's Ledger · Margaret Ellison`, expect.stringMatching(new RegExp(`^${NORTHERN_LIGHTS}\\tNorthern Lights`))]),
+      expect.arrayContaining([
+        `${LIGHTHOUSE}\tThe Lighthouse Keeper's Ledger · Margaret Ellison`,
+        expect.stringMatching(new RegExp(`^${NORTHERN_LIGHTS}\\tNorthern Lights`)),
+      ]),
     );
     expect(fishComplete(scripts.path('fish'), 'bookdist order refund --order-id ', env)).toEqual([orderId]);
     expect(fishComplete(scripts.path('fish'), 'bookdist --profile served user get ', env)).toContain(createdOther);
@@ -169,7 +239,11 @@ describe('fish: ids with what they stand for', () => {
 });
 
 function runFish(line: string): string {
-  const r = spawnSync('fish', ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', scripts.path('fish'), line], { encoding: 'utf8', env: { PATH: process.env.PATH, TERM: 'dumb', ...env } });
+  const r = spawnSync(
+    'fish',
+    ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', scripts.path('fish'), line],
+    { encoding: 'utf8', env: { PATH: process.env.PATH, TERM: 'dumb', ...env } },
+  );
   return r.stdout;
 }
 const readLines = (s: string) => s.split('\n').filter(Boolean);
@@ -186,18 +260,25 @@ describe('TAB is cheap and private', () => {
     chmodSync(join(bin, 'bookdist'), 0o755);
     const before = serverLog.length;
     const pathEnv = { ...env, PATH: `${bin}:${process.env.PATH}` };
-    expect(bashComplete(scripts.path('bash'), ['bookdist', '--profile', 'served', 'user', 'get', ''], pathEnv)).toContain(createdOther);
+    expect(
+      bashComplete(scripts.path('bash'), ['bookdist', '--profile', 'served', 'user', 'get', ''], pathEnv),
+    ).toContain(createdOther);
     expect(fishComplete(scripts.path('fish'), 'bookdist --profile served user get ', pathEnv)).toContain(createdOther);
-    expect(zshCompleteAll(scripts.dir, ['bookdist --profile served user get '], 'fpath', pathEnv)[0]).toContain(createdOther);
+    expect(zshCompleteAll(scripts.dir, ['bookdist --profile served user get '], 'fpath', pathEnv)[0]).toContain(
+      createdOther,
+    );
     expect(readdirSync(dir)).not.toContain('node-ran');
     expect(serverLog.length).toBe(before);
   });
 
   it('the cache holds no password, code, key, token or secret after every kind of command', () => {
-    const files = readdirSync(join(dir, 'cache', 'bookdist', 'ids'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    const files = readdirSync(join(dir, 'cache', 'bookdist', 'ids'), { recursive: true, withFileTypes: true }).filter(
+      (e) => e.isFile(),
+    );
     expect(files.length).toBeGreaterThan(5);
     const text = files.map((e) => readFileSync(join(e.parentPath, e.name), 'utf8')).join('\n');
     expect(secrets.filter(Boolean).length).toBeGreaterThanOrEqual(8);
-    for (const s of secrets.filter(Boolean)) expect(text.includes(s), `a secret in the cache: ${s.slice(0, 4)}…`).toBe(false);
+    for (const s of secrets.filter(Boolean))
+      expect(text.includes(s), `a secret in the cache: ${s.slice(0, 4)}…`).toBe(false);
   });
 });

@@ -28,7 +28,18 @@ describe('bash', () => {
   });
   it('completes `bookdist book get --<TAB>` with its own and the global options', () => {
     const got = complete('book', 'get', '--');
-    expect(got).toEqual(expect.arrayContaining(['--isbn', '--sku', '--isbn-file', '--no-check', '--help', '--output', '--json', '--profile']));
+    expect(got).toEqual(
+      expect.arrayContaining([
+        '--isbn',
+        '--sku',
+        '--isbn-file',
+        '--no-check',
+        '--help',
+        '--output',
+        '--json',
+        '--profile',
+      ]),
+    );
     expect(got.every((w) => w.startsWith('--'))).toBe(true);
   });
   it('lists top-level commands and subcommands, and not hidden ones', () => {
@@ -57,7 +68,14 @@ describe('bash', () => {
 
 describe('zsh', () => {
   // One interactive zsh completes every line of these tests, one after the other (_support.ts).
-  const LINES = ['bookdist bo', 'bookdist book get --', 'bookdist book get --output ', 'bookdist book get --output=j', 'bookdist -o json book pr', 'bookdist help book ge'];
+  const LINES = [
+    'bookdist bo',
+    'bookdist book get --',
+    'bookdist book get --output ',
+    'bookdist book get --output=j',
+    'bookdist -o json book pr',
+    'bookdist help book ge',
+  ];
   let got: string[][];
   beforeAll(() => void (got = zshCompleteAll(scripts.dir, LINES)));
   const complete = (line: string) => got[LINES.indexOf(line)];
@@ -104,14 +122,20 @@ describe('fish', () => {
 
 describe('every option with a fixed set of values', () => {
   // Each option of the tree whose values are choices, at the first command that has it, its last name.
-  const cases = allCommands(buildModel(buildProgram()))
-    .flatMap((c) => c.ownFlags.filter((f) => f.value.kind === 'choices').map((f) => ({ path: c.path, flag: f.names.at(-1)!, choices: (f.value as { choices: string[] }).choices })));
+  const cases = allCommands(buildModel(buildProgram())).flatMap((c) =>
+    c.ownFlags
+      .filter((f) => f.value.kind === 'choices')
+      .map((f) => ({ path: c.path, flag: f.names.at(-1)!, choices: (f.value as { choices: string[] }).choices })),
+  );
   it('the tree has them (--output, --color, sandbox serve --fault, ...)', () => {
     const flags = cases.map((c) => [...c.path, c.flag].join(' '));
     expect(flags).toEqual(expect.arrayContaining(['--output', '--color', 'sandbox serve --fault']));
   });
   it('completes its values in bash, zsh and fish', () => {
-    const zsh = zshCompleteAll(scripts.dir, cases.map((c) => ['bookdist', ...c.path, c.flag].join(' ') + ' '));
+    const zsh = zshCompleteAll(
+      scripts.dir,
+      cases.map((c) => ['bookdist', ...c.path, c.flag].join(' ') + ' '),
+    );
     for (const [i, c] of cases.entries()) {
       const words = ['bookdist', ...c.path, c.flag];
       const want = sorted(c.choices);
@@ -131,7 +155,10 @@ describe('profile names (read from the config file, without running bookdist)', 
     cfg = { BOOKDIST_CONFIG_DIR: join(home, 'bookdist') };
     // Stored the way users store them; a token-only profile needs no service to verify against.
     for (const name of ['ops-1', 'b_2']) {
-      const r = await run(['profile', 'add', '--name', name, '--base-url', 'https://api.example.com', '--token-stdin'], { env: cfg, input: 'tok' });
+      const r = await run(
+        ['profile', 'add', '--name', name, '--base-url', 'https://api.example.com', '--token-stdin'],
+        { env: cfg, input: 'tok' },
+      );
       expect(r.code, r.stderr).toBe(0);
     }
   });
@@ -160,10 +187,17 @@ describe('profile names (read from the config file, without running bookdist)', 
     expect(complete('profile', 'add', '--name', '')).toEqual([]);
     expect(sorted(bashComplete(scripts.path('bash'), ['bookdist', '--profile', ''], empty()))).toEqual(['sandbox']);
     // XDG_CONFIG_HOME/bookdist is where profiles live without BOOKDIST_CONFIG_DIR
-    expect(sorted(bashComplete(scripts.path('bash'), ['bookdist', 'profile', 'use', ''], { XDG_CONFIG_HOME: home }))).toEqual(ALL);
+    expect(
+      sorted(bashComplete(scripts.path('bash'), ['bookdist', 'profile', 'use', ''], { XDG_CONFIG_HOME: home })),
+    ).toEqual(ALL);
   });
   it('zsh: the same names', () => {
-    const got = zshCompleteAll(scripts.dir, ['bookdist --profile ', 'bookdist profile remove op', 'bookdist profile check b'], 'fpath', cfg);
+    const got = zshCompleteAll(
+      scripts.dir,
+      ['bookdist --profile ', 'bookdist profile remove op', 'bookdist profile check b'],
+      'fpath',
+      cfg,
+    );
     expect(sorted(got[0])).toEqual(ALL);
     expect(got[1]).toEqual(['ops-1']);
     expect(got[2]).toEqual(['b_2']);

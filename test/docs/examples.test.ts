@@ -22,7 +22,16 @@
 // listens on --port 0; it is started, must print its URL, and is stopped with SIGTERM (exit 0).
 import { spawn } from 'node:child_process';
 import { request as httpsRequest } from 'node:https';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -121,7 +130,8 @@ function plainArgs(line: string, vars: Record<string, string | undefined>): stri
 }
 
 /** A line that changes the shell's own state (a variable, the directory, a function): its block runs in one bash. */
-const SETS_SHELL_STATE = /^\s*(?:export\s+|readonly\s+|local\s+)?[A-Za-z_]\w*=|^\s*(?:cd|source|\.|alias|set|unset|read|eval)\b|\(\)\s*\{/;
+const SETS_SHELL_STATE =
+  /^\s*(?:export\s+|readonly\s+|local\s+)?[A-Za-z_]\w*=|^\s*(?:cd|source|\.|alias|set|unset|read|eval)\b|\(\)\s*\{/;
 
 const program = buildProgram();
 const treeBlocks: Block[] = documentedCommands(program)
@@ -153,15 +163,27 @@ function blockDir(): string {
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'bookdist-examples-'));
   const home = join(work, 'home');
-  for (const d of ['.zfunc', '.config/fish/completions', '.local/share/bash-completion/completions']) mkdirSync(join(home, d), { recursive: true });
+  for (const d of ['.zfunc', '.config/fish/completions', '.local/share/bash-completion/completions'])
+    mkdirSync(join(home, d), { recursive: true });
   const bin = join(work, 'bin');
   mkdirSync(bin);
   writeFileSync(join(bin, 'bookdist'), `#!/bin/sh\nexec "${BIN}" "$@"\n`);
   chmodSync(join(bin, 'bookdist'), 0o755);
-  const base = { HOME: home, TMPDIR: process.env.TMPDIR ?? '/tmp', BOOKDIST_CONFIG_DIR: join(work, 'config'), BOOKDIST_DATA_DIR: join(work, 'data'), NO_COLOR: '1' };
+  const base = {
+    HOME: home,
+    TMPDIR: process.env.TMPDIR ?? '/tmp',
+    BOOKDIST_CONFIG_DIR: join(work, 'config'),
+    BOOKDIST_DATA_DIR: join(work, 'data'),
+    NO_COLOR: '1',
+  };
   mkdirSync(base.BOOKDIST_DATA_DIR, { recursive: true, mode: 0o700 });
   // The database the built-in profile uses, also served over HTTP for the examples that name a URL.
-  server = await startSandbox({ host: '127.0.0.1', port: 0, dbPath: join(base.BOOKDIST_DATA_DIR, 'sandbox.db'), processDelayMs: 200 });
+  server = await startSandbox({
+    host: '127.0.0.1',
+    port: 0,
+    dbPath: join(base.BOOKDIST_DATA_DIR, 'sandbox.db'),
+    processDelayMs: 200,
+  });
   const creds = JSON.parse((await run(['sandbox', 'credentials', '--json'], { env: base })).stdout);
   copyFileSync(creds.partner.key_file, join(work, 'partner.pem'));
   const files: Record<string, string> = {
@@ -178,7 +200,11 @@ beforeAll(async () => {
     'team.before.csv': `username\n${WELL_KNOWN.user.username}\n${WELL_KNOWN.user2.username}\n`,
   };
   // The catalogue samples the README loads from a clone (docs/samples/), and the names other examples give them.
-  for (const [name, sample] of [['docs/samples/catalogue.onix.xml', 'catalogue.onix.xml'], ['docs/samples/catalogue.csv', 'catalogue.csv'], ['feed.xml', 'catalogue.onix.xml']]) {
+  for (const [name, sample] of [
+    ['docs/samples/catalogue.onix.xml', 'catalogue.onix.xml'],
+    ['docs/samples/catalogue.csv', 'catalogue.csv'],
+    ['feed.xml', 'catalogue.onix.xml'],
+  ]) {
     files[name] = readFileSync(join(ROOT, 'docs/samples', sample), 'utf8');
   }
   // The fixture samples (docs/samples/*fixture*), as a clone has them.
@@ -216,7 +242,10 @@ function envFor(cwd: string): Record<string, string> {
 /** What the example line becomes here: the example service URLs point at the served sandbox. */
 function localise(line: string): string {
   let l = line.replaceAll('https://api.example.com', server.url).replaceAll('http://127.0.0.1:8710', server.url);
-  if (/\bbookdist sandbox serve\b/.test(l)) l = /--port \d+/.test(l) ? l.replace(/--port \d+/, '--port 0') : l.replace(/\bsandbox serve\b/, 'sandbox serve --port 0');
+  if (/\bbookdist sandbox serve\b/.test(l))
+    l = /--port \d+/.test(l)
+      ? l.replace(/--port \d+/, '--port 0')
+      : l.replace(/\bsandbox serve\b/, 'sandbox serve --port 0');
   return l;
 }
 
@@ -231,7 +260,11 @@ function runBlock(lines: string[], cwd: string): Promise<Ran[]> {
   const marker = `__example_${process.pid}_exit__`;
   const script = ['set -o pipefail', ...lines.map((l, i) => `${localise(l)}\necho "${marker} ${i} $?"`)].join('\n');
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['--norc', '--noprofile', '-c', script], { cwd, env: envFor(cwd), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['--norc', '--noprofile', '-c', script], {
+      cwd,
+      env: envFor(cwd),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
     child.stderr.setEncoding('utf8').on('data', (d) => (out += d));
@@ -286,7 +319,11 @@ async function runLines(block: Block, lines: string[], cwd: string): Promise<Ran
  * The real main() with the line's environment, in its directory: the process's working directory
  * too, for the file arguments that are read relative to it (--key-file, --from-file, --db).
  */
-async function runInProcess(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; output: string }> {
+async function runInProcess(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number; output: string }> {
   const before = process.cwd();
   process.chdir(cwd);
   try {
@@ -301,14 +338,23 @@ async function runInProcess(args: string[], cwd: string, env: Record<string, str
 function httpsGet(url: string, caFile: string | undefined): Promise<number> {
   return new Promise((resolve, reject) => {
     const ca = caFile ? readFileSync(caFile, 'utf8') : undefined;
-    httpsRequest(url, { ca }, (res) => (res.resume(), resolve(res.statusCode ?? 0))).on('error', reject).end();
+    httpsRequest(url, { ca }, (res) => (res.resume(), resolve(res.statusCode ?? 0)))
+      .on('error', reject)
+      .end();
   });
 }
 
 /** `sandbox serve`: it must print its URL on stdout, answer, and stop with exit 0 on SIGTERM. */
-function runServe(line: string, cwd: string): Promise<{ code: number | null; url: string; answers: number[]; output: string }> {
+function runServe(
+  line: string,
+  cwd: string,
+): Promise<{ code: number | null; url: string; answers: number[]; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['--norc', '--noprofile', '-c', `exec ${localise(line)}`], { cwd, env: envFor(cwd), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['--norc', '--noprofile', '-c', `exec ${localise(line)}`], {
+      cwd,
+      env: envFor(cwd),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     let url = '';
@@ -346,15 +392,28 @@ describe('examples', () => {
     expect(expectedExit('bookdist book get --isbn 9780000000000   # exits 3')).toBe(3);
     expect(expectedExit('bookdist status')).toBe(0);
     // No placeholders: every id is a real seeded one.
-    for (const b of [...readme, ...treeBlocks]) for (const l of b.lines) expect(l, b.where).not.toMatch(/…|\.\.\.|<[a-z_]+>|XXXX/);
+    for (const b of [...readme, ...treeBlocks])
+      for (const l of b.lines) expect(l, b.where).not.toMatch(/…|\.\.\.|<[a-z_]+>|XXXX/);
   });
 
   it('run in-process only when bash would pass the words as they are', () => {
     const vars = { KEY: 'k e y', ID: 'abc', EMPTY: '' };
     expect(plainArgs('bookdist book get --isbn 978-1   # exits 3', vars)).toEqual(['book', 'get', '--isbn', '978-1']);
-    expect(plainArgs(`bookdist book search --title "winter atlas" --fields 'a,b' --id $ID --key "$KEY" --x=\${ID}y`, vars)).toEqual(
-      ['book', 'search', '--title', 'winter atlas', '--fields', 'a,b', '--id', 'abc', '--key', 'k e y', '--x=abcy'],
-    );
+    expect(
+      plainArgs(`bookdist book search --title "winter atlas" --fields 'a,b' --id $ID --key "$KEY" --x=\${ID}y`, vars),
+    ).toEqual([
+      'book',
+      'search',
+      '--title',
+      'winter atlas',
+      '--fields',
+      'a,b',
+      '--id',
+      'abc',
+      '--key',
+      'k e y',
+      '--x=abcy',
+    ]);
     for (const l of [
       'bookdist sandbox openapi > openapi.json',
       'bookdist sandbox credentials --json | jq -r .partner.key_file',
@@ -371,31 +430,41 @@ describe('examples', () => {
       'bookdist book get "unterminated',
       'source <(bookdist completion bash)',
       'jq . x.json',
-    ]) expect(plainArgs(l, vars), l).toBeUndefined();
+    ])
+      expect(plainArgs(l, vars), l).toBeUndefined();
     expect(SETS_SHELL_STATE.test('ORDER=$(bookdist order free --json)')).toBe(true);
     expect(SETS_SHELL_STATE.test('export BOOKDIST_PROFILE=prod')).toBe(true);
     expect(SETS_SHELL_STATE.test('bookdist book get --isbn 1')).toBe(false);
   });
 
-  it.each([...readme, ...treeBlocks].map((b) => [b.where, b] as const))('%s', async (_where, block) => {
-    const cwd = blockDir();
-    const serve = block.lines.filter((l) => /\bbookdist sandbox serve\b/.test(l));
-    const rest = block.lines.filter((l) => !serve.includes(l));
-    for (const line of serve) {
-      const r = await runServe(line, cwd);
-      expect(r.url, `${line}\n${r.output}`).toMatch(/^https?:\/\/127\.0\.0\.1:\d+$/);
-      expect(r.answers.at(-1), `${line}: GET / over ${r.url}\n${r.output}`).toBe(200);
-      // Before the 200, only the faults the line asks for (none without --fault-rate).
-      const faults = /--fault-rate/.test(line) ? [...line.matchAll(/--fault (\d{3})/g)].map((m) => Number(m[1])) : [];
-      expect(r.answers.slice(0, -1).filter((s) => !faults.includes(s)), `${line}: answers ${r.answers.join(', ')}`).toEqual([]);
-      expect(r.code, `${line}\n${r.output}`).toBe(0);
-    }
-    if (!rest.length) return;
-    const results = await runLines(block, rest, cwd);
-    for (const [i, line] of rest.entries()) {
-      const r = results[i];
-      expect(r, `${line}: did not finish`).toBeDefined();
-      expect(r.code, `\`${line}\` exited ${r.code}, the example implies ${expectedExit(line)}:\n${r.output}`).toBe(expectedExit(line));
-    }
-  }, 300_000);
+  it.each([...readme, ...treeBlocks].map((b) => [b.where, b] as const))(
+    '%s',
+    async (_where, block) => {
+      const cwd = blockDir();
+      const serve = block.lines.filter((l) => /\bbookdist sandbox serve\b/.test(l));
+      const rest = block.lines.filter((l) => !serve.includes(l));
+      for (const line of serve) {
+        const r = await runServe(line, cwd);
+        expect(r.url, `${line}\n${r.output}`).toMatch(/^https?:\/\/127\.0\.0\.1:\d+$/);
+        expect(r.answers.at(-1), `${line}: GET / over ${r.url}\n${r.output}`).toBe(200);
+        // Before the 200, only the faults the line asks for (none without --fault-rate).
+        const faults = /--fault-rate/.test(line) ? [...line.matchAll(/--fault (\d{3})/g)].map((m) => Number(m[1])) : [];
+        expect(
+          r.answers.slice(0, -1).filter((s) => !faults.includes(s)),
+          `${line}: answers ${r.answers.join(', ')}`,
+        ).toEqual([]);
+        expect(r.code, `${line}\n${r.output}`).toBe(0);
+      }
+      if (!rest.length) return;
+      const results = await runLines(block, rest, cwd);
+      for (const [i, line] of rest.entries()) {
+        const r = results[i];
+        expect(r, `${line}: did not finish`).toBeDefined();
+        expect(r.code, `\`${line}\` exited ${r.code}, the example implies ${expectedExit(line)}:\n${r.output}`).toBe(
+          expectedExit(line),
+        );
+      }
+    },
+    300_000,
+  );
 });

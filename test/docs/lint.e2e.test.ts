@@ -59,7 +59,9 @@ function variablesRead(): Set<string> {
 describe('man/bookdist.1', () => {
   it('passes mandoc -T lint (only the style note on long input lines may stay)', () => {
     const r = tool('mandoc', ['-T', 'lint', PAGE]);
-    const findings = (r.stdout + r.stderr).split('\n').filter((l) => l.trim() && !/STYLE: input text line longer than 80 bytes/.test(l));
+    const findings = (r.stdout + r.stderr)
+      .split('\n')
+      .filter((l) => l.trim() && !/STYLE: input text line longer than 80 bytes/.test(l));
     expect(findings).toEqual([]);
   });
 

@@ -11,7 +11,8 @@ import { json, rsaKeys, startRecorder, text } from './helpers.js';
 
 const keys = rsaKeys();
 const USER = '0d72df20f23558620646fb3ea030f5';
-const verify = (message: string, sig: string) => createVerify('RSA-SHA256').update(message, 'utf8').verify(keys.publicKey, sig, 'base64');
+const verify = (message: string, sig: string) =>
+  createVerify('RSA-SHA256').update(message, 'utf8').verify(keys.publicKey, sig, 'base64');
 
 let srv: Awaited<ReturnType<typeof startRecorder>>;
 beforeAll(async () => {
@@ -22,7 +23,13 @@ afterAll(async () => {
 });
 
 /** A payload order.external accepts (the stub server does not read it). */
-const ORDER = { username: 'u', digital_pricing: [1], billing_address: { full_name: 'A B', postal_code: '1', country: 'DE' }, order_type: 'TestPlan', org: 'o' };
+const ORDER = {
+  username: 'u',
+  digital_pricing: [1],
+  billing_address: { full_name: 'A B', postal_code: '1', country: 'DE' },
+  order_type: 'TestPlan',
+  org: 'o',
+};
 
 function client(opts: Partial<ConstructorParameters<typeof ApiClient>[0]> = {}, creds?: Credentials) {
   const sleeps: number[] = [];
@@ -74,7 +81,10 @@ describe('requests on the wire', () => {
 
   it('POST: form body with the one `request` field, signature over its exact text (PKCS#1 key)', async () => {
     const c = client({}, { kind: 'crypto', username: USER, key: loadRsaPrivateKey(keys.pkcs1) });
-    await c.call('book.process', { params: { hash_id: 'fb02181f26270f72e261de20f8aadb9096f40802' }, payload: { force: true, urgent: false } });
+    await c.call('book.process', {
+      params: { hash_id: 'fb02181f26270f72e261de20f8aadb9096f40802' },
+      payload: { force: true, urgent: false },
+    });
     await c.close();
     const r = srv.requests.at(-1)!;
     expect(r.method).toBe('POST');
@@ -120,7 +130,13 @@ describe('retries', () => {
       n++;
       if (n === 1) return json(res, 503, { code: 503, error: true, message: 'busy' });
       if (n === 2) return json(res, 429, { code: 429, error: true, message: 'slow down' }, { 'retry-after': '2' });
-      return json(res, 200, { code: 200, success: true, codes_generated: 1, codes_redeemed: 0, redemption_percentage: 0 });
+      return json(res, 200, {
+        code: 200,
+        success: true,
+        codes_generated: 1,
+        codes_redeemed: 0,
+        redemption_percentage: 0,
+      });
     });
     const before = srv.requests.length;
     const c = client();
@@ -196,7 +212,12 @@ describe('timeouts', () => {
 describe('responses in one shape', () => {
   const info = { method: 'POST', url: 'http://x/v1/access/allow/' };
   it('JSON bodies are parsed', () => {
-    const r = parseResponse(404, { 'content-type': 'application/json' }, '{"code":404,"error":true,"message":"Book not found"}', info);
+    const r = parseResponse(
+      404,
+      { 'content-type': 'application/json' },
+      '{"code":404,"error":true,"message":"Book not found"}',
+      info,
+    );
     expect(r.format).toBe('json');
     const e = toApiError(r);
     expect(e).toBeInstanceOf(ApiError);
@@ -204,7 +225,8 @@ describe('responses in one shape', () => {
     expect(e.request).toEqual(info);
   });
   it("the access API's XML error becomes the same shape", () => {
-    const xml = '<?xml version="1.0"?><response><error>The following errors were detected:</error><message>The price field was supplied an invalid value</message></response>';
+    const xml =
+      '<?xml version="1.0"?><response><error>The following errors were detected:</error><message>The price field was supplied an invalid value</message></response>';
     const r = parseResponse(400, { 'content-type': 'application/xml' }, xml, info);
     expect(r.format).toBe('xml');
     expect(r.body).toMatchObject({ code: 400, error: true, message: 'The price field was supplied an invalid value' });
@@ -243,8 +265,13 @@ describe('--dry-run and --debug', () => {
   it('prints a curl line with the exact request text and secrets redacted, and sends nothing', async () => {
     const lines: string[] = [];
     const before = srv.requests.length;
-    const c = client({ dryRun: (l) => lines.push(l) }, { kind: 'shared', username: USER, sharedKey: 'shared-secret-2' });
-    const err = await c.call('book.process', { params: { hash_id: 'abc' }, payload: { force: true, urgent: false } }).catch((e) => e);
+    const c = client(
+      { dryRun: (l) => lines.push(l) },
+      { kind: 'shared', username: USER, sharedKey: 'shared-secret-2' },
+    );
+    const err = await c
+      .call('book.process', { params: { hash_id: 'abc' }, payload: { force: true, urgent: false } })
+      .catch((e) => e);
     await c.close();
     expect(err).toBeInstanceOf(DryRun);
     expect(srv.requests.length).toBe(before);
@@ -254,7 +281,11 @@ describe('--dry-run and --debug', () => {
   });
   it('redacts secret payload fields in the curl line and the signature header', () => {
     const c = client();
-    const p = c.prepare({ method: 'POST', path: '/v1/user/', payload: { email: "o'neil@example.com", passwd: 'hunter2' } });
+    const p = c.prepare({
+      method: 'POST',
+      path: '/v1/user/',
+      payload: { email: "o'neil@example.com", passwd: 'hunter2' },
+    });
     const line = curlLine(p);
     expect(line).not.toContain('hunter2');
     expect(line).not.toContain(p.headers.signature);
@@ -262,7 +293,16 @@ describe('--dry-run and --debug', () => {
     expect(line).toContain(`--data-urlencode 'request={"email": "o'\\''neil@example.com", "passwd": "[REDACTED]"}'`);
   });
   it('--debug traces requests and responses with secrets redacted', async () => {
-    srv.respond((_q, res) => json(res, 200, { code: 200, success: true, passwd: 'generated-pw-9', email: 'a@b.c', username: USER, message: 'User created.' }));
+    srv.respond((_q, res) =>
+      json(res, 200, {
+        code: 200,
+        success: true,
+        passwd: 'generated-pw-9',
+        email: 'a@b.c',
+        username: USER,
+        message: 'User created.',
+      }),
+    );
     const lines: string[] = [];
     const c = client({ debug: (l) => lines.push(l) });
     await c.call('user.create', { payload: { email: 'a@b.c', passwd: 'chosen-pw-7' } });

@@ -18,12 +18,10 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 /** `file:function` of a function over MAX_LINES lines, and the most lines it may still have. */
-const KNOWN_LONG: Record<string, number> = {
-};
+const KNOWN_LONG: Record<string, number> = {};
 
 /** Per file, how many `any` still lack a `// any: <reason>` comment: exactly this many. */
-const KNOWN_ANY: Record<string, number> = {
-};
+const KNOWN_ANY: Record<string, number> = {};
 
 /** At most this many `any` in src/ once KNOWN_ANY is empty (each with its reason). */
 const MAX_ANY = 19;
@@ -33,7 +31,8 @@ const sources = sourcesUnder(SRC, ROOT);
 function longFunctions(): Map<string, number> {
   const out = new Map<string, number>();
   for (const { file, text } of sources) {
-    for (const fn of functionsIn(file, text)) if (!fn.table && fn.lines > MAX_LINES) out.set(`${file}:${fn.name}`, fn.lines);
+    for (const fn of functionsIn(file, text))
+      if (!fn.table && fn.lines > MAX_LINES) out.set(`${file}:${fn.name}`, fn.lines);
   }
   return out;
 }
@@ -72,18 +71,29 @@ describe('code shape: the checker itself', () => {
       '  const inner = function () { return 2; };',
       '}',
     ].join('\n');
-    expect(functionsIn('x.ts', text).map((f) => f.name)).toEqual(['Server.start', 'outer', "outer/on('closetag')", 'outer/inner']);
+    expect(functionsIn('x.ts', text).map((f) => f.name)).toEqual([
+      'Server.start',
+      'outer',
+      "outer/on('closetag')",
+      'outer/inner',
+    ]);
   });
 
   it('takes a long object literal or registration sequence as a table, but not one with logic or a long callback', () => {
     const rows = Array.from({ length: 120 }, (_, i) => `    k${i}: ${i},`).join('\n');
-    const calls = Array.from({ length: 60 }, (_, i) => `  program.command('c${i}')\n    .action(() => import('./c${i}.js'));`).join('\n');
+    const calls = Array.from(
+      { length: 60 },
+      (_, i) => `  program.command('c${i}')\n    .action(() => import('./c${i}.js'));`,
+    ).join('\n');
     const withIf = `function t() {\n  if (x) y();\n${calls}\n}`;
     const callback = `function t() {\n  program.action(() => {\n    a();\n    b();\n    c();\n    d();\n  });\n${calls}\n}`;
     const table = (text: string) => functionsIn('x.ts', text).find((f) => f.name === 't')!;
     expect(table(`function t() {\n  return {\n${rows}\n  };\n}`)).toMatchObject({ lines: 124, table: true });
     expect(table(`const t = () => ({\n${rows}\n});`)).toMatchObject({ table: true });
-    expect(table(`function t() {\n  const p = program.command('x');\n${calls}\n}`)).toMatchObject({ lines: 123, table: true });
+    expect(table(`function t() {\n  const p = program.command('x');\n${calls}\n}`)).toMatchObject({
+      lines: 123,
+      table: true,
+    });
     expect(table(withIf)).toMatchObject({ table: false });
     expect(table(callback)).toMatchObject({ table: false });
     expect(table(`function t() {\n  let n = 0;\n${calls}\n  n = 1;\n}`)).toMatchObject({ table: false });
@@ -132,7 +142,10 @@ describe('code shape of src/', () => {
     const { perFile } = bareAnys();
     const grew = Object.entries(perFile)
       .filter(([file, n]) => n > (KNOWN_ANY[file] ?? 0))
-      .map(([file, n]) => `${file}: ${n} \`any\` without a reason (known: ${KNOWN_ANY[file] ?? 0}); type it, or say why with // any: <reason>`);
+      .map(
+        ([file, n]) =>
+          `${file}: ${n} \`any\` without a reason (known: ${KNOWN_ANY[file] ?? 0}); type it, or say why with // any: <reason>`,
+      );
     expect(grew).toEqual([]);
   });
 

@@ -59,7 +59,8 @@ function span(node: ts.Node, sf: ts.SourceFile): { line: number; lines: number }
 
 function propertyName(name: ts.PropertyName | ts.BindingName | undefined, sf: ts.SourceFile): string {
   if (!name) return 'anonymous';
-  if (ts.isIdentifier(name) || ts.isPrivateIdentifier(name) || ts.isStringLiteral(name) || ts.isNumericLiteral(name)) return name.text;
+  if (ts.isIdentifier(name) || ts.isPrivateIdentifier(name) || ts.isStringLiteral(name) || ts.isNumericLiteral(name))
+    return name.text;
   return name.getText(sf);
 }
 
@@ -86,7 +87,11 @@ function ownName(fn: FunctionNode, sf: ts.SourceFile): string {
   if (ts.isBinaryExpression(parent)) return parent.left.getText(sf);
   if (ts.isCallExpression(parent) || ts.isNewExpression(parent)) {
     const callee = parent.expression;
-    const called = ts.isPropertyAccessExpression(callee) ? callee.name.text : ts.isIdentifier(callee) ? callee.text : 'call';
+    const called = ts.isPropertyAccessExpression(callee)
+      ? callee.name.text
+      : ts.isIdentifier(callee)
+        ? callee.text
+        : 'call';
     const first = parent.arguments?.[0];
     return first && first !== fn && ts.isStringLiteralLike(first) ? `${called}('${first.text}')` : `${called}()`;
   }
@@ -104,7 +109,8 @@ function isControl(node: ts.Node): boolean {
     ts.isConditionalExpression(node) ||
     ts.isAwaitExpression(node) ||
     ts.isYieldExpression(node) ||
-    ts.isPrefixUnaryExpression(node) && (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken) ||
+    (ts.isPrefixUnaryExpression(node) &&
+      (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken)) ||
     ts.isPostfixUnaryExpression(node)
   ) {
     return true;
@@ -206,7 +212,11 @@ export function anysIn(fileName: string, text: string): AnyShape[] {
 export function sourcesUnder(root: string, base: string): { file: string; text: string }[] {
   const walk = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-      e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [join(dir, e.name)] : [],
+      e.isDirectory()
+        ? walk(join(dir, e.name))
+        : e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')
+          ? [join(dir, e.name)]
+          : [],
     );
   return walk(root)
     .sort()

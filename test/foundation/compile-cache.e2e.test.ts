@@ -5,7 +5,20 @@
 // Only code is cached: runs with other environments, working directories, terminal widths and
 // clocks each see their own, and a signal still stops a bulk job gracefully.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,7 +51,10 @@ afterAll(async () => {
 const home = () => join(dir, `home-${++n}`);
 /** `book get --isbn` as JSON against the sandbox, with this environment. */
 function get(env: Record<string, string>): Promise<CliResult> {
-  return runCli(['book', 'get', '--isbn', ISBN, '--json'], { env: { ...sb.env, BOOKDIST_CACHE: 'off', ...env }, timeoutMs: 20_000 });
+  return runCli(['book', 'get', '--isbn', ISBN, '--json'], {
+    env: { ...sb.env, BOOKDIST_CACHE: 'off', ...env },
+    timeoutMs: 20_000,
+  });
 }
 /** Node's version directory in a cache home, and its files (what the cache holds). */
 function nodeFiles(cacheHome: string): { tag: string; files: string[] } {
@@ -77,11 +93,19 @@ describe('a cache that can be used', () => {
     expect(await accepted(cacheHome)).toBeGreaterThan(10);
     await sameAsFallback(cacheHome);
     for (const f of files) expect(statSync(f).mode & 0o777, f).toBe(0o600);
-    for (const d of [join(cacheHome, 'bookdist'), join(cacheHome, 'bookdist', 'compile-cache'), join(cacheHome, 'bookdist', 'compile-cache', KEY), tag]) {
+    for (const d of [
+      join(cacheHome, 'bookdist'),
+      join(cacheHome, 'bookdist', 'compile-cache'),
+      join(cacheHome, 'bookdist', 'compile-cache', KEY),
+      tag,
+    ]) {
       expect(statSync(d).mode & 0o777, d).toBe(0o700);
     }
     // control: with the cache turned off, nothing is taken from it
-    expect((await get({ XDG_CACHE_HOME: cacheHome, BOOKDIST_COMPILE_CACHE: 'off', NODE_DEBUG_NATIVE: 'COMPILE_CACHE' })).stderr).not.toMatch(/compile cache/);
+    expect(
+      (await get({ XDG_CACHE_HOME: cacheHome, BOOKDIST_COMPILE_CACHE: 'off', NODE_DEBUG_NATIVE: 'COMPILE_CACHE' }))
+        .stderr,
+    ).not.toMatch(/compile cache/);
   });
 
   it('the root help goes without it: its few small modules compile faster than the cache is checked', async () => {
@@ -94,7 +118,10 @@ describe('a cache that can be used', () => {
     }
     expect(existsSync(join(cacheHome, 'bookdist'))).toBe(false);
     // control: a group's help uses it
-    expect((await runCli(['book', '--help'], { env: { XDG_CACHE_HOME: cacheHome, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' } })).stderr).toMatch(/compile cache/);
+    expect(
+      (await runCli(['book', '--help'], { env: { XDG_CACHE_HOME: cacheHome, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' } }))
+        .stderr,
+    ).toMatch(/compile cache/);
   });
 });
 
@@ -111,7 +138,7 @@ describe('a cache that cannot be used gives the same output', () => {
     expect(await accepted(cacheHome)).toBeGreaterThan(10);
   });
 
-  it('stale: entries of another build of dist/ (each module given another module\'s cache): refused by Node, written again', async () => {
+  it("stale: entries of another build of dist/ (each module given another module's cache): refused by Node, written again", async () => {
     const { cacheHome, files } = await warm();
     const bytes = files.map((f) => readFileSync(f));
     files.forEach((f, i) => writeFileSync(f, bytes[(i + 1) % files.length]));
@@ -155,7 +182,7 @@ describe('a cache that cannot be used gives the same output', () => {
     expect(existsSync(files[0]) && statSync(files[0]).isFIFO()).toBe(false);
   });
 
-  it('a link planted at the cache\'s path: not followed, nothing written where it points', async () => {
+  it("a link planted at the cache's path: not followed, nothing written where it points", async () => {
     const cacheHome = home();
     const elsewhere = join(dir, `elsewhere-${n}`);
     mkdirSync(elsewhere);
@@ -173,9 +200,20 @@ describe('a cache that cannot be used gives the same output', () => {
     if (process.getuid?.() === 0) {
       // root writes through file modes: a read-only bind mount, in a mount namespace of its own.
       const script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" "$1" && shift && exec "$@"';
-      const env = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...sb.env, BOOKDIST_CACHE: 'off', XDG_CACHE_HOME: cacheHome };
+      const env = {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        NO_COLOR: '1',
+        ...sb.env,
+        BOOKDIST_CACHE: 'off',
+        XDG_CACHE_HOME: cacheHome,
+      };
       r = await new Promise<CliResult>((resolve) => {
-        const child = spawn('unshare', ['-m', 'sh', '-c', script, 'sh', keyDir, process.execPath, BIN, 'book', 'get', '--isbn', ISBN, '--json'], { env });
+        const child = spawn(
+          'unshare',
+          ['-m', 'sh', '-c', script, 'sh', keyDir, process.execPath, BIN, 'book', 'get', '--isbn', ISBN, '--json'],
+          { env },
+        );
         let stdout = '';
         let stderr = '';
         child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
@@ -196,13 +234,21 @@ describe('a cache that cannot be used gives the same output', () => {
 
 describe('only code is cached: each run reads its own', () => {
   /** Run bookdist (optionally under another program, e.g. faketime) with a warm cache. */
-  function bd(args: string[], env: Record<string, string>, opts: { cwd?: string; via?: string[] } = {}): Promise<CliResult> {
+  function bd(
+    args: string[],
+    env: Record<string, string>,
+    opts: { cwd?: string; via?: string[] } = {},
+  ): Promise<CliResult> {
     const via = opts.via ?? [];
     return new Promise((resolve) => {
-      const child = spawn(via[0] ?? process.execPath, [...via.slice(1), ...(via.length ? [process.execPath] : []), BIN, ...args], {
-        env: { PATH: process.env.PATH, NO_COLOR: '1', BOOKDIST_CACHE: 'off', ...env },
-        cwd: opts.cwd,
-      });
+      const child = spawn(
+        via[0] ?? process.execPath,
+        [...via.slice(1), ...(via.length ? [process.execPath] : []), BIN, ...args],
+        {
+          env: { PATH: process.env.PATH, NO_COLOR: '1', BOOKDIST_CACHE: 'off', ...env },
+          cwd: opts.cwd,
+        },
+      );
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
@@ -215,7 +261,11 @@ describe('only code is cached: each run reads its own', () => {
     const { cacheHome } = await warm();
     const env = { ...sb.env, HOME: join(dir, 'no-home'), XDG_CACHE_HOME: cacheHome };
     /** The run from the cache, checked against the same run without it; its stdout. */
-    const own = async (args: string[], more: Record<string, string>, opts: { cwd?: string; via?: string[]; base?: Record<string, string> } = {}) => {
+    const own = async (
+      args: string[],
+      more: Record<string, string>,
+      opts: { cwd?: string; via?: string[]; base?: Record<string, string> } = {},
+    ) => {
       const base = opts.base ?? env;
       const cached = await bd(args, { ...base, ...more }, opts);
       expect(cached.code, cached.stderr).toBe(0);
@@ -227,11 +277,16 @@ describe('only code is cached: each run reads its own', () => {
 
     // The environment: the base URL each run was given.
     const urls = ['http://a.example:81', 'http://b.example:82'];
-    const curl = await Promise.all(urls.map((url) => own(['--dry-run', 'book', 'get', '--isbn', ISBN], { BOOKDIST_BASE_URL: url })));
+    const curl = await Promise.all(
+      urls.map((url) => own(['--dry-run', 'book', 'get', '--isbn', ISBN], { BOOKDIST_BASE_URL: url })),
+    );
     urls.forEach((url, i) => expect(curl[i]).toContain(`${url}/v1/book/isbn/${ISBN}/`));
 
     // The terminal's width: help laid out to each run's COLUMNS.
-    const [narrow, wide] = [await own(['book', 'get', '--help'], { COLUMNS: '50' }), await own(['book', 'get', '--help'], { COLUMNS: '120' })];
+    const [narrow, wide] = [
+      await own(['book', 'get', '--help'], { COLUMNS: '50' }),
+      await own(['book', 'get', '--help'], { COLUMNS: '120' }),
+    ];
     expect(narrow.split('\n').length).toBeGreaterThan(wide.split('\n').length);
 
     // The working directory: a relative file read from each run's own.
@@ -246,10 +301,22 @@ describe('only code is cached: each run reads its own', () => {
     }
 
     // The clock: the embedded sandbox dates a rental from each run's now.
-    const embedded = { HOME: join(dir, 'no-home'), XDG_CACHE_HOME: cacheHome, BOOKDIST_CONFIG_DIR: join(dir, 'no-config'), BOOKDIST_DATA_DIR: join(dir, 'embedded') };
-    const rental = (out: string) => JSON.parse(out).book.digital_pricing.find((p: any) => p.is_limited).calculated_expiration_date;
+    const embedded = {
+      HOME: join(dir, 'no-home'),
+      XDG_CACHE_HOME: cacheHome,
+      BOOKDIST_CONFIG_DIR: join(dir, 'no-config'),
+      BOOKDIST_DATA_DIR: join(dir, 'embedded'),
+    };
+    const rental = (out: string) =>
+      JSON.parse(out).book.digital_pricing.find((p: any) => p.is_limited).calculated_expiration_date;
     const today = rental(await own(['book', 'get', '--isbn', ISBN, '--json'], {}, { base: embedded }));
-    const later = rental(await own(['book', 'get', '--isbn', ISBN, '--json'], {}, { base: embedded, via: ['faketime', '2031-03-01 12:00:00'] }));
+    const later = rental(
+      await own(
+        ['book', 'get', '--isbn', ISBN, '--json'],
+        {},
+        { base: embedded, via: ['faketime', '2031-03-01 12:00:00'] },
+      ),
+    );
     expect(later).toBe('2031-08-28');
     expect(today).not.toBe(later);
   });
@@ -257,7 +324,22 @@ describe('only code is cached: each run reads its own', () => {
   it('a signal still stops a bulk job gracefully (what arrived is kept, the resume command said, death by SIGINT)', async () => {
     const { cacheHome } = await warm();
     const out = join(dir, 'interrupted.csv');
-    const args = ['codes', 'generate', '--hash-id', WELL_KNOWN.readme.hash_id, '--org', 'acme', '--count', '50000', '--batch-size', '250', '--concurrency', '2', '--out', out];
+    const args = [
+      'codes',
+      'generate',
+      '--hash-id',
+      WELL_KNOWN.readme.hash_id,
+      '--org',
+      'acme',
+      '--count',
+      '50000',
+      '--batch-size',
+      '250',
+      '--concurrency',
+      '2',
+      '--out',
+      out,
+    ];
     const run = spawnCli(sb, args, { XDG_CACHE_HOME: cacheHome, BOOKDIST_CACHE: 'off' });
     await waitForCodes(out, 500, run.exited);
     run.child.kill('SIGINT');

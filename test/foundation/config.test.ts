@@ -10,10 +10,18 @@ const stored = {
   current: 'prod',
   profiles: {
     prod: { baseUrl: 'https://prod.example', username: 'produser', keyFile: '/keys/prod.pem', token: 'prod-token' },
-    stage: { baseUrl: 'https://stage.example', storeUrl: 'https://store.stage.example', username: 'stageuser', sharedKey: 'stage-shared' },
+    stage: {
+      baseUrl: 'https://stage.example',
+      storeUrl: 'https://store.stage.example',
+      username: 'stageuser',
+      sharedKey: 'stage-shared',
+    },
   },
 };
-const load = (s: any = stored) => async () => s;
+const load =
+  (s: any = stored) =>
+  async () =>
+    s;
 
 describe('resolution: flag > environment > profile > default', () => {
   it('takes the current profile when nothing else is given; store URL defaults to the base URL', async () => {
@@ -26,14 +34,23 @@ describe('resolution: flag > environment > profile > default', () => {
     expect(c.embedded).toBe(false);
   });
   it('the environment beats the profile, and flags beat the environment', async () => {
-    const env = { BOOKDIST_PROFILE: 'stage', BOOKDIST_BASE_URL: 'http://env.example', BOOKDIST_USERNAME: 'envuser', BOOKDIST_SHARED_KEY: 'env-shared' };
+    const env = {
+      BOOKDIST_PROFILE: 'stage',
+      BOOKDIST_BASE_URL: 'http://env.example',
+      BOOKDIST_USERNAME: 'envuser',
+      BOOKDIST_SHARED_KEY: 'env-shared',
+    };
     const e = await resolveConfig({ env, flags: {}, loadStore: load() });
     expect(e.profile).toEqual({ value: 'stage', source: 'env', from: 'BOOKDIST_PROFILE' });
     expect(e.baseUrl).toEqual({ value: 'http://env.example', source: 'env', from: 'BOOKDIST_BASE_URL' });
     expect(e.storeUrl).toEqual({ value: 'https://store.stage.example', source: 'profile', from: 'stage' });
     expect(e.username).toEqual({ value: 'envuser', source: 'env', from: 'BOOKDIST_USERNAME' });
     expect(e.sharedKey).toEqual({ value: 'env-shared', source: 'env', from: 'BOOKDIST_SHARED_KEY' });
-    const f = await resolveConfig({ env, flags: { profile: 'prod', baseUrl: 'http://flag.example' }, loadStore: load() });
+    const f = await resolveConfig({
+      env,
+      flags: { profile: 'prod', baseUrl: 'http://flag.example' },
+      loadStore: load(),
+    });
     expect(f.profile).toEqual({ value: 'prod', source: 'flag' });
     expect(f.baseUrl).toEqual({ value: 'http://flag.example', source: 'flag' });
     expect(f.storeUrl).toEqual({ value: 'http://flag.example', source: 'default', from: 'base URL' });
@@ -41,14 +58,22 @@ describe('resolution: flag > environment > profile > default', () => {
     expect(f.keyFile).toEqual({ value: '/keys/prod.pem', source: 'profile', from: 'prod' });
   });
   it('BOOKDIST_STORE_URL sets the store host apart', async () => {
-    const c = await resolveConfig({ env: { BOOKDIST_STORE_URL: 'http://store.example' }, flags: {}, loadStore: load() });
+    const c = await resolveConfig({
+      env: { BOOKDIST_STORE_URL: 'http://store.example' },
+      flags: {},
+      loadStore: load(),
+    });
     expect(c.storeUrl).toEqual({ value: 'http://store.example', source: 'env', from: 'BOOKDIST_STORE_URL' });
   });
   it('defaults to the built-in sandbox profile with no store and no base URL', async () => {
     const c = await resolveConfig({ env: {}, flags: {}, loadStore: load({ profiles: {} }) });
     expect(c.profile).toEqual({ value: 'sandbox', source: 'default' });
     expect(c.embedded).toBe(true);
-    const u = await resolveConfig({ env: { BOOKDIST_BASE_URL: 'http://x.example' }, flags: {}, loadStore: load({ profiles: {} }) });
+    const u = await resolveConfig({
+      env: { BOOKDIST_BASE_URL: 'http://x.example' },
+      flags: {},
+      loadStore: load({ profiles: {} }),
+    });
     expect(u.embedded).toBe(false);
   });
   it('an unknown profile is a usage error naming the known ones', async () => {
@@ -100,7 +125,9 @@ describe('store files', () => {
     writeFileSync(join(dir, 'config.json'), '{"profiles": {', { mode: 0o600 });
     const err = await readStore(dir).catch((e) => e);
     expect(err).toMatchObject({ name: 'CliError', exitCode: 1 });
-    expect(err.message).toBe(`The config file ${join(dir, 'config.json')} is not valid JSON. Fix it, or remove it and add the profiles again (\`bookdist profile add\`).`);
+    expect(err.message).toBe(
+      `The config file ${join(dir, 'config.json')} is not valid JSON. Fix it, or remove it and add the profiles again (\`bookdist profile add\`).`,
+    );
     t.cleanup();
   });
 });

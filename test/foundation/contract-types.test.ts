@@ -17,9 +17,10 @@ function diagnostics(file: string): Array<{ line: number; text: string }> {
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
   const program = ts.createProgram([file], { ...options, noEmit: true });
   // The fixture's own diagnostics: the compiler checks of the rest only what the fixture uses.
-  return ts
-    .getPreEmitDiagnostics(program, program.getSourceFile(file))
-    .map((d) => ({ line: d.file!.getLineAndCharacterOfPosition(d.start ?? 0).line + 1, text: ts.flattenDiagnosticMessageText(d.messageText, ' ') }));
+  return ts.getPreEmitDiagnostics(program, program.getSourceFile(file)).map((d) => ({
+    line: d.file!.getLineAndCharacterOfPosition(d.start ?? 0).line + 1,
+    text: ts.flattenDiagnosticMessageText(d.messageText, ' '),
+  }));
 }
 
 describe('the typed contract', () => {
@@ -28,7 +29,10 @@ describe('the typed contract', () => {
     const marked = lines.flatMap((l, i) => (l.trimEnd().endsWith('// ✗') ? [i + 1] : []));
     expect(marked.length).toBe(8);
     const found = diagnostics(FIXTURE);
-    expect([...new Set(found.map((d) => d.line))].sort((a, b) => a - b), JSON.stringify(found, null, 1)).toEqual(marked);
+    expect(
+      [...new Set(found.map((d) => d.line))].sort((a, b) => a - b),
+      JSON.stringify(found, null, 1),
+    ).toEqual(marked);
     const text = found.map((d) => d.text).join('\n');
     expect(text).toMatch(/"book\.gett"/);
     expect(text).toMatch(/titel/);

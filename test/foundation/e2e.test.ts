@@ -15,7 +15,8 @@ const keyFiles = { pkcs1: t.file('k1.pem', keys.pkcs1), pkcs8: t.file('k8.pem', 
 const SHARED = 'shared-key-e2e-secret';
 const TOKEN = 'operator-token-e2e-secret';
 
-const verify = (message: string, sig: string) => createVerify('RSA-SHA256').update(Buffer.from(message, 'utf8')).verify(keys.publicKey, sig, 'base64');
+const verify = (message: string, sig: string) =>
+  createVerify('RSA-SHA256').update(Buffer.from(message, 'utf8')).verify(keys.publicKey, sig, 'base64');
 /** The `request` field of a form body, decoded (quote_plus reversed). */
 const requestField = (body: Buffer) => {
   const s = body.toString('latin1');
@@ -28,7 +29,16 @@ const h = (r: Recorded, name: string) => r.rawHeaders.find(([k]) => k === name)?
 const INDEX = {
   api: {
     admin: 'ops@example.com',
-    available_versions: [{ version: 'v1', version_date: '2015-01-21', version_help: '/v1/describe/', version_major: 1, version_string: '1.0.3', version_url: '/v1/' }],
+    available_versions: [
+      {
+        version: 'v1',
+        version_date: '2015-01-21',
+        version_help: '/v1/describe/',
+        version_major: 1,
+        version_string: '1.0.3',
+        version_url: '/v1/',
+      },
+    ],
     current_version: 'v1',
     host: 'api.example.com',
   },
@@ -39,40 +49,62 @@ const INDEX = {
 const DESCRIBE = {
   endpoints: [
     { name: 'index', methods: ['GET'], path: '/', scope: null, fields: [] },
-    { name: 'book.search', methods: ['POST'], path: '/v1/book/search/', scope: 'book_metadata', fields: [{ name: 'title', type: 'string', required: false, description: 'words' }] },
+    {
+      name: 'book.search',
+      methods: ['POST'],
+      path: '/v1/book/search/',
+      scope: 'book_metadata',
+      fields: [{ name: 'title', type: 'string', required: false, description: 'words' }],
+    },
   ],
   code: 200,
   success: true,
   test_mode: true,
 };
-const XML_400 = '<?xml version="1.0" encoding="UTF-8"?>\n<response><error>The following errors were detected:</error><message>The price field was supplied an invalid value</message></response>';
+const XML_400 =
+  '<?xml version="1.0" encoding="UTF-8"?>\n<response><error>The following errors were detected:</error><message>The price field was supplied an invalid value</message></response>';
 
 let srv: Awaited<ReturnType<typeof startRecorder>>;
 let hits: Record<string, number> = {};
 const route: Responder = (q, res) => {
-    const n = (hits[q.url] = (hits[q.url] ?? 0) + 1);
-    switch (q.url) {
-      case '/':
-        return json(res, 200, INDEX);
-      case '/profile/':
-        return json(res, 200, { code: 200, success: true, test_mode: true, profile: { nickname: 'Partner Co', city: 'Lyon', country: 'FR' }, scopes: ['book_metadata', 'invite_user'] });
-      case '/v1/describe/':
-        return json(res, 200, DESCRIBE);
-      case '/flaky/':
-        return n === 1 ? json(res, 503, { code: 503, error: true, message: 'Service unavailable' }) : json(res, 200, { code: 200, success: true, attempt: n });
-      case '/limited/':
-        return n === 1 ? json(res, 429, { code: 429, error: true, message: 'Too many requests' }, { 'retry-after': '1' }) : json(res, 200, { code: 200, success: true, attempt: n });
-      case '/v1/access/allow/':
-        return text(res, 400, XML_400, 'application/xml');
-      case '/gateway/':
-        return text(res, 502, 'Bad gateway', 'text/html');
-      case '/hang/':
-        return; // never answers
-      case '/v1/book/index/':
-        return json(res, 200, { code: 200, success: true, count: 5000, results: Array.from({ length: 5000 }, (_, i) => ({ id: i, title: `Book ${i}`.padEnd(200, '.') })) });
-      default:
-        return json(res, 200, { code: 200, success: true, test_mode: false, echo: q.url });
-    }
+  const n = (hits[q.url] = (hits[q.url] ?? 0) + 1);
+  switch (q.url) {
+    case '/':
+      return json(res, 200, INDEX);
+    case '/profile/':
+      return json(res, 200, {
+        code: 200,
+        success: true,
+        test_mode: true,
+        profile: { nickname: 'Partner Co', city: 'Lyon', country: 'FR' },
+        scopes: ['book_metadata', 'invite_user'],
+      });
+    case '/v1/describe/':
+      return json(res, 200, DESCRIBE);
+    case '/flaky/':
+      return n === 1
+        ? json(res, 503, { code: 503, error: true, message: 'Service unavailable' })
+        : json(res, 200, { code: 200, success: true, attempt: n });
+    case '/limited/':
+      return n === 1
+        ? json(res, 429, { code: 429, error: true, message: 'Too many requests' }, { 'retry-after': '1' })
+        : json(res, 200, { code: 200, success: true, attempt: n });
+    case '/v1/access/allow/':
+      return text(res, 400, XML_400, 'application/xml');
+    case '/gateway/':
+      return text(res, 502, 'Bad gateway', 'text/html');
+    case '/hang/':
+      return; // never answers
+    case '/v1/book/index/':
+      return json(res, 200, {
+        code: 200,
+        success: true,
+        count: 5000,
+        results: Array.from({ length: 5000 }, (_, i) => ({ id: i, title: `Book ${i}`.padEnd(200, '.') })),
+      });
+    default:
+      return json(res, 200, { code: 200, success: true, test_mode: false, echo: q.url });
+  }
 };
 beforeAll(async () => {
   srv = await startRecorder(route);
@@ -105,13 +137,21 @@ describe('bytes on the wire', () => {
       expect([q.method, q.url, q.body.length]).toEqual(['GET', '/profile/', 0]);
       expect(names(q)).toEqual(expect.arrayContaining(['signature', 'api-user', 'user', 'version', 'authorization']));
       expect(names(q)).not.toContain('api-key');
-      expect([h(q, 'api-user'), h(q, 'user'), h(q, 'version'), h(q, 'authorization')]).toEqual([USER, USER, 'v1', 'CryptoAuth']);
+      expect([h(q, 'api-user'), h(q, 'user'), h(q, 'version'), h(q, 'authorization')]).toEqual([
+        USER,
+        USER,
+        'v1',
+        'CryptoAuth',
+      ]);
       expect(h(q, 'signature')).toMatch(/^[A-Za-z0-9+/]{342}==$/);
       expect(verify(USER, h(q, 'signature')!)).toBe(true);
     });
 
     it(`POST with a ${key} key: one form field, Python-style JSON, signature over its exact text`, async () => {
-      const r = await cli(['api', 'POST', '/v1/book/search/', '-f', 'title=Café', '-F', 'isbn=["9780321558237"]', '-F', 'limit=5'], envFor(key));
+      const r = await cli(
+        ['api', 'POST', '/v1/book/search/', '-f', 'title=Café', '-F', 'isbn=["9780321558237"]', '-F', 'limit=5'],
+        envFor(key),
+      );
       expect(r.code).toBe(0);
       const q = srv.requests[0];
       expect([q.method, q.url]).toEqual(['POST', '/v1/book/search/']);
@@ -131,12 +171,21 @@ describe('bytes on the wire', () => {
     const r = await cli(['api', 'GET', '/v1/codes/summary/'], envFor('shared'));
     expect(r.code).toBe(0);
     const q = srv.requests[0];
-    expect([h(q, 'authorization'), h(q, 'api-key'), h(q, 'api-user'), h(q, 'user'), h(q, 'version')]).toEqual(['SharedKeyAuth', SHARED, USER, USER, 'v1']);
+    expect([h(q, 'authorization'), h(q, 'api-key'), h(q, 'api-user'), h(q, 'user'), h(q, 'version')]).toEqual([
+      'SharedKeyAuth',
+      SHARED,
+      USER,
+      USER,
+      'v1',
+    ]);
     expect(names(q)).not.toContain('signature');
   });
 
   it('access endpoints send the operator token as a shared key', async () => {
-    await cli(['api', 'POST', '/v1/access/allow/', '-f', 'hash_id=h', '-f', 'price=1.005'], envFor('pkcs8', { BOOKDIST_TOKEN: TOKEN }));
+    await cli(
+      ['api', 'POST', '/v1/access/allow/', '-f', 'hash_id=h', '-f', 'price=1.005'],
+      envFor('pkcs8', { BOOKDIST_TOKEN: TOKEN }),
+    );
     const q = srv.requests[0];
     expect([h(q, 'authorization'), h(q, 'api-key')]).toEqual(['SharedKeyAuth', TOKEN]);
     expect(names(q)).not.toContain('signature');
@@ -184,7 +233,10 @@ describe('what is printed', () => {
   });
 
   it('--dry-run prints a curl line with secrets redacted and sends nothing', async () => {
-    const r = await cli(['--dry-run', 'api', 'POST', '/v1/user/', '-f', 'email=a@example.com', '-f', 'passwd=pw-secret-1'], envFor('pkcs8'));
+    const r = await cli(
+      ['--dry-run', 'api', 'POST', '/v1/user/', '-f', 'email=a@example.com', '-f', 'passwd=pw-secret-1'],
+      envFor('pkcs8'),
+    );
     expect(r.code).toBe(0);
     expect(srv.requests).toHaveLength(0);
     expect(r.stdout).toBe(
@@ -196,7 +248,10 @@ describe('what is printed', () => {
   });
 
   it('--debug traces on stderr without keys, signatures or shared keys', async () => {
-    const r = await cli(['--debug', 'api', 'POST', '/v1/book/search/', '-f', 'title=x'], envFor('shared', { BOOKDIST_TOKEN: TOKEN }));
+    const r = await cli(
+      ['--debug', 'api', 'POST', '/v1/book/search/', '-f', 'title=x'],
+      envFor('shared', { BOOKDIST_TOKEN: TOKEN }),
+    );
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`[debug] → POST ${srv.url}/v1/book/search/`);
     expect(r.stderr).toContain('[debug]   api-key: [REDACTED]');
@@ -234,9 +289,17 @@ describe('resilience and errors', () => {
   });
 
   it("the access API's XML error becomes the one error shape", async () => {
-    const r = await cli(['api', 'POST', '/v1/access/allow/', '-f', 'price=1.005'], envFor('pkcs8', { BOOKDIST_TOKEN: TOKEN }));
+    const r = await cli(
+      ['api', 'POST', '/v1/access/allow/', '-f', 'price=1.005'],
+      envFor('pkcs8', { BOOKDIST_TOKEN: TOKEN }),
+    );
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout)).toEqual({ code: 400, error: true, message: 'The price field was supplied an invalid value', text: XML_400 });
+    expect(JSON.parse(r.stdout)).toEqual({
+      code: 400,
+      error: true,
+      message: 'The price field was supplied an invalid value',
+      text: XML_400,
+    });
     expect(r.stderr).toBe('bookdist: HTTP 400: The price field was supplied an invalid value\n');
   });
 
@@ -248,8 +311,24 @@ describe('resilience and errors', () => {
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe('bookdist: Bad gateway (HTTP 502, GET /profile/)\n');
       const j = await cli(['whoami', '--json']);
-      expect(JSON.parse(j.stderr)).toEqual({ error: { status: 502, message: 'Bad gateway (HTTP 502, GET /profile/)', exit_code: 1, details: { text: 'Bad gateway' } } });
-      srv.respond((q, res) => (q.url === '/profile/' ? text(res, 403, XML_400.replace('price field was supplied an invalid value', 'caller lacks authorization'), 'application/xml') : json(res, 200, {})));
+      expect(JSON.parse(j.stderr)).toEqual({
+        error: {
+          status: 502,
+          message: 'Bad gateway (HTTP 502, GET /profile/)',
+          exit_code: 1,
+          details: { text: 'Bad gateway' },
+        },
+      });
+      srv.respond((q, res) =>
+        q.url === '/profile/'
+          ? text(
+              res,
+              403,
+              XML_400.replace('price field was supplied an invalid value', 'caller lacks authorization'),
+              'application/xml',
+            )
+          : json(res, 200, {}),
+      );
       const x = await cli(['whoami']);
       expect(x.code).toBe(4);
       expect(x.stderr).toBe('bookdist: The caller lacks authorization (HTTP 403, GET /profile/)\n');
@@ -262,13 +341,18 @@ describe('resilience and errors', () => {
     const started = Date.now();
     const r = await cli(['--timeout', '300ms', '--retries', '1', 'api', 'GET', '/hang/']);
     expect(r.code).toBe(7);
-    expect(r.stderr).toMatch(new RegExp(`^bookdist: GET ${srv.url}/hang/: no answer within 300ms \\(timed out; raise --timeout\\)\\n$`));
+    expect(r.stderr).toMatch(
+      new RegExp(`^bookdist: GET ${srv.url}/hang/: no answer within 300ms \\(timed out; raise --timeout\\)\\n$`),
+    );
     expect(srv.requests).toHaveLength(1);
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('a reader that goes away (| head) ends the command quietly', async () => {
-    const child = spawn(process.execPath, [BIN, 'api', 'GET', '/v1/book/index/'], { env: { PATH: process.env.PATH, ...envFor() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'api', 'GET', '/v1/book/index/'], {
+      env: { PATH: process.env.PATH, ...envFor() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
     child.stdout.once('data', () => child.stdout.destroy());

@@ -2,10 +2,36 @@
 // created exclusively and private, whole-file writes go through an unguessable temporary name.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  lstatSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createNewSync, kindOf, makeDirSync, nodeFs, privateDirSync, readTextSync, takeOverEmpty, tempNameFor, writeFileAtomicSync, type SafeHandle } from '../../src/util/fs-safe.js';
+import {
+  createNewSync,
+  kindOf,
+  makeDirSync,
+  nodeFs,
+  privateDirSync,
+  readTextSync,
+  takeOverEmpty,
+  tempNameFor,
+  writeFileAtomicSync,
+  type SafeHandle,
+} from '../../src/util/fs-safe.js';
 
 let dir: string;
 beforeEach(() => {
@@ -87,7 +113,10 @@ describe('fs-safe', () => {
     expect(readTextSync(join(dir, 'r'))).toBe('Text é');
     expect(readTextSync(join(dir, 'missing'))).toBeUndefined();
     mkdirSync(join(dir, 'd'));
-    await expect(nodeFs.readText(join(dir, 'd'))).rejects.toMatchObject({ code: 'ENOTREG', message: `ENOTREG: not a regular file, open '${join(dir, 'd')}'` });
+    await expect(nodeFs.readText(join(dir, 'd'))).rejects.toMatchObject({
+      code: 'ENOTREG',
+      message: `ENOTREG: not a regular file, open '${join(dir, 'd')}'`,
+    });
     expect(() => readTextSync(join(dir, 'd'))).toThrow(`ENOTREG: not a regular file, open '${join(dir, 'd')}'`);
   });
 
@@ -140,7 +169,9 @@ describe('fs-safe', () => {
     // A directory where the file should go: the rename fails, and the temporary file goes too.
     mkdirSync(join(dir, 'taken'));
     writeFileSync(join(dir, 'taken', 'x'), '');
-    await expect(nodeFs.writeFileAtomic(join(dir, 'taken'), 'x')).rejects.toMatchObject({ code: expect.stringMatching(/EISDIR|ENOTEMPTY|EEXIST/) });
+    await expect(nodeFs.writeFileAtomic(join(dir, 'taken'), 'x')).rejects.toMatchObject({
+      code: expect.stringMatching(/EISDIR|ENOTEMPTY|EEXIST/),
+    });
     expect(() => writeFileAtomicSync(join(dir, 'taken'), 'x')).toThrow(/EISDIR|ENOTEMPTY|EEXIST/);
     expect(readdirSync(dir).sort()).toEqual(['b', 'old', 's', 'taken']);
     // remove: what is not there is not an error.
@@ -167,9 +198,16 @@ describe('fs-safe', () => {
     privateDirSync(join(dir, 'theirs'));
     expect(statSync(join(dir, 'theirs')).mode & 0o777).toBe(0o755);
     symlinkSync(join(dir, 'open'), join(dir, 'link'));
-    expect(() => privateDirSync(join(dir, 'link'))).toThrow(expect.objectContaining({ code: 'ELOOP', message: `ELOOP: a symbolic link, not a directory: '${join(dir, 'link')}'` }));
+    expect(() => privateDirSync(join(dir, 'link'))).toThrow(
+      expect.objectContaining({
+        code: 'ELOOP',
+        message: `ELOOP: a symbolic link, not a directory: '${join(dir, 'link')}'`,
+      }),
+    );
     writeFileSync(join(dir, 'file'), '');
-    expect(() => privateDirSync(join(dir, 'file'))).toThrow(expect.objectContaining({ code: 'EEXIST', message: `EEXIST: file already exists, mkdir '${join(dir, 'file')}'` }));
+    expect(() => privateDirSync(join(dir, 'file'))).toThrow(
+      expect.objectContaining({ code: 'EEXIST', message: `EEXIST: file already exists, mkdir '${join(dir, 'file')}'` }),
+    );
     // Every level it makes is private, not only the last.
     expect(statSync(join(dir, 'p')).mode & 0o777).toBe(0o700);
     // A parent that exists but cannot hold the child (procfs): the child's own error, at once.
@@ -225,7 +263,7 @@ describe('fs-safe', () => {
     expect(open).toEqual([]);
   });
 
-  it('writeFileAtomic reports the write\'s own error even when the temporary file is already gone; the sync form removes its temporary file after a failed write', async () => {
+  it("writeFileAtomic reports the write's own error even when the temporary file is already gone; the sync form removes its temporary file after a failed write", async () => {
     writeFileSync(join(dir, 'old'), 'old');
     const vanishing = {
       ...nodeFs,
@@ -245,7 +283,9 @@ describe('fs-safe', () => {
     expect(readdirSync(dir)).toEqual(['old']);
     // The synchronous form: a write that fails (here data that is not text or bytes; a full disk
     // takes the same path, test/foundation/full-disk.test.ts) leaves the old file and no temporary one.
-    expect(() => writeFileAtomicSync(join(dir, 'old'), 42 as unknown as string)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE' }));
+    expect(() => writeFileAtomicSync(join(dir, 'old'), 42 as unknown as string)).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE' }),
+    );
     expect(readdirSync(dir)).toEqual(['old']);
     expect(readFileSync(join(dir, 'old'), 'utf8')).toBe('old');
   });

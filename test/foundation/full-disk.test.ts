@@ -16,7 +16,14 @@ describe('writing to a full disk', () => {
     const fd = openSync('/dev/full', 'w');
     try {
       const child = spawn(process.execPath, [BIN, 'sandbox', 'openapi'], {
-        env: { PATH: process.env.PATH, HOME: home, TMPDIR: process.env.TMPDIR, BOOKDIST_DATA_DIR: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config'), NO_COLOR: '1' },
+        env: {
+          PATH: process.env.PATH,
+          HOME: home,
+          TMPDIR: process.env.TMPDIR,
+          BOOKDIST_DATA_DIR: join(home, 'data'),
+          XDG_CONFIG_HOME: join(home, 'config'),
+          NO_COLOR: '1',
+        },
         stdio: ['ignore', fd, 'pipe'],
       });
       let stderr = '';
@@ -31,16 +38,22 @@ describe('writing to a full disk', () => {
     }
   });
 
-  it('bookdist --version / -V > /dev/full (the launcher\'s own fast path, run as a shell runs it): the same line, exit 1', () => {
+  it("bookdist --version / -V > /dev/full (the launcher's own fast path, run as a shell runs it): the same line, exit 1", () => {
     const home = mkdtempSync(join(tmpdir(), 'bookdist-full-'));
     onTestFinished(() => rmSync(home, { recursive: true, force: true }));
     for (const flag of ['--version', '-V']) {
-      const r = spawnSync('sh', ['-c', `"${BIN}" ${flag} > /dev/full`], { env: { PATH: process.env.PATH, HOME: home, TMPDIR: process.env.TMPDIR }, encoding: 'utf8' });
+      const r = spawnSync('sh', ['-c', `"${BIN}" ${flag} > /dev/full`], {
+        env: { PATH: process.env.PATH, HOME: home, TMPDIR: process.env.TMPDIR },
+        encoding: 'utf8',
+      });
       expect(r.status, flag).toBe(1);
       expect(r.stderr).toBe('bookdist: cannot write the output (ENOSPC); nothing more was written.\n');
     }
     // control: to a working stdout it prints the version
-    const ok = spawnSync('sh', ['-c', `"${BIN}" --version`], { env: { PATH: process.env.PATH, HOME: home, TMPDIR: process.env.TMPDIR }, encoding: 'utf8' });
+    const ok = spawnSync('sh', ['-c', `"${BIN}" --version`], {
+      env: { PATH: process.env.PATH, HOME: home, TMPDIR: process.env.TMPDIR },
+      encoding: 'utf8',
+    });
     expect(ok.status).toBe(0);
     expect(ok.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
   });

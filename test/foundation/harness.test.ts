@@ -5,12 +5,22 @@ import { json, netError, StubRegistry } from '../helpers/stub-http.js';
 import { runnerFor, stubEnv } from '../helpers/run.js';
 
 const ISBN = '9781614001379';
-const BOOK = { id: 7, hash_id: 'a'.repeat(40), title: 'Stubbed Title', identifiers: { isbn13: ISBN }, digital_pricing: [] };
+const BOOK = {
+  id: 7,
+  hash_id: 'a'.repeat(40),
+  title: 'Stubbed Title',
+  identifiers: { isbn13: ISBN },
+  digital_pricing: [],
+};
 const noSleep = { now: () => new Date('2026-11-25T12:00:00Z'), sleep: async () => {} };
 
 describe('in-process harness', () => {
   it('runs a command against stubs and records the signed request', async () => {
-    const http = new StubRegistry().on('GET', `/v1/book/isbn/${ISBN}/`, json(200, { code: 200, success: true, book: BOOK }));
+    const http = new StubRegistry().on(
+      'GET',
+      `/v1/book/isbn/${ISBN}/`,
+      json(200, { code: 200, success: true, book: BOOK }),
+    );
     const r = await runnerFor(stubEnv(), http)(['book', 'get', '--isbn', ISBN, '--json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);

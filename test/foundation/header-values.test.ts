@@ -13,8 +13,13 @@ import { STUB_URL } from '../helpers/run.js';
 
 const SUMMARY = { code: 200, success: true, codes_generated: 0, codes_redeemed: 0, redemption_percentage: 0 };
 
-function client(credentials: Credentials = { kind: 'shared', username: 'partner', sharedKey: 'k' }, extra: Partial<ConstructorParameters<typeof ApiClient>[0]> = {}) {
-  const stub = new StubRegistry().on('GET', '/v1/codes/summary/', json(200, SUMMARY), Infinity).on('POST', '/v1/codes/generate/', json(200, { code: 200, success: true, codes: [] }), Infinity);
+function client(
+  credentials: Credentials = { kind: 'shared', username: 'partner', sharedKey: 'k' },
+  extra: Partial<ConstructorParameters<typeof ApiClient>[0]> = {},
+) {
+  const stub = new StubRegistry()
+    .on('GET', '/v1/codes/summary/', json(200, SUMMARY), Infinity)
+    .on('POST', '/v1/codes/generate/', json(200, { code: 200, success: true, codes: [] }), Infinity);
   const announced: string[] = [];
   const api = new ApiClient({
     baseUrl: STUB_URL,
@@ -48,7 +53,12 @@ describe('a header value the client would send', () => {
   ] as const) {
     it(`holding ${what}: exit 2 naming the header, nothing sent, nothing announced to the ledger`, async () => {
       const { api, stub, announced } = client();
-      const e = await refusal(api.call('codes.generate', { payload: { hash_id: 'a'.repeat(40), org: 'o', count: 1 }, headers: { 'Idempotency-Key': value } }));
+      const e = await refusal(
+        api.call('codes.generate', {
+          payload: { hash_id: 'a'.repeat(40), org: 'o', count: 1 },
+          headers: { 'Idempotency-Key': value },
+        }),
+      );
       expect(e.exitCode).toBe(ExitCode.USAGE);
       expect(e.message).toContain('The idempotency-key header of POST /v1/codes/generate/ would hold a ' + shown);
       expect(e.message).toContain('Nothing was sent');
@@ -68,7 +78,9 @@ describe('a header value the client would send', () => {
     const { api, stub } = client({ kind: 'token', token: 'tok-secret-123\r\nX-Injected: 1', username: 'partner' });
     const e = await refusal(api.call('codes.summary'));
     expect(e.exitCode).toBe(ExitCode.USAGE);
-    expect(e.message).toMatch(/^The api-key header of GET \/v1\/codes\/summary\/ would hold a control character \(\\r\)\. Nothing was sent/);
+    expect(e.message).toMatch(
+      /^The api-key header of GET \/v1\/codes\/summary\/ would hold a control character \(\\r\)\. Nothing was sent/,
+    );
     expect(e.message).not.toContain('tok-secret');
     expect(stub.requests).toHaveLength(0);
   });
@@ -78,7 +90,9 @@ describe('a header value the client would send', () => {
     const { api } = client(undefined, { dryRun: (l) => void printed.push(l) });
     const e = await refusal(api.call('codes.summary', { headers: { 'x-note': 'a\nb' } }));
     expect(e.exitCode).toBe(ExitCode.USAGE);
-    expect(e.message).toContain('The x-note header of GET /v1/codes/summary/ would hold a control character (\\n): "a\\nb"');
+    expect(e.message).toContain(
+      'The x-note header of GET /v1/codes/summary/ would hold a control character (\\n): "a\\nb"',
+    );
     expect(printed).toEqual([]);
   });
 });

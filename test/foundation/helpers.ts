@@ -22,7 +22,9 @@ export interface Recorded {
 export type Responder = (req: Recorded, res: ServerResponse, n: number) => void | Promise<void>;
 
 /** A node:http server on 127.0.0.1:0 that records every request and answers with `respond`. */
-export async function startRecorder(respond: Responder = (_q, res) => json(res, 200, { code: 200, success: true, test_mode: false })) {
+export async function startRecorder(
+  respond: Responder = (_q, res) => json(res, 200, { code: 200, success: true, test_mode: false }),
+) {
   const requests: Recorded[] = [];
   let responder = respond;
   const sockets = new Set<import('node:net').Socket>();
@@ -31,7 +33,13 @@ export async function startRecorder(respond: Responder = (_q, res) => json(res, 
     for await (const c of req) chunks.push(c as Buffer);
     const raw: Array<[string, string]> = [];
     for (let i = 0; i < req.rawHeaders.length; i += 2) raw.push([req.rawHeaders[i], req.rawHeaders[i + 1]]);
-    const rec: Recorded = { method: req.method!, url: req.url!, rawHeaders: raw, headers: req.headers, body: Buffer.concat(chunks) };
+    const rec: Recorded = {
+      method: req.method!,
+      url: req.url!,
+      rawHeaders: raw,
+      headers: req.headers,
+      body: Buffer.concat(chunks),
+    };
     requests.push(rec);
     await responder(rec, res, requests.length);
   });
@@ -85,7 +93,11 @@ export function ecKeyPem(): string {
   return privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
 }
 
-export function tempDir(prefix = 'bookdist-test-'): { dir: string; file(name: string, content: string): string; cleanup(): void } {
+export function tempDir(prefix = 'bookdist-test-'): {
+  dir: string;
+  file(name: string, content: string): string;
+  cleanup(): void;
+} {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return {
     dir,
@@ -113,10 +125,14 @@ function capture(opts: { isTTY?: boolean; columns?: number } = {}) {
   return w;
 }
 
-export function fakeIO(opts: { env?: Record<string, string | undefined>; tty?: boolean; columns?: number; input?: string } = {}) {
+export function fakeIO(
+  opts: { env?: Record<string, string | undefined>; tty?: boolean; columns?: number; input?: string } = {},
+) {
   const stdout = capture({ isTTY: opts.tty, columns: opts.columns });
   const stderr = capture({ isTTY: opts.tty, columns: opts.columns });
-  const stdin = (opts.input !== undefined ? Readable.from([Buffer.from(opts.input)]) : new PassThrough().end()) as IO['stdin'];
+  const stdin = (
+    opts.input !== undefined ? Readable.from([Buffer.from(opts.input)]) : new PassThrough().end()
+  ) as IO['stdin'];
   if (opts.tty) (stdin as any).isTTY = true;
   const io: IO = { stdin, stdout, stderr, env: { ...(opts.env ?? {}) }, cwd: process.cwd() };
   return { io, stdout, stderr };

@@ -22,14 +22,22 @@ function knip(cwd: string): { status: number | null; findings: string[]; stderr:
   const r = spawnSync(process.execPath, [KNIP, '--no-progress', '--reporter', 'json'], {
     cwd,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, NODE_DISABLE_COMPILE_CACHE: '1', JITI_FS_CACHE: 'false' },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      TMPDIR: process.env.TMPDIR,
+      NODE_DISABLE_COMPILE_CACHE: '1',
+      JITI_FS_CACHE: 'false',
+    },
     timeout: 120_000,
   });
   const report = JSON.parse(r.stdout || '{"issues":[]}') as { issues: KnipIssue[] };
   const findings = report.issues.flatMap((issue) =>
     Object.entries(issue)
       .filter(([kind, list]) => kind !== 'file' && Array.isArray(list) && list.length > 0)
-      .flatMap(([kind, list]) => (list as Array<{ name: string; line?: number }>).map((x) => `${issue.file}:${x.line ?? 0} ${kind} ${x.name}`)),
+      .flatMap(([kind, list]) =>
+        (list as Array<{ name: string; line?: number }>).map((x) => `${issue.file}:${x.line ?? 0} ${kind} ${x.name}`),
+      ),
   );
   return { status: r.status, findings, stderr: r.stderr };
 }
@@ -48,7 +56,10 @@ describe('knip', () => {
       writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'knip-control', private: true, type: 'module' }));
       writeFileSync(join(dir, 'knip.json'), JSON.stringify({ entry: ['src/main.ts'], project: ['src/**/*.ts'] }));
       writeFileSync(join(dir, 'src/main.ts'), "import { used } from './lib.js';\nconsole.log(used());\n");
-      writeFileSync(join(dir, 'src/lib.ts'), 'export function used(): number {\n  return 1;\n}\nexport function forgotten(): number {\n  return 2;\n}\n');
+      writeFileSync(
+        join(dir, 'src/lib.ts'),
+        'export function used(): number {\n  return 1;\n}\nexport function forgotten(): number {\n  return 2;\n}\n',
+      );
       const r = knip(dir);
       expect(r.findings, r.stderr).toEqual(['src/lib.ts:4 exports forgotten']);
       expect(r.status).toBe(1);

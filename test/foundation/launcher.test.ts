@@ -2,7 +2,16 @@
 // npm link and global installs make them, with or without the pinned Node, and signals that
 // reach the job itself.
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+  chmodSync,
+} from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -34,7 +43,10 @@ const machinePath = (process.env.PATH ?? '')
   .join(':');
 
 function sh(cmd: string, env: Record<string, string> = {}) {
-  return spawnSync('sh', ['-c', cmd], { env: { PATH: machinePath, HOME: t.dir, TMPDIR: process.env.TMPDIR, ...env }, encoding: 'utf8' });
+  return spawnSync('sh', ['-c', cmd], {
+    env: { PATH: machinePath, HOME: t.dir, TMPDIR: process.env.TMPDIR, ...env },
+    encoding: 'utf8',
+  });
 }
 
 /** Every process as [pid, ppid, args]. */
@@ -62,7 +74,14 @@ function portOpen(port: number): Promise<boolean> {
 function startLauncher(args: string[], env: Record<string, string> = {}, opts: { viaNode?: boolean } = {}) {
   const [cmd, argv] = opts.viaNode ? ['node', [BIN, ...args]] : [BIN, args];
   const child = spawn(cmd, argv, {
-    env: { PATH: machinePath, HOME: t.dir, TMPDIR: process.env.TMPDIR, BOOKDIST_DATA_DIR: t.dir, NO_COLOR: '1', ...env },
+    env: {
+      PATH: machinePath,
+      HOME: t.dir,
+      TMPDIR: process.env.TMPDIR,
+      BOOKDIST_DATA_DIR: t.dir,
+      NO_COLOR: '1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: opts.viaNode,
   });
@@ -70,7 +89,9 @@ function startLauncher(args: string[], env: Record<string, string> = {}, opts: {
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
   child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.on('close', (code, signal) => res({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
+    child.on('close', (code, signal) => res({ code, signal })),
+  );
   const until = async (re: RegExp, stream: () => string) => {
     for (let i = 0; i < 600 && !re.test(stream()); i++) await new Promise((r) => setTimeout(r, 50));
     if (!re.test(stream())) throw new Error(`never saw ${re}; stderr: ${stderr}`);
@@ -79,7 +100,7 @@ function startLauncher(args: string[], env: Record<string, string> = {}, opts: {
 }
 
 describe('bin/bookdist launcher', () => {
-  it('runs the pinned Node itself, with the machine\'s older node first on PATH', () => {
+  it("runs the pinned Node itself, with the machine's older node first on PATH", () => {
     const r = sh(`"${BIN}" --version`);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
@@ -93,7 +114,7 @@ describe('bin/bookdist launcher', () => {
     expect(p.stderr).toBe('');
   });
 
-  it('keeps Node\'s compile cache in the user\'s cache directory (XDG), never in the temp directory', () => {
+  it("keeps Node's compile cache in the user's cache directory (XDG), never in the temp directory", () => {
     const tmp = join(t.dir, 'tmp');
     mkdirSync(tmp, { recursive: true });
     const home = join(t.dir, 'cache-home');
@@ -134,7 +155,14 @@ describe('bin/bookdist launcher', () => {
       // A stored profile, as a user has one (it is read as JSON; nothing heavy loads before the request).
       const cfg = join(t.dir, `hang-config-${port}`);
       mkdirSync(cfg, { recursive: true, mode: 0o700 });
-      writeFileSync(join(cfg, 'config.json'), JSON.stringify({ current: 'hang', profiles: { hang: { baseUrl: `http://127.0.0.1:${port}`, username: 'u', sharedKey: 'k' } } }), { mode: 0o600 });
+      writeFileSync(
+        join(cfg, 'config.json'),
+        JSON.stringify({
+          current: 'hang',
+          profiles: { hang: { baseUrl: `http://127.0.0.1:${port}`, username: 'u', sharedKey: 'k' } },
+        }),
+        { mode: 0o600 },
+      );
       await run({ BOOKDIST_CONFIG_DIR: cfg }, async () => {
         for (let i = 0; i < 400 && sockets.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
         expect(sockets.length).toBeGreaterThan(0);
@@ -157,12 +185,19 @@ describe('bin/bookdist launcher', () => {
 
   // `node bin/bookdist` under a Node older than engines.node re-runs the command under the pinned
   // Node as a child: the parent must end as the child did, by the same signal (not exit 1 for SIGTERM).
-  const machineNode = spawnSync('node', ['-p', 'process.versions.node'], { env: { PATH: machinePath }, encoding: 'utf8' }).stdout?.trim() ?? '';
+  const machineNode =
+    spawnSync('node', ['-p', 'process.versions.node'], {
+      env: { PATH: machinePath },
+      encoding: 'utf8',
+    }).stdout?.trim() ?? '';
   it.for([
     ['SIGTERM', 'the parent alone, as kill does'],
-    ['SIGINT', 'the process group, as a terminal\'s Ctrl-C does'],
+    ['SIGINT', "the process group, as a terminal's Ctrl-C does"],
   ] as const)('through an older node: %s sent to %s: the parent ends by that signal', async ([sig], ctx) => {
-    if (!machineNode || atLeast(machineNode, ENGINES_MIN)) ctx.skip(`needs a node older than ${ENGINES_MIN} on PATH (the re-run path); this machine's is ${machineNode || 'absent'}`);
+    if (!machineNode || atLeast(machineNode, ENGINES_MIN))
+      ctx.skip(
+        `needs a node older than ${ENGINES_MIN} on PATH (the re-run path); this machine's is ${machineNode || 'absent'}`,
+      );
     await hangingService(async (env, inFlight) => {
       const run = startLauncher(['whoami', '--timeout', '60s'], env, { viaNode: true });
       await inFlight();
@@ -175,21 +210,37 @@ describe('bin/bookdist launcher', () => {
   it('gives a catalogue load a larger young generation than every other command, through sh and through an older node', () => {
     // A hook preloaded into every Node the launcher starts reports the V8 flags it got.
     const hook = join(t.dir, 'exec-argv.mjs');
-    writeFileSync(hook, "process.on('exit', () => process.stderr.write(`\\nEXEC_ARGV=${JSON.stringify(process.execArgv)}\\n`));\n");
+    writeFileSync(
+      hook,
+      "process.on('exit', () => process.stderr.write(`\\nEXEC_ARGV=${JSON.stringify(process.execArgv)}\\n`));\n",
+    );
     const flagsOf = (cmd: string) => {
       const r = sh(cmd, { NODE_OPTIONS: `--import=${hook}` });
       expect(r.status, r.stderr).toBe(0);
       // Every Node that ran: an older node that re-runs the command under the pinned one got no flags.
-      return [...r.stderr.matchAll(/^EXEC_ARGV=(.*)$/gm)].flatMap((m) => (JSON.parse(m[1]) as string[]).filter((a) => a.startsWith('--max-semi-space-size')));
+      return [...r.stderr.matchAll(/^EXEC_ARGV=(.*)$/gm)].flatMap((m) =>
+        (JSON.parse(m[1]) as string[]).filter((a) => a.startsWith('--max-semi-space-size')),
+      );
     };
     expect(flagsOf(`"${BIN}" --version`)).toEqual(['--max-semi-space-size=1']);
     expect(flagsOf(`"${BIN}" book --help`)).toEqual(['--max-semi-space-size=1']);
     expect(flagsOf(`"${BIN}" sandbox catalogue load --help`)).toEqual(['--max-semi-space-size=8']);
     expect(flagsOf(`"${BIN}" sandbox catalogue --help`)).toEqual(['--max-semi-space-size=1']);
     // Every Node the launcher starts resolves dist/'s modules without following links (issue 31).
-    const preserve = (cmd: string) => [...sh(cmd, { NODE_OPTIONS: `--import=${hook}` }).stderr.matchAll(/^EXEC_ARGV=(.*)$/gm)].map((m) => JSON.parse(m[1]).includes('--preserve-symlinks'));
+    const preserve = (cmd: string) =>
+      [...sh(cmd, { NODE_OPTIONS: `--import=${hook}` }).stderr.matchAll(/^EXEC_ARGV=(.*)$/gm)].map((m) =>
+        JSON.parse(m[1]).includes('--preserve-symlinks'),
+      );
     expect(preserve(`"${BIN}" book --help`)).toEqual([true]);
-    if (!atLeast(spawnSync('node', ['-p', 'process.versions.node'], { env: { PATH: machinePath }, encoding: 'utf8' }).stdout.trim(), ENGINES_MIN)) {
+    if (
+      !atLeast(
+        spawnSync('node', ['-p', 'process.versions.node'], {
+          env: { PATH: machinePath },
+          encoding: 'utf8',
+        }).stdout.trim(),
+        ENGINES_MIN,
+      )
+    ) {
       expect(flagsOf(`node "${BIN}" sandbox catalogue load --help`)).toEqual(['--max-semi-space-size=8']);
       expect(flagsOf(`node "${BIN}" book --help`)).toEqual(['--max-semi-space-size=1']);
       expect(preserve(`node "${BIN}" book --help`).sort()).toEqual([false, true]); // the older node, the pinned one
@@ -214,7 +265,11 @@ describe('bin/bookdist launcher', () => {
     const nodeDir = join(t.dir, 'node24');
     mkdirSync(nodeDir, { recursive: true });
     symlinkSync(PINNED, join(nodeDir, 'node'));
-    for (const cmd of [`bookdist --version`, `"${join(t.dir, 'bd')}" --version`, `cd "${prefix}/bin" && sh bookdist --version`]) {
+    for (const cmd of [
+      `bookdist --version`,
+      `"${join(t.dir, 'bd')}" --version`,
+      `cd "${prefix}/bin" && sh bookdist --version`,
+    ]) {
       const r = sh(cmd, { PATH: `${nodeDir}:${join(prefix, 'bin')}:${machinePath}` });
       expect(r.status, `${cmd}: ${r.stderr}`).toBe(0);
       expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);

@@ -29,7 +29,16 @@ describe('lazy command tree', () => {
     expect(route(['book', 'get', '--help'])).toEqual({ kind: 'group', name: 'book' });
     expect(route(['--version'])).toEqual({ kind: 'version' });
     expect(route(['-q', '-V'])).toEqual({ kind: 'version' });
-    for (const argv of [['-h', 'book'], ['--help', 'bok'], ['-V', '--help'], ['--help', '-V'], ['help', 'book'], ['completion', 'bash'], ['bok'], ['--', 'book']]) {
+    for (const argv of [
+      ['-h', 'book'],
+      ['--help', 'bok'],
+      ['-V', '--help'],
+      ['--help', '-V'],
+      ['help', 'book'],
+      ['completion', 'bash'],
+      ['bok'],
+      ['--', 'book'],
+    ]) {
       expect(route(argv), argv.join(' ')).toEqual({ kind: 'full' });
     }
     for (const argv of [[], ['--help'], ['-h'], ['--json'], ['-o', 'json', '--help'], ['--profile', 'book', '-h']]) {
@@ -39,19 +48,36 @@ describe('lazy command tree', () => {
 
   it('a verb run registers that verb alone, as the full tree has it; any other word after the group keeps the whole group', async () => {
     const full = new Map(walk(buildProgram()).map(([p, c]) => [p.join(' '), c]));
-    for (const argv of [['book', 'get', '--isbn', '1'], ['codes', 'summary'], ['sandbox', 'clock', 'advance', '1d'], ['-q', 'user', 'get', '--help']]) {
+    for (const argv of [
+      ['book', 'get', '--isbn', '1'],
+      ['codes', 'summary'],
+      ['sandbox', 'clock', 'advance', '1d'],
+      ['-q', 'user', 'get', '--help'],
+    ]) {
       const i = argv.findIndex((a) => Object.hasOwn(GROUPS, a));
       const group = (await programFor(argv)).commands.find((c) => c.name() === argv[i])!;
-      expect(group.commands.map((c) => c.name()), argv.join(' ')).toEqual([argv[i + 1]]);
+      expect(
+        group.commands.map((c) => c.name()),
+        argv.join(' '),
+      ).toEqual([argv[i + 1]]);
       const verb = group.commands[0];
       const twin = full.get(`${argv[i]} ${argv[i + 1]}`)!;
       expect(verb.helpInformation()).toBe(twin.helpInformation());
       expect(verb.options.map((o) => o.flags)).toEqual(twin.options.map((o) => o.flags));
     }
     const whole = full.get('book')!.commands.map((c) => c.name());
-    for (const argv of [['book'], ['book', '--help'], ['book', 'gte'], ['book', 'help', 'get'], ['book', '-q', 'get']]) {
+    for (const argv of [
+      ['book'],
+      ['book', '--help'],
+      ['book', 'gte'],
+      ['book', 'help', 'get'],
+      ['book', '-q', 'get'],
+    ]) {
       const group = (await programFor(argv)).commands.find((c) => c.name() === 'book')!;
-      expect(group.commands.map((c) => c.name()), argv.join(' ')).toEqual(whole);
+      expect(
+        group.commands.map((c) => c.name()),
+        argv.join(' '),
+      ).toEqual(whole);
     }
   });
 
@@ -82,7 +108,9 @@ describe('lazy command tree', () => {
   it('the root help lists from ROOT_LISTING exactly what the full tree lists (so it cannot drift)', () => {
     const full = buildProgram();
     const helper = full.createHelp();
-    const commands = helper.visibleCommands(full).map((c) => [helper.subcommandTerm(c), helper.subcommandDescription(c)]);
+    const commands = helper
+      .visibleCommands(full)
+      .map((c) => [helper.subcommandTerm(c), helper.subcommandDescription(c)]);
     const bulk = bulkEntries(full).map((b) => [b.term, b.description]);
     // A new top-level command, a changed summary or a new bulk flag: copy these into ROOT_LISTING.
     const fix = (name: string, rows: string[][]) =>
@@ -91,23 +119,27 @@ describe('lazy command tree', () => {
     expect(ROOT_LISTING.bulk, fix('bulk', bulk)).toEqual(bulk);
   });
 
-  it.each([80, 200, 40])('the root help without the groups is byte-identical to the full tree\'s at %i columns', async (width) => {
-    const at = (cmd: Command) => cmd.configureOutput({ getOutHelpWidth: () => width, getErrHelpWidth: () => width }).helpInformation();
-    const full = at(buildProgram());
-    expect(full).toMatch(/Bulk jobs .*\n {2}book get --isbn-file/);
-    expect(at(rootHelpProgram())).toBe(full);
-    // the commander-free page `bookdist --help` prints: the full tree's help and its after-text
-    let printed = '';
-    buildProgram()
-      .configureOutput({ getOutHelpWidth: () => width, writeOut: (s) => void (printed += s) })
-      .outputHelp();
-    expect(printed.startsWith(full)).toBe(true);
-    expect(rootHelpText(width)).toBe(printed);
-    for (const argv of [['--help'], [], ['-q', '-h']]) {
-      const root = await programFor(argv);
-      expect(at(root), argv.join(' ')).toBe(full);
-      // nothing but stubs: no group's commands were loaded
-      expect(root.commands.every((c) => c.commands.length === 0 && c.options.length === 0)).toBe(true);
-    }
-  });
+  it.each([80, 200, 40])(
+    "the root help without the groups is byte-identical to the full tree's at %i columns",
+    async (width) => {
+      const at = (cmd: Command) =>
+        cmd.configureOutput({ getOutHelpWidth: () => width, getErrHelpWidth: () => width }).helpInformation();
+      const full = at(buildProgram());
+      expect(full).toMatch(/Bulk jobs .*\n {2}book get --isbn-file/);
+      expect(at(rootHelpProgram())).toBe(full);
+      // the commander-free page `bookdist --help` prints: the full tree's help and its after-text
+      let printed = '';
+      buildProgram()
+        .configureOutput({ getOutHelpWidth: () => width, writeOut: (s) => void (printed += s) })
+        .outputHelp();
+      expect(printed.startsWith(full)).toBe(true);
+      expect(rootHelpText(width)).toBe(printed);
+      for (const argv of [['--help'], [], ['-q', '-h']]) {
+        const root = await programFor(argv);
+        expect(at(root), argv.join(' ')).toBe(full);
+        // nothing but stubs: no group's commands were loaded
+        expect(root.commands.every((c) => c.commands.length === 0 && c.options.length === 0)).toBe(true);
+      }
+    },
+  );
 });

@@ -14,8 +14,16 @@ const pkcs1 = t.file('partner-pkcs1.pem', keys.pkcs1);
 const ec = t.file('ec.pem', ecKeyPem());
 afterAll(() => t.cleanup());
 
-async function run(args: string[], opts: { env?: Record<string, string>; tty?: boolean; columns?: number; input?: string } = {}) {
-  const f = fakeIO({ env: { BOOKDIST_CONFIG_DIR: cfg, NO_COLOR: '1', ...opts.env }, tty: opts.tty, columns: opts.columns, input: opts.input });
+async function run(
+  args: string[],
+  opts: { env?: Record<string, string>; tty?: boolean; columns?: number; input?: string } = {},
+) {
+  const f = fakeIO({
+    env: { BOOKDIST_CONFIG_DIR: cfg, NO_COLOR: '1', ...opts.env },
+    tty: opts.tty,
+    columns: opts.columns,
+    input: opts.input,
+  });
   const code = await main(args, { io: f.io, signals: false });
   return { code, stdout: f.stdout.text(), stderr: f.stderr.text() };
 }
@@ -24,7 +32,9 @@ describe('usage errors and help', () => {
   it('an unknown option exits 2 with the usage line', async () => {
     const r = await run(['profile', 'list', '--nope']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("bookdist: unknown option '--nope'\nUsage: bookdist profile list [options]\nRun `bookdist profile list --help` for details.\n");
+    expect(r.stderr).toBe(
+      "bookdist: unknown option '--nope'\nUsage: bookdist profile list [options]\nRun `bookdist profile list --help` for details.\n",
+    );
     expect(r.stdout).toBe('');
   });
   it('a missing argument names it, with the usage line', async () => {
@@ -67,7 +77,8 @@ describe('usage errors and help', () => {
   it('`bookdist help exit-codes` documents every exit code', async () => {
     const r = await run(['help', 'exit-codes']);
     expect(r.code).toBe(0);
-    for (const code of [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 129, 130, 143]) expect(r.stdout).toMatch(new RegExp(`^\\s+${code}  \\S`, 'm'));
+    for (const code of [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 129, 130, 143])
+      expect(r.stdout).toMatch(new RegExp(`^\\s+${code}  \\S`, 'm'));
   });
   it('a bad --timeout or --retries is a usage error', async () => {
     expect((await run(['--timeout', 'soon', 'status'])).code).toBe(2);
@@ -78,7 +89,16 @@ describe('usage errors and help', () => {
 
 describe('profile add / list / show / use / remove', () => {
   it('in scripts, a missing flag fails at once naming it', async () => {
-    let r = await run(['profile', 'add', '--base-url', 'https://api.example.com', '--username', USER, '--key-file', pkcs1]);
+    let r = await run([
+      'profile',
+      'add',
+      '--base-url',
+      'https://api.example.com',
+      '--username',
+      USER,
+      '--key-file',
+      pkcs1,
+    ]);
     expect([r.code, r.stderr]).toEqual([2, 'bookdist: Missing --name: the name of the profile to add.\n']);
     r = await run(['profile', 'add', '--name', 'x', '--username', USER, '--key-file', pkcs1]);
     expect(r.code).toBe(2);
@@ -89,26 +109,69 @@ describe('profile add / list / show / use / remove', () => {
     r = await run(['profile', 'add', '--name', 'x', '--base-url', 'https://api.example.com']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--key-file <pem>, --shared-key-stdin or --token-stdin');
-    r = await run(['profile', 'add', '--name', 'sandbox', '--base-url', 'https://api.example.com', '--token-stdin'], { input: 't' });
+    r = await run(['profile', 'add', '--name', 'sandbox', '--base-url', 'https://api.example.com', '--token-stdin'], {
+      input: 't',
+    });
     expect(r.code).toBe(2);
     expect(existsSync(join(cfg, 'config.json'))).toBe(false);
   });
 
   it('a key that is missing or not RSA is exit 2 (nothing refused it: it is invalid input) and nothing is stored', async () => {
-    let r = await run(['profile', 'add', '--name', 'x', '--base-url', 'https://api.example.com', '--username', USER, '--key-file', ec]);
+    let r = await run([
+      'profile',
+      'add',
+      '--name',
+      'x',
+      '--base-url',
+      'https://api.example.com',
+      '--username',
+      USER,
+      '--key-file',
+      ec,
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/The key file .*ec\.pem \(from --key-file\) is a ec key, not an RSA private key/);
-    r = await run(['profile', 'add', '--name', 'x', '--base-url', 'https://api.example.com', '--username', USER, '--key-file', join(t.dir, 'missing.pem')]);
+    r = await run([
+      'profile',
+      'add',
+      '--name',
+      'x',
+      '--base-url',
+      'https://api.example.com',
+      '--username',
+      USER,
+      '--key-file',
+      join(t.dir, 'missing.pem'),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/Cannot read the key file .*missing\.pem \(from --key-file\): no such file/);
     expect(existsSync(join(cfg, 'config.json'))).toBe(false);
   });
 
   it('stores a key profile: the key is copied 0600 into the config dir', async () => {
-    const r = await run(['profile', 'add', '--name', 'prod', '--base-url', 'https://api.example.com/', '--username', USER, '--key-file', pkcs1, '--json', '--no-verify']);
+    const r = await run([
+      'profile',
+      'add',
+      '--name',
+      'prod',
+      '--base-url',
+      'https://api.example.com/',
+      '--username',
+      USER,
+      '--key-file',
+      pkcs1,
+      '--json',
+      '--no-verify',
+    ]);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out).toMatchObject({ name: 'prod', base_url: 'https://api.example.com', username: USER, auth: 'crypto', current: false });
+    expect(out).toMatchObject({
+      name: 'prod',
+      base_url: 'https://api.example.com',
+      username: USER,
+      auth: 'crypto',
+      current: false,
+    });
     const copy = join(cfg, 'keys', 'prod.pem');
     expect(out.key_file).toBe(copy);
     expect(readFileSync(copy, 'utf8')).toBe(keys.pkcs1);
@@ -116,20 +179,52 @@ describe('profile add / list / show / use / remove', () => {
     expect(statSync(join(cfg, 'config.json')).mode & 0o777).toBe(0o600);
     expect(statSync(cfg).mode & 0o777).toBe(0o700);
     expect(r.stderr).toContain('Saved profile "prod"');
-    const again = await run(['profile', 'add', '--name', 'prod', '--base-url', 'https://api.example.com', '--username', USER, '--key-file', pkcs1]);
+    const again = await run([
+      'profile',
+      'add',
+      '--name',
+      'prod',
+      '--base-url',
+      'https://api.example.com',
+      '--username',
+      USER,
+      '--key-file',
+      pkcs1,
+    ]);
     expect(again.code).toBe(5);
     expect(again.stderr).toContain('--force');
   });
 
   it('secrets come from stdin and never show', async () => {
-    const r = await run(['profile', 'add', '--name', 'ci', '--base-url', 'https://ci.example.com', '--username', USER, '--shared-key-stdin', '--use', '--no-verify'], {
-      input: 'shared-secret-xyz\n',
-    });
+    const r = await run(
+      [
+        'profile',
+        'add',
+        '--name',
+        'ci',
+        '--base-url',
+        'https://ci.example.com',
+        '--username',
+        USER,
+        '--shared-key-stdin',
+        '--use',
+        '--no-verify',
+      ],
+      {
+        input: 'shared-secret-xyz\n',
+      },
+    );
     expect(r.code).toBe(0);
     expect(r.stdout + r.stderr).not.toContain('shared-secret-xyz');
-    const ops = await run(['profile', 'add', '--name', 'ops', '--base-url', 'https://ops.example.com', '--token-stdin'], { input: 'operator-token-abc' });
+    const ops = await run(
+      ['profile', 'add', '--name', 'ops', '--base-url', 'https://ops.example.com', '--token-stdin'],
+      { input: 'operator-token-abc' },
+    );
     expect(ops.code).toBe(0);
-    const empty = await run(['profile', 'add', '--name', 'e', '--base-url', 'https://ops.example.com', '--token-stdin'], { input: '' });
+    const empty = await run(
+      ['profile', 'add', '--name', 'e', '--base-url', 'https://ops.example.com', '--token-stdin'],
+      { input: '' },
+    );
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('--token-stdin: stdin was empty');
   });
@@ -139,9 +234,19 @@ describe('profile add / list / show / use / remove', () => {
     expect(r.code).toBe(0);
     const [head, ...rows] = r.stdout.trim().split('\n');
     expect(head.split('\t')).toEqual(['current', 'name', 'base_url', 'username', 'auth']);
-    expect(rows.map((l) => l.split('\t').slice(0, 2))).toEqual([['false', 'sandbox'], ['true', 'ci'], ['false', 'ops'], ['false', 'prod']]);
+    expect(rows.map((l) => l.split('\t').slice(0, 2))).toEqual([
+      ['false', 'sandbox'],
+      ['true', 'ci'],
+      ['false', 'ops'],
+      ['false', 'prod'],
+    ]);
     const j = JSON.parse((await run(['profile', 'list', '--json'])).stdout);
-    expect(j.map((p: any) => [p.name, p.current, p.auth])).toEqual([['sandbox', false, 'crypto'], ['ci', true, 'shared'], ['ops', false, 'token'], ['prod', false, 'crypto']]);
+    expect(j.map((p: any) => [p.name, p.current, p.auth])).toEqual([
+      ['sandbox', false, 'crypto'],
+      ['ci', true, 'shared'],
+      ['ops', false, 'token'],
+      ['prod', false, 'crypto'],
+    ]);
     expect(JSON.stringify(j)).not.toMatch(/shared-secret-xyz|operator-token-abc/);
   });
 
@@ -174,7 +279,9 @@ describe('profile add / list / show / use / remove', () => {
       token: { value: null, source: null },
       config_dir: { value: cfg, source: 'env BOOKDIST_CONFIG_DIR' },
     });
-    const flag = JSON.parse((await run(['profile', 'show', '--profile', 'ops', '--base-url', 'http://flag.example', '--json'])).stdout);
+    const flag = JSON.parse(
+      (await run(['profile', 'show', '--profile', 'ops', '--base-url', 'http://flag.example', '--json'])).stdout,
+    );
     expect(flag.profile).toEqual({ value: 'ops', source: 'flag --profile' });
     expect(flag.base_url).toEqual({ value: 'http://flag.example', source: 'flag --base-url' });
     expect(flag.token).toEqual({ value: '[REDACTED]', source: 'profile ops' });
@@ -201,7 +308,12 @@ describe('profile add / list / show / use / remove', () => {
       [/Username of the account/, USER + '\r'],
       [/Also store an access-control token\?/, 'n\r'],
     ];
-    const { code, stdout: out, stderr: shown, unanswered } = await runCommand(['profile', 'add', '--base-url', 'https://term.example.com', '--no-verify'], {
+    const {
+      code,
+      stdout: out,
+      stderr: shown,
+      unanswered,
+    } = await runCommand(['profile', 'add', '--base-url', 'https://term.example.com', '--no-verify'], {
       tty: { columns: 80 },
       env: { BOOKDIST_CONFIG_DIR: cfg, NO_COLOR: '1' },
       answers: script,
@@ -213,7 +325,9 @@ describe('profile add / list / show / use / remove', () => {
     expect(s.base_url).toEqual({ value: 'https://term.example.com', source: 'profile term' });
     expect(s.username.value).toBe(USER);
     expect(s.shared_key).toEqual({ value: '[REDACTED]', source: 'profile term' });
-    expect(JSON.parse(readFileSync(join(cfg, 'config.json'), 'utf8')).profiles.term.sharedKey).toBe('typed-shared-secret');
+    expect(JSON.parse(readFileSync(join(cfg, 'config.json'), 'utf8')).profiles.term.sharedKey).toBe(
+      'typed-shared-secret',
+    );
     expect((await run(['profile', 'remove', 'term', '--yes'])).code).toBe(0);
   });
 
@@ -225,7 +339,11 @@ describe('profile add / list / show / use / remove', () => {
     expect(rm.code).toBe(0);
     expect(rm.stderr).toContain('Removed profile "prod" and its key copy. The built-in sandbox profile is now in use.');
     expect(existsSync(join(cfg, 'keys', 'prod.pem'))).toBe(false);
-    expect(JSON.parse((await run(['profile', 'list', '--json'])).stdout).map((p: any) => p.name)).toEqual(['sandbox', 'ci', 'ops']);
+    expect(JSON.parse((await run(['profile', 'list', '--json'])).stdout).map((p: any) => p.name)).toEqual([
+      'sandbox',
+      'ci',
+      'ops',
+    ]);
     expect((await run(['profile', 'remove', 'prod', '--yes'])).code).toBe(3);
     expect((await run(['profile', 'remove', 'sandbox'])).code).toBe(2);
     expect((await run(['profile', 'use', 'sandbox'])).code).toBe(0);
@@ -236,7 +354,14 @@ describe('commands through the whole stack (in-process)', () => {
   let srv: Awaited<ReturnType<typeof startRecorder>>;
   beforeAll(async () => {
     srv = await startRecorder((q, res) => {
-      if (q.url === '/profile/') return json(res, 200, { code: 200, success: true, test_mode: true, profile: { nickname: 'Partner', city: 'Lyon', country: 'FR' }, scopes: ['book_metadata', 'codes'] });
+      if (q.url === '/profile/')
+        return json(res, 200, {
+          code: 200,
+          success: true,
+          test_mode: true,
+          profile: { nickname: 'Partner', city: 'Lyon', country: 'FR' },
+          scopes: ['book_metadata', 'codes'],
+        });
       return json(res, 404, { code: 404, error: true, message: 'Not found' });
     });
   });
@@ -265,20 +390,31 @@ describe('commands through the whole stack (in-process)', () => {
     const e = JSON.parse(a.stderr).error;
     expect(e.status).toBe(401);
     expect(e.exit_code).toBe(4);
-    expect(e.message).toMatch(/^Authentication failed \(check the profile's username and key: `bookdist profile show`\) \(HTTP 401, GET \/profile\/\)$/);
+    expect(e.message).toMatch(
+      /^Authentication failed \(check the profile's username and key: `bookdist profile show`\) \(HTTP 401, GET \/profile\/\)$/,
+    );
     expect(d.code).toBe(3);
   });
   it("a profile's credentials are only sent to its own base URL", async () => {
     srv.respond((_q, res) => json(res, 200, { code: 200, success: true, test_mode: false, profile: {}, scopes: [] }));
     const dir = join(t.dir, 'guard');
-    const add = await run(['profile', 'add', '--name', 'own', '--base-url', srv.url, '--username', USER, '--key-file', pkcs1], { env: { BOOKDIST_CONFIG_DIR: dir } });
+    const add = await run(
+      ['profile', 'add', '--name', 'own', '--base-url', srv.url, '--username', USER, '--key-file', pkcs1],
+      { env: { BOOKDIST_CONFIG_DIR: dir } },
+    );
     expect(add.code).toBe(0);
     const before = srv.requests.length;
-    const r = await run(['whoami', '--profile', 'own', '--base-url', 'http://127.0.0.1:9'], { env: { BOOKDIST_CONFIG_DIR: dir } });
+    const r = await run(['whoami', '--profile', 'own', '--base-url', 'http://127.0.0.1:9'], {
+      env: { BOOKDIST_CONFIG_DIR: dir },
+    });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`Refusing to send profile "own"'s credentials to http://127.0.0.1:9 (from --base-url; the profile's base URL is ${srv.url})`);
+    expect(r.stderr).toContain(
+      `Refusing to send profile "own"'s credentials to http://127.0.0.1:9 (from --base-url; the profile's base URL is ${srv.url})`,
+    );
     expect(srv.requests.length).toBe(before);
-    const ok = await run(['whoami', '--profile', 'own', '--base-url', srv.url + '/', '--json'], { env: { BOOKDIST_CONFIG_DIR: dir } });
+    const ok = await run(['whoami', '--profile', 'own', '--base-url', srv.url + '/', '--json'], {
+      env: { BOOKDIST_CONFIG_DIR: dir },
+    });
     expect(ok.code).toBe(0);
     expect(srv.requests.at(-1)!.headers.authorization).toBe('CryptoAuth');
   });
@@ -290,7 +426,9 @@ describe('commands through the whole stack (in-process)', () => {
     expect(r.stderr).toMatch(/is a ec key, not an RSA private key/);
     const m = await run(['whoami'], { env: { ...env(), BOOKDIST_KEY_FILE: join(t.dir, 'gone.pem') } });
     expect(m.code).toBe(2);
-    expect(m.stderr).toMatch(/Cannot read the key file .*gone\.pem \(from environment variable BOOKDIST_KEY_FILE\): no such file/);
+    expect(m.stderr).toMatch(
+      /Cannot read the key file .*gone\.pem \(from environment variable BOOKDIST_KEY_FILE\): no such file/,
+    );
     expect(srv.requests.length).toBe(before);
   });
 });

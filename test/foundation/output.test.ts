@@ -7,12 +7,25 @@ import type { OutputSpec } from '../../src/output/model.js';
 import { csvCell, flatten, selectFields, tsvCell } from '../../src/output/format.js';
 import { fakeIO } from './helpers.js';
 
-const defaults: GlobalOptions = { json: false, color: 'auto', timeout: 30_000, retries: 3, debug: false, quiet: false, yes: false, dryRun: false };
+const defaults: GlobalOptions = {
+  json: false,
+  color: 'auto',
+  timeout: 30_000,
+  retries: 3,
+  debug: false,
+  quiet: false,
+  yes: false,
+  dryRun: false,
+};
 
 const ROWS: OutputSpec = { kind: 'rows', record: 'book', at: 'results' };
 const RECORD: OutputSpec = { kind: 'record', record: 'thing' };
 
-function ctxFor(globals: Partial<GlobalOptions> = {}, io: { tty?: boolean; columns?: number; env?: Record<string, string> } = {}, spec: OutputSpec = ROWS) {
+function ctxFor(
+  globals: Partial<GlobalOptions> = {},
+  io: { tty?: boolean; columns?: number; env?: Record<string, string> } = {},
+  spec: OutputSpec = ROWS,
+) {
   const f = fakeIO(io);
   const ctx = createContext(f.io, { ...defaults, ...globals }, new AbortController().signal, []);
   ctx.output = spec;
@@ -121,7 +134,11 @@ describe('CSV and TSV', () => {
 
 describe('tables on a terminal', () => {
   it('one style: no borders, UPPERCASE headers; identifiers whole, free text cut to fit', async () => {
-    const long = { hash_id: 'c'.repeat(40), title: 'A very long title that goes on and on and on beyond any narrow terminal', status: { is_active: true } };
+    const long = {
+      hash_id: 'c'.repeat(40),
+      title: 'A very long title that goes on and on and on beyond any narrow terminal',
+      status: { is_active: true },
+    };
     const c = ctxFor({}, { tty: true, columns: 70, env: { NO_COLOR: '1', LANG: 'C.UTF-8' } });
     await emit(c.ctx, { results: [long, { hash_id: 'aaa', title: 'Short', status: { is_active: false } }] });
     const lines = c.out().trimEnd().split('\n');
@@ -161,7 +178,18 @@ describe('helpers', () => {
     expect(flatten({ a: { b: { c: 1 } }, l: [{ x: 1 }], e: {} })).toEqual({ 'a.b.c': 1, l: 'x=1', e: '' });
     expect(selectFields({ a: { b: 1, c: 2 }, d: 3 }, ['a.c', 'missing.path'])).toEqual({ a: { c: 2 } });
     // Through arrays: the rest of the path applies to every element.
-    expect(selectFields({ items: [{ id: 1, x: 0 }, { id: 2, x: 0 }], n: 1 }, ['items.id', 'n'])).toEqual({ items: [{ id: 1 }, { id: 2 }], n: 1 });
+    expect(
+      selectFields(
+        {
+          items: [
+            { id: 1, x: 0 },
+            { id: 2, x: 0 },
+          ],
+          n: 1,
+        },
+        ['items.id', 'n'],
+      ),
+    ).toEqual({ items: [{ id: 1 }, { id: 2 }], n: 1 });
     expect(csvCell(' lead')).toBe('" lead"');
     expect(csvCell('line\nbreak')).toBe('"line\nbreak"');
     expect(tsvCell('a\\b\nc')).toBe('a\\\\b\\nc');

@@ -24,22 +24,40 @@ let tarball: string;
 let files: string[];
 
 function run(cmd: string, args: string[], env: Record<string, string>, cwd = work) {
-  return spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { PATH: `${NODE_DIR}:/usr/local/bin:/usr/bin:/bin`, HOME: join(work, 'home'), TMPDIR: process.env.TMPDIR ?? tmpdir(), NODE_DISABLE_COMPILE_CACHE: '1', ...env }, timeout: 120_000 });
+  return spawnSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      PATH: `${NODE_DIR}:/usr/local/bin:/usr/bin:/bin`,
+      HOME: join(work, 'home'),
+      TMPDIR: process.env.TMPDIR ?? tmpdir(),
+      NODE_DISABLE_COMPILE_CACHE: '1',
+      ...env,
+    },
+    timeout: 120_000,
+  });
 }
 
 /** Install the tarball into a fresh prefix with the Node in `nodeDir` first on PATH (npm runs on it). */
 function install(prefix: string, nodeDir: string) {
-  return run('npm', ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', '--no-update-notifier', tarball], {
-    PATH: `${nodeDir}:/usr/local/bin:/usr/bin:/bin`,
-    npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? work, '.npm'),
-  });
+  return run(
+    'npm',
+    ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', '--no-update-notifier', tarball],
+    {
+      PATH: `${nodeDir}:/usr/local/bin:/usr/bin:/bin`,
+      npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? work, '.npm'),
+    },
+  );
 }
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'bookdist-package-'));
   // dist/ is already built (npm test builds first): --ignore-scripts keeps prepack from rebuilding
   // it under the other tests that are running it.
-  const packed = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' });
+  const packed = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   if (packed.status !== 0) throw new Error(`npm pack failed: ${packed.stderr}`);
   const info = JSON.parse(packed.stdout)[0];
   tarball = join(work, info.filename);
@@ -49,10 +67,21 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('the npm package', () => {
   it('holds bin, the built dist/ (no source maps), man, completions and docs, and nothing else', () => {
-    const outside = files.filter((f) => !/^(bin|dist|man|completions|docs)\//.test(f) && !['package.json', 'README.md', 'LICENSE'].includes(f));
+    const outside = files.filter(
+      (f) => !/^(bin|dist|man|completions|docs)\//.test(f) && !['package.json', 'README.md', 'LICENSE'].includes(f),
+    );
     expect(outside).toEqual([]);
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
-    for (const f of ['bin/bookdist', 'dist/main.js', 'dist/version.js', 'man/bookdist.1', 'completions/bookdist.bash', 'completions/_bookdist', 'completions/bookdist.fish', 'docs/commands.md']) {
+    for (const f of [
+      'bin/bookdist',
+      'dist/main.js',
+      'dist/version.js',
+      'man/bookdist.1',
+      'completions/bookdist.bash',
+      'completions/_bookdist',
+      'completions/bookdist.fish',
+      'docs/commands.md',
+    ]) {
       expect(files).toContain(f);
     }
   });
@@ -60,7 +89,8 @@ describe('the npm package', () => {
   it('runs nothing at install and depends on nothing (dist/ is bundled)', () => {
     const packed = spawnSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' });
     const pkg = JSON.parse(packed.stdout);
-    for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) expect(pkg.scripts?.[script], script).toBeUndefined();
+    for (const script of ['preinstall', 'install', 'postinstall', 'prepare'])
+      expect(pkg.scripts?.[script], script).toBeUndefined();
     expect(pkg.dependencies ?? {}).toEqual({});
     expect(pkg.bin).toEqual({ bookdist: 'bin/bookdist' });
   });
@@ -71,14 +101,23 @@ describe('the npm package', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr.split('\n').filter((l) => /warn|ERR/i.test(l))).toEqual([]);
 
-    const env = { PATH: `${prefix}/bin:${NODE_DIR}:/usr/bin:/bin`, BOOKDIST_DATA_DIR: join(work, 'data'), BOOKDIST_CONFIG_DIR: join(work, 'config'), NO_COLOR: '1' };
+    const env = {
+      PATH: `${prefix}/bin:${NODE_DIR}:/usr/bin:/bin`,
+      BOOKDIST_DATA_DIR: join(work, 'data'),
+      BOOKDIST_CONFIG_DIR: join(work, 'config'),
+      NO_COLOR: '1',
+    };
     const version = run('bookdist', ['--version'], env);
     expect(version.status, version.stderr).toBe(0);
     expect(version.stdout).toBe(`${PKG.version}\n`);
     const help = run('bookdist', ['--help'], env);
     expect(help.status, help.stderr).toBe(0);
     expect(help.stdout).toContain('Usage: bookdist [options] [command]');
-    const lookup = run('bookdist', ['book', 'get', '--isbn', '978-1-61400-137-9', '-o', 'json', '--fields', 'title'], env);
+    const lookup = run(
+      'bookdist',
+      ['book', 'get', '--isbn', '978-1-61400-137-9', '-o', 'json', '--fields', 'title'],
+      env,
+    );
     expect(lookup.status, lookup.stderr).toBe(0);
     expect(JSON.parse(lookup.stdout)).toEqual({ title: "The Lighthouse Keeper's Ledger" });
 
@@ -94,7 +133,10 @@ describe('the npm package', () => {
 
   it('installs with no warning and runs on the oldest Node that engines.node allows', () => {
     const oldest = oldestNode();
-    expect(existsSync(oldest), `no Node ${minVersion()} at ${oldest}: run \`sh scripts/prepare-tests.sh\` (npm test runs it first), or set BOOKDIST_TEST_NODE_MIN to that node binary`).toBe(true);
+    expect(
+      existsSync(oldest),
+      `no Node ${minVersion()} at ${oldest}: run \`sh scripts/prepare-tests.sh\` (npm test runs it first), or set BOOKDIST_TEST_NODE_MIN to that node binary`,
+    ).toBe(true);
     expect(run(oldest, ['--version'], {}).stdout.trim()).toBe(`v${minVersion()}`);
     const nodeDir = dirname(oldest);
     const prefix = join(work, 'prefix-min');

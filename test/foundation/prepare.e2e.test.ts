@@ -13,18 +13,33 @@ import { oldestNodeVersion, tempDir } from './helpers.js';
 
 const root = resolve(BIN, '..', '..');
 const SCRIPT = join(root, 'scripts', 'prepare-tests.sh');
-const PACKAGES = ['tinyproxy', 'mandoc', 'man-db', 'shellcheck', 'zsh', 'fish', 'chromium', 'faketime', 'util-linux', 'mount'];
+const PACKAGES = [
+  'tinyproxy',
+  'mandoc',
+  'man-db',
+  'shellcheck',
+  'zsh',
+  'fish',
+  'chromium',
+  'faketime',
+  'util-linux',
+  'mount',
+];
 const TOOLS = ['tinyproxy', 'mandoc', 'man', 'shellcheck', 'zsh', 'fish', 'chromium', 'faketime', 'unshare', 'mount'];
 const t = tempDir('bookdist-prepare-');
 afterAll(() => t.cleanup());
 
 let n = 0;
 /** A directory for PATH holding only what the script needs besides the tools it looks for. */
-function fakeBin(opts: { uid: number; apt?: 'installs' | 'fails' }, present: string[] = []): { dir: string; aptLog: string } {
+function fakeBin(
+  opts: { uid: number; apt?: 'installs' | 'fails' },
+  present: string[] = [],
+): { dir: string; aptLog: string } {
   const dir = join(t.dir, `bin-${n++}`);
   mkdirSync(dir);
   symlinkSync(process.execPath, join(dir, 'node'));
-  for (const tool of ['mktemp', 'tail', 'rm', 'chmod', 'mkdir', 'mv', 'tar', 'gzip', 'cp']) symlinkSync(['/usr/bin', '/bin'].map((d) => join(d, tool)).find(existsSync)!, join(dir, tool));
+  for (const tool of ['mktemp', 'tail', 'rm', 'chmod', 'mkdir', 'mv', 'tar', 'gzip', 'cp'])
+    symlinkSync(['/usr/bin', '/bin'].map((d) => join(d, tool)).find(existsSync)!, join(dir, tool));
   const script = (name: string, body: string) => {
     writeFileSync(join(dir, name), `#!/bin/sh\n${body}\n`);
     chmodSync(join(dir, name), 0o755);
@@ -33,8 +48,13 @@ function fakeBin(opts: { uid: number; apt?: 'installs' | 'fails' }, present: str
   for (const tool of present) script(tool, 'exit 0');
   const aptLog = join(dir, 'apt.log');
   // The stand-in apt-get records its arguments; "installs" makes each tool appear in this PATH.
-  if (opts.apt === 'installs') script('apt-get', `echo "$*" >> ${aptLog}\n[ "$1" = install ] && for t in ${TOOLS.join(' ')}; do printf '#!/bin/sh\\n' > ${dir}/$t; chmod +x ${dir}/$t; done\nexit 0`);
-  if (opts.apt === 'fails') script('apt-get', `echo "$*" >> ${aptLog}\necho "E: Unable to locate package tinyproxy" >&2\nexit 100`);
+  if (opts.apt === 'installs')
+    script(
+      'apt-get',
+      `echo "$*" >> ${aptLog}\n[ "$1" = install ] && for t in ${TOOLS.join(' ')}; do printf '#!/bin/sh\\n' > ${dir}/$t; chmod +x ${dir}/$t; done\nexit 0`,
+    );
+  if (opts.apt === 'fails')
+    script('apt-get', `echo "$*" >> ${aptLog}\necho "E: Unable to locate package tinyproxy" >&2\nexit 100`);
   return { dir, aptLog };
 }
 
@@ -53,18 +73,24 @@ function cache(withNode = true): string {
 }
 
 function prepare(dir: string, cacheDir = cache()) {
-  return spawnSync('/bin/sh', [SCRIPT], { env: { PATH: dir, TMPDIR: process.env.TMPDIR, XDG_CACHE_HOME: cacheDir }, encoding: 'utf8' });
+  return spawnSync('/bin/sh', [SCRIPT], {
+    env: { PATH: dir, TMPDIR: process.env.TMPDIR, XDG_CACHE_HOME: cacheDir },
+    encoding: 'utf8',
+  });
 }
 
 describe('scripts/prepare-tests.sh', () => {
-  it('is what the README\'s test command and .ci/run both run first; CI installs nothing of its own and never edits /etc/hosts', () => {
+  it("is what the README's test command and .ci/run both run first; CI installs nothing of its own and never edits /etc/hosts", () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     expect(pkg.scripts.test).toMatch(/^sh scripts\/prepare-tests\.sh && /);
     expect(pkg.scripts['test:e2e']).toMatch(/^sh scripts\/prepare-tests\.sh && /);
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     expect(readme.split('\n').slice(0, 6).join('\n')).toMatch(/^# bookdist\n\n```sh\n.+\nnpm test\n```$/);
     const ci = readFileSync(join(root, '.ci', 'run'), 'utf8');
-    const code = ci.split('\n').filter((l) => !/^\s*#/.test(l)).join('\n');
+    const code = ci
+      .split('\n')
+      .filter((l) => !/^\s*#/.test(l))
+      .join('\n');
     expect(code).toMatch(/^if ! sh scripts\/prepare-tests\.sh; then$/m);
     expect(code.indexOf('sh scripts/prepare-tests.sh')).toBeLessThan(code.indexOf('npm ci'));
     expect(code).toMatch(/^npm test$/m);
@@ -79,7 +105,10 @@ describe('scripts/prepare-tests.sh', () => {
   });
 
   it('not root: stops at once with one line naming what is missing and the command that installs it; apt-get not run', () => {
-    const { dir, aptLog } = fakeBin({ uid: 1000, apt: 'installs' }, TOOLS.filter((x) => x !== 'tinyproxy' && x !== 'chromium'));
+    const { dir, aptLog } = fakeBin(
+      { uid: 1000, apt: 'installs' },
+      TOOLS.filter((x) => x !== 'tinyproxy' && x !== 'chromium'),
+    );
     const r = prepare(dir);
     expect(r.status).toBe(1);
     expect(r.stdout).toBe('');
@@ -110,11 +139,16 @@ describe('scripts/prepare-tests.sh', () => {
     expect(readFileSync(aptLog, 'utf8')).toBe(`install -y --no-install-recommends ${wanted}\n`);
   });
 
-  it('root, apt-get fails: one line with apt-get\'s last word and the command, exit 1', () => {
-    const { dir, aptLog } = fakeBin({ uid: 0, apt: 'fails' }, TOOLS.filter((x) => x !== 'faketime'));
+  it("root, apt-get fails: one line with apt-get's last word and the command, exit 1", () => {
+    const { dir, aptLog } = fakeBin(
+      { uid: 0, apt: 'fails' },
+      TOOLS.filter((x) => x !== 'faketime'),
+    );
     const r = prepare(dir);
     expect(r.status).toBe(1);
-    expect(r.stderr).toBe('prepare-tests: apt-get could not install faketime: E: Unable to locate package tinyproxy; install them with: apt-get install -y --no-install-recommends faketime\n');
+    expect(r.stderr).toBe(
+      'prepare-tests: apt-get could not install faketime: E: Unable to locate package tinyproxy; install them with: apt-get install -y --no-install-recommends faketime\n',
+    );
     // The first try, then `apt-get update`, which fails too: the install is not tried a third time.
     expect(readFileSync(aptLog, 'utf8')).toBe('install -y --no-install-recommends faketime\nupdate\n');
   });
@@ -133,20 +167,28 @@ describe('scripts/prepare-tests.sh', () => {
     const c = cache(false);
     const r = prepare(dir, c);
     expect([r.status, r.stderr]).toEqual([0, '']);
-    expect(r.stdout).toBe(`prepare-tests: fetching Node ${MIN} (${process.platform}-${process.arch}) from the npm registry for the package test\n`);
-    expect(readFileSync(join(dir, 'npm.log'), 'utf8')).toBe(`pack --silent node-${process.platform}-${process.arch}@${MIN}\n`);
-    expect(spawnSync(join(c, 'bookdist-tests', NODE_DIR, 'bin', 'node'), ['--version'], { encoding: 'utf8' }).stdout).toBe(`v${MIN}\n`);
+    expect(r.stdout).toBe(
+      `prepare-tests: fetching Node ${MIN} (${process.platform}-${process.arch}) from the npm registry for the package test\n`,
+    );
+    expect(readFileSync(join(dir, 'npm.log'), 'utf8')).toBe(
+      `pack --silent node-${process.platform}-${process.arch}@${MIN}\n`,
+    );
+    expect(
+      spawnSync(join(c, 'bookdist-tests', NODE_DIR, 'bin', 'node'), ['--version'], { encoding: 'utf8' }).stdout,
+    ).toBe(`v${MIN}\n`);
     // Once there, it is not fetched again.
     expect(prepare(dir, c)).toMatchObject({ status: 0, stdout: '', stderr: '' });
     expect(readFileSync(join(dir, 'npm.log'), 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
   });
 
-  it('the oldest Node cannot be fetched: one line naming the package and npm\'s last word, exit 1', () => {
+  it("the oldest Node cannot be fetched: one line naming the package and npm's last word, exit 1", () => {
     const { dir } = fakeBin({ uid: 0, apt: 'fails' }, TOOLS);
     writeFileSync(join(dir, 'npm'), '#!/bin/sh\necho "npm error code E404" >&2\nexit 1\n');
     chmodSync(join(dir, 'npm'), 0o755);
     const r = prepare(dir, cache(false));
     expect(r.status).toBe(1);
-    expect(r.stderr).toBe(`prepare-tests: could not fetch node-${process.platform}-${process.arch}@${MIN} from the npm registry: npm error code E404; check the network or npm's registry setting\n`);
+    expect(r.stderr).toBe(
+      `prepare-tests: could not fetch node-${process.platform}-${process.arch}@${MIN} from the npm registry: npm error code E404; check the network or npm's registry setting\n`,
+    );
   });
 });

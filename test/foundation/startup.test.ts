@@ -8,7 +8,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from './helpers.js';
 
-const HEAVY = ['undici', 'conf', 'zod', '@inquirer/prompts', '@inquirer/core', 'csv-parse', '@jmespath-community/jmespath'];
+const HEAVY = [
+  'undici',
+  'conf',
+  'zod',
+  '@inquirer/prompts',
+  '@inquirer/core',
+  'csv-parse',
+  '@jmespath-community/jmespath',
+];
 const hook = pathToFileURL(fileURLToPath(new URL('./fixtures/trace-loads.mjs', import.meta.url))).href;
 const t = tempDir();
 afterAll(() => t.cleanup());
@@ -17,7 +25,12 @@ afterAll(() => t.cleanup());
 async function packagesLoaded(args: string[], env: Record<string, string> = {}, input?: string) {
   const trace = join(t.dir, `trace-${Math.random().toString(36).slice(2)}.txt`);
   const r = await runCli(args, {
-    env: { NODE_OPTIONS: `--import=${hook}`, BOOKDIST_TRACE_LOADS: trace, BOOKDIST_CONFIG_DIR: join(t.dir, 'cfg'), ...env },
+    env: {
+      NODE_OPTIONS: `--import=${hook}`,
+      BOOKDIST_TRACE_LOADS: trace,
+      BOOKDIST_CONFIG_DIR: join(t.dir, 'cfg'),
+      ...env,
+    },
     input,
   });
   const urls = existsSync(trace) ? readFileSync(trace, 'utf8').trim().split('\n') : [];
@@ -25,7 +38,8 @@ async function packagesLoaded(args: string[], env: Record<string, string> = {}, 
   const sources: string[] = [];
   for (const f of files) {
     sources.push(f);
-    if (f.includes(`${'/'}dist${'/'}`) && existsSync(f + '.map')) sources.push(...JSON.parse(readFileSync(f + '.map', 'utf8')).sources);
+    if (f.includes(`${'/'}dist${'/'}`) && existsSync(f + '.map'))
+      sources.push(...JSON.parse(readFileSync(f + '.map', 'utf8')).sources);
   }
   const pkgs = new Set<string>();
   for (const s of sources) {
@@ -37,14 +51,22 @@ async function packagesLoaded(args: string[], env: Record<string, string> = {}, 
 
 describe('start-up', () => {
   it('the trace sees what a command loads (control: profile add loads conf to write)', async () => {
-    const add = await packagesLoaded(['profile', 'add', '--name', 'p', '--base-url', 'http://x.example', '--token-stdin'], {}, 'operator-token');
+    const add = await packagesLoaded(
+      ['profile', 'add', '--name', 'p', '--base-url', 'http://x.example', '--token-stdin'],
+      {},
+      'operator-token',
+    );
     expect(add.r.code).toBe(0);
     expect(add.files.some((f) => f.endsWith('/dist/main.js'))).toBe(true);
     expect(add.pkgs.has('conf')).toBe(true);
   });
 
   it('one request loads no HTTP or config library, with a stored profile (node:http via require; config read as JSON)', async () => {
-    const add = await packagesLoaded(['profile', 'add', '--name', 'q', '--base-url', 'http://127.0.0.1:9', '--token-stdin'], {}, 'operator-token');
+    const add = await packagesLoaded(
+      ['profile', 'add', '--name', 'q', '--base-url', 'http://127.0.0.1:9', '--token-stdin'],
+      {},
+      'operator-token',
+    );
     expect(add.r.code).toBe(0);
     const api = await packagesLoaded(['--dry-run', '--profile', 'q', 'api', 'GET', '/v1/codes/summary/'], {
       BOOKDIST_USERNAME: 'u',
@@ -61,17 +83,27 @@ describe('start-up', () => {
 
   it("one request loads none of Node's fs/promises, readline or file watchers (about 3 ms): files it writes go through node:fs", async () => {
     const builtins = join(t.dir, 'builtins.txt');
-    const api = await packagesLoaded(['--dry-run', '--base-url', 'http://127.0.0.1:9', 'book', 'get', '--isbn', '9781614001379'], {
-      BOOKDIST_USERNAME: 'u',
-      BOOKDIST_SHARED_KEY: 'k',
-      BOOKDIST_TRACE_BUILTINS: builtins,
-      XDG_CACHE_HOME: join(t.dir, 'cache'),
-    });
+    const api = await packagesLoaded(
+      ['--dry-run', '--base-url', 'http://127.0.0.1:9', 'book', 'get', '--isbn', '9781614001379'],
+      {
+        BOOKDIST_USERNAME: 'u',
+        BOOKDIST_SHARED_KEY: 'k',
+        BOOKDIST_TRACE_BUILTINS: builtins,
+        XDG_CACHE_HOME: join(t.dir, 'cache'),
+      },
+    );
     expect(api.r.code, api.r.stderr).toBe(0);
     const loaded = readFileSync(builtins, 'utf8').trim().split('\n');
-    expect(api.sources.some((s) => /src\/util\/fs-safe\.ts$/.test(s)), 'the request path imports fs-safe').toBe(true);
+    expect(
+      api.sources.some((s) => /src\/util\/fs-safe\.ts$/.test(s)),
+      'the request path imports fs-safe',
+    ).toBe(true);
     expect(loaded).toContain('fs');
-    expect(loaded.filter((m) => /^(fs\/promises|internal\/fs\/promises|internal\/readline\/|internal\/fs\/watchers)/.test(m))).toEqual([]);
+    expect(
+      loaded.filter((m) =>
+        /^(fs\/promises|internal\/fs\/promises|internal\/readline\/|internal\/fs\/watchers)/.test(m),
+      ),
+    ).toEqual([]);
   });
 
   for (const args of [['--version'], ['--help'], ['profile', '--help'], ['help', 'exit-codes']]) {
@@ -90,8 +122,14 @@ describe('start-up', () => {
       expect(pkgs.has('commander'), args.join(' ')).toBe(false);
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.stdout).toMatch(/^ {2}book +look up, search and list books/m);
-      expect(sources.some((s) => /src\/root-help\.ts$/.test(s)), 'the trace maps chunks to sources').toBe(true);
-      expect(sources.filter((s) => /src\/(program\.ts|commands\/(?!help\/|completion\/model)[^/]+\/)/.test(s)), args.join(' ')).toEqual([]);
+      expect(
+        sources.some((s) => /src\/root-help\.ts$/.test(s)),
+        'the trace maps chunks to sources',
+      ).toBe(true);
+      expect(
+        sources.filter((s) => /src\/(program\.ts|commands\/(?!help\/|completion\/model)[^/]+\/)/.test(s)),
+        args.join(' '),
+      ).toEqual([]);
     }
     // control: a group's help loads that group
     const book = await packagesLoaded(['book', '--help']);
@@ -107,7 +145,10 @@ describe('start-up', () => {
   it('the root help loads no part of a command run, in 8 files of dist/; the launcher answers --version from dist/version.js alone', async () => {
     const help = await packagesLoaded(['--help']);
     expect(help.r.code).toBe(0);
-    expect(help.sources.some((s) => /src\/root-help\.ts$/.test(s)), 'the trace maps chunks to sources').toBe(true);
+    expect(
+      help.sources.some((s) => /src\/root-help\.ts$/.test(s)),
+      'the trace maps chunks to sources',
+    ).toBe(true);
     const run = /src\/(cli\/(run|report|tree)|context|root|util\/duration)\.ts$/;
     expect(help.sources.filter((s) => run.test(s))).toEqual([]);
     expect(help.files.filter((f) => f.includes(`${'/'}dist${'/'}`)).length).toBeLessThanOrEqual(8);
@@ -118,6 +159,8 @@ describe('start-up', () => {
 
     const version = await packagesLoaded(['--version']);
     expect(version.r.stdout).toMatch(/^\d+\.\d+\.\d+/);
-    expect(version.files.filter((f) => f.includes(`${'/'}dist${'/'}`)).map((f) => f.replace(/.*[/\\]dist[/\\]/, ''))).toEqual(['version.js']);
+    expect(
+      version.files.filter((f) => f.includes(`${'/'}dist${'/'}`)).map((f) => f.replace(/.*[/\\]dist[/\\]/, '')),
+    ).toEqual(['version.js']);
   });
 });

@@ -19,7 +19,19 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The command with only this HOME (no XDG or BOOKDIST_ directories), killed if it hangs. */
 const withHome = (home: string, args: string[], env: Record<string, string> = {}) =>
-  runCli(args, { env: { HOME: home, XDG_CACHE_HOME: undefined, XDG_CONFIG_HOME: undefined, XDG_DATA_HOME: undefined, XDG_STATE_HOME: undefined, BOOKDIST_CONFIG_DIR: undefined, BOOKDIST_DATA_DIR: undefined, ...env }, timeoutMs: 20_000 });
+  runCli(args, {
+    env: {
+      HOME: home,
+      XDG_CACHE_HOME: undefined,
+      XDG_CONFIG_HOME: undefined,
+      XDG_DATA_HOME: undefined,
+      XDG_STATE_HOME: undefined,
+      BOOKDIST_CONFIG_DIR: undefined,
+      BOOKDIST_DATA_DIR: undefined,
+      ...env,
+    },
+    timeoutMs: 20_000,
+  });
 
 describe('a HOME bookdist cannot write', () => {
   it('under /proc: book list ends at once naming BOOKDIST_DATA_DIR (it hung for ever), and works once it is set', async () => {
@@ -30,7 +42,9 @@ describe('a HOME bookdist cannot write', () => {
     expect(r.stderr).toContain('Set BOOKDIST_DATA_DIR to a writable directory');
     expect(r.stderr).not.toMatch(/\n\s+at /);
 
-    const ok = await withHome('/proc/nope', ['book', 'list', '--limit', '1', '-o', 'ndjson'], { BOOKDIST_DATA_DIR: join(dir, 'data') });
+    const ok = await withHome('/proc/nope', ['book', 'list', '--limit', '1', '-o', 'ndjson'], {
+      BOOKDIST_DATA_DIR: join(dir, 'data'),
+    });
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout.trim()).hash_id).toMatch(/^[0-9a-f]{40}$/);
   });
@@ -38,7 +52,10 @@ describe('a HOME bookdist cannot write', () => {
   it('sandbox serve --db under /proc or under a file: exit 2 at once naming the directory and --db (it hung for ever under /proc)', async () => {
     const proc = await withHome(dir, ['sandbox', 'serve', '--db', '/proc/nope/x.db', '--port', '0']);
     expect(proc.signal).toBeNull();
-    expect([proc.code, proc.stderr]).toEqual([2, 'bookdist: Cannot create the directory of the sandbox database, /proc/nope (ENOENT): give --db (or BOOKDIST_DATA_DIR) a path in a directory you can write.\n']);
+    expect([proc.code, proc.stderr]).toEqual([
+      2,
+      'bookdist: Cannot create the directory of the sandbox database, /proc/nope (ENOENT): give --db (or BOOKDIST_DATA_DIR) a path in a directory you can write.\n',
+    ]);
     const file = join(dir, 'db-dir-is-a-file');
     writeFileSync(file, '');
     const under = await withHome(dir, ['sandbox', 'serve', '--db', join(file, 'x.db'), '--port', '0']);
@@ -52,7 +69,9 @@ describe('a HOME bookdist cannot write', () => {
     const r = await withHome(home, ['book', 'list']);
     expect(r.signal).toBeNull();
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`Cannot read the config file ${home}/.config/bookdist/config.json: a part of that path is a file, not a directory`);
+    expect(r.stderr).toContain(
+      `Cannot read the config file ${home}/.config/bookdist/config.json: a part of that path is a file, not a directory`,
+    );
     expect(r.stderr).toMatch(/Set BOOKDIST_CONFIG_DIR .* and BOOKDIST_DATA_DIR/);
 
     // With the config moved, the data directory is the next to name its variable.

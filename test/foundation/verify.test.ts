@@ -14,7 +14,9 @@ describe('answerProblem', () => {
     expect(check('book.get', { ...ENV, book: { ...BOOK, shelf: 'B2' }, served_by: 'eu-1' })).toBeUndefined();
     expect(check('order.refund', { ...ENV, refunds: [{ purchase_id: 3, success: true }] })).toBeUndefined();
     expect(check('access.revoke', { ...ENV })).toBeUndefined();
-    expect(check('codes.summary', { ...ENV, codes_generated: 3, codes_redeemed: 1, redemption_percentage: 0.33 })).toBeUndefined();
+    expect(
+      check('codes.summary', { ...ENV, codes_generated: 3, codes_redeemed: 1, redemption_percentage: 0.33 }),
+    ).toBeUndefined();
   });
   it('accepts any object for shapes the interface leaves "not shown" (pricing, describe), with success true', () => {
     expect(check('book.pricing', { ...ENV, prices: 'elsewhere' })).toBeUndefined();
@@ -32,8 +34,12 @@ describe('answerProblem', () => {
     expect(check('book.get', { ...ENV })).toBe('book: missing');
     expect(check('book.get', { ...ENV, book: 'x' })).toBe('book: a string, not an object');
     expect(check('book.get', { ...ENV, book: { id: 1, title: 'T' } })).toBe('book.hash_id: missing');
-    expect(check('order.refund', { ...ENV, refunds: [{ purchase_id: '3', success: true }] })).toBe('refunds[0].purchase_id: a string, not integer');
-    expect(check('order.external', { ...ENV, message: 'Order created.', order: { id: null, items: [] } })).toBe('order.id: null, not integer');
+    expect(check('order.refund', { ...ENV, refunds: [{ purchase_id: '3', success: true }] })).toBe(
+      'refunds[0].purchase_id: a string, not integer',
+    );
+    expect(check('order.external', { ...ENV, message: 'Order created.', order: { id: null, items: [] } })).toBe(
+      'order.id: null, not integer',
+    );
     // A batch of codes is checked code by code by codes generate (it keeps the good ones): the client checks the array.
     expect(check('codes.generate', { ...ENV, codes: [null, { code: 7 }] })).toBeUndefined();
     expect(check('codes.generate', { ...ENV, codes: 'none' })).toBe('codes: a string, not array');
@@ -41,24 +47,40 @@ describe('answerProblem', () => {
   });
   it('order free: the interface promises a message; an order the service adds is checked when given', () => {
     expect(check('order.free', { ...ENV, message: 'Free order created.' })).toBeUndefined();
-    expect(check('order.free', { ...ENV, message: 'Free order created.', order: { id: 'x', items: [] } })).toBe('order.id: a string, not integer');
+    expect(check('order.free', { ...ENV, message: 'Free order created.', order: { id: 'x', items: [] } })).toBe(
+      'order.id: a string, not integer',
+    );
   });
-  it('the envelope\'s message is checked when given, never required', () => {
+  it("the envelope's message is checked when given, never required", () => {
     expect(check('book.process', { ...ENV })).toBeUndefined();
     expect(check('book.process', { ...ENV, message: 7 })).toBe('message: a number, not string');
   });
   it('writes are the endpoints that change something', () => {
-    expect(ENDPOINTS.filter((e) => isWrite(e.name)).map((e) => e.name).sort()).toEqual(
-      ['access.allow', 'access.revoke', 'book.process', 'codes.generate', 'order.external', 'order.free', 'order.refund', 'user.create', 'user.invite'],
-    );
+    expect(
+      ENDPOINTS.filter((e) => isWrite(e.name))
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual([
+      'access.allow',
+      'access.revoke',
+      'book.process',
+      'codes.generate',
+      'order.external',
+      'order.free',
+      'order.refund',
+      'user.create',
+      'user.invite',
+    ]);
     for (const e of ENDPOINTS) if (isWrite(e.name)) expect(e.clientMethod).toBe('POST');
   });
 });
 
 describe('the members the check requires', () => {
-  it('are members of the interface\'s resources (src/spec/schemas.ts), with the same types', () => {
+  it("are members of the interface's resources (src/spec/schemas.ts), with the same types", () => {
     for (const [name, members] of Object.entries(USED)) {
-      const schema = (SCHEMAS as Record<string, unknown>)[name] as { properties: Record<string, Record<string, unknown>> };
+      const schema = (SCHEMAS as Record<string, unknown>)[name] as {
+        properties: Record<string, Record<string, unknown>>;
+      };
       expect(schema, name).toBeDefined();
       for (const [member, want] of Object.entries(members)) {
         const have = schema.properties[member];

@@ -27,15 +27,21 @@ describe('request text (Python json.dumps style)', () => {
     expect(pythonJson({ t: 'Café "q" \\ \n€😀' })).toBe('{"t": "Caf\\u00e9 \\"q\\" \\\\ \\n\\u20ac\\ud83d\\ude00"}');
   });
   it('form-encodes the one `request` field like quote_plus', () => {
-    expect(formBody('{"force": true, "urgent": false}')).toBe('request=%7B%22force%22%3A+true%2C+%22urgent%22%3A+false%7D');
+    expect(formBody('{"force": true, "urgent": false}')).toBe(
+      'request=%7B%22force%22%3A+true%2C+%22urgent%22%3A+false%7D',
+    );
     expect(quotePlus('a-b_c.d~e f/é')).toBe('a-b_c.d~e+f%2F%C3%A9');
   });
 });
 
 describe('path segments', () => {
   it('percent-encodes each value as one segment and keeps the trailing slash', () => {
-    expect(fillPath('/v1/user/email/{email}/', { email: 'a/b?c#d@example.com' })).toBe('/v1/user/email/a%2Fb%3Fc%23d%40example.com/');
-    expect(fillPath('/v1/book/isbn/{isbn}/pricing/', { isbn: '9780321558237' })).toBe('/v1/book/isbn/9780321558237/pricing/');
+    expect(fillPath('/v1/user/email/{email}/', { email: 'a/b?c#d@example.com' })).toBe(
+      '/v1/user/email/a%2Fb%3Fc%23d%40example.com/',
+    );
+    expect(fillPath('/v1/book/isbn/{isbn}/pricing/', { isbn: '9780321558237' })).toBe(
+      '/v1/book/isbn/9780321558237/pricing/',
+    );
   });
   it('refuses a missing parameter', () => {
     expect(() => fillPath('/v1/book/{hash_id}/', {})).toThrow(/hash_id/);
@@ -48,7 +54,12 @@ describe('CryptoAuth', () => {
       const key = loadRsaPrivateKey(keys[format]);
       const h = authHeaders({ kind: 'crypto', username: '0d72df20f23558620646fb3ea030f5', key }, undefined);
       expect(Object.keys(h)).toEqual(['signature', 'api-user', 'user', 'version', 'authorization']);
-      expect(h).toMatchObject({ 'api-user': '0d72df20f23558620646fb3ea030f5', user: '0d72df20f23558620646fb3ea030f5', version: 'v1', authorization: 'CryptoAuth' });
+      expect(h).toMatchObject({
+        'api-user': '0d72df20f23558620646fb3ea030f5',
+        user: '0d72df20f23558620646fb3ea030f5',
+        version: 'v1',
+        authorization: 'CryptoAuth',
+      });
       expect(h.signature).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
       expect(h.signature).toHaveLength(344);
       expect(verify('0d72df20f23558620646fb3ea030f5', h.signature)).toBe(true);
@@ -71,7 +82,13 @@ describe('CryptoAuth', () => {
 describe('SharedKeyAuth and the access token', () => {
   it('sends the shared key as api-key with no signature', () => {
     const h = authHeaders({ kind: 'shared', username: 'u1', sharedKey: 'sk-secret' }, '{}');
-    expect(h).toEqual({ 'api-user': 'u1', user: 'u1', version: 'v1', authorization: 'SharedKeyAuth', 'api-key': 'sk-secret' });
+    expect(h).toEqual({
+      'api-user': 'u1',
+      user: 'u1',
+      version: 'v1',
+      authorization: 'SharedKeyAuth',
+      'api-key': 'sk-secret',
+    });
   });
   it('sends the access-control token as a shared key', () => {
     expect(authHeaders({ kind: 'token', token: 'tok', username: 'u1' }, '{}')).toEqual({
@@ -89,7 +106,15 @@ describe('SharedKeyAuth and the access token', () => {
 
 describe('redaction', () => {
   it('redacts secret headers and payload fields, deeply', () => {
-    expect(redactHeaders({ signature: 's', 'api-key': 'k', 'API_KEY': 'k2', user: 'u' })).toEqual({ signature: REDACTED, 'api-key': REDACTED, API_KEY: REDACTED, user: 'u' });
-    expect(redact({ a: { passwd: 'p', list: [{ token: 't' }] }, passwd_confirm: null })).toEqual({ a: { passwd: REDACTED, list: [{ token: REDACTED }] }, passwd_confirm: null });
+    expect(redactHeaders({ signature: 's', 'api-key': 'k', API_KEY: 'k2', user: 'u' })).toEqual({
+      signature: REDACTED,
+      'api-key': REDACTED,
+      API_KEY: REDACTED,
+      user: 'u',
+    });
+    expect(redact({ a: { passwd: 'p', list: [{ token: 't' }] }, passwd_confirm: null })).toEqual({
+      a: { passwd: REDACTED, list: [{ token: REDACTED }] },
+      passwd_confirm: null,
+    });
   });
 });

@@ -26,7 +26,8 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult
       cwd: opts.cwd,
       env: {
         PATH: process.env.PATH,
-        HOME: process.env.HOME, TMPDIR: process.env.TMPDIR,
+        HOME: process.env.HOME,
+        TMPDIR: process.env.TMPDIR,
         NO_COLOR: '1',
         ...opts.env,
       } as NodeJS.ProcessEnv,

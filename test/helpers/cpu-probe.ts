@@ -19,9 +19,16 @@ const log = process.env.BOOKDIST_TEST_CPU;
 const start = log ? ticks() : undefined;
 const t0 = Date.now();
 
-if (log && start) afterAll(({}, suite) => {
-  const file = suite.file?.filepath ?? suite.name;
-  const end = ticks();
-  const line = { file, wallMs: Date.now() - t0, cpuMs: end.self - start.self, childCpuMs: end.children - start.children, selfTotalMs: end.self };
-  appendFileSync(log, JSON.stringify(line) + '\n');
-});
+if (log && start)
+  afterAll(({}, suite) => {
+    const file = suite.file?.filepath ?? suite.name;
+    const end = ticks();
+    const line = {
+      file,
+      wallMs: Date.now() - t0,
+      cpuMs: end.self - start.self,
+      childCpuMs: end.children - start.children,
+      selfTotalMs: end.self,
+    };
+    appendFileSync(log, JSON.stringify(line) + '\n');
+  });

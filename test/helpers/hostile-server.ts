@@ -16,7 +16,15 @@ export type HostileAnswer =
    * `bytes` of `fill` (Infinity: a body that never ends), written as the client takes them; with
    * `dripMs`, one small piece every `dripMs` milliseconds (a server that drips its answer).
    */
-  | { kind: 'stream'; status: number; headers?: Record<string, string>; bytes: number; fill?: string; prefix?: string; dripMs?: number }
+  | {
+      kind: 'stream';
+      status: number;
+      headers?: Record<string, string>;
+      bytes: number;
+      fill?: string;
+      prefix?: string;
+      dripMs?: number;
+    }
   /** Accept the request and never answer. */
   | { kind: 'silent' };
 
@@ -52,7 +60,12 @@ export const answer = {
   },
   /** A 301/302 (or 307/308) with a Location, and a body as load balancers send. */
   redirect(location: string, status = 301): HostileAnswer {
-    return { kind: 'plain', status, headers: { location, 'content-type': 'text/html' }, body: `<html><body>Moved to <a href="${location}">${location}</a></body></html>` };
+    return {
+      kind: 'plain',
+      status,
+      headers: { location, 'content-type': 'text/html' },
+      body: `<html><body>Moved to <a href="${location}">${location}</a></body></html>`,
+    };
   },
   /** A 200 with no body at all. */
   empty(status = 200, headers: Record<string, string> = {}): HostileAnswer {
@@ -82,11 +95,26 @@ export const answer = {
   },
   /** A JSON-looking body of `bytes` bytes (a JSON string that goes on); Infinity never ends. */
   huge(bytes: number, status = 200): HostileAnswer {
-    return { kind: 'stream', status, headers: JSON_TYPE, bytes, prefix: '{"code":200,"success":true,"message":"', fill: 'x' };
+    return {
+      kind: 'stream',
+      status,
+      headers: JSON_TYPE,
+      bytes,
+      prefix: '{"code":200,"success":true,"message":"',
+      fill: 'x',
+    };
   },
   /** A JSON-looking body that never ends, one byte every `ms` milliseconds. */
   drip(ms = 100): HostileAnswer {
-    return { kind: 'stream', status: 200, headers: JSON_TYPE, bytes: Infinity, prefix: '{"code":200,"success":true,"message":"', fill: 'x', dripMs: ms };
+    return {
+      kind: 'stream',
+      status: 200,
+      headers: JSON_TYPE,
+      bytes: Infinity,
+      prefix: '{"code":200,"success":true,"message":"',
+      fill: 'x',
+      dripMs: ms,
+    };
   },
   /** 429 (or 503) asking to wait `seconds`. */
   retryAfter(seconds: number | string, status = 429): HostileAnswer {
@@ -139,14 +167,26 @@ async function startHostile(): Promise<HostileServer> {
     const u = new URL(path, 'http://hostile.invalid');
     let payload: Record<string, unknown> | undefined;
     const ctype = String(req.headers['content-type'] ?? '');
-    const text = ctype.includes('x-www-form-urlencoded') ? new URLSearchParams(body).get('request') : ctype.includes('json') ? body : null;
+    const text = ctype.includes('x-www-form-urlencoded')
+      ? new URLSearchParams(body).get('request')
+      : ctype.includes('json')
+        ? body
+        : null;
     try {
       const v = text ? JSON.parse(text) : undefined;
       payload = v && typeof v === 'object' ? (v.request ?? v) : undefined;
     } catch {
       payload = undefined;
     }
-    const rec: HostileRequest = { method: req.method ?? 'GET', path, pathname: u.pathname, query: u.searchParams, headers: req.headers, body, payload };
+    const rec: HostileRequest = {
+      method: req.method ?? 'GET',
+      path,
+      pathname: u.pathname,
+      query: u.searchParams,
+      headers: req.headers,
+      body,
+      payload,
+    };
     requests.push(rec);
     const route = routes.find((r) => r.method === rec.method && matches(r.path, rec.pathname));
     if (!route) return write(res, answer.error(404, `No route for ${rec.method} ${rec.pathname}`));
@@ -267,7 +307,10 @@ export function hostileForFile(): HostileServer {
 }
 
 /** The environment of a run against the hostile server: a partner with a shared key and an operator token, no profile. */
-export function hostileEnv(url: string, extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+export function hostileEnv(
+  url: string,
+  extra: Record<string, string | undefined> = {},
+): Record<string, string | undefined> {
   return {
     BOOKDIST_BASE_URL: url,
     BOOKDIST_USERNAME: '0d72df20f23558620646fb3ea030f5',

@@ -20,6 +20,8 @@ export default class NotRunReporter implements Reporter {
         lines.push(`  ${m.relativeModuleId} > ${t.fullName}: ${why}`);
       }
     }
-    process.stdout.write(lines.length ? `\n Not run (${lines.length}):\n${lines.join('\n')}\n` : '\n Not run: none (every test ran).\n');
+    process.stdout.write(
+      lines.length ? `\n Not run (${lines.length}):\n${lines.join('\n')}\n` : '\n Not run: none (every test ran).\n',
+    );
   }
 }

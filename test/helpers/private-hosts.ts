@@ -21,7 +21,9 @@ export function privateHostsProblem(): string | undefined {
     r.status === 0
       ? undefined
       : `cannot start a process with its own /etc/hosts (unshare ${UNSHARE.join(' ')}: ${(r.error?.message ?? r.stderr).trim() || `exit ${r.status}`}); ` +
-        (root ? 'a container needs CAP_SYS_ADMIN for mount namespaces' : 'run as root, or allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)');
+        (root
+          ? 'a container needs CAP_SYS_ADMIN for mount namespaces'
+          : 'run as root, or allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)');
   return problem;
 }
 
@@ -31,7 +33,9 @@ export function writeHosts(file: string, names: string[], address = '127.0.0.1')
   try {
     base = readFileSync('/etc/hosts', 'utf8');
   } catch {}
-  writeFileSync(file, `${base.replace(/\n?$/, '\n')}${names.map((n) => `${address} ${n}`).join('\n')}\n`, { mode: 0o644 });
+  writeFileSync(file, `${base.replace(/\n?$/, '\n')}${names.map((n) => `${address} ${n}`).join('\n')}\n`, {
+    mode: 0o644,
+  });
   return file;
 }
 

@@ -50,7 +50,10 @@ export async function run(args: string[], opts: RunOptions = {}): Promise<RunRes
   let stderr = '';
   let output = '';
   let pending = '';
-  const out = Object.assign(new Writable({ write: (c, _e, cb) => ((stdout += c.toString()), (output += c.toString()), cb()) }), tty);
+  const out = Object.assign(
+    new Writable({ write: (c, _e, cb) => ((stdout += c.toString()), (output += c.toString()), cb()) }),
+    tty,
+  );
   const err = Object.assign(
     new Writable({
       write(chunk, _e, cb) {
@@ -67,9 +70,23 @@ export async function run(args: string[], opts: RunOptions = {}): Promise<RunRes
       },
     }),
     // Like process.stderr, a terminal is not ended when a prompt's stream piped into it ends.
-    opts.tty ? { ...tty, end() { return this; } } : {},
+    opts.tty
+      ? {
+          ...tty,
+          end() {
+            return this;
+          },
+        }
+      : {},
   );
-  const io: IO = { stdin, stdout: opts.stdout ?? out, stderr: err, env: { ...opts.env }, cwd: opts.cwd ?? process.cwd(), fs: opts.fs };
+  const io: IO = {
+    stdin,
+    stdout: opts.stdout ?? out,
+    stderr: err,
+    env: { ...opts.env },
+    cwd: opts.cwd ?? process.cwd(),
+    fs: opts.fs,
+  };
   const code = await main(args, { io, signals: false, http: opts.http, clock: opts.clock });
   return { code, stdout, stderr, output, unanswered: script.length, signal: null };
 }

@@ -70,7 +70,10 @@ export interface TestSandbox {
 export async function startTestSandbox(opts: TestSandboxOptions = {}): Promise<TestSandbox> {
   const dir = mkdtempSync(join(tmpdir(), 'bookdist-sandbox-'));
   // Which test started it: the temp-dir guard names it if the directory is ever left behind.
-  writeFileSync(join(dir, CREATED_BY), `${expect.getState().testPath ?? 'unknown file'}: ${expect.getState().currentTestName ?? 'a hook'}\n`);
+  writeFileSync(
+    join(dir, CREATED_BY),
+    `${expect.getState().testPath ?? 'unknown file'}: ${expect.getState().currentTestName ?? 'a hook'}\n`,
+  );
   try {
     return await startIn(dir, opts);
   } catch (err) {
@@ -101,7 +104,10 @@ async function startIn(dir: string, opts: TestSandboxOptions): Promise<TestSandb
   const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
     const res = await fetch(url + path, {
       method,
-      headers: { 'x-sandbox-secret': controlSecret, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        'x-sandbox-secret': controlSecret,
+        ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();

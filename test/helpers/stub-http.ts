@@ -75,7 +75,10 @@ export class StubRegistry implements HttpHandler {
     const problems: string[] = this.unexpected.map((l) => `unexpected request: ${l}`);
     for (const s of this.stubs) {
       const want = s.times === Infinity ? 1 : s.times;
-      if (s.used < want) problems.push(`stub ${s.method} ${String(s.path)} answered ${s.used} of ${want === 1 && s.times === Infinity ? 'at least 1' : want}`);
+      if (s.used < want)
+        problems.push(
+          `stub ${s.method} ${String(s.path)} answered ${s.used} of ${want === 1 && s.times === Infinity ? 'at least 1' : want}`,
+        );
     }
     if (problems.length) throw new Error(`HTTP stubs:\n  ${problems.join('\n  ')}`);
   }
@@ -90,12 +93,22 @@ function record(req: HttpRequest): StubRequest {
   const u = new URL(req.url);
   let payload: any;
   if (req.body !== undefined) {
-    const text = req.headers['content-type']?.includes('x-www-form-urlencoded') ? new URLSearchParams(req.body).get('request') : req.body;
+    const text = req.headers['content-type']?.includes('x-www-form-urlencoded')
+      ? new URLSearchParams(req.body).get('request')
+      : req.body;
     try {
       payload = text == null ? undefined : JSON.parse(text);
     } catch {
       payload = undefined;
     }
   }
-  return { method: req.method.toUpperCase(), url: req.url, path: u.pathname + u.search, query: u.searchParams, headers: req.headers, body: req.body, payload };
+  return {
+    method: req.method.toUpperCase(),
+    url: req.url,
+    path: u.pathname + u.search,
+    query: u.searchParams,
+    headers: req.headers,
+    body: req.body,
+    payload,
+  };
 }

@@ -57,11 +57,20 @@ export default function setup(): () => void {
         const owner = join(tmp, name, '.created-by');
         return existsSync(owner) ? `${name} (started by ${readFileSync(owner, 'utf8').trim()})` : name;
       });
-    const keys = walk(home).filter((p) => p.endsWith('.pem')).map((p) => relative(home, p));
+    const keys = walk(home)
+      .filter((p) => p.endsWith('.pem'))
+      .map((p) => relative(home, p));
     if (!process.env.BOOKDIST_KEEP_TEST_TMP) rmSync(root, { recursive: true, force: true });
     const problems: string[] = [];
-    if (left.length) problems.push(`the tests left ${left.length} entr${left.length === 1 ? 'y' : 'ies'} in the temporary directory: ${left.join(', ')}`);
-    if (keys.length) problems.push(`private keys were written outside a test's own temporary directory (under HOME): ${keys.join(', ')}`);
-    if (problems.length) throw new Error(`${problems.join('; ')} (test/helpers/temp-guard.ts; BOOKDIST_KEEP_TEST_TMP=1 keeps ${root})`);
+    if (left.length)
+      problems.push(
+        `the tests left ${left.length} entr${left.length === 1 ? 'y' : 'ies'} in the temporary directory: ${left.join(', ')}`,
+      );
+    if (keys.length)
+      problems.push(
+        `private keys were written outside a test's own temporary directory (under HOME): ${keys.join(', ')}`,
+      );
+    if (problems.length)
+      throw new Error(`${problems.join('; ')} (test/helpers/temp-guard.ts; BOOKDIST_KEEP_TEST_TMP=1 keeps ${root})`);
   };
 }

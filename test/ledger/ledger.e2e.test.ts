@@ -25,7 +25,10 @@ const ledger = () => {
 };
 
 /** A service that records the e-mail of each user create it reads, and answers as `mode` says. */
-async function service(mode: { hang?: boolean; delayMs?: number }): Promise<{ url: string; emails: string[]; answered: string[]; server: Server }> {
+async function service(mode: {
+  hang?: boolean;
+  delayMs?: number;
+}): Promise<{ url: string; emails: string[]; answered: string[]; server: Server }> {
   const emails: string[] = [];
   const answered: string[] = [];
   const server = createServer((req, res) => {
@@ -36,7 +39,13 @@ async function service(mode: { hang?: boolean; delayMs?: number }): Promise<{ ur
       emails.push(request.email);
       if (mode.hang) return; // never answers: the client is killed while waiting
       setTimeout(() => {
-        const text = JSON.stringify({ code: 200, success: true, message: 'User created.', email: request.email, username: randomBytes(15).toString('hex') });
+        const text = JSON.stringify({
+          code: 200,
+          success: true,
+          message: 'User created.',
+          email: request.email,
+          username: randomBytes(15).toString('hex'),
+        });
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(text, () => answered.push(request.email));
       }, mode.delayMs ?? 0);
@@ -78,7 +87,10 @@ async function kill(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-const emailsOfIntents = () => ledger().rows.filter((r) => r.kind === 'intent').map((r) => (r.ids as { email?: string }).email);
+const emailsOfIntents = () =>
+  ledger()
+    .rows.filter((r) => r.kind === 'intent')
+    .map((r) => (r.ids as { email?: string }).email);
 
 describe('a bookdist killed with SIGKILL', () => {
   it('while the request is being answered (sent, no answer yet): its intent row is there, its outcome unknown', async () => {
@@ -117,9 +129,15 @@ describe('a bookdist killed with SIGKILL', () => {
     const svc = await service({ delayMs: 3 });
     try {
       const roster = join(dir, 'roster.csv');
-      writeFileSync(roster, ['email', ...Array.from({ length: 400 }, (_, i) => `bulk${i}@example.com`)].join('\n') + '\n');
+      writeFileSync(
+        roster,
+        ['email', ...Array.from({ length: 400 }, (_, i) => `bulk${i}@example.com`)].join('\n') + '\n',
+      );
       for (const after of [5, 40, 120]) {
-        const child = start(['user', 'create', '--from-csv', roster, '--results', join(dir, `r${after}.csv`), '--concurrency', '8'], envFor(svc.url));
+        const child = start(
+          ['user', 'create', '--from-csv', roster, '--results', join(dir, `r${after}.csv`), '--concurrency', '8'],
+          envFor(svc.url),
+        );
         const seen = svc.emails.length;
         await until(() => svc.emails.length >= seen + after);
         await kill(child);
@@ -149,13 +167,22 @@ describe('many writers at once', () => {
     const env = { ...sb.env, BOOKDIST_STATE_DIR: join(dir, 'state') };
     const rosters = ['a', 'b'].map((tag) => {
       const file = join(dir, `${tag}.csv`);
-      writeFileSync(file, ['email', ...Array.from({ length: 150 }, (_, i) => `${tag}${i}.${process.pid}@example.com`)].join('\n') + '\n');
+      writeFileSync(
+        file,
+        ['email', ...Array.from({ length: 150 }, (_, i) => `${tag}${i}.${process.pid}@example.com`)].join('\n') + '\n',
+      );
       return file;
     });
-    const jobs = rosters.map((file) => runCli(['user', 'create', '--from-csv', file, '--results', file + '.out', '--concurrency', '16'], { env, timeoutMs: 120_000 }));
+    const jobs = rosters.map((file) =>
+      runCli(['user', 'create', '--from-csv', file, '--results', file + '.out', '--concurrency', '16'], {
+        env,
+        timeoutMs: 120_000,
+      }),
+    );
     const terminal = (async () => {
       const codes: Array<number | null> = [];
-      for (let i = 0; i < 8; i++) codes.push((await runCli(['user', 'create', '--email', `t${i}.${process.pid}@example.com`], { env })).code);
+      for (let i = 0; i < 8; i++)
+        codes.push((await runCli(['user', 'create', '--email', `t${i}.${process.pid}@example.com`], { env })).code);
       return codes;
     })();
     const [[a, b], t] = await Promise.all([Promise.all(jobs), terminal]);

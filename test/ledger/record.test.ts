@@ -57,7 +57,9 @@ async function lost(args: string[], kind: 'drop' | 'reset' = 'drop') {
 describe('each write command records its intent and outcome', () => {
   it('user create and invite: the e-mail sent, the username returned; the password never', async () => {
     const email = uniqueEmail('rec');
-    const r = await cli(['user', 'create', '--email', email, '--password-stdin', '--json'], { input: 'Sekrit-pw-4242\n' });
+    const r = await cli(['user', 'create', '--email', email, '--password-stdin', '--json'], {
+      input: 'Sekrit-pw-4242\n',
+    });
     expect(r.code).toBe(0);
     const w = last();
     expect(w).toMatchObject({ op: 'user create', status: 'done', http: 200, ids: { email } });
@@ -75,26 +77,83 @@ describe('each write command records its intent and outcome', () => {
   it('order create, free, refund: the order number, user and pricing sent; order and purchase ids returned', async () => {
     const user = await newUser();
     const number = `L${Date.now().toString(36)}`.slice(0, 20);
-    const c = await cli(['order', 'create', '--username', user, '--pricing-id', String(readme.pricing[0].id), '--order-type', 'TestPlan', '--org', 'harborlane', '--order-number', number, ...billing, '--json']);
+    const c = await cli([
+      'order',
+      'create',
+      '--username',
+      user,
+      '--pricing-id',
+      String(readme.pricing[0].id),
+      '--order-type',
+      'TestPlan',
+      '--org',
+      'harborlane',
+      '--order-number',
+      number,
+      ...billing,
+      '--json',
+    ]);
     expect(c.code).toBe(0);
     const order = json(c).order;
     const w = last();
-    expect(w).toMatchObject({ op: 'order create', status: 'done', ids: { username: user, order_number: number, org: 'harborlane', digital_pricing: [readme.pricing[0].id] } });
-    expect(w.returned).toMatchObject({ order_id: order.id, purchase_ids: order.items.map((i: { id: number }) => i.id) });
-    const f = await cli(['order', 'free', '--username', user, '--hash-id', WELL_KNOWN.otherPublisher.hash_id, '--json']);
+    expect(w).toMatchObject({
+      op: 'order create',
+      status: 'done',
+      ids: { username: user, order_number: number, org: 'harborlane', digital_pricing: [readme.pricing[0].id] },
+    });
+    expect(w.returned).toMatchObject({
+      order_id: order.id,
+      purchase_ids: order.items.map((i: { id: number }) => i.id),
+    });
+    const f = await cli([
+      'order',
+      'free',
+      '--username',
+      user,
+      '--hash-id',
+      WELL_KNOWN.otherPublisher.hash_id,
+      '--json',
+    ]);
     expect(f.code).toBe(0);
-    expect(last()).toMatchObject({ op: 'order free', status: 'done', ids: { username: user, hash_id: WELL_KNOWN.otherPublisher.hash_id }, returned: { order_id: json(f).order.id } });
+    expect(last()).toMatchObject({
+      op: 'order free',
+      status: 'done',
+      ids: { username: user, hash_id: WELL_KNOWN.otherPublisher.hash_id },
+      returned: { order_id: json(f).order.id },
+    });
     const r = await cli(['order', 'refund', '--order-id', String(order.id), '--yes', '--json']);
     expect(r.code).toBe(0);
-    expect(last()).toMatchObject({ op: 'order refund', status: 'done', ids: { order_id: order.id }, returned: { refunded: order.items.map((i: { id: number }) => i.id) } });
+    expect(last()).toMatchObject({
+      op: 'order refund',
+      status: 'done',
+      ids: { order_id: order.id },
+      returned: { refunded: order.items.map((i: { id: number }) => i.id) },
+    });
   });
 
   it('codes generate: one row per batch with its count and a digest, never a code', async () => {
-    const r = await cli(['codes', 'generate', '--hash-id', readme.hash_id, '--org', 'harborlane', '--count', '1500', '-o', 'csv']);
+    const r = await cli([
+      'codes',
+      'generate',
+      '--hash-id',
+      readme.hash_id,
+      '--org',
+      'harborlane',
+      '--count',
+      '1500',
+      '-o',
+      'csv',
+    ]);
     expect(r.code).toBe(0);
-    const codes = r.stdout.trim().split('\n').slice(1).map((l) => l.split(',')[0]);
+    const codes = r.stdout
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(',')[0]);
     expect(codes).toHaveLength(1500);
-    const batches = writes().filter((x) => x.op === 'codes generate').slice(-2);
+    const batches = writes()
+      .filter((x) => x.op === 'codes generate')
+      .slice(-2);
     expect(batches.map((b) => [b.ids.count, b.returned?.codes, b.status])).toEqual([
       [1000, 1000, 'done'],
       [500, 500, 'done'],
@@ -106,7 +165,10 @@ describe('each write command records its intent and outcome', () => {
     // can be matched); the batches may reach stdout in either order.
     const sha = (xs: string[]) => createHash('sha256').update(xs.join('\n')).digest('hex');
     const digests = batches.map((b) => b.returned?.codes_sha256);
-    expect([[sha(codes.slice(0, 1000)), sha(codes.slice(1000))], [sha(codes.slice(500)), sha(codes.slice(0, 500))]]).toContainEqual(digests);
+    expect([
+      [sha(codes.slice(0, 1000)), sha(codes.slice(1000))],
+      [sha(codes.slice(500)), sha(codes.slice(0, 500))],
+    ]).toContainEqual(digests);
     const text = ledgerText();
     for (const code of codes) expect(text).not.toContain(code);
   });
@@ -115,7 +177,11 @@ describe('each write command records its intent and outcome', () => {
     const user = await newUser();
     const book = WELL_KNOWN.otherPublisher.hash_id;
     expect((await cli(['access', 'allow', '--hash-id', book, '--username', user, '--price', '4.99'])).code).toBe(0);
-    expect(last()).toMatchObject({ op: 'access allow', status: 'done', ids: { hash_id: book, username: user, price: '4.99' } });
+    expect(last()).toMatchObject({
+      op: 'access allow',
+      status: 'done',
+      ids: { hash_id: book, username: user, price: '4.99' },
+    });
     expect((await cli(['access', 'revoke', '--hash-id', book, '--username', user, '--yes'])).code).toBe(0);
     expect(last()).toMatchObject({ op: 'access revoke', status: 'done', ids: { hash_id: book, username: user } });
     // A second revoke is refused by the service: failed, with its message.
@@ -123,10 +189,26 @@ describe('each write command records its intent and outcome', () => {
     expect(last()).toMatchObject({ op: 'access revoke', status: 'failed' });
     expect(last().reason).toBeTruthy();
     expect((await cli(['book', 'process', WELL_KNOWN.unprocessed.hash_id])).code).toBe(0);
-    expect(last()).toMatchObject({ op: 'book process', status: 'done', ids: { hash_id: WELL_KNOWN.unprocessed.hash_id } });
-    const a = await cli(['api', 'POST', '/v1/order/free/', '-f', `username=${user}`, '-f', `hash_id=${readme.hash_id}`]);
+    expect(last()).toMatchObject({
+      op: 'book process',
+      status: 'done',
+      ids: { hash_id: WELL_KNOWN.unprocessed.hash_id },
+    });
+    const a = await cli([
+      'api',
+      'POST',
+      '/v1/order/free/',
+      '-f',
+      `username=${user}`,
+      '-f',
+      `hash_id=${readme.hash_id}`,
+    ]);
     expect(a.code).toBe(0);
-    expect(last()).toMatchObject({ op: 'order free', status: 'done', ids: { username: user, hash_id: readme.hash_id } });
+    expect(last()).toMatchObject({
+      op: 'order free',
+      status: 'done',
+      ids: { username: user, hash_id: readme.hash_id },
+    });
     // A read sent as POST is not a write.
     const before = writes().length;
     expect((await cli(['api', 'POST', '/v1/book/search/', '-f', 'title=Ledger'])).code).toBe(0);
@@ -137,7 +219,8 @@ describe('each write command records its intent and outcome', () => {
     const text = ledgerText();
     expect(text.length).toBeGreaterThan(0);
     const key = sb.creds.partner.keyPem.split('\n').filter((l) => l && !l.startsWith('-----'));
-    for (const secret of [...key, sb.creds.partner.sharedKey, sb.creds.operatorToken]) expect(text).not.toContain(secret);
+    for (const secret of [...key, sb.creds.partner.sharedKey, sb.creds.operatorToken])
+      expect(text).not.toContain(secret);
     expect(text).not.toMatch(/signature|authorization|passwd/i);
   });
 });
@@ -146,11 +229,29 @@ describe('turning the ledger off', () => {
   it('--no-ledger, BOOKDIST_LEDGER=off and a profile with --no-ledger record nothing; --dry-run neither', async () => {
     const n = writes().length;
     expect((await cli(['--no-ledger', 'user', 'create', '--email', uniqueEmail('off')])).code).toBe(0);
-    expect((await cli(['user', 'create', '--email', uniqueEmail('off')], { env: { BOOKDIST_LEDGER: 'off' } })).code).toBe(0);
+    expect(
+      (await cli(['user', 'create', '--email', uniqueEmail('off')], { env: { BOOKDIST_LEDGER: 'off' } })).code,
+    ).toBe(0);
     expect((await cli(['--dry-run', 'user', 'create', '--email', uniqueEmail('off')])).code).toBe(0);
-    const add = await cli(['profile', 'add', '--name', 'quiet', '--base-url', sb.url, '--username', sb.creds.partner.username, '--key-file', sb.creds.partner.keyFile, '--no-ledger', '--no-verify'], {
-      env: { BOOKDIST_BASE_URL: undefined, BOOKDIST_USERNAME: undefined, BOOKDIST_KEY_FILE: undefined },
-    });
+    const add = await cli(
+      [
+        'profile',
+        'add',
+        '--name',
+        'quiet',
+        '--base-url',
+        sb.url,
+        '--username',
+        sb.creds.partner.username,
+        '--key-file',
+        sb.creds.partner.keyFile,
+        '--no-ledger',
+        '--no-verify',
+      ],
+      {
+        env: { BOOKDIST_BASE_URL: undefined, BOOKDIST_USERNAME: undefined, BOOKDIST_KEY_FILE: undefined },
+      },
+    );
     expect(add.code).toBe(0);
     const viaProfile = await cli(['--profile', 'quiet', 'user', 'create', '--email', uniqueEmail('off')], {
       env: { BOOKDIST_BASE_URL: undefined, BOOKDIST_USERNAME: undefined, BOOKDIST_KEY_FILE: undefined },
@@ -165,10 +266,33 @@ describe('turning the ledger off', () => {
 
 describe('an answer that is not the interface\'s is never "done"', () => {
   it('an HTML 200 to access allow is recorded as unknown', async () => {
-    const reg = new StubRegistry().on('POST', '/v1/access/allow/', { status: 200, headers: { 'content-type': 'text/html' }, text: '<html><body>Sign in to the network</body></html>' });
+    const reg = new StubRegistry().on('POST', '/v1/access/allow/', {
+      status: 200,
+      headers: { 'content-type': 'text/html' },
+      text: '<html><body>Sign in to the network</body></html>',
+    });
     const state = join(sb.env.BOOKDIST_STATE_DIR, 'stub');
-    const env = { BOOKDIST_BASE_URL: 'https://api.example.test', BOOKDIST_USERNAME: 'b73395ba21c439433901092a0b7ef0', BOOKDIST_SHARED_KEY: 'shh', BOOKDIST_TOKEN: 'tok', BOOKDIST_STATE_DIR: state, BOOKDIST_CONFIG_DIR: join(state, 'cfg') };
-    await run(['access', 'allow', '--hash-id', readme.hash_id, '--username', 'b73395ba21c439433901092a0b7ef0', '--price', '1.00'], { env, http: reg });
+    const env = {
+      BOOKDIST_BASE_URL: 'https://api.example.test',
+      BOOKDIST_USERNAME: 'b73395ba21c439433901092a0b7ef0',
+      BOOKDIST_SHARED_KEY: 'shh',
+      BOOKDIST_TOKEN: 'tok',
+      BOOKDIST_STATE_DIR: state,
+      BOOKDIST_CONFIG_DIR: join(state, 'cfg'),
+    };
+    await run(
+      [
+        'access',
+        'allow',
+        '--hash-id',
+        readme.hash_id,
+        '--username',
+        'b73395ba21c439433901092a0b7ef0',
+        '--price',
+        '1.00',
+      ],
+      { env, http: reg },
+    );
     const ws = foldWrites(parseLedger(readFileSync(join(state, 'ledger.ndjson'), 'utf8')).rows);
     expect(ws).toHaveLength(1);
     expect(ws[0]).toMatchObject({ op: 'access allow', status: 'unknown', http: 200 });
@@ -181,7 +305,13 @@ describe('an answer that is not the interface\'s is never "done"', () => {
       .on('POST', '/v1/order/free/', { status: 301, headers: { location: 'https://elsewhere.example/' }, text: '' })
       .on('POST', '/v1/order/free/', jsonAnswer(404, { code: 404, error: true, message: 'User not found.' }));
     const state = join(sb.env.BOOKDIST_STATE_DIR, 'stub3');
-    const env = { BOOKDIST_BASE_URL: 'https://api.example.test', BOOKDIST_USERNAME: 'b73395ba21c439433901092a0b7ef0', BOOKDIST_SHARED_KEY: 'shh', BOOKDIST_STATE_DIR: state, BOOKDIST_CONFIG_DIR: join(state, 'cfg') };
+    const env = {
+      BOOKDIST_BASE_URL: 'https://api.example.test',
+      BOOKDIST_USERNAME: 'b73395ba21c439433901092a0b7ef0',
+      BOOKDIST_SHARED_KEY: 'shh',
+      BOOKDIST_STATE_DIR: state,
+      BOOKDIST_CONFIG_DIR: join(state, 'cfg'),
+    };
     const args = ['order', 'free', '--username', 'b73395ba21c439433901092a0b7ef0', '--hash-id', readme.hash_id];
     await run(args, { env, http: reg });
     await run(args, { env, http: reg });
@@ -198,7 +328,21 @@ describe('ledger reconcile settles lost answers', () => {
   it('an order with an order_number whose answer was dropped after commit is confirmed, without a second order', async () => {
     const user = await newUser();
     const number = `R${Date.now().toString(36)}`.slice(0, 20);
-    const r = await lost(['order', 'create', '--username', user, '--pricing-id', String(readme.pricing[0].id), '--order-type', 'TestPlan', '--org', 'harborlane', '--order-number', number, ...billing]);
+    const r = await lost([
+      'order',
+      'create',
+      '--username',
+      user,
+      '--pricing-id',
+      String(readme.pricing[0].id),
+      '--order-type',
+      'TestPlan',
+      '--org',
+      'harborlane',
+      '--order-number',
+      number,
+      ...billing,
+    ]);
     // An order with a number is retried as idempotent; with --retries 0 the lost answer ends it (exit 7).
     expect(r.code).toBe(7);
     const w = last();
@@ -220,7 +364,24 @@ describe('ledger reconcile settles lost answers', () => {
   it('an order whose request never arrived is applied now, exactly once', async () => {
     const user = await newUser();
     const number = `N${Date.now().toString(36)}`.slice(0, 20);
-    const r = await lost(['order', 'create', '--username', user, '--pricing-id', String(readme.pricing[0].id), '--order-type', 'TestPlan', '--org', 'harborlane', '--order-number', number, ...billing], 'reset');
+    const r = await lost(
+      [
+        'order',
+        'create',
+        '--username',
+        user,
+        '--pricing-id',
+        String(readme.pricing[0].id),
+        '--order-type',
+        'TestPlan',
+        '--org',
+        'harborlane',
+        '--order-number',
+        number,
+        ...billing,
+      ],
+      'reset',
+    );
     expect(r.code).toBe(7);
     const w = last();
     expect(w.status).toBe('unknown');
@@ -265,13 +426,26 @@ describe('ledger reconcile settles lost answers', () => {
   });
 
   it('a code batch without an honoured key cannot be settled: exit 6 naming why; --dry-run sends nothing', async () => {
-    const r = await lost(['api', 'POST', '/v1/codes/generate/', '-f', `hash_id=${readme.hash_id}`, '-f', 'org=harborlane', '-F', 'count=5']);
+    const r = await lost([
+      'api',
+      'POST',
+      '/v1/codes/generate/',
+      '-f',
+      `hash_id=${readme.hash_id}`,
+      '-f',
+      'org=harborlane',
+      '-F',
+      'count=5',
+    ]);
     expect(r.code).toBe(1);
     const w = last();
     expect(w).toMatchObject({ op: 'codes generate', status: 'unknown' });
     const dry = await cli(['ledger', 'reconcile', '--dry-run', '--json']);
     expect(dry.code).toBe(0);
-    expect(json(dry).find((x: { id: number }) => x.id === w.id)).toMatchObject({ result: 'would send', how: 'nothing' });
+    expect(json(dry).find((x: { id: number }) => x.id === w.id)).toMatchObject({
+      result: 'would send',
+      how: 'nothing',
+    });
     const rec = await cli(['ledger', 'reconcile', '--json']);
     expect(rec.code).toBe(6);
     expect(json(rec).find((x: { id: number }) => x.id === w.id)).toMatchObject({ result: 'cannot settle' });
@@ -286,7 +460,10 @@ describe('a keyed batch of codes', () => {
     faults.rate = 1;
     let r;
     try {
-      r = await cli(['codes', 'generate', '--hash-id', readme.hash_id, '--org', 'keyed', '--count', '7', '--retries', '0', '-q'], { env });
+      r = await cli(
+        ['codes', 'generate', '--hash-id', readme.hash_id, '--org', 'keyed', '--count', '7', '--retries', '0', '-q'],
+        { env },
+      );
     } finally {
       faults.rate = 0;
     }

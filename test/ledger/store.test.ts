@@ -1,6 +1,17 @@
 // The ledger's file (src/ledger/store.ts, read.ts): the chain of hashes, torn tails, the lock,
 // private permissions, and links refused.
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -15,13 +26,23 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const intent = (op: string, ids: Record<string, unknown> = {}) => ({ t: new Date().toISOString(), kind: 'intent' as const, op, profile: 'p', host: 'h', ids });
+const intent = (op: string, ids: Record<string, unknown> = {}) => ({
+  t: new Date().toISOString(),
+  kind: 'intent' as const,
+  op,
+  profile: 'p',
+  host: 'h',
+  ids,
+});
 
 describe('ledger store', () => {
   it('numbers rows and chains each to the SHA-256 of the line before it', () => {
     const store = new LedgerStore(join(dir, 'state'));
     const [a] = store.append([intent('order create')], true);
-    const [b, c] = store.append([{ t: new Date().toISOString(), kind: 'outcome', of: a.n, status: 'done' }, intent('user create')], false);
+    const [b, c] = store.append(
+      [{ t: new Date().toISOString(), kind: 'outcome', of: a.n, status: 'done' }, intent('user create')],
+      false,
+    );
     expect([a.n, b.n, c.n]).toEqual([1, 2, 3]);
     const lines = readFileSync(store.path, 'utf8').trimEnd().split('\n');
     expect(JSON.parse(lines[0]).prev).toBe(GENESIS);
@@ -107,7 +128,14 @@ describe('ledger verify (command)', () => {
   it('exits 0 on a whole chain and 1 naming the first broken row', async () => {
     const state = join(dir, 'state');
     const store = new LedgerStore(state);
-    store.append([intent('order create', { order_number: 'A-1' }), intent('order create', { order_number: 'A-2' }), intent('user create')], true);
+    store.append(
+      [
+        intent('order create', { order_number: 'A-1' }),
+        intent('order create', { order_number: 'A-2' }),
+        intent('user create'),
+      ],
+      true,
+    );
     const env = { BOOKDIST_STATE_DIR: state };
     const ok = await run(['ledger', 'verify', '--json'], { env });
     expect(ok.code).toBe(0);
@@ -147,4 +175,3 @@ describe('ledger prune (command)', () => {
     expect((await run(['ledger', 'verify'], { env })).code).toBe(0);
   });
 });
-

@@ -39,10 +39,28 @@ interface Served {
 
 /** Spawn `bookdist sandbox serve --tls` on a free port; resolves when it printed its URL. */
 function serve(db: string, extra: string[] = [], tls = true): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', ...(tls ? ['--tls'] : []), '--port', '0', '--db', db, '--allow-host', HOST, '--process-delay', '300ms', ...extra], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', BOOKDIST_DATA_DIR: join(dir, 'data') },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'sandbox',
+      'serve',
+      ...(tls ? ['--tls'] : []),
+      '--port',
+      '0',
+      '--db',
+      db,
+      '--allow-host',
+      HOST,
+      '--process-delay',
+      '300ms',
+      ...extra,
+    ],
+    {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', BOOKDIST_DATA_DIR: join(dir, 'data') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.push(child);
   const log: string[] = [];
   let partial = '';
@@ -60,7 +78,12 @@ function serve(db: string, extra: string[] = [], tls = true): Promise<Served> {
       if (!m) return;
       const port = Number(m[1]);
       ports.push(port);
-      resolve({ port, url: `${tls ? 'https' : 'http'}://${HOST}:${port}`, log, requests: () => log.filter((l) => /^(GET|POST) \/(?!_sandbox)/.test(l)) });
+      resolve({
+        port,
+        url: `${tls ? 'https' : 'http'}://${HOST}:${port}`,
+        log,
+        requests: () => log.filter((l) => /^(GET|POST) \/(?!_sandbox)/.test(l)),
+      });
     });
   });
 }
@@ -132,12 +155,18 @@ function env(extra: Record<string, string | undefined> = {}): Record<string, str
 }
 const cli = (args: string[], extra: Record<string, string | undefined> = {}, input?: string): Promise<CliResult> =>
   runCli(args, { env: env(extra), input, timeoutMs: 60_000 });
-const connects = (p: Proxy, port = sb.port) => p.log().split('\n').filter((l) => l.includes(`CONNECT ${HOST}:${port}`)).length;
+const connects = (p: Proxy, port = sb.port) =>
+  p
+    .log()
+    .split('\n')
+    .filter((l) => l.includes(`CONNECT ${HOST}:${port}`)).length;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'bookdist-network-'));
   sb = await serve(join(dir, 'sb.db'));
-  const c = await runCli(['sandbox', 'credentials', '--db', join(dir, 'sb.db'), '--json'], { env: { BOOKDIST_DATA_DIR: join(dir, 'data') } });
+  const c = await runCli(['sandbox', 'credentials', '--db', join(dir, 'sb.db'), '--json'], {
+    env: { BOOKDIST_DATA_DIR: join(dir, 'data') },
+  });
   creds = JSON.parse(c.stdout);
   caFile = creds.tls_ca_file;
   if (cannot) return;
@@ -153,7 +182,11 @@ beforeEach((ctx) => {
 
 afterAll(async () => {
   for (const c of children) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once('exit', r)))));
+  await Promise.all(
+    children.map((c) =>
+      c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once('exit', r)),
+    ),
+  );
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -191,7 +224,12 @@ describe('over HTTPS through a real proxy, one command of each group', () => {
     // profile check diagnoses the way to the service: proxy, CA bundle, TLS, certificate, clock.
     const n = JSON.parse(check.stdout).network;
     expect(n.proxy).toEqual({ used: proxy.url, why: 'HTTPS_PROXY', fix: 'To go direct, name the host in NO_PROXY.' });
-    expect(n.resolve).toContainEqual({ host: HOST, port: sb.port, address: '127.0.0.1', from: 'environment variable BOOKDIST_RESOLVE' });
+    expect(n.resolve).toContainEqual({
+      host: HOST,
+      port: sb.port,
+      address: '127.0.0.1',
+      from: 'environment variable BOOKDIST_RESOLVE',
+    });
     expect(n.ca.file).toBe(caFile);
     expect(n.tls.protocol).toBe('TLSv1.3');
     expect(n.tls.issuer).toContain('CN=bookdist sandbox CA');
@@ -199,13 +237,20 @@ describe('over HTTPS through a real proxy, one command of each group', () => {
     expect(n.clock.offset_seconds).toBe(0);
     const direct = await cli(['profile', 'check', '--json'], { NO_PROXY: HOST });
     expect(direct.code, direct.stderr).toBe(0);
-    expect(JSON.parse(direct.stdout).network.proxy).toEqual({ used: null, why: 'NO_PROXY entry "bookdist.test" names bookdist.test' });
+    expect(JSON.parse(direct.stdout).network.proxy).toEqual({
+      used: null,
+      why: 'NO_PROXY entry "bookdist.test" names bookdist.test',
+    });
     // Every command went through the proxy (keep-alive may carry several requests per tunnel).
     expect(connects(proxy) - before).toBeGreaterThanOrEqual(12);
   }, 120_000);
 
   it("profile check measures this machine's clock against the service's Date: set 10 minutes ahead (libfaketime), it says so and what to do", async () => {
-    const lib = ['/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/faketime/libfaketime.so.1'].find(existsSync);
+    const lib = [
+      '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1',
+      '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1',
+      '/usr/lib/faketime/libfaketime.so.1',
+    ].find(existsSync);
     expect(lib, 'libfaketime (Debian package faketime; .ci/run installs it)').toBeTruthy();
     const r = await cli(['profile', 'check', '--json'], { LD_PRELOAD: lib, FAKETIME: '+600s' });
     expect(r.code, r.stderr).toBe(0);
@@ -228,12 +273,31 @@ describe('over HTTPS through a real proxy, one command of each group', () => {
 
   it('a bulk job interrupted by Ctrl-C, then --resume, ends with exactly --count codes', async () => {
     const out = join(dir, 'codes.csv');
-    const args = ['codes', 'generate', '--hash-id', WELL_KNOWN.readme.hash_id, '--org', 'net', '--count', '3000', '--batch-size', '10', '--concurrency', '1', '--out', out];
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env() } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = [
+      'codes',
+      'generate',
+      '--hash-id',
+      WELL_KNOWN.readme.hash_id,
+      '--org',
+      'net',
+      '--count',
+      '3000',
+      '--batch-size',
+      '10',
+      '--concurrency',
+      '1',
+      '--out',
+      out,
+    ];
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env() } as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const exited = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_code, signal) => r(signal)));
-    for (let i = 0; i < 400 && !(existsSync(out) && readFileSync(out, 'utf8').split('\n').length > 30); i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 400 && !(existsSync(out) && readFileSync(out, 'utf8').split('\n').length > 30); i++)
+      await new Promise((r) => setTimeout(r, 25));
     child.kill('SIGINT');
     expect(await exited, stderr).toBe('SIGINT');
     expect(stderr).toMatch(/--resume/);
@@ -242,15 +306,29 @@ describe('over HTTPS through a real proxy, one command of each group', () => {
     const resumed = await cli([...args, '--resume']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(rows()).toBe(3000);
-    expect(new Set(readFileSync(out, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',')[0])).size).toBe(3000);
+    expect(
+      new Set(
+        readFileSync(out, 'utf8')
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((l) => l.split(',')[0]),
+      ).size,
+    ).toBe(3000);
   }, 120_000);
 });
 
 describe('which requests go through the proxy', () => {
   it('a localhost base URL goes direct although a proxy is set (loopback is never proxied)', async () => {
-    const r = await cli(['whoami', '--json'], { BOOKDIST_BASE_URL: `https://localhost:${sb.port}`, HTTPS_PROXY: `http://127.0.0.1:${deadPort}` });
+    const r = await cli(['whoami', '--json'], {
+      BOOKDIST_BASE_URL: `https://localhost:${sb.port}`,
+      HTTPS_PROXY: `http://127.0.0.1:${deadPort}`,
+    });
     expect(r.code, r.stderr).toBe(0);
-    const ip = await cli(['whoami', '--json', '--debug'], { BOOKDIST_BASE_URL: `https://127.0.0.1:${sb.port}`, HTTPS_PROXY: `http://127.0.0.1:${deadPort}` });
+    const ip = await cli(['whoami', '--json', '--debug'], {
+      BOOKDIST_BASE_URL: `https://127.0.0.1:${sb.port}`,
+      HTTPS_PROXY: `http://127.0.0.1:${deadPort}`,
+    });
     expect(ip.code, ip.stderr).toBe(0);
     expect(ip.stderr).toContain('proxy: none, direct (127.0.0.1 is loopback, never proxied (HTTPS_PROXY ignored))');
   });
@@ -277,9 +355,22 @@ describe('which requests go through the proxy', () => {
     // The flag wins over the variable: an address where nothing listens is refused.
     const flag = await cli(['whoami', '--retries', '0', '--resolve', `${HOST}:${sb.port}:127.0.0.3`], direct);
     expect(flag.code, flag.stderr).toBe(7);
-    expect(flag.stderr).toContain(`GET https://${HOST}:${sb.port}/profile/: could not reach the service (ECONNREFUSED)`);
+    expect(flag.stderr).toContain(
+      `GET https://${HOST}:${sb.port}/profile/: could not reach the service (ECONNREFUSED)`,
+    );
     // Repeated flags and commas add entries; profile check lists them with where they came from.
-    const check = await cli(['profile', 'check', '--json', '--resolve', `other.test:1:10.0.0.1,${HOST}:${sb.port}:127.0.0.1`, '--resolve', `${HOST}:1:[::1]`], direct);
+    const check = await cli(
+      [
+        'profile',
+        'check',
+        '--json',
+        '--resolve',
+        `other.test:1:10.0.0.1,${HOST}:${sb.port}:127.0.0.1`,
+        '--resolve',
+        `${HOST}:1:[::1]`,
+      ],
+      direct,
+    );
     expect(check.code, check.stderr).toBe(0);
     expect(JSON.parse(check.stdout).network.resolve).toEqual([
       { host: 'other.test', port: 1, address: '10.0.0.1', from: '--resolve' },
@@ -293,7 +384,11 @@ describe('which requests go through the proxy', () => {
 
   it('plain http goes to the proxy in absolute form (HTTP_PROXY), HTTPS_PROXY is not used for it', async () => {
     const plain = await serve(join(dir, 'sb.db'), [], false);
-    const r = await cli(['whoami', '--json'], { BOOKDIST_BASE_URL: plain.url, HTTP_PROXY: proxy.url, HTTPS_PROXY: `http://127.0.0.1:${deadPort}` });
+    const r = await cli(['whoami', '--json'], {
+      BOOKDIST_BASE_URL: plain.url,
+      HTTP_PROXY: proxy.url,
+      HTTPS_PROXY: `http://127.0.0.1:${deadPort}`,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(proxy.log()).toContain(`GET http://${HOST}:${plain.port}/profile/`);
   });
@@ -308,12 +403,18 @@ describe('which requests go through the proxy', () => {
   });
 
   it('a proxy that asks for credentials: wrong ones exit 9 (never shown, not in --debug), the right ones (Basic) work', async () => {
-    const wrong = await cli(['whoami', '--debug'], { HTTPS_PROXY: `http://${PROXY_USER}:not-the-password@127.0.0.1:${authProxy.port}` });
+    const wrong = await cli(['whoami', '--debug'], {
+      HTTPS_PROXY: `http://${PROXY_USER}:not-the-password@127.0.0.1:${authProxy.port}`,
+    });
     expect(wrong.code, wrong.stderr).toBe(9);
-    expect(wrong.stderr).toMatch(new RegExp(`the proxy http://127\\.0\\.0\\.1:${authProxy.port} .*refused the credentials`));
+    expect(wrong.stderr).toMatch(
+      new RegExp(`the proxy http://127\\.0\\.0\\.1:${authProxy.port} .*refused the credentials`),
+    );
     expect(wrong.stderr).not.toContain('not-the-password');
     expect(wrong.stderr).toContain(`proxy: http://127.0.0.1:${authProxy.port} (HTTPS_PROXY)`);
-    const right = await cli(['whoami', '--json', '--debug'], { HTTPS_PROXY: `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${authProxy.port}` });
+    const right = await cli(['whoami', '--json', '--debug'], {
+      HTTPS_PROXY: `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${authProxy.port}`,
+    });
     expect(right.code, right.stderr).toBe(0);
     expect(right.stderr).not.toContain(PROXY_PASSWORD);
     expect(connects(authProxy)).toBeGreaterThanOrEqual(2);
@@ -338,7 +439,9 @@ describe('certificates', () => {
     const before = sb.requests().length;
     const r = await cli(['whoami'], { BOOKDIST_CA_FILE: undefined });
     expect(r.code).toBe(8);
-    expect(r.stderr).toContain(`Certificate problem: the certificate of ${HOST}:${sb.port} did not verify: its issuer is not a trusted certificate authority`);
+    expect(r.stderr).toContain(
+      `Certificate problem: the certificate of ${HOST}:${sb.port} did not verify: its issuer is not a trusted certificate authority`,
+    );
     expect(r.stderr).toMatch(/--ca-file FILE, BOOKDIST_CA_FILE/);
     expect(sb.requests().length).toBe(before);
     const d = await cli(['whoami', '--ca-file', caFile, '--json'], { BOOKDIST_CA_FILE: undefined });
@@ -348,7 +451,10 @@ describe('certificates', () => {
   it('a certificate for another host name: exit 8 after exactly one connection (never retried)', async () => {
     const other = join(dir, 'x-tls-ca.pem');
     connections = 0;
-    const r = await cli(['status', '--retries', '3'], { BOOKDIST_BASE_URL: `https://localhost:${wrongPort}`, BOOKDIST_CA_FILE: other });
+    const r = await cli(['status', '--retries', '3'], {
+      BOOKDIST_BASE_URL: `https://localhost:${wrongPort}`,
+      BOOKDIST_CA_FILE: other,
+    });
     expect(r.code).toBe(8);
     expect(r.stderr).toMatch(/certificate of localhost:\d+ did not verify: it does not name this host/);
     expect(r.stderr).toContain(`The CA certificates of ${other}`);
@@ -359,20 +465,44 @@ describe('certificates', () => {
     const isbns = join(dir, 'two-isbns.txt');
     writeFileSync(isbns, `${WELL_KNOWN.readme.isbn13}\n${WELL_KNOWN.unprocessed.isbn13}\n`);
     connections = 0;
-    const r = await cli(['book', 'get', '--isbn-file', isbns, '--retries', '3', '-o', 'ndjson'], { BOOKDIST_BASE_URL: `https://localhost:${wrongPort}`, BOOKDIST_CA_FILE: join(dir, 'x-tls-ca.pem') });
+    const r = await cli(['book', 'get', '--isbn-file', isbns, '--retries', '3', '-o', 'ndjson'], {
+      BOOKDIST_BASE_URL: `https://localhost:${wrongPort}`,
+      BOOKDIST_CA_FILE: join(dir, 'x-tls-ca.pem'),
+    });
     expect(r.code, r.stderr).toBe(8);
     expect(r.stdout).toBe('');
     const { error } = JSON.parse(r.stderr.trim().split('\n').pop()!);
     expect(error.exit_code).toBe(8);
-    expect(error.message).toMatch(/^book get: Certificate problem: the certificate of localhost:\d+ did not verify: it does not name this host/);
-    expect(error.message).toMatch(/\nbook get: 0 looked up: 0 found, 0 not found in \S+\. Once that is fixed, continue with:\n {2}bookdist book get --isbn-file \S+two-isbns\.txt -o ndjson$/);
+    expect(error.message).toMatch(
+      /^book get: Certificate problem: the certificate of localhost:\d+ did not verify: it does not name this host/,
+    );
+    expect(error.message).toMatch(
+      /\nbook get: 0 looked up: 0 found, 0 not found in \S+\. Once that is fixed, continue with:\n {2}bookdist book get --isbn-file \S+two-isbns\.txt -o ndjson$/,
+    );
     expect(connections).toBe(1);
     // With a file, the job is continued with --resume once the certificate is trusted.
     const out = join(dir, 'codes-cert.csv');
-    const codes = ['codes', 'generate', '--hash-id', WELL_KNOWN.readme.hash_id, '--org', 'net', '--count', '20', '--batch-size', '10', '--concurrency', '1', '--out', out];
+    const codes = [
+      'codes',
+      'generate',
+      '--hash-id',
+      WELL_KNOWN.readme.hash_id,
+      '--org',
+      'net',
+      '--count',
+      '20',
+      '--batch-size',
+      '10',
+      '--concurrency',
+      '1',
+      '--out',
+      out,
+    ];
     const stopped = await cli(codes, { BOOKDIST_CA_FILE: undefined });
     expect(stopped.code, stopped.stderr).toBe(8);
-    expect(stopped.stderr).toMatch(/codes generate: Certificate problem: .*its issuer is not a trusted certificate authority/);
+    expect(stopped.stderr).toMatch(
+      /codes generate: Certificate problem: .*its issuer is not a trusted certificate authority/,
+    );
     expect(stopped.stderr).toContain(`→ ${out}. Once that is fixed, continue with:\n  bookdist codes generate`);
     const resumed = await cli([...codes, '--resume']);
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -382,16 +512,25 @@ describe('certificates', () => {
   it('an expired certificate: exit 8 after one connection, naming the host, the reason and --ca-file/BOOKDIST_CA_FILE', async () => {
     const ca = ensureTlsFiles(join(dir, 'expired.db'), ['localhost']);
     const day = 86_400_000;
-    const old = serverCertificate({ cert: readFileSync(ca.caFile, 'utf8'), key: readFileSync(ca.caKeyFile, 'utf8') }, ['localhost'], { from: new Date(Date.now() - 30 * day), to: new Date(Date.now() - day) });
+    const old = serverCertificate(
+      { cert: readFileSync(ca.caFile, 'utf8'), key: readFileSync(ca.caKeyFile, 'utf8') },
+      ['localhost'],
+      { from: new Date(Date.now() - 30 * day), to: new Date(Date.now() - day) },
+    );
     let opened = 0;
     const server = createTlsServer({ cert: old.cert, key: old.key }, (_q, res) => res.end('{}'));
     server.on('connection', () => opened++);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     try {
       const port = (server.address() as AddressInfo).port;
-      const r = await cli(['whoami', '--retries', '3'], { BOOKDIST_BASE_URL: `https://localhost:${port}`, BOOKDIST_CA_FILE: ca.caFile });
+      const r = await cli(['whoami', '--retries', '3'], {
+        BOOKDIST_BASE_URL: `https://localhost:${port}`,
+        BOOKDIST_CA_FILE: ca.caFile,
+      });
       expect(r.code, r.stderr).toBe(8);
-      expect(r.stderr).toContain(`Certificate problem: the certificate of localhost:${port} did not verify: it has expired (CERT_HAS_EXPIRED). Nothing was sent.`);
+      expect(r.stderr).toContain(
+        `Certificate problem: the certificate of localhost:${port} did not verify: it has expired (CERT_HAS_EXPIRED). Nothing was sent.`,
+      );
       expect(r.stderr).toMatch(/--ca-file or BOOKDIST_CA_FILE/);
       expect(opened).toBe(1);
     } finally {
@@ -406,8 +545,32 @@ describe('certificates', () => {
   });
 
   it('a profile keeps its CA file: profile add --ca-file verifies through the proxy with it, and the profile works without BOOKDIST_CA_FILE', async () => {
-    const stored = { BOOKDIST_CONFIG_DIR: join(dir, 'config-ca'), BOOKDIST_BASE_URL: undefined, BOOKDIST_USERNAME: undefined, BOOKDIST_KEY_FILE: undefined, BOOKDIST_TOKEN: undefined, BOOKDIST_CA_FILE: undefined };
-    const add = await cli(['profile', 'add', '--name', 'tls', '--base-url', sb.url, '--username', creds.partner.username, '--key-file', creds.partner.key_file, '--ca-file', caFile, '--json'], stored);
+    const stored = {
+      BOOKDIST_CONFIG_DIR: join(dir, 'config-ca'),
+      BOOKDIST_BASE_URL: undefined,
+      BOOKDIST_USERNAME: undefined,
+      BOOKDIST_KEY_FILE: undefined,
+      BOOKDIST_TOKEN: undefined,
+      BOOKDIST_CA_FILE: undefined,
+    };
+    const add = await cli(
+      [
+        'profile',
+        'add',
+        '--name',
+        'tls',
+        '--base-url',
+        sb.url,
+        '--username',
+        creds.partner.username,
+        '--key-file',
+        creds.partner.key_file,
+        '--ca-file',
+        caFile,
+        '--json',
+      ],
+      stored,
+    );
     expect(add.code, add.stderr).toBe(0);
     expect(add.stderr).toMatch(/Verified: /);
     const r = await cli(['whoami', '--profile', 'tls', '--json'], stored);
@@ -418,8 +581,30 @@ describe('certificates', () => {
   });
 
   it('profile add verifies with BOOKDIST_CA_FILE, as every later command trusts it (the profile stores no CA of its own)', async () => {
-    const env = { BOOKDIST_CONFIG_DIR: join(dir, 'config-env-ca'), BOOKDIST_BASE_URL: undefined, BOOKDIST_USERNAME: undefined, BOOKDIST_KEY_FILE: undefined, BOOKDIST_TOKEN: undefined, BOOKDIST_CA_FILE: caFile };
-    const add = await cli(['profile', 'add', '--name', 'envca', '--base-url', sb.url, '--username', creds.partner.username, '--key-file', creds.partner.key_file, '--json'], env);
+    const env = {
+      BOOKDIST_CONFIG_DIR: join(dir, 'config-env-ca'),
+      BOOKDIST_BASE_URL: undefined,
+      BOOKDIST_USERNAME: undefined,
+      BOOKDIST_KEY_FILE: undefined,
+      BOOKDIST_TOKEN: undefined,
+      BOOKDIST_CA_FILE: caFile,
+    };
+    const add = await cli(
+      [
+        'profile',
+        'add',
+        '--name',
+        'envca',
+        '--base-url',
+        sb.url,
+        '--username',
+        creds.partner.username,
+        '--key-file',
+        creds.partner.key_file,
+        '--json',
+      ],
+      env,
+    );
     expect(add.code, add.stderr).toBe(0);
     expect(add.stderr).toMatch(/Verified: /);
     const show = await cli(['profile', 'show', 'envca', '--json'], env);
@@ -430,22 +615,39 @@ describe('certificates', () => {
   it('a CA file that does not exist is exit 2 naming it and where it came from', async () => {
     const r = await cli(['whoami'], { BOOKDIST_CA_FILE: join(dir, 'nope.pem') });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`Cannot read the CA file ${join(dir, 'nope.pem')} (from environment variable BOOKDIST_CA_FILE): no such file`);
+    expect(r.stderr).toContain(
+      `Cannot read the CA file ${join(dir, 'nope.pem')} (from environment variable BOOKDIST_CA_FILE): no such file`,
+    );
   });
 });
 
 describe('one retry policy: requests the sandbox received', () => {
   const faulty: Record<string, Served> = {};
   beforeAll(async () => {
-    for (const kind of ['429', '503', 'reset']) faulty[kind] = await serve(join(dir, 'sb.db'), ['--fault-rate', '1', '--fault', kind]);
+    for (const kind of ['429', '503', 'reset'])
+      faulty[kind] = await serve(join(dir, 'sb.db'), ['--fault-rate', '1', '--fault', kind]);
   }, 60_000);
-  const at = (kind: string, extra: Record<string, string | undefined> = {}) => ({ BOOKDIST_BASE_URL: faulty[kind].url, ...extra });
+  const at = (kind: string, extra: Record<string, string | undefined> = {}) => ({
+    BOOKDIST_BASE_URL: faulty[kind].url,
+    ...extra,
+  });
   const counted = async (kind: string, args: string[], extra: Record<string, string | undefined> = {}) => {
     const before = faulty[kind].requests().length;
     const r = await cli(args, at(kind, extra));
     return { r, sent: faulty[kind].requests().length - before };
   };
-  const codesArgs = ['codes', 'generate', '--hash-id', WELL_KNOWN.readme.hash_id, '--org', 'x', '--count', '5', '--retries', '2'];
+  const codesArgs = [
+    'codes',
+    'generate',
+    '--hash-id',
+    WELL_KNOWN.readme.hash_id,
+    '--org',
+    'x',
+    '--count',
+    '5',
+    '--retries',
+    '2',
+  ];
 
   it('a GET answered 429: --retries 2 is 3 requests, honouring Retry-After, then exit 7', async () => {
     const { r, sent } = await counted('429', ['whoami', '--retries', '2']);
@@ -471,7 +673,9 @@ describe('one retry policy: requests the sandbox received', () => {
   it('a POST with an Idempotency-Key (codes generate): retried only where the service honours keys', async () => {
     const plain = await counted('503', [...codesArgs, '--out', join(dir, 'c503a.csv')]);
     expect(plain.sent).toBe(1);
-    const honoured = await counted('503', [...codesArgs, '--out', join(dir, 'c503b.csv')], { BOOKDIST_IDEMPOTENCY_KEYS: '1' });
+    const honoured = await counted('503', [...codesArgs, '--out', join(dir, 'c503b.csv')], {
+      BOOKDIST_IDEMPOTENCY_KEYS: '1',
+    });
     expect(honoured.sent).toBe(3);
   }, 30_000);
 
@@ -480,7 +684,9 @@ describe('one retry policy: requests the sandbox received', () => {
     expect(plain.r.code).not.toBe(0);
     expect(plain.sent).toBe(1);
     expect(plain.r.stderr).toMatch(/outcome is unknown/);
-    const honoured = await counted('reset', [...codesArgs, '--out', join(dir, 'creset-b.csv')], { BOOKDIST_IDEMPOTENCY_KEYS: '1' });
+    const honoured = await counted('reset', [...codesArgs, '--out', join(dir, 'creset-b.csv')], {
+      BOOKDIST_IDEMPOTENCY_KEYS: '1',
+    });
     expect(honoured.sent).toBe(3);
   }, 30_000);
 

@@ -25,8 +25,17 @@ describe('checkPayload', () => {
   });
 
   it('passes a payload the document accepts, and names every field that breaks it', () => {
-    const ok = checkPayload({ method: 'POST', path: '/v1/codes/generate/', host: 'api', requestText: JSON.stringify({ hash_id: HASH, org: 'acme', count: 3 }) });
-    expect(ok).toEqual({ endpoint: 'codes.generate', schema: '#/components/schemas/codes.generate.request', problems: [] });
+    const ok = checkPayload({
+      method: 'POST',
+      path: '/v1/codes/generate/',
+      host: 'api',
+      requestText: JSON.stringify({ hash_id: HASH, org: 'acme', count: 3 }),
+    });
+    expect(ok).toEqual({
+      endpoint: 'codes.generate',
+      schema: '#/components/schemas/codes.generate.request',
+      problems: [],
+    });
     const bad = checkPayload({
       method: 'POST',
       path: '/v1/codes/generate/',
@@ -34,15 +43,24 @@ describe('checkPayload', () => {
       requestText: JSON.stringify({ hash_id: 'xyz', count: 5000, colour: 'red' }),
     });
     expect(bad?.problems).toEqual(
-      expect.arrayContaining(['the payload: missing field "org"', 'the payload: unknown field "colour"', 'count: must be <= 1000']),
+      expect.arrayContaining([
+        'the payload: missing field "org"',
+        'the payload: unknown field "colour"',
+        'count: must be <= 1000',
+      ]),
     );
     expect(bad?.problems.some((p) => p.startsWith('hash_id: must match pattern'))).toBe(true);
     // The Python client's separators and a null for an absent field are fine.
-    const python = checkPayload({ method: 'POST', path: '/v1/book/search/', host: 'api', requestText: '{"title": "Harbour", "isbn": null, "limit": 5}' });
+    const python = checkPayload({
+      method: 'POST',
+      path: '/v1/book/search/',
+      host: 'api',
+      requestText: '{"title": "Harbour", "isbn": null, "limit": 5}',
+    });
     expect(python?.problems).toEqual([]);
-    expect(checkPayload({ method: 'POST', path: '/v1/book/search/', host: 'api', requestText: '{"title": ' })?.problems).toEqual([
-      'the request text is not JSON',
-    ]);
+    expect(
+      checkPayload({ method: 'POST', path: '/v1/book/search/', host: 'api', requestText: '{"title": ' })?.problems,
+    ).toEqual(['the request text is not JSON']);
     // Nothing to check: a GET, or a path the document does not describe.
     expect(checkPayload({ method: 'GET', path: '/v1/codes/summary/', host: 'api' })).toBeUndefined();
     expect(checkPayload({ method: 'POST', path: '/v1/nowhere/', host: 'api', requestText: '{}' })).toBeUndefined();
@@ -59,7 +77,21 @@ describe('bookdist --dry-run', () => {
   };
 
   it('refuses a payload that breaks the document, exit 2, naming the schema and the fields, and sends nothing', async () => {
-    const r = await runCli(['--dry-run', 'api', 'POST', '/v1/codes/generate/', '-F', 'count=5000', '-f', `hash_id=${HASH}`, '-f', 'org=acme'], { env });
+    const r = await runCli(
+      [
+        '--dry-run',
+        'api',
+        'POST',
+        '/v1/codes/generate/',
+        '-F',
+        'count=5000',
+        '-f',
+        `hash_id=${HASH}`,
+        '-f',
+        'org=acme',
+      ],
+      { env },
+    );
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('#/components/schemas/codes.generate.request');
@@ -68,9 +100,14 @@ describe('bookdist --dry-run', () => {
   });
 
   it('prints the request of a payload that matches the document, as before', async () => {
-    const r = await runCli(['--dry-run', 'api', 'POST', '/v1/codes/generate/', '-F', 'count=5', '-f', `hash_id=${HASH}`, '-f', 'org=acme'], { env });
+    const r = await runCli(
+      ['--dry-run', 'api', 'POST', '/v1/codes/generate/', '-F', 'count=5', '-f', `hash_id=${HASH}`, '-f', 'org=acme'],
+      { env },
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^curl -X POST 'http:\/\/127\.0\.0\.1:9\/v1\/codes\/generate\/' .*--data-urlencode 'request=\{"hash_id": "cee3[0-9a-f]+", "org": "acme", "count": 5\}'\n$/);
+    expect(r.stdout).toMatch(
+      /^curl -X POST 'http:\/\/127\.0\.0\.1:9\/v1\/codes\/generate\/' .*--data-urlencode 'request=\{"hash_id": "cee3[0-9a-f]+", "org": "acme", "count": 5\}'\n$/,
+    );
   });
 });

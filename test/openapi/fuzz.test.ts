@@ -29,10 +29,26 @@ const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() 
 // Generated values are plain data; `{ $pool, i }` picks the i-th entry of a pool of live rows
 // (users, books, orders, ...) when the case runs, so valid requests name things that exist.
 type Pool =
-  | 'username' | 'email' | 'hash_id' | 'own_hash_id' | 'isbn' | 'sku' | 'pricing' | 'order' | 'item'
-  | 'label' | 'live' | 'grant' | 'purchase';
-interface PoolRef { $pool: Pool; i: number; col?: number }
-const pool = (p: Pool, col?: number) => fc.nat(1_000_000).map((i): PoolRef => ({ $pool: p, i, ...(col !== undefined ? { col } : {}) }));
+  | 'username'
+  | 'email'
+  | 'hash_id'
+  | 'own_hash_id'
+  | 'isbn'
+  | 'sku'
+  | 'pricing'
+  | 'order'
+  | 'item'
+  | 'label'
+  | 'live'
+  | 'grant'
+  | 'purchase';
+interface PoolRef {
+  $pool: Pool;
+  i: number;
+  col?: number;
+}
+const pool = (p: Pool, col?: number) =>
+  fc.nat(1_000_000).map((i): PoolRef => ({ $pool: p, i, ...(col !== undefined ? { col } : {}) }));
 
 type Mutation = 'none' | 'type' | 'range' | 'length' | 'encoding' | 'missing' | 'unknown' | 'auth' | 'body' | 'method';
 
@@ -67,7 +83,10 @@ interface Case {
 const HEX = '0123456789abcdef';
 const hex = (n: number) => fc.string({ unit: fc.constantFrom(...HEX), minLength: n, maxLength: n });
 /** Many short words (search terms turn into one SQL condition each). */
-const words = (max: number) => fc.tuple(fc.integer({ min: 1, max: Math.floor(max / 2) }), fc.constantFrom('a', '%', '_', 'é')).map(([n, w]) => Array(n).fill(w).join(' '));
+const words = (max: number) =>
+  fc
+    .tuple(fc.integer({ min: 1, max: Math.floor(max / 2) }), fc.constantFrom('a', '%', '_', 'é'))
+    .map(([n, w]) => Array(n).fill(w).join(' '));
 const text = (max = 30) =>
   fc.oneof(
     { weight: 3, arbitrary: fc.string({ maxLength: max }) },
@@ -77,19 +96,53 @@ const text = (max = 30) =>
   );
 /** A date some days after the sandbox's now (its clock moves during a run), resolved when the case runs. */
 const futureDate = fc.integer({ min: 1, max: 3000 }).map((d) => ({ $future: d }));
-const anyDate = fc.oneof(futureDate, fc.constantFrom('0001-01-01', '0099-12-31 23:59:59', '9999-12-31 23:59:59', '2030-12-31T23:59:59+14:00', '2030-12-31T00:00:00-23:59', '2030-02-29', '2032-02-29 00:00'), fc.date({ min: new Date('1990-01-01'), max: new Date('2090-01-01'), noInvalidDate: true }).map((d) => d.toISOString()), fc.constant('2030-12-31'));
+const anyDate = fc.oneof(
+  futureDate,
+  fc.constantFrom(
+    '0001-01-01',
+    '0099-12-31 23:59:59',
+    '9999-12-31 23:59:59',
+    '2030-12-31T23:59:59+14:00',
+    '2030-12-31T00:00:00-23:59',
+    '2030-02-29',
+    '2032-02-29 00:00',
+  ),
+  fc
+    .date({ min: new Date('1990-01-01'), max: new Date('2090-01-01'), noInvalidDate: true })
+    .map((d) => d.toISOString()),
+  fc.constant('2030-12-31'),
+);
 const bool = fc.constantFrom<unknown>(true, false, 'true', 'True', 'false', 'False', '1', '0', 1, 0);
-const email = fc.tuple(fc.nat(1e9), fc.constantFrom('example.com', 'fuzz.example', 'xn--bcher-kva.example')).map(([n, d]) => `fz${n}@${d}`);
+const email = fc
+  .tuple(fc.nat(1e9), fc.constantFrom('example.com', 'fuzz.example', 'xn--bcher-kva.example'))
+  .map(([n, d]) => `fz${n}@${d}`);
 
 /** A valid value for a field of the table. */
 function validValue(ep: Endpoint, f: FieldDef): fc.Arbitrary<unknown> {
   const n = f.name;
   if (f.enum) return fc.constantFrom(...f.enum);
-  if (f.format === 'username') return fc.oneof({ weight: 9, arbitrary: pool('username') }, { weight: 1, arbitrary: hex(30) });
-  if (f.format === 'hash_id') return fc.oneof({ weight: 6, arbitrary: pool('own_hash_id') }, { weight: 3, arbitrary: pool('hash_id') }, { weight: 1, arbitrary: hex(40) });
-  if (f.format === 'email') return ep.name.startsWith('user.') ? fc.oneof({ weight: 8, arbitrary: email }, { weight: 2, arbitrary: pool('email') }) : email;
-  if (f.format === 'decimal') return fc.oneof(fc.nat(99999).map(String), fc.tuple(fc.nat(9999), fc.nat(99)).map(([a, b]) => `${a}.${String(b).padStart(2, '0')}`));
-  if (f.format === 'isbn') return fc.oneof({ weight: 8, arbitrary: pool('isbn') }, { weight: 2, arbitrary: fc.stringMatching(/^97[89]\d{10}$/) });
+  if (f.format === 'username')
+    return fc.oneof({ weight: 9, arbitrary: pool('username') }, { weight: 1, arbitrary: hex(30) });
+  if (f.format === 'hash_id')
+    return fc.oneof(
+      { weight: 6, arbitrary: pool('own_hash_id') },
+      { weight: 3, arbitrary: pool('hash_id') },
+      { weight: 1, arbitrary: hex(40) },
+    );
+  if (f.format === 'email')
+    return ep.name.startsWith('user.')
+      ? fc.oneof({ weight: 8, arbitrary: email }, { weight: 2, arbitrary: pool('email') })
+      : email;
+  if (f.format === 'decimal')
+    return fc.oneof(
+      fc.nat(99999).map(String),
+      fc.tuple(fc.nat(9999), fc.nat(99)).map(([a, b]) => `${a}.${String(b).padStart(2, '0')}`),
+    );
+  if (f.format === 'isbn')
+    return fc.oneof(
+      { weight: 8, arbitrary: pool('isbn') },
+      { weight: 2, arbitrary: fc.stringMatching(/^97[89]\d{10}$/) },
+    );
   if (n === 'label') return pool('label');
   if (n === 'passwd' || n === 'passwd_confirm') return fc.string({ minLength: 6, maxLength: 40 });
   if (n === 'order_number') return fc.string({ minLength: 1, maxLength: 20 });
@@ -100,7 +153,11 @@ function validValue(ep: Endpoint, f: FieldDef): fc.Arbitrary<unknown> {
       return text();
     case 'integer': {
       if (n === 'order_id' || n === 'id') return pool('order');
-      if (n === 'count') return fc.oneof({ weight: 50, arbitrary: fc.integer({ min: 1, max: 4 }) }, { weight: 1, arbitrary: fc.constant(1000) });
+      if (n === 'count')
+        return fc.oneof(
+          { weight: 50, arbitrary: fc.integer({ min: 1, max: 4 }) },
+          { weight: 1, arbitrary: fc.constant(1000) },
+        );
       if (n === 'offset') return fc.oneof(fc.integer({ min: 0, max: 100 }), fc.constant(Number.MAX_SAFE_INTEGER));
       return fc.integer({ min: f.min ?? -1000, max: Math.min(f.max ?? 1000, 1000) });
     }
@@ -109,18 +166,37 @@ function validValue(ep: Endpoint, f: FieldDef): fc.Arbitrary<unknown> {
     case 'boolean':
       return bool;
     case 'date':
-      return ep.name === 'codes.generate' || ep.name.startsWith('order.') || ep.name.startsWith('access.') ? fc.oneof({ weight: 9, arbitrary: futureDate }, { weight: 1, arbitrary: anyDate }) : anyDate;
+      return ep.name === 'codes.generate' || ep.name.startsWith('order.') || ep.name.startsWith('access.')
+        ? fc.oneof({ weight: 9, arbitrary: futureDate }, { weight: 1, arbitrary: anyDate })
+        : anyDate;
     case 'array<string>':
-      return n === 'isbn' ? fc.oneof({ weight: 9, arbitrary: fc.array(pool('isbn'), { maxLength: 3 }) }, { weight: 1, arbitrary: fc.array(fc.stringMatching(/^\d{9}[\dX]$/), { minLength: 100, maxLength: 1000 }) }) : n === 'hash_ids' ? fc.array(pool('hash_id'), { maxLength: 3 }) : fc.array(text(), { maxLength: 3 });
+      return n === 'isbn'
+        ? fc.oneof(
+            { weight: 9, arbitrary: fc.array(pool('isbn'), { maxLength: 3 }) },
+            { weight: 1, arbitrary: fc.array(fc.stringMatching(/^\d{9}[\dX]$/), { minLength: 100, maxLength: 1000 }) },
+          )
+        : n === 'hash_ids'
+          ? fc.array(pool('hash_id'), { maxLength: 3 })
+          : fc.array(text(), { maxLength: 3 });
     case 'array<integer>':
-      return n === 'items' ? fc.array(pool('item'), { maxLength: 3 }) : fc.array(pool('pricing'), { minLength: 1, maxLength: 3 });
+      return n === 'items'
+        ? fc.array(pool('item'), { maxLength: 3 })
+        : fc.array(pool('pricing'), { minLength: 1, maxLength: 3 });
     case 'address':
       return fc.record(
-        { full_name: fc.string({ minLength: 1, maxLength: 40 }), postal_code: fc.string({ minLength: 1, maxLength: 10 }), country: fc.constantFrom('US', 'DE', 'FR'), line_1: text(40) },
+        {
+          full_name: fc.string({ minLength: 1, maxLength: 40 }),
+          postal_code: fc.string({ minLength: 1, maxLength: 10 }),
+          country: fc.constantFrom('US', 'DE', 'FR'),
+          line_1: text(40),
+        },
         { requiredKeys: ['full_name', 'postal_code', 'country'] },
       );
     case 'object':
-      return fc.record({ city: text(20), zip: fc.string({ maxLength: 10 }), country: fc.constantFrom('US', 'NL') }, { requiredKeys: [] });
+      return fc.record(
+        { city: text(20), zip: fc.string({ maxLength: 10 }), country: fc.constantFrom('US', 'NL') },
+        { requiredKeys: [] },
+      );
   }
 }
 
@@ -131,15 +207,32 @@ function wrongType(f: FieldDef): fc.Arbitrary<unknown> {
     case 'string':
       return fc.oneof(fc.integer(), fc.boolean(), fc.array(fc.string(), { maxLength: 2 }), obj);
     case 'integer':
-      return fc.oneof(fc.string({ minLength: 1 }).filter((s) => !/^\s*-?\d+\s*$/.test(s)), fc.double({ min: 0.1, max: 1e6, noInteger: true, noNaN: true }), fc.boolean(), obj, fc.constant([1]), fc.constant(2 ** 53 + 2));
+      return fc.oneof(
+        fc.string({ minLength: 1 }).filter((s) => !/^\s*-?\d+\s*$/.test(s)),
+        fc.double({ min: 0.1, max: 1e6, noInteger: true, noNaN: true }),
+        fc.boolean(),
+        obj,
+        fc.constant([1]),
+        fc.constant(2 ** 53 + 2),
+      );
     case 'number':
       return fc.oneof(fc.string({ minLength: 1 }), fc.boolean(), obj);
     case 'boolean':
       return fc.oneof(fc.constantFrom('yes', 'no', 'on', 'maybe', 2, -1, 0.5), obj, fc.constant([true]));
     case 'date':
-      return fc.oneof(fc.integer(), fc.boolean(), obj, fc.constantFrom('tomorrow', '2025-13-45 99:99:99', '31/12/2030', 'not a date'));
+      return fc.oneof(
+        fc.integer(),
+        fc.boolean(),
+        obj,
+        fc.constantFrom('tomorrow', '2025-13-45 99:99:99', '31/12/2030', 'not a date'),
+      );
     case 'array<string>':
-      return fc.oneof(fc.integer(), obj, fc.array(fc.integer(), { minLength: 1, maxLength: 3 }), fc.constant([{ a: 1 }]));
+      return fc.oneof(
+        fc.integer(),
+        obj,
+        fc.array(fc.integer(), { minLength: 1, maxLength: 3 }),
+        fc.constant([{ a: 1 }]),
+      );
     case 'array<integer>':
       return fc.oneof(fc.string({ minLength: 1 }), obj, fc.constant(['a']), fc.constant([1.5]), fc.constant([true]));
     case 'address':
@@ -172,45 +265,102 @@ function tooLong(f: FieldDef): fc.Arbitrary<unknown> | undefined {
     case 'address':
       return fc.constant({ full_name: 'n'.repeat(201), postal_code: '1', country: 'US' });
     case 'object':
-      return fc.oneof(fc.constant({ city: 'c'.repeat(201) }), fc.constant(Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']))));
+      return fc.oneof(
+        fc.constant({ city: 'c'.repeat(201) }),
+        fc.constant(Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']))),
+      );
     default:
       return undefined;
   }
 }
 
 /** Strings that are well-formed JSON but awkward: NUL, lone surrogates, RTL marks, emoji, SQL. */
-const awkward = fc.constantFrom('.', '..', '\u0000', '\u0000title', '\ud800', 'x\udfffy', '\u202e\u202d', '😀'.repeat(5), "' OR 1=1 --", '%', '_', '\\', '\r\n', '\u00e9'.normalize('NFD'), '\ufeff', ' ');
+const awkward = fc.constantFrom(
+  '.',
+  '..',
+  '\u0000',
+  '\u0000title',
+  '\ud800',
+  'x\udfffy',
+  '\u202e\u202d',
+  '😀'.repeat(5),
+  "' OR 1=1 --",
+  '%',
+  '_',
+  '\\',
+  '\r\n',
+  '\u00e9'.normalize('NFD'),
+  '\ufeff',
+  ' ',
+);
 
 /** Accept headers that prefer XML: the access API must answer its errors in XML to these. */
-const XML_PREFERRED = new Set(['application/xml', 'text/xml', 'application/xml;q=0.9, application/json;q=0.5', 'application/json;q=0.1, text/xml']);
+const XML_PREFERRED = new Set([
+  'application/xml',
+  'text/xml',
+  'application/xml;q=0.9, application/json;q=0.5',
+  'application/json;q=0.1, text/xml',
+]);
 
 const acceptsBody = (ep: Endpoint) => ep.methods.includes('POST');
 
 function caseFor(ep: Endpoint): fc.Arbitrary<Case> {
   const payloadArb = fc.record(
-    Object.fromEntries(ep.fields.map((f) => [f.name, f.required ? validValue(ep, f) : fc.option(validValue(ep, f), { nil: undefined, freq: 2 })])),
+    Object.fromEntries(
+      ep.fields.map((f) => [
+        f.name,
+        f.required ? validValue(ep, f) : fc.option(validValue(ep, f), { nil: undefined, freq: 2 }),
+      ]),
+    ),
   ) as fc.Arbitrary<Record<string, unknown>>;
   const paramNames = [...ep.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-  const paramsArb = fc.record(Object.fromEntries(paramNames.map((p) => [p, paramValue(p)]))) as fc.Arbitrary<Record<string, unknown>>;
+  const paramsArb = fc.record(Object.fromEntries(paramNames.map((p) => [p, paramValue(p)]))) as fc.Arbitrary<
+    Record<string, unknown>
+  >;
   const methods = ep.methods;
   const store = ep.host === 'store';
   // Plain form fields only where the sandbox reads them (a write takes the signed `request`).
-  const flat = takesPlainFields(ep) && ep.fields.length > 0 && ep.fields.every((f) => f.type !== 'address' && f.type !== 'object');
+  const flat =
+    takesPlainFields(ep) && ep.fields.length > 0 && ep.fields.every((f) => f.type !== 'address' && f.type !== 'object');
   const carriers = (m: 'GET' | 'POST'): Case['carrier'][] =>
-    m === 'POST' ? (flat ? ['form', 'json', 'form', 'json', 'fields-form'] : ['form', 'json']) : store || ep.payloadIn === 'query' ? ['fields-query'] : ep.fields.length ? ['fields-query', 'request-query'] : ['fields-query'];
+    m === 'POST'
+      ? flat
+        ? ['form', 'json', 'form', 'json', 'fields-form']
+        : ['form', 'json']
+      : store || ep.payloadIn === 'query'
+        ? ['fields-query']
+        : ep.fields.length
+          ? ['fields-query', 'request-query']
+          : ['fields-query'];
   const mutations: Mutation[] = ['none', 'none', 'none', 'encoding', 'auth', 'method'];
   if (ep.fields.length || paramNames.length) mutations.push('type', 'length');
   if (ep.fields.some((f) => outOfRange(f))) mutations.push('range');
   if (ep.fields.some((f) => f.required)) mutations.push('missing');
   if (!store && ep.fields.length) mutations.push('unknown');
   if (acceptsBody(ep) || paramNames.length) mutations.push('body');
-  const auths: Case['auth'][] = ep.auth === 'access' ? ['token', 'token', 'crypto', 'limited'] : ep.token ? ['crypto', 'shared', 'token', 'limited'] : ['crypto', 'crypto', 'shared', 'limited'];
+  const auths: Case['auth'][] =
+    ep.auth === 'access'
+      ? ['token', 'token', 'crypto', 'limited']
+      : ep.token
+        ? ['crypto', 'shared', 'token', 'limited']
+        : ['crypto', 'crypto', 'shared', 'limited'];
   return fc
     .record({
       method: fc.constantFrom(...methods),
       auth: fc.constantFrom(...auths),
-      accept: fc.constantFrom(null, 'application/json', '*/*', 'text/html', 'application/xml;q=0, application/json', ...XML_PREFERRED),
-      idem: fc.oneof({ weight: 8, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom('a', 'b', '-', '1'), minLength: 1, maxLength: 12 }) }, { weight: 1, arbitrary: fc.constantFrom('', 'x'.repeat(300), 'k\u00e9y') }),
+      accept: fc.constantFrom(
+        null,
+        'application/json',
+        '*/*',
+        'text/html',
+        'application/xml;q=0, application/json',
+        ...XML_PREFERRED,
+      ),
+      idem: fc.oneof(
+        { weight: 8, arbitrary: fc.constant(null) },
+        { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom('a', 'b', '-', '1'), minLength: 1, maxLength: 12 }) },
+        { weight: 1, arbitrary: fc.constantFrom('', 'x'.repeat(300), 'k\u00e9y') },
+      ),
       pythonStyle: fc.boolean(),
       payload: payloadArb,
       params: paramsArb,
@@ -221,14 +371,38 @@ function caseFor(ep: Endpoint): fc.Arbitrary<Case> {
       step: STEPS
         ? fc.oneof(
             { weight: 24, arbitrary: fc.constant(undefined) },
-            { weight: 1, arbitrary: fc.record({ kind: fc.constant('clock' as const), days: fc.integer({ min: 1, max: 3 }) }) },
-            { weight: 1, arbitrary: fc.record({ kind: fc.constant('usage' as const), i: fc.nat(1_000_000), viewed: fc.nat(60), printed: fc.constantFrom(0, 0, 0, 1) }) },
+            {
+              weight: 1,
+              arbitrary: fc.record({ kind: fc.constant('clock' as const), days: fc.integer({ min: 1, max: 3 }) }),
+            },
+            {
+              weight: 1,
+              arbitrary: fc.record({
+                kind: fc.constant('usage' as const),
+                i: fc.nat(1_000_000),
+                viewed: fc.nat(60),
+                printed: fc.constantFrom(0, 0, 0, 1),
+              }),
+            },
           )
         : fc.constant(undefined),
     })
     .chain((c) => {
       const carrier = carriers(c.method)[c.carrierPick % carriers(c.method).length];
-      const base: Case = { ep: ep.name, method: c.method, carrier, auth: c.auth, accept: c.accept, idem: c.idem, pythonStyle: c.pythonStyle, params: c.params, payload: c.payload, mutation: c.mutation, pair: c.pair, ...(c.step ? { step: c.step } : {}) };
+      const base: Case = {
+        ep: ep.name,
+        method: c.method,
+        carrier,
+        auth: c.auth,
+        accept: c.accept,
+        idem: c.idem,
+        pythonStyle: c.pythonStyle,
+        params: c.params,
+        payload: c.payload,
+        mutation: c.mutation,
+        pair: c.pair,
+        ...(c.step ? { step: c.step } : {}),
+      };
       return mutate(ep, base, c.pick);
     });
 }
@@ -238,9 +412,15 @@ function paramValue(p: string): fc.Arbitrary<unknown> {
     case 'hash_id':
       return fc.oneof({ weight: 8, arbitrary: pool('own_hash_id') }, { weight: 2, arbitrary: hex(40) });
     case 'isbn':
-      return fc.oneof({ weight: 8, arbitrary: pool('isbn') }, { weight: 2, arbitrary: fc.stringMatching(/^97[89]-?\d{10}$/) });
+      return fc.oneof(
+        { weight: 8, arbitrary: pool('isbn') },
+        { weight: 2, arbitrary: fc.stringMatching(/^97[89]-?\d{10}$/) },
+      );
     case 'sku':
-      return fc.oneof({ weight: 8, arbitrary: pool('sku') }, { weight: 2, arbitrary: fc.string({ minLength: 1, maxLength: 12 }) });
+      return fc.oneof(
+        { weight: 8, arbitrary: pool('sku') },
+        { weight: 2, arbitrary: fc.string({ minLength: 1, maxLength: 12 }) },
+      );
     case 'username':
       return fc.oneof({ weight: 9, arbitrary: pool('username') }, { weight: 1, arbitrary: hex(30) });
     case 'email':
@@ -258,7 +438,8 @@ function mutate(ep: Endpoint, c: Case, pick: number): fc.Arbitrary<Case> {
   const fields = ep.fields;
   const params = Object.keys(c.params);
   const choose = <T>(xs: T[]) => xs[pick % xs.length];
-  const setField = (f: FieldDef, arb: fc.Arbitrary<unknown>) => arb.map((v) => ({ ...c, target: f.name, payload: { ...c.payload, [f.name]: v } }));
+  const setField = (f: FieldDef, arb: fc.Arbitrary<unknown>) =>
+    arb.map((v) => ({ ...c, target: f.name, payload: { ...c.payload, [f.name]: v } }));
   switch (c.mutation) {
     case 'type': {
       // A query string only carries text: wrong types there are texts that do not parse.
@@ -268,7 +449,10 @@ function mutate(ep: Endpoint, c: Case, pick: number): fc.Arbitrary<Case> {
         const f = choose(typed);
         return setField(f, query ? fc.constantFrom('abc', '1.5', 'yes', '{}', '[1]', '--1') : wrongType(f));
       }
-      if (params.includes('purchase_id')) return fc.constantFrom('abc', '1.5', '-1', '0x10', '1e3').map((v) => ({ ...c, target: 'purchase_id', params: { ...c.params, purchase_id: v } }));
+      if (params.includes('purchase_id'))
+        return fc
+          .constantFrom('abc', '1.5', '-1', '0x10', '1e3')
+          .map((v) => ({ ...c, target: 'purchase_id', params: { ...c.params, purchase_id: v } }));
       break;
     }
     case 'range': {
@@ -284,7 +468,9 @@ function mutate(ep: Endpoint, c: Case, pick: number): fc.Arbitrary<Case> {
       }
       if (params.length) {
         const p = choose(params);
-        return fc.integer({ min: 1001, max: 5000 }).map((k) => ({ ...c, target: p, params: { ...c.params, [p]: 'z'.repeat(k) } }));
+        return fc
+          .integer({ min: 1001, max: 5000 })
+          .map((k) => ({ ...c, target: p, params: { ...c.params, [p]: 'z'.repeat(k) } }));
       }
       break;
     }
@@ -295,19 +481,25 @@ function mutate(ep: Endpoint, c: Case, pick: number): fc.Arbitrary<Case> {
     }
     case 'unknown':
       if (query) break; // a query string's unknown parameters are ignored (validate.ts), as web clients add their own
-      return fc.constantFrom('totally_unknown', 'USERNAME', '__proto__', 'constructor', '').map((k) => ({ ...c, target: k, payload: { ...c.payload, [k]: 1 } }));
+      return fc
+        .constantFrom('totally_unknown', 'USERNAME', '__proto__', 'constructor', '')
+        .map((k) => ({ ...c, target: k, payload: { ...c.payload, [k]: 1 } }));
     case 'encoding': {
       const strings = fields.filter((f) => f.type === 'string' && !f.enum);
       if (strings.length && (!params.length || pick % 2)) return setField(choose(strings), awkward);
       if (params.length) {
         // `.` and `..` are URL syntax, not values: a path holding them is another path (RFC 3986 5.2.4).
         const p = choose(params);
-        return awkward.filter((v) => v !== '.' && v !== '..').map((v) => ({ ...c, target: p, params: { ...c.params, [p]: v } }));
+        return awkward
+          .filter((v) => v !== '.' && v !== '..')
+          .map((v) => ({ ...c, target: p, params: { ...c.params, [p]: v } }));
       }
       return fc.constant({ ...c, mutation: 'none' as const });
     }
     case 'method':
-      return fc.constantFrom('PUT', 'DELETE', 'PATCH', ...(['GET', 'POST'].filter((m) => !ep.methods.includes(m as 'GET')))).map((m) => ({ ...c, method: m, target: m }));
+      return fc
+        .constantFrom('PUT', 'DELETE', 'PATCH', ...['GET', 'POST'].filter((m) => !ep.methods.includes(m as 'GET')))
+        .map((m) => ({ ...c, method: m, target: m }));
     case 'body': {
       const kinds: Case['corrupt'][] = [];
       if (c.method === 'POST') kinds.push('utf8', 'json');
@@ -345,23 +537,42 @@ async function applyStep(step: NonNullable<Case['step']>): Promise<void> {
 }
 
 function poolRows(p: Pool): unknown[][] {
-  const q = (sql: string, ...a: unknown[]) => (db.prepare(sql).all(...(a as any[])) as Record<string, unknown>[]).map((r) => Object.values(r));
+  const q = (sql: string, ...a: unknown[]) =>
+    (db.prepare(sql).all(...(a as any[])) as Record<string, unknown>[]).map((r) => Object.values(r));
   switch (p) {
-    case 'username': return q('SELECT username FROM users ORDER BY id DESC LIMIT 200');
-    case 'email': return q('SELECT email FROM users ORDER BY id DESC LIMIT 200');
-    case 'hash_id': return q('SELECT hash_id FROM books ORDER BY id');
-    case 'own_hash_id': return q('SELECT hash_id FROM books WHERE publisher_id IN (SELECT publisher_id FROM account_publishers WHERE account_id = ?) ORDER BY id', partnerAccountId);
-    case 'isbn': return q('SELECT isbn13 FROM books UNION ALL SELECT isbn10 FROM books');
-    case 'sku': return q('SELECT sku FROM books ORDER BY id');
-    case 'pricing': return q('SELECT id FROM pricing ORDER BY id');
-    case 'order': return q('SELECT id FROM orders WHERE account_id = ? ORDER BY id DESC LIMIT 200', partnerAccountId);
-    case 'item': return q('SELECT id FROM order_items ORDER BY id DESC LIMIT 200');
-    case 'label': return q('SELECT subdomain FROM labels WHERE account_id = ?', partnerAccountId);
-    case 'live': return q(`SELECT u.username, b.hash_id FROM order_items i JOIN users u ON u.id = i.user_id JOIN books b ON b.id = i.book_id
+    case 'username':
+      return q('SELECT username FROM users ORDER BY id DESC LIMIT 200');
+    case 'email':
+      return q('SELECT email FROM users ORDER BY id DESC LIMIT 200');
+    case 'hash_id':
+      return q('SELECT hash_id FROM books ORDER BY id');
+    case 'own_hash_id':
+      return q(
+        'SELECT hash_id FROM books WHERE publisher_id IN (SELECT publisher_id FROM account_publishers WHERE account_id = ?) ORDER BY id',
+        partnerAccountId,
+      );
+    case 'isbn':
+      return q('SELECT isbn13 FROM books UNION ALL SELECT isbn10 FROM books');
+    case 'sku':
+      return q('SELECT sku FROM books ORDER BY id');
+    case 'pricing':
+      return q('SELECT id FROM pricing ORDER BY id');
+    case 'order':
+      return q('SELECT id FROM orders WHERE account_id = ? ORDER BY id DESC LIMIT 200', partnerAccountId);
+    case 'item':
+      return q('SELECT id FROM order_items ORDER BY id DESC LIMIT 200');
+    case 'label':
+      return q('SELECT subdomain FROM labels WHERE account_id = ?', partnerAccountId);
+    case 'live':
+      return q(`SELECT u.username, b.hash_id FROM order_items i JOIN users u ON u.id = i.user_id JOIN books b ON b.id = i.book_id
                           WHERE i.is_active = 1 AND i.is_refunded = 0 ORDER BY i.id DESC LIMIT 200`);
-    case 'grant': return q(`SELECT u.username, b.hash_id FROM order_items i JOIN users u ON u.id = i.user_id JOIN books b ON b.id = i.book_id
+    case 'grant':
+      return q(`SELECT u.username, b.hash_id FROM order_items i JOIN users u ON u.id = i.user_id JOIN books b ON b.id = i.book_id
                           WHERE i.source = 'access' AND i.is_active = 1 ORDER BY i.id DESC LIMIT 200`);
-    case 'purchase': return q(`SELECT u.username, i.id FROM order_items i JOIN users u ON u.id = i.user_id ORDER BY i.id DESC LIMIT 200`);
+    case 'purchase':
+      return q(
+        `SELECT u.username, i.id FROM order_items i JOIN users u ON u.id = i.user_id ORDER BY i.id DESC LIMIT 200`,
+      );
   }
 }
 
@@ -378,7 +589,11 @@ function resolve(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(resolve);
   if (v && typeof v === 'object') {
     if ('$pool' in v) return pick(v as PoolRef);
-    if ('$future' in v) return new Date(Date.now() + clockOffset + (v as { $future: number }).$future * 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
+    if ('$future' in v)
+      return new Date(Date.now() + clockOffset + (v as { $future: number }).$future * 86_400_000)
+        .toISOString()
+        .slice(0, 19)
+        .replace('T', ' ');
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(x)]));
   }
   return v;
@@ -391,7 +606,8 @@ function couple(ep: Endpoint, c: Case, payload: Record<string, unknown>, params:
   if (ep.name === 'book.viewer') [payload.username, payload.hash_id] = pair('live');
   if (ep.name === 'access.revoke') [payload.username, payload.hash_id] = pair('grant');
   if (ep.name === 'user.purchase') [params.username, params.purchase_id] = pair('purchase');
-  if (ep.name === 'user.create' && payload.passwd !== undefined && c.pair % 10 < 6) payload.passwd_confirm = payload.passwd;
+  if (ep.name === 'user.create' && payload.passwd !== undefined && c.pair % 10 < 6)
+    payload.passwd_confirm = payload.passwd;
   if (ep.name === 'order.refund' && Array.isArray(payload.items) && c.pair % 2) delete payload.items;
   if (ep.name === 'checkout' && Array.isArray(payload.ids)) payload.ids = payload.ids.join(',');
 }
@@ -406,7 +622,9 @@ function dataVersion(): number {
 const TABLES = () =>
   (
     db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND NOT (name GLOB '*_fts' OR name GLOB '*_fts_*') AND name <> 'journal' ORDER BY name")
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND NOT (name GLOB '*_fts' OR name GLOB '*_fts_*') AND name <> 'journal' ORDER BY name",
+      )
       .all() as Array<{ name: string }>
   ).map((r) => r.name);
 
@@ -438,7 +656,8 @@ function encodePath(ep: Endpoint, params: Record<string, unknown>, corrupt?: Cas
 }
 
 /** Percent-encode as UTF-8 (a lone surrogate cannot travel in a URL; it goes as U+FFFD). */
-const enc = (s: string) => encodeURIComponent(s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'));
+const enc = (s: string) =>
+  encodeURIComponent(s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'));
 
 function queryValue(v: unknown): string {
   if (Array.isArray(v)) return v.map((x) => (typeof x === 'object' ? JSON.stringify(x) : String(x))).join(',');
@@ -467,7 +686,9 @@ function build(c: Case): Sent {
   let body: string | Buffer | undefined;
   if (c.method !== 'GET' && c.carrier === 'fields-form') {
     headers['content-type'] = 'application/x-www-form-urlencoded';
-    body = Object.entries(payload).map(([k, v]) => `${enc(k)}=${enc(queryValue(v))}`).join('&');
+    body = Object.entries(payload)
+      .map(([k, v]) => `${enc(k)}=${enc(queryValue(v))}`)
+      .join('&');
     if (c.corrupt === 'json') body += '&request=%7B';
     if (c.corrupt === 'utf8') body = Buffer.concat([Buffer.from(body), Buffer.from([0xc3, 0x28, 0xff, 0xfe])]);
   } else if (c.method !== 'GET') {
@@ -480,11 +701,16 @@ function build(c: Case): Sent {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = formBody(requestText);
     }
-    if (c.corrupt === 'utf8') body = Buffer.concat([Buffer.from(body as string), Buffer.from([0xc3, 0x28, 0xff, 0xfe])]);
+    if (c.corrupt === 'utf8')
+      body = Buffer.concat([Buffer.from(body as string), Buffer.from([0xc3, 0x28, 0xff, 0xfe])]);
   } else if (c.carrier === 'request-query') {
     path += '?request=' + enc(JSON.stringify(payload));
   } else if (Object.keys(payload).length) {
-    path += '?' + Object.entries(payload).map(([k, v]) => `${enc(k)}=${enc(queryValue(v))}`).join('&');
+    path +=
+      '?' +
+      Object.entries(payload)
+        .map(([k, v]) => `${enc(k)}=${enc(queryValue(v))}`)
+        .join('&');
   }
   if (ep.auth === 'partner' || ep.auth === 'access') {
     // GETs sign the username; POSTs the exact `request` text (wire.md).
@@ -508,7 +734,15 @@ interface Report {
   recomputes: number;
 }
 const timing = { build: 0, http: 0, state: 0, checksum: 0, steps: 0 };
-const report: Report = { cases: 0, statuses: {}, byEndpoint: {}, byMutation: {}, changed: 0, steps: { clock: 0, usage: 0 }, recomputes: 0 };
+const report: Report = {
+  cases: 0,
+  statuses: {},
+  byEndpoint: {},
+  byMutation: {},
+  changed: 0,
+  steps: { clock: 0, usage: 0 },
+  recomputes: 0,
+};
 
 async function runCase(c: Case): Promise<void> {
   const ep = ENDPOINTS.find((e) => e.name === c.ep)!;
@@ -520,11 +754,17 @@ async function runCase(c: Case): Promise<void> {
   const before = state();
   timing.build += performance.now() - t0;
   t0 = performance.now();
-  const res = await request(sb.url + sent.path, { method: sent.method as 'GET', headers: sent.headers, body: sent.body, dispatcher: agent });
+  const res = await request(sb.url + sent.path, {
+    method: sent.method as 'GET',
+    headers: sent.headers,
+    body: sent.body,
+    dispatcher: agent,
+  });
   const text = await res.body.text();
   timing.http += performance.now() - t0;
   const ctype = String(res.headers['content-type'] ?? '');
-  const where = () => `${sent.method} ${sent.path.slice(0, 300)} ${typeof sent.body === 'string' ? sent.body.slice(0, 300) : sent.body ? '<bytes>' : ''}\n  [${c.mutation} ${c.target ?? ''} ${c.carrier} ${c.auth}] → ${res.statusCode} ${text.slice(0, 300)}`;
+  const where = () =>
+    `${sent.method} ${sent.path.slice(0, 300)} ${typeof sent.body === 'string' ? sent.body.slice(0, 300) : sent.body ? '<bytes>' : ''}\n  [${c.mutation} ${c.target ?? ''} ${c.carrier} ${c.auth}] → ${res.statusCode} ${text.slice(0, 300)}`;
   report.cases++;
   report.statuses[res.statusCode] = (report.statuses[res.statusCode] ?? 0) + 1;
   report.byMutation[c.mutation] = (report.byMutation[c.mutation] ?? 0) + 1;
@@ -539,7 +779,10 @@ async function runCase(c: Case): Promise<void> {
     } else {
       expect(ctype, where()).toMatch(/^application\/json/);
       const body = JSON.parse(text);
-      expect(validators.get('Error')!(body), `${where()}\n  ${oa.ajv.errorsText(validators.get('Error')!.errors)}`).toBe(true);
+      expect(
+        validators.get('Error')!(body),
+        `${where()}\n  ${oa.ajv.errorsText(validators.get('Error')!.errors)}`,
+      ).toBe(true);
       expect(body.code, where()).toBe(res.statusCode);
       expect(body.message.length, where()).toBeLessThan(1200);
     }
@@ -569,7 +812,9 @@ beforeAll(async () => {
   sb = await startTestSandbox({ processDelayMs: 0 });
   db = new DatabaseSync(sb.dbPath, { readOnly: true });
   agent = new Agent({ connections: 4 });
-  partnerAccountId = (db.prepare('SELECT id FROM accounts WHERE username = ?').get(sb.creds.partner.username) as { id: number }).id;
+  partnerAccountId = (
+    db.prepare('SELECT id FROM accounts WHERE username = ?').get(sb.creds.partner.username) as { id: number }
+  ).id;
   const key = loadRsaPrivateKey(sb.creds.partner.keyPem);
   creds = {
     crypto: { kind: 'crypto', username: sb.creds.partner.username, key },
@@ -590,22 +835,30 @@ afterAll(async () => {
   await sb?.close();
   // One line in the suite's output; the whole report (per endpoint, per mutation) with FUZZ_REPORT=1.
   if (report.cases) {
-    const statuses = Object.entries(report.statuses).map(([status, n]) => `${status}×${n}`).join(' ');
-    console.log(`fuzz: seed ${SEED}, ${report.cases} cases, statuses ${statuses}, ${report.changed} changed state (FUZZ_REPORT=1 prints the whole report)`);
+    const statuses = Object.entries(report.statuses)
+      .map(([status, n]) => `${status}×${n}`)
+      .join(' ');
+    console.log(
+      `fuzz: seed ${SEED}, ${report.cases} cases, statuses ${statuses}, ${report.changed} changed state (FUZZ_REPORT=1 prints the whole report)`,
+    );
     if (process.env.FUZZ_REPORT) console.log(JSON.stringify({ timing, ...report }, null, 2));
   }
 });
 
 describe('fuzzing the sandbox from the endpoint table', () => {
-  it(`${RUNS} generated requests: no 5xx, documented errors, rejected requests change nothing, successes have the documented shape`, async () => {
-    const arb = fc.oneof(...ENDPOINTS.filter((e) => e.name !== 'openapi').map(caseFor));
-    await fc.assert(fc.asyncProperty(arb, runCase), { numRuns: RUNS, seed: SEED, endOnFailure: true, verbose: 0 });
-    // The run reached every endpoint, and valid requests did get through.
-    for (const ep of ENDPOINTS) if (ep.name !== 'openapi') expect(report.byEndpoint[ep.name], ep.name).toBeDefined();
-    const ok = Object.values(report.byEndpoint).reduce((s, e) => s + e.ok, 0);
-    expect(ok).toBeGreaterThan(RUNS / 10);
-    expect(report.changed).toBeGreaterThan(0);
-  }, Math.max(120_000, RUNS * 100));
+  it(
+    `${RUNS} generated requests: no 5xx, documented errors, rejected requests change nothing, successes have the documented shape`,
+    async () => {
+      const arb = fc.oneof(...ENDPOINTS.filter((e) => e.name !== 'openapi').map(caseFor));
+      await fc.assert(fc.asyncProperty(arb, runCase), { numRuns: RUNS, seed: SEED, endOnFailure: true, verbose: 0 });
+      // The run reached every endpoint, and valid requests did get through.
+      for (const ep of ENDPOINTS) if (ep.name !== 'openapi') expect(report.byEndpoint[ep.name], ep.name).toBeDefined();
+      const ok = Object.values(report.byEndpoint).reduce((s, e) => s + e.ok, 0);
+      expect(ok).toBeGreaterThan(RUNS / 10);
+      expect(report.changed).toBeGreaterThan(0);
+    },
+    Math.max(120_000, RUNS * 100),
+  );
 
   // The generated range mutations land anywhere out of range and seldom on a given field (about
   // one case in eighty): a maximum dropped from validation went unnoticed at 2000 runs. Here
@@ -617,11 +870,18 @@ describe('fuzzing the sandbox from the endpoint table', () => {
       const bounded = ep.fields.filter((f) => f.type === 'integer' && (f.min !== undefined || f.max !== undefined));
       if (!bounded.length) continue;
       // A generated valid request that the sandbox does accept (a generated one may still be refused).
-      const valid = caseFor(ep).filter((c) => c.mutation === 'none' && c.auth !== 'limited' && !c.step && c.idem === null);
+      const valid = caseFor(ep).filter(
+        (c) => c.mutation === 'none' && c.auth !== 'limited' && !c.step && c.idem === null,
+      );
       let base: Case | undefined;
       for (const c of fc.sample(valid, { numRuns: 40, seed: SEED })) {
         const b = build(c);
-        const res = await request(sb.url + b.path, { method: b.method as 'GET', headers: b.headers, body: b.body, dispatcher: agent });
+        const res = await request(sb.url + b.path, {
+          method: b.method as 'GET',
+          headers: b.headers,
+          body: b.body,
+          dispatcher: agent,
+        });
         await res.body.text();
         if (res.statusCode < 300) {
           base = c;
@@ -633,12 +893,26 @@ describe('fuzzing the sandbox from the endpoint table', () => {
         for (const v of [f.min !== undefined ? f.min - 1 : undefined, f.max !== undefined ? f.max + 1 : undefined]) {
           if (v === undefined) continue;
           // The other bounded fields at a plain in-range value (a generated one may not travel in a query).
-          const others = Object.fromEntries(bounded.filter((g) => g !== f && g.name in base.payload).map((g) => [g.name, g.min ?? Math.min(0, g.max ?? 0)]));
-          const c: Case = { ...base, mutation: 'range', target: f.name, payload: { ...base.payload, ...others, [f.name]: v } };
+          const others = Object.fromEntries(
+            bounded
+              .filter((g) => g !== f && g.name in base.payload)
+              .map((g) => [g.name, g.min ?? Math.min(0, g.max ?? 0)]),
+          );
+          const c: Case = {
+            ...base,
+            mutation: 'range',
+            target: f.name,
+            payload: { ...base.payload, ...others, [f.name]: v },
+          };
           await runCase(c); // refused, the documented error body, nothing changed
           // ... and refused for this field's range, not for something else about the request.
           const again = build(c);
-          const res = await request(sb.url + again.path, { method: again.method as 'GET', headers: { ...again.headers, accept: 'application/json' }, body: again.body, dispatcher: agent });
+          const res = await request(sb.url + again.path, {
+            method: again.method as 'GET',
+            headers: { ...again.headers, accept: 'application/json' },
+            body: again.body,
+            dispatcher: agent,
+          });
           const text = await res.body.text();
           expect(res.statusCode, `${ep.name} ${f.name}=${v}: ${text}`).toBe(400);
           expect(JSON.parse(text).message, `${ep.name} ${f.name}=${v}`).toContain(`"${f.name}"`);

@@ -21,16 +21,21 @@ afterAll(async () => {
   dir.cleanup();
 });
 
-const rules = (ps: LintProblem[], severity: LintProblem['severity']) => [...new Set(ps.filter((p) => p.severity === severity).map((p) => p.rule))].sort();
+const rules = (ps: LintProblem[], severity: LintProblem['severity']) =>
+  [...new Set(ps.filter((p) => p.severity === severity).map((p) => p.rule))].sort();
 
 describe('redocly lint', () => {
   it('recommended ruleset: no error but the final slashes, no illogical composition, no unused component', async () => {
     const ps = await redoclyLint(file, 'recommended');
     expect(rules(ps, 'error'), JSON.stringify(tally(ps))).toEqual(['no-path-trailing-slash']);
-    expect(ps.filter((p) => p.rule === 'no-illogical-composition-keywords' || p.rule === 'no-unused-components')).toEqual([]);
+    expect(
+      ps.filter((p) => p.rule === 'no-illogical-composition-keywords' || p.rule === 'no-unused-components'),
+    ).toEqual([]);
     // Besides the rules the interface forces, one warning: the checkout's answer is a 302.
     const other = ps.filter((p) => !['no-path-trailing-slash', 'no-ambiguous-paths'].includes(p.rule));
-    expect(other.map((p) => `${p.rule} ${p.where}`)).toEqual(['operation-2xx-response #/paths/~1checkout/get/responses']);
+    expect(other.map((p) => `${p.rule} ${p.where}`)).toEqual([
+      'operation-2xx-response #/paths/~1checkout/get/responses',
+    ]);
   }, 180_000);
 
   it("the repo's redocly.yaml: no error, and only the checkout's 302 warned about", async () => {

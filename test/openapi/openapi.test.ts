@@ -43,7 +43,10 @@ describe('the OpenAPI document', () => {
     expect(doc).toEqual(openApiDocument(sb.url));
     expect(doc.servers[0]).toMatchObject({ url: sb.url });
     // And a deployment's base URL, for the partner to fill in.
-    expect(doc.servers[1]).toMatchObject({ url: 'https://{host}', variables: { host: { default: expect.any(String) } } });
+    expect(doc.servers[1]).toMatchObject({
+      url: 'https://{host}',
+      variables: { host: { default: expect.any(String) } },
+    });
     expect(doc.openapi).toBe('3.1.0');
     // Stoplight's tools copy a stated jsonSchemaDialect into every schema as $schema, which their
     // validator does not know: Prism then validated no body at all.
@@ -77,28 +80,59 @@ describe('the OpenAPI document', () => {
 
   it('describes every request field of the endpoint table with its type and whether it is required', () => {
     const schemas = doc.components.schemas;
-    expect(schemas['order.external.request'].required).toEqual(['username', 'digital_pricing', 'billing_address', 'order_type', 'org']);
+    expect(schemas['order.external.request'].required).toEqual([
+      'username',
+      'digital_pricing',
+      'billing_address',
+      'order_type',
+      'org',
+    ]);
     expect(schemas['order.external.request'].additionalProperties).toBe(false);
-    expect(schemas['codes.generate.request'].properties.count).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000 });
-    expect(schemas['order.external.request'].properties.order_number.anyOf[0]).toMatchObject({ type: 'string', maxLength: 20 });
+    expect(schemas['codes.generate.request'].properties.count).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 1000,
+    });
+    expect(schemas['order.external.request'].properties.order_number.anyOf[0]).toMatchObject({
+      type: 'string',
+      maxLength: 20,
+    });
     const search = doc.paths['/v1/book/search/'].post.requestBody.content['application/x-www-form-urlencoded'].schema;
     expect(search.anyOf[0].properties.request).toMatchObject({ type: 'string', contentMediaType: 'application/json' });
     expect(search.anyOf[1].properties.limit).toMatchObject({ type: 'integer', maximum: 500 });
     // A write takes its payload only in `request`, which the signature covers: no plain-field form.
-    for (const path of ['/v1/codes/generate/', '/v1/order/free/', '/v1/order/refund/', '/v1/book/{hash_id}/process/', '/v1/user/invite/']) {
+    for (const path of [
+      '/v1/codes/generate/',
+      '/v1/order/free/',
+      '/v1/order/refund/',
+      '/v1/book/{hash_id}/process/',
+      '/v1/user/invite/',
+    ]) {
       const form = doc.paths[path].post.requestBody.content['application/x-www-form-urlencoded'].schema;
       expect(form.anyOf, path).toBeUndefined();
       expect(form.required, path).toEqual(['request']);
     }
     // Endpoints that also take GET read a form as that GET's query.
-    expect(doc.paths['/v1/access/allow/'].post.requestBody.content['application/x-www-form-urlencoded'].schema.anyOf).toHaveLength(2);
+    expect(
+      doc.paths['/v1/access/allow/'].post.requestBody.content['application/x-www-form-urlencoded'].schema.anyOf,
+    ).toHaveLength(2);
     // GET forms of the listings and the store take their fields in the query.
     const index = doc.paths['/v1/book/index/'].get.parameters.map((p: any) => [p.name, p.in, p.required]);
-    expect(index).toEqual(expect.arrayContaining([['limit', 'query', false], ['offset', 'query', false]]));
+    expect(index).toEqual(
+      expect.arrayContaining([
+        ['limit', 'query', false],
+        ['offset', 'query', false],
+      ]),
+    );
     const offers = doc.paths['/api/offers.json'].get.parameters.map((p: any) => [p.name, p.in, p.required]);
     expect(offers).toEqual([['isbn', 'query', true]]);
-    const purchase = doc.paths['/v1/user/{username}/purchase/{purchase_id}/'].get.parameters.filter((p: any) => p.in === 'path');
-    expect(purchase.map((p: any) => [p.name, p.schema.type])).toEqual([['username', 'string'], ['purchase_id', 'integer']]);
+    const purchase = doc.paths['/v1/user/{username}/purchase/{purchase_id}/'].get.parameters.filter(
+      (p: any) => p.in === 'path',
+    );
+    expect(purchase.map((p: any) => [p.name, p.schema.type])).toEqual([
+      ['username', 'string'],
+      ['purchase_id', 'integer'],
+    ]);
   });
 
   it('documents the error body, XML errors on the access API, and both authentication schemes', () => {
@@ -106,7 +140,10 @@ describe('the OpenAPI document', () => {
     expect(s.CryptoAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'signature' });
     expect(s.CryptoAuth.description).toMatch(/RSASSA-PKCS1-v1_5 with SHA-256/);
     expect(s.SharedKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'api-key' });
-    expect(doc.paths['/v1/book/search/'].post.security).toEqual([{ CryptoAuth: [], ApiUser: [] }, { SharedKeyAuth: [], ApiUser: [] }]);
+    expect(doc.paths['/v1/book/search/'].post.security).toEqual([
+      { CryptoAuth: [], ApiUser: [] },
+      { SharedKeyAuth: [], ApiUser: [] },
+    ]);
     expect(doc.paths['/'].get.security).toEqual([]);
     expect(doc.paths['/v1/access/allow/'].post.security).toContainEqual({ OperatorToken: [] });
     expect(doc.paths['/v1/access/allow/'].post.responses['4XX'].content['application/xml']).toBeDefined();
@@ -145,7 +182,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('is printed by `bookdist sandbox openapi`, the same document with the server given', async () => {
-    const r = await runCli(['sandbox', 'openapi', '--server', sb.url], { env: { BOOKDIST_DATA_DIR: '/nonexistent/never-used' } });
+    const r = await runCli(['sandbox', 'openapi', '--server', sb.url], {
+      env: { BOOKDIST_DATA_DIR: '/nonexistent/never-used' },
+    });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(doc);
@@ -156,7 +195,9 @@ describe('the OpenAPI document', () => {
 });
 
 const operations = (d: any) =>
-  Object.entries<any>(d.paths).flatMap(([path, item]) => METHODS.filter((m) => item[m]).map((m) => ({ path, method: m, op: item[m] })));
+  Object.entries<any>(d.paths).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((m) => ({ path, method: m, op: item[m] })),
+  );
 
 describe('the OpenAPI document, for partners and their tools', () => {
   it('gives every operation a summary and a description, and cites no file a partner does not have', () => {
@@ -188,7 +229,11 @@ describe('the OpenAPI document, for partners and their tools', () => {
   it('documents the Idempotency-Key header where the service honours it', () => {
     for (const path of ['/v1/codes/generate/', '/v1/order/free/']) {
       const h = doc.paths[path].post.parameters.find((p: any) => p.in === 'header' && p.name === 'Idempotency-Key');
-      expect(h, path).toMatchObject({ required: false, schema: { type: 'string', maxLength: 255 }, 'x-sandbox-only': true });
+      expect(h, path).toMatchObject({
+        required: false,
+        schema: { type: 'string', maxLength: 255 },
+        'x-sandbox-only': true,
+      });
       expect(h.description).toMatch(/that answer again/);
       expect(h.description).toMatch(/remembers keys for the life of its database/);
     }
@@ -225,7 +270,8 @@ describe('the OpenAPI document, for partners and their tools', () => {
     expect(d).toMatch(/RSASSA-PKCS1-v1_5 with SHA-256/);
     expect(d).toMatch(/exact text of the `request` field's value/);
     expect(d).toMatch(/for a request without a body \(every GET\): the caller's username/);
-    for (const h of ['authorization', 'signature', 'api-user', 'user', 'version', 'api-key']) expect(d).toContain(`\`${h}\``);
+    for (const h of ['authorization', 'signature', 'api-user', 'user', 'version', 'api-key'])
+      expect(d).toContain(`\`${h}\``);
     expect(d).toMatch(/\*\*Replay\.\*\*/);
     expect(d).toMatch(/\*\*Bodies travel byte for byte\.\*\*/);
     expect(doc.components.securitySchemes.CryptoAuth.description).toMatch(/replayed/);

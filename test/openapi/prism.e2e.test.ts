@@ -40,13 +40,25 @@ const u2 = SEED_USERS[1].username;
 /** The seeded partner as SharedKeyAuth headers, for requests the CLI does not make itself. */
 function sharedHeaders(): Record<string, string> {
   const u = sb.creds.partner.username;
-  return { authorization: 'SharedKeyAuth', 'api-key': sb.creds.partner.sharedKey, 'api-user': u, user: u, version: 'v1' };
+  return {
+    authorization: 'SharedKeyAuth',
+    'api-key': sb.creds.partner.sharedKey,
+    'api-user': u,
+    user: u,
+    version: 'v1',
+  };
 }
 
 type Mode = 'crypto' | 'shared';
 
 function envFor(mode: Mode): Record<string, string> {
-  const env: Record<string, string> = { ...sb.env, BOOKDIST_BASE_URL: prism.url, BOOKDIST_STORE_URL: prism.url, BOOKDIST_CONFIG_DIR: join(dir.path, `config-${mode}`), BOOKDIST_DATA_DIR: join(dir.path, `data-${mode}`) };
+  const env: Record<string, string> = {
+    ...sb.env,
+    BOOKDIST_BASE_URL: prism.url,
+    BOOKDIST_STORE_URL: prism.url,
+    BOOKDIST_CONFIG_DIR: join(dir.path, `config-${mode}`),
+    BOOKDIST_DATA_DIR: join(dir.path, `data-${mode}`),
+  };
   if (mode === 'shared') {
     delete env.BOOKDIST_KEY_FILE;
     env.BOOKDIST_SHARED_KEY = sb.creds.partner.sharedKey;
@@ -94,16 +106,50 @@ async function tour(mode: Mode): Promise<number> {
   await cli(['book', 'list', '--all', '--limit', '10', '-o', 'csv']);
   await cli(['book', 'process', WELL_KNOWN.unprocessed.hash_id]);
   // Users.
-  const created = await json(['user', 'create', '--email', `create-${tag}@example.com`, '--first-name', 'Ada', '--last-name', 'Byron']);
+  const created = await json([
+    'user',
+    'create',
+    '--email',
+    `create-${tag}@example.com`,
+    '--first-name',
+    'Ada',
+    '--last-name',
+    'Byron',
+  ]);
   const user: string = created.username;
   await cli(['user', 'invite', '--email', `invite-${tag}@example.com`, '--first-name', 'Grace']);
   await cli(['user', 'get', user]);
   await cli(['user', 'get', '--email', `create-${tag}@example.com`]);
   // Orders, the purchase and the reader.
-  const free = await json(['order', 'free', '--username', user, '--hash-id', readme.hash_id, '--expires', '2031-01-31']);
+  const free = await json([
+    'order',
+    'free',
+    '--username',
+    user,
+    '--hash-id',
+    readme.hash_id,
+    '--expires',
+    '2031-01-31',
+  ]);
   const external = await json([
-    'order', 'create', '--username', user, '--pricing-id', String(other.pricing[0].id), '--order-type', 'TestPlan', '--org', 'harborlane',
-    '--billing-name', 'Ada Byron', '--billing-postal-code', 'EC1A 1BB', '--billing-country', 'GB', '--order-number', `T-${tag}`,
+    'order',
+    'create',
+    '--username',
+    user,
+    '--pricing-id',
+    String(other.pricing[0].id),
+    '--order-type',
+    'TestPlan',
+    '--org',
+    'harborlane',
+    '--billing-name',
+    'Ada Byron',
+    '--billing-postal-code',
+    'EC1A 1BB',
+    '--billing-country',
+    'GB',
+    '--order-number',
+    `T-${tag}`,
   ]);
   await cli(['user', 'orders', user]);
   await cli(['user', 'purchase', user, String(free.order?.items?.[0]?.id), '--refund-data']);
@@ -116,31 +162,94 @@ async function tour(mode: Mode): Promise<number> {
   await cli(['import', 'search', '--title', 'the']);
   await cli(['import', 'search', '--all', '--limit', '5', '-o', 'ndjson']);
   // The access API, with the operator token.
-  await cli(['access', 'allow', '--hash-id', other.hash_id, '--username', user, '--price', '12.01', '--expires', '2031-01-31', '--send-email']);
+  await cli([
+    'access',
+    'allow',
+    '--hash-id',
+    other.hash_id,
+    '--username',
+    user,
+    '--price',
+    '12.01',
+    '--expires',
+    '2031-01-31',
+    '--send-email',
+  ]);
   await cli(['access', 'revoke', '--hash-id', other.hash_id, '--username', user, '--yes']);
   // The store.
   await cli(['offers', 'get', '--isbn', readme.isbn13]);
   // Prism's proxy follows a redirect itself and then checks the cart page it landed on, which no
   // document of /checkout describes (stoplightio/prism#1977, open: no option to turn it off). So
   // `offers checkout` goes to the store directly, and its 302 is checked against the document below.
-  const checkout = await run(['offers', 'checkout', '--id', String(readme.pricing[0].id), '--rejoiner-id', 'rj-1'], { env: { ...env, BOOKDIST_STORE_URL: sb.url } });
+  const checkout = await run(['offers', 'checkout', '--id', String(readme.pricing[0].id), '--rejoiner-id', 'rj-1'], {
+    env: { ...env, BOOKDIST_STORE_URL: sb.url },
+  });
   commands++;
   if (checkout.code !== 0) failures.push(`offers checkout -> exit ${checkout.code}: ${checkout.stderr}`);
   // A small bulk job of each kind.
   await cli(['book', 'get', '--isbn-file', f('isbns.txt', `${readme.isbn13}\n${other.isbn13}\n`)]);
   await cli(['book', 'get', '--hash-id-file', f('hashes.txt', `${readme.hash_id}\n${other.hash_id}\n`)]);
   await cli(['book', 'process', '--from-file', f('process.txt', `${readme.hash_id}\n${other.hash_id}\n`)]);
-  await cli(['user', 'create', '--from-csv', f('roster.csv', `email,first_name\nr1-${tag}@example.com,Ann\nr2-${tag}@example.com,Bo\n`)]);
+  await cli([
+    'user',
+    'create',
+    '--from-csv',
+    f('roster.csv', `email,first_name\nr1-${tag}@example.com,Ann\nr2-${tag}@example.com,Bo\n`),
+  ]);
   const bill = 'Ada Byron,EC1A 1BB,GB';
   await cli([
-    'order', 'create', '--from-csv',
-    f('orders.csv', `order_number,username,pricing_id,order_type,org,billing_full_name,billing_postal_code,billing_country\nC1-${tag},${user},${readme.pricing[0].id},TestPlan,harborlane,${bill}\nC1-${tag},${user},${other.pricing[0].id},TestPlan,harborlane,${bill}\n`),
+    'order',
+    'create',
+    '--from-csv',
+    f(
+      'orders.csv',
+      `order_number,username,pricing_id,order_type,org,billing_full_name,billing_postal_code,billing_country\nC1-${tag},${user},${readme.pricing[0].id},TestPlan,harborlane,${bill}\nC1-${tag},${user},${other.pricing[0].id},TestPlan,harborlane,${bill}\n`,
+    ),
   ]);
   const billing = { full_name: 'Ada Byron', postal_code: 'EC1A 1BB', country: 'GB' };
-  await cli(['order', 'create', '--from-ndjson', f('orders.ndjson', JSON.stringify({ order_number: `J1-${tag}`, username: user, digital_pricing: [readme.pricing[0].id], order_type: 'ExternalPlan', org: 'harborlane', billing_address: billing }) + '\n')]);
-  await cli(['order', 'free', '--from-csv', f('free.csv', `username,hash_id,expiration_date\n${user},${WELL_KNOWN.limitedPricing.hash_id},2031-01-31\n${u2},${WELL_KNOWN.limitedPricing.hash_id},\n`)]);
-  await cli(['codes', 'generate', '--hash-id', readme.hash_id, '--org', 'acme', '--count', '25', '--batch-size', '10', '--out', join(dir.path, `${mode}-codes.csv`)]);
-  const grants = f('grants.csv', `hash_id,username,price\n${WELL_KNOWN.deactivatedPrice.hash_id},${user},9.99\n${WELL_KNOWN.deactivatedPrice.hash_id},${u2},0\n`);
+  await cli([
+    'order',
+    'create',
+    '--from-ndjson',
+    f(
+      'orders.ndjson',
+      JSON.stringify({
+        order_number: `J1-${tag}`,
+        username: user,
+        digital_pricing: [readme.pricing[0].id],
+        order_type: 'ExternalPlan',
+        org: 'harborlane',
+        billing_address: billing,
+      }) + '\n',
+    ),
+  ]);
+  await cli([
+    'order',
+    'free',
+    '--from-csv',
+    f(
+      'free.csv',
+      `username,hash_id,expiration_date\n${user},${WELL_KNOWN.limitedPricing.hash_id},2031-01-31\n${u2},${WELL_KNOWN.limitedPricing.hash_id},\n`,
+    ),
+  ]);
+  await cli([
+    'codes',
+    'generate',
+    '--hash-id',
+    readme.hash_id,
+    '--org',
+    'acme',
+    '--count',
+    '25',
+    '--batch-size',
+    '10',
+    '--out',
+    join(dir.path, `${mode}-codes.csv`),
+  ]);
+  const grants = f(
+    'grants.csv',
+    `hash_id,username,price\n${WELL_KNOWN.deactivatedPrice.hash_id},${user},9.99\n${WELL_KNOWN.deactivatedPrice.hash_id},${u2},0\n`,
+  );
   await cli(['access', 'allow', '--from-csv', grants]);
   await cli(['access', 'revoke', '--from-csv', grants, '--yes']);
 
@@ -187,9 +296,12 @@ describe('what the server accepts beyond the CLI own requests, through Prism', (
     const q = (payload: object) => `?request=${encodeURIComponent(JSON.stringify(payload))}`;
     const user = SEED_USERS[0].username;
     const book = WELL_KNOWN.deactivatedPrice.hash_id;
-    const get = (path: string, headers: Record<string, string>) => fetch(prism.url + path, { headers: { accept: 'application/json', ...headers } });
+    const get = (path: string, headers: Record<string, string>) =>
+      fetch(prism.url + path, { headers: { accept: 'application/json', ...headers } });
 
-    expect((await get('/v1/access/allow/' + q({ hash_id: book, username: user, price: '1.00' }), token)).status).toBe(200);
+    expect((await get('/v1/access/allow/' + q({ hash_id: book, username: user, price: '1.00' }), token)).status).toBe(
+      200,
+    );
     expect((await get('/v1/book/viewer/' + q({ hash_id: book, username: user }), sharedHeaders())).status).toBe(200);
     expect((await get('/v1/access/revoke/' + q({ hash_id: book, username: user }), token)).status).toBe(200);
     expect((await get('/v1/book/index/' + q({ limit: 2 }), sharedHeaders())).status).toBe(200);
@@ -199,7 +311,11 @@ describe('what the server accepts beyond the CLI own requests, through Prism', (
     const generate = () =>
       fetch(prism.url + '/v1/codes/generate/', {
         method: 'POST',
-        headers: { ...sharedHeaders(), 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': 'prism-key-1' },
+        headers: {
+          ...sharedHeaders(),
+          'content-type': 'application/x-www-form-urlencoded',
+          'idempotency-key': 'prism-key-1',
+        },
         body: 'request=' + encodeURIComponent(JSON.stringify({ hash_id: readme.hash_id, org: 'acme', count: 2 })),
       }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
     const a = await generate();
@@ -246,12 +362,18 @@ describe('a JSON body must travel byte for byte, as the document says', () => {
 describe('request payloads are checked where tools can check them', () => {
   const badCodes = { hash_id: readme.hash_id, org: 'acme', count: 5000, colour: 'red' };
   const post = (base: string, contentType: string, body: string) =>
-    fetch(base + '/v1/codes/generate/', { method: 'POST', headers: { ...sharedHeaders(), 'content-type': contentType }, body });
+    fetch(base + '/v1/codes/generate/', {
+      method: 'POST',
+      headers: { ...sharedHeaders(), 'content-type': contentType },
+      body,
+    });
 
   it('a payload that breaks its schema, sent as JSON, is refused by Prism (422) naming the fields, before the service sees it', async () => {
     await prism.settle();
     const before = prism.violations().length;
-    const summary = async () => ((await (await fetch(sb.url + '/v1/codes/summary/', { headers: sharedHeaders() })).json()) as any).codes_generated;
+    const summary = async () =>
+      ((await (await fetch(sb.url + '/v1/codes/summary/', { headers: sharedHeaders() })).json()) as any)
+        .codes_generated;
     const generated = await summary();
     const r = await post(prism.url, 'application/json', JSON.stringify({ request: badCodes }));
     expect(r.status).toBe(422);
@@ -263,11 +385,19 @@ describe('request payloads are checked where tools can check them', () => {
     await prism.settle();
     expect(prism.violations().length).toBe(before + 1);
     // The same payload in the form encoding: no generic tool decodes the field, so the service refuses it.
-    const form = await post(prism.url, 'application/x-www-form-urlencoded', 'request=' + encodeURIComponent(JSON.stringify(badCodes)));
+    const form = await post(
+      prism.url,
+      'application/x-www-form-urlencoded',
+      'request=' + encodeURIComponent(JSON.stringify(badCodes)),
+    );
     expect(form.status).toBe(400);
     expect(((await form.json()) as any).message).toMatch(/count|colour/);
     // A valid JSON body passes.
-    const ok = await post(prism.url, 'application/json', JSON.stringify({ request: { hash_id: readme.hash_id, org: 'acme', count: 1 } }));
+    const ok = await post(
+      prism.url,
+      'application/json',
+      JSON.stringify({ request: { hash_id: readme.hash_id, org: 'acme', count: 1 } }),
+    );
     expect(ok.status).toBe(200);
   });
 

@@ -12,7 +12,9 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The pinned Node of devDependencies (what `npm test` runs), else the one running the tests. */
-export const NODE = existsSync(join(ROOT, 'node_modules/node/bin/node')) ? join(ROOT, 'node_modules/node/bin/node') : process.execPath;
+export const NODE = existsSync(join(ROOT, 'node_modules/node/bin/node'))
+  ? join(ROOT, 'node_modules/node/bin/node')
+  : process.execPath;
 
 const BINS = {
   redocly: '@redocly/cli/bin/cli.js',
@@ -28,7 +30,8 @@ export type Tool = keyof typeof BINS;
 function toolEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
-    HOME: process.env.HOME, TMPDIR: process.env.TMPDIR,
+    HOME: process.env.HOME,
+    TMPDIR: process.env.TMPDIR,
     // Node programs such as redocly enable Node's compile cache, under TMPDIR by default.
     NODE_DISABLE_COMPILE_CACHE: '1',
     NO_COLOR: '1',
@@ -45,7 +48,11 @@ export interface ToolResult {
   stderr: string;
 }
 
-export function runTool(tool: Tool, args: string[], opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<ToolResult> {
+export function runTool(
+  tool: Tool,
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<ToolResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(NODE, [join(ROOT, 'node_modules', BINS[tool]), ...args], {
       cwd: opts.cwd ?? ROOT,
@@ -66,7 +73,11 @@ export function runTool(tool: Tool, args: string[], opts: { cwd?: string; env?: 
 }
 
 /** A temporary directory, removed by cleanup(). */
-export function tempDir(prefix = 'bookdist-openapi-'): { path: string; file(name: string, text: string): string; cleanup(): void } {
+export function tempDir(prefix = 'bookdist-openapi-'): {
+  path: string;
+  file(name: string, text: string): string;
+  cleanup(): void;
+} {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return {
     path,
@@ -92,7 +103,12 @@ export async function redoclyLint(file: string, config: 'repo' | 'recommended'):
   try {
     // Without --config, redocly reads a redocly.yaml of the working directory: run the bare
     // recommended ruleset from an empty one.
-    const args = ['lint', file, '--format=json', ...(config === 'repo' ? ['--config', join(ROOT, 'redocly.yaml')] : [])];
+    const args = [
+      'lint',
+      file,
+      '--format=json',
+      ...(config === 'repo' ? ['--config', join(ROOT, 'redocly.yaml')] : []),
+    ];
     const r = await runTool('redocly', args, { cwd: config === 'repo' ? ROOT : dir.path });
     const json = r.stdout.slice(r.stdout.indexOf('{'));
     let parsed: any;
@@ -116,15 +132,26 @@ export async function redoclyLint(file: string, config: 'repo' | 'recommended'):
 export async function spectralLint(file: string, ruleset: 'repo' | 'oas'): Promise<LintProblem[]> {
   const dir = tempDir('bookdist-spectral-');
   try {
-    const rules = ruleset === 'repo' ? join(ROOT, '.spectral.yaml') : dir.file('oas.yaml', 'extends: ["spectral:oas"]\n');
+    const rules =
+      ruleset === 'repo' ? join(ROOT, '.spectral.yaml') : dir.file('oas.yaml', 'extends: ["spectral:oas"]\n');
     const out = join(dir.path, 'out.json');
-    const r = await runTool('spectral', ['lint', file, '--ruleset', rules, '--format', 'json', '--output', out, '--quiet', '--fail-severity', 'error'], { cwd: dir.path });
-    if (!existsSync(out)) throw new Error(`spectral lint wrote no report (exit ${r.code}): ${(r.stderr + r.stdout).slice(0, 2000)}`);
+    const r = await runTool(
+      'spectral',
+      ['lint', file, '--ruleset', rules, '--format', 'json', '--output', out, '--quiet', '--fail-severity', 'error'],
+      { cwd: dir.path },
+    );
+    if (!existsSync(out))
+      throw new Error(`spectral lint wrote no report (exit ${r.code}): ${(r.stderr + r.stdout).slice(0, 2000)}`);
     const { readFileSync } = await import('node:fs');
     const text = readFileSync(out, 'utf8').trim();
     const results: any[] = text ? JSON.parse(text) : [];
     const severity = ['error', 'warn', 'info', 'hint'] as const;
-    return results.map((x) => ({ rule: x.code, severity: severity[x.severity], where: '#/' + x.path.join('/'), message: x.message }));
+    return results.map((x) => ({
+      rule: x.code,
+      severity: severity[x.severity],
+      where: '#/' + x.path.join('/'),
+      message: x.message,
+    }));
   } finally {
     dir.cleanup();
   }
@@ -173,11 +200,25 @@ export interface PrismProxy {
  */
 export async function startPrismProxy(docUrl: string, upstream: string): Promise<PrismProxy> {
   const port = await freePort();
-  const child: ChildProcess = spawn(NODE, [join(ROOT, 'node_modules', BINS.prism), 'proxy', docUrl, upstream, '--errors', '--host', '127.0.0.1', '--port', String(port)], {
-    cwd: ROOT,
-    env: toolEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    NODE,
+    [
+      join(ROOT, 'node_modules', BINS.prism),
+      'proxy',
+      docUrl,
+      upstream,
+      '--errors',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+    ],
+    {
+      cwd: ROOT,
+      env: toolEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let log = '';
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
   await new Promise<void>((resolve, reject) => {
@@ -208,7 +249,8 @@ export async function startPrismProxy(docUrl: string, upstream: string): Promise
       await (await fetch(`http://127.0.0.1:${port}/openapi.json`)).arrayBuffer();
       const deadline = Date.now() + 30_000;
       while (received() <= n) {
-        if (Date.now() > deadline) throw new Error(`Prism logged nothing of a request within 30 s:\n${log.slice(-2000)}`);
+        if (Date.now() > deadline)
+          throw new Error(`Prism logged nothing of a request within 30 s:\n${log.slice(-2000)}`);
         await new Promise((r) => setTimeout(r, 20));
       }
     },

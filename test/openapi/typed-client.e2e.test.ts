@@ -47,7 +47,17 @@ afterAll(async () => {
 
 function runExample(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, ['example.ts'], { cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, NODE_DISABLE_COMPILE_CACHE: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE, ['example.ts'], {
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        TMPDIR: process.env.TMPDIR,
+        NODE_DISABLE_COMPILE_CACHE: '1',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
@@ -59,7 +69,9 @@ function runExample(env: Record<string, string>): Promise<{ code: number | null;
 
 describe('the typed client of docs/partner-client', () => {
   it('generates its types from the served document with openapi-typescript', async () => {
-    const r = await runTool('openapi-typescript', [`${sb.url}/openapi.json`, '--output', join(dir, 'schema.d.ts')], { cwd: dir });
+    const r = await runTool('openapi-typescript', [`${sb.url}/openapi.json`, '--output', join(dir, 'schema.d.ts')], {
+      cwd: dir,
+    });
     expect(r.code, r.stderr).toBe(0);
     const types = readFileSync(join(dir, 'schema.d.ts'), 'utf8');
     expect(types).toContain('"/v1/codes/generate/"');
@@ -80,13 +92,20 @@ describe('the typed client of docs/partner-client', () => {
 
   for (const mode of ['crypto', 'shared'] as const) {
     it(`runs its five calls against the sandbox with ${mode === 'crypto' ? 'CryptoAuth' : 'SharedKeyAuth'}`, async () => {
-      const env: Record<string, string> = { BOOKDIST_BASE_URL: sb.url, BOOKDIST_USERNAME: sb.creds.partner.username, EXAMPLE_ISBN: WELL_KNOWN.readme.isbn13 };
+      const env: Record<string, string> = {
+        BOOKDIST_BASE_URL: sb.url,
+        BOOKDIST_USERNAME: sb.creds.partner.username,
+        EXAMPLE_ISBN: WELL_KNOWN.readme.isbn13,
+      };
       if (mode === 'crypto') env.BOOKDIST_KEY_FILE = sb.creds.partner.keyFile;
       else env.BOOKDIST_SHARED_KEY = sb.creds.partner.sharedKey;
       const r = await runExample(env);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+      const lines = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines.map((l) => l.call)).toEqual(['index', 'profile', 'book', 'search', 'codes']);
       expect(lines[0].current_version).toBe('v1');
       expect(lines[1].scopes).toContain('codes');

@@ -2,7 +2,18 @@
 // lists of objects in TSV/CSV cells; TSV and CSV escaping; --fields names that are JavaScript's
 // object machinery are ordinary (absent) names; a mistyped field gets a did-you-mean.
 import { describe, expect, it } from 'vitest';
-import { cellOf, csvCell, fieldsProblem, flatCell, getPath, nearestFields, parseObjectCell, selectFields, tsvCell, unmatchedFields } from '../../src/output/format.js';
+import {
+  cellOf,
+  csvCell,
+  fieldsProblem,
+  flatCell,
+  getPath,
+  nearestFields,
+  parseObjectCell,
+  selectFields,
+  tsvCell,
+  unmatchedFields,
+} from '../../src/output/format.js';
 
 describe('lists in a cell', () => {
   it('values join with ;', () => {
@@ -13,7 +24,9 @@ describe('lists in a cell', () => {
       { id: 1, price: '14.99', is_limited: false, other_pricing: null },
       { id: 2, price: '6.99', is_limited: true, other_pricing: 'LIMITED' },
     ];
-    expect(flatCell(pricing)).toBe('id=1,price=14.99,is_limited=false,other_pricing=;id=2,price=6.99,is_limited=true,other_pricing=LIMITED');
+    expect(flatCell(pricing)).toBe(
+      'id=1,price=14.99,is_limited=false,other_pricing=;id=2,price=6.99,is_limited=true,other_pricing=LIMITED',
+    );
     expect(flatCell([{ id: 7, book: { title: 'Salt', hash_id: 'ab' } }])).toBe('id=7,book.title=Salt,book.hash_id=ab');
     expect(cellOf({ items: [{ id: 7 }, { id: 8 }] }, 'items')).toBe('id=7;id=8');
   });
@@ -47,7 +60,12 @@ describe('escaping', () => {
 });
 
 describe('dotted paths through lists', () => {
-  const order = { items: [{ id: 7, book: { title: 'Salt' } }, { id: 8, book: { title: 'Sea' } }] };
+  const order = {
+    items: [
+      { id: 7, book: { title: 'Salt' } },
+      { id: 8, book: { title: 'Sea' } },
+    ],
+  };
   it('a numeric part picks one element; any other part applies to each', () => {
     expect(getPath(order, 'items.1.id')).toBe(8);
     expect(getPath(order, 'items.0.book.title')).toBe('Salt');
@@ -59,7 +77,15 @@ describe('dotted paths through lists', () => {
 
 describe('--fields and the names of JavaScript objects', () => {
   const book = { hash_id: 'h', title: 'T', identifiers: { isbn13: '978' } };
-  it.each(['constructor', '__proto__', 'prototype', 'toString', 'hasOwnProperty', 'identifiers.constructor', 'title.length'])('%s is no field', (f) => {
+  it.each([
+    'constructor',
+    '__proto__',
+    'prototype',
+    'toString',
+    'hasOwnProperty',
+    'identifiers.constructor',
+    'title.length',
+  ])('%s is no field', (f) => {
     expect(getPath(book, f)).toBeUndefined();
     expect(unmatchedFields([book], [f])).toEqual([f]);
     expect(JSON.stringify(selectFields(book, [f]))).toBe('{}');
@@ -68,12 +94,22 @@ describe('--fields and the names of JavaScript objects', () => {
     const odd = JSON.parse('{"constructor":"c","__proto__":{"x":1},"title":"T"}');
     expect(getPath(odd, 'constructor')).toBe('c');
     expect(getPath(odd, '__proto__.x')).toBe(1);
-    expect(JSON.stringify(selectFields(odd, ['__proto__.x', 'constructor']))).toBe('{"__proto__":{"x":1},"constructor":"c"}');
+    expect(JSON.stringify(selectFields(odd, ['__proto__.x', 'constructor']))).toBe(
+      '{"__proto__":{"x":1},"constructor":"c"}',
+    );
   });
 });
 
 describe('did you mean', () => {
-  const paths = ['hash_id', 'title', 'author', 'identifiers.isbn13', 'identifiers.isbn10', 'publisher.title', 'digital_pricing.price'];
+  const paths = [
+    'hash_id',
+    'title',
+    'author',
+    'identifiers.isbn13',
+    'identifiers.isbn10',
+    'publisher.title',
+    'digital_pricing.price',
+  ];
   it('suggests the nearest names', () => {
     expect(nearestFields('titel', paths)[0]).toBe('title');
     expect(nearestFields('isbn13', paths)[0]).toBe('identifiers.isbn13');

@@ -14,14 +14,31 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function loads(args: string[]) {
   const trace = join(dir, `trace-${Math.random().toString(36).slice(2)}.txt`);
-  const r = await runCli(args, { env: { NODE_OPTIONS: `--import=${hook}`, BOOKDIST_TRACE_LOADS: trace, BOOKDIST_CONFIG_DIR: join(dir, 'cfg') } });
-  const files = existsSync(trace) ? readFileSync(trace, 'utf8').trim().split('\n').filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u)) : [];
-  const sources = files.flatMap((f) => (f.includes('/dist/') && existsSync(f + '.map') ? [f, ...JSON.parse(readFileSync(f + '.map', 'utf8')).sources] : [f]));
-  return { r, jmespath: sources.some((s) => s.includes('@jmespath-community')), width: sources.some((s) => /node_modules\/string-width\//.test(s)) };
+  const r = await runCli(args, {
+    env: { NODE_OPTIONS: `--import=${hook}`, BOOKDIST_TRACE_LOADS: trace, BOOKDIST_CONFIG_DIR: join(dir, 'cfg') },
+  });
+  const files = existsSync(trace)
+    ? readFileSync(trace, 'utf8')
+        .trim()
+        .split('\n')
+        .filter((u) => u.startsWith('file:'))
+        .map((u) => fileURLToPath(u))
+    : [];
+  const sources = files.flatMap((f) =>
+    f.includes('/dist/') && existsSync(f + '.map') ? [f, ...JSON.parse(readFileSync(f + '.map', 'utf8')).sources] : [f],
+  );
+  return {
+    r,
+    jmespath: sources.some((s) => s.includes('@jmespath-community')),
+    width: sources.some((s) => /node_modules\/string-width\//.test(s)),
+  };
 }
 
 it('profile list loads no JMESPath; with --query it does, and the query runs', async () => {
-  const [plain, queried] = await Promise.all([loads(['profile', 'list']), loads(['profile', 'list', '--query', '[].name'])]);
+  const [plain, queried] = await Promise.all([
+    loads(['profile', 'list']),
+    loads(['profile', 'list', '--query', '[].name']),
+  ]);
   expect(plain.r.code).toBe(0);
   expect(plain.jmespath).toBe(false);
   expect(queried.r.code, queried.r.stderr).toBe(0);

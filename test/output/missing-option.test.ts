@@ -24,9 +24,18 @@ describe('a missing option', () => {
 
 describe('help of a command with a file mode', () => {
   it.each([
-    [['order', 'free'], ['--username', '--hash-id']],
-    [['access', 'allow'], ['--username', '--hash-id']],
-    [['order', 'create'], ['--username', '--org']],
+    [
+      ['order', 'free'],
+      ['--username', '--hash-id'],
+    ],
+    [
+      ['access', 'allow'],
+      ['--username', '--hash-id'],
+    ],
+    [
+      ['order', 'create'],
+      ['--username', '--org'],
+    ],
   ])('%j: required unless the file mode', async (words, flags) => {
     const r = await run([...words, '--help'], { env: stubEnv({ COLUMNS: '200' }) });
     for (const f of flags) {

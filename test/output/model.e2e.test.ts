@@ -34,7 +34,21 @@ async function ok(args: string[]): Promise<any> {
 }
 const newUser = async () => (await ok(['user', 'create', '--email', uniqueEmail('model')])).username as string;
 const newOrder = async (user?: string) =>
-  (await ok(['order', 'create', '--username', user ?? (await newUser()), '--pricing-id', String(readme.pricing[0].id), '--order-type', 'TestPlan', '--org', 'harborlane', ...billing])).order;
+  (
+    await ok([
+      'order',
+      'create',
+      '--username',
+      user ?? (await newUser()),
+      '--pricing-id',
+      String(readme.pricing[0].id),
+      '--order-type',
+      'TestPlan',
+      '--org',
+      'harborlane',
+      ...billing,
+    ])
+  ).order;
 
 /**
  * One runnable invocation of every command that prints records. A function is called once per
@@ -56,17 +70,34 @@ const SAMPLES: Record<string, Sample> = {
   'sandbox credentials': { args: () => ['sandbox', 'credentials', '--db', sb.dbPath], same: true },
   'sandbox clock show': { args: () => ['sandbox', 'clock', 'show', '--url', sb.url] },
   'sandbox clock advance': { args: () => ['sandbox', 'clock', 'advance', '1s', '--url', sb.url] },
-  'sandbox usage': { args: () => ['sandbox', 'usage', '--username', fixtures.user, '--hash-id', readme.hash_id, '--viewed', '0', '--url', sb.url] },
+  'sandbox usage': {
+    args: () => [
+      'sandbox',
+      'usage',
+      '--username',
+      fixtures.user,
+      '--hash-id',
+      readme.hash_id,
+      '--viewed',
+      '0',
+      '--url',
+      sb.url,
+    ],
+  },
   'sandbox redeem': {
     args: async () => {
-      const code = (await ok(['codes', 'generate', '--hash-id', readme.hash_id, '--org', 'harborlane', '--count', '1', '-q']))[0]?.code;
+      const code = (
+        await ok(['codes', 'generate', '--hash-id', readme.hash_id, '--org', 'harborlane', '--count', '1', '-q'])
+      )[0]?.code;
       return ['sandbox', 'redeem', String(code), '--username', fixtures.user, '--url', sb.url];
     },
   },
   'sandbox outbox': { args: () => ['sandbox', 'outbox', '--url', sb.url], same: true },
   'sandbox openapi': { args: () => ['sandbox', 'openapi', '--server', sb.url], same: true },
   // Each run makes a workspace of its own (a server each, closed with the sandbox).
-  'sandbox workspace create': { args: () => ['sandbox', 'workspace', 'create', `model-${++workspaces}`, '--url', sb.url] },
+  'sandbox workspace create': {
+    args: () => ['sandbox', 'workspace', 'create', `model-${++workspaces}`, '--url', sb.url],
+  },
   'sandbox workspace list': {
     args: async () => {
       listed ??= ok(['sandbox', 'workspace', 'create', 'model-listed', '--url', sb.url]);
@@ -86,11 +117,27 @@ const SAMPLES: Record<string, Sample> = {
   'user orders': { args: () => ['user', 'orders', fixtures.user], same: true },
   'user purchase': { args: () => ['user', 'purchase', fixtures.user, String(fixtures.order.items[0].id)], same: true },
   'order create': {
-    args: async () => ['order', 'create', '--username', fixtures.user, '--pricing-id', String(readme.pricing[0].id), '--order-type', 'TestPlan', '--org', 'harborlane', ...billing],
+    args: async () => [
+      'order',
+      'create',
+      '--username',
+      fixtures.user,
+      '--pricing-id',
+      String(readme.pricing[0].id),
+      '--order-type',
+      'TestPlan',
+      '--org',
+      'harborlane',
+      ...billing,
+    ],
   },
-  'order refund': { args: async () => ['order', 'refund', '--order-id', String((await newOrder(fixtures.user)).id), '--yes'] },
+  'order refund': {
+    args: async () => ['order', 'refund', '--order-id', String((await newOrder(fixtures.user)).id), '--yes'],
+  },
   'order free': { args: async () => ['order', 'free', '--username', await newUser(), '--hash-id', readme.hash_id] },
-  'codes generate': { args: () => ['codes', 'generate', '--hash-id', readme.hash_id, '--org', 'harborlane', '--count', '3', '-q'] },
+  'codes generate': {
+    args: () => ['codes', 'generate', '--hash-id', readme.hash_id, '--org', 'harborlane', '--count', '3', '-q'],
+  },
   'codes summary': { args: () => ['codes', 'summary'] },
   'import search': { args: () => ['import', 'search', '--title', 'a'], same: true },
   'offers get': { args: () => ['offers', 'get', '--isbn', readme.isbn13], same: true },
@@ -112,10 +159,13 @@ const SAMPLES: Record<string, Sample> = {
 /** Record commands left out of the e2e loop, and why (their model is still checked by the tree walk). */
 const NOT_RUN: Record<string, string> = {
   'profile add': 'writes a profile store; covered by test/foundation/config.test.ts',
-  'ledger reconcile': 'settles unknown writes (there are none here); covered by test/ledger/record.test.ts against a sandbox that drops answers',
-  'sandbox requests list': 'reads the journal of a sandbox database; covered in every format by test/sandbox/journal.e2e.test.ts',
+  'ledger reconcile':
+    'settles unknown writes (there are none here); covered by test/ledger/record.test.ts against a sandbox that drops answers',
+  'sandbox requests list':
+    'reads the journal of a sandbox database; covered in every format by test/sandbox/journal.e2e.test.ts',
   'sandbox requests show': 'reads one journal row; covered by test/sandbox/journal.e2e.test.ts',
-  'sandbox fixtures apply': 'applies a fixture file to a sandbox; covered by test/sandbox/fixtures.e2e.test.ts with every sample',
+  'sandbox fixtures apply':
+    'applies a fixture file to a sandbox; covered by test/sandbox/fixtures.e2e.test.ts with every sample',
   'sandbox snapshot list': 'lists snapshot files of a database; covered by test/sandbox/snapshots.e2e.test.ts',
   'sandbox snapshot diff': 'compares two snapshots; covered by test/sandbox/snapshots.e2e.test.ts',
 };
@@ -145,7 +195,9 @@ describe('the tree declares what every command prints', () => {
     expect(Object.keys(OUTPUT).filter((p) => !paths.has(p))).toEqual([]);
   });
   it('every command that prints records has a sample run here (or a reason not to)', () => {
-    const printing = Object.entries(OUTPUT).filter(([, s]) => s.kind === 'record' || s.kind === 'rows').map(([p]) => p);
+    const printing = Object.entries(OUTPUT)
+      .filter(([, s]) => s.kind === 'record' || s.kind === 'rows')
+      .map(([p]) => p);
     expect(printing.filter((p) => !SAMPLES[p] && !NOT_RUN[p])).toEqual([]);
   });
 });
@@ -191,7 +243,10 @@ describe('--fields and --json follow one rule in every command that prints recor
     if (sample.same && spec.kind === 'record') expect(selected).toEqual(selectFields(records[0], [field]));
     expect(values.every((v: unknown) => v !== undefined)).toBe(true);
     // The same records in every format.
-    const ndLines = nd.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const ndLines = nd.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(ndLines).toHaveLength(values.length);
     for (const r of ndLines) expect(Object.keys(r)).toEqual([field.split('.')[0]]);
     if (sample.same) expect(ndLines.map((r) => getPath(r, field))).toEqual(values);
@@ -223,7 +278,11 @@ describe('flags that cannot apply are usage errors, before any request', () => {
     expect(r.stdout).toBe('');
   });
   it('--fields on a command that prints a message or text is exit 2', async () => {
-    for (const args of [['profile', 'use', 'sandbox'], ['completion', 'bash'], ['access', 'revoke', '--hash-id', readme.hash_id, '--username', fixtures.user, '--yes']]) {
+    for (const args of [
+      ['profile', 'use', 'sandbox'],
+      ['completion', 'bash'],
+      ['access', 'revoke', '--hash-id', readme.hash_id, '--username', fixtures.user, '--yes'],
+    ]) {
       const r = await cli([...args, '--fields', 'x']);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/--fields/);
@@ -231,7 +290,18 @@ describe('flags that cannot apply are usage errors, before any request', () => {
   });
   it('a bad --query is exit 2 and nothing is sent', async () => {
     const before = (await ok(['codes', 'summary'])).codes_generated;
-    const r = await cli(['codes', 'generate', '--hash-id', readme.hash_id, '--org', 'harborlane', '--count', '2', '--query', 'codes[?']);
+    const r = await cli([
+      'codes',
+      'generate',
+      '--hash-id',
+      readme.hash_id,
+      '--org',
+      'harborlane',
+      '--count',
+      '2',
+      '--query',
+      'codes[?',
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--query .*not a valid JMESPath expression/);
     expect((await ok(['codes', 'summary'])).codes_generated).toBe(before);
@@ -254,7 +324,9 @@ describe('the symptoms of issue 9', () => {
       cli(['book', 'list', '--json', '--fields', 'hash_id']),
       cli(['book', 'list', '--all', '--limit', '4', '--json']),
     ]);
-    expect(json(page)).toEqual(expect.objectContaining({ code: 200, count: expect.any(Number), results: expect.any(Array) }));
+    expect(json(page)).toEqual(
+      expect.objectContaining({ code: 200, count: expect.any(Number), results: expect.any(Array) }),
+    );
     expect(json(fields)[0]).toEqual({ hash_id: expect.any(String) });
     const a = json(all);
     expect(a.count).toBe(json(page).count);
@@ -262,15 +334,31 @@ describe('the symptoms of issue 9', () => {
   });
   it('piped whoami and status have no envelope columns', async () => {
     const [w, s] = await Promise.all([cli(['whoami']), cli(['status'])]);
-    for (const r of [w, s]) expect(r.stdout.split('\n')[0].split('\t')).not.toEqual(expect.arrayContaining(['code', 'success', 'test_mode']));
+    for (const r of [w, s])
+      expect(r.stdout.split('\n')[0].split('\t')).not.toEqual(expect.arrayContaining(['code', 'success', 'test_mode']));
   });
   it('user orders: one record per order in TSV and NDJSON alike', async () => {
-    const [t, n] = await Promise.all([cli(['user', 'orders', fixtures.user]), cli(['user', 'orders', fixtures.user, '-o', 'ndjson'])]);
+    const [t, n] = await Promise.all([
+      cli(['user', 'orders', fixtures.user]),
+      cli(['user', 'orders', fixtures.user, '-o', 'ndjson']),
+    ]);
     expect(t.stdout.trim().split('\n').length - 1).toBe(n.stdout.trim().split('\n').length);
     expect(t.stdout.split('\n')[0]).toContain('items.id');
   });
   it('codes generate writes TSV when piped, and honours --fields', async () => {
-    const r = await cli(['codes', 'generate', '--hash-id', readme.hash_id, '--org', 'harborlane', '--count', '2', '--fields', 'code', '-q']);
+    const r = await cli([
+      'codes',
+      'generate',
+      '--hash-id',
+      readme.hash_id,
+      '--org',
+      'harborlane',
+      '--count',
+      '2',
+      '--fields',
+      'code',
+      '-q',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^code\n[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}\n[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}\n$/);
   });
@@ -282,7 +370,9 @@ describe('the symptoms of issue 9', () => {
     ]);
     expect(ok2.stdout).toBe(`status\tbook.title\nfound\t${readme.title}\n`);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/no such field in a lookup result .*Fields: line, input, isbn, status, message, book\.id/);
+    expect(bad.stderr).toMatch(
+      /no such field in a lookup result .*Fields: line, input, isbn, status, message, book\.id/,
+    );
   });
   it('--query: JMESPath over what --json prints; scalars bare with -o tsv', async () => {
     const [j, t, f] = await Promise.all([

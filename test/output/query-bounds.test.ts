@@ -15,7 +15,11 @@ describe('the bounds of one --query', () => {
   it.each([
     ['flattened doubling', DOUBLING, /stopped after (1,000,000 steps|750 ms)/],
     ['nested doubling (a small tree, a huge result)', NESTED, /stopped after|more than 2,000,000 values/],
-    ['a string doubled', `results[0].{t: ${Array.from({ length: 28 }).reduce<string>((e) => `join('', [${'title'}, ${'title'}])`, 'title')}}`, /./],
+    [
+      'a string doubled',
+      `results[0].{t: ${Array.from({ length: 28 }).reduce<string>((e) => `join('', [${'title'}, ${'title'}])`, 'title')}}`,
+      /./,
+    ],
   ])('%s: exit 2 naming the expression', (_name, expression, message) => {
     let err: any;
     try {

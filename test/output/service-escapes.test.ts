@@ -32,13 +32,21 @@ describe.each(SETTINGS)('an SGR sequence in a service message, %s', (_name, env,
 
   it('an error of the access API (403) shows it escaped', async () => {
     server.on('POST', '/v1/access/revoke/', answer.error(403, `Authentication failed ${HIDDEN}`));
-    const r = await cli(['access', 'revoke', '--hash-id', HASH, '--username', '0d72df20f23558620646fb3ea030f5', '--yes']);
+    const r = await cli([
+      'access',
+      'revoke',
+      '--hash-id',
+      HASH,
+      '--username',
+      '0d72df20f23558620646fb3ea030f5',
+      '--yes',
+    ]);
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('\\x1b[8m');
     expect(r.stderr).not.toMatch(RAW);
   });
 
-  it('a notice with the service\'s message (book process) shows it escaped; only bookdist\'s own colour may stay', async () => {
+  it("a notice with the service's message (book process) shows it escaped; only bookdist's own colour may stay", async () => {
     server.on('POST', `/v1/book/${HASH}/process/`, answer.error(401, `Not Authorized for Book ${HIDDEN}`));
     const r = await cli(['book', 'process', HASH]);
     expect(r.code).not.toBe(0);

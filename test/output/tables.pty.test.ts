@@ -21,7 +21,14 @@ import stringWidth from 'string-width';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 import { run } from '../helpers/run.js';
-import { startTestSandbox, SEED_BOOKS, SEED_IMPORTS, SEED_USERS, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
+import {
+  startTestSandbox,
+  SEED_BOOKS,
+  SEED_IMPORTS,
+  SEED_USERS,
+  WELL_KNOWN,
+  type TestSandbox,
+} from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 const UNDER_TEST = process.env.BOOKDIST_PTY_BIN ?? BIN;
@@ -31,7 +38,12 @@ const WORLD = [
   { isbn: '9780000000019', title: '吾輩は猫である 夏目漱石の名作長編小説 完全版', author: '夏目漱石', sku: 'TXT-JA1' },
   { isbn: '9780000000026', title: 'ألف ليلة وليلة: حكايات من الشرق', author: 'مؤلف مجهول', sku: 'TXT-AR1' },
   { isbn: '9780000000033', title: 'Emoji 📚🐈‍⬛ Stories 👩🏽‍💻 for Everyone', author: 'Zoë Ångström', sku: 'TXT-EM1' },
-  { isbn: '9780000000040', title: 'Cafe\u0301 Cre\u0300me Bru\u0302le\u0301e — Zalgo z\u0336\u0321a\u0334l\u0335g\u0336o', author: 'Ame\u0301lie', sku: 'TXT-CM1' },
+  {
+    isbn: '9780000000040',
+    title: 'Cafe\u0301 Cre\u0300me Bru\u0302le\u0301e — Zalgo z\u0336\u0321a\u0334l\u0335g\u0336o',
+    author: 'Ame\u0301lie',
+    sku: 'TXT-CM1',
+  },
   {
     isbn: '9780000000057',
     title: 'Evil \u001b]0;pwned\u0007Title \u001b[2J\u001b[31mRED \u009b31m C1 \u202eevil \u0085next',
@@ -46,7 +58,16 @@ type Size = { cols: number; rows: number };
 type Screen = { code: number | null; raw: string; screen: string };
 
 /** The environment of a command on the terminal. */
-const termEnv = (env: Record<string, string | undefined>) => ({ PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, TERM: 'xterm', LANG: 'C.UTF-8', ...sb.env, NO_COLOR: undefined, ...env });
+const termEnv = (env: Record<string, string | undefined>) => ({
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  TMPDIR: process.env.TMPDIR,
+  TERM: 'xterm',
+  LANG: 'C.UTF-8',
+  ...sb.env,
+  NO_COLOR: undefined,
+  ...env,
+});
 
 /** What the terminal got (CRLF made LF), raw and as a screen without colour. */
 function screenOf(code: number | null, out: string): Screen {
@@ -66,7 +87,10 @@ function onPty(size: Size, args: string[], env: Record<string, string | undefine
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   const cmd = `stty cols ${size.cols} rows ${size.rows}; ${q(process.execPath)} ${q(UNDER_TEST)} ${args.map(q).join(' ')}`;
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: termEnv(env) as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], {
+      env: termEnv(env) as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
     child.on('error', reject);
@@ -89,9 +113,13 @@ function expectClean(r: { raw: string; screen: string }, cols: number) {
   const bare = r.raw.replace(/\x1b\[[0-9;]*m|\r\x1b\[2K|\x1b\[\?25[lh]/g, '');
   // eslint-disable-next-line no-control-regex
   const control = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.exec(bare);
-  expect(control && JSON.stringify(bare.slice(Math.max(0, control.index - 20), control.index + 20)), 'a control character reached the terminal').toBeNull();
+  expect(
+    control && JSON.stringify(bare.slice(Math.max(0, control.index - 20), control.index + 20)),
+    'a control character reached the terminal',
+  ).toBeNull();
   expect(r.screen).not.toContain('\ufffd');
-  for (const l of r.screen.split('\n')) expect(stringWidth(l), `wider than ${cols}: ${JSON.stringify(l)}`).toBeLessThanOrEqual(cols);
+  for (const l of r.screen.split('\n'))
+    expect(stringWidth(l), `wider than ${cols}: ${JSON.stringify(l)}`).toBeLessThanOrEqual(cols);
   // An identifier is never cut: no run of hex digits ends in an ellipsis.
   expect(r.screen).not.toMatch(/[0-9a-f]{8,}(…|\.\.\.)/);
 }
@@ -108,12 +136,28 @@ beforeAll(async () => {
   sb = await startTestSandbox();
   const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
   let csv = 'isbn13,title,author,publisher,language,pages,publish_date,description,sku,price,currency\n';
-  for (const b of WORLD) csv += [b.isbn, q(b.title), q(b.author), 'World Press', 'en', 120, '2020-01-01', q(`About ${b.title}`), b.sku, '9.99', 'USD'].join(',') + '\n';
+  for (const b of WORLD)
+    csv +=
+      [
+        b.isbn,
+        q(b.title),
+        q(b.author),
+        'World Press',
+        'en',
+        120,
+        '2020-01-01',
+        q(`About ${b.title}`),
+        b.sku,
+        '9.99',
+        'USD',
+      ].join(',') + '\n';
   const file = join(dirname(sb.dbPath), 'world.csv');
   writeFileSync(file, csv);
   const load = await run(['sandbox', 'catalogue', 'load', file, '--db', sb.dbPath, '--json'], { env: sb.env });
   expect(load.code, load.stderr).toBe(0);
-  const list = await run(['book', 'list', '--all', '--fields', 'hash_id,identifiers.isbn13', '-o', 'tsv'], { env: sb.env });
+  const list = await run(['book', 'list', '--all', '--fields', 'hash_id,identifiers.isbn13', '-o', 'tsv'], {
+    env: sb.env,
+  });
   for (const line of list.stdout.split('\n').slice(1)) {
     const [hash, isbn] = line.split('\t');
     if (WORLD.some((b) => b.isbn === isbn)) hashes.set(isbn, hash);
@@ -138,7 +182,13 @@ describe.each([...SIZES, { cols: 200, rows: 50 }])('tables at $cols x $rows', (s
     expectClean(r, cols);
     const lines = r.screen.split('\n').filter((l) => l.trim() && !/TEST MODE|of \d+ books/.test(l));
     // The seed lists held, inactive and unpublished books: their STATUS shows at every width (the author gives way to it at 80).
-    expect(lines[0]).toMatch(cols >= 200 ? /^HASH ID {2,}TITLE {2,}AUTHOR {2,}STATUS {2,}ISBN-13/ : cols >= 120 ? /^HASH ID {2,}TITLE {2,}AUTHOR {2,}STATUS/ : /^HASH ID {2,}TITLE {2,}STATUS$/);
+    expect(lines[0]).toMatch(
+      cols >= 200
+        ? /^HASH ID {2,}TITLE {2,}AUTHOR {2,}STATUS {2,}ISBN-13/
+        : cols >= 120
+          ? /^HASH ID {2,}TITLE {2,}AUTHOR {2,}STATUS/
+          : /^HASH ID {2,}TITLE {2,}STATUS$/,
+    );
     expect(r.screen).not.toMatch(/[│┌└─]/);
     for (const b of partnerBooks.slice(0, 5)) {
       expect(r.screen).toContain(b.hash_id);
@@ -161,12 +211,15 @@ describe.each([...SIZES, { cols: 200, rows: 50 }])('tables at $cols x $rows', (s
 
 describe.each(SIZES)('every table and card at $cols x $rows, with the world fixture', (size) => {
   const { cols } = size;
-  it.each(WORLD.map((b) => [b.sku, b] as const))('book search finds %s: its hash id whole, the title readable', async (_sku, b) => {
-    const r = await onTerminal(size, ['book', 'search', '--isbn', b.isbn]);
-    expect(r.code).toBe(0);
-    expectClean(r, cols);
-    expect(r.screen).toContain(hashes.get(b.isbn)!);
-  });
+  it.each(WORLD.map((b) => [b.sku, b] as const))(
+    'book search finds %s: its hash id whole, the title readable',
+    async (_sku, b) => {
+      const r = await onTerminal(size, ['book', 'search', '--isbn', b.isbn]);
+      expect(r.code).toBe(0);
+      expectClean(r, cols);
+      expect(r.screen).toContain(hashes.get(b.isbn)!);
+    },
+  );
   it('book search --title the: titles get a fair share (at least 24 columns at 80)', async () => {
     const r = await onTerminal(size, ['book', 'search', '--title', 'the']);
     expect(r.code).toBe(0);
@@ -178,17 +231,20 @@ describe.each(SIZES)('every table and card at $cols x $rows, with the world fixt
     expect(titleWidth).toBeGreaterThanOrEqual(24);
     expect(r.screen).toContain('The Lighthouse Keeper');
   });
-  it.each(WORLD.map((b) => [b.sku, b] as const))('book get %s: the card fits, control characters escaped', async (_sku, b) => {
-    const r = await onTerminal(size, ['book', 'get', hashes.get(b.isbn)!]);
-    expect(r.code).toBe(0);
-    expectClean(r, cols);
-    expect(r.screen).toContain(hashes.get(b.isbn)!);
-    expect(r.screen).toContain(b.isbn);
-    if (b.sku === 'TXT-CC1') {
-      expect(r.screen).toContain('\\x1b]0;pwned\\x07');
-      expect(r.screen).toContain('\\u202e');
-    }
-  });
+  it.each(WORLD.map((b) => [b.sku, b] as const))(
+    'book get %s: the card fits, control characters escaped',
+    async (_sku, b) => {
+      const r = await onTerminal(size, ['book', 'get', hashes.get(b.isbn)!]);
+      expect(r.code).toBe(0);
+      expectClean(r, cols);
+      expect(r.screen).toContain(hashes.get(b.isbn)!);
+      expect(r.screen).toContain(b.isbn);
+      if (b.sku === 'TXT-CC1') {
+        expect(r.screen).toContain('\\x1b]0;pwned\\x07');
+        expect(r.screen).toContain('\\u202e');
+      }
+    },
+  );
   it('book pricing of a fixture book', async () => {
     const r = await onTerminal(size, ['book', 'pricing', '--isbn', WORLD[0].isbn]);
     expect(r.code).toBe(0);
@@ -231,7 +287,8 @@ describe.each(SIZES)('every table and card at $cols x $rows, with the world fixt
     const at = lines.findIndex((l) => l.startsWith('warning: the generated password'));
     expect(at).toBeGreaterThanOrEqual(0);
     const notice = [lines[at]];
-    for (let i = at + 1; i < lines.length && lines[i] && !/^(TEST MODE|User|Username)/.test(lines[i]); i++) notice.push(lines[i]);
+    for (let i = at + 1; i < lines.length && lines[i] && !/^(TEST MODE|User|Username)/.test(lines[i]); i++)
+      notice.push(lines[i]);
     if (cols < 100) expect(notice.length).toBeGreaterThan(1);
     expect(notice.join(' ')).toContain('is not stored by bookdist; give it to the user now.');
   });
@@ -257,7 +314,14 @@ describe('screens a reviewer can read (80 x 24)', () => {
     await expect(stable(world.join('\n'))).toMatchFileSnapshot('./__screens__/book-list-world.80.txt');
   });
   it('an order card', async () => {
-    const r = await onPty(size, ['order', 'free', '--username', SEED_USERS[1].username, '--hash-id', hashes.get(WORLD[0].isbn)!]);
+    const r = await onPty(size, [
+      'order',
+      'free',
+      '--username',
+      SEED_USERS[1].username,
+      '--hash-id',
+      hashes.get(WORLD[0].isbn)!,
+    ]);
     // Order and item numbers depend on the orders made before.
     const card = stable(r.screen).replace(/^(Order|  ITEM) +\d+$/gm, (m) => m.replace(/\d+$/, 'N'));
     await expect(card).toMatchFileSnapshot('./__screens__/order-card.80.txt');
@@ -269,14 +333,20 @@ describe('screens a reviewer can read (80 x 24)', () => {
 });
 
 describe('ASCII terminals', () => {
-  it.each([{ LANG: 'C' }, { LANG: 'C.UTF-8', BOOKDIST_ASCII: '1' }, { LANG: undefined, LC_ALL: 'POSIX' }])('%j: cuts end in ...', async (env) => {
-    const r = await onPty({ cols: 80, rows: 24 }, ['book', 'search', '--title', 'the'], env);
-    expect(r.code).toBe(0);
-    expect(r.screen).not.toContain('…');
-    expect(r.screen).toMatch(/\.\.\. /);
-  });
+  it.each([{ LANG: 'C' }, { LANG: 'C.UTF-8', BOOKDIST_ASCII: '1' }, { LANG: undefined, LC_ALL: 'POSIX' }])(
+    '%j: cuts end in ...',
+    async (env) => {
+      const r = await onPty({ cols: 80, rows: 24 }, ['book', 'search', '--title', 'the'], env);
+      expect(r.code).toBe(0);
+      expect(r.screen).not.toContain('…');
+      expect(r.screen).toMatch(/\.\.\. /);
+    },
+  );
   it('BOOKDIST_ASCII=0: UTF-8 whatever the locale', async () => {
-    const r = await onPty({ cols: 80, rows: 24 }, ['book', 'search', '--title', 'the'], { LANG: 'C', BOOKDIST_ASCII: '0' });
+    const r = await onPty({ cols: 80, rows: 24 }, ['book', 'search', '--title', 'the'], {
+      LANG: 'C',
+      BOOKDIST_ASCII: '0',
+    });
     expect(r.screen).toContain('…');
   });
 });

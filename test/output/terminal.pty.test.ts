@@ -17,7 +17,16 @@ afterAll(async () => {
 });
 
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-const env = () => ({ PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, TERM: 'xterm', LANG: 'C.UTF-8', ...sb.env, NO_COLOR: '1' }) as NodeJS.ProcessEnv;
+const env = () =>
+  ({
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    TMPDIR: process.env.TMPDIR,
+    TERM: 'xterm',
+    LANG: 'C.UTF-8',
+    ...sb.env,
+    NO_COLOR: '1',
+  }) as NodeJS.ProcessEnv;
 
 /** What a terminal of 80x24 got (raw, CRLF made LF) and shows (each line as last redrawn). */
 function onPty(args: string[]): Promise<{ code: number | null; raw: string; screen: string }> {
@@ -30,7 +39,15 @@ function onPty(args: string[]): Promise<{ code: number | null; raw: string; scre
     child.on('close', (code) => {
       const raw = out.replace(/\r\n/g, '\n');
       // eslint-disable-next-line no-control-regex
-      const screen = raw.split('\n').map((l) => l.split('\r').pop()!.replace(/\x1b\[[0-9;]*[mK]/g, '')).join('\n');
+      const screen = raw
+        .split('\n')
+        .map((l) =>
+          l
+            .split('\r')
+            .pop()!
+            .replace(/\x1b\[[0-9;]*[mK]/g, ''),
+        )
+        .join('\n');
       resolve({ code, raw, screen });
     });
   });
@@ -47,12 +64,26 @@ function expectBarAlone(raw: string, unit: string) {
 }
 
 const fits = (screen: string) => {
-  for (const l of screen.split('\n')) expect(stringWidth(l), `wider than 80: ${JSON.stringify(l)}`).toBeLessThanOrEqual(80);
+  for (const l of screen.split('\n'))
+    expect(stringWidth(l), `wider than 80: ${JSON.stringify(l)}`).toBeLessThanOrEqual(80);
 };
 
 describe('at 80x24', () => {
   it('codes generate: the progress line is cleared before the codes, which are a table (code, limit, expiry, batch)', async () => {
-    const r = await onPty(['codes', 'generate', '--hash-id', WELL_KNOWN.readme.hash_id, '--org', 'acme', '--count', '5', '--limit-days', '30', '--expires', '2030-01-01']);
+    const r = await onPty([
+      'codes',
+      'generate',
+      '--hash-id',
+      WELL_KNOWN.readme.hash_id,
+      '--org',
+      'acme',
+      '--count',
+      '5',
+      '--limit-days',
+      '30',
+      '--expires',
+      '2030-01-01',
+    ]);
     expect(r.code, r.screen).toBe(0);
     expectBarAlone(r.raw, 'codes');
     fits(r.screen);
@@ -65,7 +96,7 @@ describe('at 80x24', () => {
     expect(r.screen.match(/[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}/g)).toHaveLength(5);
   });
 
-  it('book process --wait: each book\'s result once, as a line, after a cleared progress line; the total shown', async () => {
+  it("book process --wait: each book's result once, as a line, after a cleared progress line; the total shown", async () => {
     const books = [WELL_KNOWN.unprocessed.hash_id, WELL_KNOWN.readme.hash_id, WELL_KNOWN.queued.hash_id];
     const r = await onPty(['book', 'process', ...books, '--wait', '--interval', '100ms', '--timeout', '3s']);
     expect(r.code, r.screen).toBe(6);
@@ -89,21 +120,42 @@ describe('at 80x24', () => {
     fits(r.screen);
     const lines = r.screen.split('\n').filter((l) => l.trim() && !/TEST MODE/.test(l));
     expect(lines[0]).toMatch(/^NAME {2,}PATH {2,}SCOPE$/);
-    const json = JSON.parse((await new Promise<string>((res) => {
-      const c = spawn(process.execPath, [BIN, 'describe', '--json'], { env: env() });
-      let o = '';
-      c.stdout.setEncoding('utf8').on('data', (d) => (o += d));
-      c.on('close', () => res(o));
-    })));
+    const json = JSON.parse(
+      await new Promise<string>((res) => {
+        const c = spawn(process.execPath, [BIN, 'describe', '--json'], { env: env() });
+        let o = '';
+        c.stdout.setEncoding('utf8').on('data', (d) => (o += d));
+        c.on('close', () => res(o));
+      }),
+    );
     expect(lines.slice(1)).toHaveLength(json.endpoints.length);
-    expect(lines).toContainEqual(expect.stringMatching(/^user\.purchase +\/v1\/user\/\{username\}\/purchase\/\{purchase_id\}\/ +users$/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^user\.purchase +\/v1\/user\/\{username\}\/purchase\/\{purchase_id\}\/ +users$/),
+    );
   });
 });
 
 describe('-o ndjson of a streaming command', () => {
   it('book process --wait -o ndjson writes each book as it ends, while the command still runs', async () => {
     // The held book keeps the job waiting; the processed one ends at once.
-    const child = spawn(process.execPath, [BIN, 'book', 'process', WELL_KNOWN.readme.hash_id, WELL_KNOWN.queued.hash_id, '--wait', '--interval', '100ms', '--timeout', '20s', '-o', 'ndjson'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'book',
+        'process',
+        WELL_KNOWN.readme.hash_id,
+        WELL_KNOWN.queued.hash_id,
+        '--wait',
+        '--interval',
+        '100ms',
+        '--timeout',
+        '20s',
+        '-o',
+        'ndjson',
+      ],
+      { env: env(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const exited = new Promise<void>((res) => child.on('close', () => res()));
     let out = '';
     const first = await new Promise<string>((resolve, reject) => {

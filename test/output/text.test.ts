@@ -54,9 +54,11 @@ describe('control characters from data', () => {
     expect(escapeControls('\udcda\ud83d')).toBe('\\udcda\\ud83d');
   });
 
-  it('text without controls is returned as it is; bookdist\'s own colour stays where asked, any other sequence is escaped', () => {
+  it("text without controls is returned as it is; bookdist's own colour stays where asked, any other sequence is escaped", () => {
     expect(escapeControls('Zoë Ångström 吾輩 📚')).toBe('Zoë Ångström 吾輩 📚');
-    expect(escapeKeepingStyle('\u001b[1mTitle\u001b[22m \u001b[8mhidden\u001b[0m')).toBe('\u001b[1mTitle\u001b[22m \\x1b[8mhidden\\x1b[0m');
+    expect(escapeKeepingStyle('\u001b[1mTitle\u001b[22m \u001b[8mhidden\u001b[0m')).toBe(
+      '\u001b[1mTitle\u001b[22m \\x1b[8mhidden\\x1b[0m',
+    );
     expect(escapeKeepingStyle('\u001b[8m')).toBe('\\x1b[8m');
   });
 });

@@ -14,7 +14,10 @@ describe('durations', () => {
     [['status', '--timeout', '0'], '--timeout "0": at least 1ms.'],
     [['status', '--timeout', 'soon'], '--timeout "soon": give a duration like 30s or 2m.'],
     [['sandbox', 'clock', 'advance', '99999999999999d'], '<duration> "99999999999999d": at most 36500d.'],
-    [['book', 'process', 'cee313141a0ce9a22774b32f87855d677d864cfb', '--wait', '--interval', '2h'], '--interval "2h": at most 1h.'],
+    [
+      ['book', 'process', 'cee313141a0ce9a22774b32f87855d677d864cfb', '--wait', '--interval', '2h'],
+      '--interval "2h": at most 1h.',
+    ],
     [['sandbox', 'serve', '--latency', '1h'], '--latency "1h": at most 10m.'],
     [['sandbox', 'serve', '--process-delay', '30d'], '--process-delay "30d": at most 24h.'],
   ])('%j exits 2 before anything is sent', async (args, message) => {
@@ -49,24 +52,30 @@ describe('values quoted in errors', () => {
   });
 });
 
-describe('names of JavaScript\'s object machinery are ordinary names', () => {
-  it.each(['constructor', 'toString', 'prototype', 'valueOf', 'hasOwnProperty'])('profile %s: add, use, show, remove', async (name) => {
-    const dir = mkdtempSync(join(tmpdir(), 'bookdist-values-'));
-    try {
-      const env = { BOOKDIST_CONFIG_DIR: join(dir, 'cfg'), BOOKDIST_DATA_DIR: join(dir, 'data') };
-      const add = await run(['profile', 'add', '--name', name, '--base-url', 'https://x.example.com', '--token-stdin', '--no-verify'], { env, input: 'tok' });
-      expect(add.code, add.stderr).toBe(0);
-      expect((await run(['profile', 'use', name], { env })).code).toBe(0);
-      const show = await run(['profile', 'show', '--json'], { env });
-      expect(JSON.parse(show.stdout).profile.value).toBe(name);
-      const other = name === 'constructor' ? 'toString' : 'constructor';
-      const missing = await run(['profile', 'use', other], { env });
-      expect(missing.code).not.toBe(0);
-      expect((await run(['profile', 'remove', name, '--yes'], { env })).code).toBe(0);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+describe("names of JavaScript's object machinery are ordinary names", () => {
+  it.each(['constructor', 'toString', 'prototype', 'valueOf', 'hasOwnProperty'])(
+    'profile %s: add, use, show, remove',
+    async (name) => {
+      const dir = mkdtempSync(join(tmpdir(), 'bookdist-values-'));
+      try {
+        const env = { BOOKDIST_CONFIG_DIR: join(dir, 'cfg'), BOOKDIST_DATA_DIR: join(dir, 'data') };
+        const add = await run(
+          ['profile', 'add', '--name', name, '--base-url', 'https://x.example.com', '--token-stdin', '--no-verify'],
+          { env, input: 'tok' },
+        );
+        expect(add.code, add.stderr).toBe(0);
+        expect((await run(['profile', 'use', name], { env })).code).toBe(0);
+        const show = await run(['profile', 'show', '--json'], { env });
+        expect(JSON.parse(show.stdout).profile.value).toBe(name);
+        const other = name === 'constructor' ? 'toString' : 'constructor';
+        const missing = await run(['profile', 'use', other], { env });
+        expect(missing.code).not.toBe(0);
+        expect((await run(['profile', 'remove', name, '--yes'], { env })).code).toBe(0);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
   it('--fields constructor is no such field, with the fields listed', async () => {
     const r = await run(['profile', 'list', '--fields', 'constructor', '-o', 'csv'], { env: stubEnv() });
     expect(r.code).toBe(2);

@@ -15,8 +15,18 @@ import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 const WORLD = [
   { isbn: '9780000000019', title: '吾輩は猫である 夏目漱石の名作長編小説 完全版', author: '夏目漱石', sku: 'W-JA' },
   { isbn: '9780000000033', title: 'Emoji 📚🐈‍⬛ Stories 👩🏽‍💻 for Everyone', author: 'Zoë Ångström', sku: 'W-EM' },
-  { isbn: '9780000000040', title: 'Cafe\u0301 Cre\u0300me Bru\u0302le\u0301e in Ku\u0308ln, a Cookbook', author: 'Ame\u0301lie', sku: 'W-CM' },
-  { isbn: '9780000000057', title: 'Evil \u001b[2J\u009b31m C1 \u0085next \u202eevil', author: 'Ctrl\u0007Bell', sku: 'W-CC' },
+  {
+    isbn: '9780000000040',
+    title: 'Cafe\u0301 Cre\u0300me Bru\u0302le\u0301e in Ku\u0308ln, a Cookbook',
+    author: 'Ame\u0301lie',
+    sku: 'W-CM',
+  },
+  {
+    isbn: '9780000000057',
+    title: 'Evil \u001b[2J\u009b31m C1 \u0085next \u202eevil',
+    author: 'Ctrl\u0007Bell',
+    sku: 'W-CC',
+  },
 ];
 const hashes = new Map<string, string>();
 let sb: TestSandbox;
@@ -25,12 +35,28 @@ beforeAll(async () => {
   sb = await startTestSandbox();
   const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
   let csv = 'isbn13,title,author,publisher,language,pages,publish_date,description,sku,price,currency\n';
-  for (const b of WORLD) csv += [b.isbn, q(b.title), q(b.author), 'World Press', 'en', 120, '2020-01-01', q(`About ${b.title}`), b.sku, '9.99', 'USD'].join(',') + '\n';
+  for (const b of WORLD)
+    csv +=
+      [
+        b.isbn,
+        q(b.title),
+        q(b.author),
+        'World Press',
+        'en',
+        120,
+        '2020-01-01',
+        q(`About ${b.title}`),
+        b.sku,
+        '9.99',
+        'USD',
+      ].join(',') + '\n';
   const file = join(dirname(sb.dbPath), 'world.csv');
   writeFileSync(file, csv);
   const load = await run(['sandbox', 'catalogue', 'load', file, '--db', sb.dbPath, '--json'], { env: sb.env });
   expect(load.code, load.stderr).toBe(0);
-  const list = await run(['book', 'list', '--all', '--fields', 'hash_id,identifiers.isbn13', '-o', 'tsv'], { env: sb.env });
+  const list = await run(['book', 'list', '--all', '--fields', 'hash_id,identifiers.isbn13', '-o', 'tsv'], {
+    env: sb.env,
+  });
   for (const line of list.stdout.split('\n').slice(1)) {
     const [hash, isbn] = line.split('\t');
     if (WORLD.some((b) => b.isbn === isbn)) hashes.set(isbn, hash);
@@ -43,11 +69,17 @@ afterAll(async () => {
 
 /** The command on a UTF-8 terminal of `cols` columns, without colour: its stdout lines. */
 async function onTerminal(cols: number, args: string[]): Promise<string[]> {
-  const r = await run(args, { env: { ...sb.env, LANG: 'C.UTF-8', TERM: 'xterm', NO_COLOR: '1' }, tty: { columns: cols } });
+  const r = await run(args, {
+    env: { ...sb.env, LANG: 'C.UTF-8', TERM: 'xterm', NO_COLOR: '1' },
+    tty: { columns: cols },
+  });
   expect(r.code, r.stderr).toBe(0);
   // eslint-disable-next-line no-control-regex
   const control = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.exec(r.stdout);
-  expect(control && JSON.stringify(r.stdout.slice(Math.max(0, control.index - 20), control.index + 20)), 'a control character reached the terminal').toBeNull();
+  expect(
+    control && JSON.stringify(r.stdout.slice(Math.max(0, control.index - 20), control.index + 20)),
+    'a control character reached the terminal',
+  ).toBeNull();
   const lines = r.stdout.replace(/\n+$/, '').split('\n');
   for (const l of lines) expect(stringWidth(l), `wider than ${cols}: ${JSON.stringify(l)}`).toBeLessThanOrEqual(cols);
   return lines;
@@ -81,24 +113,27 @@ describe('a table of wide, joined, combining and control text (book list, 80 col
 });
 
 describe('a card of wide, joined, combining and control text (book get)', () => {
-  it.each([40, 60])('at %i columns: values wrap within the width, continuation lines under the value, C1 controls escaped', async (cols) => {
-    for (const b of WORLD) {
-      const lines = await onTerminal(cols, ['book', 'get', hashes.get(b.isbn)!]);
-      const title = lines.findIndex((l) => l.startsWith('Title '));
-      expect(title, lines.join('\n')).toBeGreaterThanOrEqual(0);
-      const first = lines[title].replace(/^Title +/, '');
-      const valueAt = columnOf(lines[title], first);
-      const more: string[] = [];
-      for (let i = title + 1; i < lines.length && /^ /.test(lines[i]); i++) more.push(lines[i]);
-      // A wrapped value: its continuation lines hang under the value's first column.
-      for (const l of more) expect(stringWidth(l.match(/^ */)![0]), l).toBe(valueAt);
-      if (cols === 40) expect(more.length, lines.join('\n')).toBeGreaterThan(0);
-      const shown = [first, ...more.map((l) => l.trim())].join(' ');
-      if (b.sku === 'W-CC') {
-        expect(shown).toContain('\\x1b[2J\\x9b31m');
-        expect(shown).toContain('\\x85next');
-        expect(shown).toContain('\\u202eevil');
-      } else expect(shown.replace(/ /g, '')).toBe(b.title.replace(/ /g, ''));
-    }
-  });
+  it.each([40, 60])(
+    'at %i columns: values wrap within the width, continuation lines under the value, C1 controls escaped',
+    async (cols) => {
+      for (const b of WORLD) {
+        const lines = await onTerminal(cols, ['book', 'get', hashes.get(b.isbn)!]);
+        const title = lines.findIndex((l) => l.startsWith('Title '));
+        expect(title, lines.join('\n')).toBeGreaterThanOrEqual(0);
+        const first = lines[title].replace(/^Title +/, '');
+        const valueAt = columnOf(lines[title], first);
+        const more: string[] = [];
+        for (let i = title + 1; i < lines.length && /^ /.test(lines[i]); i++) more.push(lines[i]);
+        // A wrapped value: its continuation lines hang under the value's first column.
+        for (const l of more) expect(stringWidth(l.match(/^ */)![0]), l).toBe(valueAt);
+        if (cols === 40) expect(more.length, lines.join('\n')).toBeGreaterThan(0);
+        const shown = [first, ...more.map((l) => l.trim())].join(' ');
+        if (b.sku === 'W-CC') {
+          expect(shown).toContain('\\x1b[2J\\x9b31m');
+          expect(shown).toContain('\\x85next');
+          expect(shown).toContain('\\u202eevil');
+        } else expect(shown.replace(/ /g, '')).toBe(b.title.replace(/ /g, ''));
+      }
+    },
+  );
 });

@@ -14,8 +14,14 @@ import type { TestSandbox } from '../helpers/sandbox.js';
  * names stay checked.
  */
 export interface Probe {
-  call(name: EndpointName, args?: CallOptions & { params?: Record<string, string | number>; payload?: Record<string, unknown> }): Promise<ApiResponse<any>>;
-  ok(name: EndpointName, args?: CallOptions & { params?: Record<string, string | number>; payload?: Record<string, unknown> }): Promise<any>;
+  call(
+    name: EndpointName,
+    args?: CallOptions & { params?: Record<string, string | number>; payload?: Record<string, unknown> },
+  ): Promise<ApiResponse<any>>;
+  ok(
+    name: EndpointName,
+    args?: CallOptions & { params?: Record<string, string | number>; payload?: Record<string, unknown> },
+  ): Promise<any>;
   request: ApiClient['request'];
   close(): Promise<void>;
 }
@@ -40,7 +46,11 @@ export function clients(sb: TestSandbox, opts: { retries?: number } = {}): Clien
   const base = { baseUrl: sb.url, timeout: 10_000, retries: opts.retries ?? 0 };
   const partner = new ApiClient({
     ...base,
-    credentials: { kind: 'crypto', username: sb.creds.partner.username, key: loadRsaPrivateKey(sb.creds.partner.keyPem) },
+    credentials: {
+      kind: 'crypto',
+      username: sb.creds.partner.username,
+      key: loadRsaPrivateKey(sb.creds.partner.keyPem),
+    },
   });
   const shared = new ApiClient({
     ...base,
@@ -48,11 +58,19 @@ export function clients(sb: TestSandbox, opts: { retries?: number } = {}): Clien
   });
   const limited = new ApiClient({
     ...base,
-    credentials: { kind: 'crypto', username: sb.creds.limited.username, key: loadRsaPrivateKey(sb.creds.limited.keyPem) },
+    credentials: {
+      kind: 'crypto',
+      username: sb.creds.limited.username,
+      key: loadRsaPrivateKey(sb.creds.limited.keyPem),
+    },
   });
   const operator = new ApiClient({
     ...base,
-    credentials: { kind: 'crypto', username: sb.creds.partner.username, key: loadRsaPrivateKey(sb.creds.partner.keyPem) },
+    credentials: {
+      kind: 'crypto',
+      username: sb.creds.partner.username,
+      key: loadRsaPrivateKey(sb.creds.partner.keyPem),
+    },
     accessToken: sb.creds.operatorToken,
   });
   const anon = new ApiClient({ ...base, credentials: { kind: 'none' } });
@@ -73,7 +91,11 @@ export async function raw(
   url: string,
   opts: { method?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<{ status: number; headers: Record<string, string>; text: string; json: any }> {
-  const res = await undiciRequest(url, { method: (opts.method ?? 'GET') as any, headers: opts.headers, body: opts.body });
+  const res = await undiciRequest(url, {
+    method: (opts.method ?? 'GET') as any,
+    headers: opts.headers,
+    body: opts.body,
+  });
   const text = await res.body.text();
   let json: any;
   try {
@@ -103,7 +125,8 @@ export function checkShape(value: unknown, shape: Shape, path = '$'): string[] {
     value.forEach((v, i) => errors.push(...checkShape(v, shape[0], `${path}[${i}]`)));
     return errors;
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return [`${path}: expected object, got ${JSON.stringify(value)}`];
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return [`${path}: expected object, got ${JSON.stringify(value)}`];
   for (const [k, s] of Object.entries(shape)) {
     const optional = k.endsWith('?');
     const key = optional ? k.slice(0, -1) : k;
@@ -174,26 +197,60 @@ export const BOOK: Shape = {
   publish_year: 'integer|null',
   sample_url: 'string',
   identifiers: {
-    eisbn10: 'string', eisbn13: 'string', hash_id: 'string', id: 'integer', isbn10: 'string', isbn13: 'string',
-    parent_isbn: 'string', sku: 'string',
+    eisbn10: 'string',
+    eisbn13: 'string',
+    hash_id: 'string',
+    id: 'integer',
+    isbn10: 'string',
+    isbn13: 'string',
+    parent_isbn: 'string',
+    sku: 'string',
   },
   drm: {
-    copy_percent: 'number|null', offline_percent: 'number|null', sample_percent: 'number|null', offline_range: 'string',
-    print_allowance_range: 'string', print_allowance_percent: 'number', sample_page_end: 'integer',
+    copy_percent: 'number|null',
+    offline_percent: 'number|null',
+    sample_percent: 'number|null',
+    offline_range: 'string',
+    print_allowance_range: 'string',
+    print_allowance_percent: 'number',
+    sample_page_end: 'integer',
   },
   files: { cover_image: { filename: 'string', url: 'string' }, thumbnail: 'object|null' },
   digital_pricing: [PRICING],
   publisher: { title: 'string', description: 'string', is_active: 'boolean' },
   status: {
-    is_active: 'boolean', is_html: 'boolean', is_processed: 'boolean', is_public: 'boolean', is_published: 'boolean',
-    is_queued: 'boolean', processed_date: 'datetime|null', queued_date: 'datetime|null',
+    is_active: 'boolean',
+    is_html: 'boolean',
+    is_processed: 'boolean',
+    is_public: 'boolean',
+    is_published: 'boolean',
+    is_queued: 'boolean',
+    processed_date: 'datetime|null',
+    queued_date: 'datetime|null',
   },
 };
 
 export const USER: Shape = {
-  username: 'string', first_name: 'string', last_name: 'string', email: 'string',
-  status: { is_active: 'boolean', verified: 'boolean', over_18: 'boolean', last_login: 'datetime', date_joined: 'datetime' },
-  profile: { address_1: 'string', address_2: 'string', city: 'string', zip: 'string', country: 'string', state: 'string', nickname: 'string' },
+  username: 'string',
+  first_name: 'string',
+  last_name: 'string',
+  email: 'string',
+  status: {
+    is_active: 'boolean',
+    verified: 'boolean',
+    over_18: 'boolean',
+    last_login: 'datetime',
+    date_joined: 'datetime',
+  },
+  profile: {
+    address_1: 'string',
+    address_2: 'string',
+    city: 'string',
+    zip: 'string',
+    country: 'string',
+    state: 'string',
+    nickname: 'string',
+  },
   owner: { username: 'string', full_name: 'string' },
   permissions: { html_posting: 'boolean', bdp_posting: 'boolean', can_post: 'boolean' },
 };
@@ -204,7 +261,10 @@ export const ITEM: Shape = {
   book: { hash_id: 'string', title: 'string', sample_url: 'string' },
   user: { full_name: 'string', username: 'string' },
   expiration_date: 'datetime|null',
-  is_active: 'boolean', is_digital: 'boolean', is_print: 'boolean', is_refunded: 'boolean',
+  is_active: 'boolean',
+  is_digital: 'boolean',
+  is_print: 'boolean',
+  is_refunded: 'boolean',
   purchase_date: 'datetime',
   purchase_price: 'decimal',
   quantity: 'integer',
@@ -225,9 +285,22 @@ export async function newUser(c: Probe, tag = 'u'): Promise<string> {
 }
 
 /** Buy pricing entries for a user; returns the order. */
-export async function buy(c: Probe, username: string, pricing: number[], extra: Record<string, unknown> = {}): Promise<any> {
+export async function buy(
+  c: Probe,
+  username: string,
+  pricing: number[],
+  extra: Record<string, unknown> = {},
+): Promise<any> {
   const r = await c.call('order.external', {
-    payload: { username, digital_pricing: pricing, billing_address: BILLING, order_type: 'TestPlan', org: 'acme', send_email: false, ...extra },
+    payload: {
+      username,
+      digital_pricing: pricing,
+      billing_address: BILLING,
+      order_type: 'TestPlan',
+      org: 'acme',
+      send_email: false,
+      ...extra,
+    },
   });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   return r.body.order;

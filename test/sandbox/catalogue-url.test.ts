@@ -34,7 +34,10 @@ const env = () => ({ ...sb.env, BOOKDIST_SANDBOX_SECRET: sb.controlSecret });
 async function part(id: string, bytes: Buffer | undefined): Promise<{ status: number; body: any }> {
   const res = await fetch(`${sb.url}/_sandbox/catalogue/loads/${id}/${bytes ? 'part' : 'end'}`, {
     method: 'POST',
-    headers: { 'x-sandbox-secret': sb.controlSecret, 'content-type': bytes ? 'application/octet-stream' : 'application/json' },
+    headers: {
+      'x-sandbox-secret': sb.controlSecret,
+      'content-type': bytes ? 'application/octet-stream' : 'application/json',
+    },
     body: bytes ?? '{}',
   });
   return { status: res.status, body: await res.json() };
@@ -53,7 +56,9 @@ describe('sandbox catalogue load --url', () => {
     const r = await load(ONIX);
     expect(r.stderr + `(exit ${r.code})`).toMatch(/\(exit 0\)$/);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toContain('(ONIX, 5 records): 3 added, 0 updated, 0 withdrawn, 0 refused, 2 skipped (1 print edition, 1 audio edition).');
+    expect(r.stderr).toContain(
+      '(ONIX, 5 records): 3 added, 0 updated, 0 withdrawn, 0 refused, 2 skipped (1 print edition, 1 audio edition).',
+    );
     const found = await run(['book', 'search', '--title', 'Tidewater Almanac', '--json'], { env: sb.env });
     expect(JSON.parse(found.stdout).results.map((b: { title: string }) => b.title)).toEqual(['The Tidewater Almanac']);
   });
@@ -63,7 +68,15 @@ describe('sandbox catalogue load --url', () => {
     expect(readFileSync(big).length).toBeGreaterThan(3 * 1024 * 1024);
     const r = await load(big, '--json');
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ format: 'onix', records: 3000, added: 3000, updated: 0, refused: 0, committed: true, publishers_created: ['Remote Press'] });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      format: 'onix',
+      records: 3000,
+      added: 3000,
+      updated: 0,
+      refused: 0,
+      committed: true,
+      publishers_created: ['Remote Press'],
+    });
     const again = await load(onixFile('again.xml', 3000, 0, '5.49'), '--json', '--publisher', 'Remote Press');
     expect(JSON.parse(again.stdout)).toMatchObject({ records: 3000, added: 0, updated: 3000 });
     const pricing = await run(['book', 'pricing', '--isbn', isbn13('979177700000'), '--json'], { env: sb.env });
@@ -86,10 +99,17 @@ describe('sandbox catalogue load --url', () => {
     expect((await run(['book', 'get', '--isbn', '9781770100107'], { env: sb.env })).code).toBe(3);
 
     const broken = join(dir, 'broken.xml');
-    writeFileSync(broken, readFileSync(onixFile('ok.xml', 2, 5000)).toString().replace('</ONIXMessage>', '</ONIX>'));
+    writeFileSync(
+      broken,
+      readFileSync(onixFile('ok.xml', 2, 5000))
+        .toString()
+        .replace('</ONIXMessage>', '</ONIX>'),
+    );
     const unreadable = await load(broken);
     expect(unreadable.code).toBe(2);
-    expect(unreadable.stderr).toMatch(/broken\.xml: The file is not well-formed XML \(line \d+, column \d+\): .* Nothing was loaded \(2 records were read before it\)\./);
+    expect(unreadable.stderr).toMatch(
+      /broken\.xml: The file is not well-formed XML \(line \d+, column \d+\): .* Nothing was loaded \(2 records were read before it\)\./,
+    );
     expect((await run(['book', 'get', '--isbn', isbn13('979177705000')], { env: sb.env })).code).toBe(3);
 
     // The sandbox is ready for the next load: nothing was left running.
@@ -100,10 +120,16 @@ describe('sandbox catalogue load --url', () => {
     const xml = onixXml(3000, 8000);
     expect(xml.indexOf('url-10500')).toBeGreaterThan(2 * 1024 * 1024);
     const path = join(dir, 'broken-mid.xml');
-    writeFileSync(path, xml.replace('<RecordReference>url-10500</RecordReference>', '<RecordReference>url-10500</Record>'));
+    writeFileSync(
+      path,
+      xml.replace('<RecordReference>url-10500</RecordReference>', '<RecordReference>url-10500</Record>'),
+    );
     const r = await load(path);
     expect(r.code, r.stderr).toBe(2);
-    const m = /broken-mid\.xml: The file is not well-formed XML \(line \d+, column \d+\): .* Nothing was loaded \((\d+) records were read before it\)\./.exec(r.stderr);
+    const m =
+      /broken-mid\.xml: The file is not well-formed XML \(line \d+, column \d+\): .* Nothing was loaded \((\d+) records were read before it\)\./.exec(
+        r.stderr,
+      );
     expect(m, r.stderr).not.toBeNull();
     // The first parts' products were written (in the load's transaction) before the bad one came.
     expect(Number(m![1])).toBeGreaterThan(1000);
@@ -116,7 +142,9 @@ describe('sandbox catalogue load --url', () => {
     writeFileSync(quoted, 'isbn13,title,price\n9781770100121,Fine,5.00\n9781770100138,The "Best" Tides,5.00\n');
     const r = await load(quoted, '--publisher', 'Tidewater Press');
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/^bookdist: .*quoted\.csv: The CSV file cannot be read \(line 3\): a quote inside an unquoted field \(after "The "\); to keep the quote, enclose the whole field in double quotes .* Nothing was loaded/);
+    expect(r.stderr).toMatch(
+      /^bookdist: .*quoted\.csv: The CSV file cannot be read \(line 3\): a quote inside an unquoted field \(after "The "\); to keep the quote, enclose the whole field in double quotes .* Nothing was loaded/,
+    );
     expect((await run(['book', 'get', '--isbn', '9781770100121'], { env: sb.env })).code).toBe(3);
     expect((await load(onixFile('after-quoted.xml', 1, 14000))).code).toBe(0);
   });
@@ -135,7 +163,9 @@ describe('sandbox catalogue load --url', () => {
   });
 
   it('without the control secret: exit 4 naming where it comes from; nothing was loaded', async () => {
-    const r = await run(['sandbox', 'catalogue', 'load', onixFile('secret.xml', 1, 7000), '--url', sb.url], { env: { ...sb.env, BOOKDIST_SANDBOX_SECRET: 'wrong' } });
+    const r = await run(['sandbox', 'catalogue', 'load', onixFile('secret.xml', 1, 7000), '--url', sb.url], {
+      env: { ...sb.env, BOOKDIST_SANDBOX_SECRET: 'wrong' },
+    });
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('BOOKDIST_SANDBOX_SECRET');
     expect((await run(['book', 'get', '--isbn', isbn13('979177707000')], { env: sb.env })).code).toBe(3);
@@ -148,7 +178,10 @@ describe('sandbox catalogue load --url when the sandbox no longer has the load',
     const message = 'No catalogue load 0123abcd is running on this sandbox (it ended, failed or was rolled back).';
     const server = createServer((req, res) => {
       req.resume().on('end', () => {
-        const [status, body] = req.url === '/_sandbox/catalogue/loads' ? [200, { code: 200, success: true, load: '0123abcd' }] : [404, { code: 404, error: true, message }];
+        const [status, body] =
+          req.url === '/_sandbox/catalogue/loads'
+            ? [200, { code: 200, success: true, load: '0123abcd' }]
+            : [404, { code: 404, error: true, message }];
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       });
     });
@@ -169,7 +202,9 @@ describe('sandbox catalogue load --url to a sandbox that serves --db :memory:', 
   it('is refused with exit 5 and a message that says what to do instead; nothing is left running', async () => {
     const mem = await startSandbox({ host: '127.0.0.1', port: 0, dbPath: ':memory:' });
     try {
-      const r = await run(['sandbox', 'catalogue', 'load', ONIX, '--url', mem.url], { env: { ...sb.env, BOOKDIST_SANDBOX_SECRET: mem.controlSecret } });
+      const r = await run(['sandbox', 'catalogue', 'load', ONIX, '--url', mem.url], {
+        env: { ...sb.env, BOOKDIST_SANDBOX_SECRET: mem.controlSecret },
+      });
       expect(r.code, r.stderr).toBe(5);
       expect(r.stdout).toBe('');
       expect(r.stderr).toContain('This sandbox serves an in-memory database (--db :memory:)');
@@ -195,7 +230,13 @@ describe('a load over --url whose next part does not come', () => {
     serving.close();
   });
   const busyTimeout = () => Number(serving.get('PRAGMA busy_timeout')?.timeout);
-  const loaded = (from: number) => Number(serving.get('SELECT count(*) AS n FROM books WHERE eisbn13 = ?', isbn13('9791777' + String(from).padStart(5, '0')))?.n);
+  const loaded = (from: number) =>
+    Number(
+      serving.get(
+        'SELECT count(*) AS n FROM books WHERE eisbn13 = ?',
+        isbn13('9791777' + String(from).padStart(5, '0')),
+      )?.n,
+    );
 
   it('is rolled back after a minute: nothing of it kept, its id answers 404, the next load is taken, the busy timeout restored', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
@@ -208,7 +249,10 @@ describe('a load over --url whose next part does not come', () => {
 
     // A second short of the minute, the load still holds the sandbox.
     await vi.advanceTimersByTimeAsync(59_000);
-    await expect(startRemoteLoad(serving, { format: 'onix' })).rejects.toMatchObject({ status: 409, message: expect.stringContaining('already running') });
+    await expect(startRemoteLoad(serving, { format: 'onix' })).rejects.toMatchObject({
+      status: 409,
+      message: expect.stringContaining('already running'),
+    });
     await vi.advanceTimersByTimeAsync(1_000);
     await vi.waitFor(() => expect(busyTimeout()).toBe(before), { timeout: 10_000 });
 
@@ -228,11 +272,16 @@ describe('a load over --url whose next part does not come', () => {
   });
 
   it('two loads started at once: one is taken, the other refused with 409', async () => {
-    const [a, b] = await Promise.allSettled([startRemoteLoad(serving, { format: 'onix' }), startRemoteLoad(serving, { format: 'onix' })]);
+    const [a, b] = await Promise.allSettled([
+      startRemoteLoad(serving, { format: 'onix' }),
+      startRemoteLoad(serving, { format: 'onix' }),
+    ]);
     const taken = [a, b].filter((x) => x.status === 'fulfilled') as Array<PromiseFulfilledResult<{ load: string }>>;
     const refused = [a, b].filter((x) => x.status === 'rejected') as PromiseRejectedResult[];
     expect(taken).toHaveLength(1);
-    expect(refused.map((x) => x.reason)).toMatchObject([{ status: 409, message: expect.stringContaining('already running') }]);
+    expect(refused.map((x) => x.reason)).toMatchObject([
+      { status: 409, message: expect.stringContaining('already running') },
+    ]);
     const id = taken[0].value.load;
     await loadPart(serving, id, Buffer.from(onixXml(1, 22000)));
     expect(await endLoad(serving, id)).toMatchObject({ added: 1, committed: true });

@@ -38,7 +38,9 @@ describe('sandbox catalogue load', () => {
     expect(load.code).toBe(0);
     expect(load.stdout).toBe('');
     expect(load.stderr.trim().split('\n')).toHaveLength(1);
-    expect(load.stderr).toContain('(ONIX, 5 records): 3 added, 0 updated, 0 withdrawn, 0 refused, 2 skipped (1 print edition, 1 audio edition).');
+    expect(load.stderr).toContain(
+      '(ONIX, 5 records): 3 added, 0 updated, 0 withdrawn, 0 refused, 2 skipped (1 print edition, 1 audio edition).',
+    );
     const csv = await cli('sandbox', 'catalogue', 'load', CSV, '--db', sb.dbPath, '--json');
     expect(csv.code).toBe(0);
     expect(JSON.parse(csv.stdout)).toMatchObject({ format: 'csv', added: 2, refused: 0, committed: true });
@@ -48,7 +50,11 @@ describe('sandbox catalogue load', () => {
     expect(found.results.map((b: any) => b.title)).toEqual(['The Tidewater Almanac']);
     const book = found.results[0];
     expect(book.hash_id).toMatch(/^[0-9a-f]{40}$/);
-    expect(book.identifiers).toMatchObject({ eisbn13: '9781770100015', isbn13: '9781770200012', parent_isbn: '9781770200012' });
+    expect(book.identifiers).toMatchObject({
+      eisbn13: '9781770100015',
+      isbn13: '9781770200012',
+      parent_isbn: '9781770200012',
+    });
     expect((await json('book', 'get', '--isbn', '9781770200012')).book.hash_id).toBe(book.hash_id);
     expect((await json('book', 'get', '--sku', 'TWP-E-0001')).book.hash_id).toBe(book.hash_id);
     const pricing = await json('book', 'pricing', '--isbn', '9781770100015');
@@ -58,8 +64,22 @@ describe('sandbox catalogue load', () => {
     // A user buys it (order create), reads it (viewer), gets codes and a grant of another title.
     const user = await json('user', 'create', '--email', 'loaded.reader@example.com', '--first-name', 'Lo');
     const order = await json(
-      'order', 'create', '--username', user.username, '--pricing-id', String(lifetime.id), '--order-type', 'TestPlan', '--org', 'tidewater',
-      '--billing-name', 'Lo Reader', '--billing-postal-code', '04101', '--billing-country', 'US',
+      'order',
+      'create',
+      '--username',
+      user.username,
+      '--pricing-id',
+      String(lifetime.id),
+      '--order-type',
+      'TestPlan',
+      '--org',
+      'tidewater',
+      '--billing-name',
+      'Lo Reader',
+      '--billing-postal-code',
+      '04101',
+      '--billing-country',
+      'US',
     );
     expect(order.order.items[0].book.hash_id).toBe(book.hash_id);
     const viewer = await cli('book', 'viewer', '--username', user.username, '--hash-id', book.hash_id);
@@ -68,7 +88,16 @@ describe('sandbox catalogue load', () => {
     const codes = await json('codes', 'generate', '--hash-id', book.hash_id, '--org', 'tidewater', '--count', '2');
     expect(JSON.stringify(codes)).toMatch(/[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}/);
     const salt = (await json('book', 'get', '--isbn', '9781770100022')).book;
-    const allow = await cli('access', 'allow', '--hash-id', salt.hash_id, '--username', user.username, '--price', '8.49');
+    const allow = await cli(
+      'access',
+      'allow',
+      '--hash-id',
+      salt.hash_id,
+      '--username',
+      user.username,
+      '--price',
+      '8.49',
+    );
     expect(allow.code).toBe(0);
     const offers = await json('offers', 'get', '--isbn', '9781770100015');
     expect(JSON.stringify(offers)).toContain('12.99');
@@ -78,7 +107,10 @@ describe('sandbox catalogue load', () => {
     // The feed is sent again with a new price: the book is updated in place, the order survives.
     const updated = join(dir, 'update.xml');
     const { readFileSync } = await import('node:fs');
-    writeFileSync(updated, readFileSync(ONIX, 'utf8').replace('<PriceAmount>12.99</PriceAmount>', '<PriceAmount>10.99</PriceAmount>'));
+    writeFileSync(
+      updated,
+      readFileSync(ONIX, 'utf8').replace('<PriceAmount>12.99</PriceAmount>', '<PriceAmount>10.99</PriceAmount>'),
+    );
     const again = await cli('sandbox', 'catalogue', 'load', updated, '--db', sb.dbPath);
     expect(again.stderr).toContain('0 added, 3 updated');
     const after = (await json('book', 'get', book.hash_id)).book;
@@ -96,7 +128,17 @@ describe('sandbox catalogue load', () => {
     expect(r.stderr).toContain('1 added, 0 updated, 0 withdrawn, 1 refused');
     const strictFile = join(dir, 'strict.csv');
     writeFileSync(strictFile, 'isbn13,title,price\n9781770100084,Fine,5.00\n9781770100016,Bad,5.00\n');
-    const s = await cli('sandbox', 'catalogue', 'load', strictFile, '--db', sb.dbPath, '--publisher', 'Tidewater Press', '--strict');
+    const s = await cli(
+      'sandbox',
+      'catalogue',
+      'load',
+      strictFile,
+      '--db',
+      sb.dbPath,
+      '--publisher',
+      'Tidewater Press',
+      '--strict',
+    );
     expect(s.code).toBe(2);
     expect(s.stderr).toContain('With --strict nothing was loaded');
     const none = await cli('book', 'get', '--isbn', '9781770100084');
@@ -110,8 +152,19 @@ describe('sandbox catalogue load', () => {
 describe('sandbox catalogue load --url against `sandbox serve`', () => {
   it('sends the file to the running sandbox, which loads it: the same summary and exit codes as --db', async () => {
     const db = join(dir, 'served.db');
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, NO_COLOR: '1', NODE_DISABLE_COMPILE_CACHE: '1', BOOKDIST_CONFIG_DIR: join(dir, 'config'), BOOKDIST_DATA_DIR: join(dir, 'data') };
-    const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--db', db], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      TMPDIR: process.env.TMPDIR,
+      NO_COLOR: '1',
+      NODE_DISABLE_COMPILE_CACHE: '1',
+      BOOKDIST_CONFIG_DIR: join(dir, 'config'),
+      BOOKDIST_DATA_DIR: join(dir, 'data'),
+    };
+    const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--db', db], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     try {
       const url = await new Promise<string>((resolve, reject) => {
@@ -121,19 +174,32 @@ describe('sandbox catalogue load --url against `sandbox serve`', () => {
       const load = await runCli(['sandbox', 'catalogue', 'load', ONIX, '--url', url, '--db', db], { env });
       expect(load.stderr + `(exit ${load.code})`).toMatch(/\(exit 0\)$/);
       expect(load.stderr.trim().split('\n')).toHaveLength(1);
-      expect(load.stderr).toContain('(ONIX, 5 records): 3 added, 0 updated, 0 withdrawn, 0 refused, 2 skipped (1 print edition, 1 audio edition).');
+      expect(load.stderr).toContain(
+        '(ONIX, 5 records): 3 added, 0 updated, 0 withdrawn, 0 refused, 2 skipped (1 print edition, 1 audio edition).',
+      );
       // Served at once by the sandbox that loaded them.
       const credentials = JSON.parse((await runCli(['sandbox', 'credentials', '--db', db, '--json'], { env })).stdout);
-      const asPartner = { ...env, BOOKDIST_BASE_URL: url, BOOKDIST_USERNAME: credentials.partner.username, BOOKDIST_KEY_FILE: credentials.partner.key_file };
+      const asPartner = {
+        ...env,
+        BOOKDIST_BASE_URL: url,
+        BOOKDIST_USERNAME: credentials.partner.username,
+        BOOKDIST_KEY_FILE: credentials.partner.key_file,
+      };
       const found = await runCli(['book', 'search', '--title', 'Tidewater Almanac', '--json'], { env: asPartner });
       expect(JSON.parse(found.stdout).results.map((b: any) => b.title)).toEqual(['The Tidewater Almanac']);
 
       const bad = join(dir, 'served-bad.csv');
       writeFileSync(bad, 'isbn13,title,price\n9781770100114,Fine,5.00\n9781770100016,Bad,5.00\n');
-      const strict = await runCli(['sandbox', 'catalogue', 'load', bad, '--url', url, '--db', db, '--publisher', 'Tidewater Press', '--strict'], { env });
+      const strict = await runCli(
+        ['sandbox', 'catalogue', 'load', bad, '--url', url, '--db', db, '--publisher', 'Tidewater Press', '--strict'],
+        { env },
+      );
       expect(strict.code).toBe(2);
       expect(strict.stderr).toContain('With --strict nothing was loaded');
-      const refused = await runCli(['sandbox', 'catalogue', 'load', bad, '--url', url, '--db', db, '--publisher', 'Tidewater Press'], { env });
+      const refused = await runCli(
+        ['sandbox', 'catalogue', 'load', bad, '--url', url, '--db', db, '--publisher', 'Tidewater Press'],
+        { env },
+      );
       expect(refused.code).toBe(6);
       expect(refused.stderr).toContain('record 2 (line 3) [9781770100016]: ISBN 9781770100016 has a bad check digit');
     } finally {
@@ -147,7 +213,9 @@ describe('sandbox catalogue load --url, interrupted', () => {
   it('Ctrl-C in the middle: told that nothing was loaded, then death by SIGINT; the sandbox rolled the load back at once', async () => {
     let firstPart!: () => void;
     const partLoaded = new Promise<void>((resolve) => (firstPart = resolve));
-    const served = await startTestSandbox({ log: (line) => /^POST \/_sandbox\/catalogue\/loads\/\w+\/part 200 /.test(line) && firstPart() });
+    const served = await startTestSandbox({
+      log: (line) => /^POST \/_sandbox\/catalogue\/loads\/\w+\/part 200 /.test(line) && firstPart(),
+    });
     try {
       const env = { ...served.env, BOOKDIST_SANDBOX_SECRET: served.controlSecret, NODE_DISABLE_COMPILE_CACHE: '1' };
       const big = join(dir, 'interrupted.xml');
@@ -158,12 +226,16 @@ describe('sandbox catalogue load --url, interrupted', () => {
       });
       let stderr = '';
       child.stderr!.setEncoding('utf8').on('data', (d) => (stderr += d));
-      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('close', (_code, signal) => resolve(signal)));
+      const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+        child.once('close', (_code, signal) => resolve(signal)),
+      );
       // The first of its nine parts is in: the load is under way, and far from its end.
       await partLoaded;
       child.kill('SIGINT');
       expect(await exited, stderr).toBe('SIGINT');
-      expect(stderr.trim()).toBe('bookdist: Interrupted: nothing of ' + big + ' was loaded (the sandbox rolled the load back).');
+      expect(stderr.trim()).toBe(
+        'bookdist: Interrupted: nothing of ' + big + ' was loaded (the sandbox rolled the load back).',
+      );
       // No idle minute to wait: the sandbox takes the next load at once; nothing of the first is there.
       const next = join(dir, 'after-interrupt.xml');
       writeFileSync(next, onixXml(1, 39000));

@@ -6,13 +6,22 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cleanupKeyFiles } from '../../src/sandbox/control.js';
 import { readCsv } from '../../src/sandbox/catalogue/csv.js';
-import { CatalogueFileError, loadCatalogue, loadedHashId, StrictRefusal, type LoadOptions } from '../../src/sandbox/catalogue/load.js';
+import {
+  CatalogueFileError,
+  loadCatalogue,
+  loadedHashId,
+  StrictRefusal,
+  type LoadOptions,
+} from '../../src/sandbox/catalogue/load.js';
 import { ONIX_SHORT_TAGS, readOnix } from '../../src/sandbox/catalogue/onix.js';
 import { ensureSeeded } from '../../src/sandbox/seed.js';
 import { Store } from '../../src/sandbox/db/store.js';
 import { deferTextIndex } from '../../src/sandbox/repo/books.js';
 
-const SAMPLE_ONIX = readFileSync(fileURLToPath(new URL('../../docs/samples/catalogue.onix.xml', import.meta.url)), 'utf8');
+const SAMPLE_ONIX = readFileSync(
+  fileURLToPath(new URL('../../docs/samples/catalogue.onix.xml', import.meta.url)),
+  'utf8',
+);
 const SAMPLE_CSV = readFileSync(fileURLToPath(new URL('../../docs/samples/catalogue.csv', import.meta.url)), 'utf8');
 
 /** The bytes in small chunks, so that tags, characters and UTF-8 sequences are split across them. */
@@ -37,20 +46,33 @@ afterEach(() => {
   store.close();
 });
 
-const onix = (xml: Buffer | string, opts?: LoadOptions) => loadCatalogue(store, 'onix', (l) => readOnix(chunks(xml), l), opts);
+const onix = (xml: Buffer | string, opts?: LoadOptions) =>
+  loadCatalogue(store, 'onix', (l) => readOnix(chunks(xml), l), opts);
 const csv = (text: string, opts?: LoadOptions) => loadCatalogue(store, 'csv', () => readCsv(chunks(text)), opts);
-const book = (eisbn: string) => store.get('SELECT b.*, p.title AS publisher FROM books b JOIN publishers p ON p.id = b.publisher_id WHERE eisbn13 = ?', eisbn);
+const book = (eisbn: string) =>
+  store.get(
+    'SELECT b.*, p.title AS publisher FROM books b JOIN publishers p ON p.id = b.publisher_id WHERE eisbn13 = ?',
+    eisbn,
+  );
 const prices = (eisbn: string) =>
-  store.all('SELECT currency, price, limit_days, deactivated_at FROM pricing WHERE book_id = (SELECT id FROM books WHERE eisbn13 = ?) ORDER BY id', eisbn);
+  store.all(
+    'SELECT currency, price, limit_days, deactivated_at FROM pricing WHERE book_id = (SELECT id FROM books WHERE eisbn13 = ?) ORDER BY id',
+    eisbn,
+  );
 
 /** The sample rewritten in short tags (element names only; attributes and text as they are). */
 function toShortTags(xml: string): string {
   const byReference = new Map(Object.entries(ONIX_SHORT_TAGS).map(([short, ref]) => [ref, short]));
-  return xml.replace(/<(\/?)([A-Za-z]+)([\s>/])/g, (m, slash, name, after) => (byReference.has(name) ? `<${slash}${byReference.get(name)}${after}` : m));
+  return xml.replace(/<(\/?)([A-Za-z]+)([\s>/])/g, (m, slash, name, after) =>
+    byReference.has(name) ? `<${slash}${byReference.get(name)}${after}` : m,
+  );
 }
 
 /** One product around the given DescriptiveDetail etc. */
-function product(isbn: string, inner: { form?: string; title?: string; notification?: string; extra?: string; price?: string; ref?: string } = {}): string {
+function product(
+  isbn: string,
+  inner: { form?: string; title?: string; notification?: string; extra?: string; price?: string; ref?: string } = {},
+): string {
   return `<Product><RecordReference>${inner.ref ?? 'ref-' + isbn}</RecordReference><NotificationType>${inner.notification ?? '03'}</NotificationType>
 <ProductIdentifier><ProductIDType>15</ProductIDType><IDValue>${isbn}</IDValue></ProductIdentifier>
 <DescriptiveDetail><ProductComposition>00</ProductComposition><ProductForm>${inner.form ?? 'ED'}</ProductForm>
@@ -59,12 +81,22 @@ ${inner.title === '' ? '' : `<TitleDetail><TitleType>01</TitleType><TitleElement
 <PublishingDetail><Publisher><PublishingRole>01</PublishingRole><PublisherName>Tidewater Press</PublisherName></Publisher></PublishingDetail>
 <ProductSupply><SupplyDetail><Price><PriceAmount>${inner.price ?? '9.99'}</PriceAmount><CurrencyCode>USD</CurrencyCode></Price></SupplyDetail></ProductSupply></Product>`;
 }
-const message = (...products: string[]) => `<?xml version="1.0"?>\n<ONIXMessage release="3.0">\n<Header><Sender><SenderName>Tidewater Press</SenderName></Sender></Header>\n${products.join('\n')}\n</ONIXMessage>\n`;
+const message = (...products: string[]) =>
+  `<?xml version="1.0"?>\n<ONIXMessage release="3.0">\n<Header><Sender><SenderName>Tidewater Press</SenderName></Sender></Header>\n${products.join('\n')}\n</ONIXMessage>\n`;
 
 describe('ONIX 3.0', () => {
   it('loads the sample: digital editions with their prices, print ISBN, header defaults; print and audio skipped and counted', async () => {
     const s = await onix(SAMPLE_ONIX);
-    expect(s).toMatchObject({ format: 'onix', records: 5, added: 3, updated: 0, withdrawn: 0, refused: 0, skipped: 2, committed: true });
+    expect(s).toMatchObject({
+      format: 'onix',
+      records: 5,
+      added: 3,
+      updated: 0,
+      withdrawn: 0,
+      refused: 0,
+      skipped: 2,
+      committed: true,
+    });
     expect(s.skipped_by_reason).toEqual({ 'print edition': 1, 'audio edition': 1 });
     expect(s.not_represented).toEqual({ 'collection (series) titles': 1, 'contributors other than authors': 1 });
     expect(s.publishers_created).toEqual(['Tidewater Press']);
@@ -94,31 +126,77 @@ describe('ONIX 3.0', () => {
       { currency: 'GBP', price: '9.99', limit_days: 0, deactivated_at: null },
     ]);
     // GTIN-13 as the identifier, a character reference in a name, the header's currency and language.
-    expect(book('9781770100022')).toMatchObject({ title: 'Salt Marsh Recipes', author: 'Renée Holt', language: 'en', num_pages: 192, publish_year: 2023, isbn13: '9781770100022', parent_isbn: '' });
+    expect(book('9781770100022')).toMatchObject({
+      title: 'Salt Marsh Recipes',
+      author: 'Renée Holt',
+      language: 'en',
+      num_pages: 192,
+      publish_year: 2023,
+      isbn13: '9781770100022',
+      parent_isbn: '',
+    });
     expect(prices('9781770100022')).toEqual([{ currency: 'USD', price: '8.49', limit_days: 0, deactivated_at: null }]);
     // An advance notification (02) is loaded unpublished.
     expect(book('9781770100053')).toMatchObject({ title: 'Winter Harbour', is_published: 0, is_public: 0 });
     // The partner account controls the new publisher; the seed is untouched.
-    expect(store.get("SELECT count(*) AS n FROM account_publishers ap JOIN publishers p ON p.id = ap.publisher_id WHERE p.title = 'Tidewater Press' AND ap.account_id = 1")!.n).toBe(1);
+    expect(
+      store.get(
+        "SELECT count(*) AS n FROM account_publishers ap JOIN publishers p ON p.id = ap.publisher_id WHERE p.title = 'Tidewater Press' AND ap.account_id = 1",
+      )!.n,
+    ).toBe(1);
     expect(store.get('SELECT count(*) AS n FROM books WHERE loaded_at IS NULL')!.n).toBe(22);
     // Searchable at once, through the text index.
-    expect(store.all("SELECT books.title FROM books_fts JOIN books ON books.id = books_fts.rowid WHERE books_fts MATCH 'title : \"Tid\" AND title : \"ewa\"' ORDER BY books.id").map((r) => r.title)).toContain('The Tidewater Almanac');
+    expect(
+      store
+        .all(
+          'SELECT books.title FROM books_fts JOIN books ON books.id = books_fts.rowid WHERE books_fts MATCH \'title : "Tid" AND title : "ewa"\' ORDER BY books.id',
+        )
+        .map((r) => r.title),
+    ).toContain('The Tidewater Almanac');
   });
 
-  const same = (s: { added: number; skipped: number; refused: number }) => expect([s.added, s.skipped, s.refused]).toEqual([3, 2, 0]);
+  const same = (s: { added: number; skipped: number; refused: number }) =>
+    expect([s.added, s.skipped, s.refused]).toEqual([3, 2, 0]);
 
   it('reads short tags, no namespace, another namespace, a BOM, ISO-8859-1 and UTF-16 alike', async () => {
-    const short = toShortTags(SAMPLE_ONIX).replace('xmlns="http://ns.editeur.org/onix/3.0/reference"', 'xmlns="http://ns.editeur.org/onix/3.0/short"');
+    const short = toShortTags(SAMPLE_ONIX).replace(
+      'xmlns="http://ns.editeur.org/onix/3.0/reference"',
+      'xmlns="http://ns.editeur.org/onix/3.0/short"',
+    );
     expect(short).toContain('<b031>Tidewater Almanac</b031>');
     same(await onix(short));
-    expect(book('9781770100015')).toMatchObject({ title: 'The Tidewater Almanac', author: 'Ada Marlowe', isbn13: '9781770200012' });
+    expect(book('9781770100015')).toMatchObject({
+      title: 'The Tidewater Almanac',
+      author: 'Ada Marlowe',
+      isbn13: '9781770200012',
+    });
 
     const variants: Array<[string, Buffer]> = [
       ['no namespace', Buffer.from(SAMPLE_ONIX.replace(/ xmlns="[^"]*"/, ''))],
-      ['a wrong namespace, prefixed', Buffer.from(SAMPLE_ONIX.replace(/ xmlns="[^"]*"/, ' xmlns:o="http://example.com/not-onix"').replace(/<(\/?)([A-Z])/g, '<$1o:$2'))],
+      [
+        'a wrong namespace, prefixed',
+        Buffer.from(
+          SAMPLE_ONIX.replace(/ xmlns="[^"]*"/, ' xmlns:o="http://example.com/not-onix"').replace(
+            /<(\/?)([A-Z])/g,
+            '<$1o:$2',
+          ),
+        ),
+      ],
       ['a UTF-8 byte-order mark', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(SAMPLE_ONIX)])],
-      ['ISO-8859-1, declared', Buffer.from(SAMPLE_ONIX.replace('encoding="UTF-8"', 'encoding="ISO-8859-1"').replace('Ren&#233;e', 'Renée'), 'latin1')],
-      ['UTF-16LE with a BOM', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(SAMPLE_ONIX.replace('encoding="UTF-8"', 'encoding="UTF-16"'), 'utf16le')])],
+      [
+        'ISO-8859-1, declared',
+        Buffer.from(
+          SAMPLE_ONIX.replace('encoding="UTF-8"', 'encoding="ISO-8859-1"').replace('Ren&#233;e', 'Renée'),
+          'latin1',
+        ),
+      ],
+      [
+        'UTF-16LE with a BOM',
+        Buffer.concat([
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from(SAMPLE_ONIX.replace('encoding="UTF-8"', 'encoding="UTF-16"'), 'utf16le'),
+        ]),
+      ],
     ];
     for (const [what, bytes] of variants) {
       store.run('DELETE FROM pricing WHERE book_id IN (SELECT id FROM books WHERE loaded_at IS NOT NULL)');
@@ -134,12 +212,16 @@ describe('ONIX 3.0', () => {
       message(
         product('9781770100015', {
           title: 'Caf&eacute; at the Quay&nbsp;&mdash; Stories',
-          extra: '<CollateralDetail><TextContent><TextType>03</TextType><Text textformat="05"><p>First <em>part</em>.</p><p>Second&#160;part.</p></Text></TextContent></CollateralDetail>',
+          extra:
+            '<CollateralDetail><TextContent><TextType>03</TextType><Text textformat="05"><p>First <em>part</em>.</p><p>Second&#160;part.</p></Text></TextContent></CollateralDetail>',
         }),
       ),
     );
     expect(s.added).toBe(1);
-    expect(book('9781770100015')).toMatchObject({ title: 'Café at the Quay\u00a0— Stories', description: 'First part. Second\u00a0part.' });
+    expect(book('9781770100015')).toMatchObject({
+      title: 'Café at the Quay\u00a0— Stories',
+      description: 'First part. Second\u00a0part.',
+    });
   });
 
   it('links a digital edition to a print edition named later in the file (RelatedProduct 27)', async () => {
@@ -149,7 +231,11 @@ describe('ONIX 3.0', () => {
 <RelatedMaterial><RelatedProduct><ProductRelationCode>27</ProductRelationCode><ProductIdentifier><ProductIDType>03</ProductIDType><IDValue>9781770100039</IDValue></ProductIdentifier></RelatedProduct></RelatedMaterial></Product>`;
     const s = await onix(message(product('9781770100039'), print));
     expect(s).toMatchObject({ added: 1, skipped: 1 });
-    expect(book('9781770100039')).toMatchObject({ isbn13: '9781770200036', parent_isbn: '9781770200036', eisbn13: '9781770100039' });
+    expect(book('9781770100039')).toMatchObject({
+      isbn13: '9781770200036',
+      parent_isbn: '9781770200036',
+      eisbn13: '9781770100039',
+    });
   });
 
   it('refuses invalid records with their number, line, reference and reason, and loads the rest in one transaction', async () => {
@@ -178,7 +264,9 @@ describe('ONIX 3.0', () => {
 
   it('--strict: one refused record and nothing is loaded', async () => {
     const before = store.get('SELECT count(*) AS n FROM books')!.n;
-    const err = await onix(message(product('9781770100015'), product('9781770100016')), { strict: true }).catch((e) => e);
+    const err = await onix(message(product('9781770100015'), product('9781770100016')), { strict: true }).catch(
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(StrictRefusal);
     expect(err.summary).toMatchObject({ added: 1, refused: 1 });
     expect(store.get('SELECT count(*) AS n FROM books')!.n).toBe(before);
@@ -191,39 +279,75 @@ describe('ONIX 3.0', () => {
     expect(err).toBeInstanceOf(CatalogueFileError);
     expect(err.message).toMatch(/not well-formed XML \(line \d+, column \d+\)/);
     expect(book('9781770100015')).toBeUndefined();
-    await expect(onix('<?xml version="1.0"?><rss><channel/></rss>')).rejects.toThrow(/not an ONIX for Books file: its root element is <rss>/);
-    await expect(onix(Buffer.from('<?xml version="1.0" encoding="UTF-8"?><ONIXMessage><Header><SenderName>\xff\xfe</SenderName></Header></ONIXMessage>', 'latin1'))).rejects.toThrow(/not valid UTF-8/);
+    await expect(onix('<?xml version="1.0"?><rss><channel/></rss>')).rejects.toThrow(
+      /not an ONIX for Books file: its root element is <rss>/,
+    );
+    await expect(
+      onix(
+        Buffer.from(
+          '<?xml version="1.0" encoding="UTF-8"?><ONIXMessage><Header><SenderName>\xff\xfe</SenderName></Header></ONIXMessage>',
+          'latin1',
+        ),
+      ),
+    ).rejects.toThrow(/not valid UTF-8/);
   });
 
   it('feeds are re-sent: 03 updates in place (orders and prices still ordered survive), 05 withdraws', async () => {
     await onix(SAMPLE_ONIX);
     const before = book('9781770100015')!;
-    const oldPrice = store.get("SELECT id FROM pricing WHERE book_id = ? AND currency = 'USD' AND limit_days = 0", before.id)!.id;
+    const oldPrice = store.get(
+      "SELECT id FROM pricing WHERE book_id = ? AND currency = 'USD' AND limit_days = 0",
+      before.id,
+    )!.id;
     // An order of the lifetime price, as `order create` makes one.
-    const order = store.run("INSERT INTO orders(account_id, user_id, kind, is_complete, created_at) VALUES (1, 1, 'external', 1, 0)").lastInsertRowid;
+    const order = store.run(
+      "INSERT INTO orders(account_id, user_id, kind, is_complete, created_at) VALUES (1, 1, 'external', 1, 0)",
+    ).lastInsertRowid;
     store.run(
       `INSERT INTO order_items(order_id, user_id, book_id, pricing_id, source, purchase_price, quantity, is_digital, is_print, is_active, is_refunded, purchase_date)
        VALUES (?, 1, ?, ?, 'external', '12.99', 1, 1, 0, 1, 0, 0)`,
-      order, before.id, oldPrice,
+      order,
+      before.id,
+      oldPrice,
     );
-    const update = SAMPLE_ONIX.replace('<PriceAmount>12.99</PriceAmount>', '<PriceAmount>10.99</PriceAmount>').replace('Twelve Months on the Estuary', 'A Year on the Estuary');
+    const update = SAMPLE_ONIX.replace('<PriceAmount>12.99</PriceAmount>', '<PriceAmount>10.99</PriceAmount>').replace(
+      'Twelve Months on the Estuary',
+      'A Year on the Estuary',
+    );
     const s = await onix(update);
     expect(s).toMatchObject({ added: 0, updated: 3, refused: 0 });
     const after = book('9781770100015')!;
     expect(after).toMatchObject({ id: before.id, hash_id: before.hash_id, subtitle: 'A Year on the Estuary' });
     const p = prices('9781770100015');
-    expect(p.filter((x) => x.deactivated_at === null).map((x) => `${x.currency} ${x.price} ${x.limit_days}`)).toEqual(['USD 4.99 30', 'GBP 9.99 0', 'USD 10.99 0']);
+    expect(p.filter((x) => x.deactivated_at === null).map((x) => `${x.currency} ${x.price} ${x.limit_days}`)).toEqual([
+      'USD 4.99 30',
+      'GBP 9.99 0',
+      'USD 10.99 0',
+    ]);
     expect(store.get('SELECT deactivated_at FROM pricing WHERE id = ?', oldPrice)!.deactivated_at).not.toBeNull();
-    expect(store.get('SELECT pricing_id, is_active FROM order_items WHERE order_id = ?', order)).toEqual({ pricing_id: oldPrice, is_active: 1 });
+    expect(store.get('SELECT pricing_id, is_active FROM order_items WHERE order_id = ?', order)).toEqual({
+      pricing_id: oldPrice,
+      is_active: 1,
+    });
     // Every price of the book changed: all three deactivated, the new ones live; another book's price untouched.
-    const repriced = update.replace('<PriceAmount>10.99</PriceAmount>', '<PriceAmount>11.49</PriceAmount>').replace('<PriceAmount>4.99</PriceAmount>', '<PriceAmount>5.49</PriceAmount>').replace('<PriceAmount>9.99</PriceAmount>', '<PriceAmount>10.49</PriceAmount>');
+    const repriced = update
+      .replace('<PriceAmount>10.99</PriceAmount>', '<PriceAmount>11.49</PriceAmount>')
+      .replace('<PriceAmount>4.99</PriceAmount>', '<PriceAmount>5.49</PriceAmount>')
+      .replace('<PriceAmount>9.99</PriceAmount>', '<PriceAmount>10.49</PriceAmount>');
     expect(await onix(repriced)).toMatchObject({ updated: 3, refused: 0 });
     const q = prices('9781770100015');
-    expect(q.filter((x) => x.deactivated_at === null).map((x) => `${x.currency} ${x.price} ${x.limit_days}`)).toEqual(['USD 11.49 0', 'USD 5.49 30', 'GBP 10.49 0']);
+    expect(q.filter((x) => x.deactivated_at === null).map((x) => `${x.currency} ${x.price} ${x.limit_days}`)).toEqual([
+      'USD 11.49 0',
+      'USD 5.49 30',
+      'GBP 10.49 0',
+    ]);
     expect(q.filter((x) => x.deactivated_at !== null)).toHaveLength(4);
     expect(prices('9781770100022')).toEqual([{ currency: 'USD', price: '8.49', limit_days: 0, deactivated_at: null }]);
 
-    const withdraw = message(product('9781770100015', { notification: '05' }), product('9781770100060', { notification: '05' }));
+    const withdraw = message(
+      product('9781770100015', { notification: '05' }),
+      product('9781770100060', { notification: '05' }),
+    );
     const w = await onix(withdraw);
     expect(w).toMatchObject({ withdrawn: 1, refused: 1 });
     expect(w.refusals[0].reason).toMatch(/not in the sandbox's catalogue: nothing to withdraw/);
@@ -235,14 +359,14 @@ describe('ONIX 3.0', () => {
     expect(book('9781770100015')).toMatchObject({ is_active: 1, is_published: 1 });
   });
 
-  it('books go under the partner account: --publisher chooses one, another account\'s publisher is refused', async () => {
+  it("books go under the partner account: --publisher chooses one, another account's publisher is refused", async () => {
     const s = await onix(message(product('9781770100015')), { publisher: 'Harbor Lane Press' });
     expect(s.publishers_created).toEqual([]);
     expect(book('9781770100015')!.publisher).toBe('Harbor Lane Press');
     const foreign = await onix(message(product('9781770100022')), { publisher: 'Copperleaf Books' });
     expect(foreign.refusals[0].reason).toMatch(/publisher "Copperleaf Books" belongs to another account/);
     // A seeded book of a publisher the partner does not control cannot be changed through a file.
-    const copperleaf = store.get("SELECT eisbn13 FROM books WHERE publisher_id = 3 LIMIT 1")!.eisbn13;
+    const copperleaf = store.get('SELECT eisbn13 FROM books WHERE publisher_id = 3 LIMIT 1')!.eisbn13;
     const t = await onix(message(product(copperleaf)), { publisher: 'Harbor Lane Press' });
     expect(t.refusals[0].reason).toMatch(/does not control/);
   });
@@ -252,9 +376,24 @@ describe('CSV', () => {
   it('loads the sample: prices and rentals, the print ISBN, quoted fields', async () => {
     const s = await csv(SAMPLE_CSV);
     expect(s).toMatchObject({ format: 'csv', records: 2, added: 2, refused: 0 });
-    expect(book('9781770100039')).toMatchObject({ title: 'Harbour Lights', subtitle: 'A Novel', isbn13: '9781770200036', parent_isbn: '9781770200036', sku: 'TWP-E-0003', num_pages: 288, publish_year: 2022 });
-    expect(prices('9781770100039').map((x) => `${x.currency} ${x.price} ${x.limit_days}`)).toEqual(['USD 11.99 0', 'USD 3.99 30']);
-    expect(book('9781770100060')).toMatchObject({ title: 'Knots, Nets and Sails', description: 'A practical guide to the working waterfront, with "how-to" drawings.', sku: 'EB-9781770100060' });
+    expect(book('9781770100039')).toMatchObject({
+      title: 'Harbour Lights',
+      subtitle: 'A Novel',
+      isbn13: '9781770200036',
+      parent_isbn: '9781770200036',
+      sku: 'TWP-E-0003',
+      num_pages: 288,
+      publish_year: 2022,
+    });
+    expect(prices('9781770100039').map((x) => `${x.currency} ${x.price} ${x.limit_days}`)).toEqual([
+      'USD 11.99 0',
+      'USD 3.99 30',
+    ]);
+    expect(book('9781770100060')).toMatchObject({
+      title: 'Knots, Nets and Sails',
+      description: 'A practical guide to the working waterfront, with "how-to" drawings.',
+      sku: 'EB-9781770100060',
+    });
   });
 
   it('a re-sent file renames books in the text index, book by book (past one batch) or by a rebuild (a third renamed), and a row sent unchanged writes nothing', async () => {
@@ -264,7 +403,9 @@ describe('CSV', () => {
       return first12 + ((10 - (sum % 10)) % 10);
     };
     const rows = (n: number, title: (i: number) => string) =>
-      'isbn13,title,author,publisher,price\n' + Array.from({ length: n }, (_, i) => `${isbn(i)},${title(i)},Ann Quill,Renamed Press,5.00`).join('\n') + '\n';
+      'isbn13,title,author,publisher,price\n' +
+      Array.from({ length: n }, (_, i) => `${isbn(i)},${title(i)},Ann Quill,Renamed Press,5.00`).join('\n') +
+      '\n';
     const n = 15_003;
     expect(await csv(rows(n, (i) => `Harbour Lantern ${i}`))).toMatchObject({ added: n, refused: 0 });
     const match = (q: string) => store.all('SELECT rowid FROM books_fts WHERE books_fts MATCH ?', `"${q}"`).length;
@@ -295,10 +436,18 @@ describe('CSV', () => {
   });
 
   it('the text index of a load: renames held to its end and written in batches, written as it goes past what it holds, or rebuilt from a third', async () => {
-    const rows = 'isbn13,title,author,publisher,price\n' + Array.from({ length: 40 }, (_, i) => `${isbn13('979188900' + String(i).padStart(3, '0'))},Harbour Lantern ${i},Ann Quill,Small Press,5.00`).join('\n') + '\n';
+    const rows =
+      'isbn13,title,author,publisher,price\n' +
+      Array.from(
+        { length: 40 },
+        (_, i) => `${isbn13('979188900' + String(i).padStart(3, '0'))},Harbour Lantern ${i},Ann Quill,Small Press,5.00`,
+      ).join('\n') +
+      '\n';
     expect(await csv(rows)).toMatchObject({ added: 40, refused: 0 });
     const match = (q: string) => store.all('SELECT rowid FROM books_fts WHERE books_fts MATCH ?', `"${q}"`).length;
-    const ids = store.all("SELECT id, title, author FROM books WHERE title LIKE 'Harbour Lantern %' ORDER BY id") as Array<{ id: number; title: string; author: string }>;
+    const ids = store.all(
+      "SELECT id, title, author FROM books WHERE title LIKE 'Harbour Lantern %' ORDER BY id",
+    ) as Array<{ id: number; title: string; author: string }>;
     /** Rename the first `n` of the books through a deferred index with these limits, as a load does. */
     const rename = (n: number, to: string, limits: { batch: number; hold: number }) =>
       store.tx(() => {
@@ -332,20 +481,31 @@ describe('CSV', () => {
       const sum = [...first12].reduce((n, d, k) => n + Number(d) * (k % 2 ? 3 : 1), 0);
       return first12 + ((10 - (sum % 10)) % 10);
     };
-    const indexes = () => store.all("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'books' ORDER BY name");
+    const indexes = () =>
+      store.all("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'books' ORDER BY name");
     const before = indexes();
     expect(before.length).toBeGreaterThan(5);
     const rows = (n: number, last = '') =>
-      'isbn13,title,author,publisher,price\n' + Array.from({ length: n }, (_, i) => `${isbn(i)},Ledger ${i},Ann Quill,Index Press,5.00`).join('\n') + '\n' + last;
+      'isbn13,title,author,publisher,price\n' +
+      Array.from({ length: n }, (_, i) => `${isbn(i)},Ledger ${i},Ann Quill,Index Press,5.00`).join('\n') +
+      '\n' +
+      last;
     const n = 10_050;
     // Refused as a whole (--strict): the indexes dropped during the load come back with the rollback.
-    await expect(csv(rows(n, '9780000000000,Bad,Ann Quill,Index Press,5.00\n'), { strict: true })).rejects.toThrow(StrictRefusal);
+    await expect(csv(rows(n, '9780000000000,Bad,Ann Quill,Index Press,5.00\n'), { strict: true })).rejects.toThrow(
+      StrictRefusal,
+    );
     expect(indexes()).toEqual(before);
     expect(await csv(rows(n))).toMatchObject({ added: n, refused: 0 });
     expect(indexes()).toEqual(before);
     // Every index holds every row (integrity_check compares each index with the table).
     expect(store.all('PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }]);
-    expect(store.get('SELECT count(*) AS n FROM books INDEXED BY books_by_isbn10 WHERE isbn10 = ?', book(isbn(42))!.isbn10 as string)!.n).toBe(1);
+    expect(
+      store.get(
+        'SELECT count(*) AS n FROM books INDEXED BY books_by_isbn10 WHERE isbn10 = ?',
+        book(isbn(42))!.isbn10 as string,
+      )!.n,
+    ).toBe(1);
   });
 
   it('reports invalid rows by record number and the line where they start; a row with the same ISBN updates', async () => {
@@ -372,16 +532,25 @@ describe('CSV', () => {
     const again = await csv('isbn13,price\n9781770100015,7.00\n', {});
     expect(again).toMatchObject({ updated: 1, added: 0 });
     expect(book('9781770100015')!.title).toBe('Good');
-    expect(prices('9781770100015').filter((x) => x.deactivated_at === null).map((x) => x.price)).toEqual(['7.00']);
+    expect(
+      prices('9781770100015')
+        .filter((x) => x.deactivated_at === null)
+        .map((x) => x.price),
+    ).toEqual(['7.00']);
     const gone = await csv('isbn13,action\n9781770100015,withdraw\n');
     expect(gone.withdrawn).toBe(1);
   });
 
   it('a re-sent row that changes every field changes each of them in place (same book, same hash id)', async () => {
-    const header = 'isbn13,title,subtitle,author,publisher,language,pages,publish_date,description,sku,print_isbn13,price,currency';
-    await csv(`${header}\n9781770100015,Old Title,Old Sub,Old Author,Tidewater Press,en,288,2020,Old text,SKU-OLD,9781770200036,9.99,USD\n`);
+    const header =
+      'isbn13,title,subtitle,author,publisher,language,pages,publish_date,description,sku,print_isbn13,price,currency';
+    await csv(
+      `${header}\n9781770100015,Old Title,Old Sub,Old Author,Tidewater Press,en,288,2020,Old text,SKU-OLD,9781770200036,9.99,USD\n`,
+    );
     const before = book('9781770100015')!;
-    const s = await csv(`${header}\n9781770100015,New Title,New Sub,New Author,Harbour Books,fr,285,2023,New text,SKU-NEW,9780306406157,9.99,USD\n`);
+    const s = await csv(
+      `${header}\n9781770100015,New Title,New Sub,New Author,Harbour Books,fr,285,2023,New text,SKU-NEW,9780306406157,9.99,USD\n`,
+    );
     expect(s).toMatchObject({ updated: 1, added: 0, refused: 0 });
     expect(book('9781770100015')).toMatchObject({
       id: before.id,
@@ -404,27 +573,41 @@ describe('CSV', () => {
 
   it('prices: up to nine digits and four decimals; anything else is refused by its text', async () => {
     const rows = ['1', '123456789', '14.99', '0.0001', '1234567890', '1.23456', '14.', '.99', 'x14.99', '14.99x'];
-    const text = ['isbn13,title,price,currency', ...rows.map((p, i) => `${isbn13(String(978177010010 + i))},T${i},${p},USD`)].join('\n');
+    const text = [
+      'isbn13,title,price,currency',
+      ...rows.map((p, i) => `${isbn13(String(978177010010 + i))},T${i},${p},USD`),
+    ].join('\n');
     const s = await csv(text, { publisher: 'Tidewater Press' });
-    expect(s.refusals.map((r) => r.reason)).toEqual(rows.slice(4).map((p) => `price "${p}" is not a number (like 14.99)`));
+    expect(s.refusals.map((r) => r.reason)).toEqual(
+      rows.slice(4).map((p) => `price "${p}" is not a number (like 14.99)`),
+    );
     expect(s.added).toBe(4);
   });
 
   it('a header without isbn13, or an unclosed quote, loads nothing', async () => {
     await expect(csv('title,price\nA,1\n')).rejects.toThrow(/no isbn13 column/);
-    const err = await csv('isbn13,title\n9781770100015,Fine\n9781770100022,"Open\n', { publisher: 'Tidewater Press' }).catch((e) => e);
+    const err = await csv('isbn13,title\n9781770100015,Fine\n9781770100022,"Open\n', {
+      publisher: 'Tidewater Press',
+    }).catch((e) => e);
     expect(err).toBeInstanceOf(CatalogueFileError);
-    expect(err.message).toMatch(/^The CSV file cannot be read \(line \d+\): a quoted field is never closed \(the file ends inside it\); close it, or double a quote/);
+    expect(err.message).toMatch(
+      /^The CSV file cannot be read \(line \d+\): a quoted field is never closed \(the file ends inside it\); close it, or double a quote/,
+    );
     expect(book('9781770100015')).toBeUndefined();
   });
 });
 
-describe('ISBN-10 (ONIX ProductIDType 02, or the CSV isbn13 column): its check digit is checked as an ISBN-13\'s is', () => {
-  const isbn10 = (isbn: string, ref: string) => product(isbn, { ref }).replace('<ProductIDType>15</ProductIDType>', '<ProductIDType>02</ProductIDType>');
+describe("ISBN-10 (ONIX ProductIDType 02, or the CSV isbn13 column): its check digit is checked as an ISBN-13's is", () => {
+  const isbn10 = (isbn: string, ref: string) =>
+    product(isbn, { ref }).replace('<ProductIDType>15</ProductIDType>', '<ProductIDType>02</ProductIDType>');
 
   it('ONIX: 0306406152 loads as 9780306406157, 0306406153 is refused and nothing is added for it', async () => {
-    const s = await onix(message(isbn10('0306406152', 'good'), isbn10('0306406153', 'bad'), isbn10('080442957X', 'x-check')));
-    expect(s.refusals.map((r) => [r.reference, r.reason])).toEqual([['bad', 'ISBN-10 0306406153 (ISBN-10) has a bad check digit']]);
+    const s = await onix(
+      message(isbn10('0306406152', 'good'), isbn10('0306406153', 'bad'), isbn10('080442957X', 'x-check')),
+    );
+    expect(s.refusals.map((r) => [r.reference, r.reason])).toEqual([
+      ['bad', 'ISBN-10 0306406153 (ISBN-10) has a bad check digit'],
+    ]);
     expect(s).toMatchObject({ added: 2, refused: 1 });
     expect(book('9780306406157')).toBeDefined();
     expect(book('9780804429573')).toBeDefined();
@@ -433,8 +616,12 @@ describe('ISBN-10 (ONIX ProductIDType 02, or the CSV isbn13 column): its check d
   });
 
   it('CSV: a bad ISBN-10 is refused by record and line; a good one loads as its ISBN-13', async () => {
-    const s = await csv('isbn13,title,price\n0306406153,Bad,9.99\n0-306-40615-2,Good,9.99\n', { publisher: 'Tidewater Press' });
-    expect(s.refusals.map((r) => [r.record, r.line, r.reason])).toEqual([[1, 2, 'ISBN 0306406153 (ISBN-10) has a bad check digit']]);
+    const s = await csv('isbn13,title,price\n0306406153,Bad,9.99\n0-306-40615-2,Good,9.99\n', {
+      publisher: 'Tidewater Press',
+    });
+    expect(s.refusals.map((r) => [r.record, r.line, r.reason])).toEqual([
+      [1, 2, 'ISBN 0306406153 (ISBN-10) has a bad check digit'],
+    ]);
     expect(s).toMatchObject({ added: 1, refused: 1 });
     expect(book('9780306406157')!.title).toBe('Good');
   });

@@ -11,7 +11,8 @@ import { Store } from '../../src/sandbox/db/store.js';
 const dir = mkdtempSync(join(tmpdir(), 'bookdist-checkpoint-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const autoPages = (store: Store) => (store.db.prepare('PRAGMA wal_autocheckpoint').get() as any).wal_autocheckpoint as number;
+const autoPages = (store: Store) =>
+  (store.db.prepare('PRAGMA wal_autocheckpoint').get() as any).wal_autocheckpoint as number;
 
 describe('background checkpoints', () => {
   it('move off the commits of a busy connection and still reach the database file', async () => {
@@ -33,7 +34,8 @@ describe('background checkpoints', () => {
     const blob = 'x'.repeat(64 * 1024);
     for (let i = 0; i < 40; i++) store.tx(() => store.setMeta(`blob${i}`, blob)); // ~2.5 MB through the WAL
     // The worker checkpoints within a few ticks: the pages reach the database file.
-    for (let i = 0; i < 300 && statSync(path).size < before + 2_000_000; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 300 && statSync(path).size < before + 2_000_000; i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect(statSync(path).size).toBeGreaterThan(before + 2_000_000);
 
     await store.close();

@@ -32,17 +32,32 @@ afterAll(async () => {
 function bookdist(args: string[], env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, [bin, ...args], {
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', BOOKDIST_CONFIG_DIR: join(tmp, 'config'), BOOKDIST_DATA_DIR: join(tmp, 'data'), ...env },
+    env: {
+      ...process.env,
+      NO_COLOR: '1',
+      BOOKDIST_CONFIG_DIR: join(tmp, 'config'),
+      BOOKDIST_DATA_DIR: join(tmp, 'data'),
+      ...env,
+    },
     timeout: 30_000,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Like bookdist(), without blocking the event loop (the in-process sandbox must answer). */
-function bookdistAsync(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function bookdistAsync(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const ch = spawn(process.execPath, [bin, ...args], {
-      env: { ...process.env, NO_COLOR: '1', BOOKDIST_CONFIG_DIR: join(tmp, 'config'), BOOKDIST_DATA_DIR: join(tmp, 'data'), ...env },
+      env: {
+        ...process.env,
+        NO_COLOR: '1',
+        BOOKDIST_CONFIG_DIR: join(tmp, 'config'),
+        BOOKDIST_DATA_DIR: join(tmp, 'data'),
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -77,15 +92,21 @@ describe('bookdist sandbox controls on a shared database', () => {
     const show = JSON.parse(bookdist(['sandbox', 'clock', 'show', '--db', sb.dbPath, '--json']).stdout);
     expect(show.offset_ms).toBe(2 * 86_400_000);
     // Over HTTP the control secret comes from the database named with --db, or from the environment.
-    const viaUrl = JSON.parse((await bookdistAsync(['sandbox', 'clock', 'show', '--url', sb.url, '--db', sb.dbPath, '--json'])).stdout);
+    const viaUrl = JSON.parse(
+      (await bookdistAsync(['sandbox', 'clock', 'show', '--url', sb.url, '--db', sb.dbPath, '--json'])).stdout,
+    );
     expect(viaUrl.offset_ms).toBe(2 * 86_400_000);
-    const viaEnv = await bookdistAsync(['sandbox', 'clock', 'show', '--url', sb.url, '--json'], { BOOKDIST_SANDBOX_SECRET: sb.controlSecret });
+    const viaEnv = await bookdistAsync(['sandbox', 'clock', 'show', '--url', sb.url, '--json'], {
+      BOOKDIST_SANDBOX_SECRET: sb.controlSecret,
+    });
     expect(viaEnv.code, viaEnv.stderr).toBe(0);
     expect(JSON.parse(viaEnv.stdout).offset_ms).toBe(2 * 86_400_000);
     const noSecret = await bookdistAsync(['sandbox', 'clock', 'show', '--url', sb.url]);
     expect(noSecret.code).toBe(4);
     expect(noSecret.stderr).toContain('BOOKDIST_SANDBOX_SECRET');
-    const wrong = await bookdistAsync(['sandbox', 'clock', 'advance', '1d', '--url', sb.url], { BOOKDIST_SANDBOX_SECRET: 'not-the-secret' });
+    const wrong = await bookdistAsync(['sandbox', 'clock', 'advance', '1d', '--url', sb.url], {
+      BOOKDIST_SANDBOX_SECRET: 'not-the-secret',
+    });
     expect(wrong.code).toBe(4);
     expect(wrong.stderr).toContain('Wrong control secret');
     expect(wrong.stderr).not.toContain(sb.controlSecret);
@@ -95,13 +116,31 @@ describe('bookdist sandbox controls on a shared database', () => {
   it('usage counts for refunds; redeem counts in the summary; outbox lists e-mails', async () => {
     const user = await newUser(c.partner, 'cli');
     const order = await buy(c.partner, user, [WELL_KNOWN.readme.pricing[0].id]);
-    const u = bookdist(['sandbox', 'usage', '--username', user, '--hash-id', WELL_KNOWN.readme.hash_id, '--viewed', '40', '--printed', '0', '--db', sb.dbPath, '--json']);
+    const u = bookdist([
+      'sandbox',
+      'usage',
+      '--username',
+      user,
+      '--hash-id',
+      WELL_KNOWN.readme.hash_id,
+      '--viewed',
+      '40',
+      '--printed',
+      '0',
+      '--db',
+      sb.dbPath,
+      '--json',
+    ]);
     expect(u.code, u.stderr).toBe(0);
     expect(JSON.parse(u.stdout).pages_viewed).toBe(40);
     const refund = await c.partner.call('order.refund', { payload: { order_id: order.id } });
     expect(refund.status).toBe(403);
 
-    const codes = (await c.partner.call('codes.generate', { payload: { hash_id: WELL_KNOWN.codeDistribution.hash_id, org: 'o', count: 2 } })).body.codes;
+    const codes = (
+      await c.partner.call('codes.generate', {
+        payload: { hash_id: WELL_KNOWN.codeDistribution.hash_id, org: 'o', count: 2 },
+      })
+    ).body.codes;
     const red = bookdist(['sandbox', 'redeem', codes[0].code, '--username', user, '--db', sb.dbPath, '--json']);
     expect(red.code, red.stderr).toBe(0);
     expect(bookdist(['sandbox', 'redeem', codes[0].code, '--username', user, '--db', sb.dbPath]).code).toBe(5);
@@ -132,10 +171,14 @@ describe('bookdist sandbox controls on a shared database', () => {
 
 describe('bookdist sandbox serve', () => {
   it('serves, logs one line per request, and stops cleanly on SIGTERM', async () => {
-    const child = spawn(process.execPath, [bin, 'sandbox', 'serve', '--port', '0', '--db', join(tmp, 'serve.db'), '--process-delay', '100ms'], {
-      env: { ...process.env, NO_COLOR: '1', BOOKDIST_CONFIG_DIR: join(tmp, 'config') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [bin, 'sandbox', 'serve', '--port', '0', '--db', join(tmp, 'serve.db'), '--process-delay', '100ms'],
+      {
+        env: { ...process.env, NO_COLOR: '1', BOOKDIST_CONFIG_DIR: join(tmp, 'config') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     const url = await new Promise<string>((resolve, reject) => {
@@ -156,7 +199,12 @@ describe('bookdist sandbox serve', () => {
 describe('embedded default', () => {
   it('book get --isbn <a seeded ISBN> works with no profile configured', () => {
     const home = mkdtempSync(join(tmp, 'home-'));
-    const env = { BOOKDIST_CONFIG_DIR: join(home, 'config'), BOOKDIST_DATA_DIR: join(home, 'data'), BOOKDIST_PROFILE: '', BOOKDIST_BASE_URL: '' };
+    const env = {
+      BOOKDIST_CONFIG_DIR: join(home, 'config'),
+      BOOKDIST_DATA_DIR: join(home, 'data'),
+      BOOKDIST_PROFILE: '',
+      BOOKDIST_BASE_URL: '',
+    };
     const r = bookdist(['book', 'get', '--isbn', WELL_KNOWN.readme.isbn13, '--json'], env);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
@@ -167,11 +215,16 @@ describe('embedded default', () => {
     const home2 = mkdtempSync(join(tmp, 'home-'));
     const env2 = { BOOKDIST_CONFIG_DIR: join(home2, 'config'), BOOKDIST_DATA_DIR: join(home2, 'data') };
     return Promise.all(
-      Array.from({ length: 4 }, () =>
-        new Promise<number | null>((resolve) => {
-          const ch = spawn(process.execPath, [bin, 'book', 'get', '--isbn', WELL_KNOWN.readme.isbn13, '--json'], { env: { ...process.env, NO_COLOR: '1', ...env2 }, stdio: 'ignore' });
-          ch.once('exit', resolve);
-        }),
+      Array.from(
+        { length: 4 },
+        () =>
+          new Promise<number | null>((resolve) => {
+            const ch = spawn(process.execPath, [bin, 'book', 'get', '--isbn', WELL_KNOWN.readme.isbn13, '--json'], {
+              env: { ...process.env, NO_COLOR: '1', ...env2 },
+              stdio: 'ignore',
+            });
+            ch.once('exit', resolve);
+          }),
       ),
     ).then((codes) => expect(codes).toEqual([0, 0, 0, 0]));
   });

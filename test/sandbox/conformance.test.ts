@@ -7,7 +7,19 @@ import { pythonJson, quotePlus, sign, loadRsaPrivateKey } from '../../src/api/wi
 import { startTestSandbox, WELL_KNOWN, SEED_BOOKS, type TestSandbox } from '../helpers/sandbox.js';
 import { isValidIsbn } from '../../src/sandbox/isbn.js';
 import {
-  BOOK, buy, checkShape, clients, ENVELOPE, ERROR, expectShape, ITEM, newUser, PRICING, raw, uniqueEmail, USER,
+  BOOK,
+  buy,
+  checkShape,
+  clients,
+  ENVELOPE,
+  ERROR,
+  expectShape,
+  ITEM,
+  newUser,
+  PRICING,
+  raw,
+  uniqueEmail,
+  USER,
   type Clients,
 } from './_support.js';
 
@@ -43,9 +55,33 @@ describe('general (4.1)', () => {
     for (const path of ['/', '/index/', '/index']) {
       const r = await c.anon.request({ method: 'GET', path, auth: 'none' });
       expect(r.status).toBe(200);
-      expectShape(r.body, { ...ENVELOPE, api: { admin: 'string', current_version: 'string', host: 'string', available_versions: [{ version: 'string', version_date: 'string', version_help: 'string', version_major: 'integer', version_string: 'string', version_url: 'string' }] } });
+      expectShape(r.body, {
+        ...ENVELOPE,
+        api: {
+          admin: 'string',
+          current_version: 'string',
+          host: 'string',
+          available_versions: [
+            {
+              version: 'string',
+              version_date: 'string',
+              version_help: 'string',
+              version_major: 'integer',
+              version_string: 'string',
+              version_url: 'string',
+            },
+          ],
+        },
+      });
       expect(r.body.api.available_versions).toEqual([
-        { version: 'v1', version_date: '2015-01-21', version_help: '/v1/describe/', version_major: 1, version_string: '1.0.3', version_url: '/v1/' },
+        {
+          version: 'v1',
+          version_date: '2015-01-21',
+          version_help: '/v1/describe/',
+          version_major: 1,
+          version_string: '1.0.3',
+          version_url: '/v1/',
+        },
       ]);
       expect(r.body.test_mode).toBe(true);
     }
@@ -54,7 +90,19 @@ describe('general (4.1)', () => {
   it('GET /profile/ gives profile and scopes', async () => {
     const r = await c.partner.call('profile');
     expect(r.status).toBe(200);
-    expectShape(r.body, { ...ENVELOPE, profile: { address_1: 'string', address_2: 'string', city: 'string', country: 'string', nickname: 'string', state: 'string', zip: 'string' }, scopes: ['string'] });
+    expectShape(r.body, {
+      ...ENVELOPE,
+      profile: {
+        address_1: 'string',
+        address_2: 'string',
+        city: 'string',
+        country: 'string',
+        nickname: 'string',
+        state: 'string',
+        zip: 'string',
+      },
+      scopes: ['string'],
+    });
     expect([...r.body.scopes].sort()).toEqual([...WELL_KNOWN.partner.scopes].sort());
     const l = await c.limited.call('profile');
     expect(l.body.scopes.sort()).toEqual(['book_metadata', 'invite_user']);
@@ -69,7 +117,9 @@ describe('general (4.1)', () => {
       expect(e.path).toBe(src.path);
       expect(e.methods).toEqual(src.methods);
       expect(e.scope).toBe(src.scope);
-      expect(e.fields).toEqual(src.fields.map((f) => ({ name: f.name, type: f.type, required: !!f.required, description: f.description })));
+      expect(e.fields).toEqual(
+        src.fields.map((f) => ({ name: f.name, type: f.type, required: !!f.required, description: f.description })),
+      );
     }
   });
 
@@ -144,7 +194,9 @@ describe('books (4.2)', () => {
     expect(t.body.results.map((b: any) => b.hash_id)).toEqual([readme.hash_id]);
     const a = await c.partner.call('book.search', { payload: { author: 'Ellison' } });
     expect(a.body.count).toBe(1);
-    const i = await c.partner.call('book.search', { payload: { isbn: [readme.isbn13, WELL_KNOWN.otherPublisher.isbn10] } });
+    const i = await c.partner.call('book.search', {
+      payload: { isbn: [readme.isbn13, WELL_KNOWN.otherPublisher.isbn10] },
+    });
     expect(i.body.count).toBe(2);
     const h = await c.partner.call('book.search', { payload: { hash_ids: [WELL_KNOWN.foreignPublisher.hash_id] } });
     expect(h.body.results[0].hash_id).toBe(WELL_KNOWN.foreignPublisher.hash_id);
@@ -153,7 +205,7 @@ describe('books (4.2)', () => {
     expect(all.body.results.map((b: any) => b.id)).toEqual([6, 7, 8, 9, 10]);
   });
 
-  it('index lists the books of the account\'s publishers, paged by id', async () => {
+  it("index lists the books of the account's publishers, paged by id", async () => {
     const mine = SEED_BOOKS.filter((b) => b.publisher_id !== 3);
     const r = await c.partner.call('book.index', { payload: { offset: 0, limit: 0 } });
     expect(r.status).toBe(200);
@@ -184,15 +236,22 @@ describe('books (4.2)', () => {
     const r = await c.partner.call('book.viewer', { payload: { username: user, hash_id: readme.hash_id } });
     expect(r.status).toBe(200);
     expectShape(r.body, { ...ENVELOPE, viewer_url: 'string' });
-    const get = await c.partner.request({ method: 'GET', path: `/v1/book/viewer/?username=${user}&hash_id=${readme.hash_id}` });
+    const get = await c.partner.request({
+      method: 'GET',
+      path: `/v1/book/viewer/?username=${user}&hash_id=${readme.hash_id}`,
+    });
     expect(get.status).toBe(200);
     const page = await raw(r.body.viewer_url + '?page=3');
     expect(page.status).toBe(200);
     expect(page.text).toContain(readme.title.replace(/'/g, '&#39;'));
-    const foreign = await c.partner.call('book.viewer', { payload: { username: user, hash_id: WELL_KNOWN.foreignPublisher.hash_id } });
+    const foreign = await c.partner.call('book.viewer', {
+      payload: { username: user, hash_id: WELL_KNOWN.foreignPublisher.hash_id },
+    });
     expect(foreign.status).toBe(401);
     expect(foreign.body.message).toBe('Not Authorized for Book');
-    const nouser = await c.partner.call('book.viewer', { payload: { username: '0'.repeat(30), hash_id: readme.hash_id } });
+    const nouser = await c.partner.call('book.viewer', {
+      payload: { username: '0'.repeat(30), hash_id: readme.hash_id },
+    });
     expect(nouser.status).toBe(404);
   });
 });
@@ -200,7 +259,10 @@ describe('books (4.2)', () => {
 describe('processing (decisions: Book processing)', () => {
   it('queues, reports already queued / processed, and the worker completes the queue urgent first', async () => {
     const target = WELL_KNOWN.unprocessed;
-    const q = await c.partner.call('book.process', { params: { hash_id: target.hash_id }, payload: { force: false, urgent: false } });
+    const q = await c.partner.call('book.process', {
+      params: { hash_id: target.hash_id },
+      payload: { force: false, urgent: false },
+    });
     expect(q.status).toBe(200);
     expectShape(q.body, { ...ENVELOPE, message: 'string' });
     expect(q.body.message).toBe('Book queued for processing.');
@@ -214,7 +276,10 @@ describe('processing (decisions: Book processing)', () => {
     const normal = WELL_KNOWN.otherPublisher;
     const urgent = SEED_BOOKS.find((b) => b.title === 'Paper Boats')!;
     await c.partner.call('book.process', { params: { hash_id: normal.hash_id }, payload: { force: true } });
-    await c.partner.call('book.process', { params: { hash_id: urgent.hash_id }, payload: { force: true, urgent: 'True' } });
+    await c.partner.call('book.process', {
+      params: { hash_id: urgent.hash_id },
+      payload: { force: true, urgent: 'True' },
+    });
     const deadline = Date.now() + 10_000;
     const processedAt: Record<string, string> = {};
     while (Date.now() < deadline && Object.keys(processedAt).length < 3) {
@@ -227,17 +292,29 @@ describe('processing (decisions: Book processing)', () => {
     expect(Object.keys(processedAt)).toHaveLength(3);
     expect(processedAt[urgent.hash_id] <= processedAt[normal.hash_id]).toBe(true);
 
-    const done = await c.partner.call('book.process', { params: { hash_id: target.hash_id }, payload: { force: false } });
+    const done = await c.partner.call('book.process', {
+      params: { hash_id: target.hash_id },
+      payload: { force: false },
+    });
     expect(done.body.message).toBe('Book already processed.');
-    const forced = await c.partner.call('book.process', { params: { hash_id: target.hash_id }, payload: { force: true } });
+    const forced = await c.partner.call('book.process', {
+      params: { hash_id: target.hash_id },
+      payload: { force: true },
+    });
     expect(forced.body.message).toBe('Book queued for processing.');
   });
 
   it('needs publisher authorization and the process scope', async () => {
-    const r = await c.partner.call('book.process', { params: { hash_id: WELL_KNOWN.foreignPublisher.hash_id }, payload: {} });
+    const r = await c.partner.call('book.process', {
+      params: { hash_id: WELL_KNOWN.foreignPublisher.hash_id },
+      payload: {},
+    });
     expect(r.status).toBe(401);
     expect(r.body.message).toBe('Not Authorized for Book');
-    const l = await c.limited.call('book.process', { params: { hash_id: WELL_KNOWN.foreignPublisher.hash_id }, payload: {} });
+    const l = await c.limited.call('book.process', {
+      params: { hash_id: WELL_KNOWN.foreignPublisher.hash_id },
+      payload: {},
+    });
     expect(l.status).toBe(403);
     expect(l.body.message).toBe('Missing scope: process');
   });
@@ -246,7 +323,15 @@ describe('processing (decisions: Book processing)', () => {
 describe('users (4.3)', () => {
   it('invite creates the user, e-mails the invitation, and conflicts on the e-mail', async () => {
     const email = uniqueEmail('invite');
-    const r = await c.partner.call('user.invite', { payload: { email, first_name: 'Ivy', last_name: 'Invite', profile: { city: 'Bath' }, label: WELL_KNOWN.partner.label } });
+    const r = await c.partner.call('user.invite', {
+      payload: {
+        email,
+        first_name: 'Ivy',
+        last_name: 'Invite',
+        profile: { city: 'Bath' },
+        label: WELL_KNOWN.partner.label,
+      },
+    });
     expect(r.status).toBe(200);
     expectShape(r.body, { ...ENVELOPE, email: 'string', message: 'string', username: 'string' });
     expect(r.body.message).toBe('Invitation sent.');
@@ -256,27 +341,53 @@ describe('users (4.3)', () => {
     expect(mails[0].kind).toBe('user.invite');
     const dup = await c.partner.call('user.invite', { payload: { email: email.toUpperCase() } });
     expect(dup.status).toBe(400);
-    expect(dup.body).toMatchObject({ message: 'User with email address already exists', value: email, conflict: true, field: 'email', username: r.body.username, error: true });
+    expect(dup.body).toMatchObject({
+      message: 'User with email address already exists',
+      value: email,
+      conflict: true,
+      field: 'email',
+      username: r.body.username,
+      error: true,
+    });
     expect(await sb.control.outbox(email)).toHaveLength(1);
   });
 
   it('create returns the password, sends no e-mail; existing user: 400 partner, 200 operator token', async () => {
     const email = uniqueEmail('create');
-    const r = await c.partner.call('user.create', { payload: { email, first_name: 'Cy', last_name: 'Create', passwd: 's3cret-pw', passwd_confirm: 's3cret-pw' } });
+    const r = await c.partner.call('user.create', {
+      payload: { email, first_name: 'Cy', last_name: 'Create', passwd: 's3cret-pw', passwd_confirm: 's3cret-pw' },
+    });
     expect(r.status).toBe(200);
     expectShape(r.body, { ...ENVELOPE, email: 'string', passwd: 'string', message: 'string', username: 'string' });
     expect(r.body.message).toBe('User created.');
     expect(r.body.passwd).toBe('s3cret-pw');
-    const gen = await c.partner.call('user.create', { payload: { email: uniqueEmail('gen'), passwd: null, passwd_confirm: null } });
+    const gen = await c.partner.call('user.create', {
+      payload: { email: uniqueEmail('gen'), passwd: null, passwd_confirm: null },
+    });
     expect(gen.body.passwd.length).toBeGreaterThanOrEqual(12);
     expect(await sb.control.outbox(email)).toHaveLength(0);
     const dup = await c.partner.call('user.create', { payload: { email } });
     expect(dup.status).toBe(400);
-    expect(dup.body).toMatchObject({ message: 'User with email address already exists', conflict: true, field: 'email', value: email, username: r.body.username });
+    expect(dup.body).toMatchObject({
+      message: 'User with email address already exists',
+      conflict: true,
+      field: 'email',
+      value: email,
+      username: r.body.username,
+    });
     const tok = await c.operator.request({ method: 'POST', path: '/v1/user/', payload: { email }, auth: 'access' });
     expect(tok.status).toBe(200);
-    expect(tok.body).toMatchObject({ code: 200, message: 'User with email address already exists', value: email, conflict: true, field: 'email', username: r.body.username });
-    const mismatch = await c.partner.call('user.create', { payload: { email: uniqueEmail(), passwd: 'abcdefgh', passwd_confirm: 'abcdefgx' } });
+    expect(tok.body).toMatchObject({
+      code: 200,
+      message: 'User with email address already exists',
+      value: email,
+      conflict: true,
+      field: 'email',
+      username: r.body.username,
+    });
+    const mismatch = await c.partner.call('user.create', {
+      payload: { email: uniqueEmail(), passwd: 'abcdefgh', passwd_confirm: 'abcdefgx' },
+    });
     expect(mismatch.status).toBe(400);
     const badEmail = await c.partner.call('user.create', { payload: { email: 'not-an-email' } });
     expect(badEmail.status).toBe(400);
@@ -305,11 +416,23 @@ describe('users (4.3)', () => {
     expectShape(list.body, {
       ...ENVELOPE,
       count: 'integer',
-      results: [{
-        id: 'integer', username: 'string', is_complete: 'boolean', item_count: 'integer',
-        items: [{ ...(ITEM as object), refund_available: 'boolean' }],
-        totals: { subtotal: 'decimal', taxes: 'decimal', total: 'decimal', shipping_fee: 'decimal', discount: 'decimal', processing_fee: 'decimal' },
-      }],
+      results: [
+        {
+          id: 'integer',
+          username: 'string',
+          is_complete: 'boolean',
+          item_count: 'integer',
+          items: [{ ...(ITEM as object), refund_available: 'boolean' }],
+          totals: {
+            subtotal: 'decimal',
+            taxes: 'decimal',
+            total: 'decimal',
+            shipping_fee: 'decimal',
+            discount: 'decimal',
+            processing_fee: 'decimal',
+          },
+        },
+      ],
     });
     expect(list.body.count).toBe(1);
     expect(list.body.results[0].totals.total).toBe('21.98');
@@ -321,16 +444,33 @@ describe('users (4.3)', () => {
     const plain = await c.partner.call('user.purchase', { params: { username: user, purchase_id: itemId } });
     expect(plain.status).toBe(200);
     expectShape(plain.body, {
-      ...ENVELOPE, book: { hash_id: 'string', sample_url: 'string', title: 'string' }, digital_pricing: { description: 'string', id: 'integer' },
-      expiration_date: 'datetime|null', id: 'integer', is_active: 'boolean', is_digital: 'boolean', is_print: 'boolean', is_refunded: 'boolean',
-      purchase_date: 'datetime', purchase_price: 'decimal', quantity: 'integer', refund_available: 'boolean', user: { full_name: 'string', username: 'string' },
+      ...ENVELOPE,
+      book: { hash_id: 'string', sample_url: 'string', title: 'string' },
+      digital_pricing: { description: 'string', id: 'integer' },
+      expiration_date: 'datetime|null',
+      id: 'integer',
+      is_active: 'boolean',
+      is_digital: 'boolean',
+      is_print: 'boolean',
+      is_refunded: 'boolean',
+      purchase_date: 'datetime',
+      purchase_price: 'decimal',
+      quantity: 'integer',
+      refund_available: 'boolean',
+      user: { full_name: 'string', username: 'string' },
     });
     expect(plain.body.refund_available).toBe(true);
     for (const flag of [{ refund_data: true }, { refund_info: 'True' }]) {
-      const t = await c.partner.call('user.purchase', { params: { username: user, purchase_id: itemId }, payload: flag });
+      const t = await c.partner.call('user.purchase', {
+        params: { username: user, purchase_id: itemId },
+        payload: flag,
+      });
       expect(t.body.refund_available, JSON.stringify(flag)).toBe(false);
     }
-    const get = await c.partner.request({ method: 'GET', path: `/v1/user/${user}/purchase/${itemId}/?refund_data=true` });
+    const get = await c.partner.request({
+      method: 'GET',
+      path: `/v1/user/${user}/purchase/${itemId}/?refund_data=true`,
+    });
     expect(get.body.refund_available).toBe(false);
     const missing = await c.partner.call('user.purchase', { params: { username: user, purchase_id: 999999 } });
     expect(missing.status).toBe(404);
@@ -344,13 +484,26 @@ describe('orders (4.4)', () => {
     const lim = WELL_KNOWN.limitedPricing.pricing[0];
     const r = await c.partner.call('order.external', {
       payload: {
-        username: user, digital_pricing: [WELL_KNOWN.readme.pricing[0].id, lim.id], billing_address: { first_name: 'A', last_name: 'B', postal_code: '1', country: 'US' },
-        order_type: 'ExternalPlan', org: 'acme', label: WELL_KNOWN.partner.label, shipping_address: null, send_email: 'true',
+        username: user,
+        digital_pricing: [WELL_KNOWN.readme.pricing[0].id, lim.id],
+        billing_address: { first_name: 'A', last_name: 'B', postal_code: '1', country: 'US' },
+        order_type: 'ExternalPlan',
+        org: 'acme',
+        label: WELL_KNOWN.partner.label,
+        shipping_address: null,
+        send_email: 'true',
       },
     });
     expect(r.status).toBe(200);
     expect(r.body.message).toBe('Order created.');
-    expectShape(r.body.order, { id: 'integer', username: 'string', is_complete: 'boolean', item_count: 'integer', items: [ITEM], totals: { subtotal: 'number', taxes: 'number', total: 'number', shipping: 'number' } });
+    expectShape(r.body.order, {
+      id: 'integer',
+      username: 'string',
+      is_complete: 'boolean',
+      item_count: 'integer',
+      items: [ITEM],
+      totals: { subtotal: 'number', taxes: 'number', total: 'number', shipping: 'number' },
+    });
     expect(r.body.order.totals).toEqual({ subtotal: 18.98, taxes: 0, shipping: 0, total: 18.98 });
     const [unl, rental] = r.body.order.items;
     expect(unl.expiration_date).toBeNull();
@@ -365,7 +518,9 @@ describe('orders (4.4)', () => {
     const user = await newUser(c.partner, 'quiet');
     await buy(c.partner, user, [WELL_KNOWN.readme.pricing[0].id], { send_email: 'False' });
     expect((await sb.control.outbox()).length).toBe(before);
-    const f = await c.partner.call('order.free', { payload: { username: user, hash_id: WELL_KNOWN.otherPublisher.hash_id, expiration_date: '2099-12-31 23:59:59' } });
+    const f = await c.partner.call('order.free', {
+      payload: { username: user, hash_id: WELL_KNOWN.otherPublisher.hash_id, expiration_date: '2099-12-31 23:59:59' },
+    });
     expect(f.status).toBe(200);
     expect(f.body.message).toBe('Free order created.');
     expect(f.body.order.items[0]).toMatchObject({ purchase_price: '0.00', expiration_date: '2099-12-31T23:59:59Z' });
@@ -374,7 +529,13 @@ describe('orders (4.4)', () => {
 
   it('order_type, billing address, unknown/deactivated pricing, order_number length', async () => {
     const user = await newUser(c.partner, 'bad');
-    const base = { username: user, digital_pricing: [1], billing_address: { full_name: 'A', postal_code: '1', country: 'US' }, order_type: 'TestPlan', org: 'o' };
+    const base = {
+      username: user,
+      digital_pricing: [1],
+      billing_address: { full_name: 'A', postal_code: '1', country: 'US' },
+      order_type: 'TestPlan',
+      org: 'o',
+    };
     const cases: Array<[Record<string, unknown>, number, RegExp]> = [
       [{ order_type: 'POSPlan' }, 400, /^POSPlan is not currently supported\.$/],
       [{ billing_address: { full_name: 'A' } }, 400, /billing_address/],
@@ -396,7 +557,14 @@ describe('orders (4.4)', () => {
     const num = `N-${Date.now() % 1e9}`;
     const first = await buy(c.partner, user, [1], { order_number: num });
     const again = await c.partner.call('order.external', {
-      payload: { username: user, digital_pricing: [1], billing_address: { full_name: 'A', postal_code: '1', country: 'US' }, order_type: 'TestPlan', org: 'o', order_number: num },
+      payload: {
+        username: user,
+        digital_pricing: [1],
+        billing_address: { full_name: 'A', postal_code: '1', country: 'US' },
+        order_type: 'TestPlan',
+        org: 'o',
+        order_number: num,
+      },
     });
     expect(again.status).toBe(200);
     expect(again.body.message).toBe('Order already exists.');
@@ -408,13 +576,36 @@ describe('orders (4.4)', () => {
 describe('codes (4.5)', () => {
   it('generates unique codes in the documented format and counts them in the summary', async () => {
     const before = (await c.partner.call('codes.summary')).body;
-    expectShape(before, { ...ENVELOPE, codes_generated: 'integer', codes_redeemed: 'integer', redemption_percentage: 'number' });
-    const r = await c.partner.call('codes.generate', { payload: { hash_id: WELL_KNOWN.codeDistribution.hash_id, org: 'acme', count: 1000, limit_days: 30, samples: 'false' } });
+    expectShape(before, {
+      ...ENVELOPE,
+      codes_generated: 'integer',
+      codes_redeemed: 'integer',
+      redemption_percentage: 'number',
+    });
+    const r = await c.partner.call('codes.generate', {
+      payload: {
+        hash_id: WELL_KNOWN.codeDistribution.hash_id,
+        org: 'acme',
+        count: 1000,
+        limit_days: 30,
+        samples: 'false',
+      },
+    });
     expect(r.status).toBe(200);
     expect(r.body.codes).toHaveLength(1000);
     expectShape(r.body.codes[0], { code: 'string', deactivation_date: 'null', limit_days: 'integer' });
-    for (const x of r.body.codes) expect(x.code).toMatch(/^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{4}-[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{4}-[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{4}$/);
-    const more = await c.partner.call('codes.generate', { payload: { hash_id: WELL_KNOWN.codeDistribution.hash_id, org: 'acme', count: 5, expiration_date: '2099-01-01 00:00:00' } });
+    for (const x of r.body.codes)
+      expect(x.code).toMatch(
+        /^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{4}-[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{4}-[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{4}$/,
+      );
+    const more = await c.partner.call('codes.generate', {
+      payload: {
+        hash_id: WELL_KNOWN.codeDistribution.hash_id,
+        org: 'acme',
+        count: 5,
+        expiration_date: '2099-01-01 00:00:00',
+      },
+    });
     expect(more.body.codes[0].deactivation_date).toBe('2099-01-01T00:00:00Z');
     const all = [...r.body.codes, ...more.body.codes].map((x: any) => x.code);
     expect(new Set(all).size).toBe(all.length);
@@ -428,17 +619,23 @@ describe('codes (4.5)', () => {
     expect(after.codes_redeemed).toBe(before.codes_redeemed + 1);
     expect(after.redemption_percentage).toBeCloseTo(after.codes_redeemed / after.codes_generated, 10);
     // Redeeming gives access: the viewer works.
-    const v = await c.partner.call('book.viewer', { payload: { username: user, hash_id: WELL_KNOWN.codeDistribution.hash_id } });
+    const v = await c.partner.call('book.viewer', {
+      payload: { username: user, hash_id: WELL_KNOWN.codeDistribution.hash_id },
+    });
     expect(v.status).toBe(200);
   });
 
   it('count bounds, publisher authorization, summary of an account without codes', async () => {
     for (const count of [0, 1001, -5, 2.5, '10']) {
-      const r = await c.partner.call('codes.generate', { payload: { hash_id: WELL_KNOWN.readme.hash_id, org: 'a', count } });
+      const r = await c.partner.call('codes.generate', {
+        payload: { hash_id: WELL_KNOWN.readme.hash_id, org: 'a', count },
+      });
       expect(r.status, String(count)).toBe(400);
       expect(r.body.message).toMatch(/"count"/);
     }
-    const f = await c.partner.call('codes.generate', { payload: { hash_id: WELL_KNOWN.foreignPublisher.hash_id, org: 'a', count: 1 } });
+    const f = await c.partner.call('codes.generate', {
+      payload: { hash_id: WELL_KNOWN.foreignPublisher.hash_id, org: 'a', count: 1 },
+    });
     expect(f.status).toBe(401);
     expect(f.body.message).toBe('Not Authorized for Book');
     const l = await c.limited.call('codes.summary');
@@ -452,8 +649,20 @@ describe('imported titles (4.6)', () => {
     const r = await c.partner.call('import.search', { payload: {} });
     expect(r.status).toBe(200);
     expectShape(r.body, {
-      ...ENVELOPE, count: 'integer', limit: 'integer', offset: 'integer',
-      results: [{ title: 'string', author: 'string', publisher: 'string', edition_number: 'integer', identifiers: { book_id: 'integer', eisbn10: 'string', eisbn13: 'string', isbn10: 'string', isbn13: 'string' }, status: { deleted: 'boolean', file_received: 'boolean', imported: 'boolean' } }],
+      ...ENVELOPE,
+      count: 'integer',
+      limit: 'integer',
+      offset: 'integer',
+      results: [
+        {
+          title: 'string',
+          author: 'string',
+          publisher: 'string',
+          edition_number: 'integer',
+          identifiers: { book_id: 'integer', eisbn10: 'string', eisbn13: 'string', isbn10: 'string', isbn13: 'string' },
+          status: { deleted: 'boolean', file_received: 'boolean', imported: 'boolean' },
+        },
+      ],
     });
     expect(r.body.count).toBe(10);
     expect(r.body.limit).toBe(50);
@@ -472,7 +681,13 @@ describe('price comparison (4.7)', () => {
   it('offers for an ISBN and the errors of section 7', async () => {
     const r = await raw(`${sb.url}/api/offers.json?isbn=${WELL_KNOWN.readme.isbn13}`);
     expect(r.status).toBe(200);
-    expectShape(r.json, { Status: 'string', Offers: [{ Price: 'decimal', Id: 'integer', Condition: 'string', RentalDays: 'integer' }], Isbn: 'string', success: 'boolean', code: 'integer' });
+    expectShape(r.json, {
+      Status: 'string',
+      Offers: [{ Price: 'decimal', Id: 'integer', Condition: 'string', RentalDays: 'integer' }],
+      Isbn: 'string',
+      success: 'boolean',
+      code: 'integer',
+    });
     expect(r.json.Offers).toEqual([
       { Price: '14.99', Id: WELL_KNOWN.readme.pricing[0].id, Condition: 'digital', RentalDays: 0 },
       { Price: '6.99', Id: WELL_KNOWN.readme.pricing[1].id, Condition: 'digital', RentalDays: 180 },
@@ -493,7 +708,9 @@ describe('price comparison (4.7)', () => {
   });
 
   it('checkout redirects to a pre-filled cart that answers 200', async () => {
-    const r = await raw(`${sb.url}/checkout?ids=${WELL_KNOWN.readme.pricing[0].id},${WELL_KNOWN.limitedPricing.pricing[0].id}&rejoiner_ids=abc`);
+    const r = await raw(
+      `${sb.url}/checkout?ids=${WELL_KNOWN.readme.pricing[0].id},${WELL_KNOWN.limitedPricing.pricing[0].id}&rejoiner_ids=abc`,
+    );
     expect(r.status).toBe(302);
     expect(r.headers.location).toMatch(/^\/cart\/\?t=[0-9a-f]+$/);
     const cart = await raw(sb.url + r.headers.location);
@@ -537,7 +754,12 @@ describe('authentication (wire.md)', () => {
       { 'api-user': username(), user: username(), authorization: 'SharedKeyAuth', 'api-key': 'nope' },
       { 'api-user': username(), user: username(), authorization: 'CryptoAuth', signature: 'AAAA' },
       { 'api-user': username(), user: username(), authorization: 'CryptoAuth', signature: sign('someone-else', key()) },
-      { 'api-user': 'c'.repeat(30), user: 'c'.repeat(30), authorization: 'SharedKeyAuth', 'api-key': sb.creds.partner.sharedKey },
+      {
+        'api-user': 'c'.repeat(30),
+        user: 'c'.repeat(30),
+        authorization: 'SharedKeyAuth',
+        'api-key': sb.creds.partner.sharedKey,
+      },
       { 'api-user': username(), authorization: 'CryptoAuth' },
       { 'api-user': sb.creds.limited.username, authorization: 'SharedKeyAuth', 'api-key': sb.creds.partner.sharedKey },
     ];
@@ -550,7 +772,9 @@ describe('authentication (wire.md)', () => {
 
   it('header names in any case and with _ for -; Ruby style without authorization header', async () => {
     const sig = sign(username(), key());
-    const r1 = await raw(`${sb.url}/profile/`, { headers: { Api_User: username(), USER: username(), Signature: sig, AUTHORIZATION: 'CryptoAuth', Version: 'v1' } });
+    const r1 = await raw(`${sb.url}/profile/`, {
+      headers: { Api_User: username(), USER: username(), Signature: sig, AUTHORIZATION: 'CryptoAuth', Version: 'v1' },
+    });
     expect(r1.status).toBe(200);
     const r2 = await raw(`${sb.url}/profile/`, { headers: { User: username(), Api_user: username(), Signature: sig } });
     expect(r2.status).toBe(200);
@@ -564,7 +788,13 @@ describe('authentication (wire.md)', () => {
     for (const text of [python, compact]) {
       const form = await raw(sb.url + path, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'api-user': username(), user: username(), signature: sign(text, key()), authorization: 'CryptoAuth' },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'api-user': username(),
+          user: username(),
+          signature: sign(text, key()),
+          authorization: 'CryptoAuth',
+        },
         body: 'request=' + quotePlus(text),
       });
       expect(form.status, text).toBe(200);
@@ -579,17 +809,33 @@ describe('authentication (wire.md)', () => {
     expect(json.status).toBe(200);
     const tampered = await raw(sb.url + path, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'api-user': username(), signature: sign(python, key()), authorization: 'CryptoAuth' },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'api-user': username(),
+        signature: sign(python, key()),
+        authorization: 'CryptoAuth',
+      },
       body: 'request=' + quotePlus(pythonJson({ force: true, urgent: false })),
     });
     expect(tampered.status).toBe(401);
   });
 
   it('access API: auth failures are 403, as XML when Accept prefers it', async () => {
-    const r = await raw(`${sb.url}/v1/access/allow/`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'SharedKeyAuth', 'api-key': 'wrong' }, body: 'request=%7B%7D' });
+    const r = await raw(`${sb.url}/v1/access/allow/`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: 'SharedKeyAuth',
+        'api-key': 'wrong',
+      },
+      body: 'request=%7B%7D',
+    });
     expect(r.status).toBe(403);
     expect(r.json).toMatchObject({ code: 403, error: true, message: 'Authentication failed' });
-    const x = await raw(`${sb.url}/v1/access/allow/`, { method: 'POST', headers: { accept: 'application/xml', authorization: 'SharedKeyAuth', 'api-key': 'wrong' } });
+    const x = await raw(`${sb.url}/v1/access/allow/`, {
+      method: 'POST',
+      headers: { accept: 'application/xml', authorization: 'SharedKeyAuth', 'api-key': 'wrong' },
+    });
     expect(x.status).toBe(403);
     expect(x.headers['content-type']).toMatch(/xml/);
     expect(x.text).toContain('<error>The following errors were detected:</error>');

@@ -11,14 +11,25 @@ import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandb
 
 let sb: TestSandbox;
 let dir: string;
-const CSV = 'isbn13,title,author,price,currency\n9780000000019,Die Brücke am Fluss,Anna Weber,8.99,USD\n9780000000026,Café Stories,Zoë Ångström,1200,JPY\n';
-const cli = (args: string[], env: Record<string, string | undefined> = sb.env) => run(args, { env: { ...env, COLUMNS: '100' } });
+const CSV =
+  'isbn13,title,author,price,currency\n9780000000019,Die Brücke am Fluss,Anna Weber,8.99,USD\n9780000000026,Café Stories,Zoë Ångström,1200,JPY\n';
+const cli = (args: string[], env: Record<string, string | undefined> = sb.env) =>
+  run(args, { env: { ...env, COLUMNS: '100' } });
 
 beforeAll(async () => {
   sb = await startTestSandbox();
   dir = mkdtempSync(join(tmpdir(), 'bookdist-currency-'));
   writeFileSync(join(dir, 'world.csv'), CSV);
-  const load = await cli(['sandbox', 'catalogue', 'load', join(dir, 'world.csv'), '--db', sb.dbPath, '--publisher', 'Harbor Lane Press']);
+  const load = await cli([
+    'sandbox',
+    'catalogue',
+    'load',
+    join(dir, 'world.csv'),
+    '--db',
+    sb.dbPath,
+    '--publisher',
+    'Harbor Lane Press',
+  ]);
   expect(load.code, load.stderr).toBe(0);
 }, 60_000);
 afterAll(async () => {
@@ -31,7 +42,8 @@ const titles = async (args: string[], env?: Record<string, string | undefined>) 
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout).results.map((b: { title: string }) => b.title);
 };
-const pricingOf = async (isbn: string) => JSON.parse((await cli(['book', 'get', '--isbn', isbn, '--json'])).stdout).book.digital_pricing[0];
+const pricingOf = async (isbn: string) =>
+  JSON.parse((await cli(['book', 'get', '--isbn', isbn, '--json'])).stdout).book.digital_pricing[0];
 
 describe('search ignores diacritics and case', () => {
   it('brucke finds Brücke, cafe and CAFÉ find Café, zoe finds Zoë (loaded titles)', async () => {
@@ -52,9 +64,18 @@ describe('search ignores diacritics and case', () => {
     const data = join(dir, 'old');
     const env = { BOOKDIST_DATA_DIR: data, BOOKDIST_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
     const db = join(data, 'sandbox.db');
-    expect((await cli(['sandbox', 'catalogue', 'load', join(dir, 'world.csv'), '--db', db, '--publisher', 'Harbor Lane Press'], env)).code).toBe(0);
+    expect(
+      (
+        await cli(
+          ['sandbox', 'catalogue', 'load', join(dir, 'world.csv'), '--db', db, '--publisher', 'Harbor Lane Press'],
+          env,
+        )
+      ).code,
+    ).toBe(0);
     const old = new DatabaseSync(db);
-    old.exec("DROP TABLE books_fts; CREATE VIRTUAL TABLE books_fts USING fts5(title, author, content='books', content_rowid='id', tokenize='trigram'); INSERT INTO books_fts(books_fts) VALUES ('rebuild');");
+    old.exec(
+      "DROP TABLE books_fts; CREATE VIRTUAL TABLE books_fts USING fts5(title, author, content='books', content_rowid='id', tokenize='trigram'); INSERT INTO books_fts(books_fts) VALUES ('rebuild');",
+    );
     old.close();
     expect(await titles(['--title', 'brucke'], env)).toEqual(['Die Brücke am Fluss']);
     const now = new DatabaseSync(db, { readOnly: true });
@@ -76,11 +97,31 @@ describe('one currency per order; amounts in their minor unit', () => {
   it('order create with a USD and a JPY price: 400 "All items of an order must be in one currency.", nothing created', async () => {
     const usd = await pricingOf('9780000000019');
     const yen = await pricingOf('9780000000026');
-    const user = JSON.parse((await cli(['user', 'create', '--email', `yen.${process.pid}@example.com`, '--json'])).stdout).username;
-    const order = ['order', 'create', '--username', user, '--order-type', 'TestPlan', '--org', 'acme', '--billing-name', 'A B', '--billing-postal-code', '1', '--billing-country', 'JP'];
+    const user = JSON.parse(
+      (await cli(['user', 'create', '--email', `yen.${process.pid}@example.com`, '--json'])).stdout,
+    ).username;
+    const order = [
+      'order',
+      'create',
+      '--username',
+      user,
+      '--order-type',
+      'TestPlan',
+      '--org',
+      'acme',
+      '--billing-name',
+      'A B',
+      '--billing-postal-code',
+      '1',
+      '--billing-country',
+      'JP',
+    ];
     const mixed = await cli([...order, '--pricing-id', String(usd.id), '--pricing-id', String(yen.id), '--json']);
     expect(mixed.code).toBe(1);
-    expect(JSON.parse(mixed.stderr.trim().split('\n').pop()!).error).toMatchObject({ status: 400, message: expect.stringContaining('All items of an order must be in one currency.') });
+    expect(JSON.parse(mixed.stderr.trim().split('\n').pop()!).error).toMatchObject({
+      status: 400,
+      message: expect.stringContaining('All items of an order must be in one currency.'),
+    });
     expect(JSON.parse((await cli(['user', 'orders', user, '--json'])).stdout).count).toBe(0);
     // One currency: the order's totals in it (2400, not 2400.00).
     const ok = await cli([...order, '--pricing-id', String(yen.id), '--pricing-id', String(yen.id), '--json']);
@@ -97,7 +138,16 @@ describe('one currency per order; amounts in their minor unit', () => {
     const page = await (await fetch(where)).text();
     expect(page).toContain('All items of an order must be in one currency.');
     expect(page).not.toContain('id="complete"');
-    const post = await fetch(where, { method: 'POST', body: new URLSearchParams({ username: '70172cfe97283c430dcd57f8358d7a', billing_name: 'A', postal_code: '1', country: 'US' }), redirect: 'manual' });
+    const post = await fetch(where, {
+      method: 'POST',
+      body: new URLSearchParams({
+        username: '70172cfe97283c430dcd57f8358d7a',
+        billing_name: 'A',
+        postal_code: '1',
+        country: 'US',
+      }),
+      redirect: 'manual',
+    });
     expect(post.status).toBe(400);
   });
 });

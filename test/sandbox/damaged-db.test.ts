@@ -12,7 +12,13 @@ let dir: string;
 let env: Record<string, string>;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'bookdist-damaged-'));
-  env = { BOOKDIST_DATA_DIR: dir, BOOKDIST_CONFIG_DIR: join(dir, 'config'), XDG_STATE_HOME: join(dir, 'state'), XDG_CACHE_HOME: join(dir, 'cache'), NO_COLOR: '1' };
+  env = {
+    BOOKDIST_DATA_DIR: dir,
+    BOOKDIST_CONFIG_DIR: join(dir, 'config'),
+    XDG_STATE_HOME: join(dir, 'state'),
+    XDG_CACHE_HOME: join(dir, 'cache'),
+    NO_COLOR: '1',
+  };
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 

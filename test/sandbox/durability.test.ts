@@ -33,7 +33,15 @@ process.stdout.write(JSON.stringify({ url: s.url }) + '\\n');
 process.on('SIGTERM', () => s.close().then(() => process.exit(0)));`,
   );
   runner = join(dir, 'runner.mjs');
-  await build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', target: 'node22', outfile: runner, logLevel: 'error' });
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    outfile: runner,
+    logLevel: 'error',
+  });
 });
 
 afterAll(() => {
@@ -58,12 +66,14 @@ function partnerClient(url: string, dbPath: string): Probe {
   try {
     ensureSeeded(store);
     const c = credentials(store);
-    return probe(new ApiClient({
-      baseUrl: url,
-      timeout: 10_000,
-      retries: 0,
-      credentials: { kind: 'crypto', username: c.partner.username, key: loadRsaPrivateKey(c.partner.private_key) },
-    }));
+    return probe(
+      new ApiClient({
+        baseUrl: url,
+        timeout: 10_000,
+        retries: 0,
+        credentials: { kind: 'crypto', username: c.partner.username, key: loadRsaPrivateKey(c.partner.private_key) },
+      }),
+    );
   } finally {
     store.close();
   }
@@ -83,7 +93,15 @@ describe('durability', () => {
         const number = `K-${++n}`;
         try {
           const r = await client.call('order.external', {
-            payload: { username: WELL_KNOWN.user.username, digital_pricing: pricing, billing_address: BILLING, order_type: 'TestPlan', org: 'o', order_number: number, send_email: false },
+            payload: {
+              username: WELL_KNOWN.user.username,
+              digital_pricing: pricing,
+              billing_address: BILLING,
+              order_type: 'TestPlan',
+              org: 'o',
+              order_number: number,
+              send_email: false,
+            },
           });
           if (r.status === 200) acked.push({ number, id: r.body.order.id });
         } catch {
@@ -94,7 +112,8 @@ describe('durability', () => {
     const workers = Array.from({ length: 8 }, worker);
     // Kill once orders are flowing (a count, not a time: a loaded machine acknowledges fewer per
     // second), while eight requests are in flight.
-    for (let waited = 0; acked.length < 20 && waited < 30_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    for (let waited = 0; acked.length < 20 && waited < 30_000; waited += 20)
+      await new Promise((r) => setTimeout(r, 20));
     a.child.kill('SIGKILL');
     killed = true;
     await Promise.all(workers);
@@ -106,7 +125,15 @@ describe('durability', () => {
     try {
       for (const { number, id } of acked) {
         const r = await client2.call('order.external', {
-          payload: { username: WELL_KNOWN.user.username, digital_pricing: pricing, billing_address: BILLING, order_type: 'TestPlan', org: 'o', order_number: number, send_email: false },
+          payload: {
+            username: WELL_KNOWN.user.username,
+            digital_pricing: pricing,
+            billing_address: BILLING,
+            order_type: 'TestPlan',
+            org: 'o',
+            order_number: number,
+            send_email: false,
+          },
         });
         expect(r.body.message, number).toBe('Order already exists.');
         expect(r.body.order.id).toBe(id);
@@ -116,7 +143,11 @@ describe('durability', () => {
       for (const o of orders.body.results) expect(o.item_count).toBe(2);
       const store = new Store(dbPath);
       expect(store.get('PRAGMA integrity_check')).toEqual({ integrity_check: 'ok' });
-      expect(store.get('SELECT count(*) AS n FROM orders o WHERE (SELECT count(*) FROM order_items i WHERE i.order_id = o.id) <> 2')!.n).toBe(0);
+      expect(
+        store.get(
+          'SELECT count(*) AS n FROM orders o WHERE (SELECT count(*) FROM order_items i WHERE i.order_id = o.id) <> 2',
+        )!.n,
+      ).toBe(0);
       store.close();
     } finally {
       await client2.close();
@@ -132,7 +163,15 @@ describe('durability', () => {
       const results = await Promise.all(
         cl.map((c) =>
           c.call('order.external', {
-            payload: { username: WELL_KNOWN.user2.username, digital_pricing: [1], billing_address: BILLING, order_type: 'TestPlan', org: 'o', order_number: 'SAME-1', send_email: false },
+            payload: {
+              username: WELL_KNOWN.user2.username,
+              digital_pricing: [1],
+              billing_address: BILLING,
+              order_type: 'TestPlan',
+              org: 'o',
+              order_number: 'SAME-1',
+              send_email: false,
+            },
           }),
         ),
       );
@@ -141,11 +180,17 @@ describe('durability', () => {
       expect(new Set(results.map((r) => r.body.order.id)).size).toBe(1);
       const grants = await Promise.all(
         cl.map((c) =>
-          c.request({ method: 'POST', path: '/v1/access/allow/', payload: { hash_id: WELL_KNOWN.otherPublisher.hash_id, username: WELL_KNOWN.user2.username, price: '2.00' } }),
+          c.request({
+            method: 'POST',
+            path: '/v1/access/allow/',
+            payload: { hash_id: WELL_KNOWN.otherPublisher.hash_id, username: WELL_KNOWN.user2.username, price: '2.00' },
+          }),
         ),
       );
       expect(grants.filter((r) => r.status === 200)).toHaveLength(1);
-      expect(grants.filter((r) => r.status === 400 && r.body.message === 'The user already has access to this book')).toHaveLength(7);
+      expect(
+        grants.filter((r) => r.status === 400 && r.body.message === 'The user already has access to this book'),
+      ).toHaveLength(7);
     } finally {
       await Promise.all(cl.map((c) => c.close()));
       a.child.kill('SIGTERM');
@@ -160,7 +205,8 @@ describe('durability', () => {
     const expiry = async (c: Probe) => {
       const r = await c.call('book.isbn', { params: { isbn } });
       expect(r.status).toBe(200);
-      return (r.body.book.digital_pricing as Array<Record<string, any>>).find((p) => p.is_limited)!.calculated_expiration_date as string;
+      return (r.body.book.digital_pricing as Array<Record<string, any>>).find((p) => p.is_limited)!
+        .calculated_expiration_date as string;
     };
     const before = partnerClient(a.url, dbPath);
     try {

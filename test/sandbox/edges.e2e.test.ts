@@ -26,7 +26,8 @@ function plainLike(table: 'books' | 'imports', p: { title?: string; author?: str
   const conds: string[] = [];
   const args: string[] = [];
   for (const col of ['title', 'author'] as const) {
-    for (const w of p[col]?.trim() ? p[col]!.trim().split(/\s+/) : []) conds.push(`${col} LIKE ? ESCAPE '\\'`), args.push(esc(w));
+    for (const w of p[col]?.trim() ? p[col]!.trim().split(/\s+/) : [])
+      conds.push(`${col} LIKE ? ESCAPE '\\'`), args.push(esc(w));
   }
   // Grouped, so that SQLite's own expression depth limit does not stop the reference query.
   const groups: string[] = [];
@@ -48,13 +49,18 @@ describe('search at the bounds of its fields', () => {
       { title: 'abc '.repeat(250), author: 'e '.repeat(500) },
     ];
     for (const p of cases) {
-      for (const [ep, table] of [['book.search', 'books'], ['import.search', 'imports']] as const) {
+      for (const [ep, table] of [
+        ['book.search', 'books'],
+        ['import.search', 'imports'],
+      ] as const) {
         const r = await c.partner.call(ep, { payload: { ...p, limit: 500 } });
         expect(r.status, `${ep} ${JSON.stringify(p).slice(0, 40)}: ${JSON.stringify(r.body).slice(0, 120)}`).toBe(200);
         if (!('isbn' in p)) expect(r.body.count).toBe(plainLike(table, p).length);
       }
     }
-    const r = await c.partner.call('book.search', { payload: { title: 'e '.repeat(500), author: 'e '.repeat(500), limit: 500 } });
+    const r = await c.partner.call('book.search', {
+      payload: { title: 'e '.repeat(500), author: 'e '.repeat(500), limit: 500 },
+    });
     const expected = plainLike('books', { title: 'e', author: 'e' });
     expect(expected.length).toBeGreaterThan(0);
     expect(r.body.results.map((b: any) => b.id)).toEqual(expected.slice(0, 500));
@@ -83,7 +89,9 @@ describe('connections that misbehave', () => {
     for (const path of ['/v1/book/search/', '/_sandbox/clock']) {
       for (let i = 0; i < 5; i++) {
         const { s, closed } = await socket();
-        s.write(`POST ${path} HTTP/1.1\r\nhost: ${new URL(sb.url).host}\r\n${sharedKeyHeaders()}content-type: application/json\r\ncontent-length: 5000\r\n\r\n{"request": {`);
+        s.write(
+          `POST ${path} HTTP/1.1\r\nhost: ${new URL(sb.url).host}\r\n${sharedKeyHeaders()}content-type: application/json\r\ncontent-length: 5000\r\n\r\n{"request": {`,
+        );
         await new Promise((r) => setTimeout(r, 20));
         s.destroy();
         await closed;
@@ -101,7 +109,10 @@ describe('pipelined requests on one connection', () => {
     const host = new URL(sb.url).host;
     const get = (isbn: string) => `GET /v1/book/isbn/${isbn}/ HTTP/1.1\r\nhost: ${host}\r\n${sharedKeyHeaders()}\r\n`;
     const isbns = ['9781614001379', '9781614002741', '0000000000000', '9781614004110'];
-    for (const bad of ['NOT HTTP AT ALL\r\n\r\n', `GET / HTTP/1.1\r\nhost: ${host}\r\ncontent-length: 1\r\ntransfer-encoding: chunked\r\n\r\n`]) {
+    for (const bad of [
+      'NOT HTTP AT ALL\r\n\r\n',
+      `GET / HTTP/1.1\r\nhost: ${host}\r\ncontent-length: 1\r\ntransfer-encoding: chunked\r\n\r\n`,
+    ]) {
       const { s, text, closed } = await socket();
       s.write(isbns.map(get).join('') + bad);
       const timer = setTimeout(() => s.destroy(), 5000);
@@ -116,7 +127,10 @@ describe('pipelined requests on one connection', () => {
     }
     // A malformed chunk inside a body: that request is never complete, so the 400 is its answer, at once.
     const { s, text, closed } = await socket();
-    s.write(get('9781614001379') + `POST /v1/book/search/ HTTP/1.1\r\nhost: ${host}\r\n${sharedKeyHeaders()}transfer-encoding: chunked\r\n\r\n5\r\nreque\r\nZZZ\r\n`);
+    s.write(
+      get('9781614001379') +
+        `POST /v1/book/search/ HTTP/1.1\r\nhost: ${host}\r\n${sharedKeyHeaders()}transfer-encoding: chunked\r\n\r\n5\r\nreque\r\nZZZ\r\n`,
+    );
     const timer = setTimeout(() => s.destroy(), 5000);
     await closed;
     clearTimeout(timer);

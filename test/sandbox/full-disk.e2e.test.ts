@@ -31,7 +31,15 @@ beforeAll(async () => {
     why = `mount -t tmpfs was refused (${(m.stderr || m.error?.message || `exit ${m.status}`).trim()}): a small disk to fill needs root`;
     return;
   }
-  server = await startSandbox({ host: '127.0.0.1', port: 0, dbPath: join(disk, 'sandbox.db'), processDelayMs: 2000, workspaces: false, journal: false, log: (l) => void serverLog.push(l) });
+  server = await startSandbox({
+    host: '127.0.0.1',
+    port: 0,
+    dbPath: join(disk, 'sandbox.db'),
+    processDelayMs: 2000,
+    workspaces: false,
+    journal: false,
+    log: (l) => void serverLog.push(l),
+  });
   const c = server.credentials;
   env = {
     BOOKDIST_BASE_URL: server.url,
@@ -86,14 +94,29 @@ const generated = async () => {
 describe('the sandbox on a full disk', () => {
   it('a write that cannot be stored: 503 with Retry-After, nothing of it kept; with room again the same write is done', async () => {
     const before = await generated();
-    const generate = ['api', 'POST', '/v1/codes/generate/', '-F', `hash_id="${WELL_KNOWN.readme.hash_id}"`, '-f', 'org=full-disk', '-F', 'count=1000', '-i', '--retries', '0'];
+    const generate = [
+      'api',
+      'POST',
+      '/v1/codes/generate/',
+      '-F',
+      `hash_id="${WELL_KNOWN.readme.hash_id}"`,
+      '-f',
+      'org=full-disk',
+      '-F',
+      'count=1000',
+      '-i',
+      '--retries',
+      '0',
+    ];
     const filler = fill();
     const full = await run(generate, { env });
     unlinkSync(filler);
     expect(full.stderr).toMatch(/^HTTP 503$/m);
     expect(full.stderr).toMatch(/^retry-after: \d+$/m);
     // Said as what it is (not a generic failed commit), and the server logged no 500 or stack trace.
-    expect(full.stderr).toContain("HTTP 503: The sandbox's disk is full; nothing was changed. Retry once there is room.");
+    expect(full.stderr).toContain(
+      "HTTP 503: The sandbox's disk is full; nothing was changed. Retry once there is room.",
+    );
     expect(serverLog.filter((l) => / 500 |\n\s+at /.test(l))).toEqual([]);
     expect(full.code).toBe(7);
     expect(full.stderr).not.toMatch(/\n\s+at /);

@@ -57,7 +57,10 @@ function watch(child: ChildProcess) {
 }
 
 function spawnCli(args: string[]): ChildProcess {
-  return spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 const stopped = (child: ChildProcess) =>
@@ -73,44 +76,141 @@ describe('sandbox requests verify after a partner-style run', () => {
     // The partner's integration: a user, an order the way its code sends one, and one it got wrong.
     const username = await newUser(c.partner, 'journal');
     const order = await c.partner.call('order.external', {
-      payload: { username, digital_pricing: [readme.pricing[0].id], billing_address: BILLING, order_type: 'TestPlan', org: 'acme', send_email: true },
+      payload: {
+        username,
+        digital_pricing: [readme.pricing[0].id],
+        billing_address: BILLING,
+        order_type: 'TestPlan',
+        org: 'acme',
+        send_email: true,
+      },
     });
     expect(order.status).toBe(200);
     const wrong = await c.partner.call('order.external', {
-      payload: { username, digital_pricing: [readme.pricing[0].id], billing_address: BILLING, order_type: 'POSPlan', org: 'acme' },
+      payload: {
+        username,
+        digital_pricing: [readme.pricing[0].id],
+        billing_address: BILLING,
+        order_type: 'POSPlan',
+        org: 'acme',
+      },
     });
     expect(wrong.status).toBe(400);
 
-    const pass = await cli('sandbox', 'requests', 'verify', '--url', sb.url, '--method', 'POST', '--path', '/v1/order/external/', '--body', 'order_type=TestPlan', '--count', '1');
+    const pass = await cli(
+      'sandbox',
+      'requests',
+      'verify',
+      '--url',
+      sb.url,
+      '--method',
+      'POST',
+      '--path',
+      '/v1/order/external/',
+      '--body',
+      'order_type=TestPlan',
+      '--count',
+      '1',
+    );
     expect(pass.stderr).toBe('');
     expect(pass.code).toBe(0);
-    expect(pass.stdout).toMatch(/^ok: 1 request matched POST \/v1\/order\/external\/ with body.order_type = "TestPlan"/);
+    expect(pass.stdout).toMatch(
+      /^ok: 1 request matched POST \/v1\/order\/external\/ with body.order_type = "TestPlan"/,
+    );
     // --db reads the same journal from the file.
-    const viaDb = await cli('sandbox', 'requests', 'verify', '--db', sb.dbPath, '--method', 'POST', '--path', '/v1/order/*', '--at-least', '2');
+    const viaDb = await cli(
+      'sandbox',
+      'requests',
+      'verify',
+      '--db',
+      sb.dbPath,
+      '--method',
+      'POST',
+      '--path',
+      '/v1/order/*',
+      '--at-least',
+      '2',
+    );
     expect(viaDb.code).toBe(0);
 
-    const fail = await cli('sandbox', 'requests', 'verify', '--url', sb.url, '--method', 'POST', '--path', '/v1/order/external/', '--body', 'order_type=TestPlan', '--count', '2');
+    const fail = await cli(
+      'sandbox',
+      'requests',
+      'verify',
+      '--url',
+      sb.url,
+      '--method',
+      'POST',
+      '--path',
+      '/v1/order/external/',
+      '--body',
+      'order_type=TestPlan',
+      '--count',
+      '2',
+    );
     expect(fail.code).toBe(1);
     const lines = fail.stderr.split('\n');
     expect(lines[0]).toBe('requests verify failed: expected exactly 2 requests matching');
     expect(lines[1]).toBe('    POST /v1/order/external/ with body.order_type = "TestPlan"');
     expect(lines[2]).toBe('but 1 matched:');
-    expect(lines[3]).toMatch(/^ {2}\+ #\d+ [\d:.]+ POST \/v1\/order\/external\/ 200 [\d.]+ms CryptoAuth [0-9a-f]{30} {2}order_type="TestPlan"$/);
+    expect(lines[3]).toMatch(
+      /^ {2}\+ #\d+ [\d:.]+ POST \/v1\/order\/external\/ 200 [\d.]+ms CryptoAuth [0-9a-f]{30} {2}order_type="TestPlan"$/,
+    );
     expect(lines[4]).toBe('Near misses (same path or method, one field different):');
-    expect(lines[5]).toMatch(/^ {2}- #\d+ .* POST \/v1\/order\/external\/ 400 .*: body\.order_type "POSPlan", not "TestPlan"$/);
+    expect(lines[5]).toMatch(
+      /^ {2}- #\d+ .* POST \/v1\/order\/external\/ 400 .*: body\.order_type "POSPlan", not "TestPlan"$/,
+    );
 
-    const none = await cli('sandbox', 'requests', 'verify', '--url', sb.url, '--method', 'POST', '--path', '/v1/order/refund/', '--none');
+    const none = await cli(
+      'sandbox',
+      'requests',
+      'verify',
+      '--url',
+      sb.url,
+      '--method',
+      'POST',
+      '--path',
+      '/v1/order/refund/',
+      '--none',
+    );
     expect(none.code).toBe(0);
 
     // What the order changed and the e-mail it caused, in the journal.
-    const listed = JSON.parse((await cli('sandbox', 'requests', 'list', '--url', sb.url, '--path', '/v1/order/external/', '--status', '200', '--json')).stdout);
+    const listed = JSON.parse(
+      (
+        await cli(
+          'sandbox',
+          'requests',
+          'list',
+          '--url',
+          sb.url,
+          '--path',
+          '/v1/order/external/',
+          '--status',
+          '200',
+          '--json',
+        )
+      ).stdout,
+    );
     expect(listed.requests).toHaveLength(1);
-    const shown = JSON.parse((await cli('sandbox', 'requests', 'show', String(listed.requests[0].id), '--url', sb.url, '--json')).stdout);
+    const shown = JSON.parse(
+      (await cli('sandbox', 'requests', 'show', String(listed.requests[0].id), '--url', sb.url, '--json')).stdout,
+    );
     const e = shown.request;
-    expect(e).toMatchObject({ method: 'POST', path: '/v1/order/external/', auth: 'CryptoAuth', account: sb.creds.partner.username, status: 200, endpoint: 'order.external' });
+    expect(e).toMatchObject({
+      method: 'POST',
+      path: '/v1/order/external/',
+      auth: 'CryptoAuth',
+      account: sb.creds.partner.username,
+      status: 200,
+      endpoint: 'order.external',
+    });
     expect(e.request).toMatchObject({ username, order_type: 'TestPlan', org: 'acme' });
     expect(e.response.order.id).toBe(order.body.order.id);
-    expect(e.changes).toEqual({ orders: [order.body.order.id], purchases: order.body.order.items.map((i: { id: number }) => i.id) });
+    expect(e.changes).toEqual({
+      orders: [order.body.order.id],
+      purchases: order.body.order.items.map((i: { id: number }) => i.id),
+    });
     const mails = await sb.control.outbox();
     expect(e.emails).toEqual([mails[mails.length - 1].id]);
   });
@@ -125,7 +225,11 @@ describe('sandbox requests tail', () => {
       const r = await c.partner.call('book.get', { params: { hash_id: readme.hash_id } });
       expect(r.status).toBe(200);
       await w.until('stdout', (s) => s.includes(`GET /v1/book/${readme.hash_id}/ 200`));
-      expect(w.out.stdout).toMatch(new RegExp(`^#\\d+ [\\d:.]+ GET /v1/book/${readme.hash_id}/ 200 [\\d.]+ms CryptoAuth ${sb.creds.partner.username}\\n$`));
+      expect(w.out.stdout).toMatch(
+        new RegExp(
+          `^#\\d+ [\\d:.]+ GET /v1/book/${readme.hash_id}/ 200 [\\d.]+ms CryptoAuth ${sb.creds.partner.username}\\n$`,
+        ),
+      );
     } finally {
       await stopped(tail);
     }
@@ -143,7 +247,13 @@ describe('sandbox requests tail --json', () => {
       const lines = w.out.stdout.trimEnd().split('\n');
       expect(lines).toHaveLength(1);
       const e = JSON.parse(lines[0]);
-      expect(e).toMatchObject({ method: 'GET', path: `/v1/book/${readme.hash_id}/`, status: 200, auth: 'CryptoAuth', account: sb.creds.partner.username });
+      expect(e).toMatchObject({
+        method: 'GET',
+        path: `/v1/book/${readme.hash_id}/`,
+        status: 200,
+        auth: 'CryptoAuth',
+        account: sb.creds.partner.username,
+      });
       expect(e.response.book.hash_id).toBe(readme.hash_id);
       expect(typeof e.id).toBe('number');
       // A second request is a second line: each one is written as it comes, not at the end.
@@ -172,15 +282,26 @@ describe('one journal for every process serving a database', () => {
       const tag = `two-servers-${Date.now()}`;
       for (const base of [sb.url, url2]) {
         const res = await fetch(`${base}/v1/book/index/?offset=0&limit=1&tag=${tag}`, {
-          headers: { 'api-user': sb.creds.partner.username, user: sb.creds.partner.username, 'api-key': sb.creds.partner.sharedKey, authorization: 'SharedKeyAuth', version: 'v1' },
+          headers: {
+            'api-user': sb.creds.partner.username,
+            user: sb.creds.partner.username,
+            'api-key': sb.creds.partner.sharedKey,
+            authorization: 'SharedKeyAuth',
+            version: 'v1',
+          },
         });
         expect(res.status).toBe(200);
         await res.arrayBuffer();
       }
       for (const base of [sb.url, url2]) {
-        const listed = JSON.parse((await cli('sandbox', 'requests', 'list', '--url', base, '--path', '/v1/book/index/', '--json')).stdout);
+        const listed = JSON.parse(
+          (await cli('sandbox', 'requests', 'list', '--url', base, '--path', '/v1/book/index/', '--json')).stdout,
+        );
         const ours = listed.requests.filter((e: { query: string }) => e.query.includes(tag));
-        expect(ours.map((e: { headers: { host: string } }) => e.headers.host)).toEqual([new URL(sb.url).host, new URL(url2).host]);
+        expect(ours.map((e: { headers: { host: string } }) => e.headers.host)).toEqual([
+          new URL(sb.url).host,
+          new URL(url2).host,
+        ]);
         expect(ours[0].id).toBeLessThan(ours[1].id);
       }
     } finally {
@@ -192,27 +313,49 @@ describe('one journal for every process serving a database', () => {
 describe('no secret in the journal', () => {
   it('signatures, shared keys, the operator token, passwords, the control secret and reader tokens are redacted in every column', async () => {
     const password = `Pw-${Date.now()}-secret`;
-    const user = await c.partner.call('user.create', { payload: { email: `journal.secret.${Date.now()}@example.com`, passwd: password, passwd_confirm: password } });
+    const user = await c.partner.call('user.create', {
+      payload: { email: `journal.secret.${Date.now()}@example.com`, passwd: password, passwd_confirm: password },
+    });
     expect(user.status).toBe(200);
     const username = user.body.username;
-    const generated = await c.shared.call('user.create', { payload: { email: `journal.gen.${Date.now()}@example.com` } });
+    const generated = await c.shared.call('user.create', {
+      payload: { email: `journal.gen.${Date.now()}@example.com` },
+    });
     expect(generated.body.passwd).toBeTruthy();
     // The operator token, as a shared key and as a Bearer token.
-    const allow = await c.operator.call('access.allow', { payload: { hash_id: readme.hash_id, username, price: '1.00' } });
+    const allow = await c.operator.call('access.allow', {
+      payload: { hash_id: readme.hash_id, username, price: '1.00' },
+    });
     expect(allow.status).toBe(200);
     const bearer = await fetch(`${sb.url}/v1/access/revoke/`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${sb.creds.operatorToken}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Bearer ${sb.creds.operatorToken}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: new URLSearchParams({ request: JSON.stringify({ hash_id: readme.hash_id, username }) }).toString(),
     });
     expect(bearer.status).toBe(200);
     // A reader URL carries a session token; a password inside a body that is not JSON.
-    await c.partner.call('order.external', { payload: { username, digital_pricing: [readme.pricing[0].id], billing_address: BILLING, order_type: 'TestPlan', org: 'acme' } });
+    await c.partner.call('order.external', {
+      payload: {
+        username,
+        digital_pricing: [readme.pricing[0].id],
+        billing_address: BILLING,
+        order_type: 'TestPlan',
+        org: 'acme',
+      },
+    });
     const viewer = await c.partner.call('book.viewer', { payload: { username, hash_id: readme.hash_id } });
     const readerToken = /\/reader\/([0-9a-f]{32})\//.exec(viewer.body.viewer_url)![1];
     const broken = await fetch(`${sb.url}/v1/user/`, {
       method: 'POST',
-      headers: { 'api-user': sb.creds.partner.username, user: sb.creds.partner.username, 'api-key': sb.creds.partner.sharedKey, authorization: 'SharedKeyAuth' },
+      headers: {
+        'api-user': sb.creds.partner.username,
+        user: sb.creds.partner.username,
+        'api-key': sb.creds.partner.sharedKey,
+        authorization: 'SharedKeyAuth',
+      },
       body: new URLSearchParams({ request: `{"email": "x@example.com", "passwd": "${password}-raw", ` }).toString(),
     });
     expect(broken.status).toBe(400);
@@ -232,7 +375,8 @@ describe('no secret in the journal', () => {
     };
     const rows = await journalRows(sb.dbPath);
     const text = JSON.stringify(rows);
-    for (const [name, value] of Object.entries(secrets)) expect(text.includes(value), `${name} is in the journal`).toBe(false);
+    for (const [name, value] of Object.entries(secrets))
+      expect(text.includes(value), `${name} is in the journal`).toBe(false);
     expect(text).not.toMatch(/PRIVATE KEY/);
     // Every signature the partner sent (each a 344-character base64 text) is gone too.
     expect(text).not.toMatch(/[A-Za-z0-9+/]{300,}={0,2}/);
@@ -251,14 +395,18 @@ describe('no secret in the journal', () => {
     const codes: string[] = gen.body.codes.map((x: { code: string }) => x.code);
     const text = JSON.stringify(await journalRows(sb.dbPath));
     for (const code of codes) expect(text).toContain(code);
-    const listed = JSON.parse((await cli('sandbox', 'requests', 'list', '--db', sb.dbPath, '--path', '/v1/codes/generate/', '--json')).stdout);
+    const listed = JSON.parse(
+      (await cli('sandbox', 'requests', 'list', '--db', sb.dbPath, '--path', '/v1/codes/generate/', '--json')).stdout,
+    );
     expect(listed.requests.at(-1).changes).toEqual({ codes: 2 });
 
     const redacting = await startTestSandbox({ processDelayMs: 100, journal: { redactCodes: true } });
     try {
       const rc = clients(redacting);
       try {
-        const g = await rc.partner.call('codes.generate', { payload: { hash_id: readme.hash_id, org: 'acme', count: 2 } });
+        const g = await rc.partner.call('codes.generate', {
+          payload: { hash_id: readme.hash_id, org: 'acme', count: 2 },
+        });
         const redactedText = JSON.stringify(await journalRows(redacting.dbPath, redacting));
         for (const x of g.body.codes) expect(redactedText).not.toContain(x.code);
         expect(redactedText).toContain('[redacted]');

@@ -19,8 +19,14 @@ import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandb
 const CHROMIUM = process.env.BOOKDIST_CHROMIUM ?? '/usr/bin/chromium';
 export const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/browser/', import.meta.url));
 const FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 let sb: TestSandbox;
@@ -30,7 +36,10 @@ let browser: BrowserContext;
 const problems: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does), or set BOOKDIST_CHROMIUM.`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `No Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does), or set BOOKDIST_CHROMIUM.`,
+    );
   sb = await startTestSandbox();
   c = clients(sb);
   profile = mkdtempSync(join(tmpdir(), 'bookdist-chromium-'));
@@ -56,7 +65,8 @@ afterAll(async () => {
 async function open(): Promise<Page> {
   const page = await browser.newPage();
   page.on('request', (r) => {
-    if (!r.url().startsWith(sb.url + '/') && !r.url().startsWith('data:')) problems.push(`request outside the sandbox: ${r.url()}`);
+    if (!r.url().startsWith(sb.url + '/') && !r.url().startsWith('data:'))
+      problems.push(`request outside the sandbox: ${r.url()}`);
   });
   page.on('console', (m) => {
     if (/Content.Security.Policy|Refused to/i.test(m.text())) problems.push(`console: ${m.text()}`);
@@ -66,7 +76,9 @@ async function open(): Promise<Page> {
 }
 
 async function newUser(tag: string): Promise<string> {
-  const r = await c.partner.call('user.create', { payload: { email: `${tag}.${Date.now()}@example.com`, first_name: tag } });
+  const r = await c.partner.call('user.create', {
+    payload: { email: `${tag}.${Date.now()}@example.com`, first_name: tag },
+  });
   return r.body.username;
 }
 
@@ -75,7 +87,14 @@ describe('the sandbox pages in Chromium', () => {
     const readme = WELL_KNOWN.readme;
     const user = await newUser('browser');
     const order = await c.partner.call('order.external', {
-      payload: { username: user, digital_pricing: [readme.pricing[0].id], billing_address: { full_name: 'A B', postal_code: '1', country: 'US' }, order_type: 'TestPlan', org: 'x', send_email: false },
+      payload: {
+        username: user,
+        digital_pricing: [readme.pricing[0].id],
+        billing_address: { full_name: 'A B', postal_code: '1', country: 'US' },
+        order_type: 'TestPlan',
+        org: 'x',
+        send_email: false,
+      },
     });
     expect(order.status).toBe(200);
     const viewer = await c.partner.call('book.viewer', { payload: { username: user, hash_id: readme.hash_id } });
@@ -91,7 +110,9 @@ describe('the sandbox pages in Chromium', () => {
     }
     await expect(page.locator('#indicator').innerText()).resolves.toBe(`Page 4 of ${readme.num_pages}`);
     // The page really is styled: the banner's stripes and the page's serif text come from the inline style sheet.
-    expect(await page.locator('.page').evaluate((el) => (globalThis as any).getComputedStyle(el).fontFamily)).toMatch(/Georgia|serif/);
+    expect(await page.locator('.page').evaluate((el) => (globalThis as any).getComputedStyle(el).fontFamily)).toMatch(
+      /Georgia|serif/,
+    );
     await page.screenshot({ path: join(ARTIFACTS, 'reader.png'), fullPage: true });
     await Promise.all([page.waitForURL(/\/print\/\?page=4$/), page.locator('#print').click()]);
     await expect(page.locator('#printed-note').innerText()).resolves.toContain('counted as printed');
@@ -112,7 +133,10 @@ describe('the sandbox pages in Chromium', () => {
     const res = await page.goto(`${sb.url}/checkout?ids=${readme.pricing[0].id},${winter.pricing[0].id}`);
     expect(res?.status()).toBe(200);
     expect(page.url()).toMatch(/\/cart\/\?t=[0-9a-f]+$/);
-    const total = ((Math.round(Number(readme.pricing[0].price) * 100) + Math.round(Number(winter.pricing[0].price) * 100)) / 100).toFixed(2);
+    const total = (
+      (Math.round(Number(readme.pricing[0].price) * 100) + Math.round(Number(winter.pricing[0].price) * 100)) /
+      100
+    ).toFixed(2);
     await expect(page.locator('#total').innerText()).resolves.toBe(`USD ${total}`);
     expect(await page.locator('tr[data-price-id]').count()).toBe(2);
     // The same cart open in a second tab: its form is submitted after the first one's.
@@ -146,7 +170,10 @@ describe('the sandbox pages in Chromium', () => {
     try {
       const file = join(dir, 'yen.csv');
       writeFileSync(file, 'isbn13,title,author,price,currency\n9780000000118,Yen Edition,Aiko Sato,1200,JPY\n');
-      const load = await run(['sandbox', 'catalogue', 'load', file, '--db', sb.dbPath, '--publisher', 'Harbor Lane Press', '--json'], { env: sb.env });
+      const load = await run(
+        ['sandbox', 'catalogue', 'load', file, '--db', sb.dbPath, '--publisher', 'Harbor Lane Press', '--json'],
+        { env: sb.env },
+      );
       expect(load.code, load.stderr).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -159,7 +186,9 @@ describe('the sandbox pages in Chromium', () => {
     const totals = await page.locator('tfoot tr.total').allInnerTexts();
     expect(totals.join('\n')).toMatch(/JPY 1200(?!\.)/);
     expect(totals.join('\n')).toContain(`USD ${readme.pricing[0].price}`);
-    await expect(page.locator('#mixed-currencies').innerText()).resolves.toContain('All items of an order must be in one currency.');
+    await expect(page.locator('#mixed-currencies').innerText()).resolves.toContain(
+      'All items of an order must be in one currency.',
+    );
     expect(await page.locator('#complete').count()).toBe(0);
     await page.screenshot({ path: join(ARTIFACTS, 'cart-mixed.png'), fullPage: true });
     // A cart of the yen alone can be bought, and its total has no decimals.
@@ -179,8 +208,13 @@ describe('the sandbox pages in Chromium', () => {
     const past = await page.goto(`${viewer.body.viewer_url}?page=9999`);
     expect(past?.status()).toBe(404);
     await expect(page.locator('h1').innerText()).resolves.toBe('No such page');
-    await Promise.all([page.waitForURL(new RegExp(`\\?page=${readme.num_pages}$`)), page.locator('#last-page').click()]);
-    await expect(page.locator('#indicator').innerText()).resolves.toBe(`Page ${readme.num_pages} of ${readme.num_pages}`);
+    await Promise.all([
+      page.waitForURL(new RegExp(`\\?page=${readme.num_pages}$`)),
+      page.locator('#last-page').click(),
+    ]);
+    await expect(page.locator('#indicator').innerText()).resolves.toBe(
+      `Page ${readme.num_pages} of ${readme.num_pages}`,
+    );
     await page.close();
     expect(problems).toEqual([]);
   }, 120_000);
@@ -197,8 +231,12 @@ describe('the sandbox pages in Chromium', () => {
 
     const user = await newUser('expiring');
     const until = new Date(Date.parse(await sb.control.now()) + 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
-    await c.partner.call('order.free', { payload: { username: user, hash_id: WELL_KNOWN.otherPublisher.hash_id, expiration_date: until } });
-    const viewer = await c.partner.call('book.viewer', { payload: { username: user, hash_id: WELL_KNOWN.otherPublisher.hash_id } });
+    await c.partner.call('order.free', {
+      payload: { username: user, hash_id: WELL_KNOWN.otherPublisher.hash_id, expiration_date: until },
+    });
+    const viewer = await c.partner.call('book.viewer', {
+      payload: { username: user, hash_id: WELL_KNOWN.otherPublisher.hash_id },
+    });
     expect((await page.goto(viewer.body.viewer_url))?.status()).toBe(200);
     await sb.control.advanceClock('2d');
     const expired = await page.goto(viewer.body.viewer_url);

@@ -19,12 +19,21 @@ afterAll(async () => {
 const readme = WELL_KNOWN.readme;
 
 async function newUser(tag: string): Promise<string> {
-  const r = await c.partner.call('user.create', { payload: { email: `${tag}.${Date.now()}@example.com`, first_name: tag } });
+  const r = await c.partner.call('user.create', {
+    payload: { email: `${tag}.${Date.now()}@example.com`, first_name: tag },
+  });
   return r.body.username;
 }
 async function buy(user: string, pricingId: number) {
   const r = await c.partner.call('order.external', {
-    payload: { username: user, digital_pricing: [pricingId], billing_address: { full_name: 'A B', postal_code: '1', country: 'US' }, order_type: 'TestPlan', org: 'x', send_email: false },
+    payload: {
+      username: user,
+      digital_pricing: [pricingId],
+      billing_address: { full_name: 'A B', postal_code: '1', country: 'US' },
+      order_type: 'TestPlan',
+      org: 'x',
+      send_email: false,
+    },
   });
   expect(r.status).toBe(200);
   return r.body.order;
@@ -37,7 +46,9 @@ async function viewerUrl(user: string, hashId = readme.hash_id): Promise<string>
 
 function expectPageHeaders(h: Record<string, string>) {
   expect(h['content-type']).toBe('text/html; charset=utf-8');
-  expect(h['content-security-policy']).toMatch(/^default-src 'none'; style-src 'nonce-[A-Za-z0-9+/=]+'; script-src 'nonce-[A-Za-z0-9+/=]+'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'$/);
+  expect(h['content-security-policy']).toMatch(
+    /^default-src 'none'; style-src 'nonce-[A-Za-z0-9+/=]+'; script-src 'nonce-[A-Za-z0-9+/=]+'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'$/,
+  );
   expect(h['x-content-type-options']).toBe('nosniff');
   expect(h['x-frame-options']).toBe('DENY');
   expect(h['referrer-policy']).toBe('no-referrer');
@@ -60,7 +71,16 @@ describe('the reader', () => {
     expect(p1.status).toBe(200);
     expectPageHeaders(p1.headers);
     expectNoExternal(p1.text);
-    for (const bit of ['TEST MODE', 'class="cover"', readme.author, `Page 1 of ${readme.num_pages}`, 'Print this page', 'href="./?page=2"', '<p>']) expect(p1.text).toContain(bit);
+    for (const bit of [
+      'TEST MODE',
+      'class="cover"',
+      readme.author,
+      `Page 1 of ${readme.num_pages}`,
+      'Print this page',
+      'href="./?page=2"',
+      '<p>',
+    ])
+      expect(p1.text).toContain(bit);
     expect(p1.text).toContain(readme.title.replace(/'/g, '&#39;'));
     expect(p1.text).toMatch(/aria-disabled="true">← Previous/);
     await raw(url + '?page=2');
@@ -116,7 +136,9 @@ describe('the reader', () => {
     // Expired: a free order that ends, then the clock moves past it.
     const user = await newUser('expired');
     const until = new Date(Date.parse(await sb.control.now()) + 2 * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
-    const free = await c.partner.call('order.free', { payload: { username: user, hash_id: WELL_KNOWN.otherPublisher.hash_id, expiration_date: until } });
+    const free = await c.partner.call('order.free', {
+      payload: { username: user, hash_id: WELL_KNOWN.otherPublisher.hash_id, expiration_date: until },
+    });
     expect(free.status).toBe(200);
     const url = await viewerUrl(user, WELL_KNOWN.otherPublisher.hash_id);
     expect((await raw(url)).status).toBe(200);
@@ -128,11 +150,15 @@ describe('the reader', () => {
 
     // Revoked: an access grant, then its revocation.
     const other = await newUser('revoked');
-    const grant = await c.operator.call('access.allow', { payload: { username: other, hash_id: readme.hash_id, price: '1.00' } });
+    const grant = await c.operator.call('access.allow', {
+      payload: { username: other, hash_id: readme.hash_id, price: '1.00' },
+    });
     expect(grant.status).toBe(200);
     const rurl = await viewerUrl(other);
     expect((await raw(rurl)).status).toBe(200);
-    expect((await c.operator.call('access.revoke', { payload: { username: other, hash_id: readme.hash_id } })).status).toBe(200);
+    expect(
+      (await c.operator.call('access.revoke', { payload: { username: other, hash_id: readme.hash_id } })).status,
+    ).toBe(200);
     const revoked = await raw(rurl);
     expect(revoked.status).toBe(403);
     expect(revoked.text).toContain('Access was revoked');
@@ -152,13 +178,28 @@ describe('the test checkout', () => {
     expectNoExternal(page.text);
     expect(page.text).toContain(`data-price-id="${readmeLifetime.id}"`);
     expect(page.text).toContain(`data-price-id="${winter.id}"`);
-    const total = ((Math.round(Number(readmeLifetime.price) * 100) + Math.round(Number(winter.price) * 100)) / 100).toFixed(2);
+    const total = (
+      (Math.round(Number(readmeLifetime.price) * 100) + Math.round(Number(winter.price) * 100)) /
+      100
+    ).toFixed(2);
     expect(page.text).toContain(`id="total">USD ${total}`);
     expect(page.text).toContain('Complete test purchase');
 
     const email = `checkout.${Date.now()}@example.com`;
-    const form = new URLSearchParams({ username: '', email, first_name: 'Casey', billing_name: 'Casey Buyer', postal_code: '04101', country: 'US' }).toString();
-    const post = () => raw(cartUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: sb.url }, body: form });
+    const form = new URLSearchParams({
+      username: '',
+      email,
+      first_name: 'Casey',
+      billing_name: 'Casey Buyer',
+      postal_code: '04101',
+      country: 'US',
+    }).toString();
+    const post = () =>
+      raw(cartUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: sb.url },
+        body: form,
+      });
     const done = await post();
     expect(done.status).toBe(303);
     const after = await raw(cartUrl);
@@ -166,7 +207,9 @@ describe('the test checkout', () => {
     const username = /id="username">([0-9a-f]{30})</.exec(after.text)![1];
     const orders = await c.partner.call('user.orders', { params: { username } });
     expect(orders.body.count).toBe(1);
-    expect(orders.body.results[0].items.map((i: any) => i.book.hash_id).sort()).toEqual([readme.hash_id, WELL_KNOWN.limitedPricing.hash_id].sort());
+    expect(orders.body.results[0].items.map((i: any) => i.book.hash_id).sort()).toEqual(
+      [readme.hash_id, WELL_KNOWN.limitedPricing.hash_id].sort(),
+    );
     expect(orders.body.results[0].totals.total).toBe(total);
     // Submitted again: still one order.
     expect((await post()).status).toBe(303);
@@ -176,7 +219,11 @@ describe('the test checkout', () => {
   it('refuses a form from another site, and a missing cart is a styled 404', async () => {
     const go = await raw(`${sb.url}/checkout?ids=1`);
     const cartUrl = sb.url + go.headers.location;
-    const foreign = await raw(cartUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' }, body: 'username=&email=x@example.com' });
+    const foreign = await raw(cartUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+      body: 'username=&email=x@example.com',
+    });
     expect(foreign.status).toBe(403);
     expectPageHeaders(foreign.headers);
     const missing = await raw(`${sb.url}/cart/?t=abc123`);

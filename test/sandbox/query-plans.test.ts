@@ -29,21 +29,47 @@ const GROW = { books: BOOKS, users: 20_000, orders: 20_000, codes: 20_000, impor
 
 /** Tables that grow with use: a full scan of one of them is a failure. */
 const GROWING = new Set([
-  'books', 'pricing', 'users', 'orders', 'order_items', 'usage', 'reader_pages', 'reader_sessions', 'codes',
-  'idempotency', 'imports', 'outbox', 'carts', 'journal', 'book_controls', 'fixture_steps',
+  'books',
+  'pricing',
+  'users',
+  'orders',
+  'order_items',
+  'usage',
+  'reader_pages',
+  'reader_sessions',
+  'codes',
+  'idempotency',
+  'imports',
+  'outbox',
+  'carts',
+  'journal',
+  'book_controls',
+  'fixture_steps',
 ]);
 /**
  * Small fixed tables written by the seed only (2 accounts, 3 publishers, their links, 2 labels,
  * 1 token, a handful of meta keys): scanning them costs the same at any data size.
  */
-const FIXED = new Set(['meta', 'publishers', 'accounts', 'account_publishers', 'labels', 'tokens', 'sqlite_master', 'sqlite_schema']);
+const FIXED = new Set([
+  'meta',
+  'publishers',
+  'accounts',
+  'account_publishers',
+  'labels',
+  'tokens',
+  'sqlite_master',
+  'sqlite_schema',
+]);
 
 /**
  * Statements whose plan scans a growing table on purpose, each with its reason. Keep this short:
  * every entry must still match a statement (checked below).
  */
 const WHOLE_BY_DESIGN: Array<[RegExp, string]> = [
-  [/^SELECT \* FROM outbox ORDER BY id$/, 'the /_sandbox/outbox control route returns every mail (a testing aid, not a service route)'],
+  [
+    /^SELECT \* FROM outbox ORDER BY id$/,
+    'the /_sandbox/outbox control route returns every mail (a testing aid, not a service route)',
+  ],
   [
     /^SELECT (\*|count\(\*\) AS n) FROM (books|imports) WHERE fold\((title|author)\) LIKE \? ESCAPE '\\'( ORDER BY id LIMIT \? OFFSET \?)?$/,
     'a search whose only word is shorter than 3 characters: no trigram can narrow it (a word that short matches much of any catalogue)',
@@ -52,7 +78,10 @@ const WHOLE_BY_DESIGN: Array<[RegExp, string]> = [
     /^SELECT \* FROM (books|imports)( WHERE \+publisher_id IN \(SELECT publisher_id FROM account_publishers WHERE account_id = \?\))? ORDER BY id LIMIT \? OFFSET \?$/,
     'a page at an OFFSET reads the rows before it in id order (no sort), then stops: the API pages by offset. book.index serves a following page from where the previous one ended instead',
   ],
-  [/^SELECT count\(\*\) AS n FROM (books|imports)$/, 'the count of an unfiltered listing: every row matches (SQLite counts on the smallest index)'],
+  [
+    /^SELECT count\(\*\) AS n FROM (books|imports)$/,
+    'the count of an unfiltered listing: every row matches (SQLite counts on the smallest index)',
+  ],
   [
     /^INSERT INTO books\(id, hash_id,/,
     "the seed's INSERT INTO books, once per database: the child-table scans in its plan are the foreign-key checks of a parent insert, which SQLite skips at run time unless deferred violations are pending (OP_FkIfZero)",
@@ -137,7 +166,11 @@ function planProblems(db: DatabaseSync, sql: string, partialIndexes: Set<string>
 describe('query plans on a grown database', () => {
   it('serves every endpoint of the table, the control routes, the reader, the cart and the worker', async () => {
     const served = new Set<string>();
-    const call = async (client: keyof Omit<Clients, 'closeAll'>, name: EndpointName, args: Parameters<Clients['partner']['call']>[1] = {}) => {
+    const call = async (
+      client: keyof Omit<Clients, 'closeAll'>,
+      name: EndpointName,
+      args: Parameters<Clients['partner']['call']>[1] = {},
+    ) => {
       const r = await c[client].call(name, args);
       if (r.status < 400) served.add(name);
       return r;
@@ -170,15 +203,23 @@ describe('query plans on a grown database', () => {
     const ids = (r: any) => r.body.results.map((b: any) => b.id);
     const direct = await call('partner', 'book.index', { payload: { offset: 30_500, limit: 500 } });
     // The text index narrows, the exact LIKE decides: % and _ stay literal, case folds as before.
-    const titles = async (title: string) => (await call('partner', 'book.search', { payload: { title } })).body.results.map((b: any) => b.title);
+    const titles = async (title: string) =>
+      (await call('partner', 'book.search', { payload: { title } })).body.results.map((b: any) => b.title);
     expect(await titles('LEDGER keeper')).toEqual([readme.title]);
     expect(await titles('Ledg_r')).toEqual([]);
     expect(await titles('Led%er')).toEqual([]);
     expect(await titles('Volume 49999 River')).toEqual([]); // 49999 % 4 = 3: a Forest volume
     expect(await titles('Volume 49999 Forest')).toEqual(['Grown Volume 49999 of the Forest Series']);
     // The count is the same whether the page tells it (a short page) or a count query does.
-    const countOf = async (payload: Record<string, unknown>) => (await call('partner', 'book.search', { payload })).body.count;
-    for (const [offset, limit] of [[0, 50], [5, 3], [8, 50], [20, 5]]) expect(await countOf({ title: 'Volume 4999', offset, limit })).toBe(15); // 4999, 14999 … 44999, 49990 … 49999
+    const countOf = async (payload: Record<string, unknown>) =>
+      (await call('partner', 'book.search', { payload })).body.count;
+    for (const [offset, limit] of [
+      [0, 50],
+      [5, 3],
+      [8, 50],
+      [20, 5],
+    ])
+      expect(await countOf({ title: 'Volume 4999', offset, limit })).toBe(15); // 4999, 14999 … 44999, 49990 … 49999
     // A common word (12,500 grown titles): the text index drives the pages in id order, the same
     // books a plain LIKE gives, page after page, with the full count.
     recording = false; // the test's own plain LIKE is not the sandbox's
@@ -200,7 +241,9 @@ describe('query plans on a grown database', () => {
     expect(ids(next)[0]).toBeGreaterThan(ids(list)[499]);
 
     // Users, orders, refunds, purchases.
-    const created = await call('partner', 'user.create', { payload: { email: 'plans@example.com', first_name: 'Plan', last_name: 'Reader' } });
+    const created = await call('partner', 'user.create', {
+      payload: { email: 'plans@example.com', first_name: 'Plan', last_name: 'Reader' },
+    });
     expect(created.status).toBe(200);
     const buyer = created.body.username as string;
     await call('operator', 'user.create', { payload: { email: 'plans@example.com' } }); // conflict answer of the token variant
@@ -221,45 +264,74 @@ describe('query plans on a grown database', () => {
     expect(order.status).toBe(200);
     await call('partner', 'order.external', {
       payload: {
-        username: buyer, digital_pricing: [readme.pricing[0].id], billing_address: { full_name: 'P', postal_code: '1', country: 'US' },
-        order_type: 'TestPlan', org: 'plans', order_number: 'PLANS-1',
+        username: buyer,
+        digital_pricing: [readme.pricing[0].id],
+        billing_address: { full_name: 'P', postal_code: '1', country: 'US' },
+        order_type: 'TestPlan',
+        org: 'plans',
+        order_number: 'PLANS-1',
       },
     }); // the repeat: answered from the existing order
     const orderId = order.body.order.id as number;
     const itemId = order.body.order.items[0].id as number;
     await call('partner', 'user.orders', { params: { username: buyer } });
-    await call('partner', 'user.purchase', { params: { username: buyer, purchase_id: itemId }, payload: { refund_data: true } });
+    await call('partner', 'user.purchase', {
+      params: { username: buyer, purchase_id: itemId },
+      payload: { refund_data: true },
+    });
     await sb.control.usage({ username: buyer, hashId: readme.hash_id, viewed: 1 });
     await call('partner', 'order.refund', { payload: { order_id: orderId, items: [itemId] } });
-    const free = await call('partner', 'order.free', { payload: { username: buyer, hash_id: WELL_KNOWN.otherPublisher.hash_id, label: WELL_KNOWN.partner.label } });
+    const free = await call('partner', 'order.free', {
+      payload: { username: buyer, hash_id: WELL_KNOWN.otherPublisher.hash_id, label: WELL_KNOWN.partner.label },
+    });
     expect(free.status).toBe(200);
 
     // Reader: a viewer session, a page view and a printed page.
-    const viewer = await call('partner', 'book.viewer', { payload: { username: buyer, hash_id: WELL_KNOWN.otherPublisher.hash_id } });
+    const viewer = await call('partner', 'book.viewer', {
+      payload: { username: buyer, hash_id: WELL_KNOWN.otherPublisher.hash_id },
+    });
     expect(viewer.status).toBe(200);
     const readerUrl = viewer.body.viewer_url as string;
     expect((await raw(readerUrl + '?page=2')).status).toBe(200);
     expect((await raw(readerUrl.replace(/\/$/, '/print/') + '?page=2')).status).toBe(200);
 
     // Processing: queue a book, let the worker run.
-    await call('partner', 'book.process', { params: { hash_id: WELL_KNOWN.unprocessed.hash_id }, payload: { urgent: true } });
+    await call('partner', 'book.process', {
+      params: { hash_id: WELL_KNOWN.unprocessed.hash_id },
+      payload: { urgent: true },
+    });
     await call('partner', 'book.process', { params: { hash_id: WELL_KNOWN.queued.hash_id }, payload: { force: true } });
     await sb.control.runWorker();
 
     // Codes, with and without an Idempotency-Key, redeemed through the control route.
-    const codes = await call('partner', 'codes.generate', { payload: { hash_id: readme.hash_id, org: 'plans', count: 3, limit_days: 30 } });
+    const codes = await call('partner', 'codes.generate', {
+      payload: { hash_id: readme.hash_id, org: 'plans', count: 3, limit_days: 30 },
+    });
     expect(codes.status).toBe(200);
-    await call('partner', 'codes.generate', { payload: { hash_id: readme.hash_id, org: 'plans', count: 1 }, headers: { 'idempotency-key': 'plans-1' } });
-    await call('partner', 'codes.generate', { payload: { hash_id: readme.hash_id, org: 'plans', count: 1 }, headers: { 'idempotency-key': 'plans-1' } });
+    await call('partner', 'codes.generate', {
+      payload: { hash_id: readme.hash_id, org: 'plans', count: 1 },
+      headers: { 'idempotency-key': 'plans-1' },
+    });
+    await call('partner', 'codes.generate', {
+      payload: { hash_id: readme.hash_id, org: 'plans', count: 1 },
+      headers: { 'idempotency-key': 'plans-1' },
+    });
     await sb.control.redeem(codes.body.codes[0].code, buyer);
     await call('partner', 'codes.summary');
 
-    for (const payload of [{ title: 'Import 1999' }, { author: 'Importer' }, { isbn: ['9796000000005'] }, { limit: 3, offset: 15_000 }]) {
+    for (const payload of [
+      { title: 'Import 1999' },
+      { author: 'Importer' },
+      { isbn: ['9796000000005'] },
+      { limit: 3, offset: 15_000 },
+    ]) {
       await call('partner', 'import.search', { payload });
     }
 
     // Access control with the operator token.
-    const grant = await call('operator', 'access.allow', { payload: { username: user, hash_id: readme.hash_id, price: '0.00', send_email: true } });
+    const grant = await call('operator', 'access.allow', {
+      payload: { username: user, hash_id: readme.hash_id, price: '0.00', send_email: true },
+    });
     expect(grant.status).toBe(200);
     await call('operator', 'access.revoke', { payload: { username: user, hash_id: readme.hash_id } });
 
@@ -289,9 +361,15 @@ describe('query plans on a grown database', () => {
     db.function('fold', { deterministic: true }, (v) => (typeof v === 'string' ? foldText(v) : v));
     try {
       const partial = new Set(
-        (realPrepare.call(db, `SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE '% WHERE %'`).all() as Array<{ name: string }>).map((r) => r.name),
+        (
+          realPrepare
+            .call(db, `SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE '% WHERE %'`)
+            .all() as Array<{ name: string }>
+        ).map((r) => r.name),
       );
-      const fromRun = [...recorded].map(norm).filter((s) => /^(SELECT|INSERT|UPDATE|DELETE|WITH)\b/i.test(s) && !/^SELECT coalesce\(max\(id\)/.test(s));
+      const fromRun = [...recorded]
+        .map(norm)
+        .filter((s) => /^(SELECT|INSERT|UPDATE|DELETE|WITH)\b/i.test(s) && !/^SELECT coalesce\(max\(id\)/.test(s));
       // A literal that starts a statement of the run is a fragment (views.ts ITEM_SELECT), not a statement.
       const fromSource = [...sqlLiterals()].filter((lit) => !fromRun.some((s) => s !== lit && s.startsWith(lit)));
       const all = new Set([...fromRun, ...fromSource]);
@@ -302,7 +380,9 @@ describe('query plans on a grown database', () => {
       for (const sql of all) {
         const problems = planProblems(db, sql, partial);
         if (process.env.QUERY_PLANS_PRINT) {
-          console.log(`${sql}\n  ${(realPrepare.call(db, `EXPLAIN QUERY PLAN ${sql}`).all() as any[]).map((r) => r.detail).join('\n  ')}`);
+          console.log(
+            `${sql}\n  ${(realPrepare.call(db, `EXPLAIN QUERY PLAN ${sql}`).all() as any[]).map((r) => r.detail).join('\n  ')}`,
+          );
         }
         if (!problems.length) continue;
         const why = WHOLE_BY_DESIGN.find(([re]) => re.test(sql));
@@ -332,28 +412,41 @@ describe('a sandbox.db made by an earlier version', () => {
         for (const k of ['insert', 'delete', 'update']) old.exec(`DROP TRIGGER IF EXISTS ${t}_fts_${k}`);
         old.exec(`DROP TABLE IF EXISTS ${t}_fts`);
       }
-      const left = realPrepare.call(old, `SELECT count(*) AS n FROM sqlite_master WHERE name LIKE '%_fts%' OR name IN (${INDEX_NAMES.map(() => '?').join(',')})`).get(...INDEX_NAMES) as { n: number };
+      const left = realPrepare
+        .call(
+          old,
+          `SELECT count(*) AS n FROM sqlite_master WHERE name LIKE '%_fts%' OR name IN (${INDEX_NAMES.map(() => '?').join(',')})`,
+        )
+        .get(...INDEX_NAMES) as { n: number };
       expect(left.n).toBe(0);
       old.close();
 
       const again = await startSandbox({ host: '127.0.0.1', port: 0, dbPath });
       try {
         const db = new DatabaseSync(dbPath, { readOnly: true });
-        const names = new Set((realPrepare.call(db, 'SELECT name FROM sqlite_master').all() as Array<{ name: string }>).map((r) => r.name));
+        const names = new Set(
+          (realPrepare.call(db, 'SELECT name FROM sqlite_master').all() as Array<{ name: string }>).map((r) => r.name),
+        );
         db.close();
         expect(INDEX_NAMES.filter((n) => !names.has(n))).toEqual([]);
         expect(names.has('books_fts') && names.has('imports_fts')).toBe(true);
         // The text index was filled from the rows already there: a title search finds the seeded book.
         // The partner's key straight from the database (no control route needed).
         const ro = new DatabaseSync(dbPath, { readOnly: true });
-        const acct = realPrepare.call(ro, "SELECT username, private_key FROM accounts WHERE role = 'partner'").get() as { username: string; private_key: string };
+        const acct = realPrepare
+          .call(ro, "SELECT username, private_key FROM accounts WHERE role = 'partner'")
+          .get() as { username: string; private_key: string };
         ro.close();
         const { ApiClient } = await import('../../src/api/client.js');
         const { loadRsaPrivateKey } = await import('../../src/api/wire.js');
-        const client = probe(new ApiClient({
-          baseUrl: again.url, timeout: 10_000, retries: 0,
-          credentials: { kind: 'crypto', username: acct.username, key: loadRsaPrivateKey(acct.private_key) },
-        }));
+        const client = probe(
+          new ApiClient({
+            baseUrl: again.url,
+            timeout: 10_000,
+            retries: 0,
+            credentials: { kind: 'crypto', username: acct.username, key: loadRsaPrivateKey(acct.private_key) },
+          }),
+        );
         const r = await client.call('book.search', { payload: { title: 'LIGHTHOUSE ledger' } });
         await client.close();
         expect(r.body.results.map((b: any) => b.hash_id)).toEqual([WELL_KNOWN.readme.hash_id]);

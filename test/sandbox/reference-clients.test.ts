@@ -29,7 +29,12 @@ interface Answer {
   json: any;
 }
 
-async function send(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+async function send(
+  method: 'GET' | 'POST',
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Answer> {
   const res = await request(sb.url + path, { method, headers, body });
   const text = await res.body.text();
   let json: any;
@@ -46,21 +51,39 @@ async function send(method: 'GET' | 'POST', path: string, headers: Record<string
 /** simplejson.dumps: `", "` and `": "` separators, non-ASCII as \uXXXX (ensure_ascii). */
 function pyDumps(v: unknown): string {
   if (v === null || v === undefined) return 'null';
-  if (typeof v === 'string') return JSON.stringify(v).replace(/[\u0080-\uffff]/g, (ch) => '\\u' + ch.charCodeAt(0).toString(16).padStart(4, '0'));
+  if (typeof v === 'string')
+    return JSON.stringify(v).replace(
+      /[\u0080-\uffff]/g,
+      (ch) => '\\u' + ch.charCodeAt(0).toString(16).padStart(4, '0'),
+    );
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return '[' + v.map(pyDumps).join(', ') + ']';
-  return '{' + Object.entries(v as object).map(([k, x]) => `${pyDumps(k)}: ${pyDumps(x)}`).join(', ') + '}';
+  return (
+    '{' +
+    Object.entries(v as object)
+      .map(([k, x]) => `${pyDumps(k)}: ${pyDumps(x)}`)
+      .join(', ') +
+    '}'
+  );
 }
 
 /** urllib's urlencode (quote_plus), as requests encodes `data={'request': ...}`. */
-const quotePlus = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (ch) => '%' + ch.charCodeAt(0).toString(16).toUpperCase()).replace(/%20/g, '+');
+const quotePlus = (s: string) =>
+  encodeURIComponent(s)
+    .replace(/[!'()*]/g, (ch) => '%' + ch.charCodeAt(0).toString(16).toUpperCase())
+    .replace(/%20/g, '+');
 
 /**
  * One call of the Python client: `_get_signed_headers` (signature over simplejson.dumps(payload),
  * or over the username when there is none), `requests.post(data={'request': ...})`.
  * `legacy`: the 0.x client's `auth_method: CRYPTO` header instead of `authorization: CryptoAuth`.
  */
-function py(method: 'GET' | 'POST', path: string, payload?: Record<string, unknown>, opts: { query?: string; legacy?: boolean } = {}) {
+function py(
+  method: 'GET' | 'POST',
+  path: string,
+  payload?: Record<string, unknown>,
+  opts: { query?: string; legacy?: boolean } = {},
+) {
   const username = sb.creds.partner.username;
   const text = payload === undefined ? undefined : pyDumps(payload);
   const headers: Record<string, string> = {
@@ -78,10 +101,16 @@ function py(method: 'GET' | 'POST', path: string, payload?: Record<string, unkno
 // ------------------------------------------------------------------ Ruby client
 
 /** CGI.escape. */
-const cgiEscape = (s: string) => encodeURIComponent(s).replace(/[!'()*~]/g, (ch) => '%' + ch.charCodeAt(0).toString(16).toUpperCase()).replace(/%20/g, '+');
+const cgiEscape = (s: string) =>
+  encodeURIComponent(s)
+    .replace(/[!'()*~]/g, (ch) => '%' + ch.charCodeAt(0).toString(16).toUpperCase())
+    .replace(/%20/g, '+');
 
 /** The Ruby builder's params_to_string: `k=v&k2=v2`, values as they are. */
-const rubyParams = (p: Record<string, unknown>) => Object.entries(p).map(([k, v]) => `${k}=${v}`).join('&');
+const rubyParams = (p: Record<string, unknown>) =>
+  Object.entries(p)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&');
 
 /**
  * One call of the Ruby client. Builder#url joins the components and adds `/` plus
@@ -171,7 +200,13 @@ describe('Python reference client: every method', () => {
 
   it('invite_user with profile and label null; non-ASCII names escaped as \\uXXXX', async () => {
     const email = uniqueEmail('pyinvite');
-    const r = await py('POST', '/v1/user/invite/', { email, first_name: 'José', last_name: 'Müller', profile: null, label: null });
+    const r = await py('POST', '/v1/user/invite/', {
+      email,
+      first_name: 'José',
+      last_name: 'Müller',
+      profile: null,
+      label: null,
+    });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     const u = await py('GET', `/v1/user/${r.json.username}/`);
     expect(u.json.user.first_name).toBe('José');
@@ -182,7 +217,14 @@ describe('Python reference client: every method', () => {
   });
 
   it('create user (1.0.x): passwords null means a generated one', async () => {
-    const r = await py('POST', '/v1/user/', { email: uniqueEmail('pycreate'), first_name: 'Py', last_name: 'Thon', passwd: null, passwd_confirm: null, label: null });
+    const r = await py('POST', '/v1/user/', {
+      email: uniqueEmail('pycreate'),
+      first_name: 'Py',
+      last_name: 'Thon',
+      passwd: null,
+      passwd_confirm: null,
+      label: null,
+    });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     expect(r.json.passwd.length).toBeGreaterThanOrEqual(8);
   });
@@ -190,7 +232,14 @@ describe('Python reference client: every method', () => {
   it('create_order (1.0.x) with org, order_type and send_email; user_orders lists it', async () => {
     const user = await newUser(c.partner, 'pyorder');
     const r = await py('POST', '/v1/order/external/', {
-      username: user, digital_pricing: [priceId], billing_address: BILLING, shipping_address: {}, send_email: false, org: 'acme', label: null, order_type: 'TestPlan',
+      username: user,
+      digital_pricing: [priceId],
+      billing_address: BILLING,
+      shipping_address: {},
+      send_email: false,
+      org: 'acme',
+      label: null,
+      order_type: 'TestPlan',
     });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     const orders = await py('GET', `/v1/user/${user}/orders/`);
@@ -200,7 +249,13 @@ describe('Python reference client: every method', () => {
 
   it('create_order of the 0.x client (no org, no order_type): 400 naming the missing field, nothing created', async () => {
     const user = await newUser(c.partner, 'pyorder0');
-    const r = await py('POST', '/v1/order/external/', { username: user, digital_pricing: [priceId], billing_address: BILLING, shipping_address: {}, label: null });
+    const r = await py('POST', '/v1/order/external/', {
+      username: user,
+      digital_pricing: [priceId],
+      billing_address: BILLING,
+      shipping_address: {},
+      label: null,
+    });
     expect(r.status).toBe(400);
     expect(r.json.message).toMatch(/"(order_type|org)" is required/);
     expect((await py('GET', `/v1/user/${user}/orders/`)).json.count).toBe(0);
@@ -208,7 +263,12 @@ describe('Python reference client: every method', () => {
 
   it('order_free with expiration_date and label null', async () => {
     const user = await newUser(c.partner, 'pyfree');
-    const r = await py('POST', '/v1/order/free/', { username: user, hash_id: hash, expiration_date: null, label: null });
+    const r = await py('POST', '/v1/order/free/', {
+      username: user,
+      hash_id: hash,
+      expiration_date: null,
+      label: null,
+    });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
   });
 
@@ -223,7 +283,13 @@ describe('Python reference client: every method', () => {
   it('code generation and code summary (1.0.x)', async () => {
     const before = (await py('GET', '/v1/codes/summary/')).json.codes_generated;
     const r = await py('POST', '/v1/codes/generate/', {
-      hash_id: WELL_KNOWN.codeDistribution.hash_id, org: 'acme', limit_days: null, expiration_date: null, count: 2, samples: false, label: null,
+      hash_id: WELL_KNOWN.codeDistribution.hash_id,
+      org: 'acme',
+      limit_days: null,
+      expiration_date: null,
+      count: 2,
+      samples: false,
+      label: null,
     });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     expect(r.json.codes).toHaveLength(2);
@@ -231,7 +297,13 @@ describe('Python reference client: every method', () => {
   });
 
   it('import search with every key, nulls included (1.0.x)', async () => {
-    const r = await py('POST', '/v1/import/search/', { isbn: null, title: WELL_KNOWN.importTitle.title.split(' ')[0], author: null, offset: 0, limit: 0 });
+    const r = await py('POST', '/v1/import/search/', {
+      isbn: null,
+      title: WELL_KNOWN.importTitle.title.split(' ')[0],
+      author: null,
+      offset: 0,
+      limit: 0,
+    });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     expect(r.json.results.map((t: any) => t.title)).toContain(WELL_KNOWN.importTitle.title);
   });
@@ -246,7 +318,7 @@ describe('Python reference client: every method', () => {
   });
 });
 
-describe('Ruby reference client: every method (paths end in //, a GET\'s params in a last segment)', () => {
+describe("Ruby reference client: every method (paths end in //, a GET's params in a last segment)", () => {
   it('index and profile', async () => {
     const i = await rb('GET', '');
     expect(i.status, JSON.stringify(i.json)).toBe(200);
@@ -277,7 +349,9 @@ describe('Ruby reference client: every method (paths end in //, a GET\'s params 
     expect(all.json.results.length).toBe(all.json.count);
     const page = await rb('GET', 'v1/book/index', { limit: 2, offset: 1 });
     expect(page.status).toBe(200);
-    expect(page.json.results.map((b: any) => b.hash_id)).toEqual(all.json.results.slice(1, 3).map((b: any) => b.hash_id));
+    expect(page.json.results.map((b: any) => b.hash_id)).toEqual(
+      all.json.results.slice(1, 3).map((b: any) => b.hash_id),
+    );
   });
 
   it('book_viewer', async () => {
@@ -289,11 +363,23 @@ describe('Ruby reference client: every method (paths end in //, a GET\'s params 
   });
 
   it('invite_user with profile null; create_user with passwords and a profile', async () => {
-    const inv = await rb('POST', 'v1/user/invite', { email: uniqueEmail('rbinvite'), first_name: 'Ru', last_name: 'By', profile: null, label: null });
+    const inv = await rb('POST', 'v1/user/invite', {
+      email: uniqueEmail('rbinvite'),
+      first_name: 'Ru',
+      last_name: 'By',
+      profile: null,
+      label: null,
+    });
     expect(inv.status, JSON.stringify(inv.json)).toBe(200);
     const email = uniqueEmail('rbcreate');
     const cr = await rb('POST', 'v1/user', {
-      email, first_name: 'Ru', last_name: 'By', passwd: 'sesame-42', passwd_confirm: 'sesame-42', profile: { city: 'Oslo', country: 'NO' }, label: null,
+      email,
+      first_name: 'Ru',
+      last_name: 'By',
+      passwd: 'sesame-42',
+      passwd_confirm: 'sesame-42',
+      profile: { city: 'Oslo', country: 'NO' },
+      label: null,
     });
     expect(cr.status, JSON.stringify(cr.json)).toBe(200);
     expect(cr.json.passwd).toBe('sesame-42');
@@ -308,8 +394,16 @@ describe('Ruby reference client: every method (paths end in //, a GET\'s params 
     const user = await newUser(c.partner, 'rborder');
     const mailsBefore = (await sb.control.outbox()).length;
     const r = await rb('POST', 'v1/order/external', {
-      username: user, digital_pricing: [priceId], print_pricing: [], combo_pricing: [], billing_address: BILLING, shipping_address: {},
-      send_email: 'false', order_type: 'TestPlan', org: 'acme', label: null,
+      username: user,
+      digital_pricing: [priceId],
+      print_pricing: [],
+      combo_pricing: [],
+      billing_address: BILLING,
+      shipping_address: {},
+      send_email: 'false',
+      order_type: 'TestPlan',
+      org: 'acme',
+      label: null,
     });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     expect(r.json.order.items).toHaveLength(1);
@@ -321,8 +415,16 @@ describe('Ruby reference client: every method (paths end in //, a GET\'s params 
   it('create_order without order_type and org (the client sends ""): 400 naming the field', async () => {
     const user = await newUser(c.partner, 'rborder0');
     const r = await rb('POST', 'v1/order/external', {
-      username: user, digital_pricing: [priceId], print_pricing: [], combo_pricing: [], billing_address: BILLING, shipping_address: {},
-      send_email: 'true', order_type: '', org: '', label: null,
+      username: user,
+      digital_pricing: [priceId],
+      print_pricing: [],
+      combo_pricing: [],
+      billing_address: BILLING,
+      shipping_address: {},
+      send_email: 'true',
+      order_type: '',
+      org: '',
+      label: null,
     });
     expect(r.status).toBe(400);
     expect(r.json.message).toMatch(/"(order_type|org)" is required/);
@@ -331,8 +433,16 @@ describe('Ruby reference client: every method (paths end in //, a GET\'s params 
   it('create_order with print options: 400, the sandbox sells none (not silently dropped)', async () => {
     const user = await newUser(c.partner, 'rbprint');
     const r = await rb('POST', 'v1/order/external', {
-      username: user, digital_pricing: [priceId], print_pricing: [7], combo_pricing: [], billing_address: BILLING, shipping_address: {},
-      send_email: 'false', order_type: 'TestPlan', org: 'acme', label: null,
+      username: user,
+      digital_pricing: [priceId],
+      print_pricing: [7],
+      combo_pricing: [],
+      billing_address: BILLING,
+      shipping_address: {},
+      send_email: 'false',
+      order_type: 'TestPlan',
+      org: 'acme',
+      label: null,
     });
     expect(r.status).toBe(400);
     expect(r.json.message).toContain('print_pricing');
@@ -345,7 +455,10 @@ describe('Ruby reference client: every method (paths end in //, a GET\'s params 
     const r = await rb('POST', 'v1/order/refund', { order_id: whole.id, items: [], type: 'refund' });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     expect(r.json.refunds.map((x: any) => x.success)).toEqual([true, true]);
-    const part = await buy(c.partner, user, [WELL_KNOWN.limitedPricing.pricing[0].id, WELL_KNOWN.otherPublisher.pricing[0].id]);
+    const part = await buy(c.partner, user, [
+      WELL_KNOWN.limitedPricing.pricing[0].id,
+      WELL_KNOWN.otherPublisher.pricing[0].id,
+    ]);
     const p = await rb('POST', 'v1/order/refund', { order_id: part.id, items: [part.items[1].id], type: 'refund' });
     expect(p.status).toBe(200);
     expect(p.json.refunds).toEqual([{ purchase_id: part.items[1].id, success: true }]);
@@ -353,7 +466,12 @@ describe('Ruby reference client: every method (paths end in //, a GET\'s params 
 
   it('order_free with a "YYYY-MM-DD HH:MM:SS" expiration date', async () => {
     const user = await newUser(c.partner, 'rbfree');
-    const r = await rb('POST', 'v1/order/free', { username: user, hash_id: hash, expiration_date: '2031-01-02 03:04:05', label: null });
+    const r = await rb('POST', 'v1/order/free', {
+      username: user,
+      hash_id: hash,
+      expiration_date: '2031-01-02 03:04:05',
+      label: null,
+    });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     const orders = await rb('GET', `v1/user/${user}/orders`);
     expect(orders.json.results[0].items[0].expiration_date).toMatch(/^2031-01-02T03:04:05/);
@@ -372,7 +490,13 @@ describe('Ruby reference client: every method (paths end in //, a GET\'s params 
   it('code_generation with samples "false" and nulls; code_summary', async () => {
     const before = (await rb('GET', 'v1/codes/summary')).json.codes_generated;
     const r = await rb('POST', 'v1/codes/generate', {
-      hash_id: WELL_KNOWN.codeDistribution.hash_id, count: 3, org: 'acme', limit_days: null, expiration_date: null, samples: 'false', label: null,
+      hash_id: WELL_KNOWN.codeDistribution.hash_id,
+      count: 3,
+      org: 'acme',
+      limit_days: null,
+      expiration_date: null,
+      samples: 'false',
+      label: null,
     });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     expect(r.json.codes).toHaveLength(3);

@@ -25,7 +25,12 @@ describe('refunds (section 8, decisions: Refunds)', () => {
     const order = await buy(c.partner, user, [readme.pricing[0].id, readme.pricing[1].id]);
     const r = await refund({ order_id: order.id, type: 'refund' });
     expect(r.status).toBe(200);
-    expectShape(r.body, { code: 'integer', success: 'boolean', test_mode: 'boolean', refunds: [{ purchase_id: 'integer', success: 'boolean' }] });
+    expectShape(r.body, {
+      code: 'integer',
+      success: 'boolean',
+      test_mode: 'boolean',
+      refunds: [{ purchase_id: 'integer', success: 'boolean' }],
+    });
     expect(r.body.refunds).toEqual(order.items.map((i: any) => ({ purchase_id: i.id, success: true })));
     const again = await refund({ id: order.id });
     expect(again.status).toBe(200);
@@ -53,10 +58,16 @@ describe('refunds (section 8, decisions: Refunds)', () => {
     const user = await newUser(c.partner, 'r3');
     const order = await buy(c.partner, user, [readme.pricing[0].id]);
     await sb.control.usage({ username: user, hashId: readme.hash_id, viewed: 31 });
-    let p = await c.partner.call('user.purchase', { params: { username: user, purchase_id: order.items[0].id }, payload: { refund_data: true } });
+    let p = await c.partner.call('user.purchase', {
+      params: { username: user, purchase_id: order.items[0].id },
+      payload: { refund_data: true },
+    });
     expect(p.body.refund_available).toBe(true);
     await sb.control.usage({ username: user, hashId: readme.hash_id, viewed: 1 });
-    p = await c.partner.call('user.purchase', { params: { username: user, purchase_id: order.items[0].id }, payload: { refund_data: true } });
+    p = await c.partner.call('user.purchase', {
+      params: { username: user, purchase_id: order.items[0].id },
+      payload: { refund_data: true },
+    });
     expect(p.body.refund_available).toBe(false);
     const r = await refund({ order_id: order.id });
     expect(r.status).toBe(403);
@@ -68,7 +79,13 @@ describe('refunds (section 8, decisions: Refunds)', () => {
     const baltic = SEED_BOOKS.find((b) => b.num_pages === 320 && b.publisher === 'Northwind Academic')!;
     const user = await newUser(c.partner, 'r3edge');
     const order = await buy(c.partner, user, [baltic.pricing[0].id]);
-    const available = async () => (await c.partner.call('user.purchase', { params: { username: user, purchase_id: order.items[0].id }, payload: { refund_data: true } })).body.refund_available;
+    const available = async () =>
+      (
+        await c.partner.call('user.purchase', {
+          params: { username: user, purchase_id: order.items[0].id },
+          payload: { refund_data: true },
+        })
+      ).body.refund_available;
     await sb.control.usage({ username: user, hashId: baltic.hash_id, viewed: 32 });
     expect(await available()).toBe(true);
     await sb.control.usage({ username: user, hashId: baltic.hash_id, viewed: 1 });
@@ -93,19 +110,21 @@ describe('refunds (section 8, decisions: Refunds)', () => {
   it('page views in the reader count', async () => {
     const user = await newUser(c.partner, 'r5');
     const order = await buy(c.partner, user, [readme.pricing[0].id]);
-    const url = (await c.partner.call('book.viewer', { payload: { username: user, hash_id: readme.hash_id } })).body.viewer_url;
+    const url = (await c.partner.call('book.viewer', { payload: { username: user, hash_id: readme.hash_id } })).body
+      .viewer_url;
     for (let page = 1; page <= 32; page++) expect((await raw(`${url}?page=${page}`)).status).toBe(200);
     expect((await refund({ order_id: order.id })).status).toBe(403);
     const user2 = await newUser(c.partner, 'r6');
     const order2 = await buy(c.partner, user2, [readme.pricing[0].id]);
-    const url2 = (await c.partner.call('book.viewer', { payload: { username: user2, hash_id: readme.hash_id } })).body.viewer_url;
+    const url2 = (await c.partner.call('book.viewer', { payload: { username: user2, hash_id: readme.hash_id } })).body
+      .viewer_url;
     expect((await raw(`${url2}print/?page=2`)).status).toBe(200);
     const r = await refund({ order_id: order2.id });
     expect(r.status).toBe(403);
     expect(r.body.message).toMatch(/printed/);
   });
 
-  it('only the caller\'s orders; unknown order 404', async () => {
+  it("only the caller's orders; unknown order 404", async () => {
     const r = await refund({ order_id: 987654 });
     expect(r.status).toBe(404);
     const t = await refund({ order_id: 1, type: 'chargeback' });
@@ -120,17 +139,30 @@ describe('refunds (section 8, decisions: Refunds)', () => {
     const unread = await buy(c.partner, user2, [readme.pricing[0].id]);
     await sb.control.usage({ username: user, hashId: readme.hash_id, viewed: 1 });
     await sb.control.advanceClock(14 * 86_400_000 - 3_600_000); // 13 days 23 hours
-    let p = await c.partner.call('user.purchase', { params: { username: user, purchase_id: early.items[0].id }, payload: { refund_data: true } });
+    let p = await c.partner.call('user.purchase', {
+      params: { username: user, purchase_id: early.items[0].id },
+      payload: { refund_data: true },
+    });
     expect(p.body.refund_available).toBe(true);
     await sb.control.advanceClock('2h');
-    p = await c.partner.call('user.purchase', { params: { username: user, purchase_id: early.items[0].id }, payload: { refund_data: true } });
+    p = await c.partner.call('user.purchase', {
+      params: { username: user, purchase_id: early.items[0].id },
+      payload: { refund_data: true },
+    });
     expect(p.body.refund_available).toBe(false);
     const r = await refund({ order_id: early.id });
     expect(r.status).toBe(403);
     expect(r.body.message).toMatch(/14 days/);
     // Never accessed: the 30-day window after purchase applies.
     await sb.control.advanceClock('15d');
-    expect((await c.partner.call('user.purchase', { params: { username: user2, purchase_id: unread.items[0].id }, payload: { refund_data: true } })).body.refund_available).toBe(true);
+    expect(
+      (
+        await c.partner.call('user.purchase', {
+          params: { username: user2, purchase_id: unread.items[0].id },
+          payload: { refund_data: true },
+        })
+      ).body.refund_available,
+    ).toBe(true);
     await sb.control.advanceClock('1d');
     const late = await refund({ order_id: unread.id });
     expect(late.status).toBe(403);
@@ -139,15 +171,23 @@ describe('refunds (section 8, decisions: Refunds)', () => {
 });
 
 describe('access control (section 3 state table, section 7 rows)', () => {
-  const allow = (payload: Record<string, unknown>, accept?: string) => c.operator.call('access.allow', { payload, accept });
-  const revoke = (payload: Record<string, unknown>, accept?: string) => c.operator.call('access.revoke', { payload, accept });
+  const allow = (payload: Record<string, unknown>, accept?: string) =>
+    c.operator.call('access.allow', { payload, accept });
+  const revoke = (payload: Record<string, unknown>, accept?: string) =>
+    c.operator.call('access.revoke', { payload, accept });
 
   it('no access → allow → has access → allow again 400 → revoke → no access → revoke 404', async () => {
     const user = await newUser(c.partner, 'acc');
     const book = WELL_KNOWN.otherPublisher.hash_id;
     const v0 = await c.partner.call('book.viewer', { payload: { username: user, hash_id: book } });
     expect(v0.status).toBe(404);
-    const a = await allow({ hash_id: book, username: user, price: '12.01', send_email: 'true', email: 'desk@partner.example' });
+    const a = await allow({
+      hash_id: book,
+      username: user,
+      price: '12.01',
+      send_email: 'true',
+      email: 'desk@partner.example',
+    });
     expect(a.status).toBe(200);
     expect(a.body).toMatchObject({ code: 200, success: true, test_mode: true });
     expect((await c.partner.call('book.viewer', { payload: { username: user, hash_id: book } })).status).toBe(200);
@@ -164,7 +204,7 @@ describe('access control (section 3 state table, section 7 rows)', () => {
     expect(r2.body.message).toBe('Purchase record not found');
     const a2 = await allow({ hash_id: book, username: user, price: '0', send_email: false });
     expect(a2.status).toBe(200);
-    expect((await sb.control.outbox(email))).toHaveLength(1);
+    expect(await sb.control.outbox(email)).toHaveLength(1);
   });
 
   it('expiration_date ends access; then allow works again', async () => {
@@ -190,7 +230,11 @@ describe('access control (section 3 state table, section 7 rows)', () => {
       [{ hash_id: book, username: user, price: 'twelve' }, 400, 'The price field was supplied an invalid value'],
       [{ hash_id: book, username: user, price: '1.001' }, 400, 'The price field was supplied an invalid value'],
       [{ hash_id: book, username: user, price: '-1' }, 400, 'The price field was supplied an invalid value'],
-      [{ hash_id: book, username: user, price: '1.00', email: 'not an email' }, 400, 'The email field provided was invalid'],
+      [
+        { hash_id: book, username: user, price: '1.00', email: 'not an email' },
+        400,
+        'The email field provided was invalid',
+      ],
     ];
     for (const [payload, status, message] of rows) {
       const j = await allow(payload);
@@ -218,9 +262,18 @@ describe('access control (section 3 state table, section 7 rows)', () => {
   it('GET form of the access API and partner auth with the access scope', async () => {
     const user = await newUser(c.partner, 'get');
     const book = WELL_KNOWN.readme.hash_id;
-    const g = await c.operator.request({ method: 'GET', path: `/v1/access/allow/?hash_id=${book}&username=${user}&price=3.50`, auth: 'access' });
+    const g = await c.operator.request({
+      method: 'GET',
+      path: `/v1/access/allow/?hash_id=${book}&username=${user}&price=3.50`,
+      auth: 'access',
+    });
     expect(g.status).toBe(200);
-    const p = await c.partner.request({ method: 'POST', path: '/v1/access/revoke/', payload: { hash_id: book, username: user }, auth: 'partner' });
+    const p = await c.partner.request({
+      method: 'POST',
+      path: '/v1/access/revoke/',
+      payload: { hash_id: book, username: user },
+      auth: 'partner',
+    });
     expect(p.status).toBe(200);
   });
 });

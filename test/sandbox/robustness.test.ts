@@ -25,7 +25,12 @@ async function snapshot(): Promise<string> {
   const codes = await c.partner.call('codes.summary');
   const orders = await c.partner.call('user.orders', { params: { username: WELL_KNOWN.user.username } });
   const outbox = await sb.control.outbox();
-  return JSON.stringify([idx.body.results.map((b: any) => b.status), codes.body.codes_generated, orders.body, outbox.length]);
+  return JSON.stringify([
+    idx.body.results.map((b: any) => b.status),
+    codes.body.codes_generated,
+    orders.body,
+    outbox.length,
+  ]);
 }
 
 describe('bad input in bulk', () => {
@@ -52,10 +57,20 @@ describe('bad input in bulk', () => {
     const statuses = new Map<number, number>();
     for (const [name, payload] of bodies) {
       const ep = ENDPOINTS.find((e) => e.name === name)!;
-      const path = ep.path.replace('{hash_id}', WELL_KNOWN.unprocessed.hash_id).replace('{username}', WELL_KNOWN.user.username).replace('{purchase_id}', '1');
-      const r = await c.operator.request({ method: 'POST', path, payload, auth: ep.auth === 'access' ? 'access' : 'partner' });
+      const path = ep.path
+        .replace('{hash_id}', WELL_KNOWN.unprocessed.hash_id)
+        .replace('{username}', WELL_KNOWN.user.username)
+        .replace('{purchase_id}', '1');
+      const r = await c.operator.request({
+        method: 'POST',
+        path,
+        payload,
+        auth: ep.auth === 'access' ? 'access' : 'partner',
+      });
       statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-      expect([400, 404], `${name} ${JSON.stringify(payload).slice(0, 120)} → ${r.status} ${r.body.message}`).toContain(r.status);
+      expect([400, 404], `${name} ${JSON.stringify(payload).slice(0, 120)} → ${r.status} ${r.body.message}`).toContain(
+        r.status,
+      );
       expect(typeof r.body.message).toBe('string');
       expect(r.body.message.length).toBeLessThan(500);
     }
@@ -68,19 +83,36 @@ describe('bad input in bulk', () => {
     for (const text of texts) {
       const r = await raw(`${sb.url}/v1/order/external/`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'api-user': u, signature: sign(text, key), authorization: 'CryptoAuth' },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'api-user': u,
+          signature: sign(text, key),
+          authorization: 'CryptoAuth',
+        },
         body: 'request=' + quotePlus(text),
       });
       expect(r.status, text).toBe(400);
       expect(r.json.message).toMatch(/JSON|object/);
     }
     for (const body of ['{"request": ', '{"other": {}}', '[]', '{"request": {"a": 1}, ']) {
-      const r = await raw(`${sb.url}/v1/order/external/`, { method: 'POST', headers: { 'content-type': 'application/json', 'api-user': u, signature: 'x' }, body });
+      const r = await raw(`${sb.url}/v1/order/external/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'api-user': u, signature: 'x' },
+        body,
+      });
       expect(r.status, body).toBe(400);
     }
-    const tooBig = await raw(`${sb.url}/v1/book/search/`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'request=' + 'a'.repeat(2 * 1024 * 1024) });
+    const tooBig = await raw(`${sb.url}/v1/book/search/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'request=' + 'a'.repeat(2 * 1024 * 1024),
+    });
     expect(tooBig.status).toBe(400);
-    const binary = await raw(`${sb.url}/v1/book/search/`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: Buffer.from([0xff, 0xfe, 0x00, 0x80]) as any });
+    const binary = await raw(`${sb.url}/v1/book/search/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: Buffer.from([0xff, 0xfe, 0x00, 0x80]) as any,
+    });
     expect([400, 401]).toContain(binary.status);
 
     expect(await snapshot()).toBe(before);
@@ -89,12 +121,29 @@ describe('bad input in bulk', () => {
   it('bad and missing signatures, wrong methods, unknown paths, odd path values', async () => {
     const before = await snapshot();
     const u = sb.creds.partner.username;
-    const text = pythonJson({ username: WELL_KNOWN.user.username, digital_pricing: [1], billing_address: BILLING, order_type: 'TestPlan', org: 'x' });
-    const sigs = ['', 'not base64 at all!', 'A'.repeat(344), 'A'.repeat(10_000), sign(text, loadRsaPrivateKey(sb.creds.limited.keyPem))];
+    const text = pythonJson({
+      username: WELL_KNOWN.user.username,
+      digital_pricing: [1],
+      billing_address: BILLING,
+      order_type: 'TestPlan',
+      org: 'x',
+    });
+    const sigs = [
+      '',
+      'not base64 at all!',
+      'A'.repeat(344),
+      'A'.repeat(10_000),
+      sign(text, loadRsaPrivateKey(sb.creds.limited.keyPem)),
+    ];
     for (const signature of sigs) {
       const r = await raw(`${sb.url}/v1/order/external/`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'api-user': u, signature, authorization: 'CryptoAuth' },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'api-user': u,
+          signature,
+          authorization: 'CryptoAuth',
+        },
         body: 'request=' + quotePlus(text),
       });
       expect(r.status).toBe(401);
@@ -107,18 +156,38 @@ describe('bad input in bulk', () => {
     }
     expect((await raw(`${sb.url}/v1/book/search/`)).status).toBe(405);
     expect((await raw(`${sb.url}/v1/codes/summary/`, { method: 'POST' })).status).toBe(405);
-    for (const p of ['/nope', '/v1/', '/v1/order/5/', '/v1/book/x/reindex/', '/v1/cart/', '/repeat/', '/v1//book/isbn/1/', '/' + 'a/'.repeat(500), '/%E0%A4%A']) {
+    for (const p of [
+      '/nope',
+      '/v1/',
+      '/v1/order/5/',
+      '/v1/book/x/reindex/',
+      '/v1/cart/',
+      '/repeat/',
+      '/v1//book/isbn/1/',
+      '/' + 'a/'.repeat(500),
+      '/%E0%A4%A',
+    ]) {
       const r = await raw(sb.url + p);
       expect([400, 404], p).toContain(r.status);
       expect(r.json?.message, p).toBeTruthy();
     }
-    for (const v of ['%2F..%2F..', 'a%00b', encodeURIComponent('x'.repeat(5000)), '%F0%9F%93%9A', "'; DROP TABLE books; --"]) {
+    for (const v of [
+      '%2F..%2F..',
+      'a%00b',
+      encodeURIComponent('x'.repeat(5000)),
+      '%F0%9F%93%9A',
+      "'; DROP TABLE books; --",
+    ]) {
       const r = await c.partner.request({ method: 'GET', path: `/v1/book/isbn/${v}/` });
       expect([400, 404], v).toContain(r.status);
       const e = await c.partner.request({ method: 'GET', path: `/v1/user/email/${v}/` });
       expect([400, 404], v).toContain(e.status);
     }
-    const badCt = await raw(`${sb.url}/v1/book/search/`, { method: 'POST', headers: { 'content-type': 'text/plain', 'api-user': u, signature: 'x' }, body: 'hello' });
+    const badCt = await raw(`${sb.url}/v1/book/search/`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'api-user': u, signature: 'x' },
+      body: 'hello',
+    });
     expect(badCt.status).toBe(401);
     // The server is still answering and nothing changed.
     expect((await c.partner.call('profile')).status).toBe(200);
@@ -126,10 +195,15 @@ describe('bad input in bulk', () => {
   });
 
   it('a request that is absent/null alike and booleans in every accepted spelling', async () => {
-    const r1 = await c.partner.call('book.search', { payload: { title: null, author: null, isbn: null, hash_ids: null, offset: null, limit: null } });
+    const r1 = await c.partner.call('book.search', {
+      payload: { title: null, author: null, isbn: null, hash_ids: null, offset: null, limit: null },
+    });
     expect(r1.status).toBe(200);
     for (const v of [true, 'true', 'True', false, 'false', 'False']) {
-      const r = await c.partner.call('user.purchase', { params: { username: WELL_KNOWN.user.username, purchase_id: 1 }, payload: { refund_data: v } });
+      const r = await c.partner.call('user.purchase', {
+        params: { username: WELL_KNOWN.user.username, purchase_id: 1 },
+        payload: { refund_data: v },
+      });
       expect([200, 404]).toContain(r.status);
     }
   });
@@ -140,11 +214,32 @@ describe('concurrency', () => {
     const user = await newUser(c.partner, 'race');
     const number = `RACE-${Date.now() % 1e8}`;
     const clientsList = Array.from({ length: 8 }, () =>
-      probe(new ApiClient({ baseUrl: sb.url, timeout: 10_000, retries: 0, credentials: { kind: 'crypto', username: sb.creds.partner.username, key: loadRsaPrivateKey(sb.creds.partner.keyPem) } })),
+      probe(
+        new ApiClient({
+          baseUrl: sb.url,
+          timeout: 10_000,
+          retries: 0,
+          credentials: {
+            kind: 'crypto',
+            username: sb.creds.partner.username,
+            key: loadRsaPrivateKey(sb.creds.partner.keyPem),
+          },
+        }),
+      ),
     );
     const results = await Promise.all(
       clientsList.map((cl) =>
-        cl.call('order.external', { payload: { username: user, digital_pricing: [1], billing_address: BILLING, order_type: 'TestPlan', org: 'o', order_number: number, send_email: false } }),
+        cl.call('order.external', {
+          payload: {
+            username: user,
+            digital_pricing: [1],
+            billing_address: BILLING,
+            order_type: 'TestPlan',
+            org: 'o',
+            order_number: number,
+            send_email: false,
+          },
+        }),
       ),
     );
     expect(results.every((r) => r.status === 200)).toBe(true);
@@ -158,11 +253,18 @@ describe('concurrency', () => {
     // The same grant at once: one 200, seven 400 "already has access".
     const grants = await Promise.all(
       clientsList.map((cl) =>
-        cl.request({ method: 'POST', path: '/v1/access/allow/', payload: { hash_id: WELL_KNOWN.readme.hash_id, username: user, price: '1.00' }, auth: 'partner' }),
+        cl.request({
+          method: 'POST',
+          path: '/v1/access/allow/',
+          payload: { hash_id: WELL_KNOWN.readme.hash_id, username: user, price: '1.00' },
+          auth: 'partner',
+        }),
       ),
     );
     expect(grants.filter((r) => r.status === 200)).toHaveLength(1);
-    expect(grants.filter((r) => r.status === 400 && r.body.message === 'The user already has access to this book')).toHaveLength(7);
+    expect(
+      grants.filter((r) => r.status === 400 && r.body.message === 'The user already has access to this book'),
+    ).toHaveLength(7);
     await Promise.all(clientsList.map((cl) => cl.close()));
   });
 });
@@ -200,12 +302,26 @@ describe('fault injection', () => {
     // Math.random, 10 lookups at 8 retries failed about 2% of runs. The log proves the run met
     // every kind of fault, several times.
     const seen: string[] = [];
-    const k = await startTestSandbox({ faults: { rate: 0.5, kinds: ['503', '429', 'reset'], seed: 20261123 }, log: (l) => seen.push(l) });
+    const k = await startTestSandbox({
+      faults: { rate: 0.5, kinds: ['503', '429', 'reset'], seed: 20261123 },
+      log: (l) => seen.push(l),
+    });
     try {
       // The timeout is the request's one deadline, waits included (issue 28): 8 retries' backoff
       // (up to 8 s each, as asked, though this test's sleep takes 20 ms) must fit in it.
-      const cl = new ApiClient({ baseUrl: k.url, timeout: 60_000, retries: 8, sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 20))), credentials: { kind: 'crypto', username: k.creds.partner.username, key: loadRsaPrivateKey(k.creds.partner.keyPem) } });
-      for (let i = 0; i < 10; i++) expect((await cl.call('book.isbn', { params: { isbn: WELL_KNOWN.readme.isbn13 } })).status).toBe(200);
+      const cl = new ApiClient({
+        baseUrl: k.url,
+        timeout: 60_000,
+        retries: 8,
+        sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 20))),
+        credentials: {
+          kind: 'crypto',
+          username: k.creds.partner.username,
+          key: loadRsaPrivateKey(k.creds.partner.keyPem),
+        },
+      });
+      for (let i = 0; i < 10; i++)
+        expect((await cl.call('book.isbn', { params: { isbn: WELL_KNOWN.readme.isbn13 } })).status).toBe(200);
       await cl.close();
     } finally {
       await k.close();
@@ -219,7 +335,10 @@ describe('fault injection', () => {
   it('a fault seed gives the same faults in the same order, run after run', async () => {
     const faultsOf = async (seed: number) => {
       const lines: string[] = [];
-      const s = await startTestSandbox({ faults: { rate: 0.5, kinds: ['503', '429'], seed }, log: (l) => lines.push(l) });
+      const s = await startTestSandbox({
+        faults: { rate: 0.5, kinds: ['503', '429'], seed },
+        log: (l) => lines.push(l),
+      });
       try {
         for (let i = 0; i < 24; i++) await raw(`${s.url}/`);
       } finally {

@@ -42,12 +42,16 @@ describe('schema versions', () => {
       expect(schemaVersion(store)).toBe(SCHEMA_VERSION);
       expect(store.all('PRAGMA table_info(books)').map((c) => c.name)).toContain('loaded_at');
       expect(store.get('SELECT count(*) AS n FROM books')!.n).toBe(22);
-      expect(store.get("SELECT title FROM books WHERE hash_id = 'cee313141a0ce9a22774b32f87855d677d864cfb'")?.title).toBeDefined();
+      expect(
+        store.get("SELECT title FROM books WHERE hash_id = 'cee313141a0ce9a22774b32f87855d677d864cfb'")?.title,
+      ).toBeDefined();
       ensureSeeded(store); // a second open changes nothing
       expect(schemaVersion(store)).toBe(SCHEMA_VERSION);
       const s = await loadCatalogueFile(store, ONIX);
       expect(s).toMatchObject({ added: 3, refused: 0 });
-      expect(store.get("SELECT count(*) AS n FROM books_fts WHERE books_fts MATCH 'title : \"Tid\"'")!.n).toBeGreaterThan(0);
+      expect(
+        store.get('SELECT count(*) AS n FROM books_fts WHERE books_fts MATCH \'title : "Tid"\'')!.n,
+      ).toBeGreaterThan(0);
     } finally {
       cleanupKeyFiles(store);
       store.close();
@@ -62,7 +66,9 @@ describe('schema versions', () => {
     const store = new Store(path);
     try {
       expect(() => ensureSeeded(store)).toThrow(SchemaTooNew);
-      expect(() => ensureSeeded(store)).toThrow(/written by a newer bookdist \(schema version 3; this one reads up to 2\)\. Upgrade bookdist.*sandbox reset/);
+      expect(() => ensureSeeded(store)).toThrow(
+        /written by a newer bookdist \(schema version 3; this one reads up to 2\)\. Upgrade bookdist.*sandbox reset/,
+      );
     } finally {
       store.close();
     }
@@ -86,9 +92,19 @@ describe('schema versions', () => {
     expect(keep.code).toBe(0);
     expect(keep.stderr).toContain('The 3 titles loaded from catalogue files were kept (same hash ids and price ids).');
     let store = new Store(path);
-    const kept = store.get("SELECT b.hash_id, p.title AS publisher FROM books b JOIN publishers p ON p.id = b.publisher_id WHERE eisbn13 = '9781770100015'");
-    expect(store.get("SELECT count(*) AS n FROM pricing p JOIN books b ON b.id = p.book_id WHERE b.eisbn13 = '9781770100015'")!.n).toBe(3);
-    expect(store.get("SELECT count(*) AS n FROM account_publishers ap JOIN publishers p ON p.id = ap.publisher_id WHERE p.title = 'Tidewater Press'")!.n).toBe(1);
+    const kept = store.get(
+      "SELECT b.hash_id, p.title AS publisher FROM books b JOIN publishers p ON p.id = b.publisher_id WHERE eisbn13 = '9781770100015'",
+    );
+    expect(
+      store.get(
+        "SELECT count(*) AS n FROM pricing p JOIN books b ON b.id = p.book_id WHERE b.eisbn13 = '9781770100015'",
+      )!.n,
+    ).toBe(3);
+    expect(
+      store.get(
+        "SELECT count(*) AS n FROM account_publishers ap JOIN publishers p ON p.id = ap.publisher_id WHERE p.title = 'Tidewater Press'",
+      )!.n,
+    ).toBe(1);
     store.close();
     expect(kept).toMatchObject({ publisher: 'Tidewater Press' });
 

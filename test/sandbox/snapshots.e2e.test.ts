@@ -30,7 +30,11 @@ function reader(username: string) {
     while (!stop) {
       const r = await c.partner.call('user.orders', { params: { username } });
       const orders = (r.body.results ?? []) as Array<{ item_count: number; items: unknown[] }>;
-      seen.push({ status: r.status, count: orders.length, whole: orders.every((o) => o.item_count === 1 && o.items.length === 1) });
+      seen.push({
+        status: r.status,
+        count: orders.length,
+        whole: orders.every((o) => o.item_count === 1 && o.items.length === 1),
+      });
     }
   })();
   return { seen, stop: async () => ((stop = true), await done) };
@@ -63,12 +67,16 @@ describe('sandbox snapshot on a running sandbox', () => {
     expect(during.seen.every((s) => s.whole && [0, 1, 2, 3].includes(s.count))).toBe(true);
     expect(during.seen.at(-1)!.count).toBe(0);
     // Once the load is seen, no read sees the orders again.
-    const firstEmptyAfterOrders = during.seen.findIndex((s, i) => i > 0 && s.count === 0 && during.seen.slice(0, i).some((x) => x.count === 3));
+    const firstEmptyAfterOrders = during.seen.findIndex(
+      (s, i) => i > 0 && s.count === 0 && during.seen.slice(0, i).some((x) => x.count === 3),
+    );
     expect(firstEmptyAfterOrders).toBeGreaterThan(0);
     expect(during.seen.slice(firstEmptyAfterOrders).every((s) => s.count === 0)).toBe(true);
 
     // The database is the snapshot again, but for the journal of the requests since.
-    const again = JSON.parse((await runCli(['sandbox', 'snapshot', 'diff', 'base', '--url', sb.url, '--json'], { env })).stdout).tables as Array<{ table: string }>;
+    const again = JSON.parse(
+      (await runCli(['sandbox', 'snapshot', 'diff', 'base', '--url', sb.url, '--json'], { env })).stdout,
+    ).tables as Array<{ table: string }>;
     expect(again.map((t) => t.table).filter((t) => t !== 'journal')).toEqual([]);
     expect((await c.partner.call('user.orders', { params: { username } })).body.count).toBe(0);
 

@@ -41,7 +41,9 @@ describe('sandbox store layers', () => {
   it('a domain area does not import the layers that serve it (pages, server, service, router, controls)', () => {
     const bad: string[] = [];
     for (const f of sources('domain')) {
-      for (const i of imports(read(f))) if (/^\.\.\/(pages|server|service|router|control|control-routes|embedded)\.js$/.test(i)) bad.push(`${f} -> ${i}`);
+      for (const i of imports(read(f)))
+        if (/^\.\.\/(pages|server|service|router|control|control-routes|embedded)\.js$/.test(i))
+          bad.push(`${f} -> ${i}`);
     }
     expect(bad).toEqual([]);
   });

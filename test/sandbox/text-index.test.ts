@@ -58,13 +58,18 @@ function plainWords(title: string): number[] {
 function plainLike(table: 'books' | 'imports', column: string, word: string): number[] {
   const db = new DatabaseSync(sb.dbPath, { readOnly: true });
   try {
-    return (db.prepare(`SELECT id FROM ${table} WHERE ${column} LIKE ? ORDER BY id`).all(`%${word}%`) as Array<{ id: number }>).map((r) => r.id);
+    return (
+      db.prepare(`SELECT id FROM ${table} WHERE ${column} LIKE ? ORDER BY id`).all(`%${word}%`) as Array<{ id: number }>
+    ).map((r) => r.id);
   } finally {
     db.close();
   }
 }
 
-async function searchIds(endpoint: 'book.search' | 'import.search', payload: Record<string, unknown>): Promise<{ ids: Array<number | string>; count: number }> {
+async function searchIds(
+  endpoint: 'book.search' | 'import.search',
+  payload: Record<string, unknown>,
+): Promise<{ ids: Array<number | string>; count: number }> {
   const r = await c.partner.call(endpoint, { payload: { limit: 100, ...payload } });
   expect(r.status).toBe(200);
   return { ids: r.body.results.map((b: any) => b.id ?? b.identifiers.isbn13), count: r.body.count };
@@ -73,13 +78,37 @@ async function searchIds(endpoint: 'book.search' | 'import.search', payload: Rec
 describe('text indexes of a serving sandbox', () => {
   it("take any word as text: the text index's query syntax in a word is matched literally, as LIKE would", async () => {
     const hostile = [
-      '"Lighthouse"', 'Light"house', 'keeper\'s', 'title:Lighthouse', 'author:Ellison', 'NEAR(Lighthouse', 'Light*', '^Light',
-      'ouse', 'IGHTH', 'edge', 'ghthou', 'Harb our', 'AND', 'OR NOT', 'Ledger -Keeper', '(Lighthouse)', '{title}', 'Ledg_r', 'Led%er', 'led\\ger', 'LIGHTHOUSE ledger', 'é"é',
+      '"Lighthouse"',
+      'Light"house',
+      "keeper's",
+      'title:Lighthouse',
+      'author:Ellison',
+      'NEAR(Lighthouse',
+      'Light*',
+      '^Light',
+      'ouse',
+      'IGHTH',
+      'edge',
+      'ghthou',
+      'Harb our',
+      'AND',
+      'OR NOT',
+      'Ledger -Keeper',
+      '(Lighthouse)',
+      '{title}',
+      'Ledg_r',
+      'Led%er',
+      'led\\ger',
+      'LIGHTHOUSE ledger',
+      'é"é',
     ];
     for (const title of hostile) {
       const r = await c.partner.call('book.search', { payload: { title, limit: 100 } });
       expect(r.status, title).toBe(200);
-      expect(r.body.results.map((b: any) => b.id), title).toEqual(plainWords(title));
+      expect(
+        r.body.results.map((b: any) => b.id),
+        title,
+      ).toEqual(plainWords(title));
     }
     expect(plainWords('LIGHTHOUSE ledger')).toHaveLength(1);
   });
@@ -99,7 +128,8 @@ describe('text indexes of a serving sandbox', () => {
 
     // Merged soon after (half a second after the other connection's commits stop).
     const deadline = Date.now() + 10_000;
-    while ((segments('books_fts') > 1 || segments('imports_fts') > 1) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while ((segments('books_fts') > 1 || segments('imports_fts') > 1) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     expect(segments('books_fts')).toBe(1);
     expect(segments('imports_fts')).toBe(1);
 

@@ -4,7 +4,12 @@ import { createSign, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/sandbox/auth.js';
 
-const pair = () => generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+const pair = () =>
+  generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
 
 describe('verified-signature cache', () => {
   it('answers a repeat from memory and everything else by verifying', () => {
@@ -15,7 +20,7 @@ describe('verified-signature cache', () => {
     expect(verifySignature(a.publicKey, 'partner-user', sig)).toBe(true); // remembered
     expect(verifySignature(a.publicKey, 'partner-usex', sig)).toBe(false); // other message
     expect(verifySignature(b.publicKey, 'partner-user', sig)).toBe(false); // other key
-    const flipped = (sig[5] === 'A' ? 'B' : 'A');
+    const flipped = sig[5] === 'A' ? 'B' : 'A';
     expect(verifySignature(a.publicKey, 'partner-user', sig.slice(0, 5) + flipped + sig.slice(6))).toBe(false);
     // A long message (not remembered) still verifies every time.
     const long = 'x'.repeat(10_000);

@@ -51,11 +51,17 @@ async function create(name: string, from?: string): Promise<Workspace> {
 
 /** A signed client at `url` with a partner key (PEM) and username. */
 function client(url: string, username: string, keyPem: string): Probe {
-  const c = new ApiClient({ baseUrl: url, timeout: 10_000, retries: 0, credentials: { kind: 'crypto', username, key: loadRsaPrivateKey(keyPem) } });
+  const c = new ApiClient({
+    baseUrl: url,
+    timeout: 10_000,
+    retries: 0,
+    credentials: { kind: 'crypto', username, key: loadRsaPrivateKey(keyPem) },
+  });
   opened.push(c);
   return probe(c);
 }
-const partnerOf = (w: Workspace) => client(w.url, w.credentials.partner.username, readFileSync(w.credentials.partner.key_file, 'utf8'));
+const partnerOf = (w: Workspace) =>
+  client(w.url, w.credentials.partner.username, readFileSync(w.credentials.partner.key_file, 'utf8'));
 const user = WELL_KNOWN.user.username;
 const orderIds = async (c: Probe) => {
   const r = await c.call('user.orders', { params: { username: user } });
@@ -90,7 +96,12 @@ describe('sandbox workspace on a running sandbox', () => {
     // The main sandbox's keys (signed, shared key, operator token) and B's key are refused in A.
     const mainKeyInA = client(a.url, sb.creds.partner.username, sb.creds.partner.keyPem);
     expect((await mainKeyInA.call('user.orders', { params: { username: user } })).status).toBe(401);
-    const sharedInA = new ApiClient({ baseUrl: a.url, timeout: 10_000, retries: 0, credentials: { kind: 'shared', username: sb.creds.partner.username, sharedKey: sb.creds.partner.sharedKey } });
+    const sharedInA = new ApiClient({
+      baseUrl: a.url,
+      timeout: 10_000,
+      retries: 0,
+      credentials: { kind: 'shared', username: sb.creds.partner.username, sharedKey: sb.creds.partner.sharedKey },
+    });
     opened.push(sharedInA);
     expect((await probe(sharedInA).call('user.orders', { params: { username: user } })).status).toBe(401);
     const bKeyInA = client(a.url, b.credentials.partner.username, readFileSync(b.credentials.partner.key_file, 'utf8'));
@@ -98,7 +109,10 @@ describe('sandbox workspace on a running sandbox', () => {
     // ...and the main sandbox's control secret at A's control routes.
     const ctl = await fetch(`${a.url}/_sandbox/clock`, { headers: { 'x-sandbox-secret': sb.controlSecret } });
     expect(ctl.status).toBe(401);
-    expect((await fetch(`${a.url}/_sandbox/clock`, { headers: { 'x-sandbox-secret': a.credentials.control_secret } })).status).toBe(200);
+    expect(
+      (await fetch(`${a.url}/_sandbox/clock`, { headers: { 'x-sandbox-secret': a.credentials.control_secret } }))
+        .status,
+    ).toBe(200);
 
     // Unauthenticated routes reach the workspace at its own URL.
     const index = await fetch(`${a.url}/`);
@@ -107,7 +121,10 @@ describe('sandbox workspace on a running sandbox', () => {
 
     const listed = await cli('list', '--json');
     expect(listed.code, listed.stderr).toBe(0);
-    expect(JSON.parse(listed.stdout).workspaces.map((w: Workspace) => [w.name, w.url])).toEqual([['job-a', a.url], ['job-b', b.url]]);
+    expect(JSON.parse(listed.stdout).workspaces.map((w: Workspace) => [w.name, w.url])).toEqual([
+      ['job-a', a.url],
+      ['job-b', b.url],
+    ]);
 
     // The secrets create printed are in no journal row of the main sandbox.
     const journal = await runCli(['sandbox', 'requests', 'list', '--db', sb.dbPath, '--json'], { env });
@@ -115,10 +132,16 @@ describe('sandbox workspace on a running sandbox', () => {
     expect(journal.stdout).toContain('/_sandbox/workspaces');
     // Each workspace keeps its own request journal: A's order is in A's, not in the main one.
     expect(journal.stdout).not.toContain('/v1/order/external');
-    const aJournal = await runCli(['sandbox', 'requests', 'list', '--url', a.url, '--json'], { env: { ...env, BOOKDIST_SANDBOX_SECRET: a.credentials.control_secret } });
+    const aJournal = await runCli(['sandbox', 'requests', 'list', '--url', a.url, '--json'], {
+      env: { ...env, BOOKDIST_SANDBOX_SECRET: a.credentials.control_secret },
+    });
     expect(aJournal.code, aJournal.stderr).toBe(0);
     expect(aJournal.stdout).toContain('/v1/order/external');
-    for (const secret of [...creds.map((c) => c.partner.shared_key), ...creds.map((c) => c.control_secret), ...creds.map((c) => c.operator_token)]) {
+    for (const secret of [
+      ...creds.map((c) => c.partner.shared_key),
+      ...creds.map((c) => c.control_secret),
+      ...creds.map((c) => c.operator_token),
+    ]) {
       expect(journal.stdout).not.toContain(secret);
     }
 
@@ -131,7 +154,9 @@ describe('sandbox workspace on a running sandbox', () => {
     expect(existsSync(join(dir, 'job-b.db'))).toBe(false);
     expect(existsSync(b.credentials.partner.key_file)).toBe(false);
     await expect(fetch(`${b.url}/`)).rejects.toThrow();
-    expect(JSON.parse((await cli('list', '--json')).stdout).workspaces.map((w: Workspace) => w.name)).toEqual(['job-a']);
+    expect(JSON.parse((await cli('list', '--json')).stdout).workspaces.map((w: Workspace) => w.name)).toEqual([
+      'job-a',
+    ]);
     // A is untouched.
     expect(await orderIds(pa)).toContain(order.id);
   });
@@ -175,7 +200,10 @@ describe('workspaces across a restart', () => {
       const ws = async (server: typeof first, method: 'GET' | 'POST', path: string, body?: unknown) => {
         const res = await fetch(server.url + path, {
           method,
-          headers: { 'x-sandbox-secret': server.controlSecret, ...(body ? { 'content-type': 'application/json' } : {}) },
+          headers: {
+            'x-sandbox-secret': server.controlSecret,
+            ...(body ? { 'content-type': 'application/json' } : {}),
+          },
           body: body ? JSON.stringify(body) : undefined,
         });
         expect(res.status).toBe(200);

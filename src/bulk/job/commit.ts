@@ -112,8 +112,15 @@ export class StdoutCommitter<R extends Record<string, unknown>> implements Commi
   ) {
     const { spec, ctx } = s;
     this.sink = new StdoutSink(ctx.io.stdout);
-    const out: Context = Object.assign(Object.create(Object.getPrototypeOf(ctx)), ctx, { io: { ...ctx.io, stdout: this.sink } });
-    this.writer = spec.stdoutWriter?.(out) ?? createRowWriter(out, { columns: spec.stdoutColumns ?? spec.columns.map((key) => ({ key })), format: spec.stdoutFormat });
+    const out: Context = Object.assign(Object.create(Object.getPrototypeOf(ctx)), ctx, {
+      io: { ...ctx.io, stdout: this.sink },
+    });
+    this.writer =
+      spec.stdoutWriter?.(out) ??
+      createRowWriter(out, {
+        columns: spec.stdoutColumns ?? spec.columns.map((key) => ({ key })),
+        format: spec.stdoutFormat,
+      });
   }
 
   commit(_record: NewRecord, rows: R[]): Promise<void> {

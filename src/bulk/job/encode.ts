@@ -12,7 +12,12 @@ export function fileHeader(fmt: FileFormat, columns: readonly string[]): string 
 }
 
 /** Rows as text; `first`: no row precedes them in a JSON array. */
-export function encodeRows(fmt: FileFormat, columns: readonly string[], rows: Array<Record<string, unknown>>, first: boolean): string {
+export function encodeRows(
+  fmt: FileFormat,
+  columns: readonly string[],
+  rows: Array<Record<string, unknown>>,
+  first: boolean,
+): string {
   let s = '';
   for (const r of rows) {
     if (fmt === 'csv') s += columns.map((c) => csvCell(r[c])).join(',') + '\n';
@@ -44,7 +49,13 @@ interface Readable {
  * `reuse`, each chunk is the same buffer read again: for a reader done with a chunk before it asks
  * for the next (countRows), which then makes no garbage per chunk.
  */
-export async function* bytesOf(fh: Readable, start: number, end: number, size = 1 << 16, reuse = false): AsyncGenerator<Buffer> {
+export async function* bytesOf(
+  fh: Readable,
+  start: number,
+  end: number,
+  size = 1 << 16,
+  reuse = false,
+): AsyncGenerator<Buffer> {
   const buf = Buffer.alloc(size);
   for (let pos = start; pos < end; ) {
     const { bytesRead } = await fh.read(buf, 0, Math.min(size, end - pos), pos);
@@ -58,7 +69,11 @@ export async function* bytesOf(fh: Readable, start: number, end: number, size = 
  * Rows of a job's file as encodeRows wrote them (the header row skipped), each cell as written
  * (CSV and TSV cells as text, JSON values as they are). Lines torn at the end are not rows.
  */
-export async function* decodeRows(fmt: FileFormat, columns: readonly string[], chunks: AsyncIterable<Buffer>): AsyncGenerator<Record<string, unknown>> {
+export async function* decodeRows(
+  fmt: FileFormat,
+  columns: readonly string[],
+  chunks: AsyncIterable<Buffer>,
+): AsyncGenerator<Record<string, unknown>> {
   const dec = new StringDecoder('utf8');
   const byName = (cells: unknown[]) => Object.fromEntries(columns.map((c, i) => [c, cells[i]]));
   const records = fmt === 'csv' ? csvRecords() : lineRecords();
@@ -86,7 +101,12 @@ export async function* decodeRows(fmt: FileFormat, columns: readonly string[], c
  * skipped, a torn last line not a row, CSV records ending at a line break outside quotes.
  */
 export async function countRows(fmt: FileFormat, chunks: AsyncIterable<Buffer>): Promise<number> {
-  const QUOTE = 0x22, COMMA = 0x2c, LF = 0x0a, CR = 0x0d, OPEN = 0x5b, CLOSE = 0x5d;
+  const QUOTE = 0x22,
+    COMMA = 0x2c,
+    LF = 0x0a,
+    CR = 0x0d,
+    OPEN = 0x5b,
+    CLOSE = 0x5d;
   let lines = 0;
   // CSV: the state of decodeRows' csvRecords, on bytes (the bytes of a multi-byte character are
   // never one of the special ones, as its characters are not).

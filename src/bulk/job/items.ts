@@ -23,7 +23,10 @@ export async function* chunks<T>(items: AsyncIterable<T> | Iterable<T>, size: nu
 export const ROWS_PER_BATCH = 250;
 
 /** What one item of a one-request-per-item batch came to. */
-export type ItemOutcome<R> = { row: R; invalid?: boolean; failure?: Failure } | { interrupted: true } | { pending: true };
+export type ItemOutcome<R> =
+  | { row: R; invalid?: boolean; failure?: Failure }
+  | { interrupted: true }
+  | { pending: true };
 
 /**
  * Run a batch one item at a time (row jobs: one request per row). Invalid rows count for exit 6;
@@ -31,7 +34,11 @@ export type ItemOutcome<R> = { row: R; invalid?: boolean; failure?: Failure } | 
  * (during a retry wait, or between two rows) leaves the rest of the batch to --resume, so a big
  * batch never delays a Ctrl-C by more than the request in flight.
  */
-export async function eachItem<I, R>(items: I[], one: (item: I, index: number) => Promise<ItemOutcome<R>>, job: Pick<JobTools, 'log' | 'ctx'>): Promise<BatchResult<R>> {
+export async function eachItem<I, R>(
+  items: I[],
+  one: (item: I, index: number) => Promise<ItemOutcome<R>>,
+  job: Pick<JobTools, 'log' | 'ctx'>,
+): Promise<BatchResult<R>> {
   const rows: R[] = [];
   const redo: number[] = [];
   const pending: number[] = [];
@@ -63,15 +70,27 @@ export async function eachItem<I, R>(items: I[], one: (item: I, index: number) =
  * The outcome of a row's request that did not succeed: interrupted, or failed (after retries, or
  * refused with a 4xx that `final` does not claim), as a row with status `failed`.
  */
-export function failedRow<R>(r: Outcome, make: (status: 'failed', message: string) => R, where: string): ItemOutcome<R> {
+export function failedRow<R>(
+  r: Outcome,
+  make: (status: 'failed', message: string) => R,
+  where: string,
+): ItemOutcome<R> {
   if (!r.ok && r.interrupted) return { interrupted: true };
   const f = r.ok ? failureOf(r.response) : r.failure;
   return { row: make('failed', f.message), failure: { ...f, message: `${where}: ${f.message}` } };
 }
 
 /** "5 rows: 3 ok, 1 invalid, ..., 7 done in an earlier run" (`noun` singular) from the counts of a row job. */
-export function countsText(counts: Record<string, number>, stats: JobStats, noun: string, parts: Array<[status: string, label: string]>): string {
+export function countsText(
+  counts: Record<string, number>,
+  stats: JobStats,
+  noun: string,
+  parts: Array<[status: string, label: string]>,
+): string {
   const now = parts.reduce((a, [s]) => a + (counts[s] ?? 0), 0);
   const n = stats.earlier + now;
-  return `${n} ${n === 1 ? noun : `${noun}s`}: ${parts.map(([s, label]) => `${counts[s] ?? 0} ${label}`).join(', ')}` + (stats.earlier ? `, ${stats.earlier} done in an earlier run` : '');
+  return (
+    `${n} ${n === 1 ? noun : `${noun}s`}: ${parts.map(([s, label]) => `${counts[s] ?? 0} ${label}`).join(', ')}` +
+    (stats.earlier ? `, ${stats.earlier} done in an earlier run` : '')
+  );
 }

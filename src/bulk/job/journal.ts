@@ -107,11 +107,18 @@ export function digestOf(items: unknown[]): string {
 }
 
 const isCount = (x: unknown): x is number => Number.isInteger(x) && (x as number) >= 0;
-const isPositions = (x: unknown): x is number[] | undefined => x === undefined || (Array.isArray(x) && x.every(isCount));
-const isPairs = (x: unknown): x is Array<[number, number]> => Array.isArray(x) && x.every((p) => Array.isArray(p) && p.length === 2 && p.every(isCount));
+const isPositions = (x: unknown): x is number[] | undefined =>
+  x === undefined || (Array.isArray(x) && x.every(isCount));
+const isPairs = (x: unknown): x is Array<[number, number]> =>
+  Array.isArray(x) && x.every((p) => Array.isArray(p) && p.length === 2 && p.every(isCount));
 
 /** The keys a record line may have, in the current names and the old ones. */
-type RawRecord = Partial<Record<'output_end' | 'end' | 'settled' | 's' | 'batch' | 'b' | 'pending' | 'wait' | 'input_digest' | 'h' | 'redo', unknown>>;
+type RawRecord = Partial<
+  Record<
+    'output_end' | 'end' | 'settled' | 's' | 'batch' | 'b' | 'pending' | 'wait' | 'input_digest' | 'h' | 'redo',
+    unknown
+  >
+>;
 
 /** A record line in the current names or the old ones (`b`, `end`, `wait`, `h`, `s`), or why it is neither. */
 function parseRecord(line: unknown): JournalRecord | string {
@@ -120,12 +127,20 @@ function parseRecord(line: unknown): JournalRecord | string {
   const outputEnd = d.output_end ?? d.end;
   if (!isCount(outputEnd)) return 'not a batch record';
   const settled = d.settled ?? d.s;
-  if (settled !== undefined) return isPairs(settled) ? { outputEnd, redo: [], pending: [], settled } : 'not a settle record';
+  if (settled !== undefined)
+    return isPairs(settled) ? { outputEnd, redo: [], pending: [], settled } : 'not a settle record';
   const batch = d.batch ?? d.b;
   const pending = d.pending ?? d.wait;
   const digest = d.input_digest ?? d.h;
   const redo = d.redo;
-  if (!isCount(batch) || batch < 1 || !isPositions(redo) || !isPositions(pending) || (digest !== undefined && typeof digest !== 'string')) return 'not a batch record';
+  if (
+    !isCount(batch) ||
+    batch < 1 ||
+    !isPositions(redo) ||
+    !isPositions(pending) ||
+    (digest !== undefined && typeof digest !== 'string')
+  )
+    return 'not a batch record';
   return { batch, outputEnd, redo: redo ?? [], pending: pending ?? [], digest };
 }
 
@@ -135,8 +150,12 @@ export async function readJournal(fs: Fs, path: string, flag: string, file: stri
   try {
     text = await fs.readText(path);
   } catch (e) {
-    const why = errorCode(e) === 'ELOOP' ? 'a symbolic link, not a journal bookdist wrote' : (errorCode(e) ?? messageOf(e));
-    throw new CliError(`${flag} ${file}: unusable job journal ${basename(path)} (${why}). Remove it, or start over with --restart.`, ExitCode.USAGE);
+    const why =
+      errorCode(e) === 'ELOOP' ? 'a symbolic link, not a journal bookdist wrote' : (errorCode(e) ?? messageOf(e));
+    throw new CliError(
+      `${flag} ${file}: unusable job journal ${basename(path)} (${why}). Remove it, or start over with --restart.`,
+      ExitCode.USAGE,
+    );
   }
   if (text === undefined) return undefined;
   const damaged = (line: number, why: string) =>
@@ -156,10 +175,12 @@ export async function readJournal(fs: Fs, path: string, flag: string, file: stri
     }
   };
   const header = parse(0) as JournalHeader;
-  if (header?.v !== 1 || typeof header.job_id !== 'string' || typeof header.identity !== 'object') throw damaged(1, 'not a job header');
+  if (header?.v !== 1 || typeof header.job_id !== 'string' || typeof header.identity !== 'object')
+    throw damaged(1, 'not a job header');
   // The job id goes into every request's Idempotency-Key: a line break in it would be refused by
   // the transport only once the request is under way.
-  if (!JOB_ID.test(header.job_id)) throw damaged(1, `its job_id ${JSON.stringify(header.job_id)} is not a job id bookdist makes`);
+  if (!JOB_ID.test(header.job_id))
+    throw damaged(1, `its job_id ${JSON.stringify(header.job_id)} is not a job id bookdist makes`);
   // Digests: a journal that has them must match them all; one written before them cannot be checked.
   let chain = header.chain === undefined ? undefined : checkChain(header as unknown as Record<string, unknown>, '');
   if (header.chain !== undefined && chain === undefined) throw damaged(1, 'its digest does not match its content');
@@ -169,7 +190,8 @@ export async function readJournal(fs: Fs, path: string, flag: string, file: stri
     const line = parse(i);
     if (chain !== undefined) {
       chain = checkChain(line, chain);
-      if (chain === undefined) throw damaged(i + 1, 'its digest does not match: a line before it, or this one, was removed, changed or moved');
+      if (chain === undefined)
+        throw damaged(i + 1, 'its digest does not match: a line before it, or this one, was removed, changed or moved');
     }
     const r = parseRecord(line);
     if (typeof r === 'string') throw damaged(i + 1, r);
@@ -189,7 +211,11 @@ export function earlierRuns(records: JournalRecord[]): { batches: Map<number, Ba
     if (r.batch === undefined) continue;
     // A batch run again (its redo positions) adds a line: the last line's redo counts, pendings add up.
     const was = batches.get(r.batch);
-    batches.set(r.batch, { redo: r.redo, pending: [...(was?.pending ?? []), ...r.pending], digest: was?.digest ?? r.digest });
+    batches.set(r.batch, {
+      redo: r.redo,
+      pending: [...(was?.pending ?? []), ...r.pending],
+      digest: was?.digest ?? r.digest,
+    });
   }
   return { batches, settled };
 }

@@ -55,14 +55,19 @@ export function acquireLock(file: string, flag: string, takeOver: boolean): Lock
       fd = createNewSync(path);
     } catch (e) {
       if (errorCode(e) !== 'EEXIST') {
-        throw new CliError(`${flag} ${file}: cannot create the lock file ${basename(path)} (${errorCode(e) ?? messageOf(e)}). Check that the directory is writable.`, ExitCode.USAGE);
+        throw new CliError(
+          `${flag} ${file}: cannot create the lock file ${basename(path)} (${errorCode(e) ?? messageOf(e)}). Check that the directory is writable.`,
+          ExitCode.USAGE,
+        );
       }
       const owner = readOwner(path);
       const sameHost = !owner || owner.host === me.host;
       if (owner && (!sameHost || pidAlive(owner.pid))) {
         throw new CliError(
           `${flag} ${file} is in use by another bookdist job (pid ${owner.pid}${sameHost ? '' : ` on ${owner.host}`}, started ${owner.started}). ` +
-            'Wait for it to finish, or stop it (Ctrl-C or kill ' + owner.pid + ') and continue with --resume.',
+            'Wait for it to finish, or stop it (Ctrl-C or kill ' +
+            owner.pid +
+            ') and continue with --resume.',
           ExitCode.USAGE,
         );
       }

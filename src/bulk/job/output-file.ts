@@ -14,7 +14,16 @@ import type { Context } from '../../context.js';
 import { CliError, ExitCode, usageError } from '../../errors.js';
 import { kindOf, takeOverEmpty, type Fs, type SafeHandle } from '../../util/fs-safe.js';
 import { DurableFile } from './durable.js';
-import { earlierRuns, headerLine, JOURNAL_SUFFIX, outputEndOf, readJournal, type JobService, type Journal, type JournalHeader } from './journal.js';
+import {
+  earlierRuns,
+  headerLine,
+  JOURNAL_SUFFIX,
+  outputEndOf,
+  readJournal,
+  type JobService,
+  type Journal,
+  type JournalHeader,
+} from './journal.js';
 import { acquireLock, type Lock } from './lock.js';
 import { bytesOf, countRows, decodeRows, fileHeader } from './encode.js';
 import type { Rescue } from './rescue.js';
@@ -76,7 +85,13 @@ export interface JobFiles {
 }
 
 /** Check, lock and open the job's file (new or resumed). Nothing is sent yet. */
-export async function prepareOutput<I, R extends Record<string, unknown>>(spec: JobSpec<I, R>, file: JobFile, ctx: Context, fs: Fs, service: JobService): Promise<JobFiles> {
+export async function prepareOutput<I, R extends Record<string, unknown>>(
+  spec: JobSpec<I, R>,
+  file: JobFile,
+  ctx: Context,
+  fs: Fs,
+  service: JobService,
+): Promise<JobFiles> {
   await checkPath(file, fs);
   const lock = acquireLock(file.path, file.flag, spec.resume || spec.restart);
   const files = new Files(file, fs, lock, service, spec.columns);
@@ -99,13 +114,17 @@ async function checkPath(file: JobFile, fs: Fs): Promise<void> {
   try {
     await access(dir, constants.W_OK);
   } catch {
-    throw usageError(`${file.flag} ${file.display}: cannot write in ${dir} (missing or not writable). Choose another path.`);
+    throw usageError(
+      `${file.flag} ${file.display}: cannot write in ${dir} (missing or not writable). Choose another path.`,
+    );
   }
   const { kind } = await kindOf(fs, file.path);
   // /dev/stdout is a link to a pipe or a terminal: say what it is, not that it may be planted.
   const target = kind === 'link' ? await stat(file.path).catch(() => undefined) : undefined;
   if (kind === 'other' || (target && !target.isFile() && !target.isDirectory()))
-    throw usageError(`${file.flag} ${file.display} is not a regular file (a pipe or a device); a job's file must be one it can resume. To print the results, leave out ${file.flag}.`);
+    throw usageError(
+      `${file.flag} ${file.display} is not a regular file (a pipe or a device); a job's file must be one it can resume. To print the results, leave out ${file.flag}.`,
+    );
   if (kind === 'link')
     throw usageError(
       `${file.flag} ${file.display} is a symbolic link; bookdist never writes results through one (someone who can write to ${dir} may have planted it). ` +
@@ -157,12 +176,16 @@ class Files implements JobFiles {
       await fs.remove(this.jpath);
       saved = undefined;
     } else if (!saved && size && !spec.resume) {
-      throw usageError(`${file.flag} ${file.display} exists and is never overwritten. Choose another file, or remove it.`);
+      throw usageError(
+        `${file.flag} ${file.display} exists and is never overwritten. Choose another file, or remove it.`,
+      );
     } else if (!saved && size && spec.resume) {
       this.finished = `${file.flag} ${file.display}: no interrupted job to resume (no ${basename(this.jpath)}): the job finished, nothing was sent. A new job needs another file.`;
       return;
     } else if (saved && !spec.resume) {
-      throw usageError(`${file.flag} ${file.display}: an interrupted job left ${basename(this.jpath)}. Continue it with --resume, or start over with --restart.`);
+      throw usageError(
+        `${file.flag} ${file.display}: an interrupted job left ${basename(this.jpath)}. Continue it with --resume, or start over with --restart.`,
+      );
     }
     if (saved) await this.resume(spec, ctx, saved, size);
     else await this.start(spec);
@@ -172,7 +195,15 @@ class Files implements JobFiles {
   /** A new job: the journal's header, FILE created (or an empty file of the user's taken over) with its header. */
   private async start<I, R extends Record<string, unknown>>(spec: JobSpec<I, R>): Promise<void> {
     const { file, fs } = this;
-    const line = headerLine({ v: 1, verb: spec.verb, job_id: randomBytes(8).toString('hex'), started: new Date().toISOString(), format: file.format, identity: spec.identity, service: this.service });
+    const line = headerLine({
+      v: 1,
+      verb: spec.verb,
+      job_id: randomBytes(8).toString('hex'),
+      started: new Date().toISOString(),
+      format: file.format,
+      identity: spec.identity,
+      service: this.service,
+    });
     this.header = line.header;
     this.chain = line.header.chain;
     await fs.writeFileAtomic(this.jpath, line.text);
@@ -182,7 +213,10 @@ class Files implements JobFiles {
       this.created.push(file.path);
     } else {
       const taken = await takeOverEmpty(fs, file.path);
-      if ('refused' in taken) throw usageError(`${file.flag} ${file.display} exists and ${taken.refused}; results are only written to a new file or an empty one of yours. Choose another file.`);
+      if ('refused' in taken)
+        throw usageError(
+          `${file.flag} ${file.display} exists and ${taken.refused}; results are only written to a new file or an empty one of yours. Choose another file.`,
+        );
       this.out = await DurableFile.adopt(taken.handle, file.path, 0);
       this.takenOver = file.path;
     }
@@ -194,7 +228,10 @@ class Files implements JobFiles {
   private async openReader(): Promise<void> {
     this.reader = await this.fs.openExisting(this.file.path, 'read');
     const [a, b] = await Promise.all([this.reader.stat(), this.out!.stat()]);
-    if (a.ino !== b.ino || a.dev !== b.dev) throw usageError(`${this.file.flag} ${this.file.display} changed while it was being opened; run the command again.`);
+    if (a.ino !== b.ino || a.dev !== b.dev)
+      throw usageError(
+        `${this.file.flag} ${this.file.display} changed while it was being opened; run the command again.`,
+      );
   }
 
   /** The rows FILE holds (its header row skipped), read through the descriptor. */
@@ -206,12 +243,22 @@ class Files implements JobFiles {
     if (!this.out || !this.reader) return;
     const own = await this.out.stat();
     const now = await this.fs.lstat(this.file.path).catch(() => undefined);
-    const how = now && (now.ino !== own.ino || now.dev !== own.dev) ? 'replaced by another file' : own.nlink === 0 || !now ? 'deleted' : undefined;
+    const how =
+      now && (now.ino !== own.ino || now.dev !== own.dev)
+        ? 'replaced by another file'
+        : own.nlink === 0 || !now
+          ? 'deleted'
+          : undefined;
     if (how) throw new FileGone(how, () => this.rows());
   }
 
   /** --resume: the same job (or refuse naming what changed); FILE's torn tail is cut once the input is checked. */
-  private async resume<I, R extends Record<string, unknown>>(spec: JobSpec<I, R>, ctx: Context, saved: Journal, size: number | undefined): Promise<void> {
+  private async resume<I, R extends Record<string, unknown>>(
+    spec: JobSpec<I, R>,
+    ctx: Context,
+    saved: Journal,
+    size: number | undefined,
+  ): Promise<void> {
     const { file, fs } = this;
     checkSameJob(spec, file, saved.header);
     checkSameService(file, saved, this.service, ctx);
@@ -256,8 +303,14 @@ class Files implements JobFiles {
         // A torn journal line: cut it so that the next line starts clean.
         await (await DurableFile.existing(fs, this.jpath, journalEnd)).close();
       }
-      if (cut) ctx.warn(`${file.display}: cut ${cut} byte(s) after the last complete batch (a batch being written when the job stopped, or bytes added by hand); that batch is fetched again.`);
-      this.out = size === undefined ? await DurableFile.create(fs, file.path) : await DurableFile.existing(fs, file.path, fileEnd);
+      if (cut)
+        ctx.warn(
+          `${file.display}: cut ${cut} byte(s) after the last complete batch (a batch being written when the job stopped, or bytes added by hand); that batch is fetched again.`,
+        );
+      this.out =
+        size === undefined
+          ? await DurableFile.create(fs, file.path)
+          : await DurableFile.existing(fs, file.path, fileEnd);
       await this.out.chmodPrivate();
       if (this.out.size === 0) await this.out.appendDurably(hdr);
       await this.openReader();
@@ -305,16 +358,26 @@ function describeValue(v: unknown): string {
   return v === undefined || v === null ? '(not given)' : typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-function checkSameJob<I, R extends Record<string, unknown>>(spec: JobSpec<I, R>, file: JobFile, header: JournalHeader): void {
-  if (header.verb !== spec.verb) throw usageError(`--resume: ${file.display} belongs to a \`${header.verb}\` job, not \`${spec.verb}\`.`);
+function checkSameJob<I, R extends Record<string, unknown>>(
+  spec: JobSpec<I, R>,
+  file: JobFile,
+  header: JournalHeader,
+): void {
+  if (header.verb !== spec.verb)
+    throw usageError(`--resume: ${file.display} belongs to a \`${header.verb}\` job, not \`${spec.verb}\`.`);
   for (const flag of Object.keys({ ...header.identity, ...spec.identity })) {
     const was = header.identity[flag];
     const now = spec.identity[flag];
     if (JSON.stringify(was) !== JSON.stringify(now)) {
-      throw usageError(`--resume: the job in ${file.display} was started with ${flag} ${describeValue(was)}, not ${describeValue(now)}. Give the same ${flag} (or start over with --restart).`);
+      throw usageError(
+        `--resume: the job in ${file.display} was started with ${flag} ${describeValue(was)}, not ${describeValue(now)}. Give the same ${flag} (or start over with --restart).`,
+      );
     }
   }
-  if (header.format !== file.format) throw usageError(`--resume: ${file.display} was written as ${header.format}; give the same output format (-o ${header.format}).`);
+  if (header.format !== file.format)
+    throw usageError(
+      `--resume: ${file.display} was written as ${header.format}; give the same output format (-o ${header.format}).`,
+    );
 }
 
 /**

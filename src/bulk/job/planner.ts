@@ -71,7 +71,13 @@ export async function* plan<I, R extends Record<string, unknown>>(
 }
 
 /** A batch an earlier run did: its pending items collected, its done units counted, its unfinished positions to send again. */
-function resumed<I, R extends Record<string, unknown>>(s: JobState<I, R>, n: number, items: I[], prev: BatchRecord, settled: Set<string>): Pick<Planned<I>, 'number' | 'items' | 'positions'> | undefined {
+function resumed<I, R extends Record<string, unknown>>(
+  s: JobState<I, R>,
+  n: number,
+  items: I[],
+  prev: BatchRecord,
+  settled: Set<string>,
+): Pick<Planned<I>, 'number' | 'items' | 'positions'> | undefined {
   const open = prev.pending.filter((p) => !settled.has(`${n}:${p}`) && items[p] !== undefined);
   for (const p of open) s.pending.push({ item: items[p], batch: n, position: p });
   const some = (ps: number[]) => (ps.length ? s.weight(ps.map((i) => items[i]).filter((x) => x !== undefined)) : 0);

@@ -25,9 +25,11 @@ export class Rescue {
   /** Keep rows (in order with other calls); never throws: a failure is recorded in `error`. */
   keep(rows: Array<Record<string, unknown>>): Promise<void> {
     if (!rows.length) return this.chain;
-    this.chain = this.chain.then(() => this.write(rows)).catch((e) => {
-      this.error ??= String(e?.code ?? e?.message ?? e);
-    });
+    this.chain = this.chain
+      .then(() => this.write(rows))
+      .catch((e) => {
+        this.error ??= String(e?.code ?? e?.message ?? e);
+      });
     return this.chain;
   }
 

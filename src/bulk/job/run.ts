@@ -33,7 +33,10 @@ import { Worker } from './worker.js';
 
 export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec<I, R>, ctx: Context): Promise<number> {
   ctx.noticesOnTtyOnly = true;
-  if ((spec.resume || spec.restart) && !spec.file) throw usageError(`--${spec.resume ? 'resume' : 'restart'} continues a job that wrote to a file: give the same ${spec.fileFlag ?? '--results'} FILE.`);
+  if ((spec.resume || spec.restart) && !spec.file)
+    throw usageError(
+      `--${spec.resume ? 'resume' : 'restart'} continues a job that wrote to a file: give the same ${spec.fileFlag ?? '--results'} FILE.`,
+    );
   if (spec.resume && spec.restart) throw usageError('Give --resume or --restart, not both.');
   const fs = ctx.io.fs ?? nodeFs;
   const s = newJobState(spec, ctx);
@@ -65,19 +68,41 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
   }
 }
 
-async function dryRun<I, R extends Record<string, unknown>>(s: JobState<I, R>, api: ApiClient, first: IteratorResult<I[]>): Promise<number> {
+async function dryRun<I, R extends Record<string, unknown>>(
+  s: JobState<I, R>,
+  api: ApiClient,
+  first: IteratorResult<I[]>,
+): Promise<number> {
   if (s.spec.dryRunNote) s.ctx.info(s.spec.dryRunNote);
-  if (!first.done) await s.spec.process({ number: 1, items: first.value, key: `${s.jobId}-1` }, makeTools(s, api, (l) => s.ctx.info(l)));
+  if (!first.done)
+    await s.spec.process(
+      { number: 1, items: first.value, key: `${s.jobId}-1` },
+      makeTools(s, api, (l) => s.ctx.info(l)),
+    );
   return ExitCode.OK;
 }
 
-async function run<I, R extends Record<string, unknown>>(s: JobState<I, R>, files: JobFiles | undefined, api: ApiClient, src: AsyncIterator<I[]>, first: IteratorResult<I[]>): Promise<number> {
+async function run<I, R extends Record<string, unknown>>(
+  s: JobState<I, R>,
+  files: JobFiles | undefined,
+  api: ApiClient,
+  src: AsyncIterator<I[]>,
+  first: IteratorResult<I[]>,
+): Promise<number> {
   const { spec, ctx } = s;
   const progress = createProgress(ctx, { total: spec.total ?? NaN, unit: spec.unit, label: spec.verb });
   const restoreNotices = routeNotices(ctx, progress);
   const rescue = new Rescue(ctx.io.env, spec.verb, ctx.io.fs ?? nodeFs);
   const committer: Committer<R> = files
-    ? new FileCommitter(s, spec.file!, () => files.out!, files.journal!, rescue, files.chain, () => files.check())
+    ? new FileCommitter(
+        s,
+        spec.file!,
+        () => files.out!,
+        files.journal!,
+        rescue,
+        files.chain,
+        () => files.check(),
+      )
     : new StdoutCommitter(s, rescue);
   // Stdout's reader went away or its disk is full: the job stops and says what was written.
   if (!files)
@@ -86,7 +111,12 @@ async function run<I, R extends Record<string, unknown>>(s: JobState<I, R>, file
       s.stop.abort();
     });
   const breaker: Breaker = { consecutive: 0, warn: (l) => progress.log(l, true) };
-  const worker = new Worker(s, committer, makeTools(s, api, (l) => progress.log(l), breaker, rescue), progress);
+  const worker = new Worker(
+    s,
+    committer,
+    makeTools(s, api, (l) => progress.log(l), breaker, rescue),
+    progress,
+  );
   let opening: Promise<void> | undefined;
   const opened = async () => {
     try {
@@ -99,7 +129,15 @@ async function run<I, R extends Record<string, unknown>>(s: JobState<I, R>, file
     }
   };
   try {
-    const batches = plan(s, src, first, files?.earlier ?? { batches: new Map(), settled: new Set() }, opened, () => progress.setEarlier(s.earlier), Boolean(files));
+    const batches = plan(
+      s,
+      src,
+      first,
+      files?.earlier ?? { batches: new Map(), settled: new Set() },
+      opened,
+      () => progress.setEarlier(s.earlier),
+      Boolean(files),
+    );
     await runPool(batches, (b) => worker.run(b), { concurrency: spec.concurrency, signal: s.signal });
     if (spec.settle && s.pending.length && firstPhaseComplete(s) && !s.signal.aborted) await worker.settle();
     else if (spec.settle) s.unsettled = s.pending.length;
@@ -118,7 +156,11 @@ async function run<I, R extends Record<string, unknown>>(s: JobState<I, R>, file
   return conclude(s, files, rescue);
 }
 
-async function conclude<I, R extends Record<string, unknown>>(s: JobState<I, R>, files: JobFiles | undefined, rescue: Rescue): Promise<number> {
+async function conclude<I, R extends Record<string, unknown>>(
+  s: JobState<I, R>,
+  files: JobFiles | undefined,
+  rescue: Rescue,
+): Promise<number> {
   const end = ending(s, rescue);
   if (end.complete) await files?.complete(statsOf(s));
   reportToCi(s, end);

@@ -37,7 +37,16 @@ interface Ending {
 
 /** Everything ran, was written, and nothing is left for --resume. */
 function isComplete<I, R extends Record<string, unknown>>(s: JobState<I, R>): boolean {
-  return s.sourceDone && s.yielded === s.handled && !s.fatal && !s.writeError && !s.sourceError && s.notDone === 0 && s.unsettled === 0 && !s.redoLeft;
+  return (
+    s.sourceDone &&
+    s.yielded === s.handled &&
+    !s.fatal &&
+    !s.writeError &&
+    !s.sourceError &&
+    s.notDone === 0 &&
+    s.unsettled === 0 &&
+    !s.redoLeft
+  );
 }
 
 /** The command that continues the job, every flag of this run kept (global ones included). */
@@ -47,7 +56,9 @@ function resumeCommand<I, R extends Record<string, unknown>>(s: JobState<I, R>):
     if (!hint) return undefined;
     // A here-document (the input on the lines after the command) keeps the note on the first line.
     const [first, ...rest] = hint.command.split('\n');
-    const line = [first.replace(/ <<'EOF'$/, ''), ...globalArgv(s.ctx, Boolean(s.spec.confirm))].join(' ') + (/ <<'EOF'$/.test(first) ? " <<'EOF'" : '');
+    const line =
+      [first.replace(/ <<'EOF'$/, ''), ...globalArgv(s.ctx, Boolean(s.spec.confirm))].join(' ') +
+      (/ <<'EOF'$/.test(first) ? " <<'EOF'" : '');
     return [line + (hint.note ? `  # ${hint.note}` : ''), ...rest].join('\n');
   }
   const globals = globalArgv(s.ctx, Boolean(s.spec.confirm));
@@ -55,18 +66,26 @@ function resumeCommand<I, R extends Record<string, unknown>>(s: JobState<I, R>):
 }
 
 function rescueText(rescue: Rescue): string {
-  if (rescue.path && rescue.count) return ` The ${rescue.count} result(s) the service returned that could not be written are kept in ${rescue.path} (readable only by you).`;
+  if (rescue.path && rescue.count)
+    return ` The ${rescue.count} result(s) the service returned that could not be written are kept in ${rescue.path} (readable only by you).`;
   if (rescue.error) return ` Results the service returned could not be kept either (${rescue.error}).`;
   return '';
 }
 
-function writeFailure<I, R extends Record<string, unknown>>(s: JobState<I, R>, text: string, resume: string | undefined, rescue: Rescue): CliError {
+function writeFailure<I, R extends Record<string, unknown>>(
+  s: JobState<I, R>,
+  text: string,
+  resume: string | undefined,
+  rescue: Rescue,
+): CliError {
   const e = s.writeError;
   if (e instanceof FileGone) return fileGone(s, e, resume, rescue);
   const code = errorCode(e);
   const where = s.spec.file ? s.spec.file.display : 'stdout';
   const closed = !s.spec.file && code === 'EPIPE';
-  const why = code ? `${code} (${closed ? 'the reader closed the pipe' : messageOf(e).replace(/^[A-Z]+: /, '')})` : messageOf(e);
+  const why = code
+    ? `${code} (${closed ? 'the reader closed the pipe' : messageOf(e).replace(/^[A-Z]+: /, '')})`
+    : messageOf(e);
   const next = closed
     ? `the job stopped there (results of requests in flight were not printed).${resume ? ` To continue, run:\n  ${resume}` : ''}`
     : `every batch written before it is kept.${rescueText(rescue)} Make room (or fix the disk), then continue:${resume ? `\n  ${resume}` : ''}`;
@@ -74,7 +93,12 @@ function writeFailure<I, R extends Record<string, unknown>>(s: JobState<I, R>, t
 }
 
 /** FILE was deleted or replaced during the job: where what it held is now, and how to write it again. */
-function fileGone<I, R extends Record<string, unknown>>(s: JobState<I, R>, e: FileGone, resume: string | undefined, rescue: Rescue): CliError {
+function fileGone<I, R extends Record<string, unknown>>(
+  s: JobState<I, R>,
+  e: FileGone,
+  resume: string | undefined,
+  rescue: Rescue,
+): CliError {
   const where = s.spec.file!.display;
   const kept =
     rescue.path && rescue.count
@@ -84,7 +108,9 @@ function fileGone<I, R extends Record<string, unknown>>(s: JobState<I, R>, e: Fi
         : 'It held no results yet.';
   return new CliError(
     `${s.spec.verb}: ${where} was ${e.how} while the job was writing it: it does not hold the results. ${kept}` +
-      (resume ? ` The job's journal is kept: to write every result to ${where} again (fetched with the same keys), run:\n  ${resume}` : ''),
+      (resume
+        ? ` The job's journal is kept: to write every result to ${where} again (fetched with the same keys), run:\n  ${resume}`
+        : ''),
     ExitCode.ERROR,
   );
 }
@@ -102,9 +128,17 @@ export function stopsAtOnce(f: Pick<Failure, 'exitCode'>): boolean {
  * failure, the summary line, and the command that continues the job once that is fixed (for a
  * job without a file or a resume hint of its own, the command that runs it again).
  */
-function mendOutside<I, R extends Record<string, unknown>>(s: JobState<I, R>, fatal: Failure, line: string, resume: string | undefined): Ending {
+function mendOutside<I, R extends Record<string, unknown>>(
+  s: JobState<I, R>,
+  fatal: Failure,
+  line: string,
+  resume: string | undefined,
+): Ending {
   const again = resume ?? [s.spec.command, ...globalArgv(s.ctx, Boolean(s.spec.confirm))].join(' ');
-  const error = new CliError(`${s.spec.verb}: ${fatal.message}\n${line} Once that is fixed, continue with:\n  ${again}`, fatal.exitCode);
+  const error = new CliError(
+    `${s.spec.verb}: ${fatal.message}\n${line} Once that is fixed, continue with:\n  ${again}`,
+    fatal.exitCode,
+  );
   return { code: fatal.exitCode, message: error.message, error, resume: again, complete: false };
 }
 
@@ -115,7 +149,13 @@ export function ending<I, R extends Record<string, unknown>>(s: JobState<I, R>, 
   const text = spec.describe(s.counts, stats);
   const resume = resumeCommand(s);
   const complete = isComplete(s);
-  const fail = (error: CliError): Ending => ({ code: error.exitCode, message: error.message, error, resume, complete: false });
+  const fail = (error: CliError): Ending => ({
+    code: error.exitCode,
+    message: error.message,
+    error,
+    resume,
+    complete: false,
+  });
   // A usage error from the output layer (e.g. --fields naming no field of the rows) is the user's to fix.
   if (s.writeError instanceof CliError) return fail(s.writeError);
   if (s.writeError) return fail(writeFailure(s, text, resume, rescue));
@@ -123,22 +163,47 @@ export function ending<I, R extends Record<string, unknown>>(s: JobState<I, R>, 
   if (s.sourceError) {
     const msg = messageOf(s.sourceError);
     const code = (s.sourceError as { exitCode?: number }).exitCode ?? ExitCode.USAGE;
-    return fail(new CliError(`${msg} ${text} before it.${spec.file ? ` Fix the input, then continue:\n  ${resume}` : ''}`, code));
+    return fail(
+      new CliError(`${msg} ${text} before it.${spec.file ? ` Fix the input, then continue:\n  ${resume}` : ''}`, code),
+    );
   }
   const how = resume ? ` To continue, run:\n  ${resume}` : '';
   // Results kept aside (more than asked, or not results at all) are said wherever the job ends.
-  const aside = rescue.count || rescue.error ? rescueText(rescue).replace(' that could not be written', ' that were not written (more than asked, or malformed)') : '';
+  const aside =
+    rescue.count || rescue.error
+      ? rescueText(rescue).replace(
+          ' that could not be written',
+          ' that were not written (more than asked, or malformed)',
+        )
+      : '';
   const line = `${spec.verb}: ${text} in ${formatDuration(stats.elapsedMs)}${spec.file ? ` → ${spec.file.display}` : ''}.${aside}`;
   if (s.fatal && stopsAtOnce(s.fatal)) return mendOutside(s, s.fatal, line, resume);
-  if (s.fatal) return fail(new CliError(`${spec.verb}: ${s.fatal.message} (${text}).${spec.file && s.batches ? how : ''}`, s.fatal.exitCode, undefined, s.fatal.status));
+  if (s.fatal)
+    return fail(
+      new CliError(
+        `${spec.verb}: ${s.fatal.message} (${text}).${spec.file && s.batches ? how : ''}`,
+        s.fatal.exitCode,
+        undefined,
+        s.fatal.status,
+      ),
+    );
   const where = spec.file ? spec.file.display : 'stdout';
-  if (s.ctx.signal.aborted && !complete) return { code: ExitCode.INTERRUPTED, message: `interrupted: ${text} → ${where}.${how}`, resume, complete };
+  if (s.ctx.signal.aborted && !complete)
+    return { code: ExitCode.INTERRUPTED, message: `interrupted: ${text} → ${where}.${how}`, resume, complete };
   const exit = (code: number) => spec.exitCode?.(code, s.failures) ?? code;
   const failed = s.failures.length > 0 || s.invalid > 0 || s.notDone > 0 || s.unsettled > 0;
   if (!failed) return { code: exit(ExitCode.OK), message: line, complete };
   const redoable = s.failures.length > 0 || s.notDone > 0 || s.unsettled > 0;
-  const message = line + (s.invalid ? (spec.invalidHint ?? ' Fix the invalid rows and run them again.') : '') + (redoable && resume ? ` To retry what failed, run:\n  ${resume}` : '');
-  return { code: exit(bulkExitCode(s.failures, s.invalid > 0)), message, resume: redoable ? resume : undefined, complete };
+  const message =
+    line +
+    (s.invalid ? (spec.invalidHint ?? ' Fix the invalid rows and run them again.') : '') +
+    (redoable && resume ? ` To retry what failed, run:\n  ${resume}` : '');
+  return {
+    code: exit(bulkExitCode(s.failures, s.invalid > 0)),
+    message,
+    resume: redoable ? resume : undefined,
+    complete,
+  };
 }
 
 /** Workflow command text: `%`, CR and LF escaped as GitHub Actions reads them. */

@@ -20,7 +20,13 @@ export interface Breaker {
   warn(line: string): void;
 }
 
-export function makeTools<I, R extends Record<string, unknown>>(s: JobState<I, R>, api: ApiClient, log: (line: string) => void, breaker?: Breaker, rescue?: Rescue): JobTools {
+export function makeTools<I, R extends Record<string, unknown>>(
+  s: JobState<I, R>,
+  api: ApiClient,
+  log: (line: string) => void,
+  breaker?: Breaker,
+  rescue?: Rescue,
+): JobTools {
   const { spec, ctx } = s;
   return {
     api,
@@ -43,9 +49,16 @@ export function makeTools<I, R extends Record<string, unknown>>(s: JobState<I, R
       }
       if (!breaker) return r;
       if (r.ok) breaker.consecutive = 0;
-      else if (!r.interrupted && r.failure.kind === 'unavailable' && ++breaker.consecutive >= breakerLimit(spec.concurrency) && !breaker.open) {
+      else if (
+        !r.interrupted &&
+        r.failure.kind === 'unavailable' &&
+        ++breaker.consecutive >= breakerLimit(spec.concurrency) &&
+        !breaker.open
+      ) {
         breaker.open = r.failure;
-        breaker.warn(`${spec.verb}: the service stayed unavailable for ${breakerLimit(spec.concurrency)} requests in a row (last: ${r.failure.message}); no new requests are started.`);
+        breaker.warn(
+          `${spec.verb}: the service stayed unavailable for ${breakerLimit(spec.concurrency)} requests in a row (last: ${r.failure.message}); no new requests are started.`,
+        );
         // Ordered jobs (lookups) promise one record per input line: the rest fail at once, unsent.
         if (!spec.ordered) s.stop.abort();
       }

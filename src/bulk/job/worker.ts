@@ -62,7 +62,12 @@ export class Worker<I, R extends Record<string, unknown>> {
     const pending = res.pending?.map(at) ?? [];
     try {
       await this.committer.commit(
-        { batch: batch.number, ...(redo.length ? { redo } : {}), ...(pending.length ? { pending } : {}), ...(batch.digest ? { input_digest: batch.digest } : {}) },
+        {
+          batch: batch.number,
+          ...(redo.length ? { redo } : {}),
+          ...(pending.length ? { pending } : {}),
+          ...(batch.digest ? { input_digest: batch.digest } : {}),
+        },
         res.rows,
       );
     } catch {
@@ -89,7 +94,10 @@ export class Worker<I, R extends Record<string, unknown>> {
       commit: async (results) => {
         if (!results.length) return;
         const settled = results.filter((x) => !x.failure).map((x): [number, number] => [x.of.batch, x.of.position]);
-        await this.committer.commit({ settled }, results.map((x) => x.row));
+        await this.committer.commit(
+          { settled },
+          results.map((x) => x.row),
+        );
         for (const x of results) {
           open.delete(x.of);
           if (x.failure) {

@@ -17,7 +17,12 @@ import { parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
  * write the service may have done without answering is not repeated blindly by that policy, so an
  * "already" answer is the service's own.
  */
-export async function sendOne(api: ApiClient, ctx: Context, action: 'allow' | 'revoke', payload: Payload<'access.allow' | 'access.revoke'>): Promise<Answer<'access.allow' | 'access.revoke'>> {
+export async function sendOne(
+  api: ApiClient,
+  ctx: Context,
+  action: 'allow' | 'revoke',
+  payload: Payload<'access.allow' | 'access.revoke'>,
+): Promise<Answer<'access.allow' | 'access.revoke'>> {
   const { callOnce } = await import('../../bulk/retry.js');
   const r = await callOnce(api, `access.${action}`, { payload }, { signal: ctx.signal });
   if (!r.ok) throw new CliError(r.failure.message, r.failure.exitCode, undefined, r.failure.status);
@@ -29,13 +34,26 @@ export type CsvMode = { mode: 'csv' } & BulkFlags;
 
 export type Options =
   | CsvMode
-  | { mode: 'one'; payload: { hash_id: string; username: string; price: string; expiration_date?: string; email?: string; send_email?: boolean } };
+  | {
+      mode: 'one';
+      payload: {
+        hash_id: string;
+        username: string;
+        price: string;
+        expiration_date?: string;
+        email?: string;
+        send_email?: boolean;
+      };
+    };
 
 /** The options of a --from-csv job, which allow and revoke share. */
 type CsvOpts = Pick<OptsOf<typeof allow>, 'fromCsv' | 'results' | 'resume' | 'restart' | 'concurrency'>;
 
 /** The `--from-csv FILE [--results FILE] [--resume|--restart] [--concurrency N]` form shared by allow and revoke. */
-export function parseCsvMode<O extends CsvOpts>(opts: O, singleFlags: ReadonlyArray<keyof O & string>): CsvMode | undefined {
+export function parseCsvMode<O extends CsvOpts>(
+  opts: O,
+  singleFlags: ReadonlyArray<keyof O & string>,
+): CsvMode | undefined {
   const bulk = parseBulkFlags(opts, { fromCsv: '--from-csv' }, singleFlags);
   return bulk && { mode: 'csv', ...bulk };
 }
@@ -44,9 +62,16 @@ export function parse({ opts }: VerbInput<typeof allow>): Options {
   const csv = parseCsvMode(opts, ['hashId', 'username', 'price', 'priceCents', 'expires', 'email', 'sendEmail']);
   if (csv) return csv;
   const { price, priceCents } = opts;
-  if (opts.hashId === undefined) throw usageError('Give the book with --hash-id (or many grants with --from-csv FILE).');
-  if (opts.username === undefined) throw usageError('Give the user with --username (or many grants with --from-csv FILE).');
-  const pay = price !== undefined ? () => v.price(price, '--price') : priceCents !== undefined ? () => v.priceFromCents(priceCents, '--price-cents') : undefined;
+  if (opts.hashId === undefined)
+    throw usageError('Give the book with --hash-id (or many grants with --from-csv FILE).');
+  if (opts.username === undefined)
+    throw usageError('Give the user with --username (or many grants with --from-csv FILE).');
+  const pay =
+    price !== undefined
+      ? () => v.price(price, '--price')
+      : priceCents !== undefined
+        ? () => v.priceFromCents(priceCents, '--price-cents')
+        : undefined;
   if (!pay) throw usageError('Give the price with --price (e.g. 12.01) or --price-cents (e.g. 1201).');
   if (price !== undefined && priceCents !== undefined) throw usageError('Give only one of --price and --price-cents.');
   return {

@@ -66,7 +66,13 @@ export async function runAccessCsv(o: BulkFlags & { action: 'allow' | 'revoke' }
       eachItem(
         batch.items,
         async (row) => {
-          const make = (status: Status, message: string): Result => ({ row: row.line, status, message, hash_id: String(row.values.hash_id ?? ''), username: String(row.values.username ?? '') });
+          const make = (status: Status, message: string): Result => ({
+            row: row.line,
+            status,
+            message,
+            hash_id: String(row.values.hash_id ?? ''),
+            username: String(row.values.username ?? ''),
+          });
           let payload: Payload<'access.allow' | 'access.revoke'>;
           try {
             if (row.problem) throw usageError(row.problem);
@@ -75,8 +81,15 @@ export async function runAccessCsv(o: BulkFlags & { action: 'allow' | 'revoke' }
             return { row: make('invalid', messageOf(e)), invalid: true };
           }
           const r = await job.call(`access.${o.action}`, { payload });
-          if (r.ok && isAnswer(r.response)) return { row: make('ok', String(r.response.body.message ?? (o.action === 'allow' ? 'Access granted.' : 'Access revoked.'))) };
-          if (r.ok && already.test(failureOf(r.response).message)) return { row: make('already', failureOf(r.response).message) };
+          if (r.ok && isAnswer(r.response))
+            return {
+              row: make(
+                'ok',
+                String(r.response.body.message ?? (o.action === 'allow' ? 'Access granted.' : 'Access revoked.')),
+              ),
+            };
+          if (r.ok && already.test(failureOf(r.response).message))
+            return { row: make('already', failureOf(r.response).message) };
           return failedRow(r, make, `row ${row.line}`);
         },
         job,
@@ -93,7 +106,10 @@ export async function runAccessCsv(o: BulkFlags & { action: 'allow' | 'revoke' }
     input: `--from-csv ${o.file}`,
     identity: { '--from-csv': input },
     command: `bookdist access ${o.action} ${o.argv.join(' ')}`,
-    stdoutResumeHint: () => ({ command: `bookdist access ${o.action} ${o.argv.join(' ')}`, note: 'rows already done report "already"; add --results FILE to resume exactly' }),
+    stdoutResumeHint: () => ({
+      command: `bookdist access ${o.action} ${o.argv.join(' ')}`,
+      note: 'rows already done report "already"; add --results FILE to resume exactly',
+    }),
     confirm: o.action === 'revoke' ? () => confirm(ctx, `Revoke access for the rows of ${o.file}?`) : undefined,
     dryRunNote: `(dry run: the first valid row of ${o.file} is shown; nothing is sent)`,
   };

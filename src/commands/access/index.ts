@@ -13,7 +13,7 @@ export const commands = [
     summary: summaryOf('access'),
     description:
       'The access-control (internal eBook) API: give a user access to a book sold on your own reader, or ' +
-      'take it back, or make a book\'s grants match a roster (sync). Authenticated with the operator token (BOOKDIST_TOKEN or the profile\'s token).',
+      "take it back, or make a book's grants match a roster (sync). Authenticated with the operator token (BOOKDIST_TOKEN or the profile's token).",
     commands: [allow, revoke, sync],
   }),
 ];

@@ -41,10 +41,17 @@ export const HAS_NONE = /purchase record not found/i;
  * still unknown leaves it unsure; a refused one changes nothing. Writes of the job `skipJob` are
  * left out (a resumed sync plans as its first run did).
  */
-export function grantsOf(writes: Write[], book: string, profile: string, now: Date, skipJob?: string): Map<string, { state: Known; id: number }> {
+export function grantsOf(
+  writes: Write[],
+  book: string,
+  profile: string,
+  now: Date,
+  skipJob?: string,
+): Map<string, { state: Known; id: number }> {
   const out = new Map<string, { state: Known; id: number }>();
   for (const w of writes) {
-    if ((w.op !== 'access allow' && w.op !== 'access revoke') || w.ids.hash_id !== book || w.profile !== profile) continue;
+    if ((w.op !== 'access allow' && w.op !== 'access revoke') || w.ids.hash_id !== book || w.profile !== profile)
+      continue;
     if (skipJob !== undefined && w.job === skipJob) continue;
     const user = typeof w.ids.username === 'string' ? w.ids.username.toLowerCase() : undefined;
     if (!user) continue;
@@ -92,7 +99,11 @@ export interface Plan {
  * username. `roster` and `previous` hold resolved usernames (lower case); a roster entry without
  * one is an invalid change (nothing is sent for it).
  */
-export function planSync(roster: RosterEntry[], ledger: Map<string, { state: Known; id: number }>, previous: RosterEntry[] = []): Plan {
+export function planSync(
+  roster: RosterEntry[],
+  ledger: Map<string, { state: Known; id: number }>,
+  previous: RosterEntry[] = [],
+): Plan {
   const changes: Change[] = [];
   const wanted = new Set<string>();
   let unchanged = 0;
@@ -105,10 +116,31 @@ export function planSync(roster: RosterEntry[], ledger: Map<string, { state: Kno
     wanted.add(r.username);
     const k = ledger.get(r.username);
     if (k?.state === 'has') unchanged++;
-    else if (k?.state === 'unsure') changes.push({ action: 'allow', username: r.username, email: r.email, line: r.line, why: `ledger #${k.id}: outcome unknown` });
-    else if (k?.state === 'none') changes.push({ action: 'allow', username: r.username, email: r.email, line: r.line, why: `revoked (ledger #${k.id})` });
+    else if (k?.state === 'unsure')
+      changes.push({
+        action: 'allow',
+        username: r.username,
+        email: r.email,
+        line: r.line,
+        why: `ledger #${k.id}: outcome unknown`,
+      });
+    else if (k?.state === 'none')
+      changes.push({
+        action: 'allow',
+        username: r.username,
+        email: r.email,
+        line: r.line,
+        why: `revoked (ledger #${k.id})`,
+      });
     else if (previous.some((p) => p.username === r.username)) unchanged++;
-    else changes.push({ action: 'allow', username: r.username, email: r.email, line: r.line, why: 'no grant in the ledger' });
+    else
+      changes.push({
+        action: 'allow',
+        username: r.username,
+        email: r.email,
+        line: r.line,
+        why: 'no grant in the ledger',
+      });
   }
   const revokes: Change[] = [];
   let known = 0;
@@ -117,7 +149,11 @@ export function planSync(roster: RosterEntry[], ledger: Map<string, { state: Kno
     if (k.state === 'has') known++;
     if (k.state === 'unsure') unsure++;
     if (wanted.has(user) || k.state === 'none') continue;
-    revokes.push({ action: 'revoke', username: user, why: k.state === 'has' ? `granted (ledger #${k.id})` : `ledger #${k.id}: outcome unknown` });
+    revokes.push({
+      action: 'revoke',
+      username: user,
+      why: k.state === 'has' ? `granted (ledger #${k.id})` : `ledger #${k.id}: outcome unknown`,
+    });
   }
   let assumed = 0;
   const seen = new Set<string>();
@@ -125,7 +161,8 @@ export function planSync(roster: RosterEntry[], ledger: Map<string, { state: Kno
     if (!p.username || ledger.has(p.username) || seen.has(p.username)) continue;
     seen.add(p.username);
     assumed++;
-    if (!wanted.has(p.username)) revokes.push({ action: 'revoke', username: p.username, email: p.email, why: `previous roster, line ${p.line}` });
+    if (!wanted.has(p.username))
+      revokes.push({ action: 'revoke', username: p.username, email: p.email, why: `previous roster, line ${p.line}` });
   }
   revokes.sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
   return { changes: [...changes, ...revokes], unchanged, wanted: wanted.size, known, unsure, assumed };

@@ -4,7 +4,7 @@ import { bulkOptions } from '../bulk-options.js';
 
 export const revoke = verb({
   name: 'revoke',
-  summary: 'revoke a user\'s access to a book (one, or many from a CSV file)',
+  summary: "revoke a user's access to a book (one, or many from a CSV file)",
   description:
     'Revokes access with POST /v1/access/revoke/ (operator token), after confirmation (--yes in scripts). ' +
     'One revocation from the flags, or one per row of --from-csv FILE (header: hash_id,username), run ' +

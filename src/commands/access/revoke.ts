@@ -15,7 +15,10 @@ export function parse({ opts }: VerbInput<typeof revoke>): Options {
   if (csv) return csv;
   if (opts.hashId === undefined) throw usageError('Give the book with --hash-id (or many with --from-csv FILE).');
   if (opts.username === undefined) throw usageError('Give the user with --username (or many with --from-csv FILE).');
-  return { mode: 'one', payload: { hash_id: v.hashId(opts.hashId, '--hash-id'), username: v.username(opts.username, '--username') } };
+  return {
+    mode: 'one',
+    payload: { hash_id: v.hashId(opts.hashId, '--hash-id'), username: v.username(opts.username, '--username') },
+  };
 }
 
 export async function run(o: Options, ctx: Context): Promise<number | void> {

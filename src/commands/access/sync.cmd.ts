@@ -11,7 +11,7 @@ export const sync = verb({
     'GET /v1/user/email/<email>/) with the grants the ledger knows for that book under this profile (its ' +
     'access allow and revoke writes), and plans the allows (at --price) and the revokes that make them ' +
     'equal. The interface lists no grants, so grants made outside this ledger (another machine, --no-ledger, ' +
-    'the service\'s own pages) are unknown to it: give the previous roster with --assume-current FILE to count ' +
+    "the service's own pages) are unknown to it: give the previous roster with --assume-current FILE to count " +
     'its users as having access where the ledger has no record of them, so that those who left are revoked. ' +
     'A write whose outcome the ledger does not know is planned again (harmless: a repeated allow answers ' +
     '"already has access", a repeated revoke "Purchase record not found", both reported as already).\n\n' +
@@ -20,13 +20,19 @@ export const sync = verb({
     '(--yes in scripts): --concurrency changes at once, one result per change (row, action, status, username, ' +
     'email, message; status ok, already, invalid or failed) on stdout or in --results FILE, durably, so that ' +
     '--resume continues an interrupted sync with the same plan. Every change is recorded in the ledger with ' +
-    'the job\'s id (`bookdist ledger list --job ID`). Exits 6 when rows were invalid (an unknown e-mail ' +
+    "the job's id (`bookdist ledger list --job ID`). Exits 6 when rows were invalid (an unknown e-mail " +
     'address) or changes failed, 7 when the service stayed unavailable.',
   args: [argument('<roster>', 'CSV file whose header names username or email (- for stdin)')],
   options: [
     option('--hash-id <hash_id>', 'the book (40 hex characters) (required)', { required: true }),
-    option('--price <price>', 'your external price of each new grant, e.g. 12.01 (required when the plan allows anyone)'),
-    option('--assume-current <file>', 'the previous roster (same columns): its users have access unless the ledger records otherwise'),
+    option(
+      '--price <price>',
+      'your external price of each new grant, e.g. 12.01 (required when the plan allows anyone)',
+    ),
+    option(
+      '--assume-current <file>',
+      'the previous roster (same columns): its users have access unless the ledger records otherwise',
+    ),
     ...bulkOptions('change'),
   ],
   examples: [

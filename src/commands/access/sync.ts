@@ -20,7 +20,16 @@ import { emit, outputFormat, type Column } from '../../output/index.js';
 import { confirm } from '../confirm.js';
 import { readLedger } from '../ledger/common.js';
 import { ledgerProfile } from '../../ledger/ops.js';
-import { ALREADY_HAS, HAS_NONE, grantsOf, planSync, usernamesByEmail, type Change, type Plan, type RosterEntry } from './plan.js';
+import {
+  ALREADY_HAS,
+  HAS_NONE,
+  grantsOf,
+  planSync,
+  usernamesByEmail,
+  type Change,
+  type Plan,
+  type RosterEntry,
+} from './plan.js';
 
 export interface Options extends BulkFlags {
   hashId: string;
@@ -58,7 +67,8 @@ export function parse({ args, opts }: VerbInput<typeof sync>): Options {
   const hashId = v.hashId(opts.hashId, '--hash-id');
   const price = opts.price !== undefined ? v.price(opts.price, '--price') : undefined;
   const assumeCurrent = opts.assumeCurrent;
-  if (assumeCurrent === '-' && bulk.file === '-') throw usageError('ROSTER and --assume-current cannot both be stdin (-): give one of them as a file.');
+  if (assumeCurrent === '-' && bulk.file === '-')
+    throw usageError('ROSTER and --assume-current cannot both be stdin (-): give one of them as a file.');
   const argv = [shellQuote(bulk.file), '--hash-id', hashId];
   if (price !== undefined) argv.push('--price', price);
   if (assumeCurrent !== undefined) argv.push('--assume-current', shellQuote(assumeCurrent));
@@ -74,7 +84,9 @@ async function readRoster(file: string, ctx: Context, flag: string): Promise<Ros
       checked = true;
       const names = Object.keys(row.values);
       if (!names.includes('username') && !names.includes('email')) {
-        throw usageError(`${flag} ${file}: the header row names neither username nor email (it has: ${names.join(', ')}); a roster names its users in one of them.`);
+        throw usageError(
+          `${flag} ${file}: the header row names neither username nor email (it has: ${names.join(', ')}); a roster names its users in one of them.`,
+        );
       }
     }
     const u = row.values.username ?? '';
@@ -97,7 +109,13 @@ async function readRoster(file: string, ctx: Context, flag: string): Promise<Ros
  * Usernames for the entries given by e-mail: the users this ledger saw created first, then a
  * look-up of the rest (reads only). An address no user has becomes the entry's problem.
  */
-async function resolveEmails(entries: RosterEntry[], known: Map<string, string>, api: () => Promise<ApiClient>, ctx: Context, concurrency: number): Promise<void> {
+async function resolveEmails(
+  entries: RosterEntry[],
+  known: Map<string, string>,
+  api: () => Promise<ApiClient>,
+  ctx: Context,
+  concurrency: number,
+): Promise<void> {
   const open = entries.filter((e) => !e.username && !e.problem && e.email);
   const ask = new Map<string, string | undefined>();
   for (const e of open) {
@@ -173,7 +191,8 @@ function describePlan(o: Options, { plan, profile }: Planned): string[] {
 
 export async function run(o: Options, ctx: Context): Promise<number> {
   const input = await inputFingerprint(o.file, ctx, 'ROSTER');
-  const previous = o.assumeCurrent !== undefined ? await inputFingerprint(o.assumeCurrent, ctx, '--assume-current') : undefined;
+  const previous =
+    o.assumeCurrent !== undefined ? await inputFingerprint(o.assumeCurrent, ctx, '--assume-current') : undefined;
   if (ctx.globals.dryRun) return dryRun(o, ctx);
   const ledgerOff = ctx.globals.ledger === false || (await ctx.config()).ledger?.value === false;
   if (ledgerOff) {
@@ -189,9 +208,14 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       const p = await makePlan(o, ctx, () => ctx.api(), ctx.ledgerJob);
       const changes = p.plan.changes;
       for (const line of describePlan(o, p)) ctx.info(line);
-      if (!ledgerOff) ctx.info(`Its changes are recorded in the ledger as job ${ctx.ledgerJob} (\`bookdist ledger list --job ${ctx.ledgerJob}\`).`);
+      if (!ledgerOff)
+        ctx.info(
+          `Its changes are recorded in the ledger as job ${ctx.ledgerJob} (\`bookdist ledger list --job ${ctx.ledgerJob}\`).`,
+        );
       if (o.price === undefined && changes.some((c) => c.action === 'allow')) {
-        throw usageError(`The plan allows ${changes.filter((c) => c.action === 'allow').length} user(s): give the price of their grants with --price (e.g. 12.01). Nothing was sent.`);
+        throw usageError(
+          `The plan allows ${changes.filter((c) => c.action === 'allow').length} user(s): give the price of their grants with --price (e.g. 12.01). Nothing was sent.`,
+        );
       }
       revokes = changes.filter((c) => c.action === 'revoke').length;
       spec.total = changes.length;
@@ -203,13 +227,26 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       eachItem(
         batch.items,
         async (c) => {
-          const make = (status: Status, message: string): Result => ({ row: c.line ?? '', action: c.action, status, username: c.username, email: c.email ?? '', message });
+          const make = (status: Status, message: string): Result => ({
+            row: c.line ?? '',
+            action: c.action,
+            status,
+            username: c.username,
+            email: c.email ?? '',
+            message,
+          });
           if (c.action === 'invalid') return { row: make('invalid', c.why), invalid: true };
           const allow = c.action === 'allow';
-          const payload = allow ? { hash_id: o.hashId, username: c.username, price: o.price! } : { hash_id: o.hashId, username: c.username };
+          const payload = allow
+            ? { hash_id: o.hashId, username: c.username, price: o.price! }
+            : { hash_id: o.hashId, username: c.username };
           const r = await job.call(allow ? 'access.allow' : 'access.revoke', { payload });
-          if (r.ok && isAnswer(r.response)) return { row: make('ok', String(r.response.body.message ?? (allow ? 'Access granted.' : 'Access revoked.'))) };
-          if (r.ok && (allow ? ALREADY_HAS : HAS_NONE).test(failureOf(r.response).message)) return { row: make('already', failureOf(r.response).message) };
+          if (r.ok && isAnswer(r.response))
+            return {
+              row: make('ok', String(r.response.body.message ?? (allow ? 'Access granted.' : 'Access revoked.'))),
+            };
+          if (r.ok && (allow ? ALREADY_HAS : HAS_NONE).test(failureOf(r.response).message))
+            return { row: make('already', failureOf(r.response).message) };
           return failedRow(r, make, `${c.action} ${c.username}`);
         },
         job,
@@ -225,10 +262,21 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       ]),
     ...jobFlags(o, ctx),
     input: o.file,
-    identity: { ROSTER: input, '--hash-id': o.hashId, '--price': o.price ?? null, '--assume-current': previous ?? null },
+    identity: {
+      ROSTER: input,
+      '--hash-id': o.hashId,
+      '--price': o.price ?? null,
+      '--assume-current': previous ?? null,
+    },
     command: `bookdist access sync ${o.argv.join(' ')}`,
-    stdoutResumeHint: () => ({ command: `bookdist access sync ${o.argv.join(' ')}`, note: 'the plan is made again from the ledger: changes already made are not repeated' }),
-    confirm: () => (revokes ? confirm(ctx, `Revoke access to book ${o.hashId} for ${revokes} user(s) not in ${o.file}?`) : Promise.resolve()),
+    stdoutResumeHint: () => ({
+      command: `bookdist access sync ${o.argv.join(' ')}`,
+      note: 'the plan is made again from the ledger: changes already made are not repeated',
+    }),
+    confirm: () =>
+      revokes
+        ? confirm(ctx, `Revoke access to book ${o.hashId} for ${revokes} user(s) not in ${o.file}?`)
+        : Promise.resolve(),
     invalidHint: ' Fix the invalid rows of the roster (or create their users) and run the sync again.',
   };
   return runJob(spec, ctx);
@@ -241,7 +289,13 @@ async function dryRun(o: Options, ctx: Context): Promise<number> {
   const p = await makePlan(o, ctx, api);
   await emit(
     ctx,
-    p.plan.changes.map((c) => ({ action: c.action, username: c.username || null, email: c.email ?? null, row: c.line ?? null, why: c.why })),
+    p.plan.changes.map((c) => ({
+      action: c.action,
+      username: c.username || null,
+      email: c.email ?? null,
+      row: c.line ?? null,
+      why: c.why,
+    })),
     {
       columns: [
         { key: 'action', label: 'ACTION', id: true },
@@ -254,8 +308,8 @@ async function dryRun(o: Options, ctx: Context): Promise<number> {
     },
   );
   for (const line of describePlan(o, p)) ctx.info(line);
-  if (o.price === undefined && p.plan.changes.some((c) => c.action === 'allow')) ctx.info('To run it, give the price of the new grants with --price.');
+  if (o.price === undefined && p.plan.changes.some((c) => c.action === 'allow'))
+    ctx.info('To run it, give the price of the new grants with --price.');
   ctx.info('(dry run: nothing was sent)');
   return ExitCode.OK;
 }
-

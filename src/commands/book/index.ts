@@ -16,7 +16,7 @@ export const get = verb({
   args: [argument('[hash_id]', 'book hash id (40 hex characters)')],
   options: [
     option('--isbn <isbn>', 'ISBN-10 or ISBN-13'),
-    option('--sku <sku>', 'the book\'s SKU, e.g. HLP-0001'),
+    option('--sku <sku>', "the book's SKU, e.g. HLP-0001"),
     option('--isbn-file <file>', 'look up every ISBN in a file (one per line; - for stdin)', { bulk: true }),
     option('--hash-id-file <file>', 'look up every hash id in a file (one per line; - for stdin)', { bulk: true }),
     option('--no-check', 'send ISBNs without verifying the check digit'),
@@ -33,7 +33,7 @@ export const pricing = verb({
   name: 'pricing',
   summary: 'show the digital pricing of a book by ISBN',
   description:
-    'Calls GET /v1/book/isbn/<isbn>/pricing/ and lists the book\'s digital pricing entries: the id to ' +
+    "Calls GET /v1/book/isbn/<isbn>/pricing/ and lists the book's digital pricing entries: the id to " +
     'pass to `order create --pricing-id`, price and currency, and whether access is limited in time.',
   options: [
     option('--isbn <isbn>', 'ISBN-10 or ISBN-13 (required)', { required: true }),
@@ -53,7 +53,7 @@ export const search = verb({
   options: [
     option('--isbn <isbn>', 'ISBN to match (repeatable)', { repeatable: 'split' }),
     option('--title <words>', 'words of the title'),
-    option('--author <words>', 'words of the author\'s name'),
+    option('--author <words>', "words of the author's name"),
     option('--hash-id <hash_id>', 'hash id to match (repeatable)', { repeatable: 'split' }),
     ...PAGING,
     option('--no-check', 'send ISBNs without verifying the check digit'),
@@ -73,7 +73,11 @@ export const list = verb({
     'Calls POST /v1/book/index/ (the form that takes limit and offset) and lists the books of the publishers your account controls, by id. ' +
     'Shows one page (--limit, --offset) and says on stderr when there are more; --all fetches every page.',
   options: PAGING,
-  examples: ['bookdist book list', 'bookdist book list --limit 10 --offset 20', 'bookdist book list --all -o csv > books.csv'],
+  examples: [
+    'bookdist book list',
+    'bookdist book list --limit 10 --offset 20',
+    'bookdist book list --all -o csv > books.csv',
+  ],
   load: () => import('./list.js'),
 });
 
@@ -100,7 +104,8 @@ export const commands = [
   group({
     name: 'book',
     summary: summaryOf('book'),
-    description: 'Books of the catalogue: metadata, digital pricing, search, the reader URL for a user, and processing.',
+    description:
+      'Books of the catalogue: metadata, digital pricing, search, the reader URL for a user, and processing.',
     commands: [get, pricing, search, list, viewer, processBooks],
   }),
 ];

@@ -111,7 +111,11 @@ function lookupColumns(ctx: Context): Column[] {
   return [
     { key: 'line' },
     { key: 'input' },
-    { key: 'status', format: (s) => (s === 'found' ? st.green('found') : s === 'not_found' ? st.yellow('not found') : st.red(String(s))) },
+    {
+      key: 'status',
+      format: (s) =>
+        s === 'found' ? st.green('found') : s === 'not_found' ? st.yellow('not found') : st.red(String(s)),
+    },
     { key: 'book.hash_id', label: 'hash id' },
     { key: 'book.title', label: 'title' },
     { key: 'book.author', label: 'author' },
@@ -127,7 +131,10 @@ async function* inputLines(opts: LookupOptions, ctx: Context, flag: string): Asy
     any = true;
     yield l;
   }
-  if (!any) throw usageError(`${flag} ${opts.file}: no ${opts.kind === 'isbn' ? 'ISBNs' : 'hash ids'} in it (blank lines and # comments are ignored).`);
+  if (!any)
+    throw usageError(
+      `${flag} ${opts.file}: no ${opts.kind === 'isbn' ? 'ISBNs' : 'hash ids'} in it (blank lines and # comments are ignored).`,
+    );
 }
 
 /** Each line's search key (an ISBN as ISBN-13), or undefined and why it is invalid. */
@@ -136,7 +143,8 @@ function keysOf(items: Line[], opts: LookupOptions): { keys: Array<string | unde
   const messages: string[] = [];
   for (const l of items) {
     try {
-      let k = opts.kind === 'isbn' ? v.isbn(l.value, `line ${l.line}:`, opts.check) : v.hashId(l.value, `line ${l.line}:`);
+      let k =
+        opts.kind === 'isbn' ? v.isbn(l.value, `line ${l.line}:`, opts.check) : v.hashId(l.value, `line ${l.line}:`);
       if (opts.kind === 'isbn') k = toIsbn13(k) ?? k;
       keys.push(k);
       messages.push('');
@@ -149,10 +157,16 @@ function keysOf(items: Line[], opts: LookupOptions): { keys: Array<string | unde
 }
 
 /** The books matching `wanted`, paged (one ISBN may match more than one book), by every key they answer to. */
-async function searchBooks(job: JobTools, kind: LookupOptions['kind'], wanted: string[]): Promise<{ found: Map<string, Book>; failure?: Failure } | 'interrupted'> {
+async function searchBooks(
+  job: JobTools,
+  kind: LookupOptions['kind'],
+  wanted: string[],
+): Promise<{ found: Map<string, Book>; failure?: Failure } | 'interrupted'> {
   const found = new Map<string, Book>();
   for (let offset = 0; wanted.length; ) {
-    const r = await job.call('book.search', { payload: kind === 'isbn' ? { isbn: wanted, offset, limit: 500 } : { hash_ids: wanted, offset, limit: 500 } });
+    const r = await job.call('book.search', {
+      payload: kind === 'isbn' ? { isbn: wanted, offset, limit: 500 } : { hash_ids: wanted, offset, limit: 500 },
+    });
     if (!r.ok) {
       if (r.interrupted) return 'interrupted';
       return { found, failure: r.failure };
@@ -174,5 +188,9 @@ function describeLookup(c: Record<string, number>): string {
   const n = (s: Status) => c[s] ?? 0;
   const all = n('found') + n('not_found') + n('invalid') + n('error');
   if (all && all === n('found')) return `${all} looked up: all found`;
-  return `${all} looked up: ${n('found')} found, ${n('not_found')} not found` + (n('invalid') ? `, ${n('invalid')} invalid` : '') + (n('error') ? `, ${n('error')} failed; run again to retry them` : '');
+  return (
+    `${all} looked up: ${n('found')} found, ${n('not_found')} not found` +
+    (n('invalid') ? `, ${n('invalid')} invalid` : '') +
+    (n('error') ? `, ${n('error')} failed; run again to retry them` : '')
+  );
 }

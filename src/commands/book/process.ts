@@ -12,7 +12,17 @@ import { checkDuration, formatDuration } from '../../util/duration.js';
 import { escapeControls, plural, wrapToWidth } from '../../output/text.js';
 import { readList } from '../../bulk/lines.js';
 import { inputFingerprint } from '../../bulk/rows.js';
-import { chunks, eachItem, failedRow, runJob, type ItemOutcome, type JobSpec, type JobTools, type PendingItem, type SettleTools } from '../../bulk/engine.js';
+import {
+  chunks,
+  eachItem,
+  failedRow,
+  runJob,
+  type ItemOutcome,
+  type JobSpec,
+  type JobTools,
+  type PendingItem,
+  type SettleTools,
+} from '../../bulk/engine.js';
 import { runPool } from '../../bulk/pool.js';
 import { failureOf, type Failure } from '../../bulk/retry.js';
 import { jobFlags } from '../../bulk/flags.js';
@@ -41,7 +51,15 @@ export interface Options {
 /** A book's outcome: each book ends in exactly one (the summary's counts add up to the books). */
 type State = 'queued' | 'already_queued' | 'already_processed' | 'processed' | 'failed' | 'held' | 'timed_out';
 /** The outcomes in the order the summary names them. */
-const STATES: readonly State[] = ['queued', 'already_queued', 'processed', 'already_processed', 'failed', 'held', 'timed_out'];
+const STATES: readonly State[] = [
+  'queued',
+  'already_queued',
+  'processed',
+  'already_processed',
+  'failed',
+  'held',
+  'timed_out',
+];
 interface Book {
   hash_id: string;
   line?: number;
@@ -76,16 +94,36 @@ const bad = (s: State) => s === 'failed' || s === 'held' || s === 'timed_out';
 export function parse({ args, opts, command }: VerbInput<typeof processBooks>): Options {
   const hashIds = args.hash_id.map((a) => v.hashId(a, '<hash_id>'));
   const file = opts.fromFile;
-  if (!hashIds.length && file === undefined) throw usageError('Give the books to process: hash ids as arguments, or --from-file FILE (- for stdin).');
-  const interval = checkDuration('--interval', opts.interval, { minMs: 100, maxMs: 3_600_000, max: '1h', like: '5s or 1m' });
+  if (!hashIds.length && file === undefined)
+    throw usageError('Give the books to process: hash ids as arguments, or --from-file FILE (- for stdin).');
+  const interval = checkDuration('--interval', opts.interval, {
+    minMs: 100,
+    maxMs: 3_600_000,
+    max: '1h',
+    like: '5s or 1m',
+  });
   if ('problem' in interval) throw usageError(interval.problem);
   const intervalMs = interval.ms;
   const concurrency = v.positiveInt(opts.concurrency, '--concurrency', 64);
   const results = opts.results;
-  if ((opts.resume || opts.restart) && results === undefined) throw usageError(`--${opts.resume ? 'resume' : 'restart'} needs the --results FILE of the job.`);
+  if ((opts.resume || opts.restart) && results === undefined)
+    throw usageError(`--${opts.resume ? 'resume' : 'restart'} needs the --results FILE of the job.`);
   // --resume and --restart are the summary's to add.
-  const again = (c: GivenChange = {}) => givenCommand(command, { ...c, drop: [...(c.drop ?? []), 'resume', 'restart'] });
-  return { hashIds, file, force: Boolean(opts.force), urgent: Boolean(opts.urgent), wait: Boolean(opts.wait), intervalMs, concurrency, results, resume: Boolean(opts.resume), restart: Boolean(opts.restart), again };
+  const again = (c: GivenChange = {}) =>
+    givenCommand(command, { ...c, drop: [...(c.drop ?? []), 'resume', 'restart'] });
+  return {
+    hashIds,
+    file,
+    force: Boolean(opts.force),
+    urgent: Boolean(opts.urgent),
+    wait: Boolean(opts.wait),
+    intervalMs,
+    concurrency,
+    results,
+    resume: Boolean(opts.resume),
+    restart: Boolean(opts.restart),
+    again,
+  };
 }
 
 export async function run(o: Options, ctx: Context): Promise<number> {
@@ -102,7 +140,9 @@ export async function run(o: Options, ctx: Context): Promise<number> {
   // The books of the arguments and of a file are known before the first request: the progress line
   // shows their total (stdin's only once read).
   const known = new Set(o.hashIds);
-  if (input !== undefined && input !== '-') for await (const l of readList(o.file!, ctx, '--from-file')) known.add(v.hashId(l.value, `--from-file line ${l.line}:`));
+  if (input !== undefined && input !== '-')
+    for await (const l of readList(o.file!, ctx, '--from-file'))
+      known.add(v.hashId(l.value, `--from-file line ${l.line}:`));
   const job = new ProcessJob(o, ctx, Date.now() + waitLimit);
   const spec: JobSpec<Book, Row> = {
     verb: 'book process',
@@ -119,10 +159,22 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     stdoutWriter: (out) => stdoutOf(out, o, job.order, job.queued, () => job.total),
     ...jobFlags(o, ctx),
     input: o.file !== undefined ? `--from-file ${o.file}` : 'the hash ids',
-    identity: { '<hash_id>': o.hashIds, '--from-file': input ?? null, '--force': o.force, '--urgent': o.urgent, '--wait': o.wait },
+    identity: {
+      '<hash_id>': o.hashIds,
+      '--from-file': input ?? null,
+      '--force': o.force,
+      '--urgent': o.urgent,
+      '--wait': o.wait,
+    },
     command: o.again(),
     stdoutResumeHint: () => job.retryHint(),
-    confirm: o.force ? () => confirm(ctx, `Process ${job.total === 1 ? 'this book' : 'these books'} again? Forced processing deletes the annotations of a processed book.`) : undefined,
+    confirm: o.force
+      ? () =>
+          confirm(
+            ctx,
+            `Process ${job.total === 1 ? 'this book' : 'these books'} again? Forced processing deletes the annotations of a processed book.`,
+          )
+      : undefined,
     // One book alone exits as the service said (3 not found, 4 not authorized).
     exitCode: (code, failures) => (job.total === 1 && failures.length ? failures[0].exitCode : code),
     dryRunNote: '(dry run: one request per book; the first is shown, nothing is sent)',
@@ -161,7 +213,11 @@ class ProcessJob {
   say(r: Row): void {
     if (this.onTerminal) return;
     const st = style(this.ctx, 'stderr');
-    const colour = bad(r.state) ? st.red : r.state === 'processed' || r.state === 'already_processed' ? st.green : (x: string) => x;
+    const colour = bad(r.state)
+      ? st.red
+      : r.state === 'processed' || r.state === 'already_processed'
+        ? st.green
+        : (x: string) => x;
     const line = `${escapeControls(r.hash_id)}  ${colour(LABEL[r.state])}${r.message && r.state !== 'processed' ? `  ${escapeControls(r.message)}` : ''}`;
     if (bad(r.state)) this.ctx.warn(line);
     else this.ctx.info(line);
@@ -183,7 +239,12 @@ class ProcessJob {
   }
 
   row(b: Book, state: State, message: string, extra: Partial<Row> = {}): Row {
-    return { hash_id: b.hash_id, state, message, ...(this.o.wait ? { title: extra.title ?? null, processed_date: extra.processed_date ?? null } : {}) };
+    return {
+      hash_id: b.hash_id,
+      state,
+      message,
+      ...(this.o.wait ? { title: extra.title ?? null, processed_date: extra.processed_date ?? null } : {}),
+    };
   }
 
   /** A failed book: said, and remembered for the retry hint when a retry may succeed. */
@@ -209,19 +270,27 @@ class ProcessJob {
         if (one(b)) yield b;
       }
     }
-    if (!this.total) throw usageError(`--from-file ${this.o.file}: no hash ids in it (blank lines and # comments are ignored).`);
+    if (!this.total)
+      throw usageError(`--from-file ${this.o.file}: no hash ids in it (blank lines and # comments are ignored).`);
   }
 
   /** Queue one book; with --wait its result comes from the second phase. */
   async queue(b: Book, job: JobTools): Promise<ItemOutcome<Row>> {
-    const r = await job.call('book.process', { params: { hash_id: b.hash_id }, payload: { force: this.o.force, urgent: this.o.urgent } });
+    const r = await job.call('book.process', {
+      params: { hash_id: b.hash_id },
+      payload: { force: this.o.force, urgent: this.o.urgent },
+    });
     if (!r.ok || r.response.status >= 400) {
       const x = failedRow(r, (state, message) => this.row(b, state, message), b.hash_id);
       if ('row' in x && x.failure) this.failed(b, x.failure, x.row);
       return x;
     }
     const message = String(r.response.body?.message ?? '');
-    const state: State = /already processed/i.test(message) ? 'already_processed' : /already queued/i.test(message) ? 'already_queued' : 'queued';
+    const state: State = /already processed/i.test(message)
+      ? 'already_processed'
+      : /already queued/i.test(message)
+        ? 'already_queued'
+        : 'queued';
     const result = this.row(b, state, message);
     this.say(result);
     if (state === 'already_processed') return { row: result };
@@ -243,9 +312,13 @@ class ProcessJob {
     const byHash = new Map(chunk.map((p) => [p.item.hash_id, p]));
     const settleIfProcessed = (p: PendingItem<Book>, b: Verified<'Book'>) => {
       const s = b.status;
-      if (s?.is_queued && s.is_held === true) this.noteHeld(p.item.hash_id, typeof s.held_reason === 'string' ? s.held_reason : 'held in the queue');
+      if (s?.is_queued && s.is_held === true)
+        this.noteHeld(p.item.hash_id, typeof s.held_reason === 'string' ? s.held_reason : 'held in the queue');
       if (!(s?.is_processed && !s.is_queued)) return;
-      const r = this.row(p.item, 'processed', s.processed_date ? `processed ${s.processed_date}` : 'processed', { title: b.title, processed_date: typeof s.processed_date === 'string' ? s.processed_date : null });
+      const r = this.row(p.item, 'processed', s.processed_date ? `processed ${s.processed_date}` : 'processed', {
+        title: b.title,
+        processed_date: typeof s.processed_date === 'string' ? s.processed_date : null,
+      });
       this.say(r);
       results.push({ of: p, row: r });
     };
@@ -324,7 +397,11 @@ class ProcessJob {
       : held !== undefined
         ? this.row(p.item, 'held', `still queued after ${waited}: ${held}`)
         : this.row(p.item, 'timed_out', `still queued after ${waited}`);
-    const failure: Failure = unavailable ?? { kind: 'error', message: `${p.item.hash_id}: still queued after ${waited}`, exitCode: ExitCode.PARTIAL };
+    const failure: Failure = unavailable ?? {
+      kind: 'error',
+      message: `${p.item.hash_id}: still queued after ${waited}`,
+      exitCode: ExitCode.PARTIAL,
+    };
     this.failed(p.item, unavailable ?? { ...failure, kind: 'unavailable' }, r);
     return { of: p, row: r, failure };
   }
@@ -336,7 +413,8 @@ class ProcessJob {
   describe(c: Record<string, number>, earlier: number): string {
     const n: Record<string, number> = { ...c };
     // With --wait, a book queued and not settled yet (interrupted) has no row: its queue state.
-    for (const r of this.queued.values()) if (this.o.wait && !this.settled.has(r.hash_id)) n[r.state] = (n[r.state] ?? 0) + 1;
+    for (const r of this.queued.values())
+      if (this.o.wait && !this.settled.has(r.hash_id)) n[r.state] = (n[r.state] ?? 0) + 1;
     const parts = STATES.filter((s) => n[s]).map((s) => `${n[s]} ${LABEL[s]}`);
     const notStarted = this.total - earlier - STATES.reduce((a, s) => a + (n[s] ?? 0), 0);
     if (notStarted > 0) parts.push(`${notStarted} not started`);
@@ -356,12 +434,19 @@ class ProcessJob {
   retryHint(): { command: string; note?: string } | undefined {
     const { o, ctx } = this;
     // Every failure was a refusal for good (not found, not authorized): nothing to retry.
-    if (!ctx.signal.aborted && !this.retryable.length && (this.refused > 0 || this.stillHeld.length > 0)) return undefined;
+    if (!ctx.signal.aborted && !this.retryable.length && (this.refused > 0 || this.stillHeld.length > 0))
+      return undefined;
     if (ctx.signal.aborted || !this.retryable.length)
-      return { command: o.again(), note: 'books already queued or processed are reported as such; add --results FILE to resume exactly' };
+      return {
+        command: o.again(),
+        note: 'books already queued or processed are reported as such; add --results FILE to resume exactly',
+      };
     // The job's flags with the books to retry as its input, without --results.
-    if (this.retryable.length <= 10) return { command: o.again({ args: this.retryable, drop: ['fromFile', 'results'] }) };
-    return { command: `${o.again({ args: [], set: { fromFile: '-' }, drop: ['results'] })} <<'EOF'\n${this.retryable.join('\n')}\nEOF` };
+    if (this.retryable.length <= 10)
+      return { command: o.again({ args: this.retryable, drop: ['fromFile', 'results'] }) };
+    return {
+      command: `${o.again({ args: [], set: { fromFile: '-' }, drop: ['results'] })} <<'EOF'\n${this.retryable.join('\n')}\nEOF`,
+    };
   }
 }
 
@@ -391,7 +476,9 @@ function stdoutOf(ctx: Context, o: Options, order: Map<string, number>, queued: 
   const lines = resultLines(ctx);
   const stream = outputFormat(ctx) === 'ndjson' && !ctx.globals.query;
   const shown = (r: Row) => (o.wait ? r : { hash_id: r.hash_id, state: r.state, message: r.message });
-  const streamed = stream ? createRowWriter(ctx, { columns: [{ key: 'hash_id' }, { key: 'state' }, { key: 'message' }] }) : undefined;
+  const streamed = stream
+    ? createRowWriter(ctx, { columns: [{ key: 'hash_id' }, { key: 'state' }, { key: 'message' }] })
+    : undefined;
   const line = (r: Row) => {
     const s = style(ctx);
     const mark = bad(r.state) ? s.red(s.ascii ? 'x' : '✗') : s.green(s.ascii ? '+' : '✓');
@@ -419,7 +506,11 @@ function stdoutOf(ctx: Context, o: Options, order: Map<string, number>, queued: 
       for (const st of STATES) summary[st] = list.filter((r) => r.state === st).length;
       summary.not_started = total() - list.length;
       // --json: {summary, books: [...]}; --fields: the rows.
-      const w = createRowWriter(ctx, { columns: [{ key: 'hash_id' }, { key: 'state' }, { key: 'message' }], envelope: { summary }, rowsKey: 'books' });
+      const w = createRowWriter(ctx, {
+        columns: [{ key: 'hash_id' }, { key: 'state' }, { key: 'message' }],
+        envelope: { summary },
+        rowsKey: 'books',
+      });
       for (const r of list) w.write(shown(r));
       await w.end();
     },

@@ -22,7 +22,9 @@ export function parse({ opts: o }: VerbInput<typeof search>): Options {
     hashIds: o.hashId?.length ? o.hashId.map((v) => hashId(v, '--hash-id')) : undefined,
   };
   if (!out.isbn && !out.title && !out.author && !out.hashIds) {
-    throw usageError('Give at least one of --isbn, --title, --author or --hash-id (`bookdist book list` lists your books).');
+    throw usageError(
+      'Give at least one of --isbn, --title, --author or --hash-id (`bookdist book list` lists your books).',
+    );
   }
   return out;
 }
@@ -35,7 +37,14 @@ export async function run(o: Options, ctx: Context): Promise<void> {
     empty: 'No books match.',
     fetch: (offset, limit, signal) =>
       api.ok('book.search', {
-        payload: { isbn: o.isbn, title: o.title, author: o.author, hash_ids: o.hashIds, offset, limit: limit || undefined },
+        payload: {
+          isbn: o.isbn,
+          title: o.title,
+          author: o.author,
+          hash_ids: o.hashIds,
+          offset,
+          limit: limit || undefined,
+        },
         signal,
       }),
   });

@@ -21,7 +21,11 @@ function pricingRows(pricing: Rec[]): Array<Array<unknown>> {
     p.description ?? '',
     p.is_limited ? `${t(p.limit_days)} days` : 'unlimited',
     p.other_pricing ?? '',
-    p.deactivation_date ? `deactivated ${when(p.deactivation_date)}` : p.is_limited && p.calculated_expiration_date ? `expires ${when(p.calculated_expiration_date)}` : '',
+    p.deactivation_date
+      ? `deactivated ${when(p.deactivation_date)}`
+      : p.is_limited && p.calculated_expiration_date
+        ? `expires ${when(p.calculated_expiration_date)}`
+        : '',
   ]);
 }
 
@@ -75,7 +79,9 @@ export function bookCard(book: Verified<'Book'>, s: Style): string {
   );
   const drmLine = [
     drm?.copy_percent != null ? `copy ${t(drm.copy_percent)}%` : '',
-    drm?.print_allowance_percent != null ? `print ${t(drm.print_allowance_percent)}%${drm.print_allowance_range ? ` per ${t(drm.print_allowance_range)}` : ''}` : '',
+    drm?.print_allowance_percent != null
+      ? `print ${t(drm.print_allowance_percent)}%${drm.print_allowance_range ? ` per ${t(drm.print_allowance_range)}` : ''}`
+      : '',
     drm?.offline_range ? `offline ${t(drm.offline_range)}` : '',
     drm?.sample_page_end != null ? `sample to p. ${t(drm.sample_page_end)}` : '',
   ]

@@ -18,10 +18,13 @@ export function parse({ opts: o }: VerbInput<typeof viewer>): Options {
 
 export async function run(o: Options, ctx: Context): Promise<void> {
   const api = await ctx.api();
-  const body = await api.ok('book.viewer', { payload: { username: o.username, hash_id: o.hashId } }).catch((e: unknown) => {
-    throw noPurchase(e, o) ?? e;
-  });
-  if (typeof body?.viewer_url !== 'string' || !body.viewer_url) throw new CliError('The service answered without a viewer_url.');
+  const body = await api
+    .ok('book.viewer', { payload: { username: o.username, hash_id: o.hashId } })
+    .catch((e: unknown) => {
+      throw noPurchase(e, o) ?? e;
+    });
+  if (typeof body?.viewer_url !== 'string' || !body.viewer_url)
+    throw new CliError('The service answered without a viewer_url.');
   // A relative URL is relative to the service's base URL.
   const url = new URL(body.viewer_url, api.baseUrl.replace(/\/*$/, '/')).toString();
   await emit(ctx, { ...body, viewer_url: url }, { card: (r) => String(r.viewer_url) });
@@ -34,7 +37,13 @@ export async function run(o: Options, ctx: Context): Promise<void> {
  * two ways to give the user the book; anything else is left as it is.
  */
 function noPurchase(e: unknown, o: Options): CliError | undefined {
-  const err = e as { name?: string; status?: number; message?: string; body?: unknown; request?: { method: string; url: string } };
+  const err = e as {
+    name?: string;
+    status?: number;
+    message?: string;
+    body?: unknown;
+    request?: { method: string; url: string };
+  };
   if (err?.name !== 'ApiError' || err.status !== 404 || !err.request) return undefined;
   const who = `--username ${o.username} --hash-id ${o.hashId}`;
   return new CliError(

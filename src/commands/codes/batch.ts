@@ -51,27 +51,41 @@ interface Checked {
 /** Why an answer is not the one the interface promises (undefined when it is). */
 function answerProblem(res: ApiResponse): string | undefined {
   const b = res.body as { success?: unknown; codes?: unknown; text?: unknown } | undefined;
-  if (res.status < 200 || res.status > 299) return `status ${res.status}${res.headers.location ? ` (Location: ${res.headers.location})` : ''}`;
-  if (res.format !== 'json') return `status ${res.status} with a ${res.format} body (${res.headers['content-type'] ?? 'no content type'}): ${JSON.stringify(String(b?.text ?? '').slice(0, 60))}`;
+  if (res.status < 200 || res.status > 299)
+    return `status ${res.status}${res.headers.location ? ` (Location: ${res.headers.location})` : ''}`;
+  if (res.format !== 'json')
+    return `status ${res.status} with a ${res.format} body (${res.headers['content-type'] ?? 'no content type'}): ${JSON.stringify(String(b?.text ?? '').slice(0, 60))}`;
   if (!b || b.success !== true) return `status ${res.status} with success ${JSON.stringify(b?.success)}`;
   if (!Array.isArray(b.codes)) return `status ${res.status} without a codes array`;
   return undefined;
 }
 
 function describeEntry(x: unknown): string {
-  const s = x !== null && typeof x === 'object' && 'code' in x ? JSON.stringify((x as { code: unknown }).code) : JSON.stringify(x);
+  const s =
+    x !== null && typeof x === 'object' && 'code' in x
+      ? JSON.stringify((x as { code: unknown }).code)
+      : JSON.stringify(x);
   return (s ?? String(x)).slice(0, 40);
 }
 
 /** The codes of one answer checked: those to write (at most `want`), what to keep aside, what to say. */
-function checkCodes(codes: unknown[], want: number, seen: CodeSet, make: (c: Record<string, unknown>) => CodeRow, batch: number): Checked {
+function checkCodes(
+  codes: unknown[],
+  want: number,
+  seen: CodeSet,
+  make: (c: Record<string, unknown>) => CodeRow,
+  batch: number,
+): Checked {
   const out: Checked = { rows: [], keep: [], notes: [] };
   const bad: unknown[] = [];
   let dups = 0;
   for (const c of codes) {
     const o = c as Record<string, unknown> | null;
     const ok =
-      o !== null && typeof o === 'object' && typeof o.code === 'string' && CODE_SHAPE.test(o.code) &&
+      o !== null &&
+      typeof o === 'object' &&
+      typeof o.code === 'string' &&
+      CODE_SHAPE.test(o.code) &&
       (o.deactivation_date === undefined || o.deactivation_date === null || typeof o.deactivation_date === 'string') &&
       (o.limit_days === undefined || Number.isInteger(o.limit_days));
     if (!ok) {
@@ -83,10 +97,16 @@ function checkCodes(codes: unknown[], want: number, seen: CodeSet, make: (c: Rec
       out.rows.push(make(o));
     } else out.keep.push({ batch, extra: true, ...o });
   }
-  if (bad.length) out.notes.push(`${bad.length} entr${bad.length === 1 ? 'y is' : 'ies are'} not a code (${bad.slice(0, 3).map(describeEntry).join(', ')}${bad.length > 3 ? ', ...' : ''}): kept in the rescue file, not written`);
+  if (bad.length)
+    out.notes.push(
+      `${bad.length} entr${bad.length === 1 ? 'y is' : 'ies are'} not a code (${bad.slice(0, 3).map(describeEntry).join(', ')}${bad.length > 3 ? ', ...' : ''}): kept in the rescue file, not written`,
+    );
   if (dups) out.notes.push(`${dups} code(s) the job already holds (duplicates): not written`);
   const extra = out.keep.length - bad.length;
-  if (extra) out.notes.push(`${extra} code(s) more than the ${want} asked: ${want} written, the other ${extra} kept in the rescue file`);
+  if (extra)
+    out.notes.push(
+      `${extra} code(s) more than the ${want} asked: ${want} written, the other ${extra} kept in the rescue file`,
+    );
   return out;
 }
 
@@ -108,7 +128,8 @@ export async function generateBatch(
     const at = b.first + rows.length;
     const want = b.asked - rows.length;
     const key = at === 0 ? b.key : `${b.key}-at${at}`;
-    if (attempt > 0) job.log(`batch ${b.number}: asking for the ${want} code(s) still missing (Idempotency-Key ${key}).`);
+    if (attempt > 0)
+      job.log(`batch ${b.number}: asking for the ${want} code(s) still missing (Idempotency-Key ${key}).`);
     const r = await job.call('codes.generate', { payload: { ...payload, count: want } }, { 'idempotency-key': key });
     if (!r.ok) {
       interrupted = Boolean(r.interrupted);
@@ -123,7 +144,12 @@ export async function generateBatch(
     const problem = answerProblem(r.response);
     if (problem) {
       // The codes may have been made: --resume asks again with this key, which hands them back.
-      failure = { kind: 'error', status: r.response.status, message: `the service's answer was not what the interface promises (${problem}); outcome unknown, asked again with the same key on --resume`, exitCode: ExitCode.PARTIAL };
+      failure = {
+        kind: 'error',
+        status: r.response.status,
+        message: `the service's answer was not what the interface promises (${problem}); outcome unknown, asked again with the same key on --resume`,
+        exitCode: ExitCode.PARTIAL,
+      };
       job.log(`batch ${b.number}: ${failure.message}.`);
       break;
     }
@@ -131,18 +157,26 @@ export async function generateBatch(
     rows.push(...got.rows);
     await job.keep(got.keep);
     const count = (r.response.body.codes as unknown[]).length;
-    if (got.rows.length < want || got.notes.length) job.log(`batch ${b.number}: the service answered ${count} for ${want} code(s) asked${got.notes.length ? `; ${got.notes.join('; ')}` : ''}.`);
+    if (got.rows.length < want || got.notes.length)
+      job.log(
+        `batch ${b.number}: the service answered ${count} for ${want} code(s) asked${got.notes.length ? `; ${got.notes.join('; ')}` : ''}.`,
+      );
   }
   const missing = b.asked - rows.length;
   if (!missing) return { rows };
-  if (!rows.length && !interrupted) return { rows: [], notDone: { failure: failure ?? withBatch(b, shortFailure(b, missing)) } };
+  if (!rows.length && !interrupted)
+    return { rows: [], notDone: { failure: failure ?? withBatch(b, shortFailure(b, missing)) } };
   if (!rows.length) return { rows: [], notDone: { interrupted: true } };
   const redo = Array.from({ length: missing }, (_, i) => rows.length + i);
   return { rows, redo, failures: interrupted ? [] : [withBatch(b, failure ?? shortFailure(b, missing))] };
 }
 
 function shortFailure(b: BatchInput, missing: number): Failure {
-  return { kind: 'error', message: `${b.asked - missing} of ${b.asked} codes after ${COMPLETIONS + 1} requests; the other ${missing} are left to --resume`, exitCode: ExitCode.PARTIAL };
+  return {
+    kind: 'error',
+    message: `${b.asked - missing} of ${b.asked} codes after ${COMPLETIONS + 1} requests; the other ${missing} are left to --resume`,
+    exitCode: ExitCode.PARTIAL,
+  };
 }
 
 function withBatch(b: BatchInput, f: Failure): Failure {

@@ -6,13 +6,13 @@ export const generate = verb({
   summary: 'generate redemption codes for a book, any number, resumably',
   description:
     'Generates redemption codes with POST /v1/codes/generate/. A large --count is split into requests of ' +
-    'at most --batch-size codes (the service\'s maximum per request; 1000 in the sandbox), sent with ' +
+    "at most --batch-size codes (the service's maximum per request; 1000 in the sandbox), sent with " +
     '--concurrency requests in flight over keep-alive connections. Every code is streamed as it arrives: ' +
     'to --out FILE (CSV with a header row: code,deactivation_date,limit_days,hash_id,batch; or NDJSON / ' +
     'JSON with -o) or to stdout. A progress bar (done/total, rate, ETA) is drawn on stderr when it is a ' +
     'terminal, never with --quiet.\n\n' +
     'Nothing is lost or doubled: with --out, FILE (created 0600) is locked for the run (a second job on it ' +
-    'exits 2 naming the first one\'s pid), each batch is written and fsynced to FILE before FILE.bookdist-job ' +
+    "exits 2 naming the first one's pid), each batch is written and fsynced to FILE before FILE.bookdist-job " +
     'records it as done, and every request carries an Idempotency-Key made of the job id and the batch ' +
     'number. After a crash, kill -9, full disk or Ctrl-C, run the same command with --resume: a batch cut ' +
     'short is fetched again with its original key (the service answers with the codes it already made), ' +
@@ -35,11 +35,14 @@ export const generate = verb({
     option('--expires <date>', 'hard date after which access ends (YYYY-MM-DD [HH:MM:SS] or ISO 8601)'),
     option('--samples', 'generate sample codes'),
     option('--label <subdomain>', 'white label sub-domain under your control'),
-    option('--batch-size <n>', 'codes per request, 1 to 1000 (the service\'s maximum per request)', { default: '1000' }),
+    option('--batch-size <n>', "codes per request, 1 to 1000 (the service's maximum per request)", { default: '1000' }),
     option('--concurrency <n>', 'requests in flight at once', { default: '4' }),
     option('--out <file>', 'write the codes to FILE (CSV unless -o ndjson|json); makes the job resumable'),
     option('--resume', 'continue an interrupted job that wrote to --out FILE: generate exactly the remainder'),
-    option('--restart', 'abandon the interrupted job of --out FILE (the file is kept, renamed *.abandoned-*) and start over'),
+    option(
+      '--restart',
+      'abandon the interrupted job of --out FILE (the file is kept, renamed *.abandoned-*) and start over',
+    ),
   ],
   examples: [
     'bookdist codes generate --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --org acme --count 500',

@@ -41,7 +41,11 @@ const COLUMNS = ['code', 'deactivation_date', 'limit_days', 'hash_id', 'batch'] 
 /** The table of codes on a terminal: code, limit, expiry, batch. */
 const TABLE_COLUMNS: Column[] = [
   { key: 'code', id: true },
-  { key: 'limit_days', label: 'limit', format: (v) => (Number(v) > 0 ? `${Number(v)} day${Number(v) === 1 ? '' : 's'}` : 'unlimited') },
+  {
+    key: 'limit_days',
+    label: 'limit',
+    format: (v) => (Number(v) > 0 ? `${Number(v)} day${Number(v) === 1 ? '' : 's'}` : 'unlimited'),
+  },
   { key: 'deactivation_date', label: 'expires', format: (v) => (typeof v === 'string' && v ? v : 'never') },
   { key: 'batch', id: true },
 ];
@@ -61,7 +65,10 @@ export function parse({ opts, command }: VerbInput<typeof generate>, ctx: Contex
   const resume = Boolean(opts.resume);
   const restart = Boolean(opts.restart);
   const out = opts.out;
-  if ((resume || restart) && !out) throw usageError(`--${resume ? 'resume' : 'restart'} continues a job that wrote to a file: give the same --out FILE.`);
+  if ((resume || restart) && !out)
+    throw usageError(
+      `--${resume ? 'resume' : 'restart'} continues a job that wrote to a file: give the same --out FILE.`,
+    );
   let format: Fmt;
   const g = ctx.globals;
   // stdout follows the tree's output model (a table on a terminal, TSV piped, rows through the
@@ -70,9 +77,13 @@ export function parse({ opts, command }: VerbInput<typeof generate>, ctx: Contex
   else if (g.json) format = 'json';
   else if (!out && ctx.io.stdout.isTTY && count <= 1000) format = 'table';
   else format = out ? 'csv' : 'tsv';
-  if (out && (g.fields || g.query)) throw usageError('--fields and --query shape what is printed on stdout; with --out the file keeps every column. Drop --out, or select columns from the file afterwards.');
+  if (out && (g.fields || g.query))
+    throw usageError(
+      '--fields and --query shape what is printed on stdout; with --out the file keeps every column. Drop --out, or select columns from the file afterwards.',
+    );
   const unknown = (g.fields ?? []).filter((f) => !(COLUMNS as readonly string[]).includes(f));
-  if (unknown.length) throw usageError(`--fields ${unknown.join(',')}: no such field in a code. Fields: ${COLUMNS.join(', ')}.`);
+  if (unknown.length)
+    throw usageError(`--fields ${unknown.join(',')}: no such field in a code. Fields: ${COLUMNS.join(', ')}.`);
   return {
     hashId,
     org: opts.org,
@@ -113,20 +124,27 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     unit: 'codes',
     total: o.count,
     async *source() {
-      for (let b = 1; b <= batchCount; b++) yield Array.from({ length: Math.min(o.batchSize, o.count - (b - 1) * o.batchSize) }, (_, i) => i);
+      for (let b = 1; b <= batchCount; b++)
+        yield Array.from({ length: Math.min(o.batchSize, o.count - (b - 1) * o.batchSize) }, (_, i) => i);
     },
     // Journals of earlier versions digested a batch as [its size]: the same digest keeps them resumable.
     digestOf: (items) => [items.length],
     earlierRow: (row) => void seen.add(String(row.code)),
     expectedRows: (st) => st.earlier + st.done,
     process: async (batch, job) => {
-      const res = await generateBatch({ number: batch.number, asked: batch.items.length, first: batch.positions?.[0] ?? 0, key: batch.key }, job, payloadBase, seen, (c) => ({
-        code: c.code as string,
-        deactivation_date: typeof c.deactivation_date === 'string' ? c.deactivation_date : null,
-        limit_days: typeof c.limit_days === 'number' ? c.limit_days : (o.limitDays ?? 0),
-        hash_id: o.hashId,
-        batch: batch.number,
-      }));
+      const res = await generateBatch(
+        { number: batch.number, asked: batch.items.length, first: batch.positions?.[0] ?? 0, key: batch.key },
+        job,
+        payloadBase,
+        seen,
+        (c) => ({
+          code: c.code as string,
+          deactivation_date: typeof c.deactivation_date === 'string' ? c.deactivation_date : null,
+          limit_days: typeof c.limit_days === 'number' ? c.limit_days : (o.limitDays ?? 0),
+          hash_id: o.hashId,
+          batch: batch.number,
+        }),
+      );
       incomplete += res.redo?.length ?? 0;
       return res;
     },
@@ -137,10 +155,18 @@ export async function run(o: Options, ctx: Context): Promise<number> {
         ? `; ${st.failedBatches} batch(es) failed (${st.failedUnits} codes not generated; last error: ${st.lastFailure})`
         : '';
       const missing = incomplete ? `; ${incomplete} code(s) of incomplete batches left to --resume` : '';
-      if (st.earlier) return `${st.earlier + now} of ${o.count} codes (${st.earlier} from an earlier run, ${now} now)${failed}${missing}`;
+      if (st.earlier)
+        return `${st.earlier + now} of ${o.count} codes (${st.earlier} from an earlier run, ${now} now)${failed}${missing}`;
       return `${now} of ${o.count} codes generated for ${o.hashId}${failed}${missing}`;
     },
-    file: o.out ? { path: resolve(ctx.io.cwd, o.out), flag: '--out', display: o.out, format: (o.format === 'table' ? 'csv' : o.format) as FileFormat } : undefined,
+    file: o.out
+      ? {
+          path: resolve(ctx.io.cwd, o.out),
+          flag: '--out',
+          display: o.out,
+          format: (o.format === 'table' ? 'csv' : o.format) as FileFormat,
+        }
+      : undefined,
     fileFlag: '--out',
     stdoutFormat: o.format,
     // On a terminal one line per code, within 80 columns (the book is the same for every code: it

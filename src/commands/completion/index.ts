@@ -25,10 +25,11 @@ const bash = shellVerb('bash', ' bash offers the bare ids.', [
   'source <(bookdist completion bash)',
   'bookdist completion bash > ~/.local/share/bash-completion/completions/bookdist',
 ]);
-const zsh = shellVerb('zsh', ' zsh shows what each id stands for and also matches its words: `book get light<TAB>` offers The Lighthouse Keeper\'s Ledger.', [
-  'bookdist completion zsh > ~/.zfunc/_bookdist',
-  'bookdist completion zsh | head -n 1',
-]);
+const zsh = shellVerb(
+  'zsh',
+  " zsh shows what each id stands for and also matches its words: `book get light<TAB>` offers The Lighthouse Keeper's Ledger.",
+  ['bookdist completion zsh > ~/.zfunc/_bookdist', 'bookdist completion zsh | head -n 1'],
+);
 const fish = shellVerb('fish', ' fish shows what each id stands for and also matches its words.', [
   'bookdist completion fish > ~/.config/fish/completions/bookdist.fish',
   'bookdist completion fish | head -n 4',
@@ -44,7 +45,7 @@ const refresh = verb({
     'and account under $XDG_CACHE_HOME/bookdist/ids, at most 10,000 ids of each kind, 0600 files) ' +
     'holds ids and what they stand for, never a code, key, token or password; removing it loses ' +
     'nothing. --no-cache or BOOKDIST_CACHE=off keep any command from adding to it (they cover this ' +
-    'cache only, not Node\'s compile cache beside it).',
+    "cache only, not Node's compile cache beside it).",
   examples: ['bookdist completion refresh', 'bookdist completion refresh --profile sandbox'],
   load: () => import('./refresh.js'),
 });

@@ -99,7 +99,8 @@ const ID_VALUES: Readonly<Record<string, IdKind>> = {
 };
 
 function valueKind(valueName: string | undefined, choices: readonly string[] | undefined): ValueKind {
-  if (choices && choices.length && choices.every((c) => PLAIN_WORD.test(c))) return { kind: 'choices', choices: [...choices] };
+  if (choices && choices.length && choices.every((c) => PLAIN_WORD.test(c)))
+    return { kind: 'choices', choices: [...choices] };
   if (valueName && FILE_VALUE.test(valueName)) return { kind: 'file' };
   const ids = valueName ? ID_VALUES[valueName] : undefined;
   if (ids) return { kind: 'ids', ids };
@@ -121,7 +122,9 @@ function flagSpec(opt: Option): FlagSpec {
   return {
     names,
     arity: opt.required ? 'required' : opt.optional ? 'optional' : 'none',
-    value: !(opt.required || opt.optional) ? { kind: 'free' } : (profileKind(opt) ?? valueKind(valueName, opt.argChoices)),
+    value: !(opt.required || opt.optional)
+      ? { kind: 'free' }
+      : (profileKind(opt) ?? valueKind(valueName, opt.argChoices)),
     description: oneLine(opt.description || ''),
   };
 }

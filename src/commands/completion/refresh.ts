@@ -16,7 +16,10 @@ export async function run(_o: unknown, ctx: Context): Promise<number | void> {
   const progress = createProgress(ctx, { total: Number.NaN, unit: 'books', label: 'reading the book index' });
   let books = 0;
   try {
-    for await (const page of pages((offset, limit, signal) => api.ok('book.index', { payload: { offset, limit }, signal }), { pageSize: PAGE, signal: ctx.signal })) {
+    for await (const page of pages(
+      (offset, limit, signal) => api.ok('book.index', { payload: { offset, limit }, signal }),
+      { pageSize: PAGE, signal: ctx.signal },
+    )) {
       if (page.count !== undefined) progress.setTotal(page.count);
       books += page.results.length;
       progress.tick(page.results.length);
@@ -25,5 +28,7 @@ export async function run(_o: unknown, ctx: Context): Promise<number | void> {
     progress.stop();
   }
   const profile = (await ctx.config()).profile.value;
-  ctx.info(`${books} ${books === 1 ? 'book' : 'books'} of profile "${profile}" now complete at TAB (with their ISBNs, SKUs and prices).`);
+  ctx.info(
+    `${books} ${books === 1 ? 'book' : 'books'} of profile "${profile}" now complete at TAB (with their ISBNs, SKUs and prices).`,
+  );
 }

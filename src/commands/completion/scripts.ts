@@ -24,7 +24,9 @@ function typeCode(arity: 'none' | 'required' | 'optional', value: ValueKind): st
   const a = arity === 'none' ? 'n' : arity === 'required' ? 'r' : 'o';
   if (value.kind === 'choices') return `${a}c ${value.choices.join(' ')}`;
   if (value.kind === 'ids') return `${a}i ${value.ids}`;
-  return a + (value.kind === 'file' ? 'f' : value.kind === 'profile' ? 'p' : value.kind === 'stored-profile' ? 's' : '-');
+  return (
+    a + (value.kind === 'file' ? 'f' : value.kind === 'profile' ? 'p' : value.kind === 'stored-profile' ? 's' : '-')
+  );
 }
 
 interface Entry {
@@ -61,13 +63,18 @@ function buildTables(program: Command): Tables {
     const p = key(c.path);
     if (c.commands.length) {
       t.commands.push({ path: p, entries: c.commands.map((s) => ({ name: s.name, desc: s.summary })) });
-      const aliases = c.commands.flatMap((s) => s.aliases.map((a) => ({ name: a, desc: `alias of ${s.name}: ${s.summary}` })));
+      const aliases = c.commands.flatMap((s) =>
+        s.aliases.map((a) => ({ name: a, desc: `alias of ${s.name}: ${s.summary}` })),
+      );
       if (aliases.length) t.aliases.push({ path: p, entries: aliases });
-      for (const s of c.commands) t.subcommand.push({ keys: [s.name, ...s.aliases].map((w) => `${p}/${w}`), name: s.name });
+      for (const s of c.commands)
+        t.subcommand.push({ keys: [s.name, ...s.aliases].map((w) => `${p}/${w}`), name: s.name });
     }
     if (c.isHelp) continue;
     if (c.ownFlags.length) t.flags.push({ path: p, entries: flagEntries(c.ownFlags) });
-    const inherited = new Set(ancestorsOf(all, c).flatMap((a) => a.ownFlags.filter((f) => f.arity !== 'none').flatMap((f) => f.names)));
+    const inherited = new Set(
+      ancestorsOf(all, c).flatMap((a) => a.ownFlags.filter((f) => f.arity !== 'none').flatMap((f) => f.names)),
+    );
     for (const f of c.ownFlags) {
       if (f.arity === 'none' && !f.names.some((n) => inherited.has(n))) continue;
       t.flagTypes.push({ keys: f.names.map((n) => `${p}/${n}`), code: typeCode(f.arity, f.value) });
@@ -103,7 +110,13 @@ function fq(s: string): string {
 // ---------------------------------------------------------------------------------------------
 // bash and zsh share the lookup functions (POSIX-style case statements).
 
-function shCase(fn: string, subject: string, comment: string, rows: Array<{ keys: string[]; body: string }>, fallback: string): string {
+function shCase(
+  fn: string,
+  subject: string,
+  comment: string,
+  rows: Array<{ keys: string[]; body: string }>,
+  fallback: string,
+): string {
   const lines = [`# ${comment}`, `${fn}() {`, `  case "${subject}" in`];
   for (const r of rows) lines.push(`    ${r.keys.map(sq).join('|')}) ${r.body} ;;`);
   lines.push(`    *) ${fallback} ;;`, '  esac', '}');
@@ -113,22 +126,58 @@ function shCase(fn: string, subject: string, comment: string, rows: Array<{ keys
 function shLookups(t: Tables, list: (entries: Entry[]) => string, listFallback: string): string {
   return [
     `# The reader of the completion cache of ids (see _bookdist_ids)\n# shellcheck disable=SC2016 # an awk program: its $1 and $2 are awk's\n_bookdist_ids_awk=${sq(IDS_AWK)}`,
-    shCase('_bookdist_cmd', '$1/$2', 'REPLY: the subcommand that word $2 names under command path $1 (or empty)',
-      t.subcommand.map((s) => ({ keys: s.keys, body: `REPLY=${sq(s.name)}` })), "REPLY=''"),
-    shCase('_bookdist_cmds', '$1', 'the subcommands of command path $1',
-      t.commands.map((c) => ({ keys: [c.path], body: list(c.entries) })), listFallback),
-    shCase('_bookdist_aliases', '$1', 'aliases of the subcommands of command path $1',
-      t.aliases.map((c) => ({ keys: [c.path], body: list(c.entries) })), listFallback),
-    shCase('_bookdist_flags', '$1', 'the options of command path $1 itself (not those of its ancestors)',
-      t.flags.map((c) => ({ keys: [c.path], body: list(c.entries) })), listFallback),
-    shCase('_bookdist_flag', '$1/$2', 'REPLY: type code of option $2 defined by command path $1 (see above)',
-      t.flagTypes.map((f) => ({ keys: f.keys, body: `REPLY=${sq(f.code)}` })), "REPLY=''"),
-    shCase('_bookdist_arg', '$1/$2', 'REPLY: type code of positional argument $2 (from 0) of command path $1',
-      t.argTypes.map((a) => ({ keys: [a.key], body: `REPLY=${sq(a.code)}` })), "REPLY=''"),
+    shCase(
+      '_bookdist_cmd',
+      '$1/$2',
+      'REPLY: the subcommand that word $2 names under command path $1 (or empty)',
+      t.subcommand.map((s) => ({ keys: s.keys, body: `REPLY=${sq(s.name)}` })),
+      "REPLY=''",
+    ),
+    shCase(
+      '_bookdist_cmds',
+      '$1',
+      'the subcommands of command path $1',
+      t.commands.map((c) => ({ keys: [c.path], body: list(c.entries) })),
+      listFallback,
+    ),
+    shCase(
+      '_bookdist_aliases',
+      '$1',
+      'aliases of the subcommands of command path $1',
+      t.aliases.map((c) => ({ keys: [c.path], body: list(c.entries) })),
+      listFallback,
+    ),
+    shCase(
+      '_bookdist_flags',
+      '$1',
+      'the options of command path $1 itself (not those of its ancestors)',
+      t.flags.map((c) => ({ keys: [c.path], body: list(c.entries) })),
+      listFallback,
+    ),
+    shCase(
+      '_bookdist_flag',
+      '$1/$2',
+      'REPLY: type code of option $2 defined by command path $1 (see above)',
+      t.flagTypes.map((f) => ({ keys: f.keys, body: `REPLY=${sq(f.code)}` })),
+      "REPLY=''",
+    ),
+    shCase(
+      '_bookdist_arg',
+      '$1/$2',
+      'REPLY: type code of positional argument $2 (from 0) of command path $1',
+      t.argTypes.map((a) => ({ keys: [a.key], body: `REPLY=${sq(a.code)}` })),
+      "REPLY=''",
+    ),
   ].join('\n\n');
 }
 
-function fishSwitch(fn: string, args: string, subject: string, comment: string, rows: Array<{ keys: string[]; body: string[] }>): string {
+function fishSwitch(
+  fn: string,
+  args: string,
+  subject: string,
+  comment: string,
+  rows: Array<{ keys: string[]; body: string[] }>,
+): string {
   const lines = [`# ${comment}`, `function ${fn} --argument-names ${args}`, `    switch "${subject}"`];
   for (const r of rows) {
     lines.push(`        case ${r.keys.map(fq).join(' ')}`);
@@ -139,21 +188,53 @@ function fishSwitch(fn: string, args: string, subject: string, comment: string, 
 }
 
 function fishLookups(t: Tables): string {
-  const list = (entries: Entry[]) => [`printf '%s\\t%s\\n' ${entries.map((e) => `${fq(e.name)} ${fq(e.desc)}`).join(' ')}`];
+  const list = (entries: Entry[]) => [
+    `printf '%s\\t%s\\n' ${entries.map((e) => `${fq(e.name)} ${fq(e.desc)}`).join(' ')}`,
+  ];
   return [
     `# The reader of the completion cache of ids (see __bookdist_ids)\nset -g __bookdist_ids_awk ${fq(IDS_AWK)}`,
-    fishSwitch('__bookdist_cmd', 'cmdpath word', '$cmdpath/$word', 'the subcommand that $word names under $cmdpath (or nothing)',
-      t.subcommand.map((s) => ({ keys: s.keys, body: [`echo ${fq(s.name)}`] }))),
-    fishSwitch('__bookdist_cmds', 'cmdpath', '$cmdpath', 'the subcommands of $cmdpath (name, tab, summary)',
-      t.commands.map((c) => ({ keys: [c.path], body: list(c.entries) }))),
-    fishSwitch('__bookdist_aliases', 'cmdpath', '$cmdpath', 'aliases of the subcommands of $cmdpath',
-      t.aliases.map((c) => ({ keys: [c.path], body: list(c.entries) }))),
-    fishSwitch('__bookdist_flags', 'cmdpath', '$cmdpath', 'the options of $cmdpath itself (not those of its ancestors)',
-      t.flags.map((c) => ({ keys: [c.path], body: list(c.entries) }))),
-    fishSwitch('__bookdist_flag', 'cmdpath flag', '$cmdpath/$flag', 'type code of option $flag defined by $cmdpath',
-      t.flagTypes.map((f) => ({ keys: f.keys, body: [`echo ${fq(f.code)}`] }))),
-    fishSwitch('__bookdist_arg', 'cmdpath index', '$cmdpath/$index', 'type code of positional argument $index (from 0) of $cmdpath',
-      t.argTypes.map((a) => ({ keys: [a.key], body: [`echo ${fq(a.code)}`] }))),
+    fishSwitch(
+      '__bookdist_cmd',
+      'cmdpath word',
+      '$cmdpath/$word',
+      'the subcommand that $word names under $cmdpath (or nothing)',
+      t.subcommand.map((s) => ({ keys: s.keys, body: [`echo ${fq(s.name)}`] })),
+    ),
+    fishSwitch(
+      '__bookdist_cmds',
+      'cmdpath',
+      '$cmdpath',
+      'the subcommands of $cmdpath (name, tab, summary)',
+      t.commands.map((c) => ({ keys: [c.path], body: list(c.entries) })),
+    ),
+    fishSwitch(
+      '__bookdist_aliases',
+      'cmdpath',
+      '$cmdpath',
+      'aliases of the subcommands of $cmdpath',
+      t.aliases.map((c) => ({ keys: [c.path], body: list(c.entries) })),
+    ),
+    fishSwitch(
+      '__bookdist_flags',
+      'cmdpath',
+      '$cmdpath',
+      'the options of $cmdpath itself (not those of its ancestors)',
+      t.flags.map((c) => ({ keys: [c.path], body: list(c.entries) })),
+    ),
+    fishSwitch(
+      '__bookdist_flag',
+      'cmdpath flag',
+      '$cmdpath/$flag',
+      'type code of option $flag defined by $cmdpath',
+      t.flagTypes.map((f) => ({ keys: f.keys, body: [`echo ${fq(f.code)}`] })),
+    ),
+    fishSwitch(
+      '__bookdist_arg',
+      'cmdpath index',
+      '$cmdpath/$index',
+      'type code of positional argument $index (from 0) of $cmdpath',
+      t.argTypes.map((a) => ({ keys: [a.key], body: [`echo ${fq(a.code)}`] })),
+    ),
   ].join('\n\n');
 }
 
@@ -206,7 +287,8 @@ function bashScript(program: Command): string {
 }
 
 function zshScript(program: Command): string {
-  const list = (entries: Entry[]) => `reply=(${entries.map((e) => sq(`${e.name.replace(/:/g, '\\:')}:${e.desc}`)).join(' ')})`;
+  const list = (entries: Entry[]) =>
+    `reply=(${entries.map((e) => sq(`${e.name.replace(/:/g, '\\:')}:${e.desc}`)).join(' ')})`;
   return fillTemplate(zshTemplate, shLookups(buildTables(program), list, 'reply=()'));
 }
 

@@ -47,21 +47,29 @@ export async function parse({ args, opts: o }: VerbInput<typeof api>, ctx: Conte
   let payload: Record<string, unknown> | undefined;
   let inputText: string | undefined;
   if (o.input) {
-    const text = o.input === '-' ? await readAll(ctx.io.stdin) : await readFile(o.input, 'utf8').catch(() => {
-      throw usageError(`Cannot read --input file ${o.input}.`);
-    });
+    const text =
+      o.input === '-'
+        ? await readAll(ctx.io.stdin)
+        : await readFile(o.input, 'utf8').catch(() => {
+            throw usageError(`Cannot read --input file ${o.input}.`);
+          });
     try {
       payload = JSON.parse(text);
     } catch {
       throw usageError('--input must be a JSON object.');
     }
-    if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw usageError('--input must be a JSON object.');
+    if (!payload || typeof payload !== 'object' || Array.isArray(payload))
+      throw usageError('--input must be a JSON object.');
     if (payload.request && typeof payload.request === 'object') payload = payload.request as Record<string, unknown>;
     else inputText = text.trim();
   }
-  const fields = [...(o.field ?? []).map((f) => parseField(f, false)), ...(o.rawField ?? []).map((f) => parseField(f, true))];
+  const fields = [
+    ...(o.field ?? []).map((f) => parseField(f, false)),
+    ...(o.rawField ?? []).map((f) => parseField(f, true)),
+  ];
   if (fields.length) payload = { ...(payload ?? {}), ...Object.fromEntries(fields) };
-  const auth = o.auth ?? (path === '/' || path === '/index/' ? 'none' : path.startsWith('/v1/access/') ? 'access' : 'partner');
+  const auth =
+    o.auth ?? (path === '/' || path === '/index/' ? 'none' : path.startsWith('/v1/access/') ? 'access' : 'partner');
   const host = o.store || path.startsWith('/api/') || path.startsWith('/checkout') ? 'store' : 'api';
   // A raw request: the --input text is what gets sent and signed, byte for byte, unless
   // fields were added to it or it had to be unwrapped from {"request": {...}}.
@@ -81,14 +89,20 @@ async function show(ctx: Context, o: Options, res: ApiResponse, body: boolean): 
 /** A GET's fields as query values: scalars as given, anything else as the client writes it in a URL (String). */
 function queryOf(payload: Record<string, unknown> = {}): Record<string, string | number | boolean | null | undefined> {
   return Object.fromEntries(
-    Object.entries(payload).map(([k, v]) => [k, v === undefined || v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : String(v)]),
+    Object.entries(payload).map(([k, v]) => [
+      k,
+      v === undefined || v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
+        ? v
+        : String(v),
+    ]),
   );
 }
 
 export async function run(o: Options, ctx: Context): Promise<number> {
   const api = await ctx.api();
   const [pathOnly, qs] = o.path.split('?', 2);
-  const query = o.method === 'GET' ? { ...Object.fromEntries(new URLSearchParams(qs ?? '')), ...queryOf(o.payload) } : undefined;
+  const query =
+    o.method === 'GET' ? { ...Object.fromEntries(new URLSearchParams(qs ?? '')), ...queryOf(o.payload) } : undefined;
   // The answer gets the checks of a typed call that apply when nothing reads its members (status,
   // a JSON object, the envelope's success flags; a redirect never followed, except checkout's): an
   // answer that is not that is an error, a write's outcome unknown (and so in the ledger; which
@@ -115,7 +129,8 @@ export async function run(o: Options, ctx: Context): Promise<number> {
   await show(ctx, o, res, true);
   if (res.status >= 400) {
     const code = exitCodeForStatus(res.status, res.body);
-    if (!ctx.globals.quiet) ctx.io.stderr.write(`bookdist: HTTP ${res.status}${res.body?.message ? `: ${res.body.message}` : ''}\n`);
+    if (!ctx.globals.quiet)
+      ctx.io.stderr.write(`bookdist: HTTP ${res.status}${res.body?.message ? `: ${res.body.message}` : ''}\n`);
     return code;
   }
   return ExitCode.OK;

@@ -15,7 +15,11 @@ export async function run(o: { endpoint?: string }, ctx: Context): Promise<void>
   let endpoints = recsOf(body.endpoints ?? []);
   if (o.endpoint) {
     endpoints = endpoints.filter((e) => e.name === o.endpoint || e.path === o.endpoint);
-    if (!endpoints.length) throw new CliError(`No endpoint named "${o.endpoint}"; run \`bookdist describe\` to list them.`, ExitCode.NOT_FOUND);
+    if (!endpoints.length)
+      throw new CliError(
+        `No endpoint named "${o.endpoint}"; run \`bookdist describe\` to list them.`,
+        ExitCode.NOT_FOUND,
+      );
   }
   await emit(
     ctx,
@@ -26,7 +30,12 @@ export async function run(o: { endpoint?: string }, ctx: Context): Promise<void>
         // columns); the methods and the fields show on a wider terminal, and in --json.
         { key: 'name', id: true },
         // Formats read the record itself: the flattened cell of an array is already text.
-        { key: 'methods', optional: true, id: true, format: (_v, r) => (Array.isArray(r.methods) ? r.methods.map(t).join('|') : t(r.methods)) },
+        {
+          key: 'methods',
+          optional: true,
+          id: true,
+          format: (_v, r) => (Array.isArray(r.methods) ? r.methods.map(t).join('|') : t(r.methods)),
+        },
         { key: 'path', id: true },
         { key: 'scope', id: true, format: (v) => (v == null ? '-' : t(v)) },
         {
@@ -35,7 +44,9 @@ export async function run(o: { endpoint?: string }, ctx: Context): Promise<void>
           // `name*:type` per field of the request payload or query; * marks a required one.
           format: (_v, r) =>
             Array.isArray(r.fields) && r.fields.length
-              ? recsOf(r.fields).map((f) => `${t(f.name)}${f.required ? '*' : ''}:${t(f.type)}`).join(' ')
+              ? recsOf(r.fields)
+                  .map((f) => `${t(f.name)}${f.required ? '*' : ''}:${t(f.type)}`)
+                  .join(' ')
               : '-',
         },
       ],

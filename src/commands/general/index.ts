@@ -14,7 +14,7 @@ const status = verb({
 const whoami = verb({
   name: 'whoami',
   summary: summaryOf('whoami'),
-  description: 'Calls GET /profile/ with the profile\'s credentials and shows the account, its scopes and test mode.',
+  description: "Calls GET /profile/ with the profile's credentials and shows the account, its scopes and test mode.",
   examples: ['bookdist whoami', 'bookdist whoami --json'],
   load: () => import('./whoami.js'),
 });
@@ -37,12 +37,19 @@ export const api = verb({
     '"request" member is unwrapped) and sent form-encoded as the service expects. ' +
     'An answer that is not one the interface promises (a redirect, which is never followed; a body that is not JSON; ' +
     '"success": false) is an error after its JSON is printed, and for a write its outcome is unknown (so in the ledger).',
-  args: [argument('<method>', 'GET or POST'), argument('<path>', 'path on the service, e.g. /v1/book/isbn/9780000000000/')],
+  args: [
+    argument('<method>', 'GET or POST'),
+    argument('<path>', 'path on the service, e.g. /v1/book/isbn/9780000000000/'),
+  ],
   options: [
     option('-f, --field <key=value>', 'string field (repeatable)', { repeatable: 'whole' }),
-    option('-F, --raw-field <key=value>', 'typed field: number, true/false, null or JSON (repeatable)', { repeatable: 'whole' }),
+    option('-F, --raw-field <key=value>', 'typed field: number, true/false, null or JSON (repeatable)', {
+      repeatable: 'whole',
+    }),
     option('--input <file>', 'read the JSON payload from a file, or - for stdin'),
-    option('--auth <kind>', 'credentials to use; default from the path (access for /v1/access/, none for /)', { choices: ['partner', 'access', 'none'] }),
+    option('--auth <kind>', 'credentials to use; default from the path (access for /v1/access/, none for /)', {
+      choices: ['partner', 'access', 'none'],
+    }),
     option('--store', 'send to the price comparison (store) host'),
     option('-i, --include', 'print the status line and headers on stderr'),
   ],

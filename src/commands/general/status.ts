@@ -8,7 +8,10 @@ export async function run(_: unknown, ctx: Context): Promise<void> {
   await emit(ctx, body, {
     card: (a, s, d) => {
       const versions = recsOf(a.available_versions)
-        .map((v) => `  ${s.bold(t(v.version))}  ${t(v.version_string)}  (${t(v.version_date)})  ${t(v.version_url)}  help: ${t(v.version_help)}`)
+        .map(
+          (v) =>
+            `  ${s.bold(t(v.version))}  ${t(v.version_string)}  (${t(v.version_date)})  ${t(v.version_url)}  help: ${t(v.version_help)}`,
+        )
         .join('\n');
       return [
         `${s.bold('Host')}             ${t(a.host)}`,

@@ -25,7 +25,9 @@ function showHelp({ args, command: self }: VerbInput<typeof help>): void {
   if (words.length === 1 && words[0] === 'options') {
     const out = program.configureOutput();
     const page = program.createHelp();
-    const options = program.options.filter((o) => !o.hidden).map((o): [string, string] => [page.optionTerm(o), page.optionDescription(o)]);
+    const options = program.options
+      .filter((o) => !o.hidden)
+      .map((o): [string, string] => [page.optionTerm(o), page.optionDescription(o)]);
     out.writeOut?.(globalOptionsPage(options, out.getOutHelpWidth?.() ?? 80));
     return;
   }
@@ -34,7 +36,9 @@ function showHelp({ args, command: self }: VerbInput<typeof help>): void {
     const next = target.commands.find((c) => c.name() === word || c.aliases().includes(word));
     if (!next) {
       const known = target === program ? 'bookdist' : `bookdist ${pathOf(target)}`;
-      return self.error(`unknown command "${[...pathOf(target).split(' ').filter(Boolean), word].join(' ')}"; run \`${known} --help\` for the commands.`);
+      return self.error(
+        `unknown command "${[...pathOf(target).split(' ').filter(Boolean), word].join(' ')}"; run \`${known} --help\` for the commands.`,
+      );
     }
     target = next;
   }

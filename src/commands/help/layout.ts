@@ -22,7 +22,8 @@ export function bulkEntries(program: Command): Array<{ term: string; description
       const bulkOpts = sub.options.filter((o) => o.long && BULK_OPTION.test(o.long));
       const resumable = sub.options.some((o) => o.long === '--resume');
       if (bulkOpts.length) {
-        for (const o of bulkOpts) out.push({ term: `${p.join(' ')} ${o.long}`, description: o.description.replace(/\s*\(.*$/, '') });
+        for (const o of bulkOpts)
+          out.push({ term: `${p.join(' ')} ${o.long}`, description: o.description.replace(/\s*\(.*$/, '') });
       } else if (resumable && !sub.commands.length) {
         out.push({ term: p.join(' '), description: sub.summary() || sub.description().split('\n')[0] });
       }
@@ -53,13 +54,20 @@ const stubTerms = new WeakMap<Command, string>();
 const stubBulk = new WeakMap<Command, Array<{ term: string; description: string }>>();
 
 /** Add to `root` one stub command per [term, description] (term as the full tree lists it). */
-export function addCommandStubs(root: Command, commands: ReadonlyArray<readonly [string, string]>, bulk: ReadonlyArray<readonly [string, string]>): Command {
+export function addCommandStubs(
+  root: Command,
+  commands: ReadonlyArray<readonly [string, string]>,
+  bulk: ReadonlyArray<readonly [string, string]>,
+): Command {
   for (const [term, description] of commands) {
     const stub = new Command(term.split(/[ |]/)[0]).description(description);
     stubTerms.set(stub, term);
     root.addCommand(stub);
   }
-  stubBulk.set(root, bulk.map(([term, description]) => ({ term, description })));
+  stubBulk.set(
+    root,
+    bulk.map(([term, description]) => ({ term, description })),
+  );
   return root;
 }
 
@@ -74,7 +82,9 @@ function formatHelp(cmd: Command, helper: Help): string {
     commands: helper.visibleCommands(cmd).map((c) => [c.name(), commandTerm(c), helper.subcommandDescription(c)]),
     bulk: isRoot ? (stubBulk.get(cmd) ?? bulkEntries(cmd)).map((b) => [b.term, b.description]) : undefined,
     examples: examplesFor(cmd),
-    globals: isRoot ? [] : visibleGlobalOptions(cmd, helper).map((o) => [helper.optionTerm(o), helper.optionDescription(o)]),
+    globals: isRoot
+      ? []
+      : visibleGlobalOptions(cmd, helper).map((o) => [helper.optionTerm(o), helper.optionDescription(o)]),
   };
   return renderPage(page, helper.helpWidth ?? 80);
 }

@@ -6,7 +6,10 @@
 import { textWidth } from '../../output/text.js';
 
 /** The width help is laid out for: a terminal's columns, else $COLUMNS, else 80. */
-export function helpWidth(stream: { isTTY?: boolean; columns?: number }, env: Record<string, string | undefined>): number {
+export function helpWidth(
+  stream: { isTTY?: boolean; columns?: number },
+  env: Record<string, string | undefined>,
+): number {
   if (stream.isTTY && stream.columns && stream.columns > 0) return stream.columns;
   const cols = Number(env.COLUMNS);
   if (Number.isInteger(cols) && cols > 0) return cols;
@@ -57,7 +60,11 @@ function wrapParagraphs(text: string, width: number, indent = 0): string {
     .map((p) =>
       p
         .split('\n')
-        .map((line) => (width < MIN_WIDTH ? pad + line : wrapWords(pad + line, width, indent + (/^\s*/.exec(line)![0].length)).join('\n')))
+        .map((line) =>
+          width < MIN_WIDTH
+            ? pad + line
+            : wrapWords(pad + line, width, indent + /^\s*/.exec(line)![0].length).join('\n'),
+        )
         .join('\n'),
     )
     .join('\n\n');
@@ -95,7 +102,8 @@ function formatExample(example: string, width: number): string[] {
   const words: string[] = [];
   for (const w of shellWords(example)) {
     const last = words[words.length - 1];
-    if (last && /^-/.test(last) && !last.includes(' ') && !last.includes('=') && !/^-/.test(w) && !/^[|&;<>]/.test(w)) words[words.length - 1] = `${last} ${w}`;
+    if (last && /^-/.test(last) && !last.includes(' ') && !last.includes('=') && !/^-/.test(w) && !/^[|&;<>]/.test(w))
+      words[words.length - 1] = `${last} ${w}`;
     else words.push(w);
   }
   const lines: string[] = [];
@@ -185,7 +193,9 @@ export function renderPage(page: HelpPage, width: number): string {
     ),
   );
   const row = ([term, description]: readonly [string, string]) =>
-    textWidth(term) > termWidth ? item(width, term, textWidth(term), description) : item(width, term, termWidth, description);
+    textWidth(term) > termWidth
+      ? item(width, term, textWidth(term), description)
+      : item(width, term, termWidth, description);
   const out: string[] = [];
   const usage = `Usage: ${page.usage}`;
   out.push(width < MIN_WIDTH ? usage : wrapWords(usage, width, 7).join('\n'), '');

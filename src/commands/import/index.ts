@@ -12,12 +12,16 @@ export const search = verb({
     'Shows one page (--limit, --offset) and says on stderr when there are more; --all fetches every page.',
   options: [
     option('--title <words>', 'words of the title'),
-    option('--author <words>', 'words of the author\'s name'),
+    option('--author <words>', "words of the author's name"),
     option('--isbn <isbn>', 'ISBN to match (repeatable)', { repeatable: 'split' }),
     ...PAGING,
     option('--no-check', 'send ISBNs without verifying the check digit'),
   ],
-  examples: ['bookdist import search --title ecology', 'bookdist import search --author Mehta --json', 'bookdist import search --all -o csv'],
+  examples: [
+    'bookdist import search --title ecology',
+    'bookdist import search --author Mehta --json',
+    'bookdist import search --all -o csv',
+  ],
   load: () => import('./search.js'),
 });
 

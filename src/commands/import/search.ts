@@ -39,7 +39,10 @@ export const IMPORT_COLUMNS: Column<Verified<'ImportedTitle'>>[] = [
   {
     key: 'status.file_received',
     label: 'STATUS',
-    format: (_v, r) => STATUS.filter(([k]) => r.status?.[k] === true).map(([, w]) => w).join(', ') || 'awaiting file',
+    format: (_v, r) =>
+      STATUS.filter(([k]) => r.status?.[k] === true)
+        .map(([, w]) => w)
+        .join(', ') || 'awaiting file',
   },
 ];
 

@@ -30,7 +30,9 @@ export function parseWhen(value: string, flag: string, now: Date): Date {
     const d = new Date(v.replace(' ', 'T'));
     if (!Number.isNaN(d.getTime())) return d;
   }
-  throw usageError(`${flag} ${value}: give a date (YYYY-MM-DD), a date-time (YYYY-MM-DDTHH:MM[:SS][Z]) or an age such as 24h or 7d.`);
+  throw usageError(
+    `${flag} ${value}: give a date (YYYY-MM-DD), a date-time (YYYY-MM-DDTHH:MM[:SS][Z]) or an age such as 24h or 7d.`,
+  );
 }
 
 interface FilterOpts {
@@ -47,7 +49,10 @@ interface FilterOpts {
 
 export function filterOf(o: FilterOpts, ctx: Context): Filter {
   const now = ctx.clock.now();
-  if (o.op !== undefined && !OPS.includes(o.op)) throw usageError(`--op ${o.op}: not an operation the ledger records; give one of ${OPS.map((x) => `"${x}"`).join(', ')}.`);
+  if (o.op !== undefined && !OPS.includes(o.op))
+    throw usageError(
+      `--op ${o.op}: not an operation the ledger records; give one of ${OPS.map((x) => `"${x}"`).join(', ')}.`,
+    );
   const f: Filter = {
     since: o.since !== undefined ? parseWhen(o.since, '--since', now) : undefined,
     until: o.until !== undefined ? parseWhen(o.until, '--until', now) : undefined,

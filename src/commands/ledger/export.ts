@@ -9,9 +9,34 @@ import type { exportCmd } from './index.js';
 import { filterOf, readLedger, recordOf, select } from './common.js';
 
 const COLUMNS = [
-  'id', 'time', 'profile', 'host', 'op', 'status', 'recorded', 'settled', 'http', 'job', 'username', 'email', 'hash_id',
-  'order_number', 'order_id', 'items', 'org', 'label', 'count', 'digital_pricing', 'price', 'idempotency_key',
-  'returned_order_id', 'returned_purchase_ids', 'returned_username', 'returned_codes', 'returned_codes_sha256', 'reason',
+  'id',
+  'time',
+  'profile',
+  'host',
+  'op',
+  'status',
+  'recorded',
+  'settled',
+  'http',
+  'job',
+  'username',
+  'email',
+  'hash_id',
+  'order_number',
+  'order_id',
+  'items',
+  'org',
+  'label',
+  'count',
+  'digital_pricing',
+  'price',
+  'idempotency_key',
+  'returned_order_id',
+  'returned_purchase_ids',
+  'returned_username',
+  'returned_codes',
+  'returned_codes_sha256',
+  'reason',
 ] as const;
 
 function csvCell(v: unknown): string {
@@ -32,7 +57,14 @@ export async function run({ opts }: VerbInput<typeof exportCmd>, ctx: Context): 
     const lines = [COLUMNS.join(',')];
     for (const r of records) {
       const ret = (r.returned ?? {}) as Record<string, unknown>;
-      const flat: Record<string, unknown> = { ...r, returned_order_id: ret.order_id, returned_purchase_ids: ret.purchase_ids, returned_username: ret.username, returned_codes: ret.codes, returned_codes_sha256: ret.codes_sha256 };
+      const flat: Record<string, unknown> = {
+        ...r,
+        returned_order_id: ret.order_id,
+        returned_purchase_ids: ret.purchase_ids,
+        returned_username: ret.username,
+        returned_codes: ret.codes,
+        returned_codes_sha256: ret.codes_sha256,
+      };
       lines.push(COLUMNS.map((c) => csvCell(flat[c])).join(','));
     }
     text = lines.join('\n') + '\n';
@@ -47,7 +79,10 @@ export async function run({ opts }: VerbInput<typeof exportCmd>, ctx: Context): 
     fd = createNewSync(path);
   } catch (e) {
     const c = errorCode(e);
-    throw new CliError(`--out ${opts.out}: ${c === 'EEXIST' ? 'it exists already (choose a new file name)' : `cannot create it (${c})`}.`, ExitCode.USAGE);
+    throw new CliError(
+      `--out ${opts.out}: ${c === 'EEXIST' ? 'it exists already (choose a new file name)' : `cannot create it (${c})`}.`,
+      ExitCode.USAGE,
+    );
   }
   try {
     writeSync(fd, text);

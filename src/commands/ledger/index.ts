@@ -4,7 +4,10 @@ import { argument, group, option, options, verb } from '../define.js';
 import { summaryOf } from '../manifest.js';
 
 const FILTERS = options(
-  option('--since <date>', 'only writes at or after this time: YYYY-MM-DD, an ISO date-time, or an age such as 24h, 7d'),
+  option(
+    '--since <date>',
+    'only writes at or after this time: YYYY-MM-DD, an ISO date-time, or an age such as 24h, 7d',
+  ),
   option('--until <date>', 'only writes before this time (same forms as --since)'),
   option('--op <operation>', 'only this operation, e.g. "order create", "codes generate", "access allow", api'),
   option('--status <status>', 'only writes whose outcome is this', { choices: ['unknown', 'failed', 'done'] }),
@@ -23,17 +26,23 @@ export const list = verb({
   description:
     'Lists the writes bookdist recorded on this machine: when, with which profile, what operation, what it ' +
     'named (user, book, order number, count...) and its status: done, failed, or unknown (no verified answer: ' +
-    'see `bookdist help ledger`). ' + PROFILE_NOTE,
+    'see `bookdist help ledger`). ' +
+    PROFILE_NOTE,
   options: [...FILTERS],
-  examples: ['bookdist ledger list --since 7d', 'bookdist ledger list --status unknown', 'bookdist ledger list --op "codes generate" --json'],
+  examples: [
+    'bookdist ledger list --since 7d',
+    'bookdist ledger list --status unknown',
+    'bookdist ledger list --op "codes generate" --json',
+  ],
   load: () => import('./list.js'),
 });
 
 export const show = verb({
   name: 'show',
   summary: 'show one write: its intent, outcome and settlement',
-  description: 'Shows everything the ledger holds about one write, by the id `ledger list` shows (and the "outcome unknown" error names).',
-  args: [argument('<ledger_id>', 'the write\'s id (a number)')],
+  description:
+    'Shows everything the ledger holds about one write, by the id `ledger list` shows (and the "outcome unknown" error names).',
+  args: [argument('<ledger_id>', "the write's id (a number)")],
   examples: ['bookdist user create --email ledger.show@example.com', 'bookdist ledger show 1'],
   load: () => import('./show.js'),
 });
@@ -53,7 +62,8 @@ export const exportCmd = verb({
   summary: 'export the writes of a period, org or label as CSV or JSON (for finance)',
   description:
     'Writes the writes that match the filters as CSV (one row per write, a column per identifier) or JSON, to stdout ' +
-    'or --out FILE: the monthly report of orders, refunds, codes and grants a partner sends to finance. ' + PROFILE_NOTE,
+    'or --out FILE: the monthly report of orders, refunds, codes and grants a partner sends to finance. ' +
+    PROFILE_NOTE,
   options: [
     option('--format <format>', 'csv or json', { choices: ['csv', 'json'], default: 'csv' }),
     option('--out <file>', 'write to this new file (refused if it exists) instead of stdout'),
@@ -72,7 +82,11 @@ export const prune = verb({
   description:
     'Removes every write whose intent was recorded before DATE (with its outcome), keeping the ledger bounded; ' +
     'the rows kept are chained anew after a row that says what was pruned. Asks for confirmation on a terminal; --yes in scripts.',
-  options: [option('--before <date>', 'remove writes before this time (YYYY-MM-DD, ISO date-time, or an age such as 90d)', { required: true })],
+  options: [
+    option('--before <date>', 'remove writes before this time (YYYY-MM-DD, ISO date-time, or an age such as 90d)', {
+      required: true,
+    }),
+  ],
   examples: ['bookdist ledger prune --before 90d --yes', 'bookdist ledger prune --before 2026-01-01 --yes'],
   load: () => import('./prune.js'),
 });
@@ -82,12 +96,13 @@ export const reconcile = verb({
   summary: 'settle writes whose outcome is unknown, by reads and idempotent re-sends',
   description:
     'For every write whose outcome is unknown, finds out through the interface whether it took effect, never with ' +
-    'a request that could do anything twice: a user by e-mail; a refund by the purchase\'s state; processing by the ' +
-    'book\'s status; an order by its order number (re-sent: the service answers with the first order and creates ' +
-    'nothing) or by the user\'s orders; access allow/revoke by re-sending (its repeat says whether it had taken ' +
+    "a request that could do anything twice: a user by e-mail; a refund by the purchase's state; processing by the " +
+    "book's status; an order by its order number (re-sent: the service answers with the first order and creates " +
+    "nothing) or by the user's orders; access allow/revoke by re-sending (its repeat says whether it had taken " +
     'effect); codes by their Idempotency-Key where the profile says the service honours keys. Each write becomes ' +
     'confirmed, applied now, not applied, probably, or still unknown, or the reason it cannot be settled. ' +
-    'Exit 0 when all settle, 6 when some remain. ' + PROFILE_NOTE,
+    'Exit 0 when all settle, 6 when some remain. ' +
+    PROFILE_NOTE,
   options: [
     option('--since <date>', 'only writes at or after this time'),
     option('--all', 'check writes recorded as done too'),
@@ -122,8 +137,8 @@ export const commands = [
       '  probably: a read suggests it took effect, but more than one record could match.\n' +
       '  still unknown: the service could not be asked now (try again later).\n' +
       '  cannot settle: the interface offers no way to tell (the reason is given).\n\n' +
-      'Turn it off with --no-ledger, BOOKDIST_LEDGER=off, or a profile\'s setting (`bookdist profile add --no-ledger`). ' +
-      'The embedded sandbox\'s writes are recorded under the profile name sandbox.',
+      "Turn it off with --no-ledger, BOOKDIST_LEDGER=off, or a profile's setting (`bookdist profile add --no-ledger`). " +
+      "The embedded sandbox's writes are recorded under the profile name sandbox.",
     commands: [list, show, verify, exportCmd, prune, reconcile],
   }),
 ];

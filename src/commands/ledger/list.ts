@@ -8,7 +8,8 @@ import { filterOf, readLedger, recordOf, select } from './common.js';
 export async function run({ opts }: VerbInput<typeof list>, ctx: Context): Promise<void> {
   const f = filterOf(opts, ctx);
   const { writes, parsed } = readLedger(ctx);
-  if (parsed.broken) ctx.warn(`the ledger's chain breaks at line ${parsed.broken.line}: run \`bookdist ledger verify\`.`);
+  if (parsed.broken)
+    ctx.warn(`the ledger's chain breaks at line ${parsed.broken.line}: run \`bookdist ledger verify\`.`);
   const rows = select(writes, f).map((w) => ({ ...recordOf(w), subject: subjectOf(w) }));
   await emit(ctx, rows, {
     columns: [
@@ -16,7 +17,12 @@ export async function run({ opts }: VerbInput<typeof list>, ctx: Context): Promi
       { key: 'time', label: 'TIME', id: true, format: (v) => String(v).slice(0, 16).replace('T', ' ') },
       { key: 'profile', label: 'PROFILE', optional: true },
       { key: 'op', label: 'OP', id: true },
-      { key: 'status', label: 'STATUS', id: true, format: (v, r) => (r.settled ? `${String(v)} (${String(r.settled)})` : String(v)) },
+      {
+        key: 'status',
+        label: 'STATUS',
+        id: true,
+        format: (v, r) => (r.settled ? `${String(v)} (${String(r.settled)})` : String(v)),
+      },
       { key: 'subject', label: 'SUBJECT', min: 16 },
     ],
     empty: 'No writes recorded' + (Object.values(f).some((v) => v !== undefined) ? ' match.' : ' yet.'),

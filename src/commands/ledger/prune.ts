@@ -19,7 +19,10 @@ export async function run(o: { before: Date }, ctx: Context): Promise<void> {
   const cut = o.before.getTime();
   const done = store.rewrite((lines) => {
     const { rows, broken } = parseLedger(lines.join('\n') + (lines.length ? '\n' : ''));
-    if (broken) throw usageError(`The ledger's chain is broken at line ${broken.line} (\`bookdist ledger verify\`): not pruning a ledger that does not verify.`);
+    if (broken)
+      throw usageError(
+        `The ledger's chain is broken at line ${broken.line} (\`bookdist ledger verify\`): not pruning a ledger that does not verify.`,
+      );
     const dropped = new Set<number>();
     for (const r of rows) {
       const of = typeof r.of === 'number' ? r.of : undefined;
@@ -30,8 +33,21 @@ export async function run(o: { before: Date }, ctx: Context): Promise<void> {
     if (!removed) return undefined;
     const kept = rows.filter((r) => !dropped.has(r.n));
     const lastDropped = Math.max(...dropped);
-    const note = { n: Math.min(lastDropped, (kept[0]?.n ?? Infinity) - 1), prev: '', t: ctx.clock.now().toISOString(), kind: 'prune', before: o.before.toISOString(), removed };
+    const note = {
+      n: Math.min(lastDropped, (kept[0]?.n ?? Infinity) - 1),
+      prev: '',
+      t: ctx.clock.now().toISOString(),
+      kind: 'prune',
+      before: o.before.toISOString(),
+      removed,
+    };
     return [note, ...kept];
   });
-  await emitMessage(ctx, { removed, before: o.before.toISOString(), kept: done ? done.after - 1 : undefined }, removed ? `Removed ${removed} row(s) recorded before ${o.before.toISOString()}.` : 'Nothing recorded before that time.');
+  await emitMessage(
+    ctx,
+    { removed, before: o.before.toISOString(), kept: done ? done.after - 1 : undefined },
+    removed
+      ? `Removed ${removed} row(s) recorded before ${o.before.toISOString()}.`
+      : 'Nothing recorded before that time.',
+  );
 }

@@ -68,7 +68,8 @@ function byEmail(w: Write): Method {
     async settle({ api }) {
       const res = await api.callRecorded('user.email', { params: { email } });
       const username = str(res.body?.user?.username);
-      if (res.status === 200 && username) return { state: 'confirmed', how: `a user with this e-mail exists (${username})`, ids: { username } };
+      if (res.status === 200 && username)
+        return { state: 'confirmed', how: `a user with this e-mail exists (${username})`, ids: { username } };
       if (res.status === 404) return { state: 'not applied', how: 'no user has this e-mail address' };
       return { state: 'still unknown', how: `the look-up answered ${said(res)}` };
     },
@@ -109,18 +110,25 @@ function orderRefund(w: Write, all: Write[]): Method {
   if (orderId === undefined) return cannot('the write names no order id');
   const owner = all.find((x) => x.returned?.order_id === orderId && str(x.ids.username));
   const username = owner ? str(owner.ids.username) : undefined;
-  if (!username) return cannot(`the ledger does not know whose order ${orderId} is; check it with \`bookdist user orders USERNAME\``);
-  const items = Array.isArray(w.ids.items) ? (w.ids.items as unknown[]).filter((x): x is number => typeof x === 'number') : [];
+  if (!username)
+    return cannot(
+      `the ledger does not know whose order ${orderId} is; check it with \`bookdist user orders USERNAME\``,
+    );
+  const items = Array.isArray(w.ids.items)
+    ? (w.ids.items as unknown[]).filter((x): x is number => typeof x === 'number')
+    : [];
   return {
     sends: `GET /v1/user/${username}/orders/`,
     async settle({ api }) {
       const res = await api.call('user.orders', { params: { username } });
-      if (res.status !== 200 || !isAnswer(res)) return { state: 'still unknown', how: `the user's orders answered ${said(res)}` };
+      if (res.status !== 200 || !isAnswer(res))
+        return { state: 'still unknown', how: `the user's orders answered ${said(res)}` };
       const order = res.body.results.find((o) => o.id === orderId);
       if (!order) return { state: 'still unknown', how: `order ${orderId} is not among the user's completed orders` };
       const its = order.items.filter((it) => !items.length || items.includes(it?.id as number));
       const refunded = its.filter((it) => it?.is_refunded === true).length;
-      if (its.length && refunded === its.length) return { state: 'confirmed', how: `order ${orderId}: ${refunded} item(s) refunded` };
+      if (its.length && refunded === its.length)
+        return { state: 'confirmed', how: `order ${orderId}: ${refunded} item(s) refunded` };
       if (refunded === 0) return { state: 'not applied', how: `order ${orderId}: no item refunded` };
       return { state: 'probably', how: `order ${orderId}: ${refunded} of ${its.length} items refunded` };
     },
@@ -137,7 +145,8 @@ function bookProcess(w: Write): Method {
       const st = res.body?.book?.status;
       if (res.status !== 200 || !st) return { state: 'still unknown', how: `the book look-up answered ${said(res)}` };
       if (st.is_queued === true) return { state: 'confirmed', how: 'the book is queued for processing' };
-      if (st.is_processed === true) return { state: 'probably', how: 'the book is processed (the queue may have run it since)' };
+      if (st.is_processed === true)
+        return { state: 'probably', how: 'the book is processed (the queue may have run it since)' };
       return { state: 'not applied', how: 'the book is neither queued nor processed' };
     },
   };
@@ -154,8 +163,10 @@ function access(w: Write, _all: Write[], opts: Opts): Method {
       const ok = res.status === 200 && res.body?.success !== false && res.format === 'json';
       if (ok) return { state: 'applied now', how: `it had not taken effect; sent again: ${said(res)}` };
       if (allow && isConflict(res.status, res.body)) return { state: 'confirmed', how: 'the user already has access' };
-      if (!allow && (res.status === 404 || /not found/i.test(String(res.body?.message)))) return { state: 'confirmed', how: 'no access left to revoke (the first took effect)' };
-      if (res.status >= 400 && res.status < 500 && res.status !== 429) return { state: 'not applied', how: `the service refuses it: ${said(res)}` };
+      if (!allow && (res.status === 404 || /not found/i.test(String(res.body?.message))))
+        return { state: 'confirmed', how: 'no access left to revoke (the first took effect)' };
+      if (res.status >= 400 && res.status < 500 && res.status !== 429)
+        return { state: 'not applied', how: `the service refuses it: ${said(res)}` };
       return { state: 'still unknown', how: `the re-send answered ${said(res)}` };
     },
   };
@@ -163,14 +174,25 @@ function access(w: Write, _all: Write[], opts: Opts): Method {
 
 function codes(w: Write, _all: Write[], opts: Opts): Method {
   const key = w.idempotency_key;
-  if (!key || !w.resend) return cannot('a batch without an Idempotency-Key cannot be told apart: `codes summary` counts all codes, not batches');
+  if (!key || !w.resend)
+    return cannot(
+      'a batch without an Idempotency-Key cannot be told apart: `codes summary` counts all codes, not batches',
+    );
   if (opts.done) return cannot('recorded as done');
   return {
     sends: `POST /v1/codes/generate/ again with Idempotency-Key ${key} (only where the service honours keys)`,
     async settle({ api, keysHonoured }) {
-      if (!keysHonoured) return { state: 'cannot settle', how: 'the profile does not say the service honours Idempotency-Key (`profile add --idempotency-keys`); `codes summary` counts all codes, not batches' };
+      if (!keysHonoured)
+        return {
+          state: 'cannot settle',
+          how: 'the profile does not say the service honours Idempotency-Key (`profile add --idempotency-keys`); `codes summary` counts all codes, not batches',
+        };
       const res = await api.callRecorded('codes.generate', { payload: w.resend, headers: { 'Idempotency-Key': key } });
-      const got = Array.isArray(res.body?.codes) ? (res.body.codes as unknown[]).map((c) => (typeof c === 'string' ? c : String((c as { code?: unknown })?.code))) : undefined;
+      const got = Array.isArray(res.body?.codes)
+        ? (res.body.codes as unknown[]).map((c) =>
+            typeof c === 'string' ? c : String((c as { code?: unknown })?.code),
+          )
+        : undefined;
       if (res.status !== 200 || !got) return { state: 'still unknown', how: `the re-send answered ${said(res)}` };
       const digest = sha256(got.join('\n'));
       const same = w.returned?.codes_sha256 === digest;
@@ -199,7 +221,11 @@ const METHODS: Record<string, MethodOf> = {
 function methodFor(w: Write, all: Write[], opts: Opts): Method {
   const m = METHODS[w.op];
   if (m) return m(w, all, opts);
-  return cannot(w.request ? `a raw request (${w.request}): the ledger cannot tell what reads would show it` : 'no way through the interface');
+  return cannot(
+    w.request
+      ? `a raw request (${w.request}): the ledger cannot tell what reads would show it`
+      : 'no way through the interface',
+  );
 }
 
 /** An order found among the user's completed orders, at the write's time and not claimed by another write. */
@@ -209,16 +235,30 @@ type ListedOrder = Answer<'user.orders'>['results'][number];
 function byOrders(w: Write, all: Write[], fits: (o: ListedOrder) => boolean, what: string): Method {
   const username = str(w.ids.username);
   if (!username) return cannot('the write names no user');
-  const claimed = new Set(all.filter((x) => x !== w && x.returned?.order_id !== undefined).map((x) => x.returned!.order_id));
+  const claimed = new Set(
+    all.filter((x) => x !== w && x.returned?.order_id !== undefined).map((x) => x.returned!.order_id),
+  );
   return {
     sends: `GET /v1/user/${username}/orders/`,
     async settle({ api }) {
       const res = await api.call('user.orders', { params: { username } });
-      if (res.status !== 200 || !isAnswer(res)) return { state: 'still unknown', how: `the user's orders answered ${said(res)}` };
+      if (res.status !== 200 || !isAnswer(res))
+        return { state: 'still unknown', how: `the user's orders answered ${said(res)}` };
       const win = window(w);
-      const found = res.body.results.filter((o) => !claimed.has(o.id) && fits(o) && o.items.some((it) => inWindow(it?.purchase_date, win)));
-      if (found.length === 1) return { state: 'confirmed', how: `order ${String(found[0].id)} ${what}, made at that time`, ids: { order_id: found[0].id } };
-      if (found.length > 1) return { state: 'probably', how: `${found.length} orders ${what} could match: ${found.map((o) => String(o.id)).join(', ')}` };
+      const found = res.body.results.filter(
+        (o) => !claimed.has(o.id) && fits(o) && o.items.some((it) => inWindow(it?.purchase_date, win)),
+      );
+      if (found.length === 1)
+        return {
+          state: 'confirmed',
+          how: `order ${String(found[0].id)} ${what}, made at that time`,
+          ids: { order_id: found[0].id },
+        };
+      if (found.length > 1)
+        return {
+          state: 'probably',
+          how: `${found.length} orders ${what} could match: ${found.map((o) => String(o.id)).join(', ')}`,
+        };
       return { state: 'not applied', how: `no order ${what} at that time` };
     },
   };
@@ -229,7 +269,10 @@ export async function run({ opts }: VerbInput<typeof reconcile>, ctx: Context): 
   const { store, writes } = readLedger(ctx);
   const profile = ctx.globals.profile;
   const todo = writes.filter(
-    (w) => (w.status === 'unknown' || (opts.all && w.status === 'done')) && (!since || Date.parse(w.t) >= since.getTime()) && (!profile || w.profile === profile),
+    (w) =>
+      (w.status === 'unknown' || (opts.all && w.status === 'done')) &&
+      (!since || Date.parse(w.t) >= since.getTime()) &&
+      (!profile || w.profile === profile),
   );
   const dry = ctx.globals.dryRun;
   // Reconcile's own re-sends are writes too: recorded, and marked as its.
@@ -245,7 +288,8 @@ export async function run({ opts }: VerbInput<typeof reconcile>, ctx: Context): 
       continue;
     }
     let r: Result;
-    const t = m.sends === 'nothing' ? undefined : await (targets.get(w.profile + ' ' + w.host) ?? targetFor(ctx, w, targets));
+    const t =
+      m.sends === 'nothing' ? undefined : await (targets.get(w.profile + ' ' + w.host) ?? targetFor(ctx, w, targets));
     if (t && 'why' in t) r = { state: 'still unknown', how: t.why };
     else {
       try {
@@ -256,7 +300,20 @@ export async function run({ opts }: VerbInput<typeof reconcile>, ctx: Context): 
     }
     if (r.state === 'still unknown' || r.state === 'cannot settle') open++;
     // Only what changed the record is written: a row that stays unknown gets no new line.
-    if (r.state !== 'still unknown') store.append([{ t: ctx.clock.now().toISOString(), kind: 'settled', of: w.id, state: r.state, how: r.how, ...(r.ids ? { ids: r.ids } : {}) }], false);
+    if (r.state !== 'still unknown')
+      store.append(
+        [
+          {
+            t: ctx.clock.now().toISOString(),
+            kind: 'settled',
+            of: w.id,
+            state: r.state,
+            how: r.how,
+            ...(r.ids ? { ids: r.ids } : {}),
+          },
+        ],
+        false,
+      );
     out.push({ ...row, result: r.state, how: r.how });
   }
   await emit(ctx, out, {
@@ -268,16 +325,24 @@ export async function run({ opts }: VerbInput<typeof reconcile>, ctx: Context): 
     ],
     empty: 'Nothing to reconcile: no write has an unknown outcome' + (opts.all ? ' and none is done.' : '.'),
   });
-  if (!dry && out.length) ctx.info(`${out.length - open} of ${out.length} settled${open ? `; ${open} remain (exit 6)` : ''}.`);
+  if (!dry && out.length)
+    ctx.info(`${out.length - open} of ${out.length} settled${open ? `; ${open} remain (exit 6)` : ''}.`);
   return open && !dry ? ExitCode.PARTIAL : ExitCode.OK;
 }
 
 /** A client for the profile and host the write went to, or why there is none. */
-function targetFor(ctx: Context, w: Write, cache: Map<string, Promise<Target | { why: string }>>): Promise<Target | { why: string }> {
+function targetFor(
+  ctx: Context,
+  w: Write,
+  cache: Map<string, Promise<Target | { why: string }>>,
+): Promise<Target | { why: string }> {
   const p = (async (): Promise<Target | { why: string }> => {
     let cfg;
     try {
-      cfg = await loadConfig(ctx.io.env, { profile: w.profile === '(env)' ? undefined : w.profile, caFile: ctx.globals.caFile });
+      cfg = await loadConfig(ctx.io.env, {
+        profile: w.profile === '(env)' ? undefined : w.profile,
+        caFile: ctx.globals.caFile,
+      });
     } catch (e) {
       return { why: `profile ${w.profile}: ${messageOf(e)}` };
     }
@@ -288,7 +353,8 @@ function targetFor(ctx: Context, w: Write, cache: Map<string, Promise<Target | {
       } catch {
         /* below */
       }
-      if (host !== w.host) return { why: `the write went to ${w.host}; profile ${w.profile} now points at ${host || 'no service'}` };
+      if (host !== w.host)
+        return { why: `the write went to ${w.host}; profile ${w.profile} now points at ${host || 'no service'}` };
     } else if (w.profile !== 'sandbox') {
       return { why: `profile ${w.profile} is not set here` };
     }

@@ -16,7 +16,11 @@ const list = (v: unknown) => (Array.isArray(v) ? v.join(', ') : v);
 export async function run(o: { id: number }, ctx: Context): Promise<void> {
   const { writes } = readLedger(ctx);
   const w = writes.find((x) => x.id === o.id);
-  if (!w) throw new CliError(`No write with id ${o.id} in the ledger; \`bookdist ledger list\` shows the ids.`, ExitCode.NOT_FOUND);
+  if (!w)
+    throw new CliError(
+      `No write with id ${o.id} in the ledger; \`bookdist ledger list\` shows the ids.`,
+      ExitCode.NOT_FOUND,
+    );
   await emit(ctx, recordOf(w), {
     card: (_r, s) =>
       kv(s, [
@@ -29,10 +33,18 @@ export async function run(o: { id: number }, ctx: Context): Promise<void> {
         ...Object.entries(w.ids).map(([k, v]): [string, unknown] => [k, list(v)]),
         ['Idempotency-Key', w.idempotency_key],
         ['Status', w.status],
-        ['Recorded outcome', w.recorded + (w.http !== undefined ? ` (HTTP ${w.http})` : '') + (w.finished ? ` at ${w.finished}` : ' (no outcome row: the process ended first)')],
+        [
+          'Recorded outcome',
+          w.recorded +
+            (w.http !== undefined ? ` (HTTP ${w.http})` : '') +
+            (w.finished ? ` at ${w.finished}` : ' (no outcome row: the process ended first)'),
+        ],
         ['Reason', w.reason],
         ...Object.entries(w.returned ?? {}).map(([k, v]): [string, unknown] => [`returned ${k}`, list(v)]),
-        ['Settled', w.settled ? `${w.settled} at ${w.settled_at}${w.settled_how ? `: ${w.settled_how}` : ''}` : undefined],
+        [
+          'Settled',
+          w.settled ? `${w.settled} at ${w.settled_at}${w.settled_how ? `: ${w.settled_how}` : ''}` : undefined,
+        ],
       ]),
   });
 }

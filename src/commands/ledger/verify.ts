@@ -22,7 +22,12 @@ export async function run(_: unknown, ctx: Context): Promise<number> {
         ['Ledger', store.path],
         ['Rows', parsed.rows.length],
         ['Chain', b ? s.red(`broken at row ${b.n ?? '?'} (line ${b.line}): ${b.why}`) : s.green('whole')],
-        ['Note', parsed.torn ? 'the last line is incomplete (a write interrupted by a crash); the next write drops it' : undefined],
+        [
+          'Note',
+          parsed.torn
+            ? 'the last line is incomplete (a write interrupted by a crash); the next write drops it'
+            : undefined,
+        ],
       ]),
   });
   return b ? ExitCode.ERROR : ExitCode.OK;

@@ -18,7 +18,8 @@ export function parse({ opts: o }: VerbInput<typeof checkout>): Options {
   if (!ids.length) throw usageError('Give at least one --id (a price id from `bookdist offers get --isbn …`).');
   const rejoiner = o.rejoinerId?.length ? o.rejoinerId : undefined;
   for (const r of rejoiner ?? []) {
-    if (!/^[\w.:-]{1,100}$/.test(r)) throw usageError(`--rejoiner-id ${r}: letters, digits and . _ : - only, at most 100 characters.`);
+    if (!/^[\w.:-]{1,100}$/.test(r))
+      throw usageError(`--rejoiner-id ${r}: letters, digits and . _ : - only, at most 100 characters.`);
   }
   return { ids: ids.map((v) => positiveInt(v, '--id')), rejoinerIds: rejoiner, open: Boolean(o.open) };
 }
@@ -37,7 +38,11 @@ export async function run(o: Options, ctx: Context): Promise<void> {
     // Served directly (no redirect): the checkout URL itself is the cart.
     url = res.request.url;
   }
-  await emit(ctx, { url, status: res.status, ids: o.ids, rejoiner_ids: o.rejoinerIds ?? [] }, { card: (r) => String(r.url) });
+  await emit(
+    ctx,
+    { url, status: res.status, ids: o.ids, rejoiner_ids: o.rejoinerIds ?? [] },
+    { card: (r) => String(r.url) },
+  );
   await noteEphemeralUrl(ctx);
   if (o.open) await openUrl(ctx, url);
 }

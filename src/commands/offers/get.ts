@@ -22,7 +22,10 @@ export async function run(o: Options, ctx: Context): Promise<void> {
   if (said.success === false) {
     // A 200 answer that says no: the same meanings as an error status (a missing book is 3).
     const { exitCodeForStatus } = await import('../../api/errors.js');
-    throw new CliError(t(said.message ?? said.Status ?? 'The store refused the request.'), exitCodeForStatus(400, body));
+    throw new CliError(
+      t(said.message ?? said.Status ?? 'The store refused the request.'),
+      exitCodeForStatus(400, body),
+    );
   }
   await emit(ctx, body, {
     columns: [

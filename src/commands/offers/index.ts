@@ -23,10 +23,12 @@ export const checkout = verb({
   summary: 'print the URL of a cart pre-filled with offers',
   description:
     'Calls GET /checkout?ids=…&rejoiner_ids=… on the store, which redirects to a pre-populated cart, and ' +
-    'prints the cart\'s absolute URL (the redirect is not followed). --open also opens it in a browser ' +
+    "prints the cart's absolute URL (the redirect is not followed). --open also opens it in a browser " +
     'when on a terminal.',
   options: [
-    option('--id <price_id>', 'price id of an offer, a whole number (repeatable; at least one)', { repeatable: 'split' }),
+    option('--id <price_id>', 'price id of an offer, a whole number (repeatable; at least one)', {
+      repeatable: 'split',
+    }),
     option('--rejoiner-id <id>', 'rejoiner id of a book (repeatable)', { repeatable: 'split' }),
     option('--open', 'open the cart in a browser (on a terminal)'),
   ],
@@ -39,7 +41,7 @@ export const commands = [
     name: 'offers',
     summary: summaryOf('offers'),
     description:
-      'The store\'s public price comparison endpoints. They live on the profile\'s store URL (by default the ' +
+      "The store's public price comparison endpoints. They live on the profile's store URL (by default the " +
       'API base URL) and need no credentials.',
     commands: [get, checkout],
   }),

@@ -29,7 +29,18 @@ type Status = 'ok' | 'exists' | 'invalid' | 'failed';
 
 const ORDERS_PER_BATCH = 50;
 const ORDER_COLUMNS = ['order_number', 'status', 'order_id', 'items', 'rows', 'message'] as const;
-const BILLING = ['full_name', 'first_name', 'last_name', 'company_name', 'line_1', 'line_2', 'city', 'state', 'postal_code', 'country'] as const;
+const BILLING = [
+  'full_name',
+  'first_name',
+  'last_name',
+  'company_name',
+  'line_1',
+  'line_2',
+  'city',
+  'state',
+  'postal_code',
+  'country',
+] as const;
 
 interface OrderResult extends Record<string, unknown> {
   order_number: string;
@@ -61,7 +72,8 @@ async function* groups(rows: AsyncIterable<InputRow>): AsyncGenerator<Group> {
       yield cur;
     }
     cur = { number: n, rows: [r] };
-    if (n !== '' && closed.has(n)) cur.problem = `the rows of order ${n} must be next to each other (sort the file by order_number)`;
+    if (n !== '' && closed.has(n))
+      cur.problem = `the rows of order ${n} must be next to each other (sort the file by order_number)`;
   }
   if (cur) yield cur;
 }
@@ -75,10 +87,19 @@ function lineSpan(rows: InputRow[]): string {
 /** The zod schema of one order row (loaded only by this job), and the row check. */
 async function orderSchema() {
   const { z, via, optional, yesNo, checkRow } = await import('../../bulk/schema.js');
-  const text = (max: number) => z.preprocess((x) => (typeof x === 'string' ? x.trim() : x), z.string({ message: 'required' }).min(1, 'required').max(max, `at most ${max} characters`));
+  const text = (max: number) =>
+    z.preprocess(
+      (x) => (typeof x === 'string' ? x.trim() : x),
+      z.string({ message: 'required' }).min(1, 'required').max(max, `at most ${max} characters`),
+    );
   const pricingIds = z.preprocess(
     (x) => (typeof x === 'string' ? x.split(/[\s;|]+/).filter(Boolean) : typeof x === 'number' ? [x] : x),
-    z.array(via((s, f) => v.positiveInt(s, f), 'pricing_id'), { message: 'required' }).min(1, 'required'),
+    z
+      .array(
+        via((s, f) => v.positiveInt(s, f), 'pricing_id'),
+        { message: 'required' },
+      )
+      .min(1, 'required'),
   );
   const Order = z.object({
     order_number: via(v.orderNumber, 'order_number'),
@@ -88,9 +109,17 @@ async function orderSchema() {
     org: text(100),
     billing_address: z.any().transform((a, c) => {
       try {
-        return v.address(a, 'billing_address', { billing: true, flags: Object.fromEntries(BILLING.map((k) => [k, `billing_${k}`])) });
+        return v.address(a, 'billing_address', {
+          billing: true,
+          flags: Object.fromEntries(BILLING.map((k) => [k, `billing_${k}`])),
+        });
       } catch (e) {
-        c.addIssue({ code: 'custom', message: messageOf(e).replace(/^billing_address:? ?/, '').replace(/\.$/, '') });
+        c.addIssue({
+          code: 'custom',
+          message: messageOf(e)
+            .replace(/^billing_address:? ?/, '')
+            .replace(/\.$/, ''),
+        });
         return z.NEVER;
       }
     }),
@@ -150,7 +179,11 @@ export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<nu
       eachItem(
         batch.items,
         async (g) => {
-          const make = (status: Status, message: string, made = { order_id: null as number | null, items: 0 }): OrderResult => ({ order_number: g.number, status, ...made, rows: lineSpan(g.rows), message });
+          const make = (
+            status: Status,
+            message: string,
+            made = { order_id: null as number | null, items: 0 },
+          ): OrderResult => ({ order_number: g.number, status, ...made, rows: lineSpan(g.rows), message });
           // Every row checked on its own (messages name the line), then merged into one order.
           const problems: string[] = g.problem ? [g.problem] : [];
           let order: Payload<'order.external'> | undefined;
@@ -158,14 +191,18 @@ export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<nu
             const c = r.problem ? { ok: false as const, message: r.problem } : checkRow(Order, payloadOfRow(r.values));
             if (!c.ok) problems.push(`line ${r.line}: ${c.message}`);
             else if (!order) order = { ...c.data, digital_pricing: [...c.data.digital_pricing] };
-            else if (c.data.username !== order.username) problems.push(`line ${r.line}: username differs from the order's first row`);
+            else if (c.data.username !== order.username)
+              problems.push(`line ${r.line}: username differs from the order's first row`);
             else order.digital_pricing.push(...c.data.digital_pricing);
           }
           if (problems.length) return { row: make('invalid', problems.join('; ')), invalid: true };
           const r = await job.call('order.external', { payload: order });
           if (r.ok && isAnswer(r.response)) {
             const body = r.response.body;
-            const made = { order_id: body.order?.id ?? null, items: Array.isArray(body.order?.items) ? body.order.items.length : 0 };
+            const made = {
+              order_id: body.order?.id ?? null,
+              items: Array.isArray(body.order?.items) ? body.order.items.length : 0,
+            };
             // A repeat (after a lost answer, a resume, or last night's report) returns the first order.
             const existed = /already exists/i.test(String(body?.message ?? ''));
             return { row: make(existed ? 'exists' : 'ok', String(body?.message ?? 'Order created.'), made) };
@@ -175,12 +212,21 @@ export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<nu
         job,
       ),
     status: (r) => r.status,
-    describe: (c, st) => countsText(c, st, 'order', [['ok', 'created'], ['exists', 'existed'], ['invalid', 'invalid'], ['failed', 'failed']]),
+    describe: (c, st) =>
+      countsText(c, st, 'order', [
+        ['ok', 'created'],
+        ['exists', 'existed'],
+        ['invalid', 'invalid'],
+        ['failed', 'failed'],
+      ]),
     ...jobFlags(o, ctx),
     input: `${o.flag} ${o.file}`,
     identity: { [o.flag]: input },
     command: `bookdist order create ${o.argv.join(' ')}`,
-    stdoutResumeHint: () => ({ command: `bookdist order create ${o.argv.join(' ')}`, note: 'orders already made report "exists": order numbers make it safe' }),
+    stdoutResumeHint: () => ({
+      command: `bookdist order create ${o.argv.join(' ')}`,
+      note: 'orders already made report "exists": order numbers make it safe',
+    }),
     dryRunNote: `(dry run: the first valid order of ${o.file} is shown; nothing is sent)`,
   };
   return runJob(spec, ctx);
@@ -209,7 +255,15 @@ export async function runOrderFreeBulk(o: BulkFlags, ctx: Context): Promise<numb
     verb: 'order free',
     columns: ['row', 'status', 'order_id', 'hash_id', 'username', 'message'],
     unit: 'rows',
-    source: () => chunks(csvRows(o.file, ctx, { flag: o.flag, required: ['username', 'hash_id'], optional: ['expiration_date', 'label'] }), ROWS_PER_BATCH),
+    source: () =>
+      chunks(
+        csvRows(o.file, ctx, {
+          flag: o.flag,
+          required: ['username', 'hash_id'],
+          optional: ['expiration_date', 'label'],
+        }),
+        ROWS_PER_BATCH,
+      ),
     process: (batch, job) =>
       eachItem(
         batch.items,
@@ -225,15 +279,33 @@ export async function runOrderFreeBulk(o: BulkFlags, ctx: Context): Promise<numb
           const c = row.problem ? { ok: false as const, message: row.problem } : checkRow(Row, row.values);
           if (!c.ok) return { row: make('invalid', c.message), invalid: true };
           // The key makes a repeat (after a lost answer, a crash, --resume of a torn batch) answer with the first order at a service that honours it, as the sandbox does.
-          const r = await job.call('order.free', { payload: { ...c.data } }, { 'idempotency-key': `${batch.key}-${row.line}` });
-          if (r.ok && isAnswer(r.response)) return { row: make('ok', String(r.response.body.message ?? 'Free order created.'), r.response.body.order?.id ?? null) };
-          if (r.ok && isConflict(r.response.status, r.response.body)) return { row: make('already', failureOf(r.response).message) };
+          const r = await job.call(
+            'order.free',
+            { payload: { ...c.data } },
+            { 'idempotency-key': `${batch.key}-${row.line}` },
+          );
+          if (r.ok && isAnswer(r.response))
+            return {
+              row: make(
+                'ok',
+                String(r.response.body.message ?? 'Free order created.'),
+                r.response.body.order?.id ?? null,
+              ),
+            };
+          if (r.ok && isConflict(r.response.status, r.response.body))
+            return { row: make('already', failureOf(r.response).message) };
           return failedRow(r, make, `row ${row.line}`);
         },
         job,
       ),
     status: (r) => r.status,
-    describe: (c, st) => countsText(c, st, 'row', [['ok', 'given a free order'], ['already', 'already had access'], ['invalid', 'invalid'], ['failed', 'failed']]),
+    describe: (c, st) =>
+      countsText(c, st, 'row', [
+        ['ok', 'given a free order'],
+        ['already', 'already had access'],
+        ['invalid', 'invalid'],
+        ['failed', 'failed'],
+      ]),
     ...jobFlags(o, ctx),
     input: `${o.flag} ${o.file}`,
     identity: { [o.flag]: input },

@@ -51,19 +51,33 @@ async function readJsonFile(file: string, flag: string, ctx: Context): Promise<u
   try {
     return JSON.parse(text);
   } catch {
-    throw usageError(`${flag} ${file}: not valid JSON; give an object such as {"full_name": "…", "postal_code": "…", "country": "US"}.`);
+    throw usageError(
+      `${flag} ${file}: not valid JSON; give an object such as {"full_name": "…", "postal_code": "…", "country": "US"}.`,
+    );
   }
 }
 
-const ONE_FLAGS: Array<keyof CreateOpts> = ['username', 'pricingId', 'orderType', 'org', 'billingFile', 'shippingFile', 'orderNumber', 'label', ...BILLING_FLAGS.map((b) => b[0])];
+const ONE_FLAGS: Array<keyof CreateOpts> = [
+  'username',
+  'pricingId',
+  'orderType',
+  'org',
+  'billingFile',
+  'shippingFile',
+  'orderNumber',
+  'label',
+  ...BILLING_FLAGS.map((b) => b[0]),
+];
 
 export async function parse({ opts: o }: VerbInput<typeof create>, ctx: Context): Promise<Options> {
   const bulk = parseBulkFlags(o, { fromCsv: '--from-csv', fromNdjson: '--from-ndjson' }, ONE_FLAGS);
   if (bulk) return { mode: 'bulk', ...bulk };
-  if (o.username === undefined) throw usageError('Give the buyer with --username (or a report of orders with --from-csv or --from-ndjson FILE).');
+  if (o.username === undefined)
+    throw usageError('Give the buyer with --username (or a report of orders with --from-csv or --from-ndjson FILE).');
   if (o.orderType === undefined) throw usageError('Give the payment plan with --order-type (e.g. TestPlan).');
   if (o.org === undefined) throw usageError('Give the organization with --org.');
-  if (o.billingFile === '-' && o.shippingFile === '-') throw usageError('Only one of --billing-file and --shipping-file can read stdin (-).');
+  if (o.billingFile === '-' && o.shippingFile === '-')
+    throw usageError('Only one of --billing-file and --shipping-file can read stdin (-).');
   const pricing = o.pricingId ?? [];
   if (!pricing.length) throw usageError('Give at least one --pricing-id (see `bookdist book pricing --isbn …`).');
   const pricingIds = pricing.map((v) => positiveInt(v, '--pricing-id'));
@@ -80,10 +94,14 @@ export async function parse({ opts: o }: VerbInput<typeof create>, ctx: Context)
     const value = o[opt];
     if (value !== undefined) raw[field] = nonEmpty(value, flag, 200);
   }
-  const billing = address(raw, o.billingFile !== undefined ? 'The billing address' : 'The billing address', { billing: true, flags: flagNames });
+  const billing = address(raw, o.billingFile !== undefined ? 'The billing address' : 'The billing address', {
+    billing: true,
+    flags: flagNames,
+  });
 
   let shipping: Address | undefined;
-  if (o.shippingFile !== undefined) shipping = address(await readJsonFile(o.shippingFile, '--shipping-file', ctx), `--shipping-file ${o.shippingFile}`);
+  if (o.shippingFile !== undefined)
+    shipping = address(await readJsonFile(o.shippingFile, '--shipping-file', ctx), `--shipping-file ${o.shippingFile}`);
 
   return {
     mode: 'one',
@@ -125,6 +143,11 @@ export async function run(o: Options, ctx: Context): Promise<number | void> {
   await emit(ctx, body, { card: (_order, s, answer) => orderCard(answer.order, s), message: !existed });
   if (existed) {
     // An idempotent repeat: the order this number created before. Exit 0, so a retry loop goes on.
-    ctx.info(`Order number ${o.orderNumber ?? ''} was used before: nothing new was created; this is the existing order ${body.order?.id ?? ''}.`.replace('  ', ' '));
+    ctx.info(
+      `Order number ${o.orderNumber ?? ''} was used before: nothing new was created; this is the existing order ${body.order?.id ?? ''}.`.replace(
+        '  ',
+        ' ',
+      ),
+    );
   }
 }

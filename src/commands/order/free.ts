@@ -19,8 +19,10 @@ interface OneOptions {
 export function parse({ opts: o }: VerbInput<typeof free>): Options {
   const bulk = parseBulkFlags(o, { fromCsv: '--from-csv' }, ['username', 'hashId', 'expires', 'label']);
   if (bulk) return { mode: 'csv', ...bulk };
-  if (o.username === undefined) throw usageError('Give the user with --username (or many free orders with --from-csv FILE).');
-  if (o.hashId === undefined) throw usageError('Give the book with --hash-id (or many free orders with --from-csv FILE).');
+  if (o.username === undefined)
+    throw usageError('Give the user with --username (or many free orders with --from-csv FILE).');
+  if (o.hashId === undefined)
+    throw usageError('Give the book with --hash-id (or many free orders with --from-csv FILE).');
   return {
     mode: 'one',
     username: username(o.username, '--username'),
@@ -41,5 +43,8 @@ export async function run(o: Options, ctx: Context): Promise<number | void> {
   });
   // The service may answer with the order it created (the sandbox does); a bare message is shown as such
   // (emit draws a card only when the answer has the order).
-  await emit(ctx, body, { card: (_order, s, answer) => (answer.order ? orderCard(answer.order, s) : ''), message: true });
+  await emit(ctx, body, {
+    card: (_order, s, answer) => (answer.order ? orderCard(answer.order, s) : ''),
+    message: true,
+  });
 }

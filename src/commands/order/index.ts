@@ -11,7 +11,7 @@ export const create = verb({
     'Calls POST /v1/order/external/: records an order you charged for yourself, giving the user access ' +
     'to the books of the pricing entries (ids from `book pricing`). The billing address needs a name ' +
     '(--billing-name, or --billing-first-name and --billing-last-name), a postal code and a country; ' +
-    'give it with flags, as a JSON file (--billing-file, fields as in the service\'s address object), or ' +
+    "give it with flags, as a JSON file (--billing-file, fields as in the service's address object), or " +
     'both (flags win). --order-number (at most 20 characters) makes the call idempotent: a number used ' +
     'before returns the first order, says so on stderr and exits 0. Shows the order with its items and totals.\n\n' +
     'With --from-csv or --from-ndjson FILE (a nightly report of orders taken outside the service), one order ' +
@@ -25,8 +25,15 @@ export const create = verb({
     'items, rows, message; status ok, exists, invalid or failed) on stdout or in --results FILE.',
   options: [
     option('--username <username>', 'the buyer (30 hex characters) (required unless --from-csv or --from-ndjson)'),
-    option('--pricing-id <pricing_id>', 'pricing entry sold, a whole number (repeatable; at least one unless --from-csv or --from-ndjson)', { repeatable: 'split' }),
-    option('--order-type <plan>', 'payment plan to execute, e.g. TestPlan or ExternalPlan (required unless --from-csv or --from-ndjson)'),
+    option(
+      '--pricing-id <pricing_id>',
+      'pricing entry sold, a whole number (repeatable; at least one unless --from-csv or --from-ndjson)',
+      { repeatable: 'split' },
+    ),
+    option(
+      '--order-type <plan>',
+      'payment plan to execute, e.g. TestPlan or ExternalPlan (required unless --from-csv or --from-ndjson)',
+    ),
     option('--org <organization>', 'organization supplying the order (required unless --from-csv or --from-ndjson)'),
     option('--billing-file <file>', 'billing address as a JSON object (- for stdin)'),
     option('--billing-name <name>', 'billing full name'),
@@ -42,7 +49,7 @@ export const create = verb({
     option('--shipping-file <file>', 'shipping address as a JSON object, for print-on-demand books (- for stdin)'),
     option('--order-number <number>', 'your order number, at most 20 characters; makes retries safe'),
     option('--label <subdomain>', 'white label (sub-domain) under your control'),
-    option('--no-email', 'do not e-mail the transaction to the label\'s members (default: e-mail them)'),
+    option('--no-email', "do not e-mail the transaction to the label's members (default: e-mail them)"),
     option('--from-csv <file>', 'report one order per order number of a CSV file (- for stdin)', { bulk: true }),
     option('--from-ndjson <file>', 'report one order per order number of an NDJSON file (- for stdin)', { bulk: true }),
     ...bulkOptions('order'),
@@ -64,7 +71,7 @@ export const refund = verb({
     'An item is refundable within 30 days of purchase and 14 days of first access, while at most 10% ' +
     'of the book was viewed and nothing printed; otherwise the service refuses (exit 1) and nothing ' +
     'changes. Asks for confirmation on a terminal; scripts must pass --yes. Without --send-email or ' +
-    '--no-email the organization\'s setting decides whether the user is e-mailed.',
+    "--no-email the organization's setting decides whether the user is e-mailed.",
   options: [
     option('--order-id <order_id>', 'the order, a whole number (required)', { required: true }),
     option('--item <item_id>', 'refund only this item (repeatable)', { repeatable: 'split' }),

@@ -22,7 +22,9 @@ export function parse({ opts: o }: VerbInput<typeof refund>): Options {
 }
 
 export async function run(o: Options, ctx: Context): Promise<number | void> {
-  const what = o.items ? `item${o.items.length > 1 ? 's' : ''} ${o.items.join(', ')} of order ${o.orderId}` : `order ${o.orderId}`;
+  const what = o.items
+    ? `item${o.items.length > 1 ? 's' : ''} ${o.items.join(', ')} of order ${o.orderId}`
+    : `order ${o.orderId}`;
   await confirm(ctx, `Refund ${what}? This cannot be undone.`);
   const api = await ctx.api();
   const body = await api.ok('order.refund', {
@@ -47,5 +49,8 @@ export async function run(o: Options, ctx: Context): Promise<number | void> {
     const done = refunds.length - failed.length;
     ctx.info(`Refunded ${done} item${done === 1 ? '' : 's'} of order ${o.orderId}.`);
   }
-  if (failed.length) ctx.warn(`${failed.length} item${failed.length === 1 ? ' was' : 's were'} not refunded (already refunded): ${failed.map((r) => r.purchase_id).join(', ')}.`);
+  if (failed.length)
+    ctx.warn(
+      `${failed.length} item${failed.length === 1 ? ' was' : 's were'} not refunded (already refunded): ${failed.map((r) => r.purchase_id).join(', ')}.`,
+    );
 }

@@ -20,7 +20,15 @@ function itemState(i: Item | Purchase): string {
 function itemsGrid(s: Style, items: Item[], opts: { refundColumn?: boolean } = {}): string {
   if (!items.length) return '  (no items)';
   // Too wide for the terminal: the purchase date gives way first, then each item is a card.
-  const head: GridColumn[] = ['ITEM', { head: 'BOOK', min: 16 }, 'HASH ID', 'PRICE', { head: 'PURCHASED', optional: true }, 'EXPIRES', 'STATE'];
+  const head: GridColumn[] = [
+    'ITEM',
+    { head: 'BOOK', min: 16 },
+    'HASH ID',
+    'PRICE',
+    { head: 'PURCHASED', optional: true },
+    'EXPIRES',
+    'STATE',
+  ];
   if (opts.refundColumn) head.push('REFUNDABLE');
   return grid(
     s,
@@ -45,7 +53,9 @@ function itemsGrid(s: Style, items: Item[], opts: { refundColumn?: boolean } = {
 function totalsLine(totals: Order['totals']): string {
   if (!totals || typeof totals !== 'object') return '';
   // Totals on creation (shipping) or in a listing (shipping_fee, discount, processing_fee).
-  const t: Partial<Record<'subtotal' | 'discount' | 'taxes' | 'shipping' | 'shipping_fee' | 'processing_fee' | 'total', unknown>> = totals;
+  const t: Partial<
+    Record<'subtotal' | 'discount' | 'taxes' | 'shipping' | 'shipping_fee' | 'processing_fee' | 'total', unknown>
+  > = totals;
   const parts: string[] = [];
   const add = (label: string, v: unknown, always = false) => {
     if (v === undefined || v === null) return;
@@ -67,7 +77,10 @@ export function orderCard(order: Order, s: Style, opts: { refundColumn?: boolean
   return [
     kv(s, [
       ['Order', s.bold(String(order.id))],
-      ['User', order.username ? `${t(order.username)}${buyer?.full_name ? ` (${t(buyer.full_name)})` : ''}` : undefined],
+      [
+        'User',
+        order.username ? `${t(order.username)}${buyer?.full_name ? ` (${t(buyer.full_name)})` : ''}` : undefined,
+      ],
       ['Complete', yesNo(s, order.is_complete)],
       ['Items', order.item_count ?? items.length],
       ['Totals', totalsLine(order.totals)],
@@ -95,7 +108,10 @@ export function purchaseCard(p: Purchase, s: Style, refundData: boolean): string
     ['Purchase', s.bold(String(p.id))],
     ['Book', p.book ? `${t(book.title)} (${t(book.hash_id)})` : undefined],
     ['User', p.user ? `${user.full_name ? `${t(user.full_name)} ` : ''}(${t(user.username)})` : undefined],
-    ['Pricing', pricing.description ? `${pricing.description}${pricing.id != null ? ` (id ${pricing.id})` : ''}` : undefined],
+    [
+      'Pricing',
+      pricing.description ? `${pricing.description}${pricing.id != null ? ` (id ${pricing.id})` : ''}` : undefined,
+    ],
     ['Price', money(p.purchase_price)],
     ['Quantity', p.quantity],
     ['Purchased', when(p.purchase_date)],

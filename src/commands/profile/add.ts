@@ -34,9 +34,12 @@ export interface AddOptions {
 
 export async function parse({ opts: o }: VerbInput<typeof add>, ctx: Context): Promise<AddOptions> {
   if (o.sharedKeyStdin && o.tokenStdin) {
-    throw usageError('--shared-key-stdin and --token-stdin both read stdin; add the profile with one and then again with --force and the other, or use the prompts on a terminal.');
+    throw usageError(
+      '--shared-key-stdin and --token-stdin both read stdin; add the profile with one and then again with --force and the other, or use the prompts on a terminal.',
+    );
   }
-  if (o.keyFile && o.sharedKeyStdin) throw usageError('Give either --key-file (CryptoAuth) or --shared-key-stdin (SharedKeyAuth), not both.');
+  if (o.keyFile && o.sharedKeyStdin)
+    throw usageError('Give either --key-file (CryptoAuth) or --shared-key-stdin (SharedKeyAuth), not both.');
   const out: AddOptions = {
     name: o.name !== undefined ? checkName(o.name) : undefined,
     baseUrl: ctx.globals.baseUrl !== undefined ? checkUrl(ctx.globals.baseUrl, '--base-url') : undefined,
@@ -52,8 +55,12 @@ export async function parse({ opts: o }: VerbInput<typeof add>, ctx: Context): P
   if (o.sharedKeyStdin || o.tokenStdin) {
     const flag = o.sharedKeyStdin ? '--shared-key-stdin' : '--token-stdin';
     const secret = (await readAll(ctx.io.stdin)).trim();
-    if (!secret) throw usageError(`${flag}: stdin was empty; pipe the secret in, e.g. printf %s "$SECRET" | bookdist profile add ... ${flag}`);
-    if (/\s/.test(secret)) throw usageError(`${flag}: the secret read from stdin contains whitespace; give exactly one value.`);
+    if (!secret)
+      throw usageError(
+        `${flag}: stdin was empty; pipe the secret in, e.g. printf %s "$SECRET" | bookdist profile add ... ${flag}`,
+      );
+    if (/\s/.test(secret))
+      throw usageError(`${flag}: the secret read from stdin contains whitespace; give exactly one value.`);
     if (o.sharedKeyStdin) out.sharedKey = secret;
     else out.token = secret;
   }
@@ -65,7 +72,9 @@ export async function parse({ opts: o }: VerbInput<typeof add>, ctx: Context): P
       throw usageError('Missing credentials: give --key-file <pem>, --shared-key-stdin or --token-stdin.');
     }
     if ((out.keyFile || out.sharedKey) && !out.username) {
-      throw usageError(`Missing --username: ${out.keyFile ? '--key-file' : '--shared-key-stdin'} signs requests as a user.`);
+      throw usageError(
+        `Missing --username: ${out.keyFile ? '--key-file' : '--shared-key-stdin'} signs requests as a user.`,
+      );
     }
   }
   return out;
@@ -81,7 +90,8 @@ async function checkCaFile(file: string): Promise<string> {
   } catch (e) {
     throw usageError(`--ca-file ${file}: cannot read it (${unreadableReason(e)}).`);
   }
-  if (!/-----BEGIN CERTIFICATE-----/.test(pem)) throw usageError(`--ca-file ${file}: holds no PEM certificate (-----BEGIN CERTIFICATE-----).`);
+  if (!/-----BEGIN CERTIFICATE-----/.test(pem))
+    throw usageError(`--ca-file ${file}: holds no PEM certificate (-----BEGIN CERTIFICATE-----).`);
   return path;
 }
 
@@ -98,7 +108,11 @@ function checkUsername(v: string, given: 'flag' | 'prompt' = 'flag'): string {
   const s = v.trim();
   if (USERNAME.test(s)) return s;
   if (given === 'prompt' && /^[0-9a-fA-F]{30}$/.test(s)) return s.toLowerCase();
-  const why = /^[0-9a-fA-F]{30}$/.test(s) ? 'it has upper-case letters' : /^[0-9a-fA-F]*$/.test(s) ? `it has ${s.length} characters` : 'it has other characters';
+  const why = /^[0-9a-fA-F]{30}$/.test(s)
+    ? 'it has upper-case letters'
+    : /^[0-9a-fA-F]*$/.test(s)
+      ? `it has ${s.length} characters`
+      : 'it has other characters';
   const what = given === 'flag' ? `--username ${JSON.stringify(v)} is` : `${JSON.stringify(s)} is`;
   throw usageError(
     `${what} not a username of the service: 30 ${given === 'flag' ? 'lowercase ' : ''}hex characters (0-9, a-f) expected, ${why}. ` +
@@ -147,13 +161,24 @@ async function prompt(o: AddOptions, ctx: Context): Promise<void> {
       return messageOf(e);
     }
   };
-  o.name ??= await input({ message: 'Profile name', validate: valid((v) => checkName(v.trim(), 'name')) }, io).then((v) => v.trim());
+  o.name ??= await input({ message: 'Profile name', validate: valid((v) => checkName(v.trim(), 'name')) }, io).then(
+    (v) => v.trim(),
+  );
   o.baseUrl ??= checkUrl(
     (await input({ message: 'Base URL of the service', validate: valid((v) => checkUrl(v.trim(), 'URL')) }, io)).trim(),
     '--base-url',
   );
   if (o.storeUrl === undefined) {
-    const s = (await input({ message: 'Store (price comparison) URL, empty for the base URL', default: '', validate: valid((v) => !v.trim() || checkUrl(v.trim(), 'URL')) }, io)).trim();
+    const s = (
+      await input(
+        {
+          message: 'Store (price comparison) URL, empty for the base URL',
+          default: '',
+          validate: valid((v) => !v.trim() || checkUrl(v.trim(), 'URL')),
+        },
+        io,
+      )
+    ).trim();
     if (s) o.storeUrl = checkUrl(s, '--store-url');
   }
   if (!o.keyFile && !o.sharedKey && !o.token) {
@@ -169,27 +194,51 @@ async function prompt(o: AddOptions, ctx: Context): Promise<void> {
       io,
     );
     if (mode === 'crypto') {
-      const typed = await input({ message: 'Path of the PEM private key', validate: async (v) => {
-        try {
-          await readRsaKey(expandHome(v, ctx.io.env), 'prompt');
-          return true;
-        } catch (e) {
-          return messageOf(e);
-        }
-      } }, io);
+      const typed = await input(
+        {
+          message: 'Path of the PEM private key',
+          validate: async (v) => {
+            try {
+              await readRsaKey(expandHome(v, ctx.io.env), 'prompt');
+              return true;
+            } catch (e) {
+              return messageOf(e);
+            }
+          },
+        },
+        io,
+      );
       o.keyFile = expandHome(typed, ctx.io.env);
     } else if (mode === 'shared') {
-      o.sharedKey = (await password({ message: 'Shared key', mask: true, validate: (v) => (v.trim() ? true : 'The shared key is empty.') }, io)).trim();
+      o.sharedKey = (
+        await password(
+          { message: 'Shared key', mask: true, validate: (v) => (v.trim() ? true : 'The shared key is empty.') },
+          io,
+        )
+      ).trim();
     } else {
-      o.token = (await password({ message: 'Access-control token', mask: true, validate: (v) => (v.trim() ? true : 'The token is empty.') }, io)).trim();
+      o.token = (
+        await password(
+          { message: 'Access-control token', mask: true, validate: (v) => (v.trim() ? true : 'The token is empty.') },
+          io,
+        )
+      ).trim();
     }
   }
   if ((o.keyFile || o.sharedKey) && !o.username) {
-    o.username = checkUsername(await input({ message: 'Username of the account', validate: valid((v) => checkUsername(v, 'prompt')) }, io), 'prompt');
+    o.username = checkUsername(
+      await input({ message: 'Username of the account', validate: valid((v) => checkUsername(v, 'prompt')) }, io),
+      'prompt',
+    );
   }
   if (!o.token && (o.keyFile || o.sharedKey)) {
     if (await confirm({ message: 'Also store an access-control token?', default: false }, io)) {
-      o.token = (await password({ message: 'Access-control token', mask: true, validate: (v) => (v.trim() ? true : 'The token is empty.') }, io)).trim();
+      o.token = (
+        await password(
+          { message: 'Access-control token', mask: true, validate: (v) => (v.trim() ? true : 'The token is empty.') },
+          io,
+        )
+      ).trim();
     }
   }
 }
@@ -199,10 +248,14 @@ export async function run(o: AddOptions, ctx: Context): Promise<void> {
   const before = await readStore(dir);
   // Check what the flags gave before asking anything, so a typo fails at once.
   if (o.name && before.profiles[o.name] && !o.force) {
-    throw new CliError(`Profile "${o.name}" already exists. Add --force to replace it, or \`bookdist profile remove ${o.name}\` first.`, ExitCode.CONFLICT);
+    throw new CliError(
+      `Profile "${o.name}" already exists. Add --force to replace it, or \`bookdist profile remove ${o.name}\` first.`,
+      ExitCode.CONFLICT,
+    );
   }
   let pem = o.keyFile ? await readRsaKey(o.keyFile) : undefined;
-  const incomplete = !o.name || !o.baseUrl || (!o.keyFile && !o.sharedKey && !o.token) || ((o.keyFile || o.sharedKey) && !o.username);
+  const incomplete =
+    !o.name || !o.baseUrl || (!o.keyFile && !o.sharedKey && !o.token) || ((o.keyFile || o.sharedKey) && !o.username);
   if (ctx.interactive && incomplete) {
     await prompt(o, ctx);
     if (before.profiles[o.name!] && !o.force) {
@@ -222,17 +275,28 @@ export async function run(o: AddOptions, ctx: Context): Promise<void> {
     // Check before anything is written: a refused key leaves no half-made profile behind.
     const { checkAccount, configOf } = await import('./verify.js');
     const candidate: ProfileData = { ...data, keyFile: o.keyFile, sharedKey: o.sharedKey, token: o.token };
-    const checked = await checkAccount(ctx, await configOf(ctx, name, { [name]: candidate }), 'nothing was saved (add --no-verify to store it without checking).');
+    const checked = await checkAccount(
+      ctx,
+      await configOf(ctx, name, { [name]: candidate }),
+      'nothing was saved (add --no-verify to store it without checking).',
+    );
     if (checked.verified) {
-      ctx.info(`Verified: ${checked.base_url} accepts the credentials (account ${checked.account ?? '-'}; scopes ${checked.scopes.join(', ') || '-'}${checked.test_mode ? '; test mode' : ''}).`);
-    } else ctx.info('Not verified: an access-control token alone has no request that checks it without changing access.');
+      ctx.info(
+        `Verified: ${checked.base_url} accepts the credentials (account ${checked.account ?? '-'}; scopes ${checked.scopes.join(', ') || '-'}${checked.test_mode ? '; test mode' : ''}).`,
+      );
+    } else
+      ctx.info('Not verified: an access-control token alone has no request that checks it without changing access.');
   }
   if (o.sharedKey) data.sharedKey = o.sharedKey;
   if (o.token) data.token = o.token;
   // Under the store's lock: another `profile add` of the same name meanwhile is a conflict, not overwritten.
   const after = await updateStore(dir, (s) => {
     const old = s.profiles[name];
-    if (old && !o.force) throw new CliError(`Profile "${name}" already exists (added meanwhile). Add --force to replace it.`, ExitCode.CONFLICT);
+    if (old && !o.force)
+      throw new CliError(
+        `Profile "${name}" already exists (added meanwhile). Add --force to replace it.`,
+        ExitCode.CONFLICT,
+      );
     if (old?.keyFile) removeKeyCopy(dir, old.keyFile);
     if (pem) data.keyFile = writeKeyCopy(dir, name, pem);
     s.profiles[name] = data;
@@ -243,7 +307,9 @@ export async function run(o: AddOptions, ctx: Context): Promise<void> {
     `Saved profile "${name}" in ${dir}` +
       (pem ? ` (key copied to ${data.keyFile})` : '') +
       '.' +
-      (current ? ' It is now the current profile.' : ` Use it with --profile ${name}, or make it current: bookdist profile use ${name}`),
+      (current
+        ? ' It is now the current profile.'
+        : ` Use it with --profile ${name}, or make it current: bookdist profile use ${name}`),
   );
   await emit(ctx, publicView(name, data, current), {
     card: (v, s) =>

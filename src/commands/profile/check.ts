@@ -24,7 +24,10 @@ export async function run(o: { name?: string }, ctx: Context): Promise<void> {
     if (!store.profiles[o.name] && o.name !== EMBEDDED_PROFILE) {
       const known = Object.keys(store.profiles).sort();
       throw new CliError(
-        `No profile named "${o.name}".` + (known.length ? ` Known profiles: ${known.join(', ')}.` : ' No profiles are stored; add one with `bookdist profile add`.'),
+        `No profile named "${o.name}".` +
+          (known.length
+            ? ` Known profiles: ${known.join(', ')}.`
+            : ' No profiles are stored; add one with `bookdist profile add`.'),
         ExitCode.NOT_FOUND,
       );
     }

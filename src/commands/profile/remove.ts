@@ -19,13 +19,19 @@ export async function run(o: { name: string }, ctx: Context): Promise<void> {
   if (!p) {
     const known = Object.keys(store.profiles).sort();
     throw new CliError(
-      `No profile named "${o.name}".` + (known.length ? ` Known profiles: ${known.join(', ')}.` : ' No profiles are stored.'),
+      `No profile named "${o.name}".` +
+        (known.length ? ` Known profiles: ${known.join(', ')}.` : ' No profiles are stored.'),
       ExitCode.NOT_FOUND,
     );
   }
   const { confirmed } = await import('../confirm.js');
   // No is an answer, not a failure (and nothing is ever sent here): exit 0, the profile kept.
-  if (!(await confirmed(ctx, `Delete profile "${o.name}" (${p.baseUrl ?? 'no base URL'})${p.keyFile ? ' and its key copy' : ''}?`))) {
+  if (
+    !(await confirmed(
+      ctx,
+      `Delete profile "${o.name}" (${p.baseUrl ?? 'no base URL'})${p.keyFile ? ' and its key copy' : ''}?`,
+    ))
+  ) {
     ctx.info(`Not removed: profile "${o.name}" is unchanged.`);
     return;
   }

@@ -42,7 +42,9 @@ function proxyRow(baseUrl: string | undefined, env: Record<string, string | unde
   if (!baseUrl) return { setting: 'proxy', value: 'none (the local sandbox is loopback, never proxied)', source: null };
   try {
     const r = routeFor(new URL(baseUrl), env);
-    return r.proxy ? { setting: 'proxy', value: r.shown!, source: `env ${r.why}` } : { setting: 'proxy', value: 'none', source: r.why };
+    return r.proxy
+      ? { setting: 'proxy', value: r.shown!, source: `env ${r.why}` }
+      : { setting: 'proxy', value: 'none', source: r.why };
   } catch (e) {
     return { setting: 'proxy', value: 'unusable', source: messageOf(e) };
   }
@@ -58,7 +60,11 @@ export async function run(o: { name?: string }, ctx: Context): Promise<void> {
   const secret = (s: Setting | undefined) => (s ? REDACTED : null);
   const builtin = 'built-in sandbox profile';
   const rows: Row[] = [
-    { setting: 'profile', value: cfg.profile.value + (cfg.embedded ? ' (built-in local sandbox)' : ''), source: o.name ? 'argument' : source(cfg.profile, '--profile') },
+    {
+      setting: 'profile',
+      value: cfg.profile.value + (cfg.embedded ? ' (built-in local sandbox)' : ''),
+      source: o.name ? 'argument' : source(cfg.profile, '--profile'),
+    },
     cfg.embedded
       ? { setting: 'base_url', value: 'local sandbox, started on demand', source: builtin }
       : { setting: 'base_url', value: cfg.baseUrl?.value ?? null, source: source(cfg.baseUrl, '--base-url') },
@@ -78,12 +84,20 @@ export async function run(o: { name?: string }, ctx: Context): Promise<void> {
     { setting: 'ca_file', value: cfg.caFile?.value ?? null, source: source(cfg.caFile, '--ca-file') },
     cfg.embedded
       ? { setting: 'idempotency_keys', value: 'honoured', source: builtin }
-      : { setting: 'idempotency_keys', value: cfg.idempotencyKeys ? (cfg.idempotencyKeys.value ? 'honoured' : 'not honoured') : 'not honoured', source: source(cfg.idempotencyKeys) ?? 'default' },
+      : {
+          setting: 'idempotency_keys',
+          value: cfg.idempotencyKeys ? (cfg.idempotencyKeys.value ? 'honoured' : 'not honoured') : 'not honoured',
+          source: source(cfg.idempotencyKeys) ?? 'default',
+        },
     proxyRow(cfg.embedded ? undefined : cfg.baseUrl?.value, env),
     {
       setting: 'config_dir',
       value: cfg.configDir,
-      source: env.BOOKDIST_CONFIG_DIR ? 'env BOOKDIST_CONFIG_DIR' : env.XDG_CONFIG_HOME ? 'env XDG_CONFIG_HOME' : 'default',
+      source: env.BOOKDIST_CONFIG_DIR
+        ? 'env BOOKDIST_CONFIG_DIR'
+        : env.XDG_CONFIG_HOME
+          ? 'env XDG_CONFIG_HOME'
+          : 'default',
     },
   ];
   // One record: each setting with its value and where it came from.
@@ -91,11 +105,18 @@ export async function run(o: { name?: string }, ctx: Context): Promise<void> {
   for (const r of rows) obj[r.setting] = { value: r.value, source: r.source };
   await emit(ctx, obj, {
     card: (_d, s) => {
-      const cells = rows.map((r) => [r.setting, r.value == null ? '-' : String(r.value), r.source == null ? 'not set' : String(r.source)]);
+      const cells = rows.map((r) => [
+        r.setting,
+        r.value == null ? '-' : String(r.value),
+        r.source == null ? 'not set' : String(r.source),
+      ]);
       const widest = Math.max(...cells.map((c) => c.reduce((n, x) => n + textWidth(x), 0) + 2 * GAP));
       if (widest <= s.width) return grid(s, ['SETTING', { head: 'VALUE', fixed: true }, 'SOURCE'], cells, '');
       // Values are paths and URLs, never cut: on a narrow terminal each wraps beside its setting.
-      return kv(s, cells.map(([k, v, from]): Pair => [k, `${v} (${from})`]));
+      return kv(
+        s,
+        cells.map(([k, v, from]): Pair => [k, `${v} (${from})`]),
+      );
     },
   });
 }

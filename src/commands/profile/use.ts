@@ -23,6 +23,9 @@ export async function run(o: { name: string }, ctx: Context): Promise<void> {
   ctx.info(
     o.name === EMBEDDED_PROFILE
       ? 'Now using the built-in sandbox profile.'
-      : `Now using profile "${o.name}".` + (ctx.io.env.BOOKDIST_PROFILE ? ` (BOOKDIST_PROFILE=${ctx.io.env.BOOKDIST_PROFILE} still takes precedence in this shell.)` : ''),
+      : `Now using profile "${o.name}".` +
+          (ctx.io.env.BOOKDIST_PROFILE
+            ? ` (BOOKDIST_PROFILE=${ctx.io.env.BOOKDIST_PROFILE} still takes precedence in this shell.)`
+            : ''),
   );
 }

@@ -29,7 +29,14 @@ interface NetworkCheck {
   resolve?: { host: string; port: number; address: string; from: string }[];
   proxy: { used: string | null; why: string; fix?: string };
   ca: { file: string | null; node_extra_ca_certs: string | null; fix?: string };
-  tls: null | { protocol: string | null; subject: string; issuer: string; expires: string | null; days_left: number | null; fix?: string };
+  tls: null | {
+    protocol: string | null;
+    subject: string;
+    issuer: string;
+    expires: string | null;
+    days_left: number | null;
+    fix?: string;
+  };
   clock: null | { service_date: string; offset_seconds: number; fix?: string };
 }
 
@@ -45,9 +52,17 @@ function storedOnlyEnv(env: Record<string, string | undefined>): Record<string, 
 }
 
 /** Resolve one profile from the given data alone (flags and BOOKDIST_ variables ignored). */
-export async function configOf(ctx: Context, name: string, profiles: Record<string, ProfileData>): Promise<ResolvedConfig> {
+export async function configOf(
+  ctx: Context,
+  name: string,
+  profiles: Record<string, ProfileData>,
+): Promise<ResolvedConfig> {
   const { resolveConfig } = await import('../../config/resolve.js');
-  return resolveConfig({ env: storedOnlyEnv(ctx.io.env), flags: { profile: name, resolve: ctx.globals.resolve?.join(',') }, loadStore: () => Promise.resolve({ profiles }) });
+  return resolveConfig({
+    env: storedOnlyEnv(ctx.io.env),
+    flags: { profile: name, resolve: ctx.globals.resolve?.join(',') },
+    loadStore: () => Promise.resolve({ profiles }),
+  });
 }
 
 function authOf(cfg: ResolvedConfig): string {
@@ -97,10 +112,20 @@ export async function checkAccount(ctx: Context, cfg: ResolvedConfig, hint: stri
     }
     // A key file that cannot be read, a URL that is not one: already a message naming the fix.
     const thrown: { name?: unknown; exitCode?: unknown } = typeof e === 'object' && e !== null ? e : {};
-    if ((e instanceof CliError || thrown.name === 'CliError') && [ExitCode.AUTH, ExitCode.USAGE, ExitCode.TLS, ExitCode.PROXY].some((c) => c === thrown.exitCode)) throw e;
+    if (
+      (e instanceof CliError || thrown.name === 'CliError') &&
+      [ExitCode.AUTH, ExitCode.USAGE, ExitCode.TLS, ExitCode.PROXY].some((c) => c === thrown.exitCode)
+    )
+      throw e;
     if (thrown.exitCode === ExitCode.INTERRUPTED || thrown.name === 'AbortError') throw e;
-    const code = thrown.exitCode === ExitCode.UNAVAILABLE || thrown.exitCode === ExitCode.NOT_FOUND ? thrown.exitCode : ExitCode.ERROR;
-    throw new CliError(`Could not check profile "${base.profile}" with GET /profile/ on ${base.base_url}: ${messageOf(e).replace(/\.$/, '')}. ${hint}`, code);
+    const code =
+      thrown.exitCode === ExitCode.UNAVAILABLE || thrown.exitCode === ExitCode.NOT_FOUND
+        ? thrown.exitCode
+        : ExitCode.ERROR;
+    throw new CliError(
+      `Could not check profile "${base.profile}" with GET /profile/ on ${base.base_url}: ${messageOf(e).replace(/\.$/, '')}. ${hint}`,
+      code,
+    );
   }
   return {
     ...base,
@@ -114,7 +139,11 @@ export async function checkAccount(ctx: Context, cfg: ResolvedConfig, hint: stri
 const isApiError = (e: unknown): e is ApiError => e instanceof Error && e.name === 'ApiError';
 
 /** What profile check says about the way to the service, each part with what to do when it is wrong. */
-function networkOf(api: import('../../api/client.js').ApiClient, res: import('../../api/answer.js').ApiResponse, ctx: Context): NetworkCheck {
+function networkOf(
+  api: import('../../api/client.js').ApiClient,
+  res: import('../../api/answer.js').ApiResponse,
+  ctx: Context,
+): NetworkCheck {
   const route = api.route(res.request.url);
   const https = res.request.url.startsWith('https:');
   const extra = ctx.io.env.NODE_EXTRA_CA_CERTS || null;
@@ -125,7 +154,11 @@ function networkOf(api: import('../../api/client.js').ApiClient, res: import('..
     ca: {
       file: api.caFile ?? null,
       node_extra_ca_certs: extra,
-      ...(https && !api.caFile ? { fix: "Node's CA roots (and NODE_EXTRA_CA_CERTS) verified the certificate; for a private CA use --ca-file or BOOKDIST_CA_FILE." } : {}),
+      ...(https && !api.caFile
+        ? {
+            fix: "Node's CA roots (and NODE_EXTRA_CA_CERTS) verified the certificate; for a private CA use --ca-file or BOOKDIST_CA_FILE.",
+          }
+        : {}),
     },
     tls: null,
     clock: null,
@@ -133,15 +166,20 @@ function networkOf(api: import('../../api/client.js').ApiClient, res: import('..
   if (api.pins) out.resolve = api.pins.pins.map((p) => ({ ...p, from: api.pins!.from }));
   if (res.tls) {
     const expires = res.tls.validTo ? new Date(res.tls.validTo) : undefined;
-    const days = expires && !Number.isNaN(expires.getTime()) ? Math.floor((expires.getTime() - Date.now()) / 86_400_000) : null;
+    const days =
+      expires && !Number.isNaN(expires.getTime()) ? Math.floor((expires.getTime() - Date.now()) / 86_400_000) : null;
     out.tls = {
       protocol: res.tls.protocol ?? null,
       subject: res.tls.subject,
       issuer: res.tls.issuer,
       expires: expires && !Number.isNaN(expires.getTime()) ? expires.toISOString() : null,
       days_left: days,
-      ...(days !== null && days < 14 ? { fix: `The certificate expires in ${days} day(s): tell the service's operators.` } : {}),
-      ...(res.tls.protocol && /TLSv1(\.[01])?$/.test(res.tls.protocol) ? { fix: `${res.tls.protocol} is outdated: the service should offer TLS 1.2 or 1.3.` } : {}),
+      ...(days !== null && days < 14
+        ? { fix: `The certificate expires in ${days} day(s): tell the service's operators.` }
+        : {}),
+      ...(res.tls.protocol && /TLSv1(\.[01])?$/.test(res.tls.protocol)
+        ? { fix: `${res.tls.protocol} is outdated: the service should offer TLS 1.2 or 1.3.` }
+        : {}),
     };
   }
   const date = res.headers['date'];
@@ -152,7 +190,11 @@ function networkOf(api: import('../../api/client.js').ApiClient, res: import('..
     out.clock = {
       service_date: new Date(t).toISOString(),
       offset_seconds: Math.abs(offset) < 2 ? 0 : offset,
-      ...(Math.abs(offset) > 60 ? { fix: `This machine's clock is ${Math.abs(offset)} s ${offset > 0 ? 'behind' : 'ahead of'} the service's: certificate checks and the expiry times bookdist works out depend on it (the signature holds no time); set the clock (NTP).` } : {}),
+      ...(Math.abs(offset) > 60
+        ? {
+            fix: `This machine's clock is ${Math.abs(offset)} s ${offset > 0 ? 'behind' : 'ahead of'} the service's: certificate checks and the expiry times bookdist works out depend on it (the signature holds no time); set the clock (NTP).`,
+          }
+        : {}),
     };
   }
   return out;
@@ -160,7 +202,9 @@ function networkOf(api: import('../../api/client.js').ApiClient, res: import('..
 
 /** The `gh auth status`-like card of a check. */
 export function checkCard(c: AccountCheck, s: Style): string {
-  const head = c.verified ? `${s.green('✓')} Profile ${c.profile}: credentials accepted by ${c.base_url}` : `- Profile ${c.profile}: ${c.base_url}`;
+  const head = c.verified
+    ? `${s.green('✓')} Profile ${c.profile}: credentials accepted by ${c.base_url}`
+    : `- Profile ${c.profile}: ${c.base_url}`;
   return [
     head,
     kv(
@@ -168,11 +212,24 @@ export function checkCard(c: AccountCheck, s: Style): string {
       [
         ['Account', `${c.account ?? '-'}${c.username ? ` (username ${c.username})` : ''}`],
         ['Auth', c.auth],
-        ...(c.verified ? ([['Scopes', c.scopes.join(', ') || '-'], ['Test mode', c.test_mode ? s.yellow('yes') : 'no']] as Pair[]) : []),
+        ...(c.verified
+          ? ([
+              ['Scopes', c.scopes.join(', ') || '-'],
+              ['Test mode', c.test_mode ? s.yellow('yes') : 'no'],
+            ] as Pair[])
+          : []),
       ],
       '  ',
     ),
-    ...(c.verified ? [] : [kv(s, [['Not verified', 'an access-control token alone has no request that checks it without changing access.']], '  ')]),
+    ...(c.verified
+      ? []
+      : [
+          kv(
+            s,
+            [['Not verified', 'an access-control token alone has no request that checks it without changing access.']],
+            '  ',
+          ),
+        ]),
     ...(c.network ? [networkCard(c.network, s)] : []),
   ].join('\n');
 }
@@ -182,12 +239,27 @@ function networkCard(n: NetworkCheck, s: Style): string {
   const pairs: Pair[] = [
     ...(n.resolve ?? []).map((p): Pair => ['Resolve', `${p.host}:${p.port} → ${p.address} (${p.from})`]),
     ['Proxy', (n.proxy.used ? `${n.proxy.used} (${n.proxy.why})` : `none: ${n.proxy.why}`) + fix(n.proxy.fix)],
-    ['CA bundle', (n.ca.file ? `${n.ca.file} and Node's roots` : "Node's roots") + (n.ca.node_extra_ca_certs ? ` + NODE_EXTRA_CA_CERTS ${n.ca.node_extra_ca_certs}` : '') + fix(n.ca.fix)],
+    [
+      'CA bundle',
+      (n.ca.file ? `${n.ca.file} and Node's roots` : "Node's roots") +
+        (n.ca.node_extra_ca_certs ? ` + NODE_EXTRA_CA_CERTS ${n.ca.node_extra_ca_certs}` : '') +
+        fix(n.ca.fix),
+    ],
   ];
   if (n.tls) {
     pairs.push(['TLS', n.tls.protocol ?? '-']);
-    pairs.push(['Certificate', `${n.tls.subject}; issuer ${n.tls.issuer}; expires ${n.tls.expires ?? '-'}${n.tls.days_left !== null ? ` (${n.tls.days_left} days)` : ''}` + fix(n.tls.fix)]);
+    pairs.push([
+      'Certificate',
+      `${n.tls.subject}; issuer ${n.tls.issuer}; expires ${n.tls.expires ?? '-'}${n.tls.days_left !== null ? ` (${n.tls.days_left} days)` : ''}` +
+        fix(n.tls.fix),
+    ]);
   } else pairs.push(['TLS', 'none (http://): requests and signatures travel in clear text']);
-  if (n.clock) pairs.push(['Clock', (n.clock.offset_seconds === 0 ? 'in step with the service' : `${n.clock.offset_seconds} s from the service's Date`) + fix(n.clock.fix)]);
+  if (n.clock)
+    pairs.push([
+      'Clock',
+      (n.clock.offset_seconds === 0
+        ? 'in step with the service'
+        : `${n.clock.offset_seconds} s from the service's Date`) + fix(n.clock.fix),
+    ]);
   return kv(s, pairs, '  ');
 }

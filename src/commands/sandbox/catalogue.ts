@@ -23,13 +23,15 @@ export function parse({ args, opts }: VerbInput<typeof catalogueLoad>): Options 
   let format: Options['format'];
   if (opts.format !== undefined) {
     const f = opts.format.toLowerCase();
-    if (f !== 'onix' && f !== 'csv') throw usageError(`--format must be onix or csv, not "${opts.format.slice(0, 40)}".`);
+    if (f !== 'onix' && f !== 'csv')
+      throw usageError(`--format must be onix or csv, not "${opts.format.slice(0, 40)}".`);
     format = f;
   }
   let publisher: string | undefined;
   if (opts.publisher !== undefined) {
     publisher = opts.publisher.trim();
-    if (!publisher || publisher.length > 200) throw usageError('--publisher must name a publisher (1 to 200 characters).');
+    if (!publisher || publisher.length > 200)
+      throw usageError('--publisher must name a publisher (1 to 200 characters).');
   }
   return { file, format, publisher, strict: opts.strict === true, db: opts.db, url: opts.url };
 }
@@ -50,7 +52,9 @@ export async function run(o: Options, ctx: Context): Promise<number> {
   const read = { records: 0 };
   let summary: LoadSummary;
   try {
-    summary = o.url ? await loadRemote(ctx, { ...o, url: o.url }, path, progress, read) : await loadLocal(ctx, o, path, progress, read);
+    summary = o.url
+      ? await loadRemote(ctx, { ...o, url: o.url }, path, progress, read)
+      : await loadLocal(ctx, o, path, progress, read);
   } catch (err) {
     progress.stop();
     if (err instanceof StrictRefusal) {
@@ -62,7 +66,10 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       );
     }
     if (err instanceof CatalogueFileError) {
-      throw new CliError(`${o.file}: ${err.message} Nothing was loaded${read.records ? ` (${read.records} records were read before it)` : ''}.`, ExitCode.USAGE);
+      throw new CliError(
+        `${o.file}: ${err.message} Nothing was loaded${read.records ? ` (${read.records} records were read before it)` : ''}.`,
+        ExitCode.USAGE,
+      );
     }
     throw err;
   }
@@ -82,14 +89,22 @@ async function fileSize(file: string, path: string): Promise<number> {
   } catch (err) {
     if (err instanceof CliError) throw err;
     const code = errorCode(err);
-    throw usageError(`${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : messageOf(err)}.`);
+    throw usageError(
+      `${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : messageOf(err)}.`,
+    );
   }
 }
 
 type Progress = { set(n: number): void };
 
 /** Load into the database itself (--db, or the default sandbox.db). */
-async function loadLocal(ctx: Context, o: Options, path: string, progress: Progress, read: { records: number }): Promise<LoadSummary> {
+async function loadLocal(
+  ctx: Context,
+  o: Options,
+  path: string,
+  progress: Progress,
+  read: { records: number },
+): Promise<LoadSummary> {
   const store = await openStore(ctx, o.db);
   const { loadCatalogueFile } = await import('../../sandbox/catalogue/index.js');
   return loadCatalogueFile(store, path, {
@@ -106,14 +121,24 @@ async function loadLocal(ctx: Context, o: Options, path: string, progress: Progr
  * in parts of at most 1 MiB, each answered once it is loaded; the same summary and errors as a
  * load into the database itself.
  */
-async function loadRemote(ctx: Context, o: Options & { url: string }, path: string, progress: Progress, read: { records: number }): Promise<LoadSummary> {
+async function loadRemote(
+  ctx: Context,
+  o: Options & { url: string },
+  path: string,
+  progress: Progress,
+  read: { records: number },
+): Promise<LoadSummary> {
   const { detectFormat, CatalogueFileError, StrictRefusal } = await import('../../sandbox/catalogue/index.js');
   const { createReadStream } = await import('node:fs');
   const format = o.format ?? (await detectFormat(path));
   const control = await controlClient(ctx, { url: o.url, db: o.db });
   // Ctrl-C stops the sending: the load is cancelled (rolled back at once), not left to the idle minute.
   ctx.trapInterrupt();
-  const started = await control.call('POST', '/_sandbox/catalogue/loads', { format, strict: o.strict, ...(o.publisher ? { publisher: o.publisher } : {}) });
+  const started = await control.call('POST', '/_sandbox/catalogue/loads', {
+    format,
+    strict: o.strict,
+    ...(o.publisher ? { publisher: o.publisher } : {}),
+  });
   const base = `/_sandbox/catalogue/loads/${String(started.load)}`;
   /** An answer of the load as it is, or the CLI error of a failure that is not the file's. */
   const answer = async (route: string, body: unknown): Promise<Record<string, unknown>> => {
@@ -124,10 +149,18 @@ async function loadRemote(ctx: Context, o: Options & { url: string }, path: stri
       throw new CatalogueFileError(String(r.json.message));
     }
     // The sandbox no longer has the load (rolled back after its idle minute, or restarted): it committed nothing.
-    if (r.status === 404) throw new CliError(`${String(r.json.message)} Nothing of ${o.file} was loaded; run the load again.`, ExitCode.NOT_FOUND, undefined, 404);
+    if (r.status === 404)
+      throw new CliError(
+        `${String(r.json.message)} Nothing of ${o.file} was loaded; run the load again.`,
+        ExitCode.NOT_FOUND,
+        undefined,
+        404,
+      );
     return control.ok(r);
   };
-  const interrupted = new Promise<never>((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true }));
+  const interrupted = new Promise<never>((_, reject) =>
+    ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true }),
+  );
   interrupted.catch(() => undefined);
   let sent = 0;
   try {
@@ -143,8 +176,14 @@ async function loadRemote(ctx: Context, o: Options & { url: string }, path: stri
     if (ctx.signal.aborted) throw ctx.signal.reason;
   } catch (err) {
     if (!ctx.signal.aborted) throw err;
-    const cancelled = await control.request('POST', `${base}/cancel`, {}).then((r) => r.status === 200, () => false);
-    throw new CliError(`Interrupted: nothing of ${o.file} was loaded${cancelled ? ' (the sandbox rolled the load back)' : ''}.`, ExitCode.INTERRUPTED);
+    const cancelled = await control.request('POST', `${base}/cancel`, {}).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    throw new CliError(
+      `Interrupted: nothing of ${o.file} was loaded${cancelled ? ' (the sandbox rolled the load back)' : ''}.`,
+      ExitCode.INTERRUPTED,
+    );
   }
   const { code: _c, success: _s, test_mode: _t, ...summary } = await answer('/end', {});
   return summary as unknown as LoadSummary;
@@ -154,26 +193,49 @@ function isJson(ctx: Context): boolean {
   return ctx.globals.json || ctx.globals.output === 'json' || ctx.globals.output === 'ndjson' || !!ctx.globals.query;
 }
 
-function listRefusals(ctx: Context, s: { refusals: Array<{ record: number; line?: number; reference?: string; reason: string }> }): void {
+function listRefusals(
+  ctx: Context,
+  s: { refusals: Array<{ record: number; line?: number; reference?: string; reason: string }> },
+): void {
   const shown = s.refusals.slice(0, LISTED);
   for (const r of shown) {
-    ctx.warn(`record ${r.record}${r.line !== undefined ? ` (line ${r.line})` : ''}${r.reference ? ` [${r.reference.slice(0, 60)}]` : ''}: ${r.reason}`);
+    ctx.warn(
+      `record ${r.record}${r.line !== undefined ? ` (line ${r.line})` : ''}${r.reference ? ` [${r.reference.slice(0, 60)}]` : ''}: ${r.reason}`,
+    );
   }
-  if (s.refusals.length > shown.length) ctx.warn(`... and ${s.refusals.length - shown.length} more refused records (--json lists them all).`);
+  if (s.refusals.length > shown.length)
+    ctx.warn(`... and ${s.refusals.length - shown.length} more refused records (--json lists them all).`);
 }
 
 /** The one line a load ends with. */
 export function summaryLine(
   file: string,
-  s: { format: string; records: number; added: number; updated: number; withdrawn: number; refused: number; skipped: number; skipped_by_reason: Record<string, number>; not_represented: Record<string, number>; publishers_created: string[] },
+  s: {
+    format: string;
+    records: number;
+    added: number;
+    updated: number;
+    withdrawn: number;
+    refused: number;
+    skipped: number;
+    skipped_by_reason: Record<string, number>;
+    not_represented: Record<string, number>;
+    publishers_created: string[];
+  },
 ): string {
   const n = (k: number) => k.toLocaleString('en-US');
-  const parts = [`${n(s.added)} added`, `${n(s.updated)} updated`, `${n(s.withdrawn)} withdrawn`, `${n(s.refused)} refused`];
+  const parts = [
+    `${n(s.added)} added`,
+    `${n(s.updated)} updated`,
+    `${n(s.withdrawn)} withdrawn`,
+    `${n(s.refused)} refused`,
+  ];
   const skipped = Object.entries(s.skipped_by_reason).map(([why, k]) => `${n(k)} ${why}`);
   parts.push(`${n(s.skipped)} skipped${skipped.length ? ` (${skipped.join(', ')})` : ''}`);
   let line = `${file} (${s.format === 'onix' ? 'ONIX' : 'CSV'}, ${plural(s.records, 'record')}): ${parts.join(', ')}.`;
   const notes = Object.entries(s.not_represented).map(([what, k]) => `${what}: ${n(k)}`);
   if (notes.length) line += ` Not represented in the sandbox: ${notes.join('; ')}.`;
-  if (s.publishers_created.length) line += ` New publishers for the partner account: ${s.publishers_created.slice(0, 5).join(', ')}${s.publishers_created.length > 5 ? ', ...' : ''}.`;
+  if (s.publishers_created.length)
+    line += ` New publishers for the partner account: ${s.publishers_created.slice(0, 5).join(', ')}${s.publishers_created.length > 5 ? ', ...' : ''}.`;
   return line;
 }

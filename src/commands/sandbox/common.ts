@@ -15,7 +15,8 @@ export async function dbPathOf(ctx: Context, db: string | undefined): Promise<st
 /** Open (and seed when empty) the sandbox database; closed when the command ends. */
 export async function openStore(ctx: Context, db: string | undefined) {
   const path = await dbPathOf(ctx, db);
-  if (path === ':memory:') throw usageError('--db :memory: is private to one process; use --url to reach a running sandbox.');
+  if (path === ':memory:')
+    throw usageError('--db :memory: is private to one process; use --url to reach a running sandbox.');
   const { Store } = await import('../../sandbox/db/store.js');
   const { ensureSeeded } = await import('../../sandbox/seed.js');
   const store = new Store(path);
@@ -79,11 +80,17 @@ export async function controlClient(ctx: Context, target: ControlTarget) {
     try {
       res = await fetch(url.replace(/\/+$/, '') + path, {
         method,
-        headers: { 'x-sandbox-secret': secret, ...(method === 'POST' ? { 'content-type': bytes ? 'application/octet-stream' : 'application/json' } : {}) },
+        headers: {
+          'x-sandbox-secret': secret,
+          ...(method === 'POST' ? { 'content-type': bytes ? 'application/octet-stream' : 'application/json' } : {}),
+        },
         body: body === undefined ? undefined : bytes ? body : JSON.stringify(body),
       });
     } catch (err) {
-      throw new CliError(`Could not reach the sandbox at ${url} (${errorCode(err instanceof Error ? err.cause : undefined) ?? messageOf(err)}). Is \`bookdist sandbox serve\` running?`, ExitCode.UNAVAILABLE);
+      throw new CliError(
+        `Could not reach the sandbox at ${url} (${errorCode(err instanceof Error ? err.cause : undefined) ?? messageOf(err)}). Is \`bookdist sandbox serve\` running?`,
+        ExitCode.UNAVAILABLE,
+      );
     }
     const text = await res.text();
     let json: Rec;
@@ -98,7 +105,12 @@ export async function controlClient(ctx: Context, target: ControlTarget) {
   const ok = ({ status, json }: ControlAnswer): Rec => {
     const message = String(json.message ?? `HTTP ${status}`);
     if (status === 401 || status === 403) {
-      throw new CliError(`${message} (set ${SECRET_ENV}, or --db <the database ${url} serves>)`, ExitCode.AUTH, undefined, status);
+      throw new CliError(
+        `${message} (set ${SECRET_ENV}, or --db <the database ${url} serves>)`,
+        ExitCode.AUTH,
+        undefined,
+        status,
+      );
     }
     if (status >= 400) throw toCliError(status, message);
     return json;
@@ -108,13 +120,25 @@ export async function controlClient(ctx: Context, target: ControlTarget) {
 }
 
 /** Call a /_sandbox/ control route of a running sandbox, with its control secret. */
-export async function controlCall(ctx: Context, target: ControlTarget, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Rec> {
+export async function controlCall(
+  ctx: Context,
+  target: ControlTarget,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<Rec> {
   return (await controlClient(ctx, target)).call(method, path, body);
 }
 
 function toCliError(status: number, message: string): CliError {
   const code =
-    status === 404 ? ExitCode.NOT_FOUND : status === 409 || (status === 400 && /already/i.test(message)) ? ExitCode.CONFLICT : status === 400 ? ExitCode.USAGE : ExitCode.ERROR;
+    status === 404
+      ? ExitCode.NOT_FOUND
+      : status === 409 || (status === 400 && /already/i.test(message))
+        ? ExitCode.CONFLICT
+        : status === 400
+          ? ExitCode.USAGE
+          : ExitCode.ERROR;
   return new CliError(message, code, undefined, status);
 }
 

@@ -42,7 +42,9 @@ async function readFixture(file: string): Promise<unknown> {
     return parseYaml(text, { maxAliasCount: 100 });
   } catch (e) {
     if (!(e instanceof Error) || !/YAML|Parse|Nested|Implicit|Map keys|alias/i.test(e.name + e.message)) throw e;
-    throw usageError(`${file} is not valid ${yamlName ? 'YAML' : 'JSON or YAML'}: ${(e as Error).message.split('\n')[0]}`);
+    throw usageError(
+      `${file} is not valid ${yamlName ? 'YAML' : 'JSON or YAML'}: ${(e as Error).message.split('\n')[0]}`,
+    );
   }
 }
 
@@ -52,14 +54,25 @@ export async function run(o: Options, ctx: Context): Promise<void> {
   const baseDir = dirname(resolve(o.file));
   let out: Record<string, unknown>;
   if (o.url) {
-    out = strip(await controlCall(ctx, { url: o.url, db: o.db }, 'POST', '/_sandbox/fixtures', { fixture: doc, base_dir: baseDir }));
+    out = strip(
+      await controlCall(ctx, { url: o.url, db: o.db }, 'POST', '/_sandbox/fixtures', {
+        fixture: doc,
+        base_dir: baseDir,
+      }),
+    );
   } else {
     const store = await openStore(ctx, o.db);
     const { applyFixture, FixtureError } = await import('../../sandbox/fixtures/apply.js');
     try {
       out = { ...(await applyFixture(store, doc, { baseDir, workerDelayMs: 0 })) };
     } catch (e) {
-      if (e instanceof FixtureError) throw new CliError(`${o.file}: ${e.message}`, e.status >= 400 && e.status < 500 && !/answered/.test(e.message) ? ExitCode.USAGE : ExitCode.ERROR, undefined, e.status);
+      if (e instanceof FixtureError)
+        throw new CliError(
+          `${o.file}: ${e.message}`,
+          e.status >= 400 && e.status < 500 && !/answered/.test(e.message) ? ExitCode.USAGE : ExitCode.ERROR,
+          undefined,
+          e.status,
+        );
       throw e;
     }
   }

@@ -21,20 +21,39 @@ export const serve = verb({
   options: [
     option('--host <host>', 'interface to listen on (anything but loopback needs --expose)', { default: '127.0.0.1' }),
     option('--expose', 'allow listening on a non-loopback interface (prints what that exposes)'),
-    option('--allow-host <name>', 'another Host name the /_sandbox/ control routes answer (repeatable)', { repeatable: 'split' }),
-    option('--public-url <url>', 'the URL that reader links and pages name (default: the bound address; never the Host header)'),
+    option('--allow-host <name>', 'another Host name the /_sandbox/ control routes answer (repeatable)', {
+      repeatable: 'split',
+    }),
+    option(
+      '--public-url <url>',
+      'the URL that reader links and pages name (default: the bound address; never the Host header)',
+    ),
     option('--port <port>', 'TCP port (0 picks a free one; a port in use is an error)', { default: '8710' }),
     option('--db <path>', DB_HELP + '; :memory: for a throwaway database'),
-    option('--process-delay <duration>', 'time the worker takes to process a queued book (at most 24h)', { default: '2s' }),
+    option('--process-delay <duration>', 'time the worker takes to process a queued book (at most 24h)', {
+      default: '2s',
+    }),
     option('--fault-rate <fraction>', 'share of requests (0..1) that get an injected fault', { default: '0' }),
-    option('--fault <kind>', 'fault kind (repeatable): 503, 429, reset (the connection is closed before the request is read), drop (the request is carried out and its answer dropped: a lost answer)', { choices: ['503', '429', 'reset', 'drop'], repeatable: 'split' }),
+    option(
+      '--fault <kind>',
+      'fault kind (repeatable): 503, 429, reset (the connection is closed before the request is read), drop (the request is carried out and its answer dropped: a lost answer)',
+      { choices: ['503', '429', 'reset', 'drop'], repeatable: 'split' },
+    ),
     option('--latency <duration>', 'added to every request (e.g. 50ms; at most 10m)'),
-    option('--tls', 'serve HTTPS with a certificate signed by a CA made and kept beside the database (printed at start and by `sandbox credentials`)'),
+    option(
+      '--tls',
+      'serve HTTPS with a certificate signed by a CA made and kept beside the database (printed at start and by `sandbox credentials`)',
+    ),
     option('--cert <file>', 'serve HTTPS with this certificate (PEM; with --key)'),
     option('--key <file>', 'private key (PEM) of --cert'),
-    option('--journal-size <n>', 'requests the request journal keeps (the oldest are dropped; `sandbox requests`)', { default: '10000' }),
+    option('--journal-size <n>', 'requests the request journal keeps (the oldest are dropped; `sandbox requests`)', {
+      default: '10000',
+    }),
     option('--no-journal', 'keep no request journal (`sandbox requests` then sees nothing new)'),
-    option('--redact-codes', 'redact redemption codes in the request journal too (signatures, keys, tokens and passwords always are)'),
+    option(
+      '--redact-codes',
+      'redact redemption codes in the request journal too (signatures, keys, tokens and passwords always are)',
+    ),
   ],
   examples: [
     'bookdist sandbox serve --port 9000 --db ./dev.db --fault-rate 0.1 --fault 503 --fault 429 --latency 50ms',
@@ -51,9 +70,7 @@ export const credentials = verb({
     'Prints the partner and limited accounts (username, key_file = path of the private key PEM, ' +
     'public_key, shared_key) and the operator token, so that curl, the reference clients or ' +
     'your own code can talk to the sandbox. These are secrets of a local test service only.',
-  options: [
-    DB_OPTION,
-  ],
+  options: [DB_OPTION],
   examples: ['bookdist sandbox credentials', 'bookdist sandbox credentials --json | jq -r .partner.key_file'],
   load: () => import('./credentials.js'),
 });
@@ -65,10 +82,11 @@ export const openapi = verb({
     'Prints the OpenAPI 3.1 document of the whole service (every path, method, request field, response ' +
     'shape, the error body and the authentication schemes), generated from the same endpoint table as ' +
     'the client and the sandbox. A running sandbox serves it at GET /openapi.json.',
-  options: [
-    option('--server <url>', 'base URL to name under "servers"', { default: 'http://127.0.0.1:8710' }),
+  options: [option('--server <url>', 'base URL to name under "servers"', { default: 'http://127.0.0.1:8710' })],
+  examples: [
+    'bookdist sandbox openapi > openapi.json',
+    "bookdist sandbox openapi --server http://127.0.0.1:9000 | jq '.paths | keys'",
   ],
-  examples: ['bookdist sandbox openapi > openapi.json', 'bookdist sandbox openapi --server http://127.0.0.1:9000 | jq \'.paths | keys\''],
   load: () => import('./openapi.js'),
 });
 
@@ -84,7 +102,11 @@ export const reset = verb({
     option('--keep-loaded', 'keep the titles loaded from catalogue files (same hash ids and price ids)'),
     DB_OPTION,
   ],
-  examples: ['bookdist sandbox reset --yes', 'bookdist sandbox reset --yes --keep-loaded', 'bookdist sandbox reset --db ./dev.db --yes'],
+  examples: [
+    'bookdist sandbox reset --yes',
+    'bookdist sandbox reset --yes --keep-loaded',
+    'bookdist sandbox reset --db ./dev.db --yes',
+  ],
   load: () => import('./reset.js'),
 });
 
@@ -96,7 +118,7 @@ export const catalogueLoad = verb({
     'if any is refused). ONIX for Books 3.0 (reference or short tags): digital editions become books with their ' +
     'digital prices (rentals where a PriceCondition gives a duration) and their print ISBN (RelatedProduct) as ' +
     'isbn13/parent_isbn; print and audio editions are skipped and counted; NotificationType 03/04 update a ' +
-    'title already loaded, 05 withdraws it. Books go under the record\'s publisher (created and given to the ' +
+    "title already loaded, 05 withdraws it. Books go under the record's publisher (created and given to the " +
     'partner account when new), or --publisher. A book loaded again is updated in place: same hash id, its ' +
     'orders and access kept. Refused records are listed with their record number, line and reason; --json ' +
     'prints the whole summary. Exit 6 when records were refused, 2 when the file cannot be read or --strict ' +
@@ -112,7 +134,7 @@ export const catalogueLoad = verb({
   args: [argument('<file>', 'the catalogue file (.xml/.onix: ONIX; .csv: CSV; otherwise by its content)')],
   options: [
     option('--format <format>', 'onix or csv (default: from the file name or content)'),
-    option('--publisher <name>', 'load every title under this publisher (created when new) instead of the file\'s'),
+    option('--publisher <name>', "load every title under this publisher (created when new) instead of the file's"),
     option('--strict', 'load nothing if any record is refused'),
     DB_OPTION,
     URL_OPTION,
@@ -131,23 +153,16 @@ export const clockAdvance = verb({
   description:
     'Adds the duration to the sandbox clock of that database; every sandbox process using it sees the new time.',
   args: [argument('<duration>', 'e.g. 15d, 36h, 90m, 30s')],
-  options: [
-    DB_OPTION,
-    URL_OPTION,
-  ],
+  options: [DB_OPTION, URL_OPTION],
   examples: ['bookdist sandbox clock advance 15d', 'bookdist sandbox clock advance 36h --url http://127.0.0.1:8710'],
   load: async () => (await import('./clock.js')).advance,
 });
 
 export const clockShow = verb({
   name: 'show',
-  summary: 'show the sandbox\'s notion of now and the offset from real time',
-  description:
-    'Prints the sandbox\'s current time and how far it has been moved ahead of real time.',
-  options: [
-    DB_OPTION,
-    URL_OPTION,
-  ],
+  summary: "show the sandbox's notion of now and the offset from real time",
+  description: "Prints the sandbox's current time and how far it has been moved ahead of real time.",
+  options: [DB_OPTION, URL_OPTION],
   examples: ['bookdist sandbox clock show', 'bookdist sandbox clock show --json'],
   load: async () => (await import('./clock.js')).show,
 });
@@ -179,11 +194,7 @@ export const redeem = verb({
   description:
     'Redeems a generated code as that user would: the user gets access to the book and the code counts as redeemed in `bookdist codes summary`.',
   args: [argument('<code>', 'the code, XXXX-XXXX-XXXX')],
-  options: [
-    option('--username <username>', 'the user who redeems it', { required: true }),
-    DB_OPTION,
-    URL_OPTION,
-  ],
+  options: [option('--username <username>', 'the user who redeems it', { required: true }), DB_OPTION, URL_OPTION],
   examples: [
     'CODE=$(bookdist codes generate --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --org acme --count 1 -o ndjson | jq -r .code)',
     'bookdist sandbox redeem "$CODE" --username 70172cfe97283c430dcd57f8358d7a',
@@ -197,33 +208,44 @@ export const outbox = verb({
   summary: 'list the e-mails the service would have sent',
   description:
     'Lists the outbox: one e-mail per side effect (invitations, orders, refunds, access grants), honouring every send_email flag. Nothing is ever really sent.',
-  options: [
-    option('--to <address>', 'only e-mails to this address'),
-    DB_OPTION,
-    URL_OPTION,
-  ],
+  options: [option('--to <address>', 'only e-mails to this address'), DB_OPTION, URL_OPTION],
   examples: ['bookdist sandbox outbox', 'bookdist sandbox outbox --to reader@example.com --json'],
   load: () => import('./outbox.js'),
 });
 
 const FILTER_OPTIONS = [
   option('--method <method>', 'only requests with this HTTP method (GET, POST...)'),
-  option('--path <pattern>', 'only requests to this path; * matches any characters (/v1/order/*); a final / is optional'),
+  option(
+    '--path <pattern>',
+    'only requests to this path; * matches any characters (/v1/order/*); a final / is optional',
+  ),
   option('--status <status>', 'only answers with this status (201) or class (4xx)'),
-  option('--account <username>', 'only requests made as this account (its username, or operator for the operator token)'),
+  option(
+    '--account <username>',
+    'only requests made as this account (its username, or operator for the operator token)',
+  ),
   option('--since <when>', 'only requests from this time on: an ISO time, or a duration back from now (10m, 2h)'),
-  option('--body <name=value>', 'only requests whose body field has this value (dotted for nested fields; name alone: present) (repeatable)', { repeatable: 'whole' }),
+  option(
+    '--body <name=value>',
+    'only requests whose body field has this value (dotted for nested fields; name alone: present) (repeatable)',
+    { repeatable: 'whole' },
+  ),
 ];
 
 export const requestsList = verb({
   name: 'list',
   summary: 'list the requests the sandbox served (its request journal)',
   description:
-    'Lists the requests in the sandbox\'s request journal, oldest first (the newest 100 unless --limit): time, method, path, status, ' +
+    "Lists the requests in the sandbox's request journal, oldest first (the newest 100 unless --limit): time, method, path, status, " +
     'duration, auth mode and account. The journal lives in the sandbox database, so every `sandbox serve` on one file writes to and ' +
     'reads from one journal; it keeps the newest 10,000 requests by default (`sandbox serve --journal-size`), bodies with ' +
     'signatures, keys, tokens and passwords redacted. `requests show ID` prints one with its bodies, changes and e-mails.',
-  options: [...FILTER_OPTIONS, option('--limit <n>', 'show at most the newest n matching requests (default 100)'), DB_OPTION, URL_OPTION],
+  options: [
+    ...FILTER_OPTIONS,
+    option('--limit <n>', 'show at most the newest n matching requests (default 100)'),
+    DB_OPTION,
+    URL_OPTION,
+  ],
   examples: [
     'bookdist book list --limit 1',
     "bookdist sandbox requests list --method GET --path '/v1/book/*'",
@@ -292,7 +314,8 @@ export const requestsVerify = verb({
 export const requestsClear = verb({
   name: 'clear',
   summary: 'empty the request journal (ids go on from where they were)',
-  description: 'Deletes every request of the journal, for every process serving the database. Request ids are never reused.',
+  description:
+    'Deletes every request of the journal, for every process serving the database. Request ids are never reused.',
   options: [DB_OPTION, URL_OPTION],
   examples: ['bookdist sandbox requests clear', 'bookdist sandbox requests clear --url http://127.0.0.1:8710'],
   load: async () => (await import('./requests.js')).clear,
@@ -323,13 +346,16 @@ const SNAPSHOT_NAME = argument('<name>', 'the snapshot name (letters, digits, .,
 
 export const snapshotSave = verb({
   name: 'save',
-  summary: 'save the sandbox database\'s current state as a named snapshot',
+  summary: "save the sandbox database's current state as a named snapshot",
   description:
-    'Copies the database with SQLite\'s online backup into <db>.snapshots/<name>.db (replacing a snapshot of that name): a consistent ' +
+    "Copies the database with SQLite's online backup into <db>.snapshots/<name>.db (replacing a snapshot of that name): a consistent " +
     'state, also while a sandbox serves the file. A snapshot belongs to its database (it holds its keys and secrets).',
   args: [SNAPSHOT_NAME],
   options: [DB_OPTION, URL_OPTION],
-  examples: ['bookdist sandbox snapshot save baseline', 'bookdist sandbox snapshot save baseline --url http://127.0.0.1:8710'],
+  examples: [
+    'bookdist sandbox snapshot save baseline',
+    'bookdist sandbox snapshot save baseline --url http://127.0.0.1:8710',
+  ],
   load: async () => (await import('./snapshot.js')).save,
 });
 
@@ -372,13 +398,23 @@ export const snapshotDiff = verb({
     'with up to 20 row ids of each. Text indexes are left out (they follow their tables).',
   args: [argument('<a>', 'the earlier snapshot'), argument('[b]', 'the later snapshot (default: the database now)')],
   options: [DB_OPTION, URL_OPTION],
-  examples: ['bookdist sandbox snapshot save before', 'bookdist sandbox clock advance 1d', 'bookdist sandbox snapshot diff before'],
+  examples: [
+    'bookdist sandbox snapshot save before',
+    'bookdist sandbox clock advance 1d',
+    'bookdist sandbox snapshot diff before',
+  ],
   load: async () => (await import('./snapshot.js')).diff,
 });
 
 const WORKSPACE_NAME = argument('<name>', 'the workspace name (lower-case letters, digits and -, at most 40)');
-const WORKSPACE_URL = option('--url <url>', 'the running sandbox that serves the workspaces (required); the control secret comes from $BOOKDIST_SANDBOX_SECRET or from --db');
-const WORKSPACE_DB = option('--db <path>', 'the database that sandbox serves, to read its control secret from (default: sandbox.db in the data directory)');
+const WORKSPACE_URL = option(
+  '--url <url>',
+  'the running sandbox that serves the workspaces (required); the control secret comes from $BOOKDIST_SANDBOX_SECRET or from --db',
+);
+const WORKSPACE_DB = option(
+  '--db <path>',
+  'the database that sandbox serves, to read its control secret from (default: sandbox.db in the data directory)',
+);
 const WORKSPACE_LIMITS =
   'Not done yet: the catalogue is copied into each workspace (not shared read-only), so each one takes the disk of a whole ' +
   'database and creation copies the catalogue.';
@@ -390,11 +426,16 @@ export const workspaceCreate = verb({
     'Copies a snapshot of the sandbox database (--from, see `sandbox snapshot save`) or a fresh seed into <db>.workspaces/<name>.db ' +
     'and serves it on a port of its own (same host): its own base URL, so pages, links and unauthenticated routes reach it too. ' +
     'The workspace has its own partner and limited keys, shared keys, operator token and control secret, printed here (they are ' +
-    'what this command is for): requests signed with the main sandbox\'s or another workspace\'s credentials are refused in it (401), ' +
+    "what this command is for): requests signed with the main sandbox's or another workspace's credentials are refused in it (401), " +
     'and its orders are seen nowhere else. Workspaces on disk are served again (on new ports) when the sandbox starts again. ' +
-    'Exit 5 (conflict) when a workspace of that name exists, 3 when there is no such snapshot. ' + WORKSPACE_LIMITS,
+    'Exit 5 (conflict) when a workspace of that name exists, 3 when there is no such snapshot. ' +
+    WORKSPACE_LIMITS,
   args: [WORKSPACE_NAME],
-  options: [option('--from <snapshot>', 'copy this snapshot of the sandbox database (default: a fresh seed)'), WORKSPACE_URL, WORKSPACE_DB],
+  options: [
+    option('--from <snapshot>', 'copy this snapshot of the sandbox database (default: a fresh seed)'),
+    WORKSPACE_URL,
+    WORKSPACE_DB,
+  ],
   examples: [
     'bookdist sandbox workspace create job-1 --url http://127.0.0.1:8710',
     'bookdist sandbox snapshot save baseline',
@@ -406,19 +447,27 @@ export const workspaceCreate = verb({
 export const workspaceList = verb({
   name: 'list',
   summary: 'list the workspaces a running sandbox serves',
-  description: 'Lists the workspaces of a running sandbox: name, base URL, time created, and the snapshot it was copied from (or the seed).',
+  description:
+    'Lists the workspaces of a running sandbox: name, base URL, time created, and the snapshot it was copied from (or the seed).',
   options: [WORKSPACE_URL, WORKSPACE_DB],
-  examples: ['bookdist sandbox workspace create listed --url http://127.0.0.1:8710', 'bookdist sandbox workspace list --url http://127.0.0.1:8710 --json'],
+  examples: [
+    'bookdist sandbox workspace create listed --url http://127.0.0.1:8710',
+    'bookdist sandbox workspace list --url http://127.0.0.1:8710 --json',
+  ],
   load: async () => (await import('./workspace.js')).list,
 });
 
 export const workspaceRm = verb({
   name: 'rm',
-  summary: 'stop a workspace\'s server and delete its database',
-  description: 'Stops the workspace\'s server and deletes its database and key files. Asks first on a terminal; in scripts it needs --yes. Exit 3 when there is no such workspace.',
+  summary: "stop a workspace's server and delete its database",
+  description:
+    "Stops the workspace's server and deletes its database and key files. Asks first on a terminal; in scripts it needs --yes. Exit 3 when there is no such workspace.",
   args: [WORKSPACE_NAME],
   options: [WORKSPACE_URL, WORKSPACE_DB],
-  examples: ['bookdist sandbox workspace create scratch --url http://127.0.0.1:8710', 'bookdist sandbox workspace rm scratch --yes --url http://127.0.0.1:8710'],
+  examples: [
+    'bookdist sandbox workspace create scratch --url http://127.0.0.1:8710',
+    'bookdist sandbox workspace rm scratch --yes --url http://127.0.0.1:8710',
+  ],
   load: async () => (await import('./workspace.js')).rm,
 });
 
@@ -440,7 +489,7 @@ export const commands = [
         name: 'catalogue',
         summary: 'bring your own catalogue: load ONIX 3.0 or CSV titles into the sandbox',
         description:
-          'Loads a publisher\'s titles (identifiers, metadata, digital prices) into the sandbox database, under publishers ' +
+          "Loads a publisher's titles (identifiers, metadata, digital prices) into the sandbox database, under publishers " +
           'the partner account controls, so that an integration can be tried on the books it will sell.',
         commands: [catalogueLoad],
       }),
@@ -475,7 +524,7 @@ export const commands = [
         name: 'snapshot',
         summary: 'save, load, list, remove and compare snapshots of the sandbox database',
         description:
-          'Snapshots are copies of the sandbox database made with SQLite\'s online backup: save the state a test suite starts from, ' +
+          "Snapshots are copies of the sandbox database made with SQLite's online backup: save the state a test suite starts from, " +
           'load it before each test (atomically, also into a running sandbox), and diff two states table by table.',
         commands: [snapshotSave, snapshotLoad, snapshotList, snapshotRm, snapshotDiff],
       }),
@@ -484,7 +533,7 @@ export const commands = [
         summary: 'isolated workspaces of a running sandbox, one per parallel CI job: create, list, rm',
         description:
           'A workspace is a copy of the sandbox database (from a snapshot or the seed) served by the running sandbox on a port of ' +
-          'its own, with credentials of its own: parallel jobs, each in its own workspace, never see each other\'s orders. ' +
+          "its own, with credentials of its own: parallel jobs, each in its own workspace, never see each other's orders. " +
           WORKSPACE_LIMITS,
         commands: [workspaceCreate, workspaceList, workspaceRm],
       }),

@@ -13,7 +13,8 @@ export function parse({ opts }: VerbInput<typeof openapi>) {
   } catch {
     throw usageError(`--server ${server}: give the base URL of the service, like http://127.0.0.1:8710.`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`--server ${server}: the base URL must start with http:// or https://.`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw usageError(`--server ${server}: the base URL must start with http:// or https://.`);
   return { server: server.replace(/\/+$/, '') };
 }
 

@@ -11,20 +11,32 @@ export function parse({ opts }: VerbInput<typeof outbox>) {
 
 export async function run(o: { to?: string; db?: string; url?: string }, ctx: Context): Promise<void> {
   let emails: unknown;
-  if (o.url) emails = (await controlCall(ctx, { url: o.url, db: o.db }, 'GET', '/_sandbox/outbox' + (o.to ? `?to=${encodeURIComponent(o.to)}` : ''))).emails;
+  if (o.url)
+    emails = (
+      await controlCall(
+        ctx,
+        { url: o.url, db: o.db },
+        'GET',
+        '/_sandbox/outbox' + (o.to ? `?to=${encodeURIComponent(o.to)}` : ''),
+      )
+    ).emails;
   else {
     const store = await openStore(ctx, o.db);
     const { listOutbox } = await import('../../sandbox/control.js');
     emails = listOutbox(store, o.to);
   }
-  await emit(ctx, { emails }, {
-    columns: [
-      { key: 'id' },
-      { key: 'created_at' },
-      { key: 'kind' },
-      { key: 'to', format: (v) => (Array.isArray(v) ? v.join(', ') : String(v ?? '')) },
-      { key: 'subject' },
-    ],
-    empty: 'The outbox is empty.',
-  });
+  await emit(
+    ctx,
+    { emails },
+    {
+      columns: [
+        { key: 'id' },
+        { key: 'created_at' },
+        { key: 'kind' },
+        { key: 'to', format: (v) => (Array.isArray(v) ? v.join(', ') : String(v ?? '')) },
+        { key: 'subject' },
+      ],
+      empty: 'The outbox is empty.',
+    },
+  );
 }

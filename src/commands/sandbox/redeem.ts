@@ -9,9 +9,18 @@ export function parse({ args, opts }: VerbInput<typeof redeem>) {
   return { code: args.code, username: opts.username, db: opts.db, url: opts.url };
 }
 
-export async function run(o: { code: string; username: string; db?: string; url?: string }, ctx: Context): Promise<void> {
+export async function run(
+  o: { code: string; username: string; db?: string; url?: string },
+  ctx: Context,
+): Promise<void> {
   let out: unknown;
-  if (o.url) out = strip(await controlCall(ctx, { url: o.url, db: o.db }, 'POST', '/_sandbox/redeem', { code: o.code, username: o.username }));
+  if (o.url)
+    out = strip(
+      await controlCall(ctx, { url: o.url, db: o.db }, 'POST', '/_sandbox/redeem', {
+        code: o.code,
+        username: o.username,
+      }),
+    );
   else {
     const store = await openStore(ctx, o.db);
     const { redeemCode } = await import('../../sandbox/domain.js');

@@ -72,20 +72,36 @@ interface FilterOpts {
 }
 
 function filterOf(o: FilterOpts, now = Date.now()): JournalFilter {
-  const f: JournalFilter = { method: o.method?.toUpperCase(), path: o.path, status: o.status, account: o.account, body: o.body ?? [] };
-  if (f.method !== undefined && !/^[A-Z]{1,16}$/.test(f.method)) throw usageError(`--method must be an HTTP method such as GET or POST, not "${o.method}".`);
-  if (f.path !== undefined && !f.path.startsWith('/')) throw usageError(`--path must start with / (e.g. /v1/order/external/ or /v1/book/*), not "${o.path}".`);
-  if (f.status !== undefined && !/^(\d{3}|[1-5]xx)$/i.test(f.status)) throw usageError(`--status must be a status such as 201 or a class such as 4xx, not "${o.status}".`);
+  const f: JournalFilter = {
+    method: o.method?.toUpperCase(),
+    path: o.path,
+    status: o.status,
+    account: o.account,
+    body: o.body ?? [],
+  };
+  if (f.method !== undefined && !/^[A-Z]{1,16}$/.test(f.method))
+    throw usageError(`--method must be an HTTP method such as GET or POST, not "${o.method}".`);
+  if (f.path !== undefined && !f.path.startsWith('/'))
+    throw usageError(`--path must start with / (e.g. /v1/order/external/ or /v1/book/*), not "${o.path}".`);
+  if (f.status !== undefined && !/^(\d{3}|[1-5]xx)$/i.test(f.status))
+    throw usageError(`--status must be a status such as 201 or a class such as 4xx, not "${o.status}".`);
   for (const b of f.body ?? []) {
     if (!/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*(=|$)/.test(b)) {
-      throw usageError(`--body must be name=value (a field of the request body, dotted for nested ones, e.g. order_type=TestPlan or billing_address.country=US), not "${b}".`);
+      throw usageError(
+        `--body must be name=value (a field of the request body, dotted for nested ones, e.g. order_type=TestPlan or billing_address.country=US), not "${b}".`,
+      );
     }
   }
   if (o.since !== undefined) {
     const t = o.since.trim();
     if (/^\d{4}-\d\d-\d\d/.test(t) && Number.isFinite(Date.parse(t))) f.since = Date.parse(t);
     else {
-      const d = checkDuration('--since', t, { minMs: 0, maxMs: 3650 * 86_400_000, max: '3650d', like: '10m, 2h or an ISO time such as 2026-01-31T12:00:00Z' });
+      const d = checkDuration('--since', t, {
+        minMs: 0,
+        maxMs: 3650 * 86_400_000,
+        max: '3650d',
+        like: '10m, 2h or an ISO time such as 2026-01-31T12:00:00Z',
+      });
       if ('problem' in d) throw usageError(d.problem);
       f.since = now - d.ms;
     }
@@ -93,7 +109,14 @@ function filterOf(o: FilterOpts, now = Date.now()): JournalFilter {
   return f;
 }
 
-const filterOpts = (opts: FilterOpts): FilterOpts => ({ method: opts.method, path: opts.path, status: opts.status, account: opts.account, since: opts.since, body: opts.body });
+const filterOpts = (opts: FilterOpts): FilterOpts => ({
+  method: opts.method,
+  path: opts.path,
+  status: opts.status,
+  account: opts.account,
+  since: opts.since,
+  body: opts.body,
+});
 
 /** The filter in words, as verify and tail say it: `POST /v1/order/external/ with body.order_type = "TestPlan"`. */
 function describeFilter(f: JournalFilter): string {
@@ -101,7 +124,11 @@ function describeFilter(f: JournalFilter): string {
   if (f.status) parts.push(`status ${f.status}`);
   if (f.account) parts.push(`account ${f.account}`);
   if (f.since !== undefined) parts.push(`since ${new Date(f.since).toISOString()}`);
-  const body = (f.body ?? []).map((b) => (b.includes('=') ? `body.${b.slice(0, b.indexOf('='))} = ${JSON.stringify(b.slice(b.indexOf('=') + 1))}` : `body.${b} present`));
+  const body = (f.body ?? []).map((b) =>
+    b.includes('=')
+      ? `body.${b.slice(0, b.indexOf('='))} = ${JSON.stringify(b.slice(b.indexOf('=') + 1))}`
+      : `body.${b} present`,
+  );
   return parts.join(' ') + (body.length ? ` with ${body.join(' and ')}` : '');
 }
 
@@ -135,7 +162,8 @@ export const list = {
     let limit: number | undefined;
     if (opts.limit !== undefined) {
       limit = Number(opts.limit);
-      if (!/^\d+$/.test(opts.limit) || limit < 1) throw usageError(`--limit must be a whole number of requests (1 or more), not "${opts.limit}".`);
+      if (!/^\d+$/.test(opts.limit) || limit < 1)
+        throw usageError(`--limit must be a whole number of requests (1 or more), not "${opts.limit}".`);
     }
     return { filter: filterOf(filterOpts(opts)), limit, db: opts.db, url: opts.url };
   },
@@ -143,7 +171,8 @@ export const list = {
     const src = await sourceOf(ctx, o);
     const { total, requests } = await src.list(o.filter, o.limit ?? 100);
     await emit(ctx, { total, requests }, { columns: COLUMNS, empty: 'No requests match.' });
-    if (total > requests.length) ctx.info(`Showing the newest ${requests.length} of ${total} matching requests; --limit shows more.`);
+    if (total > requests.length)
+      ctx.info(`Showing the newest ${requests.length} of ${total} matching requests; --limit shows more.`);
   },
 };
 
@@ -152,13 +181,20 @@ export const list = {
 export const show = {
   parse({ args, opts }: VerbInput<typeof requestsShow>): Where & { id: number } {
     const id = Number(String(args.id).replace(/^#/, ''));
-    if (!/^#?\d{1,15}$/.test(args.id) || id < 1) throw usageError(`<id> must be a request id from \`bookdist sandbox requests list\`, such as 12, not "${args.id}".`);
+    if (!/^#?\d{1,15}$/.test(args.id) || id < 1)
+      throw usageError(
+        `<id> must be a request id from \`bookdist sandbox requests list\`, such as 12, not "${args.id}".`,
+      );
     return { id, db: opts.db, url: opts.url };
   },
   async run(o: Where & { id: number }, ctx: Context) {
     const src = await sourceOf(ctx, o);
     const e = await src.get(o.id);
-    if (!e) throw new CliError(`No request ${o.id} in the journal (it may have been dropped as the oldest, or cleared).`, ExitCode.NOT_FOUND);
+    if (!e)
+      throw new CliError(
+        `No request ${o.id} in the journal (it may have been dropped as the oldest, or cleared).`,
+        ExitCode.NOT_FOUND,
+      );
     await emit(ctx, { request: e }, { card: card as (r: Rec, s: Style) => string });
   },
 };
@@ -192,7 +228,9 @@ export const tail = {
     ctx.trapInterrupt();
     const json = ctx.globals.json || ctx.globals.output === 'json' || ctx.globals.output === 'ndjson';
     let after = (await src.list({ afterId: Number.MAX_SAFE_INTEGER }, 0)).last_id;
-    ctx.info(`Following the requests of ${o.url ?? 'the sandbox database'} that match ${describeFilter(o.filter)}; Ctrl-C stops.`);
+    ctx.info(
+      `Following the requests of ${o.url ?? 'the sandbox database'} that match ${describeFilter(o.filter)}; Ctrl-C stops.`,
+    );
     while (!ctx.signal.aborted) {
       const { requests, last_id } = await src.list({ ...o.filter, afterId: after });
       for (const e of requests) ctx.io.stdout.write((json ? JSON.stringify(e) : line(e)) + '\n');
@@ -215,15 +253,27 @@ interface VerifyOptions extends Where {
 
 export const verify = {
   parse({ opts }: VerbInput<typeof requestsVerify>): VerifyOptions {
-    const given = [opts.count !== undefined && 'count', opts.atLeast !== undefined && 'at-least', opts.none && 'none'].filter(Boolean);
-    if (given.length !== 1) throw usageError('Give one of --count N, --at-least N or --none: how many requests must match.');
+    const given = [
+      opts.count !== undefined && 'count',
+      opts.atLeast !== undefined && 'at-least',
+      opts.none && 'none',
+    ].filter(Boolean);
+    if (given.length !== 1)
+      throw usageError('Give one of --count N, --at-least N or --none: how many requests must match.');
     const n = (flag: string, v: string) => {
       if (!/^\d{1,9}$/.test(v)) throw usageError(`--${flag} must be a whole number of requests, not "${v}".`);
       return Number(v);
     };
-    const expect: VerifyOptions['expect'] = opts.none ? { kind: 'count', n: 0 } : opts.count !== undefined ? { kind: 'count', n: n('count', opts.count) } : { kind: 'at-least', n: n('at-least', opts.atLeast!) };
+    const expect: VerifyOptions['expect'] = opts.none
+      ? { kind: 'count', n: 0 }
+      : opts.count !== undefined
+        ? { kind: 'count', n: n('count', opts.count) }
+        : { kind: 'at-least', n: n('at-least', opts.atLeast!) };
     const filter = filterOf(filterOpts(opts));
-    if (!filter.method && !filter.path) throw usageError('Say which requests to count: --method and/or --path (e.g. --method POST --path /v1/order/external/).');
+    if (!filter.method && !filter.path)
+      throw usageError(
+        'Say which requests to count: --method and/or --path (e.g. --method POST --path /v1/order/external/).',
+      );
     return { filter, expect, db: opts.db, url: opts.url };
   },
   async run(o: VerifyOptions, ctx: Context): Promise<number> {
@@ -232,42 +282,82 @@ export const verify = {
     // missed can be shown with the field that made them miss.
     const { matched, near } = await candidates(src, o.filter);
     const ok = o.expect.kind === 'count' ? matched.length === o.expect.n : matched.length >= o.expect.n;
-    const want = o.expect.kind === 'count' ? (o.expect.n === 0 ? 'no request' : `exactly ${o.expect.n} request${o.expect.n === 1 ? '' : 's'}`) : `at least ${o.expect.n} request${o.expect.n === 1 ? '' : 's'}`;
+    const want =
+      o.expect.kind === 'count'
+        ? o.expect.n === 0
+          ? 'no request'
+          : `exactly ${o.expect.n} request${o.expect.n === 1 ? '' : 's'}`
+        : `at least ${o.expect.n} request${o.expect.n === 1 ? '' : 's'}`;
     const what = describeFilter(o.filter);
     const json = ctx.globals.json || ctx.globals.output === 'json';
     if (json) {
       ctx.io.stdout.write(
-        JSON.stringify({ ok, expected: { [o.expect.kind === 'count' ? 'count' : 'at_least']: o.expect.n }, matched: matched.length, filter: o.filter, requests: matched.map(brief), near_misses: near.map(({ e, why }) => ({ ...brief(e), why })) }) + '\n',
+        JSON.stringify({
+          ok,
+          expected: { [o.expect.kind === 'count' ? 'count' : 'at_least']: o.expect.n },
+          matched: matched.length,
+          filter: o.filter,
+          requests: matched.map(brief),
+          near_misses: near.map(({ e, why }) => ({ ...brief(e), why })),
+        }) + '\n',
       );
       return ok ? 0 : 1;
     }
     if (ok) {
-      ctx.io.stdout.write(`ok: ${matched.length} request${matched.length === 1 ? '' : 's'} matched ${what} (expected ${want})\n`);
+      ctx.io.stdout.write(
+        `ok: ${matched.length} request${matched.length === 1 ? '' : 's'} matched ${what} (expected ${want})\n`,
+      );
       return 0;
     }
-    const out = [`requests verify failed: expected ${want} matching`, `    ${what}`, `but ${matched.length === 0 ? 'none' : matched.length} matched:`];
+    const out = [
+      `requests verify failed: expected ${want} matching`,
+      `    ${what}`,
+      `but ${matched.length === 0 ? 'none' : matched.length} matched:`,
+    ];
     for (const e of matched.slice(-20)) out.push(`  + ${line(e)}${bodyNote(e, o.filter)}`);
     if (matched.length > 20) out.push(`  (${matched.length - 20} more)`);
     if (near.length) {
       out.push('Near misses (same path or method, one field different):');
       for (const { e, why } of near.slice(-10)) out.push(`  - ${line(e)}: ${why.join('; ')}`);
     }
-    if (!matched.length && !near.length) out.push('  (no request of that method or path is in the journal: was it sent to this sandbox, and is its journal on?)');
+    if (!matched.length && !near.length)
+      out.push(
+        '  (no request of that method or path is in the journal: was it sent to this sandbox, and is its journal on?)',
+      );
     ctx.io.stderr.write(out.join('\n') + '\n');
     return 1;
   },
 };
 
-const brief = (e: JournalEntry) => ({ id: e.id, at: e.at, method: e.method, path: e.path, status: e.status, account: e.account, request: e.request });
+const brief = (e: JournalEntry) => ({
+  id: e.id,
+  at: e.at,
+  method: e.method,
+  path: e.path,
+  status: e.status,
+  account: e.account,
+  request: e.request,
+});
 
 /** The values of the asked-for body fields, for the lines of a diff. */
 function bodyNote(e: JournalEntry, f: JournalFilter): string {
   const names = (f.body ?? []).map((b) => (b.includes('=') ? b.slice(0, b.indexOf('=')) : b));
   if (!names.length) return '';
-  return '  ' + names.map((n) => `${n}=${JSON.stringify(n.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Rec)[k] : undefined), e.request))}`).join(' ');
+  return (
+    '  ' +
+    names
+      .map(
+        (n) =>
+          `${n}=${JSON.stringify(n.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Rec)[k] : undefined), e.request))}`,
+      )
+      .join(' ')
+  );
 }
 
-async function candidates(src: Source, f: JournalFilter): Promise<{ matched: JournalEntry[]; near: Array<{ e: JournalEntry; why: string[] }> }> {
+async function candidates(
+  src: Source,
+  f: JournalFilter,
+): Promise<{ matched: JournalEntry[]; near: Array<{ e: JournalEntry; why: string[] }> }> {
   const { mismatches } = await import('../../sandbox/journal/query.js');
   // By path when given (other methods and bodies are near misses), else by method.
   const wide: JournalFilter = f.path ? { path: f.path, since: f.since } : { method: f.method, since: f.since };

@@ -24,15 +24,23 @@ interface Options {
 
 export function parse({ opts }: VerbInput<typeof serve>): Options {
   const port = Number(opts.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError(`--port must be a TCP port (0..65535), not "${opts.port}".`);
-  const delayed = checkDuration('--process-delay', opts.processDelay, { minMs: 0, maxMs: 86_400_000, max: '24h', like: '2s or 500ms' });
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw usageError(`--port must be a TCP port (0..65535), not "${opts.port}".`);
+  const delayed = checkDuration('--process-delay', opts.processDelay, {
+    minMs: 0,
+    maxMs: 86_400_000,
+    max: '24h',
+    like: '2s or 500ms',
+  });
   if ('problem' in delayed) throw usageError(delayed.problem);
   const delay = delayed.ms;
   const rate = Number(opts.faultRate);
-  if (!Number.isFinite(rate) || rate < 0 || rate > 1) throw usageError(`--fault-rate must be a fraction from 0 to 1, not "${opts.faultRate}".`);
+  if (!Number.isFinite(rate) || rate < 0 || rate > 1)
+    throw usageError(`--fault-rate must be a fraction from 0 to 1, not "${opts.faultRate}".`);
   const kinds: Array<'503' | '429' | 'reset' | 'drop'> = [];
   for (const k of opts.fault ?? []) {
-    if (k !== '503' && k !== '429' && k !== 'reset' && k !== 'drop') throw usageError(`--fault must be 503, 429, reset or drop, not "${k}".`);
+    if (k !== '503' && k !== '429' && k !== 'reset' && k !== 'drop')
+      throw usageError(`--fault must be 503, 429, reset or drop, not "${k}".`);
     kinds.push(k);
   }
   let latencyMs: number | undefined;
@@ -54,9 +62,11 @@ export function parse({ opts }: VerbInput<typeof serve>): Options {
   }
   const allowHosts = (opts.allowHost ?? []).map((h) => h.trim());
   for (const h of allowHosts) {
-    if (!/^[\w.\-:[\]]{1,255}$/.test(h)) throw usageError(`--allow-host must be a host name or address, such as sandbox.test, not "${h}".`);
+    if (!/^[\w.\-:[\]]{1,255}$/.test(h))
+      throw usageError(`--allow-host must be a host name or address, such as sandbox.test, not "${h}".`);
   }
-  if ((opts.cert === undefined) !== (opts.key === undefined)) throw usageError('--cert and --key go together: the certificate (PEM) and its private key (PEM).');
+  if ((opts.cert === undefined) !== (opts.key === undefined))
+    throw usageError('--cert and --key go together: the certificate (PEM) and its private key (PEM).');
   const tls = opts.tls === true || opts.cert !== undefined ? { certFile: opts.cert, keyFile: opts.key } : undefined;
   let publicUrl: string | undefined;
   if (opts.publicUrl !== undefined) {
@@ -66,13 +76,24 @@ export function parse({ opts }: VerbInput<typeof serve>): Options {
     } catch {
       u = undefined;
     }
-    if (!u || !/^https?:$/.test(u.protocol) || u.username || u.password || u.search || u.hash || (u.pathname !== '/' && u.pathname !== '')) {
-      throw usageError(`--public-url must be an http:// or https:// URL with a host and nothing after it, such as https://sandbox.example:8710, not "${opts.publicUrl.slice(0, 100)}".`);
+    if (
+      !u ||
+      !/^https?:$/.test(u.protocol) ||
+      u.username ||
+      u.password ||
+      u.search ||
+      u.hash ||
+      (u.pathname !== '/' && u.pathname !== '')
+    ) {
+      throw usageError(
+        `--public-url must be an http:// or https:// URL with a host and nothing after it, such as https://sandbox.example:8710, not "${opts.publicUrl.slice(0, 100)}".`,
+      );
     }
     publicUrl = u.origin;
   }
   const size = Number(opts.journalSize);
-  if (!/^\d{1,9}$/.test(String(opts.journalSize)) || size < 1) throw usageError(`--journal-size must be a whole number of requests (1 or more), not "${opts.journalSize}".`);
+  if (!/^\d{1,9}$/.test(String(opts.journalSize)) || size < 1)
+    throw usageError(`--journal-size must be a whole number of requests (1 or more), not "${opts.journalSize}".`);
   const journal = opts.journal === false ? (false as const) : { size, redactCodes: opts.redactCodes === true };
   return { host, port, db: opts.db, processDelayMs: delay, faults, expose, allowHosts, tls, publicUrl, journal };
 }
@@ -115,18 +136,27 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     });
   } catch (e) {
     const where = `${o.host}:${o.port}`;
-    if (errorCode(e) === 'EADDRINUSE') throw usageError(`Port ${o.port} is in use on ${o.host}: another program (or sandbox) listens there. Choose another with --port, or --port 0 for a free one.`);
-    if (errorCode(e) === 'EACCES') throw usageError(`Not allowed to listen on ${where} (ports below 1024 need privileges). Choose another with --port, or --port 0 for a free one.`);
-    if (errorCode(e) === 'EADDRNOTAVAIL' || errorCode(e) === 'ENOTFOUND') throw usageError(`--host ${o.host}: no such interface on this machine (e.g. 127.0.0.1 or 0.0.0.0).`);
-    if (tls && e instanceof Error && /PEM|key|certificate|ASN1|DECODER/i.test(e.message)) throw usageError(`--cert/--key: not a usable certificate and private key (${e.message}).`);
+    if (errorCode(e) === 'EADDRINUSE')
+      throw usageError(
+        `Port ${o.port} is in use on ${o.host}: another program (or sandbox) listens there. Choose another with --port, or --port 0 for a free one.`,
+      );
+    if (errorCode(e) === 'EACCES')
+      throw usageError(
+        `Not allowed to listen on ${where} (ports below 1024 need privileges). Choose another with --port, or --port 0 for a free one.`,
+      );
+    if (errorCode(e) === 'EADDRNOTAVAIL' || errorCode(e) === 'ENOTFOUND')
+      throw usageError(`--host ${o.host}: no such interface on this machine (e.g. 127.0.0.1 or 0.0.0.0).`);
+    if (tls && e instanceof Error && /PEM|key|certificate|ASN1|DECODER/i.test(e.message))
+      throw usageError(`--cert/--key: not a usable certificate and private key (${e.message}).`);
     throw e;
   }
   if (!isLoopback(o.host)) {
     ctx.warn(
       `--expose: the sandbox listens on ${o.host}:${server.port}, so every machine that can reach this one can use ` +
-        'its service API (anyone holding the seeded accounts\' keys or shared keys can act as them), open its reader and cart ' +
+        "its service API (anyone holding the seeded accounts' keys or shared keys can act as them), open its reader and cart " +
         'pages, and, with the control secret, drive its control routes (clock, redeem, usage, outbox, worker, credentials ' +
-        'without private keys). ' + (tls ? 'Use test data only.' : 'Everything travels as plain HTTP. Use test data only.'),
+        'without private keys). ' +
+        (tls ? 'Use test data only.' : 'Everything travels as plain HTTP. Use test data only.'),
     );
   }
   ctx.io.stdout.write(server.url + '\n');
@@ -136,7 +166,11 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       `TLS: clients trust ${server.caFile} (bookdist --ca-file or BOOKDIST_CA_FILE; curl --cacert; other Node programs NODE_EXTRA_CA_CERTS).`,
     );
   }
-  ctx.info('Credentials and the control secret of the /_sandbox/ routes: `bookdist sandbox credentials' + (o.db ? ` --db ${o.db}` : '') + '`.');
+  ctx.info(
+    'Credentials and the control secret of the /_sandbox/ routes: `bookdist sandbox credentials' +
+      (o.db ? ` --db ${o.db}` : '') +
+      '`.',
+  );
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) return resolve();
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });

@@ -20,16 +20,31 @@ interface Options {
 export function parse({ opts }: VerbInput<typeof usage>): Options {
   const count = (flag: string, v: string) => {
     const n = Number(v);
-    if (!/^\d+$/.test(String(v)) || !Number.isSafeInteger(n)) throw usageError(`--${flag} must be a whole number of pages, not "${v}".`);
+    if (!/^\d+$/.test(String(v)) || !Number.isSafeInteger(n))
+      throw usageError(`--${flag} must be a whole number of pages, not "${v}".`);
     return n;
   };
-  return { username: opts.username, hashId: opts.hashId, viewed: count('viewed', opts.viewed), printed: count('printed', opts.printed), db: opts.db, url: opts.url };
+  return {
+    username: opts.username,
+    hashId: opts.hashId,
+    viewed: count('viewed', opts.viewed),
+    printed: count('printed', opts.printed),
+    db: opts.db,
+    url: opts.url,
+  };
 }
 
 export async function run(o: Options, ctx: Context): Promise<void> {
   let out: unknown;
   if (o.url) {
-    out = strip(await controlCall(ctx, { url: o.url, db: o.db }, 'POST', '/_sandbox/usage', { username: o.username, hash_id: o.hashId, viewed: o.viewed, printed: o.printed }));
+    out = strip(
+      await controlCall(ctx, { url: o.url, db: o.db }, 'POST', '/_sandbox/usage', {
+        username: o.username,
+        hash_id: o.hashId,
+        viewed: o.viewed,
+        printed: o.printed,
+      }),
+    );
   } else {
     const store = await openStore(ctx, o.db);
     const { recordUsage } = await import('../../sandbox/control.js');
@@ -38,7 +53,8 @@ export async function run(o: Options, ctx: Context): Promise<void> {
   // People read words and a percentage; --json and -o tsv keep the fields as they are.
   await emit(ctx, out, {
     card: (d, s) => {
-      const share = typeof d.viewed_share === 'number' ? ` (${Number((d.viewed_share * 100).toPrecision(3))}% of the book)` : '';
+      const share =
+        typeof d.viewed_share === 'number' ? ` (${Number((d.viewed_share * 100).toPrecision(3))}% of the book)` : '';
       const pages = typeof d.num_pages === 'number' ? ` of ${plural(d.num_pages, 'page')}` : '';
       return kv(s, [
         ['User', d.username],

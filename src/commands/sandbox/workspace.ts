@@ -17,15 +17,27 @@ interface Where {
 /** The running sandbox to ask: workspaces are served by one, so --url is required. */
 function target(o: Where): { url: string; db?: string } {
   if (!o.url) {
-    throw usageError('Workspaces are served by a running sandbox: give its address with --url (e.g. --url http://127.0.0.1:8710 after `bookdist sandbox serve`).');
+    throw usageError(
+      'Workspaces are served by a running sandbox: give its address with --url (e.g. --url http://127.0.0.1:8710 after `bookdist sandbox serve`).',
+    );
   }
   return { url: o.url, db: o.db };
 }
 
 export const create = {
-  parse: ({ args, opts }: VerbInput<typeof workspaceCreate>) => ({ name: args.name, from: opts.from as string | undefined, db: opts.db, url: opts.url }),
+  parse: ({ args, opts }: VerbInput<typeof workspaceCreate>) => ({
+    name: args.name,
+    from: opts.from as string | undefined,
+    db: opts.db,
+    url: opts.url,
+  }),
   async run(o: Where & { name: string; from?: string }, ctx: Context) {
-    const out = strip(await controlCall(ctx, target(o), 'POST', '/_sandbox/workspaces', { name: o.name, ...(o.from ? { from: o.from } : {}) }));
+    const out = strip(
+      await controlCall(ctx, target(o), 'POST', '/_sandbox/workspaces', {
+        name: o.name,
+        ...(o.from ? { from: o.from } : {}),
+      }),
+    );
     const w = recOf(out.workspace);
     await emit(ctx, out, {
       card: (_d, s) => {
@@ -55,7 +67,12 @@ export const list = {
   async run(o: Where, ctx: Context) {
     const out = strip(await controlCall(ctx, target(o), 'GET', '/_sandbox/workspaces'));
     await emit(ctx, out, {
-      columns: [{ key: 'name', id: true }, { key: 'url' }, { key: 'created' }, { key: 'from', format: (v) => (v == null ? '(seed)' : String(v)) }],
+      columns: [
+        { key: 'name', id: true },
+        { key: 'url' },
+        { key: 'created' },
+        { key: 'from', format: (v) => (v == null ? '(seed)' : String(v)) },
+      ],
       empty: 'No workspaces; `bookdist sandbox workspace create NAME --url <the sandbox>` makes one.',
     });
   },
@@ -67,7 +84,8 @@ export const rm = {
     const t = target(o);
     const { confirm } = await import('../confirm.js');
     await confirm(ctx, `Remove workspace "${o.name}" (its server and its database)?`);
-    if (ctx.globals.dryRun) return emit(ctx, { message: `Would remove workspace "${o.name}" (--dry-run: nothing was sent).` });
+    if (ctx.globals.dryRun)
+      return emit(ctx, { message: `Would remove workspace "${o.name}" (--dry-run: nothing was sent).` });
     await controlCall(ctx, t, 'POST', '/_sandbox/workspaces/rm', { name: o.name });
     await emit(ctx, { message: `Removed workspace "${o.name}": its server is stopped and its database deleted.` });
   },

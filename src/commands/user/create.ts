@@ -24,7 +24,8 @@ export function parse({ opts }: VerbInput<typeof create>): Options {
   const bulk = parseBulkFlags(opts, { fromCsv: '--from-csv' }, singleFlags);
   if (bulk) return { mode: 'csv', ...bulk };
   const { email } = opts;
-  if (email === undefined) throw usageError('Give the e-mail address with --email (or a roster of users with --from-csv FILE).');
+  if (email === undefined)
+    throw usageError('Give the e-mail address with --email (or a roster of users with --from-csv FILE).');
   return { mode: 'one', ...inviteOptions({ ...opts, email }), passwordStdin: Boolean(opts.passwordStdin) };
 }
 

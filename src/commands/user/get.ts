@@ -9,7 +9,9 @@ type Options = { by: 'username'; username: string } | { by: 'email'; email: stri
 
 export function parse({ args, opts }: VerbInput<typeof get>): Options {
   const [which, value] = exactlyOne({ '<username>': args.username, '--email': opts.email });
-  return which === '<username>' ? { by: 'username', username: username(value, '<username>') } : { by: 'email', email: email(value, '--email') };
+  return which === '<username>'
+    ? { by: 'username', username: username(value, '<username>') }
+    : { by: 'email', email: email(value, '--email') };
 }
 
 export async function run(o: Options, ctx: Context): Promise<void> {

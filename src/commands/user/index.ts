@@ -12,7 +12,7 @@ export const invite = verb({
     'generated password. Prints the new username. An existing e-mail address exits 5 and names the ' +
     'existing user.',
   options: [
-    option('--email <address>', 'the user\'s e-mail address (required)', { required: true }),
+    option('--email <address>', "the user's e-mail address (required)", { required: true }),
     option('--first-name <name>', 'first name'),
     option('--last-name <name>', 'last name'),
     option('--label <subdomain>', 'white label (sub-domain) under your control'),
@@ -38,7 +38,7 @@ export const create = verb({
     'account is `exists` with its username, not a failure, so a roster can be run again. Generated ' +
     'passwords are not recorded. The job exits 6 when rows were invalid or failed.',
   options: [
-    option('--email <address>', 'the user\'s e-mail address (required unless --from-csv)'),
+    option('--email <address>', "the user's e-mail address (required unless --from-csv)"),
     option('--first-name <name>', 'first name'),
     option('--last-name <name>', 'last name'),
     option('--password-stdin', 'read the password from stdin (one line) instead of generating one'),
@@ -60,20 +60,26 @@ export const get = verb({
   description:
     'Calls GET /v1/user/<username>/ or /v1/user/email/<email>/ and shows the user: name, e-mail, ' +
     'status, profile, owner and permissions. Give exactly one of <username> or --email. Unknown users exit 3.',
-  args: [argument('[username]', 'the user\'s username (30 hex characters)')],
+  args: [argument('[username]', "the user's username (30 hex characters)")],
   options: [option('--email <address>', 'look the user up by e-mail address')],
-  examples: ['bookdist user get 70172cfe97283c430dcd57f8358d7a', 'bookdist user get --email avery.reader@example.com --json'],
+  examples: [
+    'bookdist user get 70172cfe97283c430dcd57f8358d7a',
+    'bookdist user get --email avery.reader@example.com --json',
+  ],
   load: () => import('./get.js'),
 });
 
 export const orders = verb({
   name: 'orders',
-  summary: 'list a user\'s completed orders with their items',
+  summary: "list a user's completed orders with their items",
   description:
     'Calls GET /v1/user/<username>/orders/ and shows each completed order with its items (book, price, ' +
     'purchase and expiry dates, whether it is refunded or still refundable) and totals.',
-  args: [argument('<username>', 'the user\'s username (30 hex characters)')],
-  examples: ['bookdist user orders 70172cfe97283c430dcd57f8358d7a', 'bookdist user orders 70172cfe97283c430dcd57f8358d7a -o json'],
+  args: [argument('<username>', "the user's username (30 hex characters)")],
+  examples: [
+    'bookdist user orders 70172cfe97283c430dcd57f8358d7a',
+    'bookdist user orders 70172cfe97283c430dcd57f8358d7a -o json',
+  ],
   load: () => import('./orders.js'),
 });
 
@@ -85,12 +91,12 @@ export const purchase = verb({
     'dates and state. The purchase id is an item id of `user orders`. Without --refund-data the service ' +
     'answers faster and does not say whether a refund is still possible. Unknown purchases exit 3.',
   args: [
-    argument('<username>', 'the user\'s username (30 hex characters)'),
+    argument('<username>', "the user's username (30 hex characters)"),
     argument('<purchase_id>', 'the purchase (order item) id, a whole number'),
   ],
   options: [option('--refund-data', 'also work out whether the purchase can still be refunded (slower)')],
   examples: [
-    'ITEM=$(bookdist order free --username 70172cfe97283c430dcd57f8358d7a --hash-id d9c3042fe0428c908a6a57485f85569a2d9b4cb9 --json | jq \'.order.items[0].id\')',
+    "ITEM=$(bookdist order free --username 70172cfe97283c430dcd57f8358d7a --hash-id d9c3042fe0428c908a6a57485f85569a2d9b4cb9 --json | jq '.order.items[0].id')",
     'bookdist user purchase 70172cfe97283c430dcd57f8358d7a "$ITEM"',
     'bookdist user purchase 70172cfe97283c430dcd57f8358d7a "$ITEM" --refund-data --json',
   ],

@@ -36,5 +36,12 @@ export async function run(o: Options, ctx: Context): Promise<void> {
     last_name: o.lastName,
     label: o.label,
   });
-  await emit(ctx, body, { card: (d, s) => kv(s, [['Username', s.bold(t(d.username))], ['Email', d.email]]), message: true });
+  await emit(ctx, body, {
+    card: (d, s) =>
+      kv(s, [
+        ['Username', s.bold(t(d.username))],
+        ['Email', d.email],
+      ]),
+    message: true,
+  });
 }

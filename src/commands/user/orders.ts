@@ -25,7 +25,8 @@ export async function run(o: Options, ctx: Context): Promise<void> {
     const s = style(ctx);
     const shown = await forPeople(orders);
     ctx.io.stdout.write(shown.map((order) => orderCard(order, s, { refundColumn: true })).join('\n\n') + '\n');
-    if (typeof body.count === 'number' && body.count > orders.length) ctx.info(`${orders.length} of ${body.count} orders.`);
+    if (typeof body.count === 'number' && body.count > orders.length)
+      ctx.info(`${orders.length} of ${body.count} orders.`);
     return;
   }
   // One record per order in every format; `--fields items.id,items.refund_available` (or

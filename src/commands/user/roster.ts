@@ -38,19 +38,31 @@ export async function runRoster(o: BulkFlags, ctx: Context): Promise<number> {
     verb: 'user create',
     columns: COLUMNS,
     unit: 'users',
-    source: () => chunks(csvRows(o.file, ctx, { flag, required: ['email'], optional: ['first_name', 'last_name', 'label'] }), ROWS_PER_BATCH),
+    source: () =>
+      chunks(
+        csvRows(o.file, ctx, { flag, required: ['email'], optional: ['first_name', 'last_name', 'label'] }),
+        ROWS_PER_BATCH,
+      ),
     process: (batch, job) =>
       eachItem(
         batch.items,
         async (row) => {
-          const make = (status: Status, message: string, username = ''): Result => ({ row: row.line, status, username, email: t(row.values.email), message });
+          const make = (status: Status, message: string, username = ''): Result => ({
+            row: row.line,
+            status,
+            username,
+            email: t(row.values.email),
+            message,
+          });
           const c = row.problem ? { ok: false as const, message: row.problem } : checkRow(Row, row.values);
           if (!c.ok) return { row: make('invalid', c.message), invalid: true };
           const r = await job.call('user.create', { payload: { ...c.data } });
           const body = r.ok ? r.response.body : undefined;
           // An e-mail address with an account: the conflict answer names its username.
           if (r.ok && (isConflict(r.response.status, body) || body?.conflict === true)) {
-            return { row: make('exists', t(body?.message ?? 'User with email address already exists'), t(body?.username)) };
+            return {
+              row: make('exists', t(body?.message ?? 'User with email address already exists'), t(body?.username)),
+            };
           }
           if (r.ok && r.response.status < 400) return { row: make('ok', 'created', t(body?.username)) };
           return failedRow(r, make, `row ${row.line}`);
@@ -58,12 +70,21 @@ export async function runRoster(o: BulkFlags, ctx: Context): Promise<number> {
         job,
       ),
     status: (r) => r.status,
-    describe: (c, st) => countsText(c, st, 'row', [['ok', 'created'], ['exists', 'existed'], ['invalid', 'invalid'], ['failed', 'failed']]),
+    describe: (c, st) =>
+      countsText(c, st, 'row', [
+        ['ok', 'created'],
+        ['exists', 'existed'],
+        ['invalid', 'invalid'],
+        ['failed', 'failed'],
+      ]),
     ...jobFlags(o, ctx),
     input: `--from-csv ${o.file}`,
     identity: { '--from-csv': input },
     command: `bookdist user create ${o.argv.join(' ')}`,
-    stdoutResumeHint: () => ({ command: `bookdist user create ${o.argv.join(' ')}`, note: 'rows already created report "exists" with their username' }),
+    stdoutResumeHint: () => ({
+      command: `bookdist user create ${o.argv.join(' ')}`,
+      note: 'rows already created report "exists" with their username',
+    }),
     dryRunNote: `(dry run: the first valid row of ${o.file} is shown; nothing is sent)`,
   };
   return runJob(spec, ctx);

@@ -21,7 +21,14 @@ export function userCard(u: Verified<'User'>, s: Style): string {
     ['Email', u.email],
     ['Nickname', p?.nickname],
     ['Address', address],
-    ['Status', flags(s, st ?? undefined, [['is_active', 'active'], ['verified', 'verified'], ['over_18', 'over 18']])],
+    [
+      'Status',
+      flags(s, st ?? undefined, [
+        ['is_active', 'active'],
+        ['verified', 'verified'],
+        ['over_18', 'over 18'],
+      ]),
+    ],
     ['Joined', when(st?.date_joined)],
     ['Last login', when(st?.last_login)],
     ['Owner', owner?.username ? `${owner.full_name ? `${t(owner.full_name)} ` : ''}(${t(owner.username)})` : undefined],
@@ -48,18 +55,36 @@ function conflictError(body: Answer<'user.invite' | 'user.create'> | ErrorBody, 
   return new CliError(
     `${msg.replace(/\.$/, '')}${existing ? ` (username ${existing}; \`bookdist user get ${existing}\`)` : ''}.`,
     ExitCode.CONFLICT,
-    { value: ('value' in body ? body.value : undefined) ?? email, field: ('field' in body ? body.field : undefined) ?? 'email', username: existing, conflict: true },
+    {
+      value: ('value' in body ? body.value : undefined) ?? email,
+      field: ('field' in body ? body.field : undefined) ?? 'email',
+      username: existing,
+      conflict: true,
+    },
     typeof body.code === 'number' ? body.code : undefined,
   );
 }
 
 /** POST a user-creating endpoint; a conflict becomes exit 5, other errors the usual ApiError. */
-export async function createUser(api: ApiClient, name: 'user.invite', payload: Payload<'user.invite'>): Promise<Answer<'user.invite'>>;
-export async function createUser(api: ApiClient, name: 'user.create', payload: Payload<'user.create'>): Promise<Answer<'user.create'>>;
-export async function createUser(api: ApiClient, name: 'user.invite' | 'user.create', payload: Payload<'user.create'>): Promise<Answer<'user.invite' | 'user.create'>> {
+export async function createUser(
+  api: ApiClient,
+  name: 'user.invite',
+  payload: Payload<'user.invite'>,
+): Promise<Answer<'user.invite'>>;
+export async function createUser(
+  api: ApiClient,
+  name: 'user.create',
+  payload: Payload<'user.create'>,
+): Promise<Answer<'user.create'>>;
+export async function createUser(
+  api: ApiClient,
+  name: 'user.invite' | 'user.create',
+  payload: Payload<'user.create'>,
+): Promise<Answer<'user.invite' | 'user.create'>> {
   const { isConflict, toApiError } = await import('../../api/errors.js');
   const res = await api.call(name, { payload });
-  if (isConflict(res.status, res.body) || ('conflict' in res.body && res.body.conflict === true)) throw conflictError(res.body, payload.email);
+  if (isConflict(res.status, res.body) || ('conflict' in res.body && res.body.conflict === true))
+    throw conflictError(res.body, payload.email);
   if (!isAnswer(res)) throw toApiError(res);
   return res.body;
 }

@@ -17,11 +17,31 @@ import { CatalogueFileError } from './load.js';
 import { languageCode, newRecord, type CatalogueRecord } from './record.js';
 
 const CSV_COLUMNS = [
-  'isbn13', 'title', 'subtitle', 'author', 'publisher', 'language', 'pages', 'publish_date', 'description', 'sku',
-  'print_isbn13', 'price', 'currency', 'rental_price', 'rental_days', 'action',
+  'isbn13',
+  'title',
+  'subtitle',
+  'author',
+  'publisher',
+  'language',
+  'pages',
+  'publish_date',
+  'description',
+  'sku',
+  'print_isbn13',
+  'price',
+  'currency',
+  'rental_price',
+  'rental_days',
+  'action',
 ] as const;
 
-const ALIASES: Record<string, string> = { isbn: 'isbn13', eisbn13: 'isbn13', print_isbn: 'print_isbn13', parent_isbn: 'print_isbn13', year: 'publish_date' };
+const ALIASES: Record<string, string> = {
+  isbn: 'isbn13',
+  eisbn13: 'isbn13',
+  print_isbn: 'print_isbn13',
+  parent_isbn: 'print_isbn13',
+  year: 'publish_date',
+};
 
 export async function* readCsv(source: AsyncIterable<Buffer | string>): AsyncGenerator<CatalogueRecord> {
   const { parse, CsvError } = await import('csv-parse');
@@ -46,11 +66,16 @@ export async function* readCsv(source: AsyncIterable<Buffer | string>): AsyncGen
     for await (const row of parser as AsyncIterable<string[] & { line: number }>) {
       if (!header) {
         header = row.map((h) => {
-          const n = h.trim().toLowerCase().replace(/[\s-]+/g, '_');
+          const n = h
+            .trim()
+            .toLowerCase()
+            .replace(/[\s-]+/g, '_');
           return ALIASES[n] ?? n;
         });
         if (!header.includes('isbn13')) {
-          throw new CatalogueFileError(`The CSV header has no isbn13 column (it has: ${header.join(', ').slice(0, 200)}; the columns: ${CSV_COLUMNS.join(', ')}).`);
+          throw new CatalogueFileError(
+            `The CSV header has no isbn13 column (it has: ${header.join(', ').slice(0, 200)}; the columns: ${CSV_COLUMNS.join(', ')}).`,
+          );
         }
         continue;
       }
@@ -64,13 +89,15 @@ export async function* readCsv(source: AsyncIterable<Buffer | string>): AsyncGen
         if ((CSV_COLUMNS as readonly string[]).includes(h)) v[h] = cell;
         else rec.unrepresented.push(`column ${h.slice(0, 40)}`);
       });
-      if (row.length > header.length) rec.problems.push(`the row has ${row.length} fields, the header ${header.length}`);
+      if (row.length > header.length)
+        rec.problems.push(`the row has ${row.length} fields, the header ${header.length}`);
       rec.isbn = v.isbn13;
       rec.isbnKind = 'ISBN';
       rec.reference = v.sku ?? v.isbn13;
       const action = (v.action ?? 'add').toLowerCase();
       if (action === 'withdraw' || action === 'delete') rec.action = 'withdraw';
-      else if (action !== 'add' && action !== 'update') rec.problems.push(`action "${action.slice(0, 20)}" is not add, update or withdraw`);
+      else if (action !== 'add' && action !== 'update')
+        rec.problems.push(`action "${action.slice(0, 20)}" is not add, update or withdraw`);
       rec.title = v.title;
       rec.subtitle = v.subtitle;
       rec.author = v.author;
@@ -90,7 +117,8 @@ export async function* readCsv(source: AsyncIterable<Buffer | string>): AsyncGen
       if (v.rental_price || v.rental_days) {
         const days = Number(v.rental_days);
         if (!v.rental_price || !v.rental_days) rec.problems.push('rental_price and rental_days go together');
-        else if (!/^\d+$/.test(v.rental_days) || days < 1) rec.problems.push(`rental_days "${v.rental_days.slice(0, 20)}" is not a whole number of days`);
+        else if (!/^\d+$/.test(v.rental_days) || days < 1)
+          rec.problems.push(`rental_days "${v.rental_days.slice(0, 20)}" is not a whole number of days`);
         else rec.prices.push({ amount: v.rental_price, currency, rentalDays: days });
       }
       yield rec;

@@ -15,7 +15,11 @@ export async function detectFormat(path: string): Promise<CatalogueFormat> {
   const fh = await open(path, 'r');
   try {
     const { buffer, bytesRead } = await fh.read(Buffer.alloc(512), 0, 512, 0);
-    const head = buffer.subarray(0, bytesRead).toString('latin1').replace(/^(\xef\xbb\xbf|\xff\xfe|\xfe\xff)/, '').replace(/\0/g, '');
+    const head = buffer
+      .subarray(0, bytesRead)
+      .toString('latin1')
+      .replace(/^(\xef\xbb\xbf|\xff\xfe|\xfe\xff)/, '')
+      .replace(/\0/g, '');
     return head.trimStart().startsWith('<') ? 'onix' : 'csv';
   } finally {
     await fh.close();
@@ -34,7 +38,12 @@ export interface FileLoadOptions extends StreamLoadOptions {
 }
 
 /** Load a catalogue read from `source` (its bytes, in order) into `store` in one transaction (see load.ts). */
-export async function loadCatalogueStream(store: Store, format: CatalogueFormat, source: AsyncIterable<Buffer>, opts: StreamLoadOptions = {}): Promise<LoadSummary> {
+export async function loadCatalogueStream(
+  store: Store,
+  format: CatalogueFormat,
+  source: AsyncIterable<Buffer>,
+  opts: StreamLoadOptions = {},
+): Promise<LoadSummary> {
   let n = 0;
   if (format === 'onix') {
     const { pumpOnix } = await import('./onix.js');
@@ -69,7 +78,9 @@ export async function loadCatalogueFile(store: Store, path: string, opts: FileLo
   } catch (err) {
     const code = (err as NodeJS.ErrnoException | undefined)?.code;
     if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') {
-      throw new CatalogueFileError(`${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : 'permission denied'}.`);
+      throw new CatalogueFileError(
+        `${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : 'permission denied'}.`,
+      );
     }
     throw err;
   } finally {

@@ -85,7 +85,8 @@ function isbn13Of(raw: string, what: string): { isbn: string } | { problem: stri
   if (/^\d{13}$/.test(v)) {
     if (!/^97[89]/.test(v)) return { problem: `${what} ${v} is not an ISBN (a GTIN-13 of a book starts 978 or 979)` };
     const want = isbn13Check(v.slice(0, 12));
-    if (want !== v[12]) return { problem: `${what} ${v} has a bad check digit (${v[12]}; the digits before it give ${want})` };
+    if (want !== v[12])
+      return { problem: `${what} ${v} has a bad check digit (${v[12]}; the digits before it give ${want})` };
     // A copy of its own: the parser's text may be a slice of the whole chunk it came in, which
     // the map of ISBNs seen would keep alive (a 100,000-product file then held every chunk).
     return { isbn: String(Number(v)) };
@@ -106,7 +107,9 @@ function isbn10Of(isbn13: string): string {
   return nine + (c === 10 ? 'X' : String(c));
 }
 
-function priceTexts(days: number): Pick<books.NewPriceRow, 'description' | 'description_limit' | 'is_limited' | 'limit_days' | 'other_pricing'> {
+function priceTexts(
+  days: number,
+): Pick<books.NewPriceRow, 'description' | 'description_limit' | 'is_limited' | 'limit_days' | 'other_pricing'> {
   const limited = days > 0;
   return {
     description: limited ? `${days}-day rental` : 'Digital edition (lifetime access)',
@@ -131,7 +134,21 @@ interface Checked {
 
 /** The columns a record may change, in the order an update names them. */
 const FIELD_NAMES: Array<keyof books.BookFields> = [
-  'publisher_id', 'title', 'subtitle', 'description', 'author', 'language', 'num_pages', 'publish_year', 'isbn13', 'isbn10', 'eisbn13', 'eisbn10', 'parent_isbn', 'sku', 'is_published',
+  'publisher_id',
+  'title',
+  'subtitle',
+  'description',
+  'author',
+  'language',
+  'num_pages',
+  'publish_year',
+  'isbn13',
+  'isbn10',
+  'eisbn13',
+  'eisbn10',
+  'parent_isbn',
+  'sku',
+  'is_published',
 ];
 
 export class CatalogueLoader {
@@ -156,12 +173,23 @@ export class CatalogueLoader {
     private readonly bookIndexes?: books.DeferredBookIndexes,
   ) {
     const account = books.accountIdByRole(store, opts.accountRole ?? 'partner');
-    if (account === undefined) throw new CatalogueFileError('The sandbox database has no partner account; run `bookdist sandbox reset`.');
+    if (account === undefined)
+      throw new CatalogueFileError('The sandbox database has no partner account; run `bookdist sandbox reset`.');
     this.account = account;
     this.now = store.now();
     this.summary = {
-      format, records: 0, added: 0, updated: 0, withdrawn: 0, refused: 0, skipped: 0,
-      skipped_by_reason: {}, not_represented: {}, refusals: [], publishers_created: [], committed: false,
+      format,
+      records: 0,
+      added: 0,
+      updated: 0,
+      withdrawn: 0,
+      refused: 0,
+      skipped: 0,
+      skipped_by_reason: {},
+      not_represented: {},
+      refusals: [],
+      publishers_created: [],
+      committed: false,
     };
   }
 
@@ -172,10 +200,16 @@ export class CatalogueLoader {
     const problem = this.apply(rec);
     if (problem !== undefined) {
       s.refused++;
-      s.refusals.push({ record: rec.number, ...(rec.line !== undefined ? { line: rec.line } : {}), ...(rec.reference ? { reference: rec.reference } : {}), reason: problem });
+      s.refusals.push({
+        record: rec.number,
+        ...(rec.line !== undefined ? { line: rec.line } : {}),
+        ...(rec.reference ? { reference: rec.reference } : {}),
+        reason: problem,
+      });
       return;
     }
-    if (rec.unrepresented.length) for (const what of new Set(rec.unrepresented)) s.not_represented[what] = (s.not_represented[what] ?? 0) + 1;
+    if (rec.unrepresented.length)
+      for (const what of new Set(rec.unrepresented)) s.not_represented[what] = (s.not_represented[what] ?? 0) + 1;
   }
 
   /** A print edition of the file names its digital edition: `printIsbn` is that edition's print ISBN. */
@@ -192,7 +226,11 @@ export class CatalogueLoader {
       const b = books.bookByEisbn(this.store, digital);
       if (!b) continue;
       const taken = books.bookByIsbn13Column(this.store, print);
-      books.updateBook(this.store, b.id, taken ? { parent_isbn: print } : { parent_isbn: print, isbn13: print, isbn10: isbn10Of(print) });
+      books.updateBook(
+        this.store,
+        b.id,
+        taken ? { parent_isbn: print } : { parent_isbn: print, isbn13: print, isbn10: isbn10Of(print) },
+      );
     }
     const s = this.summary;
     if (this.opts.strict && s.refused > 0) throw new StrictRefusal(s);
@@ -203,7 +241,10 @@ export class CatalogueLoader {
   /** Why the record is refused, or undefined once it is written (or skipped). */
   private apply(rec: CatalogueRecord): string | undefined {
     if (rec.problems.length) return rec.problems.join('; ');
-    if (!rec.isbn) return rec.kind === 'digital' || rec.action === 'withdraw' ? 'no ISBN-13 (an ISBN-13, a GTIN-13 of 978/979, or an ISBN-10)' : this.skip(rec.kind);
+    if (!rec.isbn)
+      return rec.kind === 'digital' || rec.action === 'withdraw'
+        ? 'no ISBN-13 (an ISBN-13, a GTIN-13 of 978/979, or an ISBN-10)'
+        : this.skip(rec.kind);
     const own = isbn13Of(rec.isbn, rec.isbnKind ?? 'ISBN');
     if ('problem' in own) return own.problem;
     const isbn = own.isbn;
@@ -242,7 +283,8 @@ export class CatalogueLoader {
     let pages: number | undefined;
     if (rec.pages !== undefined && rec.pages.trim() !== '') {
       const n = Number(rec.pages.trim());
-      if (!/^\d+$/.test(rec.pages.trim()) || n < 1 || n > MAX_PAGES) return `page count "${rec.pages.slice(0, 20)}" is not a whole number from 1 to ${MAX_PAGES}`;
+      if (!/^\d+$/.test(rec.pages.trim()) || n < 1 || n > MAX_PAGES)
+        return `page count "${rec.pages.slice(0, 20)}" is not a whole number from 1 to ${MAX_PAGES}`;
       pages = n;
     }
     const prices = checkedPrices(rec);
@@ -251,7 +293,8 @@ export class CatalogueLoader {
     if (sku !== undefined && sku.length > 64) return `SKU "${sku.slice(0, 20)}…" is longer than 64 characters`;
     if (sku !== undefined && sku !== existing?.sku) {
       const owner = books.bookBySku(this.store, sku);
-      if (owner && owner.id !== existing?.id) return `SKU ${sku} is already the SKU of another book (${owner.eisbn13 || owner.isbn13})`;
+      if (owner && owner.id !== existing?.id)
+        return `SKU ${sku} is already the SKU of another book (${owner.eisbn13 || owner.isbn13})`;
     }
     const publisher = this.publisherFor(rec, existing);
     if ('problem' in publisher) return publisher.problem;
@@ -263,7 +306,11 @@ export class CatalogueLoader {
   }
 
   /** The book's fields a record sets (undefined: keep what the book has). */
-  private fieldsOf(rec: CatalogueRecord, v: Checked, existing: books.LoadedBookRow | undefined): Partial<books.BookFields> {
+  private fieldsOf(
+    rec: CatalogueRecord,
+    v: Checked,
+    existing: books.LoadedBookRow | undefined,
+  ): Partial<books.BookFields> {
     const fields: Partial<books.BookFields> = { publisher_id: v.publisherId };
     if (v.title) fields.title = v.title;
     if (rec.subtitle !== undefined) fields.subtitle = rec.subtitle.trim();
@@ -296,11 +343,14 @@ export class CatalogueLoader {
     const changed: Record<string, unknown> = {};
     for (const k of FIELD_NAMES) if (fields[k] !== undefined && fields[k] !== existing[k]) changed[k] = fields[k];
     // What updateBook derives from them (is_public, sample_page_end) is brought in line too.
-    if (fields.is_published !== undefined && fields.is_published !== existing.is_public) changed.is_published = fields.is_published;
-    if (fields.num_pages !== undefined && books.sampleEnd(fields.num_pages) !== existing.sample_page_end) changed.num_pages = fields.num_pages;
+    if (fields.is_published !== undefined && fields.is_published !== existing.is_public)
+      changed.is_published = fields.is_published;
+    if (fields.num_pages !== undefined && books.sampleEnd(fields.num_pages) !== existing.sample_page_end)
+      changed.num_pages = fields.num_pages;
     // An update of a withdrawn title puts it back on sale.
     if (Object.keys(changed).length || existing.is_active !== 1) {
-      if (changed.title !== undefined || changed.author !== undefined) this.textIndex?.changing(existing.id, existing.title, existing.author);
+      if (changed.title !== undefined || changed.author !== undefined)
+        this.textIndex?.changing(existing.id, existing.title, existing.author);
       books.updateBook(this.store, existing.id, changed as Partial<books.BookFields>);
     }
     if (rec.prices.length) this.reconcilePrices(existing.id, v.prices);
@@ -313,8 +363,10 @@ export class CatalogueLoader {
   private insert(rec: CatalogueRecord, v: Checked): string | undefined {
     const { isbn } = v;
     const fields = this.fieldsOf(rec, v, undefined);
-    if (fields.isbn13 === undefined && !this.isbn13Free(isbn, undefined)) return `ISBN ${isbn} is already the print ISBN of another book`;
-    if (!v.sku && books.bookBySku(this.store, `EB-${isbn}`)) return `the SKU EB-${isbn} it would get is already another book's; give it a SKU`;
+    if (fields.isbn13 === undefined && !this.isbn13Free(isbn, undefined))
+      return `ISBN ${isbn} is already the print ISBN of another book`;
+    if (!v.sku && books.bookBySku(this.store, `EB-${isbn}`))
+      return `the SKU EB-${isbn} it would get is already another book's; give it a SKU`;
     if (v.pages === undefined) rec.unrepresented.push(`no page count (${DEFAULT_PAGES} pages assumed)`);
     if (!v.prices.length) rec.unrepresented.push('no digital price (the book cannot be ordered)');
     const id = books.insertBook(this.store, {
@@ -336,7 +388,8 @@ export class CatalogueLoader {
       is_published: fields.is_published!,
       loaded_at: this.now,
     });
-    for (const p of v.prices) books.insertPrice(this.store, id, { currency: p.currency, price: p.price, ...priceTexts(p.days) });
+    for (const p of v.prices)
+      books.insertPrice(this.store, id, { currency: p.currency, price: p.price, ...priceTexts(p.days) });
     if (!v.print) this.noParent.add(isbn);
     this.summary.added++;
     this.bookIndexes?.added();
@@ -359,11 +412,15 @@ export class CatalogueLoader {
   /** Does the partner account control this publisher? Asked once per publisher in a load (a re-sent feed asks at every record). */
   private controls(publisherId: number): boolean {
     let yes = this.controlled.get(publisherId);
-    if (yes === undefined) this.controlled.set(publisherId, (yes = books.accountControls(this.store, this.account, publisherId)));
+    if (yes === undefined)
+      this.controlled.set(publisherId, (yes = books.accountControls(this.store, this.account, publisherId)));
     return yes;
   }
 
-  private publisherFor(rec: CatalogueRecord, existing: books.BookKeyRow | undefined): { id: number } | { problem: string } {
+  private publisherFor(
+    rec: CatalogueRecord,
+    existing: books.BookKeyRow | undefined,
+  ): { id: number } | { problem: string } {
     const name = (this.opts.publisher ?? rec.publisher ?? '').trim();
     if (!name) {
       if (existing) return { id: existing.publisher_id };
@@ -382,7 +439,9 @@ export class CatalogueLoader {
     const row = books.publisherByTitle(this.store, name);
     if (row) {
       if (!this.controls(row.id)) {
-        return { problem: `publisher "${name}" belongs to another account; load under one of the partner's with --publisher` };
+        return {
+          problem: `publisher "${name}" belongs to another account; load under one of the partner's with --publisher`,
+        };
       }
       return { id: row.id };
     }
@@ -404,7 +463,8 @@ export class CatalogueLoader {
     // Every price changed (a re-sent feed's new price list): one statement for them all.
     if (stale.length > 1 && stale.length === live.length) books.deactivateLivePrices(this.store, bookId, this.now);
     else for (const p of stale) books.deactivatePrice(this.store, p.id, this.now);
-    for (const w of left) books.insertPrice(this.store, bookId, { currency: w.currency, price: w.price, ...priceTexts(w.days) });
+    for (const w of left)
+      books.insertPrice(this.store, bookId, { currency: w.currency, price: w.price, ...priceTexts(w.days) });
   }
 }
 
@@ -415,9 +475,13 @@ function checkedPrices(rec: CatalogueRecord): Checked['prices'] | string {
     const amount = p.amount.trim();
     if (!PRICE.test(amount)) return `price "${amount.slice(0, 20)}" is not a number (like 14.99)`;
     const currency = (p.currency ?? '').trim().toUpperCase();
-    if (!/^[A-Z]{3}$/.test(currency)) return currency ? `currency "${currency.slice(0, 10)}" is not an ISO 4217 code` : `price ${amount} has no currency (and the file gives no default)`;
+    if (!/^[A-Z]{3}$/.test(currency))
+      return currency
+        ? `currency "${currency.slice(0, 10)}" is not an ISO 4217 code`
+        : `price ${amount} has no currency (and the file gives no default)`;
     const days = p.rentalDays ?? 0;
-    if (!Number.isInteger(days) || days < 0 || days > 36500) return `rental of "${p.rentalDays}" days is not a whole number of days up to 36500`;
+    if (!Number.isInteger(days) || days < 0 || days > 36500)
+      return `rental of "${p.rentalDays}" days is not a whole number of days up to 36500`;
     // In the currency's minor unit: 1200 JPY, 14.99 USD.
     const price = formatAmount(Number(amount), currency);
     if (prices.some((q) => q.currency === currency && q.days === days)) {

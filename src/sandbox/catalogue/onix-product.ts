@@ -76,7 +76,19 @@ export interface PrintEditionSink {
 }
 
 export function newDraft(number: number, line: number): Draft {
-  return { rec: newRecord(number, line), ids: [], titles: [], contributors: [], related: [], languages: [], extents: [], dates: [], publishers: [], texts: [], prices: [] };
+  return {
+    rec: newRecord(number, line),
+    ids: [],
+    titles: [],
+    contributors: [],
+    related: [],
+    languages: [],
+    extents: [],
+    dates: [],
+    publishers: [],
+    texts: [],
+    prices: [],
+  };
 }
 
 /** Days in a unit of ONIX list 169 (quantity unit). */
@@ -89,7 +101,8 @@ function isbnOf(ids: Id[]): { value: string; kind: string } | undefined {
   for (const type of ['15', '03', '02']) {
     for (const id of ids) {
       const v = id.value?.trim();
-      if (id.type === type && v && (type !== '03' || /^97[89]/.test(v.replace(/[\s-]/g, '')))) return { value: v, kind: ISBN_TYPES[type] };
+      if (id.type === type && v && (type !== '03' || /^97[89]/.test(v.replace(/[\s-]/g, ''))))
+        return { value: v, kind: ISBN_TYPES[type] };
     }
   }
   return undefined;
@@ -141,7 +154,8 @@ function identify(d: Draft, rec: CatalogueRecord): { value: string; kind: string
   }
   const proprietary = d.ids.find((i) => i.type === '01' && i.value?.trim());
   if (proprietary) rec.sku = proprietary.value!.trim();
-  if (d.ids.some((i) => i.type && !['01', '02', '03', '15'].includes(i.type))) rec.unrepresented.push('identifiers other than ISBN and proprietary ids');
+  if (d.ids.some((i) => i.type && !['01', '02', '03', '15'].includes(i.type)))
+    rec.unrepresented.push('identifiers other than ISBN and proprietary ids');
   // NotificationType (list 1): 05 delete; 01/02 announce a title not yet published.
   if (d.notification === '05') rec.action = 'withdraw';
   if (d.notification === '01' || d.notification === '02') rec.published = false;
@@ -185,10 +199,14 @@ function authors(d: Draft, rec: CatalogueRecord): void {
 
 /** Language, page count, publication year, publisher and description. */
 function details(d: Draft, header: Header, rec: CatalogueRecord): void {
-  const lang = d.languages.find((l) => (l.role ?? '01') === '01' && l.code?.trim()) ?? (header.language ? { code: header.language } : undefined);
+  const lang =
+    d.languages.find((l) => (l.role ?? '01') === '01' && l.code?.trim()) ??
+    (header.language ? { code: header.language } : undefined);
   if (lang?.code) rec.language = languageCode(lang.code);
 
-  const pages = ['00', '11', '08', '10', '07'].map((t) => d.extents.find((e) => e.type === t && (e.unit ?? '03') === '03' && e.value?.trim())).find(Boolean);
+  const pages = ['00', '11', '08', '10', '07']
+    .map((t) => d.extents.find((e) => e.type === t && (e.unit ?? '03') === '03' && e.value?.trim()))
+    .find(Boolean);
   if (pages) rec.pages = pages.value!.trim();
 
   const date = d.dates.find((x) => x.role === '01' && x.date?.trim()) ?? d.dates.find((x) => x.date?.trim());
@@ -198,7 +216,10 @@ function details(d: Draft, header: Header, rec: CatalogueRecord): void {
   const pub = d.publishers.find((p) => p.role === '01' && p.name?.trim()) ?? d.publishers.find((p) => p.name?.trim());
   rec.publisher = pub?.name?.trim() ?? header.sender?.trim();
 
-  const text = d.texts.find((t) => t.type === '03') ?? d.texts.find((t) => t.type === '02') ?? d.texts.find((t) => t.type === '01');
+  const text =
+    d.texts.find((t) => t.type === '03') ??
+    d.texts.find((t) => t.type === '02') ??
+    d.texts.find((t) => t.type === '01');
   if (text) rec.description = plainText(text.text);
 }
 
@@ -209,7 +230,13 @@ function prices(d: Draft, header: Header, rec: CatalogueRecord): void {
     for (const c of p.conditions) {
       // PriceConditionType 10 (rental duration) with a time-period quantity in days/weeks/months/years.
       const qty = Number(c.qty);
-      if ((c.type === '10' || c.type === undefined) && (c.qtyType ?? '01') === '01' && UNIT_DAYS[c.unit ?? ''] && Number.isFinite(qty) && qty > 0) {
+      if (
+        (c.type === '10' || c.type === undefined) &&
+        (c.qtyType ?? '01') === '01' &&
+        UNIT_DAYS[c.unit ?? ''] &&
+        Number.isFinite(qty) &&
+        qty > 0
+      ) {
         rentalDays = Math.round(qty * UNIT_DAYS[c.unit!]);
       } else if (c.type !== '00') rec.unrepresented.push('price conditions other than a rental duration');
     }
@@ -220,5 +247,6 @@ function prices(d: Draft, header: Header, rec: CatalogueRecord): void {
     }
     rec.prices.push({ amount, currency: p.currency?.trim() || header.currency?.trim(), rentalDays });
   }
-  if (!d.prices.length && d.unpriced === '01') rec.prices.push({ amount: '0', currency: header.currency?.trim() || 'USD' });
+  if (!d.prices.length && d.unpriced === '01')
+    rec.prices.push({ amount: '0', currency: header.currency?.trim() || 'USD' });
 }

@@ -6,26 +6,92 @@
 // given only inverted, and the header's defaults (currency, price type, language).
 import { SaxesParser } from 'saxes';
 import { CatalogueFileError } from './load.js';
-import { finishProduct, newDraft, type Contributor, type Draft, type Header, type Id, type Price, type PriceCondition, type PrintEditionSink, type Related, type TitleEl, type TitleGroup } from './onix-product.js';
+import {
+  finishProduct,
+  newDraft,
+  type Contributor,
+  type Draft,
+  type Header,
+  type Id,
+  type Price,
+  type PriceCondition,
+  type PrintEditionSink,
+  type Related,
+  type TitleEl,
+  type TitleGroup,
+} from './onix-product.js';
 import { XML_EXTRA_ENTITIES, type CatalogueRecord } from './record.js';
 
 /** Short tags (ONIX 3.0) to reference names, for the elements the loader reads. */
 export const ONIX_SHORT_TAGS: Record<string, string> = {
-  onixmessage: 'ONIXMessage', header: 'Header', sender: 'Sender', x298: 'SenderName', m184: 'DefaultLanguageOfText',
-  x310: 'DefaultPriceType', m186: 'DefaultCurrencyCode', product: 'Product', a001: 'RecordReference', a002: 'NotificationType',
-  productidentifier: 'ProductIdentifier', b221: 'ProductIDType', b233: 'IDTypeName', b244: 'IDValue',
-  descriptivedetail: 'DescriptiveDetail', x314: 'ProductComposition', b012: 'ProductForm', collection: 'Collection',
-  titledetail: 'TitleDetail', b202: 'TitleType', titleelement: 'TitleElement', x409: 'TitleElementLevel', b030: 'TitlePrefix',
-  b031: 'TitleWithoutPrefix', b203: 'TitleText', b029: 'Subtitle', contributor: 'Contributor', b034: 'SequenceNumber',
-  b035: 'ContributorRole', b036: 'PersonName', b037: 'PersonNameInverted', b039: 'NamesBeforeKey', b040: 'KeyNames',
-  b047: 'CorporateName', language: 'Language', b253: 'LanguageRole', b252: 'LanguageCode', extent: 'Extent',
-  b218: 'ExtentType', b219: 'ExtentValue', b220: 'ExtentUnit', collateraldetail: 'CollateralDetail', textcontent: 'TextContent',
-  x426: 'TextType', d104: 'Text', publishingdetail: 'PublishingDetail', publisher: 'Publisher', b291: 'PublishingRole',
-  b081: 'PublisherName', publishingdate: 'PublishingDate', x448: 'PublishingDateRole', b306: 'Date',
-  relatedmaterial: 'RelatedMaterial', relatedproduct: 'RelatedProduct', x455: 'ProductRelationCode',
-  productsupply: 'ProductSupply', supplydetail: 'SupplyDetail', j192: 'UnpricedItemType', price: 'Price', x462: 'PriceType',
-  j151: 'PriceAmount', j152: 'CurrencyCode', pricecondition: 'PriceCondition', x463: 'PriceConditionType',
-  priceconditionquantity: 'PriceConditionQuantity', x464: 'PriceConditionQuantityType', x320: 'Quantity', x466: 'QuantityUnit',
+  onixmessage: 'ONIXMessage',
+  header: 'Header',
+  sender: 'Sender',
+  x298: 'SenderName',
+  m184: 'DefaultLanguageOfText',
+  x310: 'DefaultPriceType',
+  m186: 'DefaultCurrencyCode',
+  product: 'Product',
+  a001: 'RecordReference',
+  a002: 'NotificationType',
+  productidentifier: 'ProductIdentifier',
+  b221: 'ProductIDType',
+  b233: 'IDTypeName',
+  b244: 'IDValue',
+  descriptivedetail: 'DescriptiveDetail',
+  x314: 'ProductComposition',
+  b012: 'ProductForm',
+  collection: 'Collection',
+  titledetail: 'TitleDetail',
+  b202: 'TitleType',
+  titleelement: 'TitleElement',
+  x409: 'TitleElementLevel',
+  b030: 'TitlePrefix',
+  b031: 'TitleWithoutPrefix',
+  b203: 'TitleText',
+  b029: 'Subtitle',
+  contributor: 'Contributor',
+  b034: 'SequenceNumber',
+  b035: 'ContributorRole',
+  b036: 'PersonName',
+  b037: 'PersonNameInverted',
+  b039: 'NamesBeforeKey',
+  b040: 'KeyNames',
+  b047: 'CorporateName',
+  language: 'Language',
+  b253: 'LanguageRole',
+  b252: 'LanguageCode',
+  extent: 'Extent',
+  b218: 'ExtentType',
+  b219: 'ExtentValue',
+  b220: 'ExtentUnit',
+  collateraldetail: 'CollateralDetail',
+  textcontent: 'TextContent',
+  x426: 'TextType',
+  d104: 'Text',
+  publishingdetail: 'PublishingDetail',
+  publisher: 'Publisher',
+  b291: 'PublishingRole',
+  b081: 'PublisherName',
+  publishingdate: 'PublishingDate',
+  x448: 'PublishingDateRole',
+  b306: 'Date',
+  relatedmaterial: 'RelatedMaterial',
+  relatedproduct: 'RelatedProduct',
+  x455: 'ProductRelationCode',
+  productsupply: 'ProductSupply',
+  supplydetail: 'SupplyDetail',
+  j192: 'UnpricedItemType',
+  price: 'Price',
+  x462: 'PriceType',
+  j151: 'PriceAmount',
+  j152: 'CurrencyCode',
+  pricecondition: 'PriceCondition',
+  x463: 'PriceConditionType',
+  priceconditionquantity: 'PriceConditionQuantity',
+  x464: 'PriceConditionQuantityType',
+  x320: 'Quantity',
+  x466: 'QuantityUnit',
 };
 
 /** The reference names the loader reads, each to itself. */
@@ -47,7 +113,10 @@ function sniffEncoding(head: Buffer): string {
  * Throws CatalogueFileError when the file is not well-formed XML, not ONIX, or not in its
  * declared encoding.
  */
-export async function* readOnix(source: AsyncIterable<Buffer | string>, sink?: PrintEditionSink): AsyncGenerator<CatalogueRecord> {
+export async function* readOnix(
+  source: AsyncIterable<Buffer | string>,
+  sink?: PrintEditionSink,
+): AsyncGenerator<CatalogueRecord> {
   const ready: CatalogueRecord[] = [];
   const p = onixParser((rec) => ready.push(rec), sink);
   for await (const chunk of source) {
@@ -64,14 +133,36 @@ export async function* readOnix(source: AsyncIterable<Buffer | string>, sink?: P
  * async consumer outlived V8's young generation and piled up in the old one, so a large load's
  * memory grew with the file (bench/catalogue.mjs measures the peak).
  */
-export async function pumpOnix(source: AsyncIterable<Buffer | string>, sink: PrintEditionSink & { add(rec: CatalogueRecord): void }): Promise<void> {
+export async function pumpOnix(
+  source: AsyncIterable<Buffer | string>,
+  sink: PrintEditionSink & { add(rec: CatalogueRecord): void },
+): Promise<void> {
   const p = onixParser((rec) => sink.add(rec), sink);
   for await (const chunk of source) p.write(chunk);
   p.end();
 }
 
 /** XHTML elements inside a <Text> that end a line of its text (the others are inline). */
-const BLOCK = new Set(['p', 'br', 'div', 'li', 'ul', 'ol', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'tr', 'td', 'th', 'dt', 'dd', 'blockquote']);
+const BLOCK = new Set([
+  'p',
+  'br',
+  'div',
+  'li',
+  'ul',
+  'ol',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'tr',
+  'td',
+  'th',
+  'dt',
+  'dd',
+  'blockquote',
+]);
 
 /** Where a parse is: the header's defaults, the product being read and its parts still open. */
 interface ParseState {
@@ -99,23 +190,25 @@ type Opener = (s: ParseState, d: Draft, parent: string) => void;
 type Closer = (s: ParseState, d: Draft, value: string, parent: string) => void;
 
 /** Elements of a product that open a part of it (reference names; the parent decides where it counts). */
-const OPEN = new Map<string, Opener>(Object.entries({
-  ProductIdentifier: (s, _d, p) => {
-    if (p === 'Product' || p === 'RelatedProduct') s.id = {};
-  },
-  RelatedProduct: (s) => void (s.related = { ids: [] }),
-  TitleDetail: (s, _d, p) => void (s.title = { collection: p === 'Collection', elements: [] }),
-  TitleElement: (s) => void (s.title && (s.titleEl = {})),
-  Contributor: (s, d, p) => void (p === 'DescriptiveDetail' && (s.contributor = { seq: d.contributors.length + 1 })),
-  Language: (s, _d, p) => void (p === 'DescriptiveDetail' && (s.language = {})),
-  Extent: (s) => void (s.extent = {}),
-  PublishingDate: (s) => void (s.pubDate = {}),
-  Publisher: (s, _d, p) => void (p === 'PublishingDetail' && (s.publisher = {})),
-  TextContent: (s) => void (s.textContent = { text: '' }),
-  Text: (s) => void (s.textContent && (s.textDepth = 1)),
-  Price: (s, _d, p) => void (p === 'SupplyDetail' && (s.price = { conditions: [] })),
-  PriceCondition: (s) => void (s.price && (s.condition = {})),
-} satisfies Record<string, Opener>));
+const OPEN = new Map<string, Opener>(
+  Object.entries({
+    ProductIdentifier: (s, _d, p) => {
+      if (p === 'Product' || p === 'RelatedProduct') s.id = {};
+    },
+    RelatedProduct: (s) => void (s.related = { ids: [] }),
+    TitleDetail: (s, _d, p) => void (s.title = { collection: p === 'Collection', elements: [] }),
+    TitleElement: (s) => void (s.title && (s.titleEl = {})),
+    Contributor: (s, d, p) => void (p === 'DescriptiveDetail' && (s.contributor = { seq: d.contributors.length + 1 })),
+    Language: (s, _d, p) => void (p === 'DescriptiveDetail' && (s.language = {})),
+    Extent: (s) => void (s.extent = {}),
+    PublishingDate: (s) => void (s.pubDate = {}),
+    Publisher: (s, _d, p) => void (p === 'PublishingDetail' && (s.publisher = {})),
+    TextContent: (s) => void (s.textContent = { text: '' }),
+    Text: (s) => void (s.textContent && (s.textDepth = 1)),
+    Price: (s, _d, p) => void (p === 'SupplyDetail' && (s.price = { conditions: [] })),
+    PriceCondition: (s) => void (s.price && (s.condition = {})),
+  } satisfies Record<string, Opener>),
+);
 
 /** Where a part of a product goes when its element closes: the draft's list for it. */
 const FILED = {
@@ -141,76 +234,81 @@ function fileInto(part: keyof typeof FILED): Closer {
 }
 
 /** Elements of a product that give a value, or close a part (reference names). */
-const CLOSE = new Map<string, Closer>(Object.entries({
-  RecordReference: (_s, d, v, p) => void (p === 'Product' && (d.rec.reference = v)),
-  NotificationType: (_s, d, v, p) => void (p === 'Product' && (d.notification = v)),
-  ProductIDType: (s, _d, v) => void (s.id && (s.id.type = v)),
-  IDValue: (s, _d, v) => void (s.id && (s.id.value = v)),
-  ProductIdentifier: (s, d) => {
-    if (s.id) (s.related ? s.related.ids : d.ids).push(s.id);
-    s.id = undefined;
-  },
-  ProductRelationCode: (s, _d, v) => void (s.related && (s.related.code = v)),
-  RelatedProduct: fileInto('related'),
-  ProductForm: (_s, d, v, p) => void (p === 'DescriptiveDetail' && (d.form = v)),
-  TitleType: (s, _d, v) => void (s.title && (s.title.type = v)),
-  TitleElementLevel: (s, _d, v) => void (s.titleEl && (s.titleEl.level = v)),
-  TitlePrefix: (s, _d, v) => void (s.titleEl && (s.titleEl.prefix = v)),
-  TitleWithoutPrefix: (s, _d, v) => void (s.titleEl && (s.titleEl.without = v)),
-  TitleText: (s, _d, v) => void (s.titleEl && (s.titleEl.text = v)),
-  Subtitle: (s, _d, v) => void (s.titleEl && (s.titleEl.subtitle = v)),
-  TitleElement: (s) => {
-    if (s.title && s.titleEl) s.title.elements.push(s.titleEl);
-    s.titleEl = undefined;
-  },
-  TitleDetail: fileInto('title'),
-  SequenceNumber: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && /^\d+$/.test(v) && (s.contributor.seq = Number(v))),
-  ContributorRole: (s, _d, v) => void (s.contributor && s.contributor.role === undefined && (s.contributor.role = v)),
-  PersonName: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.name = v)),
-  PersonNameInverted: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.inverted = v)),
-  NamesBeforeKey: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.before = v)),
-  KeyNames: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.key = v)),
-  CorporateName: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.corporate = v)),
-  Contributor: fileInto('contributor'),
-  LanguageRole: (s, _d, v) => void (s.language && (s.language.role = v)),
-  LanguageCode: (s, _d, v) => void (s.language && (s.language.code = v)),
-  Language: fileInto('language'),
-  ExtentType: (s, _d, v) => void (s.extent && (s.extent.type = v)),
-  ExtentValue: (s, _d, v) => void (s.extent && (s.extent.value = v)),
-  ExtentUnit: (s, _d, v) => void (s.extent && (s.extent.unit = v)),
-  Extent: fileInto('extent'),
-  PublishingDateRole: (s, _d, v) => void (s.pubDate && (s.pubDate.role = v)),
-  Date: (s, _d, v, p) => void (s.pubDate && p === 'PublishingDate' && (s.pubDate.date = v)),
-  PublishingDate: fileInto('pubDate'),
-  PublishingRole: (s, _d, v) => void (s.publisher && (s.publisher.role = v)),
-  PublisherName: (s, _d, v) => void (s.publisher && (s.publisher.name = v)),
-  Publisher: fileInto('publisher'),
-  TextType: (s, _d, v) => void (s.textContent && (s.textContent.type = v)),
-  TextContent: fileInto('textContent'),
-  UnpricedItemType: (_s, d, v, p) => void (p === 'SupplyDetail' && (d.unpriced = v)),
-  PriceType: (s, _d, v) => void (s.price && (s.price.type = v)),
-  PriceAmount: (s, _d, v) => void (s.price && (s.price.amount = v)),
-  CurrencyCode: (s, _d, v, p) => void (s.price && p === 'Price' && (s.price.currency = v)),
-  PriceConditionType: (s, _d, v) => void (s.condition && (s.condition.type = v)),
-  PriceConditionQuantityType: (s, _d, v) => void (s.condition && (s.condition.qtyType = v)),
-  Quantity: (s, _d, v, p) => void (s.condition && p === 'PriceConditionQuantity' && (s.condition.qty = v)),
-  QuantityUnit: (s, _d, v) => void (s.condition && (s.condition.unit = v)),
-  PriceCondition: (s) => {
-    if (s.price && s.condition) s.price.conditions.push(s.condition);
-    s.condition = undefined;
-  },
-  Price: fileInto('price'),
-} satisfies Record<string, Closer>));
+const CLOSE = new Map<string, Closer>(
+  Object.entries({
+    RecordReference: (_s, d, v, p) => void (p === 'Product' && (d.rec.reference = v)),
+    NotificationType: (_s, d, v, p) => void (p === 'Product' && (d.notification = v)),
+    ProductIDType: (s, _d, v) => void (s.id && (s.id.type = v)),
+    IDValue: (s, _d, v) => void (s.id && (s.id.value = v)),
+    ProductIdentifier: (s, d) => {
+      if (s.id) (s.related ? s.related.ids : d.ids).push(s.id);
+      s.id = undefined;
+    },
+    ProductRelationCode: (s, _d, v) => void (s.related && (s.related.code = v)),
+    RelatedProduct: fileInto('related'),
+    ProductForm: (_s, d, v, p) => void (p === 'DescriptiveDetail' && (d.form = v)),
+    TitleType: (s, _d, v) => void (s.title && (s.title.type = v)),
+    TitleElementLevel: (s, _d, v) => void (s.titleEl && (s.titleEl.level = v)),
+    TitlePrefix: (s, _d, v) => void (s.titleEl && (s.titleEl.prefix = v)),
+    TitleWithoutPrefix: (s, _d, v) => void (s.titleEl && (s.titleEl.without = v)),
+    TitleText: (s, _d, v) => void (s.titleEl && (s.titleEl.text = v)),
+    Subtitle: (s, _d, v) => void (s.titleEl && (s.titleEl.subtitle = v)),
+    TitleElement: (s) => {
+      if (s.title && s.titleEl) s.title.elements.push(s.titleEl);
+      s.titleEl = undefined;
+    },
+    TitleDetail: fileInto('title'),
+    SequenceNumber: (s, _d, v, p) =>
+      void (s.contributor && p === 'Contributor' && /^\d+$/.test(v) && (s.contributor.seq = Number(v))),
+    ContributorRole: (s, _d, v) => void (s.contributor && s.contributor.role === undefined && (s.contributor.role = v)),
+    PersonName: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.name = v)),
+    PersonNameInverted: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.inverted = v)),
+    NamesBeforeKey: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.before = v)),
+    KeyNames: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.key = v)),
+    CorporateName: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.corporate = v)),
+    Contributor: fileInto('contributor'),
+    LanguageRole: (s, _d, v) => void (s.language && (s.language.role = v)),
+    LanguageCode: (s, _d, v) => void (s.language && (s.language.code = v)),
+    Language: fileInto('language'),
+    ExtentType: (s, _d, v) => void (s.extent && (s.extent.type = v)),
+    ExtentValue: (s, _d, v) => void (s.extent && (s.extent.value = v)),
+    ExtentUnit: (s, _d, v) => void (s.extent && (s.extent.unit = v)),
+    Extent: fileInto('extent'),
+    PublishingDateRole: (s, _d, v) => void (s.pubDate && (s.pubDate.role = v)),
+    Date: (s, _d, v, p) => void (s.pubDate && p === 'PublishingDate' && (s.pubDate.date = v)),
+    PublishingDate: fileInto('pubDate'),
+    PublishingRole: (s, _d, v) => void (s.publisher && (s.publisher.role = v)),
+    PublisherName: (s, _d, v) => void (s.publisher && (s.publisher.name = v)),
+    Publisher: fileInto('publisher'),
+    TextType: (s, _d, v) => void (s.textContent && (s.textContent.type = v)),
+    TextContent: fileInto('textContent'),
+    UnpricedItemType: (_s, d, v, p) => void (p === 'SupplyDetail' && (d.unpriced = v)),
+    PriceType: (s, _d, v) => void (s.price && (s.price.type = v)),
+    PriceAmount: (s, _d, v) => void (s.price && (s.price.amount = v)),
+    CurrencyCode: (s, _d, v, p) => void (s.price && p === 'Price' && (s.price.currency = v)),
+    PriceConditionType: (s, _d, v) => void (s.condition && (s.condition.type = v)),
+    PriceConditionQuantityType: (s, _d, v) => void (s.condition && (s.condition.qtyType = v)),
+    Quantity: (s, _d, v, p) => void (s.condition && p === 'PriceConditionQuantity' && (s.condition.qty = v)),
+    QuantityUnit: (s, _d, v) => void (s.condition && (s.condition.unit = v)),
+    PriceCondition: (s) => {
+      if (s.price && s.condition) s.price.conditions.push(s.condition);
+      s.condition = undefined;
+    },
+    Price: fileInto('price'),
+  } satisfies Record<string, Closer>),
+);
 
 type HeaderSetter = (h: Header, value: string, parent: string | undefined) => void;
 
 /** Elements of the header that give a default (reference names), read before the first product. */
-const HEADER = new Map<string, HeaderSetter>(Object.entries({
-  SenderName: (h: Header, v: string, p: string | undefined) => void (p === 'Sender' && (h.sender = v)),
-  DefaultCurrencyCode: (h: Header, v: string) => void (h.currency = v),
-  DefaultPriceType: (h: Header, v: string) => void (h.priceType = v),
-  DefaultLanguageOfText: (h: Header, v: string) => void (h.language = v),
-}));
+const HEADER = new Map<string, HeaderSetter>(
+  Object.entries({
+    SenderName: (h: Header, v: string, p: string | undefined) => void (p === 'Sender' && (h.sender = v)),
+    DefaultCurrencyCode: (h: Header, v: string) => void (h.currency = v),
+    DefaultPriceType: (h: Header, v: string) => void (h.priceType = v),
+    DefaultLanguageOfText: (h: Header, v: string) => void (h.language = v),
+  }),
+);
 
 /** What the parser does with an element, worked out once per name (a feed uses a few dozen). */
 interface ElementKind {
@@ -236,7 +334,13 @@ function elementTable(): (name: string) => ElementKind {
       // The table's own string when it knows the name: the `parent === 'Product'` tests of the
       // closers then compare two constants, not the characters of a copy the parser made.
       const name = Object.hasOwn(ONIX_SHORT_TAGS, n) ? ONIX_SHORT_TAGS[n] : (REFERENCE_NAMES.get(n) ?? n);
-      kind = { name, open: OPEN.get(name), close: CLOSE.get(name), header: HEADER.get(name), block: BLOCK.has(name.toLowerCase()) };
+      kind = {
+        name,
+        open: OPEN.get(name),
+        close: CLOSE.get(name),
+        header: HEADER.get(name),
+        block: BLOCK.has(name.toLowerCase()),
+      };
       if (kinds.size < 10_000) kinds.set(tagName, kind);
     }
     return kind;
@@ -244,7 +348,10 @@ function elementTable(): (name: string) => ElementKind {
 }
 
 /** An ONIX parser fed chunk by chunk: bytes (decoded as the file declares) or text. */
-function onixParser(emit: (rec: CatalogueRecord) => void, sink?: PrintEditionSink): { write(chunk: Buffer | string): void; end(): void } {
+function onixParser(
+  emit: (rec: CatalogueRecord) => void,
+  sink?: PrintEditionSink,
+): { write(chunk: Buffer | string): void; end(): void } {
   const parser = new SaxesParser({ position: true });
   Object.assign(parser.ENTITIES, XML_EXTRA_ENTITIES);
   const s: ParseState = { header: {}, number: 0, textDepth: 0 };
@@ -254,7 +361,9 @@ function onixParser(emit: (rec: CatalogueRecord) => void, sink?: PrintEditionSin
   let text = '';
 
   parser.on('error', (err) => {
-    throw new CatalogueFileError(`The file is not well-formed XML (line ${parser.line}, column ${parser.column}): ${err.message.replace(/^.*?:\d+:\d+: /, '')}`);
+    throw new CatalogueFileError(
+      `The file is not well-formed XML (line ${parser.line}, column ${parser.column}): ${err.message.replace(/^.*?:\d+:\d+: /, '')}`,
+    );
   });
   parser.on('text', (t) => void (text += t));
   parser.on('cdata', (t) => void (text += t));
@@ -269,7 +378,10 @@ function onixParser(emit: (rec: CatalogueRecord) => void, sink?: PrintEditionSin
     text = '';
     if (!rootSeen) {
       rootSeen = true;
-      if (el.name !== 'ONIXMessage') throw new CatalogueFileError(`This is not an ONIX for Books file: its root element is <${tag.name.slice(0, 40)}>, not <ONIXMessage>.`);
+      if (el.name !== 'ONIXMessage')
+        throw new CatalogueFileError(
+          `This is not an ONIX for Books file: its root element is <${tag.name.slice(0, 40)}>, not <ONIXMessage>.`,
+        );
     } else if (el.name === 'Product') s.d = newDraft(++s.number, parser.line);
     else if (s.d && el.open) el.open(s, s.d, stack[stack.length - 2].name);
   });
@@ -319,7 +431,9 @@ function byteFeeder(parser: SaxesParser): { write(chunk: Buffer | string): void;
     try {
       return decoder!.decode(buf, { stream: !end });
     } catch {
-      throw new CatalogueFileError(`The file is not valid ${decoder!.encoding.toUpperCase()}${parser.line ? ` (near line ${parser.line})` : ''}: declare its real encoding in <?xml ... encoding="..."?>, or convert it to UTF-8.`);
+      throw new CatalogueFileError(
+        `The file is not valid ${decoder!.encoding.toUpperCase()}${parser.line ? ` (near line ${parser.line})` : ''}: declare its real encoding in <?xml ... encoding="..."?>, or convert it to UTF-8.`,
+      );
     }
   };
   const start = (buf: Buffer) => {
@@ -327,7 +441,9 @@ function byteFeeder(parser: SaxesParser): { write(chunk: Buffer | string): void;
     try {
       decoder = new TextDecoder(label, { fatal: true });
     } catch {
-      throw new CatalogueFileError(`The file declares the encoding "${label.slice(0, 40)}", which bookdist cannot read; convert it to UTF-8.`);
+      throw new CatalogueFileError(
+        `The file declares the encoding "${label.slice(0, 40)}", which bookdist cannot read; convert it to UTF-8.`,
+      );
     }
   };
   return {

@@ -267,6 +267,24 @@ export const INDEX_NAMES = [...INDEXES.matchAll(/CREATE INDEX IF NOT EXISTS (\w+
 
 /** Every table, dependants first (the order `dropAll` drops them in). */
 export const TABLES = [
-  ...FTS_TABLES, 'idempotency', 'carts', 'outbox', 'imports', 'codes', 'reader_sessions', 'reader_pages', 'usage', 'order_items', 'orders',
-  'users', 'pricing', 'books', 'tokens', 'labels', 'account_publishers', 'accounts', 'publishers', 'meta',
+  ...FTS_TABLES,
+  'idempotency',
+  'carts',
+  'outbox',
+  'imports',
+  'codes',
+  'reader_sessions',
+  'reader_pages',
+  'usage',
+  'order_items',
+  'orders',
+  'users',
+  'pricing',
+  'books',
+  'tokens',
+  'labels',
+  'account_publishers',
+  'accounts',
+  'publishers',
+  'meta',
 ];

@@ -17,7 +17,6 @@ const MAX_CACHED = 500;
 /** Memos kept at once (accounts by name, the clock...); beyond this they are all dropped. */
 const MAX_MEMOS = 1000;
 
-
 // any: a row's columns are typed by the repo/ function that reads it (it casts the row to its row type)
 export type Row = Record<string, any>;
 
@@ -184,7 +183,11 @@ export class Store {
 
   /** A write statement prepared once, with the table it changes (read from its text once, not at every run). */
   private write(sql: string): { stmt: StatementSync; table: string | undefined; insert: boolean } {
-    return cached(this.writes, sql, () => ({ stmt: this.db.prepare(sql), table: writtenTable(sql), insert: /^\s*(?:INSERT|REPLACE)\b/i.test(sql) }));
+    return cached(this.writes, sql, () => ({
+      stmt: this.db.prepare(sql),
+      table: writtenTable(sql),
+      insert: /^\s*(?:INSERT|REPLACE)\b/i.test(sql),
+    }));
   }
 
   /**
@@ -243,7 +246,8 @@ export class Store {
    * write into this transaction.
    */
   async txAsync<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.depth > 0 || this.serving || this.group) throw new Error('txAsync: this connection is already in a transaction');
+    if (this.depth > 0 || this.serving || this.group)
+      throw new Error('txAsync: this connection is already in a transaction');
     this.settleForWrite();
     this.stmt('BEGIN IMMEDIATE').run();
     this.depth++;
@@ -525,7 +529,11 @@ export class Store {
   }
 
   setMeta(key: string, value: string): void {
-    this.run('INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', key, value);
+    this.run(
+      'INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      key,
+      value,
+    );
   }
 
   /** The sandbox's notion of now, in ms: real time plus the clock offset stored in the database. */
@@ -578,7 +586,9 @@ export class Store {
 
 /** The table a write statement changes (undefined when the statement is not a plain one). */
 function writtenTable(sql: string): string | undefined {
-  return /^\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+(\w+)/i.exec(sql)?.[1]?.toLowerCase();
+  return /^\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+(\w+)/i
+    .exec(sql)?.[1]
+    ?.toLowerCase();
 }
 
 /** `map`'s value for `key`, made by `make` the first time; the oldest goes beyond MAX_CACHED. */
@@ -650,5 +660,8 @@ function sleepSync(ms: number): void {
 
 /** Text folded for a search: diacritics removed, lower case (`Brücke` -> `brucke`, `CAFÉ` -> `cafe`). */
 export function foldText(s: string): string {
-  return s.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+  return s
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 }

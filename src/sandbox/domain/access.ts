@@ -20,21 +20,36 @@ function accessCommon(c: HandlerCtx): { book: BookRow; user: UserRow } {
 export function accessAllow(c: HandlerCtx): HandlerResult<Promised<'access.allow'>> {
   const { store, payload: p, now } = c;
   const { book, user } = accessCommon(c);
-  if (typeof p.price !== 'string' || !PRICE.test(p.price.trim())) throw bad('The price field was supplied an invalid value');
-  if (p.email !== undefined && p.email !== '' && (typeof p.email !== 'string' || !isEmail(p.email.trim()))) throw bad('The email field provided was invalid');
-  if (p.expiration_date !== undefined && p.expiration_date <= now) throw bad('Field "expiration_date" must be in the future.');
+  if (typeof p.price !== 'string' || !PRICE.test(p.price.trim()))
+    throw bad('The price field was supplied an invalid value');
+  if (p.email !== undefined && p.email !== '' && (typeof p.email !== 'string' || !isEmail(p.email.trim())))
+    throw bad('The email field provided was invalid');
+  if (p.expiration_date !== undefined && p.expiration_date <= now)
+    throw bad('Field "expiration_date" must be in the future.');
   return store.tx(() => {
     // A grant that has expired no longer counts as access.
     closeExpiredGrants(store, user.id, book.id, now);
     if (hasActiveGrant(store, user.id, book.id)) throw bad('The user already has access to this book');
     const orderId = insertOrder(store, { account: c.caller!.account.id, user: user.id, kind: 'access', now });
     insertItem(store, {
-      order: orderId, user: user.id, book: book.id, source: 'access', price: Number(p.price).toFixed(2), now,
-      expires: p.expiration_date ?? null, email: p.email || undefined,
+      order: orderId,
+      user: user.id,
+      book: book.id,
+      source: 'access',
+      price: Number(p.price).toFixed(2),
+      now,
+      expires: p.expiration_date ?? null,
+      email: p.email || undefined,
     });
     if (p.send_email === true) {
-      sendMail(store, now, [user.email], `You now have access to "${book.title}"`,
-        `Access to "${book.title}" was granted` + (p.expiration_date ? ` until ${isoTime(p.expiration_date)}.` : '.'), 'access.allow');
+      sendMail(
+        store,
+        now,
+        [user.email],
+        `You now have access to "${book.title}"`,
+        `Access to "${book.title}" was granted` + (p.expiration_date ? ` until ${isoTime(p.expiration_date)}.` : '.'),
+        'access.allow',
+      );
     }
     return ok({ message: 'Access granted.' });
   });

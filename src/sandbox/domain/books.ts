@@ -1,7 +1,15 @@
 // Books: looked up, searched, listed per account, queued for processing, opened in the reader.
 import type { Store } from '../db/store.js';
 import { notFound } from '../http.js';
-import { bookRowById, bookRowBySkuNoCase, countOwnBooks, countOwnBooksUpTo, ownBooksAfter, ownBooksAt, type BookRow } from '../repo/books.js';
+import {
+  bookRowById,
+  bookRowBySkuNoCase,
+  countOwnBooks,
+  countOwnBooksUpTo,
+  ownBooksAfter,
+  ownBooksAt,
+  type BookRow,
+} from '../repo/books.js';
 import { insertReaderSession } from '../repo/carts.js';
 import { itemsOfUserBook } from '../repo/orders.js';
 import { enqueue, makeUrgent } from '../repo/queue.js';

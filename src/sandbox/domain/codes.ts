@@ -14,10 +14,12 @@ export function codesGenerate(c: HandlerCtx): HandlerResult<Promised<'codes.gene
   const caller = c.caller!;
   const book = bookByHash(store, p.hash_id);
   requireControl(store, caller, book);
-  if (!Number.isInteger(p.count) || p.count < 1 || p.count > 1000) throw bad('Field "count" must be an integer between 1 and 1000.');
+  if (!Number.isInteger(p.count) || p.count < 1 || p.count > 1000)
+    throw bad('Field "count" must be an integer between 1 and 1000.');
   const limitDays = p.limit_days ?? 0;
   if (limitDays < 0 || limitDays > 36500) throw bad('Field "limit_days" must be an integer between 0 and 36500.');
-  if (p.expiration_date !== undefined && p.expiration_date <= now) throw bad('Field "expiration_date" must be in the future.');
+  if (p.expiration_date !== undefined && p.expiration_date <= now)
+    throw bad('Field "expiration_date" must be in the future.');
   const label = labelOf(store, caller, p.label);
   return idempotent(c, 'codes.generate', () => {
     const codes: Promised<'codes.generate'>['codes'] = [];
@@ -25,8 +27,15 @@ export function codesGenerate(c: HandlerCtx): HandlerResult<Promised<'codes.gene
       let code = randomCode();
       while (codeExists(store, code)) code = randomCode();
       insertCode(store, {
-        code, account_id: caller.account.id, book_id: book.id, org: p.org, label_id: label?.id ?? null, limit_days: limitDays,
-        expiration_date: p.expiration_date ?? null, samples: p.samples ? 1 : 0, created_at: now,
+        code,
+        account_id: caller.account.id,
+        book_id: book.id,
+        org: p.org,
+        label_id: label?.id ?? null,
+        limit_days: limitDays,
+        expiration_date: p.expiration_date ?? null,
+        samples: p.samples ? 1 : 0,
+        created_at: now,
       });
       codes.push({ code, deactivation_date: isoTime(p.expiration_date ?? null), limit_days: limitDays });
     }
@@ -49,10 +58,32 @@ export function redeemCode(store: Store, code: string, username: string): Record
     if (row.redeemed_by !== null) throw bad('Code already redeemed.');
     if (row.expiration_date !== null && row.expiration_date <= now) throw bad('Code has expired.');
     let expires: number | null = row.limit_days > 0 ? now + row.limit_days * DAY : null;
-    if (row.expiration_date !== null) expires = expires === null ? row.expiration_date : Math.min(expires, row.expiration_date);
+    if (row.expiration_date !== null)
+      expires = expires === null ? row.expiration_date : Math.min(expires, row.expiration_date);
     markRedeemed(store, row.id, user.id, now);
-    const orderId = insertOrder(store, { account: row.account_id, user: user.id, kind: 'code', org: row.org, label: row.label_id ?? undefined, now });
-    const itemId = insertItem(store, { order: orderId, user: user.id, book: row.book_id, source: 'code', price: '0.00', now, expires });
-    return { code: row.code, username: user.username, order_id: orderId, purchase_id: itemId, expiration_date: isoTime(expires) };
+    const orderId = insertOrder(store, {
+      account: row.account_id,
+      user: user.id,
+      kind: 'code',
+      org: row.org,
+      label: row.label_id ?? undefined,
+      now,
+    });
+    const itemId = insertItem(store, {
+      order: orderId,
+      user: user.id,
+      book: row.book_id,
+      source: 'code',
+      price: '0.00',
+      now,
+      expires,
+    });
+    return {
+      code: row.code,
+      username: user.username,
+      order_id: orderId,
+      purchase_id: itemId,
+      expiration_date: isoTime(expires),
+    };
   });
 }

@@ -9,7 +9,14 @@ export function index(c: HandlerCtx): Promised<'index'> {
     api: {
       admin: 'operator@bookdist.example',
       available_versions: [
-        { version: 'v1', version_date: '2015-01-21', version_help: '/v1/describe/', version_major: 1, version_string: '1.0.3', version_url: '/v1/' },
+        {
+          version: 'v1',
+          version_date: '2015-01-21',
+          version_help: '/v1/describe/',
+          version_major: 1,
+          version_string: '1.0.3',
+          version_url: '/v1/',
+        },
       ],
       current_version: 'v1',
       // The name the sandbox is reached by: its bound address or `sandbox serve --public-url`, never
@@ -22,7 +29,15 @@ export function index(c: HandlerCtx): Promised<'index'> {
 export function profile(c: HandlerCtx): Promised<'profile'> {
   const a = c.caller!.account;
   return {
-    profile: { address_1: a.address_1, address_2: a.address_2, city: a.city, country: a.country, nickname: a.nickname, state: a.state, zip: a.zip },
+    profile: {
+      address_1: a.address_1,
+      address_2: a.address_2,
+      city: a.city,
+      country: a.country,
+      nickname: a.nickname,
+      state: a.state,
+      zip: a.zip,
+    },
     scopes: [...c.caller!.scopes].sort(),
   };
 }

@@ -19,13 +19,20 @@ export function idempotent<B>(c: HandlerCtx, endpoint: string, write: () => Hand
   return store.tx(() => {
     const seen = storedAnswer(store, account, key);
     if (seen) {
-      if (seen.endpoint !== endpoint || seen.request_hash !== requestHash) throw bad('This Idempotency-Key was already used for a different request.');
+      if (seen.endpoint !== endpoint || seen.request_hash !== requestHash)
+        throw bad('This Idempotency-Key was already used for a different request.');
       // The answer this endpoint stored for the key (below), so of the endpoint's type.
       return ok(JSON.parse(seen.response) as B);
     }
     const result = write();
     if ((result.status ?? 200) < 400) {
-      storeAnswer(store, account, key, { endpoint, request_hash: requestHash, response: JSON.stringify(result.body) }, now);
+      storeAnswer(
+        store,
+        account,
+        key,
+        { endpoint, request_hash: requestHash, response: JSON.stringify(result.body) },
+        now,
+      );
     }
     return result;
   });

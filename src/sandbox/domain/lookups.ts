@@ -29,7 +29,8 @@ export function userByUsername(store: Store, username: string | undefined): User
 }
 
 export function requireControl(store: Store, caller: Caller, book: BookRow): void {
-  if (!accountControls(store, caller.account.id, book.publisher_id)) throw new HttpError(401, 'Not Authorized for Book');
+  if (!accountControls(store, caller.account.id, book.publisher_id))
+    throw new HttpError(401, 'Not Authorized for Book');
 }
 
 /** The caller's white label named in a request (none when not named). */

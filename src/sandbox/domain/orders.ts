@@ -3,8 +3,19 @@ import type { Store } from '../db/store.js';
 import { bad, HttpError, notFound } from '../http.js';
 import { bookPages } from '../repo/books.js';
 import {
-  insertItem, insertOrder, itemOfUser, itemsOfOrder, orderById, orderByNumber, orderOfAccount, ordersOfUser, refundItem, usageOf,
-  type ItemJoinRow, type ItemRow, type OrderRow,
+  insertItem,
+  insertOrder,
+  itemOfUser,
+  itemsOfOrder,
+  orderById,
+  orderByNumber,
+  orderOfAccount,
+  ordersOfUser,
+  refundItem,
+  usageOf,
+  type ItemJoinRow,
+  type ItemRow,
+  type OrderRow,
 } from '../repo/orders.js';
 import { pricingWithBook } from '../repo/pricing.js';
 import { userById, userByUsername as userRowByUsername, usernameById } from '../repo/users.js';
@@ -67,7 +78,14 @@ function listedOrderView(store: Store, order: OrderRow, now: number): Resource<'
     is_complete: order.is_complete === 1,
     item_count: items.length,
     items: items.map((i) => itemView(i, now, refundAvailable(store, i, now))),
-    totals: { subtotal, discount: '0.00', taxes: '0.00', shipping_fee: '0.00', processing_fee: '0.00', total: subtotal },
+    totals: {
+      subtotal,
+      discount: '0.00',
+      taxes: '0.00',
+      shipping_fee: '0.00',
+      processing_fee: '0.00',
+      total: subtotal,
+    },
   };
 }
 
@@ -105,21 +123,40 @@ export function orderExternal(c: HandlerCtx): HandlerResult<Promised<'order.exte
       if (existing) return ok({ message: 'Order already exists.', order: createdOrderView(store, existing, now) });
     }
     const orderId = insertOrder(store, {
-      account: caller.account.id, user: user.id, kind: 'external', number, type: p.order_type, org: p.org, label: label?.id,
-      billing: addr, shipping: p.shipping_address, now,
+      account: caller.account.id,
+      user: user.id,
+      kind: 'external',
+      number,
+      type: p.order_type,
+      org: p.org,
+      label: label?.id,
+      billing: addr,
+      shipping: p.shipping_address,
+      now,
     });
     for (const pr of prices) {
       insertItem(store, {
-        order: orderId, user: user.id, book: pr.book_id, pricing: pr.id, source: 'external', price: pr.price, now,
+        order: orderId,
+        user: user.id,
+        book: pr.book_id,
+        pricing: pr.id,
+        source: 'external',
+        price: pr.price,
+        now,
         expires: pr.is_limited ? now + pr.limit_days * DAY : null,
       });
     }
     const order = orderById(store, orderId)!;
     const view = createdOrderView(store, order, now);
     if (p.send_email !== false) {
-      sendMail(store, now, labelRecipients(caller, label), `Order ${number ?? orderId} for ${fullName(user) || user.email}`,
+      sendMail(
+        store,
+        now,
+        labelRecipients(caller, label),
+        `Order ${number ?? orderId} for ${fullName(user) || user.email}`,
         `Order ${orderId} (${p.order_type}, org ${p.org}) for ${user.email}: ${prices.length} item(s), total ${money(sumCents(itemsOfOrder(store, orderId)), prices[0]?.currency)}.`,
-        'order.external');
+        'order.external',
+      );
     }
     return ok({ message: 'Order created.', order: view });
   });
@@ -130,14 +167,35 @@ export function orderFree(c: HandlerCtx): HandlerResult<Promised<'order.free'>> 
   const caller = c.caller!;
   const user = userByUsername(store, p.username);
   const book = bookByHash(store, p.hash_id);
-  if (p.expiration_date !== undefined && p.expiration_date <= now) throw bad('Field "expiration_date" must be in the future.');
+  if (p.expiration_date !== undefined && p.expiration_date <= now)
+    throw bad('Field "expiration_date" must be in the future.');
   const label = labelOf(store, caller, p.label);
   return idempotent(c, 'order.free', () => {
-    const orderId = insertOrder(store, { account: caller.account.id, user: user.id, kind: 'free', label: label?.id, now });
-    insertItem(store, { order: orderId, user: user.id, book: book.id, source: 'free', price: '0.00', now, expires: p.expiration_date ?? null });
-    sendMail(store, now, labelRecipients(caller, label), `Free access to "${book.title}"`,
-      `${user.email} was given free access to "${book.title}"` + (p.expiration_date ? ` until ${isoTime(p.expiration_date)}.` : '.'),
-      'order.free');
+    const orderId = insertOrder(store, {
+      account: caller.account.id,
+      user: user.id,
+      kind: 'free',
+      label: label?.id,
+      now,
+    });
+    insertItem(store, {
+      order: orderId,
+      user: user.id,
+      book: book.id,
+      source: 'free',
+      price: '0.00',
+      now,
+      expires: p.expiration_date ?? null,
+    });
+    sendMail(
+      store,
+      now,
+      labelRecipients(caller, label),
+      `Free access to "${book.title}"`,
+      `${user.email} was given free access to "${book.title}"` +
+        (p.expiration_date ? ` until ${isoTime(p.expiration_date)}.` : '.'),
+      'order.free',
+    );
     const order = orderById(store, orderId)!;
     return ok({ message: 'Free order created.', order: createdOrderView(store, order, now) });
   });
@@ -148,7 +206,8 @@ export function orderRefund(c: HandlerCtx): HandlerResult<Promised<'order.refund
   const caller = c.caller!;
   const orderId: number | undefined = p.order_id ?? p.id;
   if (orderId === undefined) throw bad('Field "order_id" is required.');
-  if (p.order_id !== undefined && p.id !== undefined && p.order_id !== p.id) throw bad('Fields "order_id" and "id" name different orders.');
+  if (p.order_id !== undefined && p.id !== undefined && p.order_id !== p.id)
+    throw bad('Fields "order_id" and "id" name different orders.');
   if (p.type !== undefined && p.type !== 'refund') throw bad(`Field "type" must be "refund".`);
   return store.tx(() => {
     const order = orderOfAccount(store, orderId, caller.account.id);
@@ -177,8 +236,14 @@ export function orderRefund(c: HandlerCtx): HandlerResult<Promised<'order.refund
     const done = refunds.filter((r) => r.success);
     if (done.length && p.send_email !== false) {
       const user = userById(store, order.user_id)!;
-      sendMail(store, now, [user.email], `Refund of order ${order.id}`,
-        `Items ${done.map((r) => r.purchase_id).join(', ')} of order ${order.id} were refunded.`, 'order.refund');
+      sendMail(
+        store,
+        now,
+        [user.email],
+        `Refund of order ${order.id}`,
+        `Items ${done.map((r) => r.purchase_id).join(', ')} of order ${order.id} were refunded.`,
+        'order.refund',
+      );
     }
     return ok({ message: done.length ? 'Refund processed.' : 'Nothing to refund.', refunds });
   });
@@ -200,7 +265,10 @@ export function purchaseLookup(c: HandlerCtx): HandlerResult<Promised<'user.purc
   const wantTruth = p.refund_data === true || p.refund_info === true;
   return ok({
     book: v.book,
-    digital_pricing: { description: item.pricing_description ?? (item.source === 'access' ? 'External access' : 'Free'), id: item.pricing_id ?? null },
+    digital_pricing: {
+      description: item.pricing_description ?? (item.source === 'access' ? 'External access' : 'Free'),
+      id: item.pricing_id ?? null,
+    },
     expiration_date: v.expiration_date,
     id: item.id,
     is_active: v.is_active,

@@ -27,13 +27,19 @@ export function checkout(c: HandlerCtx): HandlerResult<Promised<'checkout'>> {
   const idsText = c.query.get('ids') ?? '';
   if (!idsText.trim()) throw bad('Field "ids" is required.');
   if (idsText.length > 2000) throw bad('Field "ids" is too long.');
-  const ids = idsText.split(',').map((s) => s.trim()).filter(Boolean);
+  const ids = idsText
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const id of ids) {
-    if (!/^\d{1,15}$/.test(id) || !pricingExists(c.store, Number(id))) throw bad(`Unknown price id ${id.slice(0, 40)}.`);
+    if (!/^\d{1,15}$/.test(id) || !pricingExists(c.store, Number(id)))
+      throw bad(`Unknown price id ${id.slice(0, 40)}.`);
   }
   const rejoiner = (c.query.get('rejoiner_ids') ?? '').slice(0, 2000);
   const token = randomHex(24);
-  c.store.tx(() => insertCart(c.store, { token, pricing_ids: ids.map(Number), rejoiner_ids: rejoiner, created_at: c.now }));
+  c.store.tx(() =>
+    insertCart(c.store, { token, pricing_ids: ids.map(Number), rejoiner_ids: rejoiner, created_at: c.now }),
+  );
   const location = `/cart/?t=${token}`;
   return { status: 302, body: { location }, headers: { location } };
 }

@@ -10,7 +10,13 @@ import type { Promised } from '../../spec/contract.js';
 const PROFILE_FIELDS = ['address_1', 'address_2', 'city', 'zip', 'country', 'state', 'nickname'];
 
 function existingUserConflict(u: UserRow): Promised<'user.create'> {
-  return { message: 'User with email address already exists', value: u.email, conflict: true, field: 'email', username: u.username };
+  return {
+    message: 'User with email address already exists',
+    value: u.email,
+    conflict: true,
+    field: 'email',
+    username: u.username,
+  };
 }
 
 export function createUser(c: HandlerCtx, invite: true): HandlerResult<Promised<'user.invite'>>;
@@ -33,19 +39,41 @@ export function createUser(c: HandlerCtx, invite: boolean): HandlerResult<Promis
     const existing = userByEmail(store, email);
     if (existing) {
       if (!invite && caller.kind === 'token') return ok(existingUserConflict(existing));
-      throw new HttpError(400, 'User with email address already exists', { value: existing.email, conflict: true, field: 'email', username: existing.username });
+      throw new HttpError(400, 'User with email address already exists', {
+        value: existing.email,
+        conflict: true,
+        field: 'email',
+        username: existing.username,
+      });
     }
     let username = randomHex(30);
     while (usernameTaken(store, username)) username = randomHex(30);
     insertUser(store, {
-      username, email, first_name: p.first_name ?? '', last_name: p.last_name ?? '', password_hash: hashPassword(passwd),
-      owner_account_id: caller.account.id, label_id: label?.id ?? null, date_joined: now,
-      address_1: profile.address_1 ?? '', address_2: profile.address_2 ?? '', city: profile.city ?? '', zip: profile.zip ?? '',
-      country: profile.country ?? '', state: profile.state ?? '', nickname: profile.nickname ?? '',
+      username,
+      email,
+      first_name: p.first_name ?? '',
+      last_name: p.last_name ?? '',
+      password_hash: hashPassword(passwd),
+      owner_account_id: caller.account.id,
+      label_id: label?.id ?? null,
+      date_joined: now,
+      address_1: profile.address_1 ?? '',
+      address_2: profile.address_2 ?? '',
+      city: profile.city ?? '',
+      zip: profile.zip ?? '',
+      country: profile.country ?? '',
+      state: profile.state ?? '',
+      nickname: profile.nickname ?? '',
     });
     if (invite) {
-      sendMail(store, now, [email], `You are invited to read with ${caller.account.full_name}`,
-        `Hello ${p.first_name ?? ''}, an account was created for you (${email}). Your password: ${passwd}`, 'user.invite');
+      sendMail(
+        store,
+        now,
+        [email],
+        `You are invited to read with ${caller.account.full_name}`,
+        `Hello ${p.first_name ?? ''}, an account was created for you (${email}). Your password: ${passwd}`,
+        'user.invite',
+      );
       return ok({ email, message: 'Invitation sent.', username });
     }
     return ok({ email, passwd, message: 'User created.', username });

@@ -17,7 +17,14 @@
 // longer than MAX_BODY_CHARS are cut (the row says so).
 import type { SQLInputValue } from 'node:sqlite';
 import type { Store } from '../db/store.js';
-import { redactedAnswer, redactedJson, redactHeaders, redactPath, redactRawText, type RedactOptions } from './redact.js';
+import {
+  redactedAnswer,
+  redactedJson,
+  redactHeaders,
+  redactPath,
+  redactRawText,
+  type RedactOptions,
+} from './redact.js';
 
 const DEFAULT_JOURNAL_SIZE = 10_000;
 /** A body kept in the journal is at most this many characters of JSON; longer ones are cut. */
@@ -146,11 +153,19 @@ export class Journal {
     const query = q < 0 ? '' : redactPath(n.rawUrl.slice(q + 1)).slice(0, 2000);
     let request: string | null = null;
     if (n.request !== undefined) {
-      request = typeof n.request === 'string' ? cut(JSON.stringify(redactRawText(n.request, r))) : cut(redactedJson(n.request, r));
+      request =
+        typeof n.request === 'string'
+          ? cut(JSON.stringify(redactRawText(n.request, r)))
+          : cut(redactedJson(n.request, r));
     }
     let response: string | null = null;
     if (n.responseText !== undefined && n.responseText.length <= MAX_BODY_CHARS) {
-      response = redactedAnswer(n.response, n.responseText, n.endpoint === undefined || WALKED.has(n.endpoint) || status >= 400, r);
+      response = redactedAnswer(
+        n.response,
+        n.responseText,
+        n.endpoint === undefined || WALKED.has(n.endpoint) || status >= 400,
+        r,
+      );
     } else if (n.response !== undefined) response = cut(redactedJson(shorten(n.response), r));
     const changes = n.writes ? changesOf(store, n.writes, n.endpoint, n.response) : undefined;
     const emails = n.writes?.inserted.get('outbox');
@@ -267,7 +282,12 @@ function cut(text: string): string {
  * users (their usernames), codes (a count), outbox e-mails apart (the `emails` column), refunds
  * (from the answer) and other rows updated, by table.
  */
-function changesOf(store: Store, w: Writes, endpoint: string | undefined, response: unknown): Record<string, unknown> | undefined {
+function changesOf(
+  store: Store,
+  w: Writes,
+  endpoint: string | undefined,
+  response: unknown,
+): Record<string, unknown> | undefined {
   const out: Record<string, unknown> = {};
   const orders = w.inserted.get('orders');
   if (orders) out.orders = orders;
@@ -287,7 +307,8 @@ function changesOf(store: Store, w: Writes, endpoint: string | undefined, respon
   const updated: Record<string, number> = {};
   for (const [table, n] of w.updated) updated[table] = n;
   for (const [table, ids] of w.inserted) {
-    if (!['orders', 'order_items', 'users', 'codes', 'outbox'].includes(table)) updated[table] = (updated[table] ?? 0) + ids.length;
+    if (!['orders', 'order_items', 'users', 'codes', 'outbox'].includes(table))
+      updated[table] = (updated[table] ?? 0) + ids.length;
   }
   if (Object.keys(updated).length) out.rows = updated;
   return Object.keys(out).length ? out : undefined;

@@ -79,9 +79,13 @@ export class FilterError extends Error {}
 
 /** Check a filter's values (the same rules for --db and --url); throws FilterError. */
 export function checkFilter(f: JournalFilter): JournalFilter {
-  if (f.status !== undefined && !/^(\d{3}|[1-5]xx)$/i.test(f.status)) throw new FilterError(`--status must be a status such as 201 or a class such as 4xx, not "${f.status}".`);
+  if (f.status !== undefined && !/^(\d{3}|[1-5]xx)$/i.test(f.status))
+    throw new FilterError(`--status must be a status such as 201 or a class such as 4xx, not "${f.status}".`);
   for (const b of f.body ?? []) {
-    if (!/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*(=|$)/.test(b)) throw new FilterError(`--body must be name=value (a field of the request body, dotted for nested fields, e.g. order_type=TestPlan), not "${b}".`);
+    if (!/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*(=|$)/.test(b))
+      throw new FilterError(
+        `--body must be name=value (a field of the request body, dotted for nested fields, e.g. order_type=TestPlan), not "${b}".`,
+      );
   }
   return f;
 }
@@ -89,7 +93,11 @@ export function checkFilter(f: JournalFilter): JournalFilter {
 const hasTable = (store: Store) => store.hasTable('journal');
 
 /** Requests matching `f`, oldest first (by the time each came; `tail` follows ids, the order rows are written); at most `limit` of the newest when given. */
-export function listRequests(store: Store, f: JournalFilter, limit?: number): { total: number; requests: JournalEntry[] } {
+export function listRequests(
+  store: Store,
+  f: JournalFilter,
+  limit?: number,
+): { total: number; requests: JournalEntry[] } {
   if (!hasTable(store)) return { total: 0, requests: [] };
   const where: string[] = [];
   const params: Array<string | number> = [];
@@ -139,7 +147,14 @@ function pathMatcher(pattern: string): (path: string) => boolean {
   const norm = (p: string) => (p.length > 1 ? p.replace(/\/+$/, '') : p);
   const want = norm(pattern);
   if (!want.includes('*')) return (p) => norm(p) === want;
-  const re = new RegExp('^' + want.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
+  const re = new RegExp(
+    '^' +
+      want
+        .split('*')
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*') +
+      '$',
+  );
   return (p) => re.test(norm(p));
 }
 
@@ -174,7 +189,9 @@ export function mismatches(e: JournalEntry, f: JournalFilter): string[] {
   if (f.method && e.method !== f.method.toUpperCase()) out.push(`method ${e.method}, not ${f.method.toUpperCase()}`);
   if (f.path && !pathMatcher(f.path)(e.path)) out.push(`path ${e.path}, not ${f.path}`);
   if (f.status) {
-    const ok = /xx$/i.test(f.status) ? Math.floor(e.status / 100) === Number(f.status[0]) : e.status === Number(f.status);
+    const ok = /xx$/i.test(f.status)
+      ? Math.floor(e.status / 100) === Number(f.status[0])
+      : e.status === Number(f.status);
     if (!ok) out.push(`status ${e.status}, not ${f.status}`);
   }
   if (f.account && e.account !== f.account) out.push(`account ${e.account ?? '-'}, not ${f.account}`);
@@ -183,7 +200,11 @@ export function mismatches(e: JournalEntry, f: JournalFilter): string[] {
     const eq = b.indexOf('=');
     const name = eq < 0 ? b : b.slice(0, eq);
     const v = fieldAt(e.request, name);
-    out.push(v === undefined ? `body.${name} absent` : `body.${name} ${JSON.stringify(v)}, not ${JSON.stringify(b.slice(eq + 1))}`);
+    out.push(
+      v === undefined
+        ? `body.${name} absent`
+        : `body.${name} ${JSON.stringify(v)}, not ${JSON.stringify(b.slice(eq + 1))}`,
+    );
   }
   return out;
 }

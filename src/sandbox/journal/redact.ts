@@ -29,7 +29,17 @@ const SECRET_FIELDS = new Set([
 const CODE_FIELDS = new Set(['code']);
 
 /** Headers kept in the journal as they are (the rest are left out, the secret ones below kept as REDACTED). */
-const KEPT_HEADERS = ['host', 'user-agent', 'content-type', 'accept', 'idempotency-key', 'api-user', 'user', 'version', 'origin'];
+const KEPT_HEADERS = [
+  'host',
+  'user-agent',
+  'content-type',
+  'accept',
+  'idempotency-key',
+  'api-user',
+  'user',
+  'version',
+  'origin',
+];
 const SECRET_HEADERS = ['signature', 'api-key', 'x-sandbox-secret', 'cookie', 'proxy-authorization'];
 
 /** A reader session token (/reader/<32 hex>/) or a cart token (?t=<hex>) in a path or link. */
@@ -64,7 +74,13 @@ function redactValue(value: unknown, o: RedactOptions): unknown {
       const v = obj[k];
       const name = fieldName(k);
       let next: unknown;
-      if (v !== null && v !== undefined && v !== '' && (SECRET_FIELDS.has(name) || (o.codes && CODE_FIELDS.has(name) && typeof v === 'string'))) next = REDACTED;
+      if (
+        v !== null &&
+        v !== undefined &&
+        v !== '' &&
+        (SECRET_FIELDS.has(name) || (o.codes && CODE_FIELDS.has(name) && typeof v === 'string'))
+      )
+        next = REDACTED;
       else next = redactValue(v, o);
       if (next !== v) (copy ??= { ...obj })[k] = next;
     }
@@ -120,7 +136,10 @@ export function redactPath(path: string): string {
 }
 
 /** JSON text that may hold a secret: a secret field's key, a reader or cart link, a private key (or, with codes, a code). */
-const SUSPECT = new RegExp(`"(?:${[...SECRET_FIELDS].map((f) => f.replace(/_/g, '[-_]')).join('|')})"\\s*:|/reader/|[?&]t=|PRIVATE KEY`, 'i');
+const SUSPECT = new RegExp(
+  `"(?:${[...SECRET_FIELDS].map((f) => f.replace(/_/g, '[-_]')).join('|')})"\\s*:|/reader/|[?&]t=|PRIVATE KEY`,
+  'i',
+);
 const SUSPECT_CODES = new RegExp(`${SUSPECT.source}|"code"\\s*:|${CODE_TEXT.source}`, 'i');
 
 /**
@@ -129,7 +148,15 @@ const SUSPECT_CODES = new RegExp(`${SUSPECT.source}|"code"\\s*:|${CODE_TEXT.sour
  * other is kept as it is unless a quick look finds a secret's mark in it.
  */
 export function redactedAnswer(value: unknown, text: string, walk: boolean, o: RedactOptions): string {
-  if (walk || text.includes('/reader/') || text.includes('"passwd') || text.includes('PRIVATE KEY') || text.includes('t=') || o.codes) return redactedJson(value, o);
+  if (
+    walk ||
+    text.includes('/reader/') ||
+    text.includes('"passwd') ||
+    text.includes('PRIVATE KEY') ||
+    text.includes('t=') ||
+    o.codes
+  )
+    return redactedJson(value, o);
   return text;
 }
 

@@ -5,7 +5,15 @@
 // They are not journaled themselves (a `tail` polling them would fill the journal).
 import type { Store } from '../db/store.js';
 import { bad, HttpError } from '../http.js';
-import { checkFilter, clearRequests, FilterError, getRequest, lastRequestId, listRequests, type JournalFilter } from './query.js';
+import {
+  checkFilter,
+  clearRequests,
+  FilterError,
+  getRequest,
+  lastRequestId,
+  listRequests,
+  type JournalFilter,
+} from './query.js';
 
 export const isJournalPath = (path: string): boolean => path.startsWith('/_sandbox/requests');
 
@@ -40,7 +48,11 @@ export function journalRoute(store: Store, route: string, query: URLSearchParams
   const one = /^GET \/_sandbox\/requests\/(\d{1,15})$/.exec(route);
   if (one) {
     const request = getRequest(store, Number(one[1]));
-    if (!request) throw new HttpError(404, `No request ${one[1]} in the journal (it may have been dropped as the oldest, or cleared).`);
+    if (!request)
+      throw new HttpError(
+        404,
+        `No request ${one[1]} in the journal (it may have been dropped as the oldest, or cleared).`,
+      );
     return { request };
   }
   return undefined;

@@ -31,7 +31,10 @@ export function firstToken(store: Store): string | undefined {
 
 /** What a user view shows of the account that created the user. */
 export function accountOwnerNames(store: Store, id: number): { username: string; full_name: string } | undefined {
-  return store.get<{ username: string; full_name: string }>('SELECT username, full_name FROM accounts WHERE id = ?', id);
+  return store.get<{ username: string; full_name: string }>(
+    'SELECT username, full_name FROM accounts WHERE id = ?',
+    id,
+  );
 }
 
 /** The seeded partner account (the sandbox pages act as it). */
@@ -45,7 +48,23 @@ export function partnerAccount(store: Store): AccountRow | undefined {
  * account row was most of the account lookup's cost on a signed GET.
  */
 export type CallerAccountRow = Omit<AccountRow, 'private_key'>;
-const CALLER_COLUMNS = ['id', 'role', 'username', 'email', 'full_name', 'public_key', 'shared_key', 'scopes', 'address_1', 'address_2', 'city', 'country', 'nickname', 'state', 'zip'];
+const CALLER_COLUMNS = [
+  'id',
+  'role',
+  'username',
+  'email',
+  'full_name',
+  'public_key',
+  'shared_key',
+  'scopes',
+  'address_1',
+  'address_2',
+  'city',
+  'country',
+  'nickname',
+  'state',
+  'zip',
+];
 const ACCOUNT_BY_TOKEN = `SELECT ${CALLER_COLUMNS.map((c) => `a.${c}`).join(', ')} FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.token = ?`;
 const ACCOUNT_BY_USERNAME = `SELECT ${CALLER_COLUMNS.join(', ')} FROM accounts WHERE username = ?`;
 

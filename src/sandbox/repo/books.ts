@@ -113,7 +113,8 @@ export function bookRowByAnyIsbn(store: Store, isbn: string, isbn13: string): Bo
   // temporary b-tree first).
   return store.get<BookRow>(
     `SELECT * FROM books WHERE id = (SELECT min(id) FROM books WHERE isbn13 IN (?1, ?2) OR eisbn13 IN (?1, ?2) OR isbn10 = ?1 OR eisbn10 = ?1 OR parent_isbn = ?1)`,
-    isbn, isbn13,
+    isbn,
+    isbn13,
   );
 }
 
@@ -136,12 +137,22 @@ export function countOwnBooksUpTo(store: Store, accountId: number, id: number): 
 /** A page of the account's books in id order, after the book `after`. */
 export function ownBooksAfter(store: Store, accountId: number, after: number, limit: number): BookRow[] {
   // `+publisher_id`: walk the books in id order from `after` rather than sort the account's books.
-  return store.all<BookRow>(`SELECT * FROM books WHERE id > ? AND +${OWN_BOOKS} ORDER BY id LIMIT ?`, after, accountId, limit);
+  return store.all<BookRow>(
+    `SELECT * FROM books WHERE id > ? AND +${OWN_BOOKS} ORDER BY id LIMIT ?`,
+    after,
+    accountId,
+    limit,
+  );
 }
 
 /** A page of the account's books in id order, at an offset. */
 export function ownBooksAt(store: Store, accountId: number, limit: number, offset: number): BookRow[] {
-  return store.all<BookRow>(`SELECT * FROM books WHERE +${OWN_BOOKS} ORDER BY id LIMIT ? OFFSET ?`, accountId, limit, offset);
+  return store.all<BookRow>(
+    `SELECT * FROM books WHERE +${OWN_BOOKS} ORDER BY id LIMIT ? OFFSET ?`,
+    accountId,
+    limit,
+    offset,
+  );
 }
 
 const KEY_COLUMNS = 'id, hash_id, publisher_id, isbn13, eisbn13, parent_isbn, sku, is_active, loaded_at';
@@ -181,9 +192,26 @@ export function insertBook(store: Store, b: NewBookRow): number {
        offline_range, print_allowance_range, print_allowance_percent, sample_page_end,
        is_active, is_html, is_processed, is_public, is_published, is_queued, processed_at, queued_at, loaded_at)
      VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'standard',20,100,10,'unlimited','30 days',20,?,1,0,1,?,?,0,?,NULL,?)`,
-    b.hash_id, b.publisher_id, b.title, b.subtitle, b.description, b.author, b.language, b.num_pages, b.publish_year,
-    b.isbn10, b.isbn13, b.eisbn10, b.eisbn13, b.parent_isbn, b.sku, sampleEnd(b.num_pages),
-    b.is_published, b.is_published, b.loaded_at, b.loaded_at,
+    b.hash_id,
+    b.publisher_id,
+    b.title,
+    b.subtitle,
+    b.description,
+    b.author,
+    b.language,
+    b.num_pages,
+    b.publish_year,
+    b.isbn10,
+    b.isbn13,
+    b.eisbn10,
+    b.eisbn13,
+    b.parent_isbn,
+    b.sku,
+    sampleEnd(b.num_pages),
+    b.is_published,
+    b.is_published,
+    b.loaded_at,
+    b.loaded_at,
   ).lastInsertRowid;
 }
 
@@ -211,7 +239,8 @@ export function withdrawBook(store: Store, id: number): void {
 export function livePrices(store: Store, bookId: number, now: number): PriceRow[] {
   return store.all<PriceRow>(
     'SELECT id, book_id, currency, price, limit_days, deactivated_at FROM pricing WHERE book_id = ? AND (deactivated_at IS NULL OR deactivated_at > ?) ORDER BY id',
-    bookId, now,
+    bookId,
+    now,
   );
 }
 
@@ -219,7 +248,14 @@ export function insertPrice(store: Store, bookId: number, p: NewPriceRow): numbe
   return store.run(
     `INSERT INTO pricing(book_id, currency, price, description, description_limit, is_limited, limit_days, other_pricing, deactivated_at)
      VALUES (?,?,?,?,?,?,?,?,NULL)`,
-    bookId, p.currency, p.price, p.description, p.description_limit, p.is_limited, p.limit_days, p.other_pricing,
+    bookId,
+    p.currency,
+    p.price,
+    p.description,
+    p.description_limit,
+    p.is_limited,
+    p.limit_days,
+    p.other_pricing,
   ).lastInsertRowid;
 }
 
@@ -230,7 +266,12 @@ export function deactivatePrice(store: Store, id: number, now: number): void {
 
 /** Deactivate every price of a book that is live at `now` (kept: orders refer to them). */
 export function deactivateLivePrices(store: Store, bookId: number, now: number): void {
-  store.run('UPDATE pricing SET deactivated_at = ? WHERE book_id = ? AND (deactivated_at IS NULL OR deactivated_at > ?)', now, bookId, now);
+  store.run(
+    'UPDATE pricing SET deactivated_at = ? WHERE book_id = ? AND (deactivated_at IS NULL OR deactivated_at > ?)',
+    now,
+    bookId,
+    now,
+  );
 }
 
 export function publisherByTitle(store: Store, title: string): PublisherRow | undefined {
@@ -238,15 +279,24 @@ export function publisherByTitle(store: Store, title: string): PublisherRow | un
 }
 
 export function insertPublisher(store: Store, title: string, description: string): number {
-  return store.run('INSERT INTO publishers(title, description, is_active) VALUES (?,?,1)', title, description).lastInsertRowid;
+  return store.run('INSERT INTO publishers(title, description, is_active) VALUES (?,?,1)', title, description)
+    .lastInsertRowid;
 }
 
 export function accountControls(store: Store, accountId: number, publisherId: number): boolean {
-  return !!store.get('SELECT 1 FROM account_publishers WHERE account_id = ? AND publisher_id = ?', accountId, publisherId);
+  return !!store.get(
+    'SELECT 1 FROM account_publishers WHERE account_id = ? AND publisher_id = ?',
+    accountId,
+    publisherId,
+  );
 }
 
 export function grantPublisher(store: Store, accountId: number, publisherId: number): void {
-  store.run('INSERT INTO account_publishers(account_id, publisher_id) VALUES (?,?) ON CONFLICT DO NOTHING', accountId, publisherId);
+  store.run(
+    'INSERT INTO account_publishers(account_id, publisher_id) VALUES (?,?) ON CONFLICT DO NOTHING',
+    accountId,
+    publisherId,
+  );
 }
 
 export function accountIdByRole(store: Store, role: string): number | undefined {
@@ -268,9 +318,14 @@ export interface LoadedCatalogue {
 
 export function exportLoaded(store: Store): LoadedCatalogue {
   const books = store.all('SELECT * FROM books WHERE loaded_at IS NOT NULL ORDER BY id');
-  const prices = store.all('SELECT * FROM pricing WHERE book_id IN (SELECT id FROM books WHERE loaded_at IS NOT NULL) ORDER BY id');
+  const prices = store.all(
+    'SELECT * FROM pricing WHERE book_id IN (SELECT id FROM books WHERE loaded_at IS NOT NULL) ORDER BY id',
+  );
   const pubIds = [...new Set(books.map((b) => b.publisher_id))];
-  const publishers = store.all('SELECT * FROM publishers WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id', JSON.stringify(pubIds));
+  const publishers = store.all(
+    'SELECT * FROM publishers WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
+    JSON.stringify(pubIds),
+  );
   const grants = store.all<LoadedCatalogue['grants'][number]>(
     'SELECT account_id, publisher_id FROM account_publishers WHERE publisher_id IN (SELECT value FROM json_each(?))',
     JSON.stringify(pubIds),
@@ -289,7 +344,15 @@ export function importLoaded(store: Store, c: LoadedCatalogue): void {
   };
   for (const p of c.publishers) insert('publishers', p, 'ON CONFLICT DO NOTHING');
   for (const g of c.grants) insert('account_publishers', g, 'ON CONFLICT DO NOTHING');
-  for (const b of c.books) insert('books', { ...b, is_queued: 0, queued_at: null, queue_seq: null, queue_hold: 0, processing_started_at: null });
+  for (const b of c.books)
+    insert('books', {
+      ...b,
+      is_queued: 0,
+      queued_at: null,
+      queue_seq: null,
+      queue_hold: 0,
+      processing_started_at: null,
+    });
   for (const p of c.prices) insert('pricing', p);
 }
 
@@ -323,10 +386,11 @@ const HOLD = 50_000;
 export function deferTextIndex(store: Store, limits: { batch?: number; hold?: number } = {}): DeferredTextIndex {
   const batch = limits.batch ?? CHANGED_BATCH;
   const hold = limits.hold ?? HOLD;
-  const trigger = (name: string) => store.get<{ sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", name)?.sql;
+  const trigger = (name: string) =>
+    store.get<{ sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", name)?.sql;
   const triggers = [trigger('books_fts_insert'), trigger('books_fts_update')];
   const after = store.get<{ m: number }>('SELECT coalesce(max(id), 0) AS m FROM books')!.m;
-  const rebuildAt = Math.max(batch, Math.ceil((store.get<{ n: number }>('SELECT count(*) AS n FROM books')!.n) / 3));
+  const rebuildAt = Math.max(batch, Math.ceil(store.get<{ n: number }>('SELECT count(*) AS n FROM books')!.n / 3));
   const on = triggers.every(Boolean);
   if (on) store.exec('DROP TRIGGER books_fts_insert; DROP TRIGGER books_fts_update');
   let changed: Array<[number, string, string]> = [];
@@ -335,8 +399,14 @@ export function deferTextIndex(store: Store, limits: { batch?: number; hold?: nu
   const reindex = () => {
     for (let i = 0; i < changed.length; i += batch) {
       const json = JSON.stringify(changed.slice(i, i + batch));
-      store.run("INSERT INTO books_fts(books_fts, rowid, title, author) SELECT 'delete', value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)", json);
-      store.run('INSERT INTO books_fts(rowid, title, author) SELECT id, title, author FROM books WHERE id IN (SELECT value ->> 0 FROM json_each(?))', json);
+      store.run(
+        "INSERT INTO books_fts(books_fts, rowid, title, author) SELECT 'delete', value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)",
+        json,
+      );
+      store.run(
+        'INSERT INTO books_fts(rowid, title, author) SELECT id, title, author FROM books WHERE id IN (SELECT value ->> 0 FROM json_each(?))',
+        json,
+      );
     }
     changed = [];
   };
@@ -356,7 +426,10 @@ export function deferTextIndex(store: Store, limits: { batch?: number; hold?: nu
       if (renamed >= rebuildAt) store.run("INSERT INTO books_fts(books_fts) VALUES ('rebuild')");
       else {
         reindex();
-        store.run('INSERT INTO books_fts(rowid, title, author) SELECT id, title, author FROM books WHERE id > ?', after);
+        store.run(
+          'INSERT INTO books_fts(rowid, title, author) SELECT id, title, author FROM books WHERE id > ?',
+          after,
+        );
       }
       for (const sql of triggers) store.exec(sql!);
     },
@@ -394,7 +467,10 @@ export function deferBookIndexes(store: Store): DeferredBookIndexes {
   return {
     added() {
       if (++added !== threshold) return;
-      const indexes = store.all<{ name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'books' AND sql IS NOT NULL AND name <> ?", LOADER_READS);
+      const indexes = store.all<{ name: string; sql: string }>(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'books' AND sql IS NOT NULL AND name <> ?",
+        LOADER_READS,
+      );
       for (const { name } of indexes) store.exec(`DROP INDEX ${name}`);
       dropped = indexes.map((i) => i.sql);
     },

@@ -10,11 +10,23 @@ export interface NewCartRow {
 }
 
 export function insertCart(store: Store, c: NewCartRow): void {
-  store.run('INSERT INTO carts(token, pricing_ids, rejoiner_ids, created_at) VALUES (?,?,?,?)', c.token, JSON.stringify(c.pricing_ids), c.rejoiner_ids, c.created_at);
+  store.run(
+    'INSERT INTO carts(token, pricing_ids, rejoiner_ids, created_at) VALUES (?,?,?,?)',
+    c.token,
+    JSON.stringify(c.pricing_ids),
+    c.rejoiner_ids,
+    c.created_at,
+  );
 }
 
 export function insertReaderSession(store: Store, token: string, userId: number, bookId: number, now: number): void {
-  store.run('INSERT INTO reader_sessions(token, user_id, book_id, created_at) VALUES (?,?,?,?)', token, userId, bookId, now);
+  store.run(
+    'INSERT INTO reader_sessions(token, user_id, book_id, created_at) VALUES (?,?,?,?)',
+    token,
+    userId,
+    bookId,
+    now,
+  );
 }
 
 export interface CartRow {
@@ -37,7 +49,10 @@ export interface CartLineRow extends PricingRow {
 }
 
 export function cartLine(store: Store, pricingId: number): CartLineRow | undefined {
-  return store.get<CartLineRow>('SELECT p.*, b.title, b.author, b.hash_id FROM pricing p JOIN books b ON b.id = p.book_id WHERE p.id = ?', pricingId);
+  return store.get<CartLineRow>(
+    'SELECT p.*, b.title, b.author, b.hash_id FROM pricing p JOIN books b ON b.id = p.book_id WHERE p.id = ?',
+    pricingId,
+  );
 }
 
 /** A reader session with what the reader shows of its book. */

@@ -27,7 +27,15 @@ export function codeExists(store: Store, code: string): boolean {
 export function insertCode(store: Store, c: NewCodeRow): void {
   store.run(
     `INSERT INTO codes(code, account_id, book_id, org, label_id, limit_days, expiration_date, samples, created_at) VALUES (?,?,?,?,?,?,?,?,?)`,
-    c.code, c.account_id, c.book_id, c.org, c.label_id, c.limit_days, c.expiration_date, c.samples, c.created_at,
+    c.code,
+    c.account_id,
+    c.book_id,
+    c.org,
+    c.label_id,
+    c.limit_days,
+    c.expiration_date,
+    c.samples,
+    c.created_at,
   );
 }
 
@@ -42,6 +50,9 @@ export function markRedeemed(store: Store, id: number, userId: number, now: numb
 
 /** How many codes the account generated and how many of them were redeemed. */
 export function codeCounts(store: Store, accountId: number): { generated: number; redeemed: number } {
-  const r = store.get<{ g: number; r: number }>('SELECT count(*) AS g, count(redeemed_by) AS r FROM codes WHERE account_id = ?', accountId)!;
+  const r = store.get<{ g: number; r: number }>(
+    'SELECT count(*) AS g, count(redeemed_by) AS r FROM codes WHERE account_id = ?',
+    accountId,
+  )!;
   return { generated: r.g, redeemed: r.r };
 }

@@ -83,8 +83,16 @@ export function insertOrder(store: Store, o: NewOrder): number {
   return store.run(
     `INSERT INTO orders(account_id, user_id, kind, order_number, order_type, org, label_id, billing_address, shipping_address, is_complete, created_at)
      VALUES (?,?,?,?,?,?,?,?,?,1,?)`,
-    o.account, o.user, o.kind, o.number ?? null, o.type ?? null, o.org ?? null, o.label ?? null,
-    o.billing ? JSON.stringify(o.billing) : null, o.shipping ? JSON.stringify(o.shipping) : null, o.now,
+    o.account,
+    o.user,
+    o.kind,
+    o.number ?? null,
+    o.type ?? null,
+    o.org ?? null,
+    o.label ?? null,
+    o.billing ? JSON.stringify(o.billing) : null,
+    o.shipping ? JSON.stringify(o.shipping) : null,
+    o.now,
   ).lastInsertRowid;
 }
 
@@ -106,7 +114,15 @@ export function insertItem(store: Store, i: NewItem): number {
     `INSERT INTO order_items(order_id, user_id, book_id, pricing_id, source, purchase_price, quantity, is_digital, is_print,
        is_active, is_refunded, purchase_date, expiration_date, access_email)
      VALUES (?,?,?,?,?,?,1,1,0,1,0,?,?,?)`,
-    i.order, i.user, i.book, i.pricing ?? null, i.source, i.price, i.now, i.expires ?? null, i.email ?? null,
+    i.order,
+    i.user,
+    i.book,
+    i.pricing ?? null,
+    i.source,
+    i.price,
+    i.now,
+    i.expires ?? null,
+    i.email ?? null,
   ).lastInsertRowid;
 }
 
@@ -155,12 +171,18 @@ export function closeExpiredGrants(store: Store, userId: number, bookId: number,
   store.run(
     `UPDATE order_items SET is_active = 0 WHERE source = 'access' AND is_active = 1 AND user_id = ? AND book_id = ?
          AND expiration_date IS NOT NULL AND expiration_date <= ?`,
-    userId, bookId, now,
+    userId,
+    bookId,
+    now,
   );
 }
 
 export function hasActiveGrant(store: Store, userId: number, bookId: number): boolean {
-  return !!store.get(`SELECT 1 FROM order_items WHERE source = 'access' AND is_active = 1 AND user_id = ? AND book_id = ?`, userId, bookId);
+  return !!store.get(
+    `SELECT 1 FROM order_items WHERE source = 'access' AND is_active = 1 AND user_id = ? AND book_id = ?`,
+    userId,
+    bookId,
+  );
 }
 
 /** Revoke the user's live grant of a book; false when there was none. */
@@ -168,16 +190,27 @@ export function revokeGrant(store: Store, userId: number, bookId: number, now: n
   const r = store.run(
     `UPDATE order_items SET is_active = 0, revoked_at = ? WHERE source = 'access' AND is_active = 1 AND user_id = ? AND book_id = ?
          AND (expiration_date IS NULL OR expiration_date > ?)`,
-    now, userId, bookId, now,
+    now,
+    userId,
+    bookId,
+    now,
   );
   return r.changes > 0;
 }
 
 /** Every item of a user and a book, newest first. */
 export function itemsOfUserBookNewestFirst(store: Store, userId: number, bookId: number): ItemRow[] {
-  return store.all<ItemRow>('SELECT * FROM order_items WHERE user_id = ? AND book_id = ? ORDER BY id DESC', userId, bookId);
+  return store.all<ItemRow>(
+    'SELECT * FROM order_items WHERE user_id = ? AND book_id = ? ORDER BY id DESC',
+    userId,
+    bookId,
+  );
 }
 
 export function orderIdByNumber(store: Store, accountId: number, orderNumber: string): number | undefined {
-  return store.get<{ id: number }>('SELECT id FROM orders WHERE account_id = ? AND order_number = ?', accountId, orderNumber)?.id;
+  return store.get<{ id: number }>(
+    'SELECT id FROM orders WHERE account_id = ? AND order_number = ?',
+    accountId,
+    orderNumber,
+  )?.id;
 }

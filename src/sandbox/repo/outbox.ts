@@ -10,7 +10,14 @@ export interface NewMailRow {
 }
 
 export function insertMail(store: Store, m: NewMailRow): void {
-  store.run('INSERT INTO outbox(recipients, subject, body, kind, created_at) VALUES (?,?,?,?,?)', JSON.stringify(m.recipients), m.subject, m.body, m.kind, m.created_at);
+  store.run(
+    'INSERT INTO outbox(recipients, subject, body, kind, created_at) VALUES (?,?,?,?,?)',
+    JSON.stringify(m.recipients),
+    m.subject,
+    m.body,
+    m.kind,
+    m.created_at,
+  );
 }
 
 export interface MailRow {

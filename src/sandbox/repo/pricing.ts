@@ -32,7 +32,11 @@ export function pricingWithBook(store: Store, id: number): PricingWithBookRow | 
 
 /** The book's prices that are not deactivated at `now`, in id order. */
 export function offeredPrices(store: Store, bookId: number, now: number): PricingRow[] {
-  return store.all<PricingRow>('SELECT * FROM pricing WHERE book_id = ? AND (deactivated_at IS NULL OR deactivated_at > ?) ORDER BY id', bookId, now);
+  return store.all<PricingRow>(
+    'SELECT * FROM pricing WHERE book_id = ? AND (deactivated_at IS NULL OR deactivated_at > ?) ORDER BY id',
+    bookId,
+    now,
+  );
 }
 
 export function pricingExists(store: Store, id: number): boolean {

@@ -29,7 +29,12 @@ export interface ImportRow {
 }
 
 /** One page of books matching the filters, and the total. */
-export function searchBooks(store: Store, f: SearchFilters, limit: number, offset: number): { rows: BookRow[]; count: number } {
+export function searchBooks(
+  store: Store,
+  f: SearchFilters,
+  limit: number,
+  offset: number,
+): { rows: BookRow[]; count: number } {
   const q = searchSql(f, 'books');
   if (f.hash_ids?.length) {
     q.where.push(`${q.col('hash_id')} IN (${f.hash_ids.map(() => '?').join(',')})`);
@@ -39,7 +44,12 @@ export function searchBooks(store: Store, f: SearchFilters, limit: number, offse
 }
 
 /** One page of imports matching the filters (hash ids do not apply), and the total. */
-export function searchImports(store: Store, f: SearchFilters, limit: number, offset: number): { rows: ImportRow[]; count: number } {
+export function searchImports(
+  store: Store,
+  f: SearchFilters,
+  limit: number,
+  offset: number,
+): { rows: ImportRow[]; count: number } {
   return searchPage<ImportRow>(store, searchSql(f, 'imports'), limit, offset);
 }
 
@@ -74,7 +84,12 @@ function searchSql(p: SearchFilters, table: 'books' | 'imports'): SearchSql {
   const words = (['title', 'author'] as const).flatMap((column) => {
     const text = p[column]?.trim();
     // Compared folded (diacritics and case ignored, as the text index ignores them).
-    return text ? text.split(/\s+/).map((w) => ({ column, w: foldText(w) })).filter(({ w }) => w) : [];
+    return text
+      ? text
+          .split(/\s+/)
+          .map((w) => ({ column, w: foldText(w) }))
+          .filter(({ w }) => w)
+      : [];
   });
   const fts = words.filter(({ w }) => [...w].length >= 3);
   const index = `${table}_fts`;
@@ -97,11 +112,23 @@ function searchSql(p: SearchFilters, table: 'books' | 'imports'): SearchSql {
     args.push(...vs, ...vs, ...vs, ...vs);
   }
   if (fts.length === 0) return { table, from: table, where, args, order: 'id', col };
-  return { table, from: `${index} JOIN ${table} ON ${table}.id = ${index}.rowid`, where, args, order: `${index}.rowid`, col };
+  return {
+    table,
+    from: `${index} JOIN ${table} ON ${table}.id = ${index}.rowid`,
+    where,
+    args,
+    order: `${index}.rowid`,
+    col,
+  };
 }
 
 /** One page of a search and the total (counted only when the page does not tell it). */
-function searchPage<T extends object>(store: Store, q: SearchSql, limit: number, offset: number): { rows: T[]; count: number } {
+function searchPage<T extends object>(
+  store: Store,
+  q: SearchSql,
+  limit: number,
+  offset: number,
+): { rows: T[]; count: number } {
   const w = q.where.length ? `WHERE ${allOf(q.where)}` : '';
   // Through the text index the page's bounds are part of the SQL: FTS5 is told LIMIT and OFFSET,
   // so SQLite would re-prepare a statement whose bounds are parameters at every run.
@@ -109,8 +136,13 @@ function searchPage<T extends object>(store: Store, q: SearchSql, limit: number,
   const rows =
     q.from === q.table
       ? store.all<T>(`SELECT * FROM ${q.table} ${w} ORDER BY ${q.order} LIMIT ? OFFSET ?`, ...q.args, limit, offset)
-      : store.all<T>(`SELECT ${q.table}.* FROM ${q.from} ${w} ORDER BY ${q.order} LIMIT ${limit} OFFSET ${offset}`, ...q.args);
-  const count = countFromPage(rows.length, limit, offset) ?? (store.get<{ n: number }>(`SELECT count(*) AS n FROM ${q.from} ${w}`, ...q.args)!.n);
+      : store.all<T>(
+          `SELECT ${q.table}.* FROM ${q.from} ${w} ORDER BY ${q.order} LIMIT ${limit} OFFSET ${offset}`,
+          ...q.args,
+        );
+  const count =
+    countFromPage(rows.length, limit, offset) ??
+    store.get<{ n: number }>(`SELECT count(*) AS n FROM ${q.from} ${w}`, ...q.args)!.n;
   return { rows, count };
 }
 
@@ -155,4 +187,3 @@ function coverTrigrams(word: string): string[] {
 function like(word: string): string {
   return '%' + word.replace(/[\\%_]/g, (m) => '\\' + m) + '%';
 }
-

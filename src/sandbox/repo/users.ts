@@ -72,8 +72,21 @@ export function insertUser(store: Store, u: NewUserRow): number {
   return store.run(
     `INSERT INTO users(username, email, first_name, last_name, password_hash, owner_account_id, label_id, date_joined,
          address_1, address_2, city, zip, country, state, nickname) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-    u.username, u.email, u.first_name, u.last_name, u.password_hash, u.owner_account_id, u.label_id, u.date_joined,
-    u.address_1, u.address_2, u.city, u.zip, u.country, u.state, u.nickname,
+    u.username,
+    u.email,
+    u.first_name,
+    u.last_name,
+    u.password_hash,
+    u.owner_account_id,
+    u.label_id,
+    u.date_joined,
+    u.address_1,
+    u.address_2,
+    u.city,
+    u.zip,
+    u.country,
+    u.state,
+    u.nickname,
   ).lastInsertRowid;
 }
 
@@ -85,7 +98,10 @@ export type UserListRow = Pick<UserRow, 'username' | 'email' | 'first_name' | 'l
 
 /** The newest 50 users an account created. */
 export function recentUsersOf(store: Store, accountId: number): UserListRow[] {
-  return store.all<UserListRow>('SELECT username, email, first_name, last_name FROM users WHERE owner_account_id = ? ORDER BY id DESC LIMIT 50', accountId);
+  return store.all<UserListRow>(
+    'SELECT username, email, first_name, last_name FROM users WHERE owner_account_id = ? ORDER BY id DESC LIMIT 50',
+    accountId,
+  );
 }
 
 export function usernameByEmail(store: Store, email: string): string | undefined {

@@ -19,7 +19,10 @@ export function snapshotDir(dbPath: string): string {
 }
 
 export function snapshotPath(dbPath: string, name: string): string {
-  if (!NAME.test(name)) throw bad(`"${name.slice(0, 80)}" is not a snapshot name: letters, digits, ., _ and -, at most 64, starting with a letter or digit.`);
+  if (!NAME.test(name))
+    throw bad(
+      `"${name.slice(0, 80)}" is not a snapshot name: letters, digits, ., _ and -, at most 64, starting with a letter or digit.`,
+    );
   return join(snapshotDir(dbPath), `${name}.db`);
 }
 
@@ -28,7 +31,10 @@ function needFile(store: Store): void {
 }
 
 /** Save the current state as `name` (replacing a snapshot of that name). */
-export async function saveSnapshot(store: Store, name: string): Promise<{ name: string; bytes: number; pages: number }> {
+export async function saveSnapshot(
+  store: Store,
+  name: string,
+): Promise<{ name: string; bytes: number; pages: number }> {
   needFile(store);
   const path = snapshotPath(store.path, name);
   makeDir(snapshotDir(store.path));
@@ -99,7 +105,11 @@ export interface TableDiff {
 const IDS_SHOWN = 20;
 
 /** Table by table, the rows B has that A has not, the rows A has that B has not, and the rows both have that differ (by rowid). */
-export function diffSnapshots(dbPath: string, a: string, b: string | undefined): { a: string; b: string; tables: TableDiff[] } {
+export function diffSnapshots(
+  dbPath: string,
+  a: string,
+  b: string | undefined,
+): { a: string; b: string; tables: TableDiff[] } {
   const open = (name: string | undefined) => {
     if (name === undefined) return new DatabaseSync(dbPath, { readOnly: true });
     const p = snapshotPath(dbPath, name);
@@ -111,7 +121,13 @@ export function diffSnapshots(dbPath: string, a: string, b: string | undefined):
   try {
     const tables = (d: DatabaseSync) =>
       new Set(
-        (d.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT GLOB '*_fts' AND name NOT GLOB '*_fts_*'").all() as Array<{ name: string }>).map((r) => r.name),
+        (
+          d
+            .prepare(
+              "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT GLOB '*_fts' AND name NOT GLOB '*_fts_*'",
+            )
+            .all() as Array<{ name: string }>
+        ).map((r) => r.name),
       );
     const names = [...new Set([...tables(da), ...tables(db)])].sort();
     const out: TableDiff[] = [];
@@ -121,7 +137,12 @@ export function diffSnapshots(dbPath: string, a: string, b: string | undefined):
         try {
           for (const r of d.prepare(`SELECT rowid AS __rowid, * FROM "${t}"`).all() as Array<Record<string, unknown>>) {
             const { __rowid, ...rest } = r;
-            m.set(Number(__rowid), JSON.stringify(rest, (_k, v) => (typeof v === 'bigint' ? String(v) : v instanceof Uint8Array ? Buffer.from(v).toString('base64') : v)));
+            m.set(
+              Number(__rowid),
+              JSON.stringify(rest, (_k, v) =>
+                typeof v === 'bigint' ? String(v) : v instanceof Uint8Array ? Buffer.from(v).toString('base64') : v,
+              ),
+            );
           }
         } catch {
           /* the table is not in this one */

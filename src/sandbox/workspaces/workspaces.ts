@@ -24,7 +24,8 @@ function workspaceDir(dbPath: string): string {
 }
 
 function workspacePath(dbPath: string, name: string): string {
-  if (!NAME.test(name)) throw bad(`"${name.slice(0, 80)}" is not a workspace name: lower-case letters, digits and -, at most 40.`);
+  if (!NAME.test(name))
+    throw bad(`"${name.slice(0, 80)}" is not a workspace name: lower-case letters, digits and -, at most 40.`);
   return join(workspaceDir(dbPath), `${name}.db`);
 }
 
@@ -38,7 +39,8 @@ function filesOf(path: string): string[] {
 function origin(path: string): { created: string; from: string | null } {
   const db = new DatabaseSync(path, { readOnly: true });
   try {
-    const get = (k: string) => (db.prepare('SELECT value FROM meta WHERE key = ?').get(k) as { value: string } | undefined)?.value;
+    const get = (k: string) =>
+      (db.prepare('SELECT value FROM meta WHERE key = ?').get(k) as { value: string } | undefined)?.value;
     return { created: get('workspace_created') ?? '', from: get('workspace_from') ?? null };
   } finally {
     db.close();
@@ -48,12 +50,17 @@ function origin(path: string): { created: string; from: string | null } {
 /** Make the database file of a new workspace: a copy of snapshot `from`, or a fresh seed; its own credentials either way. */
 async function makeWorkspaceFile(dbPath: string, name: string, from: string | undefined): Promise<void> {
   const path = workspacePath(dbPath, name);
-  if (existsSync(path)) throw new HttpError(409, `Workspace "${name}" already exists (sandbox workspace list shows them; rm it first to make it again).`);
+  if (existsSync(path))
+    throw new HttpError(
+      409,
+      `Workspace "${name}" already exists (sandbox workspace list shows them; rm it first to make it again).`,
+    );
   let source: string | undefined;
   if (from !== undefined) {
     const { snapshotPath } = await import('../snapshots/snapshots.js');
     source = snapshotPath(dbPath, from);
-    if (!existsSync(source)) throw notFound(`No snapshot "${from}" of this database (sandbox snapshot list shows them).`);
+    if (!existsSync(source))
+      throw notFound(`No snapshot "${from}" of this database (sandbox snapshot list shows them).`);
   }
   const dir = workspaceDir(dbPath);
   makeDir(dir);
@@ -169,7 +176,12 @@ export class WorkspaceHost {
       const acct = (a: typeof c.partner) => ({ username: a.username, key_file: a.key_file, shared_key: a.shared_key });
       return {
         ...this.info(s),
-        credentials: { partner: acct(c.partner), limited: acct(c.limited), operator_token: c.operator_token, control_secret: c.control_secret },
+        credentials: {
+          partner: acct(c.partner),
+          limited: acct(c.limited),
+          operator_token: c.operator_token,
+          control_secret: c.control_secret,
+        },
       };
     } finally {
       this.busy.delete(name);
