@@ -1,4 +1,4 @@
-// Start a sandbox for the bench (and for manual runs): bundles src/sandbox/server.ts with esbuild
+// Start a sandbox for the bench (and for manual runs): bundles src/sandbox/http/server.ts with esbuild
 // (a devDependency, already installed) into a temp file, imports it, and starts it on port 0
 // with a fresh database. `node bench/sandbox.mjs` serves until Ctrl-C and prints the environment.
 import { build } from 'esbuild';
@@ -23,7 +23,7 @@ export async function startBenchSandbox(opts = {}) {
 async function startIn(dir, opts) {
   await build({
     absWorkingDir: root,
-    entryPoints: ['src/sandbox/server.ts', 'src/sandbox/tls.ts'],
+    entryPoints: ['src/sandbox/http/server.ts', 'src/sandbox/http/tls.ts'],
     outdir: dir,
     outExtension: { '.js': '.mjs' },
     bundle: true,

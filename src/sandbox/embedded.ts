@@ -5,7 +5,7 @@ import { chmodSync } from 'node:fs';
 import { makeDir } from './db/make-dir.js';
 import { CliError, ExitCode } from '../errors.js';
 import { join } from 'node:path';
-import { startSandbox } from './server.js';
+import { startSandbox } from './http/server.js';
 
 export interface EmbeddedSandbox {
   baseUrl: string;

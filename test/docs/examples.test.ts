@@ -38,7 +38,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
 import { commandName, documentedCommands, examplesOf } from '../../src/docs/reference.js';
-import { startSandbox } from '../../src/sandbox/server.js';
+import { startSandbox } from '../../src/sandbox/http/server.js';
 import { WELL_KNOWN } from '../../src/sandbox/seed.js';
 import { BIN } from '../helpers/cli.js';
 import { run } from '../helpers/run.js';

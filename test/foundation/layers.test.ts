@@ -114,7 +114,7 @@ describe('import layers', () => {
   it('reads the imports of the whole tree', () => {
     // A broken pattern would find nothing and pass everything.
     expect(all.length).toBeGreaterThan(300);
-    expect(all).toContainEqual({ from: 'sandbox/router.ts', to: 'spec/endpoints.ts', typeOnly: false });
+    expect(all).toContainEqual({ from: 'sandbox/http/router.ts', to: 'spec/endpoints.ts', typeOnly: false });
     expect(all).toContainEqual({ from: 'context.ts', to: 'api/handler.ts', typeOnly: true });
     // Dynamic imports count as well.
     expect(all.some((e) => e.from === 'connect.ts' && e.to === 'sandbox/embedded.ts')).toBe(true);
@@ -128,7 +128,7 @@ describe('import layers', () => {
     expect(
       violations([
         { from: 'api/client.ts', to: 'sandbox/embedded.ts', typeOnly: false },
-        { from: 'sandbox/router.ts', to: 'api/wire.ts', typeOnly: false },
+        { from: 'sandbox/http/router.ts', to: 'api/wire.ts', typeOnly: false },
         { from: 'bulk/engine.ts', to: 'commands/define.ts', typeOnly: false },
         { from: 'output/index.ts', to: 'context.ts', typeOnly: false },
         { from: 'spec/openapi.ts', to: 'util/io.ts', typeOnly: false },

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSandbox } from '../../src/sandbox/server.js';
+import { startSandbox } from '../../src/sandbox/http/server.js';
 
 export { SEED_BOOKS, WELL_KNOWN, SEED_IMPORTS, SEED_USERS } from '../../src/sandbox/seed.js';
 

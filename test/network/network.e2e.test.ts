@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, runCli, type CliResult } from '../helpers/cli.js';
 import { WELL_KNOWN } from '../helpers/sandbox.js';
-import { ensureTlsFiles, serverCertificate } from '../../src/sandbox/tls.js';
+import { ensureTlsFiles, serverCertificate } from '../../src/sandbox/http/tls.js';
 import { privateHostsProblem, withHosts, writeHosts } from '../helpers/private-hosts.js';
 
 const HOST = 'bookdist.test';

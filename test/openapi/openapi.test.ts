@@ -4,7 +4,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../src/spec/openapi.js';
-import { listRoutes } from '../../src/sandbox/router.js';
+import { listRoutes } from '../../src/sandbox/http/router.js';
 import { runCli } from '../helpers/cli.js';
 import { openApiAjv } from '../helpers/openapi.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../helpers/run.js';
-import { toHttpError } from '../../src/sandbox/http.js';
+import { toHttpError } from '../../src/sandbox/http/http.js';
 
 let dir: string;
 let env: Record<string, string>;

@@ -27,7 +27,7 @@ beforeAll(async () => {
   const entry = join(dir, 'entry.ts');
   writeFileSync(
     entry,
-    `import { startSandbox } from ${JSON.stringify(join(root, 'src/sandbox/server.ts'))};
+    `import { startSandbox } from ${JSON.stringify(join(root, 'src/sandbox/http/server.ts'))};
 const s = await startSandbox({ dbPath: process.argv[2], port: 0, processDelayMs: 100 });
 process.stdout.write(JSON.stringify({ url: s.url }) + '\\n');
 process.on('SIGTERM', () => s.close().then(() => process.exit(0)));`,

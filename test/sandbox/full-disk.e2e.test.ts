@@ -9,7 +9,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, unlinkSync, writeS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/http/server.js';
 import { WELL_KNOWN } from '../../src/sandbox/seed.js';
 import { run } from '../helpers/run.js';
 

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM helper shared with the bench
 import { growSandboxDb } from '../../bench/grow-db.mjs';
 import { ENDPOINTS } from '../../src/spec/endpoints.js';
-import { startSandbox } from '../../src/sandbox/server.js';
+import { startSandbox } from '../../src/sandbox/http/server.js';
 import { INDEX_NAMES } from '../../src/sandbox/db/schema.js';
 import { Store } from '../../src/sandbox/db/store.js';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';

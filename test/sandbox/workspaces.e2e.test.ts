@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { loadRsaPrivateKey } from '../../src/api/wire.js';
-import { startSandbox } from '../../src/sandbox/server.js';
+import { startSandbox } from '../../src/sandbox/http/server.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 import { buy, clients, probe, type Clients, type Probe } from './_support.js';

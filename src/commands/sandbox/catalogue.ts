@@ -117,7 +117,7 @@ async function loadLocal(
 }
 
 /**
- * Send the file to the running sandbox at --url, which loads it (src/sandbox/control-catalogue.ts):
+ * Send the file to the running sandbox at --url, which loads it (src/sandbox/http/control-catalogue.ts):
  * in parts of at most 1 MiB, each answered once it is loaded; the same summary and errors as a
  * load into the database itself.
  */

@@ -23,7 +23,7 @@ export async function run(o: { db?: string }, ctx: Context): Promise<void> {
     shared_key: a.shared_key,
   });
   // `sandbox serve --tls` keeps its CA beside the database: the file HTTPS clients trust.
-  const { tlsCaPath } = await import('../../sandbox/tls.js');
+  const { tlsCaPath } = await import('../../sandbox/http/tls.js');
   const { existsSync } = await import('node:fs');
   const ca = tlsCaPath(store.path);
   const tls_ca_file = ca && existsSync(resolve(ctx.io.cwd, ca)) ? resolve(ctx.io.cwd, ca) : null;

@@ -4,7 +4,7 @@ import { usageError, errorCode, unreadableFile } from '../../errors.js';
 import { checkDuration } from '../../util/duration.js';
 import type { VerbInput } from '../define.js';
 import type { serve } from './index.js';
-import { isLoopback } from '../../sandbox/hosts.js';
+import { isLoopback } from '../../sandbox/http/hosts.js';
 import { dbPathOf } from './common.js';
 
 interface Options {
@@ -100,7 +100,7 @@ export function parse({ opts }: VerbInput<typeof serve>): Options {
 
 export async function run(o: Options, ctx: Context): Promise<number> {
   const dbPath = await dbPathOf(ctx, o.db);
-  const { startSandbox } = await import('../../sandbox/server.js');
+  const { startSandbox } = await import('../../sandbox/http/server.js');
   ctx.trapInterrupt();
   let server: Awaited<ReturnType<typeof startSandbox>>;
   let tls: { cert: string; key: string; caFile?: string } | undefined;
@@ -115,7 +115,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     };
     tls = { cert: read(o.tls.certFile, '--cert'), key: read(o.tls.keyFile, '--key'), caFile: o.tls.certFile };
   } else if (o.tls) {
-    const { ensureTlsFiles } = await import('../../sandbox/tls.js');
+    const { ensureTlsFiles } = await import('../../sandbox/http/tls.js');
     const made = ensureTlsFiles(dbPath, ['localhost', '127.0.0.1', '::1', o.host, ...o.allowHosts]);
     ctx.defer(() => made.cleanup());
     tls = made;

@@ -12,8 +12,8 @@ import { makeDir } from '../db/make-dir.js';
 import { basename, join } from 'node:path';
 import { backup, DatabaseSync } from 'node:sqlite';
 import { Store } from '../db/store.js';
-import { bad, HttpError, notFound } from '../http.js';
-import type { RunningSandbox } from '../server.js';
+import { bad, HttpError, notFound } from '../http/http.js';
+import type { RunningSandbox } from '../http/server.js';
 
 const NAME = /^[a-z0-9-]{1,40}$/;
 /** Pages copied per backup step: the whole file in one step. */

@@ -8,19 +8,19 @@
 // sandbox is bound to (RequestInfo.origin), never from the Host header.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
-import type { Caller } from './auth.js';
-import { readerEvent } from './control.js';
+import type { Caller } from '../auth.js';
+import { readerEvent } from '../control.js';
 import type { RequestInfo, SandboxCore } from './core.js';
-import { HANDLERS, itemLiveFor, type HandlerCtx, type HandlerResult } from './domain.js';
+import { HANDLERS, itemLiveFor, type HandlerCtx, type HandlerResult } from '../domain.js';
 import { hostName } from './hosts.js';
 import { HttpError, htmlEscape, readBody } from './http.js';
-import type { Store } from './db/store.js';
-import { partnerAccount } from './repo/accounts.js';
-import { cartByToken, cartLine, readerSession, type CartLineRow, type CartRow } from './repo/carts.js';
-import { itemsOfUserBookNewestFirst, orderByNumber, orderIdByNumber } from './repo/orders.js';
-import { usageCounts } from './repo/usage.js';
-import { recentUsersOf, userContact, usernameByEmail } from './repo/users.js';
-import { cents, isoDate, money } from './util.js';
+import type { Store } from '../db/store.js';
+import { partnerAccount } from '../repo/accounts.js';
+import { cartByToken, cartLine, readerSession, type CartLineRow, type CartRow } from '../repo/carts.js';
+import { itemsOfUserBookNewestFirst, orderByNumber, orderIdByNumber } from '../repo/orders.js';
+import { usageCounts } from '../repo/usage.js';
+import { recentUsersOf, userContact, usernameByEmail } from '../repo/users.js';
+import { cents, isoDate, money } from '../util.js';
 
 /** Does this path belong to the pages (rather than to the service or control routes)? */
 export function isPagePath(pathname: string): boolean {

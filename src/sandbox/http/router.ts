@@ -1,6 +1,6 @@
 // The router, compiled from the endpoint table (src/spec/endpoints.ts): every path and alias,
 // with and without the final slash; static segments win over parameters.
-import { ENDPOINTS, type Endpoint } from '../spec/endpoints.js';
+import { ENDPOINTS, type Endpoint } from '../../spec/endpoints.js';
 
 interface Route {
   ep: Endpoint;

@@ -2,13 +2,13 @@
 // endpoints, routed by the endpoint table, with authentication, scopes and validation in front
 // of the domain handlers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { authenticate, type Caller } from './auth.js';
+import { authenticate, type Caller } from '../auth.js';
 import type { RequestInfo, SandboxCore } from './core.js';
-import { handles, HANDLERS, type HandlerCtx, type HandlerResult } from './domain.js';
+import { handles, HANDLERS, type HandlerCtx, type HandlerResult } from '../domain.js';
 import { HttpError, parseBody, prefersXml, readBody, sendError, sendJsonText, TEST_MODE, toHttpError } from './http.js';
 import { hasEmptySegment, matchRoute } from './router.js';
-import type { Endpoint } from '../spec/endpoints.js';
-import { parseRequestText, validatePayload } from './validate.js';
+import type { Endpoint } from '../../spec/endpoints.js';
+import { parseRequestText, validatePayload } from '../validate.js';
 
 export async function serveApi(
   core: SandboxCore,

@@ -14,7 +14,7 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { makeDir } from './db/make-dir.js';
+import { makeDir } from '../db/make-dir.js';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';

@@ -14,7 +14,7 @@
 // meanwhile (its writes wait briefly, then get a 503 to retry). One load at a time; a load that its
 // client cancels, or whose next part does not come within a minute, is rolled back.
 import { randomBytes } from 'node:crypto';
-import { Store } from './db/store.js';
+import { Store } from '../db/store.js';
 import { HttpError } from './http.js';
 
 /** What a load route answers (the control route wraps it in the envelope). */
@@ -69,7 +69,7 @@ export async function startRemoteLoad(serving: Store, body: Record<string, unkno
     );
   }
   // Imported before the check: two loads started at once must not both pass it while it loads.
-  const { loadCatalogueStream, CatalogueFileError, StrictRefusal } = await import('./catalogue/index.js');
+  const { loadCatalogueStream, CatalogueFileError, StrictRefusal } = await import('../catalogue/index.js');
   if (loads.has(serving)) {
     throw new HttpError(
       409,

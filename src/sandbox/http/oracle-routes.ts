@@ -3,7 +3,7 @@
 // snapshots. Undefined when `route` is none of them.
 import type { SandboxCore } from './core.js';
 import { bad, HttpError } from './http.js';
-import { journalRoute } from './journal/routes.js';
+import { journalRoute } from '../journal/routes.js';
 
 export async function oracleRoute(
   core: SandboxCore,
@@ -22,7 +22,7 @@ export async function oracleRoute(
   }
   switch (route) {
     case 'POST /_sandbox/fixtures': {
-      const { applyFixture, FixtureError } = await import('./fixtures/apply.js');
+      const { applyFixture, FixtureError } = await import('../fixtures/apply.js');
       try {
         const out = await applyFixture(store, body.fixture, {
           baseDir: typeof body.base_dir === 'string' ? body.base_dir : undefined,
@@ -39,7 +39,7 @@ export async function oracleRoute(
     case 'POST /_sandbox/books/hold':
     case 'POST /_sandbox/books/release':
     case 'POST /_sandbox/books/fail': {
-      const c = await import('./fixtures/book-controls.js');
+      const c = await import('../fixtures/book-controls.js');
       const hash = str(body.hash_id, 'hash_id');
       const out = route.endsWith('hold')
         ? c.holdBook(store, hash, body.reason)
@@ -50,10 +50,10 @@ export async function oracleRoute(
       return out;
     }
     case 'GET /_sandbox/snapshots':
-      return { snapshots: (await import('./snapshots/snapshots.js')).listSnapshots(store.path) };
+      return { snapshots: (await import('../snapshots/snapshots.js')).listSnapshots(store.path) };
     case 'GET /_sandbox/snapshots/diff':
       return {
-        ...(await import('./snapshots/snapshots.js')).diffSnapshots(
+        ...(await import('../snapshots/snapshots.js')).diffSnapshots(
           store.path,
           query.get('a') ?? '',
           query.get('b') ?? undefined,
@@ -61,11 +61,11 @@ export async function oracleRoute(
       };
     case 'POST /_sandbox/snapshots/save':
       core.journal?.flush();
-      return (await import('./snapshots/snapshots.js')).saveSnapshot(store, str(body.name, 'name'));
+      return (await import('../snapshots/snapshots.js')).saveSnapshot(store, str(body.name, 'name'));
     case 'POST /_sandbox/snapshots/load':
-      return (await import('./snapshots/snapshots.js')).loadSnapshot(store, str(body.name, 'name'));
+      return (await import('../snapshots/snapshots.js')).loadSnapshot(store, str(body.name, 'name'));
     case 'POST /_sandbox/snapshots/rm':
-      return (await import('./snapshots/snapshots.js')).removeSnapshot(store.path, str(body.name, 'name'));
+      return (await import('../snapshots/snapshots.js')).removeSnapshot(store.path, str(body.name, 'name'));
     case 'GET /_sandbox/workspaces':
       return { workspaces: workspaces(core).list() };
     case 'POST /_sandbox/workspaces': {

@@ -1,8 +1,8 @@
 // What the request handlers of a running sandbox share: its database, its worker, and what it
 // knows about the address it listens on.
-import type { Store } from './db/store.js';
-import type { Journal, RequestNote } from './journal/journal.js';
-import type { WorkspaceHost } from './workspaces/workspaces.js';
+import type { Store } from '../db/store.js';
+import type { Journal, RequestNote } from '../journal/journal.js';
+import type { WorkspaceHost } from '../workspaces/workspaces.js';
 
 export interface SandboxCore {
   store: Store;

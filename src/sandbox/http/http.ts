@@ -1,7 +1,7 @@
 // HTTP plumbing of the sandbox: errors, bodies (form and JSON, keeping the raw `request` text
 // that signatures cover), header normalisation, content negotiation and response writers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { messageOf } from '../errors.js';
+import { messageOf } from '../../errors.js';
 
 /** An answer to the client that is not a success: status, message, extra body fields. */
 export class HttpError extends Error {

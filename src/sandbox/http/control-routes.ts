@@ -20,14 +20,14 @@ import {
   isControlSecret,
   listOutbox,
   recordUsage,
-} from './control.js';
+} from '../control.js';
 import type { RequestInfo, SandboxCore } from './core.js';
 import { hostName } from './hosts.js';
 import { oracleRoute } from './oracle-routes.js';
-import { redeemCode, runWorker } from './domain.js';
+import { redeemCode, runWorker } from '../domain.js';
 import { bad, HttpError, readBody, sendError, sendJson, TEST_MODE, toHttpError } from './http.js';
-import { parseDuration } from './util.js';
-import { messageOf } from '../errors.js';
+import { parseDuration } from '../util.js';
+import { messageOf } from '../../errors.js';
 
 /** A part of a catalogue load (control-catalogue.ts). */
 const PART = /^\/_sandbox\/catalogue\/loads\/([0-9a-f]{1,64})\/part\/?$/;

@@ -6,20 +6,20 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo, Socket } from 'node:net';
-import { cleanupKeyFiles, credentials, type SandboxCredentials } from './control.js';
+import { cleanupKeyFiles, credentials, type SandboxCredentials } from '../control.js';
 import { isControlPath, serveControl } from './control-routes.js';
 import type { RequestInfo, SandboxCore } from './core.js';
-import { runWorker } from './domain.js';
+import { runWorker } from '../domain.js';
 import { boundHostNames, hostName, isLoopback } from './hosts.js';
 import { HttpError, normalizeHeaders, sendError, sendJson, TEST_MODE } from './http.js';
 import { isPagePath, servePage } from './pages.js';
-import { ensureSeeded } from './seed.js';
+import { ensureSeeded } from '../seed.js';
 import { serveApi } from './service.js';
-import { Store } from './db/store.js';
-import { Journal, type JournalOptions, type RequestNote } from './journal/journal.js';
-import { isJournalPath } from './journal/routes.js';
-import { ensureFixtureTables } from './fixtures/tables.js';
-import type { WorkspaceHost } from './workspaces/workspaces.js';
+import { Store } from '../db/store.js';
+import { Journal, type JournalOptions, type RequestNote } from '../journal/journal.js';
+import { isJournalPath } from '../journal/routes.js';
+import { ensureFixtureTables } from '../fixtures/tables.js';
+import type { WorkspaceHost } from '../workspaces/workspaces.js';
 
 // node:http through require: the ESM import materialises every export of node:http, Node's own
 // bundled undici and web streams included, which the embedded sandbox would pay on every run.
@@ -163,7 +163,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
 
 /** The workspaces of this database, each on a server of its own (same host, a free port), those on disk served again. */
 async function startWorkspaces(opts: SandboxOptions, host: string): Promise<WorkspaceHost> {
-  const { WorkspaceHost } = await import('./workspaces/workspaces.js');
+  const { WorkspaceHost } = await import('../workspaces/workspaces.js');
   const log = opts.log;
   const ws = new WorkspaceHost(
     opts.dbPath,
