@@ -16,7 +16,6 @@ import {
 import { ONIX_SHORT_TAGS, readOnix } from '../../src/sandbox/catalogue/onix.js';
 import { ensureSeeded } from '../../src/sandbox/seed.js';
 import { Store } from '../../src/sandbox/db/store.js';
-import { deferTextIndex } from '../../src/sandbox/repo/books.js';
 
 const SAMPLE_ONIX = readFileSync(
   fileURLToPath(new URL('../../docs/samples/catalogue.onix.xml', import.meta.url)),
@@ -396,118 +395,6 @@ describe('CSV', () => {
     });
   });
 
-  it('a re-sent file renames books in the text index, book by book (past one batch) or by a rebuild (a third renamed), and a row sent unchanged writes nothing', async () => {
-    const isbn = (i: number) => {
-      const first12 = '9791888' + String(i).padStart(5, '0');
-      const sum = [...first12].reduce((n, d, k) => n + Number(d) * (k % 2 ? 3 : 1), 0);
-      return first12 + ((10 - (sum % 10)) % 10);
-    };
-    const rows = (n: number, title: (i: number) => string) =>
-      'isbn13,title,author,publisher,price\n' +
-      Array.from({ length: n }, (_, i) => `${isbn(i)},${title(i)},Ann Quill,Renamed Press,5.00`).join('\n') +
-      '\n';
-    const n = 15_003;
-    expect(await csv(rows(n, (i) => `Harbour Lantern ${i}`))).toMatchObject({ added: n, refused: 0 });
-    const match = (q: string) => store.all('SELECT rowid FROM books_fts WHERE books_fts MATCH ?', `"${q}"`).length;
-    expect(match('Harbour Lantern')).toBe(n);
-    // 5,003 renamed, less than a third of the books: held to the end of the load, then old entries
-    // deleted and new ones written in batches of 5,000.
-    const some = 5003;
-    const s1 = await csv(rows(some, (i) => `Meridian Tide ${i}`));
-    expect(s1).toMatchObject({ added: 0, updated: some, refused: 0 });
-    // The index agrees with the books (FTS5 checks every entry against the content table).
-    store.run("INSERT INTO books_fts(books_fts) VALUES ('integrity-check')");
-    expect(match('Meridian Tide')).toBe(some);
-    expect(match('Harbour Lantern')).toBe(n - some);
-    // Every book renamed: the index is rebuilt from the books at the end of the load.
-    const s2 = await csv(rows(n, (i) => `Quiet Letters ${i}`));
-    expect(s2).toMatchObject({ added: 0, updated: n, refused: 0 });
-    store.run("INSERT INTO books_fts(books_fts) VALUES ('integrity-check')");
-    expect(match('Quiet Letters')).toBe(n);
-    expect(match('Meridian Tide') + match('Harbour Lantern')).toBe(0);
-    // The triggers are back: a rename outside a load is indexed too.
-    store.run("UPDATE books SET title = 'Quiet Orchard' WHERE eisbn13 = ?", isbn(3));
-    expect(match('Quiet Orchard')).toBe(1);
-
-    // Sent again unchanged: counted as updated, no row written.
-    const changes = store.get('SELECT total_changes() AS n')!.n;
-    expect(await csv(rows(3, (i) => (i === 3 ? 'Quiet Orchard' : `Quiet Letters ${i}`)))).toMatchObject({ updated: 3 });
-    expect(store.get('SELECT total_changes() AS n')!.n).toBe(changes);
-  });
-
-  it('the text index of a load: renames held to its end and written in batches, written as it goes past what it holds, or rebuilt from a third', async () => {
-    const rows =
-      'isbn13,title,author,publisher,price\n' +
-      Array.from(
-        { length: 40 },
-        (_, i) => `${isbn13('979188900' + String(i).padStart(3, '0'))},Harbour Lantern ${i},Ann Quill,Small Press,5.00`,
-      ).join('\n') +
-      '\n';
-    expect(await csv(rows)).toMatchObject({ added: 40, refused: 0 });
-    const match = (q: string) => store.all('SELECT rowid FROM books_fts WHERE books_fts MATCH ?', `"${q}"`).length;
-    const ids = store.all(
-      "SELECT id, title, author FROM books WHERE title LIKE 'Harbour Lantern %' ORDER BY id",
-    ) as Array<{ id: number; title: string; author: string }>;
-    /** Rename the first `n` of the books through a deferred index with these limits, as a load does. */
-    const rename = (n: number, to: string, limits: { batch: number; hold: number }) =>
-      store.tx(() => {
-        const index = deferTextIndex(store, limits);
-        for (const b of ids.slice(0, n)) {
-          const old = store.get('SELECT title, author FROM books WHERE id = ?', b.id)!;
-          index.changing(b.id, old.title as string, old.author as string);
-          store.run('UPDATE books SET title = ? WHERE id = ?', `${to} ${b.id}`, b.id);
-        }
-        index.finish();
-      });
-    const agree = () => store.run("INSERT INTO books_fts(books_fts) VALUES ('integrity-check')");
-    // 62 books (40 and the seed's 22): a rebuild from 21 renames.
-    rename(7, 'Meridian Tide', { batch: 3, hold: 100 }); // held, written at the end in three batches
-    agree();
-    expect([match('Meridian Tide'), match('Harbour Lantern')]).toEqual([7, 33]);
-    rename(12, 'Quiet Letters', { batch: 3, hold: 5 }); // past what it holds: written as it goes, then the rest
-    agree();
-    expect([match('Quiet Letters'), match('Meridian Tide'), match('Harbour Lantern')]).toEqual([12, 0, 28]);
-    rename(30, 'Salt Ledger', { batch: 3, hold: 100 }); // a third and more: rebuilt
-    agree();
-    expect([match('Salt Ledger'), match('Quiet Letters'), match('Harbour Lantern')]).toEqual([30, 0, 10]);
-    // The triggers are back after each: a rename outside a load is indexed.
-    store.run("UPDATE books SET title = 'Cedar Orchard' WHERE id = ?", ids[39].id);
-    expect([match('Cedar Orchard'), match('Harbour Lantern')]).toEqual([1, 9]);
-  });
-
-  it('a load of more than 10,000 books leaves every index of books as it was and agreeing with the rows; a refused one too', async () => {
-    const isbn = (i: number) => {
-      const first12 = '9781777' + String(i).padStart(5, '0');
-      const sum = [...first12].reduce((n, d, k) => n + Number(d) * (k % 2 ? 3 : 1), 0);
-      return first12 + ((10 - (sum % 10)) % 10);
-    };
-    const indexes = () =>
-      store.all("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'books' ORDER BY name");
-    const before = indexes();
-    expect(before.length).toBeGreaterThan(5);
-    const rows = (n: number, last = '') =>
-      'isbn13,title,author,publisher,price\n' +
-      Array.from({ length: n }, (_, i) => `${isbn(i)},Ledger ${i},Ann Quill,Index Press,5.00`).join('\n') +
-      '\n' +
-      last;
-    const n = 10_050;
-    // Refused as a whole (--strict): the indexes dropped during the load come back with the rollback.
-    await expect(csv(rows(n, '9780000000000,Bad,Ann Quill,Index Press,5.00\n'), { strict: true })).rejects.toThrow(
-      StrictRefusal,
-    );
-    expect(indexes()).toEqual(before);
-    expect(await csv(rows(n))).toMatchObject({ added: n, refused: 0 });
-    expect(indexes()).toEqual(before);
-    // Every index holds every row (integrity_check compares each index with the table).
-    expect(store.all('PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }]);
-    expect(
-      store.get(
-        'SELECT count(*) AS n FROM books INDEXED BY books_by_isbn10 WHERE isbn10 = ?',
-        book(isbn(42))!.isbn10 as string,
-      )!.n,
-    ).toBe(1);
-  });
-
   it('reports invalid rows by record number and the line where they start; a row with the same ISBN updates', async () => {
     const text = [
       'isbn13,title,price,pages,shelf',
@@ -624,5 +511,93 @@ describe("ISBN-10 (ONIX ProductIDType 02, or the CSV isbn13 column): its check d
     ]);
     expect(s).toMatchObject({ added: 1, refused: 1 });
     expect(book('9780306406157')!.title).toBe('Good');
+  });
+});
+
+describe('what a loaded book gets from its ISBNs and prices', () => {
+  it('ISBN-10 columns: the check character X, and 0 where the sum is a multiple of eleven; none for a 979 ISBN', async () => {
+    const s = await csv(
+      [
+        'isbn13,title,price,print_isbn13',
+        '9781770100138,Ten X,9.99,',
+        '9781770100183,Ten Zero,9.99,',
+        '9791770100014,Nine Seven Nine,9.99,',
+        '9781770100350,Printed as 979,9.99,9791770100021',
+      ].join('\n'),
+      { publisher: 'Tidewater Press' },
+    );
+    expect(s).toMatchObject({ added: 4, refused: 0 });
+    const isbns = (eisbn: string) => {
+      const b = book(eisbn)!;
+      return [b.eisbn13, b.eisbn10, b.isbn13, b.isbn10];
+    };
+    expect(['9781770100138', '9781770100183', '9791770100014', '9781770100350'].map(isbns)).toEqual([
+      ['9781770100138', '177010013X', '9781770100138', '177010013X'],
+      ['9781770100183', '1770100180', '9781770100183', '1770100180'],
+      ['9791770100014', '', '9791770100014', ''],
+      ['9781770100350', '1770100350', '9791770100021', ''],
+    ]);
+  });
+
+  it('each price says its term: lifetime, a rental of up to 30 days (it expires) and a longer one', async () => {
+    await csv(
+      [
+        'isbn13,title,price,rental_price,rental_days,currency',
+        '9781770100138,Thirty,9.99,2.99,30,USD',
+        '9781770100183,Thirty-one,9.99,3.99,31,USD',
+      ].join('\n'),
+      { publisher: 'Tidewater Press' },
+    );
+    const terms = (eisbn: string) =>
+      store.all(
+        'SELECT price, description, description_limit, is_limited, limit_days, other_pricing FROM pricing WHERE book_id = (SELECT id FROM books WHERE eisbn13 = ?) ORDER BY id',
+        eisbn,
+      );
+    const lifetime = {
+      price: '9.99',
+      description: 'Digital edition (lifetime access)',
+      description_limit: 'Unlimited access',
+      is_limited: 0,
+      limit_days: 0,
+      other_pricing: null,
+    };
+    expect(terms('9781770100138')).toEqual([
+      lifetime,
+      {
+        price: '2.99',
+        description: '30-day rental',
+        description_limit: 'Access for 30 days',
+        is_limited: 1,
+        limit_days: 30,
+        other_pricing: 'EXPIRATION',
+      },
+    ]);
+    expect(terms('9781770100183')).toEqual([
+      lifetime,
+      {
+        price: '3.99',
+        description: '31-day rental',
+        description_limit: 'Access for 31 days',
+        is_limited: 1,
+        limit_days: 31,
+        other_pricing: 'LIMITED',
+      },
+    ]);
+  });
+
+  it('an ISBN with a digit too many or too few, or a GTIN-13 that is not a book, is refused for what it is', async () => {
+    const given = ['19781770100015', '97817701000150', '10306406152', '03064061521', '1297800000005', '978177010001'];
+    const s = await csv(['isbn13,title,price', ...given.map((isbn) => `${isbn},T,9.99`)].join('\n'), {
+      publisher: 'Tidewater Press',
+    });
+    expect(s).toMatchObject({ added: 0, refused: given.length });
+    expect(s.refusals.map((r) => r.reason)).toEqual([
+      'ISBN "19781770100015" is not an ISBN-13',
+      'ISBN "97817701000150" is not an ISBN-13',
+      'ISBN "10306406152" is not an ISBN-13',
+      'ISBN "03064061521" is not an ISBN-13',
+      'ISBN 1297800000005 is not an ISBN (a GTIN-13 of a book starts 978 or 979)',
+      'ISBN "978177010001" is not an ISBN-13',
+    ]);
   });
 });
