@@ -41,6 +41,7 @@ export const GROUPS = {
     mutate: ['src/output/text.ts', 'src/output/format.ts'],
     tests: [
       'test/output/text.test.ts',
+      'test/output/layout.test.ts',
       'test/output/cells.test.ts',
       'test/output/values.test.ts',
       'test/output/missing-option.test.ts',
