@@ -2,9 +2,10 @@
 // one a copy (of the seed or a snapshot) served on a port of its own with credentials of its own;
 // what one job does there is seen nowhere else, and nobody else's key is accepted there. rm stops
 // its server and deletes its files; closing the sandbox closes them; a new start serves them again.
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { loadRsaPrivateKey } from '../../src/api/wire.js';
@@ -188,6 +189,63 @@ describe('sandbox workspace on a running sandbox', () => {
     const noUrl = await runCli(['sandbox', 'workspace', 'list'], { env });
     expect(noUrl.code).toBe(2);
     expect(noUrl.stderr).toContain('--url');
+  });
+});
+
+describe('workspaces from a snapshot share its catalogue', () => {
+  /** Rows of `table` in a workspace's own file (without its base). */
+  const ownRows = (name: string, table: string) => {
+    const d = new DatabaseSync(join(`${sb.dbPath}.workspaces`, `${name}.db`), { readOnly: true });
+    try {
+      return (d.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    } finally {
+      d.close();
+    }
+  };
+  const status = async (c: Probe, hash: string) =>
+    (await c.call('book.get', { params: { hash_id: hash } })).body.book.status as Record<string, unknown>;
+
+  it('reads and searches the shared books, keeps a book it changes to itself, and rm drops the unused base', async () => {
+    const saved = await runCli(['sandbox', 'snapshot', 'save', 'catalogue', '--url', sb.url], { env });
+    expect(saved.code, saved.stderr).toBe(0);
+    const [a, b] = [await create('share-a', 'catalogue'), await create('share-b', 'catalogue')];
+    const dir = `${sb.dbPath}.workspaces`;
+    // The catalogue is not copied: each file holds the last book only (new books get ids after
+    // the base's); the base is the snapshot's file itself, linked.
+    expect(ownRows('share-a', 'books')).toBe(1);
+    expect(ownRows('share-b', 'pricing')).toBe(1);
+    const bases = readdirSync(join(dir, '.bases')).filter((f) => f.startsWith('catalogue-'));
+    expect(bases).toHaveLength(1);
+    const base = join(dir, '.bases', bases[0]);
+    expect(statSync(base).ino).toBe(statSync(`${sb.dbPath}.snapshots/catalogue.db`).ino);
+
+    const [pa, pb] = [partnerOf(a), partnerOf(b)];
+    // Every book reads as in the snapshot, through lookups and the text index.
+    const got = await pa.call('book.isbn', { params: { isbn: WELL_KNOWN.readme.isbn13 } });
+    expect(got.status, JSON.stringify(got.body)).toBe(200);
+    const found = await pa.call('book.search', { payload: { title: 'Lighthouse Keeper' } });
+    expect(found.status, JSON.stringify(found.body)).toBe(200);
+    expect(found.body.results.map((r: { hash_id: string }) => r.hash_id)).toEqual([WELL_KNOWN.readme.hash_id]);
+
+    // A book processed in A is processed in A only (its row copied into A's file).
+    const hash = WELL_KNOWN.unprocessed.hash_id;
+    const q = await pa.call('book.process', { params: { hash_id: hash }, payload: {} });
+    expect(q.body.message).toBe('Book queued for processing.');
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && !(await status(pa, hash)).is_processed) await new Promise((r) => setTimeout(r, 50));
+    expect(await status(pa, hash)).toMatchObject({ is_processed: true, is_queued: false });
+    for (const other of [pb, main.partner])
+      expect(await status(other, hash)).toMatchObject({ is_processed: false, is_queued: false });
+    expect(ownRows('share-b', 'books')).toBe(1);
+    // Searched in A, the changed book is found once.
+    const title = WELL_KNOWN.unprocessed.title;
+    const again = await pa.call('book.search', { payload: { title } });
+    expect(again.body.results.map((r: { hash_id: string }) => r.hash_id)).toEqual([hash]);
+
+    expect((await cli('rm', 'share-a', '--yes')).code).toBe(0);
+    expect(existsSync(base)).toBe(true);
+    expect((await cli('rm', 'share-b', '--yes')).code).toBe(0);
+    expect(existsSync(base)).toBe(false);
   });
 });
 

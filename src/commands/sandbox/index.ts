@@ -416,14 +416,16 @@ const WORKSPACE_DB = option(
   'the database that sandbox serves, to read its control secret from (default: sandbox.db in the data directory)',
 );
 const WORKSPACE_LIMITS =
-  'Not done yet: the catalogue is copied into each workspace (not shared read-only), so each one takes the disk of a whole ' +
-  'database and creation copies the catalogue.';
+  "A workspace made from a snapshot shares the snapshot's catalogue (books, prices, publishers) read-only with the other " +
+  "workspaces of that snapshot (the snapshot's file, linked once into <db>.workspaces/.bases/): its own file holds the rest " +
+  'and the catalogue rows it changes or adds, so it grows with what it writes, not with the catalogue. ' +
+  'A workspace cannot delete catalogue rows, and the uniqueness of a new ISBN or SKU is checked against its own books only.';
 
 export const workspaceCreate = verb({
   name: 'create',
   summary: 'create an isolated workspace in a running sandbox and print its credentials and base URL',
   description:
-    'Copies a snapshot of the sandbox database (--from, see `sandbox snapshot save`) or a fresh seed into <db>.workspaces/<name>.db ' +
+    'Makes <db>.workspaces/<name>.db from a snapshot of the sandbox database (--from, see `sandbox snapshot save`) or a fresh seed ' +
     'and serves it on a port of its own (same host): its own base URL, so pages, links and unauthenticated routes reach it too. ' +
     'The workspace has its own partner and limited keys, shared keys, operator token and control secret, printed here (they are ' +
     "what this command is for): requests signed with the main sandbox's or another workspace's credentials are refused in it (401), " +
@@ -432,7 +434,7 @@ export const workspaceCreate = verb({
     WORKSPACE_LIMITS,
   args: [WORKSPACE_NAME],
   options: [
-    option('--from <snapshot>', 'copy this snapshot of the sandbox database (default: a fresh seed)'),
+    option('--from <snapshot>', 'start from this snapshot of the sandbox database (default: a fresh seed)'),
     WORKSPACE_URL,
     WORKSPACE_DB,
   ],

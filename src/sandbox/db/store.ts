@@ -8,6 +8,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { makeDir } from './make-dir.js';
 import { dirname } from 'node:path';
 import { FTS, FTS_TABLES, FTS_TOKENIZE, INDEX_NAMES, INDEXES, SCHEMA, TABLES } from './schema.js';
+import { attachBase, rewriteSharedWrite } from './overlay.js';
 
 /** Commits after which a connection checkpoints from a worker thread instead of in its commits. */
 const BACKGROUND_CHECKPOINTS_AFTER = 100;
@@ -52,6 +53,8 @@ class UnusableDirectory extends Error {
 export class Store {
   readonly db: DatabaseSync;
   readonly path: string;
+  /** True for a workspace that reads its catalogue through a shared base (overlay.ts). */
+  readonly shared: boolean;
   private depth = 0;
   /** True while the turn's read snapshot (`serve`) is open (no write has started in it). */
   private reading = false;
@@ -66,7 +69,7 @@ export class Store {
   private commits = 0;
   private checkpointer?: { committed(): void; stop(): Promise<void> };
   private readonly cache = new Map<string, StatementSync>();
-  private readonly writes = new Map<string, { stmt: StatementSync; table: string | undefined; insert: boolean }>();
+  private readonly writes = new Map<string, Write>();
   private readonly queries = new Map<string, { stmt: StatementSync; row: (values: unknown[]) => Row }>();
   /** Answers of this turn's requests that wrote nothing (`afterCommit`). */
   private answers: Array<(err?: unknown) => void> = [];
@@ -131,6 +134,8 @@ export class Store {
     // Text as a search compares it: diacritics removed and lower case (`Brücke` -> `brucke`), as
     // the text index's tokenizer does (schema.ts, FTS).
     this.db.function('fold', { deterministic: true }, (s) => (typeof s === 'string' ? foldText(s) : s));
+    // A workspace sharing its catalogue with a base file (overlay.ts).
+    this.shared = attachBase(this.db, path);
   }
 
   /**
@@ -182,12 +187,17 @@ export class Store {
   }
 
   /** A write statement prepared once, with the table it changes (read from its text once, not at every run). */
-  private write(sql: string): { stmt: StatementSync; table: string | undefined; insert: boolean } {
-    return cached(this.writes, sql, () => ({
-      stmt: this.db.prepare(sql),
-      table: writtenTable(sql),
-      insert: /^\s*(?:INSERT|REPLACE)\b/i.test(sql),
-    }));
+  private write(sql: string): Write {
+    return cached(this.writes, sql, () => {
+      // In a workspace sharing its catalogue, a write to a shared table runs on its own rows.
+      const shared = this.shared ? rewriteSharedWrite(sql) : undefined;
+      return {
+        stmt: this.db.prepare(shared?.sql ?? sql),
+        table: writtenTable(sql),
+        insert: /^\s*(?:INSERT|REPLACE)\b/i.test(sql),
+        copy: shared?.copy && { stmt: this.db.prepare(shared.copy.sql), params: shared.copy.params },
+      };
+    });
   }
 
   /**
@@ -223,6 +233,7 @@ export class Store {
     if (this.depth === 0) this.settleForWrite();
     const w = this.write(sql);
     if (this.memos.size) this.forget(w.table);
+    if (w.copy !== undefined) w.copy.stmt.run(...params.slice(params.length - w.copy.params));
     const r = w.stmt.run(...params);
     const out = { changes: Number(r.changes), lastInsertRowid: Number(r.lastInsertRowid) };
     if (this.onWrite !== undefined) this.onWrite(w.table, w.insert, out.lastInsertRowid, out.changes);
@@ -582,6 +593,14 @@ export class Store {
     }
     return ended;
   }
+}
+
+/** A write statement prepared once: the table it changes, and (in a workspace) the copy of base rows before it. */
+interface Write {
+  stmt: StatementSync;
+  table: string | undefined;
+  insert: boolean;
+  copy: { stmt: StatementSync; params: number } | undefined;
 }
 
 /** The table a write statement changes (undefined when the statement is not a plain one). */

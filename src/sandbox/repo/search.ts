@@ -35,7 +35,7 @@ export function searchBooks(
   limit: number,
   offset: number,
 ): { rows: BookRow[]; count: number } {
-  const q = searchSql(f, 'books');
+  const q = searchSql(f, 'books', store.shared);
   if (f.hash_ids?.length) {
     q.where.push(`${q.col('hash_id')} IN (${f.hash_ids.map(() => '?').join(',')})`);
     q.args.push(...f.hash_ids.map((h) => h.toLowerCase()));
@@ -80,7 +80,7 @@ interface SearchSql {
  * pattern. Without such a word (only shorter ones, or ISBNs) the
  * table is read with LIKE, which is what a short word needs anyway.
  */
-function searchSql(p: SearchFilters, table: 'books' | 'imports'): SearchSql {
+function searchSql(p: SearchFilters, table: 'books' | 'imports', shared = false): SearchSql {
   const words = (['title', 'author'] as const).flatMap((column) => {
     const text = p[column]?.trim();
     // Compared folded (diacritics and case ignored, as the text index ignores them).
@@ -102,8 +102,12 @@ function searchSql(p: SearchFilters, table: 'books' | 'imports'): SearchSql {
   } else {
     // Text between double quotes is literal, a quote in it doubled.
     const terms = fts.flatMap(({ column, w }) => coverTrigrams(w).map((t) => `${column} : "${t.replace(/"/g, '""')}"`));
-    where.push(`${index} MATCH ?`, ...words.map(({ column }) => `instr(fold(${col(column)}), ?) > 0`));
-    args.push(terms.join(' AND '), ...words.map(({ w }) => w));
+    // A workspace sharing its catalogue (db/overlay.ts) has two indexes: its own rows' and the base's.
+    if (shared) args.push(terms.join(' AND '), terms.join(' AND '));
+    else where.push(`${index} MATCH ?`);
+    where.push(...words.map(({ column }) => `instr(fold(${col(column)}), ?) > 0`));
+    if (!shared) args.push(terms.join(' AND '));
+    args.push(...words.map(({ w }) => w));
   }
   if (p.isbn?.length) {
     const vs = p.isbn.flatMap((i) => [normalizeIsbn(i), toIsbn13(i)]);
@@ -114,7 +118,9 @@ function searchSql(p: SearchFilters, table: 'books' | 'imports'): SearchSql {
   if (fts.length === 0) return { table, from: table, where, args, order: 'id', col };
   return {
     table,
-    from: `${index} JOIN ${table} ON ${table}.id = ${index}.rowid`,
+    from: shared
+      ? `(SELECT rowid FROM main.${index}(?) UNION SELECT rowid FROM base.${index}(?)) AS ${index} JOIN ${table} ON ${table}.id = ${index}.rowid`
+      : `${index} JOIN ${table} ON ${table}.id = ${index}.rowid`,
     where,
     args,
     order: `${index}.rowid`,

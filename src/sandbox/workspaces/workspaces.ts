@@ -1,21 +1,36 @@
-// Workspaces (issue 30, item 5, first step): isolated copies of a sandbox database, each served
-// by a server of its own on its own port, so that parallel CI jobs on one running sandbox never
-// see each other's orders. A workspace lives in `<db>.workspaces/<name>.db` (directory 0700, files
-// 0600), copied from a snapshot with SQLite's backup (as snapshots are) or freshly seeded, and
-// gets credentials of its own (seed.ts renewSecrets): a request signed with another workspace's
-// or the main sandbox's keys is refused there.
+// Workspaces (issue 30, item 5): isolated databases, each served by a server of its own on its own
+// port, so that parallel CI jobs on one running sandbox never see each other's orders. A workspace
+// lives in `<db>.workspaces/<name>.db` (directory 0700, files 0600) and gets credentials of its
+// own (seed.ts renewSecrets): a request signed with another workspace's or the main sandbox's
+// keys is refused there.
 //
-// Not done yet: the catalogue is copied into each workspace (not shared read-only through an
-// attached database), so a workspace's disk grows with the catalogue and creation copies it.
-import { chmodSync, existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// One made from a snapshot shares the snapshot's catalogue (books, prices, publishers) read-only
+// with every other workspace of that snapshot (db/overlay.ts): the snapshot file is linked once
+// into `<db>.workspaces/.bases/` (a hard link: no copy, and it stays as it was when the snapshot
+// is saved again or removed), and the workspace's own file gets only the rest of the snapshot's
+// rows. One made from the seed is a fresh seed (its catalogue is small).
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { makeDir } from '../db/make-dir.js';
 import { basename, join } from 'node:path';
 import { backup, DatabaseSync } from 'node:sqlite';
+import { BASE_KEY, readOnlyUri, SHARED_TABLES } from '../db/overlay.js';
 import { Store } from '../db/store.js';
 import { bad, HttpError, notFound } from '../http/http.js';
 import type { RunningSandbox } from '../http/server.js';
 
 const NAME = /^[a-z0-9-]{1,40}$/;
+/** The shared catalogues (bases) of the workspaces made from snapshots, in the workspaces' directory. */
+const BASES = '.bases';
 /** Pages copied per backup step: the whole file in one step. */
 const ALL_PAGES = 1 << 30;
 
@@ -68,14 +83,7 @@ async function makeWorkspaceFile(dbPath: string, name: string, from: string | un
   const tmp = `${path}.${process.pid}.tmp`;
   try {
     writeFileSync(tmp, '', { mode: 0o600 });
-    if (source) {
-      const src = new DatabaseSync(source, { readOnly: true });
-      try {
-        await backup(src, tmp, { rate: ALL_PAGES });
-      } finally {
-        src.close();
-      }
-    }
+    if (source) copySharing(source, tmp, shareBase(dir, source, from!));
     const { ensureSeeded, renewSecrets } = await import('../seed.js');
     const store = new Store(tmp);
     try {
@@ -98,6 +106,98 @@ async function makeWorkspaceFile(dbPath: string, name: string, from: string | un
   } finally {
     for (const f of filesOf(tmp)) rmSync(f, { force: true });
   }
+}
+
+/**
+ * The base of workspaces made from snapshot `from` (its file `source`): the snapshot's file linked
+ * into the bases' directory (copied where a link cannot be made), once per version of the file.
+ * Its path relative to the workspaces' directory.
+ */
+function shareBase(dir: string, source: string, from: string): string {
+  const bases = join(dir, BASES);
+  makeDir(bases);
+  chmodSync(bases, 0o700);
+  const name = `${from}-${statSync(source).ino}.db`;
+  const base = join(bases, name);
+  if (!existsSync(base)) {
+    try {
+      linkSync(source, base);
+    } catch {
+      const tmp = `${base}.${process.pid}.tmp`;
+      try {
+        copyFileSync(source, tmp);
+        renameSync(tmp, base);
+      } finally {
+        rmSync(tmp, { force: true });
+      }
+    }
+  }
+  return `${BASES}/${name}`;
+}
+
+/**
+ * Fill the new file `target` with snapshot `source`'s schema and rows, but of the shared tables only
+ * the last row (so that new rows get ids after the base's), and name the base (`rel`). The
+ * journal of the snapshot is left out: a workspace's journal holds its own requests. Text indexes
+ * are built again from the rows copied.
+ */
+function copySharing(source: string, target: string, rel: string): void {
+  const db = new DatabaseSync(target);
+  try {
+    db.exec('PRAGMA page_size = 8192; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF');
+    db.exec(`ATTACH ${readOnlyUri(source)} AS src`);
+    const all = db
+      .prepare("SELECT type, name, sql FROM src.sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'")
+      .all() as Array<{ type: string; name: string; sql: string }>;
+    const virtual = all.filter((e) => e.type === 'table' && /^CREATE VIRTUAL TABLE/i.test(e.sql)).map((e) => e.name);
+    const shadow = (n: string) => virtual.some((v) => n.startsWith(`${v}_`));
+    const q = (n: string) => `"${n.replace(/"/g, '""')}"`;
+    db.exec('BEGIN');
+    for (const t of all.filter((e) => e.type === 'table' && !virtual.includes(e.name) && !shadow(e.name))) {
+      db.exec(t.sql);
+      if (t.name === 'journal') continue;
+      const last = SHARED_TABLES.includes(t.name) ? ` WHERE id = (SELECT max(id) FROM src.${q(t.name)})` : '';
+      db.exec(`INSERT INTO main.${q(t.name)} SELECT * FROM src.${q(t.name)}${last}`);
+    }
+    for (const e of all.filter((x) => x.type === 'index' || x.type === 'view')) db.exec(e.sql);
+    for (const e of all.filter((x) => virtual.includes(x.name))) {
+      db.exec(e.sql);
+      db.exec(`INSERT INTO ${q(e.name)}(${q(e.name)}) VALUES ('rebuild')`);
+    }
+    for (const e of all.filter((x) => x.type === 'trigger')) db.exec(e.sql);
+    db.prepare('INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)').run(BASE_KEY, rel);
+    db.exec('COMMIT');
+    db.exec('DETACH src');
+  } finally {
+    db.close();
+  }
+}
+
+/** The base a workspace file names (relative to the workspaces' directory), if any. */
+function baseOf(path: string): string | undefined {
+  try {
+    const db = new DatabaseSync(path, { readOnly: true });
+    try {
+      return (db.prepare('SELECT value FROM meta WHERE key = ?').get(BASE_KEY) as { value: string } | undefined)?.value;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** Remove the bases no workspace names any more (and the bases' directory once empty). */
+function dropUnusedBases(dir: string): void {
+  const bases = join(dir, BASES);
+  if (!existsSync(bases)) return;
+  const used = new Set(
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.db') || f.endsWith('.tmp'))
+      .map((f) => baseOf(join(dir, f))),
+  );
+  for (const f of readdirSync(bases)) if (!used.has(`${BASES}/${f}`)) rmSync(join(bases, f), { force: true });
+  if (readdirSync(bases).length === 0) rmSync(bases, { recursive: true, force: true });
 }
 
 export interface WorkspaceInfo {
@@ -209,6 +309,7 @@ export class WorkspaceHost {
       }
       for (const f of filesOf(path)) rmSync(f, { force: true });
       const dir = workspaceDir(this.dbPath);
+      dropUnusedBases(dir);
       if (existsSync(dir) && readdirSync(dir).length === 0) rmSync(dir, { recursive: true, force: true });
       return { name, removed: true };
     } finally {
