@@ -1,13 +1,10 @@
 // The flags every row-driven bulk job shares: the input file, --results FILE, --resume,
-// --restart and --concurrency, and the flags that repeat the job (for the resume hint).
+// --restart and --concurrency, and the command that repeats the job (for the resume hint).
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
 import * as v from '../validate/index.js';
 import type { JobSpec } from './engine.js';
-import { shellQuote } from './command-line.js';
-
-export { shellQuote } from './command-line.js';
 
 export interface BulkFlags {
   /** The input file (`-` for stdin). */
@@ -18,8 +15,8 @@ export interface BulkFlags {
   resume: boolean;
   restart: boolean;
   concurrency: number;
-  /** Flags to repeat in the resume hint. */
-  argv: string[];
+  /** The command that repeats the job, as the verb was given (the resume hint adds --resume). */
+  command: string;
 }
 
 /**
@@ -40,12 +37,14 @@ export function jobFlags(
 /**
  * The bulk form of a verb, read from commander's options: `inputs` maps option keys to flags
  * (e.g. { fromCsv: '--from-csv' }); exactly one may be given. `singleFlags` are the options of the
- * one-item form, which the bulk form refuses. Undefined when no input flag is given.
+ * one-item form, which the bulk form refuses. `command` repeats the job (src/commands/given.ts,
+ * jobCommand). Undefined when no input flag is given. Defaults are commander's, from the declaration.
  */
 export function parseBulkFlags(
   options: object,
   inputs: Record<string, string>,
-  singleFlags: readonly string[] = [],
+  singleFlags: readonly string[],
+  command: string,
 ): BulkFlags | undefined {
   const opts = options as Record<string, unknown>;
   const given = Object.keys(inputs).filter((k) => opts[k] !== undefined);
@@ -63,10 +62,7 @@ export function parseBulkFlags(
       `${flag} takes the values from the file; drop ${clash.map((k) => '--' + k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())).join(', ')}.`,
     );
   const file = String(opts[key]);
-  const concurrency = v.positiveInt((opts.concurrency as string | number | undefined) ?? '4', '--concurrency', 64);
-  const argv = [flag, shellQuote(file)];
-  if (opts.results !== undefined) argv.push('--results', shellQuote(String(opts.results)));
-  if (concurrency !== 4) argv.push('--concurrency', String(concurrency));
+  const concurrency = v.positiveInt(opts.concurrency as string, '--concurrency', 64);
   if ((opts.resume || opts.restart) && opts.results === undefined)
     throw usageError(`--${opts.resume ? 'resume' : 'restart'} needs the --results FILE of the job.`);
   return {
@@ -76,6 +72,6 @@ export function parseBulkFlags(
     resume: Boolean(opts.resume),
     restart: Boolean(opts.restart),
     concurrency,
-    argv,
+    command,
   };
 }

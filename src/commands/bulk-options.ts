@@ -2,6 +2,9 @@
 // that they read the same in every verb's help.
 import { option, options } from './define.js';
 
+/** Requests in flight at once, for every bulk job. */
+export const CONCURRENCY = option('--concurrency <n>', 'requests in flight at once (1 to 64)', { default: '4' });
+
 /** The job engine's flags; `what` is one input of the job (a row, a book, an order). */
 export function bulkOptions(what: string) {
   return options(
@@ -14,6 +17,6 @@ export function bulkOptions(what: string) {
       'continue the interrupted job of --results FILE, given the same input (checked): only what has no final result is sent',
     ),
     option('--restart', 'abandon the interrupted job of --results FILE (kept as *.abandoned-*) and start over'),
-    option('--concurrency <n>', 'requests in flight at once (1 to 64)', { default: '4' }),
+    CONCURRENCY,
   );
 }

@@ -105,19 +105,25 @@ export interface RootOption {
   default?: string;
   /** May be given more than once (the values are collected in order). */
   repeatable?: boolean;
+  /**
+   * A job's resume command repeats it when it was given (src/commands/given.ts): it decides where
+   * and how the job runs, or (`confirm`) it answers the job's confirmation.
+   */
+  repeat?: true | 'confirm';
 }
 
 /** The global options, in the order help lists them (after -V, --version). */
 export const ROOT_OPTIONS: readonly RootOption[] = [
-  { flags: '--profile <name>', description: 'stored profile to use (env BOOKDIST_PROFILE)' },
-  { flags: '--base-url <url>', description: 'service base URL (env BOOKDIST_BASE_URL)' },
+  { flags: '--profile <name>', description: 'stored profile to use (env BOOKDIST_PROFILE)', repeat: true },
+  { flags: '--base-url <url>', description: 'service base URL (env BOOKDIST_BASE_URL)', repeat: true },
   {
     flags: '--ca-file <file>',
     description:
       "CA certificates (PEM) to trust besides Node's, for a service with a private CA (env BOOKDIST_CA_FILE)",
+    repeat: true,
   },
-  { flags: '-o, --output <format>', description: 'output format', choices: OUTPUT_FORMATS },
-  { flags: '--json', description: 'print JSON (same as -o json)' },
+  { flags: '-o, --output <format>', description: 'output format', choices: OUTPUT_FORMATS, repeat: true },
+  { flags: '--json', description: 'print JSON (same as -o json)', repeat: true },
   {
     flags: '--fields <paths>',
     description:
@@ -135,15 +141,17 @@ export const ROOT_OPTIONS: readonly RootOption[] = [
     flags: '--timeout <duration>',
     description: 'time limit per request, its retries and Retry-After waits included (e.g. 30s, 2m; at most 24h)',
     default: '30s',
+    repeat: true,
   },
   {
     flags: '--retries <n>',
     description: 'retries on 429 (always), and on 502/503/504 and lost connections for reads and idempotent writes',
     default: '3',
+    repeat: true,
   },
   { flags: '--debug', description: 'trace requests and responses on stderr (secrets redacted); stack traces' },
   { flags: '-q, --quiet', description: 'no notices or progress on stderr, only errors' },
-  { flags: '-y, --yes', description: 'assume yes for confirmations (required in scripts)' },
+  { flags: '-y, --yes', description: 'assume yes for confirmations (required in scripts)', repeat: 'confirm' },
   {
     flags: '--no-cache',
     description: 'do not record the ids this command reads for shell completion (env BOOKDIST_CACHE=off)',
@@ -162,6 +170,7 @@ export const ROOT_OPTIONS: readonly RootOption[] = [
     description:
       'connect to addr when connecting to host:port, as curl --resolve does (e.g. a staging address under the production name; the certificate is still checked for host); repeatable or comma-separated (env BOOKDIST_RESOLVE)',
     repeatable: true,
+    repeat: true,
   },
 ];
 

@@ -11,3 +11,8 @@ export function quoteValue(value: unknown, max = 200): string {
 export function truncate(s: string, n: number): string {
   return s.length > n ? s.slice(0, n) + '…' : s;
 }
+
+/** `s` as one shell word: as it is when it needs no quoting, else in single quotes. */
+export function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}

@@ -527,7 +527,7 @@ describe('retry hints run as printed', () => {
     expect(r.code).toBe(7);
     const hint = /To retry what failed, run:\n {2}(.*)\n/.exec(r.stderr)?.[1];
     expect(hint).toBe(
-      `bookdist codes generate --hash-id ${HASH} --org acme --count 100 --batch-size 100 --concurrency 1 --retries 0 -o ndjson  # the codes printed so far are valid; add --out FILE to make a job resumable`,
+      `bookdist codes generate --hash-id ${HASH} --org acme --count 100 --batch-size 100 --concurrency 1 --output ndjson --retries 0  # the codes printed so far are valid; add --out FILE to make a job resumable`,
     );
     const again = await run(hint!.split('  # ')[0].split(' ').slice(1), { env, http: codesService(), clock: instant });
     expect(again.code).toBe(0);

@@ -2,7 +2,8 @@
 // declaration as commander parsed it, repeating only what was given on the command line.
 import { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { givenCommand } from '../../src/commands/given.js';
+import { givenCommand, jobCommand } from '../../src/commands/given.js';
+import { rootCommand } from '../../src/root.js';
 
 function parsed(argv: string[], env: Record<string, string> = {}): Command {
   const program = new Command('bookdist').exitOverride();
@@ -56,6 +57,33 @@ describe('givenCommand', () => {
     const cmd = parsed(['codes', 'generate', '--count', '5', '--resume', 'x1', 'x2']);
     expect(givenCommand(cmd, { set: { count: 2, org: 'acme' }, drop: ['resume'], args: ['x2'] })).toBe(
       'bookdist codes generate --org acme --count 2 x2',
+    );
+  });
+  it('repeats the global options given that a job needs, --yes only for a job that confirms', () => {
+    const program = rootCommand().exitOverride();
+    const verb = program.command('access').command('revoke').option('--from-csv <f>').option('--resume');
+    verb.action(() => {});
+    program.parse(
+      [
+        '--retries',
+        '3',
+        '-q',
+        'access',
+        'revoke',
+        '--from-csv',
+        'a b.csv',
+        '--resume',
+        '-o',
+        'csv',
+        '--yes',
+        '--debug',
+      ],
+      { from: 'user' },
+    );
+    // --retries is repeated as given even at its default; -q and --debug change no job.
+    expect(jobCommand(verb)).toBe(`bookdist access revoke --from-csv 'a b.csv' --output csv --retries 3`);
+    expect(jobCommand(verb, { confirms: true })).toBe(
+      `bookdist access revoke --from-csv 'a b.csv' --output csv --retries 3 --yes`,
     );
   });
 });

@@ -8,7 +8,6 @@ import { appendFileSync } from 'node:fs';
 import { CliError, errorCode, ExitCode, messageOf } from '../../errors.js';
 import { formatDuration } from '../../util/duration.js';
 import type { Failure } from '../retry.js';
-import { globalArgv } from '../command-line.js';
 import { InputChanged } from './planner.js';
 import { FileGone } from './output-file.js';
 import type { Rescue } from './rescue.js';
@@ -49,20 +48,16 @@ function isComplete<I, R extends Record<string, unknown>>(s: JobState<I, R>): bo
   );
 }
 
-/** The command that continues the job, every flag of this run kept (global ones included). */
+/** The command that continues the job: the one that repeats it (every flag of this run kept), with --resume. */
 function resumeCommand<I, R extends Record<string, unknown>>(s: JobState<I, R>): string | undefined {
   if (!s.spec.file) {
     const hint = s.spec.stdoutResumeHint?.(statsOf(s));
     if (!hint) return undefined;
     // A here-document (the input on the lines after the command) keeps the note on the first line.
     const [first, ...rest] = hint.command.split('\n');
-    const line =
-      [first.replace(/ <<'EOF'$/, ''), ...globalArgv(s.ctx, Boolean(s.spec.confirm))].join(' ') +
-      (/ <<'EOF'$/.test(first) ? " <<'EOF'" : '');
-    return [line + (hint.note ? `  # ${hint.note}` : ''), ...rest].join('\n');
+    return [first + (hint.note ? `  # ${hint.note}` : ''), ...rest].join('\n');
   }
-  const globals = globalArgv(s.ctx, Boolean(s.spec.confirm));
-  return [s.spec.command, ...globals, '--resume'].join(' ');
+  return `${s.spec.command} --resume`;
 }
 
 function rescueText(rescue: Rescue): string {
@@ -134,7 +129,7 @@ function mendOutside<I, R extends Record<string, unknown>>(
   line: string,
   resume: string | undefined,
 ): Ending {
-  const again = resume ?? [s.spec.command, ...globalArgv(s.ctx, Boolean(s.spec.confirm))].join(' ');
+  const again = resume ?? s.spec.command;
   const error = new CliError(
     `${s.spec.verb}: ${fatal.message}\n${line} Once that is fixed, continue with:\n  ${again}`,
     fatal.exitCode,

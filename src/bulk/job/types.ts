@@ -125,11 +125,14 @@ export interface JobSpec<I, R extends Record<string, unknown>> {
   resume: boolean;
   restart: boolean;
   concurrency: number;
-  /** The command that repeats the job (without --resume), every flag kept. */
+  /**
+   * The command that repeats the job (without --resume), every flag of the run kept, global ones
+   * included: the verb makes it from its parsed options (src/commands/given.ts).
+   */
   command: string;
   /**
-   * Without a file (stdout jobs): the command that repeats what is left (the engine adds the global
-   * flags of the run) and a note printed after it as a shell comment, so the line runs as printed;
+   * Without a file (stdout jobs): the command that repeats what is left, made as `command` is,
+   * and a note printed after it as a shell comment, so the line runs as printed;
    * undefined when nothing a retry could mend is left.
    */
   stdoutResumeHint?(stats: JobStats): { command: string; note?: string } | undefined;

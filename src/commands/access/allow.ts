@@ -11,6 +11,8 @@ import type { ApiClient } from '../../api/client.js';
 import { isAnswer } from '../../api/answer.js';
 import type { Answer, Payload } from '../../spec/contract.js';
 import { parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
+import type { Command } from 'commander';
+import { jobCommand } from '../given.js';
 
 /**
  * One access request through the client's retry policy (applied once: never repeated here). A
@@ -51,15 +53,17 @@ type CsvOpts = Pick<OptsOf<typeof allow>, 'fromCsv' | 'results' | 'resume' | 're
 
 /** The `--from-csv FILE [--results FILE] [--resume|--restart] [--concurrency N]` form shared by allow and revoke. */
 export function parseCsvMode<O extends CsvOpts>(
-  opts: O,
+  { opts, command }: { opts: O; command: Command },
   singleFlags: ReadonlyArray<keyof O & string>,
+  confirms = false,
 ): CsvMode | undefined {
-  const bulk = parseBulkFlags(opts, { fromCsv: '--from-csv' }, singleFlags);
+  const bulk = parseBulkFlags(opts, { fromCsv: '--from-csv' }, singleFlags, jobCommand(command, { confirms }));
   return bulk && { mode: 'csv', ...bulk };
 }
 
-export function parse({ opts }: VerbInput<typeof allow>): Options {
-  const csv = parseCsvMode(opts, ['hashId', 'username', 'price', 'priceCents', 'expires', 'email', 'sendEmail']);
+export function parse(input: VerbInput<typeof allow>): Options {
+  const { opts } = input;
+  const csv = parseCsvMode(input, ['hashId', 'username', 'price', 'priceCents', 'expires', 'email', 'sendEmail']);
   if (csv) return csv;
   const { price, priceCents } = opts;
   if (opts.hashId === undefined)

@@ -105,9 +105,9 @@ export async function runAccessCsv(o: BulkFlags & { action: 'allow' | 'revoke' }
     ...jobFlags(o, ctx),
     input: `--from-csv ${o.file}`,
     identity: { '--from-csv': input },
-    command: `bookdist access ${o.action} ${o.argv.join(' ')}`,
+    command: o.command,
     stdoutResumeHint: () => ({
-      command: `bookdist access ${o.action} ${o.argv.join(' ')}`,
+      command: o.command,
       note: 'rows already done report "already"; add --results FILE to resume exactly',
     }),
     confirm: o.action === 'revoke' ? () => confirm(ctx, `Revoke access for the rows of ${o.file}?`) : undefined,

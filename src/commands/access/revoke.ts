@@ -10,8 +10,10 @@ import { parseCsvMode, sendOne, type CsvMode } from './allow.js';
 
 export type Options = CsvMode | { mode: 'one'; payload: { hash_id: string; username: string } };
 
-export function parse({ opts }: VerbInput<typeof revoke>): Options {
-  const csv = parseCsvMode(opts, ['hashId', 'username']);
+export function parse(input: VerbInput<typeof revoke>): Options {
+  const { opts } = input;
+  // A revoke asks for a confirmation: a --yes given is repeated.
+  const csv = parseCsvMode(input, ['hashId', 'username'], true);
   if (csv) return csv;
   if (opts.hashId === undefined) throw usageError('Give the book with --hash-id (or many with --from-csv FILE).');
   if (opts.username === undefined) throw usageError('Give the user with --username (or many with --from-csv FILE).');

@@ -15,7 +15,8 @@ import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type J
 import { failureOf } from '../../bulk/retry.js';
 import { runPool } from '../../bulk/pool.js';
 import { csvRows, inputFingerprint } from '../../bulk/rows.js';
-import { jobFlags, parseBulkFlags, shellQuote, type BulkFlags } from '../../bulk/flags.js';
+import { jobFlags, parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
+import { jobCommand } from '../given.js';
 import { emit, outputFormat, type Column } from '../../output/index.js';
 import { confirm } from '../confirm.js';
 import { readLedger } from '../ledger/common.js';
@@ -61,18 +62,17 @@ const TABLE_COLUMNS: Column[] = [
   { key: 'message', label: 'MESSAGE', min: 16, want: 24 },
 ];
 
-export function parse({ args, opts }: VerbInput<typeof sync>): Options {
+export function parse({ args, opts, command }: VerbInput<typeof sync>): Options {
   // The roster is the job's input (an argument here, where the other bulk verbs take --from-csv).
-  const bulk = parseBulkFlags({ ...opts, roster: args.roster }, { roster: 'ROSTER' })!;
+  // A sync asks for a confirmation: a --yes given is repeated.
+  const again = jobCommand(command, { confirms: true });
+  const bulk = parseBulkFlags({ ...opts, roster: args.roster }, { roster: 'ROSTER' }, [], again)!;
   const hashId = v.hashId(opts.hashId, '--hash-id');
   const price = opts.price !== undefined ? v.price(opts.price, '--price') : undefined;
   const assumeCurrent = opts.assumeCurrent;
   if (assumeCurrent === '-' && bulk.file === '-')
     throw usageError('ROSTER and --assume-current cannot both be stdin (-): give one of them as a file.');
-  const argv = [shellQuote(bulk.file), '--hash-id', hashId];
-  if (price !== undefined) argv.push('--price', price);
-  if (assumeCurrent !== undefined) argv.push('--assume-current', shellQuote(assumeCurrent));
-  return { ...bulk, argv: [...argv, ...bulk.argv.slice(2)], hashId, price, assumeCurrent };
+  return { ...bulk, hashId, price, assumeCurrent };
 }
 
 /** A roster's users: a username, else an e-mail address to resolve; rows with neither are problems. */
@@ -268,9 +268,9 @@ export async function run(o: Options, ctx: Context): Promise<number> {
       '--price': o.price ?? null,
       '--assume-current': previous ?? null,
     },
-    command: `bookdist access sync ${o.argv.join(' ')}`,
+    command: o.command,
     stdoutResumeHint: () => ({
-      command: `bookdist access sync ${o.argv.join(' ')}`,
+      command: o.command,
       note: 'the plan is made again from the ledger: changes already made are not repeated',
     }),
     confirm: () =>

@@ -26,7 +26,7 @@ import {
 import { runPool } from '../../bulk/pool.js';
 import { failureOf, type Failure } from '../../bulk/retry.js';
 import { jobFlags } from '../../bulk/flags.js';
-import { givenCommand, type GivenChange } from '../given.js';
+import { jobCommand, type GivenChange } from '../given.js';
 import { createRowWriter, outputFormat, style } from '../../output/index.js';
 import { isAnswer } from '../../api/answer.js';
 import type { Verified } from '../../spec/contract.js';
@@ -108,9 +108,8 @@ export function parse({ args, opts, command }: VerbInput<typeof processBooks>): 
   const results = opts.results;
   if ((opts.resume || opts.restart) && results === undefined)
     throw usageError(`--${opts.resume ? 'resume' : 'restart'} needs the --results FILE of the job.`);
-  // --resume and --restart are the summary's to add.
-  const again = (c: GivenChange = {}) =>
-    givenCommand(command, { ...c, drop: [...(c.drop ?? []), 'resume', 'restart'] });
+  // Forced processing asks for a confirmation: a --yes given is repeated.
+  const again = (c: GivenChange = {}) => jobCommand(command, { ...c, confirms: Boolean(opts.force) });
   return {
     hashIds,
     file,

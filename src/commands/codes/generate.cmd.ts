@@ -1,5 +1,6 @@
 // `bookdist codes generate`: the declaration only; the verb loads when it runs.
 import { option, verb } from '../define.js';
+import { CONCURRENCY } from '../bulk-options.js';
 
 export const generate = verb({
   name: 'generate',
@@ -36,7 +37,7 @@ export const generate = verb({
     option('--samples', 'generate sample codes'),
     option('--label <subdomain>', 'white label sub-domain under your control'),
     option('--batch-size <n>', "codes per request, 1 to 1000 (the service's maximum per request)", { default: '1000' }),
-    option('--concurrency <n>', 'requests in flight at once', { default: '4' }),
+    CONCURRENCY,
     option('--out <file>', 'write the codes to FILE (CSV unless -o ndjson|json); makes the job resumable'),
     option('--resume', 'continue an interrupted job that wrote to --out FILE: generate exactly the remainder'),
     option(

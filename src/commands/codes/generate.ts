@@ -13,7 +13,7 @@ import type { generate } from './generate.cmd.js';
 import { usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
 import { runJob, type FileFormat, type JobSpec } from '../../bulk/engine.js';
-import { givenCommand } from '../given.js';
+import { jobCommand } from '../given.js';
 import { generateBatch, type CodeRow } from './batch.js';
 import { CodeSet } from './code-set.js';
 
@@ -99,7 +99,7 @@ export function parse({ opts, command }: VerbInput<typeof generate>, ctx: Contex
     restart,
     format,
     // --resume and --restart are the summary's to add; -o and --json come with the global flags.
-    commandFor: (n) => givenCommand(command, { set: { count: n }, drop: ['resume', 'restart'] }),
+    commandFor: (n) => jobCommand(command, { set: { count: n } }),
   };
 }
 

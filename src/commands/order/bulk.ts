@@ -222,9 +222,9 @@ export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<nu
     ...jobFlags(o, ctx),
     input: `${o.flag} ${o.file}`,
     identity: { [o.flag]: input },
-    command: `bookdist order create ${o.argv.join(' ')}`,
+    command: o.command,
     stdoutResumeHint: () => ({
-      command: `bookdist order create ${o.argv.join(' ')}`,
+      command: o.command,
       note: 'orders already made report "exists": order numbers make it safe',
     }),
     dryRunNote: `(dry run: the first valid order of ${o.file} is shown; nothing is sent)`,
@@ -309,7 +309,7 @@ export async function runOrderFreeBulk(o: BulkFlags, ctx: Context): Promise<numb
     ...jobFlags(o, ctx),
     input: `${o.flag} ${o.file}`,
     identity: { [o.flag]: input },
-    command: `bookdist order free ${o.argv.join(' ')}`,
+    command: o.command,
     dryRunNote: `(dry run: the first valid row of ${o.file} is shown; nothing is sent)`,
   };
   return runJob(spec, ctx);

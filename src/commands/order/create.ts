@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import { parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
+import { jobCommand } from '../given.js';
 import { usageError, unreadableFile } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import { readAll } from '../../util/io.js';
@@ -69,8 +70,9 @@ const ONE_FLAGS: Array<keyof CreateOpts> = [
   ...BILLING_FLAGS.map((b) => b[0]),
 ];
 
-export async function parse({ opts: o }: VerbInput<typeof create>, ctx: Context): Promise<Options> {
-  const bulk = parseBulkFlags(o, { fromCsv: '--from-csv', fromNdjson: '--from-ndjson' }, ONE_FLAGS);
+export async function parse({ opts: o, command }: VerbInput<typeof create>, ctx: Context): Promise<Options> {
+  const inputs = { fromCsv: '--from-csv', fromNdjson: '--from-ndjson' };
+  const bulk = parseBulkFlags(o, inputs, ONE_FLAGS, jobCommand(command));
   if (bulk) return { mode: 'bulk', ...bulk };
   if (o.username === undefined)
     throw usageError('Give the buyer with --username (or a report of orders with --from-csv or --from-ndjson FILE).');

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
+import { jobCommand } from '../given.js';
 import { dateTime, hashId, label, username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import type { free } from './index.js';
@@ -16,8 +17,9 @@ interface OneOptions {
   label?: string;
 }
 
-export function parse({ opts: o }: VerbInput<typeof free>): Options {
-  const bulk = parseBulkFlags(o, { fromCsv: '--from-csv' }, ['username', 'hashId', 'expires', 'label']);
+export function parse({ opts: o, command }: VerbInput<typeof free>): Options {
+  const single = ['username', 'hashId', 'expires', 'label'];
+  const bulk = parseBulkFlags(o, { fromCsv: '--from-csv' }, single, jobCommand(command));
   if (bulk) return { mode: 'csv', ...bulk };
   if (o.username === undefined)
     throw usageError('Give the user with --username (or many free orders with --from-csv FILE).');

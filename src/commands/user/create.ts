@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
+import { jobCommand } from '../given.js';
 import { readAll } from '../../util/io.js';
 import { password } from '../../validate/index.js';
 import { inviteOptions, type Options as InviteOptions } from './invite.js';
@@ -19,9 +20,9 @@ interface OneOptions extends InviteOptions {
 type Options = OneOptions | ({ mode: 'csv' } & BulkFlags);
 
 /** Same fields as `user invite`, plus where the password comes from; or a roster (--from-csv). */
-export function parse({ opts }: VerbInput<typeof create>): Options {
+export function parse({ opts, command }: VerbInput<typeof create>): Options {
   const singleFlags: Array<keyof typeof opts> = ['email', 'firstName', 'lastName', 'passwordStdin', 'label'];
-  const bulk = parseBulkFlags(opts, { fromCsv: '--from-csv' }, singleFlags);
+  const bulk = parseBulkFlags(opts, { fromCsv: '--from-csv' }, singleFlags, jobCommand(command));
   if (bulk) return { mode: 'csv', ...bulk };
   const { email } = opts;
   if (email === undefined)

@@ -80,9 +80,9 @@ export async function runRoster(o: BulkFlags, ctx: Context): Promise<number> {
     ...jobFlags(o, ctx),
     input: `--from-csv ${o.file}`,
     identity: { '--from-csv': input },
-    command: `bookdist user create ${o.argv.join(' ')}`,
+    command: o.command,
     stdoutResumeHint: () => ({
-      command: `bookdist user create ${o.argv.join(' ')}`,
+      command: o.command,
       note: 'rows already created report "exists" with their username',
     }),
     dryRunNote: `(dry run: the first valid row of ${o.file} is shown; nothing is sent)`,
