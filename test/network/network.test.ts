@@ -602,7 +602,7 @@ describe('a bulk job stops at the first certificate or proxy failure (exit 8 or 
     expect(error.message).toContain('book get: Proxy problem: the proxy http://proxy.example:3128 for POST');
     expect(error.message).toMatch(
       new RegExp(
-        `Once that is fixed, continue with:\n {2}bookdist book get --isbn-file ${list.replace(/[/.]/g, '\\$&')} --ca-file ${ca.replace(/[/.]/g, '\\$&')} -o ndjson$`,
+        `Once that is fixed, continue with:\n {2}bookdist book get --isbn-file ${list.replace(/[/.]/g, '\\$&')} --ca-file ${ca.replace(/[/.]/g, '\\$&')} --output ndjson$`,
       ),
     );
   });

@@ -4,12 +4,12 @@ import type { VerbInput } from '../define.js';
 import type { get } from './index.js';
 import { emit } from '../../output/index.js';
 import { bookCard } from './view.js';
+import { givenCommand } from '../given.js';
+import type { LookupOptions } from './lookup.js';
 
-type Options =
-  | { by: 'hash_id' | 'isbn' | 'sku'; value: string }
-  | { by: 'file'; kind: 'isbn' | 'hash_id'; file: string; check: boolean };
+type Options = { by: 'hash_id' | 'isbn' | 'sku'; value: string } | ({ by: 'file' } & LookupOptions);
 
-export function parse({ args, opts: o }: VerbInput<typeof get>): Options {
+export function parse({ args, opts: o, command }: VerbInput<typeof get>): Options {
   const [which, value] = exactlyOne({
     '<hash_id>': args.hash_id,
     '--isbn': o.isbn,
@@ -25,15 +25,15 @@ export function parse({ args, opts: o }: VerbInput<typeof get>): Options {
     case '--sku':
       return { by: 'sku', value: sku(value, '--sku') };
     case '--isbn-file':
-      return { by: 'file', kind: 'isbn', file: value, check: o.check };
+      return { by: 'file', kind: 'isbn', file: value, check: o.check, command: givenCommand(command) };
     case '--hash-id-file':
-      return { by: 'file', kind: 'hash_id', file: value, check: o.check };
+      return { by: 'file', kind: 'hash_id', file: value, check: o.check, command: givenCommand(command) };
   }
 }
 
 export async function run(o: Options, ctx: Context): Promise<number | void> {
   if (o.by === 'file') {
-    return (await import('./lookup.js')).runLookup({ kind: o.kind, file: o.file, check: o.check }, ctx);
+    return (await import('./lookup.js')).runLookup(o, ctx);
   }
   const api = await ctx.api();
   const body =

@@ -18,6 +18,8 @@ export interface LookupOptions {
   file: string;
   /** Verify ISBN check digits (false with --no-check). */
   check: boolean;
+  /** The command that runs the lookup again, as it was given (src/commands/given.ts). */
+  command: string;
 }
 
 type Status = 'found' | 'not_found' | 'invalid' | 'error';
@@ -96,7 +98,7 @@ export async function runLookup(opts: LookupOptions, ctx: Context): Promise<numb
     resume: false,
     restart: false,
     concurrency: 4,
-    command: `bookdist book get ${flag} ${opts.file}`,
+    command: opts.command,
     dryRunNote: `(dry run: the first search request of at most ${CHUNK} values is shown; nothing is sent)`,
   };
   return runJob(spec, ctx);
