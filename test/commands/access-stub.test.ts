@@ -106,6 +106,21 @@ describe('access revoke', () => {
 // Moved from test/bulk/access.e2e.test.ts, which started a sandbox for it: the sandbox's answers
 // (400 "The user already has access to this book", 404 "Purchase record not found") are checked
 // by test/sandbox/refunds-access.test.ts; what the CLI makes of them is checked here.
+describe("access revoke, an answer that is not the interface's", () => {
+  it('a 200 HTML page: outcome unknown (exit 1), never "revoked", in the ledger', async () => {
+    const http = new StubRegistry().on('POST', '/v1/access/revoke/', {
+      status: 200,
+      headers: { 'content-type': 'text/html' },
+      text: '<html>Sign in to the Wi-Fi</html>',
+    });
+    const r = await cli(http, ['access', 'revoke', '--hash-id', HASH, '--username', U1, '--yes'], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/the outcome is unknown/);
+    expect(r.stderr).not.toMatch(/Access revoked/);
+    expect(await ledgerLast()).toMatchObject({ op: 'access revoke', status: 'unknown', http: 200 });
+  });
+});
+
 describe('access single forms', () => {
   it('single forms: 5 when the user already has access, 3 when there is nothing to revoke', async () => {
     const http = new StubRegistry()
@@ -173,6 +188,21 @@ describe('access sync', () => {
     expect(stdoutJson(j)).toEqual([
       { row: '', action: 'revoke', status: 'ok', username: U2, email: '', message: 'Access revoked.' },
     ]);
+  });
+
+  it('a change answered with something that is not the interface\'s is not "ok": exit 6, the write unknown in the ledger', async () => {
+    const roster = join(cli.dir(), 'odd.csv');
+    writeFileSync(roster, `username\n${U1}\n`);
+    const http = new StubRegistry().on('POST', '/v1/access/allow/', json(200, { code: 200, success: 'yes' }));
+    const r = await cli(http, ['access', 'sync', roster, '--hash-id', 'e'.repeat(40), '--price', '2.00', '--json'], {
+      env,
+    });
+    expect(r.code, r.stderr).toBe(6);
+    const [row] = stdoutJson(r);
+    expect(row).toMatchObject({ action: 'allow', username: U1 });
+    expect(row.status).not.toBe('ok');
+    expect(row.message).toMatch(/the outcome is unknown/);
+    expect(await ledgerLast()).toMatchObject({ op: 'access allow', status: 'unknown' });
   });
 
   it('a change the service refuses is counted as failed: exit 6', async () => {
