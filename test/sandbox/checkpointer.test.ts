@@ -1,4 +1,4 @@
-// A connection that keeps writing checkpoints from a worker thread (src/sandbox/checkpointer.ts):
+// A connection that keeps writing checkpoints from a worker thread (src/sandbox/db/checkpointer.ts):
 // its commits stop doing SQLite's automatic checkpoints, the worker still moves the WAL into the
 // database file, and closing the store ends the worker and restores automatic checkpoints.
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
