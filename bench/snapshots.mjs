@@ -3,9 +3,14 @@
 // `bookdist sandbox snapshot load` timed as a user runs it (the whole command, node's start-up
 // included). The save is timed too, for information.
 //
+// The workspaces of that snapshot (issue 30, item 5): a sandbox serving the database, the first
+// workspace made with `bookdist sandbox workspace create --from` (the whole command), 19 more
+// through its control route (the server's time alone); then the disk of the 20 (their files,
+// the shared base counted once), against the database's own size.
+//
 // `node bench/snapshots.mjs` runs it alone (after `npm run build`); bench/run.mjs runs it too.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { lstatSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -14,7 +19,7 @@ import { growSandboxDb } from './grow-db.mjs';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const BOOKS = 100_000;
 
-export function snapshotBench({ log = console.log } = {}) {
+export async function snapshotBench({ log = console.log } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'bookdist-bench-snapshot-'));
   try {
     const db = join(dir, 'sandbox.db');
@@ -55,12 +60,102 @@ export function snapshotBench({ log = console.log } = {}) {
         .map((l) => l.toFixed(2))
         .join(' ')}`;
     log(line);
-    return [{ ok, line }];
+    return [{ ok, line }, ...(await workspaceBench({ db, env, bytes, cli, log }))];
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+const WORKSPACES = 20;
+
+/** Bytes the files under `dir` take on disk (a file with several links counted once). */
+function diskUse(dir) {
+  const seen = new Set();
+  let total = 0;
+  const walk = (d) => {
+    for (const f of readdirSync(d)) {
+      const st = lstatSync(join(d, f));
+      if (st.isDirectory()) walk(join(d, f));
+      else if (!seen.has(st.ino)) {
+        seen.add(st.ino);
+        total += st.blocks * 512;
+      }
+    }
+  };
+  walk(dir);
+  return total;
+}
+
+async function workspaceBench({ db, env, bytes, cli, log }) {
+  const serve = spawn(
+    process.execPath,
+    [join(root, 'bin', 'bookdist'), 'sandbox', 'serve', '--db', db, '--port', '0'],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let out = '';
+      serve.stdout.setEncoding('utf8').on('data', (d) => {
+        out += d;
+        const m = /^(http:\/\/\S+)$/m.exec(out);
+        if (m) resolve(m[1]);
+      });
+      serve.on('exit', (code) => reject(new Error(`sandbox serve exited ${code} before serving`)));
+    });
+    const { DatabaseSync } = await import('node:sqlite');
+    const d = new DatabaseSync(db, { readOnly: true });
+    const secret = d.prepare("SELECT value FROM meta WHERE key = 'control_secret'").get().value;
+    d.close();
+    // The first workspace of a snapshot also copies the snapshot's own rows into the template
+    // the next ones copy: both timed as a user runs them.
+    const first = cli('sandbox', 'workspace', 'create', 'job-0', '--from', 'bench', '--url', url);
+    const command = cli('sandbox', 'workspace', 'create', 'job-1', '--from', 'bench', '--url', url);
+    const times = [];
+    for (let i = 2; i < WORKSPACES; i++) {
+      const t0 = process.hrtime.bigint();
+      const r = await fetch(`${url}/_sandbox/workspaces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-sandbox-secret': secret },
+        body: JSON.stringify({ name: `job-${i}`, from: 'bench' }),
+      });
+      const text = await r.text();
+      if (r.status !== 200) throw new Error(`workspace job-${i}: ${r.status} ${text.slice(0, 300)}`);
+      times.push(Number(process.hrtime.bigint() - t0) / 1e9);
+    }
+    times.sort((a, b) => a - b);
+    const median = times[Math.floor(times.length / 2)];
+    const disk = diskUse(`${db}.workspaces`);
+    const ratio = disk / bytes;
+    const load = `${cpus().length} CPUs, load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`;
+    const created = first < 1 && command < 1 && median < 1;
+    const createLine =
+      `${created ? 'PASS' : 'FAIL'}  (o) sandbox workspace create --from a ${BOOKS.toLocaleString('en')}-book snapshot: ` +
+      `${first.toFixed(2)}s the first (the whole command), ${command.toFixed(2)}s the second; the server's part of the next ` +
+      `${times.length} ${median.toFixed(2)}s median, ${times.at(-1).toFixed(2)}s max (target < 1s)  ${load}`;
+    const small = ratio < 2;
+    const diskLine =
+      `${small ? 'PASS' : 'FAIL'}  (o) ${WORKSPACES} workspaces of that snapshot take ${(disk / 1e6).toFixed(1)} MB with their shared base, ` +
+      `${ratio.toFixed(2)}x the database's ${(bytes / 1e6).toFixed(1)} MB (target < 2x)`;
+    log(createLine);
+    log(diskLine);
+    return [
+      { ok: created, line: createLine },
+      { ok: small, line: diskLine },
+    ];
+  } finally {
+    await new Promise((resolve) => {
+      if (serve.exitCode !== null) return resolve();
+      serve.once('exit', resolve);
+      serve.kill('SIGINT');
+    });
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  process.exitCode = snapshotBench().every((l) => l.ok) ? 0 : 1;
+  process.exitCode = (await snapshotBench()).every((l) => l.ok) ? 0 : 1;
 }

@@ -1,7 +1,7 @@
 // The sandbox's seed. The catalogue is deterministic (same books, hash ids, ISBNs and pricing ids
 // on every machine) so that the README and tests can name them; keys, shared keys, the operator
 // token and passwords are generated per database.
-import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPair, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { CliError, ExitCode } from '../errors.js';
 import { isbnPair } from './isbn.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './db/schema.js';
@@ -558,6 +558,28 @@ function generateSecrets(): GeneratedSecrets {
     return { publicKey, privateKey, sharedKey: randomBytes(24).toString('hex') };
   };
   return { partner: pair(), limited: pair(), operatorToken: randomBytes(20).toString('hex') };
+}
+
+/**
+ * The same as generateSecrets, made on libuv's thread pool: both key pairs at once, and the
+ * thread that awaits them free meanwhile (a workspace copies its rows in the meantime).
+ */
+export async function generateSecretsAsync(): Promise<GeneratedSecrets> {
+  const pair = () =>
+    new Promise<GeneratedSecrets['partner']>((resolve, reject) =>
+      generateKeyPair(
+        'rsa',
+        {
+          modulusLength: 2048,
+          publicKeyEncoding: { type: 'spki', format: 'pem' },
+          privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+        },
+        (err, publicKey, privateKey) =>
+          err ? reject(err) : resolve({ publicKey, privateKey, sharedKey: randomBytes(24).toString('hex') }),
+      ),
+    );
+  const [partner, limited] = await Promise.all([pair(), pair()]);
+  return { partner, limited, operatorToken: randomBytes(20).toString('hex') };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

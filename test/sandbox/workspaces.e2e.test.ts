@@ -51,18 +51,18 @@ async function create(name: string, from?: string): Promise<Workspace> {
 }
 
 /** A signed client at `url` with a partner key (PEM) and username. */
-function client(url: string, username: string, keyPem: string): Probe {
+function client(url: string, username: string, keyPem: string, retries = 0): Probe {
   const c = new ApiClient({
     baseUrl: url,
     timeout: 10_000,
-    retries: 0,
+    retries,
     credentials: { kind: 'crypto', username, key: loadRsaPrivateKey(keyPem) },
   });
   opened.push(c);
   return probe(c);
 }
-const partnerOf = (w: Workspace) =>
-  client(w.url, w.credentials.partner.username, readFileSync(w.credentials.partner.key_file, 'utf8'));
+const partnerOf = (w: Workspace, retries = 0) =>
+  client(w.url, w.credentials.partner.username, readFileSync(w.credentials.partner.key_file, 'utf8'), retries);
 const user = WELL_KNOWN.user.username;
 const orderIds = async (c: Probe) => {
   const r = await c.call('user.orders', { params: { username: user } });
@@ -214,7 +214,7 @@ describe('workspaces from a snapshot share its catalogue', () => {
     // the base's); the base is the snapshot's file itself, linked.
     expect(ownRows('share-a', 'books')).toBe(1);
     expect(ownRows('share-b', 'pricing')).toBe(1);
-    const bases = readdirSync(join(dir, '.bases')).filter((f) => f.startsWith('catalogue-'));
+    const bases = readdirSync(join(dir, '.bases')).filter((f) => /^catalogue-\d+\.db$/.test(f));
     expect(bases).toHaveLength(1);
     const base = join(dir, '.bases', bases[0]);
     expect(statSync(base).ino).toBe(statSync(`${sb.dbPath}.snapshots/catalogue.db`).ino);
@@ -246,6 +246,64 @@ describe('workspaces from a snapshot share its catalogue', () => {
     expect(existsSync(base)).toBe(true);
     expect((await cli('rm', 'share-b', '--yes')).code).toBe(0);
     expect(existsSync(base)).toBe(false);
+  });
+});
+
+describe('twenty CI jobs in parallel', () => {
+  it('each makes a workspace from one snapshot and works in it at the same time: each sees only its own users, orders and journal', async () => {
+    const saved = await runCli(['sandbox', 'snapshot', 'save', 'ci-start', '--url', sb.url], { env });
+    expect(saved.code, saved.stderr).toBe(0);
+    const control = async (url: string, secret: string, method: string, path: string, body?: unknown) => {
+      const r = await fetch(`${url}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', 'x-sandbox-secret': secret },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const json = (await r.json()) as any;
+      expect(r.status, JSON.stringify(json)).toBe(200);
+      return json;
+    };
+    const emailOf = (i: number) => `ci-job-${i}@example.com`;
+    const jobs = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const made = await control(sb.url, sb.controlSecret, 'POST', '/_sandbox/workspaces', {
+          name: `ci-${i}`,
+          from: 'ci-start',
+        });
+        const w = made.workspace as Workspace;
+        // Retries as a CI job's client would: twenty servers in one loaded process can stall a
+        // kept-alive connection past the server's idle timeout (a reset, retried when safe).
+        const p = partnerOf(w, 2);
+        const created = await p.call('user.create', { payload: { email: emailOf(i) } });
+        expect(created.status, JSON.stringify(created.body)).toBe(200);
+        const order = await buy(p, created.body.username, [WELL_KNOWN.readme.pricing[0].id]);
+        return { i, w, p, username: created.body.username as string, order };
+      }),
+    );
+    expect(new Set(jobs.map((j) => j.w.url)).size).toBe(20);
+    await Promise.all(
+      jobs.map(async ({ i, w, p, username, order }) => {
+        // Its own user and order, and no other job's user.
+        const mine = await p.call('user.orders', { params: { username } });
+        expect((mine.body.results as Array<{ id: number }>).map((o) => o.id)).toEqual([order.id]);
+        for (const other of [(i + 1) % 20, (i + 7) % 20])
+          expect((await p.call('user.email', { params: { email: emailOf(other) } })).status).toBe(404);
+        // Its journal holds its own requests only: one user created, with its own e-mail.
+        const j = await control(
+          w.url,
+          w.credentials.control_secret,
+          'GET',
+          '/_sandbox/requests?method=POST&path=/v1/user/',
+        );
+        expect(j.requests.map((r: { request: { email: string } }) => r.request.email)).toEqual([emailOf(i)]);
+      }),
+    );
+    // And the main sandbox saw none of it.
+    for (const i of [0, 19])
+      expect((await main.partner.call('user.email', { params: { email: emailOf(i) } })).status).toBe(404);
+    await Promise.all(
+      jobs.map(({ i }) => control(sb.url, sb.controlSecret, 'POST', '/_sandbox/workspaces/rm', { name: `ci-${i}` })),
+    );
   });
 });
 

@@ -416,7 +416,7 @@ const WORKSPACE_DB = option(
   'the database that sandbox serves, to read its control secret from (default: sandbox.db in the data directory)',
 );
 const WORKSPACE_LIMITS =
-  "A workspace made from a snapshot shares the snapshot's catalogue (books, prices, publishers) read-only with the other " +
+  "A workspace made from a snapshot shares the snapshot's catalogue (books, prices, publishers, imports) read-only with the other " +
   "workspaces of that snapshot (the snapshot's file, linked once into <db>.workspaces/.bases/): its own file holds the rest " +
   'and the catalogue rows it changes or adds, so it grows with what it writes, not with the catalogue. ' +
   'A workspace cannot delete catalogue rows, and the uniqueness of a new ISBN or SKU is checked against its own books only.';

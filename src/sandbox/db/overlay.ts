@@ -1,5 +1,5 @@
 // A workspace that shares its catalogue (issue 30, item 5). A workspace made from a snapshot keeps
-// the snapshot's catalogue (books, their prices, publishers: about 95% of a 100,000-book database)
+// the snapshot's catalogue (books, their prices, publishers, imports: 97% of a 100,000-book database)
 // in one read-only base file that every workspace of that snapshot attaches, and holds in its own
 // file only the rest (accounts, users, orders, codes, the journal...) and the catalogue rows it
 // changed or added. So twenty workspaces take little more disk than one, and making one copies
@@ -20,8 +20,11 @@ import { dirname, resolve } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { pathToFileURL } from 'node:url';
 
-/** The catalogue tables a workspace shares with its base, each with an `id` key. */
-export const SHARED_TABLES = ['books', 'pricing', 'publishers'];
+/**
+ * The catalogue tables a workspace shares with its base, each with an `id` key: the books, their
+ * prices and publishers, and the imports (which the service only reads once seeded).
+ */
+export const SHARED_TABLES = ['books', 'pricing', 'publishers', 'imports'];
 /** The meta key naming the base file, relative to the workspace file's directory. */
 export const BASE_KEY = 'workspace_base';
 

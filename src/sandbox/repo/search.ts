@@ -50,7 +50,7 @@ export function searchImports(
   limit: number,
   offset: number,
 ): { rows: ImportRow[]; count: number } {
-  return searchPage<ImportRow>(store, searchSql(f, 'imports'), limit, offset);
+  return searchPage<ImportRow>(store, searchSql(f, 'imports', store.shared), limit, offset);
 }
 
 /** A search of books or imports as SQL: what to read from, the conditions and their order. */

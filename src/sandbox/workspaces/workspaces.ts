@@ -4,11 +4,12 @@
 // own (seed.ts renewSecrets): a request signed with another workspace's or the main sandbox's
 // keys is refused there.
 //
-// One made from a snapshot shares the snapshot's catalogue (books, prices, publishers) read-only
+// One made from a snapshot shares the snapshot's catalogue (books, prices, publishers, imports) read-only
 // with every other workspace of that snapshot (db/overlay.ts): the snapshot file is linked once
 // into `<db>.workspaces/.bases/` (a hard link: no copy, and it stays as it was when the snapshot
 // is saved again or removed), and the workspace's own file gets only the rest of the snapshot's
-// rows. One made from the seed is a fresh seed (its catalogue is small).
+// rows (copied once per base into a template beside it, which each new workspace copies). One
+// made from the seed is a fresh seed (its catalogue is small).
 import {
   chmodSync,
   copyFileSync,
@@ -26,6 +27,7 @@ import { backup, DatabaseSync } from 'node:sqlite';
 import { BASE_KEY, readOnlyUri, SHARED_TABLES } from '../db/overlay.js';
 import { Store } from '../db/store.js';
 import { bad, HttpError, notFound } from '../http/http.js';
+import type { GeneratedSecrets } from '../seed.js';
 import type { RunningSandbox } from '../http/server.js';
 
 const NAME = /^[a-z0-9-]{1,40}$/;
@@ -63,7 +65,12 @@ function origin(path: string): { created: string; from: string | null } {
 }
 
 /** Make the database file of a new workspace: a copy of snapshot `from`, or a fresh seed; its own credentials either way. */
-async function makeWorkspaceFile(dbPath: string, name: string, from: string | undefined): Promise<void> {
+async function makeWorkspaceFile(
+  dbPath: string,
+  name: string,
+  from: string | undefined,
+  keys: () => Promise<GeneratedSecrets>,
+): Promise<void> {
   const path = workspacePath(dbPath, name);
   if (existsSync(path))
     throw new HttpError(
@@ -83,12 +90,15 @@ async function makeWorkspaceFile(dbPath: string, name: string, from: string | un
   const tmp = `${path}.${process.pid}.tmp`;
   try {
     writeFileSync(tmp, '', { mode: 0o600 });
-    if (source) copySharing(source, tmp, shareBase(dir, source, from!));
     const { ensureSeeded, renewSecrets } = await import('../seed.js');
+    // A copy of a snapshot gets new keys, made on the thread pool while its rows are copied.
+    const secrets = source ? keys() : undefined;
+    secrets?.catch(() => undefined); // awaited below; a copy that throws first must not leave it unhandled
+    if (source) copyFileSync(workspaceTemplate(dir, source, from!), tmp);
     const store = new Store(tmp);
     try {
-      // A fresh seed makes new keys; a copy of a snapshot gets new ones here.
-      if (!ensureSeeded(store)) renewSecrets(store);
+      // A fresh seed makes its own keys.
+      if (!ensureSeeded(store)) renewSecrets(store, await secrets);
       store.setMeta('workspace_created', new Date().toISOString());
       if (from !== undefined) store.setMeta('workspace_from', from);
     } finally {
@@ -173,6 +183,30 @@ function copySharing(source: string, target: string, rel: string): void {
   }
 }
 
+/** The rows of a new workspace of a base (`copySharing`), made once per base, beside it. */
+const TEMPLATE = '.template';
+
+/**
+ * The file a new workspace of snapshot `from` starts as: its base shared (`shareBase`), the rest
+ * of the snapshot's rows copied (`copySharing`) once, into a template kept beside the base, which
+ * each new workspace of that base copies (a few MB: the catalogue stays in the base).
+ */
+function workspaceTemplate(dir: string, source: string, from: string): string {
+  const rel = shareBase(dir, source, from);
+  const template = join(dir, `${rel}${TEMPLATE}`);
+  if (!existsSync(template)) {
+    const tmp = `${template}.${process.pid}.tmp`;
+    try {
+      writeFileSync(tmp, '', { mode: 0o600 });
+      copySharing(source, tmp, rel);
+      renameSync(tmp, template);
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+  }
+  return template;
+}
+
 /** The base a workspace file names (relative to the workspaces' directory), if any. */
 function baseOf(path: string): string | undefined {
   try {
@@ -187,7 +221,7 @@ function baseOf(path: string): string | undefined {
   }
 }
 
-/** Remove the bases no workspace names any more (and the bases' directory once empty). */
+/** Remove the bases no workspace names any more, and their templates (and the bases' directory once empty). */
 function dropUnusedBases(dir: string): void {
   const bases = join(dir, BASES);
   if (!existsSync(bases)) return;
@@ -196,7 +230,9 @@ function dropUnusedBases(dir: string): void {
       .filter((f) => f.endsWith('.db') || f.endsWith('.tmp'))
       .map((f) => baseOf(join(dir, f))),
   );
-  for (const f of readdirSync(bases)) if (!used.has(`${BASES}/${f}`)) rmSync(join(bases, f), { force: true });
+  for (const f of readdirSync(bases))
+    if (!used.has(`${BASES}/${f.endsWith(TEMPLATE) ? f.slice(0, -TEMPLATE.length) : f}`))
+      rmSync(join(bases, f), { force: true });
   if (readdirSync(bases).length === 0) rmSync(bases, { recursive: true, force: true });
 }
 
@@ -220,6 +256,8 @@ export class WorkspaceHost {
   /** Names being created or removed right now. */
   private busy = new Set<string>();
   private closed = false;
+  /** Keys for the next workspace, made after each creation: the next CI job's need not wait for RSA. */
+  private spare?: Promise<GeneratedSecrets>;
 
   constructor(
     private readonly dbPath: string,
@@ -264,7 +302,7 @@ export class WorkspaceHost {
     workspacePath(this.dbPath, name);
     this.claim(name);
     try {
-      await makeWorkspaceFile(this.dbPath, name, from);
+      await makeWorkspaceFile(this.dbPath, name, from, () => this.takeKeys());
       let s: Served;
       try {
         s = await this.serve(name, workspacePath(this.dbPath, name));
@@ -285,6 +323,24 @@ export class WorkspaceHost {
       };
     } finally {
       this.busy.delete(name);
+    }
+  }
+
+  /** The spare keys (or new ones), and new spare keys begun once this creation is done. */
+  private async takeKeys(): Promise<GeneratedSecrets> {
+    const { generateSecretsAsync } = await import('../seed.js');
+    const keys = this.spare ?? generateSecretsAsync();
+    this.spare = undefined;
+    try {
+      return await keys;
+    } finally {
+      setImmediate(() => {
+        if (this.closed || this.spare) return;
+        this.spare = generateSecretsAsync();
+        this.spare.catch(() => {
+          this.spare = undefined;
+        });
+      });
     }
   }
 
