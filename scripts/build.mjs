@@ -1,44 +1,42 @@
-// Bundles src/ into dist/ with esbuild. Code splitting keeps start-up lazy: every
-// `await import()` of a command, the sandbox or a heavy library becomes its own chunk,
-// loaded only by the command that runs it. The bundle is written to a fresh directory and
-// swapped into place, so a CLI started during a rebuild never sees a half-written dist/.
-import { build } from 'esbuild';
+// Bundles src/ into dist/ with rolldown. Code splitting keeps start-up lazy: every
+// `await import()` of a command, the sandbox or a heavy library becomes its own chunk, loaded
+// only by the command that runs it; and what every command run needs is one chunk, not forty
+// (RUN_ROOTS below). The bundle is written to a fresh directory and swapped into place, so a CLI
+// started during a rebuild never sees a half-written dist/.
 import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { build } from 'rolldown';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 // Node's built-in modules without a module of their own in the bundle. An ESM import of one
-// becomes a small module for that importer alone (esbuild puts it into the importer's chunk) that
+// becomes a small module for that importer alone (grouped with its importer, RUN_ROOTS below) that
 // exports just the names the importer takes, from process.getBuiltinModule; a require() in a
 // CommonJS dependency stays a require (the banner's, which asks process.getBuiltinModule too).
 // Not the plain forms: an ESM import of a builtin runs every getter of its exports (node:fs loads
 // its streams, fs/promises and readline), about a tenth of `node -e 0` on every command (issue
-// 10); and a CommonJS stand-in imported from ESM is one more chunk per builtin on every command's
-// path, and goes through esbuild's __toESM, which describes every property: node:util then loads
-// 34 more modules (worker_threads, the streams, parse_args), node:fs its Dir.
+// 10); and a CommonJS stand-in imported from ESM goes through the bundler's interop, which
+// describes every property: node:util then loads 34 more modules (worker_threads, the streams,
+// parse_args), node:fs its Dir.
 const BUILTINS = new Set(builtinModules);
+const BUILTIN_PREFIX = '\0bookdist-builtin:';
 const builtinImports = {
   name: 'builtin-imports',
-  setup(b) {
-    b.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
-      const name = args.path.replace(/^node:/, '');
-      if (!BUILTINS.has(name) || args.namespace === 'bookdist-builtin') return undefined;
-      // A dynamic import() of a builtin stays as it is: it runs only when needed, and its named
-      // exports must stay on the namespace it resolves to.
-      if (args.kind === 'dynamic-import') return undefined;
-      if (args.kind === 'require-call') return { path: `node:${name}`, external: true };
-      return {
-        path: `${name}?${args.importer}`,
-        namespace: 'bookdist-builtin',
-        pluginData: { name, importer: args.importer },
-      };
-    });
-    b.onLoad({ filter: /.*/, namespace: 'bookdist-builtin' }, ({ pluginData: { name, importer } }) => ({
-      contents: builtinFor(name, importer),
-      loader: 'js',
-    }));
+  resolveId(source, importer, { kind }) {
+    if (!/^[a-z_:/]+$/.test(source)) return null;
+    const name = source.replace(/^node:/, '');
+    if (!BUILTINS.has(name)) return null;
+    // A dynamic import() of a builtin stays as it is: it runs only when needed, and its named
+    // exports must stay on the namespace it resolves to. A require() stays a require.
+    if (kind === 'dynamic-import' || kind === 'require-call' || !importer || importer.startsWith('\0'))
+      return { id: `node:${name}`, external: true };
+    return `${BUILTIN_PREFIX}${name}?${importer}`;
+  },
+  load(id) {
+    if (!id.startsWith(BUILTIN_PREFIX)) return null;
+    const [name, importer] = id.slice(BUILTIN_PREFIX.length).split(/\?(.*)/s);
+    return builtinFor(name, importer);
   },
 };
 
@@ -81,23 +79,71 @@ function builtinFor(name, importer) {
 // commander imports node:child_process at the top for executable subcommands, which bookdist does
 // not use; loading it costs every command about 0.1x of node -e 0. Give commander a stand-in
 // that loads node:child_process on first use.
+const LAZY_CHILD_PROCESS = '\0bookdist-lazy-child-process';
 const lazyChildProcess = {
   name: 'lazy-child-process',
-  setup(b) {
-    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer)
-        ? { path: 'lazy-child-process', namespace: 'bookdist-lazy' }
-        : undefined,
+  resolveId(source, importer) {
+    return /^(node:)?child_process$/.test(source) && /[\\/]node_modules[\\/]commander[\\/]/.test(importer ?? '')
+      ? LAZY_CHILD_PROCESS
+      : null;
+  },
+  load(id) {
+    if (id !== LAZY_CHILD_PROCESS) return null;
+    return (
+      'let real;\n' +
+      "const load = () => (real ??= require('node:child_process'));\n" +
+      'export default new Proxy({}, { get: (_t, key) => load()[key] });\n'
     );
-    b.onLoad({ filter: /.*/, namespace: 'bookdist-lazy' }, () => ({
-      contents:
-        'let real;\n' +
-        "const load = () => (real ??= require('node:child_process'));\n" +
-        'export default new Proxy({}, { get: (_t, key) => load()[key] });\n',
-      loader: 'js',
-    }));
   },
 };
+
+// One chunk for what every command run loads (issue 31): each ESM module costs start-up time of
+// its own (about 0.4 ms: resolving, reading, linking), and left to itself the bundler cuts the
+// run path into a chunk per set of importers: a request loaded 38 files. RUN_ROOTS and everything
+// they import statically go into one chunk `run`: the command run (every command), the connection
+// to the service (every command that sends a request), the profile and its paths (every command
+// that reads one), the output (every command that prints an answer) and what most verbs share
+// (argument checks, record views, the bulk flags of their declarations). Not what the root help
+// and --version load (main.ts, root-help.ts and their imports: they stay small, and a module of
+// both would pull the run chunk into them), and no package but commander (a heavy library stays
+// in its own chunk, loaded by the command that uses it: the startup tests). A command group and
+// its verbs keep their own chunks.
+const RUN_ROOTS = [
+  'src/cli/run.ts',
+  'src/connect.ts',
+  'src/config/resolve.ts',
+  'src/output/index.ts',
+  'src/validate/index.ts',
+  'src/commands/render.ts',
+  'src/commands/bulk-options.ts',
+];
+const HELP_ROOTS = ['src/main.ts', 'src/root-help.ts'];
+let runModules;
+/** The modules of the `run` chunk, from the module graph (computed once, at the first question). */
+function runChunk(id, ctx) {
+  runModules ??= (() => {
+    const closure = (starts) => {
+      const seen = new Set();
+      const todo = starts.map((s) => `${root}${s}`);
+      while (todo.length) {
+        const m = todo.pop();
+        if (seen.has(m)) continue;
+        seen.add(m);
+        const info = ctx.getModuleInfo(m);
+        if (!info) throw new Error(`build: ${m} is not in the module graph (RUN_ROOTS, HELP_ROOTS)`);
+        todo.push(...info.importedIds.filter((i) => !i.startsWith('node:')));
+      }
+      return seen;
+    };
+    const help = closure(HELP_ROOTS);
+    const run = [...closure(RUN_ROOTS)].filter((m) => !help.has(m));
+    return new Set(run.filter((m) => !/[\\/]node_modules[\\/](?!commander[\\/])/.test(m)));
+  })();
+  // A builtin's stand-in goes where its importer goes; commander's lazy child_process with commander.
+  if (id.startsWith(BUILTIN_PREFIX)) id = id.slice(BUILTIN_PREFIX.length).replace(/^[^?]*\?/, '');
+  if (id === LAZY_CHILD_PROCESS) return runModules.has(`${root}node_modules/commander/index.js`) ? 'run' : null;
+  return runModules.has(id) ? 'run' : null;
+}
 
 const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8'));
 const version = pkg.version;
@@ -111,37 +157,51 @@ const nodeMin = [engines[1], engines[2] ?? '0', engines[3] ?? '0'].join('.');
 const stamp = `${process.pid}-${Date.now()}`;
 const next = `dist.new-${stamp}`;
 const common = {
-  absWorkingDir: root,
-  outdir: next,
-  bundle: true,
-  format: 'esm',
+  cwd: root,
   platform: 'node',
-  target: 'node22',
-  sourcemap: 'linked',
-  define: { __BOOKDIST_VERSION__: JSON.stringify(version), __BOOKDIST_NODE_MIN__: JSON.stringify(nodeMin) },
-  logLevel: 'warning',
+  transform: {
+    target: 'node22',
+    define: { __BOOKDIST_VERSION__: JSON.stringify(version), __BOOKDIST_NODE_MIN__: JSON.stringify(nodeMin) },
+  },
+  logLevel: 'warn',
+};
+const output = {
+  dir: `${root}/${next}`,
+  format: 'es',
+  sourcemap: true,
+  entryFileNames: '[name].js',
+  // Legal comments stay; the rest of the sources' comments would only make every run read more.
+  comments: { legal: true, annotation: false, jsdoc: false },
 };
 try {
   // dist/version.js, which the launcher imports before anything else on every run (the Node
   // check, then the compile cache: src/launch.ts), is built on its own: one small file, where an
   // entry of the split build below would be a re-export of the chunk it shares with the tree plus
-  // esbuild's runtime chunk (three modules to load on every command's start-up).
-  await build({ ...common, entryPoints: { version: 'src/launch.ts' } });
+  // the bundler's runtime chunk (three modules to load on every command's start-up).
+  await build({ ...common, input: { version: 'src/launch.ts' }, output: { ...output, codeSplitting: false } });
   await build({
     ...common,
-    entryPoints: { main: 'src/main.ts' },
-    splitting: true,
-    chunkNames: 'chunks/[name]-[hash]',
-    // Some dependencies are CommonJS and call require(); give the ESM bundle one. Node's own
-    // modules (all that the bundle requires) come straight from process.getBuiltinModule; a
-    // createRequire is made only for anything else, on first use: every chunk carries this banner,
-    // and node:module would load more of Node (its source maps) on every command.
-    banner: {
-      js: "let __bdRequire; const require = function require(id) { return process.getBuiltinModule(id) ?? (__bdRequire ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id); };",
-    },
+    input: { main: 'src/main.ts' },
     // The shell completion templates (src/commands/completion/templates/) are bundled as text.
-    loader: { '.bash': 'text', '.zsh': 'text', '.fish': 'text' },
+    moduleTypes: { '.bash': 'text', '.zsh': 'text', '.fish': 'text' },
     plugins: [lazyChildProcess, builtinImports],
+    // main.js keeps its exports (the launcher calls main()); the run chunk's modules may be
+    // imported from it without facades of their own.
+    preserveEntrySignatures: 'allow-extension',
+    // A dynamic import of a module that is also imported statically stays where it is: expected
+    // here (the run chunk's modules are imported both ways), not a problem to report.
+    checks: { ineffectiveDynamicImport: false },
+    output: {
+      ...output,
+      chunkFileNames: 'chunks/[name]-[hash].js',
+      // Some dependencies are CommonJS and call require(); give the ESM bundle one. Node's own
+      // modules (all that the bundle requires) come straight from process.getBuiltinModule; a
+      // createRequire is made only for anything else, on first use: every chunk carries this
+      // banner, and node:module would load more of Node (its source maps) on every command.
+      banner:
+        "let __bdRequire; const require = function require(id) { return process.getBuiltinModule(id) ?? (__bdRequire ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id); };",
+      codeSplitting: { groups: [{ name: runChunk, debugName: 'run', includeDependenciesRecursively: false }] },
+    },
   });
 } catch (err) {
   rmSync(`${root}/${next}`, { recursive: true, force: true });

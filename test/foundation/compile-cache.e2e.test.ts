@@ -47,6 +47,12 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+/**
+ * The modules a request takes from a warm cache, at least: main.js, the run chunk, the bundler's
+ * runtime, the command group and its verb (scripts/build.mjs; the launcher's dist/version.js is
+ * loaded before the cache is on).
+ */
+const CACHED = 5;
 /** A cache home of its own for one case. */
 const home = () => join(dir, `home-${++n}`);
 /** `book get --isbn` as JSON against the sandbox, with this environment. */
@@ -70,7 +76,7 @@ async function warm(): Promise<{ cacheHome: string; tag: string; files: string[]
   const r = await get({ XDG_CACHE_HOME: cacheHome });
   expect(r).toEqual(reference);
   const { tag, files } = nodeFiles(cacheHome);
-  expect(files.length).toBeGreaterThan(10);
+  expect(files.length).toBeGreaterThanOrEqual(CACHED);
   return { cacheHome, tag, files };
 }
 /** The run that reads the cache: the fallback's output exactly (stdout, stderr, exit code). */
@@ -90,7 +96,7 @@ async function accepted(cacheHome: string): Promise<number> {
 describe('a cache that can be used', () => {
   it('the second run takes its modules from the cache, with the same output; files 0600 in 0700 directories', async () => {
     const { cacheHome, tag, files } = await warm();
-    expect(await accepted(cacheHome)).toBeGreaterThan(10);
+    expect(await accepted(cacheHome)).toBeGreaterThanOrEqual(CACHED);
     await sameAsFallback(cacheHome);
     for (const f of files) expect(statSync(f).mode & 0o777, f).toBe(0o600);
     for (const d of [
@@ -135,7 +141,7 @@ describe('a cache that cannot be used gives the same output', () => {
     spawnSync('cp', ['-r', join(root, otherNode), join(root, otherBookdist)]);
     await sameAsFallback(cacheHome);
     expect(readdirSync(root)).toEqual([KEY]);
-    expect(await accepted(cacheHome)).toBeGreaterThan(10);
+    expect(await accepted(cacheHome)).toBeGreaterThanOrEqual(CACHED);
   });
 
   it("stale: entries of another build of dist/ (each module given another module's cache): refused by Node, written again", async () => {
@@ -143,14 +149,14 @@ describe('a cache that cannot be used gives the same output', () => {
     const bytes = files.map((f) => readFileSync(f));
     files.forEach((f, i) => writeFileSync(f, bytes[(i + 1) % files.length]));
     expect(await accepted(cacheHome)).toBe(0);
-    expect(await accepted(cacheHome)).toBeGreaterThan(10);
+    expect(await accepted(cacheHome)).toBeGreaterThanOrEqual(CACHED);
   });
 
   it('truncated: every file cut in half', async () => {
     const { cacheHome, files } = await warm();
     for (const f of files) truncateSync(f, Math.floor(statSync(f).size / 2));
     await sameAsFallback(cacheHome);
-    expect(await accepted(cacheHome)).toBeGreaterThan(10);
+    expect(await accepted(cacheHome)).toBeGreaterThanOrEqual(CACHED);
   });
 
   it('corrupt: bytes changed in every file', async () => {
@@ -161,7 +167,7 @@ describe('a cache that cannot be used gives the same output', () => {
       writeFileSync(f, b);
     }
     await sameAsFallback(cacheHome);
-    expect(await accepted(cacheHome)).toBeGreaterThan(10);
+    expect(await accepted(cacheHome)).toBeGreaterThanOrEqual(CACHED);
   });
 
   it('unreadable: a directory where each file was', async () => {
@@ -347,6 +353,6 @@ describe('only code is cached: each run reads its own', () => {
     expect(res, res.stderr).toMatchObject({ code: null, signal: 'SIGINT' });
     expect(res.stderr).toMatch(/--resume/);
     expect(csvCodes(out).length % 250).toBe(0);
-    expect(nodeFiles(cacheHome).files.length).toBeGreaterThan(10);
+    expect(nodeFiles(cacheHome).files.length).toBeGreaterThanOrEqual(CACHED);
   });
 });

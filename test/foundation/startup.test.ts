@@ -106,6 +106,30 @@ describe('start-up', () => {
     ).toEqual([]);
   });
 
+  // Every ESM module costs start-up time of its own (issue 31): what every command run shares is
+  // one chunk of dist/ (scripts/build.mjs, RUN_ROOTS), where the bundler left to itself cut a
+  // request's path into 38 files.
+  it('one request loads its code from at most 8 files of dist/, its verb and group among them', async () => {
+    const api = await packagesLoaded(
+      ['--dry-run', '--base-url', 'http://127.0.0.1:9', 'book', 'get', '--isbn', '9781614001379'],
+      { BOOKDIST_USERNAME: 'u', BOOKDIST_SHARED_KEY: 'k' },
+    );
+    expect(api.r.code, api.r.stderr).toBe(0);
+    const dist = api.files.filter((f) => f.includes(`${'/'}dist${'/'}`));
+    expect(dist.length, dist.join('\n')).toBeLessThanOrEqual(8);
+    // control: the whole run is there (the trace maps chunks to sources)
+    for (const src of [
+      /src\/api\/client\.ts$/,
+      /src\/connect\.ts$/,
+      /src\/commands\/book\/get\.ts$/,
+      /src\/output\/table\.ts$/,
+    ])
+      expect(
+        api.sources.some((s) => src.test(s)),
+        String(src),
+      ).toBe(true);
+  });
+
   for (const args of [['--version'], ['--help'], ['profile', '--help'], ['help', 'exit-codes']]) {
     it(`bookdist ${args.join(' ')} loads none of ${HEAVY.join(', ')}`, async () => {
       const { r, files, pkgs } = await packagesLoaded(args);
