@@ -64,12 +64,24 @@ function importsOf(name, importer) {
   return got;
 }
 
+// The builtins Node has loaded by the time bookdist's code runs: taken as they are. Any other
+// (node:crypto, node:net, node:dns, ...) costs its loading, so a function of one (a lowercase name,
+// not a class) is taken on its first call: a chunk that holds many modules (the run chunk) then
+// loads node:crypto only for the commands that hash or sign (`book --help` does not).
+const LOADED_AT_START = new Set(['fs', 'path', 'url', 'util', 'events', 'buffer', 'process', 'timers']);
+
 /** The module an importer gets for `import ... from 'node:NAME'`. */
 function builtinFor(name, importer) {
   const spec = JSON.stringify(`node:${name}`);
   const got = importsOf(name, importer);
   // A namespace import (or a form this does not read) gets the whole module, through require.
   if (got.ns || !got.found) return `module.exports = require(${spec});`;
+  const lazy = (n) => /^[a-z]/.test(n) && typeof process.getBuiltinModule(`node:${name}`)?.[n] === 'function';
+  if (!got.def && !LOADED_AT_START.has(name) && got.names.size && [...got.names].every(lazy)) {
+    const lines = [`let m;`, `const get = () => (m ??= process.getBuiltinModule(${spec}));`];
+    for (const n of got.names) lines.push(`export function ${n}(...args) { return get().${n}(...args); }`);
+    return lines.join('\n') + '\n';
+  }
   const lines = [`const m = process.getBuiltinModule(${spec});`];
   if (got.def) lines.push('export default m;');
   for (const n of got.names) lines.push(`export const ${n} = m.${n};`);
@@ -117,11 +129,14 @@ const RUN_ROOTS = [
   'src/commands/render.ts',
   'src/commands/bulk-options.ts',
 ];
+// The embedded sandbox (the built-in profile's server in the CLI's own process) the same way: its
+// start path is one chunk `sandbox` (it was fifteen), apart from the run chunk it builds on.
+const SANDBOX_ROOTS = ['src/sandbox/embedded.ts'];
 const HELP_ROOTS = ['src/main.ts', 'src/root-help.ts'];
-let runModules;
-/** The modules of the `run` chunk, from the module graph (computed once, at the first question). */
-function runChunk(id, ctx) {
-  runModules ??= (() => {
+let groups;
+/** Which group chunk a module goes into (`run`, `sandbox` or none), from the module graph. */
+function groupOf(id, ctx) {
+  groups ??= (() => {
     const closure = (starts) => {
       const seen = new Set();
       const todo = starts.map((s) => `${root}${s}`);
@@ -130,19 +145,27 @@ function runChunk(id, ctx) {
         if (seen.has(m)) continue;
         seen.add(m);
         const info = ctx.getModuleInfo(m);
-        if (!info) throw new Error(`build: ${m} is not in the module graph (RUN_ROOTS, HELP_ROOTS)`);
+        if (!info) throw new Error(`build: ${m} is not in the module graph (RUN_ROOTS, SANDBOX_ROOTS, HELP_ROOTS)`);
         todo.push(...info.importedIds.filter((i) => !i.startsWith('node:')));
       }
       return seen;
     };
-    const help = closure(HELP_ROOTS);
-    const run = [...closure(RUN_ROOTS)].filter((m) => !help.has(m));
-    return new Set(run.filter((m) => !/[\\/]node_modules[\\/](?!commander[\\/])/.test(m)));
+    const taken = closure(HELP_ROOTS);
+    const isPackage = (m) => /[\\/]node_modules[\\/]/.test(m);
+    const group = (roots, takesPackage = () => false) => {
+      const mods = [...closure(roots)].filter((m) => !taken.has(m) && (!isPackage(m) || takesPackage(m)));
+      for (const m of mods) taken.add(m);
+      return new Set(mods);
+    };
+    // No package but commander (a heavy library stays in its own chunk, loaded by the command that uses it).
+    const commander = (m) => /[\\/]node_modules[\\/]commander[\\/]/.test(m);
+    const run = group(RUN_ROOTS, commander);
+    return { run, commander: [...run].some(commander), sandbox: group(SANDBOX_ROOTS) };
   })();
   // A builtin's stand-in goes where its importer goes; commander's lazy child_process with commander.
   if (id.startsWith(BUILTIN_PREFIX)) id = id.slice(BUILTIN_PREFIX.length).replace(/^[^?]*\?/, '');
-  if (id === LAZY_CHILD_PROCESS) return runModules.has(`${root}node_modules/commander/index.js`) ? 'run' : null;
-  return runModules.has(id) ? 'run' : null;
+  if (id === LAZY_CHILD_PROCESS) return groups.commander ? 'run' : null;
+  return groups.run.has(id) ? 'run' : groups.sandbox.has(id) ? 'sandbox' : null;
 }
 
 const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8'));
@@ -200,7 +223,7 @@ try {
       // banner, and node:module would load more of Node (its source maps) on every command.
       banner:
         "let __bdRequire; const require = function require(id) { return process.getBuiltinModule(id) ?? (__bdRequire ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id); };",
-      codeSplitting: { groups: [{ name: runChunk, debugName: 'run', includeDependenciesRecursively: false }] },
+      codeSplitting: { groups: [{ name: groupOf, debugName: 'run, sandbox', includeDependenciesRecursively: false }] },
     },
   });
 } catch (err) {
