@@ -130,6 +130,50 @@ describe('start-up', () => {
       ).toBe(true);
   });
 
+  it('the embedded sandbox starts from one more file of dist/: a request to it loads at most 10', async () => {
+    const run = await packagesLoaded(['book', 'get', '--isbn', '9781614001379', '--json'], {
+      BOOKDIST_CONFIG_DIR: join(t.dir, 'no-config'),
+      BOOKDIST_DATA_DIR: join(t.dir, 'embedded-data'),
+      XDG_CACHE_HOME: join(t.dir, 'cache'),
+    });
+    expect(run.r.code, run.r.stderr).toBe(0);
+    expect(JSON.parse(run.r.stdout).book.identifiers.isbn13).toBe('9781614001379');
+    const dist = run.files.filter((f) => f.includes(`${'/'}dist${'/'}`));
+    expect(dist.length, dist.join('\n')).toBeLessThanOrEqual(10);
+    // control: the sandbox's server, store and seed are there
+    for (const src of [/src\/sandbox\/server\.ts$/, /src\/sandbox\/seed\.ts$/, /src\/sandbox\/embedded\.ts$/])
+      expect(
+        run.sources.some((s) => src.test(s)),
+        String(src),
+      ).toBe(true);
+  });
+
+  // The run chunk holds the modules of every command run; a module of Node's that Node does not
+  // load at its own start is loaded by the first call into it (scripts/build.mjs), so a group's
+  // help does not pay for node:crypto (about a tenth of `node -e 0`). (node:net it loads anyway,
+  // for its stdout when that is a pipe, as here.)
+  it("a group's help does not load node:crypto; a request does", async () => {
+    const builtins = join(t.dir, 'builtins-help.txt');
+    const help = await packagesLoaded(['book', '--help'], { BOOKDIST_TRACE_BUILTINS: builtins });
+    expect(help.r.code, help.r.stderr).toBe(0);
+    expect(
+      help.sources.some((s) => /src\/api\/client\.ts$/.test(s)),
+      'the run chunk is loaded',
+    ).toBe(true);
+    const loaded = readFileSync(builtins, 'utf8').trim().split('\n');
+    expect(loaded).toContain('fs');
+    expect(loaded.filter((m) => m === 'crypto' || m.startsWith('internal/crypto/'))).toEqual([]);
+    // control: a request loads it (the embedded sandbox's: it signs)
+    const sent = join(t.dir, 'builtins-request.txt');
+    const run = await packagesLoaded(['book', 'get', '--isbn', '9781614001379'], {
+      BOOKDIST_CONFIG_DIR: join(t.dir, 'no-config'),
+      BOOKDIST_DATA_DIR: join(t.dir, 'embedded-data'),
+      BOOKDIST_TRACE_BUILTINS: sent,
+    });
+    expect(run.r.code, run.r.stderr).toBe(0);
+    expect(readFileSync(sent, 'utf8').trim().split('\n')).toContain('crypto');
+  });
+
   for (const args of [['--version'], ['--help'], ['profile', '--help'], ['help', 'exit-codes']]) {
     it(`bookdist ${args.join(' ')} loads none of ${HEAVY.join(', ')}`, async () => {
       const { r, files, pkgs } = await packagesLoaded(args);
