@@ -3,7 +3,7 @@
 // only by the command that runs it; and what every command run needs is one chunk, not forty
 // (RUN_ROOTS below). The bundle is written to a fresh directory and swapped into place, so a CLI
 // started during a rebuild never sees a half-written dist/.
-import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -114,20 +114,22 @@ const lazyChildProcess = {
 // run path into a chunk per set of importers: a request loaded 38 files. RUN_ROOTS and everything
 // they import statically go into one chunk `run`: the command run (every command), the connection
 // to the service (every command that sends a request), the profile and its paths (every command
-// that reads one), the output (every command that prints an answer) and what most verbs share
-// (argument checks, record views, the bulk flags of their declarations). Not what the root help
-// and --version load (main.ts, root-help.ts and their imports: they stay small, and a module of
-// both would pull the run chunk into them), and no package but commander (a heavy library stays
-// in its own chunk, loaded by the command that uses it: the startup tests). A command group and
-// its verbs keep their own chunks.
+// that reads one), the output (every command that prints an answer), argument checks, and the
+// verbs' shared helpers (every module directly in src/commands/: declarations, record views, bulk
+// flags, the command to run again, paging, confirmations). Not what the root help and --version
+// load (main.ts, root-help.ts and their imports: they stay small, and a module of both would pull
+// the run chunk into them), and no package but commander (a heavy library stays in its own
+// chunk, loaded by the command that uses it: the startup tests). A command group and its verbs
+// keep their own chunks.
 const RUN_ROOTS = [
   'src/cli/run.ts',
   'src/connect.ts',
   'src/config/resolve.ts',
   'src/output/index.ts',
   'src/validate/index.ts',
-  'src/commands/render.ts',
-  'src/commands/bulk-options.ts',
+  ...readdirSync(`${root}src/commands`)
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => `src/commands/${f}`),
 ];
 // The embedded sandbox (the built-in profile's server in the CLI's own process) the same way: its
 // start path is one chunk `sandbox` (it was fifteen), apart from the run chunk it builds on.

@@ -141,7 +141,7 @@ describe('start-up', () => {
     const dist = run.files.filter((f) => f.includes(`${'/'}dist${'/'}`));
     expect(dist.length, dist.join('\n')).toBeLessThanOrEqual(10);
     // control: the sandbox's server, store and seed are there
-    for (const src of [/src\/sandbox\/server\.ts$/, /src\/sandbox\/seed\.ts$/, /src\/sandbox\/embedded\.ts$/])
+    for (const src of [/src\/sandbox\/(.+\/)?server\.ts$/, /src\/sandbox\/seed\.ts$/, /src\/sandbox\/embedded\.ts$/])
       expect(
         run.sources.some((s) => src.test(s)),
         String(src),
