@@ -11,7 +11,9 @@
 // every SYNC_MS, without holding its requests (measured on a loaded 2-core machine: one
 // fdatasync per intent made a sequential 3,100-item job take 20 times as long), and at its end;
 // its own journal is what --resume trusts.
-// Outcomes go out with the next group, or when the command ends.
+// Outcomes go out with the next group, or when the command ends. A bulk job keeps the ledger's
+// lock between its groups (the store lets it go when another process waits) and lets it go
+// after IDLE_MS without one.
 import type { WriteHook, WriteRequest, WriteTicket, WriteVerdict } from '../api/write-hook.js';
 import { LedgerStore, sha256, type NewRow, type Row } from './store.js';
 import { opOf } from './ops.js';
@@ -192,6 +194,8 @@ export function outcomeOf(of: number, op: string, v: WriteVerdict, now: Date): N
 const SYNC_MS = 50;
 /** An outcome is written with the next intent, or after this long at most. */
 const OUTCOME_MS = 100;
+/** A bulk job lets the ledger's lock go after this long without a write. */
+const IDLE_MS = 10;
 
 interface Pending {
   row: NewRow;
@@ -207,6 +211,7 @@ export class Recorder implements WriteHook {
   private syncing?: Promise<void>;
   private soon?: NodeJS.Immediate;
   private later?: NodeJS.Timeout;
+  private idle?: NodeJS.Timeout;
   private readonly onExit = () => this.flush(true);
 
   constructor(
@@ -261,7 +266,11 @@ export class Recorder implements WriteHook {
       this.unsynced = false;
       this.store.sync();
     }
-    if (end) this.store.close();
+    if (end) {
+      if (this.idle) clearTimeout(this.idle);
+      this.idle = undefined;
+      this.store.close();
+    }
   }
 
   private write(): void {
@@ -275,6 +284,7 @@ export class Recorder implements WriteHook {
       written = this.store.append(
         batch.map((p) => p.row),
         durable,
+        inJob,
       );
     } catch (e) {
       for (const p of batch) p.reject?.(e);
@@ -282,6 +292,7 @@ export class Recorder implements WriteHook {
         this.meta.warn?.(`could not record outcomes in the ledger: ${(e as Error).message}`);
       return;
     }
+    if (inJob) this.letGoWhenIdle();
     if (intents && inJob) {
       this.unsynced = true;
       const now = Date.now();
@@ -292,5 +303,18 @@ export class Recorder implements WriteHook {
       }
     }
     batch.forEach((p, i) => p.resolve?.(written[i]));
+  }
+
+  /** The lock kept by a job is let go IDLE_MS after its last write. */
+  private letGoWhenIdle(): void {
+    if (this.idle) {
+      this.idle.refresh();
+      return;
+    }
+    this.idle = setTimeout(() => {
+      this.idle = undefined;
+      this.store.release();
+    }, IDLE_MS);
+    this.idle.unref();
   }
 }

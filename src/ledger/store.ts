@@ -4,17 +4,21 @@
 // - Each row carries `n` (its id, increasing) and `prev`, the SHA-256 of the line before it (64
 //   zeros for the first), so that a changed, removed or inserted row breaks the chain
 //   (`ledger verify`).
-// - Many processes append at once (bulk jobs, a terminal): every append takes an exclusive lock
+// - Many processes append at once (bulk jobs, a terminal): every append holds an exclusive lock
 //   (`ledger.lock`, created O_EXCL, holding the owner's pid; one left by a killed process is
-//   broken), reads the last line for `n` and `prev`, writes, and releases. The lock is held for
-//   one write (and one fdatasync for intents): a few milliseconds at most.
+//   broken) while it reads the last line for `n` and `prev` and writes. A single write releases
+//   it at once. A bulk job keeps it across its burst of appends (`keep`; creating and removing
+//   the lock file was most of the ledger's cost in a job): it lets it go when idle (the
+//   recorder's IDLE_MS), after HOLD_MS, and at its next append after another process said that
+//   it waits (`ledger.want`, which a taker that did not wait gives way to): a waiter waits a few
+//   milliseconds, and while the lock is held no other process can have written.
 // - The file is opened anew under the lock for every append (prune replaces it whole), never
 //   through a link, 0600 in a 0700 directory (src/util/fs-safe.ts).
 // - Synchronous calls only: a single write command pays for no extra module (node:fs/promises
 //   would load about fifteen) and the intent is on disk before the request leaves.
 import * as fs from 'node:fs';
 import { constants } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { join } from 'node:path';
 import { createNewSync, privateDirSync, readTextSync, writeFileAtomicSync } from '../util/fs-safe.js';
 import { CliError, errorCode, ExitCode } from '../errors.js';
@@ -22,11 +26,17 @@ import { stateDir } from '../config/paths.js';
 
 export const LEDGER_FILE = 'ledger.ndjson';
 const LOCK_FILE = 'ledger.lock';
+/** Made by a process that waits for the lock: the holder lets the lock go, a new taker gives way. */
+const WANT_FILE = 'ledger.want';
 export const GENESIS = '0'.repeat(64);
 /** The longest a lock may be held by a live process before it is judged abandoned. */
 const STALE_MS = 30_000;
 /** The longest an append waits for the lock. */
 const WAIT_MS = 20_000;
+/** The longest a process keeps the lock across appends before taking it anew (far below STALE_MS). */
+const HOLD_MS = 1000;
+/** The longest a taker gives way to a waiter (ledger.want) before taking the lock anyway (the waiter died). */
+const YIELD_MS = 20;
 
 /** A row as written: its id and the hash of the row before it come first. */
 export interface Row {
@@ -39,8 +49,9 @@ export interface Row {
 
 export type NewRow = Omit<Row, 'n' | 'prev'>;
 
+/** One-shot (about a third of createHash's cost for a row: one per row written). */
 export function sha256(text: string | Uint8Array): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /** Where the ledger lives: the state directory (BOOKDIST_STATE_DIR, else XDG_STATE_HOME/bookdist, else ~/.local/state/bookdist). */
@@ -69,11 +80,18 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+/** The store of this process holding each lock: another store of the same file takes it over (never waits for its own process). */
+const holders = new Map<string, LedgerStore>();
+
 export class LedgerStore {
   readonly dir: string;
   readonly path: string;
   private readonly lockPath: string;
+  private readonly wantPath: string;
   private dirReady = false;
+  /** The lock while this process holds it: its file's inode, and since when. */
+  private held?: { ino: number; since: number };
+  private exitHooked = false;
   /** The file kept open between appends of this process, its inode, and its end as last written. */
   private fd?: number;
   private ino?: number;
@@ -83,6 +101,7 @@ export class LedgerStore {
     this.dir = dir;
     this.path = join(dir, LEDGER_FILE);
     this.lockPath = join(dir, LOCK_FILE);
+    this.wantPath = join(dir, WANT_FILE);
   }
 
   private ensureDir(): void {
@@ -104,15 +123,26 @@ export class LedgerStore {
     this.dirReady = true;
   }
 
-  /** Take the lock (waiting a few ms at a time); returns its release. */
-  private lock(): () => void {
+  /** Take the lock (waiting a millisecond or two at a time). */
+  private lock(): void {
+    holders.get(this.lockPath)?.release();
     const started = Date.now();
-    for (let wait = 1; ; wait = Math.min(wait * 2, 8)) {
+    let waited = false;
+    let yielded = false;
+    for (let wait = 1; ; wait = 2) {
+      // A process is waiting: give way to it (unless this one waits too, or it has waited too long: dead).
+      if (!waited && Date.now() - started < YIELD_MS && fs.existsSync(this.wantPath)) {
+        yielded = true;
+        pause(1);
+        continue;
+      }
       let fd: number;
       try {
         fd = createNewSync(this.lockPath);
       } catch (e) {
         if (errorCode(e) !== 'EEXIST') throw refused(this.lockPath, 'lock cannot be created', e);
+        waited = true;
+        this.want();
         this.breakIfAbandoned();
         if (Date.now() - started > WAIT_MS)
           throw refused(this.lockPath, `lock has been held for more than ${WAIT_MS / 1000} s by another process`);
@@ -121,16 +151,44 @@ export class LedgerStore {
       }
       try {
         fs.writeSync(fd, String(process.pid));
-      } finally {
+        this.held = { ino: fs.fstatSync(fd).ino, since: Date.now() };
+        holders.set(this.lockPath, this);
+      } catch (e) {
         fs.closeSync(fd);
+        fs.rmSync(this.lockPath, { force: true });
+        throw refused(this.lockPath, 'lock cannot be written', e);
       }
-      return () => {
-        try {
-          fs.unlinkSync(this.lockPath);
-        } catch {
-          /* broken by another process after STALE_MS: nothing to release */
-        }
-      };
+      fs.closeSync(fd);
+      if (waited || yielded) fs.rmSync(this.wantPath, { force: true });
+      return;
+    }
+  }
+
+  /** Say that this process waits for the lock (not through a link: then it only waits longer). */
+  private want(): void {
+    try {
+      fs.closeSync(
+        fs.openSync(
+          this.wantPath,
+          constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+          0o600,
+        ),
+      );
+    } catch {
+      /* ignore */
+    }
+  }
+
+  /** Let the lock go, if this process holds it (one broken meanwhile as abandoned is left alone). */
+  release(): void {
+    const held = this.held;
+    if (!held) return;
+    this.held = undefined;
+    holders.delete(this.lockPath);
+    try {
+      if (fs.lstatSync(this.lockPath).ino === held.ino) fs.unlinkSync(this.lockPath);
+    } catch {
+      /* broken by another process after STALE_MS: nothing to release */
     }
   }
 
@@ -199,15 +257,20 @@ export class LedgerStore {
   }
 
   /**
-   * Append rows under the lock; `durable`: fdatasync before returning. Returns the rows as
-   * written (with their `n`).
+   * Append rows under the lock; `durable`: fdatasync before returning; `keep`: keep holding the
+   * lock for the next append (a bulk job's burst; `release()` lets it go), unless another process
+   * waits for it. Returns the rows as written (with their `n`).
    */
-  append(rows: NewRow[], durable: boolean): Row[] {
+  append(rows: NewRow[], durable: boolean, keep = false): Row[] {
     if (!rows.length) return [];
     this.ensureDir();
-    const release = this.lock();
+    if (this.held && Date.now() - this.held.since > HOLD_MS) this.release();
+    // Held since this process's last append: nobody else wrote, and the file was not replaced.
+    const kept = this.held !== undefined && this.fd !== undefined;
+    if (!this.held) this.lock();
+    let ok = false;
     try {
-      const fd = this.current();
+      const fd = kept ? this.fd! : this.current();
       const size = fs.fstatSync(fd).size;
       // Nobody appended since this process did: its own last row is the tail.
       let { n, prev } = this.known?.size === size ? this.known : tail(fd);
@@ -238,9 +301,15 @@ export class LedgerStore {
       }
       this.known = { size: start + buf.length, n, prev };
       if (start === 0 && durable) syncDir(this.dir);
+      ok = true;
       return written;
     } finally {
-      release();
+      if (!ok || !keep || fs.existsSync(this.wantPath)) this.release();
+      else if (!this.exitHooked) {
+        // Let it go if the process ends while holding it (a killed process's is broken by the next taker).
+        this.exitHooked = true;
+        process.once('exit', () => this.release());
+      }
     }
   }
 
@@ -264,6 +333,7 @@ export class LedgerStore {
 
   /** Let the file go (the command ends). */
   close(): void {
+    this.release();
     if (this.fd !== undefined) fs.closeSync(this.fd);
     this.fd = this.ino = this.known = undefined;
   }
@@ -312,7 +382,7 @@ export class LedgerStore {
     make: (lines: string[]) => Array<{ n: number } & Record<string, unknown>> | undefined,
   ): { before: number; after: number } | undefined {
     this.ensureDir();
-    const release = this.lock();
+    if (!this.held) this.lock();
     try {
       const lines = splitLines(this.readText()).complete;
       const rows = make(lines);
@@ -326,10 +396,9 @@ export class LedgerStore {
         text += line + '\n';
       }
       writeFileAtomicSync(this.path, text, 0o600);
-      this.close();
       return { before: lines.length, after: rows.length };
     } finally {
-      release();
+      this.close();
     }
   }
 }

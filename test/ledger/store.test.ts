@@ -15,6 +15,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
+import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LedgerStore, sha256, GENESIS } from '../../src/ledger/store.js';
 import { foldWrites, parseLedger } from '../../src/ledger/read.js';
@@ -107,6 +108,66 @@ describe('ledger store', () => {
     expect(b1!.why).toMatch(/row 2 was changed/);
     const removed = [lines[0], lines[2], lines[3]];
     expect(parseLedger(removed.join('\n') + '\n').broken).toMatchObject({ line: 2, n: 3 });
+  });
+
+  it('processes appending bursts at once, each keeping the lock between its appends: every row whole, present once, chained', async () => {
+    // The store as a child process runs it (bundled from src/), and a writer that appends bursts of
+    // rows like a bulk job's recorder: keeping the lock between appends of a burst, letting it go
+    // when idle, sometimes a single write that releases at once (a terminal command).
+    const bundle = join(dir, 'store.mjs');
+    await build({
+      entryPoints: [join(import.meta.dirname, '../../src/ledger/store.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: bundle,
+      logLevel: 'error',
+    });
+    const writer = join(dir, 'writer.mjs');
+    writeFileSync(
+      writer,
+      `import { LedgerStore } from ${JSON.stringify(bundle)};
+const [state, tag, bursts] = process.argv.slice(2);
+const store = new LedgerStore(state);
+const row = (b, i) => ({ t: new Date().toISOString(), kind: 'intent', op: 'x', ids: { tag, b, i, pad: 'p'.repeat((b * 7 + i) % 300) } });
+for (let b = 0; b < Number(bursts); b++) {
+  const single = b % 5 === 4;
+  for (let i = 0; i < 6; i++) {
+    store.append(i % 2 ? [row(b, i)] : [row(b, i), row(b, i + 100)], false, !single);
+    await new Promise((r) => (i % 3 ? setImmediate(r) : setTimeout(r, 1)));
+  }
+  if (b % 2) store.release();
+  await new Promise((r) => setTimeout(r, b % 3));
+}
+store.close();
+`,
+    );
+    const state = join(dir, 'state');
+    const tags = ['a', 'b', 'c'];
+    const bursts = 40;
+    const codes = await Promise.all(
+      tags.map(
+        (tag) =>
+          new Promise<{ code: number | null; err: string }>((resolve) => {
+            const child = spawn(process.execPath, [writer, state, tag, String(bursts)], {
+              stdio: ['ignore', 'ignore', 'pipe'],
+            });
+            let err = '';
+            child.stderr.on('data', (d) => (err += d));
+            child.on('exit', (code) => resolve({ code, err }));
+          }),
+      ),
+    );
+    expect(codes).toEqual(tags.map(() => ({ code: 0, err: '' })));
+    const parsed = parseLedger(readFileSync(join(state, 'ledger.ndjson'), 'utf8'));
+    expect(parsed.broken).toBeUndefined();
+    expect(parsed.torn).toBe(false);
+    // 9 rows a burst (3 appends of two, 3 of one) in every burst of every writer, each once, numbered 1..N.
+    const total = tags.length * bursts * 9;
+    expect(parsed.rows.map((r) => r.n)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    const seen = new Set(parsed.rows.map((r) => JSON.stringify(r.ids)));
+    expect(seen.size).toBe(total);
+    expect(existsSync(join(state, 'ledger.lock'))).toBe(false);
   });
 
   it('breaks a lock left by a killed process and goes on', async () => {
