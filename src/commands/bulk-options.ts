@@ -5,16 +5,20 @@ import { option, options } from './define.js';
 /** Requests in flight at once, for every bulk job. */
 export const CONCURRENCY = option('--concurrency <n>', 'requests in flight at once (1 to 64)', { default: '4' });
 
-/** The job engine's flags; `what` is one input of the job (a row, a book, an order). */
-export function bulkOptions(what: string) {
+/**
+ * The job engine's flags; `what` is one input of the job (a row, a book, an order). `input`: the
+ * verb is always a job (access sync), whose input is this argument; otherwise only its file form
+ * (--from-csv) is.
+ */
+export function bulkOptions(what: string, input?: string) {
   return options(
     option(
       '--results <file>',
-      `with the file form: write one result per ${what} to FILE (0600, fsynced per batch; enables --resume)`,
+      `${input ? '' : 'with the file form: '}write one result per ${what} to FILE (0600, fsynced per batch; enables --resume)`,
     ),
     option(
       '--resume',
-      'continue the interrupted job of --results FILE, given the same input (checked): only what has no final result is sent',
+      `continue the interrupted job of --results FILE, given the same ${input ?? 'input'} (checked): only what has no final result is sent`,
     ),
     option('--restart', 'abandon the interrupted job of --results FILE (kept as *.abandoned-*) and start over'),
     CONCURRENCY,

@@ -101,6 +101,69 @@ describe('access sync with a 1,000-user roster', () => {
     expect(allowIntents()).toBe(ROSTER);
   });
 
+  it("a resume after another command changed the book's grants is refused naming that write; --restart plans from the grants as they are, making nothing twice", async () => {
+    const R = WELL_KNOWN.readme.hash_id;
+    const members = range(0, 60);
+    const roster = csv('team3.csv', members);
+    const results = join(dir, 'team3.sync.ndjson');
+    const args = ['access', 'sync', roster, '--hash-id', R, '--price', '2.50', '--results', results];
+    const base = allowIntents();
+    const first = spawnCli(sb, [...args, '--concurrency', '1']);
+    await waitUntil(() => allowIntents() >= base + 10, first.exited);
+    first.child.kill('SIGINT');
+    const stopped = await first.exited;
+    expect(stopped, stopped.stderr).toMatchObject({ code: null, signal: 'SIGINT' });
+
+    // Meanwhile another command grants member 3 (the sync had: "already has access") and member 1010 (not in the roster).
+    for (const i of [3, 1010]) {
+      const r = await cli([
+        'access',
+        'allow',
+        '--hash-id',
+        R,
+        '--username',
+        usernames.get(email(i))!,
+        '--price',
+        '1.00',
+      ]);
+      expect(r.code === 0 || /already has access/.test(r.stderr), r.stderr).toBe(true);
+    }
+    const outside = foldWrites(parseLedger(readFileSync(join(sb.env.BOOKDIST_STATE_DIR, 'ledger.ndjson'), 'utf8')).rows)
+      .filter((w) => !w.job && w.ids.hash_id === R)
+      .map((w) => w.id);
+    expect(outside).toHaveLength(2);
+
+    const before = await journal();
+    const resumed = await cli([...args, '--resume', '--yes']);
+    expect(resumed.code, resumed.stderr).toBe(2);
+    expect(resumed.stderr).toMatch(
+      /the book's grants in the ledger changed after the job started: 2 access write\(s\)/,
+    );
+    expect(resumed.stderr).toContain(`ledger #${outside[0]}, #${outside[1]}`);
+    expect(resumed.stderr).toMatch(/--restart/);
+    expect(resumed.stderr).not.toMatch(/file was edited/);
+    expect((await journal('&method=POST')).last_id).toBeLessThanOrEqual(before.last_id);
+    const restarted = await cli([...args, '--restart', '--yes']);
+    expect(restarted.code, restarted.stderr).toBe(0);
+    const rows = ndjson(results);
+    // The new plan: the members the first run did not reach, and member 1010 revoked; nobody twice.
+    expect(rows.filter((x) => x.action === 'revoke').map((x) => [x.username, x.status])).toEqual([
+      [usernames.get(email(1010)), 'ok'],
+    ]);
+    const allowed = rows.filter((x) => x.action === 'allow');
+    expect(allowed.every((x) => x.status === 'ok')).toBe(true);
+    const sent = (await sb.control.call('GET', `/_sandbox/requests?after_id=${before.last_id}&limit=1000&method=POST`))
+      .body.requests;
+    expect(sent).toHaveLength(allowed.length + 1);
+    // Every member holds exactly one grant that the ledger saw done.
+    const done = foldWrites(parseLedger(readFileSync(join(sb.env.BOOKDIST_STATE_DIR, 'ledger.ndjson'), 'utf8')).rows)
+      .filter((w) => w.op === 'access allow' && w.ids.hash_id === R && w.status === 'done')
+      .map((w) => w.ids.username);
+    expect(done.filter((u) => u !== usernames.get(email(1010))).sort()).toEqual(
+      members.map((i) => usernames.get(email(i))).sort(),
+    );
+  });
+
   it('a roster with 50 changes: the dry run plans exactly those and sends nothing; the run makes them', async () => {
     // 25 leave (members 100-124), 25 join (members 1000-1024).
     const leave = range(100, 125);

@@ -103,6 +103,8 @@ export class InputChanged extends CliError {}
 
 /** --resume over an input that differs from the first run's in a batch done earlier: exit 2, nothing sent. */
 function inputChanged<I, R extends Record<string, unknown>>(s: JobState<I, R>, n: number, items: unknown[]): CliError {
+  const why = s.spec.changedPlan?.(n);
+  if (why) return new InputChanged(why, ExitCode.USAGE);
   const lines = linesOf(items);
   return new InputChanged(
     `--resume: ${s.spec.input ?? 'the input'} is not what the job was started with: batch ${n}${lines ? ` (${lines})` : ''} differs from the rows sent then ` +

@@ -140,6 +140,12 @@ export interface JobSpec<I, R extends Record<string, unknown>> {
   confirm?(): Promise<void>;
   /** Said after the summary when rows were invalid (default: fix them and run them again). */
   invalidHint?: string;
+  /**
+   * --resume found batch `batch` planned otherwise than the journal recorded: why, and the fix,
+   * when the verb's batches come from more than its input (access sync's from the ledger).
+   * Default: the input was edited.
+   */
+  changedPlan?(batch: number): string;
   /** In --dry-run: the request of the first batch is printed by the client; this says how many. */
   dryRunNote?: string;
   /**

@@ -19,7 +19,9 @@ export const sync = verb({
     'resolve are looked up: reads only). Otherwise it runs as a bulk job, after confirmation when it revokes ' +
     '(--yes in scripts): --concurrency changes at once, one result per change (row, action, status, username, ' +
     'email, message; status ok, already, invalid or failed) on stdout or in --results FILE, durably, so that ' +
-    '--resume continues an interrupted sync with the same plan. Every change is recorded in the ledger with ' +
+    "--resume continues an interrupted sync with the same plan (when the book's grants changed meanwhile, it is refused " +
+    'naming the writes that changed them: --restart plans again from the grants as they are, repeating nothing). ' +
+    'Every change is recorded in the ledger with ' +
     "the job's id (`bookdist ledger list --job ID`). Exits 6 when rows were invalid (an unknown e-mail " +
     'address) or changes failed, 7 when the service stayed unavailable.',
   args: [argument('<roster>', 'CSV file whose header names username or email (- for stdin)')],
@@ -33,7 +35,7 @@ export const sync = verb({
       '--assume-current <file>',
       'the previous roster (same columns): its users have access unless the ledger records otherwise',
     ),
-    ...bulkOptions('change'),
+    ...bulkOptions('change', 'ROSTER'),
   ],
   examples: [
     'bookdist access sync team.csv --hash-id d9c3042fe0428c908a6a57485f85569a2d9b4cb9 --price 12.00 --dry-run',

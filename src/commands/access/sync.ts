@@ -20,6 +20,7 @@ import { jobCommand } from '../given.js';
 import { emit, outputFormat, type Column } from '../../output/index.js';
 import { confirm } from '../confirm.js';
 import { readLedger } from '../ledger/common.js';
+import type { Write } from '../../ledger/read.js';
 import { ledgerProfile } from '../../ledger/ops.js';
 import {
   ALREADY_HAS,
@@ -148,6 +149,7 @@ async function resolveEmails(
 interface Planned {
   plan: Plan;
   profile: string;
+  writes: Write[];
 }
 
 /** The plan: the roster and the previous roster read and resolved, against the ledger's grants. */
@@ -165,7 +167,7 @@ async function makePlan(o: Options, ctx: Context, api: () => Promise<ApiClient>,
     );
   }
   const plan = planSync(roster, grantsOf(writes, o.hashId, profile, ctx.clock.now(), skipJob), previous);
-  return { plan, profile };
+  return { plan, profile, writes };
 }
 
 /** What the plan is, and what the ledger cannot know, in plain words (stderr). */
@@ -199,13 +201,14 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     ctx.warn('the ledger is off for this run: the grants it makes will be unknown to the next `access sync`.');
   }
   let revokes = 0;
+  let planned: Planned | undefined;
   const spec: JobSpec<Change, Result> = {
     verb: 'access sync',
     columns: COLUMNS,
     unit: 'changes',
     source: async function* () {
       // Planned once the job's id is known (a resumed job's is its journal's): its own writes are left out.
-      const p = await makePlan(o, ctx, () => ctx.api(), ctx.ledgerJob);
+      const p = (planned = await makePlan(o, ctx, () => ctx.api(), ctx.ledgerJob));
       const changes = p.plan.changes;
       for (const line of describePlan(o, p)) ctx.info(line);
       if (!ledgerOff)
@@ -278,8 +281,40 @@ export async function run(o: Options, ctx: Context): Promise<number> {
         ? confirm(ctx, `Revoke access to book ${o.hashId} for ${revokes} user(s) not in ${o.file}?`)
         : Promise.resolve(),
     invalidHint: ' Fix the invalid rows of the roster (or create their users) and run the sync again.',
+    changedPlan: (batch) => changedPlan(o, planned, ctx.ledgerJob, batch),
   };
   return runJob(spec, ctx);
+}
+
+/**
+ * --resume planned otherwise than the job did (the roster itself is checked before, by its
+ * fingerprint): the ledger's grants of the book changed since the job started, by writes of other
+ * commands (named), or the roster's users resolve otherwise now. --restart plans from the grants
+ * as they are: the job's own changes are in the ledger, so none is made twice.
+ */
+function changedPlan(o: Options, p: Planned | undefined, job: string | undefined, batch: number): string {
+  const mine = p?.writes.filter((w) => w.job !== undefined && w.job === job) ?? [];
+  const first = mine.length ? mine.reduce((a, w) => (w.id < a.id ? w : a)) : undefined;
+  const others = first
+    ? p!.writes.filter(
+        (w) =>
+          (w.op === 'access allow' || w.op === 'access revoke') &&
+          w.ids.hash_id === o.hashId &&
+          w.profile === p!.profile &&
+          w.job !== job &&
+          (w.id > first.id || (w.settled_at !== undefined && w.settled_at >= first.t)),
+      )
+    : [];
+  const ids = others.map((w) => `#${w.id}`);
+  const cause = others.length
+    ? `the book's grants in the ledger changed after the job started: ${others.length} access write(s) of this book by other commands ` +
+      `(ledger ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}; \`bookdist ledger show ID\`).`
+    : `the grants the ledger knows, or the users ${o.file} names, changed after the job started (an e-mail address that finds another user, a grant that expired).`;
+  return (
+    `--resume: the plan made now differs from the one this sync started with (batch ${batch}): ${cause} Nothing was sent. ` +
+    'Run the sync again with --restart instead of --resume: it plans from the grants as they are now, and the changes this job made are in the ledger, so none is made twice ' +
+    `(the results so far are kept aside).`
+  );
 }
 
 /** --dry-run: the plan as rows (every output format), its summary on stderr; no write is sent. */
