@@ -109,9 +109,21 @@ export function options<const L extends readonly OptionDecl[]>(...list: L): L {
   return list;
 }
 
-/** Declare a verb. */
-export function verb<const V extends VerbDecl>(decl: V): V {
+/** Declare a verb (in `<module>.cmd.ts`, beside the `<module>.ts` that runs it). */
+export function verb<const V extends Omit<VerbDecl, 'load'>>(decl: V): V {
   return decl;
+}
+
+/**
+ * A verb's declaration and the module that runs it (a literal import(), so that it loads only when
+ * the verb runs). The group's index.ts ties the two: the declaration imports nothing of its run, and
+ * the run takes its option type from the declaration, so types flow one way and no import circles.
+ */
+export function runs<const V extends Omit<VerbDecl, 'load'>, M>(
+  decl: V,
+  load: () => Promise<M>,
+): V & { readonly load: () => Promise<M> } {
+  return { ...decl, load };
 }
 
 /** Declare a group of commands (`book`, `sandbox clock`). */

@@ -30,5 +30,4 @@ export const allow = verb({
     'bookdist access allow --from-csv grants.csv --results grants.results.csv',
     'bookdist access allow --from-csv grants.csv --results grants.results.csv --resume',
   ],
-  load: () => import('./allow.js'),
 });

@@ -23,5 +23,4 @@ export const revoke = verb({
     'bookdist access revoke --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --username 70172cfe97283c430dcd57f8358d7a --yes',
     'bookdist access revoke --from-csv revoke.csv --results revoke.results.ndjson --yes',
   ],
-  load: () => import('./revoke.js'),
 });

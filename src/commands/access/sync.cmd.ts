@@ -42,5 +42,4 @@ export const sync = verb({
     'bookdist access sync team.csv --hash-id d9c3042fe0428c908a6a57485f85569a2d9b4cb9 --price 12.00 --results team.sync.csv --yes',
     'bookdist access sync team.csv --hash-id d9c3042fe0428c908a6a57485f85569a2d9b4cb9 --price 12.00 --assume-current team.before.csv --dry-run',
   ],
-  load: () => import('./sync.js'),
 });

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { exactlyOne, hashId, isbn, sku } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
-import type { get } from './index.js';
+import type { get } from './get.cmd.js';
 import { emit } from '../../output/index.js';
 import { bookCard } from './view.js';
 import { givenCommand } from '../given.js';

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
-import type { list } from './index.js';
+import type { list } from './list.cmd.js';
 import { listingOptions, runListing, type ListingInput } from '../paging.js';
 import { BOOK_COLUMNS } from './view.js';
 

@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import { emit, forPeople, outputFormat, recOf, recsOf, style, type Rec } from '../../output/index.js';
 import { isbn } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
-import type { pricing } from './index.js';
+import type { pricing } from './pricing.cmd.js';
 import { kv } from '../render.js';
 import { pricingGrid } from './view.js';
 

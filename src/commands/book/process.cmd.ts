@@ -33,5 +33,4 @@ export const processBooks = verb({
     'bookdist book process --from-file hash_ids.txt --wait --timeout 20m --interval 2s',
     'bookdist book list --all -o ndjson | jq -r .hash_id | head -n 3 | bookdist book process --from-file - --wait --json',
   ],
-  load: () => import('./process.js'),
 });

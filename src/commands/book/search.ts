@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { hashId, isbn, nonEmpty } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
-import type { search } from './index.js';
+import type { search } from './search.cmd.js';
 import { listingOptions, runListing, type ListingInput } from '../paging.js';
 import { BOOK_COLUMNS } from './view.js';
 

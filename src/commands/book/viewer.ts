@@ -3,7 +3,7 @@ import { CliError, ExitCode } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import { hashId, username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
-import type { viewer } from './index.js';
+import type { viewer } from './viewer.cmd.js';
 import { noteEphemeralUrl, openUrl } from '../open.js';
 
 interface Options {

@@ -50,5 +50,4 @@ export const generate = verb({
     'bookdist codes generate --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --org acme --count 100000 --out codes.csv',
     'bookdist codes generate --hash-id cee313141a0ce9a22774b32f87855d677d864cfb --org acme --count 2000 -o ndjson --out codes.ndjson',
   ],
-  load: () => import('./generate.js'),
 });

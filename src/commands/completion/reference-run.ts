@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
-import type { reference } from './index.js';
+import type { reference } from './reference-run.cmd.js';
 import { VERSION } from '../../version.js';
 import { renderReference } from '../../docs/reference.js';
 import { renderMan } from '../../docs/man.js';

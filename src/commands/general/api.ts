@@ -7,7 +7,7 @@ import { endpointFor } from '../../spec/routes.js';
 import { emit } from '../../output/index.js';
 import { readAll } from '../../util/io.js';
 import type { VerbInput } from '../define.js';
-import type { api } from './index.js';
+import type { api } from './api.cmd.js';
 
 interface Options {
   method: 'GET' | 'POST';

@@ -3,7 +3,7 @@ import { CliError, ExitCode } from '../../errors.js';
 import { emit, recsOf } from '../../output/index.js';
 import { cellText as t } from '../../output/format.js';
 import type { VerbInput } from '../define.js';
-import type { describe } from './index.js';
+import type { describe } from './describe.cmd.js';
 
 export function parse(input: VerbInput<typeof describe>) {
   return { endpoint: input.opts.endpoint };

@@ -1,35 +1,14 @@
 // `bookdist import ...`: incoming titles that are not for sale yet.
-// Declarations only; each verb's code loads when it runs.
-import { PAGING, group, option, verb } from '../define.js';
+// Each verb's declaration (./<verb>.cmd.ts) is tied to the module that runs it, loaded only when it runs.
+import { group, runs } from '../define.js';
 import { summaryOf } from '../manifest.js';
-
-export const search = verb({
-  name: 'search',
-  summary: 'search imported titles by title, author or ISBN',
-  description:
-    'Calls POST /v1/import/search/ and lists incoming titles not yet for sale, with their identifiers ' +
-    'and import status (file received, imported, deleted). Without criteria it lists them all. ' +
-    'Shows one page (--limit, --offset) and says on stderr when there are more; --all fetches every page.',
-  options: [
-    option('--title <words>', 'words of the title'),
-    option('--author <words>', "words of the author's name"),
-    option('--isbn <isbn>', 'ISBN to match (repeatable)', { repeatable: 'split' }),
-    ...PAGING,
-    option('--no-check', 'send ISBNs without verifying the check digit'),
-  ],
-  examples: [
-    'bookdist import search --title ecology',
-    'bookdist import search --author Mehta --json',
-    'bookdist import search --all -o csv',
-  ],
-  load: () => import('./search.js'),
-});
+import { search } from './search.cmd.js';
 
 export const commands = [
   group({
     name: 'import',
     summary: summaryOf('import'),
     description: 'Titles the service is importing: metadata received, files pending or being processed.',
-    commands: [search],
+    commands: [runs(search, () => import('./search.js'))],
   }),
 ];

@@ -3,7 +3,7 @@ import type { Column } from '../../output/index.js';
 import type { Verified } from '../../spec/contract.js';
 import { isbn, nonEmpty } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
-import type { search } from './index.js';
+import type { search } from './search.cmd.js';
 import { listingOptions, runListing, type ListingInput } from '../paging.js';
 
 interface Options extends ListingInput {

@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { CliError, errorCode, ExitCode } from '../../errors.js';
 import { createNewSync } from '../../util/fs-safe.js';
 import type { VerbInput } from '../define.js';
-import type { exportCmd } from './index.js';
+import type { exportCmd } from './export.cmd.js';
 import { filterOf, readLedger, recordOf, select } from './common.js';
 
 const COLUMNS = [

@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import { emit } from '../../output/index.js';
 import { subjectOf } from '../../ledger/read.js';
 import type { VerbInput } from '../define.js';
-import type { list } from './index.js';
+import type { list } from './list.cmd.js';
 import { filterOf, readLedger, recordOf, select } from './common.js';
 
 export async function run({ opts }: VerbInput<typeof list>, ctx: Context): Promise<void> {

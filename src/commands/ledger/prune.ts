@@ -4,7 +4,7 @@ import { emitMessage } from '../../output/index.js';
 import { parseLedger } from '../../ledger/read.js';
 import { confirm } from '../confirm.js';
 import type { VerbInput } from '../define.js';
-import type { prune } from './index.js';
+import type { prune } from './prune.cmd.js';
 import { parseWhen, storeOf } from './common.js';
 
 export function parse({ opts }: VerbInput<typeof prune>, ctx: Context): { before: Date } {

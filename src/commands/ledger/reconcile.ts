@@ -14,7 +14,7 @@ import { loadConfig } from '../../config/resolve.js';
 import { subjectOf, type Settlement, type Write } from '../../ledger/read.js';
 import { sha256 } from '../../ledger/store.js';
 import type { VerbInput } from '../define.js';
-import type { reconcile } from './index.js';
+import type { reconcile } from './reconcile.cmd.js';
 import { parseWhen, readLedger } from './common.js';
 
 interface Result {

@@ -4,7 +4,7 @@ import { emit } from '../../output/index.js';
 import { positiveInt } from '../../validate/index.js';
 import { kv } from '../render.js';
 import type { VerbInput } from '../define.js';
-import type { show } from './index.js';
+import type { show } from './show.cmd.js';
 import { readLedger, recordOf } from './common.js';
 
 export function parse({ args }: VerbInput<typeof show>): { id: number } {

@@ -4,7 +4,7 @@ import { CliError, usageError } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import { positiveInt } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
-import type { checkout } from './index.js';
+import type { checkout } from './checkout.cmd.js';
 import { noteEphemeralUrl, openUrl } from '../open.js';
 
 interface Options {

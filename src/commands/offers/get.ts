@@ -4,7 +4,7 @@ import { emit } from '../../output/index.js';
 import { cellText as t } from '../../output/format.js';
 import { isbn } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
-import type { get } from './index.js';
+import type { get } from './get.cmd.js';
 
 interface Options {
   isbn: string;

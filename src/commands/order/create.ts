@@ -7,7 +7,7 @@ import { emit } from '../../output/index.js';
 import { readAll } from '../../util/io.js';
 import { address, label, nonEmpty, orderNumber, positiveInt, username, type Address } from '../../validate/index.js';
 import type { OptsOf, VerbInput } from '../define.js';
-import type { create } from './index.js';
+import type { create } from './create.cmd.js';
 import { orderCard } from './view.js';
 
 type Options = ({ mode: 'one' } & OneOptions) | ({ mode: 'bulk' } & BulkFlags);

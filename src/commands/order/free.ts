@@ -4,7 +4,7 @@ import { parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
 import { jobCommand } from '../given.js';
 import { dateTime, hashId, label, username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
-import type { free } from './index.js';
+import type { free } from './free.cmd.js';
 import { emit } from '../../output/index.js';
 import { orderCard } from './view.js';
 

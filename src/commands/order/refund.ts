@@ -4,7 +4,7 @@ import { emit, outputFormat } from '../../output/index.js';
 import { positiveInt } from '../../validate/index.js';
 import { confirm } from '../confirm.js';
 import type { VerbInput } from '../define.js';
-import type { refund } from './index.js';
+import type { refund } from './refund.cmd.js';
 
 interface Options {
   orderId: number;

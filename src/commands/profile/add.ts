@@ -11,7 +11,7 @@ import { cellText as t } from '../../output/format.js';
 import { readAll } from '../../util/io.js';
 import { readBounded, unreadableReason } from '../../util/read-bounded.js';
 import type { VerbInput } from '../define.js';
-import type { add } from './index.js';
+import type { add } from './add.cmd.js';
 import { checkName, checkUrl, publicView } from './common.js';
 
 export interface AddOptions {

@@ -6,7 +6,7 @@ import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
-import type { check } from './index.js';
+import type { check } from './check.cmd.js';
 import { checkAccount, checkCard, configOf } from './verify.js';
 
 export function parse({ args }: VerbInput<typeof check>): { name?: string } {

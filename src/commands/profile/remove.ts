@@ -4,7 +4,7 @@ import { configDir } from '../../config/paths.js';
 import { readStore, removeKeyCopy, updateStore } from '../../config/store.js';
 import { EMBEDDED_PROFILE } from '../../config/resolve.js';
 import type { VerbInput } from '../define.js';
-import type { remove } from './index.js';
+import type { remove } from './remove.cmd.js';
 
 export function parse({ args }: VerbInput<typeof remove>): { name: string } {
   const { name } = args;

@@ -11,7 +11,7 @@ import { routeFor } from '../../api/network.js';
 import { emit } from '../../output/index.js';
 import { grid, kv, type Pair } from '../render.js';
 import type { VerbInput } from '../define.js';
-import type { show } from './index.js';
+import type { show } from './show.cmd.js';
 
 export function parse({ args }: VerbInput<typeof show>): { name?: string } {
   return { name: args.name };

@@ -4,7 +4,7 @@ import { configDir } from '../../config/paths.js';
 import { readStore, updateStore } from '../../config/store.js';
 import { EMBEDDED_PROFILE } from '../../config/resolve.js';
 import type { VerbInput } from '../define.js';
-import type { use } from './index.js';
+import type { use } from './use.cmd.js';
 
 export function parse({ args }: VerbInput<typeof use>): { name: string } {
   return { name: args.name };

@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { CliError, ExitCode, usageError, errorCode, messageOf } from '../../errors.js';
 import { emitMessage } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
-import type { catalogueLoad } from './index.js';
+import type { catalogueLoad } from './catalogue.cmd.js';
 import { controlClient, openStore } from './common.js';
 import type { LoadSummary } from '../../sandbox/catalogue/index.js';
 

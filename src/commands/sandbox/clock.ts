@@ -6,7 +6,7 @@ import { emit, type Rec, type Style } from '../../output/index.js';
 import { checkDuration } from '../../util/duration.js';
 import { quoteValue } from '../../util/quote.js';
 import type { VerbInput } from '../define.js';
-import type { clockAdvance, clockShow } from './index.js';
+import type { clockAdvance, clockShow } from './clock.cmd.js';
 import { controlCall, domainCall, openStore, strip } from './common.js';
 
 const view = {

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { kv } from '../render.js';
 import { emit, recOf } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
-import type { credentials } from './index.js';
+import type { credentials } from './credentials.cmd.js';
 import { openStore } from './common.js';
 
 export function parse({ opts }: VerbInput<typeof credentials>) {

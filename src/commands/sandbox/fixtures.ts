@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { CliError, ExitCode, unreadableFile, usageError } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
-import type { fixturesApply } from './index.js';
+import type { fixturesApply } from './fixtures.cmd.js';
 import { controlCall, openStore, strip } from './common.js';
 
 interface Options {

@@ -3,7 +3,7 @@
 import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
 import type { VerbInput } from '../define.js';
-import type { openapi } from './index.js';
+import type { openapi } from './openapi.cmd.js';
 
 export function parse({ opts }: VerbInput<typeof openapi>) {
   const server = opts.server;

@@ -2,7 +2,7 @@
 import type { Context } from '../../context.js';
 import { emit } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
-import type { outbox } from './index.js';
+import type { outbox } from './outbox.cmd.js';
 import { controlCall, openStore } from './common.js';
 
 export function parse({ opts }: VerbInput<typeof outbox>) {

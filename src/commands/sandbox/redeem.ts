@@ -2,7 +2,7 @@
 import type { Context } from '../../context.js';
 import { emit } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
-import type { redeem } from './index.js';
+import type { redeem } from './redeem.cmd.js';
 import { controlCall, domainCall, openStore, strip } from './common.js';
 
 export function parse({ args, opts }: VerbInput<typeof redeem>) {

@@ -5,7 +5,7 @@ import { CliError, ExitCode, usageError } from '../../errors.js';
 import { emit, type Rec, type Style } from '../../output/index.js';
 import { checkDuration } from '../../util/duration.js';
 import type { VerbInput } from '../define.js';
-import type { requestsClear, requestsList, requestsShow, requestsTail, requestsVerify } from './index.js';
+import type { requestsClear, requestsList, requestsShow, requestsTail, requestsVerify } from './requests.cmd.js';
 import { controlClient, openStore } from './common.js';
 import type { JournalEntry, JournalFilter } from '../../sandbox/journal/query.js';
 

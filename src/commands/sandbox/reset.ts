@@ -2,7 +2,7 @@
 // titles loaded from catalogue files go too, unless --keep-loaded (asked on a terminal).
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
-import type { reset } from './index.js';
+import type { reset } from './reset.cmd.js';
 import { dbPathOf } from './common.js';
 
 interface Options {

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { usageError, errorCode, unreadableFile } from '../../errors.js';
 import { checkDuration } from '../../util/duration.js';
 import type { VerbInput } from '../define.js';
-import type { serve } from './index.js';
+import type { serve } from './serve.cmd.js';
 import { isLoopback } from '../../sandbox/http/hosts.js';
 import { dbPathOf } from './common.js';
 

@@ -5,7 +5,7 @@ import { emit } from '../../output/index.js';
 import { plural } from '../../output/text.js';
 import { kv, when } from '../render.js';
 import type { VerbInput } from '../define.js';
-import type { usage } from './index.js';
+import type { usage } from './usage.cmd.js';
 import { controlCall, domainCall, openStore, strip } from './common.js';
 
 interface Options {

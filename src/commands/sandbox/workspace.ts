@@ -6,7 +6,7 @@ import { emit, recOf } from '../../output/index.js';
 import { usageError } from '../../errors.js';
 import type { VerbInput } from '../define.js';
 import { kv } from '../render.js';
-import type { workspaceCreate, workspaceList, workspaceRm } from './index.js';
+import type { workspaceCreate, workspaceList, workspaceRm } from './workspace.cmd.js';
 import { controlCall, strip } from './common.js';
 
 interface Where {

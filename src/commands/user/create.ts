@@ -6,7 +6,7 @@ import { readAll } from '../../util/io.js';
 import { password } from '../../validate/index.js';
 import { inviteOptions, type Options as InviteOptions } from './invite.js';
 import type { VerbInput } from '../define.js';
-import type { create } from './index.js';
+import type { create } from './create.cmd.js';
 import { emit, humanOutput } from '../../output/index.js';
 import { cellText as t } from '../../output/format.js';
 import { kv } from '../render.js';

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { email, label, nonEmpty } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
-import type { invite } from './index.js';
+import type { invite } from './invite.cmd.js';
 import { emit } from '../../output/index.js';
 import { cellText as t } from '../../output/format.js';
 import { kv } from '../render.js';

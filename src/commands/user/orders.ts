@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import { emit, forPeople, outputFormat, style } from '../../output/index.js';
 import { username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
-import type { orders } from './index.js';
+import type { orders } from './orders.cmd.js';
 import { ORDER_COLUMNS, orderCard } from '../order/view.js';
 
 interface Options {
