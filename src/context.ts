@@ -1,6 +1,7 @@
-// What a command may use. Commands never touch process.* or console directly.
+// What a command may use, as types only (every layer reads them; nothing here runs): the Context
+// a command gets, its IO, clock and global options. src/cli/context.ts makes a Context, once per
+// command, from everything it holds. Commands never touch process.* or console directly.
 import type { Writable, Readable } from 'node:stream';
-import { colorWanted, formatNotice } from './output/text.js';
 import type { ApiClient } from './api/client.js';
 import type { HttpHandler } from './api/handler.js';
 import type { ResolvedConfig } from './config/resolve.js';
@@ -80,85 +81,25 @@ export interface Context {
    * away: EPIPE) goes to `handler`, which stops the job and reports it, instead of ending the
    * process quietly.
    */
-  trapOutputError?(handler: (err: NodeJS.ErrnoException) => void): void;
+  trapOutputError(handler: (err: NodeJS.ErrnoException) => void): void;
   /** The bulk job that is running (its job id): the ledger records it with each write. */
   ledgerJob?: string;
   /** Register a cleanup to run when the command ends (close servers, pools, files). */
   defer(fn: () => void | Promise<void>): void;
   /**
-   * Show the TEST MODE notice only when stderr is a terminal (bulk jobs: a script's stderr holds
-   * nothing but errors). Set before the first request.
+   * True once a bulk job began (beginBulkJob): the TEST MODE notice then shows only when stderr is
+   * a terminal (a script's stderr holds nothing but errors).
    */
-  noticesOnTtyOnly?: boolean;
+  readonly noticesOnTtyOnly: boolean;
+  /** A bulk job begins, before its first request: see noticesOnTtyOnly. */
+  beginBulkJob(): void;
   /** Write a human notice to stderr (suppressed by --quiet). */
   info(message: string): void;
   /** Write a warning to stderr (always shown). */
   warn(message: string): void;
-}
-
-const realClock: Clock = {
-  now: () => new Date(),
-  sleep: (ms, signal) =>
-    new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason as Error);
-      const t = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(t);
-        reject(signal!.reason as Error);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
-};
-
-/**
- * The composition root: what a command gets. Config and the API client are made on first use;
- * the embedded sandbox is started (by connect) only when the resolved profile is the sandbox.
- */
-export function createContext(
-  io: IO,
-  globals: GlobalOptions,
-  signal: AbortSignal,
-  cleanups: Array<() => void | Promise<void>>,
-  seams: { trap?: () => void; http?: HttpHandler; clock?: Clock } = {},
-): Context {
-  let configP: Promise<ResolvedConfig> | undefined;
-  let apiP: Promise<ApiClient> | undefined;
-  const ctx: Context = {
-    io,
-    globals,
-    clock: seams.clock ?? realClock,
-    http: seams.http,
-    signal,
-    get interactive() {
-      return Boolean(io.stdin.isTTY && io.stdout.isTTY);
-    },
-    defer: (fn) => void cleanups.push(fn),
-    trapInterrupt: seams.trap ?? (() => {}),
-    // Notices wrap at word boundaries on a terminal; data in them never drives it (output/text.ts).
-    // Colour codes stay only when stderr gets colour, and only bookdist's own (issue 28).
-    info: (m) => {
-      if (!globals.quiet)
-        io.stderr.write(formatNotice(m, io.stderr, '', colorWanted(globals.color, io.env, io.stderr.isTTY)));
-    },
-    warn: (m) =>
-      io.stderr.write(formatNotice(m, io.stderr, 'warning: ', colorWanted(globals.color, io.env, io.stderr.isTTY))),
-    config: () =>
-      (configP ??= import('./config/resolve.js').then((m) =>
-        m.loadConfig(io.env, {
-          profile: globals.profile,
-          baseUrl: globals.baseUrl,
-          caFile: globals.caFile,
-          resolve: globals.resolve?.join(','),
-        }),
-      )),
-    api: () => (apiP ??= import('./connect.js').then((m) => m.connect(ctx))),
-    apiFor: async (cfg, more) => {
-      const { connect } = await import('./connect.js');
-      return connect({ ...ctx, globals: { ...ctx.globals, ...more }, config: () => Promise.resolve(cfg) });
-    },
-  };
-  return ctx;
+  /**
+   * While a progress bar is drawn on stderr, notices and warnings go through `to` (above the bar)
+   * instead; `undefined` sends them to stderr again.
+   */
+  routeNotices(to: ((message: string, warning: boolean) => void) | undefined): void;
 }

@@ -4,8 +4,9 @@
 // the root help and --version load none of it.
 import type { Command, CommanderError } from 'commander';
 import { CliError, ExitCode } from '../errors.js';
-import type { Clock, Context, GlobalOptions, IO, OutputFormat } from '../context.js';
-import { createContext } from '../context.js';
+import type { Clock, GlobalOptions, IO, OutputFormat } from '../context.js';
+import { createContext } from './context.js';
+import { outputSpecOf } from '../output/model.js';
 import type { HttpHandler } from '../api/handler.js';
 import { checkDuration } from '../util/duration.js';
 import { exitCodeOf, setContextFactory } from '../commands/define.js';
@@ -48,16 +49,19 @@ export async function runCommand(argv: string[], io: IO, setup: RunSetup): Promi
   };
   configure(program);
 
-  let ctxRef: Context | undefined;
-  setContextFactory(program, (command) => {
-    ctxRef = createContext(io, globalsFrom(command), controller.signal, cleanups, {
+  setContextFactory(program, (command) =>
+    createContext({
+      io,
+      globals: globalsFrom(command),
+      output: outputSpecOf(command),
+      signal: controller.signal,
+      cleanups,
       trap: () => signals?.trap(),
+      trapOutputError: (handler) => signals?.trapOutputError(handler),
       http: setup.http,
       clock: setup.clock,
-    });
-    ctxRef.trapOutputError = (handler) => signals?.trapOutputError(handler);
-    return ctxRef;
-  });
+    }),
+  );
 
   let code: number;
   try {

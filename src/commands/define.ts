@@ -2,7 +2,6 @@
 // heavy module); the verb module — its schema and run() — is imported only when it runs.
 import { Argument, Command, Option } from 'commander';
 import type { Context } from '../context.js';
-import { outputSpecOf } from '../output/model.js';
 import { usageError } from '../errors.js';
 import { completesProfiles, completesStoredProfiles } from './completion/model.js';
 
@@ -292,7 +291,6 @@ async function runVerb(
   const factory = factories.get(program);
   if (!factory) throw new Error('no context factory registered');
   const ctx = factory(cmd);
-  ctx.output = outputSpecOf(cmd);
   // A bulk form (--from-csv, --isbn-file...) prints result rows whatever the command's own kind.
   const bulk = bulkKeys.some((k) => cmd.getOptionValue(k) !== undefined);
   await checkOutputOptions(ctx, cmd, bulk);

@@ -2,7 +2,7 @@
 // one, so memory is bounded by a page, not by the listing, even with a slow reader.
 import { describe, expect, it } from 'vitest';
 import { Readable, Writable } from 'node:stream';
-import { createContext } from '../../src/context.js';
+import { createContext } from '../../src/cli/context.js';
 import type { GlobalOptions, IO } from '../../src/context.js';
 import { runListing } from '../../src/commands/paging.js';
 
@@ -50,7 +50,7 @@ describe('runListing --all', () => {
       yes: false,
       dryRun: false,
     };
-    const ctx = createContext(io, globals, new AbortController().signal, []);
+    const ctx = createContext({ io, globals, signal: new AbortController().signal, cleanups: [] });
     let fetched = 0;
     const fetch = async (offset: number, limit: number) => {
       const n = Math.max(0, Math.min(limit, TOTAL - offset));

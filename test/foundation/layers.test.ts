@@ -1,6 +1,6 @@
 // Layers point down (design.md, Layout): every relative import in src/ is checked against the
 // folders each folder may use. The client and the sandbox share only src/spec/; nothing in
-// src/api/ starts a server; lower layers see the composition root (context.ts) only as types.
+// src/api/ starts a server; lower layers see src/context.ts, a module of types only, as types.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,6 +87,38 @@ function edges(): Edge[] {
 const rel = (p: string) => relative(SRC, p).split(sep).join('/');
 const folderOf = (p: string) => (p.includes('/') ? p.slice(0, p.indexOf('/')) : '');
 
+/**
+ * Known circles, each as the one edge to cut, removed by the work named beside it. A circle of files
+ * is a knot a newcomer cannot read from one end: keep this empty.
+ */
+const CIRCLE_EXCEPTIONS = new Set([
+  // The workspaces take the running sandbox's type from the server that starts them (helper
+  // "store", issue 27 item 3: the sandbox's HTTP side).
+  'sandbox/workspaces/workspaces.ts -> sandbox/http/server.ts',
+]);
+
+/** Every circle between files (one per strongly connected set of them), as a path from a file back to it. */
+export function circles(all: Edge[]): string[] {
+  const graph = new Map<string, string[]>();
+  for (const e of all)
+    if (!CIRCLE_EXCEPTIONS.has(`${e.from} -> ${e.to}`)) graph.set(e.from, [...(graph.get(e.from) ?? []), e.to]);
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const found: string[] = [];
+  const visit = (n: string) => {
+    state.set(n, 'open');
+    path.push(n);
+    for (const m of graph.get(n) ?? []) {
+      if (state.get(m) === 'open') found.push([...path.slice(path.indexOf(m)), m].join(' -> '));
+      else if (!state.has(m)) visit(m);
+    }
+    path.pop();
+    state.set(n, 'done');
+  };
+  for (const n of graph.keys()) if (!state.has(n)) visit(n);
+  return found;
+}
+
 export function violations(all: Edge[]): string[] {
   const bad: string[] = [];
   for (const e of all) {
@@ -136,37 +168,47 @@ describe('import layers', () => {
     ).toHaveLength(5);
   });
 
-  it('has no import circle (static or dynamic imports, types aside)', () => {
-    const graph = new Map<string, string[]>();
-    for (const e of all) if (!e.typeOnly) graph.set(e.from, [...(graph.get(e.from) ?? []), e.to]);
-    const state = new Map<string, 'open' | 'done'>();
-    const path: string[] = [];
-    const circles: string[] = [];
-    const visit = (n: string) => {
-      state.set(n, 'open');
-      path.push(n);
-      for (const m of graph.get(n) ?? []) {
-        if (state.get(m) === 'open') circles.push([...path.slice(path.indexOf(m)), m].join(' -> '));
-        else if (!state.has(m)) visit(m);
-      }
-      path.pop();
-      state.set(n, 'done');
-    };
-    for (const n of graph.keys()) if (!state.has(n)) visit(n);
-    expect(circles).toEqual([]);
-    // The check finds one when there is one.
-    const before = graph.get('version.ts');
-    graph.set('version.ts', ['main.ts']);
-    state.clear();
-    visit('main.ts');
-    expect(circles.length).toBeGreaterThan(0);
-    if (before) graph.set('version.ts', before);
-    else graph.delete('version.ts');
+  it('has no import circle, counting static, type-only and lazy import() edges alike', () => {
+    expect(circles(all)).toEqual([]);
+    // The check finds one when there is one: a type-only edge back up, and a lazy one.
+    expect(circles([...all, { from: 'version.ts', to: 'main.ts', typeOnly: true }])).not.toEqual([]);
+    expect(
+      circles([
+        { from: 'a.ts', to: 'b.ts', typeOnly: false },
+        { from: 'b.ts', to: 'a.ts', typeOnly: true },
+      ]),
+    ).toEqual(['a.ts -> b.ts -> a.ts']);
+  });
+
+  it('declares each verb the same way: <module>.cmd.ts holds data only, and no run imports its group', () => {
+    // A declaration loads nothing of its run: it imports only the declaration helpers.
+    const helpers = /^commands\/(define|bulk-options|manifest|completion\/model|[a-z]+\/options)\.ts$/;
+    const declarations = all.filter((e) => /^commands\/[a-z]+\/([a-z-]+\.cmd|options)\.ts$/.test(e.from));
+    expect(declarations.length).toBeGreaterThan(50);
+    expect(declarations.filter((e) => !helpers.test(e.to)).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
+    // A group's index.ts ties declarations to runs, which it loads lazily: nothing else imports it.
+    expect(
+      all.filter((e) => /^commands\/[a-z]+\/index\.ts$/.test(e.to) && !/^(program|root)\.ts$/.test(e.from)),
+    ).toEqual([]);
+    // verb() is called in declaration files only (help, which walks the tree it is part of, aside).
+    const declaring = files(join(SRC, 'commands'))
+      .filter((f) => /\bverb\(\{/.test(readFileSync(f, 'utf8')))
+      .map(rel)
+      .filter((f) => !f.endsWith('.cmd.ts'));
+    expect(declaring).toEqual(['commands/help/index.ts']);
+  });
+
+  it('keeps the Context, IO and clock types in a module of types only (src/cli/context.ts makes a Context)', () => {
+    const text = readFileSync(join(SRC, 'context.ts'), 'utf8');
+    const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+    expect(all.filter((e) => e.from === 'context.ts' && !e.typeOnly)).toEqual([]);
+    expect(code.match(/^\s*export\s+(?!interface|type)\w+/gm) ?? []).toEqual([]);
+    expect(code).not.toMatch(/^\s*(const|let|function|class)\s/m);
   });
 
   it('keeps its exceptions real', () => {
     // An exception that no longer occurs must be dropped from the list.
-    for (const ex of EXCEPTIONS) {
+    for (const ex of [...EXCEPTIONS, ...CIRCLE_EXCEPTIONS]) {
       const [from, to] = ex.split(' -> ');
       expect(
         all.some((e) => e.from === from && e.to === to),

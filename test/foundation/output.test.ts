@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createContext } from '../../src/context.js';
+import { createContext } from '../../src/cli/context.js';
 import type { GlobalOptions } from '../../src/context.js';
 import { createRowWriter, emit, outputFormat, useColor } from '../../src/output/index.js';
 import { fitWidths } from '../../src/output/table.js';
@@ -27,8 +27,13 @@ function ctxFor(
   spec: OutputSpec = ROWS,
 ) {
   const f = fakeIO(io);
-  const ctx = createContext(f.io, { ...defaults, ...globals }, new AbortController().signal, []);
-  ctx.output = spec;
+  const ctx = createContext({
+    io: f.io,
+    globals: { ...defaults, ...globals },
+    output: spec,
+    signal: new AbortController().signal,
+    cleanups: [],
+  });
   return { ctx, out: () => f.stdout.text(), err: () => f.stderr.text() };
 }
 

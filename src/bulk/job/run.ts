@@ -32,7 +32,7 @@ import { firstPhaseComplete, newJobState, statsOf, type JobSpec, type JobState }
 import { Worker } from './worker.js';
 
 export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec<I, R>, ctx: Context): Promise<number> {
-  ctx.noticesOnTtyOnly = true;
+  ctx.beginBulkJob();
   if ((spec.resume || spec.restart) && !spec.file)
     throw usageError(
       `--${spec.resume ? 'resume' : 'restart'} continues a job that wrote to a file: give the same ${spec.fileFlag ?? '--results'} FILE.`,
@@ -200,13 +200,6 @@ function checkEarlierRows<I, R extends Record<string, unknown>>(s: JobState<I, R
 
 /** While the bar is drawn, notices and warnings go above it instead of over it. */
 function routeNotices(ctx: Context, progress: Progress): () => void {
-  const { info, warn } = ctx;
-  ctx.info = (m) => {
-    if (!ctx.globals.quiet) progress.log(m);
-  };
-  ctx.warn = (m) => progress.log(m, true);
-  return () => {
-    ctx.info = info;
-    ctx.warn = warn;
-  };
+  ctx.routeNotices((m, warning) => progress.log(m, warning));
+  return () => ctx.routeNotices(undefined);
 }
