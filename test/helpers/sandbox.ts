@@ -98,9 +98,48 @@ async function startIn(dir: string, opts: TestSandboxOptions): Promise<TestSandb
     allowHosts: opts.allowHosts,
     journal: opts.journal,
   });
-  const url = server.url;
-  const controlSecret = server.controlSecret;
+  const at = await servedAt(server.url, server.controlSecret).catch(async (err: unknown) => {
+    await server.close();
+    throw err;
+  });
+  const { url, controlSecret, creds, control } = at;
+  const env: Record<string, string> = {
+    BOOKDIST_CONFIG_DIR: configDir,
+    BOOKDIST_DATA_DIR: join(dir, 'data'),
+    // The ledger of the writes sent to this sandbox (issue 34), removed with it.
+    BOOKDIST_STATE_DIR: join(dir, 'state'),
+    BOOKDIST_BASE_URL: url,
+    BOOKDIST_USERNAME: creds.partner.username,
+    BOOKDIST_KEY_FILE: creds.partner.keyFile,
+    BOOKDIST_TOKEN: creds.operatorToken,
+    NO_COLOR: '1',
+  };
 
+  let closed = false;
+  return {
+    url,
+    port: server.port,
+    dbPath,
+    creds,
+    controlSecret,
+    env,
+    control,
+    async close() {
+      if (closed) return;
+      closed = true;
+      // close() resolves once the store and its checkpointer thread have closed their
+      // connections: nothing of the sandbox writes in the directory after it.
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The credentials and control routes of a sandbox (or a workspace) served at `url`. */
+async function servedAt(
+  url: string,
+  controlSecret: string,
+): Promise<Pick<TestSandbox, 'url' | 'controlSecret' | 'creds' | 'control'>> {
   const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
     const res = await fetch(url + path, {
       method,
@@ -126,10 +165,7 @@ async function startIn(dir: string, opts: TestSandboxOptions): Promise<TestSandb
   };
 
   // The private key never travels over HTTP: read it from its file, as a partner's client would.
-  const c = await ok('GET', '/_sandbox/credentials').catch(async (err: unknown) => {
-    await server.close();
-    throw err;
-  });
+  const c = await ok('GET', '/_sandbox/credentials');
   const account = (a: any): TestAccount => ({
     username: a.username,
     keyFile: a.key_file,
@@ -138,27 +174,10 @@ async function startIn(dir: string, opts: TestSandboxOptions): Promise<TestSandb
     sharedKey: a.shared_key,
   });
   const creds = { partner: account(c.partner), limited: account(c.limited), operatorToken: c.operator_token as string };
-
-  const env: Record<string, string> = {
-    BOOKDIST_CONFIG_DIR: configDir,
-    BOOKDIST_DATA_DIR: join(dir, 'data'),
-    // The ledger of the writes sent to this sandbox (issue 34), removed with it.
-    BOOKDIST_STATE_DIR: join(dir, 'state'),
-    BOOKDIST_BASE_URL: url,
-    BOOKDIST_USERNAME: creds.partner.username,
-    BOOKDIST_KEY_FILE: creds.partner.keyFile,
-    BOOKDIST_TOKEN: creds.operatorToken,
-    NO_COLOR: '1',
-  };
-
-  let closed = false;
   return {
     url,
-    port: server.port,
-    dbPath,
-    creds,
     controlSecret,
-    env,
+    creds,
     control: {
       advanceClock: (by) => ok('POST', '/_sandbox/clock/advance', { by }),
       now: async () => (await ok('GET', '/_sandbox/clock')).now,
@@ -169,13 +188,40 @@ async function startIn(dir: string, opts: TestSandboxOptions): Promise<TestSandb
       runWorker: () => ok('POST', '/_sandbox/worker/run', {}),
       call,
     },
+  };
+}
+
+/**
+ * A workspace of `sb` (issue 30, item 5) seen as a test sandbox: made from a snapshot of `sb`'s
+ * state now (saved as `name`), served on its own port with credentials of its own. close()
+ * removes the workspace and the snapshot (not `sb`).
+ */
+export async function startTestWorkspace(sb: TestSandbox, name: string): Promise<TestSandbox> {
+  const ok = async (path: string, body: unknown) => {
+    const r = await sb.control.call('POST', path, body);
+    if (r.status >= 400) throw new Error(`POST ${path}: ${r.status} ${r.body?.message ?? ''}`);
+    return r.body;
+  };
+  await ok('/_sandbox/snapshots/save', { name });
+  const w = (await ok('/_sandbox/workspaces', { name, from: name })).workspace;
+  const at = await servedAt(w.url, w.credentials.control_secret);
+  let closed = false;
+  return {
+    ...at,
+    port: Number(new URL(w.url).port),
+    dbPath: join(`${sb.dbPath}.workspaces`, `${name}.db`),
+    env: {
+      ...sb.env,
+      BOOKDIST_BASE_URL: w.url,
+      BOOKDIST_USERNAME: at.creds.partner.username,
+      BOOKDIST_KEY_FILE: at.creds.partner.keyFile,
+      BOOKDIST_TOKEN: at.creds.operatorToken,
+    },
     async close() {
       if (closed) return;
       closed = true;
-      // close() resolves once the store and its checkpointer thread have closed their
-      // connections: nothing of the sandbox writes in the directory after it.
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
+      await ok('/_sandbox/workspaces/rm', { name });
+      await ok('/_sandbox/snapshots/rm', { name });
     },
   };
 }
