@@ -4,7 +4,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, readFileSync, renameSync, writeFileSync, chmodSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { bookByHash, userByUsername } from './domain.js';
+import { bookByHash, userByUsername } from './domain/index.js';
 import { bad } from './http/http.js';
 import type { Store } from './db/store.js';
 import { accountByRole, firstToken } from './repo/accounts.js';

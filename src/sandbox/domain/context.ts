@@ -1,4 +1,5 @@
-// What every handler of the service receives and returns.
+// What every handler of the service receives and returns, made in one place for the service,
+// the pages and fixtures alike.
 import type { Caller } from '../auth.js';
 import type { Store } from '../db/store.js';
 import type { Payload } from '../validate.js';
@@ -30,3 +31,19 @@ export interface HandlerResult<B = Record<string, unknown>> {
 export type Handler<B = Record<string, unknown>> = (c: HandlerCtx) => HandlerResult<B> | B;
 
 export const ok = <B>(body: B, status = 200): HandlerResult<B> => ({ status, body });
+
+/** What a caller of a handler gives; the store's clock gives `now`, and params and query default to none. */
+export type HandlerInput = Omit<HandlerCtx, 'store' | 'now' | 'params' | 'query'> &
+  Partial<Pick<HandlerCtx, 'params' | 'query'>>;
+
+/** The context of one call of a handler: `now` read once from the store's clock unless given. */
+export function handlerCtx(store: Store, input: HandlerInput, now = store.now()): HandlerCtx {
+  return { store, now, params: {}, query: new URLSearchParams(), ...input };
+}
+
+/** A handler's answer in one shape: `{ status?, body }` (a handler may return its body alone). */
+export function resultOf<B>(out: HandlerResult<B> | B): HandlerResult<B> {
+  return typeof out === 'object' && out !== null && 'body' in out && typeof out.body === 'object' && out.body !== null
+    ? (out as HandlerResult<B>)
+    : { body: out as B };
+}

@@ -11,7 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Caller } from '../auth.js';
 import { readerEvent } from '../control.js';
 import type { RequestInfo, SandboxCore } from './core.js';
-import { HANDLERS, itemLiveFor, type HandlerCtx, type HandlerResult } from '../domain.js';
+import { handlerCtx, HANDLERS, itemLiveFor, resultOf } from '../domain/index.js';
 import { hostName } from './hosts.js';
 import { HttpError, htmlEscape, readBody } from './http.js';
 import type { Store } from '../db/store.js';
@@ -444,20 +444,8 @@ async function checkout(
   const c = cartOf(store, r);
   const caller = partnerCaller(store);
   const now = store.now();
-  const ctx = (payload: Record<string, unknown>): HandlerCtx => ({
-    store,
-    caller,
-    payload,
-    params: {},
-    query: new URLSearchParams(),
-    now,
-    origin: r.origin,
-    queued: () => setImmediate(core.tick),
-  });
-  const body = (out: HandlerResult | Record<string, unknown>): Record<string, unknown> =>
-    'body' in out && typeof out.body === 'object'
-      ? (out.body as Record<string, unknown>)
-      : (out as Record<string, unknown>);
+  const ctx = (payload: Record<string, unknown>) =>
+    handlerCtx(store, { caller, payload, origin: r.origin, queued: () => setImmediate(core.tick) }, now);
   const ids = lines(store, c).map((l) => l.id);
   if (!ids.length) throw new HttpError(400, 'This cart has nothing left to buy.');
   // A repeated submit (back and submit again, a double click) finds the cart's order.
@@ -470,11 +458,11 @@ async function checkout(
       const found = usernameByEmail(store, email);
       username =
         found ??
-        (body(
+        resultOf(
           HANDLERS['user.create'](
             ctx({ email, first_name: (form.get('first_name') ?? '').trim().slice(0, 100), last_name: '' }),
           ),
-        ).username as string);
+        ).body.username;
     } else if (!/^[0-9a-f]{30}$/.test(username)) throw new HttpError(400, 'Choose a sandbox user from the list.');
     const billing = {
       full_name: (form.get('billing_name') ?? '').trim().slice(0, 200),

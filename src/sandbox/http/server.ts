@@ -9,7 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { cleanupKeyFiles, credentials, type SandboxCredentials } from '../control.js';
 import { isControlPath, serveControl } from './control-routes.js';
 import type { RequestInfo, SandboxCore } from './core.js';
-import { runWorker } from '../domain.js';
+import { runWorker } from '../domain/index.js';
 import { boundHostNames, hostName, isLoopback } from './hosts.js';
 import { HttpError, normalizeHeaders, sendError, sendJson, TEST_MODE } from './http.js';
 import { isPagePath, servePage } from './pages.js';

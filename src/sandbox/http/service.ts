@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate, type Caller } from '../auth.js';
 import type { RequestInfo, SandboxCore } from './core.js';
-import { handles, HANDLERS, type HandlerCtx, type HandlerResult } from '../domain.js';
+import { handlerCtx, runHandler, type HandlerResult } from '../domain/index.js';
 import { HttpError, parseBody, prefersXml, readBody, sendError, sendJsonText, TEST_MODE, toHttpError } from './http.js';
 import { hasEmptySegment, matchRoute } from './router.js';
 import type { Endpoint } from '../../spec/endpoints.js';
@@ -202,23 +202,16 @@ function answer(
     const raw = fromQuery ? Object.fromEntries(fields) : parseRequestText(requestText);
     payload = validatePayload(ep, raw, fromQuery);
   }
-  const ctx: HandlerCtx = {
-    store,
+  const ctx = handlerCtx(store, {
     caller,
     payload,
     params,
     query,
-    now: store.now(),
     origin: r.origin,
     queued: () => setImmediate(core.tick),
     idempotencyKey: idempotencyKey(headers['idempotency-key']),
-  };
-  const handler = handles(ep.name) ? HANDLERS[ep.name] : undefined;
-  if (!handler) throw new HttpError(404, `The sandbox does not implement ${ep.name} (${ep.path}).`);
-  const out = handler(ctx);
-  return 'body' in out && typeof out.body === 'object' && out.body !== null
-    ? (out as HandlerResult)
-    : { body: out as Record<string, unknown> };
+  });
+  return runHandler(ep.name, ep.path, ctx);
 }
 
 /** A usable Idempotency-Key header value (1..255 visible characters), else a 400. */

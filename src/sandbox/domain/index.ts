@@ -3,31 +3,23 @@
 // repo/<entity>.ts; this file is the table of handlers by endpoint name: one for each endpoint of
 // the table (src/spec/endpoints.ts), and no other, each answering its endpoint's promised shape,
 // or it does not compile.
-import { accessAllow, accessRevoke } from './domain/access.js';
-import {
-  bookGet,
-  bookIndex,
-  bookIsbn,
-  bookPricing,
-  bookProcess,
-  bookSearch,
-  bookSku,
-  bookViewer,
-} from './domain/books.js';
-import { codesGenerate, codesSummary } from './domain/codes.js';
-import type { Handler } from './domain/context.js';
-import type { EndpointName, Promised } from '../spec/contract.js';
-import { describe, index, openapi, profile } from './domain/general.js';
-import { importSearch } from './domain/imports.js';
-import { orderExternal, orderFree, orderRefund, purchaseLookup, userOrders } from './domain/orders.js';
-import { checkout, offers } from './domain/storefront.js';
-import { createUser, userByEmailHandler, userGet } from './domain/users.js';
+import { accessAllow, accessRevoke } from './access.js';
+import { bookGet, bookIndex, bookIsbn, bookPricing, bookProcess, bookSearch, bookSku, bookViewer } from './books.js';
+import { codesGenerate, codesSummary } from './codes.js';
+import { resultOf, type Handler, type HandlerCtx, type HandlerResult } from './context.js';
+import { HttpError } from '../http/http.js';
+import type { EndpointName, Promised } from '../../spec/contract.js';
+import { describe, index, openapi, profile } from './general.js';
+import { importSearch } from './imports.js';
+import { orderExternal, orderFree, orderRefund, purchaseLookup, userOrders } from './orders.js';
+import { checkout, offers } from './storefront.js';
+import { createUser, userByEmailHandler, userGet } from './users.js';
 
-export type { HandlerCtx, HandlerResult } from './domain/context.js';
-export { itemLiveFor } from './domain/books.js';
-export { redeemCode } from './domain/codes.js';
-export { bookByHash, userByUsername } from './domain/lookups.js';
-export { runWorker } from './domain/queue.js';
+export { handlerCtx, resultOf, type HandlerCtx, type HandlerResult } from './context.js';
+export { itemLiveFor } from './books.js';
+export { redeemCode } from './codes.js';
+export { bookByHash, userByUsername } from './lookups.js';
+export { runWorker } from './queue.js';
 
 /**
  * A handler for each endpoint of the table, answering what the table promises for it (the members
@@ -70,4 +62,10 @@ export const HANDLERS = {
 /** Is `name` an endpoint this table has a handler for? */
 export function handles(name: string): name is EndpointName {
   return Object.hasOwn(HANDLERS, name);
+}
+
+/** Run the handler of endpoint `name` (at `path`) in `ctx`: its answer in one shape, or a 404 when the table has none. */
+export function runHandler(name: string, path: string, ctx: HandlerCtx): HandlerResult {
+  if (!handles(name)) throw new HttpError(404, `The sandbox does not implement ${name} (${path}).`);
+  return resultOf<Record<string, unknown>>(HANDLERS[name](ctx));
 }
