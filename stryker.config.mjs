@@ -61,11 +61,11 @@ export const GROUPS = {
     // catalogue-url.test.ts, outside this group because each of their loads takes seconds).
     mutate: [
       'src/sandbox/isbn.ts',
-      span(LOAD, 'const PRICE =', '];'),
+      'src/sandbox/catalogue/checks.ts',
+      'src/sandbox/catalogue/publishers.ts',
+      span(LOAD, 'const FIELD_NAMES', '];'),
       span(LOAD, '  private apply(', '  /**'),
       span(LOAD, '  private check(', '  }'),
-      span(LOAD, '  /** Why the partner account may not change', '  private reconcilePrices('),
-      span(LOAD, 'function checkedPrices(', '}'),
     ],
     tests: ['test/sandbox/isbn.test.ts', 'test/sandbox/catalogue.test.ts'],
   },

@@ -5,7 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cleanupKeyFiles } from '../../src/sandbox/control.js';
 import { readCsv } from '../../src/sandbox/catalogue/csv.js';
-import { loadCatalogue, StrictRefusal, type LoadOptions } from '../../src/sandbox/catalogue/load.js';
+import { loadCatalogue } from '../../src/sandbox/catalogue/load.js';
+import { StrictRefusal, type LoadOptions } from '../../src/sandbox/catalogue/summary.js';
 import { ensureSeeded } from '../../src/sandbox/seed.js';
 import { Store } from '../../src/sandbox/db/store.js';
 import { deferTextIndex } from '../../src/sandbox/repo/books.js';

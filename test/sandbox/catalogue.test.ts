@@ -6,13 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cleanupKeyFiles } from '../../src/sandbox/control.js';
 import { readCsv } from '../../src/sandbox/catalogue/csv.js';
-import {
-  CatalogueFileError,
-  loadCatalogue,
-  loadedHashId,
-  StrictRefusal,
-  type LoadOptions,
-} from '../../src/sandbox/catalogue/load.js';
+import { loadedHashId } from '../../src/sandbox/catalogue/checks.js';
+import { loadCatalogue } from '../../src/sandbox/catalogue/load.js';
+import { CatalogueFileError, StrictRefusal, type LoadOptions } from '../../src/sandbox/catalogue/summary.js';
 import { ONIX_SHORT_TAGS, readOnix } from '../../src/sandbox/catalogue/onix.js';
 import { ensureSeeded } from '../../src/sandbox/seed.js';
 import { Store } from '../../src/sandbox/db/store.js';

@@ -13,7 +13,7 @@
 // A cell left empty keeps what an existing book has; a column the sandbox does not know is
 // counted as not represented.
 import type { InfoRecord } from 'csv-parse';
-import { CatalogueFileError } from './load.js';
+import { CatalogueFileError } from './summary.js';
 import { languageCode, newRecord, type CatalogueRecord } from './record.js';
 
 const CSV_COLUMNS = [

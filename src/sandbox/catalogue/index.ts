@@ -2,9 +2,10 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Store } from '../db/store.js';
-import { CatalogueFileError, loadCatalogue, type CatalogueLoader, type LoadOptions, type LoadSummary } from './load.js';
+import { loadCatalogue, type CatalogueLoader } from './load.js';
+import { CatalogueFileError, type LoadOptions, type LoadSummary } from './summary.js';
 
-export { CatalogueFileError, StrictRefusal, type LoadSummary } from './load.js';
+export { CatalogueFileError, StrictRefusal, type LoadSummary } from './summary.js';
 
 type CatalogueFormat = 'onix' | 'csv';
 

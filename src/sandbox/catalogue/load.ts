@@ -14,123 +14,21 @@
 //     partner account; a publisher that another account controls is refused.
 //   - Hash ids are derived from the ISBN, so a title loaded again after `sandbox reset` gets the
 //     same hash id.
-import { formatAmount } from '../../spec/currency.js';
-import { hash } from 'node:crypto';
-import { isbn13Check, isValidIsbn, normalizeIsbn, toIsbn13 } from '../isbn.js';
 import * as books from '../repo/books.js';
 import type { Store } from '../db/store.js';
+import {
+  checkedPrices,
+  DEFAULT_PAGES,
+  isbn10Of,
+  isbn13Of,
+  loadedHashId,
+  MAX_PAGES,
+  priceTexts,
+  type Checked,
+} from './checks.js';
+import { LoadPublishers } from './publishers.js';
 import type { CatalogueRecord } from './record.js';
-
-interface Refusal {
-  record: number;
-  line?: number;
-  reference?: string;
-  reason: string;
-}
-
-export interface LoadSummary {
-  format: 'onix' | 'csv';
-  records: number;
-  added: number;
-  updated: number;
-  withdrawn: number;
-  refused: number;
-  skipped: number;
-  /** Skipped records by reason (print editions, audio...). */
-  skipped_by_reason: Record<string, number>;
-  /** What the file holds that the sandbox cannot represent, with how many records hold it. */
-  not_represented: Record<string, number>;
-  refusals: Refusal[];
-  publishers_created: string[];
-  /** False when nothing was kept (--strict with refusals, or an error). */
-  committed: boolean;
-}
-
-export interface LoadOptions {
-  /** Put every book under this publisher (created when new). */
-  publisher?: string;
-  strict?: boolean;
-  /** The account that controls the loaded books (default: the seeded partner). */
-  accountRole?: string;
-}
-
-/** A load refused as a whole (--strict with refusals): rolls the transaction back. */
-export class StrictRefusal extends Error {
-  constructor(readonly summary: LoadSummary) {
-    super(`${summary.refused} record(s) refused; with --strict nothing was loaded.`);
-    this.name = 'StrictRefusal';
-  }
-}
-
-/** Thrown by a reader for a file it cannot read at all (not XML, an unclosed quote...). */
-export class CatalogueFileError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CatalogueFileError';
-  }
-}
-
-const PRICE = /^\d{1,9}(\.\d{1,4})?$/;
-const MAX_PAGES = 100_000;
-const DEFAULT_PAGES = 100;
-
-/** The hash id of a loaded book: from its ISBN, so the same title gets the same one after a reset. */
-export function loadedHashId(eisbn13: string): string {
-  return hash('sha1', `bookdist-sandbox-loaded-${eisbn13}`, 'hex');
-}
-
-/** An ISBN as given, as a valid ISBN-13, or why not. */
-function isbn13Of(raw: string, what: string): { isbn: string } | { problem: string } {
-  const v = normalizeIsbn(raw);
-  if (/^\d{13}$/.test(v)) {
-    if (!/^97[89]/.test(v)) return { problem: `${what} ${v} is not an ISBN (a GTIN-13 of a book starts 978 or 979)` };
-    const want = isbn13Check(v.slice(0, 12));
-    if (want !== v[12])
-      return { problem: `${what} ${v} has a bad check digit (${v[12]}; the digits before it give ${want})` };
-    // A copy of its own: the parser's text may be a slice of the whole chunk it came in, which
-    // the map of ISBNs seen would keep alive (a 100,000-product file then held every chunk).
-    return { isbn: String(Number(v)) };
-  }
-  if (/^\d{9}[\dX]$/.test(v)) {
-    if (!isValidIsbn(v)) return { problem: `${what} ${v} (ISBN-10) has a bad check digit` };
-    return { isbn: toIsbn13(v) };
-  }
-  return { problem: `${what} "${raw.slice(0, 40)}" is not an ISBN-13` };
-}
-
-function isbn10Of(isbn13: string): string {
-  if (!isbn13.startsWith('978')) return '';
-  const nine = isbn13.slice(3, 12);
-  let sum = 0;
-  for (let i = 0; i < 9; i++) sum += Number(nine[i]) * (10 - i);
-  const c = (11 - (sum % 11)) % 11;
-  return nine + (c === 10 ? 'X' : String(c));
-}
-
-function priceTexts(
-  days: number,
-): Pick<books.NewPriceRow, 'description' | 'description_limit' | 'is_limited' | 'limit_days' | 'other_pricing'> {
-  const limited = days > 0;
-  return {
-    description: limited ? `${days}-day rental` : 'Digital edition (lifetime access)',
-    description_limit: limited ? `Access for ${days} days` : 'Unlimited access',
-    is_limited: limited ? 1 : 0,
-    limit_days: days,
-    other_pricing: limited ? (days <= 30 ? 'EXPIRATION' : 'LIMITED') : null,
-  };
-}
-
-/** A record's values, checked and ready to write. */
-interface Checked {
-  isbn: string;
-  title?: string;
-  pages?: number;
-  /** The print edition's ISBN-13 (RelatedProduct, print_isbn13). */
-  print?: string;
-  sku?: string;
-  prices: Array<{ currency: string; price: string; days: number }>;
-  publisherId: number;
-}
+import { CatalogueFileError, StrictRefusal, type LoadOptions, type LoadSummary } from './summary.js';
 
 /** The columns a record may change, in the order an update names them. */
 const FIELD_NAMES: Array<keyof books.BookFields> = [
@@ -156,12 +54,11 @@ const FIELD_NAMES: Array<keyof books.BookFields> = [
 
 export class CatalogueLoader {
   readonly summary: LoadSummary;
-  private readonly account: number;
   private readonly now: number;
   /** ISBN -> the record that first gave it in this file. */
   private readonly seen = new Map<string, number>();
-  private readonly publishers = new Map<string, { id: number } | { problem: string }>();
-  private readonly controlled = new Map<number, boolean>();
+  /** The publishers of this load's books, and which of them the account controls. */
+  private readonly publishers: LoadPublishers;
   /** Digital editions of this file without a print ISBN, and print ISBNs that print records name for them. */
   private readonly noParent = new Set<string>();
   private readonly printOf = new Map<string, string>();
@@ -178,7 +75,6 @@ export class CatalogueLoader {
     const account = books.accountIdByRole(store, opts.accountRole ?? 'partner');
     if (account === undefined)
       throw new CatalogueFileError('The sandbox database has no partner account; run `bookdist sandbox reset`.');
-    this.account = account;
     this.now = store.now();
     this.summary = {
       format,
@@ -194,6 +90,7 @@ export class CatalogueLoader {
       publishers_created: [],
       committed: false,
     };
+    this.publishers = new LoadPublishers(store, account, opts.publisher, this.summary.publishers_created);
   }
 
   /** Check one record and write it (inside the caller's transaction). */
@@ -264,7 +161,7 @@ export class CatalogueLoader {
 
   private withdraw(isbn: string, existing: books.LoadedBookRow | undefined): string | undefined {
     if (!existing) return `ISBN ${isbn} is not in the sandbox's catalogue: nothing to withdraw`;
-    const denied = this.denied(existing);
+    const denied = this.publishers.denied(existing);
     if (denied) return denied;
     books.withdrawBook(this.store, existing.id);
     books.deactivateLivePrices(this.store, existing.id, this.now);
@@ -299,10 +196,10 @@ export class CatalogueLoader {
       if (owner && owner.id !== existing?.id)
         return `SKU ${sku} is already the SKU of another book (${owner.eisbn13 || owner.isbn13})`;
     }
-    const publisher = this.publisherFor(rec, existing);
+    const publisher = this.publishers.publisherFor(rec, existing);
     if ('problem' in publisher) return publisher.problem;
     if (existing) {
-      const denied = this.denied(existing);
+      const denied = this.publishers.denied(existing);
       if (denied) return denied;
     }
     return { isbn, title, pages, print, sku, prices, publisherId: publisher.id };
@@ -406,55 +303,6 @@ export class CatalogueLoader {
     return undefined;
   }
 
-  /** Why the partner account may not change this book, if it may not. */
-  private denied(book: books.BookKeyRow): string | undefined {
-    if (this.controls(book.publisher_id)) return undefined;
-    return `ISBN ${book.eisbn13} is a book of a publisher that the partner account does not control`;
-  }
-
-  /** Does the partner account control this publisher? Asked once per publisher in a load (a re-sent feed asks at every record). */
-  private controls(publisherId: number): boolean {
-    let yes = this.controlled.get(publisherId);
-    if (yes === undefined)
-      this.controlled.set(publisherId, (yes = books.accountControls(this.store, this.account, publisherId)));
-    return yes;
-  }
-
-  private publisherFor(
-    rec: CatalogueRecord,
-    existing: books.BookKeyRow | undefined,
-  ): { id: number } | { problem: string } {
-    const name = (this.opts.publisher ?? rec.publisher ?? '').trim();
-    if (!name) {
-      if (existing) return { id: existing.publisher_id };
-      return { problem: 'no publisher (the record names none: give --publisher)' };
-    }
-    let p = this.publishers.get(name);
-    if (!p) {
-      p = this.publisherNamed(name);
-      this.publishers.set(name, p);
-    }
-    return p;
-  }
-
-  /** The partner's publisher of this name, created when new; or why it cannot be used. */
-  private publisherNamed(name: string): { id: number } | { problem: string } {
-    const row = books.publisherByTitle(this.store, name);
-    if (row) {
-      if (!this.controls(row.id)) {
-        return {
-          problem: `publisher "${name}" belongs to another account; load under one of the partner's with --publisher`,
-        };
-      }
-      return { id: row.id };
-    }
-    if (name.length > 200) return { problem: `publisher name "${name.slice(0, 40)}…" is longer than 200 characters` };
-    const id = books.insertPublisher(this.store, name, 'Loaded from a catalogue file.');
-    books.grantPublisher(this.store, this.account, id);
-    this.summary.publishers_created.push(name);
-    return { id };
-  }
-
   private reconcilePrices(bookId: number, wanted: Checked['prices']): void {
     const live = books.livePrices(this.store, bookId, this.now);
     const left = [...wanted];
@@ -469,31 +317,6 @@ export class CatalogueLoader {
     for (const w of left)
       books.insertPrice(this.store, bookId, { currency: w.currency, price: w.price, ...priceTexts(w.days) });
   }
-}
-
-/** A record's prices checked: one per currency and term (a later duplicate is noted and dropped); or why not. */
-function checkedPrices(rec: CatalogueRecord): Checked['prices'] | string {
-  const prices: Checked['prices'] = [];
-  for (const p of rec.prices) {
-    const amount = p.amount.trim();
-    if (!PRICE.test(amount)) return `price "${amount.slice(0, 20)}" is not a number (like 14.99)`;
-    const currency = (p.currency ?? '').trim().toUpperCase();
-    if (!/^[A-Z]{3}$/.test(currency))
-      return currency
-        ? `currency "${currency.slice(0, 10)}" is not an ISO 4217 code`
-        : `price ${amount} has no currency (and the file gives no default)`;
-    const days = p.rentalDays ?? 0;
-    if (!Number.isInteger(days) || days < 0 || days > 36500)
-      return `rental of "${p.rentalDays}" days is not a whole number of days up to 36500`;
-    // In the currency's minor unit: 1200 JPY, 14.99 USD.
-    const price = formatAmount(Number(amount), currency);
-    if (prices.some((q) => q.currency === currency && q.days === days)) {
-      rec.unrepresented.push('more than one price of a currency and term (the first is kept)');
-      continue;
-    }
-    prices.push({ currency, price, days });
-  }
-  return prices;
 }
 
 /**

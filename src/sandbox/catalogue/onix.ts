@@ -5,7 +5,7 @@
 // use, escaped or inline (X)HTML in texts, TitlePrefix + TitleWithoutPrefix, GTIN-13s, names
 // given only inverted, and the header's defaults (currency, price type, language).
 import { SaxesParser } from 'saxes';
-import { CatalogueFileError } from './load.js';
+import { CatalogueFileError } from './summary.js';
 import {
   finishProduct,
   newDraft,

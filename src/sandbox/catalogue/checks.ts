@@ -1,0 +1,95 @@
+// The checks of one catalogue record's values that need nothing of the database: its ISBNs and
+// their check digits, its prices and their terms; and the texts a loaded price gets. The loader
+// (load.ts) makes its decisions from them.
+import { hash } from 'node:crypto';
+import { formatAmount } from '../../spec/currency.js';
+import { isbn13Check, isValidIsbn, normalizeIsbn, toIsbn13 } from '../isbn.js';
+import type * as books from '../repo/books.js';
+import type { CatalogueRecord } from './record.js';
+
+const PRICE = /^\d{1,9}(\.\d{1,4})?$/;
+export const MAX_PAGES = 100_000;
+export const DEFAULT_PAGES = 100;
+
+/** The hash id of a loaded book: from its ISBN, so the same title gets the same one after a reset. */
+export function loadedHashId(eisbn13: string): string {
+  return hash('sha1', `bookdist-sandbox-loaded-${eisbn13}`, 'hex');
+}
+
+/** An ISBN as given, as a valid ISBN-13, or why not. */
+export function isbn13Of(raw: string, what: string): { isbn: string } | { problem: string } {
+  const v = normalizeIsbn(raw);
+  if (/^\d{13}$/.test(v)) {
+    if (!/^97[89]/.test(v)) return { problem: `${what} ${v} is not an ISBN (a GTIN-13 of a book starts 978 or 979)` };
+    const want = isbn13Check(v.slice(0, 12));
+    if (want !== v[12])
+      return { problem: `${what} ${v} has a bad check digit (${v[12]}; the digits before it give ${want})` };
+    // A copy of its own: the parser's text may be a slice of the whole chunk it came in, which
+    // the map of ISBNs seen would keep alive (a 100,000-product file then held every chunk).
+    return { isbn: String(Number(v)) };
+  }
+  if (/^\d{9}[\dX]$/.test(v)) {
+    if (!isValidIsbn(v)) return { problem: `${what} ${v} (ISBN-10) has a bad check digit` };
+    return { isbn: toIsbn13(v) };
+  }
+  return { problem: `${what} "${raw.slice(0, 40)}" is not an ISBN-13` };
+}
+
+export function isbn10Of(isbn13: string): string {
+  if (!isbn13.startsWith('978')) return '';
+  const nine = isbn13.slice(3, 12);
+  let sum = 0;
+  for (let i = 0; i < 9; i++) sum += Number(nine[i]) * (10 - i);
+  const c = (11 - (sum % 11)) % 11;
+  return nine + (c === 10 ? 'X' : String(c));
+}
+
+export function priceTexts(
+  days: number,
+): Pick<books.NewPriceRow, 'description' | 'description_limit' | 'is_limited' | 'limit_days' | 'other_pricing'> {
+  const limited = days > 0;
+  return {
+    description: limited ? `${days}-day rental` : 'Digital edition (lifetime access)',
+    description_limit: limited ? `Access for ${days} days` : 'Unlimited access',
+    is_limited: limited ? 1 : 0,
+    limit_days: days,
+    other_pricing: limited ? (days <= 30 ? 'EXPIRATION' : 'LIMITED') : null,
+  };
+}
+
+/** A record's values, checked and ready to write. */
+export interface Checked {
+  isbn: string;
+  title?: string;
+  pages?: number;
+  /** The print edition's ISBN-13 (RelatedProduct, print_isbn13). */
+  print?: string;
+  sku?: string;
+  prices: Array<{ currency: string; price: string; days: number }>;
+  publisherId: number;
+}
+
+/** A record's prices checked: one per currency and term (a later duplicate is noted and dropped); or why not. */
+export function checkedPrices(rec: CatalogueRecord): Checked['prices'] | string {
+  const prices: Checked['prices'] = [];
+  for (const p of rec.prices) {
+    const amount = p.amount.trim();
+    if (!PRICE.test(amount)) return `price "${amount.slice(0, 20)}" is not a number (like 14.99)`;
+    const currency = (p.currency ?? '').trim().toUpperCase();
+    if (!/^[A-Z]{3}$/.test(currency))
+      return currency
+        ? `currency "${currency.slice(0, 10)}" is not an ISO 4217 code`
+        : `price ${amount} has no currency (and the file gives no default)`;
+    const days = p.rentalDays ?? 0;
+    if (!Number.isInteger(days) || days < 0 || days > 36500)
+      return `rental of "${p.rentalDays}" days is not a whole number of days up to 36500`;
+    // In the currency's minor unit: 1200 JPY, 14.99 USD.
+    const price = formatAmount(Number(amount), currency);
+    if (prices.some((q) => q.currency === currency && q.days === days)) {
+      rec.unrepresented.push('more than one price of a currency and term (the first is kept)');
+      continue;
+    }
+    prices.push({ currency, price, days });
+  }
+  return prices;
+}
