@@ -1,17 +1,27 @@
-// `bookdist describe` shows each endpoint's fields (from the endpoint table, over the sandbox's
+// `bookdist describe` shows each endpoint's fields (from the endpoint table, over
 // GET /v1/describe/): in the table as `name*:type` (* = required), in JSON as the definitions.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// In-process through the stub registry, answered with the table as the sandbox describes it
+// (test/sandbox/conformance.test.ts checks that the sandbox's GET /v1/describe/ is exactly this).
+import { describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/spec/endpoints.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { cliFor, json, type Cli } from './_support.js';
+import { json } from './_support.js';
+import { ok, stubCli, StubRegistry } from './_stubs.js';
 
-let sb: TestSandbox;
-let cli: Cli;
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  cli = cliFor(sb);
+const stub = stubCli();
+const DESCRIBED = ok({
+  endpoints: ENDPOINTS.map((e) => ({
+    name: e.name,
+    methods: e.methods,
+    path: e.path,
+    aliases: e.aliases ?? [],
+    scope: e.scope,
+    auth: e.auth,
+    summary: e.summary,
+    fields: e.fields.map((f) => ({ name: f.name, type: f.type, required: !!f.required, description: f.description })),
+  })),
 });
-afterAll(() => sb.close());
+const cli = (args: string[], opts: { env?: Record<string, string> } = {}) =>
+  stub(new StubRegistry().on('GET', '/v1/describe/', DESCRIBED), args, opts);
 
 describe('bookdist describe', () => {
   it('the table has a fields column with every field of every endpoint', async () => {

@@ -132,7 +132,9 @@ describe('describe', () => {
     const table = await cli(http, ['describe', '-o', 'table']);
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toMatch(/^NAME +METHODS +PATH +SCOPE +FIELDS/m);
-    expect(table.stdout).toMatch(/^codes\.generate +POST +\/v1\/codes\/generate\/ +codes +hash_id\*?.*count/m);
+    expect(table.stdout).toMatch(
+      /^codes\.generate +POST +\/v1\/codes\/generate\/ +codes +hash_id\*:string count\*:integer$/m,
+    );
     expect(table.stdout).toMatch(/^codes\.summary +GET +\/v1\/codes\/summary\/ +codes/m);
     const one = await cli(http, ['describe', '--endpoint', 'codes.summary', '--json']);
     expect(one.code, one.stderr).toBe(0);
