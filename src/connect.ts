@@ -73,9 +73,13 @@ export async function connect(ctx: Context): Promise<ApiClient> {
   return client;
 }
 
+/** Ledger rows one command puts in the completion cache: a TAB offers 100 at most. */
+const LEDGER_IDS = 100;
+
 /**
  * Writes feed the completion cache too: the organizations and labels they name (no answer returns
- * them) and their ledger rows (`ledger show <TAB>`).
+ * them) and their ledger rows (`ledger show <TAB>`), the first LEDGER_IDS of a command: a bulk
+ * job's 10,000 rows would cost more than the ledger itself (`ledger list --job` lists them).
  */
 function withIdCache(
   hook: WriteHook | undefined,
@@ -83,10 +87,12 @@ function withIdCache(
   now: () => Date,
 ): WriteHook | undefined {
   if (!ids) return hook;
+  let rows = 0;
   return {
     async before(req: WriteRequest) {
       const ticket = await hook?.before(req);
-      const op = ticket ? opOf(req)?.op : undefined;
+      const op = ticket && rows < LEDGER_IDS ? opOf(req)?.op : undefined;
+      if (op) rows++;
       ids.collectWrite(req.payload, ticket && op ? { id: ticket.id, op, at: now() } : undefined);
       return ticket;
     },
