@@ -582,7 +582,15 @@ describe('what a loaded book gets from its ISBNs and prices', () => {
   });
 
   it('an ISBN with a digit too many or too few, or a GTIN-13 that is not a book, is refused for what it is', async () => {
-    const given = ['19781770100015', '97817701000150', '10306406152', '03064061521', '1297800000005', '978177010001'];
+    const given = [
+      '19781770100015',
+      '97817701000150',
+      '10306406152',
+      '03064061521',
+      '1297800000005',
+      '978177010001',
+      `isbn:${'9'.repeat(60)}`,
+    ];
     const s = await csv(['isbn13,title,price', ...given.map((isbn) => `${isbn},T,9.99`)].join('\n'), {
       publisher: 'Tidewater Press',
     });
@@ -594,6 +602,111 @@ describe('what a loaded book gets from its ISBNs and prices', () => {
       'ISBN "03064061521" is not an ISBN-13',
       'ISBN 1297800000005 is not an ISBN (a GTIN-13 of a book starts 978 or 979)',
       'ISBN "978177010001" is not an ISBN-13',
+      `ISBN "isbn:${'9'.repeat(35)}" is not an ISBN-13`,
     ]);
+  });
+});
+
+describe("a record's checks: each refusal says what is wrong, and nothing of the record is written", () => {
+  it('CSV: print ISBN, pages, SKU, currency, rental term, publisher, ISBN', async () => {
+    const long = 'S'.repeat(65);
+    const rows = [
+      'isbn13,title,price,currency,rental_price,rental_days,pages,sku,print_isbn13,publisher,publish_date',
+      '9781770100015,Taken SKU,9.99,USD,,,100,SKU-1,9781770200036,Tidewater Press,',
+      '9781770100022,Bad print,9.99,USD,,,,,9781770200037,Tidewater Press,',
+      '9781770100039,Own print,9.99,USD,,,,,9781770100039,Tidewater Press,',
+      '9781770100046,Zero pages,9.99,USD,,,0,,,Tidewater Press,',
+      '9781770100053,Too many pages,9.99,USD,,,100001,,,Tidewater Press,',
+      '9781770100060,Most pages,9.99,USD,,,100000,,,Tidewater Press,',
+      `9781770100077,Long SKU,9.99,USD,,,,${long},,Tidewater Press,`,
+      '9781770100084,Same SKU,9.99,USD,,,,SKU-1,,Tidewater Press,',
+      '9781770100091,Euro,9.99,EURO,,,,,,Tidewater Press,',
+      '9781770100107,Long rental,9.99,USD,1.99,36501,,,,Tidewater Press,',
+      '9781770100114,Longest rental,9.99,USD,1.99,36500,,,,Tidewater Press,',
+      `9781770100121,Long publisher,9.99,USD,,,,,,${'P'.repeat(201)},`,
+      '9781770100138,No publisher,9.99,USD,,,,,,,',
+      ',No ISBN,9.99,USD,,,,,,Tidewater Press,',
+      '9781770100145,Pages after,9.99,USD,,,a12,,,Tidewater Press,',
+      '9781770100152,Pages before,9.99,USD,,,12a,,,Tidewater Press,',
+      '9781770100169,One page,9.99,usd,,,1,,,Tidewater Press,',
+      `9781770100176,Longest SKU,9.99,USD,,,,${'S'.repeat(64)},,Tidewater Press,`,
+      '9781770100183,Dollars,9.99,DOLLARSUSDX,,,,,,Tidewater Press,',
+      `9781770100190,Long price,${'x'.repeat(25)},USD,,,,,,Tidewater Press,`,
+      `9781770100206,Longest publisher,9.99,USD,,,,,,${'Q'.repeat(200)},`,
+      '9781770100213,Soon,9.99,USD,,,,,,Tidewater Press,soon',
+      `9781770100220,Long pages,9.99,USD,,,${'9'.repeat(25)},,,Tidewater Press,`,
+    ];
+    const s = await csv(rows.join('\n'));
+    expect(s.refusals.map((r) => [r.line, r.reason])).toEqual([
+      [3, 'print ISBN 9781770200037 has a bad check digit (7; the digits before it give 6)'],
+      [4, "the print ISBN 9781770100039 is the edition's own ISBN"],
+      [5, 'page count "0" is not a whole number from 1 to 100000'],
+      [6, 'page count "100001" is not a whole number from 1 to 100000'],
+      [8, `SKU "${long.slice(0, 20)}…" is longer than 64 characters`],
+      [9, 'SKU SKU-1 is already the SKU of another book (9781770100015)'],
+      [10, 'currency "EURO" is not an ISO 4217 code'],
+      [11, 'rental of "36501" days is not a whole number of days up to 36500'],
+      [13, `publisher name "${'P'.repeat(40)}…" is longer than 200 characters`],
+      [14, 'no publisher (the record names none: give --publisher)'],
+      [15, 'no ISBN-13 (an ISBN-13, a GTIN-13 of 978/979, or an ISBN-10)'],
+      [16, 'page count "a12" is not a whole number from 1 to 100000'],
+      [17, 'page count "12a" is not a whole number from 1 to 100000'],
+      [20, 'currency "DOLLARSUSD" is not an ISO 4217 code'],
+      [21, `price "${'x'.repeat(20)}" is not a number (like 14.99)`],
+      [23, 'publish_date "soon" is not YYYY or YYYY-MM-DD'],
+      [24, `page count "${'9'.repeat(20)}" is not a whole number from 1 to 100000`],
+    ]);
+    expect(s).toMatchObject({ added: 6, refused: 17, publishers_created: ['Tidewater Press', 'Q'.repeat(200)] });
+    expect(book('9781770100060')!.num_pages).toBe(100000);
+    expect(book('9781770100169')!.num_pages).toBe(1);
+    expect(prices('9781770100169').map((p) => p.currency)).toEqual(['USD']);
+    expect(book('9781770100176')!.sku).toBe('S'.repeat(64));
+    expect(prices('9781770100114').map((p) => p.limit_days)).toEqual([0, 36500]);
+    expect(book('9781770100213')).toBeUndefined();
+    expect(book('9781770100022')).toBeUndefined();
+  });
+
+  it('a book already there keeps its publisher when the record names none, and its SKU may be sent again', async () => {
+    await csv('isbn13,title,price,sku,publisher\n9781770100015,First,9.99,SKU-1,Tidewater Press\n');
+    const s = await csv('isbn13,title,price,sku\n9781770100015,Second,9.99,SKU-1\n');
+    expect(s).toMatchObject({ updated: 1, refused: 0 });
+    expect(book('9781770100015')).toMatchObject({ title: 'Second', sku: 'SKU-1', publisher: 'Tidewater Press' });
+  });
+
+  it('--publisher is taken without the spaces around it; a book of a publisher the partner does not control cannot be withdrawn', async () => {
+    const s = await csv('isbn13,title,price\n9781770100015,Spaced,9.99\n', { publisher: '  Tidewater Press  ' });
+    expect(s).toMatchObject({ added: 1, publishers_created: ['Tidewater Press'] });
+    expect(book('9781770100015')!.publisher).toBe('Tidewater Press');
+    const foreign = store.get('SELECT eisbn13 FROM books WHERE publisher_id = 3 LIMIT 1')!.eisbn13 as string;
+    const w = await csv(`isbn13,action\n${foreign},withdraw\n`);
+    expect(w.refusals.map((r) => r.reason)).toEqual([
+      `ISBN ${foreign} is a book of a publisher that the partner account does not control`,
+    ]);
+    expect(book(foreign)!.is_active).toBe(1);
+  });
+
+  it('ONIX: a print product without an ISBN is skipped, its withdrawal refused for want of one', async () => {
+    const noId = (xml: string) => xml.replace(/<ProductIdentifier>.*?<\/ProductIdentifier>/s, '');
+    const s = await onix(
+      message(
+        noId(product('9781770100015', { form: 'BB', ref: 'print' })),
+        noId(product('9781770100022', { form: 'BB', ref: 'print-gone', notification: '05' })),
+      ),
+    );
+    expect(s.refusals.map((r) => [r.reference, r.reason])).toEqual([
+      ['print-gone', 'no ISBN-13 (an ISBN-13, a GTIN-13 of 978/979, or an ISBN-10)'],
+    ]);
+    expect(s).toMatchObject({ skipped: 1, refused: 1, added: 0 });
+  });
+
+  it('ONIX: a price without a currency (and no default in the header) is refused; a second price of one currency and term is dropped and said', async () => {
+    const noCurrency = product('9781770100015').replace('<CurrencyCode>USD</CurrencyCode>', '');
+    const twice = product('9781770100022', {
+      price: '9.99</PriceAmount><CurrencyCode>USD</CurrencyCode></Price><Price><PriceAmount>5.00',
+    });
+    const s = await onix(message(noCurrency, twice));
+    expect(s.refusals.map((r) => r.reason)).toEqual(['price 9.99 has no currency (and the file gives no default)']);
+    expect(s.not_represented).toMatchObject({ 'more than one price of a currency and term (the first is kept)': 1 });
+    expect(prices('9781770100022').map((p) => `${p.currency} ${p.price}`)).toEqual(['USD 9.99']);
   });
 });

@@ -29,6 +29,7 @@ export class LoadPublishers {
   /** Does the partner account control this publisher? Asked once per publisher in a load (a re-sent feed asks at every record). */
   private controls(publisherId: number): boolean {
     let yes = this.controlled.get(publisherId);
+    // Stryker disable next-line ConditionalExpression: equivalent, → true asks the database again instead of the memo, with the same answer
     if (yes === undefined)
       this.controlled.set(publisherId, (yes = books.accountControls(this.store, this.account, publisherId)));
     return yes;
@@ -42,6 +43,7 @@ export class LoadPublishers {
       return { problem: 'no publisher (the record names none: give --publisher)' };
     }
     let p = this.byName.get(name);
+    // Stryker disable next-line ConditionalExpression: equivalent, → true looks the publisher up again, and finds the one made earlier in this load
     if (!p) {
       p = this.publisherNamed(name);
       this.byName.set(name, p);
