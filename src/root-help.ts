@@ -1,8 +1,8 @@
 // The root help (a bare `bookdist`, -h, --help), rendered from the command manifest's root table
 // without commander or any command group: Node's start-up plus this file, the manifest and
-// ./commands/help/page.ts. Only the fast path imports it (src/cli/fast-paths.ts), so that the
+// ./commands/help/parts/page.ts. Only the fast path imports it (src/cli/fast-paths.ts), so that the
 // root help is one import of one chunk. Tests check the page byte for byte against the full tree's.
-import { type HelpPage, helpWidth, renderPage } from './commands/help/page.js';
+import { type HelpPage, helpWidth, renderPage } from './commands/help/parts/page.js';
 import { ROOT_DESCRIPTION, ROOT_HELP_AFTER, ROOT_LISTING, ROOT_OPTIONS, type RootOption } from './commands/manifest.js';
 
 /** An option's help line as commander writes it: the description, then its choices and default. */

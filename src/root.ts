@@ -5,8 +5,8 @@
 import { Command, Option } from 'commander';
 import { EXIT_CODE_HELP } from './errors.js';
 import { VERSION } from './version.js';
-import { addCommandStubs, configureHelpLayout } from './commands/help/layout.js';
-import { completesProfiles } from './commands/completion/model.js';
+import { addCommandStubs, configureHelpLayout } from './commands/help/parts/layout.js';
+import { completesProfiles } from './commands/completion/parts/model.js';
 import {
   groupOfWord,
   type GroupId,

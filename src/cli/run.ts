@@ -10,7 +10,7 @@ import { outputSpecOf } from '../output/model.js';
 import type { HttpHandler } from '../api/handler.js';
 import { checkDuration } from '../util/duration.js';
 import { exitCodeOf, setContextFactory } from '../commands/define.js';
-import { helpWidth } from '../commands/help/layout.js';
+import { helpWidth } from '../commands/help/parts/layout.js';
 import { reportError, usageText, wantsJsonErrors } from './report.js';
 import { withHint } from './hints.js';
 import type { SignalTrap } from './signals.js';

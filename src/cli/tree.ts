@@ -5,7 +5,7 @@
 // only then.
 import type { Command } from 'commander';
 import { GROUPS, rootCommand, route } from '../root.js';
-import { addCommandStubs } from '../commands/help/layout.js';
+import { addCommandStubs } from '../commands/help/parts/layout.js';
 import { ROOT_LISTING } from '../commands/manifest.js';
 import { mount, type CommandDecl } from '../commands/define.js';
 

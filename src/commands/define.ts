@@ -3,7 +3,7 @@
 import { Argument, Command, Option } from 'commander';
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
-import { completesProfiles, completesStoredProfiles } from './completion/model.js';
+import { completesProfiles, completesStoredProfiles } from './completion/parts/model.js';
 
 /**
  * What a verb's parse() (or its run(), without parse) receives: its arguments by name and its

@@ -4,7 +4,7 @@
 // is passed in.
 import type { Command, Option } from 'commander';
 import { EXIT_CODE_HELP } from '../errors.js';
-import { paragraphs } from '../commands/help/layout.js';
+import { paragraphs } from '../commands/help/parts/layout.js';
 import { commandName, documentedCommands, examplesOf } from './reference.js';
 
 /** Escape text for roff: backslashes, hyphens of flags, and a leading dot or quote. */

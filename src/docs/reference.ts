@@ -2,9 +2,9 @@
 // command its usage line, summary, description, options (with choices and defaults) and the
 // examples of its help. Deterministic: nothing depends on the terminal (no wrapping), only on the tree.
 import type { Command, Option } from 'commander';
-import { visibleSubcommands } from '../commands/completion/model.js';
+import { visibleSubcommands } from '../commands/completion/parts/model.js';
 import { examplesFor } from '../commands/define.js';
-import { paragraphs } from '../commands/help/layout.js';
+import { paragraphs } from '../commands/help/parts/layout.js';
 
 /** The full name of a command, e.g. `bookdist book get`. */
 export function commandName(cmd: Command): string {

@@ -4,7 +4,7 @@
 // journal goes (countRows) instead of being decoded row by row. Both must say exactly what the
 // structures they replace said.
 import { describe, expect, it } from 'vitest';
-import { CodeSet } from '../../src/commands/codes/code-set.js';
+import { CodeSet } from '../../src/commands/codes/parts/code-set.js';
 import { countRows, decodeRows, encodeRows, fileHeader } from '../../src/bulk/job/encode.js';
 import type { FileFormat } from '../../src/bulk/job/types.js';
 

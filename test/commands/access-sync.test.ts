@@ -1,11 +1,11 @@
 // `access sync` (issue 34, item 7): the plan from a roster, the ledger's grants and the previous
-// roster (pure, src/commands/access/plan.ts), and the command in-process against a sandbox:
+// roster (pure, src/commands/access/parts/plan.ts), and the command in-process against a sandbox:
 // e-mail addresses resolved, --dry-run sending no write, --assume-current, refusals up front.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { grantsOf, planSync, usernamesByEmail } from '../../src/commands/access/plan.js';
+import { grantsOf, planSync, usernamesByEmail } from '../../src/commands/access/parts/plan.js';
 import type { Write } from '../../src/ledger/read.js';
 import { foldWrites, parseLedger } from '../../src/ledger/read.js';
 import { run } from '../helpers/run.js';

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/main.js';
 import { buildProgram } from '../../src/program.js';
 import { commandName, documentedCommands } from '../../src/docs/reference.js';
-import { paragraphs } from '../../src/commands/help/layout.js';
+import { paragraphs } from '../../src/commands/help/parts/layout.js';
 import { runCli } from '../helpers/cli.js';
 
 const program = buildProgram();

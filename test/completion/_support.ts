@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildProgram } from '../../src/program.js';
-import { completionScript } from '../../src/commands/completion/scripts.js';
+import { completionScript } from '../../src/commands/completion/parts/scripts.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ZSH_CAPTURE = fileURLToPath(new URL('./zsh-capture.zsh', import.meta.url));

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../helpers/run.js';
 import { buildProgram } from '../../src/program.js';
-import { allCommands, buildModel } from '../../src/commands/completion/model.js';
+import { allCommands, buildModel } from '../../src/commands/completion/parts/model.js';
 import { bashComplete, ensureShells, fishComplete, generatedScripts, zshCompleteAll } from './_support.js';
 
 let scripts: ReturnType<typeof generatedScripts>;

@@ -1,7 +1,7 @@
 // Layers point down (design.md, Layout): every relative import in src/ is checked against the
 // folders each folder may use. The client and the sandbox share only src/spec/; nothing in
 // src/api/ starts a server; lower layers see src/context.ts, a module of types only, as types.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -182,7 +182,7 @@ describe('import layers', () => {
 
   it('declares each verb the same way: <module>.cmd.ts holds data only, and no run imports its group', () => {
     // A declaration loads nothing of its run: it imports only the declaration helpers.
-    const helpers = /^commands\/(define|bulk-options|manifest|completion\/model|[a-z]+\/options)\.ts$/;
+    const helpers = /^commands\/(define|bulk-options|manifest|completion\/parts\/model|[a-z]+\/options)\.ts$/;
     const declarations = all.filter((e) => /^commands\/[a-z]+\/([a-z-]+\.cmd|options)\.ts$/.test(e.from));
     expect(declarations.length).toBeGreaterThan(50);
     expect(declarations.filter((e) => !helpers.test(e.to)).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
@@ -196,6 +196,14 @@ describe('import layers', () => {
       .map(rel)
       .filter((f) => !f.endsWith('.cmd.ts'));
     expect(declaring).toEqual(['commands/help/index.ts']);
+    // A group's folder holds its verbs (<module>.ts beside the <module>.cmd.ts it runs), index.ts
+    // and options.ts; cards and helpers are under its parts/.
+    const loose = files(join(SRC, 'commands'))
+      .map(rel)
+      .filter((f) => /^commands\/[a-z]+\/[a-z-]+\.ts$/.test(f))
+      .filter((f) => !/\/(index|options)\.ts$|\.cmd\.ts$/.test(f))
+      .filter((f) => !existsSync(join(SRC, f.replace(/\.ts$/, '.cmd.ts'))));
+    expect(loose).toEqual([]);
   });
 
   it('keeps the Context, IO and clock types in a module of types only (src/cli/context.ts makes a Context)', () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
 import { GROUPS, ROOT_LISTING, rootHelpProgram, route } from '../../src/root.js';
 import { programFor } from '../../src/cli/tree.js';
-import { bulkEntries } from '../../src/commands/help/layout.js';
+import { bulkEntries } from '../../src/commands/help/parts/layout.js';
 import { rootHelpText } from '../../src/root-help.js';
 
 const FULL_TREE_ONLY = ['completion', '__reference', 'help'];

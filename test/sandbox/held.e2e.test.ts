@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bookCard } from '../../src/commands/book/view.js';
+import { bookCard } from '../../src/commands/book/parts/view.js';
 import { HELD_REASON } from '../../src/sandbox/views.js';
 import { runCli } from '../helpers/cli.js';
 import { WELL_KNOWN } from '../helpers/sandbox.js';

@@ -1,4 +1,4 @@
-// `bookdist access allow`: one grant from flags, or a bulk job from --from-csv (./csv.ts).
+// `bookdist access allow`: one grant from flags, or a bulk job from --from-csv (./parts/csv.ts).
 import type { Context } from '../../context.js';
 import type { OptsOf, VerbInput } from '../define.js';
 import type { allow } from './allow.cmd.js';
@@ -93,7 +93,7 @@ export function parse(input: VerbInput<typeof allow>): Options {
 
 export async function run(o: Options, ctx: Context): Promise<number | void> {
   if (o.mode === 'csv') {
-    const { runAccessCsv } = await import('./csv.js');
+    const { runAccessCsv } = await import('./parts/csv.js');
     return runAccessCsv({ action: 'allow', ...o }, ctx);
   }
   const api = await ctx.api();

@@ -1,4 +1,4 @@
-// `bookdist access revoke`: one revocation from flags, or a bulk job from --from-csv (./csv.ts).
+// `bookdist access revoke`: one revocation from flags, or a bulk job from --from-csv (./parts/csv.ts).
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
 import type { revoke } from './revoke.cmd.js';
@@ -25,7 +25,7 @@ export function parse(input: VerbInput<typeof revoke>): Options {
 
 export async function run(o: Options, ctx: Context): Promise<number | void> {
   if (o.mode === 'csv') {
-    const { runAccessCsv } = await import('./csv.js');
+    const { runAccessCsv } = await import('./parts/csv.js');
     return runAccessCsv({ action: 'revoke', ...o }, ctx);
   }
   await confirm(ctx, `Revoke the access of user ${o.payload.username} to book ${o.payload.hash_id}?`);

@@ -1,4 +1,4 @@
-// `access sync ROSTER --hash-id H`: make the book's grants the roster's. The plan (./plan.ts) comes
+// `access sync ROSTER --hash-id H`: make the book's grants the roster's. The plan (./parts/plan.ts) comes
 // from the roster, the ledger's access writes for the book, and --assume-current; --dry-run prints
 // it, otherwise it runs as a spec on the bulk job engine (one change an item: resumable, journal,
 // signals, exit 6). A resumed job plans as its first run did: the writes of its own job are left
@@ -19,7 +19,7 @@ import { jobFlags, parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
 import { jobCommand } from '../given.js';
 import { emit, outputFormat, type Column } from '../../output/index.js';
 import { confirm } from '../confirm.js';
-import { readLedger } from '../ledger/common.js';
+import { readLedger } from '../ledger/parts/common.js';
 import type { Write } from '../../ledger/read.js';
 import { ledgerProfile } from '../../ledger/ops.js';
 import {
@@ -31,7 +31,7 @@ import {
   type Change,
   type Plan,
   type RosterEntry,
-} from './plan.js';
+} from './parts/plan.js';
 
 export interface Options extends BulkFlags {
   hashId: string;

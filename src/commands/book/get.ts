@@ -3,9 +3,9 @@ import { exactlyOne, hashId, isbn, sku } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import type { get } from './get.cmd.js';
 import { emit } from '../../output/index.js';
-import { bookCard } from './view.js';
+import { bookCard } from './parts/view.js';
 import { givenCommand } from '../given.js';
-import type { LookupOptions } from './lookup.js';
+import type { LookupOptions } from './parts/lookup.js';
 
 type Options = { by: 'hash_id' | 'isbn' | 'sku'; value: string } | ({ by: 'file' } & LookupOptions);
 
@@ -33,7 +33,7 @@ export function parse({ args, opts: o, command }: VerbInput<typeof get>): Option
 
 export async function run(o: Options, ctx: Context): Promise<number | void> {
   if (o.by === 'file') {
-    return (await import('./lookup.js')).runLookup(o, ctx);
+    return (await import('./parts/lookup.js')).runLookup(o, ctx);
   }
   const api = await ctx.api();
   const body =

@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
 import type { list } from './list.cmd.js';
 import { listingOptions, runListing, type ListingInput } from '../paging.js';
-import { BOOK_COLUMNS } from './view.js';
+import { BOOK_COLUMNS } from './parts/view.js';
 
 export function parse(input: VerbInput<typeof list>): ListingInput {
   return listingOptions(input.opts);

@@ -4,7 +4,7 @@ import { isbn } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import type { pricing } from './pricing.cmd.js';
 import { kv } from '../render.js';
-import { pricingGrid } from './view.js';
+import { pricingGrid } from './parts/view.js';
 
 interface Options {
   isbn: string;

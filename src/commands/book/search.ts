@@ -4,7 +4,7 @@ import { hashId, isbn, nonEmpty } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import type { search } from './search.cmd.js';
 import { listingOptions, runListing, type ListingInput } from '../paging.js';
-import { BOOK_COLUMNS } from './view.js';
+import { BOOK_COLUMNS } from './parts/view.js';
 
 interface Options extends ListingInput {
   isbn?: string[];

@@ -3,7 +3,7 @@
 // FILE), exact (each batch fsynced before it is journalled as done; a batch cut short by a crash,
 // kill or full disk is fetched again on --resume with its original Idempotency-Key, so the
 // service hands back the codes it already made), interruptible and resumable. Every code the
-// service returns is checked before it is written (./batch.ts). A batch's items are the positions
+// service returns is checked before it is written (./parts/batch.ts). A batch's items are the positions
 // of its codes, so that a batch completed only in part leaves exactly the missing ones to --resume.
 import type { Column } from '../../output/index.js';
 import { resolve } from 'node:path';
@@ -14,8 +14,8 @@ import { usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
 import { runJob, type FileFormat, type JobSpec } from '../../bulk/engine.js';
 import { jobCommand } from '../given.js';
-import { generateBatch, type CodeRow } from './batch.js';
-import { CodeSet } from './code-set.js';
+import { generateBatch, type CodeRow } from './parts/batch.js';
+import { CodeSet } from './parts/code-set.js';
 
 type Fmt = 'csv' | 'tsv' | 'ndjson' | 'json' | 'table';
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { completionScript, SHELLS, type Shell } from './scripts.js';
+import { completionScript, SHELLS, type Shell } from './parts/scripts.js';
 
 export interface CompletionOptions {
   shell: Shell;

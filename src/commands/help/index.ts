@@ -3,7 +3,7 @@
 // root gets a real `help` command; groups keep commander's (`bookdist book help get`).
 import type { Command } from 'commander';
 import { argument, verb, type VerbInput } from '../define.js';
-import { globalOptionsPage } from './page.js';
+import { globalOptionsPage } from './parts/page.js';
 import { summaryOf } from '../manifest.js';
 
 const help = verb({

@@ -6,7 +6,7 @@ import { CliError, errorCode, ExitCode } from '../../errors.js';
 import { createNewSync } from '../../util/fs-safe.js';
 import type { VerbInput } from '../define.js';
 import type { exportCmd } from './export.cmd.js';
-import { filterOf, readLedger, recordOf, select } from './common.js';
+import { filterOf, readLedger, recordOf, select } from './parts/common.js';
 
 const COLUMNS = [
   'id',

@@ -3,7 +3,7 @@ import { emit } from '../../output/index.js';
 import { subjectOf } from '../../ledger/read.js';
 import type { VerbInput } from '../define.js';
 import type { list } from './list.cmd.js';
-import { filterOf, readLedger, recordOf, select } from './common.js';
+import { filterOf, readLedger, recordOf, select } from './parts/common.js';
 
 export async function run({ opts }: VerbInput<typeof list>, ctx: Context): Promise<void> {
   const f = filterOf(opts, ctx);

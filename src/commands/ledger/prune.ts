@@ -5,7 +5,7 @@ import { parseLedger } from '../../ledger/read.js';
 import { confirm } from '../confirm.js';
 import type { VerbInput } from '../define.js';
 import type { prune } from './prune.cmd.js';
-import { parseWhen, storeOf } from './common.js';
+import { parseWhen, storeOf } from './parts/common.js';
 
 export function parse({ opts }: VerbInput<typeof prune>, ctx: Context): { before: Date } {
   return { before: parseWhen(opts.before, '--before', ctx.clock.now()) };

@@ -15,7 +15,7 @@ import { subjectOf, type Settlement, type Write } from '../../ledger/read.js';
 import { sha256 } from '../../ledger/store.js';
 import type { VerbInput } from '../define.js';
 import type { reconcile } from './reconcile.cmd.js';
-import { parseWhen, readLedger } from './common.js';
+import { parseWhen, readLedger } from './parts/common.js';
 
 interface Result {
   state: Settlement;

@@ -5,7 +5,7 @@ import { positiveInt } from '../../validate/index.js';
 import { kv } from '../render.js';
 import type { VerbInput } from '../define.js';
 import type { show } from './show.cmd.js';
-import { readLedger, recordOf } from './common.js';
+import { readLedger, recordOf } from './parts/common.js';
 
 export function parse({ args }: VerbInput<typeof show>): { id: number } {
   return { id: positiveInt(args.ledger_id, '<ledger_id>') };

@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import { kv } from '../render.js';
-import { readLedger } from './common.js';
+import { readLedger } from './parts/common.js';
 
 export async function run(_: unknown, ctx: Context): Promise<number> {
   const { store, parsed } = readLedger(ctx);

@@ -8,7 +8,7 @@ import { readAll } from '../../util/io.js';
 import { address, label, nonEmpty, orderNumber, positiveInt, username, type Address } from '../../validate/index.js';
 import type { OptsOf, VerbInput } from '../define.js';
 import type { create } from './create.cmd.js';
-import { orderCard } from './view.js';
+import { orderCard } from './parts/view.js';
 
 type Options = ({ mode: 'one' } & OneOptions) | ({ mode: 'bulk' } & BulkFlags);
 
@@ -121,7 +121,7 @@ export async function parse({ opts: o, command }: VerbInput<typeof create>, ctx:
 
 export async function run(o: Options, ctx: Context): Promise<number | void> {
   if (o.mode === 'bulk') {
-    const { runOrderCreateBulk } = await import('./bulk.js');
+    const { runOrderCreateBulk } = await import('./parts/bulk.js');
     return runOrderCreateBulk(o, ctx);
   }
   const api = await ctx.api();

@@ -6,7 +6,7 @@ import { dateTime, hashId, label, username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import type { free } from './free.cmd.js';
 import { emit } from '../../output/index.js';
-import { orderCard } from './view.js';
+import { orderCard } from './parts/view.js';
 
 type Options = ({ mode: 'one' } & OneOptions) | ({ mode: 'csv' } & BulkFlags);
 
@@ -36,7 +36,7 @@ export function parse({ opts: o, command }: VerbInput<typeof free>): Options {
 
 export async function run(o: Options, ctx: Context): Promise<number | void> {
   if (o.mode === 'csv') {
-    const { runOrderFreeBulk } = await import('./bulk.js');
+    const { runOrderFreeBulk } = await import('./parts/bulk.js');
     return runOrderFreeBulk(o, ctx);
   }
   const api = await ctx.api();

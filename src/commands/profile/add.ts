@@ -12,7 +12,7 @@ import { readAll } from '../../util/io.js';
 import { readBounded, unreadableReason } from '../../util/read-bounded.js';
 import type { VerbInput } from '../define.js';
 import type { add } from './add.cmd.js';
-import { checkName, checkUrl, publicView } from './common.js';
+import { checkName, checkUrl, publicView } from './parts/common.js';
 
 export interface AddOptions {
   name?: string;
@@ -273,7 +273,7 @@ export async function run(o: AddOptions, ctx: Context): Promise<void> {
   if (ctx.globals.ledger === false) data.ledger = false;
   if (o.verify) {
     // Check before anything is written: a refused key leaves no half-made profile behind.
-    const { checkAccount, configOf } = await import('./verify.js');
+    const { checkAccount, configOf } = await import('./parts/verify.js');
     const candidate: ProfileData = { ...data, keyFile: o.keyFile, sharedKey: o.sharedKey, token: o.token };
     const checked = await checkAccount(
       ctx,

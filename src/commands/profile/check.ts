@@ -7,7 +7,7 @@ import { CliError, ExitCode } from '../../errors.js';
 import { emit } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
 import type { check } from './check.cmd.js';
-import { checkAccount, checkCard, configOf } from './verify.js';
+import { checkAccount, checkCard, configOf } from './parts/verify.js';
 
 export function parse({ args }: VerbInput<typeof check>): { name?: string } {
   return { name: args.name };

@@ -4,7 +4,7 @@ import { readStore } from '../../config/store.js';
 import { EMBEDDED_PROFILE } from '../../config/resolve.js';
 import { emit } from '../../output/index.js';
 import { cellText as t } from '../../output/format.js';
-import { publicView } from './common.js';
+import { publicView } from './parts/common.js';
 
 export async function run(_: unknown, ctx: Context): Promise<void> {
   const store = await readStore(configDir(ctx.io.env));

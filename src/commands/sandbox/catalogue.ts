@@ -5,7 +5,7 @@ import { CliError, ExitCode, usageError, errorCode, messageOf } from '../../erro
 import { emitMessage } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
 import type { catalogueLoad } from './catalogue.cmd.js';
-import { controlClient, openStore } from './common.js';
+import { controlClient, openStore } from './parts/common.js';
 import type { LoadSummary } from '../../sandbox/catalogue/index.js';
 
 interface Options {

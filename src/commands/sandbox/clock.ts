@@ -7,7 +7,7 @@ import { checkDuration } from '../../util/duration.js';
 import { quoteValue } from '../../util/quote.js';
 import type { VerbInput } from '../define.js';
 import type { clockAdvance, clockShow } from './clock.cmd.js';
-import { controlCall, domainCall, openStore, strip } from './common.js';
+import { controlCall, domainCall, openStore, strip } from './parts/common.js';
 
 const view = {
   card: (d: Rec, s: Style) =>

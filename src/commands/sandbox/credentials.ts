@@ -4,7 +4,7 @@ import { kv } from '../render.js';
 import { emit, recOf } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
 import type { credentials } from './credentials.cmd.js';
-import { openStore } from './common.js';
+import { openStore } from './parts/common.js';
 
 export function parse({ opts }: VerbInput<typeof credentials>) {
   return { db: opts.db };

@@ -5,7 +5,7 @@ import { CliError, ExitCode, unreadableFile, usageError } from '../../errors.js'
 import { emit } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
 import type { fixturesApply } from './fixtures.cmd.js';
-import { controlCall, openStore, strip } from './common.js';
+import { controlCall, openStore, strip } from './parts/common.js';
 
 interface Options {
   file: string;

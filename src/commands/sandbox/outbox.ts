@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { emit } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
 import type { outbox } from './outbox.cmd.js';
-import { controlCall, openStore } from './common.js';
+import { controlCall, openStore } from './parts/common.js';
 
 export function parse({ opts }: VerbInput<typeof outbox>) {
   return { to: opts.to, db: opts.db, url: opts.url };

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { emit } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
 import type { redeem } from './redeem.cmd.js';
-import { controlCall, domainCall, openStore, strip } from './common.js';
+import { controlCall, domainCall, openStore, strip } from './parts/common.js';
 
 export function parse({ args, opts }: VerbInput<typeof redeem>) {
   return { code: args.code, username: opts.username, db: opts.db, url: opts.url };

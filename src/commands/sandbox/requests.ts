@@ -6,7 +6,7 @@ import { emit, type Rec, type Style } from '../../output/index.js';
 import { checkDuration } from '../../util/duration.js';
 import type { VerbInput } from '../define.js';
 import type { requestsClear, requestsList, requestsShow, requestsTail, requestsVerify } from './requests.cmd.js';
-import { controlClient, openStore } from './common.js';
+import { controlClient, openStore } from './parts/common.js';
 import type { JournalEntry, JournalFilter } from '../../sandbox/journal/query.js';
 
 /** How often `tail` asks for new requests (each is on screen within two of these). */

@@ -3,7 +3,7 @@
 import type { Context } from '../../context.js';
 import type { VerbInput } from '../define.js';
 import type { reset } from './reset.cmd.js';
-import { dbPathOf } from './common.js';
+import { dbPathOf } from './parts/common.js';
 
 interface Options {
   db?: string;

@@ -5,7 +5,7 @@ import { checkDuration } from '../../util/duration.js';
 import type { VerbInput } from '../define.js';
 import type { serve } from './serve.cmd.js';
 import { isLoopback } from '../../sandbox/http/hosts.js';
-import { dbPathOf } from './common.js';
+import { dbPathOf } from './parts/common.js';
 
 interface Options {
   host: string;

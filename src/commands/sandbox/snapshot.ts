@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { emit, type Rec } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
 import type { snapshotDiff, snapshotList, snapshotLoad, snapshotRm, snapshotSave } from './snapshot.cmd.js';
-import { controlCall, dbPathOf, domainCall, openStore, strip } from './common.js';
+import { controlCall, dbPathOf, domainCall, openStore, strip } from './parts/common.js';
 
 interface Where {
   db?: string;

@@ -6,7 +6,7 @@ import { plural } from '../../output/text.js';
 import { kv, when } from '../render.js';
 import type { VerbInput } from '../define.js';
 import type { usage } from './usage.cmd.js';
-import { controlCall, domainCall, openStore, strip } from './common.js';
+import { controlCall, domainCall, openStore, strip } from './parts/common.js';
 
 interface Options {
   username: string;

@@ -7,7 +7,7 @@ import { usageError } from '../../errors.js';
 import type { VerbInput } from '../define.js';
 import { kv } from '../render.js';
 import type { workspaceCreate, workspaceList, workspaceRm } from './workspace.cmd.js';
-import { controlCall, strip } from './common.js';
+import { controlCall, strip } from './parts/common.js';
 
 interface Where {
   db?: string;

@@ -10,7 +10,7 @@ import type { create } from './create.cmd.js';
 import { emit, humanOutput } from '../../output/index.js';
 import { cellText as t } from '../../output/format.js';
 import { kv } from '../render.js';
-import { createUser } from './view.js';
+import { createUser } from './parts/view.js';
 
 interface OneOptions extends InviteOptions {
   mode: 'one';
@@ -32,7 +32,7 @@ export function parse({ opts, command }: VerbInput<typeof create>): Options {
 
 export async function run(o: Options, ctx: Context): Promise<number | void> {
   if (o.mode === 'csv') {
-    const { runRoster } = await import('./roster.js');
+    const { runRoster } = await import('./parts/roster.js');
     return runRoster(o, ctx);
   }
   // The password comes from stdin only, never from argv (where `ps` and shell history see it).

@@ -3,7 +3,7 @@ import { email, exactlyOne, username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import type { get } from './get.cmd.js';
 import { emit } from '../../output/index.js';
-import { userCard } from './view.js';
+import { userCard } from './parts/view.js';
 
 type Options = { by: 'username'; username: string } | { by: 'email'; email: string };
 

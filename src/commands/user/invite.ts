@@ -5,7 +5,7 @@ import type { invite } from './invite.cmd.js';
 import { emit } from '../../output/index.js';
 import { cellText as t } from '../../output/format.js';
 import { kv } from '../render.js';
-import { createUser } from './view.js';
+import { createUser } from './parts/view.js';
 
 export interface Options {
   email: string;

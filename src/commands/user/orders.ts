@@ -3,7 +3,7 @@ import { emit, forPeople, outputFormat, style } from '../../output/index.js';
 import { username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import type { orders } from './orders.cmd.js';
-import { ORDER_COLUMNS, orderCard } from '../order/view.js';
+import { ORDER_COLUMNS, orderCard } from '../order/parts/view.js';
 
 interface Options {
   username: string;

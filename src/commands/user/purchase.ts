@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import { positiveInt, username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import type { purchase } from './purchase.cmd.js';
-import { purchaseCard } from '../order/view.js';
+import { purchaseCard } from '../order/parts/view.js';
 import { emit } from '../../output/index.js';
 
 interface Options {

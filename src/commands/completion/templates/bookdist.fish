@@ -1,5 +1,5 @@
 #@ The template of completions/bookdist.fish: `npm run gen` puts the lookup tables generated from the
-#@ command tree (src/commands/completion/scripts.ts) in place of @TABLES@ and drops these #@ lines.
+#@ command tree (src/commands/completion/parts/scripts.ts) in place of @TABLES@ and drops these #@ lines.
 #@ Edit this file, not the output.
 # fish completion for bookdist. Generated from the command tree by `bookdist completion fish`; do not edit.
 # Install:                    bookdist completion fish > ~/.config/fish/completions/bookdist.fish

@@ -1,6 +1,6 @@
 #compdef bookdist
 #@ The template of completions/_bookdist: `npm run gen` puts the lookup tables generated from the
-#@ command tree (src/commands/completion/scripts.ts) in place of @TABLES@ and drops these #@ lines.
+#@ command tree (src/commands/completion/parts/scripts.ts) in place of @TABLES@ and drops these #@ lines.
 #@ Edit this file, not the output.
 # zsh completion for bookdist. Generated from the command tree by `bookdist completion zsh`; do not edit.
 # Install: save as _bookdist in a directory of $fpath, before compinit runs, e.g.

@@ -6,16 +6,16 @@
 // --resume sends the row again). Repeating a row is harmless by the access state table (allow on
 // "has access" answers "already has access", revoke on "no access" answers "Purchase record not
 // found"), so a batch cut short by a crash is simply sent again on --resume.
-import type { Context } from '../../context.js';
-import * as v from '../../validate/index.js';
-import { usageError, messageOf } from '../../errors.js';
-import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../bulk/engine.js';
-import { failureOf } from '../../bulk/retry.js';
-import { isAnswer } from '../../api/answer.js';
-import type { Payload } from '../../spec/contract.js';
-import { csvRows, inputFingerprint, type InputRow } from '../../bulk/rows.js';
-import { confirm } from '../confirm.js';
-import { jobFlags, type BulkFlags } from '../../bulk/flags.js';
+import type { Context } from '../../../context.js';
+import * as v from '../../../validate/index.js';
+import { usageError, messageOf } from '../../../errors.js';
+import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../../bulk/engine.js';
+import { failureOf } from '../../../bulk/retry.js';
+import { isAnswer } from '../../../api/answer.js';
+import type { Payload } from '../../../spec/contract.js';
+import { csvRows, inputFingerprint, type InputRow } from '../../../bulk/rows.js';
+import { confirm } from '../../confirm.js';
+import { jobFlags, type BulkFlags } from '../../../bulk/flags.js';
 
 type Status = 'ok' | 'already' | 'invalid' | 'failed';
 

@@ -6,10 +6,10 @@
 // the same tree gives the same bytes.
 import type { Command } from 'commander';
 import { allCommands, buildModel, type CommandSpec, type FlagSpec, type ValueKind } from './model.js';
-import bashTemplate from './templates/bookdist.bash';
-import zshTemplate from './templates/bookdist.zsh';
-import fishTemplate from './templates/bookdist.fish';
-import idsReader from './templates/ids.bash';
+import bashTemplate from '../templates/bookdist.bash';
+import zshTemplate from '../templates/bookdist.zsh';
+import fishTemplate from '../templates/bookdist.fish';
+import idsReader from '../templates/ids.bash';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];

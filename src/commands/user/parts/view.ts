@@ -1,11 +1,11 @@
 // How a user looks to people, and the conflict answer of invite/create.
-import type { ApiClient } from '../../api/client.js';
-import { isAnswer } from '../../api/answer.js';
-import type { Answer, ErrorBody, Payload, Verified } from '../../spec/contract.js';
-import { CliError, ExitCode } from '../../errors.js';
-import type { Style } from '../../output/index.js';
-import { cellText as t } from '../../output/format.js';
-import { flags, kv, when } from '../render.js';
+import type { ApiClient } from '../../../api/client.js';
+import { isAnswer } from '../../../api/answer.js';
+import type { Answer, ErrorBody, Payload, Verified } from '../../../spec/contract.js';
+import { CliError, ExitCode } from '../../../errors.js';
+import type { Style } from '../../../output/index.js';
+import { cellText as t } from '../../../output/format.js';
+import { flags, kv, when } from '../../render.js';
 
 export function userCard(u: Verified<'User'>, s: Style): string {
   // A verified user has its username; the rest may be absent or of another type (read with `?.`).
@@ -81,7 +81,7 @@ export async function createUser(
   name: 'user.invite' | 'user.create',
   payload: Payload<'user.create'>,
 ): Promise<Answer<'user.invite' | 'user.create'>> {
-  const { isConflict, toApiError } = await import('../../api/errors.js');
+  const { isConflict, toApiError } = await import('../../../api/errors.js');
   const res = await api.call(name, { payload });
   if (isConflict(res.status, res.body) || ('conflict' in res.body && res.body.conflict === true))
     throw conflictError(res.body, payload.email);

@@ -13,17 +13,17 @@
 //   NDJSON: one object per line with the fields of POST /v1/order/external/ (digital_pricing as an
 //   array, or pricing_id; billing_address and shipping_address as objects).
 // order free: one free order per row: username, hash_id, optional expiration_date and label.
-import { messageOf } from '../../errors.js';
-import { cellText as t } from '../../output/format.js';
-import type { Context } from '../../context.js';
-import * as v from '../../validate/index.js';
-import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../bulk/engine.js';
-import { failureOf } from '../../bulk/retry.js';
-import { csvRows, inputFingerprint, ndjsonRows, type InputRow } from '../../bulk/rows.js';
-import { jobFlags, type BulkFlags } from '../../bulk/flags.js';
-import { isConflict } from '../../api/errors.js';
-import { isAnswer } from '../../api/answer.js';
-import type { Payload } from '../../spec/contract.js';
+import { messageOf } from '../../../errors.js';
+import { cellText as t } from '../../../output/format.js';
+import type { Context } from '../../../context.js';
+import * as v from '../../../validate/index.js';
+import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../../bulk/engine.js';
+import { failureOf } from '../../../bulk/retry.js';
+import { csvRows, inputFingerprint, ndjsonRows, type InputRow } from '../../../bulk/rows.js';
+import { jobFlags, type BulkFlags } from '../../../bulk/flags.js';
+import { isConflict } from '../../../api/errors.js';
+import { isAnswer } from '../../../api/answer.js';
+import type { Payload } from '../../../spec/contract.js';
 
 type Status = 'ok' | 'exists' | 'invalid' | 'failed';
 
@@ -86,7 +86,7 @@ function lineSpan(rows: InputRow[]): string {
 
 /** The zod schema of one order row (loaded only by this job), and the row check. */
 async function orderSchema() {
-  const { z, via, optional, yesNo, checkRow } = await import('../../bulk/schema.js');
+  const { z, via, optional, yesNo, checkRow } = await import('../../../bulk/schema.js');
   const text = (max: number) =>
     z.preprocess(
       (x) => (typeof x === 'string' ? x.trim() : x),
@@ -243,7 +243,7 @@ interface FreeResult extends Record<string, unknown> {
 }
 
 export async function runOrderFreeBulk(o: BulkFlags, ctx: Context): Promise<number> {
-  const { z, via, optional, checkRow } = await import('../../bulk/schema.js');
+  const { z, via, optional, checkRow } = await import('../../../bulk/schema.js');
   const Row = z.object({
     username: via(v.username, 'username'),
     hash_id: via(v.hashId, 'hash_id'),

@@ -1,8 +1,8 @@
 // How orders, their items and single purchases look to people.
-import type { Column, Style } from '../../output/index.js';
-import { cellText as t } from '../../output/format.js';
-import type { Answer, Verified } from '../../spec/contract.js';
-import { grid, kv, money, when, yesNo, type GridColumn } from '../render.js';
+import type { Column, Style } from '../../../output/index.js';
+import { cellText as t } from '../../../output/format.js';
+import type { Answer, Verified } from '../../../spec/contract.js';
+import { grid, kv, money, when, yesNo, type GridColumn } from '../../render.js';
 
 /** An order as created or as listed: its id and items are checked, not the items' members. */
 type Order = Verified<'Order'> | Verified<'ListedOrder'>;

@@ -3,7 +3,7 @@
 // given with --assume-current for users the ledger never saw), and the allows and revokes that
 // close the gap. Pure: the command (sync.ts) reads the files and the ledger and looks e-mail
 // addresses up; everything decided here is tested in-process (test/commands/access-sync.test.ts).
-import type { Write } from '../../ledger/read.js';
+import type { Write } from '../../../ledger/read.js';
 
 /** What the ledger says of one user's access to the book. */
 export type Known = 'has' | 'none' | 'unsure';

@@ -2,7 +2,7 @@
 // subcommands, aliases, options (own and inherited from ancestors), option values and choices.
 // Everything comes from the commander tree, so new commands appear on regeneration.
 import type { Argument, Command, Option } from 'commander';
-import type { IdKind } from '../../cache/ids.js';
+import type { IdKind } from '../../../cache/ids.js';
 
 /** What follows a flag: nothing, a value it requires, or a value it may take. */
 type Arity = 'none' | 'required' | 'optional';

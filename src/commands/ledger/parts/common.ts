@@ -1,9 +1,9 @@
 // What the ledger verbs share: the store of this environment, its writes, and the filters.
-import type { Context } from '../../context.js';
-import { usageError } from '../../errors.js';
-import { LedgerStore, ledgerDir } from '../../ledger/store.js';
-import { foldWrites, matches, parseLedger, type Filter, type Parsed, type Write } from '../../ledger/read.js';
-import { OPS } from '../../ledger/ops.js';
+import type { Context } from '../../../context.js';
+import { usageError } from '../../../errors.js';
+import { LedgerStore, ledgerDir } from '../../../ledger/store.js';
+import { foldWrites, matches, parseLedger, type Filter, type Parsed, type Write } from '../../../ledger/read.js';
+import { OPS } from '../../../ledger/ops.js';
 
 export function storeOf(ctx: Context): LedgerStore {
   return new LedgerStore(ledgerDir(ctx.io.env));

@@ -4,7 +4,7 @@
 // other command's help ends with the global options (as gh's INHERITED FLAGS). The text itself is
 // laid out by ./page.ts from plain data; this file reads that data off commander's commands.
 import { Command, type Help, type Option } from 'commander';
-import { examplesFor } from '../define.js';
+import { examplesFor } from '../../define.js';
 import { type HelpPage, renderPage } from './page.js';
 
 export { helpWidth, paragraphs } from './page.js';

@@ -1,14 +1,14 @@
 // Checking a profile's credentials against its service: one signed GET /profile/, the request
 // `bookdist whoami` makes. Shared by `profile add` (before anything is stored) and `profile check`.
-import type { Context } from '../../context.js';
-import { recOf, type Style } from '../../output/index.js';
-import { kv, type Pair } from '../render.js';
-import { CliError, ExitCode, messageOf } from '../../errors.js';
-import type { ApiError } from '../../api/errors.js';
-import { isAnswer } from '../../api/answer.js';
-import type { Answer } from '../../spec/contract.js';
-import type { ResolvedConfig } from '../../config/resolve.js';
-import type { ProfileData } from '../../config/store.js';
+import type { Context } from '../../../context.js';
+import { recOf, type Style } from '../../../output/index.js';
+import { kv, type Pair } from '../../render.js';
+import { CliError, ExitCode, messageOf } from '../../../errors.js';
+import type { ApiError } from '../../../api/errors.js';
+import { isAnswer } from '../../../api/answer.js';
+import type { Answer } from '../../../spec/contract.js';
+import type { ResolvedConfig } from '../../../config/resolve.js';
+import type { ProfileData } from '../../../config/store.js';
 
 export interface AccountCheck {
   profile: string;
@@ -57,7 +57,7 @@ export async function configOf(
   name: string,
   profiles: Record<string, ProfileData>,
 ): Promise<ResolvedConfig> {
-  const { resolveConfig } = await import('../../config/resolve.js');
+  const { resolveConfig } = await import('../../../config/resolve.js');
   return resolveConfig({
     env: storedOnlyEnv(ctx.io.env),
     flags: { profile: name, resolve: ctx.globals.resolve?.join(',') },
@@ -96,7 +96,7 @@ export async function checkAccount(ctx: Context, cfg: ResolvedConfig, hint: stri
     base.username ??= api.username ?? null;
     const res = await api.call('profile');
     if (!isAnswer(res)) {
-      const { toApiError } = await import('../../api/errors.js');
+      const { toApiError } = await import('../../../api/errors.js');
       throw toApiError(res);
     }
     body = res.body;
@@ -140,8 +140,8 @@ const isApiError = (e: unknown): e is ApiError => e instanceof Error && e.name =
 
 /** What profile check says about the way to the service, each part with what to do when it is wrong. */
 function networkOf(
-  api: import('../../api/client.js').ApiClient,
-  res: import('../../api/answer.js').ApiResponse,
+  api: import('../../../api/client.js').ApiClient,
+  res: import('../../../api/answer.js').ApiResponse,
   ctx: Context,
 ): NetworkCheck {
   const route = api.route(res.request.url);

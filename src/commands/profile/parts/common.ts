@@ -1,9 +1,9 @@
 // Shared by the profile verbs: the public view of a stored profile (no secrets) and checks.
-import type { ProfileData } from '../../config/store.js';
-import { PROFILE_NAME } from '../../config/store.js';
-import { EMBEDDED_PROFILE } from '../../config/resolve.js';
-import { usageError } from '../../errors.js';
-import { checkBaseUrl } from '../../config/check.js';
+import type { ProfileData } from '../../../config/store.js';
+import { PROFILE_NAME } from '../../../config/store.js';
+import { EMBEDDED_PROFILE } from '../../../config/resolve.js';
+import { usageError } from '../../../errors.js';
+import { checkBaseUrl } from '../../../config/check.js';
 
 export type AuthMode = 'crypto' | 'shared' | 'token' | 'none';
 

@@ -1,14 +1,14 @@
 // Shared by the sandbox verbs: which database, opening it, and talking to a running sandbox.
-import { recOf, type Rec } from '../../output/index.js';
-import type { Context } from '../../context.js';
-import { CliError, ExitCode, usageError, errorCode, messageOf } from '../../errors.js';
+import { recOf, type Rec } from '../../../output/index.js';
+import type { Context } from '../../../context.js';
+import { CliError, ExitCode, usageError, errorCode, messageOf } from '../../../errors.js';
 
 /** The database path: --db, else sandbox.db in the data directory (as the built-in profile uses). */
 export async function dbPathOf(ctx: Context, db: string | undefined): Promise<string> {
   // Relative to the command's working directory (not the process's: in-process runs differ).
   if (db) return db === ':memory:' ? db : (await import('node:path')).resolve(ctx.io.cwd, db);
-  const { dataDir } = await import('../../config/paths.js');
-  const { embeddedDbPath } = await import('../../sandbox/embedded.js');
+  const { dataDir } = await import('../../../config/paths.js');
+  const { embeddedDbPath } = await import('../../../sandbox/embedded.js');
   return embeddedDbPath(dataDir(ctx.io.env));
 }
 
@@ -17,8 +17,8 @@ export async function openStore(ctx: Context, db: string | undefined) {
   const path = await dbPathOf(ctx, db);
   if (path === ':memory:')
     throw usageError('--db :memory: is private to one process; use --url to reach a running sandbox.');
-  const { Store } = await import('../../sandbox/db/store.js');
-  const { ensureSeeded } = await import('../../sandbox/seed.js');
+  const { Store } = await import('../../../sandbox/db/store.js');
+  const { ensureSeeded } = await import('../../../sandbox/seed.js');
   const store = new Store(path);
   ctx.defer(() => store.close());
   ensureSeeded(store);
@@ -43,11 +43,11 @@ async function controlSecretFor(ctx: Context, db: string | undefined): Promise<s
   const path = await dbPathOf(ctx, db);
   const { existsSync } = await import('node:fs');
   if (path === ':memory:' || !existsSync(path)) return undefined;
-  const { Store } = await import('../../sandbox/db/store.js');
+  const { Store } = await import('../../../sandbox/db/store.js');
   const store = new Store(path);
   try {
     if (!store.hasSchema()) return undefined;
-    const { controlSecret } = await import('../../sandbox/control.js');
+    const { controlSecret } = await import('../../../sandbox/control.js');
     return controlSecret(store);
   } finally {
     store.close();
@@ -144,7 +144,7 @@ function toCliError(status: number, message: string): CliError {
 
 /** Run a sandbox domain call, turning its HTTP-style errors into CLI errors. */
 export async function domainCall<T>(fn: () => T): Promise<T> {
-  const { HttpError } = await import('../../sandbox/http/http.js');
+  const { HttpError } = await import('../../../sandbox/http/http.js');
   try {
     return fn();
   } catch (err) {

@@ -4,13 +4,13 @@
 // not a failure (so a roster can be run again, or resumed after a crash, and every row ends with
 // its username). Generated passwords are never written anywhere: users set theirs by the reset
 // flow, or are created with `user invite`.
-import type { Context } from '../../context.js';
-import * as v from '../../validate/index.js';
-import { cellText as t } from '../../output/format.js';
-import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../bulk/engine.js';
-import { csvRows, inputFingerprint, type InputRow } from '../../bulk/rows.js';
-import { isConflict } from '../../api/errors.js';
-import { jobFlags, type BulkFlags } from '../../bulk/flags.js';
+import type { Context } from '../../../context.js';
+import * as v from '../../../validate/index.js';
+import { cellText as t } from '../../../output/format.js';
+import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../../bulk/engine.js';
+import { csvRows, inputFingerprint, type InputRow } from '../../../bulk/rows.js';
+import { isConflict } from '../../../api/errors.js';
+import { jobFlags, type BulkFlags } from '../../../bulk/flags.js';
 
 type Status = 'ok' | 'exists' | 'invalid' | 'failed';
 
@@ -25,7 +25,7 @@ interface Result extends Record<string, unknown> {
 const COLUMNS = ['row', 'status', 'username', 'email', 'message'] as const;
 
 export async function runRoster(o: BulkFlags, ctx: Context): Promise<number> {
-  const { z, via, optional, checkRow } = await import('../../bulk/schema.js');
+  const { z, via, optional, checkRow } = await import('../../../bulk/schema.js');
   const Row = z.object({
     email: via(v.email, 'email'),
     first_name: optional(z.string().trim().max(100, 'at most 100 characters')),

@@ -8,11 +8,11 @@
 // - duplicates (of the batch or of codes the job already holds) are reported and not written;
 // - entries that are not codes are kept in the rescue file (nothing the service returned is lost);
 // - what cannot be completed stays pending in the journal (`redo`): --resume fetches it.
-import type { ApiResponse } from '../../api/answer.js';
-import type { BatchResult, JobTools } from '../../bulk/job/types.js';
-import { failureOf, type Failure } from '../../bulk/retry.js';
-import { ExitCode } from '../../errors.js';
-import type { Payload } from '../../spec/contract.js';
+import type { ApiResponse } from '../../../api/answer.js';
+import type { BatchResult, JobTools } from '../../../bulk/job/types.js';
+import { failureOf, type Failure } from '../../../bulk/retry.js';
+import { ExitCode } from '../../../errors.js';
+import type { Payload } from '../../../spec/contract.js';
 import type { CodeSet } from './code-set.js';
 
 export interface CodeRow extends Record<string, unknown> {

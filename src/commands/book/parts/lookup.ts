@@ -3,14 +3,14 @@
 // search request each, paged when one value matches several books), run --concurrency at a
 // time, and printed as one record per input line in input order (the engine's ordered mode),
 // with the ones not found marked. Exit 6 when any input was invalid, not found, or failed.
-import type { Context } from '../../context.js';
-import { messageOf, usageError } from '../../errors.js';
-import { style, type Column } from '../../output/index.js';
-import { cellText as t } from '../../output/format.js';
-import * as v from '../../validate/index.js';
-import { readList } from '../../bulk/lines.js';
-import { chunks, runJob, type JobSpec, type JobTools } from '../../bulk/engine.js';
-import { failureOf, type Failure } from '../../bulk/retry.js';
+import type { Context } from '../../../context.js';
+import { messageOf, usageError } from '../../../errors.js';
+import { style, type Column } from '../../../output/index.js';
+import { cellText as t } from '../../../output/format.js';
+import * as v from '../../../validate/index.js';
+import { readList } from '../../../bulk/lines.js';
+import { chunks, runJob, type JobSpec, type JobTools } from '../../../bulk/engine.js';
+import { failureOf, type Failure } from '../../../bulk/retry.js';
 
 export interface LookupOptions {
   kind: 'isbn' | 'hash_id';

@@ -1,9 +1,9 @@
 // How a book looks to people: a card with identifiers, status flags and a pricing sub-table,
 // and the columns of book listings.
-import { recsOf, type Column, type Rec, type Style } from '../../output/index.js';
-import { cellText as t } from '../../output/format.js';
-import type { Verified } from '../../spec/contract.js';
-import { flags, grid, kv, money, when } from '../render.js';
+import { recsOf, type Column, type Rec, type Style } from '../../../output/index.js';
+import { cellText as t } from '../../../output/format.js';
+import type { Verified } from '../../../spec/contract.js';
+import { flags, grid, kv, money, when } from '../../render.js';
 
 const STATUS_FLAGS: Array<[string, string]> = [
   ['is_active', 'active'],

@@ -1,9 +1,9 @@
 // Help pages as text: paragraphs reflowed to a width, examples wrapped with shell continuations,
 // items in one term column, the root's commands in groups. Pure functions of plain data (no
-// commander): src/commands/help/layout.ts feeds them from a command, and the root help
+// commander): src/commands/help/parts/layout.ts feeds them from a command, and the root help
 // (src/root-help.ts) from the command manifest's root table, so `bookdist --help` loads no command
 // library at all.
-import { textWidth } from '../../output/text.js';
+import { textWidth } from '../../../output/text.js';
 
 /** The width help is laid out for: a terminal's columns, else $COLUMNS, else 80. */
 export function helpWidth(
