@@ -1,6 +1,10 @@
 // Snapshots (issue 30, item 4) of a running sandbox, through the CLI (--url): saved and loaded
 // while requests run (every answer a success; a reader sees all of a state or none of it), and
 // diffed table by table.
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
@@ -86,5 +90,52 @@ describe('sandbox snapshot on a running sandbox', () => {
     const missing = await cli('load', 'base');
     expect(missing.code).toBe(3);
     expect(missing.stderr).toContain('No snapshot "base" of this database');
+  });
+});
+
+describe('sandbox snapshot load --db (a command on the file)', () => {
+  const onFile = (dir: string, ...args: string[]) =>
+    runCli(['sandbox', ...args, '--db', join(dir, 'sandbox.db')], {
+      env: { BOOKDIST_DATA_DIR: join(dir, 'data'), BOOKDIST_CONFIG_DIR: join(dir, 'config') },
+    });
+  const offset = async (dir: string) => JSON.parse((await onFile(dir, 'clock', 'show', '--json')).stdout).offset_ms;
+
+  it('with nobody else on the file, replaces it by the snapshot (kept private, nothing left beside it)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bookdist-snapshot-load-'));
+    try {
+      expect((await onFile(dir, 'snapshot', 'save', 'start')).code).toBe(0);
+      expect((await onFile(dir, 'clock', 'advance', '2d')).code).toBe(0);
+      expect(await offset(dir)).toBe(2 * 86_400_000);
+      const loaded = await onFile(dir, 'snapshot', 'load', 'start');
+      expect(loaded.code, loaded.stderr).toBe(0);
+      expect(await offset(dir)).toBe(0);
+      expect(statSync(join(dir, 'sandbox.db')).mode & 0o777).toBe(0o600);
+      expect(readdirSync(dir).filter((f) => f.includes('.tmp'))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('with another connection open on the file, loads through the backup: that connection sees the loaded state', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bookdist-snapshot-load-'));
+    try {
+      expect((await onFile(dir, 'snapshot', 'save', 'start')).code).toBe(0);
+      expect((await onFile(dir, 'clock', 'advance', '3d')).code).toBe(0);
+      const other = new DatabaseSync(join(dir, 'sandbox.db'));
+      try {
+        const read = () =>
+          (other.prepare("SELECT value FROM meta WHERE key = 'clock_offset_ms'").get() as { value: string } | undefined)
+            ?.value;
+        expect(read()).toBe(String(3 * 86_400_000));
+        const loaded = await onFile(dir, 'snapshot', 'load', 'start');
+        expect(loaded.code, loaded.stderr).toBe(0);
+        // A file replaced under it would leave this connection on the old one, still 3 days on.
+        expect(read() ?? '0').toBe('0');
+      } finally {
+        other.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -23,7 +23,8 @@ export const snapshotLoad = verb({
   summary: 'put the sandbox database back in the state of a snapshot',
   description:
     'Copies the snapshot back into the database in one write transaction: the clients of a running sandbox see the old state or the ' +
-    'new one, never a mix. Everything goes back, the request journal and the clock included. Exit 3 when there is no such snapshot.',
+    'new one, never a mix. With --db and nothing else on the file (no sandbox serving it), the file is replaced by a copy of the ' +
+    'snapshot instead, which is faster. Everything goes back, the request journal and the clock included. Exit 3 when there is no such snapshot.',
   args: [SNAPSHOT_NAME],
   options: [DB_OPTION, URL_OPTION],
   examples: ['bookdist sandbox snapshot save baseline', 'bookdist sandbox snapshot load baseline'],

@@ -55,8 +55,9 @@ export const load = {
   parse: ({ args, opts }: VerbInput<typeof snapshotLoad>) => named(args, opts),
   async run(o: Where & { name: string }, ctx: Context) {
     const store = o.url ? undefined : await openStore(ctx, o.db);
+    // This command's connection is the only one of this process: the file may be replaced.
     const out = await act(ctx, o, 'POST', '/_sandbox/snapshots/load', { name: o.name }, (s) =>
-      s.loadSnapshot(store!, o.name),
+      s.loadSnapshot(store!, o.name, { alone: true }),
     );
     await emit(ctx, { snapshot: out, message: `Loaded snapshot "${o.name}": the sandbox is back in that state.` });
   },

@@ -3,7 +3,7 @@
 // a load copies a snapshot back in one write transaction of the live file, so every client of
 // a running sandbox sees the old state or the new one, never a mix. Snapshots live beside the
 // database, in `<db>.snapshots/<name>.db`, and belong to it (they hold its keys and secrets).
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { makeDir } from '../db/make-dir.js';
 import { basename, join } from 'node:path';
 import { backup, DatabaseSync } from 'node:sqlite';
@@ -48,7 +48,6 @@ export async function saveSnapshot(
     } finally {
       db.close();
     }
-    const { renameSync } = await import('node:fs');
     renameSync(tmp, path);
     return { name, bytes: statSync(path).size, pages };
   } finally {
@@ -56,11 +55,23 @@ export async function saveSnapshot(
   }
 }
 
-/** Load snapshot `name` into the database: one write transaction of the live file. */
-export async function loadSnapshot(store: Store, name: string): Promise<{ name: string; pages: number }> {
+/**
+ * Load snapshot `name` into the database: one write transaction of the live file. `alone` (a
+ * command on the file, never a server: its own connection would be left on the replaced file)
+ * first tries the fast way, `replaceAlone`.
+ */
+export async function loadSnapshot(
+  store: Store,
+  name: string,
+  { alone = false } = {},
+): Promise<{ name: string; pages: number }> {
   needFile(store);
   const path = snapshotPath(store.path, name);
   if (!existsSync(path)) throw notFound(`No snapshot "${name}" of this database (sandbox snapshot list shows them).`);
+  if (alone) {
+    const pages = replaceAlone(store, path);
+    if (pages !== undefined) return { name, pages };
+  }
   const source = new DatabaseSync(path, { readOnly: true });
   try {
     // The destination is the live file, written through a connection of the backup's own: the
@@ -70,6 +81,38 @@ export async function loadSnapshot(store: Store, name: string): Promise<{ name: 
   } finally {
     source.close();
   }
+}
+
+/**
+ * When no other connection has the database open (no sandbox serves it, no command reads it):
+ * replace the file by a copy of the snapshot (a plain file, consistent, no WAL beside it), renamed
+ * into place while this connection holds the file's exclusive lock. The pages are written once,
+ * by the kernel's copy, where a backup into the live file writes each one to the WAL and then
+ * again into the file. Undefined (nothing done) when another connection is open: leaving WAL
+ * mode needs every other connection gone, and the online backup then does the load. This
+ * connection is left on the replaced file: the caller only closes it.
+ */
+function replaceAlone(store: Store, snapshot: string): number | undefined {
+  let mode: string;
+  try {
+    mode = (store.db.prepare('PRAGMA journal_mode = DELETE').get() as { journal_mode: string }).journal_mode;
+  } catch (err) {
+    // SQLITE_BUSY / SQLITE_LOCKED: another connection holds the file.
+    if ([5, 6].includes(((err as { errcode?: number }).errcode ?? 0) & 0xff)) return undefined;
+    throw err;
+  }
+  if (mode !== 'delete') return undefined;
+  const tmp = `${store.path}.${process.pid}.load.tmp`;
+  store.db.exec('BEGIN EXCLUSIVE');
+  try {
+    copyFileSync(snapshot, tmp);
+    chmodSync(tmp, 0o600); // the database holds keys and secrets
+    renameSync(tmp, store.path);
+  } finally {
+    rmSync(tmp, { force: true });
+    store.db.exec('ROLLBACK');
+  }
+  return statSync(store.path).size / (store.get<{ page_size: number }>('PRAGMA page_size')?.page_size ?? 4096);
 }
 
 export function listSnapshots(dbPath: string): Array<{ name: string; bytes: number; saved_at: string }> {
