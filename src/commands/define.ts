@@ -125,6 +125,14 @@ export function runs<const V extends Omit<VerbDecl, 'load'>, M>(
   return { ...decl, load };
 }
 
+/** A verb that only walks the tree it is part of (help): it runs at once, with no context. */
+export function handles<const V extends Omit<VerbDecl, 'load' | 'handle'>>(
+  decl: V,
+  handle: (input: VerbInput<V>) => void,
+): V & { readonly handle: (input: VerbInput<VerbDecl>) => void } {
+  return { ...decl, handle: handle as (input: VerbInput<VerbDecl>) => void };
+}
+
 /** Declare a group of commands (`book`, `sandbox clock`). */
 export function group<const G extends GroupDecl>(decl: G): G {
   return decl;
