@@ -2,38 +2,16 @@
 // a terminal, TSV when piped, JSON/NDJSON/CSV on request; `--fields` relative to the record in
 // every format; `--query` (JMESPath) over exactly what --json prints.
 import type { Context, OutputFormat } from '../context.js';
-import { CliError, ExitCode, usageError } from '../errors.js';
-import { ENVELOPE_KEYS, type OutputSpec } from './model.js';
-import {
-  cellOf,
-  cellText,
-  columnsOf,
-  csvCell,
-  fieldColumns,
-  fieldPaths,
-  flatten,
-  nearestFields,
-  selectFields,
-  tsvCell,
-  unmatchedFields,
-} from './format.js';
+import { CliError, ExitCode } from '../errors.js';
+import { cellOf, cellText, columnsOf, csvCell, fieldColumns, flatten, selectFields, tsvCell } from './format.js';
 import { renderTable, labelled } from './table.js';
-import { asciiOnly, colorWanted, escapeControls, escapeDeep, loadTextFor } from './text.js';
+import { escapeControls, escapeDeep, loadTextFor } from './text.js';
+import { checkFields, jsonDocument, messageIn, recOf, recordsOf, specOf, type Rec } from './records.js';
+import { forPeople, humanOutput, outputFormat, style, type Style } from './style.js';
 
 export type { OutputSpec } from './model.js';
-
-/** A record of the service's JSON as cards and columns read it: any member may be missing, or of any JSON type. */
-export type Rec = Record<string, unknown>;
-
-/** `v` as a record, or an empty one when it is not an object (cards read members of what may be absent). */
-export function recOf(v: unknown): Rec {
-  return v !== null && typeof v === 'object' ? (v as Rec) : {};
-}
-
-/** `v` as a list of records (each element through recOf), or an empty list when it is not an array. */
-export function recsOf(v: unknown): Rec[] {
-  return Array.isArray(v) ? v.map(recOf) : [];
-}
+export { recOf, recordsOf, recsOf, type Rec } from './records.js';
+export { forPeople, humanOutput, outputFormat, style, useColor, type Style } from './style.js';
 
 /** A column of records of type `R` (a listing's rows as its verified answer holds them, or open records). */
 export interface Column<R = Rec> {
@@ -70,135 +48,6 @@ export interface View<B = unknown> {
   empty?: string;
   /** After the output, people (table/TSV/CSV) see the service's `message` on stderr. */
   message?: boolean;
-}
-
-export interface Style {
-  color: boolean;
-  width: number;
-  /** An ASCII-only terminal (non-UTF-8 locale or BOOKDIST_ASCII=1): no `…`, no block characters. */
-  ascii: boolean;
-  bold(s: string): string;
-  dim(s: string): string;
-  green(s: string): string;
-  red(s: string): string;
-  yellow(s: string): string;
-  cyan(s: string): string;
-}
-
-/** The format of this run: -o, else --json, else the command's default, else table on a terminal and TSV piped. */
-export function outputFormat(ctx: Context): OutputFormat {
-  if (ctx.globals.output) return ctx.globals.output;
-  if (ctx.globals.json) return 'json';
-  if (ctx.output?.defaultFormat) return ctx.output.defaultFormat;
-  return ctx.io.stdout.isTTY ? 'table' : 'tsv';
-}
-
-/** True when the output is for people (table, tsv, csv), false for json/ndjson. */
-export function humanOutput(ctx: Context): boolean {
-  const f = outputFormat(ctx);
-  return f !== 'json' && f !== 'ndjson';
-}
-
-export function useColor(ctx: Context, stream: 'stdout' | 'stderr' = 'stdout'): boolean {
-  return colorWanted(ctx.globals.color, ctx.io.env, ctx.io[stream].isTTY);
-}
-
-export function style(ctx: Context, stream: 'stdout' | 'stderr' = 'stdout'): Style {
-  const color = useColor(ctx, stream);
-  const wrap = (open: number, close: number) => (s: string) => (color ? `\x1b[${open}m${s}\x1b[${close}m` : s);
-  return {
-    color,
-    // A terminal's own width; $COLUMNS; otherwise (a table written to a pipe or file on request)
-    // wide enough that nothing is cut.
-    width: ctx.io[stream].columns || Number(ctx.io.env.COLUMNS) || (ctx.io[stream].isTTY ? 80 : 400),
-    ascii: asciiOnly(ctx.io.env),
-    bold: wrap(1, 22),
-    dim: wrap(2, 22),
-    green: wrap(32, 39),
-    red: wrap(31, 39),
-    yellow: wrap(33, 39),
-    cyan: wrap(36, 39),
-  };
-}
-
-/**
- * A response ready for a card or table drawn by a command itself: the width library loaded
- * when the data is not plain ASCII, and every string with its control characters escaped.
- */
-export async function forPeople<T>(body: T): Promise<T> {
-  await loadTextFor([JSON.stringify(body) ?? '']);
-  return escapeDeep(body);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Records of a response
-
-function specOf(ctx: Context): OutputSpec {
-  return ctx.output ?? { kind: 'record', record: 'record' };
-}
-
-function lessEnvelope(body: unknown): unknown {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(body)) if (!(ENVELOPE_KEYS as readonly string[]).includes(k)) out[k] = v;
-  return out;
-}
-
-function at(body: unknown, path: string): unknown {
-  if (path === '.') return body;
-  let cur = body;
-  for (const p of path.split('.')) cur = cur == null ? undefined : (cur as Record<string, unknown>)[p];
-  return cur;
-}
-
-/** The service's `message` in a response, if it has one. */
-function messageIn(body: unknown): unknown {
-  return (body as { message?: unknown } | null | undefined)?.message;
-}
-
-/** The records of a response: the rows, or the one record (none when the response lacks it). */
-export function recordsOf(spec: OutputSpec, body: unknown): unknown[] {
-  let found: unknown;
-  if (spec.at === undefined) found = spec.kind === 'rows' ? body : lessEnvelope(body);
-  else {
-    for (const p of Array.isArray(spec.at) ? spec.at : [spec.at]) {
-      found = at(body, p);
-      if (found !== undefined) break;
-    }
-  }
-  if (spec.kind === 'rows') return Array.isArray(found) ? found : [];
-  return found && typeof found === 'object' ? [found] : [];
-}
-
-/** A --fields value in a message: as given, at most about 200 characters of it. */
-function quoteField(s: string): string {
-  return s.length > 200 ? `${s.slice(0, 200)}… (${s.length} characters)` : s;
-}
-
-/** Check `--fields` against the records: a path that matches nothing is a usage error naming the fields. */
-function checkFields(ctx: Context, records: unknown[], record?: string): void {
-  const fields = ctx.globals.fields;
-  if (!fields || records.length === 0) return;
-  const missing = unmatchedFields(records, fields);
-  if (!missing.length) return;
-  const what = record ?? specOf(ctx).record ?? 'record';
-  const paths = fieldPaths(records);
-  const near = [...new Set(missing.flatMap((m) => nearestFields(m, paths)))];
-  throw usageError(
-    `--fields ${quoteField(missing.join(','))}: no such field in ${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what} (paths are relative to the ${what}). ` +
-      (near.length ? `Did you mean ${near.join(' or ')}? ` : '') +
-      `Fields: ${paths.join(', ') || '(none)'}.`,
-    { unknown_fields: missing, fields: paths, ...(near.length ? { suggestions: near } : {}) },
-  );
-}
-
-/** What `--json` prints for a whole response: the response, or the records once --fields is given. */
-function jsonDocument(ctx: Context, body: unknown, records: unknown[]): unknown {
-  const fields = ctx.globals.fields;
-  if (!fields) return body;
-  const spec = specOf(ctx);
-  if (spec.kind === 'rows') return records.map((r) => selectFields(r, fields));
-  return records.length ? selectFields(records[0], fields) : {};
 }
 
 // ---------------------------------------------------------------------------------------------
