@@ -9,7 +9,7 @@ import { loadCatalogue } from '../../src/sandbox/catalogue/load.js';
 import { StrictRefusal, type LoadOptions } from '../../src/sandbox/catalogue/summary.js';
 import { ensureSeeded } from '../../src/sandbox/seed.js';
 import { Store } from '../../src/sandbox/db/store.js';
-import { deferTextIndex } from '../../src/sandbox/repo/books.js';
+import { deferTextIndex } from '../../src/sandbox/repo/book-indexes.js';
 
 let store: Store;
 beforeEach(() => {

@@ -15,6 +15,12 @@
 //   - Hash ids are derived from the ISBN, so a title loaded again after `sandbox reset` gets the
 //     same hash id.
 import * as books from '../repo/books.js';
+import {
+  deferBookIndexes,
+  deferTextIndex,
+  type DeferredBookIndexes,
+  type DeferredTextIndex,
+} from '../repo/book-indexes.js';
 import type { Store } from '../db/store.js';
 import {
   checkedPrices,
@@ -67,10 +73,10 @@ export class CatalogueLoader {
     private readonly store: Store,
     format: 'onix' | 'csv',
     private readonly opts: LoadOptions = {},
-    /** The load's text index (see books.deferTextIndex), told of renamed books. */
-    private readonly textIndex?: books.DeferredTextIndex,
-    /** The load's secondary indexes of books (see books.deferBookIndexes), told of added books. */
-    private readonly bookIndexes?: books.DeferredBookIndexes,
+    /** The load's text index (see deferTextIndex), told of renamed books. */
+    private readonly textIndex?: DeferredTextIndex,
+    /** The load's secondary indexes of books (see deferBookIndexes), told of added books. */
+    private readonly bookIndexes?: DeferredBookIndexes,
   ) {
     const account = books.accountIdByRole(store, opts.accountRole ?? 'partner');
     if (account === undefined)
@@ -343,8 +349,8 @@ export async function loadCatalogue(
   store.exec(`PRAGMA cache_size = -${LOAD_CACHE_KB}`);
   try {
     return await store.txAsync(async () => {
-      const index = books.deferTextIndex(store);
-      const bookIndexes = books.deferBookIndexes(store);
+      const index = deferTextIndex(store);
+      const bookIndexes = deferBookIndexes(store);
       const loader = new CatalogueLoader(store, format, opts, index, bookIndexes);
       const reader = records(loader);
       if (Symbol.asyncIterator in reader) for await (const rec of reader) loader.add(rec);
