@@ -158,7 +158,6 @@ const KNOWN_LONG_FILES: Record<string, number> = {
   'sandbox/catalogue/onix.ts': 472,
   'sandbox/fixtures/apply.ts': 458,
   'sandbox/http/pages.ts': 485,
-  'sandbox/http/server.ts': 425,
   'spec/openapi.ts': 421,
 };
 

@@ -3,6 +3,7 @@
 //   service.ts         the service routes (partner, access-control and price comparison APIs)
 //   control-routes.ts  the /_sandbox/ control routes
 //   pages.ts           the reader and cart pages
+// and fault injection in faults.ts.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo, Socket } from 'node:net';
@@ -12,6 +13,7 @@ import type { RequestInfo, SandboxCore } from './core.js';
 import { runWorker } from '../domain/index.js';
 import { boundHostNames, hostName, isLoopback } from './hosts.js';
 import { HttpError, normalizeHeaders, sendError, sendJson, TEST_MODE } from './http.js';
+import { dropAnswer, injectFault, seededRandom, type FaultOptions } from './faults.js';
 import { isPagePath, servePage } from './pages.js';
 import { ensureSeeded } from '../seed.js';
 import { serveApi } from './service.js';
@@ -25,32 +27,6 @@ import type { WorkspaceHost } from '../workspaces/workspaces.js';
 // bundled undici and web streams included, which the embedded sandbox would pay on every run.
 const load = createRequire(import.meta.url);
 const { createServer } = load('node:http') as typeof import('node:http');
-
-interface FaultOptions {
-  /** Probability (0..1) that a request gets one of `kinds`. */
-  rate: number;
-  /**
-   * `reset`: the connection is closed before the request is read (it never arrives); `drop`: the
-   * request is carried out (committed) and its answer dropped, the connection closed instead.
-   */
-  kinds: Array<'503' | '429' | 'reset' | 'drop'>;
-  /** Added to every (non-control) request. */
-  latencyMs?: number;
-  /** Draw faults from this seeded sequence instead of Math.random: the same requests in the same order get the same faults (tests). */
-  seed?: number;
-}
-
-/** A small seeded generator (mulberry32): numbers in [0, 1), the same sequence for the same seed. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface SandboxOptions {
   host?: string;
@@ -271,48 +247,6 @@ function requestHandler(
     if (latency > 0 && !isControl) setTimeout(() => void go(), latency);
     else void go();
   };
-}
-
-/** The request runs as usual, but its answer never leaves: the connection is closed instead (a lost answer). */
-function dropAnswer(req: IncomingMessage, res: ServerResponse, logDrop: () => void): void {
-  const drop = () => {
-    logDrop();
-    req.socket.destroy();
-    return res;
-  };
-  res.writeHead = (() => res) as unknown as ServerResponse['writeHead'];
-  res.write = (() => true) as unknown as ServerResponse['write'];
-  res.end = drop as unknown as ServerResponse['end'];
-}
-
-/** Answer as a failing service would: a reset connection at once, or a 429 or 503 after `latency`. */
-function injectFault(
-  kind: Exclude<FaultOptions['kinds'][number], 'drop'>,
-  latency: number,
-  req: IncomingMessage,
-  res: ServerResponse,
-  logReset: () => void,
-): void {
-  if (kind === 'reset') {
-    logReset();
-    req.socket.destroy();
-    return;
-  }
-  const run = () => {
-    if (kind === '429') {
-      sendJson(
-        res,
-        429,
-        { code: 429, error: true, ...TEST_MODE, message: 'Too many requests; retry after 1 second.' },
-        { 'retry-after': '1' },
-      );
-    } else {
-      sendJson(res, 503, { code: 503, error: true, ...TEST_MODE, message: 'Service temporarily unavailable.' });
-    }
-    req.resume();
-  };
-  if (latency > 0) setTimeout(run, latency);
-  else run();
 }
 
 /** A request to the surface its path names: the control routes, the pages, or the service. */
