@@ -157,7 +157,6 @@ const KNOWN_LONG_FILES: Record<string, number> = {
   'ledger/store.ts': 455,
   'sandbox/catalogue/onix.ts': 472,
   'sandbox/fixtures/apply.ts': 458,
-  'sandbox/http/pages.ts': 485,
   'spec/openapi.ts': 421,
 };
 
