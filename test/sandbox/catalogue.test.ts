@@ -677,6 +677,9 @@ describe("a record's checks: each refusal says what is wrong, and nothing of the
     const s = await csv('isbn13,title,price\n9781770100015,Spaced,9.99\n', { publisher: '  Tidewater Press  ' });
     expect(s).toMatchObject({ added: 1, publishers_created: ['Tidewater Press'] });
     expect(book('9781770100015')!.publisher).toBe('Tidewater Press');
+    expect(store.get('SELECT description FROM publishers WHERE title = ?', 'Tidewater Press')).toEqual({
+      description: 'Loaded from a catalogue file.',
+    });
     const foreign = store.get('SELECT eisbn13 FROM books WHERE publisher_id = 3 LIMIT 1')!.eisbn13 as string;
     const w = await csv(`isbn13,action\n${foreign},withdraw\n`);
     expect(w.refusals.map((r) => r.reason)).toEqual([
