@@ -155,7 +155,6 @@ const KNOWN_LONG_FILES: Record<string, number> = {
   'bulk/job/output-file.ts': 404,
   'commands/book/process.ts': 517,
   'ledger/store.ts': 455,
-  'sandbox/catalogue/onix.ts': 472,
   'sandbox/fixtures/apply.ts': 458,
   'spec/openapi.ts': 421,
 };

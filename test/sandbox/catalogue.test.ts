@@ -9,7 +9,8 @@ import { readCsv } from '../../src/sandbox/catalogue/csv.js';
 import { loadedHashId } from '../../src/sandbox/catalogue/checks.js';
 import { loadCatalogue } from '../../src/sandbox/catalogue/load.js';
 import { CatalogueFileError, StrictRefusal, type LoadOptions } from '../../src/sandbox/catalogue/summary.js';
-import { ONIX_SHORT_TAGS, readOnix } from '../../src/sandbox/catalogue/onix.js';
+import { ONIX_SHORT_TAGS } from '../../src/sandbox/catalogue/onix-tags.js';
+import { readOnix } from '../../src/sandbox/catalogue/onix.js';
 import { ensureSeeded } from '../../src/sandbox/seed.js';
 import { Store } from '../../src/sandbox/db/store.js';
 
