@@ -1,6 +1,5 @@
 // The linter (issue 27, item 6): ESLint with typescript-eslint's type-aware rules over src/
-// (`npm run lint`). Not yet part of `npm test`: findings remain (see stop 35's note on issue 27);
-// it joins `npm test` once they are zero, with a formatter and the whole tree formatted once.
+// (`npm run lint`); test/foundation/lint.e2e.test.ts runs it in `npm test` and fails on any finding.
 //
 // ESLint's and typescript-eslint's recommended rules (recommendedTypeChecked), except the no-unsafe-* family: `any` enters src/ only where JSON is
 // parsed (JSON.parse, the service's answers before src/api/verify.ts checks them, conf's store),
@@ -24,6 +23,24 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/no-unsafe-call': 'off',
+      // Every `any` in src/ carries a `// any: <reason>` comment, and their number is capped by
+      // test/foundation/code-shape.test.ts; the rule would flag the reasoned ones again.
+      '@typescript-eslint/no-explicit-any': 'off',
+      // Control characters in regular expressions are the point where they appear: untrusted text
+      // (answers, file names, header values) is scrubbed of them before it reaches a terminal.
+      'no-control-regex': 'off',
+      // A verb's `run`, a job's `source` and the journal's readers keep the async shape of the
+      // interface they implement, whether or not this implementation awaits.
+      '@typescript-eslint/require-await': 'off',
+      // An AbortSignal's reason and an error kept to be thrown later are `unknown` by type; they are
+      // what was thrown or aborted with, passed on as they are.
+      '@typescript-eslint/only-throw-error': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+      // `{}` in type-level code means "no fields" (a verb with no options, a schema with no properties).
+      '@typescript-eslint/no-empty-object-type': ['error', { allowObjectTypes: 'always' }],
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
       '@typescript-eslint/no-unused-vars': [
         'error',
         {

@@ -52,8 +52,8 @@ export interface IO {
 }
 
 export interface Clock {
-  now(): Date;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  now: () => Date;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export interface Context {
@@ -94,7 +94,7 @@ export interface Context {
   /** A bulk job begins, before its first request: see noticesOnTtyOnly. */
   beginBulkJob(): void;
   /** Write a human notice to stderr (suppressed by --quiet). */
-  info(message: string): void;
+  info: (message: string) => void;
   /** Write a warning to stderr (always shown). */
   warn(message: string): void;
   /**

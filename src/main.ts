@@ -25,13 +25,13 @@ function filterExperimentalWarnings(): void {
   // node:sqlite (the sandbox's storage) is stable enough for us; its ExperimentalWarning is noise.
   // emitWarning(warning, type?) or emitWarning(warning, { type }): both forms are passed on as they came.
   const original = process.emitWarning.bind(process) as (warning: string | Error, ...rest: unknown[]) => void;
-  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+  process.emitWarning = (warning: string | Error, ...rest: unknown[]) => {
     const text = typeof warning === 'string' ? warning : warning?.message;
     const options = rest[0] as string | { type?: string } | undefined;
     const type = typeof options === 'string' ? options : (options?.type ?? (warning as Error | undefined)?.name);
     if (type === 'ExperimentalWarning' && /sqlite/i.test(String(text))) return;
     return original(warning, ...rest);
-  }) as typeof process.emitWarning;
+  };
 }
 
 export async function main(argv: string[], options: MainOptions = {}): Promise<number> {

@@ -22,13 +22,12 @@ export class ApiError extends Error {
   }
 }
 
-/**
+/*
  * What a request came to, for the ledger and the job engine: `done` (a verified answer: the one
  * the interface promises), `failed` (the service refused it, or a read got an answer that is not
  * the promised one), `unknown` (a write whose answer is not the promised one, or was lost: it may
  * have taken effect). ApiResponse.verdict carries it for answers, UnverifiedAnswer for errors.
  */
-type Verdict = 'done' | 'failed' | 'unknown';
 
 /**
  * An answer that is not the one the interface promises (issue 28): a redirect, an empty, HTML or

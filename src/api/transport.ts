@@ -186,14 +186,13 @@ export class HttpTransport implements HttpHandler {
     return new Promise<HttpResponse>((resolve, reject) => {
       if (init.signal.aborted) return reject(init.signal.reason);
       let settled = false;
-      let req: ClientRequest | undefined;
       let connectTimer: NodeJS.Timeout | undefined;
       const fail = (err: unknown) => {
         if (settled) return;
         settled = true;
         clearTimeout(connectTimer);
         init.signal.removeEventListener('abort', onAbort);
-        req?.destroy();
+        req.destroy();
         reject(err);
       };
       const onAbort = () => fail(init.signal.reason);
@@ -238,7 +237,9 @@ export class HttpTransport implements HttpHandler {
           });
         });
       };
-      req = viaHttpProxy ? mod.request(options, onResponse) : mod.request(target, options, onResponse);
+      const req: ClientRequest = viaHttpProxy
+        ? mod.request(options, onResponse)
+        : mod.request(target, options, onResponse);
       // Through an http proxy, a failure to connect is the proxy's.
       let connected = false;
       req.on('error', (err) => fail(viaHttpProxy && !connected ? proxyError(err, route) : err));

@@ -76,8 +76,11 @@ function problemIn(schema: Schema, v: unknown, at: string, depth: number): strin
   }
   if ('const' in schema)
     return v === schema.const ? undefined : `${at}: ${JSON.stringify(v)}, not ${JSON.stringify(schema.const)}`;
-  const types =
-    schema.type === undefined ? [] : Array.isArray(schema.type) ? (schema.type as string[]) : [String(schema.type)];
+  const types = Array.isArray(schema.type)
+    ? (schema.type as string[])
+    : typeof schema.type === 'string'
+      ? [schema.type]
+      : [];
   if (types.length && !types.some((t) => typeOk(t, v))) return `${at}: ${typeName(v)}, not ${types.join(' or ')}`;
   if (typeof v === 'string' && typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(v))
     return `${at}: ${JSON.stringify(v.slice(0, 40))} is not of the documented form`;

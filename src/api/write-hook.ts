@@ -85,8 +85,9 @@ export function settleThrown(ticket: WriteTicket, e: unknown): unknown {
     err?.name === 'TimeoutError';
   // The client's verification (verify.ts) threw: an answer came, but not the interface's.
   const unverified = err?.name === 'UnverifiedAnswer';
+  const detail = (k: string) => (typeof err?.details?.[k] === 'string' ? err.details[k] : undefined);
   const why = unverified
-    ? `the answer was not the interface's (${String(err?.details?.problem ?? `redirected to ${String(err?.details?.location ?? 'no Location')}`)})`
+    ? `the answer was not the interface's (${detail('problem') ?? `redirected to ${detail('location') ?? 'no Location'}`})`
     : String(err?.message ?? e);
   ticket.after({
     status: unknown ? 'unknown' : 'failed',

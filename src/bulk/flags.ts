@@ -68,7 +68,7 @@ export function parseBulkFlags(
   return {
     file,
     flag,
-    results: opts.results !== undefined ? String(opts.results) : undefined,
+    results: typeof opts.results === 'string' ? opts.results : undefined,
     resume: Boolean(opts.resume),
     restart: Boolean(opts.restart),
     concurrency,

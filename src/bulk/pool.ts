@@ -27,9 +27,7 @@ export async function runPool<T>(
 ): Promise<PoolResult> {
   const concurrency = Math.max(1, Math.floor(opts.concurrency));
   const it: Iterator<T> | AsyncIterator<T> =
-    Symbol.asyncIterator in items
-      ? (items as AsyncIterable<T>)[Symbol.asyncIterator]()
-      : (items as Iterable<T>)[Symbol.iterator]();
+    Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : items[Symbol.iterator]();
   let index = 0;
   let started = 0;
   let exhausted = false;

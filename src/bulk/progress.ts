@@ -146,6 +146,7 @@ type Stream = Context['io']['stderr'];
  */
 function guard(stream: Stream, before: () => void, after: (ended: boolean) => void): () => void {
   const own = Object.getOwnPropertyDescriptor(stream, 'write');
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with .call(this)
   const write = stream.write;
   stream.write = function (this: Stream, chunk: unknown, ...rest: unknown[]) {
     const text =

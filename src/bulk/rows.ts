@@ -79,7 +79,7 @@ export async function* csvRows(
     if (e instanceof CliError) throw e;
     // Every error of the parser, not only the codes that start with CSV_ (a quote inside an
     // unquoted field is INVALID_OPENING_QUOTE); the sandbox's catalogue reader does the same.
-    if (e instanceof CsvError) throw csvError(e as CsvProblem, file, opts.flag, last);
+    if (e instanceof CsvError) throw csvError(e, file, opts.flag, last);
     throw inputError(e, file, opts.flag);
   }
   if (!header)

@@ -93,7 +93,9 @@ function strayEntries(keyDir: string): string | undefined {
     found ??= `${path} is ${what}`;
     try {
       fs.rmSync(path, { recursive: true, force: true });
-    } catch {}
+    } catch {
+      /* left for the next start: the cache is off for this one anyway */
+    }
   };
   for (const tag of fs.readdirSync(keyDir, { withFileTypes: true })) {
     const tagDir = `${keyDir}/${tag.name}`;

@@ -61,7 +61,6 @@ export function scopeOf(service: string, account: string): string {
 
 /** One line of text: no control characters, no tabs, trimmed to MAX_DESCRIPTION characters. */
 function clean(s: string): string {
-  // eslint-disable-next-line no-control-regex
   const one = s
     .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
     .replace(/\s+/g, ' ')
@@ -176,13 +175,7 @@ export class IdCollector {
       this.add(
         'order',
         id,
-        joined(
-          date,
-          total === undefined || (total !== null && typeof total === 'object')
-            ? undefined
-            : String(total as string | number | boolean | null),
-          buyer,
-        ),
+        joined(date, typeof total === 'number' || typeof total === 'string' ? String(total) : undefined, buyer),
       );
     }
     if (id && str(o.purchase_date) && isRec(o.book)) {

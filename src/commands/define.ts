@@ -130,7 +130,7 @@ export function handles<const V extends Omit<VerbDecl, 'load' | 'handle'>>(
   decl: V,
   handle: (input: VerbInput<V>) => void,
 ): V & { readonly handle: (input: VerbInput<VerbDecl>) => void } {
-  return { ...decl, handle: handle as (input: VerbInput<VerbDecl>) => void };
+  return { ...decl, handle: handle };
 }
 
 /** Declare a group of commands (`book`, `sandbox clock`). */

@@ -19,7 +19,7 @@ export async function openUrl(ctx: Context, url: string): Promise<boolean> {
   return new Promise((resolve) => {
     let child;
     try {
-      child = spawn(cmd, args, { stdio: 'ignore', detached: true, env: ctx.io.env as NodeJS.ProcessEnv });
+      child = spawn(cmd, args, { stdio: 'ignore', detached: true, env: ctx.io.env });
     } catch {
       ctx.warn(`could not start ${cmd}; open the URL yourself.`);
       return resolve(false);

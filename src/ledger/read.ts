@@ -173,7 +173,10 @@ export function subjectOf(w: Write): string {
   const i = w.ids;
   const parts: string[] = [];
   const add = (label: string, v: unknown) => {
-    if (v !== undefined && v !== null && v !== '') parts.push(`${label} ${Array.isArray(v) ? v.join(',') : String(v)}`);
+    if (v !== undefined && v !== null && v !== '')
+      parts.push(
+        `${label} ${Array.isArray(v) ? v.join(',') : typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v)}`,
+      );
   };
   add('user', i.username ?? i.email ?? w.returned?.username);
   if (i.username && i.email) add('email', i.email);

@@ -21,7 +21,7 @@ import { constants } from 'node:fs';
 import { hash } from 'node:crypto';
 import { join } from 'node:path';
 import { createNewSync, privateDirSync, readTextSync, writeFileAtomicSync } from '../util/fs-safe.js';
-import { CliError, errorCode, ExitCode } from '../errors.js';
+import { CliError, errorCode, ExitCode, messageOf } from '../errors.js';
 import { stateDir } from '../config/paths.js';
 
 export const LEDGER_FILE = 'ledger.ndjson';
@@ -59,7 +59,7 @@ export const ledgerDir = stateDir;
 
 function refused(path: string, why: string, e?: unknown): CliError {
   return new CliError(
-    `The ledger ${path} ${why}${e ? ` (${errorCode(e) ?? String(e)})` : ''}. Nothing was sent. ` +
+    `The ledger ${path} ${why}${e ? ` (${errorCode(e) ?? messageOf(e)})` : ''}. Nothing was sent. ` +
       'Fix it, point BOOKDIST_STATE_DIR at a private directory, or turn the ledger off for this command with --no-ledger (BOOKDIST_LEDGER=off).',
     ExitCode.USAGE,
     { file: path },

@@ -107,17 +107,13 @@ export function flatCell(v: unknown): unknown {
 const escapePart = (s: string) => s.replace(/[\\;,=]/g, (c) => '\\' + c);
 
 function objectCell(o: unknown): string {
-  if (!isPlain(o))
-    return escapePart(o === null || o === undefined ? '' : Array.isArray(o) ? JSON.stringify(o) : String(o));
+  if (!isPlain(o)) return escapePart(cellText(o));
   const pairs: string[] = [];
   const visit = (x: Record<string, unknown>, prefix: string) => {
     for (const [k, val] of Object.entries(x)) {
       const key = prefix ? `${prefix}.${k}` : k;
       if (isPlain(val) && Object.keys(val).length) visit(val, key);
-      else
-        pairs.push(
-          `${escapePart(key)}=${escapePart(val === null || val === undefined ? '' : typeof val === 'object' ? JSON.stringify(val) : String(val))}`,
-        );
+      else pairs.push(`${escapePart(key)}=${escapePart(cellText(val))}`);
     }
   };
   visit(o, '');
@@ -210,10 +206,22 @@ export function fieldPaths(records: unknown[]): string[] {
   return [...seen];
 }
 
+/** The text of a value in a cell or a line: a scalar as itself, an object or array as its JSON (never "[object Object]"), nothing for null and undefined. */
 export function cellText(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'object') return JSON.stringify(v);
-  return String(v);
+  switch (typeof v) {
+    case 'string':
+      return v;
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return String(v);
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return '';
+    default:
+      return v === null ? '' : JSON.stringify(v);
+  }
 }
 
 export function csvCell(v: unknown): string {

@@ -168,7 +168,7 @@ async function printQuery(ctx: Context, doc: unknown): Promise<void> {
   }
   const rows = list.map((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : { value: v }));
   if (fmt === 'table') await table(ctx, rows);
-  else writeDelimited(ctx, fmt as 'csv' | 'tsv', rows, columnsOf(rows.map((r) => flatten(r))));
+  else writeDelimited(ctx, fmt, rows, columnsOf(rows.map((r) => flatten(r))));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ let tick = 0;
 // The library does not export its node types: a node is read here only for its type and name.
 type Node = { type?: string; name?: string } | null | undefined;
 const proto = Object.getPrototypeOf(TreeInterpreter) as { visit(node: Node, value: unknown): unknown };
+// eslint-disable-next-line @typescript-eslint/unbound-method -- called with .call(this) in the wrapper below
 const visit = proto.visit;
 proto.visit = function (this: unknown, node: Node, value: unknown): unknown {
   if (--budget < 0) throw new QueryTooBig('steps');

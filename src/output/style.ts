@@ -8,12 +8,12 @@ export interface Style {
   width: number;
   /** An ASCII-only terminal (non-UTF-8 locale or BOOKDIST_ASCII=1): no `…`, no block characters. */
   ascii: boolean;
-  bold(s: string): string;
-  dim(s: string): string;
-  green(s: string): string;
-  red(s: string): string;
-  yellow(s: string): string;
-  cyan(s: string): string;
+  bold: (s: string) => string;
+  dim: (s: string) => string;
+  green: (s: string) => string;
+  red: (s: string) => string;
+  yellow: (s: string) => string;
+  cyan: (s: string) => string;
 }
 
 /** The format of this run: -o, else --json, else the command's default, else table on a terminal and TSV piped. */

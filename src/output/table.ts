@@ -9,7 +9,6 @@ import { cutToWidth, ellipsisFor, escapeKeepingStyle, padToWidth, textWidth, wra
 
 /** Text without ANSI colour codes (for width computations). */
 function visible(s: string): string {
-  // eslint-disable-next-line no-control-regex
   return s.replace(/\x1b\[[0-9;]*m/g, '');
 }
 
@@ -17,7 +16,7 @@ function visible(s: string): string {
 const ID_KEY =
   /(^|[._])(id|ids|hash_id|username|isbn\d*|eisbn\d*|parent_isbn|sku|code|codes|order_number|purchase_id|book_id|input|name|path|url|file|key_file)$/i;
 /** Values that are numbers, dates or flags: short, and useless when cut. */
-const SCALAR = /^(-?\d+([.,:\/-]\d+)*|true|false|yes|no|-|\d{4}-\d\d-\d\d([ T][\d:.]+Z?)?)?$/i;
+const SCALAR = /^(-?\d+([.,:/-]\d+)*|true|false|yes|no|-|\d{4}-\d\d-\d\d([ T][\d:.]+Z?)?)?$/i;
 
 /** Is a column an identifier (never cut), given its key and the values it holds? */
 function isIdentifierColumn(key: string, values: string[]): boolean {

@@ -15,7 +15,6 @@ let segmenter: Intl.Segmenter | undefined;
 /** Printable ASCII (and nothing else): one column per character. */
 // Stryker disable next-line Regex: accepted, `*` → one character measures ASCII the same through string-width, only loading it (test/output/lazy.test.ts, e2e); the line's other Regex mutants are killed by test/output/text.test.ts
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-// eslint-disable-next-line no-control-regex
 const SGR = /\x1b\[[0-9;]*m/g;
 
 /** Is the width library needed for any of these texts? */
@@ -87,10 +86,9 @@ export function ellipsisFor(ascii: boolean): string {
  * Characters that must never reach a terminal from data: C0 controls, DEL, C1 controls, the
  * bidirectional overrides and isolates, line and paragraph separators, and lone surrogates.
  */
-// eslint-disable-next-line no-control-regex
+
 const CONTROL =
   /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-// eslint-disable-next-line no-control-regex
 const CONTROL_TEST = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]/;
 
 function escapeOne(ch: string): string {
@@ -117,7 +115,6 @@ function escapeLines(s: string, keepLines: boolean): string {
  * green, yellow, cyan, default colour). Any other SGR (hidden text `ESC[8m`, blink, 256 colours...)
  * never comes from bookdist.
  */
-// eslint-disable-next-line no-control-regex
 const OWN_SGR = /(\x1b\[(?:1|2|22|31|32|33|36|39)m)/;
 
 /**

@@ -111,7 +111,7 @@ export function credentials(store: Store): SandboxCredentials {
 }
 
 export function clockInfo(store: Store): { now: string; offset_ms: number } {
-  return { now: isoTime(store.now())!, offset_ms: store.clockOffset() };
+  return { now: isoTime(store.now()), offset_ms: store.clockOffset() };
 }
 
 export function advanceClock(store: Store, ms: number): { now: string; offset_ms: number } {
@@ -188,7 +188,7 @@ export function listOutbox(store: Store, to?: string): OutboxMail[] {
       subject: r.subject,
       body: r.body,
       kind: r.kind,
-      created_at: isoTime(r.created_at)!,
+      created_at: isoTime(r.created_at),
     }))
     .filter((m) => !want || m.to.some((t) => t.toLowerCase() === want));
 }

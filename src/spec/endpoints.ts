@@ -132,7 +132,7 @@ const USERNAME = { format: 'username' } as const;
 const HASH_ID = { format: 'hash_id' } as const;
 
 // Response members (JSON Schema). `ref('Book')` names a resource of src/spec/schemas.ts.
-const ref = <const N extends keyof Schemas & string>(name: N) => ({ $ref: name });
+const ref = <const N extends keyof Schemas>(name: N) => ({ $ref: name });
 const STR = { type: 'string' } as const;
 const INT = { type: 'integer' } as const;
 const BOOL = { type: 'boolean' } as const;

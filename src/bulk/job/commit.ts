@@ -60,6 +60,7 @@ export class FileCommitter<R extends Record<string, unknown>> implements Committ
     while (this.queue.length) {
       const group = this.queue.splice(0);
       try {
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- the error the write failed with, thrown again as it was
         if (this.s.writeError) throw this.s.writeError;
         await this.write(group);
         for (const g of group) g.resolve();

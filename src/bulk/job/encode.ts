@@ -119,7 +119,7 @@ export async function countRows(fmt: FileFormat, chunks: AsyncIterable<Buffer>):
   let atStart = true;
   for await (const chunk of chunks) {
     for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i]!;
+      const b = chunk[i];
       if (fmt === 'csv') {
         if (quoted) {
           if (quoteSeen) {

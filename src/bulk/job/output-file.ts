@@ -349,7 +349,13 @@ class Files implements JobFiles {
     this.created = [];
     if (this.takenOver) {
       const fh = await this.fs.openExisting(this.takenOver, 'readwrite').catch(() => undefined);
-      await fh?.truncate(0).finally(() => fh.close());
+      if (fh) {
+        try {
+          await fh.truncate(0);
+        } finally {
+          await fh.close();
+        }
+      }
     }
   }
 }

@@ -137,7 +137,7 @@ export interface JobSpec<I, R extends Record<string, unknown>> {
    */
   stdoutResumeHint?(stats: JobStats): { command: string; note?: string } | undefined;
   /** Asked once the job is validated, before the first request (e.g. revoke's confirmation). */
-  confirm?(): Promise<void>;
+  confirm?: () => Promise<void>;
   /** Said after the summary when rows were invalid (default: fix them and run them again). */
   invalidHint?: string;
   /**
@@ -246,7 +246,7 @@ export function newJobState<I, R extends Record<string, unknown>>(spec: JobSpec<
     ctx,
     started: Date.now(),
     jobId: '',
-    weight: spec.weight ?? ((items: I[]) => items.length),
+    weight: (items: I[]) => (spec.weight ? spec.weight(items) : items.length),
     stop,
     signal: AbortSignal.any([ctx.signal, stop.signal]),
     earlier: 0,

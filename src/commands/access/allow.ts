@@ -13,6 +13,7 @@ import type { Answer, Payload } from '../../spec/contract.js';
 import { parseBulkFlags, type BulkFlags } from '../../bulk/flags.js';
 import type { Command } from 'commander';
 import { jobCommand } from '../given.js';
+import { cellText as t } from '../../output/format.js';
 
 /**
  * One access request through the client's retry policy (applied once: never repeated here). A
@@ -99,7 +100,7 @@ export async function run(o: Options, ctx: Context): Promise<number | void> {
   const api = await ctx.api();
   const body = await sendOne(api, ctx, 'allow', o.payload);
   const p = o.payload;
-  const done = String(recOf(body).message ?? 'Access granted.').replace(/\.?$/, '.');
+  const done = t(recOf(body).message ?? 'Access granted.').replace(/\.?$/, '.');
   await emitMessage(
     ctx,
     body,

@@ -7,6 +7,7 @@ import * as v from '../../validate/index.js';
 import { emitMessage, recOf } from '../../output/index.js';
 import { confirm } from '../confirm.js';
 import { parseCsvMode, sendOne, type CsvMode } from './allow.js';
+import { cellText as t } from '../../output/format.js';
 
 export type Options = CsvMode | { mode: 'one'; payload: { hash_id: string; username: string } };
 
@@ -31,6 +32,6 @@ export async function run(o: Options, ctx: Context): Promise<number | void> {
   await confirm(ctx, `Revoke the access of user ${o.payload.username} to book ${o.payload.hash_id}?`);
   const api = await ctx.api();
   const body = await sendOne(api, ctx, 'revoke', o.payload);
-  const done = String(recOf(body).message ?? 'Access revoked.').replace(/\.?$/, '.');
+  const done = t(recOf(body).message ?? 'Access revoked.').replace(/\.?$/, '.');
   await emitMessage(ctx, body, `${done} User ${o.payload.username}, book ${o.payload.hash_id}.`);
 }

@@ -32,6 +32,7 @@ import {
   type Plan,
   type RosterEntry,
 } from './parts/plan.js';
+import { cellText as t } from '../../output/format.js';
 
 export interface Options extends BulkFlags {
   hashId: string;
@@ -58,7 +59,7 @@ const TABLE_COLUMNS: Column[] = [
   { key: 'action', label: 'ACTION', id: true },
   { key: 'status', label: 'STATUS', id: true },
   // A row without a username (an unknown e-mail address) shows its address.
-  { key: 'username', label: 'USER', id: true, format: (v, r) => String(v || r.email || '') },
+  { key: 'username', label: 'USER', id: true, format: (v, r) => t(v || r.email) },
   { key: 'email', label: 'EMAIL', optional: true, dropEmpty: true },
   { key: 'message', label: 'MESSAGE', min: 16, want: 24 },
 ];
@@ -335,7 +336,7 @@ async function dryRun(o: Options, ctx: Context): Promise<number> {
       columns: [
         { key: 'action', label: 'ACTION', id: true },
         // A row without a username (an unknown e-mail address) shows its address.
-        { key: 'username', label: 'USER', id: true, format: (v, r) => String(v ?? r.email ?? '') },
+        { key: 'username', label: 'USER', id: true, format: (v, r) => t(v ?? r.email) },
         { key: 'email', label: 'EMAIL', optional: true, dropEmpty: true },
         { key: 'why', label: 'WHY', min: 16, want: 34 },
       ],

@@ -314,10 +314,15 @@ class ProcessJob {
       if (s?.is_queued && s.is_held === true)
         this.noteHeld(p.item.hash_id, typeof s.held_reason === 'string' ? s.held_reason : 'held in the queue');
       if (!(s?.is_processed && !s.is_queued)) return;
-      const r = this.row(p.item, 'processed', s.processed_date ? `processed ${s.processed_date}` : 'processed', {
-        title: b.title,
-        processed_date: typeof s.processed_date === 'string' ? s.processed_date : null,
-      });
+      const r = this.row(
+        p.item,
+        'processed',
+        typeof s.processed_date === 'string' && s.processed_date ? `processed ${s.processed_date}` : 'processed',
+        {
+          title: b.title,
+          processed_date: typeof s.processed_date === 'string' ? s.processed_date : null,
+        },
+      );
       this.say(r);
       results.push({ of: p, row: r });
     };

@@ -12,7 +12,7 @@ import type { VerbInput } from '../define.js';
 import type { generate } from './generate.cmd.js';
 import { usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
-import { runJob, type FileFormat, type JobSpec } from '../../bulk/engine.js';
+import { runJob, type JobSpec } from '../../bulk/engine.js';
 import { jobCommand } from '../given.js';
 import { generateBatch, type CodeRow } from './parts/batch.js';
 import { CodeSet } from './parts/code-set.js';
@@ -164,7 +164,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
           path: resolve(ctx.io.cwd, o.out),
           flag: '--out',
           display: o.out,
-          format: (o.format === 'table' ? 'csv' : o.format) as FileFormat,
+          format: o.format === 'table' ? 'csv' : o.format,
         }
       : undefined,
     fileFlag: '--out',

@@ -86,14 +86,14 @@ async function show(ctx: Context, o: Options, res: ApiResponse, body: boolean): 
   if (body) await emit(ctx, res.body);
 }
 
-/** A GET's fields as query values: scalars as given, anything else as the client writes it in a URL (String). */
+/** A GET's fields as query values: scalars as given, an object or array as its JSON (never "[object Object]"). */
 function queryOf(payload: Record<string, unknown> = {}): Record<string, string | number | boolean | null | undefined> {
   return Object.fromEntries(
     Object.entries(payload).map(([k, v]) => [
       k,
       v === undefined || v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
         ? v
-        : String(v),
+        : JSON.stringify(v),
     ]),
   );
 }

@@ -7,6 +7,7 @@ import { createNewSync } from '../../util/fs-safe.js';
 import type { VerbInput } from '../define.js';
 import type { exportCmd } from './export.cmd.js';
 import { filterOf, readLedger, recordOf, select } from './parts/common.js';
+import { cellText } from '../../output/format.js';
 
 const COLUMNS = [
   'id',
@@ -41,7 +42,7 @@ const COLUMNS = [
 
 function csvCell(v: unknown): string {
   if (v === undefined || v === null) return '';
-  const s = Array.isArray(v) ? v.join(' ') : String(v);
+  const s = Array.isArray(v) ? v.join(' ') : cellText(v);
   // A cell that a spreadsheet would run as a formula is quoted with a leading apostrophe.
   const safe = /^[=+\-@\t\r]/.test(s) && !/^-?\d/.test(s) ? `'${s}` : s;
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;

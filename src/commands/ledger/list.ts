@@ -4,6 +4,7 @@ import { subjectOf } from '../../ledger/read.js';
 import type { VerbInput } from '../define.js';
 import type { list } from './list.cmd.js';
 import { filterOf, readLedger, recordOf, select } from './parts/common.js';
+import { cellText as t } from '../../output/format.js';
 
 export async function run({ opts }: VerbInput<typeof list>, ctx: Context): Promise<void> {
   const f = filterOf(opts, ctx);
@@ -21,7 +22,7 @@ export async function run({ opts }: VerbInput<typeof list>, ctx: Context): Promi
         key: 'status',
         label: 'STATUS',
         id: true,
-        format: (v, r) => (r.settled ? `${String(v)} (${String(r.settled)})` : String(v)),
+        format: (v, r) => (r.settled ? `${t(v)} (${t(r.settled)})` : t(v)),
       },
       { key: 'subject', label: 'SUBJECT', min: 16 },
     ],

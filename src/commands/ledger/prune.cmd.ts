@@ -1,6 +1,6 @@
 // The declaration of what ./prune.ts runs: data only, so that the command tree loads none
 // of the run; ./index.ts ties it to its run.
-import { option, options, verb } from '../define.js';
+import { option, verb } from '../define.js';
 
 export const prune = verb({
   name: 'prune',

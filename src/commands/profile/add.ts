@@ -82,8 +82,8 @@ export async function parse({ opts: o }: VerbInput<typeof add>, ctx: Context): P
 
 /** A CA bundle must be readable and hold a PEM certificate; stored as an absolute path. */
 async function checkCaFile(file: string): Promise<string> {
-  const { resolve } = await import('node:path');
-  const path = resolve(file);
+  const nodePath = await import('node:path');
+  const path = nodePath.resolve(file);
   let pem: string;
   try {
     pem = await readBounded(path);

@@ -43,8 +43,8 @@ const LISTED = 20;
 const PART_BYTES = 1024 * 1024;
 
 export async function run(o: Options, ctx: Context): Promise<number> {
-  const { resolve } = await import('node:path');
-  const path = resolve(ctx.io.cwd, o.file);
+  const nodePath = await import('node:path');
+  const path = nodePath.resolve(ctx.io.cwd, o.file);
   const size = await fileSize(o.file, path);
   const { CatalogueFileError, StrictRefusal } = await import('../../sandbox/catalogue/index.js');
   const { createProgress } = await import('../../bulk/progress.js');

@@ -8,10 +8,11 @@ import { quoteValue } from '../../util/quote.js';
 import type { VerbInput } from '../define.js';
 import type { clockAdvance, clockShow } from './clock.cmd.js';
 import { controlCall, domainCall, openStore, strip } from './parts/common.js';
+import { cellText as t } from '../../output/format.js';
 
 const view = {
   card: (d: Rec, s: Style) =>
-    `${s.bold('Sandbox now')}  ${d.now}\n${s.bold('Offset')}       ${Math.round(Number(d.offset_ms) / 1000)}s ahead of real time`,
+    `${s.bold('Sandbox now')}  ${t(d.now)}\n${s.bold('Offset')}       ${Math.round(Number(d.offset_ms) / 1000)}s ahead of real time`,
 };
 
 export const advance = {

@@ -5,6 +5,7 @@ import { emit, recOf } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
 import type { credentials } from './credentials.cmd.js';
 import { openStore } from './parts/common.js';
+import { cellText as t } from '../../output/format.js';
 
 export function parse({ opts }: VerbInput<typeof credentials>) {
   return { db: opts.db };
@@ -14,11 +15,11 @@ export async function run(o: { db?: string }, ctx: Context): Promise<void> {
   const store = await openStore(ctx, o.db);
   const { credentials } = await import('../../sandbox/control.js');
   const c = credentials(store);
-  const { resolve } = await import('node:path');
+  const nodePath = await import('node:path');
   // Absolute paths, whatever --db was (`--db ./ci.db`): a script may use them from any directory.
   const acct = (a: typeof c.partner) => ({
     username: a.username,
-    key_file: resolve(ctx.io.cwd, a.key_file),
+    key_file: nodePath.resolve(ctx.io.cwd, a.key_file),
     public_key: a.public_key,
     shared_key: a.shared_key,
   });
@@ -26,7 +27,7 @@ export async function run(o: { db?: string }, ctx: Context): Promise<void> {
   const { tlsCaPath } = await import('../../sandbox/http/tls.js');
   const { existsSync } = await import('node:fs');
   const ca = tlsCaPath(store.path);
-  const tls_ca_file = ca && existsSync(resolve(ctx.io.cwd, ca)) ? resolve(ctx.io.cwd, ca) : null;
+  const tls_ca_file = ca && existsSync(nodePath.resolve(ctx.io.cwd, ca)) ? nodePath.resolve(ctx.io.cwd, ca) : null;
   const data = {
     partner: acct(c.partner),
     limited: acct(c.limited),
@@ -62,11 +63,11 @@ export async function run(o: { db?: string }, ctx: Context): Promise<void> {
           ['Operator token', d.operator_token],
           [
             'Control secret',
-            `${d.control_secret}  (header X-Sandbox-Secret of the /_sandbox/ routes; $BOOKDIST_SANDBOX_SECRET for --url)`,
+            `${t(d.control_secret)}  (header X-Sandbox-Secret of the /_sandbox/ routes; $BOOKDIST_SANDBOX_SECRET for --url)`,
           ],
           [
             'TLS CA file',
-            `${d.tls_ca_file ?? '(none yet: `bookdist sandbox serve --tls` makes it)'}  (trust it: --ca-file or BOOKDIST_CA_FILE)`,
+            `${t(d.tls_ca_file ?? '(none yet: `bookdist sandbox serve --tls` makes it)')}  (trust it: --ca-file or BOOKDIST_CA_FILE)`,
           ],
         ]),
         s.dim('Public keys: --json. These are secrets of a local test service only.'),

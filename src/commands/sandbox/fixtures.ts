@@ -6,6 +6,7 @@ import { emit } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
 import type { fixturesApply } from './fixtures.cmd.js';
 import { controlCall, openStore, strip } from './parts/common.js';
+import { cellText as t } from '../../output/format.js';
 
 interface Options {
   file: string;
@@ -37,21 +38,19 @@ async function readFixture(file: string): Promise<unknown> {
   }
   const yaml = await import('yaml');
   // The bundle may hand the CommonJS build over as a default export.
-  const parseYaml = (yaml.parse ?? (yaml as unknown as { default: typeof yaml }).default.parse) as typeof yaml.parse;
+  const parseYaml = yaml.parse ?? (yaml as unknown as { default: typeof yaml }).default.parse;
   try {
     return parseYaml(text, { maxAliasCount: 100 });
   } catch (e) {
     if (!(e instanceof Error) || !/YAML|Parse|Nested|Implicit|Map keys|alias/i.test(e.name + e.message)) throw e;
-    throw usageError(
-      `${file} is not valid ${yamlName ? 'YAML' : 'JSON or YAML'}: ${(e as Error).message.split('\n')[0]}`,
-    );
+    throw usageError(`${file} is not valid ${yamlName ? 'YAML' : 'JSON or YAML'}: ${e.message.split('\n')[0]}`);
   }
 }
 
 export async function run(o: Options, ctx: Context): Promise<void> {
   const doc = await readFixture(o.file);
-  const { dirname, resolve } = await import('node:path');
-  const baseDir = dirname(resolve(o.file));
+  const nodePath = await import('node:path');
+  const baseDir = nodePath.dirname(nodePath.resolve(o.file));
   let out: Record<string, unknown>;
   if (o.url) {
     out = strip(
@@ -84,7 +83,7 @@ export async function run(o: Options, ctx: Context): Promise<void> {
   const applied = Number(out.applied);
   const remembered = Number(out.remembered);
   ctx.info(
-    `${out.fixture ? `Fixture "${out.fixture}": ` : ''}${applied} step${applied === 1 ? '' : 's'} applied` +
+    `${out.fixture ? `Fixture "${t(out.fixture)}": ` : ''}${applied} step${applied === 1 ? '' : 's'} applied` +
       (remembered ? `, ${remembered} remembered from an earlier apply (nothing made twice)` : '') +
       `; --json shows what each returned (${steps.length} in all).`,
   );

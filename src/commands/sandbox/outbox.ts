@@ -4,6 +4,7 @@ import { emit } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
 import type { outbox } from './outbox.cmd.js';
 import { controlCall, openStore } from './parts/common.js';
+import { cellText as t } from '../../output/format.js';
 
 export function parse({ opts }: VerbInput<typeof outbox>) {
   return { to: opts.to, db: opts.db, url: opts.url };
@@ -33,7 +34,7 @@ export async function run(o: { to?: string; db?: string; url?: string }, ctx: Co
         { key: 'id' },
         { key: 'created_at' },
         { key: 'kind' },
-        { key: 'to', format: (v) => (Array.isArray(v) ? v.join(', ') : String(v ?? '')) },
+        { key: 'to', format: (v) => (Array.isArray(v) ? v.join(', ') : t(v)) },
         { key: 'subject' },
       ],
       empty: 'The outbox is empty.',

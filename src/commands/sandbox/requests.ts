@@ -38,7 +38,7 @@ async function sourceOf(ctx: Context, w: Where): Promise<Source> {
         if (f.afterId !== undefined) q.set('after_id', String(f.afterId));
         for (const b of f.body ?? []) q.append('body', b);
         if (limit !== undefined) q.set('limit', String(limit));
-        const out = await client.call('GET', `/_sandbox/requests?${q}`);
+        const out = await client.call('GET', `/_sandbox/requests?${q.toString()}`);
         return { total: Number(out.total), last_id: Number(out.last_id), requests: out.requests as JournalEntry[] };
       },
       async get(id) {
@@ -195,7 +195,7 @@ export const show = {
         `No request ${o.id} in the journal (it may have been dropped as the oldest, or cleared).`,
         ExitCode.NOT_FOUND,
       );
-    await emit(ctx, { request: e }, { card: card as (r: Rec, s: Style) => string });
+    await emit(ctx, { request: e }, { card: card });
   },
 };
 
@@ -268,7 +268,7 @@ export const verify = {
       ? { kind: 'count', n: 0 }
       : opts.count !== undefined
         ? { kind: 'count', n: n('count', opts.count) }
-        : { kind: 'at-least', n: n('at-least', opts.atLeast!) };
+        : { kind: 'at-least', n: n('at-least', opts.atLeast ?? '') };
     const filter = filterOf(filterOpts(opts));
     if (!filter.method && !filter.path)
       throw usageError(

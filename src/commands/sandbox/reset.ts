@@ -36,7 +36,7 @@ export async function run(o: Options, ctx: Context): Promise<void> {
         if (peek.hasTable('books') && peek.all('PRAGMA table_info(books)').some((c) => c.name === 'loaded_at'))
           loaded = books.countLoaded(peek);
       } finally {
-        peek.close();
+        await peek.close();
       }
   }
   const titles = `${loaded} title${loaded === 1 ? '' : 's'} loaded from catalogue files`;

@@ -5,6 +5,7 @@ import { emit, type Rec } from '../../output/index.js';
 import type { VerbInput } from '../define.js';
 import type { snapshotDiff, snapshotList, snapshotLoad, snapshotRm, snapshotSave } from './snapshot.cmd.js';
 import { controlCall, dbPathOf, domainCall, openStore, strip } from './parts/common.js';
+import { cellText as t } from '../../output/format.js';
 
 interface Where {
   db?: string;
@@ -47,7 +48,7 @@ export const save = {
     const out = await act(ctx, o, 'POST', '/_sandbox/snapshots/save', { name: o.name }, (s) =>
       s.saveSnapshot(store!, o.name),
     );
-    await emit(ctx, { snapshot: out, message: `Saved snapshot "${o.name}" (${out.bytes} bytes).` });
+    await emit(ctx, { snapshot: out, message: `Saved snapshot "${o.name}" (${t(out.bytes)} bytes).` });
   },
 };
 
@@ -89,14 +90,14 @@ export const list = {
 export const diff = {
   parse: ({ args, opts }: VerbInput<typeof snapshotDiff>) => ({
     a: args.a,
-    b: args.b as string | undefined,
+    b: args.b,
     db: opts.db,
     url: opts.url,
   }),
   async run(o: Where & { a: string; b?: string }, ctx: Context) {
     const path = o.url ? '' : await dbPathOf(ctx, o.db);
     const q = new URLSearchParams({ a: o.a, ...(o.b ? { b: o.b } : {}) });
-    const out = await act(ctx, o, 'GET', `/_sandbox/snapshots/diff?${q}`, undefined, (s) =>
+    const out = await act(ctx, o, 'GET', `/_sandbox/snapshots/diff?${q.toString()}`, undefined, (s) =>
       s.diffSnapshots(path, o.a, o.b),
     );
     const ids = (v: unknown) => (Array.isArray(v) && v.length ? v.join(',') : '');

@@ -7,6 +7,7 @@ import { kv, when } from '../render.js';
 import type { VerbInput } from '../define.js';
 import type { usage } from './usage.cmd.js';
 import { controlCall, domainCall, openStore, strip } from './parts/common.js';
+import { cellText as t } from '../../output/format.js';
 
 interface Options {
   username: string;
@@ -59,7 +60,7 @@ export async function run(o: Options, ctx: Context): Promise<void> {
       return kv(s, [
         ['User', d.username],
         ['Book', d.hash_id],
-        ['Pages viewed', `${d.pages_viewed ?? 0}${pages}${share}`],
+        ['Pages viewed', `${t(d.pages_viewed ?? 0)}${pages}${share}`],
         ['Pages printed', d.pages_printed ?? 0],
         ['First access', when(d.first_access) || 'never'],
       ]);

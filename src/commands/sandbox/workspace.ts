@@ -8,6 +8,7 @@ import type { VerbInput } from '../define.js';
 import { kv } from '../render.js';
 import type { workspaceCreate, workspaceList, workspaceRm } from './workspace.cmd.js';
 import { controlCall, strip } from './parts/common.js';
+import { cellText as t } from '../../output/format.js';
 
 interface Where {
   db?: string;
@@ -27,7 +28,7 @@ function target(o: Where): { url: string; db?: string } {
 export const create = {
   parse: ({ args, opts }: VerbInput<typeof workspaceCreate>) => ({
     name: args.name,
-    from: opts.from as string | undefined,
+    from: opts.from,
     db: opts.db,
     url: opts.url,
   }),
@@ -45,7 +46,7 @@ export const create = {
         const p = recOf(c.partner);
         const l = recOf(c.limited);
         return [
-          `Workspace ${w.name} (from ${w.from ?? 'the seed'}) serves at ${w.url}`,
+          `Workspace ${t(w.name)} (from ${t(w.from ?? 'the seed')}) serves at ${t(w.url)}`,
           kv(s, [
             ['base URL', String(w.url)],
             ['partner', String(p.username)],
@@ -71,7 +72,7 @@ export const list = {
         { key: 'name', id: true },
         { key: 'url' },
         { key: 'created' },
-        { key: 'from', format: (v) => (v == null ? '(seed)' : String(v)) },
+        { key: 'from', format: (v) => (v == null ? '(seed)' : t(v)) },
       ],
       empty: 'No workspaces; `bookdist sandbox workspace create NAME --url <the sandbox>` makes one.',
     });

@@ -29,7 +29,7 @@ export async function detectFormat(path: string): Promise<CatalogueFormat> {
 
 interface StreamLoadOptions extends LoadOptions {
   /** Called after each record: records read so far. */
-  onRecord?(records: number): void;
+  onRecord?: (records: number) => void;
 }
 
 export interface FileLoadOptions extends StreamLoadOptions {

@@ -263,7 +263,7 @@ export class CatalogueLoader {
     if (Object.keys(changed).length || existing.is_active !== 1) {
       if (changed.title !== undefined || changed.author !== undefined)
         this.textIndex?.changing(existing.id, existing.title, existing.author);
-      books.updateBook(this.store, existing.id, changed as Partial<books.BookFields>);
+      books.updateBook(this.store, existing.id, changed);
     }
     if (rec.prices.length) this.reconcilePrices(existing.id, v.prices);
     this.summary.updated++;

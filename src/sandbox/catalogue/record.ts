@@ -42,7 +42,7 @@ export interface CatalogueRecord {
    * What the edition is: `digital` (loaded), or why it is not a book the sandbox sells
    * (`print edition`, `audio edition`, `product form XX`): skipped and counted by that reason.
    */
-  kind: 'digital' | string;
+  kind: string;
   /** False for an announcement of a title not yet published (ONIX NotificationType 01/02). */
   published: boolean;
   /** What the record holds that the sandbox's book cannot hold: counted in the summary. */

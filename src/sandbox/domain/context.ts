@@ -44,6 +44,6 @@ export function handlerCtx(store: Store, input: HandlerInput, now = store.now())
 /** A handler's answer in one shape: `{ status?, body }` (a handler may return its body alone). */
 export function resultOf<B>(out: HandlerResult<B> | B): HandlerResult<B> {
   return typeof out === 'object' && out !== null && 'body' in out && typeof out.body === 'object' && out.body !== null
-    ? (out as HandlerResult<B>)
+    ? out
     : { body: out as B };
 }

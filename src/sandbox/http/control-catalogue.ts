@@ -135,6 +135,7 @@ async function* partsOf(load: RemoteLoad): AsyncGenerator<Buffer> {
       part.taken();
       continue;
     }
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the load's own error, thrown again as it was
     if (load.failed) throw load.failed;
     if (load.ended) return;
     await new Promise<void>((resolve) => (load.wake = resolve));

@@ -37,9 +37,9 @@ export function dropAnswer(req: IncomingMessage, res: ServerResponse, logDrop: (
     req.socket.destroy();
     return res;
   };
-  res.writeHead = (() => res) as unknown as ServerResponse['writeHead'];
-  res.write = (() => true) as unknown as ServerResponse['write'];
-  res.end = drop as unknown as ServerResponse['end'];
+  res.writeHead = () => res;
+  res.write = () => true;
+  res.end = drop;
 }
 
 /** Answer as a failing service would: a reset connection at once, or a 429 or 503 after `latency`. */

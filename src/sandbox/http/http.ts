@@ -109,8 +109,7 @@ function jsonRequestMember(text: string): string {
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
     throw bad('The JSON body must be an object {"request": {...}}.');
-  if (!('request' in (parsed as object)))
-    throw bad('The JSON body must hold the payload in "request": {"request": {...}}.');
+  if (!('request' in parsed)) throw bad('The JSON body must hold the payload in "request": {"request": {...}}.');
   const member = (parsed as Record<string, unknown>).request;
   if (typeof member === 'string') return member;
   // Scan the (already valid) text for the last top-level "request" member's value.

@@ -71,7 +71,7 @@ export async function oracleRoute(
     case 'POST /_sandbox/workspaces': {
       if (body.from !== undefined && (typeof body.from !== 'string' || !body.from))
         throw bad('Field "from" must be a snapshot name.');
-      return { workspace: await workspaces(core).create(str(body.name, 'name'), body.from as string | undefined) };
+      return { workspace: await workspaces(core).create(str(body.name, 'name'), body.from) };
     }
     case 'POST /_sandbox/workspaces/rm':
       return workspaces(core).remove(str(body.name, 'name'));

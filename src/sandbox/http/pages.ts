@@ -336,7 +336,7 @@ async function checkout(
   // A form from another site must not buy things: its Origin (when sent) names this sandbox.
   const origin = r.headers['origin'];
   if (origin !== undefined && origin !== 'null') {
-    let ok = false;
+    let ok: boolean;
     try {
       ok = core.allowedHosts.has(hostName(new URL(origin).host));
     } catch {

@@ -23,7 +23,7 @@ import {
 } from 'node:fs';
 import { makeDir } from '../db/make-dir.js';
 import { basename, join } from 'node:path';
-import { backup, DatabaseSync } from 'node:sqlite';
+import { DatabaseSync } from 'node:sqlite';
 import { BASE_KEY, readOnlyUri, SHARED_TABLES } from '../db/overlay.js';
 import { Store } from '../db/store.js';
 import { bad, HttpError, notFound } from '../http/http.js';
@@ -33,8 +33,6 @@ import type { RunningSandbox } from '../http/server.js';
 const NAME = /^[a-z0-9-]{1,40}$/;
 /** The shared catalogues (bases) of the workspaces made from snapshots, in the workspaces' directory. */
 const BASES = '.bases';
-/** Pages copied per backup step: the whole file in one step. */
-const ALL_PAGES = 1 << 30;
 
 function workspaceDir(dbPath: string): string {
   return `${dbPath}.workspaces`;

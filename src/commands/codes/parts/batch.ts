@@ -54,17 +54,14 @@ function answerProblem(res: ApiResponse): string | undefined {
   if (res.status < 200 || res.status > 299)
     return `status ${res.status}${res.headers.location ? ` (Location: ${res.headers.location})` : ''}`;
   if (res.format !== 'json')
-    return `status ${res.status} with a ${res.format} body (${res.headers['content-type'] ?? 'no content type'}): ${JSON.stringify(String(b?.text ?? '').slice(0, 60))}`;
+    return `status ${res.status} with a ${res.format} body (${res.headers['content-type'] ?? 'no content type'}): ${JSON.stringify(typeof b?.text === 'string' ? b.text.slice(0, 60) : '')}`;
   if (!b || b.success !== true) return `status ${res.status} with success ${JSON.stringify(b?.success)}`;
   if (!Array.isArray(b.codes)) return `status ${res.status} without a codes array`;
   return undefined;
 }
 
 function describeEntry(x: unknown): string {
-  const s =
-    x !== null && typeof x === 'object' && 'code' in x
-      ? JSON.stringify((x as { code: unknown }).code)
-      : JSON.stringify(x);
+  const s = x !== null && typeof x === 'object' && 'code' in x ? JSON.stringify(x.code) : JSON.stringify(x);
   return (s ?? String(x)).slice(0, 40);
 }
 

@@ -71,7 +71,7 @@ export class CodeSet {
   private find(code: string, h: number): number {
     const { table, mask, arena } = this;
     for (let i = h & mask; ; i = (i + 1) & mask) {
-      const at = table[i]!;
+      const at = table[i];
       if (at === EMPTY) return i;
       if (arena[at] === code.length && sameBytes(arena, at + 1, code)) return i;
     }
@@ -83,7 +83,7 @@ export class CodeSet {
     this.mask = this.table.length - 1;
     for (const at of old) {
       if (at === EMPTY) continue;
-      let i = hashBytes(this.arena, at + 1, this.arena[at]!) & this.mask;
+      let i = hashBytes(this.arena, at + 1, this.arena[at]) & this.mask;
       while (this.table[i] !== EMPTY) i = (i + 1) & this.mask;
       this.table[i] = at;
     }
@@ -109,7 +109,7 @@ function hashOf(code: string): number {
 
 function hashBytes(arena: Buffer, at: number, length: number): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < length; i++) h = Math.imul(h ^ arena[at + i]!, 0x01000193);
+  for (let i = 0; i < length; i++) h = Math.imul(h ^ arena[at + i], 0x01000193);
   return mix(h);
 }
 

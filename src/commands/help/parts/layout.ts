@@ -34,7 +34,7 @@ export function bulkEntries(program: Command): Array<{ term: string; description
   return out;
 }
 
-function visibleGlobalOptions(cmd: Command, helper: Help): Option[] {
+function visibleGlobalOptions(cmd: Command): Option[] {
   const out: Option[] = [];
   const own = new Set(cmd.options.map((o) => o.long ?? o.short));
   for (let a = cmd.parent; a; a = a.parent) {
@@ -82,9 +82,7 @@ function formatHelp(cmd: Command, helper: Help): string {
     commands: helper.visibleCommands(cmd).map((c) => [c.name(), commandTerm(c), helper.subcommandDescription(c)]),
     bulk: isRoot ? (stubBulk.get(cmd) ?? bulkEntries(cmd)).map((b) => [b.term, b.description]) : undefined,
     examples: examplesFor(cmd),
-    globals: isRoot
-      ? []
-      : visibleGlobalOptions(cmd, helper).map((o) => [helper.optionTerm(o), helper.optionDescription(o)]),
+    globals: isRoot ? [] : visibleGlobalOptions(cmd).map((o) => [helper.optionTerm(o), helper.optionDescription(o)]),
   };
   return renderPage(page, helper.helpWidth ?? 80);
 }

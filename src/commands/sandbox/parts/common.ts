@@ -2,6 +2,7 @@
 import { recOf, type Rec } from '../../../output/index.js';
 import type { Context } from '../../../context.js';
 import { CliError, ExitCode, usageError, errorCode, messageOf } from '../../../errors.js';
+import { cellText } from '../../../output/format.js';
 
 /** The database path: --db, else sandbox.db in the data directory (as the built-in profile uses). */
 export async function dbPathOf(ctx: Context, db: string | undefined): Promise<string> {
@@ -50,7 +51,7 @@ async function controlSecretFor(ctx: Context, db: string | undefined): Promise<s
     const { controlSecret } = await import('../../../sandbox/control.js');
     return controlSecret(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -103,7 +104,7 @@ export async function controlClient(ctx: Context, target: ControlTarget) {
   };
   /** The body of a successful answer; an error answer as the CLI error it means. */
   const ok = ({ status, json }: ControlAnswer): Rec => {
-    const message = String(json.message ?? `HTTP ${status}`);
+    const message = cellText(json.message ?? `HTTP ${status}`);
     if (status === 401 || status === 403) {
       throw new CliError(
         `${message} (set ${SECRET_ENV}, or --db <the database ${url} serves>)`,
