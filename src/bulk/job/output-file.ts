@@ -349,13 +349,7 @@ class Files implements JobFiles {
     this.created = [];
     if (this.takenOver) {
       const fh = await this.fs.openExisting(this.takenOver, 'readwrite').catch(() => undefined);
-      if (fh) {
-        try {
-          await fh.truncate(0);
-        } finally {
-          await fh.close();
-        }
-      }
+      await fh?.truncate(0).finally(() => void fh.close().catch(() => {})); // closed as the files above
     }
   }
 }

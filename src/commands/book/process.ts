@@ -134,10 +134,9 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     g.timeout = Math.min(REQUEST_TIMEOUT_MS, g.timeout);
   }
   const input = o.file === undefined ? undefined : await inputFingerprint(o.file, ctx, '--from-file');
-  // A file is checked whole before the first request (a bad line is exit 2 with nothing sent): one
-  // streamed pass, nothing held. Stdin can be read once only: its lines are checked as they come.
-  // The books of the arguments and of a file are known before the first request: the progress line
-  // shows their total (stdin's only once read).
+  // A file is checked whole before the first request (a bad line is exit 2 with nothing sent), in one
+  // streamed pass; stdin's lines are checked as they come. The books of the arguments and of a file
+  // are known before the first request: the progress line shows their total (stdin's once read).
   const known = new Set(o.hashIds);
   if (input !== undefined && input !== '-')
     for await (const l of readList(o.file!, ctx, '--from-file'))
@@ -314,15 +313,11 @@ class ProcessJob {
       if (s?.is_queued && s.is_held === true)
         this.noteHeld(p.item.hash_id, typeof s.held_reason === 'string' ? s.held_reason : 'held in the queue');
       if (!(s?.is_processed && !s.is_queued)) return;
-      const r = this.row(
-        p.item,
-        'processed',
-        typeof s.processed_date === 'string' && s.processed_date ? `processed ${s.processed_date}` : 'processed',
-        {
-          title: b.title,
-          processed_date: typeof s.processed_date === 'string' ? s.processed_date : null,
-        },
-      );
+      const date = typeof s.processed_date === 'string' ? s.processed_date : null;
+      const r = this.row(p.item, 'processed', date ? `processed ${date}` : 'processed', {
+        title: b.title,
+        processed_date: date,
+      });
       this.say(r);
       results.push({ of: p, row: r });
     };
