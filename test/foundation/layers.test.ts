@@ -91,11 +91,7 @@ const folderOf = (p: string) => (p.includes('/') ? p.slice(0, p.indexOf('/')) : 
  * Known circles, each as the one edge to cut, removed by the work named beside it. A circle of files
  * is a knot a newcomer cannot read from one end: keep this empty.
  */
-const CIRCLE_EXCEPTIONS = new Set([
-  // The workspaces take the running sandbox's type from the server that starts them (helper
-  // "store", issue 27 item 3: the sandbox's HTTP side).
-  'sandbox/workspaces/workspaces.ts -> sandbox/http/server.ts',
-]);
+const CIRCLE_EXCEPTIONS = new Set<string>([]);
 
 /** Every circle between files (one per strongly connected set of them), as a path from a file back to it. */
 export function circles(all: Edge[]): string[] {

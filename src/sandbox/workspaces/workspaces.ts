@@ -28,7 +28,7 @@ import { BASE_KEY, readOnlyUri, SHARED_TABLES } from '../db/overlay.js';
 import { Store } from '../db/store.js';
 import { bad, HttpError, notFound } from '../http/http.js';
 import type { GeneratedSecrets } from '../seed.js';
-import type { RunningSandbox } from '../http/server.js';
+import type { SandboxCredentials } from '../control.js';
 
 const NAME = /^[a-z0-9-]{1,40}$/;
 /** The shared catalogues (bases) of the workspaces made from snapshots, in the workspaces' directory. */
@@ -242,7 +242,14 @@ export interface WorkspaceInfo {
 }
 
 interface Served extends WorkspaceInfo {
-  server: RunningSandbox;
+  server: WorkspaceServer;
+}
+
+/** What the workspaces use of a server they start (http/server.ts's RunningSandbox is one; named here so that the two files do not import each other). */
+export interface WorkspaceServer {
+  url: string;
+  credentials: SandboxCredentials;
+  close(): Promise<void>;
 }
 
 /**
@@ -259,7 +266,7 @@ export class WorkspaceHost {
 
   constructor(
     private readonly dbPath: string,
-    private readonly start: (path: string) => Promise<RunningSandbox>,
+    private readonly start: (path: string) => Promise<WorkspaceServer>,
     private readonly log?: (line: string) => void,
   ) {}
 
