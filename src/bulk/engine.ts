@@ -2,4 +2,4 @@
 // their specs use. The engine's parts live in src/bulk/job/ (see run.ts).
 export { runJob } from './job/run.js';
 export { chunks, countsText, eachItem, failedRow, ROWS_PER_BATCH, type ItemOutcome } from './job/items.js';
-export type { FileFormat, JobSpec, JobTools, PendingItem, SettleTools } from './job/types.js';
+export type { JobSpec, JobTools, PendingItem, SettleTools } from './job/types.js';

@@ -9,7 +9,6 @@ import { escapeControls, escapeDeep, loadTextFor } from './text.js';
 import { checkFields, jsonDocument, messageIn, recOf, recordsOf, specOf, type Rec } from './records.js';
 import { forPeople, humanOutput, outputFormat, style, type Style } from './style.js';
 
-export type { OutputSpec } from './model.js';
 export { recOf, recordsOf, recsOf, type Rec } from './records.js';
 export { forPeople, humanOutput, outputFormat, style, useColor, type Style } from './style.js';
 

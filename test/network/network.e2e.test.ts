@@ -477,7 +477,7 @@ describe('certificates', () => {
       /^book get: Certificate problem: the certificate of localhost:\d+ did not verify: it does not name this host/,
     );
     expect(error.message).toMatch(
-      /\nbook get: 0 looked up: 0 found, 0 not found in \S+\. Once that is fixed, continue with:\n {2}bookdist book get --isbn-file \S+two-isbns\.txt -o ndjson$/,
+      /\nbook get: 0 looked up: 0 found, 0 not found in \S+\. Once that is fixed, continue with:\n {2}bookdist book get --isbn-file \S+two-isbns\.txt --output ndjson --retries 3$/,
     );
     expect(connections).toBe(1);
     // With a file, the job is continued with --resume once the certificate is trusted.
