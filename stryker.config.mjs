@@ -87,6 +87,9 @@ export const GROUPS = {
     // The request's life: the retry policy, errors, what a failed send means for a write.
     mutate: [
       'src/api/client.ts',
+      'src/api/options.ts',
+      'src/api/prepare.ts',
+      'src/api/exchange.ts',
       'src/api/retry.ts',
       'src/api/answer.ts',
       'src/api/errors.ts',

@@ -3,7 +3,8 @@
 // Retry-After); the job never repeats a request the client already retried, so `--retries 3` on a
 // service answering 429 sends 4 requests, not 16. What still fails after the client's retries
 // comes back as a Failure (`unavailable` for 429/502/503/504 and network failures), never thrown.
-import type { ApiClient, ArgsOf } from '../api/client.js';
+import type { ApiClient } from '../api/client.js';
+import type { ArgsOf } from '../api/options.js';
 import type { Answer, CallArgs, EndpointName, ErrorBody } from '../spec/contract.js';
 import type { ApiResponse } from '../api/answer.js';
 import { toApiError } from '../api/errors.js';

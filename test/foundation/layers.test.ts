@@ -147,12 +147,8 @@ const LONG_TABLES = new Set(['sandbox/seed.ts', 'spec/endpoints.ts', 'spec/opena
  * shrink, and each is to be split along its seams as the others were (issue 27, item 3).
  */
 const KNOWN_LONG_FILES: Record<string, number> = {
-  'api/client.ts': 584,
-  'bulk/job/output-file.ts': 404,
-  'commands/book/process.ts': 517,
   'ledger/store.ts': 455,
   'sandbox/fixtures/apply.ts': 458,
-  'spec/openapi.ts': 421,
 };
 
 /** The lines of each file of src/, by its path under src/. */
@@ -166,11 +162,11 @@ function fileLines(): Map<string, number> {
 }
 
 /** Files over MAX_FILE_LINES that are neither a table nor a known long file within its ceiling. */
-export function overlong(lines: Map<string, number>): string[] {
+export function overlong(lines: Map<string, number>, known: Record<string, number> = KNOWN_LONG_FILES): string[] {
   const bad: string[] = [];
   for (const [file, n] of lines) {
     if (n <= MAX_FILE_LINES || LONG_TABLES.has(file)) continue;
-    const most = KNOWN_LONG_FILES[file];
+    const most = known[file];
     if (most === undefined) bad.push(`${file}: ${n} lines (at most ${MAX_FILE_LINES}: split it along its seams)`);
     else if (n > most) bad.push(`${file}: ${n} lines (a known long file, at most ${most} until it is split)`);
   }
@@ -255,19 +251,21 @@ describe('import layers', () => {
     const lines = fileLines();
     expect(lines.get('sandbox/db/store.ts')).toBeGreaterThan(10);
     expect(overlong(lines)).toEqual([]);
-    // The check finds one when there is one; tables aside.
+    // The check finds one when there is one; tables aside, and a known long file within its ceiling.
     expect(
       overlong(
         new Map([
           ['sandbox/db/store.ts', 401],
-          ['api/client.ts', KNOWN_LONG_FILES['api/client.ts'] + 1],
+          ['api/client.ts', 585],
+          ['bulk/engine.ts', 450],
           ['sandbox/seed.ts', 5000],
           ['sandbox/db/turn.ts', 400],
         ]),
+        { 'api/client.ts': 584, 'bulk/engine.ts': 450 },
       ),
     ).toEqual([
       'sandbox/db/store.ts: 401 lines (at most 400: split it along its seams)',
-      `api/client.ts: ${KNOWN_LONG_FILES['api/client.ts'] + 1} lines (a known long file, at most ${KNOWN_LONG_FILES['api/client.ts']} until it is split)`,
+      'api/client.ts: 585 lines (a known long file, at most 584 until it is split)',
     ]);
     // A known long file that is split must leave the list.
     for (const [file, most] of Object.entries(KNOWN_LONG_FILES)) {

@@ -2,7 +2,8 @@
 // and a checker for the field types of interface.md section 2.
 import { expect } from 'vitest';
 import { request as undiciRequest } from 'undici';
-import { ApiClient, type CallOptions } from '../../src/api/client.js';
+import { ApiClient } from '../../src/api/client.js';
+import type { CallOptions } from '../../src/api/options.js';
 import type { ApiResponse } from '../../src/api/answer.js';
 import type { EndpointName } from '../../src/spec/contract.js';
 import { loadRsaPrivateKey } from '../../src/api/wire.js';

@@ -7,12 +7,12 @@
 // refused). While the job runs and before its summary, FILE is checked to still be the file it
 // writes (same inode, still linked): if it was deleted or replaced, what it held goes to the
 // rescue file (read back through a descriptor opened with it) and the job says where.
-import { access, constants, stat } from 'node:fs/promises';
+// The checks of the path and, on --resume, of the job and its service: output-checks.ts.
 import { randomBytes } from 'node:crypto';
-import { basename, dirname } from 'node:path';
+import { basename } from 'node:path';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode, usageError } from '../../errors.js';
-import { kindOf, takeOverEmpty, type Fs, type SafeHandle } from '../../util/fs-safe.js';
+import { takeOverEmpty, type Fs, type SafeHandle } from '../../util/fs-safe.js';
 import { DurableFile } from './durable.js';
 import {
   earlierRuns,
@@ -28,6 +28,7 @@ import { acquireLock, type Lock } from './lock.js';
 import { bytesOf, countRows, decodeRows, fileHeader } from './encode.js';
 import type { Rescue } from './rescue.js';
 import type { BatchRecord, JobFile, JobSpec, JobStats } from './types.js';
+import { checkPath, checkSameJob, checkSameService } from './output-checks.js';
 
 /** FILE was deleted or replaced while the job wrote it; what it held can still be read and rescued. */
 export class FileGone extends Error {
@@ -102,35 +103,6 @@ export async function prepareOutput<I, R extends Record<string, unknown>>(
     await files.close();
     throw e;
   }
-}
-
-/**
- * FILE must be a regular file or nothing; its directory writable. A link (dangling or not) is
- * refused. A pipe, a terminal, /dev/stdout: the job's file is cut back and re-read on --resume, and
- * its journal and lock go beside it; print to stdout by leaving the flag out instead.
- */
-async function checkPath(file: JobFile, fs: Fs): Promise<void> {
-  const dir = dirname(file.path);
-  try {
-    await access(dir, constants.W_OK);
-  } catch {
-    throw usageError(
-      `${file.flag} ${file.display}: cannot write in ${dir} (missing or not writable). Choose another path.`,
-    );
-  }
-  const { kind } = await kindOf(fs, file.path);
-  // /dev/stdout is a link to a pipe or a terminal: say what it is, not that it may be planted.
-  const target = kind === 'link' ? await stat(file.path).catch(() => undefined) : undefined;
-  if (kind === 'other' || (target && !target.isFile() && !target.isDirectory()))
-    throw usageError(
-      `${file.flag} ${file.display} is not a regular file (a pipe or a device); a job's file must be one it can resume. To print the results, leave out ${file.flag}.`,
-    );
-  if (kind === 'link')
-    throw usageError(
-      `${file.flag} ${file.display} is a symbolic link; bookdist never writes results through one (someone who can write to ${dir} may have planted it). ` +
-        'Give the path of a regular file, or remove the link. Nothing was written.',
-    );
-  if (kind === 'dir') throw usageError(`${file.flag} ${file.display} is a directory; give a file path.`);
 }
 
 class Files implements JobFiles {
@@ -351,54 +323,5 @@ class Files implements JobFiles {
       const fh = await this.fs.openExisting(this.takenOver, 'readwrite').catch(() => undefined);
       await fh?.truncate(0).finally(() => void fh.close().catch(() => {})); // closed as the files above
     }
-  }
-}
-
-function describeValue(v: unknown): string {
-  return v === undefined || v === null ? '(not given)' : typeof v === 'string' ? v : JSON.stringify(v);
-}
-
-function checkSameJob<I, R extends Record<string, unknown>>(
-  spec: JobSpec<I, R>,
-  file: JobFile,
-  header: JournalHeader,
-): void {
-  if (header.verb !== spec.verb)
-    throw usageError(`--resume: ${file.display} belongs to a \`${header.verb}\` job, not \`${spec.verb}\`.`);
-  for (const flag of Object.keys({ ...header.identity, ...spec.identity })) {
-    const was = header.identity[flag];
-    const now = spec.identity[flag];
-    if (JSON.stringify(was) !== JSON.stringify(now)) {
-      throw usageError(
-        `--resume: the job in ${file.display} was started with ${flag} ${describeValue(was)}, not ${describeValue(now)}. Give the same ${flag} (or start over with --restart).`,
-      );
-    }
-  }
-  if (header.format !== file.format)
-    throw usageError(
-      `--resume: ${file.display} was written as ${header.format}; give the same output format (-o ${header.format}).`,
-    );
-}
-
-/**
- * A job belongs to one service and one account: --resume elsewhere would mix codes of two
- * services in one file. A journal of an older bookdist recorded neither: it resumes, with a warning.
- */
-function checkSameService(file: JobFile, saved: Journal, now: JobService, ctx: Context): void {
-  const was = saved.header.service;
-  if (!was || saved.chain === undefined) {
-    ctx.warn(
-      `--resume: the job journal of ${file.display} was written by an older bookdist (no service, account or digest recorded): ` +
-        'it cannot be checked against the service of this run, nor for edits. Resuming as before.',
-    );
-    if (!was) return;
-  }
-  const who = (s: JobService) => `${s.base_url} as ${s.account ?? '(no account)'}`;
-  if (was.base_url !== now.base_url || was.account !== now.account) {
-    throw usageError(
-      `--resume: the job in ${file.display} was started against ${who(was)}; this run would send to ${who(now)}. ` +
-        'A job belongs to one service and account (its codes would be mixed in one file): resume it with the same profile, ' +
-        '--base-url and account, or start over with --restart.',
-    );
   }
 }
