@@ -82,8 +82,13 @@ export interface Context {
    * process quietly.
    */
   trapOutputError(handler: (err: NodeJS.ErrnoException) => void): void;
-  /** The bulk job that is running (its job id): the ledger records it with each write. */
-  ledgerJob?: string;
+  /** The job whose writes the ledger records (its id), once one began (beginLedgerJob). */
+  readonly ledgerJob: string | undefined;
+  /**
+   * A job begins whose writes the ledger records under `id` (a bulk job's id, or `reconcile` for
+   * its re-sends): each write from now on carries it. Returns `id`.
+   */
+  beginLedgerJob(id: string): string;
   /** Register a cleanup to run when the command ends (close servers, pools, files). */
   defer(fn: () => void | Promise<void>): void;
   /**

@@ -50,6 +50,7 @@ export function createContext(parts: ContextParts): Context {
   let apiP: Promise<ApiClient> | undefined;
   let route: ((message: string, warning: boolean) => void) | undefined;
   let bulkJob = false;
+  let ledgerJob: string | undefined;
   const say = (m: string, prefix: string) =>
     io.stderr.write(formatNotice(m, io.stderr, prefix, colorWanted(globals.color, io.env, io.stderr.isTTY)));
   const ctx: Context = {
@@ -69,6 +70,10 @@ export function createContext(parts: ContextParts): Context {
       return bulkJob;
     },
     beginBulkJob: () => void (bulkJob = true),
+    get ledgerJob() {
+      return ledgerJob;
+    },
+    beginLedgerJob: (id) => (ledgerJob = id),
     // Notices wrap at word boundaries on a terminal; data in them never drives it (output/text.ts).
     // Colour codes stay only when stderr gets colour, and only bookdist's own (issue 28).
     info: (m) => {

@@ -387,6 +387,10 @@ describe('ledger reconcile settles lost answers', () => {
     expect(w.status).toBe('unknown');
     const rows = json(await cli(['ledger', 'reconcile', '--json']));
     expect(rows.find((x: { id: number }) => x.id === w.id)).toMatchObject({ result: 'applied now' });
+    // Its re-send is a write of its own, recorded as reconcile's.
+    expect(writes().filter((x) => x.id > w.id && x.op === 'order create')).toMatchObject([
+      { job: 'reconcile', status: 'done' },
+    ]);
     expect(json(await cli(['user', 'orders', user, '--json'])).count).toBe(1);
     await cli(['ledger', 'reconcile', '--json']);
     expect(json(await cli(['user', 'orders', user, '--json'])).count).toBe(1);

@@ -47,9 +47,8 @@ export async function runJob<I, R extends Record<string, unknown>>(spec: JobSpec
     ctx.info(files.finished);
     return ExitCode.OK;
   }
-  s.jobId = files?.header.job_id ?? randomBytes(8).toString('hex');
   // The ledger records each item's write with the job's id (`ledger list --job`).
-  ctx.ledgerJob = s.jobId;
+  s.jobId = ctx.beginLedgerJob(files?.header.job_id ?? randomBytes(8).toString('hex'));
   try {
     // The input's first batch is read (and checked) before the first request.
     const src = spec.source()[Symbol.asyncIterator]();

@@ -276,7 +276,7 @@ export async function run({ opts }: VerbInput<typeof reconcile>, ctx: Context): 
   );
   const dry = ctx.globals.dryRun;
   // Reconcile's own re-sends are writes too: recorded, and marked as its.
-  ctx.ledgerJob = 'reconcile';
+  ctx.beginLedgerJob('reconcile');
   const targets = new Map<string, Promise<Target | { why: string }>>();
   const out: Array<Record<string, unknown>> = [];
   let open = 0;
