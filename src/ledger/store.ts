@@ -5,38 +5,30 @@
 //   zeros for the first), so that a changed, removed or inserted row breaks the chain
 //   (`ledger verify`).
 // - Many processes append at once (bulk jobs, a terminal): every append holds an exclusive lock
-//   (`ledger.lock`, created O_EXCL, holding the owner's pid; one left by a killed process is
-//   broken) while it reads the last line for `n` and `prev` and writes. A single write releases
+//   (`ledger.lock`, src/ledger/lock.ts: created O_EXCL, holding the owner's pid; one left by a
+//   killed process is broken) while it reads the last line for `n` and `prev` and writes. A single write releases
 //   it at once. A bulk job keeps it across its burst of appends (`keep`; creating and removing
 //   the lock file was most of the ledger's cost in a job): it lets it go when idle (the
 //   recorder's IDLE_MS), after HOLD_MS, and at its next append after another process said that
 //   it waits (`ledger.want`, which a taker that did not wait gives way to): a waiter waits a few
 //   milliseconds, and while the lock is held no other process can have written.
-// - The file is opened anew under the lock for every append (prune replaces it whole), never
-//   through a link, 0600 in a 0700 directory (src/util/fs-safe.ts).
+// - The file is kept open across appends while it is the same file (prune replaces it whole),
+//   never opened through a link, 0600 in a 0700 directory (src/util/fs-safe.ts).
 // - Synchronous calls only: a single write command pays for no extra module (node:fs/promises
 //   would load about fifteen) and the intent is on disk before the request leaves.
 import * as fs from 'node:fs';
 import { constants } from 'node:fs';
 import { hash } from 'node:crypto';
 import { join } from 'node:path';
-import { createNewSync, privateDirSync, readTextSync, writeFileAtomicSync } from '../util/fs-safe.js';
-import { CliError, errorCode, ExitCode, messageOf } from '../errors.js';
+import { privateDirSync, readTextSync, writeFileAtomicSync } from '../util/fs-safe.js';
+import { errorCode } from '../errors.js';
+import { LedgerLock, refused } from './lock.js';
 import { stateDir } from '../config/paths.js';
 
 export const LEDGER_FILE = 'ledger.ndjson';
-const LOCK_FILE = 'ledger.lock';
-/** Made by a process that waits for the lock: the holder lets the lock go, a new taker gives way. */
-const WANT_FILE = 'ledger.want';
 export const GENESIS = '0'.repeat(64);
-/** The longest a lock may be held by a live process before it is judged abandoned. */
-const STALE_MS = 30_000;
-/** The longest an append waits for the lock. */
-const WAIT_MS = 20_000;
 /** The longest a process keeps the lock across appends before taking it anew (far below STALE_MS). */
 const HOLD_MS = 1000;
-/** The longest a taker gives way to a waiter (ledger.want) before taking the lock anyway (the waiter died). */
-const YIELD_MS = 20;
 
 /** A row as written: its id and the hash of the row before it come first. */
 export interface Row {
@@ -57,40 +49,11 @@ export function sha256(text: string | Uint8Array): string {
 /** Where the ledger lives: the state directory (BOOKDIST_STATE_DIR, else XDG_STATE_HOME/bookdist, else ~/.local/state/bookdist). */
 export const ledgerDir = stateDir;
 
-function refused(path: string, why: string, e?: unknown): CliError {
-  return new CliError(
-    `The ledger ${path} ${why}${e ? ` (${errorCode(e) ?? messageOf(e)})` : ''}. Nothing was sent. ` +
-      'Fix it, point BOOKDIST_STATE_DIR at a private directory, or turn the ledger off for this command with --no-ledger (BOOKDIST_LEDGER=off).',
-    ExitCode.USAGE,
-    { file: path },
-  );
-}
-
-const sleepBuf = new Int32Array(new SharedArrayBuffer(4));
-function pause(ms: number): void {
-  Atomics.wait(sleepBuf, 0, 0, ms);
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return errorCode(e) === 'EPERM';
-  }
-}
-
-/** The store of this process holding each lock: another store of the same file takes it over (never waits for its own process). */
-const holders = new Map<string, LedgerStore>();
-
 export class LedgerStore {
   readonly dir: string;
   readonly path: string;
-  private readonly lockPath: string;
-  private readonly wantPath: string;
+  private readonly lock: LedgerLock;
   private dirReady = false;
-  /** The lock while this process holds it: its file's inode, and since when. */
-  private held?: { ino: number; since: number };
   private exitHooked = false;
   /** The file kept open between appends of this process, its inode, and its end as last written. */
   private fd?: number;
@@ -100,8 +63,7 @@ export class LedgerStore {
   constructor(dir: string) {
     this.dir = dir;
     this.path = join(dir, LEDGER_FILE);
-    this.lockPath = join(dir, LOCK_FILE);
-    this.wantPath = join(dir, WANT_FILE);
+    this.lock = new LedgerLock(dir);
   }
 
   private ensureDir(): void {
@@ -123,115 +85,9 @@ export class LedgerStore {
     this.dirReady = true;
   }
 
-  /** Take the lock (waiting a millisecond or two at a time). */
-  private lock(): void {
-    holders.get(this.lockPath)?.release();
-    const started = Date.now();
-    let waited = false;
-    let yielded = false;
-    for (let wait = 1; ; wait = 2) {
-      // A process is waiting: give way to it (unless this one waits too, or it has waited too long: dead).
-      if (!waited && Date.now() - started < YIELD_MS && fs.existsSync(this.wantPath)) {
-        yielded = true;
-        pause(1);
-        continue;
-      }
-      let fd: number;
-      try {
-        fd = createNewSync(this.lockPath);
-      } catch (e) {
-        if (errorCode(e) !== 'EEXIST') throw refused(this.lockPath, 'lock cannot be created', e);
-        waited = true;
-        this.want();
-        this.breakIfAbandoned();
-        if (Date.now() - started > WAIT_MS)
-          throw refused(this.lockPath, `lock has been held for more than ${WAIT_MS / 1000} s by another process`);
-        pause(wait);
-        continue;
-      }
-      try {
-        fs.writeSync(fd, String(process.pid));
-        this.held = { ino: fs.fstatSync(fd).ino, since: Date.now() };
-        holders.set(this.lockPath, this);
-      } catch (e) {
-        fs.closeSync(fd);
-        fs.rmSync(this.lockPath, { force: true });
-        throw refused(this.lockPath, 'lock cannot be written', e);
-      }
-      fs.closeSync(fd);
-      if (waited || yielded) fs.rmSync(this.wantPath, { force: true });
-      return;
-    }
-  }
-
-  /** Say that this process waits for the lock (not through a link: then it only waits longer). */
-  private want(): void {
-    try {
-      fs.closeSync(
-        fs.openSync(
-          this.wantPath,
-          constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-          0o600,
-        ),
-      );
-    } catch {
-      /* ignore */
-    }
-  }
-
-  /** Let the lock go, if this process holds it (one broken meanwhile as abandoned is left alone). */
+  /** Let the lock go, if this process holds it. */
   release(): void {
-    const held = this.held;
-    if (!held) return;
-    this.held = undefined;
-    holders.delete(this.lockPath);
-    try {
-      if (fs.lstatSync(this.lockPath).ino === held.ino) fs.unlinkSync(this.lockPath);
-    } catch {
-      /* broken by another process after STALE_MS: nothing to release */
-    }
-  }
-
-  /** A lock whose owner is dead (killed while holding it), or held far too long, is removed. */
-  private breakIfAbandoned(): void {
-    let owner: number;
-    let age: number;
-    try {
-      const st = fs.lstatSync(this.lockPath);
-      age = Date.now() - st.mtimeMs;
-      owner = Number(readTextSync(this.lockPath));
-    } catch {
-      return; // gone meanwhile, or a link (not followed): the create decides
-    }
-    // An empty lock is one being written this instant: give it time.
-    const dead = owner > 0 ? !pidAlive(owner) : age > 1000;
-    if (!dead && age < STALE_MS) return;
-    // Move it aside under a name of our own, then look at what was moved: only that owner's lock
-    // is removed; one taken meanwhile by a live process is put back.
-    const aside = `${this.lockPath}.${process.pid}.${Math.random().toString(36).slice(2)}`;
-    try {
-      fs.renameSync(this.lockPath, aside);
-    } catch {
-      return;
-    }
-    let moved = NaN;
-    try {
-      moved = Number(readTextSync(aside));
-    } catch {
-      /* unreadable: remove */
-    }
-    if (moved !== owner && moved > 0 && pidAlive(moved)) {
-      try {
-        fs.linkSync(aside, this.lockPath);
-      } catch {
-        /* someone else holds it now: theirs wins */
-      }
-    }
-    try {
-      fs.unlinkSync(aside);
-    } catch {
-      /* ignore */
-    }
+    this.lock.release();
   }
 
   private openFile(): number {
@@ -264,10 +120,11 @@ export class LedgerStore {
   append(rows: NewRow[], durable: boolean, keep = false): Row[] {
     if (!rows.length) return [];
     this.ensureDir();
-    if (this.held && Date.now() - this.held.since > HOLD_MS) this.release();
+    const since = this.lock.since;
+    if (since !== undefined && Date.now() - since > HOLD_MS) this.release();
     // Held since this process's last append: nobody else wrote, and the file was not replaced.
-    const kept = this.held !== undefined && this.fd !== undefined;
-    if (!this.held) this.lock();
+    const kept = this.lock.since !== undefined && this.fd !== undefined;
+    if (this.lock.since === undefined) this.lock.take();
     let ok = false;
     try {
       const fd = kept ? this.fd! : this.current();
@@ -304,7 +161,7 @@ export class LedgerStore {
       ok = true;
       return written;
     } finally {
-      if (!ok || !keep || fs.existsSync(this.wantPath)) this.release();
+      if (!ok || !keep || this.lock.wanted()) this.release();
       else if (!this.exitHooked) {
         // Let it go if the process ends while holding it (a killed process's is broken by the next taker).
         this.exitHooked = true;
@@ -382,7 +239,7 @@ export class LedgerStore {
     make: (lines: string[]) => Array<{ n: number } & Record<string, unknown>> | undefined,
   ): { before: number; after: number } | undefined {
     this.ensureDir();
-    if (!this.held) this.lock();
+    if (this.lock.since === undefined) this.lock.take();
     try {
       const lines = splitLines(this.readText()).complete;
       const rows = make(lines);
