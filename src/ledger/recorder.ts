@@ -177,15 +177,24 @@ function reasonOf(v: WriteVerdict): string | undefined {
   return s.length > 200 ? s.slice(0, 200) + '…' : s;
 }
 
-export function outcomeOf(of: number, op: string, v: WriteVerdict, now: Date): NewRow {
-  const row: NewRow = { t: now.toISOString(), kind: 'outcome', of, status: v.status };
-  if (v.http !== undefined) row.http = v.http;
+/**
+ * The outcome row of a write. `asked`: the number of codes a batch asked for. A batch answered
+ * with another number of codes is not the answer the interface promises: its outcome is unknown
+ * (the codes returned were made; whether others were, the answer does not say), with the count
+ * that came back.
+ */
+export function outcomeOf(of: number, op: string, v: WriteVerdict, now: Date, asked?: unknown): NewRow {
   const ids = v.status === 'failed' ? {} : returnedIds(op, v.body);
-  if (Object.keys(ids).length) row.ids = ids;
-  if (v.status !== 'done') {
-    const why = reasonOf(v);
-    if (why) row.reason = why;
+  let status = v.status;
+  let reason = status === 'done' ? undefined : reasonOf(v);
+  if (status === 'done' && typeof asked === 'number' && typeof ids.codes === 'number' && ids.codes !== asked) {
+    status = 'unknown';
+    reason = `the service returned ${ids.codes} code(s) for ${asked} asked: not the answer the interface promises`;
   }
+  const row: NewRow = { t: now.toISOString(), kind: 'outcome', of, status };
+  if (v.http !== undefined) row.http = v.http;
+  if (Object.keys(ids).length) row.ids = ids;
+  if (reason) row.reason = reason;
   row.pid = process.pid;
   return row;
 }
@@ -223,10 +232,13 @@ export class Recorder implements WriteHook {
     const op = opOf(req);
     if (!op) return undefined;
     const row = intentOf(req, op, this.meta);
+    const asked = op.op === 'codes generate' ? (row.ids as Record<string, unknown>).count : undefined;
     return new Promise<Row>((resolve, reject) => this.enqueue({ row, resolve, reject })).then((written) => ({
       id: String(written.n),
       after: (v: WriteVerdict) =>
-        this.enqueue({ row: outcomeOf(written.n, op.op, v, this.meta.now?.() ?? new Date()) }),
+        this.enqueue({
+          row: outcomeOf(written.n, op.op, v, this.meta.now?.() ?? new Date(), asked),
+        }),
     }));
   }
 

@@ -324,6 +324,49 @@ describe('an answer that is not the interface\'s is never "done"', () => {
   });
 });
 
+describe('a batch of codes answered with another number of codes is not "done"', () => {
+  const codes = (n: number, from: number) =>
+    jsonAnswer(200, {
+      code: 200,
+      success: true,
+      codes: Array.from({ length: n }, (_, i) => ({
+        code: `SHRT-${from + i}`,
+        deactivation_date: null,
+        limit_days: 0,
+      })),
+    });
+  it('a short answer and a long one are recorded as unknown with the count that came back; the completion as done', async () => {
+    // 5 asked: 3 come back; the verb asks for the 2 missing (a write of its own): 4 come back,
+    // 2 are written and 2 rescued. A second job of 2 gets what it asked.
+    const reg = new StubRegistry()
+      .on('POST', '/v1/codes/generate/', codes(3, 0))
+      .on('POST', '/v1/codes/generate/', codes(4, 3))
+      .on('POST', '/v1/codes/generate/', codes(2, 7));
+    const state = join(sb.env.BOOKDIST_STATE_DIR, 'stub-short');
+    const env = {
+      BOOKDIST_BASE_URL: 'https://api.example.test',
+      BOOKDIST_USERNAME: 'b73395ba21c439433901092a0b7ef0',
+      BOOKDIST_SHARED_KEY: 'shh',
+      BOOKDIST_STATE_DIR: state,
+      BOOKDIST_CONFIG_DIR: join(state, 'cfg'),
+    };
+    const args = ['codes', 'generate', '--hash-id', readme.hash_id, '--org', 'acme', '-o', 'ndjson', '-q'];
+    const first = await run([...args, '--count', '5'], { env, http: reg });
+    expect(first.stdout.trim().split('\n')).toHaveLength(5);
+    expect((await run([...args, '--count', '2'], { env, http: reg })).code).toBe(0);
+    reg.verify();
+    const ws = foldWrites(parseLedger(readFileSync(join(state, 'ledger.ndjson'), 'utf8')).rows);
+    expect(ws.map((w) => [w.ids.count, w.status, w.returned?.codes])).toEqual([
+      [5, 'unknown', 3],
+      [2, 'unknown', 4],
+      [2, 'done', 2],
+    ]);
+    expect(ws[0].reason).toMatch(/returned 3 code\(s\) for 5 asked/);
+    expect(ws[1].reason).toMatch(/returned 4 code\(s\) for 2 asked/);
+    expect(ws[2].reason).toBeUndefined();
+  });
+});
+
 describe('ledger reconcile settles lost answers', () => {
   it('an order with an order_number whose answer was dropped after commit is confirmed, without a second order', async () => {
     const user = await newUser();

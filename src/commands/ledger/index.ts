@@ -24,7 +24,7 @@ export const commands = [
       'The states of a write:\n' +
       '  done: the service gave the answer the interface promises.\n' +
       '  failed: the service refused it, or it was never sent.\n' +
-      '  unknown: no verified answer (a lost connection, a timeout, an HTML page, a redirect), or the process was killed: it may or may not have taken effect.\n\n' +
+      '  unknown: no verified answer (a lost connection, a timeout, an HTML page, a redirect, a batch of codes of another size than asked), or the process was killed: it may or may not have taken effect.\n\n' +
       '`bookdist ledger reconcile` settles unknown writes, each becoming:\n' +
       '  confirmed: it had taken effect.\n' +
       '  applied now: it had not; an idempotent re-send made it take effect now.\n' +
