@@ -107,7 +107,14 @@ export const GROUPS = {
   'api-verify': {
     // Believe only a verified answer: the shape checks of each endpoint's answer.
     mutate: ['src/api/verify.ts'],
-    tests: ['test/foundation/verify.test.ts', 'test/foundation/client.test.ts'],
+    // The commands' tests through the stub: redirects, web pages, a write's unknown outcome, the raw call.
+    tests: [
+      'test/foundation/verify.test.ts',
+      'test/foundation/client.test.ts',
+      'test/commands/verified-answers.test.ts',
+      'test/commands/api-verified.test.ts',
+      'test/commands/process-says-once.test.ts',
+    ],
   },
   'api-wire': {
     // Signing and the wire form of requests (and the curl line that shows one).

@@ -8,6 +8,21 @@ import { fileURLToPath } from 'node:url';
 import { GROUPS } from '../stryker.config.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+// Stryker 9.6 needs Node 21 or later (Map.groupBy). `node scripts/mutate.mjs` may run under an older
+// Node first on PATH (20 on some machines here): Stryker is then started with the project's pinned
+// Node (the `node` devDependency, node_modules/.bin/node), not through its `#!/usr/bin/env node` line.
+const pinned = `${root}node_modules/.bin/node`;
+const nodeFor = (bin) => spawnSync(bin, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout?.trim() ?? '';
+const major = (v) => Number(v.split('.')[0]);
+const node = major(process.versions.node) >= 21 ? process.execPath : existsSync(pinned) ? pinned : undefined;
+if (!node || major(nodeFor(node)) < 21) {
+  console.error(
+    `npm run mutate: Stryker needs Node 21 or later; this is ${process.version} and ${pinned} is missing or older: run npm install`,
+  );
+  process.exit(2);
+}
+const stryker = `${root}node_modules/@stryker-mutator/core/bin/stryker.js`;
 const asked = process.argv.slice(2);
 const unknown = asked.filter((g) => !(g in GROUPS));
 if (unknown.length) {
@@ -21,7 +36,7 @@ const broken = new Set();
 for (const g of groups) {
   console.log(`\n== mutate ${g}: ${GROUPS[g].mutate.join(' ')}`);
   const started = Date.now();
-  const r = spawnSync('nice', ['-n', '19', 'node_modules/.bin/stryker', 'run', 'stryker.config.mjs'], {
+  const r = spawnSync('nice', ['-n', '19', node, stryker, 'run', 'stryker.config.mjs'], {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, BOOKDIST_MUTATE: '1', BOOKDIST_MUTATE_GROUP: g },
