@@ -67,18 +67,21 @@ const typeName = (v: unknown) =>
 
 /** Where `v` breaks `schema`, as `book.title: missing`; undefined when it does not. */
 function problemIn(schema: Schema, v: unknown, at: string, depth: number): string | undefined {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: accepted, defensive: the table's answers nest at most four levels (no schema refers to itself), so the depth limit is never reached
   if (depth > MAX_DEPTH) return undefined;
   const ref = schema.$ref;
   if (typeof ref === 'string') {
     if (SCALAR_REFS[ref]) return problemIn(SCALAR_REFS[ref], v, at, depth + 1);
     if (!typeOk('object', v)) return `${at}: ${typeName(v)}, not an object`;
+    // Stryker disable next-line ArrayDeclaration,ArithmeticOperator: equivalent, `required` is read only with onlyListed, and depth only by the unreachable depth limit
     return membersProblem(USED[ref] ?? {}, [], v as Record<string, unknown>, at, depth + 1);
   }
   if ('const' in schema)
     return v === schema.const ? undefined : `${at}: ${JSON.stringify(v)}, not ${JSON.stringify(schema.const)}`;
   const types = Array.isArray(schema.type)
     ? (schema.type as string[])
-    : typeof schema.type === 'string'
+    : // Stryker disable next-line ConditionalExpression: equivalent, a schema without a type gives [undefined], and typeOk accepts any value for a type it does not know
+      typeof schema.type === 'string'
       ? [schema.type]
       : [];
   if (types.length && !types.some((t) => typeOk(t, v))) return `${at}: ${typeName(v)}, not ${types.join(' or ')}`;
@@ -87,10 +90,12 @@ function problemIn(schema: Schema, v: unknown, at: string, depth: number): strin
   const items = schema.items as Schema | undefined;
   if (Array.isArray(v) && items && typeof items === 'object' && !CHECKED_BY_CALLER.has(String(items.$ref))) {
     for (let i = 0; i < v.length; i++) {
+      // Stryker disable next-line ArithmeticOperator: equivalent, depth is read only by the unreachable depth limit
       const p = problemIn(items, v[i], `${at}[${i}]`, depth + 1);
       if (p) return p;
     }
   }
+  // Stryker disable next-line StringLiteral: equivalent, typeOk('') accepts anything, and a schema with properties is of type object, checked just above
   if (typeOk('object', v) && schema.properties && typeof schema.properties === 'object') {
     const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
     return membersProblem(
@@ -98,7 +103,9 @@ function problemIn(schema: Schema, v: unknown, at: string, depth: number): strin
       required,
       v as Record<string, unknown>,
       at,
+      // Stryker disable next-line ArithmeticOperator: equivalent, depth is read only by the unreachable depth limit
       depth + 1,
+      // Stryker disable next-line BooleanLiteral: equivalent for the table, whose object schemas list every property as required
       true,
     );
   }
@@ -121,6 +128,7 @@ function membersProblem(
     const optional = key.endsWith('?');
     const name = optional ? key.slice(0, -1) : key;
     const where = at ? `${at}.${name}` : name;
+    // Stryker disable next-line LogicalOperator,ConditionalExpression: equivalent, a parsed JSON body has no undefined values, and no member name of the table is inherited from Object
     const present = Object.prototype.hasOwnProperty.call(o, name) && o[name] !== undefined;
     if (!present) {
       if (onlyListed ? required.includes(name) : !optional) return `${where}: missing`;
@@ -153,6 +161,7 @@ export function answerProblem(ep: Endpoint, format: string, body: unknown): stri
   // Without `success: true`, only the endpoint's documented members can say it succeeded.
   if (b.success === undefined && !Object.keys(members).some((k) => !k.endsWith('?')))
     return 'it has no "success": true';
+  // Stryker disable next-line ArrayDeclaration: equivalent, `required` is read only with onlyListed
   return membersProblem(members, [], b, '', 0);
 }
 
