@@ -30,12 +30,25 @@ if (unknown.length) {
   process.exit(2);
 }
 const groups = asked.length ? asked : Object.keys(GROUPS);
+/**
+ * CPU seconds used by this process's finished children (Linux: /proc/self/stat's cutime and cstime,
+ * which include their own waited-for children): what a group costs whatever the machine's load.
+ */
+function childCpu() {
+  try {
+    const f = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return (Number(f[13]) + Number(f[14])) / 100;
+  } catch {
+    return undefined;
+  }
+}
 let failed = 0;
 /** Groups whose run failed: their report, if any, is an older run's and is not shown. */
 const broken = new Set();
 for (const g of groups) {
   console.log(`\n== mutate ${g}: ${GROUPS[g].mutate.join(' ')}`);
   const started = Date.now();
+  const cpu0 = childCpu();
   const r = spawnSync('nice', ['-n', '19', node, stryker, 'run', 'stryker.config.mjs'], {
     cwd: root,
     stdio: 'inherit',
@@ -45,7 +58,9 @@ for (const g of groups) {
     failed++;
     broken.add(g);
   }
-  console.log(`== ${g}: ${Math.round((Date.now() - started) / 1000)} s, exit ${r.status}`);
+  const cpu1 = childCpu();
+  const cpu = cpu0 === undefined || cpu1 === undefined ? '' : `, ${Math.round(cpu1 - cpu0)} s CPU`;
+  console.log(`== ${g}: ${Math.round((Date.now() - started) / 1000)} s${cpu}, exit ${r.status}`);
 }
 
 // Score per file: killed (and timed out) over all mutants that count (no coverage counts as survived).
