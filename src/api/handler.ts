@@ -15,8 +15,8 @@ export interface HttpRequest {
   url: string;
   /** Lower-cased names. */
   headers: Record<string, string>;
-  /** The body as sent (UTF-8), if any. */
-  body?: string;
+  /** The body as sent, if any: text (sent as UTF-8), or bytes (the sandbox's catalogue parts). */
+  body?: string | Uint8Array;
   /** Cuts the request; its reason is what `send` rejects with. */
   signal: AbortSignal;
 }

@@ -181,7 +181,12 @@ export class HttpTransport implements HttpHandler {
       const auth = proxyAuthorization(route.proxy!);
       if (auth) headers['proxy-authorization'] = auth;
     }
-    const body = init.body === undefined ? undefined : Buffer.from(init.body, 'utf8');
+    const body =
+      init.body === undefined
+        ? undefined
+        : typeof init.body === 'string'
+          ? Buffer.from(init.body, 'utf8')
+          : Buffer.from(init.body.buffer, init.body.byteOffset, init.body.byteLength);
     if (body) headers['content-length'] = String(body.length);
     return new Promise<HttpResponse>((resolve, reject) => {
       if (init.signal.aborted) return reject(init.signal.reason);

@@ -91,11 +91,14 @@ function matches(want: string | RegExp, path: string): boolean {
 
 function record(req: HttpRequest): StubRequest {
   const u = new URL(req.url);
+  // A body of bytes (the sandbox's catalogue parts) is recorded as its UTF-8 text.
+  const body =
+    typeof req.body === 'string' || req.body === undefined ? req.body : Buffer.from(req.body).toString('utf8');
   let payload: any;
-  if (req.body !== undefined) {
+  if (body !== undefined) {
     const text = req.headers['content-type']?.includes('x-www-form-urlencoded')
-      ? new URLSearchParams(req.body).get('request')
-      : req.body;
+      ? new URLSearchParams(body).get('request')
+      : body;
     try {
       payload = text == null ? undefined : JSON.parse(text);
     } catch {
@@ -108,7 +111,7 @@ function record(req: HttpRequest): StubRequest {
     path: u.pathname + u.search,
     query: u.searchParams,
     headers: req.headers,
-    body: req.body,
+    body,
     payload,
   };
 }

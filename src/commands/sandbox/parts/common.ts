@@ -1,6 +1,7 @@
 // Shared by the sandbox verbs: which database, opening it, and talking to a running sandbox.
 import { recOf, type Rec } from '../../../output/index.js';
 import type { Context } from '../../../context.js';
+import type { HttpHandler, HttpResponse } from '../../../api/handler.js';
 import { CliError, ExitCode, usageError, errorCode, messageOf } from '../../../errors.js';
 import { cellText } from '../../../output/format.js';
 
@@ -55,6 +56,19 @@ async function controlSecretFor(ctx: Context, db: string | undefined): Promise<s
   }
 }
 
+/**
+ * What the control routes are sent through: the command's HTTP handler (in-process tests' stub
+ * registry), else the node transport, without a proxy (a sandbox is reached directly), closed
+ * when the command ends.
+ */
+async function controlHttp(ctx: Context): Promise<HttpHandler> {
+  if (ctx.http) return ctx.http;
+  const { HttpTransport } = await import('../../../api/transport.js');
+  const http = new HttpTransport({ connectTimeout: 10_000, connections: 4 });
+  ctx.defer(() => http.close());
+  return http;
+}
+
 /** A control route's answer: its status and JSON body. */
 interface ControlAnswer {
   status: number;
@@ -75,28 +89,33 @@ export async function controlClient(ctx: Context, target: ControlTarget) {
       ExitCode.AUTH,
     );
   }
+  const http = await controlHttp(ctx);
+  // No deadline, as before: a catalogue part is answered once it is loaded, and the cancel of an
+  // interrupted load is sent after Ctrl-C (which ctx.signal carries).
+  const signal = new AbortController().signal;
   const request = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<ControlAnswer> => {
     const bytes = body instanceof Uint8Array;
-    let res: Response;
+    let res: HttpResponse;
     try {
-      res = await fetch(url.replace(/\/+$/, '') + path, {
+      res = await http.send({
         method,
+        url: url.replace(/\/+$/, '') + path,
         headers: {
           'x-sandbox-secret': secret,
           ...(method === 'POST' ? { 'content-type': bytes ? 'application/octet-stream' : 'application/json' } : {}),
         },
         body: body === undefined ? undefined : bytes ? body : JSON.stringify(body),
+        signal,
       });
     } catch (err) {
       throw new CliError(
-        `Could not reach the sandbox at ${url} (${errorCode(err instanceof Error ? err.cause : undefined) ?? messageOf(err)}). Is \`bookdist sandbox serve\` running?`,
+        `Could not reach the sandbox at ${url} (${errorCode(err) ?? messageOf(err)}). Is \`bookdist sandbox serve\` running?`,
         ExitCode.UNAVAILABLE,
       );
     }
-    const text = await res.text();
     let json: Rec;
     try {
-      json = recOf(JSON.parse(text));
+      json = recOf(JSON.parse(res.text));
     } catch {
       throw new CliError(`${url} did not answer like a sandbox (HTTP ${res.status}).`, ExitCode.ERROR);
     }
