@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import MagicString from 'magic-string';
 import { build } from 'rolldown';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -109,6 +110,23 @@ const lazyChildProcess = {
   },
 };
 
+// Every chunk loads through the launcher's eager import (src/cache/eager-compile.ts): with the
+// compile cache on, V8 compiles each chunk whole while it loads, so that its cache entry holds its
+// functions, not only its top level. A dynamic import of one of the bundle's own files (they are
+// all literal, relative paths) becomes `__bdImport(() => import(...))`; the banner defines
+// __bdImport (the plain import when the launcher installed none: no cache, or an in-process test).
+const eagerImports = {
+  name: 'eager-imports',
+  renderChunk(code, chunk) {
+    const s = new MagicString(code);
+    for (const m of code.matchAll(/\bimport\((["'])(\.\.?\/[^"'\n]+\.js)\1\)/g)) {
+      s.overwrite(m.index, m.index + m[0].length, `__bdImport(() => ${m[0]})`);
+    }
+    if (!s.hasChanged()) return null;
+    return { code: s.toString(), map: s.generateMap({ hires: true, source: chunk.fileName }) };
+  },
+};
+
 // One chunk for what every command run loads (issue 31): each ESM module costs start-up time of
 // its own (about 0.4 ms: resolving, reading, linking), and left to itself the bundler cuts the
 // run path into a chunk per set of importers: a request loaded 38 files. RUN_ROOTS and everything
@@ -209,7 +227,7 @@ try {
     input: { main: 'src/main.ts' },
     // The shell completion templates (src/commands/completion/templates/) are bundled as text.
     moduleTypes: { '.bash': 'text', '.zsh': 'text', '.fish': 'text' },
-    plugins: [lazyChildProcess, builtinImports],
+    plugins: [lazyChildProcess, builtinImports, eagerImports],
     // main.js keeps its exports (the launcher calls main()); the run chunk's modules may be
     // imported from it without facades of their own.
     preserveEntrySignatures: 'allow-extension',
@@ -224,7 +242,8 @@ try {
       // createRequire is made only for anything else, on first use: every chunk carries this
       // banner, and node:module would load more of Node (its source maps) on every command.
       banner:
-        "let __bdRequire; const require = function require(id) { return process.getBuiltinModule(id) ?? (__bdRequire ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id); };",
+        "let __bdRequire; const require = function require(id) { return process.getBuiltinModule(id) ?? (__bdRequire ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id); };" +
+        " const __bdImport = globalThis[Symbol.for('bookdist.import')] ?? ((load) => load());",
       codeSplitting: { groups: [{ name: groupOf, debugName: 'run, sandbox', includeDependenciesRecursively: false }] },
     },
   });

@@ -19,7 +19,7 @@
 // amounts. Codes, keys, tokens, passwords and signatures are never read from a body (collect()
 // takes named fields only). Removing the directory loses nothing: it is a cache.
 import { createHash } from 'node:crypto';
-import * as fs from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { privateDirSync, readTextSync, writeFileAtomicSync } from '../util/fs-safe.js';
 
@@ -204,15 +204,15 @@ export interface CacheTarget {
 }
 
 function appendLines(file: string, text: string): number {
-  const { O_WRONLY, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
-  const fd = fs.openSync(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
+  const { O_WRONLY, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = constants;
+  const fd = openSync(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
   try {
-    const st = fs.fstatSync(fd);
+    const st = fstatSync(fd);
     if (!st.isFile()) throw Object.assign(new Error(`not a regular file: ${file}`), { code: 'ENOTREG' });
-    fs.writeSync(fd, text);
+    writeSync(fd, text);
     return st.size + Buffer.byteLength(text);
   } finally {
-    fs.closeSync(fd);
+    closeSync(fd);
   }
 }
 

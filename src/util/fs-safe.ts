@@ -13,8 +13,24 @@
 // `Fs` is the seam: the job engine (and whoever else wants its faults tested in-process) takes an
 // Fs, `nodeFs` by default; a test passes one whose writes fail (ENOSPC, EIO) where it wants.
 // Parent directories are trusted (as every Unix tool does): only the last component is checked.
-import { constants, type Stats } from 'node:fs';
-import * as fsSync from 'node:fs';
+// Named imports only: a namespace import of node:fs goes through the bundler's interop, which
+// describes every export of node:fs on each start (scripts/build.mjs).
+import {
+  constants,
+  chmodSync,
+  closeSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import type * as FsPromises from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -155,11 +171,11 @@ export const nodeFs: Fs = {
 // Stryker disable BlockStatement: accepted, a directory's fsync shows only after a power loss
 function syncDir(dir: string): void {
   try {
-    const fd = fsSync.openSync(dir, O_RDONLY);
+    const fd = openSync(dir, O_RDONLY);
     try {
-      fsSync.fsyncSync(fd);
+      fsyncSync(fd);
     } finally {
-      fsSync.closeSync(fd);
+      closeSync(fd);
     }
   } catch {
     /* not supported on every platform */
@@ -171,23 +187,23 @@ function syncDir(dir: string): void {
 
 /** A new file (O_EXCL|O_NOFOLLOW, 0600 by default): the descriptor. */
 export function createNewSync(path: string, mode = 0o600): number {
-  return fsSync.openSync(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+  return openSync(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
 }
 
 /** The text of a regular file, not through a link; undefined when nothing is there. */
 export function readTextSync(path: string): string | undefined {
   let fd: number;
   try {
-    fd = fsSync.openSync(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    fd = openSync(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (e) {
     if (errorCode(e) === 'ENOENT') return undefined;
     throw e;
   }
   try {
-    if (!fsSync.fstatSync(fd).isFile()) throw notRegular(path);
-    return fsSync.readFileSync(fd, 'utf8');
+    if (!fstatSync(fd).isFile()) throw notRegular(path);
+    return readFileSync(fd, 'utf8');
   } finally {
-    fsSync.closeSync(fd);
+    closeSync(fd);
   }
 }
 
@@ -196,20 +212,20 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array, mod
   const tmp = tempNameFor(path);
   const fd = createNewSync(tmp, mode);
   try {
-    fsSync.writeFileSync(fd, data);
-    fsSync.fsyncSync(fd);
+    writeFileSync(fd, data);
+    fsyncSync(fd);
   } catch (e) {
-    fsSync.closeSync(fd);
+    closeSync(fd);
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent, the temporary file this call made is there (force matters only if another process removed it)
-    fsSync.rmSync(tmp, { force: true });
+    rmSync(tmp, { force: true });
     throw e;
   }
-  fsSync.closeSync(fd);
+  closeSync(fd);
   try {
-    fsSync.renameSync(tmp, path);
+    renameSync(tmp, path);
   } catch (e) {
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent, the temporary file this call made is there (force matters only if another process removed it)
-    fsSync.rmSync(tmp, { force: true });
+    rmSync(tmp, { force: true });
     throw e;
   }
   syncDir(dirname(path));
@@ -225,7 +241,7 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array, mod
 export function makeDirSync(dir: string, mode = 0o700): void {
   const missing: string[] = [];
   for (let p = resolve(dir); ; p = dirname(p)) {
-    const st = fsSync.statSync(p, { throwIfNoEntry: false });
+    const st = statSync(p, { throwIfNoEntry: false });
     if (st) {
       if (!missing.length && !st.isDirectory())
         throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${p}'`), { code: 'EEXIST', path: p });
@@ -237,7 +253,7 @@ export function makeDirSync(dir: string, mode = 0o700): void {
   }
   for (const p of missing.reverse()) {
     try {
-      fsSync.mkdirSync(p, { mode });
+      mkdirSync(p, { mode });
     } catch (e) {
       // Stryker disable next-line ConditionalExpression,StringLiteral: accepted, EEXIST here means another process made the directory between the stat and the mkdir, a race no in-process test makes
       if (errorCode(e) !== 'EEXIST') throw e;
@@ -251,14 +267,14 @@ export function makeDirSync(dir: string, mode = 0o700): void {
  */
 export function privateDirSync(dir: string): void {
   makeDirSync(dir);
-  const st = fsSync.lstatSync(dir);
+  const st = lstatSync(dir);
   if (st.isSymbolicLink())
     throw Object.assign(new Error(`ELOOP: a symbolic link, not a directory: '${dir}'`), { code: 'ELOOP', path: dir });
   // Stryker disable next-line ConditionalExpression,StringLiteral,ObjectLiteral: accepted, a defensive check: mkdirSync(recursive) already refuses a file or FIFO in place (EEXIST); only a swap by another process between the two calls reaches it
   if (!st.isDirectory())
     throw Object.assign(new Error(`ENOTDIR: not a directory: '${dir}'`), { code: 'ENOTDIR', path: dir });
   // Stryker disable next-line OptionalChaining: equivalent where bookdist runs (Linux, macOS: process.getuid exists)
-  if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) fsSync.chmodSync(dir, 0o700);
+  if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) chmodSync(dir, 0o700);
 }
 
 /**

@@ -131,6 +131,73 @@ describe('a cache that can be used', () => {
   });
 });
 
+/** Node's account of an entry it reads: the module, then [.., source size, cache size, ..]. */
+const READING = /reading cache from \S+ for ESM (\S+)\.\.\.\[\d+ (\d+) (\d+) /g;
+
+describe("the cache holds bookdist's functions whole (src/cache/eager-compile.ts)", () => {
+  it("a chunk's entry holds its functions, not only its top level: the run chunk's entry is larger than its source", async () => {
+    const { cacheHome } = await warm();
+    const r = await get({ XDG_CACHE_HOME: cacheHome, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
+    // Node's account names each module with [.. source size, cache size, ..] when it reads its entry.
+    const sizes = [...r.stderr.matchAll(READING)].map((m) => ({
+      url: m[1],
+      source: Number(m[2]),
+      cache: Number(m[3]),
+    }));
+    const run = sizes.reduce((a, b) => (b.source > a.source ? b : a));
+    expect(run.url).toMatch(/\/dist\/chunks\/run-/);
+    expect(run.cache).toBeGreaterThan(run.source);
+    // control: made without the eager compile (a lazy V8 flag of the user's turns it off), the entry holds the top level only
+    const lazyHome = home();
+    // (the sandbox answers from this process: the run must not block it)
+    const lazyRun = (debug: string) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--max-lazy', BIN, 'book', 'get', '--isbn', ISBN, '--json'], {
+          env: {
+            PATH: process.env.PATH,
+            HOME: process.env.HOME,
+            TMPDIR: process.env.TMPDIR,
+            NO_COLOR: '1',
+            ...sb.env,
+            BOOKDIST_CACHE: 'off',
+            XDG_CACHE_HOME: lazyHome,
+            NODE_DEBUG_NATIVE: debug,
+          },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
+    const first = await lazyRun('');
+    expect(first.code, first.stderr).toBe(0);
+    const entry = [...(await lazyRun('COMPILE_CACHE')).stderr.matchAll(READING)].find((m) => m[1] === run.url);
+    expect(Number(entry![3])).toBeLessThan(run.source);
+  });
+
+  it('runs of other commands leave it as it is: every path compiles each chunk the same way, so none is refused and written again', async () => {
+    const { cacheHome } = await warm();
+    const env = { ...sb.env, BOOKDIST_CACHE: 'off', XDG_CACHE_HOME: cacheHome };
+    for (const args of [
+      ['book', 'list', '--limit', '1'],
+      ['profile', 'list'],
+      ['book', '--help'],
+      ['help', 'book', 'get'],
+    ]) {
+      expect((await runCli(args, { env })).code, args.join(' ')).toBe(0);
+    }
+    for (const args of [
+      ['book', 'get', '--isbn', ISBN, '--json'],
+      ['book', 'list', '--limit', '1'],
+    ]) {
+      const r = await runCli(args, { env: { ...env, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' } });
+      expect(r.code).toBe(0);
+      expect((r.stderr.match(/was accepted/g) ?? []).length, args.join(' ')).toBeGreaterThanOrEqual(CACHED);
+      expect(r.stderr, args.join(' ')).not.toMatch(/writing cache for/);
+    }
+  });
+});
+
 describe('a cache that cannot be used gives the same output', () => {
   it('stale: made by another Node or another bookdist (another key): not read, removed', async () => {
     const { cacheHome } = await warm();

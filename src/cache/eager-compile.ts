@@ -1,0 +1,50 @@
+// Whole modules in the compile cache (issue 31). Node writes a module's code cache right after it
+// compiles the module, before it runs: V8 compiles a function only when it is first called, so the
+// cache holds the modules' top levels and every function a command calls is parsed and compiled
+// again on every run (a quarter of a request's instructions). While one of bookdist's own chunks
+// loads, V8 compiles every function of it at once (--no-lazy), so its cache entry holds them all
+// and a warm run deserialises them instead; outside those loads V8 is lazy again, so Node's own
+// modules (http, crypto...) keep their built-in code cache.
+//
+// Every chunk of dist/ loads through an import() that scripts/build.mjs wraps in the function
+// installed here (dist/main.js through bin/bookdist), so every chunk is compiled the same way on
+// every run: V8 accepts a cache only when it was made under the same flags, and a chunk compiled
+// lazily once would make Node write it again, lazy, for the next eager run to refuse.
+// Only with bookdist's compile cache on (src/cache/compile-cache.ts): without a cache, compiling
+// every function only costs. Never with a lazy or eager V8 flag of the user's (NODE_OPTIONS, node
+// flags): theirs stands.
+
+/** Where the chunks find the loader (a global: they are built apart from the launcher's module). */
+export const EAGER_IMPORT = Symbol.for('bookdist.import');
+
+type Importer = <T>(load: () => Promise<T>) => Promise<T>;
+
+/**
+ * Install the loader that compiles bookdist's chunks whole; false (nothing installed: chunks load
+ * as before) when V8's flags cannot change or the user set a lazy flag of their own.
+ */
+export function installEagerCompile(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions: string = process.env.NODE_OPTIONS ?? '',
+  /** What sets a V8 flag (a seam: an in-process test must not change its own process's flags). */
+  setFlag: (flag: string) => void = (flag) => process.getBuiltinModule('node:v8').setFlagsFromString(flag),
+): boolean {
+  if ([...execArgv, nodeOptions].some((a) => /lazy/.test(a))) return false;
+  try {
+    setFlag('--lazy');
+  } catch {
+    return false;
+  }
+  let depth = 0;
+  const eager: Importer = async (load) => {
+    // Imports may overlap (Promise.all): V8 is lazy again when the last one has loaded.
+    if (depth++ === 0) setFlag('--no-lazy');
+    try {
+      return await load();
+    } finally {
+      if (--depth === 0) setFlag('--lazy');
+    }
+  };
+  (globalThis as Record<symbol, unknown>)[EAGER_IMPORT] = eager;
+  return true;
+}
