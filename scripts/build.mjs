@@ -127,6 +127,32 @@ const eagerImports = {
   },
 };
 
+// The bundler's runtime makes its require() for the CommonJS dependencies when it loads, through
+// node:module's createRequire and import.meta, on every command. Builtins (all that the chunks on
+// a command's start-up path require) come from process.getBuiltinModule; createRequire is made
+// for anything else, on first use, as the banner's require does.
+const EAGER_RUNTIME_REQUIRE = 'var __require = /* #__PURE__ */ (() => createRequire(import.meta.url))();';
+const lazyRuntimeRequire = {
+  name: 'lazy-runtime-require',
+  renderChunk(code) {
+    const at = code.indexOf(EAGER_RUNTIME_REQUIRE);
+    const imp = code.indexOf('import { createRequire } from "node:module";');
+    if (at < 0 || imp < 0) return null;
+    const s = new MagicString(code);
+    s.overwrite(
+      imp,
+      imp + 'import { createRequire } from "node:module";'.length,
+      'const createRequire = (url) => process.getBuiltinModule("node:module").createRequire(url);',
+    );
+    s.overwrite(
+      at,
+      at + EAGER_RUNTIME_REQUIRE.length,
+      'let __bdRuntimeRequire; var __require = (id) => process.getBuiltinModule(id) ?? (__bdRuntimeRequire ??= createRequire(import.meta.url))(id);',
+    );
+    return { code: s.toString(), map: s.generateMap({ hires: true }) };
+  },
+};
+
 // One chunk for what every command run loads (issue 31): each ESM module costs start-up time of
 // its own (about 0.4 ms: resolving, reading, linking), and left to itself the bundler cuts the
 // run path into a chunk per set of importers: a request loaded 38 files. RUN_ROOTS and everything
@@ -215,6 +241,10 @@ const output = {
   entryFileNames: '[name].js',
   // Legal comments stay; the rest of the sources' comments would only make every run read more.
   comments: { legal: true, annotation: false, jsdoc: false },
+  // Chunks in ASCII (any other character escaped): V8 keeps a source with one (an ellipsis in a
+  // message) as UTF-16, and Node converts the whole source to UTF-8 on every run to check it
+  // against its compile cache entry (2% of a request's instructions, for the run chunk).
+  charset: 'ascii',
 };
 try {
   // dist/version.js, which the launcher imports before anything else on every run (the Node
@@ -227,7 +257,7 @@ try {
     input: { main: 'src/main.ts' },
     // The shell completion templates (src/commands/completion/templates/) are bundled as text.
     moduleTypes: { '.bash': 'text', '.zsh': 'text', '.fish': 'text' },
-    plugins: [lazyChildProcess, builtinImports, eagerImports],
+    plugins: [lazyChildProcess, builtinImports, eagerImports, lazyRuntimeRequire],
     // main.js keeps its exports (the launcher calls main()); the run chunk's modules may be
     // imported from it without facades of their own.
     preserveEntrySignatures: 'allow-extension',

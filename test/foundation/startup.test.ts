@@ -1,7 +1,7 @@
 // Start-up is a feature: --version and --help must load no HTTP, config, schema, prompt or table
 // library. A preloaded hook records every module file Node loads; for the bundle's chunks, their
 // source maps say which packages they hold.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -128,6 +128,23 @@ describe('start-up', () => {
         api.sources.some((s) => src.test(s)),
         String(src),
       ).toBe(true);
+  });
+
+  // V8 keeps a source with any character beyond ASCII as UTF-16, and Node converts the whole of it
+  // to UTF-8 on every run to check it against its compile cache entry (scripts/build.mjs, charset).
+  it("dist/ is ASCII: every other character escaped, so that V8 keeps each chunk's source one byte a character", async () => {
+    const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
+    const files = [join(dist, 'main.js'), join(dist, 'version.js')];
+    for (const f of readdirSync(join(dist, 'chunks'))) if (f.endsWith('.js')) files.push(join(dist, 'chunks', f));
+    expect(files.filter((f) => /[^\x00-\x7f]/.test(readFileSync(f, 'utf8'))).map((f) => f.slice(dist.length))).toEqual(
+      [],
+    );
+    // control: the messages keep their characters (an ellipsis, escaped in the source)
+    const r = await runCli(['book', 'get', '--isbn', 'x'.repeat(300)], {
+      env: { BOOKDIST_CONFIG_DIR: join(t.dir, 'cfg') },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/x\u2026 \(\d+ characters\)/);
   });
 
   it('the embedded sandbox starts from one more file of dist/: a request to it loads at most 10', async () => {
