@@ -1,9 +1,18 @@
 // Snapshots (issue 30, item 4) of a running sandbox, through the CLI (--url): saved and loaded
 // while requests run (every answer a success; a reader sees all of a state or none of it), and
 // diffed table by table.
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -90,6 +99,30 @@ describe('sandbox snapshot on a running sandbox', () => {
     const missing = await cli('load', 'base');
     expect(missing.code).toBe(3);
     expect(missing.stderr).toContain('No snapshot "base" of this database');
+  });
+});
+
+describe('a snapshot file', () => {
+  it('is private (0600) from the start, and a link planted in its place is replaced, never written through', async () => {
+    const dir = `${sb.dbPath}.snapshots`;
+    const outside = join(mkdtempSync(join(tmpdir(), 'bookdist-snap-link-')), 'target.db');
+    try {
+      writeFileSync(outside, 'not yours');
+      expect((await cli('save', 'private')).code).toBe(0);
+      expect(statSync(join(dir, 'private.db')).mode & 0o777).toBe(0o600);
+      symlinkSync(outside, join(dir, 'planted.db'));
+      const r = await cli('save', 'planted');
+      expect(r.code, r.stderr).toBe(0);
+      expect(readFileSync(outside, 'utf8')).toBe('not yours');
+      const st = lstatSync(join(dir, 'planted.db'));
+      expect(st.isFile()).toBe(true);
+      expect(st.mode & 0o777).toBe(0o600);
+      // Nothing but the snapshots is left in the directory.
+      expect(readdirSync(dir).filter((f) => !f.endsWith('.db'))).toEqual([]);
+    } finally {
+      rmSync(dirname(outside), { recursive: true, force: true });
+      for (const n of ['private', 'planted']) rmSync(join(dir, `${n}.db`), { force: true });
+    }
   });
 });
 

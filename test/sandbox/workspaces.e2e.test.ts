@@ -2,7 +2,7 @@
 // one a copy (of the seed or a snapshot) served on a port of its own with credentials of its own;
 // what one job does there is seen nowhere else, and nobody else's key is accepted there. rm stops
 // its server and deletes its files; closing the sandbox closes them; a new start serves them again.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -246,6 +246,66 @@ describe('workspaces from a snapshot share its catalogue', () => {
     expect(existsSync(base)).toBe(true);
     expect((await cli('rm', 'share-b', '--yes')).code).toBe(0);
     expect(existsSync(base)).toBe(false);
+  });
+});
+
+describe('a snapshot saved in a workspace', () => {
+  it('holds the whole state, the shared catalogue included: loaded back, opened on its own, or used --from', async () => {
+    const saved = await runCli(['sandbox', 'snapshot', 'save', 'ws-base', '--url', sb.url], { env });
+    expect(saved.code, saved.stderr).toBe(0);
+    const w = await create('snap-ws', 'ws-base');
+    const pw = partnerOf(w);
+    const wsEnv = { ...env, BOOKDIST_SANDBOX_SECRET: w.credentials.control_secret };
+    const snap = (verb: string, name: string) =>
+      runCli(['sandbox', 'snapshot', verb, name, '--url', w.url], { env: wsEnv });
+    // A catalogue row of the workspace's own (a book processed there), and an order.
+    const hash = WELL_KNOWN.unprocessed.hash_id;
+    await pw.call('book.process', { params: { hash_id: hash }, payload: {} });
+    const processed = async (c: Probe) =>
+      (await c.call('book.get', { params: { hash_id: hash } })).body.book.status.is_processed as boolean;
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && !(await processed(pw))) await new Promise((r) => setTimeout(r, 50));
+    const order = await buy(pw, user, [WELL_KNOWN.readme.pricing[0].id]);
+    const r = await snap('save', 'mine');
+    expect(r.code, r.stderr).toBe(0);
+
+    // The file is a database of its own: every book of the base, no base named, the text index whole.
+    const file = join(`${sb.dbPath}.workspaces`, 'snap-ws.db.snapshots', 'mine.db');
+    const books = (path: string) => {
+      const d = new DatabaseSync(path, { readOnly: true });
+      try {
+        return {
+          n: (d.prepare('SELECT count(*) AS n FROM books').get() as { n: number }).n,
+          base: d.prepare("SELECT value FROM meta WHERE key = 'workspace_base'").get(),
+          found: (
+            d.prepare("SELECT count(*) AS n FROM books_fts WHERE books_fts MATCH 'lighthouse'").get() as { n: number }
+          ).n,
+        };
+      } finally {
+        d.close();
+      }
+    };
+    const all = books(`${sb.dbPath}.snapshots/ws-base.db`).n;
+    expect(all).toBeGreaterThan(1);
+    expect(books(file)).toEqual({ n: all, base: undefined, found: books(`${sb.dbPath}.snapshots/ws-base.db`).found });
+
+    // Loaded back into the workspace after more orders: the order and the processed book are as saved.
+    const later = await buy(pw, user, [WELL_KNOWN.readme.pricing[0].id]);
+    expect((await snap('load', 'mine')).code).toBe(0);
+    expect(await orderIds(pw)).toContain(order.id);
+    expect(await orderIds(pw)).not.toContain(later.id);
+    expect(await processed(pw)).toBe(true);
+    expect((await pw.call('book.isbn', { params: { isbn: WELL_KNOWN.readme.isbn13 } })).status).toBe(200);
+
+    // Used --from (the file taken as a snapshot of the main sandbox): a workspace with the whole catalogue and that state.
+    copyFileSync(file, `${sb.dbPath}.snapshots/from-ws.db`);
+    const v = await create('from-ws', 'from-ws');
+    const pv = partnerOf(v);
+    expect((await pv.call('book.isbn', { params: { isbn: WELL_KNOWN.readme.isbn13 } })).status).toBe(200);
+    const found = await pv.call('book.search', { payload: { title: 'Lighthouse Keeper' } });
+    expect(found.body.results.map((x: { hash_id: string }) => x.hash_id)).toEqual([WELL_KNOWN.readme.hash_id]);
+    expect(await processed(pv)).toBe(true);
+    for (const n of ['snap-ws', 'from-ws']) expect((await cli('rm', n, '--yes')).code).toBe(0);
   });
 });
 

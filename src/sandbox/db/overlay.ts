@@ -17,7 +17,7 @@
 // Foreign keys are not enforced there (SQLite checks a parent only in its child's database).
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync } from 'node:sqlite';
 import { pathToFileURL } from 'node:url';
 
 /**
@@ -74,6 +74,52 @@ export function attachBase(db: DatabaseSync, path: string): boolean {
       `CREATE TEMP VIEW IF NOT EXISTS ${t} AS SELECT * FROM main.${t} UNION ALL SELECT * FROM base.${t} WHERE id NOT IN (SELECT id FROM main.${t})`,
     );
   return true;
+}
+
+/**
+ * Make `copy` (a backup of the workspace file at `workspacePath`, no connection on it yet) a
+ * database of its own: the base's rows the workspace has not changed are copied into its shared
+ * tables (their text indexes kept by the triggers, or built again), and the base is no longer
+ * named. A snapshot of a workspace is then its whole state, loaded or copied anywhere. A copy
+ * without a base is left as it is.
+ */
+export function inlineBase(copy: string, workspacePath: string): void {
+  const db = new DatabaseSync(copy);
+  try {
+    const rel = (
+      db.prepare(`SELECT value FROM meta WHERE key = '${BASE_KEY}'`).get() as { value?: unknown } | undefined
+    )?.value;
+    if (typeof rel !== 'string' || rel === '') return;
+    const base = resolve(dirname(workspacePath), rel);
+    if (!existsSync(base)) throw new MissingBase(workspacePath, base);
+    db.exec('PRAGMA foreign_keys = OFF');
+    db.exec(`ATTACH ${readOnlyUri(base)} AS base`);
+    const has = (type: string, name: string) =>
+      db.prepare('SELECT 1 FROM main.sqlite_master WHERE type = ? AND name = ?').get(type, name) !== undefined;
+    db.exec('BEGIN');
+    try {
+      for (const t of SHARED_TABLES) {
+        // The base's columns, named: a workspace of a later version may have more (their defaults apply).
+        const cols = (db.prepare(`PRAGMA base.table_info(${t})`).all() as Array<{ name: string }>)
+          .map((c) => `"${c.name.replace(/"/g, '""')}"`)
+          .join(', ');
+        if (!cols) continue;
+        db.exec(
+          `INSERT INTO main.${t}(${cols}) SELECT ${cols} FROM base.${t} WHERE id NOT IN (SELECT id FROM main.${t})`,
+        );
+        if (has('table', `${t}_fts`) && !has('trigger', `${t}_fts_insert`))
+          db.exec(`INSERT INTO main.${t}_fts(${t}_fts) VALUES ('rebuild')`);
+      }
+      db.prepare('DELETE FROM meta WHERE key = ?').run(BASE_KEY);
+      db.exec('COMMIT');
+    } catch (err) {
+      db.exec('ROLLBACK');
+      throw err;
+    }
+    db.exec('DETACH base');
+  } finally {
+    db.close();
+  }
 }
 
 const WRITE = /^(\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+)(\w+)\b/i;

@@ -3,11 +3,13 @@
 // a load copies a snapshot back in one write transaction of the live file, so every client of
 // a running sandbox sees the old state or the new one, never a mix. Snapshots live beside the
 // database, in `<db>.snapshots/<name>.db`, and belong to it (they hold its keys and secrets).
-import { chmodSync, copyFileSync, existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, copyFileSync, existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { makeDir } from '../db/make-dir.js';
 import { basename, join } from 'node:path';
 import { backup, DatabaseSync } from 'node:sqlite';
 import type { Store } from '../db/store.js';
+import { inlineBase } from '../db/overlay.js';
 import { bad, notFound } from '../http/http.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -38,9 +40,15 @@ export async function saveSnapshot(
   needFile(store);
   const path = snapshotPath(store.path, name);
   makeDir(snapshotDir(store.path));
-  const tmp = `${path}.${process.pid}.tmp`;
+  // A snapshot holds the database's keys and secrets: made private (0600) from the start, as a new
+  // file of an unguessable name (O_EXCL: never through a link), renamed into place (a rename
+  // replaces a link there, it does not write through it).
+  const tmp = `${path}.${process.pid}-${randomBytes(8).toString('hex')}.tmp`;
+  writeFileSync(tmp, '', { mode: 0o600, flag: 'wx' });
   try {
     const pages = await backup(store.db, tmp, { rate: ALL_PAGES });
+    // A workspace's catalogue is partly in its base (db/overlay.ts): the snapshot holds all of it.
+    if (store.shared) inlineBase(tmp, store.path);
     // A snapshot is one plain file (no WAL beside it).
     const db = new DatabaseSync(tmp);
     try {
