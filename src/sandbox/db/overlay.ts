@@ -95,7 +95,7 @@ export function inlineBase(copy: string, workspacePath: string): void {
     db.exec('PRAGMA foreign_keys = OFF');
     db.exec(`ATTACH ${readOnlyUri(base)} AS base`);
     const has = (type: string, name: string) =>
-      db.prepare('SELECT 1 FROM main.sqlite_master WHERE type = ? AND name = ?').get(type, name) !== undefined;
+      db.prepare('SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?').get(type, name) !== undefined;
     db.exec('BEGIN');
     try {
       for (const t of SHARED_TABLES) {
