@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run mutate [-- group...]: Stryker on each group of stryker.config.mjs (all when none is named),
+// npm run mutate [-- group... [-- stryker options]]: Stryker on each group of stryker.config.mjs (all when none is named),
 // one after the other, niced (19: the machines here are shared), then the score of each from its JSON
 // report, with each survivor's line and change. See stryker.config.mjs.
 import { spawnSync } from 'node:child_process';
@@ -23,7 +23,12 @@ if (!node || major(nodeFor(node)) < 21) {
   process.exit(2);
 }
 const stryker = `${root}node_modules/@stryker-mutator/core/bin/stryker.js`;
-const asked = process.argv.slice(2);
+// `npm run mutate -- api-client -- --mutate src/api/retry.ts`: what follows a second `--` goes to
+// Stryker as it is (here: only one file of the group; its report then holds only that file).
+const args = process.argv.slice(2);
+const dashes = args.indexOf('--');
+const asked = dashes < 0 ? args : args.slice(0, dashes);
+const extra = dashes < 0 ? [] : args.slice(dashes + 1);
 const unknown = asked.filter((g) => !(g in GROUPS));
 if (unknown.length) {
   console.error(`npm run mutate: no group ${unknown.join(', ')}; the groups are ${Object.keys(GROUPS).join(', ')}`);
@@ -49,7 +54,7 @@ for (const g of groups) {
   console.log(`\n== mutate ${g}: ${GROUPS[g].mutate.join(' ')}`);
   const started = Date.now();
   const cpu0 = childCpu();
-  const r = spawnSync('nice', ['-n', '19', node, stryker, 'run', 'stryker.config.mjs'], {
+  const r = spawnSync('nice', ['-n', '19', node, stryker, 'run', 'stryker.config.mjs', ...extra], {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, BOOKDIST_MUTATE: '1', BOOKDIST_MUTATE_GROUP: g },
