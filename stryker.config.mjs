@@ -98,6 +98,7 @@ export const GROUPS = {
       'src/api/handler.ts',
     ],
     tests: [
+      'test/foundation/retry-policy.test.ts',
       'test/foundation/client.test.ts',
       'test/foundation/header-values.test.ts',
       'test/network/network.test.ts',
