@@ -59,6 +59,11 @@ export class LedgerStore {
   private fd?: number;
   private ino?: number;
   private known?: { size: number; n: number; prev: string };
+  /** Background fdatasyncs under way, and descriptors closed meanwhile (closed once they end). */
+  private syncing = 0;
+  private closeAfterSync: number[] = [];
+  /** The file was created and its directory not yet fsynced. */
+  private dirUnsynced = false;
 
   constructor(dir: string) {
     this.dir = dir;
@@ -128,10 +133,12 @@ export class LedgerStore {
     let ok = false;
     try {
       const fd = kept ? this.fd! : this.current();
-      const size = fs.fstatSync(fd).size;
-      // Nobody appended since this process did: its own last row is the tail.
-      let { n, prev } = this.known?.size === size ? this.known : tail(fd);
-      const start = this.known?.size === size ? size : fs.fstatSync(fd).size;
+      // Nobody appended since this process did (the lock was kept, or the file ends where this
+      // process left it): its own last row is the tail.
+      const size = kept && this.known ? this.known.size : fs.fstatSync(fd).size;
+      const end = this.known?.size === size ? this.known : tail(fd, size);
+      let { n, prev } = end;
+      const start = end.size;
       const written: Row[] = [];
       let text = '';
       for (const r of rows) {
@@ -157,7 +164,9 @@ export class LedgerStore {
         throw refused(this.path, 'could not be written', e);
       }
       this.known = { size: start + buf.length, n, prev };
-      if (start === 0 && durable) syncDir(this.dir);
+      // A new file's name is made durable with its first durable row.
+      if (start === 0) this.dirUnsynced = true;
+      if (durable) this.syncDirOnce();
       ok = true;
       return written;
     } finally {
@@ -181,7 +190,7 @@ export class LedgerStore {
         /* removed: open anew */
       }
       if (same) return this.fd;
-      this.close();
+      this.closeFile();
     }
     this.fd = this.openFile();
     this.ino = fs.fstatSync(this.fd).ino;
@@ -191,8 +200,22 @@ export class LedgerStore {
   /** Let the file go (the command ends). */
   close(): void {
     this.release();
-    if (this.fd !== undefined) fs.closeSync(this.fd);
+    this.closeFile();
+  }
+
+  /** Close the kept descriptor, once no background fdatasync uses it. */
+  private closeFile(): void {
+    const fd = this.fd;
     this.fd = this.ino = this.known = undefined;
+    if (fd === undefined) return;
+    if (this.syncing) this.closeAfterSync.push(fd);
+    else fs.closeSync(fd);
+  }
+
+  private syncDirOnce(): void {
+    if (!this.dirUnsynced) return;
+    this.dirUnsynced = false;
+    syncDir(this.dir);
   }
 
   /** fdatasync the file (rows another descriptor wrote included). */
@@ -208,17 +231,32 @@ export class LedgerStore {
     } finally {
       fs.closeSync(fd);
     }
+    this.syncDirOnce();
   }
 
-  /** fdatasync in the background (a bulk job's periodic sync): resolves when done; never rejects. */
-  syncInBackground(): Promise<void> {
-    let fd: number;
-    try {
-      fd = fs.openSync(this.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    } catch {
-      return Promise.resolve();
+  /**
+   * fdatasync in the background what this process wrote (a bulk job's group commit), on the
+   * descriptor it wrote through: resolves with the error when it failed, undefined when done.
+   */
+  syncInBackground(): Promise<Error | undefined> {
+    const fd = this.fd;
+    if (fd === undefined) {
+      // Let go meanwhile (the command ends): at once, on a descriptor of its own.
+      try {
+        this.sync();
+        return Promise.resolve(undefined);
+      } catch (e) {
+        return Promise.resolve(refused(this.path, 'could not be made durable', e));
+      }
     }
-    return new Promise((resolve) => fs.fdatasync(fd, () => fs.close(fd, () => resolve())));
+    this.syncDirOnce();
+    this.syncing++;
+    return new Promise((resolve) =>
+      fs.fdatasync(fd, (e) => {
+        if (--this.syncing === 0) for (const f of this.closeAfterSync.splice(0)) fs.closeSync(f);
+        resolve(e ? refused(this.path, 'could not be made durable', e) : undefined);
+      }),
+    );
   }
 
   /** Every line of the file ('' when there is none), not through a link. */
@@ -269,8 +307,7 @@ export function splitLines(text: string): { complete: string[]; torn?: string } 
 }
 
 /** The last row's id and hash; a torn last line is cut off first (we hold the lock). */
-function tail(fd: number): { n: number; prev: string; size: number } {
-  let size = fs.fstatSync(fd).size;
+function tail(fd: number, size: number): { n: number; prev: string; size: number } {
   for (let len = 4096; ; len *= 4) {
     if (size === 0) return { n: 0, prev: GENESIS, size };
     const take = Math.min(size, len);

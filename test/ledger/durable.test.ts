@@ -1,0 +1,129 @@
+// The intent row of every write is durable before its request leaves (issue 34, item 1): a bulk
+// job commits its intents in groups, and none of its requests is sent before an fdatasync of the
+// ledger that began after its intent was written has ended. node:fs is watched: each fdatasync of
+// the ledger file records how far the file reached when it began, and counts only once it ends;
+// the stub service reads the ledger at each request and finds the request's intent in that part.
+import * as realFs from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { ok, stubCli, StubRegistry } from '../commands/_stubs.js';
+import type { StubRequest } from '../helpers/stub-http.js';
+
+/** How many bytes of each ledger file are known to be on disk (an fdatasync of it has ended). */
+const durable = new Map<string, number>();
+/** Descriptors of ledger files: fd -> path. */
+const ledgerFds = new Map<number, string>();
+
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
+  const isLedger = (p: unknown) => typeof p === 'string' && p.endsWith('ledger.ndjson');
+  const openSync: typeof fs.openSync = (path, ...rest) => {
+    const fd = fs.openSync(path, ...rest);
+    if (isLedger(path)) ledgerFds.set(fd, String(path));
+    return fd;
+  };
+  const closeSync: typeof fs.closeSync = (fd) => {
+    ledgerFds.delete(fd);
+    fs.closeSync(fd);
+  };
+  const reached = (fd: number) => {
+    const path = ledgerFds.get(fd);
+    return path ? { path, size: fs.fstatSync(fd).size } : undefined;
+  };
+  const settle = (r: { path: string; size: number } | undefined) => {
+    if (r && (durable.get(r.path) ?? 0) < r.size) durable.set(r.path, r.size);
+  };
+  const fdatasyncSync: typeof fs.fdatasyncSync = (fd) => {
+    const r = reached(fd);
+    fs.fdatasyncSync(fd);
+    settle(r);
+  };
+  const fdatasync = ((fd: number, cb: (e: NodeJS.ErrnoException | null) => void) => {
+    const r = reached(fd);
+    fs.fdatasync(fd, (e) => {
+      if (!e) settle(r);
+      cb(e);
+    });
+  }) as typeof fs.fdatasync;
+  const patched = { ...fs, openSync, closeSync, fdatasync, fdatasyncSync };
+  return { ...patched, default: patched };
+});
+
+const cli = stubCli();
+const USER = '6dda08c181e996f3a7b0afe6ae9ead';
+const HASH = 'dfdf8b53417b81653644de7e47b7f3122320094d';
+const order = (id: number) => ({
+  id,
+  username: USER,
+  is_complete: true,
+  item_count: 1,
+  items: [
+    {
+      id: id * 10,
+      order: { id },
+      book: { hash_id: HASH, title: 'A Winter Atlas' },
+      user: { full_name: 'Ada Byron', username: USER },
+      expiration_date: '2026-12-25T12:00:00Z',
+      is_active: true,
+      is_digital: true,
+      is_print: false,
+      is_refunded: false,
+      purchase_date: '2026-11-25T12:00:00Z',
+      purchase_price: '3.99',
+      quantity: 1,
+    },
+  ],
+  totals: { subtotal: 3.99, taxes: 0, shipping: 0, total: 3.99 },
+});
+
+describe('a bulk job sends no request before its intent is durable', () => {
+  it('order create --from-csv at concurrency 8: every request finds its intent in the fdatasynced part of the ledger', async () => {
+    const N = 40;
+    const ledger = join(cli.dir(), 'state', 'ledger.ndjson');
+    const csv = join(cli.dir(), 'orders.csv');
+    realFs.writeFileSync(
+      csv,
+      'order_number,username,pricing_id,order_type,org,billing_full_name,billing_postal_code,billing_country\n' +
+        Array.from({ length: N }, (_, i) => `D-${i},${USER},3,TestPlan,acme,Ann Lee,10115,DE\n`).join(''),
+    );
+    const late: string[] = [];
+    let answered = 0;
+    const answer = async (req: StubRequest) => {
+      const number = String(req.payload?.order_number);
+      const synced = realFs
+        .readFileSync(ledger)
+        .subarray(0, durable.get(ledger) ?? 0)
+        .toString('utf8');
+      const intent = synced
+        .split('\n')
+        .some((l) => l.includes('"kind":"intent"') && l.includes(`"order_number":"${number}"`));
+      if (!intent) late.push(number);
+      // Answers take a little while, so that intents are written while an fdatasync runs.
+      await new Promise((r) => setTimeout(r, 2));
+      return ok({ message: 'Order created.', order: order(++answered) });
+    };
+    const http = new StubRegistry().on('POST', '/v1/order/external/', answer, N);
+    const r = await cli(http, [
+      'order',
+      'create',
+      '--from-csv',
+      csv,
+      '--results',
+      join(cli.dir(), 'orders.out'),
+      '--concurrency',
+      '8',
+      '-q',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(http.sent('/v1/order/external/')).toHaveLength(N);
+    expect(late, 'requests sent before their intent was fdatasynced').toEqual([]);
+    // Each intent is in the file once, and so is each outcome.
+    const rows = realFs
+      .readFileSync(ledger, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows.filter((x) => x.kind === 'intent')).toHaveLength(N);
+    expect(rows.filter((x) => x.kind === 'outcome' && x.status === 'done')).toHaveLength(N);
+  });
+});
