@@ -38,27 +38,38 @@ interface Route {
 }
 
 let routes: Route[] | undefined;
+/** The routes of one endpoint, by its name (a typed call names its endpoint: no other is tried). */
+const routesByName = new Map<string, Route[]>();
 
-function routesOf(): Route[] {
-  return (routes ??= ENDPOINTS.flatMap((e) =>
-    [e.path, ...(e.aliases ?? [])].map((p) => {
-      const params: string[] = [];
-      const re = new RegExp(
-        '^' +
-          p
-            .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
-            .replace(/\\?\{(\w+)\\?\}/g, (_, n: string) => (params.push(n), '([^/]+)')) +
-          '$',
-      );
-      return { name: e.name, re, params };
-    }),
-  ));
+function routesFor(e: (typeof ENDPOINTS)[number]): Route[] {
+  return [e.path, ...(e.aliases ?? [])].map((p) => {
+    const params: string[] = [];
+    const re = new RegExp(
+      '^' +
+        p
+          .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+          .replace(/\\?\{(\w+)\\?\}/g, (_, n: string) => (params.push(n), '([^/]+)')) +
+        '$',
+    );
+    return { name: e.name, re, params };
+  });
 }
 
-/** The endpoint a path is (and its path parameters), or undefined. */
-function match(path: string): { name: string; params: Record<string, string> } | undefined {
+function routesOf(endpoint?: string): Route[] {
+  if (endpoint === undefined) return (routes ??= ENDPOINTS.flatMap(routesFor));
+  let rs = routesByName.get(endpoint);
+  if (!rs) {
+    const e = ENDPOINTS.find((x) => x.name === endpoint);
+    rs = e ? routesFor(e) : [];
+    routesByName.set(endpoint, rs);
+  }
+  return rs;
+}
+
+/** The endpoint a path is (and its path parameters), or undefined; `endpoint`: the one it is said to be. */
+function match(path: string, endpoint?: string): { name: string; params: Record<string, string> } | undefined {
   const p = path.split('?')[0];
-  for (const r of routesOf()) {
+  for (const r of routesOf(endpoint)) {
     const m = r.re.exec(p);
     if (m)
       return { name: r.name, params: Object.fromEntries(r.params.map((n, i) => [n, decodeURIComponent(m[i + 1])])) };
@@ -68,8 +79,8 @@ function match(path: string): { name: string; params: Record<string, string> } |
 
 /** The operation of a write, with the identifiers its path names; undefined for a read. */
 export function opOf(req: WriteRequest): { op: string; params?: Record<string, string> } | undefined {
-  if (req.method === 'GET') return undefined;
-  const m = match(req.path);
+  if (req.method === 'GET' || (req.endpoint !== undefined && !Object.hasOwn(WRITE_OPS, req.endpoint))) return undefined;
+  const m = match(req.path, req.endpoint);
   const name = req.endpoint ?? m?.name;
   if (name && WRITE_OPS[name])
     return { op: WRITE_OPS[name], params: m?.params && Object.keys(m.params).length ? m.params : undefined };
