@@ -3,8 +3,9 @@
 // cache holds the modules' top levels and every function a command calls is parsed and compiled
 // again on every run (a quarter of a request's instructions). While one of bookdist's own chunks
 // loads, V8 compiles every function of it at once (--no-lazy), so its cache entry holds them all
-// and a warm run deserialises them instead; outside those loads V8 is lazy again, so Node's own
-// modules (http, crypto...) keep their built-in code cache.
+// and a warm run deserialises them instead; outside those loads, and for the Node modules a
+// chunk's top level takes, V8 is lazy, so Node's own modules (http, crypto...) keep their built-in
+// code cache.
 //
 // Every chunk of dist/ loads through an import() that scripts/build.mjs wraps in the function
 // installed here (dist/main.js through bin/bookdist), so every chunk is compiled the same way on
@@ -36,13 +37,34 @@ export function installEagerCompile(
     return false;
   }
   let depth = 0;
+  // A Node module a chunk's top level loads (through process.getBuiltinModule, as the bundle takes
+  // all of them) is compiled lazily, with Node's own code cache, also while the chunk loads.
+  const getBuiltinModule = process.getBuiltinModule.bind(process);
+  const original = Object.getOwnPropertyDescriptor(process, 'getBuiltinModule')!;
+  const seen = new Set<string>();
+  const lazily = ((id: string) => {
+    if (seen.has(id)) return getBuiltinModule(id);
+    seen.add(id);
+    setFlag('--lazy');
+    try {
+      return getBuiltinModule(id);
+    } finally {
+      setFlag('--no-lazy');
+    }
+  }) as typeof process.getBuiltinModule;
   const eager: Importer = async (load) => {
     // Imports may overlap (Promise.all): V8 is lazy again when the last one has loaded.
-    if (depth++ === 0) setFlag('--no-lazy');
+    if (depth++ === 0) {
+      setFlag('--no-lazy');
+      process.getBuiltinModule = lazily;
+    }
     try {
       return await load();
     } finally {
-      if (--depth === 0) setFlag('--lazy');
+      if (--depth === 0) {
+        Object.defineProperty(process, 'getBuiltinModule', original);
+        setFlag('--lazy');
+      }
     }
   };
   (globalThis as Record<symbol, unknown>)[EAGER_IMPORT] = eager;

@@ -28,6 +28,21 @@ describe('eager compile while a chunk loads', () => {
     expect(flags.slice(3)).toEqual(['--no-lazy', '--lazy']);
   });
 
+  it("a Node module a chunk's top level takes while it loads is compiled lazily (with Node's own cache); process.getBuiltinModule as it was after", async () => {
+    const flags: string[] = [];
+    const original = process.getBuiltinModule;
+    installEagerCompile([], '', (f) => flags.push(f));
+    const got = await installed()!(async () => {
+      flags.push('load');
+      const os = process.getBuiltinModule('node:os');
+      process.getBuiltinModule('node:os');
+      return os;
+    });
+    expect(got).toBe(original.call(process, 'node:os'));
+    expect(flags).toEqual(['--lazy', '--no-lazy', 'load', '--lazy', '--no-lazy', '--lazy']);
+    expect(process.getBuiltinModule).toBe(original);
+  });
+
   it('a load that fails leaves V8 lazy again and rejects as it would', async () => {
     const flags: string[] = [];
     installEagerCompile([], '', (f) => flags.push(f));

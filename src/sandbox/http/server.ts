@@ -5,7 +5,6 @@
 //   pages.ts           the reader and cart pages
 // and fault injection in faults.ts.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo, Socket } from 'node:net';
 import { cleanupKeyFiles, credentials, type SandboxCredentials } from '../control.js';
 import { isControlPath, serveControl } from './control-routes.js';
@@ -23,10 +22,11 @@ import { isJournalPath } from '../journal/routes.js';
 import { ensureFixtureTables } from '../fixtures/tables.js';
 import type { WorkspaceHost } from '../workspaces/workspaces.js';
 
-// node:http through require: the ESM import materialises every export of node:http, Node's own
-// bundled undici and web streams included, which the embedded sandbox would pay on every run.
-const load = createRequire(import.meta.url);
-const { createServer } = load('node:http') as typeof import('node:http');
+// node:http through process.getBuiltinModule: the ESM import materialises every export of
+// node:http, Node's own bundled undici and web streams included, which the embedded sandbox would
+// pay on every run (and a builtin loaded so is compiled with Node's own code cache while this
+// chunk loads: src/cache/eager-compile.ts).
+const { createServer } = process.getBuiltinModule('node:http');
 
 export interface SandboxOptions {
   host?: string;
@@ -95,10 +95,9 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   const serverOptions = { keepAlive: true, keepAliveTimeout: 5000, requestTimeout: 30_000 };
   const handle = requestHandler(core, opts);
   const server: Server = opts.tls
-    ? (load('node:https') as typeof import('node:https')).createServer(
-        { ...serverOptions, cert: opts.tls.cert, key: opts.tls.key },
-        handle,
-      )
+    ? process
+        .getBuiltinModule('node:https')
+        .createServer({ ...serverOptions, cert: opts.tls.cert, key: opts.tls.key }, handle)
     : createServer(serverOptions, handle);
   const sockets = trackSockets(server);
   server.on('clientError', (_err, socket) => answerClientError(socket as Socket));
