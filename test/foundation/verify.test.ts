@@ -425,3 +425,32 @@ describe('bodyTooLarge', () => {
     expect(e.details).toEqual({ status: null, content_type: null, problem: 'body over 1 MiB', outcome: 'unknown' });
   });
 });
+
+describe('verifyAnswer and verifyRaw: the rest of what a user reads', () => {
+  const get = endpoint('book.get');
+  it('an answer whose first bytes were not kept: no "it begins", nothing shown as its start', () => {
+    const r = thrown(() => verifyAnswer(get, FACTS({ head: undefined, body: { ...ENV } }), BASE));
+    expect(r.message).toContain('(HTTP 200, application/json): book: missing.');
+    expect(r.message).not.toContain('A web page answered');
+    expect(r.details.begins).toBe('');
+  });
+  it("a read's redirect ends with the fix; the https base URL loses every trailing slash", () => {
+    const r = thrown(() =>
+      verifyAnswer(
+        get,
+        FACTS({ status: 301, headers: { location: 'https://api.example.test/v1/book/x/' } }),
+        'http://api.example.test/v1//',
+      ),
+    );
+    expect(
+      r.message.endsWith(
+        'The service wants https: use https://api.example.test/v1 as the base URL (--base-url, BOOKDIST_BASE_URL or `bookdist profile add --force`).',
+      ),
+    ).toBe(true);
+  });
+  it("checkout's answer other than a redirect is taken as it is: its body is not read", () => {
+    const empty = FACTS({ status: 200, format: 'empty', body: undefined, head: '' });
+    expect(verifyAnswer(endpoint('checkout'), empty, BASE)).toBe('done');
+    expect(verifyRaw(empty, endpoint('checkout'), 'GET', BASE)).toBe('done');
+  });
+});

@@ -16,5 +16,12 @@ const get = inject as unknown as (key: string) => unknown;
 if (get('mode') === 'mutant') {
   const ns = (globalThis as Record<string, { activeMutant?: string } | undefined>)[String(get('globalNamespace'))];
   if (ns) ns.activeMutant = String(get('activeMutant'));
-  vi.resetModules();
 }
+// In the dry run too, where Stryker measures which tests reach each mutant: without it a module is
+// evaluated once, often inside the first test that loads it lazily (a command's `await import`),
+// and its module-level code counts as reached by that one test only. A static mutant was then
+// judged by that test alone, and survived whatever the module's own tests assert (verify.ts's
+// SCALAR_REFS and advice texts did). Evaluated again for each file, a module that a test file
+// imports is evaluated outside any test: Stryker sees its module-level code as static and runs
+// every test of the group for a mutant there.
+vi.resetModules();
