@@ -94,7 +94,10 @@ export async function journalBench({ log = console.log } = {}) {
       .join(' ')}; ${ROUNDS} rounds of ${SECONDS}s at ${CONNECTIONS} connections`,
   );
   const on = await startSandbox(true);
-  const off = await startSandbox(false);
+  const off = await startSandbox(false).catch(async (e) => {
+    await on.stop();
+    throw e;
+  });
   try {
     const target = async (sb) => {
       const user = sb.env.BOOKDIST_USERNAME;

@@ -9,13 +9,18 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
+/** The directories this process made and has not removed yet: its exit removes them (see the end). */
+const made = new Set();
+
 export async function startBenchSandbox(opts = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'bookdist-bench-'));
+  made.add(dir);
   try {
     return await startIn(dir, opts);
   } catch (e) {
     // A sandbox that could not start (node:sqlite missing under Node 20, a build error) leaves nothing.
     rmSync(dir, { recursive: true, force: true });
+    made.delete(dir);
     throw e;
   }
 }
@@ -74,16 +79,38 @@ async function startIn(dir, opts) {
     async close() {
       await server.close();
       rmSync(dir, { recursive: true, force: true });
+      made.delete(dir);
     },
   };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  // However this process ends, its files go with it, also when it is stopped while it starts (a
+  // bench's Ctrl-C reaches every process of the group) or when the bench that started it is gone:
+  // a bench that exits or is killed (`timeout`, an exception) before it stops its sandboxes left
+  // them serving for ever, orphans of init, each with its /tmp/bookdist-bench-* directory, removed
+  // by nobody once they were killed (SIGKILL runs no handler).
+  process.on('exit', () => {
+    for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  });
+  let sb;
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await sb?.close().catch(() => undefined);
+    process.exit(0);
+  };
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => void stop());
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void stop();
+  }, 500).unref();
   const faults = process.env.FAULT_RATE
     ? { rate: Number(process.env.FAULT_RATE), kinds: (process.env.FAULT_KINDS ?? '503,429,reset').split(',') }
     : undefined;
   const grow = process.env.BENCH_GROW ? JSON.parse(process.env.BENCH_GROW) : undefined;
-  const sb = await startBenchSandbox({
+  sb = await startBenchSandbox({
     faults,
     grow,
     tls: process.env.BENCH_TLS === '1',
@@ -91,12 +118,4 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   });
   for (const [k, v] of Object.entries(sb.env)) process.stdout.write(`export ${k}=${v}\n`);
   process.stdout.write(`# serving at ${sb.url}; Ctrl-C to stop\n`);
-  // However this process ends (SIGINT from the bench, SIGTERM, an error), its files go with it.
-  process.on('exit', () => rmSync(sb.dir, { recursive: true, force: true }));
-  for (const sig of ['SIGINT', 'SIGTERM']) {
-    process.on(sig, async () => {
-      await sb.close();
-      process.exit(0);
-    });
-  }
 }
