@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { CliError, errorCode, ExitCode } from '../errors.js';
 import { createNewSync, readTextSync } from '../util/fs-safe.js';
+import { pidAlive } from '../util/pid.js';
 
 /** How long a change waits for another bookdist changing the profiles at the same time. */
 const LOCK_WAIT_MS = 10_000;
@@ -20,12 +21,7 @@ function lockOwnerGone(path: string): boolean {
   }
   if (typeof owner?.pid !== 'number') return false;
   if (owner.host !== hostname()) return false;
-  try {
-    process.kill(owner.pid, 0);
-    return false;
-  } catch (e) {
-    return errorCode(e) !== 'EPERM';
-  }
+  return !pidAlive(owner.pid);
 }
 
 /** Run `fn` holding the store's lock (waiting up to LOCK_WAIT_MS for another holder). */

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import { constants } from 'node:fs';
 import { join } from 'node:path';
 import { createNewSync, readTextSync } from '../util/fs-safe.js';
+import { pidAlive } from '../util/pid.js';
 import { CliError, errorCode, ExitCode, messageOf } from '../errors.js';
 
 const LOCK_FILE = 'ledger.lock';
@@ -31,15 +32,6 @@ export function refused(path: string, why: string, e?: unknown): CliError {
 const sleepBuf = new Int32Array(new SharedArrayBuffer(4));
 function pause(ms: number): void {
   Atomics.wait(sleepBuf, 0, 0, ms);
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return errorCode(e) === 'EPERM';
-  }
 }
 
 /** The lock of this process holding each lock file: another of the same file takes it over (never waits for its own process). */

@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { basename } from 'node:path';
 import { CliError, errorCode, ExitCode, messageOf } from '../../errors.js';
 import { createNewSync, readTextSync } from '../../util/fs-safe.js';
+import { pidAlive } from '../../util/pid.js';
 
 const LOCK_SUFFIX = '.bookdist-lock';
 
@@ -30,16 +31,6 @@ function readOwner(path: string): Owner | undefined {
     /* torn, foreign, or a planted link (not followed): treated as dead below */
   }
   return undefined;
-}
-
-/** Is the process alive (on this host)? EPERM means it exists but is not ours. */
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return errorCode(e) === 'EPERM';
-  }
 }
 
 /**
