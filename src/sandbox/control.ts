@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, renameSync, writeFileSync, chmodSync, rmSync
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { bookByHash, userByUsername } from './domain/index.js';
-import { bad } from './http/http.js';
+import { bad } from './errors.js';
 import type { Store } from './db/store.js';
 import { accountByRole, firstToken } from './repo/accounts.js';
 import { setMetaOnce } from './repo/meta.js';

@@ -1,7 +1,7 @@
 // Payload validation driven by the endpoint table's field definitions: types, required fields,
 // unknown fields, sizes. Absent and null are alike; true/"true"/"True" alike for booleans.
 import { takesPlainFields, type Endpoint, type FieldDef } from '../spec/endpoints.js';
-import { bad } from './http/http.js';
+import { bad } from './errors.js';
 import { parseDate } from './util.js';
 import { messageOf } from '../errors.js';
 

@@ -274,6 +274,13 @@ describe('import layers', () => {
     }
   });
 
+  it("keeps the sandbox's domain, repo and db apart from its HTTP side (its errors are sandbox/errors.ts)", () => {
+    const low = /^sandbox\/(domain|repo|db)\//;
+    const up = all.filter((e) => low.test(e.from) && e.to.startsWith('sandbox/http/'));
+    expect(up.map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
+    expect(all.filter((e) => low.test(e.from) && e.to === 'sandbox/errors.ts').length).toBeGreaterThan(5);
+  });
+
   it('keeps its exceptions real', () => {
     // An exception that no longer occurs must be dropped from the list.
     for (const ex of [...EXCEPTIONS, ...CIRCLE_EXCEPTIONS]) {

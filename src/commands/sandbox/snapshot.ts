@@ -26,7 +26,7 @@ async function act(
 ): Promise<Rec> {
   if (o.url) return strip(await controlCall(ctx, { url: o.url, db: o.db }, method, path, body));
   const s = await lib();
-  const { HttpError } = await import('../../sandbox/http/http.js');
+  const { HttpError } = await import('../../sandbox/errors.js');
   try {
     return (await local(s)) as Rec;
   } catch (e) {

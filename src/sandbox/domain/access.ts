@@ -1,5 +1,5 @@
 // Access grants: a partner gives a reader a book (at a price it reports) or takes it back.
-import { bad, notFound } from '../http/http.js';
+import { bad, notFound } from '../errors.js';
 import type { BookRow } from '../repo/books.js';
 import { closeExpiredGrants, hasActiveGrant, insertItem, insertOrder, revokeGrant } from '../repo/orders.js';
 import type { UserRow } from '../repo/users.js';

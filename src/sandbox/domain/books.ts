@@ -1,6 +1,6 @@
 // Books: looked up, searched, listed per account, queued for processing, opened in the reader.
 import type { Store } from '../db/store.js';
-import { notFound } from '../http/http.js';
+import { notFound } from '../errors.js';
 import {
   bookRowById,
   bookRowBySkuNoCase,

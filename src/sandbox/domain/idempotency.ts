@@ -1,6 +1,6 @@
 // Writes that honour the request's Idempotency-Key.
 import { createHash } from 'node:crypto';
-import { bad } from '../http/http.js';
+import { bad } from '../errors.js';
 import { storeAnswer, storedAnswer } from '../repo/idempotency.js';
 import { ok, type HandlerCtx, type HandlerResult } from './context.js';
 

@@ -7,7 +7,7 @@ import { accessAllow, accessRevoke } from './access.js';
 import { bookGet, bookIndex, bookIsbn, bookPricing, bookProcess, bookSearch, bookSku, bookViewer } from './books.js';
 import { codesGenerate, codesSummary } from './codes.js';
 import { resultOf, type Handler, type HandlerCtx, type HandlerResult } from './context.js';
-import { HttpError } from '../http/http.js';
+import { HttpError } from '../errors.js';
 import type { EndpointName, Promised } from '../../spec/contract.js';
 import { describe, index, openapi, profile } from './general.js';
 import { importSearch } from './imports.js';

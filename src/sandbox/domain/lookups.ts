@@ -2,7 +2,7 @@
 // and the mail they send.
 import type { Caller } from '../auth.js';
 import type { Store } from '../db/store.js';
-import { bad, HttpError, notFound } from '../http/http.js';
+import { bad, HttpError, notFound } from '../errors.js';
 import { normalizeIsbn, toIsbn13 } from '../isbn.js';
 import { accountControls, bookRowByAnyIsbn, bookRowByHash, type BookRow } from '../repo/books.js';
 import { labelOfAccount, type LabelRow } from '../repo/labels.js';

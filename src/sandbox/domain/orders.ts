@@ -1,6 +1,6 @@
 // Orders (external and free) and refunds (interface.md + decisions.md, Refunds).
 import type { Store } from '../db/store.js';
-import { bad, HttpError, notFound } from '../http/http.js';
+import { bad, HttpError, notFound } from '../errors.js';
 import { bookPages } from '../repo/books.js';
 import {
   insertItem,

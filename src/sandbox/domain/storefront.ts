@@ -1,5 +1,5 @@
 // The price comparison feed (offers for an ISBN) and the checkout link that opens a cart.
-import { bad } from '../http/http.js';
+import { bad } from '../errors.js';
 import { normalizeIsbn } from '../isbn.js';
 import { insertCart } from '../repo/carts.js';
 import { offeredPrices, pricingExists } from '../repo/pricing.js';

@@ -1,5 +1,5 @@
 // Readers: created by a partner (with a password, or invited by mail) and looked up.
-import { bad, HttpError, notFound } from '../http/http.js';
+import { bad, HttpError, notFound } from '../errors.js';
 import { insertUser, userByEmail, usernameTaken, type UserRow } from '../repo/users.js';
 import { hashPassword, isEmail, randomHex, randomPassword } from '../util.js';
 import { userView } from '../views.js';

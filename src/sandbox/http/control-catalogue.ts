@@ -15,7 +15,7 @@
 // client cancels, or whose next part does not come within a minute, is rolled back.
 import { randomBytes } from 'node:crypto';
 import { Store } from '../db/store.js';
-import { HttpError } from './http.js';
+import { HttpError } from '../errors.js';
 
 /** What a load route answers (the control route wraps it in the envelope). */
 type LoadAnswer = Record<string, unknown>;

@@ -25,7 +25,8 @@ import type { RequestInfo, SandboxCore } from './core.js';
 import { hostName } from './hosts.js';
 import { oracleRoute } from './oracle-routes.js';
 import { redeemCode, runWorker } from '../domain/index.js';
-import { bad, HttpError, readBody, sendError, sendJson, TEST_MODE, toHttpError } from './http.js';
+import { readBody, sendError, sendJson, TEST_MODE, toHttpError } from './http.js';
+import { bad, HttpError } from '../errors.js';
 import { parseDuration } from '../util.js';
 import { messageOf } from '../../errors.js';
 

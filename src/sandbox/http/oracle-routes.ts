@@ -2,7 +2,7 @@
 // (control-routes.ts): the request journal (journal/routes.ts), fixtures, the book controls and
 // snapshots. Undefined when `route` is none of them.
 import type { SandboxCore } from './core.js';
-import { bad, HttpError } from './http.js';
+import { bad, HttpError } from '../errors.js';
 import { journalRoute } from '../journal/routes.js';
 
 export async function oracleRoute(

@@ -4,7 +4,7 @@
 //   POST /_sandbox/requests/clear
 // They are not journaled themselves (a `tail` polling them would fill the journal).
 import type { Store } from '../db/store.js';
-import { bad, HttpError } from '../http/http.js';
+import { bad, HttpError } from '../errors.js';
 import {
   checkFilter,
   clearRequests,

@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import { backup, DatabaseSync } from 'node:sqlite';
 import type { Store } from '../db/store.js';
 import { inlineBase } from '../db/overlay.js';
-import { bad, notFound } from '../http/http.js';
+import { bad, notFound } from '../errors.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** Pages copied per backup step: the whole file in one step, so a save never restarts. */

@@ -26,7 +26,7 @@ import { basename, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { BASE_KEY, readOnlyUri, SHARED_TABLES } from '../db/overlay.js';
 import { Store } from '../db/store.js';
-import { bad, HttpError, notFound } from '../http/http.js';
+import { bad, HttpError, notFound } from '../errors.js';
 import type { GeneratedSecrets } from '../seed.js';
 import type { SandboxCredentials } from '../control.js';
 

@@ -164,7 +164,7 @@ function toCliError(status: number, message: string): CliError {
 
 /** Run a sandbox domain call, turning its HTTP-style errors into CLI errors. */
 export async function domainCall<T>(fn: () => T): Promise<T> {
-  const { HttpError } = await import('../../../sandbox/http/http.js');
+  const { HttpError } = await import('../../../sandbox/errors.js');
   try {
     return fn();
   } catch (err) {
