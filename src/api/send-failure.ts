@@ -58,9 +58,11 @@ export function unmendable(
   const cert =
     certificateProblem(code) ??
     (code === 'EPROTO' || /^ERR_SSL_/.test(code)
-      ? /wrong version number|packet length too long|http request/i.test(String(err?.message))
+      ? // Stryker disable next-line OptionalChaining: equivalent, a code of EPROTO or ERR_SSL_ came from err, which is there
+        /wrong version number|packet length too long|http request/i.test(String(err?.message))
         ? 'the server did not answer TLS (is it an http:// URL?)'
-        : `the TLS handshake failed (${String(err?.message).split('\n')[0].slice(0, 160)})`
+        : // Stryker disable next-line OptionalChaining: equivalent, a code of EPROTO or ERR_SSL_ came from err, which is there
+          `the TLS handshake failed (${String(err?.message).split('\n')[0].slice(0, 160)})`
       : undefined);
   if (cert) {
     return new CliError(
@@ -73,6 +75,7 @@ export function unmendable(
     );
   }
   if (code === 'BOOKDIST_PROXY_URL')
+    // Stryker disable next-line OptionalChaining: equivalent, the code BOOKDIST_PROXY_URL came from err, which is there
     return new CliError(String(err?.message), ExitCode.USAGE, { setting: err?.setting });
   if (err?.proxy) return proxyFailure(err, info, code, host);
   return undefined;

@@ -103,6 +103,10 @@ describe('waitAfterFailure and waitAfterAnswer: repeat, and after how long', () 
     expect(retryAfterMs('1.25')).toBe(1250);
     expect(retryAfterMs('0')).toBe(0);
     expect(retryAfterMs('later', 0)).toBeUndefined();
+    // Seconds are the whole value: not a number at its end or start (Date.parse takes '12' as a date).
+    expect(retryAfterMs('12', 0)).toBe(12_000);
+    expect(retryAfterMs('5x', 0)).toBeUndefined();
+    expect(retryAfterMs('x5', 0)).toBeUndefined();
     expect(retryAfterMs(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
     expect(retryAfterMs(new Date(1_000).toUTCString(), 4_000)).toBe(0);
   });
@@ -150,6 +154,7 @@ describe('unmendable: failures retrying cannot mend', () => {
     const e = unmendable({ code: 'ERR_SSL_SOMETHING', message: long }, INFO, undefined);
     expect(e?.message).toContain(`the TLS handshake failed (${'x'.repeat(160)}) (ERR_SSL_SOMETHING)`);
     expect(unmendable({ code: 'ERR_SSLX', message: 'a\nb' }, INFO, undefined)).toBeUndefined();
+    expect(unmendable({ code: 'X_ERR_SSL_Y', message: 'a' }, INFO, undefined)).toBeUndefined();
   });
   it('a proxy URL that is not usable: exit 2 with the setting named', () => {
     const e = unmendable(
@@ -208,6 +213,12 @@ describe('sendFailed: the error once the policy gives up', () => {
     expect(sendFailed({ message: 'other side closed' }, INFO, write, 0, 1).message).toContain(
       'the connection was lost (other side closed)',
     );
+  });
+  it('a failure that carries nothing (a thrown undefined) is still the error of its kind, never a crash', () => {
+    const write1 = sendFailed(undefined, INFO, write, 0, 1_000);
+    expect(write1.exitCode).toBe(ExitCode.ERROR);
+    expect(write1.details).toEqual({ code: undefined, outcome: 'unknown' });
+    expect(sendFailed(undefined, INFO, read, 0, 1_000).exitCode).toBe(ExitCode.UNAVAILABLE);
   });
   it('a write that never left, or a request the policy repeats: could not reach the service, exit 7, with the attempts', () => {
     const e = sendFailed({ code: 'ECONNREFUSED' }, INFO, write, 3, 30_000);
