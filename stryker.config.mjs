@@ -38,7 +38,7 @@ const LOAD = 'src/sandbox/catalogue/load.ts';
 /** Each group: the files it mutates, and the unit test files that judge them. */
 export const GROUPS = {
   text: {
-    mutate: ['src/output/text.ts', 'src/output/format.ts'],
+    mutate: ['src/output/text.ts', 'src/output/format.ts', 'src/util/cell-text.ts'],
     tests: [
       'test/output/text.test.ts',
       'test/output/layout.test.ts',

@@ -1,6 +1,7 @@
 // Reading the ledger: its rows checked against their chain, and folded into writes (an intent,
 // its outcome, and what reconcile settled), as `ledger list/show/export/reconcile` see them.
 import { GENESIS, sha256, splitLines, type Row } from './store.js';
+import { cellText } from '../util/cell-text.js';
 
 /** What reconcile found, in the words `bookdist help ledger` explains. */
 export type Settlement = 'confirmed' | 'applied now' | 'not applied' | 'probably' | 'still unknown' | 'cannot settle';
@@ -174,9 +175,7 @@ export function subjectOf(w: Write): string {
   const parts: string[] = [];
   const add = (label: string, v: unknown) => {
     if (v !== undefined && v !== null && v !== '')
-      parts.push(
-        `${label} ${Array.isArray(v) ? v.join(',') : typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v)}`,
-      );
+      parts.push(`${label} ${Array.isArray(v) ? v.join(',') : cellText(v)}`);
   };
   add('user', i.username ?? i.email ?? w.returned?.username);
   if (i.username && i.email) add('email', i.email);

@@ -1,5 +1,9 @@
 // Pure formatting helpers: dotted-path selection (through arrays), flattening, CSV/TSV escaping,
 // and the checks behind `--fields`.
+import { cellText } from '../util/cell-text.js';
+
+// A cell's text is the util's (the ledger shows it too); the verbs take it from here, with the rest.
+export { cellText };
 
 const isIndex = (s: string) => /^\d+$/.test(s);
 const isPlain = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -204,24 +208,6 @@ export function fieldPaths(records: unknown[]): string[] {
   };
   for (const r of records.slice(0, 50)) visit(r, '');
   return [...seen];
-}
-
-/** The text of a value in a cell or a line: a scalar as itself, an object or array as its JSON (never "[object Object]"), nothing for null and undefined. */
-export function cellText(v: unknown): string {
-  switch (typeof v) {
-    case 'string':
-      return v;
-    case 'number':
-    case 'boolean':
-    case 'bigint':
-      return String(v);
-    case 'undefined':
-    case 'function':
-    case 'symbol':
-      return '';
-    default:
-      return v === null ? '' : JSON.stringify(v);
-  }
 }
 
 export function csvCell(v: unknown): string {

@@ -2,23 +2,14 @@
 // sources, tests, benches and scripts; 2 spaces, 120 columns, single quotes) reports every file
 // it would change; `npm run format` writes them. A control formats a small unformatted file the
 // same way, so a Biome that checks nothing cannot pass for a formatted tree.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { inScratch, ROOT, runTool } from '../helpers/tool.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIOME = join(ROOT, 'node_modules/.bin/biome');
 
 function biomeFormat(cwd: string, ...args: string[]): { status: number | null; out: string } {
-  const r = spawnSync(BIOME, ['format', '--colors=off', '--max-diagnostics=20', ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR },
-    timeout: 120_000,
-  });
+  const r = runTool([BIOME, 'format', '--colors=off', '--max-diagnostics=20', ...args], cwd, { timeout: 120_000 });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
@@ -30,15 +21,9 @@ describe('format', () => {
   });
 
   it('control: an unformatted file is reported, with the change it needs', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bookdist-format-'));
-    try {
-      writeFileSync(join(dir, 'biome.json'), '{ "formatter": { "lineWidth": 120 } }\n');
-      writeFileSync(join(dir, 'x.ts'), 'const  a = {b:1}\n');
-      const r = biomeFormat(dir, 'x.ts');
-      expect(r.status).not.toBe(0);
-      expect(r.out).toContain('x.ts format');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const files = { 'biome.json': '{ "formatter": { "lineWidth": 120 } }\n', 'x.ts': 'const  a = {b:1}\n' };
+    const r = inScratch('format', files, (dir) => biomeFormat(dir, 'x.ts'));
+    expect(r.status).not.toBe(0);
+    expect(r.out).toContain('x.ts format');
   });
 });

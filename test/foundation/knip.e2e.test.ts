@@ -1,14 +1,10 @@
 // Dead code stays out (issue 16, item 6): knip, with the repo's knip.jsonc, finds no unused file,
 // export, type or dependency. A control runs the same knip on a small project with an unused
 // export, so a knip that finds nothing at all cannot pass for a clean tree.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { inScratch, ROOT, runTool } from '../helpers/tool.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const KNIP = join(ROOT, 'node_modules/knip/bin/knip.js');
 
 interface KnipIssue {
@@ -19,16 +15,8 @@ interface KnipIssue {
 // knip reads vitest.config.ts through jiti, whose file cache (node_modules/.cache or TMPDIR) stays off.
 /** knip's JSON report for the project in `cwd`: the files with findings, each with its non-empty kinds. */
 function knip(cwd: string): { status: number | null; findings: string[]; stderr: string } {
-  const r = spawnSync(process.execPath, [KNIP, '--no-progress', '--reporter', 'json'], {
-    cwd,
-    encoding: 'utf8',
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      TMPDIR: process.env.TMPDIR,
-      NODE_DISABLE_COMPILE_CACHE: '1',
-      JITI_FS_CACHE: 'false',
-    },
+  const r = runTool([process.execPath, KNIP, '--no-progress', '--reporter', 'json'], cwd, {
+    env: { NODE_DISABLE_COMPILE_CACHE: '1', JITI_FS_CACHE: 'false' },
     timeout: 120_000,
   });
   const report = JSON.parse(r.stdout || '{"issues":[]}') as { issues: KnipIssue[] };
@@ -50,21 +38,15 @@ describe('knip', () => {
   });
 
   it('control: finds an export nothing imports', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bookdist-knip-'));
-    try {
-      mkdirSync(join(dir, 'src'));
-      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'knip-control', private: true, type: 'module' }));
-      writeFileSync(join(dir, 'knip.json'), JSON.stringify({ entry: ['src/main.ts'], project: ['src/**/*.ts'] }));
-      writeFileSync(join(dir, 'src/main.ts'), "import { used } from './lib.js';\nconsole.log(used());\n");
-      writeFileSync(
-        join(dir, 'src/lib.ts'),
+    const files = {
+      'package.json': JSON.stringify({ name: 'knip-control', private: true, type: 'module' }),
+      'knip.json': JSON.stringify({ entry: ['src/main.ts'], project: ['src/**/*.ts'] }),
+      'src/main.ts': "import { used } from './lib.js';\nconsole.log(used());\n",
+      'src/lib.ts':
         'export function used(): number {\n  return 1;\n}\nexport function forgotten(): number {\n  return 2;\n}\n',
-      );
-      const r = knip(dir);
-      expect(r.findings, r.stderr).toEqual(['src/lib.ts:4 exports forgotten']);
-      expect(r.status).toBe(1);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    };
+    const r = inScratch('knip', files, (dir) => knip(dir));
+    expect(r.findings, r.stderr).toEqual(['src/lib.ts:4 exports forgotten']);
+    expect(r.status).toBe(1);
   });
 });

@@ -2,14 +2,10 @@
 // (eslint.config.mjs, which says why each rule it turns off or loosens is so) finds nothing in
 // src/. A control lints a small file with a floating promise and an object printed as
 // "[object Object]", so a linter that checks nothing cannot pass for a clean tree.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { inScratch, ROOT, runTool } from '../helpers/tool.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ESLINT = join(ROOT, 'node_modules/eslint/bin/eslint.js');
 
 interface Finding {
@@ -18,15 +14,8 @@ interface Finding {
 }
 
 function lint(cwd: string, ...args: string[]): { status: number | null; findings: string[]; stderr: string } {
-  const r = spawnSync(process.execPath, [ESLINT, '--format', 'json', ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      TMPDIR: process.env.TMPDIR,
-      NODE_DISABLE_COMPILE_CACHE: '1',
-    },
+  const r = runTool([process.execPath, ESLINT, '--format', 'json', ...args], cwd, {
+    env: { NODE_DISABLE_COMPILE_CACHE: '1' },
     timeout: 300_000,
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -45,29 +34,20 @@ describe('lint', () => {
   }, 600_000); // type-aware rules build the whole program: about 30 s on a quiet machine
 
   it('control: a floating promise and an object printed as "[object Object]" are found', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bookdist-lint-'));
-    try {
-      writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
-      writeFileSync(
-        join(dir, 'tsconfig.json'),
-        JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', target: 'es2022' }, include: ['src'] }),
-      );
-      writeFileSync(
-        join(dir, 'eslint.config.mjs'),
-        `import config from ${JSON.stringify(join(ROOT, 'eslint.config.mjs'))};\nexport default config;\n`,
-      );
-      mkdirSync(join(dir, 'src'));
-      writeFileSync(
-        join(dir, 'src/x.ts'),
+    const files = {
+      'package.json': '{ "type": "module" }\n',
+      'tsconfig.json': JSON.stringify({
+        compilerOptions: { strict: true, module: 'nodenext', target: 'es2022' },
+        include: ['src'],
+      }),
+      'eslint.config.mjs': `import config from ${JSON.stringify(join(ROOT, 'eslint.config.mjs'))};\nexport default config;\n`,
+      'src/x.ts':
         'async function later(): Promise<number> { await Promise.resolve(); return 1; }\n' +
-          'export function f(o: { a: number }): string { later(); return `${String(o)}`; }\n',
-      );
-      const r = lint(dir, 'src');
-      const rules = r.findings.map((f) => f.split(' ')[1]);
-      expect(rules, r.stderr).toContain('@typescript-eslint/no-floating-promises');
-      expect(rules).toContain('@typescript-eslint/no-base-to-string');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+        'export function f(o: { a: number }): string { later(); return `${String(o)}`; }\n',
+    };
+    const r = inScratch('lint', files, (dir) => lint(dir, 'src'));
+    const rules = r.findings.map((f) => f.split(' ')[1]);
+    expect(rules, r.stderr).toContain('@typescript-eslint/no-floating-promises');
+    expect(rules).toContain('@typescript-eslint/no-base-to-string');
   }, 300_000);
 });
