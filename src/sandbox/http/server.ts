@@ -107,10 +107,11 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   // directory for this server; remove them with it.
   const stop = async () => {
     clearInterval(worker.timer);
-    core.journal?.flush();
+    // The journal's writer thread (if one runs) writes what it was handed and closes its connection.
+    const journalEnded = core.journal?.close();
     const ended = store.close();
     cleanupKeyFiles(store);
-    await ended;
+    await Promise.all([ended, journalEnded]);
   };
   await listen(server, opts.port ?? 8710, listenHost, () => void stop());
   const port = (server.address() as AddressInfo).port;

@@ -139,13 +139,9 @@ function journal(
   status: number,
   body: unknown,
 ): void {
-  if (requestText !== undefined) {
-    try {
-      note.request = JSON.parse(requestText);
-    } catch {
-      note.request = requestText;
-    }
-  } else if (form && method === 'POST') note.request = Object.fromEntries(form);
+  // Read as JSON (and redacted) when the row is made, off the request's path.
+  if (requestText !== undefined) note.requestText = requestText;
+  else if (form && method === 'POST') note.request = Object.fromEntries(form);
   note.response = body;
   note.finish(status);
 }

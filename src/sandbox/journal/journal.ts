@@ -15,30 +15,23 @@
 //
 // Bounded: at most `size` rows (default DEFAULT_JOURNAL_SIZE), the oldest dropped; bodies
 // longer than MAX_BODY_CHARS are cut (the row says so).
+//
+// A server whose lookups keep coming (BACKGROUND_AFTER flushes) writes their rows from a worker
+// thread instead (writer.ts): inserting them was most of the journal's cost to the event loop.
 import type { SQLInputValue } from 'node:sqlite';
 import type { Store } from '../db/store.js';
-import {
-  redactedAnswer,
-  redactedJson,
-  redactHeaders,
-  redactPath,
-  redactRawText,
-  type RedactOptions,
-} from './redact.js';
+import { journalText, type PendingRow, type RowText } from './redact.js';
+import type { JournalWriter } from './writer.js';
 
 const DEFAULT_JOURNAL_SIZE = 10_000;
-/** A body kept in the journal is at most this many characters of JSON; longer ones are cut. */
-const MAX_BODY_CHARS = 64 * 1024;
-/** Rows of a listing (`results`) kept in a journaled answer; the rest are counted. */
-const MAX_LISTED = 20;
-/** Endpoints whose answers carry a secret or a code by design: walked field by field to redact them. */
-const WALKED = new Set(['user.create', 'user.invite', 'book.viewer', 'checkout', 'offers', 'codes.generate', 'redeem']);
 /** Rows inserted by this process between two prunes of the oldest. */
 const PRUNE_EVERY = 64;
 /** The most a row of a request that wrote nothing waits in memory before it is written. */
 const FLUSH_MS = 20;
 /** Rows kept in memory at most; one more writes them at once. */
 const MAX_PENDING = 500;
+/** Flushes of a file's journal after which a worker thread writes the rows of lookups (writer.ts). */
+const BACKGROUND_AFTER = 50;
 
 const DDL = `CREATE TABLE IF NOT EXISTS journal (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -60,7 +53,7 @@ const DDL = `CREATE TABLE IF NOT EXISTS journal (
 )`;
 
 const INSERT =
-  'INSERT INTO journal(at, sandbox_at, method, path, query, auth, account, status, duration_ms, endpoint, headers, request, response, changes, emails) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)';
+  'INSERT INTO journal(at, sandbox_at, method, auth, account, status, duration_ms, endpoint, changes, emails, path, query, headers, request, response) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)';
 
 /** Create the journal table when the database has none (idempotent). */
 function ensureJournalTable(store: Store): void {
@@ -72,6 +65,8 @@ export interface JournalOptions {
   size?: number;
   /** Redact redemption codes too (`sandbox serve --redact-codes`). */
   redactCodes?: boolean;
+  /** Flushes before the rows of lookups are written from a worker thread (default BACKGROUND_AFTER; 0: at the first). */
+  backgroundAfter?: number;
 }
 
 /** What a request changed, as its writes show it. */
@@ -83,17 +78,24 @@ interface Writes {
 /** The journal of one server process; `start` makes the note of one request. */
 export class Journal {
   private readonly size: number;
-  private readonly redact: RedactOptions;
+  private readonly codes: boolean;
+  private readonly text: ReturnType<typeof journalText>;
   private inserted = 0;
-  private pending: Array<readonly SQLInputValue[]> = [];
+  private pending: PendingRow[] = [];
   private timer?: NodeJS.Timeout;
+  /** Flushes left before the writer thread starts (none for a database in memory). */
+  private untilBackground: number;
+  private writer?: JournalWriter;
+  private closed = false;
 
   constructor(
     readonly store: Store,
     opts: JournalOptions = {},
   ) {
     this.size = Math.max(1, Math.floor(opts.size ?? DEFAULT_JOURNAL_SIZE));
-    this.redact = { codes: !!opts.redactCodes };
+    this.codes = !!opts.redactCodes;
+    this.text = journalText(this.codes);
+    this.untilBackground = store.path === ':memory:' ? Infinity : Math.max(0, opts.backgroundAfter ?? BACKGROUND_AFTER);
     ensureJournalTable(store);
   }
 
@@ -107,21 +109,53 @@ export class Journal {
    * memory until the next flush.
    */
   write(n: RequestNote, status: number): void {
-    this.pending.push(this.row(n, status));
     const wrote = n.writes !== undefined && (n.writes.inserted.size > 0 || n.writes.updated.size > 0);
+    const row = this.row(n, status, wrote);
+    // A lookup's row to the writer thread's next batch when it runs (else, or when it has no room, kept here).
+    if (!wrote && this.writer?.append(row)) {
+      if (!this.timer) this.timer = setTimeout(this.background, FLUSH_MS).unref();
+      return;
+    }
+    this.pending.push(row);
     if (wrote || this.pending.length >= MAX_PENDING) {
       const store = this.store;
       store.serve(() => store.tx(() => this.insertPending()));
     } else if (!this.timer) {
-      this.timer = setTimeout(() => this.flush(), FLUSH_MS);
-      this.timer.unref();
+      this.timer = setTimeout(this.background, FLUSH_MS).unref();
     }
   }
 
-  /** Write the rows kept in memory now (in their own transaction, or the open group's). */
+  /** The timer's flush: the writer thread's batch handed over (it is started here after a few flushes); rows kept here written. */
+  private readonly background = (): void => {
+    this.timer = undefined;
+    if (this.writer?.failed) this.takeBack();
+    else if (!this.writer && --this.untilBackground < 0 && !this.closed) this.startWriter();
+    this.writer?.post();
+    this.writeHere();
+  };
+
+  /**
+   * Write the rows kept in memory now (in their own transaction, or the open group's), after
+   * the writer thread has written what it was handed: from here on this connection reads them.
+   */
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    if (!this.store.db.isOpen) return;
+    const writer = this.writer;
+    if (writer) {
+      writer.post();
+      // The writer needs the write lock: this connection's open group commits first. A read
+      // snapshot begun before the writer's commits ends, so that they are seen.
+      this.store.settle();
+      if (!this.store.db.isTransaction) writer.wait();
+      if (writer.failed) this.takeBack();
+    }
+    this.writeHere();
+  }
+
+  /** Write the rows kept in memory on this thread (in their own transaction, or the open group's). */
+  private writeHere(): void {
     if (!this.pending.length || !this.store.db.isOpen) return;
     try {
       this.store.tx(() => this.insertPending());
@@ -131,12 +165,54 @@ export class Journal {
     }
   }
 
+  /** Write what is kept in memory and end the writer thread (if one runs); resolves once it has ended. */
+  close(): Promise<void> {
+    this.flush();
+    this.closed = true;
+    const writer = this.writer;
+    if (!writer) return Promise.resolve();
+    return writer.stop();
+  }
+
+  /** Start the writer thread (its module loaded now: only a busy server needs it). */
+  private startWriter(): void {
+    this.untilBackground = Infinity;
+    import('./writer.js')
+      .then(({ JournalWriter }) => {
+        if (this.closed || !this.store.db.isOpen) return;
+        this.writer = new JournalWriter(this.store.path, {
+          insert: INSERT,
+          codes: this.codes,
+          size: this.size,
+          pruneEvery: PRUNE_EVERY,
+          max: MAX_PENDING,
+          fields: 16,
+        });
+      })
+      .catch(() => {
+        /* no worker threads here: the rows are written on this thread */
+      });
+  }
+
+  /** The writer thread failed: its unwritten rows come back (before the ones kept since), and this thread writes from now on. */
+  private takeBack(): void {
+    const writer = this.writer;
+    if (!writer) return;
+    this.writer = undefined;
+    this.untilBackground = Infinity;
+    this.pending = [...writer.takeBack(), ...this.pending];
+    void writer.stop();
+  }
+
   private insertPending(): void {
     const store = this.store;
     const rows = this.pending;
     this.pending = [];
     let last = 0;
-    for (const row of rows) last = store.run(INSERT, ...row).lastInsertRowid;
+    for (const p of rows) {
+      const text = rowTextOf(this.text, p);
+      if (text) last = store.run(INSERT, ...(p.slice(0, 10) as SQLInputValue[]), ...text).lastInsertRowid;
+    }
     const before = this.inserted;
     this.inserted += rows.length;
     if (before === 0 || Math.floor(before / PRUNE_EVERY) !== Math.floor(this.inserted / PRUNE_EVERY)) {
@@ -144,48 +220,43 @@ export class Journal {
     }
   }
 
-  /** A journal row of a request: its values for INSERT, secrets redacted. */
-  private row(n: RequestNote, status: number): readonly SQLInputValue[] {
+  /**
+   * A request's row, its text columns not made yet: what this thread does for each request is
+   * to take what it has (no copy, no redaction, no JSON); the rest is done when the row is
+   * written, by the writer thread for a lookup once it runs. What the request changed is read
+   * now (it needs the database, in the request's turn).
+   */
+  private row(n: RequestNote, status: number, wrote: boolean): PendingRow {
     const store = this.store;
-    const r = this.redact;
-    const q = n.rawUrl.indexOf('?');
-    const path = redactPath(q < 0 ? n.rawUrl : n.rawUrl.slice(0, q)).slice(0, 2000);
-    const query = q < 0 ? '' : redactPath(n.rawUrl.slice(q + 1)).slice(0, 2000);
-    let request: string | null = null;
-    if (n.request !== undefined) {
-      request =
-        typeof n.request === 'string'
-          ? cut(JSON.stringify(redactRawText(n.request, r)))
-          : cut(redactedJson(n.request, r));
-    }
-    let response: string | null = null;
-    if (n.responseText !== undefined && n.responseText.length <= MAX_BODY_CHARS) {
-      response = redactedAnswer(
-        n.response,
-        n.responseText,
-        n.endpoint === undefined || WALKED.has(n.endpoint) || status >= 400,
-        r,
-      );
-    } else if (n.response !== undefined) response = cut(redactedJson(shorten(n.response), r));
-    const changes = n.writes ? changesOf(store, n.writes, n.endpoint, n.response) : undefined;
-    const emails = n.writes?.inserted.get('outbox');
+    const changes = wrote && n.writes ? changesOf(store, n.writes, n.endpoint, n.response) : undefined;
+    const emails = wrote ? n.writes?.inserted.get('outbox') : undefined;
     return [
       n.at,
       n.sandboxAt ?? n.at + store.clockOffset(),
       n.method.slice(0, 16),
-      path,
-      query,
       n.auth,
       n.account ?? null,
       status,
       Math.round((performance.now() - n.started) * 1000) / 1000,
       n.endpoint ?? null,
-      JSON.stringify(redactHeaders(n.headers)),
-      request,
-      response,
       changes ? JSON.stringify(changes) : null,
       emails?.length ? JSON.stringify(emails) : null,
+      n.rawUrl,
+      JSON.stringify(n.headers),
+      n.requestText ?? null,
+      n.requestText === undefined && n.request !== undefined ? JSON.stringify(n.request) : null,
+      n.responseText ?? null,
+      n.responseText === undefined && n.response !== undefined ? (JSON.stringify(n.response) ?? null) : null,
     ];
+  }
+}
+
+/** The text columns of a pending row; undefined (the row dropped) when they cannot be made. */
+function rowTextOf(text: ReturnType<typeof journalText>, p: PendingRow): RowText | undefined {
+  try {
+    return text.rowText(p);
+  } catch {
+    return undefined;
   }
 }
 
@@ -202,7 +273,9 @@ export class RequestNote {
   auth: string;
   account?: string;
   endpoint?: string;
-  /** The payload (an object), or the raw text when it was not JSON. */
+  /** The `request` text as sent (read as JSON when the row is made). */
+  requestText?: string;
+  /** The payload, when it is not a `request` text (a form's fields, a control route's body). */
   request?: unknown;
   response?: unknown;
   /** The answer's JSON text as sent (the same as `response`), when the server has it. */
@@ -223,10 +296,11 @@ export class RequestNote {
   /** Run `fn` (a request's handler, in Store.serve) while collecting what it writes; dropped when it throws (rolled back). */
   capture<T>(fn: () => T): T {
     const store = this.journal.store;
-    const writes: Writes = { inserted: new Map(), updated: new Map() };
+    let writes: Writes | undefined; // made at the first write: most requests write nothing
     this.sandboxAt = this.at + store.clockOffset();
     store.onWrite = (table, insert, id, changes) => {
       if (table === undefined || table === 'journal' || changes === 0) return;
+      writes ??= { inserted: new Map(), updated: new Map() };
       if (insert) {
         const ids = writes.inserted.get(table);
         if (ids) ids.push(id);
@@ -262,19 +336,6 @@ function authMode(h: Record<string, string>, rawUrl: string): string {
   if (scheme === 'sharedkeyauth' || (scheme === '' && h['api-key'] && !h['signature'])) return 'SharedKeyAuth';
   if (scheme === 'cryptoauth' || (scheme === '' && h['signature'])) return 'CryptoAuth';
   return scheme ? scheme.slice(0, 30) : 'none';
-}
-
-/** A listing's answer with its `results` cut to MAX_LISTED (the journal says how many more there were). */
-function shorten(body: unknown): unknown {
-  const b = body as { results?: unknown } | null;
-  if (!b || typeof b !== 'object' || !Array.isArray(b.results) || b.results.length <= MAX_LISTED) return body;
-  return { ...b, results: b.results.slice(0, MAX_LISTED), journal_results_omitted: b.results.length - MAX_LISTED };
-}
-
-/** JSON text longer than MAX_BODY_CHARS, cut: a JSON object that says so and keeps the start as text. */
-function cut(text: string): string {
-  if (text.length <= MAX_BODY_CHARS) return text;
-  return JSON.stringify({ journal_truncated: true, chars: text.length, start: text.slice(0, MAX_BODY_CHARS) });
 }
 
 /**

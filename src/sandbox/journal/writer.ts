@@ -1,0 +1,243 @@
+// The journal's writer thread. Inserting a lookup's row (a couple of KB: its answer) costs the
+// thread that runs it more than the rest of the journal put together: the statement, the WAL
+// pages at COMMIT, the pruning of the oldest rows, and the checkpoints that copy them into the
+// file (bench/journal.mjs, row (l)). A server whose lookups keep coming (journal.ts starts it
+// after a few flushes) hands their rows to a worker thread with a connection of its own, which
+// redacts them, makes their text (redact.ts) and inserts each batch in one transaction while
+// the event loop serves on.
+//
+// The rows cross as bytes in shared memory, two buffers in turn: the event loop appends a row's
+// values to one (`append`, a few copies of strings it already has), and `post` hands the full one
+// over with a message of a few bytes. A structured clone of the rows (postMessage) cost the
+// event loop more than the insert it saved. A row that finds no room (both buffers taken, or
+// too large) is refused: the journal writes it itself.
+//
+// `wait` blocks until every batch handed over is written (the journal routes of this server and
+// its close() read or end after it); a writer that fails gives its unwritten batches back, and
+// the journal writes them itself from then on.
+import { Worker } from 'node:worker_threads';
+import { journalTextSource, type PendingRow } from './redact.js';
+
+/** Bytes of each of the two buffers: a batch's rows (FLUSH_MS of lookups) fit many times over. */
+const BUFFER_BYTES = 4 * 1024 * 1024;
+/** The most `wait` blocks the event loop for a writer that does not answer. */
+const WAIT_MS = 5000;
+/** A value of a row in the buffer: absent, a number (f64), or text (u32 byte length, UTF-8). */
+const NULL = 0;
+const NUMBER = 1;
+const TEXT = 2;
+
+/**
+ * The rows of `buf[0..len)`, as `append` wrote them. Self-contained (the worker runs its source).
+ */
+function decodeRows(buf: Buffer, len: number, fields: number): PendingRow[] {
+  const rows: PendingRow[] = [];
+  let off = 0;
+  while (off < len) {
+    const row: Array<string | number | null> = [];
+    for (let i = 0; i < fields; i++) {
+      const tag = buf[off++];
+      if (tag === 1) {
+        row.push(buf.readDoubleLE(off));
+        off += 8;
+      } else if (tag === 2) {
+        const n = buf.readUInt32LE(off);
+        row.push(buf.toString('utf8', off + 4, off + 4 + n));
+        off += 4 + n;
+      } else row.push(null);
+    }
+    rows.push(row as PendingRow);
+  }
+  return rows;
+}
+
+// The worker opens its connection at its first batch. `ctl` (shared memory): [0] the number of
+// the last batch it has dealt with (written, or kept for the next one when the database was busy
+// or full: at most `max` rows are kept, the oldest dropped, as the journal itself does); [1], [2]
+// whether it still reads buffer 0 or 1.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { DatabaseSync } = require('node:sqlite');
+const { path, insert, codes, size, pruneEvery, max, fields } = workerData;
+const ctl = new Int32Array(workerData.ctl);
+const bufs = workerData.bufs.map((b) => Buffer.from(b));
+const { rowText } = ${journalTextSource()}(codes);
+const decodeRows = ${decodeRows.toString()};
+const textOf = (p) => { try { return rowText(p); } catch { return undefined; } };
+let db, stmt, prune, inserted = 0, held = [];
+parentPort.on('message', (m) => {
+  if (m === 'close') {
+    try { db?.close(); } catch {}
+    parentPort.close();
+    return;
+  }
+  for (const row of decodeRows(bufs[m.buf], m.len, fields)) held.push(row);
+  Atomics.store(ctl, 1 + m.buf, 0);
+  try {
+    if (!db) {
+      db = new DatabaseSync(path, { timeout: 10000 });
+      db.exec('PRAGMA synchronous = NORMAL');
+      stmt = db.prepare(insert);
+      prune = db.prepare('DELETE FROM journal WHERE id <= ?');
+    }
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      let last = 0;
+      for (const p of held) {
+        const text = textOf(p);
+        if (text) last = Number(stmt.run(...p.slice(0, 10), ...text).lastInsertRowid);
+      }
+      const before = inserted;
+      inserted += held.length;
+      if (before === 0 || Math.floor(before / pruneEvery) !== Math.floor(inserted / pruneEvery)) prune.run(last - size);
+      db.exec('COMMIT');
+      held = [];
+    } catch (err) {
+      try { db.exec('ROLLBACK'); } catch {}
+      throw err;
+    }
+  } catch {
+    if (held.length > max) held.splice(0, held.length - max);
+  }
+  Atomics.store(ctl, 0, m.seq);
+  Atomics.notify(ctl, 0);
+});
+`;
+
+export interface WriterOptions {
+  /** The INSERT of one row (journal.ts): a pending row's first ten values, then its text. */
+  insert: string;
+  /** Redact redemption codes too. */
+  codes: boolean;
+  /** Rows kept, the oldest dropped. */
+  size: number;
+  /** Rows inserted between two prunes of the oldest. */
+  pruneEvery: number;
+  /** Rows kept in memory at most when the database cannot be written. */
+  max: number;
+  /** Values in a pending row. */
+  fields: number;
+}
+
+export class JournalWriter {
+  private readonly worker: Worker;
+  private readonly ctl = new Int32Array(new SharedArrayBuffer(12));
+  private readonly bufs = [0, 1].map(() => Buffer.from(new SharedArrayBuffer(BUFFER_BYTES)));
+  private readonly fields: number;
+  /** The buffer rows are appended to, how far, and how many. */
+  private cur = 0;
+  private off = 0;
+  private count = 0;
+  private seq = 0;
+  /** Batches handed over and not yet handled: read back if the worker fails. */
+  private inflight: Array<{ seq: number; buf: number; len: number }> = [];
+  private stopped = false;
+  /** True once the worker has failed or ended: the journal writes its rows itself. */
+  failed = false;
+  /** Resolves once the worker has ended (its connection closed). */
+  private readonly ended: Promise<void>;
+
+  constructor(path: string, opts: WriterOptions) {
+    this.fields = opts.fields;
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { path, ...opts, ctl: this.ctl.buffer, bufs: this.bufs.map((b) => b.buffer) },
+    });
+    this.worker.unref();
+    this.ended = new Promise((resolve) => this.worker.once('exit', () => resolve()));
+    const fail = () => {
+      this.failed = true;
+    };
+    this.worker.once('error', fail);
+    this.worker.once('exit', fail);
+  }
+
+  /** Append a row to the next batch; false (nothing written) when it finds no room or the worker has failed. */
+  append(row: PendingRow): boolean {
+    if (this.failed || this.stopped || Atomics.load(this.ctl, 1 + this.cur) !== 0) return false;
+    const buf = this.bufs[this.cur];
+    let off = this.off;
+    for (let i = 0; i < row.length; i++) {
+      const v = row[i];
+      if (off + 9 > BUFFER_BYTES) return false;
+      if (v === null) buf[off++] = NULL;
+      else if (typeof v === 'number') {
+        buf[off] = NUMBER;
+        buf.writeDoubleLE(v, off + 1);
+        off += 9;
+      } else {
+        const room = BUFFER_BYTES - off - 5;
+        const n = buf.write(v, off + 5, 'utf8');
+        // Cut short (or exactly filling the rest, which cannot be told apart): no room.
+        if (n >= room || n < 0) return false;
+        buf[off] = TEXT;
+        buf.writeUInt32LE(n, off + 1);
+        off += 5 + n;
+      }
+    }
+    this.off = off;
+    this.count++;
+    return true;
+  }
+
+  /** Hand the rows appended so far over to the worker (a message of a few bytes). */
+  post(): void {
+    if (!this.count || this.failed || this.stopped) return;
+    const batch = { seq: ++this.seq, buf: this.cur, len: this.off };
+    const done = Atomics.load(this.ctl, 0);
+    this.inflight = this.inflight.filter((b) => b.seq > done);
+    this.inflight.push(batch);
+    Atomics.store(this.ctl, 1 + this.cur, 1);
+    this.cur = 1 - this.cur;
+    this.off = 0;
+    this.count = 0;
+    try {
+      this.worker.postMessage(batch);
+    } catch {
+      this.failed = true;
+    }
+  }
+
+  /**
+   * Block until every batch handed over is handled (at most WAIT_MS). Never call it while this
+   * process holds the database's write lock: the worker needs it.
+   */
+  wait(): void {
+    const deadline = Date.now() + WAIT_MS;
+    for (;;) {
+      const done = Atomics.load(this.ctl, 0);
+      if (done >= this.seq || this.failed) return;
+      const left = deadline - Date.now();
+      if (left <= 0) return;
+      Atomics.wait(this.ctl, 0, done, Math.min(left, 50));
+    }
+  }
+
+  /** The rows appended and never written (the worker failed): the caller writes them. */
+  takeBack(): PendingRow[] {
+    const done = Atomics.load(this.ctl, 0);
+    const rows = this.inflight
+      .filter((b) => b.seq > done)
+      .flatMap((b) => decodeRows(this.bufs[b.buf], b.len, this.fields));
+    this.inflight = [];
+    if (this.count) rows.push(...decodeRows(this.bufs[this.cur], this.off, this.fields));
+    this.count = 0;
+    this.off = 0;
+    return rows;
+  }
+
+  /** End the worker (after what it was handed); resolves once its connection is closed. */
+  stop(): Promise<void> {
+    if (!this.stopped) {
+      this.post();
+      this.stopped = true;
+      this.worker.ref(); // the process waits for it to close its connection
+      try {
+        this.worker.postMessage('close');
+      } catch {
+        /* already gone */
+      }
+    }
+    return this.ended;
+  }
+}
