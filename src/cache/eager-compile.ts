@@ -12,8 +12,8 @@
 // every run: V8 accepts a cache only when it was made under the same flags, and a chunk compiled
 // lazily once would make Node write it again, lazy, for the next eager run to refuse.
 // Only with bookdist's compile cache on (src/cache/compile-cache.ts): without a cache, compiling
-// every function only costs. Never with a lazy or eager V8 flag of the user's (NODE_OPTIONS, node
-// flags): theirs stands.
+// every function only costs. Never with a V8 flag of the user's about lazy compilation (`node
+// --max-lazy bin/bookdist`): theirs stands.
 
 /** Where the chunks find the loader (a global: they are built apart from the launcher's module). */
 export const EAGER_IMPORT = Symbol.for('bookdist.import');
@@ -25,12 +25,12 @@ type Importer = <T>(load: () => Promise<T>) => Promise<T>;
  * as before) when V8's flags cannot change or the user set a lazy flag of their own.
  */
 export function installEagerCompile(
+  /** Node's own flags (NODE_OPTIONS cannot carry V8's lazy flags). */
   execArgv: readonly string[] = process.execArgv,
-  nodeOptions: string = process.env.NODE_OPTIONS ?? '',
   /** What sets a V8 flag (a seam: an in-process test must not change its own process's flags). */
   setFlag: (flag: string) => void = (flag) => process.getBuiltinModule('node:v8').setFlagsFromString(flag),
 ): boolean {
-  if ([...execArgv, nodeOptions].some((a) => /lazy/.test(a))) return false;
+  if (execArgv.some((a) => /lazy/.test(a))) return false;
   try {
     setFlag('--lazy');
   } catch {

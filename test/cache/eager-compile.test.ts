@@ -13,7 +13,7 @@ afterEach(() => void delete (globalThis as Record<symbol, unknown>)[EAGER_IMPORT
 describe('eager compile while a chunk loads', () => {
   it('--no-lazy from the first load to the end of the last overlapping one, then --lazy; the loads resolve as they would', async () => {
     const flags: string[] = [];
-    expect(installEagerCompile([], '', (f) => flags.push(f))).toBe(true);
+    expect(installEagerCompile([], (f) => flags.push(f))).toBe(true);
     expect(flags).toEqual(['--lazy']);
     const eager = installed()!;
     let release!: () => void;
@@ -31,7 +31,7 @@ describe('eager compile while a chunk loads', () => {
   it("a Node module a chunk's top level takes while it loads is compiled lazily (with Node's own cache); process.getBuiltinModule as it was after", async () => {
     const flags: string[] = [];
     const original = process.getBuiltinModule;
-    installEagerCompile([], '', (f) => flags.push(f));
+    installEagerCompile([], (f) => flags.push(f));
     const got = await installed()!(async () => {
       flags.push('load');
       const os = process.getBuiltinModule('node:os');
@@ -45,18 +45,18 @@ describe('eager compile while a chunk loads', () => {
 
   it('a load that fails leaves V8 lazy again and rejects as it would', async () => {
     const flags: string[] = [];
-    installEagerCompile([], '', (f) => flags.push(f));
+    installEagerCompile([], (f) => flags.push(f));
     await expect(installed()!(() => Promise.reject(new Error('no such chunk')))).rejects.toThrow('no such chunk');
     expect(flags).toEqual(['--lazy', '--no-lazy', '--lazy']);
   });
 
   it("not with a lazy flag of the user's, nor when V8's flags cannot change: nothing installed, no flag set", () => {
     const flags: string[] = [];
-    expect(installEagerCompile(['--no-lazy'], '', (f) => flags.push(f))).toBe(false);
-    expect(installEagerCompile([], '--max-lazy --enable-source-maps', (f) => flags.push(f))).toBe(false);
+    expect(installEagerCompile(['--no-lazy'], (f) => flags.push(f))).toBe(false);
+    expect(installEagerCompile(['--enable-source-maps', '--max-lazy'], (f) => flags.push(f))).toBe(false);
     expect(flags).toEqual([]);
     expect(
-      installEagerCompile([], '', () => {
+      installEagerCompile([], () => {
         throw new Error('flags frozen');
       }),
     ).toBe(false);
