@@ -125,7 +125,7 @@ export const GROUPS = {
   'api-network': {
     // Network routing: proxies, NO_PROXY, TLS, the transport's limits.
     mutate: ['src/api/network.ts', 'src/api/transport.ts'],
-    tests: ['test/network/network.test.ts', 'test/foundation/client.test.ts'],
+    tests: ['test/network/routes.test.ts', 'test/network/network.test.ts', 'test/foundation/client.test.ts'],
   },
   'bulk-job': {
     // Journal, commit, planner, summary.

@@ -79,7 +79,8 @@ function isLoopbackHost(host: string): boolean {
     h.endsWith('.localhost') ||
     h === '::1' ||
     /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) ||
-    /^::ffff:127\./.test(h)
+    // IPv4-mapped 127.0.0.0/8, as written (::ffff:127.0.0.1) or as a URL spells it (::ffff:7f00:1).
+    /^::ffff:(?:127\.|7f[0-9a-f]{2}:)/.test(h)
   );
 }
 
