@@ -64,6 +64,14 @@ const E2E = [
   'test/sandbox/reference-clients.test.ts',
 ];
 
+/**
+ * In-process files that mock one of Node's modules (`vi.mock('node:fs')`): the unit project shares
+ * its module graph between files (isolate: false), so a module another file loaded first keeps the
+ * real one and the mock would reach it or not depending on the order the files ran in. These run
+ * in a project of their own that gives each file a fresh graph.
+ */
+const OWN_MODULES = ['test/ledger/durable.test.ts'];
+
 export default defineConfig({
   // One Vite server for both projects (a project that declares plugins of its own gets its own).
   plugins: [shellTemplates, ...(MUTATE ? [strykerTestNames] : [])],
@@ -90,9 +98,15 @@ export default defineConfig({
           include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
           // Under `npm run mutate` (BOOKDIST_MUTATE=1) also without the one unit file that starts the
           // built CLI (dist/ holds no mutant, and Stryker's copy of the tree has no dist/).
-          exclude: [...configDefaults.exclude, ...E2E, ...(MUTATE ? ['test/output/query-bounds.test.ts'] : [])],
+          exclude: [
+            ...configDefaults.exclude,
+            ...E2E,
+            ...OWN_MODULES,
+            ...(MUTATE ? ['test/output/query-bounds.test.ts'] : []),
+          ],
         },
       },
+      { test: { name: 'unit-own-modules', isolate: true, include: OWN_MODULES } },
       // The end-to-end files too: what they start (processes, servers, sandboxes) they stop themselves.
       // Not under `npm run mutate` (BOOKDIST_MUTATE=1): they run dist/, which holds no mutant.
       ...(MUTATE ? [] : [{ test: { name: 'e2e', include: E2E, isolate: false } }]),
