@@ -58,7 +58,8 @@ export interface Clock {
 
 export interface Context {
   io: IO;
-  globals: GlobalOptions;
+  /** The global flags as parsed; read-only: a verb that bounds its requests otherwise says so per call (book process --wait). */
+  readonly globals: Readonly<GlobalOptions>;
   /** What the running command prints (declared in the command tree, see output/model.ts). */
   output?: OutputSpec;
   clock: Clock;

@@ -118,6 +118,7 @@ export class ApiClient {
       accept: a.accept,
       headers: a.headers,
       signal: a.signal,
+      timeout: a.timeout,
       endpoint: ep,
     });
   }

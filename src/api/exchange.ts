@@ -32,7 +32,8 @@ export async function exchange(s: Sender, o: RequestOptions, p: Prepared): Promi
   const policy = retryPolicy(o, opts.idempotencyKeys === true, opts.retries);
   const info: RequestInfo = { method: p.method, url: p.url };
   // One deadline for the request: every attempt, its answer's body and every wait fit in it.
-  const deadline = Date.now() + opts.timeout;
+  const limit = Math.min(opts.timeout, o.timeout ?? Infinity);
+  const deadline = Date.now() + limit;
   for (let attempt = 0; ; attempt++) {
     const started = Date.now();
     traceRequest(opts, p, attempt);
@@ -51,8 +52,7 @@ export async function exchange(s: Sender, o: RequestOptions, p: Prepared): Promi
         throw bodyTooLarge(info, writes(o), `${MAX_BODY_BYTES / 1024 / 1024} MiB`, err?.status, err?.contentType);
       const wait = waitAfterFailure(policy, failureCode(err), attempt);
       // A wait that cannot fit before the deadline: the failure as it stands is the answer.
-      if (wait === undefined || Date.now() + wait >= deadline)
-        throw sendFailed(err, info, policy, attempt, opts.timeout);
+      if (wait === undefined || Date.now() + wait >= deadline) throw sendFailed(err, info, policy, attempt, limit);
       await waitBeforeRetry(s, o, info, wait, 'backoff', 'the connection failed', attempt, policy.retries);
       continue;
     }
@@ -63,7 +63,7 @@ export async function exchange(s: Sender, o: RequestOptions, p: Prepared): Promi
     if (wait === undefined) return res;
     const asked = res.headers['retry-after'];
     const why = `the service answered ${res.status}${statusText(res.status) ? ` (${statusText(res.status)})` : ''}${asked ? ` with Retry-After: ${asked}` : ''}`;
-    if (Date.now() + wait >= deadline) throw waitTooLong(opts, info, why, wait, deadline, attempt, res);
+    if (Date.now() + wait >= deadline) throw waitTooLong(opts, info, why, wait, limit, deadline, attempt, res);
     await waitBeforeRetry(s, o, info, wait, asked ? 'Retry-After' : 'backoff', why, attempt, policy.retries);
   }
 }
@@ -92,17 +92,18 @@ function waitTooLong(
   info: RequestInfo,
   why: string,
   wait: number,
+  limit: number,
   deadline: number,
   attempt: number,
   res: ApiResponse,
 ): CliError {
   const left = Math.max(0, deadline - Date.now());
-  const timeout = opts.timeoutText ?? formatDuration(opts.timeout);
+  const timeout = opts.timeoutText ?? formatDuration(limit);
   return new CliError(
     `${info.method} ${info.url}: ${why}; waiting ${formatDuration(wait)} before retry ${attempt + 1} does not fit in what is left of --timeout ${timeout} ` +
       `(${formatDuration(left)}), so bookdist stops now rather than wait. Try again later, or raise --timeout (it bounds a request with its retries and waits).`,
     ExitCode.UNAVAILABLE,
-    { wait_ms: wait, timeout_ms: opts.timeout, attempts: attempt + 1 },
+    { wait_ms: wait, timeout_ms: limit, attempts: attempt + 1 },
     res.status,
   );
 }

@@ -92,6 +92,12 @@ export interface RequestOptions {
   /** Extra request headers (e.g. Idempotency-Key). They cannot replace the auth headers. */
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /**
+   * This request's own limit (ms), when a command bounds something longer than one request with
+   * --timeout (`book process --wait` bounds the whole wait): the attempts and waits fit in the
+   * shorter of it and the client's.
+   */
+  timeout?: number;
   /** The endpoint of the table this request calls (set by `call`; `bookdist api` sends raw paths). */
   endpoint?: Endpoint;
   /** A raw call (`bookdist api`): its answer gets the checks that apply when no command reads its members (verify.ts verifyRaw). */
@@ -105,6 +111,8 @@ export interface CallOptions {
   /** Repeatable by its Idempotency-Key: counts only where the service honours keys. */
   idempotent?: boolean;
   headers?: Record<string, string>;
+  /** This request's own limit (ms) under the client's --timeout (RequestOptions.timeout). */
+  timeout?: number;
 }
 
 /** `call`'s arguments for endpoint `N`: optional when it has no path parameter to give. */

@@ -31,6 +31,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** The job's interrupt: a request that failed after it fired is reported as interrupted. */
   signal?: AbortSignal;
+  /** The request's own limit (ms) under --timeout (JobSpec.requestTimeout). */
+  timeout?: number;
 }
 
 function isTransientStatus(status: number): boolean {
@@ -55,7 +57,7 @@ export async function callOnce<N extends EndpointName>(
   try {
     // Whether a request carrying an Idempotency-Key may be repeated is the client's policy's call
     // (where the service honours keys); the job adds nothing to it.
-    res = await api.call(name, ...([{ ...args, headers: opts.headers }] as ArgsOf<N>));
+    res = await api.call(name, ...([{ ...args, headers: opts.headers, timeout: opts.timeout }] as ArgsOf<N>));
   } catch (thrown) {
     const err = thrown as
       | { name?: unknown; message?: unknown; exitCode?: number; details?: { outcome?: unknown } }

@@ -216,6 +216,21 @@ describe('book process', () => {
     expect(r.stderr).toMatch(/Book not found/);
   });
 
+  it('--wait --timeout 1h bounds the whole wait, not each request: a Retry-After of 40 s does not fit a request (30 s) and is not waited for', async () => {
+    const http = new StubRegistry().on(
+      'POST',
+      `/v1/book/${HASH}/process/`,
+      json(429, { code: 429, error: true, message: 'slow down' }, { 'retry-after': '40' }),
+    );
+    const r = await cli(http, ['book', 'process', HASH, '--wait', '--timeout', '1h', '--json']);
+    expect(r.code).toBe(7);
+    const [row] = stdoutJson(r).books;
+    expect(row).toMatchObject({ hash_id: HASH, state: 'failed' });
+    expect(row.message).toMatch(
+      /waiting 40s before retry 1 does not fit in what is left of --timeout 1h \((?:29|30)(?:\.\d+)?s\)/,
+    );
+  });
+
   it('a 200 without the envelope: failed with "the outcome is unknown" (exit 1), never queued; the ledger says unknown', async () => {
     const http = new StubRegistry().on('POST', `/v1/book/${HASH}/process/`, json(200, { queued: 'yes' }));
     const r = await cli(http, ['book', 'process', HASH, '--json']);

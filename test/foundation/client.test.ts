@@ -149,6 +149,25 @@ describe('retries', () => {
     expect(c.sleeps[0]).toBeLessThanOrEqual(250);
   });
 
+  it("a call's own timeout bounds it under the client's --timeout (book process --wait): a Retry-After that fits the client's but not the call's ends the request at once, naming the call's limit", async () => {
+    srv.respond((_q, res) => json(res, 429, { code: 429, error: true, message: 'slow down' }, { 'retry-after': '3' }));
+    const c = client({ timeout: 60_000 });
+    let before = srv.requests.length;
+    const err = await c.call('codes.summary', { timeout: 2000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CliError);
+    expect((err as CliError).exitCode).toBe(7);
+    expect((err as CliError).details).toMatchObject({ wait_ms: 3000, timeout_ms: 2000, attempts: 1 });
+    expect(srv.requests.length - before).toBe(1);
+    expect(c.sleeps).toEqual([]);
+    // Without it, the client's own --timeout holds the wait.
+    before = srv.requests.length;
+    const res = await c.call('codes.summary');
+    await c.close();
+    expect(res.status).toBe(429);
+    expect(srv.requests.length - before).toBe(4);
+    expect(c.sleeps).toEqual([3000, 3000, 3000]);
+  });
+
   it('gives up after --retries and returns the last answer', async () => {
     srv.respond((_q, res) => json(res, 503, { code: 503, error: true, message: 'down' }));
     const before = srv.requests.length;

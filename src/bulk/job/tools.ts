@@ -41,7 +41,7 @@ export function makeTools<I, R extends Record<string, unknown>>(
       if (s.fatal && stopsAtOnce(s.fatal)) return { ok: false, failure: s.fatal, interrupted: true };
       if (breaker?.open) return { ok: false, failure: breaker.open };
       s.sent = true;
-      const r = await callOnce(api, name, args, { headers, signal: ctx.signal });
+      const r = await callOnce(api, name, args, { headers, signal: ctx.signal, timeout: spec.requestTimeout });
       if (!r.ok && stopsAtOnce(r.failure)) {
         s.fatal ??= r.failure;
         s.stop.abort();

@@ -83,6 +83,11 @@ export interface JobSpec<I, R extends Record<string, unknown>> {
   columns: readonly string[];
   /** What progress counts (`codes`, `rows`), and the expected total when known. */
   unit: string;
+  /**
+   * Each request's own limit (ms) under --timeout, for a verb whose --timeout bounds more than one
+   * request (`book process --wait` bounds the whole wait with it).
+   */
+  requestTimeout?: number;
   total?: number;
   /** Progress units of a batch (default: its items). */
   weight?(items: I[]): number;

@@ -60,11 +60,8 @@ export function parse({ args, opts, command }: VerbInput<typeof processBooks>): 
 export async function run(o: Options, ctx: Context): Promise<number> {
   // With --wait, an explicit --timeout bounds the whole wait; requests keep a sane limit of their own.
   const g = ctx.globals;
-  let waitLimit = WAIT_DEFAULT_MS;
-  if (o.wait && g.timeoutExplicit) {
-    waitLimit = g.timeout;
-    g.timeout = Math.min(REQUEST_TIMEOUT_MS, g.timeout);
-  }
+  const waitBounded = o.wait && g.timeoutExplicit;
+  const waitLimit = waitBounded ? g.timeout : WAIT_DEFAULT_MS;
   const input = o.file === undefined ? undefined : await inputFingerprint(o.file, ctx, '--from-file');
   // A file is checked whole before the first request (a bad line is exit 2 with nothing sent), in one
   // streamed pass; stdin's lines are checked as they come. The books of the arguments and of a file
@@ -78,6 +75,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     verb: 'book process',
     columns: o.wait ? ['hash_id', 'state', 'message', 'title', 'processed_date'] : ['hash_id', 'state', 'message'],
     unit: 'books',
+    requestTimeout: waitBounded ? Math.min(REQUEST_TIMEOUT_MS, g.timeout) : undefined,
     total: input === '-' ? undefined : known.size,
     source: () => chunks(job.books(), BOOKS_PER_BATCH),
     // Each book's result is said once, by the job (its line, or its row on stdout): eachItem's own
