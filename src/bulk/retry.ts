@@ -4,7 +4,7 @@
 // service answering 429 sends 4 requests, not 16. What still fails after the client's retries
 // comes back as a Failure (`unavailable` for 429/502/503/504 and network failures), never thrown.
 import type { ApiClient } from '../api/client.js';
-import type { ArgsOf } from '../api/options.js';
+import type { ArgsOf, CallOptions as ApiCallOptions } from '../api/options.js';
 import type { Answer, CallArgs, EndpointName, ErrorBody } from '../spec/contract.js';
 import type { ApiResponse } from '../api/answer.js';
 import { toApiError } from '../api/errors.js';
@@ -26,14 +26,12 @@ export type Outcome<N extends EndpointName = EndpointName> =
   | { ok: true; response: ApiResponse<Answer<N> | ErrorBody> }
   | { ok: false; failure: Failure; interrupted?: boolean };
 
-export interface CallOptions {
-  /** Extra request headers (e.g. Idempotency-Key). */
-  headers?: Record<string, string>;
-  /** The job's interrupt: a request that failed after it fired is reported as interrupted. */
-  signal?: AbortSignal;
-  /** The request's own limit (ms) under --timeout (JobSpec.requestTimeout). */
-  timeout?: number;
-}
+/**
+ * The client's call options a job gives: headers (an Idempotency-Key), its interrupt as `signal` (a
+ * request that failed after it fired is reported as interrupted), and the request's own limit under
+ * --timeout (JobSpec.requestTimeout).
+ */
+export type CallOptions = Pick<ApiCallOptions, 'headers' | 'signal' | 'timeout'>;
 
 function isTransientStatus(status: number): boolean {
   return status === 429 || status === 503 || status === 502 || status === 504;

@@ -208,21 +208,7 @@ function listRefusals(
 }
 
 /** The one line a load ends with. */
-export function summaryLine(
-  file: string,
-  s: {
-    format: string;
-    records: number;
-    added: number;
-    updated: number;
-    withdrawn: number;
-    refused: number;
-    skipped: number;
-    skipped_by_reason: Record<string, number>;
-    not_represented: Record<string, number>;
-    publishers_created: string[];
-  },
-): string {
+export function summaryLine(file: string, s: Omit<LoadSummary, 'refusals' | 'committed'>): string {
   const n = (k: number) => k.toLocaleString('en-US');
   const parts = [
     `${n(s.added)} added`,
