@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import type { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/sandbox/db/store.js';
 
@@ -14,6 +15,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const autoPages = (store: Store) =>
   (store.db.prepare('PRAGMA wal_autocheckpoint').get() as any).wal_autocheckpoint as number;
 
+/** The worker of `store`'s checkpointer, once it has started (it starts after 100 commits). */
+async function started(store: Store): Promise<Worker> {
+  await (store as any).checkpointerStarted;
+  expect(autoPages(store)).toBe(0);
+  return (store as any).checkpointer.worker as Worker;
+}
+
+/** The worker's next message: it says 'checkpointed' after each checkpoint, its connection open. */
+const checkpointed = (worker: Worker) => new Promise<unknown>((resolve) => worker.once('message', resolve));
+
 describe('background checkpoints', () => {
   it('move off the commits of a busy connection and still reach the database file', async () => {
     const path = join(dir, 'busy.db');
@@ -22,21 +33,19 @@ describe('background checkpoints', () => {
     expect(autoPages(store)).toBe(1000);
     // A one-shot command's few commits keep SQLite's own checkpoints.
     for (let i = 0; i < 10; i++) store.tx(() => store.setMeta(`k${i}`, 'v'));
-    await new Promise((r) => setTimeout(r, 100));
+    expect((store as any).checkpointerStarted).toBeUndefined();
     expect(autoPages(store)).toBe(1000);
 
     // Sustained writes: the worker takes over.
     for (let i = 0; i < 100; i++) store.tx(() => store.setMeta(`k${i}`, 'v'));
-    for (let i = 0; i < 250 && autoPages(store) !== 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(autoPages(store)).toBe(0);
+    const worker = await started(store);
 
     const before = statSync(path).size;
     const blob = 'x'.repeat(64 * 1024);
     for (let i = 0; i < 40; i++) store.tx(() => store.setMeta(`blob${i}`, blob)); // ~2.5 MB through the WAL
-    // The worker checkpoints within a few ticks: the pages reach the database file.
-    for (let i = 0; i < 300 && statSync(path).size < before + 2_000_000; i++)
-      await new Promise((r) => setTimeout(r, 50));
-    expect(statSync(path).size).toBeGreaterThan(before + 2_000_000);
+    // The worker's checkpoints (asked for by the timer after these commits) bring the pages into
+    // the database file; one that ran while the commits were still going may not have.
+    while (statSync(path).size < before + 2_000_000) await checkpointed(worker);
 
     await store.close();
     // Everything committed is there for the next reader.
@@ -50,8 +59,7 @@ describe('background checkpoints', () => {
     const store = new Store(path);
     store.tx(() => store.createSchema());
     for (let i = 0; i < 120; i++) store.tx(() => store.setMeta('k', String(i)));
-    for (let i = 0; i < 250 && autoPages(store) !== 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(autoPages(store)).toBe(0);
+    await started(store);
     (store as any).checkpointer.stop();
     expect(autoPages(store)).toBe(1000);
     await store.close();
@@ -64,12 +72,18 @@ describe('background checkpoints', () => {
     const store = new Store(path);
     store.tx(() => store.createSchema());
     for (let i = 0; i < 120; i++) store.tx(() => store.setMeta('k', String(i)));
-    for (let i = 0; i < 250 && autoPages(store) !== 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(autoPages(store)).toBe(0);
+    const worker = await started(store);
+    const opened = checkpointed(worker);
     store.tx(() => store.setMeta('k', 'last')); // a checkpoint is due: the worker opens its connection
-    await new Promise((r) => setTimeout(r, 300));
+    await opened;
+    let exited = false;
+    worker.once('exit', () => {
+      exited = true;
+    });
     await store.close();
-    // The last connection to close removes the WAL: when close() resolves, that has happened.
+    // The worker (and so its connection) is gone when close() resolves, and the last connection
+    // to close removed the WAL.
+    expect(exited).toBe(true);
     expect(existsSync(path + '-wal')).toBe(false);
     // A worker that never got to its first checkpoint never opens (so never creates) the file.
     rmSync(sub, { recursive: true });
@@ -77,7 +91,7 @@ describe('background checkpoints', () => {
     const fresh = new Store(join(again, 'fresh.db'));
     fresh.tx(() => fresh.createSchema());
     for (let i = 0; i < 120; i++) fresh.tx(() => fresh.setMeta('k', String(i)));
-    for (let i = 0; i < 250 && autoPages(fresh) !== 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await started(fresh);
     const closing = fresh.close();
     for (const f of readdirSync(again)) rmSync(join(again, f));
     await closing;

@@ -9,7 +9,8 @@ import type { DatabaseSync } from 'node:sqlite';
 
 // The worker opens its connection at the first checkpoint, not when it starts: a worker still
 // starting when the server closes must not open (and so create) the database file after the
-// server's own connection is gone and its directory may be being removed.
+// server's own connection is gone and its directory may be being removed. It says 'checkpointed'
+// after each checkpoint (its connection open): a test waits for that instead of for a time.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { DatabaseSync } = require('node:sqlite');
@@ -23,6 +24,7 @@ parentPort.on('message', (m) => {
   try {
     db ??= new DatabaseSync(workerData.path, { timeout: 1000 });
     db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+    parentPort.postMessage('checkpointed');
   } catch {}
 });
 `;

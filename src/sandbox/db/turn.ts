@@ -33,6 +33,8 @@ export class Turn extends Connection {
   private group?: { waiting: Array<(err?: unknown) => void>; requests: number };
   private commits = 0;
   private checkpointer?: { committed(): void; stop(): Promise<void> };
+  /** Settles once the checkpointer's module is loaded and it started (or did not): awaited by tests. */
+  private checkpointerStarted?: Promise<void>;
   /** Answers of this turn's requests that wrote nothing (`afterCommit`). */
   private answers: Array<(err?: unknown) => void> = [];
   /**
@@ -305,7 +307,7 @@ export class Turn extends Connection {
    */
   private startCheckpointer(): void {
     if (this.path === ':memory:') return;
-    import('./checkpointer.js')
+    this.checkpointerStarted = import('./checkpointer.js')
       .then(({ Checkpointer }) => {
         if (this.db.isOpen && !this.checkpointer) this.checkpointer = new Checkpointer(this.db, this.path);
       })
