@@ -97,6 +97,7 @@ function withIdCache(
       ids.collectWrite(req.payload, ticket && op ? { id: ticket.id, op, at: now() } : undefined);
       return ticket;
     },
+    ahead: hook?.ahead && ((reqs) => hook.ahead!(reqs)),
   };
 }
 
@@ -139,22 +140,28 @@ function ledgerHook(ctx: Context, cfg: ResolvedConfig, baseUrl: string): WriteHo
       return baseUrl;
     }
   })();
+  const load = () =>
+    (recorder ??= Promise.all([import('./ledger/recorder.js'), import('./ledger/store.js')]).then(([r, s]) => {
+      const rec = new r.Recorder(new s.LedgerStore(s.ledgerDir(ctx.io.env)), {
+        profile: ledgerProfile(cfg),
+        host,
+        job: () => ctx.ledgerJob,
+        now: () => ctx.clock.now(),
+        warn: (m) => ctx.warn(m),
+      });
+      // The last outcomes are written when the command ends (they wait for the next group otherwise).
+      ctx.defer(() => rec.flush(true));
+      return rec;
+    }));
   return {
     before(req: WriteRequest) {
       if (!mayWrite(req)) return undefined;
-      recorder ??= Promise.all([import('./ledger/recorder.js'), import('./ledger/store.js')]).then(([r, s]) => {
-        const rec = new r.Recorder(new s.LedgerStore(s.ledgerDir(ctx.io.env)), {
-          profile: ledgerProfile(cfg),
-          host,
-          job: () => ctx.ledgerJob,
-          now: () => ctx.clock.now(),
-          warn: (m) => ctx.warn(m),
-        });
-        // The last outcomes are written when the command ends (they wait for the next group otherwise).
-        ctx.defer(() => rec.flush(true));
-        return rec;
-      });
-      return recorder.then((r) => r.before(req));
+      return load().then((r) => r.before(req));
+    },
+    ahead(reqs: WriteRequest[]) {
+      const writes = reqs.filter(mayWrite);
+      // Told in order: `before` of each of these finds it (the same promise, its callbacks in turn).
+      if (writes.length) void load().then((r) => r.ahead?.(writes));
     },
   };
 }

@@ -40,7 +40,7 @@ import type { ApiResponse } from './answer.js';
 import { DryRun, toApiError, UnverifiedAnswer } from './errors.js';
 import { hasIdempotencyKey } from './retry.js';
 import { curlLine } from './curl.js';
-import { settleThrown, verdictOf, type WriteTicket } from './write-hook.js';
+import { settleThrown, verdictOf, type WriteRequest, type WriteTicket } from './write-hook.js';
 import { fillPath } from './wire.js';
 import { prepare, refuseBadHeaders, refuseUnsigned, storeUrlOf, urlOf } from './prepare.js';
 import { exchange, type Sender } from './exchange.js';
@@ -97,30 +97,20 @@ export class ApiClient {
    * write again as its file recorded it), and read the answer as open JSON. Everything else
    * calls through `call`, whose payload and answer the endpoint table types.
    */
-  async callRecorded(
-    name: EndpointName,
-    a: CallOptions & { params?: Record<string, string | number>; payload?: Record<string, unknown> },
-  ): Promise<ApiResponse> {
-    const ep: Endpoint = lookupEndpoint(name);
-    const path = fillPath(ep.path, a.params);
-    // A caller's idempotent:true for a request that is only repeatable by its Idempotency-Key
-    // counts only where the service honours keys (retryPolicy decides that from the header).
-    const keyed = hasIdempotencyKey(a.headers);
-    const payload = a.payload ? stripUndefined(a.payload) : undefined;
-    return this.request({
-      method: ep.clientMethod,
-      path,
-      payload: ep.payloadIn === 'body' ? (payload ?? {}) : undefined,
-      query: ep.payloadIn === 'query' ? (payload as RequestOptions['query']) : undefined,
-      auth: ep.auth === 'public' ? 'none' : ep.auth,
-      host: ep.host,
-      idempotent: ep.idempotent || (a.idempotent === true && !keyed),
-      accept: a.accept,
-      headers: a.headers,
-      signal: a.signal,
-      timeout: a.timeout,
-      endpoint: ep,
-    });
+  async callRecorded(name: EndpointName, a: RecordedArgs): Promise<ApiResponse> {
+    return this.request(optionsOf(name, a));
+  }
+
+  /**
+   * Tell the write hook (the ledger) of writes about to be made, before they are (a bulk job's
+   * next items): it may make their records durable together, in one group, instead of one
+   * group per request. Nothing is sent; each call is made later with the same arguments.
+   */
+  announceAhead(calls: Array<{ name: EndpointName; args: RecordedArgs }>): void {
+    const hook = this.opts.writeHook;
+    if (!hook?.ahead || this.opts.dryRun) return;
+    const reqs = calls.map((c) => writeRequestOf(optionsOf(c.name, c.args))).filter((r) => r.method !== 'GET');
+    if (reqs.length) hook.ahead(reqs);
   }
 
   /** Like `call`, but a non-2xx/3xx answer throws ApiError: what comes back is the endpoint's answer. */
@@ -185,13 +175,7 @@ export class ApiClient {
   private async announce(o: RequestOptions): Promise<WriteTicket | undefined> {
     const hook = this.opts.writeHook;
     if (!hook || o.method === 'GET') return undefined;
-    return hook.before({
-      endpoint: o.endpoint?.name,
-      method: o.method,
-      path: o.path,
-      payload: o.payload ?? requestObject(o.requestText),
-      headers: o.headers ?? {},
-    });
+    return hook.before(writeRequestOf(o));
   }
 
   /** --dry-run: check the payload against the OpenAPI document, print the curl line, send nothing. */
@@ -242,6 +226,43 @@ export class ApiClient {
   async close(): Promise<void> {
     this.handler.close?.();
   }
+}
+
+type RecordedArgs = CallOptions & { params?: Record<string, string | number>; payload?: Record<string, unknown> };
+
+/** The request a call of the endpoint table makes (its method, path, auth, host and `endpoint`). */
+function optionsOf(name: EndpointName, a: RecordedArgs): RequestOptions {
+  const ep: Endpoint = lookupEndpoint(name);
+  const path = fillPath(ep.path, a.params);
+  // A caller's idempotent:true for a request that is only repeatable by its Idempotency-Key
+  // counts only where the service honours keys (retryPolicy decides that from the header).
+  const keyed = hasIdempotencyKey(a.headers);
+  const payload = a.payload ? stripUndefined(a.payload) : undefined;
+  return {
+    method: ep.clientMethod,
+    path,
+    payload: ep.payloadIn === 'body' ? (payload ?? {}) : undefined,
+    query: ep.payloadIn === 'query' ? (payload as RequestOptions['query']) : undefined,
+    auth: ep.auth === 'public' ? 'none' : ep.auth,
+    host: ep.host,
+    idempotent: ep.idempotent || (a.idempotent === true && !keyed),
+    accept: a.accept,
+    headers: a.headers,
+    signal: a.signal,
+    timeout: a.timeout,
+    endpoint: ep,
+  };
+}
+
+/** What the write hook is told of a request. */
+function writeRequestOf(o: RequestOptions): WriteRequest {
+  return {
+    endpoint: o.endpoint?.name,
+    method: o.method,
+    path: o.path,
+    payload: o.payload ?? requestObject(o.requestText),
+    headers: o.headers ?? {},
+  };
 }
 
 /** The `request` object of a raw request text (`bookdist api --input`), when it is JSON. */

@@ -39,6 +39,12 @@ export interface WriteTicket {
 export interface WriteHook {
   /** Undefined: not a write, or not recorded. Resolves once the intent is durable. */
   before(req: WriteRequest): Promise<WriteTicket | undefined> | WriteTicket | undefined;
+  /**
+   * Writes about to be made (a bulk job's next items), told before any of them is: the hook may
+   * record their intents now, durable together, and answer `before` for each at once later. One
+   * that is never made (the job stopped first) is recorded as not sent when the command ends.
+   */
+  ahead?(reqs: WriteRequest[]): void;
 }
 
 /**

@@ -32,6 +32,12 @@ export function makeTools<I, R extends Record<string, unknown>>(
     api,
     ctx,
     log,
+    ahead: (calls) => {
+      if (s.fatal || breaker?.open || ctx.signal.aborted) return;
+      api.announceAhead(
+        calls.map((c) => ({ name: c.name, args: { ...(c.args as Record<string, unknown>), headers: c.headers } })),
+      );
+    },
     keep: async (rows) => {
       await rescue?.keep(rows);
     },

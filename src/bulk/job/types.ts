@@ -47,11 +47,25 @@ export interface PendingItem<I> {
   position: number;
 }
 
+/** A call an item is about to make (JobTools.ahead): the same arguments as its `call`. */
+export interface AheadCall<N extends EndpointName = EndpointName> {
+  name: N;
+  args: CallArgs<N>;
+  headers?: Record<string, string>;
+}
+
 export interface JobTools {
   api: ApiClient;
   ctx: Context;
   /** One request through the client (whose retry policy applies once); failures returned, not thrown. */
   call<N extends EndpointName>(name: N, args: CallArgs<N>, headers?: Record<string, string>): Promise<Outcome<N>>;
+  /**
+   * Tell the ledger of the calls the next items will make, before any is made (eachItem's
+   * window): their intents are recorded in one group, durable together, instead of one group
+   * per request. Each call must then be made with the same arguments; one never made is
+   * recorded as not sent.
+   */
+  ahead(calls: AheadCall[]): void;
   /** A line above the progress bar. */
   log(line: string): void;
   /** Keep what the service returned that is not written to FILE (extra or malformed results): the rescue file. */

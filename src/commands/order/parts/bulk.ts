@@ -139,11 +139,17 @@ async function orderSchema() {
   return { Order, checkRow };
 }
 
-export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<number> {
-  const { Order, checkRow } = await orderSchema();
+/**
+ * A group checked row by row (messages name the line) and merged into one order: once a group,
+ * as its call is told to the ledger ahead of it (eachItem) and then made.
+ */
+function orderChecker(
+  flag: string,
+  { Order, checkRow }: Awaited<ReturnType<typeof orderSchema>>,
+): (g: Group) => { order?: Payload<'order.external'>; problems: string[] } {
   /** One row in the shape of the endpoint's payload (CSV's billing_* columns become billing_address). */
   const payloadOfRow = (r: Record<string, unknown>): Record<string, unknown> => {
-    if (o.flag === '--from-ndjson') return { ...r, digital_pricing: r.digital_pricing ?? r.pricing_id };
+    if (flag === '--from-ndjson') return { ...r, digital_pricing: r.digital_pricing ?? r.pricing_id };
     const billing: Record<string, string> = {};
     for (const k of BILLING) {
       const value = r[`billing_${k}`];
@@ -160,6 +166,29 @@ export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<nu
       send_email: r.send_email,
     };
   };
+  const checked = new WeakMap<Group, { order?: Payload<'order.external'>; problems: string[] }>();
+  const check = (g: Group) => {
+    let c = checked.get(g);
+    if (c) return c;
+    const problems: string[] = g.problem ? [g.problem] : [];
+    let order: Payload<'order.external'> | undefined;
+    for (const r of g.rows) {
+      const x = r.problem ? { ok: false as const, message: r.problem } : checkRow(Order, payloadOfRow(r.values));
+      if (!x.ok) problems.push(`line ${r.line}: ${x.message}`);
+      else if (!order) order = { ...x.data, digital_pricing: [...x.data.digital_pricing] };
+      else if (x.data.username !== order.username)
+        problems.push(`line ${r.line}: username differs from the order's first row`);
+      else order.digital_pricing.push(...x.data.digital_pricing);
+    }
+    c = { order: problems.length ? undefined : order, problems };
+    checked.set(g, c);
+    return c;
+  };
+  return check;
+}
+
+export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<number> {
+  const check = orderChecker(o.flag, await orderSchema());
   const input = await inputFingerprint(o.file, ctx, o.flag);
   const source =
     o.flag === '--from-ndjson'
@@ -184,18 +213,8 @@ export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<nu
             message: string,
             made = { order_id: null as number | null, items: 0 },
           ): OrderResult => ({ order_number: g.number, status, ...made, rows: lineSpan(g.rows), message });
-          // Every row checked on its own (messages name the line), then merged into one order.
-          const problems: string[] = g.problem ? [g.problem] : [];
-          let order: Payload<'order.external'> | undefined;
-          for (const r of g.rows) {
-            const c = r.problem ? { ok: false as const, message: r.problem } : checkRow(Order, payloadOfRow(r.values));
-            if (!c.ok) problems.push(`line ${r.line}: ${c.message}`);
-            else if (!order) order = { ...c.data, digital_pricing: [...c.data.digital_pricing] };
-            else if (c.data.username !== order.username)
-              problems.push(`line ${r.line}: username differs from the order's first row`);
-            else order.digital_pricing.push(...c.data.digital_pricing);
-          }
-          if (problems.length) return { row: make('invalid', problems.join('; ')), invalid: true };
+          const { order, problems } = check(g);
+          if (!order) return { row: make('invalid', problems.join('; ')), invalid: true };
           const r = await job.call('order.external', { payload: order });
           if (r.ok && isAnswer(r.response)) {
             const body = r.response.body;
@@ -210,6 +229,10 @@ export async function runOrderCreateBulk(o: BulkFlags, ctx: Context): Promise<nu
           return failedRow(r, make, `order ${g.number}`);
         },
         job,
+        (g) => {
+          const { order } = check(g);
+          return order && { name: 'order.external', args: { payload: order } };
+        },
       ),
     status: (r) => r.status,
     describe: (c, st) =>

@@ -1,0 +1,69 @@
+// Intents told ahead (a bulk job's next items, WriteHook.ahead): recorded together before their
+// requests, each taken by its request's `before` (no second intent), and one whose request was
+// never made (the job stopped first) is closed as `failed`, not sent, when the command ends, so
+// that `ledger reconcile` never re-sends what the job never sent.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Recorder } from '../../src/ledger/recorder.js';
+import { LedgerStore } from '../../src/ledger/store.js';
+import { foldWrites, parseLedger } from '../../src/ledger/read.js';
+import type { WriteRequest } from '../../src/api/write-hook.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'bookdist-ledger-ahead-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const order = (n: string): WriteRequest => ({
+  endpoint: 'order.external',
+  method: 'POST',
+  path: '/v1/order/external/',
+  payload: { order_number: n, username: 'ada', digital_pricing: [3], order_type: 'TestPlan', org: 'acme' },
+  headers: {},
+});
+const done = (id: number) => ({
+  status: 'done' as const,
+  http: 200,
+  body: { order: { id, items: [{ id: id * 10 }] } },
+});
+
+describe('intents told ahead', () => {
+  it('are taken by their requests once each; those never sent are closed as failed, not sent', async () => {
+    const store = new LedgerStore(join(dir, 'state'));
+    const rec = new Recorder(store, { profile: 'p', host: 'h', job: () => 'job-1' });
+    rec.ahead([order('A-1'), order('A-2'), order('A-3')]);
+    const first = await rec.before(order('A-1'));
+    first!.after(done(1));
+    // A request that was not told ahead gets an intent of its own.
+    const other = await rec.before(order('B-1'));
+    other!.after(done(2));
+    rec.flush(true);
+
+    const parsed = parseLedger(readFileSync(store.path, 'utf8'));
+    expect(parsed.broken).toBeUndefined();
+    expect(parsed.rows.filter((r) => r.kind === 'intent')).toHaveLength(4);
+    const writes = foldWrites(parsed.rows);
+    const of = (n: string) => writes.find((w) => w.ids.order_number === n)!;
+    expect(of('A-1')).toMatchObject({ id: Number(first!.id), status: 'done', job: 'job-1' });
+    expect(of('B-1')).toMatchObject({ id: Number(other!.id), status: 'done' });
+    for (const n of ['A-2', 'A-3'])
+      expect(of(n)).toMatchObject({ status: 'failed', reason: 'not sent: the job stopped before this request' });
+  });
+
+  it('a request told twice is taken twice, in turn', async () => {
+    const store = new LedgerStore(join(dir, 'state'));
+    const rec = new Recorder(store, { profile: 'p', host: 'h', job: () => 'job-2' });
+    rec.ahead([order('C-1'), order('C-1')]);
+    const a = await rec.before(order('C-1'));
+    const b = await rec.before(order('C-1'));
+    expect(a!.id).not.toBe(b!.id);
+    a!.after(done(3));
+    b!.after(done(4));
+    rec.flush(true);
+    const writes = foldWrites(parseLedger(readFileSync(store.path, 'utf8')).rows);
+    expect(writes.map((w) => w.status)).toEqual(['done', 'done']);
+  });
+});
