@@ -363,7 +363,7 @@ function __bookdist_flags --argument-names cmdpath
         case 'sandbox workspace'
             printf '%s\t%s\n' '-h' 'display help for command' '--help' 'display help for command'
         case 'sandbox workspace create'
-            printf '%s\t%s\n' '--from' 'start from this snapshot of the sandbox database (default: a fresh seed)' '--url' 'the running sandbox that serves the workspaces (required); the control secret comes from $BOOKDIST_SANDBOX_SECRET or from --db' '--db' 'the database that sandbox serves, to read its control secret from (default: sandbox.db in the data directory)' '-h' 'display help for command' '--help' 'display help for command'
+            printf '%s\t%s\n' '--from' 'start from this snapshot: NAME, one of the sandbox database, or WORKSPACE/NAME, one saved in that workspace (default: a fresh seed)' '--url' 'the running sandbox that serves the workspaces (required); the control secret comes from $BOOKDIST_SANDBOX_SECRET or from --db' '--db' 'the database that sandbox serves, to read its control secret from (default: sandbox.db in the data directory)' '-h' 'display help for command' '--help' 'display help for command'
         case 'sandbox workspace list'
             printf '%s\t%s\n' '--url' 'the running sandbox that serves the workspaces (required); the control secret comes from $BOOKDIST_SANDBOX_SECRET or from --db' '--db' 'the database that sandbox serves, to read its control secret from (default: sandbox.db in the data directory)' '-h' 'display help for command' '--help' 'display help for command'
         case 'sandbox workspace rm'

@@ -2,7 +2,7 @@
 // one a copy (of the seed or a snapshot) served on a port of its own with credentials of its own;
 // what one job does there is seen nowhere else, and nobody else's key is accepted there. rm stops
 // its server and deletes its files; closing the sandbox closes them; a new start serves them again.
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -297,15 +297,33 @@ describe('a snapshot saved in a workspace', () => {
     expect(await processed(pw)).toBe(true);
     expect((await pw.call('book.isbn', { params: { isbn: WELL_KNOWN.readme.isbn13 } })).status).toBe(200);
 
-    // Used --from (the file taken as a snapshot of the main sandbox): a workspace with the whole catalogue and that state.
-    copyFileSync(file, `${sb.dbPath}.snapshots/from-ws.db`);
-    const v = await create('from-ws', 'from-ws');
+    // Named by its workspace, it is a source of new workspaces (--from WORKSPACE/NAME): one with the
+    // whole catalogue and that state. By its name alone it is not the sandbox's: the error names
+    // the fix; a workspace or a snapshot that is not there, exit 3 too.
+    const bare = await cli('create', 'from-ws', '--from', 'mine');
+    expect(bare.code).toBe(3);
+    expect(bare.stderr).toContain('use --from snap-ws/mine');
+    const noSnap = await cli('create', 'from-ws', '--from', 'snap-ws/theirs');
+    expect([noSnap.code, noSnap.stderr]).toEqual([
+      3,
+      expect.stringContaining('Workspace "snap-ws" has no snapshot "theirs"'),
+    ]);
+    const noWs = await cli('create', 'from-ws', '--from', 'gone/mine');
+    expect([noWs.code, noWs.stderr]).toEqual([3, expect.stringContaining('No workspace "gone"')]);
+    const v = await create('from-ws', 'snap-ws/mine');
+    expect(v.from).toBe('snap-ws/mine');
     const pv = partnerOf(v);
+    expect(await orderIds(pv)).toContain(order.id);
     expect((await pv.call('book.isbn', { params: { isbn: WELL_KNOWN.readme.isbn13 } })).status).toBe(200);
     const found = await pv.call('book.search', { payload: { title: 'Lighthouse Keeper' } });
     expect(found.body.results.map((x: { hash_id: string }) => x.hash_id)).toEqual([WELL_KNOWN.readme.hash_id]);
     expect(await processed(pv)).toBe(true);
-    for (const n of ['snap-ws', 'from-ws']) expect((await cli('rm', n, '--yes')).code).toBe(0);
+    // rm takes the workspace's snapshots with it; one made from them keeps working (its base is its own link).
+    expect((await cli('rm', 'snap-ws', '--yes')).code).toBe(0);
+    expect(existsSync(`${join(`${sb.dbPath}.workspaces`, 'snap-ws.db')}.snapshots`)).toBe(false);
+    expect((await pv.call('book.isbn', { params: { isbn: WELL_KNOWN.readme.isbn13 } })).status).toBe(200);
+    expect((await cli('create', 'again', '--from', 'snap-ws/mine')).code).toBe(3);
+    expect((await cli('rm', 'from-ws', '--yes')).code).toBe(0);
   });
 });
 

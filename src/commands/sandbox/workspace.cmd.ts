@@ -21,11 +21,15 @@ export const workspaceCreate = verb({
     'The workspace has its own partner and limited keys, shared keys, operator token and control secret, printed here (they are ' +
     "what this command is for): requests signed with the main sandbox's or another workspace's credentials are refused in it (401), " +
     'and its orders are seen nowhere else. Workspaces on disk are served again (on new ports) when the sandbox starts again. ' +
+    'A snapshot saved in a workspace (`sandbox snapshot save NAME` at its URL, with its control secret) is --from WORKSPACE/NAME. ' +
     'Exit 5 (conflict) when a workspace of that name exists, 3 when there is no such snapshot. ' +
     WORKSPACE_LIMITS,
   args: [WORKSPACE_NAME],
   options: [
-    option('--from <snapshot>', 'start from this snapshot of the sandbox database (default: a fresh seed)'),
+    option(
+      '--from <snapshot>',
+      'start from this snapshot: NAME, one of the sandbox database, or WORKSPACE/NAME, one saved in that workspace (default: a fresh seed)',
+    ),
     WORKSPACE_URL,
     WORKSPACE_DB,
   ],
@@ -50,7 +54,7 @@ export const workspaceRm = verb({
   name: 'rm',
   summary: "stop a workspace's server and delete its database",
   description:
-    "Stops the workspace's server and deletes its database and key files. Asks first on a terminal; in scripts it needs --yes. Exit 3 when there is no such workspace.",
+    "Stops the workspace's server and deletes its database, key files and snapshots (a workspace made from one of them keeps working). Asks first on a terminal; in scripts it needs --yes. Exit 3 when there is no such workspace.",
   args: [WORKSPACE_NAME],
   options: [WORKSPACE_URL, WORKSPACE_DB],
   examples: [

@@ -26,29 +26,13 @@ import { basename, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { BASE_KEY, readOnlyUri, SHARED_TABLES } from '../db/overlay.js';
 import { Store } from '../db/store.js';
-import { bad, HttpError, notFound } from '../errors.js';
+import { HttpError, notFound } from '../errors.js';
 import type { GeneratedSecrets } from '../seed.js';
 import type { SandboxCredentials } from '../control.js';
+import { filesOf, NAME, snapshotFile, workspaceDir, workspacePath } from './paths.js';
 
-const NAME = /^[a-z0-9-]{1,40}$/;
 /** The shared catalogues (bases) of the workspaces made from snapshots, in the workspaces' directory. */
 const BASES = '.bases';
-
-function workspaceDir(dbPath: string): string {
-  return `${dbPath}.workspaces`;
-}
-
-function workspacePath(dbPath: string, name: string): string {
-  if (!NAME.test(name))
-    throw bad(`"${name.slice(0, 80)}" is not a workspace name: lower-case letters, digits and -, at most 40.`);
-  return join(workspaceDir(dbPath), `${name}.db`);
-}
-
-/** The files of a workspace: its database, SQLite's files beside it, its accounts' key files. */
-function filesOf(path: string): string[] {
-  const base = path.replace(/\.db$/, '');
-  return [path, `${path}-wal`, `${path}-shm`, `${path}-journal`, `${base}-partner-key.pem`, `${base}-limited-key.pem`];
-}
 
 /** Where a workspace came from and when, as its own database records it. */
 function origin(path: string): { created: string; from: string | null } {
@@ -75,13 +59,7 @@ async function makeWorkspaceFile(
       409,
       `Workspace "${name}" already exists (sandbox workspace list shows them; rm it first to make it again).`,
     );
-  let source: string | undefined;
-  if (from !== undefined) {
-    const { snapshotPath } = await import('../snapshots/snapshots.js');
-    source = snapshotPath(dbPath, from);
-    if (!existsSync(source))
-      throw notFound(`No snapshot "${from}" of this database (sandbox snapshot list shows them).`);
-  }
+  const source = from === undefined ? undefined : await snapshotFile(dbPath, from);
   const dir = workspaceDir(dbPath);
   makeDir(dir);
   chmodSync(dir, 0o700);
@@ -125,7 +103,8 @@ function shareBase(dir: string, source: string, from: string): string {
   const bases = join(dir, BASES);
   makeDir(bases);
   chmodSync(bases, 0o700);
-  const name = `${from}-${statSync(source).ino}.db`;
+  // A workspace's snapshot (`WORKSPACE/NAME`) is `WORKSPACE@NAME` here: @ is in neither kind of name.
+  const name = `${from.replace('/', '@')}-${statSync(source).ino}.db`;
   const base = join(bases, name);
   if (!existsSync(base)) {
     try {
@@ -369,6 +348,8 @@ export class WorkspaceHost {
         await s.server.close();
       }
       for (const f of filesOf(path)) rmSync(f, { force: true });
+      // Its snapshots go with it (a workspace made from one keeps the base it shares).
+      rmSync((await import('../snapshots/snapshots.js')).snapshotDir(path), { recursive: true, force: true });
       const dir = workspaceDir(this.dbPath);
       dropUnusedBases(dir);
       if (existsSync(dir) && readdirSync(dir).length === 0) rmSync(dir, { recursive: true, force: true });
