@@ -6,6 +6,7 @@
 // blocking on a FIFO or reading a device) with node:fs's callback API: node:fs/promises would load
 // about fifteen more of Node's modules (readline among them) on every request.
 import { existsSync } from 'node:fs';
+import type { Duplex } from 'node:stream';
 import { readBounded, unreadableReason } from './util/read-bounded.js';
 import { join } from 'node:path';
 import type { Context } from './context.js';
@@ -30,11 +31,14 @@ interface Target {
   idempotencyKeys: boolean;
   /** The embedded sandbox's seeded books and users, as answers carry them (for the completion cache). */
   seeded?: () => Promise<unknown[]>;
+  /** The embedded sandbox's connections, in this process (no socket). */
+  connect?: () => Duplex;
 }
 
 export async function connect(ctx: Context): Promise<ApiClient> {
   const cfg = await ctx.config();
   const { io, globals } = ctx;
+  if (!ctx.http && !cfg.embedded && /^https:/i.test(cfg.baseUrl?.value ?? '')) startTlsEarly();
   const permissions = checkSettings(ctx, cfg);
   const given = () => givenCredentials(cfg, permissions);
   const target = cfg.embedded ? await embeddedTarget(ctx, cfg, given) : await remoteTarget(cfg, given);
@@ -52,6 +56,7 @@ export async function connect(ctx: Context): Promise<ApiClient> {
     retries: globals.retries,
     sleep: ctx.clock.sleep,
     handler: ctx.http,
+    connect: target.connect,
     env: io.env,
     ca,
     pins,
@@ -72,6 +77,17 @@ export async function connect(ctx: Context): Promise<ApiClient> {
   });
   ctx.defer(() => client.close());
   return client;
+}
+
+/**
+ * Load node:tls now, for a service over HTTPS (issue 31): loading it starts parsing Node's root
+ * certificates on a thread of Node's own, and the first TLS connection waits for that thread
+ * (20-40 ms on a slow machine). Loaded when the transport first needs it, that wait came after
+ * all of this thread's work; loaded here, the parse runs beside the key's reading and loading,
+ * the signature and the request's preparation. The same module, loaded earlier: nothing else changes.
+ */
+function startTlsEarly(): void {
+  process.getBuiltinModule('node:tls');
 }
 
 /** Ledger rows one command puts in the completion cache: a TAB offers 100 at most. */
@@ -251,6 +267,7 @@ async function embeddedTarget(ctx: Context, cfg: ResolvedConfig, given: () => Pr
       accessToken: cfg.token?.value,
       idempotencyKeys: true,
       seeded: seededAnswers,
+      connect: sb.connect,
     };
   if (cfg.username) {
     throw new CliError(
@@ -266,6 +283,7 @@ async function embeddedTarget(ctx: Context, cfg: ResolvedConfig, given: () => Pr
     accessToken: sb.operatorToken,
     idempotencyKeys: true,
     seeded: seededAnswers,
+    connect: sb.connect,
   };
 }
 

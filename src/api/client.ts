@@ -62,6 +62,7 @@ export class ApiClient {
         env: opts.env,
         ca: opts.ca?.pem,
         pins: opts.pins?.pins,
+        connect: opts.connect,
       });
     const sleep =
       opts.sleep ??

@@ -3,6 +3,7 @@
 // pipeline (prepare.ts, exchange.ts).
 import type { Env, Pin } from './network.js';
 import type { HttpHandler } from './handler.js';
+import type { Duplex } from 'node:stream';
 import type { ApiResponse } from './answer.js';
 import type { WriteHook } from './write-hook.js';
 import type { Credentials } from './wire.js';
@@ -51,6 +52,8 @@ export interface ClientOptions {
   userAgent?: string;
   /** What sends the requests; the node transport when not given. */
   handler?: HttpHandler;
+  /** The node transport's connections: opened by this instead of TCP (the embedded sandbox, in-process). */
+  connect?: () => Duplex;
   /** Proxy settings (HTTPS_PROXY, HTTP_PROXY, NO_PROXY...) are read from here. */
   env?: Env;
   /** More trusted CA certificates (PEM text of --ca-file), and where they came from. */

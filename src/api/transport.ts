@@ -8,6 +8,7 @@
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { MAX_BODY_BYTES, type HttpHandler, type HttpRequest, type HttpResponse, type TlsInfo } from './handler.js';
 import type { LookupFunction } from 'node:net';
 import { pinFor, proxyAuthorization, routeFor, type Env, type Pin, type Route } from './network.js';
@@ -23,6 +24,11 @@ export interface TransportOptions {
   ca?: string;
   /** --resolve: host names pinned to addresses for the connections bookdist opens itself. */
   pins?: readonly Pin[];
+  /**
+   * Opens every connection instead of TCP (and of any proxy): the embedded sandbox's in-process
+   * streams (src/sandbox/http/in-process.ts). The requests and answers are the same bytes.
+   */
+  connect?: () => Duplex;
 }
 
 /** A failure of the proxy itself (refused, unreachable, 407...): `proxy` names it without credentials. */
@@ -89,6 +95,7 @@ export class HttpTransport implements HttpHandler {
 
   /** The route of a request to `url`: direct or through which proxy, and why. */
   route(url: string | URL): Route {
+    if (this.opts.connect) return { why: 'the built-in sandbox runs in this process, never proxied' };
     return routeFor(typeof url === 'string' ? new URL(url) : url, this.opts.env ?? {});
   }
 
@@ -99,7 +106,10 @@ export class HttpTransport implements HttpHandler {
       const options: Record<string, unknown> = { keepAlive: true, maxSockets: this.opts.connections };
       if (protocol === 'https:') Object.assign(options, this.tlsTrust());
       agent = new mod.Agent(options);
-      if (protocol === 'https:' && route.proxy) this.tunnel(agent, route);
+      const connect = this.opts.connect;
+      // Node's Agent takes a connection returned at once (node:http documents overriding this).
+      if (connect) (agent as unknown as { createConnection: () => Duplex }).createConnection = () => connect();
+      else if (protocol === 'https:' && route.proxy) this.tunnel(agent, route);
       this.agents.set(key, agent);
     }
     return agent;

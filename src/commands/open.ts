@@ -36,13 +36,13 @@ export async function openUrl(ctx: Context, url: string): Promise<boolean> {
 }
 
 /**
- * The built-in sandbox profile runs the service inside this process only: a URL it hands out
- * (reader, cart) stops answering when the command ends. Say so, and how to keep one running.
+ * The built-in sandbox profile runs the service inside this process only, on no port: a URL it
+ * hands out (reader, cart) names no address (sandbox.invalid). Say so, and how to get one that answers.
  */
 export async function noteEphemeralUrl(ctx: Context): Promise<void> {
   if (!(await ctx.config()).embedded) return;
   ctx.info(
-    'note: the built-in sandbox stops when this command ends, so this URL will not answer afterwards. ' +
+    'note: the built-in sandbox runs inside this command only, on no port, so this URL does not answer. ' +
       'To open it, run `bookdist sandbox serve` and add a profile for it (`bookdist sandbox credentials` gives the username and key file).',
   );
 }

@@ -1,14 +1,18 @@
 // The embedded sandbox behind the built-in `sandbox` profile: the database in the user's data
-// directory (seeded when empty, race-safe across parallel CLI processes), a server on a
-// loopback port, and the seeded partner's credentials.
+// directory (seeded when empty, race-safe across parallel CLI processes), a server the CLI
+// reaches in its own process (no socket: http/in-process.ts), and the seeded partner's credentials.
 import { chmodSync } from 'node:fs';
+import type { Duplex } from 'node:stream';
 import { makeDir } from './db/make-dir.js';
 import { CliError, ExitCode } from '../errors.js';
 import { join } from 'node:path';
 import { startSandbox } from './http/server.js';
 
 export interface EmbeddedSandbox {
+  /** A URL no one else can reach (http/server.ts IN_PROCESS_URL): requests go through connect(). */
   baseUrl: string;
+  /** A new connection to the sandbox, in this process. */
+  connect: () => Duplex;
   username: string;
   keyPem: string;
   sharedKey: string;
@@ -60,10 +64,12 @@ export async function startEmbedded(opts: {
     log: opts.log,
     processDelayMs: opts.processDelayMs,
     workspaces: false,
+    inProcess: true,
   });
   const c = server.credentials;
   return {
     baseUrl: server.url,
+    connect: server.connect!,
     username: c.partner.username,
     keyPem: c.partner.private_key,
     sharedKey: c.partner.shared_key,

@@ -171,8 +171,8 @@ async function conclude<I, R extends Record<string, unknown>>(
 
 /**
  * The service and account a job's requests go to, as the journal records them (never a secret):
- * the base URL as configured (the embedded sandbox by its data directory, its port being new on
- * every run) and the username signing the requests.
+ * the base URL as configured (the embedded sandbox by its data directory: it has no address of
+ * its own) and the username signing the requests.
  */
 async function serviceOf(ctx: Context): Promise<JobService> {
   const cfg = await ctx.config();

@@ -6,6 +6,7 @@
 // and fault injection in faults.ts.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { cleanupKeyFiles, credentials, type SandboxCredentials } from '../control.js';
 import { isControlPath, serveControl } from './control-routes.js';
 import type { RequestInfo, SandboxCore } from './core.js';
@@ -22,6 +23,7 @@ import { Journal, type JournalOptions, type RequestNote } from '../journal/journ
 import { isJournalPath } from '../journal/routes.js';
 import { ensureFixtureTables } from '../fixtures/tables.js';
 import type { WorkspaceHost } from '../workspaces/workspaces.js';
+import { connectInProcess } from './in-process.js';
 
 // node:http through process.getBuiltinModule: the ESM import materialises every export of
 // node:http, Node's own bundled undici and web streams included, which the embedded sandbox would
@@ -54,7 +56,15 @@ export interface SandboxOptions {
    * one on disk. Default: on for a database file; off for :memory: and a workspace's own server.
    */
   workspaces?: boolean;
+  /**
+   * Serve this process only, without a socket (the embedded sandbox, in-process.ts): no listen,
+   * clients take connect(); its URL (IN_PROCESS_URL) names no address anyone could reach.
+   */
+  inProcess?: boolean;
 }
+
+/** The base URL of a sandbox served in-process: `.invalid` never resolves (RFC 2606). */
+const IN_PROCESS_URL = 'http://sandbox.invalid';
 
 export interface RunningSandbox {
   url: string;
@@ -65,6 +75,8 @@ export interface RunningSandbox {
   controlSecret: string;
   /** With TLS: the CA (or certificate) file that clients trust. */
   caFile?: string;
+  /** Served in-process: a new connection to it (the client's end). */
+  connect?: () => Duplex;
   close(): Promise<void>;
 }
 
@@ -81,6 +93,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   const allowedHosts = new Set([
     ...boundHostNames(listenHost),
     ...(opts.allowHosts ?? []).map(hostName).filter(Boolean),
+    ...(opts.inProcess ? [hostName(new URL(IN_PROCESS_URL).host)] : []),
   ]);
   const core: SandboxCore = { store, delayMs, tick: worker.tick, port: 0, allowedHosts, baseUrl: '' };
   try {
@@ -113,11 +126,11 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
     cleanupKeyFiles(store);
     await Promise.all([ended, journalEnded]);
   };
-  await listen(server, opts.port ?? 8710, listenHost, () => void stop());
-  const port = (server.address() as AddressInfo).port;
+  if (!opts.inProcess) await listen(server, opts.port ?? 8710, listenHost, () => void stop());
+  const port = opts.inProcess ? 0 : (server.address() as AddressInfo).port;
   core.port = port;
-  const urlHost = urlHostOf(listenHost);
-  core.baseUrl = opts.publicUrl?.replace(/\/+$/, '') ?? `${scheme}://${urlHost}:${port}`;
+  const url = opts.inProcess ? IN_PROCESS_URL : `${scheme}://${urlHostOf(listenHost)}:${port}`;
+  core.baseUrl = opts.publicUrl?.replace(/\/+$/, '') ?? url;
   const close = closer(server, sockets, worker.timer, stop);
   if (opts.workspaces !== false && opts.dbPath !== ':memory:') {
     try {
@@ -129,9 +142,10 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   }
   const closeAll = core.workspaces ? closeWith(close, core.workspaces) : close;
   return {
-    url: `${scheme}://${urlHost}:${port}`,
+    url,
     port,
     caFile: opts.tls?.caFile,
+    connect: opts.inProcess ? () => connectInProcess(server) : undefined,
     credentials: creds,
     controlSecret: creds.control_secret,
     close: closeAll,
