@@ -3,14 +3,19 @@
 // each on a database of its own grown past the seed, measured alternately in the same run.
 // Target: with the journal, at least 0.95 of the throughput without it (the median of the
 // per-round ratios; BENCH_JOURNAL_ROUNDS rounds, default 5, BENCH_SECONDS per measurement).
-// Throughput is read as 1 / the CPU the event-loop thread spends per request (one thread serves
-// every request, so it bounds the throughput; a loaded machine disturbs this least); the whole
-// process's CPU per request (the journal's writer thread included) is printed beside it.
+//
+// Throughput is the raw req/s, with the two sandboxes pinned to one core and this process (the
+// load generator) to another (`taskset`, on a machine of 2 cores or more): everything the
+// journal costs, on any of its threads (the writer thread that inserts its rows, checkpoints),
+// then comes out of the requests the sandbox's core serves. Unpinned, the writer thread would
+// run on a core the load generator leaves over, and the ratio would not see it. Where taskset is
+// missing (or on one core), the ratio is that of the whole process's CPU per request, all its
+// threads (/proc), which sees the same; the event-loop thread's CPU per request is printed too.
 //
 // `node bench/journal.mjs` runs it alone (after `npm run build`); bench/run.mjs runs it as part
 // of `npm run bench`. Each sandbox runs in a process of its own (bench/sandbox.mjs).
 import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createPrivateKey, createSign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -23,8 +28,28 @@ const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_JOURNAL_ROUNDS ??
 const CONNECTIONS = 16;
 const GROW = { books: 20_000, users: 5_000, orders: 5_000, codes: 5_000, imports: 5_000, outbox: 5_000 };
 
-async function startSandbox(journal) {
-  const child = spawn(process.execPath, [join(root, 'bench', 'sandbox.mjs')], {
+/**
+ * The cores to pin to where taskset can: the sandboxes (and every thread they start) on the last
+ * core, this process (autocannon's load) on the first; `restore()` gives this process back the
+ * cores it had (bench/run.mjs runs other rows after this one). Undefined on one core or without
+ * taskset.
+ */
+function pinning() {
+  const n = cpus().length;
+  if (n < 2 || process.platform !== 'linux') return undefined;
+  const pid = String(process.pid);
+  const had = /:\s*(\S+)\s*$/.exec(spawnSync('taskset', ['-c', '-p', pid], { encoding: 'utf8' }).stdout ?? '')?.[1];
+  if (!had || spawnSync('taskset', ['-a', '-c', '-p', '0', pid], { stdio: 'ignore' }).status !== 0) return undefined;
+  return {
+    server: String(n - 1),
+    load: '0',
+    restore: () => spawnSync('taskset', ['-a', '-c', '-p', had, pid], { stdio: 'ignore' }),
+  };
+}
+
+async function startSandbox(journal, pin) {
+  const args = [join(root, 'bench', 'sandbox.mjs')];
+  const child = spawn(pin ? 'taskset' : process.execPath, pin ? ['-c', pin.server, process.execPath, ...args] : args, {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, BENCH_GROW: JSON.stringify(GROW), BENCH_JOURNAL: journal ? 'on' : 'off' },
   });
@@ -93,8 +118,18 @@ export async function journalBench({ log = console.log } = {}) {
       .map((l) => l.toFixed(2))
       .join(' ')}; ${ROUNDS} rounds of ${SECONDS}s at ${CONNECTIONS} connections`,
   );
-  const on = await startSandbox(true);
-  const off = await startSandbox(false).catch(async (e) => {
+  const pin = pinning();
+  log(
+    pin
+      ? `    sandboxes pinned to core ${pin.server}, the load generator to core ${pin.load} (taskset): throughput is req/s`
+      : '    no taskset (or one core): throughput is 1 / the whole process CPU per request',
+  );
+  const on = await startSandbox(true, pin).catch((e) => {
+    pin?.restore();
+    throw e;
+  });
+  const off = await startSandbox(false, pin).catch(async (e) => {
+    pin?.restore();
     await on.stop();
     throw e;
   });
@@ -122,15 +157,18 @@ export async function journalBench({ log = console.log } = {}) {
     await rps(b);
     const ratios = [];
     const whole = [];
+    const loop = [];
     const detail = [];
     for (let i = 0; i < ROUNDS; i++) {
       // Alternate which goes first, so that a drift of the machine's load favours neither.
       let x, y;
       if (i % 2) (y = await rps(b)), (x = await rps(a));
       else (x = await rps(a)), (y = await rps(b));
-      // Throughput at saturation goes as 1 / the event loop's CPU per request; req/s where /proc is missing.
-      ratios.push(x.main !== undefined && y.main !== undefined ? y.main / x.main : x.rps / y.rps);
+      // Pinned: req/s, the journal's every thread on the served core. Else 1 / the whole process's
+      // CPU per request (req/s where /proc is missing).
+      ratios.push(pin || x.cpu === undefined || y.cpu === undefined ? x.rps / y.rps : y.cpu / x.cpu);
       if (x.cpu !== undefined && y.cpu !== undefined) whole.push(y.cpu / x.cpu);
+      if (x.main !== undefined && y.main !== undefined) loop.push(y.main / x.main);
       const us = (v) => (v === undefined ? '?' : Math.round(v));
       detail.push(
         `${Math.round(x.rps)}/${Math.round(y.rps)} req/s, event loop ${us(x.main)}/${us(y.main)} µs, process ${us(x.cpu)}/${us(y.cpu)} µs`,
@@ -139,13 +177,16 @@ export async function journalBench({ log = console.log } = {}) {
     const median = (list) => [...list].sort((p, q) => p - q)[Math.floor(list.length / 2)];
     const m = median(ratios);
     const ok = m >= 0.95;
-    const w = whole.length ? `; whole process (writer threads included) ${median(whole).toFixed(3)}` : '';
-    const line = `${ok ? 'PASS' : 'FAIL'}  (l) signed GET by ISBN @${CONNECTIONS}, journal on vs off (throughput as 1/event-loop CPU per request): ${m.toFixed(3)} (target ≥ 0.95)${w}  on/off per round: ${detail.join('; ')}; ratios ${ratios.map((r) => r.toFixed(3)).join('/')}; load after ${loadavg()
+    const w = whole.length ? `; 1/CPU per request, whole process ${median(whole).toFixed(3)}` : '';
+    const l = loop.length ? `, event loop alone ${median(loop).toFixed(3)}` : '';
+    const measure = pin ? 'req/s, sandbox and load pinned apart' : 'throughput as 1/whole-process CPU per request';
+    const line = `${ok ? 'PASS' : 'FAIL'}  (l) signed GET by ISBN @${CONNECTIONS}, journal on vs off (${measure}): ${m.toFixed(3)} (target ≥ 0.95)${w}${l}  on/off per round: ${detail.join('; ')}; ratios ${ratios.map((r) => r.toFixed(3)).join('/')}; load after ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`;
     log(line);
     return [{ ok, line }];
   } finally {
+    pin?.restore();
     await on.stop();
     await off.stop();
   }
