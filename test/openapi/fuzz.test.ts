@@ -623,7 +623,7 @@ const TABLES = () =>
   (
     db
       .prepare(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND NOT (name GLOB '*_fts' OR name GLOB '*_fts_*') AND name <> 'journal' ORDER BY name",
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND NOT (name GLOB '*_fts' OR name GLOB '*_fts_*') AND name NOT IN ('journal', 'journal_bodies') ORDER BY name",
       )
       .all() as Array<{ name: string }>
   ).map((r) => r.name);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/sandbox/db/store.js';
 import { Journal } from '../../src/sandbox/journal/journal.js';
-import { listRequests } from '../../src/sandbox/journal/query.js';
+import { clearRequests, getRequest, listRequests } from '../../src/sandbox/journal/query.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bookdist-journal-writer-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -69,6 +69,61 @@ describe('journal writer thread', () => {
       expect(text).not.toContain('hunter2hunter2');
       const write = requests.find((r) => r.method === 'POST');
       expect(write?.changes).toEqual({ rows: { meta: 1 } });
+    } finally {
+      await journal.close();
+      await store.close();
+    }
+  });
+  it('keeps an answer many lookups share once, and every row still shows it; pruned and cleared with the rows', async () => {
+    const store = new Store(join(dir, 'bodies.db'));
+    store.tx(() => store.createSchema());
+    const journal = new Journal(store, { backgroundAfter: 0, size: 60 });
+    const answer = (v: number) =>
+      JSON.stringify({ code: 200, success: true, book: { id: 1, v, description: 'a long answer '.repeat(40) } });
+    const lookup = (v: number) => {
+      const n = journal.start('GET', '/v1/book/isbn/9780000000001/', { host: 'sandbox', signature: SIGNATURE });
+      n.endpoint = 'book.isbn';
+      store.serve(() => n.capture(() => undefined));
+      n.responseText = answer(v);
+      n.finish(200);
+    };
+    const bodies = () => store.all<{ id: number; text: string }>('SELECT id, text FROM journal_bodies');
+    const inRows = () => store.get<{ n: number }>('SELECT count(*) AS n FROM journal WHERE response IS NOT NULL')!.n;
+    try {
+      lookup(0);
+      for (let t = 0; t < 200 && !(journal as unknown as { writer?: unknown }).writer; t++) await tick(10);
+      expect((journal as unknown as { writer?: unknown }).writer).toBeDefined();
+      for (let i = 0; i < 40; i++) lookup(1);
+      await tick(30);
+      for (let i = 0; i < 40; i++) lookup(1);
+      journal.flush();
+      // 81 rows (the oldest dropped down to 60), the second answer written once in a row and once shared.
+      const { requests, total } = listRequests(store, {});
+      expect(total).toBe(60);
+      expect(requests.every((r) => (r.response as { book: { v: number } }).book.v === 1)).toBe(true);
+      expect(bodies()).toHaveLength(1);
+      expect(bodies()[0].text).toBe(answer(1));
+      expect(inRows()).toBeLessThanOrEqual(1);
+      const last = requests.at(-1)!;
+      expect(getRequest(store, last.id)?.response).toEqual(JSON.parse(answer(1)));
+      // An answer that changes is written again; the old body goes once no row names it.
+      for (let i = 0; i < 61; i++) lookup(2);
+      journal.flush();
+      await tick(30);
+      for (let i = 0; i < 70; i++) lookup(2);
+      journal.flush();
+      expect(listRequests(store, {}).requests.every((r) => (r.response as { book: { v: number } }).book.v === 2)).toBe(
+        true,
+      );
+      expect(bodies().map((b) => b.text)).toEqual([answer(2)]);
+      // Cleared: rows and bodies; the writer makes its body again for the next rows.
+      expect(clearRequests(store)).toBeGreaterThan(0);
+      expect(bodies()).toHaveLength(0);
+      for (let i = 0; i < 3; i++) lookup(2);
+      journal.flush();
+      expect(listRequests(store, {}).requests.map((r) => (r.response as { book: { v: number } }).book.v)).toEqual([
+        2, 2, 2,
+      ]);
     } finally {
       await journal.close();
       await store.close();

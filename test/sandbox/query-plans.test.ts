@@ -43,6 +43,7 @@ const GROWING = new Set([
   'outbox',
   'carts',
   'journal',
+  'journal_bodies',
   'book_controls',
   'fixture_steps',
 ]);

@@ -49,15 +49,34 @@ const DDL = `CREATE TABLE IF NOT EXISTS journal (
   request TEXT,
   response TEXT,
   changes TEXT,
-  emails TEXT
+  emails TEXT,
+  response_body INTEGER
 )`;
 
-const INSERT =
-  'INSERT INTO journal(at, sandbox_at, method, auth, account, status, duration_ms, endpoint, changes, emails, path, query, headers, request, response) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)';
+/**
+ * Answers that many rows share (a lookup asked again and again): kept once, and a row whose
+ * `response` is NULL names its body in `response_body` (writer.ts). `last_id` is the newest row
+ * naming it: a body goes when the rows up to it are dropped.
+ */
+const BODIES_DDL = `CREATE TABLE IF NOT EXISTS journal_bodies (id INTEGER PRIMARY KEY, text TEXT NOT NULL, last_id INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS journal_bodies_by_last ON journal_bodies(last_id)`;
 
-/** Create the journal table when the database has none (idempotent). */
+const INSERT =
+  'INSERT INTO journal(at, sandbox_at, method, auth, account, status, duration_ms, endpoint, changes, emails, path, query, headers, request, response, response_body) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)';
+
+/** Drop the rows up to `id` and the shared answers only they named (both threads' pruning). */
+const PRUNE = ['DELETE FROM journal WHERE id <= ?', 'DELETE FROM journal_bodies WHERE last_id <= ?'];
+
+/** Create the journal's tables when the database has none (idempotent); an earlier version's journal gains the column. */
 function ensureJournalTable(store: Store): void {
-  if (!store.hasTable('journal')) store.tx(() => store.db.exec(DDL));
+  if (store.hasTable('journal_bodies')) return;
+  store.tx(() => {
+    const cols = store.db.prepare('PRAGMA table_info(journal)').all() as Array<{ name: string }>;
+    if (!cols.length) store.db.exec(DDL);
+    else if (!cols.some((c) => c.name === 'response_body'))
+      store.db.exec('ALTER TABLE journal ADD COLUMN response_body INTEGER');
+    store.db.exec(BODIES_DDL);
+  });
 }
 
 export interface JournalOptions {
@@ -182,6 +201,7 @@ export class Journal {
         if (this.closed || !this.store.db.isOpen) return;
         this.writer = new JournalWriter(this.store.path, {
           insert: INSERT,
+          prune: PRUNE,
           codes: this.codes,
           size: this.size,
           pruneEvery: PRUNE_EVERY,
@@ -211,12 +231,12 @@ export class Journal {
     let last = 0;
     for (const p of rows) {
       const text = rowTextOf(this.text, p);
-      if (text) last = store.run(INSERT, ...(p.slice(0, 10) as SQLInputValue[]), ...text).lastInsertRowid;
+      if (text) last = store.run(INSERT, ...(p.slice(0, 10) as SQLInputValue[]), ...text, null).lastInsertRowid;
     }
     const before = this.inserted;
     this.inserted += rows.length;
     if (before === 0 || Math.floor(before / PRUNE_EVERY) !== Math.floor(this.inserted / PRUNE_EVERY)) {
-      store.run('DELETE FROM journal WHERE id <= ?', last - this.size);
+      for (const sql of PRUNE) store.run(sql, last - this.size);
     }
   }
 

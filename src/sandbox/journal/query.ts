@@ -92,6 +92,16 @@ export function checkFilter(f: JournalFilter): JournalFilter {
 
 const hasTable = (store: Store) => store.hasTable('journal');
 
+/**
+ * The columns of a journal row, its answer included: a row whose answer is shared with others
+ * (journal.ts, journal_bodies) takes the text from there. A journal of an earlier version has no such table.
+ */
+function columns(store: Store): string {
+  return store.hasTable('journal_bodies')
+    ? 'journal.*, coalesce(journal.response, (SELECT text FROM journal_bodies WHERE id = journal.response_body)) AS response'
+    : '*';
+}
+
 /** Requests matching `f`, oldest first (by the time each came; `tail` follows ids, the order rows are written); at most `limit` of the newest when given. */
 export function listRequests(
   store: Store,
@@ -113,7 +123,7 @@ export function listRequests(
     if (/xx$/i.test(f.status)) and('status / 100 = ?', Number(f.status[0]));
     else and('status = ?', Number(f.status));
   }
-  const sql = `SELECT * FROM journal${where.length ? ' WHERE ' + where.join(' AND ') : ''} ORDER BY at, id`;
+  const sql = `SELECT ${columns(store)} FROM journal${where.length ? ' WHERE ' + where.join(' AND ') : ''} ORDER BY at, id`;
   const path = f.path ? pathMatcher(f.path) : undefined;
   const body = (f.body ?? []).map(bodyMatcher);
   const rows = store.all(sql, ...params).filter((r) => !path || path(r.path));
@@ -126,14 +136,17 @@ export function listRequests(
 
 export function getRequest(store: Store, id: number): JournalEntry | undefined {
   if (!hasTable(store)) return undefined;
-  const r = store.get('SELECT * FROM journal WHERE id = ?', id);
+  const r = store.get(`SELECT ${columns(store)} FROM journal WHERE id = ?`, id);
   return r ? entryOf(r) : undefined;
 }
 
 /** Drop every journaled request; ids are never reused, so `tail` goes on after a clear. */
 export function clearRequests(store: Store): number {
   if (!hasTable(store)) return 0;
-  return store.tx(() => store.run('DELETE FROM journal').changes);
+  return store.tx(() => {
+    if (store.hasTable('journal_bodies')) store.run('DELETE FROM journal_bodies');
+    return store.run('DELETE FROM journal').changes;
+  });
 }
 
 /** The id of the newest request (0 when none): where `tail` starts. */

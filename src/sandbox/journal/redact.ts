@@ -273,6 +273,18 @@ function rowTexts(
     return JSON.stringify({ journal_truncated: true, chars: text.length, start: text.slice(0, MAX_BODY_CHARS) });
   }
 
+  /** Headers as kept, by the headers as they came (JSON): a client sends the same ones again and again. */
+  const headerTexts = new Map<string, string>();
+  const headersText = (raw: string): string => {
+    let kept = headerTexts.get(raw);
+    if (kept === undefined) {
+      kept = JSON.stringify(redactHeaders(JSON.parse(raw) as Record<string, string>));
+      if (headerTexts.size >= 256) headerTexts.clear();
+      headerTexts.set(raw, kept);
+    }
+    return kept;
+  };
+
   const opts: RedactOptions = { codes };
   return {
     rowText(p: PendingRow): RowText {
@@ -304,13 +316,7 @@ function rowTexts(
         const text = responseText ?? responseJson;
         if (text !== null) response = cut(redactedJson(shorten(JSON.parse(text)), opts));
       }
-      return [
-        path,
-        query,
-        JSON.stringify(redactHeaders(JSON.parse(headers) as Record<string, string>)),
-        request,
-        response,
-      ];
+      return [path, query, headersText(headers), request, response];
     },
   };
 }

@@ -24,6 +24,10 @@ const BUFFER_BYTES = 4 * 1024 * 1024;
 const WAIT_MS = 5000;
 /** A value of a row in the buffer: absent, a number (f64), or text (u32 byte length, UTF-8). */
 const NULL = 0;
+/** Answers shorter than this are written in their row: a shared body would not save its cost. */
+const SHARED_MIN = 256;
+/** Answers the writer remembers at once (to share their bodies); beyond this it starts over. */
+const SHARED_KEPT = 256;
 const NUMBER = 1;
 const TEXT = 2;
 
@@ -55,16 +59,38 @@ function decodeRows(buf: Buffer, len: number, fields: number): PendingRow[] {
 // the last batch it has dealt with (written, or kept for the next one when the database was busy
 // or full: at most `max` rows are kept, the oldest dropped, as the journal itself does); [1], [2]
 // whether it still reads buffer 0 or 1.
+//
+// An answer it has seen before (the same text: a lookup asked again) is not written again: the
+// row names a shared body (journal_bodies, made at the second sighting) instead, which is most of
+// what a lookup's row costs to write. `bodies` maps the answers seen lately to their body; each
+// body is checked to be there still (a prune or a clear by another process may have dropped it)
+// once per batch, and its `last_id` set to the batch's last row.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { DatabaseSync } = require('node:sqlite');
-const { path, insert, codes, size, pruneEvery, max, fields } = workerData;
+const { path, insert, prune: PRUNE, codes, size, pruneEvery, max, fields } = workerData;
 const ctl = new Int32Array(workerData.ctl);
 const bufs = workerData.bufs.map((b) => Buffer.from(b));
 const { rowText } = ${journalTextSource()}(codes);
 const decodeRows = ${decodeRows.toString()};
 const textOf = (p) => { try { return rowText(p); } catch { return undefined; } };
-let db, stmt, prune, inserted = 0, held = [];
+const SHARED_MIN = ${SHARED_MIN}, SHARED_KEPT = ${SHARED_KEPT}, NEVER = Number.MAX_SAFE_INTEGER;
+let db, stmt, prunes, body, keep, touch, inserted = 0, held = [];
+const bodies = new Map();
+/** The body of answer text \`r\` for a row of this batch (undefined: write it in the row). */
+const bodyOf = (r, touched) => {
+  if (r === null || r.length < SHARED_MIN) return undefined;
+  let b = bodies.get(r);
+  if (!b) {
+    if (bodies.size >= SHARED_KEPT) bodies.clear();
+    bodies.set(r, (b = { id: undefined }));
+    return undefined;
+  }
+  if (b.id !== undefined && !touched.has(b) && keep.run(NEVER, b.id).changes === 0) b.id = undefined;
+  if (b.id === undefined) b.id = Number(body.run(r, NEVER).lastInsertRowid);
+  touched.add(b);
+  return b.id;
+};
 parentPort.on('message', (m) => {
   if (m === 'close') {
     try { db?.close(); } catch {}
@@ -73,23 +99,31 @@ parentPort.on('message', (m) => {
   }
   for (const row of decodeRows(bufs[m.buf], m.len, fields)) held.push(row);
   Atomics.store(ctl, 1 + m.buf, 0);
+  const touched = new Set();
   try {
     if (!db) {
       db = new DatabaseSync(path, { timeout: 10000 });
       db.exec('PRAGMA synchronous = NORMAL');
       stmt = db.prepare(insert);
-      prune = db.prepare('DELETE FROM journal WHERE id <= ?');
+      prunes = PRUNE.map((sql) => db.prepare(sql));
+      body = db.prepare('INSERT INTO journal_bodies(text, last_id) VALUES (?, ?)');
+      keep = db.prepare('UPDATE journal_bodies SET last_id = ? WHERE id = ?');
     }
     db.exec('BEGIN IMMEDIATE');
     try {
       let last = 0;
       for (const p of held) {
         const text = textOf(p);
-        if (text) last = Number(stmt.run(...p.slice(0, 10), ...text).lastInsertRowid);
+        if (!text) continue;
+        const b = bodyOf(text[4], touched);
+        if (b !== undefined) text[4] = null;
+        last = Number(stmt.run(...p.slice(0, 10), ...text, b ?? null).lastInsertRowid);
       }
+      for (const b of touched) keep.run(last, b.id);
       const before = inserted;
       inserted += held.length;
-      if (before === 0 || Math.floor(before / pruneEvery) !== Math.floor(inserted / pruneEvery)) prune.run(last - size);
+      if (before === 0 || Math.floor(before / pruneEvery) !== Math.floor(inserted / pruneEvery))
+        for (const s of prunes) s.run(last - size);
       db.exec('COMMIT');
       held = [];
     } catch (err) {
@@ -97,6 +131,8 @@ parentPort.on('message', (m) => {
       throw err;
     }
   } catch {
+    // Rolled back: what the bodies were told of this batch is undone with it.
+    for (const b of touched) b.id = undefined;
     if (held.length > max) held.splice(0, held.length - max);
   }
   Atomics.store(ctl, 0, m.seq);
@@ -105,8 +141,10 @@ parentPort.on('message', (m) => {
 `;
 
 export interface WriterOptions {
-  /** The INSERT of one row (journal.ts): a pending row's first ten values, then its text. */
+  /** The INSERT of one row (journal.ts): a pending row's first ten values, its text, then its shared body (or null). */
   insert: string;
+  /** The prune of the oldest rows and the bodies only they named, each taking the last id dropped. */
+  prune: string[];
   /** Redact redemption codes too. */
   codes: boolean;
   /** Rows kept, the oldest dropped. */

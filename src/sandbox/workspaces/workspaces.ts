@@ -142,7 +142,7 @@ function copySharing(source: string, target: string, rel: string): void {
     db.exec('BEGIN');
     for (const t of all.filter((e) => e.type === 'table' && !virtual.includes(e.name) && !shadow(e.name))) {
       db.exec(t.sql);
-      if (t.name === 'journal') continue;
+      if (t.name === 'journal' || t.name === 'journal_bodies') continue;
       const last = SHARED_TABLES.includes(t.name) ? ` WHERE id = (SELECT max(id) FROM src.${q(t.name)})` : '';
       db.exec(`INSERT INTO main.${q(t.name)} SELECT * FROM src.${q(t.name)}${last}`);
     }
