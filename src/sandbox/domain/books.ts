@@ -14,10 +14,10 @@ import { insertReaderSession } from '../repo/carts.js';
 import { itemsOfUserBook } from '../repo/orders.js';
 import { enqueue, makeUrgent } from '../repo/queue.js';
 import { searchBooks } from '../repo/search.js';
-import { randomHex } from '../util.js';
+import { DAY, randomHex } from '../util.js';
 import { paging } from '../validate.js';
 import { bookView, bookViews, itemLive } from '../views.js';
-import { ok, type HandlerCtx, type HandlerResult } from './context.js';
+import { ok, sharedAnswer, type HandlerCtx, type HandlerResult } from './context.js';
 import { bookByHash, bookByIsbn, requireControl, userByUsername } from './lookups.js';
 import type { Promised } from '../../spec/contract.js';
 
@@ -25,10 +25,22 @@ export function bookGet(c: HandlerCtx): Promised<'book.get'> {
   return { book: bookView(c.store, bookByHash(c.store, c.params.hash_id), c.now) };
 }
 
+/** What a book's answer is made from: its row, prices, publisher and hold (views.ts). */
+const BOOK_ANSWER_TABLES = ['books', 'pricing', 'publishers', 'book_controls'];
+
+/**
+ * A lookup by ISBN answers every caller alike, the same until a book, a price, a publisher or a
+ * hold changes, or the sandbox's day turns (a limited price's expiration date is a day count
+ * from today): made once per such state (Store.memo) and sent as the same text (sharedAnswer).
+ */
 export function bookIsbn(c: HandlerCtx): Promised<'book.isbn'> {
-  const b = bookByIsbn(c.store, c.params.isbn ?? '');
-  if (!b) throw notFound('Book not found');
-  return { book: bookView(c.store, b, c.now) };
+  const isbn = c.params.isbn ?? '';
+  const body = c.store.memo(`book.isbn:${Math.floor(c.now / DAY)}:${isbn}`, BOOK_ANSWER_TABLES, () => {
+    const b = bookByIsbn(c.store, isbn);
+    return b ? sharedAnswer({ book: bookView(c.store, b, c.now) }) : undefined;
+  });
+  if (!body) throw notFound('Book not found');
+  return body;
 }
 
 export function bookSku(c: HandlerCtx): Promised<'book.sku'> {

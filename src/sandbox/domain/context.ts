@@ -32,6 +32,23 @@ export type Handler<B = Record<string, unknown>> = (c: HandlerCtx) => HandlerRes
 
 export const ok = <B>(body: B, status = 200): HandlerResult<B> => ({ status, body });
 
+/** Answers (bodies) that handlers give out again and again, unchanged: their text is made once. */
+const shared = new WeakSet<object>();
+
+/**
+ * Mark a body that a handler keeps and returns as it is to later requests (a memo of the store):
+ * the service then sends the text it made of it the first time. Never change it afterwards.
+ */
+export function sharedAnswer<B extends object>(body: B): B {
+  shared.add(body);
+  return body;
+}
+
+/** True for a body marked with `sharedAnswer`. */
+export function isSharedAnswer(body: object): boolean {
+  return shared.has(body);
+}
+
 /** What a caller of a handler gives; the store's clock gives `now`, and params and query default to none. */
 export type HandlerInput = Omit<HandlerCtx, 'store' | 'now' | 'params' | 'query'> &
   Partial<Pick<HandlerCtx, 'params' | 'query'>>;

@@ -15,7 +15,7 @@ import { orderExternal, orderFree, orderRefund, purchaseLookup, userOrders } fro
 import { checkout, offers } from './storefront.js';
 import { createUser, userByEmailHandler, userGet } from './users.js';
 
-export { handlerCtx, resultOf, type HandlerCtx, type HandlerResult } from './context.js';
+export { handlerCtx, isSharedAnswer, resultOf, type HandlerCtx, type HandlerResult } from './context.js';
 export { itemLiveFor } from './books.js';
 export { redeemCode } from './codes.js';
 export { bookByHash, userByUsername } from './lookups.js';

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate, type Caller } from '../auth.js';
 import type { RequestInfo, SandboxCore } from './core.js';
-import { handlerCtx, runHandler, type HandlerResult } from '../domain/index.js';
+import { handlerCtx, isSharedAnswer, runHandler, type HandlerResult } from '../domain/index.js';
 import { parseBody, prefersXml, readBody, sendError, sendJsonText, TEST_MODE, toHttpError } from './http.js';
 import { HttpError } from '../errors.js';
 import { hasEmptySegment, matchRoute } from './router.js';
@@ -54,7 +54,7 @@ export async function serveApi(
     );
     const status: number = result.status ?? 200;
     const body = result.raw ? result.body : { code: status, success: true, ...TEST_MODE, ...result.body };
-    const text = JSON.stringify(body);
+    const text = result.raw || status !== 200 ? JSON.stringify(body) : answerText(result.body, body);
     // In the turn's group commit with the request's own writes: journaled before it is answered.
     if (note) {
       if (!result.raw) note.responseText = text;
@@ -83,6 +83,16 @@ export async function serveApi(
       });
     store.afterCommit(() => sendError(res, e, xml));
   }
+}
+
+/** The text of a 200 answer whose members a handler gave out before (isSharedAnswer), made once. */
+const sharedTexts = new WeakMap<object, string>();
+
+function answerText(members: object, body: object): string {
+  if (!isSharedAnswer(members)) return JSON.stringify(body);
+  let text = sharedTexts.get(members);
+  if (text === undefined) sharedTexts.set(members, (text = JSON.stringify(body)));
+  return text;
 }
 
 /** The endpoint a request is for, its path parameters and query; undefined once a 400, 404 or 405 is sent. */
