@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Plugin } from 'vite';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { keptWorkerPool } from './test/mutation/kept-worker.js';
 
 /** The shell completion templates are imported as text, as esbuild's text loader does in the build. */
 const shellTemplates: Plugin = {
@@ -22,7 +23,13 @@ const shellTemplates: Plugin = {
  */
 const strykerTestNames: Plugin = {
   name: 'bookdist-stryker-test-names',
-  configureVitest({ project }) {
+  configureVitest({ project, vitest }) {
+    // One worker thread for all the runs of a Stryker process (test/mutation/kept-worker.ts), not one per mutant.
+    if (project.config.isolate === false) {
+      const pool = keptWorkerPool(vitest);
+      project.config.pool = pool.name;
+      project.config.poolRunner = pool;
+    }
     let pattern: RegExp | undefined;
     Object.defineProperty(project.config, 'testNamePattern', {
       get: () => pattern,
