@@ -25,7 +25,7 @@ const strykerTestNames: Plugin = {
   name: 'bookdist-stryker-test-names',
   configureVitest({ project, vitest }) {
     // One worker thread for all the runs of a Stryker process (test/mutation/kept-worker.ts), not one per mutant.
-    if (project.config.isolate === false) {
+    if (project.config.isolate === false && !process.env.BOOKDIST_MUTATE_NEW_WORKERS) {
       const pool = keptWorkerPool(vitest);
       project.config.pool = pool.name;
       project.config.poolRunner = pool;

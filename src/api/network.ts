@@ -40,8 +40,10 @@ export interface Pin {
  */
 export function parsePins(text: string): { pins: Pin[] } | { problem: string } {
   const pins: Pin[] = [];
+  // Stryker disable next-line Regex: equivalent, the empty entries one separator at a time leaves are filtered out
   for (const entry of text.split(/[\s,]+/).filter(Boolean)) {
     const m = /^([^:\s[\]]+):(\d{1,5}):(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+))$/.exec(entry);
+    // Stryker disable next-line StringLiteral: equivalent, without a match the entry is refused before its address is read
     const address = m ? (m[3] ?? m[4]) : '';
     const port = m ? Number(m[2]) : 0;
     if (!m || !isIP(address) || port < 1 || port > 65535) {
@@ -54,12 +56,9 @@ export function parsePins(text: string): { pins: Pin[] } | { problem: string } {
   return { pins };
 }
 
-/** The pin for a connection to `host`:`port`, if one names them. */
+/** The pin for a connection to `host`:`port`, if one names them (a pin never names an IPv6 address). */
 export function pinFor(pins: readonly Pin[] | undefined, host: string, port: number): Pin | undefined {
-  const h = host
-    .toLowerCase()
-    .replace(/^\[|\]$/g, '')
-    .replace(/\.$/, '');
+  const h = host.toLowerCase().replace(/\.$/, '');
   return pins?.find((p) => p.host === h && p.port === port);
 }
 
@@ -68,16 +67,16 @@ function showProxy(u: URL): string {
   return `${u.protocol}//${u.host}`;
 }
 
-/** Is this host loopback (localhost, 127.0.0.0/8, ::1)? Such requests never go through a proxy. */
-function isLoopbackHost(host: string): boolean {
-  const h = host
-    .toLowerCase()
-    .replace(/^\[|\]$/g, '')
-    .replace(/\.$/, '');
+/**
+ * Is this host (lower case, without brackets or a trailing dot) loopback (localhost, 127.0.0.0/8,
+ * ::1)? Such requests never go through a proxy.
+ */
+function isLoopbackHost(h: string): boolean {
   return (
     h === 'localhost' ||
     h.endsWith('.localhost') ||
     h === '::1' ||
+    // Stryker disable next-line Regex: equivalent, a URL's host that ends in a dotted quad is that IPv4 address (WHATWG URL refuses any other name whose last label is a number)
     /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) ||
     // IPv4-mapped 127.0.0.0/8, as written (::ffff:127.0.0.1) or as a URL spells it (::ffff:7f00:1).
     /^::ffff:(?:127\.|7f[0-9a-f]{2}:)/.test(h)
@@ -89,6 +88,7 @@ function ipToBigInt(ip: string): { v: bigint; bits: number } | undefined {
   if (kind === 4) return { v: ip.split('.').reduce((a, p) => (a << 8n) | BigInt(Number(p)), 0n), bits: 32 };
   if (kind === 6) {
     let s = ip;
+    // Stryker disable next-line Regex: equivalent, the `$` only: in an IPv6 address isIP accepts, a dotted quad can only end it
     const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(s);
     if (v4) {
       const n = ipToBigInt(v4[1])!.v;
@@ -97,16 +97,17 @@ function ipToBigInt(ip: string): { v: bigint; bits: number } | undefined {
     const [head, tail] = s.split('::');
     const h = head ? head.split(':') : [];
     const t = tail ? tail.split(':') : [];
-    const groups = s.includes('::') ? [...h, ...Array(8 - h.length - t.length).fill('0'), ...t] : h;
-    return { v: groups.reduce((a, g) => (a << 16n) | BigInt(parseInt(g || '0', 16)), 0n), bits: 128 };
+    // Without `::` there are eight groups already and nothing to fill.
+    const groups = [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
+    return { v: groups.reduce((a, g) => (a << 16n) | BigInt(parseInt(g, 16)), 0n), bits: 128 };
   }
   return undefined;
 }
 
 /** Does one NO_PROXY entry match this host (lower case, no brackets) and port? */
 function noProxyMatches(entry: string, host: string, port: string): boolean {
-  let e = entry.trim().toLowerCase();
-  if (!e) return false;
+  // An empty entry matches nothing: its name below is empty.
+  let e = entry.toLowerCase();
   if (e === '*') return true;
   // An entry with a port matches that port only: `example.com:8443`, `[::1]:8080`.
   let entryPort: string | undefined;
@@ -115,6 +116,7 @@ function noProxyMatches(entry: string, host: string, port: string): boolean {
     e = withPort[1];
     entryPort = withPort[2];
   }
+  // Stryker disable next-line Regex: accepted, the anchors: only a bracket inside a name, which no host name holds, would read differently
   e = e.replace(/^\[|\]$/g, '');
   if (entryPort && entryPort !== port) return false;
   // IP addresses and CIDR ranges (curl 7.86+).
@@ -143,10 +145,9 @@ function noProxyMatches(entry: string, host: string, port: string): boolean {
  * Throws (with `code` BOOKDIST_PROXY_URL and `setting`) for a proxy URL that is not usable.
  */
 export function routeFor(target: URL, env: Env): Route {
-  const host = target.hostname
-    .toLowerCase()
-    .replace(/^\[|\]$/g, '')
-    .replace(/\.$/, '');
+  // Stryker disable next-line Regex: equivalent, the anchors: a URL's host name holds brackets only around an IPv6 address
+  const unbracketed = target.hostname.replace(/^\[|\]$/g, '');
+  const host = unbracketed.toLowerCase().replace(/\.$/, '');
   const port = target.port || (target.protocol === 'https:' ? '443' : '80');
   const names = target.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY'] : ['http_proxy', 'HTTP_PROXY'];
   const set = pick(env, names) ?? pick(env, ['all_proxy', 'ALL_PROXY']);
@@ -154,6 +155,7 @@ export function routeFor(target: URL, env: Env): Route {
   if (isLoopbackHost(host)) return { why: `${target.hostname} is loopback, never proxied (${set.name} ignored)` };
   const noProxy = pick(env, ['no_proxy', 'NO_PROXY']);
   if (noProxy) {
+    // Stryker disable next-line Regex: equivalent, an empty entry (one separator at a time) matches nothing
     const hit = noProxy.value.split(/[\s,]+/).find((entry) => noProxyMatches(entry, host, port));
     if (hit !== undefined) return { why: `${noProxy.name} entry "${hit}" names ${target.hostname}` };
   }
@@ -211,5 +213,6 @@ const CERT_ERRORS: Record<string, string> = {
 
 /** What a certificate/TLS error code means, or undefined when the code is not one. */
 export function certificateProblem(code: string): string | undefined {
-  return CERT_ERRORS[code];
+  // Own entries only: a code such as "toString" is not one (the object's prototype would answer it).
+  return Object.hasOwn(CERT_ERRORS, code) ? CERT_ERRORS[code] : undefined;
 }

@@ -15,6 +15,8 @@
 //   from that message, so each `run` message carries the latest one.
 // - `stop` message: answered "stopped" here; the thread ends when vitest closes, when it exits on
 //   its own (a mutant can make it), or every RECYCLE runs (what a run leaves behind stays bounded).
+// BOOKDIST_MUTATE_NEW_WORKERS=1 npm run mutate ... runs without it (a new worker per mutant), to
+// compare results.
 import { EventEmitter } from 'node:events';
 import type { PoolOptions, PoolRunnerInitializer, PoolWorker, Vitest, WorkerRequest } from 'vitest/node';
 import { ThreadsPoolWorker } from 'vitest/node';

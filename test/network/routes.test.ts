@@ -2,7 +2,7 @@
 // NO_PROXY entries as curl reads them, loopback, --resolve pins and the proxy's credentials.
 // The same end to end through a real proxy: test/network/network.e2e.test.ts.
 import { describe, expect, it } from 'vitest';
-import { parsePins, pinFor, proxyAuthorization, routeFor } from '../../src/api/network.js';
+import { certificateProblem, parsePins, pinFor, proxyAuthorization, routeFor } from '../../src/api/network.js';
 
 const P = { HTTPS_PROXY: 'http://proxy.example:3128', HTTP_PROXY: 'http://proxy.example:8080' };
 const route = (url: string, env: Record<string, string>) => routeFor(new URL(url), env);
@@ -25,12 +25,19 @@ describe('routeFor: why a request goes where it goes', () => {
     expect(via('https://a.example', { https_proxy: '  ', HTTPS_PROXY: 'http://upper:2' })).toBe('http://upper:2');
     expect(via('https://a.example', { HTTP_PROXY: 'http://h:1' })).toBe('direct');
     expect(via('http://a.example', { HTTPS_PROXY: 'http://s:1' })).toBe('direct');
+    expect(via('http://a.example', { http_proxy: 'http://lower:1', HTTP_PROXY: 'http://upper:2' })).toBe(
+      'http://lower:1',
+    );
     expect(via('http://a.example', { all_proxy: 'http://all:3', ALL_PROXY: 'http://ALL:4' })).toBe('http://all:3');
     expect(route('https://a.example', { ALL_PROXY: 'http://all:3' }).why).toBe('ALL_PROXY');
   });
   it('a proxy without a scheme is http://; one that is not a URL or not http:// is refused, naming the variable', () => {
     expect(via('https://a.example', { HTTPS_PROXY: 'proxy.example:3128' })).toBe('http://proxy.example:3128');
     expect(via('https://a.example', { HTTPS_PROXY: 'HTTP://Proxy.Example:3128' })).toBe('http://proxy.example:3128');
+    // A scheme is only one at the start: a "://" further on is part of a scheme-less proxy's URL.
+    expect(via('https://a.example', { HTTPS_PROXY: 'proxy.example:3128/?next=http://x' })).toBe(
+      'http://proxy.example:3128',
+    );
     const refused = (value: string) => {
       try {
         route('https://a.example', { HTTPS_PROXY: value });
@@ -66,6 +73,7 @@ describe('routeFor: why a request goes where it goes', () => {
       'https://128.0.0.1',
       'https://[::2]',
       'https://[::ffff:128.0.0.1]',
+      'https://[1::ffff:7f00:1]',
       'https://127.0.0.1.example.com',
     ])
       expect(via(url, P), url).toBe('http://proxy.example:3128');
@@ -85,6 +93,20 @@ describe('NO_PROXY entries', () => {
     expect(np('http://api.example.com', 'api.example.com:443')).toBe('http://proxy.example:8080');
     expect(np('https://api.example.com:8443', 'api.example.com:8443')).toBe('direct');
     expect(np('https://[::1]:8080', '[::1]:8080')).toBe('direct');
+    expect(np('https://[2001:db8::7]:8080', '[2001:db8::7]:8080')).toBe('direct');
+    expect(np('https://[2001:db8::7]', '[2001:db8::7]')).toBe('direct');
+    expect(np('https://[2001:db8::7]:8443', '[2001:db8::7]:8080')).toBe('http://proxy.example:3128');
+    // An IPv6 address without brackets has no port, even when its groups look like one.
+    expect(np('https://[2001:db8::1]', '2001:0db8::1')).toBe('direct');
+    expect(np('https://[2001:db8::1:80]', '2001:db8::1:80')).toBe('direct');
+    expect(np('https://api.example.com', '..example.com')).toBe('direct');
+  });
+  it('an entry that is not a name, address or range matches nothing, and breaks nothing', () => {
+    expect(np('https://api.example.com', 'api.example.com:443x')).toBe('http://proxy.example:3128');
+    expect(np('https://10.1.2.3', 'x10.0.0.0/8')).toBe('http://proxy.example:3128');
+    expect(np('https://10.1.2.3', '10.0.0.0/8x')).toBe('http://proxy.example:3128');
+    expect(np('https://10.1.2.3', '10.1.2/24')).toBe('http://proxy.example:3128');
+    expect(np('https://api.example.com..', '.')).toBe('http://proxy.example:3128');
   });
   it('IP addresses and CIDR ranges, IPv4 and IPv6, never a name', () => {
     expect(np('https://10.1.2.3', '10.1.2.4')).toBe('http://proxy.example:3128');
@@ -101,6 +123,12 @@ describe('NO_PROXY entries', () => {
     expect(np('https://[::ffff:10.1.2.3]', '::ffff:10.1.0.0/112')).toBe('direct');
     expect(np('https://[::ffff:10.2.2.3]', '::ffff:10.1.0.0/112')).toBe('http://proxy.example:3128');
     expect(np('https://[fe80::1]', 'fe80::/10')).toBe('direct');
+    expect(np('https://[2001:db8:1::1]', '2001:db8::/32')).toBe('direct');
+    expect(np('https://[::ffff:10.10.100.70]', '::ffff:10.10.100.64/122')).toBe('direct');
+    expect(np('https://[::ffff:10.10.100.70]', '::ffff:10.10.100.0/122')).toBe('http://proxy.example:3128');
+    // An IPv6 host is never in an IPv4 range (::a01:203 holds the bits of 10.1.2.3), a name never in any range.
+    expect(np('https://[::a01:203]', '10.1.2.0/24')).toBe('http://proxy.example:3128');
+    expect(np('https://api.example.com', '::/0')).toBe('http://proxy.example:3128');
   });
 });
 
@@ -118,6 +146,7 @@ describe('--resolve pins', () => {
       'a.example:443',
       'a.example:443:[10.0.0.1',
       'a.example:443:10.0.0.1:1',
+      'x:a.example:443:10.0.0.1',
     ])
       expect(problem(bad), bad).toBe(
         `"${bad}" is not HOST:PORT:ADDRESS (e.g. api.example.com:443:203.0.113.7, an IPv6 address in brackets: api.example.com:443:[2001:db8::7])`,
@@ -147,5 +176,38 @@ describe('proxyAuthorization', () => {
     );
     expect(basic('http://user@proxy.example:3128')).toBe(`Basic ${Buffer.from('user:').toString('base64')}`);
     expect(basic('http://:pw@proxy.example:3128')).toBe(`Basic ${Buffer.from(':pw').toString('base64')}`);
+  });
+});
+
+describe('certificateProblem: what each TLS failure tells the user', () => {
+  it('names the problem of each certificate and TLS error code, and nothing for other codes', () => {
+    const issuer = 'its issuer is not a trusted certificate authority';
+    const noTls = 'the server did not answer TLS (is it an http:// URL?)';
+    const noVersion = 'the server and bookdist share no TLS version';
+    const said: Record<string, string> = {
+      UNABLE_TO_VERIFY_LEAF_SIGNATURE: issuer,
+      UNABLE_TO_GET_ISSUER_CERT: issuer,
+      UNABLE_TO_GET_ISSUER_CERT_LOCALLY: issuer,
+      SELF_SIGNED_CERT_IN_CHAIN: 'it is signed by a certificate authority that is not trusted',
+      DEPTH_ZERO_SELF_SIGNED_CERT: 'it is self-signed and not trusted',
+      CERT_UNTRUSTED: 'it is not trusted',
+      CERT_HAS_EXPIRED: 'it has expired',
+      CERT_NOT_YET_VALID: "it is not valid yet (check this machine's clock)",
+      CERT_REVOKED: 'it has been revoked',
+      CERT_SIGNATURE_FAILURE: 'its signature does not verify',
+      CERT_CHAIN_TOO_LONG: 'its chain is too long',
+      INVALID_CA: 'a certificate in its chain is not a valid CA',
+      INVALID_PURPOSE: 'it is not meant for a server',
+      HOSTNAME_MISMATCH: 'it does not name this host',
+      ERR_TLS_CERT_ALTNAME_INVALID: 'it does not name this host',
+      ERR_SSL_WRONG_VERSION_NUMBER: noTls,
+      ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION: noVersion,
+      ERR_SSL_UNSUPPORTED_PROTOCOL: noVersion,
+      ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE: 'the TLS handshake failed',
+      ERR_SSL_PACKET_LENGTH_TOO_LONG: noTls,
+    };
+    for (const [code, text] of Object.entries(said)) expect(certificateProblem(code), code).toBe(text);
+    for (const code of ['ECONNREFUSED', 'EPROTO', 'ERR_SSL_OTHER', '', 'toString', 'constructor'])
+      expect(certificateProblem(code), code).toBeUndefined();
   });
 });
