@@ -1,7 +1,7 @@
 // The embedded sandbox behind the built-in `sandbox` profile: the database in the user's data
 // directory (seeded when empty, race-safe across parallel CLI processes), a server the CLI
 // reaches in its own process (no socket: http/in-process.ts), and the seeded partner's credentials.
-import { chmodSync } from 'node:fs';
+import { chmodSync, statSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { makeDir } from './db/make-dir.js';
 import { CliError, ExitCode } from '../errors.js';
@@ -67,6 +67,7 @@ export async function startEmbedded(opts: {
     inProcess: true,
   });
   const c = server.credentials;
+  const release = holdWal(dbPath);
   return {
     baseUrl: server.url,
     connect: server.connect!,
@@ -77,6 +78,60 @@ export async function startEmbedded(opts: {
     controlSecret: c.control_secret,
     keyFile: c.partner.key_file,
     dbPath,
-    close: () => server.close(),
+    close: async () => {
+      // A WAL grown past its bound is let go first: the server's connection, the last, checkpoints it.
+      if (walBytes(dbPath) > KEPT_WAL_BYTES) release();
+      await server.close();
+      release();
+    },
+  };
+}
+
+/**
+ * The WAL a command's writes went to (the journal's row of each request, at least) is kept for
+ * the next command, up to this size (issue 31). SQLite's last connection to close checkpoints the
+ * WAL into the database and deletes it: two fsyncs and an unlink, then two more fsyncs (the new
+ * WAL's header and its directory) at the next command's first write, 10-50 ms of waiting on
+ * every embedded command on a slow disk, more than the rest of its start. A WAL kept is read
+ * again by the next command's first connection (its index is rebuilt from it), which costs
+ * about a millisecond at this size; past it, the command that ends checkpoints it as before.
+ */
+const KEPT_WAL_BYTES = 256 * 1024;
+
+function walBytes(dbPath: string): number {
+  try {
+    return statSync(`${dbPath}-wal`).size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Keep the WAL when the server's connection closes: a read-only connection of this process holds
+ * its shared lock meanwhile (so the server's close cannot checkpoint), and closes last (a
+ * read-only connection never checkpoints). Nothing changes what is written or when it is durable
+ * (the database's synchronous=NORMAL: a commit is never synced; a checkpoint is). Returns what
+ * lets it go (once); a connection that cannot be opened keeps nothing.
+ */
+function holdWal(dbPath: string): () => void {
+  let db: import('node:sqlite').DatabaseSync | undefined;
+  try {
+    db = new (process.getBuiltinModule('node:sqlite').DatabaseSync)(dbPath, { readOnly: true, timeout: 1000 });
+    db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get();
+  } catch {
+    try {
+      db?.close();
+    } catch {
+      /* not open */
+    }
+    db = undefined;
+  }
+  return () => {
+    try {
+      db?.close();
+    } catch {
+      /* closed */
+    }
+    db = undefined;
   };
 }

@@ -3,7 +3,7 @@
 // in-process, each command gives the same output and exit code as the same command sent over TCP
 // to a listening sandbox on the same database, and the sandbox's request journal records the same.
 import { DatabaseSync } from 'node:sqlite';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,5 +115,29 @@ describe('the built-in sandbox in-process', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^http:\/\/sandbox\.invalid\/reader\/\w+\/\n$/);
     expect(r.stderr).toContain('runs inside this command only, on no port, so this URL does not answer');
+  });
+
+  it('keeps the WAL for the next command (no checkpoint, no fsync), and checkpoints one grown past 256 KB', async () => {
+    const db = join(dir, 'data', 'sandbox.db');
+    const before = lastJournalId();
+    const r = await run(['book', 'get', '--isbn', isbn, '--json'], { env: embeddedEnv() });
+    expect(r.code, r.stderr).toBe(0);
+    // The command's journal row is in the WAL it left, and read through it.
+    expect(statSync(`${db}-wal`).size).toBeGreaterThan(0);
+    expect(journalAfter(before).map((row) => row.path)).toEqual([`/v1/book/isbn/${isbn}/`]);
+    // A WAL past the bound (written here with a reader holding it, as the command does):
+    // the next command's close checkpoints it into the database and removes it.
+    const reader = new DatabaseSync(db, { readOnly: true });
+    reader.prepare('SELECT 1 FROM sqlite_master').get();
+    const writer = new DatabaseSync(db);
+    writer.exec('PRAGMA wal_autocheckpoint = 0; CREATE TABLE IF NOT EXISTS test_padding (b BLOB)');
+    writer.prepare('INSERT INTO test_padding VALUES (?)').run(new Uint8Array(400 * 1024));
+    writer.close();
+    reader.close();
+    expect(statSync(`${db}-wal`).size).toBeGreaterThan(256 * 1024);
+    const again = await run(['book', 'get', '--isbn', isbn, '--json'], { env: embeddedEnv() });
+    expect(again.code, again.stderr).toBe(0);
+    expect(existsSync(`${db}-wal`)).toBe(false);
+    expect(journalAfter(before).length).toBe(2);
   });
 });
