@@ -204,10 +204,8 @@ function details(d: Draft, header: Header, rec: CatalogueRecord): void {
     (header.language ? { code: header.language } : undefined);
   if (lang?.code) rec.language = languageCode(lang.code);
 
-  const pages = ['00', '11', '08', '10', '07']
-    .map((t) => d.extents.find((e) => e.type === t && (e.unit ?? '03') === '03' && e.value?.trim()))
-    .find(Boolean);
-  if (pages) rec.pages = pages.value!.trim();
+  const pages = pageCount(d.extents);
+  if (pages !== undefined) rec.pages = pages;
 
   const date = d.dates.find((x) => x.role === '01' && x.date?.trim()) ?? d.dates.find((x) => x.date?.trim());
   const year = date ? /^\s*(\d{4})/.exec(date.date!)?.[1] : undefined;
@@ -221,6 +219,20 @@ function details(d: Draft, header: Header, rec: CatalogueRecord): void {
     d.texts.find((t) => t.type === '02') ??
     d.texts.find((t) => t.type === '01');
   if (text) rec.description = plainText(text.text);
+}
+
+/** ExtentTypes (list 23) that give a page count, the best first. */
+const PAGE_EXTENTS = ['00', '11', '08', '10', '07'];
+
+/** The page count among extents (in pages, ExtentUnit 03): of the best type that gives one. */
+function pageCount(extents: Draft['extents']): string | undefined {
+  for (const type of PAGE_EXTENTS)
+    for (const e of extents) {
+      if (e.type !== type || (e.unit ?? '03') !== '03') continue;
+      const value = e.value?.trim();
+      if (value) return value;
+    }
+  return undefined;
 }
 
 /** The prices: amount, currency (or the header's default) and a rental's duration in days. */

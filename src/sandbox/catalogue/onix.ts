@@ -247,28 +247,34 @@ interface ElementKind {
   block: boolean;
 }
 
+/** Element names of one length a parse remembers (a feed uses a few dozen names in all; a hostile file could use millions). */
+const KINDS_PER_LENGTH = 64;
+
 /**
- * Element names as the file spells them to what they are: one map look-up per start tag, and
- * none per end tag (the kind of the element that ends is on the parser's stack).
+ * Element names as the file spells them to what they are: one look-up per start tag, and none
+ * per end tag (the kind of the element that ends is on the parser's stack). The names are kept
+ * by their length, each length's few compared with `===`: saxes hands a name over as a string
+ * made of two pieces, which a Map would first copy into one to hash it; comparing reads the
+ * pieces as they are (a look-up costs about half).
  */
 function elementTable(): (name: string) => ElementKind {
-  const kinds = new Map<string, ElementKind>();
+  const byLength: Array<Array<{ tag: string; kind: ElementKind }> | undefined> = [];
   return (tagName) => {
-    let kind = kinds.get(tagName);
-    if (kind === undefined) {
-      const n = tagName.includes(':') ? tagName.slice(tagName.indexOf(':') + 1) : tagName;
-      // The table's own string when it knows the name: the `parent === 'Product'` tests of the
-      // closers then compare two constants, not the characters of a copy the parser made.
-      const name = Object.hasOwn(ONIX_SHORT_TAGS, n) ? ONIX_SHORT_TAGS[n] : (REFERENCE_NAMES.get(n) ?? n);
-      kind = {
-        name,
-        open: OPEN.get(name),
-        close: CLOSE.get(name),
-        header: HEADER.get(name),
-        block: BLOCK.has(name.toLowerCase()),
-      };
-      if (kinds.size < 10_000) kinds.set(tagName, kind);
-    }
+    const same = byLength[tagName.length];
+    if (same !== undefined) for (const known of same) if (known.tag === tagName) return known.kind;
+    const n = tagName.includes(':') ? tagName.slice(tagName.indexOf(':') + 1) : tagName;
+    // The table's own string when it knows the name: the `parent === 'Product'` tests of the
+    // closers then compare two constants, not the characters of a copy the parser made.
+    const name = Object.hasOwn(ONIX_SHORT_TAGS, n) ? ONIX_SHORT_TAGS[n] : (REFERENCE_NAMES.get(n) ?? n);
+    const kind: ElementKind = {
+      name,
+      open: OPEN.get(name),
+      close: CLOSE.get(name),
+      header: HEADER.get(name),
+      block: BLOCK.has(name.toLowerCase()),
+    };
+    const list = (byLength[tagName.length] ??= []);
+    if (list.length < KINDS_PER_LENGTH) list.push({ tag: tagName, kind });
     return kind;
   };
 }

@@ -196,7 +196,10 @@ export const XML_EXTRA_ENTITIES: Record<string, string> = Object.fromEntries(
 /** Text of an HTML fragment: tags removed (block ends as spaces), entities decoded, whitespace collapsed. */
 export function plainText(s: string): string {
   let t = s;
-  if (/<[a-zA-Z!/]/.test(t)) t = t.replace(/<!--[\s\S]*?-->/g, '').replace(/<[^>]*>/g, ' ');
+  if (/<[a-zA-Z!/]/.test(t)) {
+    if (t.includes('<!--')) t = t.replace(/<!--[\s\S]*?-->/g, '');
+    t = t.replace(/<[^>]*>/g, ' ');
+  }
   if (t.includes('&')) {
     t = t.replace(/&(#x[0-9a-fA-F]{1,6}|#\d{1,7}|[A-Za-z][A-Za-z0-9]{1,10});/g, (m, e: string) => {
       if (e[0] === '#') {
@@ -206,6 +209,7 @@ export function plainText(s: string): string {
       return HTML_ENTITIES[e] ?? m;
     });
   }
-  // Collapse ASCII whitespace only: a no-break space stays.
-  return t.replace(/[ \t\n\r\f\v]+/g, ' ').trim();
+  // Collapse ASCII whitespace only: a no-break space stays. A single space is left as it is
+  // (replacing it with itself cost a match per word).
+  return t.replace(/[ \t\n\r\f\v]{2,}|[\t\n\r\f\v]/g, ' ').trim();
 }
