@@ -69,26 +69,7 @@ export async function pumpOnix(
 }
 
 /** XHTML elements inside a <Text> that end a line of its text (the others are inline). */
-const BLOCK = new Set([
-  'p',
-  'br',
-  'div',
-  'li',
-  'ul',
-  'ol',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'tr',
-  'td',
-  'th',
-  'dt',
-  'dd',
-  'blockquote',
-]);
+const BLOCK = new Set('p br div li ul ol h1 h2 h3 h4 h5 h6 tr td th dt dd blockquote'.split(' '));
 
 /** Where a parse is: the header's defaults, the product being read and its parts still open. */
 interface ParseState {
