@@ -7,6 +7,7 @@ export function cellText(v: unknown): string {
     case 'string':
       return v;
     case 'number':
+    // Stryker disable next-line StringLiteral: equivalent, a boolean's JSON is its String too
     case 'boolean':
     case 'bigint':
       return String(v);

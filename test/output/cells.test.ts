@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   cellOf,
+  cellText,
   csvCell,
   fieldsProblem,
   flatCell,
@@ -43,6 +44,27 @@ describe('lists in a cell', () => {
   });
   it('is not JSON', () => {
     expect(String(flatCell([{ a: 1 }]))).not.toMatch(/^\[|\{/);
+  });
+});
+
+describe('the text of one value in a cell', () => {
+  it('a scalar as itself, an object or list as its JSON, nothing for what has no value', () => {
+    expect(cellText('9780306406157')).toBe('9780306406157');
+    expect(cellText('')).toBe('');
+    expect([cellText(14.5), cellText(0), cellText(Number.NaN), cellText(Number.POSITIVE_INFINITY)]).toEqual([
+      '14.5',
+      '0',
+      'NaN',
+      'Infinity',
+    ]);
+    expect([cellText(true), cellText(false), cellText(12345678901234567890n)]).toEqual([
+      'true',
+      'false',
+      '12345678901234567890',
+    ]);
+    expect([cellText(null), cellText(undefined), cellText(() => 1), cellText(Symbol('s'))]).toEqual(['', '', '', '']);
+    expect(cellText({ id: 7, tags: ['a'] })).toBe('{"id":7,"tags":["a"]}');
+    expect(cellText([1, 'a', null])).toBe('[1,"a",null]');
   });
 });
 
