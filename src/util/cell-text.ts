@@ -6,9 +6,9 @@ export function cellText(v: unknown): string {
   switch (typeof v) {
     case 'string':
       return v;
-    case 'number':
     // Stryker disable next-line StringLiteral: equivalent, a boolean's JSON is its String too
     case 'boolean':
+    case 'number':
     case 'bigint':
       return String(v);
     case 'undefined':
