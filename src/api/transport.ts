@@ -299,6 +299,9 @@ export class HttpTransport implements HttpHandler {
       lookup: route.proxy
         ? undefined
         : this.lookupFor(Number(target.port || (target.protocol === 'https:' ? 443 : 80))),
+      // In-process there is no TLS to name a server for: an empty name spares the Agent its
+      // check of the host against Node's IPv6 pattern (a large regular expression compiled on first use).
+      ...(this.opts.connect ? { servername: '' } : {}),
     };
   }
 
