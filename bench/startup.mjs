@@ -246,14 +246,17 @@ export async function startupBench({ sb, target, log = console.log }) {
     // would parse every root again and flatter the ratio).
     const tlsSb = await spawnSandbox({ tls: true });
     closers.push(() => tlsSb.close());
+    // A profile of its own name, as a user has one per service: under the same name as the plain
+    // one, each run of either row would point the completion cache's profile link at its own
+    // service again (a file written and synced twice, on every run of both rows).
     const tlsCfg = join(dir, 'config-tls');
     mkdirSync(tlsCfg, { recursive: true, mode: 0o700 });
     writeFileSync(
       join(tlsCfg, 'config.json'),
       JSON.stringify({
-        current: 'bench',
+        current: 'bench-tls',
         profiles: {
-          bench: {
+          'bench-tls': {
             baseUrl: tlsSb.url,
             username: tlsSb.env.BOOKDIST_USERNAME,
             keyFile: tlsSb.env.BOOKDIST_KEY_FILE,
