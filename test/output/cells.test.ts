@@ -140,10 +140,40 @@ describe('did you mean', () => {
     expect(nearestFields('zzzzzz', paths)).toEqual([]);
     expect(nearestFields('x'.repeat(100_000), paths)).toEqual([]);
   });
+  it('a path by its last part or its first parts, never by a piece of a name; ties go to the shorter', () => {
+    expect(nearestFields('publisher', paths)).toEqual(['publisher.title']);
+    expect(nearestFields('id', paths)).toEqual([]);
+    expect(nearestFields('digital', paths)).toEqual([]);
+    // One edit from the last part: 1 + 0.5, just within the reach of a five-letter name.
+    expect(nearestFields('titel', paths)).toEqual(['title', 'publisher.title']);
+    expect(nearestFields('title', ['long.title', 'a.title'])).toEqual(['a.title', 'long.title']);
+    // One edit from the whole path ranks before one edit from the last part.
+    expect(nearestFields('publisher_nam', ['a.publishr_nam', 'publisher_name'])).toEqual([
+      'publisher_name',
+      'a.publishr_nam',
+    ]);
+    // Longer names reach further: a third of their length.
+    expect(nearestFields('idntifers.isbn13', paths)).toEqual(['identifiers.isbn13', 'identifiers.isbn10']);
+    // Up to 64 characters are compared.
+    const long = `${'a'.repeat(32)}.${'b'.repeat(31)}`;
+    expect(nearestFields(long.replace('ab', 'ba'), [long])).toEqual([long]);
+  });
   it('a --fields list is bounded', () => {
     expect(fieldsProblem(['a', 'b.c'])).toBeUndefined();
     expect(fieldsProblem(Array.from({ length: 201 }, (_, i) => `f${i}`))).toMatch(/at most 200/);
     expect(fieldsProblem([Array(17).fill('a').join('.')])).toMatch(/at most 16 parts/);
     expect(fieldsProblem(['x'.repeat(100_000) + '.' + Array(20).fill('a').join('.')])!.length).toBeLessThan(400);
+    expect(fieldsProblem(Array.from({ length: 200 }, (_, i) => `f${i}`))).toBeUndefined();
+    expect(fieldsProblem(Array.from({ length: 201 }, (_, i) => `f${i}`))).toBe('--fields: 201 paths; at most 200.');
+    expect(fieldsProblem([Array(16).fill('a').join('.')])).toBeUndefined();
+    expect(fieldsProblem(['a..b'])).toBe('--fields a..b: an empty part in a dotted path.');
+    expect(fieldsProblem(['title', 'a.'])).toBe('--fields a.: an empty part in a dotted path.');
+    // A path of up to 200 characters is shown whole, a longer one cut.
+    const p200 = `${'x'.repeat(199)}.`;
+    expect(fieldsProblem([p200])).toBe(`--fields ${p200}: an empty part in a dotted path.`);
+    const p201 = `${'y'.repeat(200)}.`;
+    expect(fieldsProblem([p201])).toBe(
+      `--fields ${'y'.repeat(200)}… (201 characters): an empty part in a dotted path.`,
+    );
   });
 });
