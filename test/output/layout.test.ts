@@ -78,6 +78,7 @@ describe('display columns', () => {
     expect(cutToWidth('abcd', 4)).toBe('abcd');
     expect(cutToWidth('abcde', 4)).toBe('abc…');
     expect(cutToWidth('ab cd', 4)).toBe('ab…');
+    expect(cutToWidth('ab   cdef', 6)).toBe('ab…');
     expect(cutToWidth('abcdef', 1)).toBe('…');
     expect(cutToWidth('abcdef', 0)).toBe('');
     expect(cutToWidth('abcdef', 2, '...')).toBe('..');
@@ -105,6 +106,17 @@ describe('notices and errors on stderr', () => {
     expect(formatNotice('short\n  indented', { isTTY: true, columns: 20 })).toBe('short\n  indented\n');
   });
 
+  it('only an indented line is a command; a line exactly as wide as the terminal stays whole', () => {
+    // Two spaces inside a sentence do not make it a command: it wraps as text, without continuations.
+    const sentence = 'Nothing was sent.  Check the profile named in the message before sending again.';
+    const wrapped = formatNotice(sentence, { isTTY: true, columns: 40 }).trimEnd().split('\n');
+    expect(wrapped.length).toBeGreaterThan(1);
+    for (const l of wrapped) expect(l).not.toMatch(/\\$/);
+    const exact = `  bookdist ${'x'.repeat(29)}`;
+    expect(textWidth(exact)).toBe(40);
+    expect(formatNotice(exact, { isTTY: true, columns: 40 })).toBe(`${exact}\n`);
+  });
+
   it('an indented command wraps with a shell continuation, so that it still pastes as one command', () => {
     const command = '  bookdist codes generate --book-id 123 --count 50000 --out codes.csv --resume';
     const lines = formatNotice(`Run again:\n${command}`, { isTTY: true, columns: 40 }).trimEnd().split('\n');
@@ -126,6 +138,15 @@ describe('notices and errors on stderr', () => {
     const message = '\u001b[1mTitle\u001b[22m \u001b[8mhidden';
     expect(formatNotice(message, { isTTY: false }, '', true)).toBe('\u001b[1mTitle\u001b[22m \\x1b[8mhidden\n');
     expect(formatNotice(message, { isTTY: false })).toBe('\\x1b[1mTitle\\x1b[22m \\x1b[8mhidden\n');
+  });
+
+  it('a styled notice keeps its line breaks, and a wrapped command drops its colour codes', () => {
+    expect(formatNotice('first\nsecond', { isTTY: false }, '', true)).toBe('first\nsecond\n');
+    const command = '  \u001b[1mbookdist codes generate --book-id 123 --count 50000 --out codes.csv\u001b[22m';
+    const lines = formatNotice(command, { isTTY: true, columns: 40 }, '', true).trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.join('\n')).not.toContain('\u001b');
+    expect(lines[0]).toMatch(/^ {2}bookdist /);
   });
 
   it('an error: controls escaped with line breaks kept; a word over 200 characters shortened to its start and length', () => {
