@@ -119,6 +119,23 @@ describe('what an answer gives', () => {
     expect(c.seen.get('book')!.get(HASH)).toBe('Evil [2J title second line · x');
     expect(c.seen.get('user')).toBeUndefined();
   });
+
+  it('a run keeps the newest 10,000 ids of a kind, in the order last seen, an id seen again counted as new', () => {
+    const c = new IdCollector();
+    c.add('isbn', 'first', 'a long first description');
+    for (let i = 0; i < 45_000; i++) c.add('isbn', `n${i}`, 't');
+    c.add('isbn', 'first', 'short');
+    const m = c.seen.get('isbn')!;
+    expect(m.size).toBe(10_000);
+    const ids = [...m.keys()];
+    expect(ids[0]).toBe('n35001');
+    expect(ids.at(-2)).toBe('n44999');
+    expect(ids.at(-1)).toBe('first');
+    expect(c.size).toBe(10_000);
+    // Another kind is bounded on its own.
+    c.add('sku', 'S1');
+    expect(c.seen.get('sku')!.size).toBe(1);
+  });
 });
 
 describe('the files', () => {
