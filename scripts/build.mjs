@@ -179,6 +179,10 @@ const RUN_ROOTS = [
 // start path is one chunk `sandbox` (it was fifteen), apart from the run chunk it builds on.
 const SANDBOX_ROOTS = ['src/sandbox/embedded.ts'];
 const HELP_ROOTS = ['src/main.ts', 'src/root-help.ts'];
+// The ledger's writing side (issue 34), loaded by a command's first write: the recorder, its rows,
+// the file and its lock, one chunk `ledger` (it was three modules, some 1.5% of a single write's
+// instructions; bench/ledger.mjs n3). The ledger commands read the file through the same chunk.
+const LEDGER_ROOTS = ['src/ledger/recorder.ts', 'src/ledger/store.ts'];
 let groups;
 /** Which group chunk a module goes into (`run`, `sandbox` or none), from the module graph. */
 function groupOf(id, ctx) {
@@ -206,12 +210,16 @@ function groupOf(id, ctx) {
     // No package but commander (a heavy library stays in its own chunk, loaded by the command that uses it).
     const commander = (m) => /[\\/]node_modules[\\/]commander[\\/]/.test(m);
     const run = group(RUN_ROOTS, commander);
-    return { run, commander: [...run].some(commander), sandbox: group(SANDBOX_ROOTS) };
+    // The ledger's own modules only: one it shares with the bulk jobs (src/util/pid.ts) stays apart.
+    const ledger = new Set(
+      [...closure(LEDGER_ROOTS)].filter((m) => !taken.has(m) && m.startsWith(`${root}src/ledger/`)),
+    );
+    return { run, commander: [...run].some(commander), sandbox: group(SANDBOX_ROOTS), ledger };
   })();
   // A builtin's stand-in goes where its importer goes; commander's lazy child_process with commander.
   if (id.startsWith(BUILTIN_PREFIX)) id = id.slice(BUILTIN_PREFIX.length).replace(/^[^?]*\?/, '');
   if (id === LAZY_CHILD_PROCESS) return groups.commander ? 'run' : null;
-  return groups.run.has(id) ? 'run' : groups.sandbox.has(id) ? 'sandbox' : null;
+  return groups.run.has(id) ? 'run' : groups.sandbox.has(id) ? 'sandbox' : groups.ledger.has(id) ? 'ledger' : null;
 }
 
 const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8'));
@@ -274,7 +282,9 @@ try {
       banner:
         "let __bdRequire; const require = function require(id) { return process.getBuiltinModule(id) ?? (__bdRequire ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id); };" +
         " const __bdImport = globalThis[Symbol.for('bookdist.import')] ?? ((load) => load());",
-      codeSplitting: { groups: [{ name: groupOf, debugName: 'run, sandbox', includeDependenciesRecursively: false }] },
+      codeSplitting: {
+        groups: [{ name: groupOf, debugName: 'run, sandbox, ledger', includeDependenciesRecursively: false }],
+      },
     },
   });
 } catch (err) {
