@@ -12,7 +12,8 @@
 // fdatasync is done. So a job pays one fdatasync per group, not per item (one per intent made a
 // sequential 3,100-item job take 20 times as long on a loaded 2-core machine), and its answers
 // and outcomes go on while a sync runs. A row job also tells the recorder its next items' calls
-// ahead (`ahead`, a window of them, refilled at half: src/bulk/job/items.ts): their intents go in
+// ahead (`ahead`, a window of them, refilled at half: eachItem in src/bulk/job/items.ts; a job of
+// one call a batch, codes generate, tells its next batches' calls: batchesAhead): their intents go in
 // one group, durable before any of them is sent, and each request's `before` then takes its own,
 // so one fdatasync covers some 16 to 32 requests instead of one or two (bench n2). An intent told
 // ahead whose request is never made (the job stopped first) gets a `failed` outcome, not sent,

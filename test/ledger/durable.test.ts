@@ -83,6 +83,7 @@ const order = (id: number) => ({
 
 describe('a bulk job sends no request before its intent is durable', () => {
   it('order create --from-csv at concurrency 8: every request finds its intent in the fdatasynced part of the ledger, made durable in groups', async () => {
+    syncs = 0;
     // Three batches of 50 orders (ORDERS_PER_BATCH), sent at once.
     const N = 150;
     const ledger = join(cli.dir(), 'state', 'ledger.ndjson');
@@ -135,5 +136,62 @@ describe('a bulk job sends no request before its intent is durable', () => {
       .map((l) => JSON.parse(l));
     expect(rows.filter((x) => x.kind === 'intent')).toHaveLength(N);
     expect(rows.filter((x) => x.kind === 'outcome' && x.status === 'done')).toHaveLength(N);
+  });
+
+  it('codes generate, one request a batch, at concurrency 4: every request finds its intent durable, the batches told ahead in groups', async () => {
+    syncs = 0;
+    const BATCHES = 40;
+    const ledger = join(cli.dir(), 'state', 'ledger.ndjson');
+    const late: string[] = [];
+    let made = 0;
+    const answer = async (req: StubRequest) => {
+      const key = String(req.headers['idempotency-key']);
+      const synced = realFs
+        .readFileSync(ledger)
+        .subarray(0, durable.get(ledger) ?? 0)
+        .toString('utf8');
+      const intent = synced
+        .split('\n')
+        .some((l) => l.includes('"kind":"intent"') && l.includes(`"idempotency_key":"${key}"`));
+      if (!intent) late.push(key);
+      await new Promise((r) => setTimeout(r, 2));
+      const n = Number(req.payload?.count);
+      return ok({
+        code: 200,
+        codes: Array.from({ length: n }, () => ({ code: `DUR-${++made}`, deactivation_date: null, limit_days: 0 })),
+      });
+    };
+    const http = new StubRegistry().on('POST', '/v1/codes/generate/', answer, BATCHES);
+    const r = await cli(http, [
+      'codes',
+      'generate',
+      '--hash-id',
+      HASH,
+      '--org',
+      'acme',
+      '--count',
+      String(BATCHES * 5),
+      '--batch-size',
+      '5',
+      '--concurrency',
+      '4',
+      '--out',
+      join(cli.dir(), 'codes.csv'),
+      '-q',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(http.sent('/v1/codes/generate/')).toHaveLength(BATCHES);
+    expect(late, 'requests sent before their intent was fdatasynced').toEqual([]);
+    // Windows of 32 batches told ahead, refilled at half: two groups for 40 batches, and the end's
+    // (one group per one or two batches before: some 25 here).
+    expect(syncs, 'fdatasyncs of the ledger').toBeLessThanOrEqual(4);
+    const rows = realFs
+      .readFileSync(ledger, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((x) => x.op === 'codes generate' || x.kind === 'outcome');
+    expect(rows.filter((x) => x.kind === 'intent' && x.op === 'codes generate')).toHaveLength(BATCHES);
+    expect(rows.filter((x) => x.kind === 'outcome' && x.status === 'failed')).toEqual([]);
   });
 });

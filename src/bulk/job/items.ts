@@ -29,6 +29,27 @@ export const ROWS_PER_BATCH = 250;
  */
 const AHEAD = 32;
 
+/**
+ * A job whose batches make one call each (codes generate): the calls of the next AHEAD batches
+ * told to the ledger ahead (JobTools.ahead), refilled when half the window is left, as eachItem
+ * does for the items of a batch. Returns what each batch calls before its own call; `callOf(n)`:
+ * batch n's call, exactly as the batch will make it.
+ */
+export function batchesAhead(
+  last: number,
+  callOf: (n: number) => AheadCall,
+): (n: number, job: Pick<JobTools, 'ahead' | 'ctx'>) => void {
+  let told = 0;
+  return (n, job) => {
+    if (told >= last || told - n >= AHEAD / 2 || job.ctx.signal.aborted) return;
+    const calls: AheadCall[] = [];
+    const end = Math.min(last, n + AHEAD - 1);
+    for (let m = Math.max(told + 1, n); m <= end; m++) calls.push(callOf(m));
+    told = end;
+    if (calls.length) job.ahead(calls);
+  };
+}
+
 /** What one item of a one-request-per-item batch came to. */
 export type ItemOutcome<R> =
   | { row: R; invalid?: boolean; failure?: Failure }

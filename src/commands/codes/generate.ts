@@ -12,9 +12,10 @@ import type { VerbInput } from '../define.js';
 import type { generate } from './generate.cmd.js';
 import { usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
-import { runJob, type JobSpec } from '../../bulk/engine.js';
+import { batchesAhead, runJob, type JobSpec, type JobTools } from '../../bulk/engine.js';
 import { jobCommand } from '../given.js';
 import { generateBatch, type CodeRow } from './parts/batch.js';
+import type { Payload } from '../../spec/contract.js';
 import { CodeSet } from './parts/code-set.js';
 
 type Fmt = 'csv' | 'tsv' | 'ndjson' | 'json' | 'table';
@@ -103,6 +104,29 @@ export function parse({ opts, command }: VerbInput<typeof generate>, ctx: Contex
   };
 }
 
+/**
+ * Each batch's first call, told to the ledger ahead (one fdatasync for a window of batches), as
+ * generateBatch makes it. Not on --resume: the batches it sends again are not those of the first
+ * run, nor their sizes.
+ */
+function tellAhead(
+  o: Options,
+  payloadBase: Omit<Payload<'codes.generate'>, 'count'>,
+  batchCount: number,
+): (batch: { number: number; key: string }, job: JobTools) => void {
+  let jobKey = '';
+  const tell = batchesAhead(batchCount, (n) => ({
+    name: 'codes.generate',
+    args: { payload: { ...payloadBase, count: Math.min(o.batchSize, o.count - (n - 1) * o.batchSize) } },
+    headers: { 'idempotency-key': `${jobKey}-${n}` },
+  }));
+  return (batch, job) => {
+    // The planner keys batch n `<job>-n` (planner.ts).
+    jobKey ||= batch.key.slice(0, -String(batch.number).length - 1);
+    tell(batch.number, job);
+  };
+}
+
 export async function run(o: Options, ctx: Context): Promise<number> {
   const payloadBase = {
     hash_id: o.hashId,
@@ -118,6 +142,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
   const seen = new CodeSet();
   /** Codes of batches completed only in part in this run (left to --resume). */
   let incomplete = 0;
+  const ahead = o.resume ? undefined : tellAhead(o, payloadBase, batchCount);
   const spec: JobSpec<number, CodeRow> = {
     verb: 'codes generate',
     columns: COLUMNS,
@@ -132,6 +157,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     earlierRow: (row) => void seen.add(String(row.code)),
     expectedRows: (st) => st.earlier + st.done,
     process: async (batch, job) => {
+      if (!batch.positions) ahead?.(batch, job);
       const res = await generateBatch(
         { number: batch.number, asked: batch.items.length, first: batch.positions?.[0] ?? 0, key: batch.key },
         job,
