@@ -64,6 +64,8 @@ async function startIn(dir, opts) {
   const env = {
     BOOKDIST_CONFIG_DIR: join(dir, 'config'),
     BOOKDIST_DATA_DIR: join(dir, 'data'),
+    // The ledger of the bench's writes goes with the sandbox, not into the real ~/.local/state.
+    BOOKDIST_STATE_DIR: join(dir, 'state'),
     BOOKDIST_BASE_URL: server.url,
     BOOKDIST_USERNAME: creds.partner.username,
     BOOKDIST_KEY_FILE: creds.partner.key_file,
