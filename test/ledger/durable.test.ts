@@ -54,6 +54,15 @@ vi.mock('node:fs', async (importOriginal) => {
   return { ...patched, default: patched };
 });
 
+/** Is an intent row naming `field` (`"name":"value"`) in the part of the ledger an fdatasync has made durable? */
+function intentDurable(ledger: string, field: string): boolean {
+  const synced = realFs
+    .readFileSync(ledger)
+    .subarray(0, durable.get(ledger) ?? 0)
+    .toString('utf8');
+  return synced.split('\n').some((l) => l.includes('"kind":"intent"') && l.includes(field));
+}
+
 const cli = stubCli();
 const USER = '6dda08c181e996f3a7b0afe6ae9ead';
 const HASH = 'dfdf8b53417b81653644de7e47b7f3122320094d';
@@ -97,14 +106,7 @@ describe('a bulk job sends no request before its intent is durable', () => {
     let answered = 0;
     const answer = async (req: StubRequest) => {
       const number = String(req.payload?.order_number);
-      const synced = realFs
-        .readFileSync(ledger)
-        .subarray(0, durable.get(ledger) ?? 0)
-        .toString('utf8');
-      const intent = synced
-        .split('\n')
-        .some((l) => l.includes('"kind":"intent"') && l.includes(`"order_number":"${number}"`));
-      if (!intent) late.push(number);
+      if (!intentDurable(ledger, `"order_number":"${number}"`)) late.push(number);
       // Answers take a little while, so that intents are written while an fdatasync runs.
       await new Promise((r) => setTimeout(r, 2));
       return ok({ message: 'Order created.', order: order(++answered) });
@@ -146,14 +148,7 @@ describe('a bulk job sends no request before its intent is durable', () => {
     let made = 0;
     const answer = async (req: StubRequest) => {
       const key = String(req.headers['idempotency-key']);
-      const synced = realFs
-        .readFileSync(ledger)
-        .subarray(0, durable.get(ledger) ?? 0)
-        .toString('utf8');
-      const intent = synced
-        .split('\n')
-        .some((l) => l.includes('"kind":"intent"') && l.includes(`"idempotency_key":"${key}"`));
-      if (!intent) late.push(key);
+      if (!intentDurable(ledger, `"idempotency_key":"${key}"`)) late.push(key);
       await new Promise((r) => setTimeout(r, 2));
       const n = Number(req.payload?.count);
       return ok({
