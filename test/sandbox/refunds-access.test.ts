@@ -259,6 +259,25 @@ describe('access control (section 3 state table, section 7 rows)', () => {
     }
   });
 
+  it('the operator token: as Bearer, Token or a shared key, never another scheme, a wrong or an oversized one', async () => {
+    // An authenticated call about a user that does not exist is 404; any other caller gets 403.
+    const path = `/v1/access/allow/?hash_id=${WELL_KNOWN.readme.hash_id}&username=${'e'.repeat(30)}&price=3.50`;
+    const status = async (headers: Record<string, string>) => (await fetch(sb.url + path, { headers })).status;
+    const token = sb.creds.operatorToken;
+    expect(await status({ authorization: `Bearer ${token}` })).toBe(404);
+    expect(await status({ authorization: `token  ${token}` })).toBe(404);
+    expect(await status({ 'api-key': token })).toBe(404);
+    expect(await status({ authorization: 'SharedKeyAuth', 'api-key': token })).toBe(404);
+    expect(await status({ authorization: `Bearer ${token}x` })).toBe(403);
+    expect(await status({ authorization: 'Bearer' })).toBe(403);
+    expect(await status({ authorization: `Basic ${token}` })).toBe(403);
+    expect(await status({ authorization: 'Basic', 'api-key': token })).toBe(403);
+    expect(await status({ authorization: `Bearer ${token}${'x'.repeat(300)}` })).toBe(403);
+    // Only the access API takes it: a partner endpoint does not.
+    const partnerPath = `${sb.url}/v1/user/${'e'.repeat(30)}/`;
+    expect((await fetch(partnerPath, { headers: { authorization: `Bearer ${token}` } })).status).toBe(403);
+  });
+
   it('GET form of the access API and partner auth with the access scope', async () => {
     const user = await newUser(c.partner, 'get');
     const book = WELL_KNOWN.readme.hash_id;
