@@ -273,9 +273,9 @@ describe('access control (section 3 state table, section 7 rows)', () => {
     expect(await status({ authorization: `Basic ${token}` })).toBe(403);
     expect(await status({ authorization: 'Basic', 'api-key': token })).toBe(403);
     expect(await status({ authorization: `Bearer ${token}${'x'.repeat(300)}` })).toBe(403);
-    // Only the access API takes it: a partner endpoint does not.
+    // Only the access API takes it: a partner endpoint answers it as it answers no credentials (401).
     const partnerPath = `${sb.url}/v1/user/${'e'.repeat(30)}/`;
-    expect((await fetch(partnerPath, { headers: { authorization: `Bearer ${token}` } })).status).toBe(403);
+    expect((await fetch(partnerPath, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
   });
 
   it('GET form of the access API and partner auth with the access scope', async () => {
