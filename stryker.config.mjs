@@ -103,6 +103,10 @@ export const GROUPS = {
       'test/foundation/header-values.test.ts',
       'test/network/network.test.ts',
       'test/bulk/retry.test.ts',
+      // The write hook's callers: each write command's intent and outcome, and the intents told ahead.
+      'test/ledger/record.test.ts',
+      'test/ledger/ahead.test.ts',
+      'test/ledger/write-hook.test.ts',
     ],
   },
   'api-verify': {
