@@ -54,7 +54,8 @@ export class LedgerStore {
   readonly path: string;
   private readonly lock: LedgerLock;
   private dirReady = false;
-  private exitHooked = false;
+  /** Lets the lock go if the process ends while holding it; removed by close(). */
+  private exitHook?: () => void;
   /** The file kept open between appends of this process, its inode, and its end as last written. */
   private fd?: number;
   private ino?: number;
@@ -171,10 +172,10 @@ export class LedgerStore {
       return written;
     } finally {
       if (!ok || !keep || this.lock.wanted()) this.release();
-      else if (!this.exitHooked) {
+      else if (!this.exitHook) {
         // Let it go if the process ends while holding it (a killed process's is broken by the next taker).
-        this.exitHooked = true;
-        process.once('exit', () => this.release());
+        this.exitHook = () => this.release();
+        process.once('exit', this.exitHook);
       }
     }
   }
@@ -201,6 +202,9 @@ export class LedgerStore {
   close(): void {
     this.release();
     this.closeFile();
+    // A closed store is not kept alive by the process (a process that runs many commands, the tests).
+    if (this.exitHook) process.off('exit', this.exitHook);
+    this.exitHook = undefined;
   }
 
   /** Close the kept descriptor, once no background fdatasync uses it. */

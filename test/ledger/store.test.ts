@@ -170,6 +170,17 @@ store.close();
     expect(existsSync(join(state, 'ledger.lock'))).toBe(false);
   });
 
+  it('a store kept between appends lets the lock go at exit, and once closed leaves no exit hook behind', () => {
+    const before = process.listenerCount('exit');
+    const stores = [0, 1, 2].map(() => new LedgerStore(join(dir, 'state')));
+    for (const store of stores) {
+      store.append([intent('order create')], true, true); // kept: hooked to let go at exit
+      expect(process.listenerCount('exit')).toBeGreaterThan(before);
+      store.close();
+    }
+    expect(process.listenerCount('exit')).toBe(before);
+  });
+
   it('breaks a lock left by a killed process and goes on', async () => {
     const state = join(dir, 'state');
     mkdirSync(state, { mode: 0o700 });
