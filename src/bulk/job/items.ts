@@ -30,24 +30,37 @@ export const ROWS_PER_BATCH = 250;
 const AHEAD = 32;
 
 /**
- * A job whose batches make one call each (codes generate): the calls of the next AHEAD batches
- * told to the ledger ahead (JobTools.ahead), refilled when half the window is left, as eachItem
- * does for the items of a batch. Returns what each batch calls before its own call; `callOf(n)`:
- * batch n's call, exactly as the batch will make it.
+ * The window of calls told to the ledger ahead (JobTools.ahead) over `total` calls, `callOf(i)`
+ * the i-th (undefined: none): AHEAD more whenever half the window or less is left before call
+ * `i`, so that the next group's fdatasync runs while the calls told before are made.
+ */
+function aheadWindow(
+  total: number,
+  callOf: (i: number) => AheadCall | undefined,
+): (i: number, job: Pick<JobTools, 'ahead' | 'ctx'>) => void {
+  let told = 0;
+  return (i, job) => {
+    if (told >= total || told - i > AHEAD / 2 || job.ctx.signal.aborted) return;
+    const calls: AheadCall[] = [];
+    for (const end = Math.min(total, told + AHEAD); told < end; told++) {
+      const c = callOf(told);
+      if (c) calls.push(c);
+    }
+    if (calls.length) job.ahead(calls);
+  };
+}
+
+/**
+ * A job whose batches make one call each (codes generate): the window of aheadWindow over its
+ * batches 1..last. Returns what each batch calls before its own call; `callOf(n)`: batch n's
+ * call, exactly as the batch will make it.
  */
 export function batchesAhead(
   last: number,
   callOf: (n: number) => AheadCall,
 ): (n: number, job: Pick<JobTools, 'ahead' | 'ctx'>) => void {
-  let told = 0;
-  return (n, job) => {
-    if (told >= last || told - n >= AHEAD / 2 || job.ctx.signal.aborted) return;
-    const calls: AheadCall[] = [];
-    const end = Math.min(last, n + AHEAD - 1);
-    for (let m = Math.max(told + 1, n); m <= end; m++) calls.push(callOf(m));
-    told = end;
-    if (calls.length) job.ahead(calls);
-  };
+  const window = aheadWindow(last, (i) => callOf(i + 1));
+  return (n, job) => window(n - 1, job);
 }
 
 /** What one item of a one-request-per-item batch came to. */
@@ -74,19 +87,11 @@ export async function eachItem<I, R>(
   const pending: number[] = [];
   const failures: Failure[] = [];
   let invalid = 0;
-  // The window told ahead: refilled when half of it is left, so that the next group's fdatasync
-  // runs while the items told before are sent.
-  let told = 0;
-  const tell = callOf && job.ahead;
+  const { ahead } = job;
+  const tools = ahead && { ahead, ctx: job.ctx };
+  const window = callOf && tools ? aheadWindow(items.length, (k) => callOf(items[k])) : undefined;
   for (let i = 0; i < items.length; i++) {
-    if (tell && told < items.length && told - i <= AHEAD / 2 && !job.ctx.signal.aborted) {
-      const calls: AheadCall[] = [];
-      for (const end = Math.min(items.length, told + AHEAD); told < end; told++) {
-        const c = callOf(items[told]);
-        if (c) calls.push(c);
-      }
-      if (calls.length) tell(calls);
-    }
+    if (window && tools) window(i, tools);
     // Interrupted: the row in flight has finished; the rest of the batch is left to --resume.
     const x = job.ctx.signal.aborted ? ({ interrupted: true } as const) : await one(items[i], i);
     if ('interrupted' in x) {
