@@ -30,6 +30,21 @@ import { spawnSandbox, startupBench } from './startup.mjs';
 import { createHash } from 'node:crypto';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+// The whole bench runs in a home of its own, removed at the end: every row's commands wrote their
+// id completion cache (176 MB after some runs), compile cache and, with a row's own env, anything
+// else into the runner's real ~/.cache and ~/.local. Rows that pass HOME pass this one; the XDG
+// variables point inside it (a runner's own XDG_* would otherwise still win).
+const benchHome = mkdtempSync(join(tmpdir(), 'bookdist-bench-home-'));
+process.env.HOME = benchHome;
+for (const [k, sub] of [
+  ['XDG_CACHE_HOME', '.cache'],
+  ['XDG_CONFIG_HOME', '.config'],
+  ['XDG_DATA_HOME', '.local/share'],
+  ['XDG_STATE_HOME', '.local/state'],
+])
+  process.env[k] = join(benchHome, sub);
+process.on('exit', () => rmSync(benchHome, { recursive: true, force: true, maxRetries: 5 }));
 const BIN = join(root, 'bin', 'bookdist');
 const NODE = process.execPath;
 const results = [];

@@ -80,7 +80,7 @@ async function startIn(dir, opts) {
     env,
     async close() {
       await server.close();
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
       made.delete(dir);
     },
   };
@@ -93,7 +93,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   // them serving for ever, orphans of init, each with its /tmp/bookdist-bench-* directory, removed
   // by nobody once they were killed (SIGKILL runs no handler).
   process.on('exit', () => {
-    for (const dir of made) rmSync(dir, { recursive: true, force: true });
+    for (const dir of made) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   });
   let sb;
   let stopping = false;
