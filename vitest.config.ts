@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import type { Plugin } from 'vite';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { keptWorkerPool } from './test/mutation/kept-worker.js';
+import { GroupOrder } from './test/mutation/sequencer.js';
 
 /** The shell completion templates are imported as text, as esbuild's text loader does in the build. */
 const shellTemplates: Plugin = {
@@ -95,6 +96,8 @@ export default defineConfig({
     setupFiles: ['test/helpers/cpu-probe.ts', ...(MUTATE ? ['test/mutation/static-setup.ts'] : [])],
     // The summary ends with every test that did not run and why (test/helpers/not-run.ts).
     reporters: ['default', 'json', './test/helpers/not-run.ts'],
+    // Under `npm run mutate`, a group's fast test files first (test/mutation/sequencer.ts).
+    ...(MUTATE ? { sequence: { sequencer: GroupOrder } } : {}),
     outputFile: { json: 'test-results.json' },
     projects: [
       {

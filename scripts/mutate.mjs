@@ -57,7 +57,13 @@ for (const g of groups) {
   const r = spawnSync('nice', ['-n', '19', node, stryker, 'run', 'stryker.config.mjs', ...extra], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, BOOKDIST_MUTATE: '1', BOOKDIST_MUTATE_GROUP: g },
+    // BOOKDIST_MUTATE_TESTS: the order the group's test files run in (test/mutation/sequencer.ts).
+    env: {
+      ...process.env,
+      BOOKDIST_MUTATE: '1',
+      BOOKDIST_MUTATE_GROUP: g,
+      BOOKDIST_MUTATE_TESTS: GROUPS[g].tests.join('\n'),
+    },
   });
   if (r.status !== 0) {
     failed++;
