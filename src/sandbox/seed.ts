@@ -725,8 +725,11 @@ function seedBooks(store: Store): void {
   }
 }
 
-/** Make sure the database has its schema and seed. Race-safe across processes. */
-export function ensureSeeded(store: Store): boolean {
+/**
+ * Make sure the database has its schema and seed. Race-safe across processes. `secrets`: where a
+ * new seed's keys come from (in-process tests that seed many databases in memory make theirs once).
+ */
+export function ensureSeeded(store: Store, secrets: () => GeneratedSecrets = generateSecrets): boolean {
   const seeded = () => store.hasSchema() && store.meta('seeded_at') !== undefined;
   if (seeded()) {
     upgradeSchema(store);
@@ -734,11 +737,11 @@ export function ensureSeeded(store: Store): boolean {
     if (!store.hasTable('idempotency') || !store.hasIndexes()) store.tx(() => store.createSchema());
     return false;
   }
-  const secrets = generateSecrets();
+  const made = secrets();
   return store.tx(() => {
     store.createSchema();
     if (store.meta('seeded_at') !== undefined) return false;
-    writeSeed(store, secrets);
+    writeSeed(store, made);
     return true;
   });
 }

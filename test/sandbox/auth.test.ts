@@ -6,8 +6,8 @@
 import { createSign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, verifySignature } from '../../src/sandbox/auth.js';
-import { Store } from '../../src/sandbox/db/store.js';
-import { ensureSeeded } from '../../src/sandbox/seed.js';
+import type { Store } from '../../src/sandbox/db/store.js';
+import { seededMemoryStore } from '../helpers/memory-store.js';
 
 type Headers = Record<string, string>;
 
@@ -24,9 +24,8 @@ let partner: Account;
 let limited: Account;
 let token: string;
 
-beforeAll(() => {
-  store = new Store(':memory:');
-  ensureSeeded(store);
+beforeAll(async () => {
+  store = await seededMemoryStore();
   partner = store.get<Account>("SELECT * FROM accounts WHERE role = 'partner'")!;
   limited = store.get<Account>("SELECT * FROM accounts WHERE role = 'limited'")!;
   token = store.get<{ token: string }>('SELECT token FROM tokens')!.token;

@@ -11,8 +11,8 @@ import { loadCatalogue } from '../../src/sandbox/catalogue/load.js';
 import { CatalogueFileError, StrictRefusal, type LoadOptions } from '../../src/sandbox/catalogue/summary.js';
 import { ONIX_SHORT_TAGS } from '../../src/sandbox/catalogue/onix-tags.js';
 import { readOnix } from '../../src/sandbox/catalogue/onix.js';
-import { ensureSeeded } from '../../src/sandbox/seed.js';
-import { Store } from '../../src/sandbox/db/store.js';
+import type { Store } from '../../src/sandbox/db/store.js';
+import { seededMemoryStore } from '../helpers/memory-store.js';
 
 const SAMPLE_ONIX = readFileSync(
   fileURLToPath(new URL('../../docs/samples/catalogue.onix.xml', import.meta.url)),
@@ -33,9 +33,8 @@ function isbn13(first12: string): string {
   const sum = [...first12].reduce((n, d, k) => n + Number(d) * (k % 2 ? 3 : 1), 0);
   return first12 + ((10 - (sum % 10)) % 10);
 }
-beforeEach(() => {
-  store = new Store(':memory:');
-  ensureSeeded(store);
+beforeEach(async () => {
+  store = await seededMemoryStore();
 });
 afterEach(() => {
   cleanupKeyFiles(store);

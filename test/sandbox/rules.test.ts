@@ -6,11 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/sandbox/auth.js';
 import { listOutbox, recordUsage } from '../../src/sandbox/control.js';
-import { Store } from '../../src/sandbox/db/store.js';
+import type { Store } from '../../src/sandbox/db/store.js';
 import { handlerCtx, redeemCode, runHandler } from '../../src/sandbox/domain/index.js';
 import { HttpError } from '../../src/sandbox/errors.js';
 import type { CallerAccountRow } from '../../src/sandbox/repo/accounts.js';
-import { ensureSeeded, WELL_KNOWN } from '../../src/sandbox/seed.js';
+import { WELL_KNOWN } from '../../src/sandbox/seed.js';
+import { seededMemoryStore } from '../helpers/memory-store.js';
 
 const DAY = 86_400_000;
 const ORIGIN = 'http://sandbox.test:8080';
@@ -27,9 +28,8 @@ function callerOf(role: string, kind: Caller['kind'] = 'partner'): Caller {
   return { kind, account, scopes: new Set(JSON.parse(account.scopes) as string[]), logName: account.username };
 }
 
-beforeAll(() => {
-  store = new Store(':memory:');
-  ensureSeeded(store);
+beforeAll(async () => {
+  store = await seededMemoryStore();
   partner = callerOf('partner');
   limited = callerOf('limited');
   operator = callerOf('partner', 'token');
