@@ -31,6 +31,7 @@
 //   `exchange` is the one place a request is sent; a hook around that call in `request` records
 //   the intent before it and the outcome after it (the accepted answer, or the error it threw).
 import { HttpTransport } from './transport.js';
+import { sleep } from '../util/sleep.js';
 import type { Route, Pin } from './network.js';
 import type { HttpHandler } from './handler.js';
 import { verifyAnswer, verifyRaw } from './verify.js';
@@ -58,20 +59,13 @@ export class ApiClient {
       opts.handler ??
       new HttpTransport({
         connectTimeout: Math.min(10_000, opts.timeout),
-        connections: opts.connections ?? 16,
+        connections: 16,
         env: opts.env,
         ca: opts.ca?.pem,
         pins: opts.pins?.pins,
         connect: opts.connect,
       });
-    const sleep =
-      opts.sleep ??
-      ((ms, signal) =>
-        new Promise((resolve, reject) => {
-          const t = setTimeout(resolve, ms);
-          signal?.addEventListener('abort', () => (clearTimeout(t), reject(signal.reason)), { once: true });
-        }));
-    this.sender = { opts, handler: this.handler, sleep };
+    this.sender = { opts, handler: this.handler, sleep: opts.sleep ?? sleep };
   }
 
   get baseUrl(): string {
@@ -155,7 +149,7 @@ export class ApiClient {
     const prepared = this.prepare(o);
     refuseBadHeaders(prepared);
     refuseUnsigned(this.opts, o, prepared);
-    if (this.opts.dryRun) return this.dryRun(o, prepared);
+    if (this.opts.dryRun) return this.dryRun(o, prepared, this.opts.dryRun);
     this.traceRoute(prepared);
     const ticket = await this.announce(o);
     if (!ticket) return this.accept(o, await exchange(this.sender, o, prepared));
@@ -180,14 +174,14 @@ export class ApiClient {
   }
 
   /** --dry-run: check the payload against the OpenAPI document, print the curl line, send nothing. */
-  private async dryRun(o: RequestOptions, p: Prepared): Promise<never> {
+  private async dryRun(o: RequestOptions, p: Prepared, print: (line: string) => void): Promise<never> {
     await this.opts.checkPayload?.({
       method: o.method,
       path: o.path,
       host: o.host ?? 'api',
       requestText: p.requestText,
     });
-    this.opts.dryRun?.(curlLine(p));
+    print(curlLine(p));
     throw new DryRun();
   }
 
@@ -261,20 +255,9 @@ function writeRequestOf(o: RequestOptions): WriteRequest {
     endpoint: o.endpoint?.name,
     method: o.method,
     path: o.path,
-    payload: o.payload ?? requestObject(o.requestText),
+    payload: o.payload,
     headers: o.headers ?? {},
   };
-}
-
-/** The `request` object of a raw request text (`bookdist api --input`), when it is JSON. */
-function requestObject(text: string | undefined): Record<string, unknown> | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const v = JSON.parse(text);
-    return v && typeof v === 'object' && !Array.isArray(v) ? v : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function stripUndefined(o: Record<string, unknown>): Record<string, unknown> {

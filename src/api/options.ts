@@ -47,8 +47,6 @@ export interface ClientOptions {
   /** Called with every parsed JSON body (used for the TEST MODE notice). */
   onResponse?: (res: ApiResponse) => void;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Max keep-alive connections per origin. */
-  connections?: number;
   userAgent?: string;
   /** What sends the requests; the node transport when not given. */
   handler?: HttpHandler;
@@ -84,7 +82,10 @@ export interface RequestOptions {
   path: string;
   /** POST: the `request` payload object. GET: ignored (use query). */
   payload?: Record<string, unknown>;
-  /** Raw `request` text to send verbatim (for `bookdist api --input`). */
+  /**
+   * Raw `request` text to send verbatim (for `bookdist api --input`), with its parsed object as
+   * `payload` (what the write hook records).
+   */
   requestText?: string;
   query?: Record<string, string | number | boolean | undefined | null>;
   auth?: 'partner' | 'access' | 'none';

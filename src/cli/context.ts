@@ -8,23 +8,9 @@ import type { ResolvedConfig } from '../config/resolve.js';
 import type { Clock, Context, GlobalOptions, IO } from '../context.js';
 import type { OutputSpec } from '../output/model.js';
 import { colorWanted, formatNotice } from '../output/text.js';
+import { sleep } from '../util/sleep.js';
 
-const realClock: Clock = {
-  now: () => new Date(),
-  sleep: (ms, signal) =>
-    new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason as Error);
-      const t = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(t);
-        reject(signal!.reason as Error);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
-};
+const realClock: Clock = { now: () => new Date(), sleep };
 
 /** Everything a Context holds, given once. */
 export interface ContextParts {
