@@ -105,6 +105,8 @@ export const GROUPS = {
     tests: [
       'test/foundation/retry-policy.test.ts',
       'test/foundation/client.test.ts',
+      'test/foundation/client-pipeline.test.ts',
+      'test/foundation/answer-shapes.test.ts',
       'test/foundation/header-values.test.ts',
       'test/network/network.test.ts',
       'test/bulk/retry.test.ts',
