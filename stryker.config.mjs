@@ -107,6 +107,7 @@ export const GROUPS = {
       'test/foundation/client.test.ts',
       'test/foundation/client-pipeline.test.ts',
       'test/foundation/answer-shapes.test.ts',
+      'test/foundation/exchange.test.ts',
       'test/foundation/header-values.test.ts',
       'test/network/network.test.ts',
       'test/bulk/retry.test.ts',
