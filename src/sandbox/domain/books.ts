@@ -56,11 +56,54 @@ export function bookPricing(c: HandlerCtx): Promised<'book.pricing'> {
   return { hash_id: b.hash_id, isbn: b.isbn13, title: b.title, digital_pricing: v.digital_pricing };
 }
 
+type SearchAnswer = Promised<'book.search'>;
+
+/** The search answers of one state of the books (see bookSearch). */
+interface SearchAnswers {
+  day: number;
+  answers: Map<string, SearchAnswer>;
+  /** The books in `answers`, all pages together. */
+  books: number;
+}
+
+/** Books that the kept search answers hold at most (pages of up to 500): a few MB of text. */
+const MAX_SEARCH_BOOKS = 2000;
+
+/**
+ * A search answers every caller alike, the same until a book, a price, a publisher or a hold
+ * changes, or the sandbox's day turns (as the lookup by ISBN, bookIsbn): each page is made once
+ * per such state, keyed by what the search asks (its filters as given, limit and offset), and
+ * sent as the same text. The oldest are dropped past MAX_SEARCH_BOOKS books.
+ */
 export function bookSearch(c: HandlerCtx): Promised<'book.search'> {
   const { store, payload: p, now } = c;
   const { limit, offset } = paging(p);
-  const { rows, count } = searchBooks(store, p, limit, offset);
-  return { count, results: bookViews(store, rows, now) };
+  const day = Math.floor(now / DAY);
+  const kept = store.memo(
+    'book.search',
+    BOOK_ANSWER_TABLES,
+    (): SearchAnswers => ({ day, answers: new Map(), books: 0 }),
+  );
+  if (kept.day !== day) Object.assign(kept, { day, answers: new Map(), books: 0 });
+  const key = JSON.stringify([p.title, p.author, p.isbn, p.hash_ids, limit, offset]);
+  let answer = kept.answers.get(key);
+  if (answer === undefined) {
+    const { rows, count } = searchBooks(store, p, limit, offset);
+    answer = sharedAnswer({ count, results: bookViews(store, rows, now) });
+    keepAnswer(kept, key, answer);
+  }
+  return answer;
+}
+
+function keepAnswer(kept: SearchAnswers, key: string, answer: SearchAnswer): void {
+  if (answer.results.length > MAX_SEARCH_BOOKS) return;
+  kept.books += answer.results.length;
+  for (const [k, old] of kept.answers) {
+    if (kept.books <= MAX_SEARCH_BOOKS) break;
+    kept.answers.delete(k);
+    kept.books -= old.results.length;
+  }
+  kept.answers.set(key, answer);
 }
 
 // Where the pages served so far ended: per store, `account:offset` -> the id of the last book
