@@ -7,6 +7,7 @@ export {
   countsText,
   eachItem,
   failedRow,
+  perItem,
   ROWS_PER_BATCH,
   type ItemOutcome,
 } from './job/items.js';

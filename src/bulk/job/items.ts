@@ -63,6 +63,19 @@ export function batchesAhead(
   return (n, job) => window(n - 1, job);
 }
 
+/**
+ * `f` computed once an item: a row's check, which its call told ahead (eachItem's `callOf`) and
+ * its run both need.
+ */
+export function perItem<I extends object, T>(f: (item: I) => T): (item: I) => T {
+  const seen = new WeakMap<I, { v: T }>();
+  return (item) => {
+    let c = seen.get(item);
+    if (!c) seen.set(item, (c = { v: f(item) }));
+    return c.v;
+  };
+}
+
 /** What one item of a one-request-per-item batch came to. */
 export type ItemOutcome<R> =
   | { row: R; invalid?: boolean; failure?: Failure }

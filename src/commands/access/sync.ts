@@ -203,6 +203,10 @@ export async function run(o: Options, ctx: Context): Promise<number> {
   }
   let revokes = 0;
   let planned: Planned | undefined;
+  const payloadOf = (c: Change) =>
+    c.action === 'allow'
+      ? { hash_id: o.hashId, username: c.username, price: o.price! }
+      : { hash_id: o.hashId, username: c.username };
   const spec: JobSpec<Change, Result> = {
     verb: 'access sync',
     columns: COLUMNS,
@@ -241,10 +245,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
           });
           if (c.action === 'invalid') return { row: make('invalid', c.why), invalid: true };
           const allow = c.action === 'allow';
-          const payload = allow
-            ? { hash_id: o.hashId, username: c.username, price: o.price! }
-            : { hash_id: o.hashId, username: c.username };
-          const r = await job.call(allow ? 'access.allow' : 'access.revoke', { payload });
+          const r = await job.call(allow ? 'access.allow' : 'access.revoke', { payload: payloadOf(c) });
           if (r.ok && isAnswer(r.response))
             return {
               row: make('ok', String(r.response.body.message ?? (allow ? 'Access granted.' : 'Access revoked.'))),
@@ -254,6 +255,10 @@ export async function run(o: Options, ctx: Context): Promise<number> {
           return failedRow(r, make, `${c.action} ${c.username}`);
         },
         job,
+        (c) =>
+          c.action === 'invalid'
+            ? undefined
+            : { name: c.action === 'allow' ? 'access.allow' : 'access.revoke', args: { payload: payloadOf(c) } },
       ),
     status: (r) => r.status,
     stdoutColumns: outputFormat(ctx) === 'table' && !ctx.globals.fields ? TABLE_COLUMNS : undefined,

@@ -9,7 +9,16 @@
 import type { Context } from '../../../context.js';
 import * as v from '../../../validate/index.js';
 import { usageError, messageOf } from '../../../errors.js';
-import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../../bulk/engine.js';
+import {
+  chunks,
+  countsText,
+  ROWS_PER_BATCH,
+  eachItem,
+  failedRow,
+  perItem,
+  runJob,
+  type JobSpec,
+} from '../../../bulk/engine.js';
 import { failureOf } from '../../../bulk/retry.js';
 import { isAnswer } from '../../../api/answer.js';
 import type { Payload } from '../../../spec/contract.js';
@@ -56,6 +65,14 @@ export async function runAccessCsv(o: BulkFlags & { action: 'allow' | 'revoke' }
   const flag = '--from-csv';
   const input = await inputFingerprint(o.file, ctx, flag);
   const already = o.action === 'allow' ? /already has access/i : /purchase record not found/i;
+  const check = perItem((row: InputRow<Record<string, string>>) => {
+    try {
+      if (row.problem) throw usageError(row.problem);
+      return { payload: payloadOf(o.action, row.values) };
+    } catch (e) {
+      return { problem: messageOf(e) };
+    }
+  });
 
   const spec: JobSpec<InputRow<Record<string, string>>, Result> = {
     verb: `access ${o.action}`,
@@ -73,13 +90,8 @@ export async function runAccessCsv(o: BulkFlags & { action: 'allow' | 'revoke' }
             hash_id: String(row.values.hash_id ?? ''),
             username: String(row.values.username ?? ''),
           });
-          let payload: Payload<'access.allow' | 'access.revoke'>;
-          try {
-            if (row.problem) throw usageError(row.problem);
-            payload = payloadOf(o.action, row.values);
-          } catch (e) {
-            return { row: make('invalid', messageOf(e)), invalid: true };
-          }
+          const { payload, problem } = check(row);
+          if (!payload) return { row: make('invalid', problem), invalid: true };
           const r = await job.call(`access.${o.action}`, { payload });
           if (r.ok && isAnswer(r.response))
             return {
@@ -93,6 +105,10 @@ export async function runAccessCsv(o: BulkFlags & { action: 'allow' | 'revoke' }
           return failedRow(r, make, `row ${row.line}`);
         },
         job,
+        (row) => {
+          const { payload } = check(row);
+          return payload && { name: `access.${o.action}`, args: { payload } };
+        },
       ),
     status: (r) => r.status,
     describe: (c, st) =>

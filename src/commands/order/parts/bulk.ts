@@ -17,7 +17,16 @@ import { messageOf } from '../../../errors.js';
 import { cellText as t } from '../../../output/format.js';
 import type { Context } from '../../../context.js';
 import * as v from '../../../validate/index.js';
-import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../../bulk/engine.js';
+import {
+  chunks,
+  countsText,
+  ROWS_PER_BATCH,
+  eachItem,
+  failedRow,
+  perItem,
+  runJob,
+  type JobSpec,
+} from '../../../bulk/engine.js';
 import { failureOf } from '../../../bulk/retry.js';
 import { csvRows, inputFingerprint, ndjsonRows, type InputRow } from '../../../bulk/rows.js';
 import { jobFlags, type BulkFlags } from '../../../bulk/flags.js';
@@ -274,6 +283,11 @@ export async function runOrderFreeBulk(o: BulkFlags, ctx: Context): Promise<numb
     label: optional(via(v.label, 'label')),
   });
   const input = await inputFingerprint(o.file, ctx, o.flag);
+  const check = perItem((row: InputRow) =>
+    row.problem ? { ok: false as const, message: row.problem } : checkRow(Row, row.values),
+  );
+  // The key makes a repeat (after a lost answer, a crash, --resume of a torn batch) answer with the first order at a service that honours it, as the sandbox does.
+  const keyOf = (batch: { key: string }, row: InputRow) => ({ 'idempotency-key': `${batch.key}-${row.line}` });
   const spec: JobSpec<InputRow, FreeResult> = {
     verb: 'order free',
     columns: ['row', 'status', 'order_id', 'hash_id', 'username', 'message'],
@@ -299,14 +313,9 @@ export async function runOrderFreeBulk(o: BulkFlags, ctx: Context): Promise<numb
             username: t(row.values.username),
             message,
           });
-          const c = row.problem ? { ok: false as const, message: row.problem } : checkRow(Row, row.values);
+          const c = check(row);
           if (!c.ok) return { row: make('invalid', c.message), invalid: true };
-          // The key makes a repeat (after a lost answer, a crash, --resume of a torn batch) answer with the first order at a service that honours it, as the sandbox does.
-          const r = await job.call(
-            'order.free',
-            { payload: { ...c.data } },
-            { 'idempotency-key': `${batch.key}-${row.line}` },
-          );
+          const r = await job.call('order.free', { payload: { ...c.data } }, keyOf(batch, row));
           if (r.ok && isAnswer(r.response))
             return {
               row: make(
@@ -320,6 +329,12 @@ export async function runOrderFreeBulk(o: BulkFlags, ctx: Context): Promise<numb
           return failedRow(r, make, `row ${row.line}`);
         },
         job,
+        (row) => {
+          const c = check(row);
+          return c.ok
+            ? { name: 'order.free', args: { payload: { ...c.data } }, headers: keyOf(batch, row) }
+            : undefined;
+        },
       ),
     status: (r) => r.status,
     describe: (c, st) =>

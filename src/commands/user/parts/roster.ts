@@ -7,7 +7,16 @@
 import type { Context } from '../../../context.js';
 import * as v from '../../../validate/index.js';
 import { cellText as t } from '../../../output/format.js';
-import { chunks, countsText, ROWS_PER_BATCH, eachItem, failedRow, runJob, type JobSpec } from '../../../bulk/engine.js';
+import {
+  chunks,
+  countsText,
+  ROWS_PER_BATCH,
+  eachItem,
+  failedRow,
+  perItem,
+  runJob,
+  type JobSpec,
+} from '../../../bulk/engine.js';
 import { csvRows, inputFingerprint, type InputRow } from '../../../bulk/rows.js';
 import { isConflict } from '../../../api/errors.js';
 import { jobFlags, type BulkFlags } from '../../../bulk/flags.js';
@@ -34,6 +43,9 @@ export async function runRoster(o: BulkFlags, ctx: Context): Promise<number> {
   });
   const flag = '--from-csv';
   const input = await inputFingerprint(o.file, ctx, flag);
+  const check = perItem((row: InputRow) =>
+    row.problem ? { ok: false as const, message: row.problem } : checkRow(Row, row.values),
+  );
   const spec: JobSpec<InputRow, Result> = {
     verb: 'user create',
     columns: COLUMNS,
@@ -54,7 +66,7 @@ export async function runRoster(o: BulkFlags, ctx: Context): Promise<number> {
             email: t(row.values.email),
             message,
           });
-          const c = row.problem ? { ok: false as const, message: row.problem } : checkRow(Row, row.values);
+          const c = check(row);
           if (!c.ok) return { row: make('invalid', c.message), invalid: true };
           const r = await job.call('user.create', { payload: { ...c.data } });
           const body = r.ok ? r.response.body : undefined;
@@ -68,6 +80,10 @@ export async function runRoster(o: BulkFlags, ctx: Context): Promise<number> {
           return failedRow(r, make, `row ${row.line}`);
         },
         job,
+        (row) => {
+          const c = check(row);
+          return c.ok ? { name: 'user.create', args: { payload: { ...c.data } } } : undefined;
+        },
       ),
     status: (r) => r.status,
     describe: (c, st) =>
