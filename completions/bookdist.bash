@@ -462,7 +462,7 @@ _bookdist_flag() {
     'ledger list/--since') REPLY='r-' ;;
     'ledger list/--until') REPLY='r-' ;;
     'ledger list/--op') REPLY='r-' ;;
-    'ledger list/--status') REPLY='rc unknown failed done' ;;
+    'ledger list/--status') REPLY='rc unknown failed done unsent' ;;
     'ledger list/--user') REPLY='ri user' ;;
     'ledger list/--book') REPLY='ri book' ;;
     'ledger list/--job') REPLY='r-' ;;
@@ -473,7 +473,7 @@ _bookdist_flag() {
     'ledger export/--since') REPLY='r-' ;;
     'ledger export/--until') REPLY='r-' ;;
     'ledger export/--op') REPLY='r-' ;;
-    'ledger export/--status') REPLY='rc unknown failed done' ;;
+    'ledger export/--status') REPLY='rc unknown failed done unsent' ;;
     'ledger export/--user') REPLY='ri user' ;;
     'ledger export/--book') REPLY='ri book' ;;
     'ledger export/--job') REPLY='r-' ;;

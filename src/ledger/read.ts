@@ -6,6 +6,9 @@ import { cellText } from '../util/cell-text.js';
 /** What reconcile found, in the words `bookdist help ledger` explains. */
 export type Settlement = 'confirmed' | 'applied now' | 'not applied' | 'probably' | 'still unknown' | 'cannot settle';
 
+/** A write's outcome (`bookdist help ledger`). */
+export type Status = 'done' | 'failed' | 'unknown' | 'unsent';
+
 export interface Write {
   id: number;
   t: string;
@@ -18,10 +21,10 @@ export interface Write {
   request?: string;
   /** The payload as sent, for the writes reconcile re-sends. */
   resend?: Record<string, unknown>;
-  /** done / failed / unknown: the outcome, as reconcile settled it when it did. */
-  status: 'done' | 'failed' | 'unknown';
+  /** done / failed / unknown: the outcome, as reconcile settled it when it did; unsent: told ahead by a job that stopped before sending it. */
+  status: Status;
   /** The outcome as recorded when the request ended (unknown: none, the process died first). */
-  recorded: 'done' | 'failed' | 'unknown';
+  recorded: Status;
   http?: number;
   returned?: Record<string, unknown>;
   reason?: string;
@@ -116,7 +119,10 @@ export function foldWrites(rows: Row[]): Write[] {
     const w = byId.get(Number(r.of));
     if (!w) continue;
     if (r.kind === 'outcome') {
-      const st = r.status === 'done' || r.status === 'failed' ? r.status : 'unknown';
+      // Unsent: its job stopped before the request (written `failed`, with `unsent`, or by
+      // earlier versions with only the reason).
+      const unsent = r.unsent === true || (r.status === 'failed' && s(r.reason)?.startsWith('not sent:'));
+      const st = unsent ? 'unsent' : r.status === 'done' || r.status === 'failed' ? r.status : 'unknown';
       w.status = w.recorded = st;
       w.http = typeof r.http === 'number' ? r.http : undefined;
       w.returned = r.ids as Record<string, unknown> | undefined;
@@ -140,7 +146,7 @@ export interface Filter {
   until?: Date;
   op?: string;
   profile?: string;
-  status?: 'unknown' | 'failed' | 'done';
+  status?: Status;
   user?: string;
   book?: string;
   job?: string;

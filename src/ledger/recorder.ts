@@ -16,8 +16,8 @@
 // one call a batch, codes generate, tells its next batches' calls: batchesAhead): their intents go in
 // one group, durable before any of them is sent, and each request's `before` then takes its own,
 // so one fdatasync covers some 16 to 32 requests instead of one or two (bench n2). An intent told
-// ahead whose request is never made (the job stopped first) gets a `failed` outcome, not sent,
-// when the command ends; after a `kill -9` it stays unknown, which reconcile settles as it does
+// ahead whose request is never made (the job stopped first) gets an `unsent` outcome (status
+// `failed` and `unsent: true` in the file) when the command ends; after a `kill -9` it stays unknown, which reconcile settles as it does
 // any intent whose request may not have left.
 // Outcomes go out with the next group, or when the command ends. A bulk job keeps the ledger's
 // lock between its groups (the store lets it go when another process waits) and lets it go
@@ -116,7 +116,7 @@ export class Recorder implements WriteHook {
     }));
   }
 
-  /** Intents told ahead whose request was never sent (the job stopped first): a `failed` outcome each, not sent. */
+  /** Intents told ahead whose request was never sent (the job stopped first): an `unsent` outcome each. */
   private notSent(): void {
     const now = (this.meta.now?.() ?? new Date()).toISOString();
     for (const told of this.told.values())
@@ -127,7 +127,9 @@ export class Recorder implements WriteHook {
               t: now,
               kind: 'outcome',
               of: a.n,
+              // `failed` for a reader that knows no `unsent` (it never re-sends a failed write).
               status: 'failed',
+              unsent: true,
               reason: 'not sent: the job stopped before this request',
               pid: process.pid,
             },

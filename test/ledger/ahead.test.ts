@@ -1,7 +1,7 @@
 // Intents told ahead (a bulk job's next items, WriteHook.ahead): recorded together before their
 // requests, each taken by its request's `before` (no second intent), and one whose request was
-// never made (the job stopped first) is closed as `failed`, not sent, when the command ends, so
-// that `ledger reconcile` never re-sends what the job never sent.
+// never made (the job stopped first) is closed as `unsent` when the command ends, hidden from
+// `ledger list` unless asked for, so that `ledger reconcile` never re-sends what the job never sent.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { Recorder } from '../../src/ledger/recorder.js';
 import { LedgerStore } from '../../src/ledger/store.js';
 import { foldWrites, parseLedger } from '../../src/ledger/read.js';
 import type { WriteRequest } from '../../src/api/write-hook.js';
+import { run } from '../helpers/run.js';
 
 let dir: string;
 beforeEach(() => {
@@ -31,7 +32,7 @@ const done = (id: number) => ({
 });
 
 describe('intents told ahead', () => {
-  it('are taken by their requests once each; those never sent are closed as failed, not sent', async () => {
+  it('are taken by their requests once each; those never sent are closed as unsent, hidden from ledger list', async () => {
     const store = new LedgerStore(join(dir, 'state'));
     const rec = new Recorder(store, { profile: 'p', host: 'h', job: () => 'job-1' });
     rec.ahead([order('A-1'), order('A-2'), order('A-3')]);
@@ -50,7 +51,23 @@ describe('intents told ahead', () => {
     expect(of('A-1')).toMatchObject({ id: Number(first!.id), status: 'done', job: 'job-1' });
     expect(of('B-1')).toMatchObject({ id: Number(other!.id), status: 'done' });
     for (const n of ['A-2', 'A-3'])
-      expect(of(n)).toMatchObject({ status: 'failed', reason: 'not sent: the job stopped before this request' });
+      expect(of(n)).toMatchObject({ status: 'unsent', reason: 'not sent: the job stopped before this request' });
+    // An older reader, which knows no `unsent`, sees them failed (it never re-sends a failed write).
+    const outcomes = parsed.rows.filter((r) => r.kind === 'outcome' && r.unsent === true);
+    expect(outcomes.map((r) => r.status)).toEqual(['failed', 'failed']);
+
+    // `ledger list` hides them and says how many; --status unsent lists them; reconcile leaves them.
+    const env = { BOOKDIST_STATE_DIR: join(dir, 'state') };
+    const list = await run(['ledger', 'list', '--json'], { env });
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout).map((w: { order_number: string }) => w.order_number)).toEqual(['A-1', 'B-1']);
+    expect(list.stderr).toMatch(/2 unsent write\(s\) not shown: .*`--status unsent` lists them/);
+    const unsent = await run(['ledger', 'list', '--status', 'unsent', '--json'], { env });
+    expect(JSON.parse(unsent.stdout).map((w: { order_number: string }) => w.order_number)).toEqual(['A-2', 'A-3']);
+    expect(unsent.stderr).toBe('');
+    const again = await run(['ledger', 'reconcile', '--dry-run', '--json'], { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual([]);
   });
 
   it('a request told twice is taken twice, in turn', async () => {

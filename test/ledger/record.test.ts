@@ -457,6 +457,12 @@ describe('ledger reconcile settles lost answers', () => {
     const rows2 = json(await cli(['ledger', 'reconcile', '--json']));
     expect(rows2.find((x: { id: number }) => x.id === r1)).toMatchObject({ result: 'confirmed' });
     expect(rows2.find((x: { id: number }) => x.id === r2)).toMatchObject({ result: 'applied now' });
+    // Done now: --all does not check them (only a write could), and says so rather than "would send nothing".
+    const all = json(await cli(['ledger', 'reconcile', '--all', '--dry-run', '--json']));
+    expect(all.find((x: { id: number }) => x.id === a1)).toMatchObject({
+      result: 'not checked',
+      how: expect.stringMatching(/^only a write could check it/),
+    });
   });
 
   it('a user create by e-mail: confirmed when it landed, not applied when it did not', async () => {
@@ -490,8 +496,8 @@ describe('ledger reconcile settles lost answers', () => {
     const dry = await cli(['ledger', 'reconcile', '--dry-run', '--json']);
     expect(dry.code).toBe(0);
     expect(json(dry).find((x: { id: number }) => x.id === w.id)).toMatchObject({
-      result: 'would send',
-      how: 'nothing',
+      result: 'cannot settle',
+      how: expect.stringMatching(/codes summary/),
     });
     const rec = await cli(['ledger', 'reconcile', '--json']);
     expect(rec.code).toBe(6);

@@ -24,14 +24,16 @@ export const commands = [
       'The states of a write:\n' +
       '  done: the service gave the answer the interface promises.\n' +
       '  failed: the service refused it, or it was never sent.\n' +
-      '  unknown: no verified answer (a lost connection, a timeout, an HTML page, a redirect, a batch of codes of another size than asked), or the process was killed: it may or may not have taken effect.\n\n' +
+      '  unknown: no verified answer (a lost connection, a timeout, an HTML page, a redirect, a batch of codes of another size than asked), or the process was killed: it may or may not have taken effect.\n' +
+      "  unsent: a bulk job records its next requests ahead and stopped (Ctrl-C, a fatal error) before sending this one: it never left. `ledger list` hides these (`--status unsent` lists them); reconcile leaves them alone, and the job's --resume sends the item.\n\n" +
       '`bookdist ledger reconcile` settles unknown writes, each becoming:\n' +
       '  confirmed: it had taken effect.\n' +
       '  applied now: it had not; an idempotent re-send made it take effect now.\n' +
       '  not applied: it had not taken effect.\n' +
       '  probably: a read suggests it took effect, but more than one record could match.\n' +
       '  still unknown: the service could not be asked now (try again later).\n' +
-      '  cannot settle: the interface offers no way to tell (the reason is given).\n\n' +
+      '  cannot settle: the interface offers no way to tell (the reason is given).\n' +
+      'With --all it also checks done writes where a read can; one that only a write could check is shown as not checked, with why, and stays done.\n\n' +
       "Turn it off with --no-ledger, BOOKDIST_LEDGER=off, or a profile's setting (`bookdist profile add --no-ledger`). " +
       "The embedded sandbox's writes are recorded under the profile name sandbox.",
     commands: [

@@ -11,7 +11,10 @@ export async function run({ opts }: VerbInput<typeof list>, ctx: Context): Promi
   const { writes, parsed } = readLedger(ctx);
   if (parsed.broken)
     ctx.warn(`the ledger's chain breaks at line ${parsed.broken.line}: run \`bookdist ledger verify\`.`);
-  const rows = select(writes, f).map((w) => ({ ...recordOf(w), subject: subjectOf(w) }));
+  const chosen = select(writes, f);
+  // Writes a stopped job told ahead and never sent are shown only when asked for.
+  const shown = f.status ? chosen : chosen.filter((w) => w.status !== 'unsent');
+  const rows = shown.map((w) => ({ ...recordOf(w), subject: subjectOf(w) }));
   await emit(ctx, rows, {
     columns: [
       { key: 'id', label: 'ID', id: true },
@@ -28,4 +31,9 @@ export async function run({ opts }: VerbInput<typeof list>, ctx: Context): Promi
     ],
     empty: 'No writes recorded' + (Object.values(f).some((v) => v !== undefined) ? ' match.' : ' yet.'),
   });
+  const unsent = chosen.length - shown.length;
+  if (unsent)
+    ctx.info(
+      `${unsent} unsent write(s) not shown: a job that stopped had told them ahead and never sent them (\`--status unsent\` lists them).`,
+    );
 }

@@ -33,11 +33,17 @@ interface Target {
 interface Method {
   sends: string;
   settle(t: Target): Promise<Result>;
+  /** Why it cannot be settled through the interface (then it sends nothing). */
+  cannot?: string;
 }
 
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
 const int = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
-const cannot = (how: string): Method => ({ sends: 'nothing', settle: async () => ({ state: 'cannot settle', how }) });
+const cannot = (how: string): Method => ({
+  sends: 'nothing',
+  cannot: how,
+  settle: async () => ({ state: 'cannot settle', how }),
+});
 
 /** The answer as a short phrase for `how`. */
 function said(res: ApiResponse): string {
@@ -154,7 +160,7 @@ function bookProcess(w: Write): Method {
 
 function access(w: Write, _all: Write[], opts: Opts): Method {
   if (!w.resend) return cannot('the ledger holds no payload to send again');
-  if (opts.done) return cannot('recorded as done; sending it again could undo a change made since');
+  if (opts.done) return cannot('only a write could check it, and sending it again could undo a change made since');
   const allow = w.op === 'access allow';
   return {
     sends: `POST /v1/access/${allow ? 'allow' : 'revoke'}/ again (its repeat says whether the first took effect)`,
@@ -178,7 +184,7 @@ function codes(w: Write, _all: Write[], opts: Opts): Method {
     return cannot(
       'a batch without an Idempotency-Key cannot be told apart: `codes summary` counts all codes, not batches',
     );
-  if (opts.done) return cannot('recorded as done');
+  if (opts.done) return cannot('only a write could check it: the batch would be sent again');
   return {
     sends: `POST /v1/codes/generate/ again with Idempotency-Key ${key} (only where the service honours keys)`,
     async settle({ api, keysHonoured }) {
@@ -283,19 +289,26 @@ export async function run({ opts }: VerbInput<typeof reconcile>, ctx: Context): 
   for (const w of todo) {
     const m = methodFor(w, writes, { done: w.status === 'done' });
     const row = { id: w.id, op: w.op, subject: subjectOf(w), was: w.status };
-    if (dry) {
-      out.push({ ...row, result: 'would send', how: m.sends });
+    // Settled (or not) without the service: what a run would say, dry or not, and why.
+    let r: Result | undefined = m.cannot !== undefined ? { state: 'cannot settle', how: m.cannot } : undefined;
+    // A done write that cannot be checked stays done: nothing is open, nothing is written.
+    if (r && w.status === 'done') {
+      out.push({ ...row, result: 'not checked', how: r.how });
       continue;
     }
-    let r: Result;
-    const t =
-      m.sends === 'nothing' ? undefined : await (targets.get(w.profile + ' ' + w.host) ?? targetFor(ctx, w, targets));
-    if (t && 'why' in t) r = { state: 'still unknown', how: t.why };
-    else {
-      try {
-        r = await m.settle(t as Target);
-      } catch (e) {
-        r = { state: 'still unknown', how: messageOf(e).split('\n')[0].slice(0, 200) };
+    if (dry) {
+      out.push({ ...row, result: r ? r.state : 'would send', how: r ? r.how : m.sends });
+      continue;
+    }
+    if (!r) {
+      const t = await (targets.get(w.profile + ' ' + w.host) ?? targetFor(ctx, w, targets));
+      if ('why' in t) r = { state: 'still unknown', how: t.why };
+      else {
+        try {
+          r = await m.settle(t);
+        } catch (e) {
+          r = { state: 'still unknown', how: messageOf(e).split('\n')[0].slice(0, 200) };
+        }
       }
     }
     if (r.state === 'still unknown' || r.state === 'cannot settle') open++;

@@ -2,7 +2,15 @@
 import type { Context } from '../../../context.js';
 import { usageError } from '../../../errors.js';
 import { LedgerStore, ledgerDir } from '../../../ledger/store.js';
-import { foldWrites, matches, parseLedger, type Filter, type Parsed, type Write } from '../../../ledger/read.js';
+import {
+  foldWrites,
+  matches,
+  parseLedger,
+  type Filter,
+  type Parsed,
+  type Status,
+  type Write,
+} from '../../../ledger/read.js';
 import { OPS } from '../../../ledger/ops.js';
 
 export function storeOf(ctx: Context): LedgerStore {
@@ -39,7 +47,7 @@ interface FilterOpts {
   since?: string;
   until?: string;
   op?: string;
-  status?: 'unknown' | 'failed' | 'done';
+  status?: Status;
   user?: string;
   book?: string;
   job?: string;
