@@ -7,10 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/sandbox/auth.js';
 import { listOutbox, recordUsage } from '../../src/sandbox/control.js';
 import type { Store } from '../../src/sandbox/db/store.js';
-import { handlerCtx, redeemCode, runHandler } from '../../src/sandbox/domain/index.js';
+import { handlerCtx, redeemCode, runHandler, runWorker } from '../../src/sandbox/domain/index.js';
+import { ENDPOINTS } from '../../src/spec/endpoints.js';
 import { HttpError } from '../../src/sandbox/errors.js';
 import type { CallerAccountRow } from '../../src/sandbox/repo/accounts.js';
-import { WELL_KNOWN } from '../../src/sandbox/seed.js';
+import { SEED_BOOKS, SEED_IMPORTS, WELL_KNOWN } from '../../src/sandbox/seed.js';
 import { seededMemoryStore } from '../helpers/memory-store.js';
 
 const DAY = 86_400_000;
@@ -517,6 +518,115 @@ describe('users', () => {
     ).toBe('123456');
     const gen = call('user.create', { payload: { email: 'p6@example.com' } }).body.passwd;
     expect(typeof gen === 'string' && gen.length >= 6).toBe(true);
+  });
+});
+
+describe('books: lookups, listings, the processing queue', () => {
+  it('by ISBN (any of its ISBNs, with or without hyphens), by SKU in any case, its prices; else 404', () => {
+    const isbn = (v: string) => call('book.isbn', { params: { isbn: v } }).body.book.hash_id;
+    expect(isbn(readme.isbn13)).toBe(readme.hash_id);
+    expect(isbn(readme.isbn10)).toBe(readme.hash_id);
+    expect(isbn(readme.eisbn13)).toBe(readme.hash_id);
+    expect(isbn(`${readme.isbn13.slice(0, 3)}-${readme.isbn13.slice(3)}`)).toBe(readme.hash_id);
+    for (const v of ['9780000000002', '', '9'.repeat(21)])
+      expect(refusal('book.isbn', { params: { isbn: v } }).status, v).toBe(404);
+    const sku = store.get<{ sku: string }>('SELECT sku FROM books WHERE hash_id = ?', readme.hash_id)!.sku;
+    expect(call('book.sku', { params: { sku: sku.toLowerCase() } }).body.book.hash_id).toBe(readme.hash_id);
+    expect(refusal('book.sku', { params: { sku: 'NO-SUCH-SKU' } }).status).toBe(404);
+    const pricing = call('book.pricing', { params: { isbn: readme.isbn10 } }).body;
+    expect(pricing).toMatchObject({ hash_id: readme.hash_id, isbn: readme.isbn13, title: readme.title });
+    expect(pricing.digital_pricing.map((p: { id: number }) => p.id).sort()).toEqual(
+      readme.pricing.map((p) => p.id).sort(),
+    );
+    expect(refusal('book.pricing', { params: { isbn: '9780000000002' } }).status).toBe(404);
+    expect(call('book.get', { params: { hash_id: readme.hash_id.toUpperCase() } }).body.book.title).toBe(readme.title);
+  });
+
+  it("the account's books page by page: every book once, in order, whatever the page size", () => {
+    const page = (limit: number, offset: number) => call('book.index', { payload: { limit, offset } }).body;
+    const all = page(500, 0);
+    expect(all.count).toBe(all.results.length);
+    expect(all.count).toBeGreaterThan(5);
+    const ids = all.results.map((b: { hash_id: string }) => b.hash_id);
+    for (const size of [1, 2, 3]) {
+      const seen: string[] = [];
+      for (let offset = 0; offset < all.count; offset += size) {
+        const p = page(size, offset);
+        expect(p).toMatchObject({ count: all.count, limit: size, offset });
+        seen.push(...p.results.map((b: { hash_id: string }) => b.hash_id));
+      }
+      expect(seen).toEqual(ids);
+      // Read again from the middle (a remembered page end) and past the end.
+      expect(page(size, size).results.map((b: { hash_id: string }) => b.hash_id)).toEqual(ids.slice(size, 2 * size));
+    }
+    // A book leaves the account's list (its publisher changes hands): the pages after it move up.
+    page(2, 0);
+    const first = all.results[0];
+    const owner = store.get<{ p: number }>('SELECT publisher_id AS p FROM books WHERE hash_id = ?', first.hash_id)!.p;
+    store.run('UPDATE books SET publisher_id = 3 WHERE hash_id = ?', first.hash_id);
+    try {
+      expect(page(2, 2).results.map((b: { hash_id: string }) => b.hash_id)).toEqual(ids.slice(3, 5));
+    } finally {
+      store.run('UPDATE books SET publisher_id = ? WHERE hash_id = ?', owner, first.hash_id);
+    }
+    expect(page(0, 0).limit).toBe(50);
+    expect(page(5, all.count).results).toEqual([]);
+    expect(call('book.index', { payload: { limit: 2, offset: 0 }, caller: limited }).body.count).not.toBe(all.count);
+  });
+
+  it('search: by title words and by hash ids, counted', () => {
+    const r = call('book.search', { payload: { title: readme.title.split(' ')[1], limit: 5 } }).body;
+    expect(r.results.map((b: { hash_id: string }) => b.hash_id)).toContain(readme.hash_id);
+    expect(r.count).toBeGreaterThanOrEqual(r.results.length);
+    const two = [readme.hash_id, WELL_KNOWN.otherPublisher.hash_id];
+    const byIds = call('book.search', { payload: { hash_ids: two.map((h) => h.toUpperCase()) } }).body;
+    expect(byIds.count).toBe(2);
+    expect(byIds.results.map((b: { hash_id: string }) => b.hash_id).sort()).toEqual([...two].sort());
+    const imports = call('import.search', { payload: { limit: 100 } }).body;
+    expect(imports).toMatchObject({ count: SEED_IMPORTS.length, limit: 100, offset: 0 });
+    const known = imports.results.find((i: { title: string }) => i.title === WELL_KNOWN.importTitle.title);
+    expect(known.status).toEqual({ deleted: false, file_received: true, imported: false });
+    expect(Object.keys(known.identifiers).sort()).toEqual(['book_id', 'eisbn10', 'eisbn13', 'isbn10', 'isbn13']);
+  });
+
+  it('the worker completes queued books one at a time, an urgent one first', () => {
+    const [normal, urgent] = SEED_BOOKS.filter(
+      (b) =>
+        b.publisher_id === readme.publisher_id &&
+        b.hash_id !== readme.hash_id &&
+        b.hash_id !== WELL_KNOWN.queued.hash_id,
+    );
+    const processed = (hash: string) => {
+      const st = call('book.get', { params: { hash_id: hash } }).body.book.status;
+      return st.is_processed === true && st.is_queued === false;
+    };
+    call('book.process', { params: { hash_id: normal.hash_id }, payload: { force: true } });
+    call('book.process', { params: { hash_id: urgent.hash_id }, payload: { force: true, urgent: true } });
+    expect(runWorker(store, 60_000)).toBe(0);
+    store.advanceClock(90_000);
+    expect(runWorker(store, 60_000)).toBe(1);
+    expect(processed(urgent.hash_id)).toBe(true);
+    expect(processed(normal.hash_id)).toBe(false);
+    store.advanceClock(60_000);
+    expect(runWorker(store, 60_000)).toBe(1);
+    expect(processed(normal.hash_id)).toBe(true);
+    expect(runWorker(store, 60_000)).toBe(0);
+  });
+
+  it('describe lists every endpoint of the table; the OpenAPI document is sent as it is', () => {
+    const d = call('describe').body.endpoints;
+    expect(d.map((e: { name: string }) => e.name)).toEqual(ENDPOINTS.map((e) => e.name));
+    const one = d.find((e: { name: string }) => e.name === 'order.refund');
+    expect(one.fields.find((f: { name: string }) => f.name === 'order_id')).toMatchObject({ required: false });
+    const doc = runHandler('openapi', '/openapi', handlerCtx(store, { payload: {}, origin: ORIGIN, queued: () => {} }));
+    expect(doc.raw).toBe(true);
+    expect(JSON.stringify(doc.body)).toContain(ORIGIN);
+    const other = runHandler(
+      'openapi',
+      '/openapi',
+      handlerCtx(store, { payload: {}, origin: 'http://other.test', queued: () => {} }),
+    );
+    expect(JSON.stringify(other.body)).toContain('http://other.test');
   });
 });
 
