@@ -82,7 +82,9 @@ export const GROUPS = {
       'test/sandbox/refunds-access.test.ts',
       'test/sandbox/pages.test.ts',
       'test/sandbox/conformance.test.ts',
-      'test/sandbox/robustness.test.ts',
+      // Not robustness.test.ts: it tests what this group does not mutate (the payload checks of
+      // validate.ts, the faults, the HTTP layer), at 21 s a run, through every signature check and
+      // handler; a mutant here that survived the files above paid for it whole.
     ],
   },
   // src/api/ (signing, the retry policy, errors, network routing, the check of answers): 2,300

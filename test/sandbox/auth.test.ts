@@ -7,6 +7,7 @@ import { createSign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, verifySignature } from '../../src/sandbox/auth.js';
 import type { Store } from '../../src/sandbox/db/store.js';
+import { renewSecrets } from '../../src/sandbox/seed.js';
 import { seededMemoryStore } from '../helpers/memory-store.js';
 
 type Headers = Record<string, string>;
@@ -118,7 +119,7 @@ describe('CryptoAuth', () => {
 
   it('a scheme it does not know lets no one in, whatever else is right', () => {
     const sig = signed(partner, partner.username);
-    for (const scheme of ['Basic', 'Digest', 'CryptoAuthX'])
+    for (const scheme of ['Basic', ' Basic ', 'Digest', 'CryptoAuthX'])
       expect(
         partnerCall({
           authorization: scheme,
@@ -159,6 +160,8 @@ describe('signatures', () => {
     expect(verifySignature(limited.public_key, 'remember me', sig)).toBe(true);
     expect(verifySignature(limited.public_key, 'remember me', sig)).toBe(true);
     expect(verifySignature(limited.public_key, 'remember me!', sig)).toBe(false);
+    // A signature that failed is not remembered: it fails again.
+    expect(verifySignature(partner.public_key, 'remember me', sig)).toBe(false);
     expect(verifySignature(partner.public_key, 'remember me', sig)).toBe(false);
     // Messages around the size of what is remembered, and more signatures than are remembered.
     for (const n of [4095, 4096, 4097]) {
@@ -196,6 +199,12 @@ describe('SharedKeyAuth', () => {
     expect(as(partner.shared_key.slice(0, -1) + last)).toBeUndefined();
     expect(as(undefined)).toBeUndefined();
     expect(as('')).toBeUndefined();
+    // The right key under another scheme, without a signature: refused.
+    for (const scheme of ['CryptoAuth', 'Basic'])
+      expect(
+        partnerCall({ authorization: scheme, 'api-user': partner.username, 'api-key': partner.shared_key }),
+        scheme,
+      ).toBeUndefined();
     // SharedKeyAuth with a right signature and no key: a shared-key request, refused.
     expect(
       partnerCall({
@@ -255,5 +264,37 @@ describe('the operator token (access API)', () => {
     const shared = accessCall({ 'api-user': partner.username, 'api-key': partner.shared_key });
     expect(shared?.kind).toBe('partner');
     expect(shared?.logName).toBe(partner.username);
+  });
+});
+
+describe('credentials that change', () => {
+  it('a renewed shared key or token is refused at once, and the new one let in, within a served turn', async () => {
+    const own = await seededMemoryStore();
+    try {
+      const row = (role: string) => own.get<Account>('SELECT * FROM accounts WHERE role = ?', role)!;
+      const p = row('partner');
+      const old = own.get<{ token: string }>('SELECT token FROM tokens')!.token;
+      const key = (h: Headers, allowToken: boolean) => own.serve(() => authenticate(own, h, undefined, allowToken));
+      expect(key({ 'api-user': p.username, 'api-key': p.shared_key }, false)?.kind).toBe('partner');
+      expect(key({ authorization: `Bearer ${old}` }, true)?.kind).toBe('token');
+      const pair = (a: Account) => ({
+        publicKey: a.public_key,
+        privateKey: a.private_key,
+        sharedKey: `${a.shared_key}0`,
+      });
+      renewSecrets(own, { partner: pair(p), limited: pair(row('limited')), operatorToken: `${old}0` });
+      expect(key({ 'api-user': p.username, 'api-key': p.shared_key }, false)).toBeUndefined();
+      expect(key({ 'api-user': p.username, 'api-key': `${p.shared_key}0` }, false)?.kind).toBe('partner');
+      expect(key({ authorization: `Bearer ${old}` }, true)).toBeUndefined();
+      expect(key({ authorization: `Bearer ${old}0` }, true)?.kind).toBe('token');
+      // The operator's tokens alone withdrawn: the token is refused.
+      own.tx(() => own.run('DELETE FROM tokens'));
+      expect(key({ authorization: `Bearer ${old}0` }, true)).toBeUndefined();
+      // Two accounts in one turn: each its own.
+      const l = row('limited');
+      expect(key({ 'api-user': l.username, 'api-key': l.shared_key }, false)?.account.username).toBe(l.username);
+    } finally {
+      await own.close();
+    }
   });
 });
