@@ -4,7 +4,8 @@
 // code. The root help and --version load nothing of the run (each module is start-up time).
 import { trapSignals } from './cli/signals.js';
 import { ExitCode } from './errors.js';
-import { fastPath, helpTopic } from './cli/fast-paths.js';
+import { fastPath, helpTopic, isRootHelp } from './cli/fast-paths.js';
+import { stdoutIsPlain, writeStdout } from './cli/direct-out.js';
 import type { Clock, IO } from './context.js';
 import type { HttpHandler } from './api/handler.js';
 
@@ -35,6 +36,12 @@ function filterExperimentalWarnings(): void {
 }
 
 export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
+  // The root help to a file or a pipe (not a terminal, not a test's IO): straight to fd 1, before
+  // anything builds process.stdout and Node's streams with it (src/cli/direct-out.ts).
+  if (!options.io && isRootHelp(argv) && stdoutIsPlain()) {
+    const { rootHelpFor } = await import('./root-help.js');
+    return writeStdout(rootHelpFor({}, process.env), true);
+  }
   filterExperimentalWarnings();
   const io: IO = {
     // A getter: process.stdin builds its stream (fs or tty, with their stream modules) when first

@@ -13,6 +13,11 @@ export async function helpTopic(argv: string[], io: IO): Promise<number | undefi
   return undefined;
 }
 
+/** A bare `bookdist`, `-h` or `--help`: the root help, from the root's own table. */
+export function isRootHelp(argv: readonly string[]): boolean {
+  return argv.length === 0 || (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h'));
+}
+
 /** --version alone, or the root help. */
 export async function fastPath(argv: string[], io: IO): Promise<number | undefined> {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
@@ -23,7 +28,7 @@ export async function fastPath(argv: string[], io: IO): Promise<number | undefin
   // The root help (a bare `bookdist`, -h, --help) from the root's own table: no commander, no
   // command group. Anything else with the root help (global options before -h) goes through
   // commander with the same table as stub commands (src/cli/tree.ts programFor).
-  if (argv.length === 0 || (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h'))) {
+  if (isRootHelp(argv)) {
     // One import: root-help.ts is imported by nothing else, so it is a chunk of its own (not a
     // re-export of a shared one), and it brings the page layout with it.
     const { rootHelpFor } = await import('../root-help.js');
