@@ -47,9 +47,12 @@ interface Ahead {
 }
 
 /** What identifies a request told ahead: `before` takes the intent recorded for the same request. */
-function keyOf(req: WriteRequest): string {
-  return `${req.method} ${req.path} ${idempotencyKey(req.headers) ?? ''} ${JSON.stringify(req.payload ?? null)}`;
+function keyOf(req: WriteRequest, text: string): string {
+  return `${req.method} ${req.path} ${idempotencyKey(req.headers) ?? ''} ${text}`;
 }
+
+/** The payload as JSON, made once a request: its key (keyOf) and its intent's `resend` check share it. */
+const textOf = (req: WriteRequest): string => JSON.stringify(req.payload ?? null);
 
 export class Recorder implements WriteHook {
   private queue: Pending[] = [];
@@ -73,14 +76,13 @@ export class Recorder implements WriteHook {
   ) {}
 
   before(req: WriteRequest): Promise<WriteTicket | undefined> | undefined {
-    if (this.told.size) {
-      const key = keyOf(req);
-      const told = this.told.get(key);
-      const a = told?.shift();
-      if (told && !told.length) this.told.delete(key);
-      if (a?.ticket) return a.ticket;
-    }
-    return this.intent(req);
+    if (!this.told.size) return this.intent(req);
+    const text = textOf(req);
+    const key = keyOf(req, text);
+    const told = this.told.get(key);
+    const a = told?.shift();
+    if (told && !told.length) this.told.delete(key);
+    return a?.ticket ?? this.intent(req, undefined, text);
   }
 
   /**
@@ -91,21 +93,22 @@ export class Recorder implements WriteHook {
   ahead(reqs: WriteRequest[]): void {
     for (const req of reqs) {
       const a: Ahead = {};
-      a.ticket = this.intent(req, a);
+      const text = textOf(req);
+      a.ticket = this.intent(req, a, text);
       if (!a.ticket) continue;
       // Nobody may ever wait for it: its failure is the failure of the `before` that takes it.
       a.ticket.catch(() => {});
-      const key = keyOf(req);
+      const key = keyOf(req, text);
       const told = this.told.get(key);
       if (told) told.push(a);
       else this.told.set(key, [a]);
     }
   }
 
-  private intent(req: WriteRequest, ahead?: Ahead): Promise<WriteTicket | undefined> | undefined {
+  private intent(req: WriteRequest, ahead?: Ahead, text?: string): Promise<WriteTicket | undefined> | undefined {
     const op = opOf(req);
     if (!op) return undefined;
-    const row = intentOf(req, op, this.meta);
+    const row = intentOf(req, op, this.meta, text);
     const asked = op.op === 'codes generate' ? (row.ids as Record<string, unknown>).count : undefined;
     return new Promise<Row>((resolve, reject) => this.enqueue({ row, resolve, reject, ahead })).then((written) => ({
       id: String(written.n),

@@ -85,6 +85,8 @@ export function intentOf(
   req: WriteRequest,
   op: { op: string; params?: Record<string, string> },
   meta: RecorderMeta,
+  /** The payload as JSON, when the caller made it already. */
+  text?: string,
 ): NewRow {
   const ids = { ...pick(req.payload, INTENT_FIELDS), ...op.params };
   const key = idempotencyKey(req.headers);
@@ -99,8 +101,7 @@ export function intentOf(
   if (op.op === 'api') row.request = `${req.method} ${req.path}`;
   if (key) row.idempotency_key = key;
   if (req.payload && resendable(op.op, req, key)) {
-    const text = JSON.stringify(req.payload);
-    if (text.length <= 8192) row.resend = req.payload;
+    if ((text ?? JSON.stringify(req.payload)).length <= 8192) row.resend = req.payload;
   }
   const job = meta.job?.();
   if (job) row.job = job;

@@ -96,7 +96,7 @@ export class LedgerStore {
     this.lock.release();
   }
 
-  private openFile(): number {
+  private openFile(): { fd: number; ino: number } {
     let fd: number;
     try {
       fd = fs.openSync(
@@ -115,7 +115,7 @@ export class LedgerStore {
       throw refused(this.path, 'is not a regular file');
     }
     if ((st.mode & 0o077) !== 0) fs.fchmodSync(fd, 0o600);
-    return fd;
+    return { fd, ino: st.ino };
   }
 
   /**
@@ -193,8 +193,7 @@ export class LedgerStore {
       if (same) return this.fd;
       this.closeFile();
     }
-    this.fd = this.openFile();
-    this.ino = fs.fstatSync(this.fd).ino;
+    ({ fd: this.fd, ino: this.ino } = this.openFile());
     return this.fd;
   }
 
