@@ -160,7 +160,7 @@ function bookProcess(w: Write): Method {
 
 function access(w: Write, _all: Write[], opts: Opts): Method {
   if (!w.resend) return cannot('the ledger holds no payload to send again');
-  if (opts.done) return cannot('only a write could check it, and sending it again could undo a change made since');
+  if (opts.done) return cannot('only a write could check it; a re-send could undo a later change');
   const allow = w.op === 'access allow';
   return {
     sends: `POST /v1/access/${allow ? 'allow' : 'revoke'}/ again (its repeat says whether the first took effect)`,
@@ -184,7 +184,7 @@ function codes(w: Write, _all: Write[], opts: Opts): Method {
     return cannot(
       'a batch without an Idempotency-Key cannot be told apart: `codes summary` counts all codes, not batches',
     );
-  if (opts.done) return cannot('only a write could check it: the batch would be sent again');
+  if (opts.done) return cannot('only a write could check it (a re-send of the batch)');
   return {
     sends: `POST /v1/codes/generate/ again with Idempotency-Key ${key} (only where the service honours keys)`,
     async settle({ api, keysHonoured }) {
