@@ -68,6 +68,10 @@ const FIXED = new Set([
  */
 const WHOLE_BY_DESIGN: Array<[RegExp, string]> = [
   [
+    /^SELECT coalesce\(sum\(coalesce\(n, 1\)\), 0\) AS n FROM journal$/,
+    '`sandbox requests clear` counts the requests it drops (a packed row holds several): the DELETE that follows empties the whole table anyway',
+  ],
+  [
     /^SELECT \* FROM outbox ORDER BY id$/,
     'the /_sandbox/outbox control route returns every mail (a testing aid, not a service route)',
   ],

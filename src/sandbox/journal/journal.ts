@@ -13,8 +13,9 @@
 // that are not the service's (pages, control routes, faults, refusals before routing) are
 // journaled when their answer has gone.
 //
-// Bounded: at most `size` rows (default DEFAULT_JOURNAL_SIZE), the oldest dropped; bodies
-// longer than MAX_BODY_CHARS are cut (the row says so).
+// Bounded: at most `size` requests (default DEFAULT_JOURNAL_SIZE), the oldest dropped; bodies
+// longer than MAX_BODY_CHARS are cut (the row says so). Requests that differ only in their
+// times (a lookup asked again and again) share one row (pack.ts).
 //
 // A server whose lookups keep coming (BACKGROUND_AFTER flushes) writes their rows from a worker
 // thread instead (writer.ts): inserting them was most of the journal's cost to the event loop.
@@ -22,6 +23,7 @@ import type { SQLInputValue } from 'node:sqlite';
 import type { Store } from '../db/store.js';
 import { journalText, type PendingRow, type RowText } from './redact.js';
 import type { JournalWriter } from './writer.js';
+import { ensureJournalTable, INSERT, PACK_MAX, packRows, pruneJournal, TAKE_IDS } from './pack.js';
 
 const DEFAULT_JOURNAL_SIZE = 10_000;
 /** Rows inserted by this process between two prunes of the oldest. */
@@ -32,52 +34,6 @@ const FLUSH_MS = 20;
 const MAX_PENDING = 500;
 /** Flushes of a file's journal after which a worker thread writes the rows of lookups (writer.ts). */
 const BACKGROUND_AFTER = 50;
-
-const DDL = `CREATE TABLE IF NOT EXISTS journal (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  at INTEGER NOT NULL,
-  sandbox_at INTEGER NOT NULL,
-  method TEXT NOT NULL,
-  path TEXT NOT NULL,
-  query TEXT NOT NULL,
-  auth TEXT NOT NULL,
-  account TEXT,
-  status INTEGER NOT NULL,
-  duration_ms REAL NOT NULL,
-  endpoint TEXT,
-  headers TEXT,
-  request TEXT,
-  response TEXT,
-  changes TEXT,
-  emails TEXT,
-  response_body INTEGER
-)`;
-
-/**
- * Answers that many rows share (a lookup asked again and again): kept once, and a row whose
- * `response` is NULL names its body in `response_body` (writer.ts). `last_id` is the newest row
- * naming it: a body goes when the rows up to it are dropped.
- */
-const BODIES_DDL = `CREATE TABLE IF NOT EXISTS journal_bodies (id INTEGER PRIMARY KEY, text TEXT NOT NULL, last_id INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS journal_bodies_by_last ON journal_bodies(last_id)`;
-
-const INSERT =
-  'INSERT INTO journal(at, sandbox_at, method, auth, account, status, duration_ms, endpoint, changes, emails, path, query, headers, request, response, response_body) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)';
-
-/** Drop the rows up to `id` and the shared answers only they named (both threads' pruning). */
-const PRUNE = ['DELETE FROM journal WHERE id <= ?', 'DELETE FROM journal_bodies WHERE last_id <= ?'];
-
-/** Create the journal's tables when the database has none (idempotent); an earlier version's journal gains the column. */
-function ensureJournalTable(store: Store): void {
-  if (store.hasTable('journal_bodies')) return;
-  store.tx(() => {
-    const cols = store.db.prepare('PRAGMA table_info(journal)').all() as Array<{ name: string }>;
-    if (!cols.length) store.db.exec(DDL);
-    else if (!cols.some((c) => c.name === 'response_body'))
-      store.db.exec('ALTER TABLE journal ADD COLUMN response_body INTEGER');
-    store.db.exec(BODIES_DDL);
-  });
-}
 
 export interface JournalOptions {
   /** Requests kept, the oldest dropped (default DEFAULT_JOURNAL_SIZE). */
@@ -201,12 +157,13 @@ export class Journal {
         if (this.closed || !this.store.db.isOpen) return;
         this.writer = new JournalWriter(this.store.path, {
           insert: INSERT,
-          prune: PRUNE,
+          takeIds: TAKE_IDS,
           codes: this.codes,
           size: this.size,
           pruneEvery: PRUNE_EVERY,
           max: MAX_PENDING,
           fields: 16,
+          packMax: PACK_MAX,
         });
       })
       .catch(() => {
@@ -229,15 +186,23 @@ export class Journal {
     const rows = this.pending;
     this.pending = [];
     let last = 0;
-    for (const p of rows) {
-      const text = rowTextOf(this.text, p);
-      if (text) last = store.run(INSERT, ...(p.slice(0, 10) as SQLInputValue[]), ...text, null).lastInsertRowid;
+    for (const { row, n, times } of packRows(rows, PACK_MAX)) {
+      const text = rowTextOf(this.text, row);
+      if (!text) continue;
+      const params = [
+        ...(row.slice(0, 10) as SQLInputValue[]),
+        ...text,
+        null,
+        n > 1 ? n : null,
+        times && JSON.stringify(times),
+      ];
+      last = store.run(INSERT, ...params).lastInsertRowid + n - 1;
+      if (n > 1) store.run(TAKE_IDS, last);
     }
     const before = this.inserted;
     this.inserted += rows.length;
-    if (before === 0 || Math.floor(before / PRUNE_EVERY) !== Math.floor(this.inserted / PRUNE_EVERY)) {
-      for (const sql of PRUNE) store.run(sql, last - this.size);
-    }
+    if (last && (before === 0 || Math.floor(before / PRUNE_EVERY) !== Math.floor(this.inserted / PRUNE_EVERY)))
+      pruneJournal(store, last - this.size, PACK_MAX);
   }
 
   /**

@@ -3,6 +3,7 @@
 // The same code answers `--db` (a command's own connection) and the control routes of a running
 // sandbox (`--url`).
 import type { Row, Store } from '../db/store.js';
+import { PACK_MAX } from './pack.js';
 
 export interface JournalFilter {
   method?: string;
@@ -92,6 +93,10 @@ export function checkFilter(f: JournalFilter): JournalFilter {
 
 const hasTable = (store: Store) => store.hasTable('journal');
 
+/** True when the journal can hold packed rows (pack.ts); a journal of an earlier version has no such column. */
+const hasPacks = (store: Store): boolean =>
+  store.all<{ name: string }>('PRAGMA table_info(journal)').some((c) => c.name === 'pack');
+
 /**
  * The columns of a journal row, its answer included: a row whose answer is shared with others
  * (journal.ts, journal_bodies) takes the text from there. A journal of an earlier version has no such table.
@@ -100,6 +105,27 @@ function columns(store: Store): string {
   return store.hasTable('journal_bodies')
     ? 'journal.*, coalesce(journal.response, (SELECT text FROM journal_bodies WHERE id = journal.response_body)) AS response'
     : '*';
+}
+
+/**
+ * The requests a row holds: itself, or each request of a packed row (pack.ts) with its own id
+ * and times.
+ */
+function unpack(r: Row): Row[] {
+  if (typeof r.pack !== 'string') return [r];
+  let times: number[][];
+  try {
+    times = JSON.parse(r.pack) as number[][];
+  } catch {
+    return [r];
+  }
+  return times.map(([at, sandboxAt, duration], i) => ({
+    ...r,
+    id: r.id + i,
+    at,
+    sandbox_at: sandboxAt,
+    duration_ms: duration,
+  }));
 }
 
 /** Requests matching `f`, oldest first (by the time each came; `tail` follows ids, the order rows are written); at most `limit` of the newest when given. */
@@ -111,22 +137,33 @@ export function listRequests(
   if (!hasTable(store)) return { total: 0, requests: [] };
   const where: string[] = [];
   const params: Array<string | number> = [];
-  const and = (sql: string, value: string | number) => {
+  const and = (sql: string, ...values: Array<string | number>) => {
     where.push(sql);
-    params.push(value);
+    params.push(...values);
   };
+  const packed = hasPacks(store);
   if (f.method) and('method = ?', f.method.toUpperCase());
   if (f.account) and('account = ?', f.account);
-  if (f.since !== undefined) and('at >= ?', f.since);
-  if (f.afterId !== undefined) and('id > ?', f.afterId);
+  // A packed row's requests came at or after its own `at`: its times are checked once unpacked.
+  if (f.since !== undefined) and(packed ? '(at >= ? OR pack IS NOT NULL)' : 'at >= ?', f.since);
+  if (f.afterId !== undefined) {
+    if (packed) and('id > ? AND id + coalesce(n, 1) - 1 > ?', f.afterId - PACK_MAX, f.afterId);
+    else and('id > ?', f.afterId);
+  }
   if (f.status) {
     if (/xx$/i.test(f.status)) and('status / 100 = ?', Number(f.status[0]));
     else and('status = ?', Number(f.status));
   }
   const sql = `SELECT ${columns(store)} FROM journal${where.length ? ' WHERE ' + where.join(' AND ') : ''} ORDER BY at, id`;
   const path = f.path ? pathMatcher(f.path) : undefined;
+  let rows = store.all(sql, ...params).filter((r) => !path || path(r.path));
+  if (packed && rows.some((r) => typeof r.pack === 'string')) {
+    rows = rows
+      .flatMap(unpack)
+      .filter((r) => (f.since === undefined || r.at >= f.since) && (f.afterId === undefined || r.id > f.afterId))
+      .sort((a, b) => a.at - b.at || a.id - b.id);
+  }
   const body = (f.body ?? []).map(bodyMatcher);
-  const rows = store.all(sql, ...params).filter((r) => !path || path(r.path));
   let entries = rows.map(entryOf);
   if (body.length) entries = entries.filter((e) => body.every((m) => m(e.request)));
   const total = entries.length;
@@ -136,23 +173,37 @@ export function listRequests(
 
 export function getRequest(store: Store, id: number): JournalEntry | undefined {
   if (!hasTable(store)) return undefined;
-  const r = store.get(`SELECT ${columns(store)} FROM journal WHERE id = ?`, id);
-  return r ? entryOf(r) : undefined;
+  if (!hasPacks(store)) {
+    const r = store.get(`SELECT ${columns(store)} FROM journal WHERE id = ?`, id);
+    return r ? entryOf(r) : undefined;
+  }
+  const r = store.get(
+    `SELECT ${columns(store)} FROM journal WHERE id <= ? AND id > ? ORDER BY id DESC LIMIT 1`,
+    id,
+    id - PACK_MAX,
+  );
+  const one = r && unpack(r)[id - r.id];
+  return one ? entryOf(one) : undefined;
 }
 
 /** Drop every journaled request; ids are never reused, so `tail` goes on after a clear. */
 export function clearRequests(store: Store): number {
   if (!hasTable(store)) return 0;
   return store.tx(() => {
+    const n = hasPacks(store)
+      ? Number(store.get('SELECT coalesce(sum(coalesce(n, 1)), 0) AS n FROM journal')?.n ?? 0)
+      : undefined;
     if (store.hasTable('journal_bodies')) store.run('DELETE FROM journal_bodies');
-    return store.run('DELETE FROM journal').changes;
+    const deleted = store.run('DELETE FROM journal').changes;
+    return n ?? deleted;
   });
 }
 
 /** The id of the newest request (0 when none): where `tail` starts. */
 export function lastRequestId(store: Store): number {
   if (!hasTable(store)) return 0;
-  return Number(store.get('SELECT max(id) AS id FROM journal')?.id ?? 0);
+  if (!hasPacks(store)) return Number(store.get('SELECT max(id) AS id FROM journal')?.id ?? 0);
+  return Number(store.get('SELECT id + coalesce(n, 1) - 1 AS id FROM journal WHERE id = (SELECT max(id) FROM journal)')?.id ?? 0);
 }
 
 /** `/v1/order/*` style patterns; a final `/` optional on both sides. */

@@ -16,6 +16,7 @@
 // its close() read or end after it); a writer that fails gives its unwritten batches back, and
 // the journal writes them itself from then on.
 import { Worker } from 'node:worker_threads';
+import { packRows, pruneJournal } from './pack.js';
 import { journalTextSource, type PendingRow } from './redact.js';
 
 /** Bytes of each of the two buffers: a batch's rows (FLUSH_MS of lookups) fit many times over. */
@@ -30,6 +31,8 @@ const SHARED_MIN = 256;
 const SHARED_KEPT = 256;
 const NUMBER = 1;
 const TEXT = 2;
+/** A row the same as the one before it but for its times: this tag, then at, sandbox_at, duration_ms (f64). */
+const REPEAT = 3;
 
 /**
  * The rows of `buf[0..len)`, as `append` wrote them. Self-contained (the worker runs its source).
@@ -38,6 +41,16 @@ function decodeRows(buf: Buffer, len: number, fields: number): PendingRow[] {
   const rows: PendingRow[] = [];
   let off = 0;
   while (off < len) {
+    if (buf[off] === 3) {
+      // REPEAT: the row before, its strings shared, with times of its own.
+      const row = rows[rows.length - 1].slice() as PendingRow;
+      row[0] = buf.readDoubleLE(off + 1);
+      row[1] = buf.readDoubleLE(off + 9);
+      row[6] = buf.readDoubleLE(off + 17);
+      rows.push(row);
+      off += 25;
+      continue;
+    }
     const row: Array<string | number | null> = [];
     for (let i = 0; i < fields; i++) {
       const tag = buf[off++];
@@ -68,14 +81,16 @@ function decodeRows(buf: Buffer, len: number, fields: number): PendingRow[] {
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { DatabaseSync } = require('node:sqlite');
-const { path, insert, prune: PRUNE, codes, size, pruneEvery, max, fields } = workerData;
+const { path, insert, takeIds, codes, size, pruneEvery, max, fields, packMax } = workerData;
 const ctl = new Int32Array(workerData.ctl);
 const bufs = workerData.bufs.map((b) => Buffer.from(b));
 const { rowText } = ${journalTextSource()}(codes);
 const decodeRows = ${decodeRows.toString()};
+const packRows = ${packRows.toString()};
+const pruneJournal = ${pruneJournal.toString()};
 const textOf = (p) => { try { return rowText(p); } catch { return undefined; } };
 const SHARED_MIN = ${SHARED_MIN}, SHARED_KEPT = ${SHARED_KEPT}, NEVER = Number.MAX_SAFE_INTEGER;
-let db, stmt, prunes, body, keep, touch, inserted = 0, held = [];
+let db, stmt, take, sql, body, keep, inserted = 0, held = [];
 const bodies = new Map();
 /** The body of answer text \`r\` for a row of this batch (undefined: write it in the row). */
 const bodyOf = (r, touched) => {
@@ -105,25 +120,29 @@ parentPort.on('message', (m) => {
       db = new DatabaseSync(path, { timeout: 10000 });
       db.exec('PRAGMA synchronous = NORMAL');
       stmt = db.prepare(insert);
-      prunes = PRUNE.map((sql) => db.prepare(sql));
+      take = db.prepare(takeIds);
+      const cache = new Map();
+      const prep = (q) => { let st = cache.get(q); if (!st) cache.set(q, (st = db.prepare(q))); return st; };
+      sql = { run: (q, ...p) => prep(q).run(...p), get: (q, ...p) => prep(q).get(...p) };
       body = db.prepare('INSERT INTO journal_bodies(text, last_id) VALUES (?, ?)');
       keep = db.prepare('UPDATE journal_bodies SET last_id = ? WHERE id = ?');
     }
     db.exec('BEGIN IMMEDIATE');
     try {
       let last = 0;
-      for (const p of held) {
+      for (const { row: p, n, times } of packRows(held, packMax)) {
         const text = textOf(p);
         if (!text) continue;
         const b = bodyOf(text[4], touched);
         if (b !== undefined) text[4] = null;
-        last = Number(stmt.run(...p.slice(0, 10), ...text, b ?? null).lastInsertRowid);
+        last = Number(stmt.run(...p.slice(0, 10), ...text, b ?? null, n > 1 ? n : null, times && JSON.stringify(times)).lastInsertRowid) + n - 1;
+        if (n > 1) take.run(last);
       }
       for (const b of touched) keep.run(last, b.id);
       const before = inserted;
       inserted += held.length;
-      if (before === 0 || Math.floor(before / pruneEvery) !== Math.floor(inserted / pruneEvery))
-        for (const s of prunes) s.run(last - size);
+      if (last && (before === 0 || Math.floor(before / pruneEvery) !== Math.floor(inserted / pruneEvery)))
+        pruneJournal(sql, last - size, packMax);
       db.exec('COMMIT');
       held = [];
     } catch (err) {
@@ -140,11 +159,19 @@ parentPort.on('message', (m) => {
 });
 `;
 
+/** True when two rows differ in their times alone (values 0, 1, 6), the rest the same (strings mostly the same instances: cheap). */
+function sameButTimes(a: PendingRow, b: PendingRow): boolean {
+  for (let i = 2; i < a.length; i++) if (i !== 6 && a[i] !== b[i]) return false;
+  return true;
+}
+
 export interface WriterOptions {
-  /** The INSERT of one row (journal.ts): a pending row's first ten values, its text, then its shared body (or null). */
+  /** The INSERT of one row (journal.ts): a pending row's first ten values, its text, its shared body (or null), its count and times (pack.ts). */
   insert: string;
-  /** The prune of the oldest rows and the bodies only they named, each taking the last id dropped. */
-  prune: string[];
+  /** After a packed row: the statement that moves the ids past its requests (taking the last one's). */
+  takeIds: string;
+  /** Requests in one packed row at most. */
+  packMax: number;
   /** Redact redemption codes too. */
   codes: boolean;
   /** Rows kept, the oldest dropped. */
@@ -166,6 +193,8 @@ export class JournalWriter {
   private cur = 0;
   private off = 0;
   private count = 0;
+  /** The row appended last to the current buffer (a row the same but for its times is sent as REPEAT). */
+  private prev?: PendingRow;
   private seq = 0;
   /** Batches handed over and not yet handled: read back if the worker fails. */
   private inflight: Array<{ seq: number; buf: number; len: number }> = [];
@@ -195,6 +224,16 @@ export class JournalWriter {
     if (this.failed || this.stopped || Atomics.load(this.ctl, 1 + this.cur) !== 0) return false;
     const buf = this.bufs[this.cur];
     let off = this.off;
+    const prev = this.prev;
+    if (prev !== undefined && off + 25 <= BUFFER_BYTES && sameButTimes(prev, row)) {
+      buf[off] = REPEAT;
+      buf.writeDoubleLE(row[0], off + 1);
+      buf.writeDoubleLE(row[1], off + 9);
+      buf.writeDoubleLE(row[6], off + 17);
+      this.off = off + 25;
+      this.count++;
+      return true;
+    }
     for (let i = 0; i < row.length; i++) {
       const v = row[i];
       if (off + 9 > BUFFER_BYTES) return false;
@@ -215,6 +254,7 @@ export class JournalWriter {
     }
     this.off = off;
     this.count++;
+    this.prev = row;
     return true;
   }
 
@@ -229,6 +269,7 @@ export class JournalWriter {
     this.cur = 1 - this.cur;
     this.off = 0;
     this.count = 0;
+    this.prev = undefined;
     try {
       this.worker.postMessage(batch);
     } catch {
@@ -261,6 +302,7 @@ export class JournalWriter {
     if (this.count) rows.push(...decodeRows(this.bufs[this.cur], this.off, this.fields));
     this.count = 0;
     this.off = 0;
+    this.prev = undefined;
     return rows;
   }
 

@@ -1,0 +1,132 @@
+// Requests that differ only in their time share one journal row (src/sandbox/journal/pack.ts):
+// a run of the same lookup is one row. The journal still holds every request as before: each
+// with its own id (never reused) and times, listed, shown, filtered, followed, bounded and cleared
+// one by one, whether the event loop or the writer thread wrote the row.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Store } from '../../src/sandbox/db/store.js';
+import { Journal } from '../../src/sandbox/journal/journal.js';
+import { clearRequests, getRequest, lastRequestId, listRequests } from '../../src/sandbox/journal/query.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'bookdist-journal-pack-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const SIGNATURE = 'c2lnbmF0dXJlLW9mLWEtcmVxdWVzdC10aGF0LW11c3Qtbm90LWJlLWtlcHQ=';
+const ANSWER = JSON.stringify({ code: 200, success: true, book: { id: 1, title: 'A book', isbn13: '9780000000001' } });
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The same signed lookup, `count` times, each a little later than the one before. */
+function lookups(store: Store, journal: Journal, count: number, status = 200): void {
+  for (let i = 0; i < count; i++) {
+    const n = journal.start('GET', '/v1/book/isbn/9780000000001/', {
+      host: 'sandbox',
+      signature: SIGNATURE,
+      'api-user': 'partner',
+      authorization: 'CryptoAuth',
+    });
+    n.endpoint = 'book.isbn';
+    n.account = 'partner';
+    store.serve(() => n.capture(() => undefined));
+    n.responseText = ANSWER;
+    const until = performance.now() + 0.05; // distinct times, in order
+    while (performance.now() < until);
+    n.finish(status);
+  }
+}
+
+const rowCount = (store: Store) => store.get<{ n: number }>('SELECT count(*) AS n FROM journal')!.n;
+
+function open(name: string, opts: ConstructorParameters<typeof Journal>[1] = {}) {
+  const store = new Store(join(dir, name));
+  store.tx(() => store.createSchema());
+  return { store, journal: new Journal(store, opts) };
+}
+
+describe('journal packing', () => {
+  it('keeps a run of one lookup in one row, and still lists, shows, follows and clears each request', async () => {
+    const { store, journal } = open('pack.db');
+    try {
+      lookups(store, journal, 30);
+      journal.flush();
+      expect(rowCount(store)).toBe(1);
+      const { requests, total } = listRequests(store, {});
+      expect(total).toBe(30);
+      expect(requests.map((r) => r.id)).toEqual([...Array(30).keys()].map((i) => i + 1));
+      const ats = requests.map((r) => Date.parse(r.at));
+      expect([...ats].sort((a, b) => a - b)).toEqual(ats);
+      expect(new Set(requests.map((r) => r.at)).size).toBeGreaterThan(1);
+      expect(JSON.stringify(requests)).not.toContain(SIGNATURE);
+      expect(
+        requests.every((r) => r.status === 200 && r.account === 'partner' && r.path === '/v1/book/isbn/9780000000001/'),
+      ).toBe(true);
+      expect(requests[17].response).toEqual(JSON.parse(ANSWER));
+      // One of them alone, with its own times; the ones after an id (`tail`); since a time.
+      expect(getRequest(store, 18)).toEqual(requests[17]);
+      expect(getRequest(store, 31)).toBeUndefined();
+      expect(lastRequestId(store)).toBe(30);
+      expect(listRequests(store, { afterId: 25 }).requests.map((r) => r.id)).toEqual([26, 27, 28, 29, 30]);
+      expect(listRequests(store, { since: Date.parse(requests[20].at) }).requests[0].id).toBeLessThanOrEqual(21);
+      expect(listRequests(store, { since: Date.parse(requests[20].at) }).total).toBeGreaterThanOrEqual(10);
+      expect(listRequests(store, {}, 3).requests.map((r) => r.id)).toEqual([28, 29, 30]);
+      // A different request breaks the run; its id comes after the run's, never one of them.
+      lookups(store, journal, 1, 404);
+      journal.flush();
+      expect(lastRequestId(store)).toBe(31);
+      expect(getRequest(store, 31)?.status).toBe(404);
+      expect(listRequests(store, { status: '2xx' }).total).toBe(30);
+      expect(clearRequests(store)).toBe(31);
+      lookups(store, journal, 2);
+      journal.flush();
+      expect(listRequests(store, {}).requests.map((r) => r.id)).toEqual([32, 33]);
+    } finally {
+      await journal.close();
+      await store.close();
+    }
+  });
+
+  it('keeps exactly the newest --journal-size requests, a packed row cut where the bound falls', async () => {
+    const { store, journal } = open('bound.db', { size: 10 });
+    try {
+      lookups(store, journal, 25);
+      journal.flush();
+      const { requests, total } = listRequests(store, {});
+      expect(total).toBe(10);
+      expect(requests.map((r) => r.id)).toEqual([...Array(10).keys()].map((i) => i + 16));
+      expect(getRequest(store, 15)).toBeUndefined();
+      expect(getRequest(store, 16)?.id).toBe(16);
+    } finally {
+      await journal.close();
+      await store.close();
+    }
+  });
+
+  it('packs the rows the writer thread writes too', async () => {
+    const { store, journal } = open('writer.db', { backgroundAfter: 0 });
+    try {
+      lookups(store, journal, 1);
+      for (let t = 0; t < 200 && !(journal as unknown as { writer?: unknown }).writer; t++) await tick(10);
+      expect((journal as unknown as { writer?: unknown }).writer).toBeDefined();
+      for (let round = 0; round < 3; round++) {
+        lookups(store, journal, 40);
+        await tick(30);
+      }
+      journal.flush();
+      expect((journal as unknown as { writer?: { failed: boolean } }).writer?.failed).toBe(false);
+      const { requests, total } = listRequests(store, {});
+      expect(total).toBe(121);
+      // Ids are the order rows reach the file (a batch the writer is not ready for is written here):
+      // each request has one of its own; the list is in the order they came.
+      expect(requests.map((r) => r.id).sort((a, b) => a - b)).toEqual([...Array(121).keys()].map((i) => i + 1));
+      const ats = requests.map((r) => Date.parse(r.at));
+      expect([...ats].sort((a, b) => a - b)).toEqual(ats);
+      expect(rowCount(store)).toBeLessThan(10);
+      expect(JSON.stringify(requests)).not.toContain(SIGNATURE);
+      expect(getRequest(store, 100)?.response).toEqual(JSON.parse(ANSWER));
+    } finally {
+      await journal.close();
+      await store.close();
+    }
+  });
+});
