@@ -14,7 +14,8 @@
 //
 // `node bench/sandbox-throughput.mjs` runs it alone (after `npm run build`); bench/run.mjs runs it
 // as part of `npm run bench`. Env: BENCH_SECONDS (per measurement, default 3), BENCH_REPEAT
-// (measurements per lookup and search row, default 3). Each measurement sits between two
+// (measurements per lookup and search row, default 3), BENCH_THROUGHPUT_ROWS (the rows to run, of
+// isbn,search,order,list; default all). Each measurement sits between two
 // hello-world runs and is divided by their mean; a lookup or search row is the median of its
 // measurements (single runs on a shared 2-vCPU VM swing by 0.05-0.1 either way).
 import autocannon from 'autocannon';
@@ -28,6 +29,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const NODE = process.execPath;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const REPEAT = Math.max(1, Math.floor(Number(process.env.BENCH_REPEAT ?? 3)));
+const ROWS = new Set((process.env.BENCH_THROUGHPUT_ROWS ?? 'isbn,search,order,list').split(','));
 const GROW = { books: 50_000, users: 20_000, orders: 20_000, codes: 20_000, imports: 20_000, outbox: 20_000 };
 
 /** Start a child process and wait for `marker` on its stdout; returns the child and its output so far. */
@@ -192,6 +194,7 @@ export async function sandboxThroughput({ log = console.log } = {}) {
     for (const conns of [16, 50]) {
       await load(helloUrl, { title: 'warm-up' }, conns, 1);
       for (const name of ['isbn', 'search']) {
+        if (!ROWS.has(name)) continue;
         const c = cases[name];
         await load(c.url, { ...c.opts, title: c.title }, conns, 1);
         const runs = [];
@@ -205,6 +208,7 @@ export async function sandboxThroughput({ log = console.log } = {}) {
           `${Math.round(r.rps)} req/s vs ${Math.round(r.base)}${all}, p99 ${r.p99} ms${cpuNote([r])}`,
         );
       }
+      if (!ROWS.has('order')) continue;
       const o = cases.order;
       const rounds = [];
       for (let i = 0; i < 3; i++) rounds.push(await ratioOf(o, conns));
@@ -236,6 +240,7 @@ export async function sandboxThroughput({ log = console.log } = {}) {
     }
 
     // The whole list, streamed by the CLI as NDJSON: rows per second.
+    if (!ROWS.has('list')) return lines;
     const t = Date.now();
     const r = spawnSync(NODE, [join(root, 'bin', 'bookdist'), 'book', 'list', '--all', '-o', 'ndjson'], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },

@@ -17,8 +17,9 @@ const SIGNATURE = 'c2lnbmF0dXJlLW9mLWEtcmVxdWVzdC10aGF0LW11c3Qtbm90LWJlLWtlcHQ='
 const ANSWER = JSON.stringify({ code: 200, success: true, book: { id: 1, title: 'A book', isbn13: '9780000000001' } });
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The same signed lookup, `count` times, each a little later than the one before. */
-function lookups(store: Store, journal: Journal, count: number, status = 200): void {
+/** The same signed lookup, `count` times, each a little later than the one before; the time each came (ms). */
+function lookups(store: Store, journal: Journal, count: number, status = 200): number[] {
+  const ats: number[] = [];
   for (let i = 0; i < count; i++) {
     const n = journal.start('GET', '/v1/book/isbn/9780000000001/', {
       host: 'sandbox',
@@ -33,7 +34,9 @@ function lookups(store: Store, journal: Journal, count: number, status = 200): v
     const until = performance.now() + 0.05; // distinct times, in order
     while (performance.now() < until);
     n.finish(status);
+    ats.push(n.at);
   }
+  return ats;
 }
 
 const rowCount = (store: Store) => store.get<{ n: number }>('SELECT count(*) AS n FROM journal')!.n;
@@ -48,11 +51,13 @@ describe('journal packing', () => {
   it('keeps a run of one lookup in one row, and still lists, shows, follows and clears each request', async () => {
     const { store, journal } = open('pack.db');
     try {
-      lookups(store, journal, 30);
+      const came = lookups(store, journal, 30);
       journal.flush();
       expect(rowCount(store)).toBe(1);
       const { requests, total } = listRequests(store, {});
       expect(total).toBe(30);
+      // Each with the time it came, exactly (to the millisecond an entry shows).
+      expect(requests.map((r) => Date.parse(r.at))).toEqual(came.map((at) => Math.floor(at)));
       expect(requests.map((r) => r.id)).toEqual([...Array(30).keys()].map((i) => i + 1));
       const ats = requests.map((r) => Date.parse(r.at));
       expect([...ats].sort((a, b) => a - b)).toEqual(ats);

@@ -62,6 +62,8 @@ export class Journal {
   private untilBackground: number;
   private writer?: JournalWriter;
   private closed = false;
+  /** The headers of the last request and their JSON (`headersText`). */
+  private lastHeaders?: { keys: string[]; values: Record<string, string>; text: string };
 
   constructor(
     readonly store: Store,
@@ -189,13 +191,7 @@ export class Journal {
     for (const { row, n, times } of packRows(rows, PACK_MAX)) {
       const text = rowTextOf(this.text, row);
       if (!text) continue;
-      const params = [
-        ...(row.slice(0, 10) as SQLInputValue[]),
-        ...text,
-        null,
-        n > 1 ? n : null,
-        times && JSON.stringify(times),
-      ];
+      const params = [...(row.slice(0, 10) as SQLInputValue[]), ...text, null, n > 1 ? n : null, times];
       last = store.run(INSERT, ...params).lastInsertRowid + n - 1;
       if (n > 1) store.run(TAKE_IDS, last);
     }
@@ -203,6 +199,29 @@ export class Journal {
     this.inserted += rows.length;
     if (last && (before === 0 || Math.floor(before / PRUNE_EVERY) !== Math.floor(this.inserted / PRUNE_EVERY)))
       pruneJournal(store, last - this.size, PACK_MAX);
+  }
+
+  /**
+   * The JSON of a request's headers: the last request's text again when its headers are the same,
+   * in the same order (a client sends the same ones every time), which also lets the writer
+   * thread see a repeat at once (writer.ts).
+   */
+  private headersText(h: Record<string, string>): string {
+    const last = this.lastHeaders;
+    if (last) {
+      let i = 0;
+      let same = true;
+      for (const k in h) {
+        if (last.keys[i++] !== k || last.values[k] !== h[k]) {
+          same = false;
+          break;
+        }
+      }
+      if (same && i === last.keys.length) return last.text;
+    }
+    const text = JSON.stringify(h);
+    this.lastHeaders = { keys: Object.keys(h), values: { ...h }, text };
+    return text;
   }
 
   /**
@@ -227,7 +246,7 @@ export class Journal {
       changes ? JSON.stringify(changes) : null,
       emails?.length ? JSON.stringify(emails) : null,
       n.rawUrl,
-      JSON.stringify(n.headers),
+      this.headersText(n.headers),
       n.requestText ?? null,
       n.requestText === undefined && n.request !== undefined ? JSON.stringify(n.request) : null,
       n.responseText ?? null,

@@ -3,7 +3,7 @@
 // The same code answers `--db` (a command's own connection) and the control routes of a running
 // sandbox (`--url`).
 import type { Row, Store } from '../db/store.js';
-import { PACK_MAX } from './pack.js';
+import { PACK_MAX, unpackTimes } from './pack.js';
 
 export interface JournalFilter {
   method?: string;
@@ -112,14 +112,8 @@ function columns(store: Store): string {
  * and times.
  */
 function unpack(r: Row): Row[] {
-  if (typeof r.pack !== 'string') return [r];
-  let times: number[][];
-  try {
-    times = JSON.parse(r.pack) as number[][];
-  } catch {
-    return [r];
-  }
-  return times.map(([at, sandboxAt, duration], i) => ({
+  if (!(r.pack instanceof Uint8Array)) return [r];
+  return unpackTimes(r.pack).map(([at, sandboxAt, duration], i) => ({
     ...r,
     id: r.id + i,
     at,
@@ -157,7 +151,7 @@ export function listRequests(
   const sql = `SELECT ${columns(store)} FROM journal${where.length ? ' WHERE ' + where.join(' AND ') : ''} ORDER BY at, id`;
   const path = f.path ? pathMatcher(f.path) : undefined;
   let rows = store.all(sql, ...params).filter((r) => !path || path(r.path));
-  if (packed && rows.some((r) => typeof r.pack === 'string')) {
+  if (packed && rows.some((r) => r.pack instanceof Uint8Array)) {
     rows = rows
       .flatMap(unpack)
       .filter((r) => (f.since === undefined || r.at >= f.since) && (f.afterId === undefined || r.id > f.afterId))
@@ -203,7 +197,9 @@ export function clearRequests(store: Store): number {
 export function lastRequestId(store: Store): number {
   if (!hasTable(store)) return 0;
   if (!hasPacks(store)) return Number(store.get('SELECT max(id) AS id FROM journal')?.id ?? 0);
-  return Number(store.get('SELECT id + coalesce(n, 1) - 1 AS id FROM journal WHERE id = (SELECT max(id) FROM journal)')?.id ?? 0);
+  return Number(
+    store.get('SELECT id + coalesce(n, 1) - 1 AS id FROM journal WHERE id = (SELECT max(id) FROM journal)')?.id ?? 0,
+  );
 }
 
 /** `/v1/order/*` style patterns; a final `/` optional on both sides. */

@@ -135,7 +135,7 @@ parentPort.on('message', (m) => {
         if (!text) continue;
         const b = bodyOf(text[4], touched);
         if (b !== undefined) text[4] = null;
-        last = Number(stmt.run(...p.slice(0, 10), ...text, b ?? null, n > 1 ? n : null, times && JSON.stringify(times)).lastInsertRowid) + n - 1;
+        last = Number(stmt.run(...p.slice(0, 10), ...text, b ?? null, n > 1 ? n : null, times).lastInsertRowid) + n - 1;
         if (n > 1) take.run(last);
       }
       for (const b of touched) keep.run(last, b.id);
