@@ -287,6 +287,12 @@ describe('credentials that change', () => {
       expect(key({ 'api-user': p.username, 'api-key': `${p.shared_key}0` }, false)?.kind).toBe('partner');
       expect(key({ authorization: `Bearer ${old}` }, true)).toBeUndefined();
       expect(key({ authorization: `Bearer ${old}0` }, true)?.kind).toBe('token');
+      // The account's scopes change: the token's caller has the new ones at once.
+      own.tx(() => own.run("UPDATE accounts SET scopes = '[\"book_metadata\"]' WHERE role = 'partner'"));
+      expect([...(key({ authorization: `Bearer ${old}0` }, true)?.scopes ?? [])].sort()).toEqual([
+        'access',
+        'book_metadata',
+      ]);
       // The operator's tokens alone withdrawn: the token is refused.
       own.tx(() => own.run('DELETE FROM tokens'));
       expect(key({ authorization: `Bearer ${old}0` }, true)).toBeUndefined();
