@@ -69,6 +69,7 @@ describe('parseResponse: any body in one shape', () => {
     // A root of another name is not recognised without a type or declaration.
     expect(parse('<html><message>m</message></html>', 'text/html').format).toBe('text');
     expect(parse('<errorpage><message>m</message></errorpage>', 'text/plain').format).toBe('text');
+    expect(parse('<html><body><error>Sign in</error></body></html>', 'text/html').format).toBe('text');
     // XML with neither element is text.
     expect(parse(xml('<other>x</other>'), 'application/xml')).toMatchObject({ format: 'text' });
   });
@@ -78,6 +79,7 @@ describe('parseResponse: any body in one shape', () => {
     expect(m('  A <b>bold</b>\n\n  word  ').body.message).toBe('A bold word');
     expect(m('1 &lt; 2 &gt; 0 &quot;q&quot; &apos;s&apos; &amp;').body.message).toBe(`1 < 2 > 0 "q" 's' &`);
     expect(m('&amp;lt;').body.message).toBe('&lt;');
+    expect(m('one<br/>two').body.message).toBe('one two');
     expect(parse('<response><MESSAGE>Upper</MESSAGE></response>', 'application/xml').body.message).toBe('Upper');
     // The first element of that name; `<messages>` is another element.
     expect(
@@ -164,6 +166,10 @@ describe('exit codes of answers (bookdist help exit-codes)', () => {
     expect(exitCodeForStatus(401, { message: 'anything' })).toBe(4);
     expect(exitCodeForStatus(403)).toBe(4);
     expect(exitCodeForStatus(403, { message: '' })).toBe(4);
+    expect(exitCodeForStatus(403, {})).toBe(4);
+    expect(exitCodeForStatus(403, { text: 5 })).toBe(4);
+    expect(exitCodeForStatus(403, null)).toBe(4);
+    expect(exitCodeForStatus(403, 'Forbidden')).toBe(4);
     for (const m of [
       'Authentication required',
       'Not authorised',
