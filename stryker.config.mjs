@@ -43,6 +43,7 @@ export const GROUPS = {
       'test/output/text.test.ts',
       'test/output/layout.test.ts',
       'test/output/cells.test.ts',
+      'test/output/field-paths.test.ts',
       'test/output/values.test.ts',
       'test/output/missing-option.test.ts',
       'test/output/wide-text.test.ts',
