@@ -233,6 +233,9 @@ describe('what a request is sent with', () => {
       },
     ]);
     expect(printed).toHaveLength(1);
+    // A bare request (no host given) is checked as one to the API host.
+    await failure(api.request({ method: 'POST', path: '/v1/x/', payload: {} }));
+    expect(checked.at(-1)).toEqual({ method: 'POST', path: '/v1/x/', host: 'api', requestText: '{}' });
     expect(printed[0]).toMatch(/^curl -X POST 'http:\/\/api\.bookdist\.test\/v1\/codes\/generate\/'/);
     expect(http.requests).toEqual([]);
   });
