@@ -44,6 +44,7 @@ export function parseResponse(
   text: string,
   request: RequestInfo,
 ): ApiResponse {
+  // Stryker disable next-line StringLiteral: equivalent, the fallback is only searched for "json" and "xml", which another text without them does not hold either
   const ctype = headers['content-type'] ?? '';
   const trimmed = text.trim();
   if (!trimmed) return { status, headers, body: { code: status }, format: 'empty', request };

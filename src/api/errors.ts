@@ -83,7 +83,7 @@ const NOT_FOUND = /does not exist|not found/i;
  * (Not `messageOf` of src/errors.ts, which reads a thrown value.)
  */
 function bodyMessage(body: unknown): string {
-  if (!body || typeof body !== 'object') return '';
+  if (!body) return '';
   const b = body as { message?: unknown; text?: unknown };
   return typeof b.message === 'string' ? b.message : typeof b.text === 'string' ? b.text : '';
 }
@@ -91,7 +91,7 @@ function bodyMessage(body: unknown): string {
 /** Conflicts: 409, a body with `conflict: true`, or the service's "already" messages. */
 export function isConflict(status: number, body?: unknown): boolean {
   if (status === 409) return true;
-  if (status >= 400 && body && typeof body === 'object') {
+  if (status >= 400 && body) {
     if ((body as { conflict?: unknown }).conflict === true) return true;
     if (/already (has access|exists|used|registered)/i.test(bodyMessage(body))) return true;
   }
