@@ -324,6 +324,9 @@ export async function startupBench({ sb, target, log = console.log }) {
       });
       if (probe.status !== 0) throw new Error(`${c.key}: the probe run exited ${probe.status}: ${probe.stderr}`);
       paths[c.key] = cachePath(probe.stderr, c.args[0] === '--version');
+      // The rows' stdout is /dev/null (not a terminal): the root help and --version are written
+      // straight to fd 1, without process.stdout's stream (src/cli/direct-out.ts).
+      if (['--help', '--version'].includes(c.args[0])) paths[c.key] += '; written straight to fd 1';
     }
     if (!cases.every((c) => c.cmd !== BIN || paths[c.key])) throw new Error('a row has no path');
     // The rows must take the paths they are named for.
