@@ -110,7 +110,7 @@ describe('external orders', () => {
     expect(again.body.order.item_count).toBe(2);
     const mail = listOutbox(store).filter((m) => m.kind === 'order.external');
     expect(mail.at(-1)?.to).toEqual([WELL_KNOWN.partner.email]);
-    expect(mail.at(-1)?.subject).toContain('R-1');
+    expect(mail.at(-1)?.subject).toBe(`Order R-1 for rules${userSeq}@example.com`);
     expect(mail.at(-1)?.body).toContain('2 item(s), total 21.98');
     // An empty order number is none: two orders.
     const a = order(u, [p14.id], { order_number: '' });
@@ -155,6 +155,7 @@ describe('external orders', () => {
       { first_name: 'A', postal_code: '1', country: 'US' },
       { last_name: 'B', postal_code: '1', country: 'US' },
       { first_name: 'A', last_name: ' ', postal_code: '1', country: 'US' },
+      { first_name: ' ', last_name: 'B', postal_code: '1', country: 'US' },
       { full_name: 'A', country: 'US' },
       { full_name: 'A', postal_code: ' ', country: 'US' },
       { full_name: 'A', postal_code: '1' },
@@ -175,6 +176,13 @@ describe('external orders', () => {
     expect(refused({}, [WELL_KNOWN.inactive.pricing[0].id]).message).toMatch(/is not active/);
     expect(refused({}, [WELL_KNOWN.unpublished.pricing[0].id]).message).toMatch(/is not published/);
     expect(refused({}, [WELL_KNOWN.codeDistribution.pricing[0].id]).message).toMatch(/redemption code only/);
+    const euro = WELL_KNOWN.otherPublisher.pricing[0].id;
+    store.run("UPDATE pricing SET currency = 'EUR' WHERE id = ?", euro);
+    try {
+      expect(refused({}, [p, euro]).message).toBe('All items of an order must be in one currency.');
+    } finally {
+      store.run("UPDATE pricing SET currency = 'USD' WHERE id = ?", euro);
+    }
     expect(refused({ label: 'nolabel' }).message).toBe('Label "nolabel" is not a white label under your control.');
     expect(refused({ label: WELL_KNOWN.limited.label }).status).toBe(400);
     expect(refused({ username: 'nobody' }).status).toBe(404);
@@ -313,6 +321,61 @@ describe('refunds (decisions.md, Refunds)', () => {
       { purchase_id: i2, success: false },
     ]);
     expect(listOutbox(store).at(-1)?.body).toBe(`Items ${i1} of order ${o.id} were refunded.`);
+  });
+});
+
+describe('refunds and lookups, continued', () => {
+  it('an item refunded before is passed over; the refusal names the item; the mail lists each refunded', () => {
+    const now = store.now();
+    const u = newUser();
+    const two = () =>
+      order(u, [readme.pricing[0].id, WELL_KNOWN.otherPublisher.pricing[0].id], {}, now).body.order as {
+        id: number;
+        items: Array<{ id: number }>;
+      };
+    const o = two();
+    const [a, b] = o.items.map((i) => i.id);
+    call('order.refund', { payload: { order_id: o.id, items: [a] }, now });
+    // The refunded book is then printed from: that item would not be refundable now, but it is done.
+    recordUsage(store, u, readme.hash_id, 0, 1);
+    expect(call('order.refund', { payload: { order_id: o.id }, now }).body.refunds).toEqual([
+      { purchase_id: a, success: false },
+      { purchase_id: b, success: true },
+    ]);
+    const o2 = two();
+    expect(refusal('order.refund', { payload: { order_id: o2.id }, now })).toEqual({
+      status: 403,
+      message: `Item ${o2.items[0].id} cannot be refunded: pages were printed.`,
+      extra: { purchase_id: o2.items[0].id },
+    });
+    const v = newUser();
+    const o3 = order(v, [readme.pricing[0].id, WELL_KNOWN.otherPublisher.pricing[0].id], {}, now).body.order;
+    call('order.refund', { payload: { order_id: o3.id }, now });
+    const [x, y] = o3.items.map((i: { id: number }) => i.id);
+    expect(listOutbox(store).at(-1)?.body).toBe(`Items ${x}, ${y} of order ${o3.id} were refunded.`);
+    expect(refusal('order.refund', { payload: { order_id: 987_654 } })).toMatchObject({
+      status: 404,
+      message: 'Order not found',
+    });
+  });
+
+  it("a purchase looked up by its number alone (no spaces), a free item's and a grant's description", () => {
+    const u = newUser();
+    let id = 0;
+    while (id < 10) id = order(u, [readme.pricing[0].id]).body.order.items[0].id;
+    const lookup = (pid: string) => call('user.purchase', { params: { username: u, purchase_id: pid } }).body;
+    expect(lookup(String(id)).id).toBe(id);
+    for (const pid of [` ${id}`, `${id} `, `+${id}`])
+      expect(refusal('user.purchase', { params: { username: u, purchase_id: pid } }).status, pid).toBe(404);
+    const free = call('order.free', { payload: { username: u, hash_id: WELL_KNOWN.otherPublisher.hash_id } }).body;
+    expect(listOutbox(store).at(-1)?.kind).toBe('order.free');
+    expect(lookup(String(free.order.items[0].id)).digital_pricing).toEqual({ description: 'Free', id: null });
+    call('access.allow', {
+      payload: { username: u, hash_id: WELL_KNOWN.limitedPricing.hash_id, price: '2' },
+      caller: operator,
+    });
+    const grant = call('user.orders', { params: { username: u } }).body.results.at(-1).items[0].id;
+    expect(lookup(String(grant)).digital_pricing).toEqual({ description: 'External access', id: null });
   });
 });
 
