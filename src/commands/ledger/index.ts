@@ -32,7 +32,7 @@ export const commands = [
       '  not applied: it had not taken effect.\n' +
       '  probably: a read suggests it took effect, but more than one record could match.\n' +
       '  still unknown: the service could not be asked now (try again later).\n' +
-      '  cannot settle: the interface offers no way to tell (the reason is given).\n' +
+      '  cannot settle: the interface offers no way to tell (the reason is given).\n\n' +
       'With --all it also checks done writes where a read can; one that only a write could check is shown as not checked, with why, and stays done.\n\n' +
       "Turn it off with --no-ledger, BOOKDIST_LEDGER=off, or a profile's setting (`bookdist profile add --no-ledger`). " +
       "The embedded sandbox's writes are recorded under the profile name sandbox.",

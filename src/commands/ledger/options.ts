@@ -8,9 +8,13 @@ export const FILTERS = options(
   ),
   option('--until <date>', 'only writes before this time (same forms as --since)'),
   option('--op <operation>', 'only this operation, e.g. "order create", "codes generate", "access allow", api'),
-  option('--status <status>', 'only writes whose outcome is this (`ledger list` shows unsent ones only so)', {
-    choices: ['unknown', 'failed', 'done', 'unsent'],
-  }),
+  option(
+    '--status <status>',
+    'only writes whose outcome is this (`ledger list` shows unsent writes only with --status unsent)',
+    {
+      choices: ['unknown', 'failed', 'done', 'unsent'],
+    },
+  ),
   option('--user <user>', 'only writes naming this user (username or e-mail address)'),
   option('--book <hash_id>', 'only writes naming this book'),
   option('--job <id>', 'only the writes of this bulk job (its job id)'),
