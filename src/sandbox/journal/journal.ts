@@ -264,13 +264,16 @@ function rowTextOf(text: ReturnType<typeof journalText>, p: PendingRow): RowText
   }
 }
 
+/** The wall-clock time of performance.now()'s zero, read once (the getter costs a call into Node per request). */
+const TIME_ORIGIN = performance.timeOrigin;
+
 /** A request being served: what the journal will say of it once its status is known. */
 export class RequestNote {
   readonly started = performance.now();
   /** Wall-clock time in ms with its fraction: two requests one after the other, served by two
    * processes of one database, are listed in the order they came even in the same millisecond
    * (a row's id is the order it was written, which the FLUSH_MS batching may swap). */
-  readonly at = performance.timeOrigin + this.started;
+  readonly at = TIME_ORIGIN + this.started;
   /** The sandbox clock when the request ran (set in `capture`; else read when the row is made). */
   sandboxAt?: number;
   /** The auth mode the request's headers ask for: CryptoAuth, SharedKeyAuth, token, control or none. */
@@ -335,6 +338,9 @@ export class RequestNote {
 /** The auth mode a request's headers ask for, as authenticate() reads them. */
 function authMode(h: Record<string, string>, rawUrl: string): string {
   if (rawUrl.startsWith('/_sandbox')) return 'control';
+  // What the reference clients send, as it is (the general reading below splits and lower-cases).
+  const given = h['authorization'];
+  if (given === 'CryptoAuth' || given === 'SharedKeyAuth') return given;
   const scheme = (h['authorization'] ?? '').trim().split(/\s+/)[0]?.toLowerCase() ?? '';
   if (scheme === 'bearer' || scheme === 'token') return 'token';
   if (scheme === 'sharedkeyauth' || (scheme === '' && h['api-key'] && !h['signature'])) return 'SharedKeyAuth';
