@@ -628,6 +628,21 @@ const TABLES = () =>
       .all() as Array<{ name: string }>
   ).map((r) => r.name);
 
+/**
+ * Wait until no book waits in the processing queue. A `book process` an earlier case made is
+ * finished by the sandbox's worker on its next tick (25 ms at processDelayMs 0), or later when its
+ * write met another writer (the journal's thread) and was put off: finishing it between a case's
+ * `before` and `after` looked like a refused request that changed the database (seen once under
+ * load, on a codes request). A queue that never drains is a failure of its own.
+ */
+async function queueDrained(): Promise<void> {
+  const queued = db.prepare('SELECT 1 FROM books WHERE is_queued = 1 AND queue_hold = 0 LIMIT 1');
+  for (let waited = 0; queued.get(); waited += 10) {
+    if (waited >= 30_000) throw new Error('the processing queue did not drain in 30 s at processDelayMs 0');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /** Row counts and a SHA-256 over every row of every table, recomputed only when a commit happened. */
 let snapshot: { version: number; counts: Record<string, number>; sum: string } | undefined;
 function state(): { counts: Record<string, number>; sum: string } {
@@ -751,6 +766,7 @@ async function runCase(c: Case): Promise<void> {
   timing.steps += performance.now() - t0;
   t0 = performance.now();
   const sent = build(c);
+  await queueDrained();
   const before = state();
   timing.build += performance.now() - t0;
   t0 = performance.now();
