@@ -127,8 +127,9 @@ async function compare(name, rounds, argsFor, env) {
 }
 
 export async function ledgerBench({ target } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'bookdist-bench-ledger-'));
+  // The sandbox first: one that fails to start leaves no folder behind.
   const sb = await spawnSandbox();
+  const dir = mkdtempSync(join(tmpdir(), 'bookdist-bench-ledger-'));
   const rows = [];
   try {
     const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...sb.env, BOOKDIST_STATE_DIR: join(dir, 'state') };
