@@ -366,10 +366,14 @@ describe('refunds and lookups, continued', () => {
     const lookup = (pid: string) => call('user.purchase', { params: { username: u, purchase_id: pid } }).body;
     expect(lookup(String(id)).id).toBe(id);
     for (const pid of [` ${id}`, `${id} `, `+${id}`])
-      expect(refusal('user.purchase', { params: { username: u, purchase_id: pid } }).status, pid).toBe(404);
+      expect(refusal('user.purchase', { params: { username: u, purchase_id: pid } }), pid).toMatchObject({
+        status: 404,
+        message: 'Purchase not found',
+      });
     const free = call('order.free', { payload: { username: u, hash_id: WELL_KNOWN.otherPublisher.hash_id } }).body;
     expect(listOutbox(store).at(-1)?.kind).toBe('order.free');
     expect(lookup(String(free.order.items[0].id)).digital_pricing).toEqual({ description: 'Free', id: null });
+    expect(lookup(String(free.order.items[0].id)).purchase_price).toBe('0.00');
     call('access.allow', {
       payload: { username: u, hash_id: WELL_KNOWN.limitedPricing.hash_id, price: '2' },
       caller: operator,
