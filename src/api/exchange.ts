@@ -49,6 +49,7 @@ export async function exchange(s: Sender, o: RequestOptions, p: Prepared): Promi
       const failure = unmendable(err, info, opts.ca?.file);
       if (failure) throw failure; // a certificate, proxy or set-up problem: never retried
       if (failureCode(err) === 'ERR_BODY_TOO_LARGE')
+        // Stryker disable next-line OptionalChaining: equivalent, that code came from `err`, so `err` is there
         throw bodyTooLarge(info, writes(o), `${MAX_BODY_BYTES / 1024 / 1024} MiB`, err?.status, err?.contentType);
       const wait = waitAfterFailure(policy, failureCode(err), attempt);
       // A wait that cannot fit before the deadline: the failure as it stands is the answer.

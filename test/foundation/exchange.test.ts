@@ -181,6 +181,21 @@ describe('waits before a retry: announced past a second, and only when they fit 
   });
 });
 
+describe('a send that failed with nothing', () => {
+  it('a handler that throws undefined: still a network failure a user can read (exit 7), traced under --debug', async () => {
+    const lines: string[] = [];
+    const nothing: HttpHandler = {
+      send: () => Promise.reject(undefined),
+    };
+    const e = (await failure(
+      client(nothing, { retries: 0, debug: (l) => void lines.push(l) }).call('codes.summary'),
+    )) as CliError;
+    expect(e).toBeInstanceOf(CliError);
+    expect(e.exitCode).toBe(7);
+    expect(lines.filter((l) => l.startsWith('←'))).toHaveLength(1);
+  });
+});
+
 describe('a body over the cap (64 MiB): not read, not retried', () => {
   const tooLarge = () =>
     Object.assign(new Error('body too large'), { code: 'ERR_BODY_TOO_LARGE', status: 200, contentType: 'text/plain' });
