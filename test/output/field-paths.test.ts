@@ -83,6 +83,10 @@ describe('the columns and fields of --fields', () => {
     ]);
   });
 
+  it('records without the field are passed over for the sample', () => {
+    expect(fieldColumns([{}, { status: { a: 1 } }], ['status'])).toEqual(['status.a']);
+  });
+
   it('a field matched by any record is matched', () => {
     expect(unmatchedFields([{ a: 1 }, {}], ['a', 'b'])).toEqual(['b']);
   });
@@ -99,6 +103,9 @@ describe('did you mean: the nearest field paths', () => {
     expect(nearestFields('tilte', ['title', 'tilt'])).toEqual(['tilt', 'title']);
     expect(nearestFields('ba', ['ab'])).toEqual(['ab']);
     expect(nearestFields('abcd', ['badc'])).toEqual([]);
+    // Only both halves of a swap make one.
+    expect(nearestFields('ab', ['ca'])).toEqual([]);
+    expect(nearestFields('ab', ['bc'])).toEqual([]);
   });
 
   it('a path that ends with the dotted one given; at most three, best first', () => {
