@@ -15,7 +15,7 @@ export function storeUrlOf(opts: ClientOptions): string {
 export function urlOf(
   opts: ClientOptions,
   path: string,
-  host: 'api' | 'store' = 'api',
+  host?: 'api' | 'store',
   query?: RequestOptions['query'],
 ): string {
   const base = (host === 'store' ? storeUrlOf(opts) : opts.baseUrl).replace(/\/+$/, '');
@@ -39,10 +39,11 @@ function foreignStore(opts: ClientOptions): boolean {
   }
 }
 
+/** The credentials a request gets (`auth` and `host` unset: partner, to the API host). */
 function credentialsFor(
   opts: ClientOptions,
-  auth: 'partner' | 'access' | 'none',
-  host: 'api' | 'store' = 'api',
+  auth?: 'partner' | 'access' | 'none',
+  host?: 'api' | 'store',
 ): Credentials {
   if (auth === 'none') return { kind: 'none' };
   // A key only goes to its profile's own base URL: the store host (price comparison, public)
@@ -58,7 +59,7 @@ function credentialsFor(
 
 /** Build the exact method, URL, headers and body that would be sent. */
 export function prepare(opts: ClientOptions, o: RequestOptions): Prepared {
-  const url = urlOf(opts, o.path, o.host, o.method === 'GET' || o.query ? o.query : undefined);
+  const url = urlOf(opts, o.path, o.host, o.query);
   const headers: Record<string, string> = {
     accept: o.accept ?? 'application/json',
     'user-agent': opts.userAgent ?? 'bookdist',
@@ -71,14 +72,14 @@ export function prepare(opts: ClientOptions, o: RequestOptions): Prepared {
     body = formBody(requestText);
     headers['content-type'] = 'application/x-www-form-urlencoded';
   }
-  Object.assign(headers, authHeaders(credentialsFor(opts, o.auth ?? 'partner', o.host), requestText));
+  Object.assign(headers, authHeaders(credentialsFor(opts, o.auth, o.host), requestText));
   return { method: o.method, url, headers, body, requestText };
 }
 
 /** A request that needs a signature, to a service (signedOnly), with no credentials at all: refused unsent. */
 export function refuseUnsigned(opts: ClientOptions, o: RequestOptions, p: Prepared): void {
-  if (!opts.signedOnly || opts.dryRun || (o.auth ?? 'partner') === 'none' || (o.host ?? 'api') !== 'api') return;
-  if (credentialsFor(opts, o.auth ?? 'partner').kind !== 'none') return;
+  if (!opts.signedOnly || opts.dryRun || o.auth === 'none' || o.host === 'store') return;
+  if (credentialsFor(opts, o.auth).kind !== 'none') return;
   throw new CliError(
     `${p.method} ${p.url} needs credentials and none are set: nothing was sent. Set BOOKDIST_USERNAME with ` +
       'BOOKDIST_KEY_FILE (an RSA private key, PEM) or BOOKDIST_SHARED_KEY, or store them with `bookdist profile add`.',
@@ -99,6 +100,7 @@ export function refuseBadHeaders(p: Prepared): void {
     if (!bad) continue;
     const c = bad[0].codePointAt(0)!;
     const esc = { 9: '\\t', 10: '\\n', 13: '\\r' }[c] ?? `\\u${c.toString(16).padStart(4, '0')}`;
+    // Stryker disable next-line EqualityOperator: equivalent, a space (0x20) is not a bad character, so `c` is never 0x20
     const what = c < 0x20 || c === 0x7f ? `a control character (${esc})` : `a character a header cannot carry (${esc})`;
     const secret = redactHeaders({ [name]: value })[name] !== value;
     throw new CliError(

@@ -345,3 +345,77 @@ describe("the client's own wait before a retry (no sleep given)", () => {
     expect(http.requests).toHaveLength(1);
   });
 });
+
+describe('the URL and headers prepare makes (prepare.ts)', () => {
+  it('the base URL without its trailing slashes; a query after one already in the path; a POST with a query keeps it', async () => {
+    const http = new StubRegistry().on('POST', '/v1/x/?a=1', json(200, { code: 200, success: true }));
+    const api = client(http, { baseUrl: `${STUB_URL}//` });
+    expect(api.url('/v1/x/')).toBe(`${STUB_URL}/v1/x/`);
+    expect(api.url('/v1/x/?a=1', 'api', { b: 2, c: undefined })).toBe(`${STUB_URL}/v1/x/?a=1&b=2`);
+    await api.request({ method: 'POST', path: '/v1/x/', query: { a: 1 }, payload: {}, raw: true });
+    http.verify();
+  });
+
+  it("a GET's query is sent; the user agent is bookdist's unless given", async () => {
+    const http = new StubRegistry().on('GET', '/v1/x/?q=1', json(200, { code: 200, success: true }), 2);
+    await client(http).request({ method: 'GET', path: '/v1/x/', query: { q: 1 }, raw: true });
+    await client(http, { userAgent: 'bookdist/9' }).request({
+      method: 'GET',
+      path: '/v1/x/',
+      query: { q: 1 },
+      raw: true,
+    });
+    expect(http.requests.map((r) => r.headers['user-agent'])).toEqual(['bookdist', 'bookdist/9']);
+  });
+
+  it("a partner request to the store host: credentials only at the base URL's origin, or when asked for", async () => {
+    const sent = async (opts: Partial<Options>) => {
+      const http = new StubRegistry().on('GET', /\/api\/x/, json(200, { code: 200, success: true }));
+      await client(http, opts).request({ method: 'GET', path: '/api/x', host: 'store', auth: 'partner', raw: true });
+      return http.requests[0].headers['api-key'];
+    };
+    expect(await sent({ storeUrl: `${STUB_URL}/shop` })).toBe('shared-key-1');
+    expect(await sent({ storeUrl: 'http://store.bookdist.test' })).toBeUndefined();
+    expect(await sent({ storeUrl: 'http://store.bookdist.test', storeCredentials: true })).toBe('shared-key-1');
+  });
+
+  it('the operator token carries the partner username when there is one', async () => {
+    const sent = async (credentials: Options['credentials']) => {
+      const http = new StubRegistry().on('POST', '/v1/access/revoke/', json(200, { code: 200, success: true }));
+      await client(http, { credentials, accessToken: 'operator-token-1' }).request({
+        method: 'POST',
+        path: '/v1/access/revoke/',
+        payload: {},
+        auth: 'access',
+        raw: true,
+      });
+      const h = http.requests[0].headers;
+      return [h['api-key'], h['api-user']];
+    };
+    expect(await sent({ kind: 'shared', username: 'partner', sharedKey: 'k' })).toEqual([
+      'operator-token-1',
+      'partner',
+    ]);
+    expect(await sent({ kind: 'none' })).toEqual(['operator-token-1', undefined]);
+  });
+
+  it('refused unsent: no credentials for a signed request (its setting named); a bad header (its name)', async () => {
+    const http = new StubRegistry();
+    const unsigned = await failure(
+      client(http, { credentials: { kind: 'none' }, signedOnly: true }).request({ method: 'GET', path: '/v1/x/' }),
+    );
+    expect(unsigned).toMatchObject({ exitCode: 2, details: { setting: 'credentials' } });
+    // A public request, or one to the store host, needs none.
+    const open = new StubRegistry().on('GET', /\/v1\/x\//, json(200, { code: 200, success: true }), 2);
+    const none = client(open, {
+      credentials: { kind: 'none' },
+      signedOnly: true,
+      storeUrl: 'http://store.bookdist.test',
+    });
+    await none.request({ method: 'GET', path: '/v1/x/', auth: 'none', raw: true });
+    await none.request({ method: 'GET', path: '/v1/x/', host: 'store', raw: true });
+    const bad = await failure(client(http).request({ method: 'GET', path: '/v1/x/', headers: { 'X-Job': 'a\nb' } }));
+    expect(bad).toMatchObject({ exitCode: 2, details: { header: 'x-job' } });
+    expect(http.requests).toEqual([]);
+  });
+});
