@@ -296,7 +296,8 @@ describe('credentials that change', () => {
       // The operator's tokens alone withdrawn: the token is refused.
       own.tx(() => own.run('DELETE FROM tokens'));
       expect(key({ authorization: `Bearer ${old}0` }, true)).toBeUndefined();
-      // Two accounts in one turn: each its own.
+      // Two accounts one after the other: each its own.
+      expect(key({ 'api-user': p.username, 'api-key': `${p.shared_key}0` }, false)?.account.username).toBe(p.username);
       const l = row('limited');
       expect(key({ 'api-user': l.username, 'api-key': l.shared_key }, false)?.account.username).toBe(l.username);
     } finally {
