@@ -4,10 +4,9 @@
 /** The text of a value in a cell or a line: a scalar as itself, an object or array as its JSON (never "[object Object]"), nothing for null and undefined. */
 export function cellText(v: unknown): string {
   switch (typeof v) {
-    case 'string':
-      return v;
     // Stryker disable next-line StringLiteral: equivalent, a boolean's JSON is its String too
     case 'boolean':
+    case 'string':
     case 'number':
     case 'bigint':
       return String(v);
