@@ -608,6 +608,27 @@ describe('what a loaded book gets from its ISBNs and prices', () => {
 });
 
 describe("a record's checks: each refusal says what is wrong, and nothing of the record is written", () => {
+  it('a new book whose print ISBN, own ISBN or SKU another book holds: isbn13 falls back to its own ISBN, or it is refused', async () => {
+    const rows = [
+      'isbn13,title,price,currency,sku,print_isbn13,publisher',
+      // Takes 9781770200036 into its isbn13 column (and SKU EB-9781770100022).
+      '9781770100015,First print,9.99,USD,EB-9781770100022,9781770200036,Tidewater Press',
+      // The same print ISBN: its isbn13 is its own, the print one is its parent.
+      '9781770100039,Second print,9.99,USD,,9781770200036,Tidewater Press',
+      // Its own ISBN is another book's print ISBN (isbn13 column): refused.
+      '9781770200036,Print as digital,9.99,USD,,,Tidewater Press',
+      // The SKU it would get (EB-<ISBN>) is the first book's.
+      '9781770100022,No SKU,9.99,USD,,,Tidewater Press',
+    ];
+    const s = await csv(rows.join('\n'));
+    expect(s.refusals.map((r) => [r.line, r.reason])).toEqual([
+      [4, 'ISBN 9781770200036 is already the print ISBN of another book'],
+      [5, "the SKU EB-9781770100022 it would get is already another book's; give it a SKU"],
+    ]);
+    expect(book('9781770100015')).toMatchObject({ isbn13: '9781770200036', parent_isbn: '9781770200036' });
+    expect(book('9781770100039')).toMatchObject({ isbn13: '9781770100039', parent_isbn: '9781770200036' });
+  });
+
   it('CSV: print ISBN, pages, SKU, currency, rental term, publisher, ISBN', async () => {
     const long = 'S'.repeat(65);
     const rows = [

@@ -68,6 +68,8 @@ export class CatalogueLoader {
   /** Digital editions of this file without a print ISBN, and print ISBNs that print records name for them. */
   private readonly noParent = new Set<string>();
   private readonly printOf = new Map<string, string>();
+  /** A new book's SKU and print ISBN, and the books holding them, read together (see check). */
+  private held?: books.KeyHolders;
 
   constructor(
     private readonly store: Store,
@@ -157,7 +159,8 @@ export class CatalogueLoader {
     const first = this.seen.get(isbn);
     if (first !== undefined) return `ISBN ${isbn} is also in record ${first} of this file`;
     this.seen.set(isbn, rec.number);
-    const existing = books.bookByEisbn(this.store, isbn);
+    // With its live prices (an update reconciles them): one statement, not two.
+    const existing = books.bookByEisbnWithPrices(this.store, isbn, this.now);
     if (rec.action === 'withdraw') return this.withdraw(isbn, existing);
     if (rec.kind !== 'digital') return this.skip(rec.kind);
     const v = this.check(rec, isbn, existing);
@@ -176,7 +179,7 @@ export class CatalogueLoader {
   }
 
   /** The record's values checked, before anything is written; or why it is refused. */
-  private check(rec: CatalogueRecord, isbn: string, existing: books.LoadedBookRow | undefined): Checked | string {
+  private check(rec: CatalogueRecord, isbn: string, existing: books.FoundBookRow | undefined): Checked | string {
     let print: string | undefined;
     if (rec.printIsbn) {
       const p = isbn13Of(rec.printIsbn, 'print ISBN');
@@ -202,9 +205,13 @@ export class CatalogueLoader {
     // Stryker disable next-line MethodExpression: equivalent, both readers trim every value (csv.ts each cell, onix.ts each element's text)
     const sku = rec.sku?.trim() || undefined;
     if (sku !== undefined && sku.length > 64) return `SKU "${sku.slice(0, 20)}…" is longer than 64 characters`;
+    // A new book's SKU (given, or the one it would get) and the ISBN its isbn13 column would
+    // hold (the print edition's, else its own) are looked up in one statement: nothing this
+    // record does before its insert writes books.
+    this.held = existing ? undefined : books.keyHolders(this.store, sku ?? `EB-${isbn}`, print ?? isbn);
     // Stryker disable next-line ConditionalExpression: equivalent, `sku !== existing?.sku` → true looks the SKU up for the book's own SKU too, whose owner is the book itself (the other mutant of the line is killed by catalogue.test.ts, "Same SKU")
     if (sku !== undefined && sku !== existing?.sku) {
-      const owner = books.bookBySku(this.store, sku);
+      const owner = this.held ? this.held.skuOwner : books.bookBySku(this.store, sku);
       if (owner && owner.id !== existing?.id)
         return `SKU ${sku} is already the SKU of another book (${owner.eisbn13 || owner.isbn13})`;
     }
@@ -244,12 +251,13 @@ export class CatalogueLoader {
   /** May `isbn` go into this book's isbn13 column (no other book holds it there)? */
   private isbn13Free(isbn: string, existing: books.LoadedBookRow | undefined): boolean {
     if (existing?.isbn13 === isbn) return true;
-    const holder = books.bookByIsbn13Column(this.store, isbn);
+    const holder =
+      !existing && this.held?.isbn13 === isbn ? this.held.isbn13Holder : books.bookByIsbn13Column(this.store, isbn);
     return !holder || holder.id === existing?.id;
   }
 
   /** Write what changed in a book already there (same id and hash id: its orders and access stay). */
-  private update(rec: CatalogueRecord, v: Checked, existing: books.LoadedBookRow): undefined {
+  private update(rec: CatalogueRecord, v: Checked, existing: books.FoundBookRow): undefined {
     const fields = this.fieldsOf(rec, v, existing);
     // Only what differs is written: an unchanged column costs no index or text-index work.
     const changed: Record<string, unknown> = {};
@@ -265,7 +273,7 @@ export class CatalogueLoader {
         this.textIndex?.changing(existing.id, existing.title, existing.author);
       books.updateBook(this.store, existing.id, changed);
     }
-    if (rec.prices.length) this.reconcilePrices(existing.id, v.prices);
+    if (rec.prices.length) this.reconcilePrices(existing, v.prices);
     this.summary.updated++;
     if (!v.print && !existing.parent_isbn) this.noParent.add(v.isbn);
     return undefined;
@@ -277,7 +285,8 @@ export class CatalogueLoader {
     const fields = this.fieldsOf(rec, v, undefined);
     if (fields.isbn13 === undefined && !this.isbn13Free(isbn, undefined))
       return `ISBN ${isbn} is already the print ISBN of another book`;
-    if (!v.sku && books.bookBySku(this.store, `EB-${isbn}`))
+    const eb = `EB-${isbn}`;
+    if (!v.sku && (this.held?.sku === eb ? this.held.skuOwner : books.bookBySku(this.store, eb)))
       return `the SKU EB-${isbn} it would get is already another book's; give it a SKU`;
     if (v.pages === undefined) rec.unrepresented.push(`no page count (${DEFAULT_PAGES} pages assumed)`);
     if (!v.prices.length) rec.unrepresented.push('no digital price (the book cannot be ordered)');
@@ -315,8 +324,9 @@ export class CatalogueLoader {
     return undefined;
   }
 
-  private reconcilePrices(bookId: number, wanted: Checked['prices']): void {
-    const live = books.livePrices(this.store, bookId, this.now);
+  private reconcilePrices(book: books.FoundBookRow, wanted: Checked['prices']): void {
+    const bookId = book.id;
+    const live = book.live;
     const left = [...wanted];
     const stale = live.filter((p) => {
       const i = left.findIndex((w) => w.currency === p.currency && w.days === p.limit_days && w.price === p.price);

@@ -40,7 +40,7 @@ export interface NewBookRow extends BookFields {
   loaded_at: number;
 }
 
-export interface PriceRow {
+interface PriceRow {
   id: number;
   book_id: number;
   currency: string;
@@ -169,6 +169,58 @@ export function bookByEisbn(store: Store, eisbn13: string): LoadedBookRow | unde
   return store.get<LoadedBookRow>(BY_EISBN, eisbn13);
 }
 
+/** A book found again by its own ISBN-13, with its prices live at `now` (bookByEisbnWithPrices). */
+export type FoundBookRow = LoadedBookRow & { live: PriceRow[] };
+
+const jsonOf = (columns: string) =>
+  `json_object(${columns
+    .split(', ')
+    .map((c) => `'${c}', ${c}`)
+    .join(', ')})`;
+
+// Its live prices as one JSON array of [id, currency, price, limit_days, deactivated_at].
+const BY_EISBN_WITH_PRICES = BY_EISBN.replace(
+  ' FROM books',
+  `, (SELECT json_group_array(json_array(id, currency, price, limit_days, deactivated_at)) FROM pricing
+    WHERE book_id = books.id AND (deactivated_at IS NULL OR deactivated_at > ?)) AS live FROM books`,
+);
+
+/** The book whose own (digital) ISBN-13 this is (bookByEisbn), and its prices live at `now`, in id order. */
+export function bookByEisbnWithPrices(store: Store, eisbn13: string, now: number): FoundBookRow | undefined {
+  const row = store.get<LoadedBookRow & { live: string | PriceRow[] }>(BY_EISBN_WITH_PRICES, now, eisbn13);
+  if (!row) return undefined;
+  const live = JSON.parse(row.live as string) as Array<[number, string, string, number, number | null]>;
+  row.live = live
+    .sort((a, b) => a[0] - b[0])
+    .map(([id, currency, price, limit_days, deactivated_at]) => ({
+      id,
+      book_id: row.id,
+      currency,
+      price,
+      limit_days,
+      deactivated_at,
+    }));
+  return row as FoundBookRow;
+}
+
+/** The books that hold a SKU and an ISBN-13 (in the isbn13 column). */
+export interface KeyHolders {
+  sku: string;
+  skuOwner?: BookKeyRow;
+  isbn13: string;
+  isbn13Holder?: BookKeyRow;
+}
+
+const KEY_HOLDERS = `SELECT (SELECT ${jsonOf(KEY_COLUMNS)} FROM books WHERE sku = ?) AS owner,
+  (SELECT ${jsonOf(KEY_COLUMNS)} FROM books WHERE isbn13 = ?) AS holder`;
+
+/** bookBySku(sku) and bookByIsbn13Column(isbn13) in one statement. */
+export function keyHolders(store: Store, sku: string, isbn13: string): KeyHolders {
+  const r = store.get<{ owner: string | null; holder: string | null }>(KEY_HOLDERS, sku, isbn13)!;
+  const row = (json: string | null) => (json === null ? undefined : (JSON.parse(json) as BookKeyRow));
+  return { sku, skuOwner: row(r.owner), isbn13, isbn13Holder: row(r.holder) };
+}
+
 /** The book whose `isbn13` column holds this value (unique). */
 export function bookByIsbn13Column(store: Store, isbn13: string): BookKeyRow | undefined {
   return store.get<BookKeyRow>(BY_ISBN13, isbn13);
@@ -233,15 +285,6 @@ export function updateBook(store: Store, id: number, fields: Partial<BookFields>
 /** Take a book off sale: inactive, unpublished; its orders and grants stay as they are. */
 export function withdrawBook(store: Store, id: number): void {
   store.run('UPDATE books SET is_active = 0, is_published = 0, is_public = 0 WHERE id = ?', id);
-}
-
-/** The prices of a book that are not deactivated at `now`. */
-export function livePrices(store: Store, bookId: number, now: number): PriceRow[] {
-  return store.all<PriceRow>(
-    'SELECT id, book_id, currency, price, limit_days, deactivated_at FROM pricing WHERE book_id = ? AND (deactivated_at IS NULL OR deactivated_at > ?) ORDER BY id',
-    bookId,
-    now,
-  );
 }
 
 export function insertPrice(store: Store, bookId: number, p: NewPriceRow): number {
