@@ -2,7 +2,7 @@
 // (a devDependency, already installed) into a temp file, imports it, and starts it on port 0
 // with a fresh database. `node bench/sandbox.mjs` serves until Ctrl-C and prints the environment.
 import { build } from 'esbuild';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -12,6 +12,17 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** The directories this process made and has not removed yet: its exit removes them (see the end). */
 const made = new Set();
 
+/**
+ * Remove a sandbox's folder, again until it is gone. SQLite deletes a database's -wal and -shm
+ * files when its last connection closes, which may happen in another thread (the journal's
+ * writer, the checkpointer) while the sandbox closes: an entry gone between rmSync's listing and
+ * its unlink ends rmSync early and silently (`force` ignores ENOENT), with the entries after it
+ * left behind (server.mjs, state/: a folder left in /tmp by each full bench).
+ */
+function removeDir(dir) {
+  for (let i = 0; i < 20 && existsSync(dir); i++) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+}
+
 export async function startBenchSandbox(opts = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'bookdist-bench-'));
   made.add(dir);
@@ -19,7 +30,7 @@ export async function startBenchSandbox(opts = {}) {
     return await startIn(dir, opts);
   } catch (e) {
     // A sandbox that could not start (node:sqlite missing under Node 20, a build error) leaves nothing.
-    rmSync(dir, { recursive: true, force: true });
+    removeDir(dir);
     made.delete(dir);
     throw e;
   }
@@ -80,7 +91,7 @@ async function startIn(dir, opts) {
     env,
     async close() {
       await server.close();
-      rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+      removeDir(dir);
       made.delete(dir);
     },
   };
@@ -93,7 +104,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   // them serving for ever, orphans of init, each with its /tmp/bookdist-bench-* directory, removed
   // by nobody once they were killed (SIGKILL runs no handler).
   process.on('exit', () => {
-    for (const dir of made) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    for (const dir of made) removeDir(dir);
   });
   let sb;
   let stopping = false;
