@@ -20,8 +20,8 @@ export function stdoutIsPlain(): boolean {
   }
 }
 
-/** The line for a failed write, as main()'s pipe handler words it. */
-function cannotWrite(code: string | undefined): string {
+/** The line for a failed write to stdout: here and in the signal trap's pipe handler (signals.ts). */
+export function cannotWrite(code: string | undefined): string {
   return `bookdist: cannot write the output (${code}); nothing more was written.\n`;
 }
 

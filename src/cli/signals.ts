@@ -8,6 +8,7 @@
 // one clear line and exit 1.
 import { CliError, errorCode, ExitCode, messageOf } from '../errors.js';
 import type { IO } from '../context.js';
+import { cannotWrite } from './direct-out.js';
 
 /** Signals that stop a command: gracefully (a bulk job finishes its batches in flight) the first time. */
 const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -97,10 +98,7 @@ export function trapSignals(
   const onPipeError = (err: NodeJS.ErrnoException) => {
     if (outputTrap) return outputTrap(err);
     const broken = errorCode(err) === 'EPIPE';
-    if (!broken)
-      io.stderr.write(
-        `bookdist: cannot write the output (${errorCode(err) ?? messageOf(err)}); nothing more was written.\n`,
-      );
+    if (!broken) io.stderr.write(cannotWrite(errorCode(err) ?? messageOf(err)));
     void Promise.allSettled(cleanups.map(async (fn) => fn())).finally(() =>
       process.exit(broken ? ExitCode.OK : ExitCode.ERROR),
     );
