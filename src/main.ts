@@ -71,7 +71,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   const code = await runCommand(argv, io, { signals, cleanups, controller, http: options.http, clock: options.clock });
   // Stopped by a signal (gracefully: what was in flight is written, the resume command printed):
   // die of it, so that the shell sees 130/143/129 by signal and a script that ran bookdist stops.
-  const sig = code === ExitCode.INTERRUPTED ? signals?.received() : undefined;
-  if (sig) await signals!.reraise(sig);
+  // Stopped by one with a status of its own (`requests tail`: 0): end with it, at once (signals.ts: exit).
+  const sig = signals?.received();
+  if (sig) await (code === ExitCode.INTERRUPTED ? signals!.reraise(sig) : signals!.exit(code));
   return code;
 }

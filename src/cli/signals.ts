@@ -24,7 +24,19 @@ export interface SignalTrap {
   received(): NodeJS.Signals | undefined;
   /** Die of `sig` (after what is written to stdout and stderr has left): the caller sees a death by signal. */
   reraise(sig: NodeJS.Signals): Promise<never>;
+  /**
+   * End with `code` (after what is written has left) for a command that stopped on a signal with a
+   * status of its own (`sandbox requests tail`, `sandbox serve`: 0). At once, not by letting the event
+   * loop run dry: a natural end removes Node's signal handlers first and then takes milliseconds to
+   * tear down, and the same signal sent again in them (`timeout -s INT` sends it to the command, then
+   * to its process group; a loaded machine can hold it between the two) would end the process by the
+   * default action instead, silently, as if killed (130).
+   */
+  exit(code: number): Promise<never>;
 }
+
+/** How long after a stopped command's handlers go a repeated stop signal is taken for the one that stopped it (exit() below). */
+const ECHO_AFTER_RELEASE_MS = 1000;
 
 /** The shell's status for a death by each signal (128 + its number), should the default action not end the process. */
 const SHELL_STATUS: Record<string, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
@@ -114,19 +126,40 @@ export function trapSignals(
     trap: () => void (trapped = true),
     trapOutputError: (handler) => void (outputTrap = handler),
     release() {
+      // Stopped by a signal: main() ends the process itself (reraise or exit below). Until then the
+      // same stop sent again is that one, dropped for a moment; after it, a signal ends the process.
+      // Added before ours go: a signal with no listener at all is back to its default action.
+      if (first) {
+        const released = Date.now();
+        const late = (sig: NodeJS.Signals) => {
+          if (Date.now() - released < ECHO_AFTER_RELEASE_MS) return;
+          die(sig);
+        };
+        for (const sig of SIGNALS) process.on(sig, late);
+      }
       for (const sig of SIGNALS) process.off(sig, onSignal);
       if (process.kill === killFilter) process.kill = realKill;
     },
     received: () => first,
     async reraise(sig) {
-      // Bounded: a reader that stopped reading must not keep a stopped job alive (and with our
-      // handlers released, another Ctrl-C meanwhile ends the process by the default action anyway).
-      // The timer stays referenced: the process must not end normally (exit 0) before the signal.
-      let timer: NodeJS.Timeout | undefined;
-      const bounded = new Promise((r) => (timer = setTimeout(r, 1000)));
-      await Promise.race([Promise.all([drained(process.stdout), drained(process.stderr)]), bounded]);
-      clearTimeout(timer);
+      await flushed();
       return die(sig);
     },
+    async exit(code) {
+      await flushed();
+      process.exit(code);
+    },
   };
+}
+
+/**
+ * What is written to stdout and stderr has left, or a second has passed: a reader that stopped
+ * reading must not keep a stopped job alive. The timer stays referenced: the process must not end
+ * normally (exit 0) before the caller ends it.
+ */
+async function flushed(): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bounded = new Promise((r) => (timer = setTimeout(r, 1000)));
+  await Promise.race([Promise.all([drained(process.stdout), drained(process.stderr)]), bounded]);
+  clearTimeout(timer);
 }

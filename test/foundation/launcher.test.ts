@@ -183,6 +183,27 @@ describe('bin/bookdist launcher', () => {
     });
   });
 
+  it('a stop signal sent again as the command ends (timeout -s INT: to the command, then to its group) keeps its graceful exit 0', async () => {
+    // `sandbox requests tail` stops on Ctrl-C with exit 0. The same SIGINT again, in a burst over the
+    // moment it takes to stop: one lands after the command's handlers went and before the process
+    // ended, where the default action used to end it silently by SIGINT (130 in the shell).
+    const run = startLauncher(['sandbox', 'requests', 'tail', '--db', join(t.dir, `tail-${process.pid}.db`)]);
+    await run.until(/Ctrl-C stops/, run.err);
+    let gone = false;
+    void run.exited.then(() => (gone = true));
+    // Within 120 ms of the first: a repeat that late still counts as the same stop (signals.ts: 250 ms).
+    for (const start = Date.now(); !gone && Date.now() - start < 120; ) {
+      try {
+        process.kill(run.child.pid!, 'SIGINT');
+      } catch {
+        break; // it ended between the check and the kill
+      }
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    expect(await run.exited, run.err()).toEqual({ code: 0, signal: null });
+    expect(run.err()).not.toMatch(/Interrupted/);
+  });
+
   // `node bin/bookdist` under a Node older than engines.node re-runs the command under the pinned
   // Node as a child: the parent must end as the child did, by the same signal (not exit 1 for SIGTERM).
   const machineNode =

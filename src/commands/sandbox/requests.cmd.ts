@@ -66,9 +66,9 @@ export const requestsTail = verb({
     'on a line of its own (NDJSON, the fields of `requests show --json`), written as it comes. The filters of `requests list` apply.',
   options: [...FILTER_OPTIONS, DB_OPTION, URL_OPTION],
   examples: [
-    'timeout --preserve-status -s INT 1 bookdist sandbox requests tail --status 4xx',
-    'timeout --preserve-status -s INT 1 bookdist sandbox requests tail --method POST --path "/v1/order/*"',
-    'timeout --preserve-status -s INT 1 bookdist sandbox requests tail --json | jq -c "{id, status}"',
+    'timeout --preserve-status -s INT 2 bookdist sandbox requests tail --status 4xx',
+    'timeout --preserve-status -s INT 2 bookdist sandbox requests tail --method POST --path "/v1/order/*"',
+    'timeout --preserve-status -s INT 2 bookdist sandbox requests tail --json | jq -c "{id, status}"',
   ],
 });
 export const requestsVerify = verb({
