@@ -9,13 +9,11 @@ import { listOutbox, recordUsage } from '../../src/sandbox/control.js';
 import type { Store } from '../../src/sandbox/db/store.js';
 import { handlerCtx, redeemCode, runHandler, runWorker } from '../../src/sandbox/domain/index.js';
 import { ENDPOINTS } from '../../src/spec/endpoints.js';
-import { HttpError } from '../../src/sandbox/errors.js';
-import type { CallerAccountRow } from '../../src/sandbox/repo/accounts.js';
 import { SEED_BOOKS, SEED_IMPORTS, WELL_KNOWN } from '../../src/sandbox/seed.js';
+import { callerOf as domainCaller, handlerCalls, ORIGIN } from '../helpers/domain-call.js';
 import { seededMemoryStore } from '../helpers/memory-store.js';
 
 const DAY = 86_400_000;
-const ORIGIN = 'http://sandbox.test:8080';
 const readme = WELL_KNOWN.readme;
 
 let store: Store;
@@ -24,10 +22,7 @@ let limited: Caller;
 let operator: Caller;
 let queued = 0;
 
-function callerOf(role: string, kind: Caller['kind'] = 'partner'): Caller {
-  const account = store.get<CallerAccountRow>('SELECT * FROM accounts WHERE role = ?', role)!;
-  return { kind, account, scopes: new Set(JSON.parse(account.scopes) as string[]), logName: account.username };
-}
+const callerOf = (role: string, kind: Caller['kind'] = 'partner') => domainCaller(store, role, kind);
 
 beforeAll(async () => {
   store = await seededMemoryStore();
@@ -37,47 +32,11 @@ beforeAll(async () => {
 });
 afterAll(() => store.close());
 
-interface Call {
-  payload?: Record<string, unknown>;
-  params?: Record<string, string>;
-  query?: Record<string, string>;
-  caller?: Caller;
-  key?: string;
-  now?: number;
-}
-
-/** The handler of endpoint `name` for one request: its status and body. */
-function call(name: string, c: Call = {}): { status: number; body: any; headers?: Record<string, string> } {
-  const r = runHandler(
-    name,
-    `/${name}`,
-    handlerCtx(
-      store,
-      {
-        caller: c.caller ?? partner,
-        payload: c.payload ?? {},
-        params: c.params ?? {},
-        query: new URLSearchParams(c.query ?? {}),
-        origin: ORIGIN,
-        queued: () => queued++,
-        idempotencyKey: c.key,
-      },
-      c.now ?? store.now(),
-    ),
-  );
-  return { status: r.status ?? 200, body: r.body, headers: r.headers };
-}
-
-/** The refusal a request gets: its status and message (and the extra members of its error answer). */
-function refusal(name: string, c: Call = {}): { status: number; message: string; extra: Record<string, unknown> } {
-  try {
-    call(name, c);
-  } catch (e) {
-    if (e instanceof HttpError) return { status: e.status, message: e.message, extra: e.extra };
-    throw e;
-  }
-  throw new Error(`${name} was not refused`);
-}
+const { call, refusal } = handlerCalls(
+  () => store,
+  () => partner,
+  () => queued++,
+);
 
 let userSeq = 0;
 /** A new reader of the partner's: its username. */
