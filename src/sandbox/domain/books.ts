@@ -95,8 +95,8 @@ export function bookSearch(c: HandlerCtx): Promised<'book.search'> {
   return answer;
 }
 
+/** Keep `answer` (a page: at most 500 books, validate.ts's paging), dropping the oldest past MAX_SEARCH_BOOKS. */
 function keepAnswer(kept: SearchAnswers, key: string, answer: SearchAnswer): void {
-  if (answer.results.length > MAX_SEARCH_BOOKS) return;
   kept.books += answer.results.length;
   for (const [k, old] of kept.answers) {
     if (kept.books <= MAX_SEARCH_BOOKS) break;
