@@ -80,6 +80,7 @@ export const GROUPS = {
       'test/sandbox/auth.test.ts',
       'test/sandbox/verify-cache.test.ts',
       'test/sandbox/rules.test.ts',
+      'test/sandbox/handlers.test.ts',
       'test/sandbox/refunds-access.test.ts',
       'test/sandbox/pages.test.ts',
       // Not robustness.test.ts: it tests what this group does not mutate (the payload checks of

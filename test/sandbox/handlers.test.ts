@@ -276,7 +276,9 @@ describe('readers', () => {
     expect(mail.kind).toBe('user.invite');
     expect(mail.to).toEqual(['no-name@example.com']);
     expect(mail.subject).toBe('You are invited to read with Harbor Lane Integrations');
-    expect(mail.body).toMatch(/^Hello , an account was created for you \(no-name@example\.com\)\. Your password: \S{6,}$/);
+    expect(mail.body).toMatch(
+      /^Hello , an account was created for you \(no-name@example\.com\)\. Your password: \S{6,}$/,
+    );
     expect(inv.username).toMatch(/^[0-9a-f]{30}$/);
     expect(refusal('user.email', { params: { email: 'nobody@example.com' } })).toEqual({
       status: 404,

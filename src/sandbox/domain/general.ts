@@ -59,6 +59,7 @@ export function describe(): Promised<'describe'> {
 
 let lastDocument: { origin: string; body: Promised<'openapi'> } | undefined;
 export function openapi(c: HandlerCtx): HandlerResult<Promised<'openapi'>> {
+  // Stryker disable next-line ConditionalExpression: a memo; the document made again for the same origin is the same
   if (lastDocument?.origin !== c.origin) lastDocument = { origin: c.origin, body: openApiDocument(c.origin) };
   return { status: 200, raw: true, body: lastDocument.body };
 }

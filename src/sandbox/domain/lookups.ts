@@ -18,6 +18,7 @@ export function bookByHash(store: Store, hashId: string | undefined): BookRow {
 /** The first book (lowest id) any of whose ISBNs is this one. */
 export function bookByIsbn(store: Store, isbn: string): BookRow | undefined {
   const v = normalizeIsbn(isbn);
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: a bound on what is looked up: no book has an empty ISBN or one of more than 13 characters, so either finds nothing (rules.test.ts asks '' and 21 digits)
   if (!v || v.length > 20) return undefined;
   return bookRowByAnyIsbn(store, v, toIsbn13(v));
 }
