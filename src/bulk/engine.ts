@@ -11,4 +11,4 @@ export {
   ROWS_PER_BATCH,
   type ItemOutcome,
 } from './job/items.js';
-export type { JobSpec, JobTools, PendingItem, SettleTools } from './job/types.js';
+export type { BatchRecord, JobSpec, JobTools, PendingItem, SettleTools } from './job/types.js';

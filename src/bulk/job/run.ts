@@ -128,15 +128,9 @@ async function run<I, R extends Record<string, unknown>>(
     }
   };
   try {
-    const batches = plan(
-      s,
-      src,
-      first,
-      files?.earlier ?? { batches: new Map(), settled: new Set() },
-      opened,
-      () => progress.setEarlier(s.earlier),
-      Boolean(files),
-    );
+    const earlier = files?.earlier ?? { batches: new Map(), settled: new Set() };
+    if (spec.resume) spec.earlierBatches?.(earlier.batches);
+    const batches = plan(s, src, first, earlier, opened, () => progress.setEarlier(s.earlier), Boolean(files));
     await runPool(batches, (b) => worker.run(b), { concurrency: spec.concurrency, signal: s.signal });
     if (spec.settle && s.pending.length && firstPhaseComplete(s) && !s.signal.aborted) await worker.settle();
     else if (spec.settle) s.unsettled = s.pending.length;

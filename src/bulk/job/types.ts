@@ -118,6 +118,12 @@ export interface JobSpec<I, R extends Record<string, unknown>> {
    */
   earlierRow?(row: Record<string, string>): void;
   /**
+   * On --resume, before anything is sent: what earlier runs left of each batch (the journal's
+   * records; a batch it does not name was never done), e.g. so that the calls of the batches
+   * this run sends again are told to the ledger ahead (codes generate).
+   */
+  earlierBatches?(batches: ReadonlyMap<number, BatchRecord>): void;
+  /**
    * The rows FILE must hold when the job is complete (e.g. the codes the summary counts): the
    * journal is removed only when FILE holds exactly that many.
    */

@@ -79,8 +79,15 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     total: input === '-' ? undefined : known.size,
     source: () => chunks(job.books(), BOOKS_PER_BATCH),
     // Each book's result is said once, by the job (its line, or its row on stdout): eachItem's own
-    // line for a failed item would repeat the whole failure.
-    process: (batch, tools) => eachItem(batch.items, (b) => job.queue(b, tools), { ctx: tools.ctx, log: () => {} }),
+    // line for a failed item would repeat the whole failure. The books' calls are told to the
+    // ledger ahead (one fdatasync for a window of them), as the other row jobs' are.
+    process: (batch, tools) =>
+      eachItem(
+        batch.items,
+        (b) => job.queue(b, tools),
+        { ctx: tools.ctx, log: () => {}, ahead: (calls) => tools.ahead(calls) },
+        (b) => ({ name: 'book.process', args: job.args(b) }),
+      ),
     settle: (pending, tools) => job.settle(pending, tools),
     status: (r) => r.state,
     describe: (c, stats) => job.describe(c, stats.earlier),

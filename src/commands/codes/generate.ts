@@ -12,7 +12,7 @@ import type { VerbInput } from '../define.js';
 import type { generate } from './generate.cmd.js';
 import { usageError } from '../../errors.js';
 import * as v from '../../validate/index.js';
-import { batchesAhead, runJob, type JobSpec, type JobTools } from '../../bulk/engine.js';
+import { batchesAhead, runJob, type BatchRecord, type JobSpec, type JobTools } from '../../bulk/engine.js';
 import { jobCommand } from '../given.js';
 import { generateBatch, type CodeRow } from './parts/batch.js';
 import type { Payload } from '../../spec/contract.js';
@@ -106,24 +106,50 @@ export function parse({ opts, command }: VerbInput<typeof generate>, ctx: Contex
 
 /**
  * Each batch's first call, told to the ledger ahead (one fdatasync for a window of batches), as
- * generateBatch makes it. Not on --resume: the batches it sends again are not those of the first
- * run, nor their sizes.
+ * generateBatch makes it: every batch on a first run; on --resume (`earlier`, from the journal)
+ * those earlier runs left, each asking for the codes it still misses from the first one missing,
+ * with that position's key.
  */
 function tellAhead(
   o: Options,
   payloadBase: Omit<Payload<'codes.generate'>, 'count'>,
   batchCount: number,
-): (batch: { number: number; key: string }, job: JobTools) => void {
+): {
+  earlier(batches: ReadonlyMap<number, BatchRecord>): void;
+  tell(batch: { number: number; key: string }, job: JobTools): void;
+} {
   let jobKey = '';
-  const tell = batchesAhead(batchCount, (n) => ({
-    name: 'codes.generate',
-    args: { payload: { ...payloadBase, count: Math.min(o.batchSize, o.count - (n - 1) * o.batchSize) } },
-    headers: { 'idempotency-key': `${jobKey}-${n}` },
-  }));
-  return (batch, job) => {
-    // The planner keys batch n `<job>-n` (planner.ts).
-    jobKey ||= batch.key.slice(0, -String(batch.number).length - 1);
-    tell(batch.number, job);
+  const size = (n: number) => Math.min(o.batchSize, o.count - (n - 1) * o.batchSize);
+  /** The batches this run sends, in order: number, codes asked, position of the first (0: the whole batch). */
+  let sends: Array<{ n: number; count: number; at: number }> | undefined;
+  /** On --resume: a batch's place in `sends`. */
+  const place = new Map<number, number>();
+  let window: ReturnType<typeof batchesAhead> | undefined;
+  return {
+    earlier(batches) {
+      sends = [];
+      for (let n = 1; n <= batchCount; n++) {
+        const prev = batches.get(n);
+        if (prev && !prev.redo.length) continue;
+        place.set(n, sends.length + 1);
+        sends.push(prev ? { n, count: prev.redo.length, at: prev.redo[0] } : { n, count: size(n), at: 0 });
+      }
+    },
+    tell(batch, job) {
+      // The planner keys batch n `<job>-n` (planner.ts).
+      jobKey ||= batch.key.slice(0, -String(batch.number).length - 1);
+      const list = sends;
+      window ??= batchesAhead(list?.length ?? batchCount, (i) => {
+        const b = list ? list[i - 1] : { n: i, count: size(i), at: 0 };
+        return {
+          name: 'codes.generate',
+          args: { payload: { ...payloadBase, count: b.count } },
+          headers: { 'idempotency-key': b.at ? `${jobKey}-${b.n}-at${b.at}` : `${jobKey}-${b.n}` },
+        };
+      });
+      const i = list ? place.get(batch.number) : batch.number;
+      if (i !== undefined) window(i, job);
+    },
   };
 }
 
@@ -142,7 +168,7 @@ export async function run(o: Options, ctx: Context): Promise<number> {
   const seen = new CodeSet();
   /** Codes of batches completed only in part in this run (left to --resume). */
   let incomplete = 0;
-  const ahead = o.resume ? undefined : tellAhead(o, payloadBase, batchCount);
+  const ahead = tellAhead(o, payloadBase, batchCount);
   const spec: JobSpec<number, CodeRow> = {
     verb: 'codes generate',
     columns: COLUMNS,
@@ -155,9 +181,10 @@ export async function run(o: Options, ctx: Context): Promise<number> {
     // Journals of earlier versions digested a batch as [its size]: the same digest keeps them resumable.
     digestOf: (items) => [items.length],
     earlierRow: (row) => void seen.add(String(row.code)),
+    earlierBatches: (batches) => ahead.earlier(batches),
     expectedRows: (st) => st.earlier + st.done,
     process: async (batch, job) => {
-      if (!batch.positions) ahead?.(batch, job);
+      ahead.tell(batch, job);
       const res = await generateBatch(
         { number: batch.number, asked: batch.items.length, first: batch.positions?.[0] ?? 0, key: batch.key },
         job,

@@ -18,7 +18,7 @@ import { failureOf, type Failure } from '../../../bulk/retry.js';
 import type { GivenChange } from '../../given.js';
 import { outputFormat, style } from '../../../output/index.js';
 import { isAnswer } from '../../../api/answer.js';
-import type { Verified } from '../../../spec/contract.js';
+import type { CallArgs, Verified } from '../../../spec/contract.js';
 
 /** `book process`'s options, parsed (process.ts). */
 export interface Options {
@@ -166,12 +166,14 @@ export class ProcessJob {
       throw usageError(`--from-file ${this.o.file}: no hash ids in it (blank lines and # comments are ignored).`);
   }
 
+  /** The arguments of the call that queues a book: made by `queue`, and told to the ledger ahead of it (eachItem). */
+  args(b: Book): CallArgs<'book.process'> {
+    return { params: { hash_id: b.hash_id }, payload: { force: this.o.force, urgent: this.o.urgent } };
+  }
+
   /** Queue one book; with --wait its result comes from the second phase. */
   async queue(b: Book, job: JobTools): Promise<ItemOutcome<Row>> {
-    const r = await job.call('book.process', {
-      params: { hash_id: b.hash_id },
-      payload: { force: this.o.force, urgent: this.o.urgent },
-    });
+    const r = await job.call('book.process', this.args(b));
     if (!r.ok || r.response.status >= 400) {
       const x = failedRow(r, (state, message) => this.row(b, state, message), b.hash_id);
       if ('row' in x && x.failure) this.failed(b, x.failure, x.row);
