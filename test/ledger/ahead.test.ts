@@ -61,10 +61,25 @@ describe('intents told ahead', () => {
     const list = await run(['ledger', 'list', '--json'], { env });
     expect(list.code, list.stderr).toBe(0);
     expect(JSON.parse(list.stdout).map((w: { order_number: string }) => w.order_number)).toEqual(['A-1', 'B-1']);
-    expect(list.stderr).toMatch(/2 unsent write\(s\) not shown: .*`--status unsent` lists them/);
+    expect(list.stderr).toMatch(/2 unsent write\(s\) left out: .*`--status unsent` selects them/);
     const unsent = await run(['ledger', 'list', '--status', 'unsent', '--json'], { env });
     expect(JSON.parse(unsent.stdout).map((w: { order_number: string }) => w.order_number)).toEqual(['A-2', 'A-3']);
     expect(unsent.stderr).toBe('');
+    // `ledger export` is the report of what was done: the unsent writes are left out and counted,
+    // in JSON, in CSV and to a file; --status unsent selects them.
+    const exported = await run(['ledger', 'export', '--format', 'json'], { env });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(JSON.parse(exported.stdout).map((w: { order_number: string }) => w.order_number)).toEqual(['A-1', 'B-1']);
+    expect(exported.stderr).toMatch(/2 unsent write\(s\) left out: .*`--status unsent` selects them/);
+    const csv = await run(['ledger', 'export', '--out', join(dir, 'done.csv')], { env });
+    expect(csv.code, csv.stderr).toBe(0);
+    const lines = readFileSync(join(dir, 'done.csv'), 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines.some((l) => l.includes('unsent'))).toBe(false);
+    expect(csv.stderr).toMatch(/2 write\(s\) → .*done\.csv\n.*2 unsent write\(s\) left out/);
+    const unsentOnly = await run(['ledger', 'export', '--format', 'json', '--status', 'unsent'], { env });
+    expect(JSON.parse(unsentOnly.stdout).map((w: { order_number: string }) => w.order_number)).toEqual(['A-2', 'A-3']);
+    expect(unsentOnly.stderr).toBe('');
     const again = await run(['ledger', 'reconcile', '--dry-run', '--json'], { env });
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual([]);

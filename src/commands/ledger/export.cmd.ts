@@ -9,6 +9,8 @@ export const exportCmd = verb({
   description:
     'Writes the writes that match the filters as CSV (one row per write, a column per identifier) or JSON, to stdout ' +
     'or --out FILE: the monthly report of orders, refunds, codes and grants a partner sends to finance. ' +
+    'It holds what was sent: writes a stopped bulk job had recorded ahead and never sent (unsent) are left out, ' +
+    'and their number said on stderr, unless --status unsent selects them. ' +
     PROFILE_NOTE,
   options: [
     option('--format <format>', 'csv or json', { choices: ['csv', 'json'], default: 'csv' }),

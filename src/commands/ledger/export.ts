@@ -6,7 +6,7 @@ import { CliError, errorCode, ExitCode } from '../../errors.js';
 import { createNewSync } from '../../util/fs-safe.js';
 import type { VerbInput } from '../define.js';
 import type { exportCmd } from './export.cmd.js';
-import { filterOf, readLedger, recordOf, select } from './parts/common.js';
+import { filterOf, readLedger, recordOf, selectSent } from './parts/common.js';
 import { cellText } from '../../output/format.js';
 
 const COLUMNS = [
@@ -51,7 +51,10 @@ function csvCell(v: unknown): string {
 export async function run({ opts }: VerbInput<typeof exportCmd>, ctx: Context): Promise<void> {
   const f = filterOf(opts, ctx);
   const { writes } = readLedger(ctx);
-  const records = select(writes, f).map(recordOf);
+  // An export is what was done: writes a stopped job told ahead and never sent are left out
+  // (and counted on stderr) unless --status unsent asks for them.
+  const chosen = selectSent(writes, f);
+  const records = chosen.writes.map(recordOf);
   let text: string;
   if (opts.format === 'json') text = JSON.stringify(records, null, 2) + '\n';
   else {
@@ -72,6 +75,7 @@ export async function run({ opts }: VerbInput<typeof exportCmd>, ctx: Context): 
   }
   if (!opts.out) {
     ctx.io.stdout.write(text);
+    if (chosen.note) ctx.info(chosen.note);
     return;
   }
   const path = resolve(ctx.io.cwd, opts.out);
@@ -91,4 +95,5 @@ export async function run({ opts }: VerbInput<typeof exportCmd>, ctx: Context): 
     closeSync(fd);
   }
   ctx.info(`${records.length} write(s) → ${opts.out}`);
+  if (chosen.note) ctx.info(chosen.note);
 }

@@ -25,7 +25,7 @@ export const commands = [
       '  done: the service gave the answer the interface promises.\n' +
       '  failed: the service refused it, or it was never sent.\n' +
       '  unknown: no verified answer (a lost connection, a timeout, an HTML page, a redirect, a batch of codes of another size than asked), or the process was killed: it may or may not have taken effect.\n' +
-      "  unsent: a bulk job records its next requests ahead and stopped (Ctrl-C, a fatal error) before sending this one: it never left. `ledger list` hides these (`--status unsent` lists them); reconcile leaves them alone, and the job's --resume sends the item.\n\n" +
+      "  unsent: a bulk job records its next requests ahead and stopped (Ctrl-C, a fatal error) before sending this one: it never left. `ledger list` and `ledger export` leave these out and say how many (`--status unsent` selects them); reconcile leaves them alone, and the job's --resume sends the item.\n\n" +
       '`bookdist ledger reconcile` settles unknown writes, each becoming:\n' +
       '  confirmed: it had taken effect.\n' +
       '  applied now: it had not; an idempotent re-send made it take effect now.\n' +

@@ -3,7 +3,7 @@ import { emit } from '../../output/index.js';
 import { subjectOf } from '../../ledger/read.js';
 import type { VerbInput } from '../define.js';
 import type { list } from './list.cmd.js';
-import { filterOf, readLedger, recordOf, select } from './parts/common.js';
+import { filterOf, readLedger, recordOf, selectSent } from './parts/common.js';
 import { cellText as t } from '../../output/format.js';
 
 export async function run({ opts }: VerbInput<typeof list>, ctx: Context): Promise<void> {
@@ -11,10 +11,9 @@ export async function run({ opts }: VerbInput<typeof list>, ctx: Context): Promi
   const { writes, parsed } = readLedger(ctx);
   if (parsed.broken)
     ctx.warn(`the ledger's chain breaks at line ${parsed.broken.line}: run \`bookdist ledger verify\`.`);
-  const chosen = select(writes, f);
   // Writes a stopped job told ahead and never sent are shown only when asked for.
-  const shown = f.status ? chosen : chosen.filter((w) => w.status !== 'unsent');
-  const rows = shown.map((w) => ({ ...recordOf(w), subject: subjectOf(w) }));
+  const shown = selectSent(writes, f);
+  const rows = shown.writes.map((w) => ({ ...recordOf(w), subject: subjectOf(w) }));
   await emit(ctx, rows, {
     columns: [
       { key: 'id', label: 'ID', id: true },
@@ -31,9 +30,5 @@ export async function run({ opts }: VerbInput<typeof list>, ctx: Context): Promi
     ],
     empty: 'No writes recorded' + (Object.values(f).some((v) => v !== undefined) ? ' match.' : ' yet.'),
   });
-  const unsent = chosen.length - shown.length;
-  if (unsent)
-    ctx.info(
-      `${unsent} unsent write(s) not shown: a job that stopped had told them ahead and never sent them (\`--status unsent\` lists them).`,
-    );
+  if (shown.note) ctx.info(shown.note);
 }

@@ -10,7 +10,7 @@ export const FILTERS = options(
   option('--op <operation>', 'only this operation, e.g. "order create", "codes generate", "access allow", api'),
   option(
     '--status <status>',
-    'only writes whose outcome is this (`ledger list` shows unsent writes only with --status unsent)',
+    'only writes whose outcome is this (`ledger list` and `ledger export` leave unsent writes out unless --status unsent)',
     {
       choices: ['unknown', 'failed', 'done', 'unsent'],
     },

@@ -76,8 +76,25 @@ export function filterOf(o: FilterOpts, ctx: Context): Filter {
   return f;
 }
 
-export function select(writes: Write[], f: Filter): Write[] {
+function select(writes: Write[], f: Filter): Write[] {
   return writes.filter((w) => matches(w, f));
+}
+
+/**
+ * The writes that match, without those a stopped job told ahead and never sent (they did nothing)
+ * unless --status asks for a status; `left` counts those left out, and `note` says so (stderr).
+ */
+export function selectSent(writes: Write[], f: Filter): { writes: Write[]; left: number; note?: string } {
+  const chosen = select(writes, f);
+  const sent = f.status ? chosen : chosen.filter((w) => w.status !== 'unsent');
+  const left = chosen.length - sent.length;
+  return {
+    writes: sent,
+    left,
+    note: left
+      ? `${left} unsent write(s) left out: a job that stopped had told them ahead and never sent them (\`--status unsent\` selects them).`
+      : undefined,
+  };
 }
 
 /** A write as one flat record (list, export): stable field names. */
