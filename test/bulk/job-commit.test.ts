@@ -1,15 +1,18 @@
-// A file job's rows made final (src/bulk/job/commit.ts, FileCommitter), in-process with a file and
-// a journal that record what is appended and synced: rows durable in FILE before the journal line
-// that counts them, the line's output_end where FILE then ends, batches that complete during a
-// write committed together, a failed write ending the job with every row kept in the rescue file.
+// A job's rows made final (src/bulk/job/commit.ts), in-process. File jobs (FileCommitter), with a
+// file and a journal that record what is appended and synced: rows durable in FILE before the
+// journal line that counts them, the line's output_end where FILE then ends, batches that complete
+// during a write committed together, a failed write ending the job with every row kept in the
+// rescue file. Stdout jobs (StdoutCommitter), with a stdout that acknowledges or fails each write.
 // Whole jobs are in engine.test.ts; these take milliseconds (`npm run mutate` runs them first).
 import { describe, expect, it } from 'vitest';
-import { FileCommitter } from '../../src/bulk/job/commit.js';
+import { Writable } from 'node:stream';
+import type { Context } from '../../src/context.js';
+import { FileCommitter, StdoutCommitter } from '../../src/bulk/job/commit.js';
 import type { DurableFile } from '../../src/bulk/job/durable.js';
 import { journalLine, type NewRecord } from '../../src/bulk/job/journal.js';
 import { FileGone } from '../../src/bulk/job/output-file.js';
 import type { Rescue } from '../../src/bulk/job/rescue.js';
-import type { FileFormat, JobState } from '../../src/bulk/job/types.js';
+import { newJobState, type FileFormat, type JobSpec, type JobState } from '../../src/bulk/job/types.js';
 
 type Row = Record<string, unknown>;
 
@@ -172,5 +175,186 @@ describe('a file job commits its rows', () => {
     // Later commits: their own rows are kept (FILE's were rescued already).
     await expect(t.committer.commit({ batch: 2 }, [{ code: 'B', status: 'ok' }])).rejects.toBe(gone);
     expect(t.rescue.kept).toEqual([[{ code: 'A', status: 'ok' }], [{ code: 'B', status: 'ok' }]]);
+  });
+});
+
+/** A real stdout that records what it was given; `fail`: the error its next writes end with. */
+function realStdout() {
+  const got: string[] = [];
+  const out = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      if (out.fail) return setImmediate(() => cb(out.fail));
+      got.push(chunk.toString());
+      setImmediate(() => cb());
+    },
+  }) as Writable & { fail?: Error };
+  // The real stdout's 'error' event is the launcher's to handle (src/main.ts); here it is seen through the callbacks.
+  out.on('error', () => {});
+  return { out, got };
+}
+
+function stdoutJob(spec: Partial<JobSpec<unknown, Row>> = {}) {
+  const { out, got } = realStdout();
+  const rescue = rescueRecorder();
+  const ctl = new AbortController();
+  const ctx = { io: { stdout: out, stderr: out, env: {} }, globals: {}, signal: ctl.signal } as unknown as Context;
+  const s = newJobState<unknown, Row>(
+    {
+      verb: 'book process',
+      columns: ['hash_id', 'status'],
+      identity: {},
+      stdoutFormat: 'ndjson',
+      status: (r: Row) => String(r.status),
+      ...spec,
+    } as JobSpec<unknown, Row>,
+    ctx,
+  );
+  const committer = new StdoutCommitter<Row>(s, rescue as unknown as Rescue);
+  return { s, out, got, rescue, committer };
+}
+
+const errno = (code: string) => Object.assign(new Error(`${code}: write failed`), { code });
+
+describe('a stdout job prints its rows', () => {
+  it('each batch in column order, counted once the real stdout took it', async () => {
+    const t = stdoutJob();
+    await t.committer.commit({ batch: 1 }, [{ status: 'queued', hash_id: 'a' }]);
+    expect(t.got.join('')).toBe('{"hash_id":"a","status":"queued"}\n');
+    await t.committer.commit({ batch: 2 }, [{ hash_id: 'b', status: 'done' }]);
+    await t.committer.end();
+    expect(t.got.join('')).toBe('{"hash_id":"a","status":"queued"}\n{"hash_id":"b","status":"done"}\n');
+    expect(t.s.writeError).toBeUndefined();
+    expect(t.rescue.kept).toEqual([]);
+  });
+
+  it('a failed write (ENOSPC): that batch and every later one rejected, the job stopped, their rows rescued', async () => {
+    const t = stdoutJob();
+    await t.committer.commit({ batch: 1 }, [{ hash_id: 'a', status: 'ok' }]);
+    t.out.fail = errno('ENOSPC');
+    await expect(t.committer.commit({ batch: 2 }, [{ hash_id: 'b', status: 'ok' }])).rejects.toBe(t.out.fail);
+    expect(t.s.writeError).toBe(t.out.fail);
+    expect(t.s.stop.signal.aborted).toBe(true);
+    await expect(t.committer.commit({ batch: 3 }, [{ hash_id: 'c', status: 'ok' }])).rejects.toBe(t.out.fail);
+    expect(t.rescue.kept).toEqual([[{ hash_id: 'b', status: 'ok' }], [{ hash_id: 'c', status: 'ok' }]]);
+    await t.committer.end();
+    expect(t.s.writeError).toBe(t.out.fail);
+  });
+
+  it('a closed pipe (EPIPE): the job stops, and nothing is rescued (the reader chose to stop)', async () => {
+    const t = stdoutJob();
+    t.out.fail = errno('EPIPE');
+    await expect(t.committer.commit({ batch: 1 }, [{ hash_id: 'a', status: 'ok' }])).rejects.toBe(t.out.fail);
+    expect(t.s.stop.signal.aborted).toBe(true);
+    expect(t.rescue.kept).toEqual([]);
+  });
+
+  it('a usage error of the output layer: nothing printed, the rows rescued', async () => {
+    const bad = new Error('--fields: no such field');
+    const t = stdoutJob({
+      stdoutWriter: () => ({
+        write: () => {
+          throw bad;
+        },
+        end: async () => {},
+      }),
+    });
+    await expect(t.committer.commit({ batch: 1 }, [{ hash_id: 'a', status: 'ok' }])).rejects.toBe(bad);
+    expect(t.s.writeError).toBe(bad);
+    expect(t.rescue.kept).toEqual([[{ hash_id: 'a', status: 'ok' }]]);
+    expect(t.got).toEqual([]);
+    // Once the job has a write error, a later batch is not printed, even by a writer that would take it.
+    let calls = 0;
+    const once = stdoutJob({
+      stdoutWriter: (ctx) => ({
+        write: (r: Row) => {
+          if (++calls === 1) throw bad;
+          ctx.io.stdout.write(`${r.hash_id}\n`);
+        },
+        end: async () => {},
+      }),
+    });
+    await expect(once.committer.commit({ batch: 1 }, [{ hash_id: 'a', status: 'ok' }])).rejects.toBe(bad);
+    await expect(once.committer.commit({ batch: 2 }, [{ hash_id: 'b', status: 'ok' }])).rejects.toBe(bad);
+    expect(once.got).toEqual([]);
+    expect(once.rescue.kept).toEqual([[{ hash_id: 'a', status: 'ok' }], [{ hash_id: 'b', status: 'ok' }]]);
+  });
+
+  it('a writer that prints two batches at a time: rows it held go to the rescue file with the batch whose write failed', async () => {
+    const pairs = (ctx: Context) => {
+      const rows: Row[] = [];
+      return {
+        write: (r: Row) => {
+          rows.push(r);
+          if (rows.length === 2)
+            ctx.io.stdout.write(
+              rows
+                .splice(0)
+                .map((x) => `${x.hash_id}\n`)
+                .join(''),
+            );
+        },
+        end: async () => {},
+      };
+    };
+    const t = stdoutJob({ stdoutWriter: pairs });
+    await t.committer.commit({ batch: 1 }, [{ hash_id: 'a', status: 'ok' }]);
+    t.out.fail = errno('ENOSPC');
+    await expect(t.committer.commit({ batch: 2 }, [{ hash_id: 'b', status: 'ok' }])).rejects.toBe(t.out.fail);
+    expect(t.rescue.kept).toEqual([
+      [
+        { hash_id: 'a', status: 'ok' },
+        { hash_id: 'b', status: 'ok' },
+      ],
+    ]);
+  });
+
+  it('a writer that prints at the end (a table): its rows printed by end(); if that fails, they are not counted as written, and are rescued', async () => {
+    const atEnd = (ctx: Context) => {
+      const rows: Row[] = [];
+      return {
+        write: (r: Row) => void rows.push(r),
+        end: async () => void ctx.io.stdout.write(rows.map((r) => `${r.hash_id} ${r.status}`).join('\n') + '\n'),
+      };
+    };
+    const ok = stdoutJob({ stdoutWriter: atEnd });
+    await ok.committer.commit({ batch: 1 }, [{ hash_id: 'a', status: 'ok' }]);
+    await ok.committer.commit({ batch: 2 }, [{ hash_id: 'b', status: 'failed' }]);
+    expect(ok.got).toEqual([]);
+    await ok.committer.end();
+    expect(ok.got.join('')).toBe('a ok\nb failed\n');
+    expect(ok.s.writeError).toBeUndefined();
+
+    const t = stdoutJob({ stdoutWriter: atEnd });
+    Object.assign(t.s, { done: 2, counts: { ok: 1, failed: 1 } });
+    await t.committer.commit({ batch: 1 }, [{ hash_id: 'a', status: 'ok' }]);
+    await t.committer.commit({ batch: 2 }, [{ hash_id: 'b', status: 'failed' }]);
+    t.out.fail = errno('EIO');
+    await t.committer.end();
+    expect(t.s.writeError).toBe(t.out.fail);
+    expect(t.s.counts).toEqual({ ok: 0, failed: 0 });
+    expect(t.s.done).toBe(0);
+    expect(t.rescue.kept).toEqual([
+      [
+        { hash_id: 'a', status: 'ok' },
+        { hash_id: 'b', status: 'failed' },
+      ],
+    ]);
+    // The same through a closed pipe: not counted, not rescued.
+    const p = stdoutJob({ stdoutWriter: atEnd });
+    Object.assign(p.s, { done: 1, counts: { ok: 1 } });
+    await p.committer.commit({ batch: 1 }, [{ hash_id: 'a', status: 'ok' }]);
+    p.out.fail = errno('EPIPE');
+    await p.committer.end();
+    expect(p.s.counts).toEqual({ ok: 0 });
+    expect(p.s.done).toBe(0);
+    expect(p.rescue.kept).toEqual([]);
+  });
+
+  it('an end that throws (a --query that fails) is the job’s write error', async () => {
+    const bad = new Error('--query: bad expression');
+    const t = stdoutJob({ stdoutWriter: () => ({ write: () => {}, end: () => Promise.reject(bad) }) });
+    await t.committer.commit({ batch: 1 }, [{ hash_id: 'a', status: 'ok' }]);
+    await t.committer.end();
+    expect(t.s.writeError).toBe(bad);
   });
 });
