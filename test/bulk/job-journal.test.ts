@@ -90,6 +90,19 @@ describe('the job journal read back (--resume)', () => {
     expect(j.chain).toBe(JSON.parse(text.trim().split('\n').at(-1)!).chain);
   });
 
+  it('a journal an earlier run of this bookdist left on disk (its exact bytes) resumes: the digests are computed as they were', async () => {
+    const onDisk =
+      '{"v":1,"verb":"codes generate","job_id":"f00d","started":"2026-11-01T10:00:00Z","format":"csv","identity":{"--count":250},"service":{"base_url":"https://api.example","account":"acme"},"chain":"aYBGyW4fXYFc3NuYzcA7ds"}\n' +
+      '{"batch":1,"input_digest":"dA","output_end":57,"chain":"QZcrmBN6WI5K_G3NAP_xSp"}\n' +
+      '{"batch":2,"redo":[1],"input_digest":"dB","output_end":90,"chain":"LmPqD8S8ltk1N9TlRakc17"}\n';
+    const j = (await read(onDisk))!;
+    expect(j.records.map((r) => [r.batch, r.outputEnd, r.redo])).toEqual([
+      [1, 57, []],
+      [2, 90, [1]],
+    ]);
+    expect(j.chain).toBe('LmPqD8S8ltk1N9TlRakc17');
+  });
+
   it('no journal is undefined; a torn last line (a kill while appending) is cut: validEnd counts bytes, not characters', async () => {
     expect(await read(undefined)).toBeUndefined();
     const h = { ...header, identity: { '--note': 'café ✓' } };
@@ -191,13 +204,15 @@ describe('the job journal read back (--resume)', () => {
       { batch: 1, output_end: 5, redo: 3 },
       { batch: 1, output_end: 5, redo: [-1] },
       { batch: 1, output_end: 5, redo: [0.5] },
+      { batch: 1, output_end: 5, redo: [0, -1] },
+      { batch: 1, output_end: 5, pending: [2, 0.5] },
       { batch: 1, output_end: 5, pending: {} },
       { batch: 1, output_end: 5, pending: ['0'] },
       { batch: 1, output_end: 5, input_digest: 3 },
       { b: 1, end: 5, h: null },
     ])
       expect(await damage(with1(bad)), JSON.stringify(bad)).toContain('at line 2 (not a batch record)');
-    for (const bad of [[[1]], [[1, 2, 3]], [[1, -2]], [1, 2], 'x', [['1', 2]]])
+    for (const bad of [[[1]], [[1, 2, 3]], [[1, -2]], [1, 2], 'x', [['1', 2]], [[1, 0], [1]]])
       expect(await damage(with1({ settled: bad, output_end: 5 })), JSON.stringify(bad)).toContain(
         'at line 2 (not a settle record)',
       );

@@ -243,10 +243,14 @@ describe('the batches a job sends', () => {
       'the input is not what the job was started with: batch 1 (line 9) differs',
     );
     const grouped = state();
-    await run(grouped.s, [[{ rows: [{ line: 4 }, { line: 5 }] }, { rows: [{ line: 6 }, { line: 8 }] }]], {
+    await run(grouped.s, [[{ rows: [{ line: 4 }, { line: 5 }] }, { rows: [{ line: 6 }, { line: 7 }, { line: 8 }] }]], {
       batches: new Map([[1, { redo: [], pending: [], digest: 'x' }]]),
     });
     expect((grouped.s.sourceError as Error).message).toContain('batch 1 (lines 4-8) differs');
+    // The last item without a line: only the first's is said.
+    const open = state();
+    await run(open.s, [[item(3), { isbn: 'x' }]], { batches: new Map([[1, { redo: [], pending: [], digest: 'x' }]]) });
+    expect((open.s.sourceError as Error).message).toContain('batch 1 (line 3) differs');
     const bare = state();
     await run(bare.s, [[{ isbn: 'x' }]], { batches: new Map([[1, { redo: [], pending: [], digest: 'x' }]]) });
     expect((bare.s.sourceError as Error).message).toContain('batch 1 differs');

@@ -475,6 +475,10 @@ describe('Idempotency-Key', () => {
     expect(() =>
       call('codes.generate', { payload: { hash_id: readme.hash_id, count: 1, org: 1 }, key: 'k-1' }),
     ).toThrow(/different request/);
+    // The same key and the very same payload at another endpoint: refused, not the other's answer.
+    const both = { username: u, hash_id: readme.hash_id, count: 1, org: 1 };
+    call('order.free', { payload: both, key: 'k-both' });
+    expect(() => call('codes.generate', { payload: both, key: 'k-both' })).toThrow(/different request/);
     expect(free('k-2').body.order.id).not.toBe(first.body.order.id);
     expect(free(undefined).body.order.id).not.toBe(free(undefined).body.order.id);
     // Another account's same key is its own.
