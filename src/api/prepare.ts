@@ -48,9 +48,11 @@ function credentialsFor(
   if (auth === 'none') return { kind: 'none' };
   // A key only goes to its profile's own base URL: the store host (price comparison, public)
   // gets none unless asked for explicitly.
+  // Stryker disable next-line ObjectLiteral,StringLiteral: credentials of no known kind get no headers either (wire.ts authHeaders), and this line's are never checked by refuseUnsigned (it asks without a host)
   if (host === 'store' && !opts.storeCredentials && foreignStore(opts)) return { kind: 'none' };
   if (auth === 'access' && opts.accessToken) {
     const c = opts.credentials;
+    // Stryker disable next-line ConditionalExpression,StringLiteral: credentials of kind none have no username either
     const username = c.kind === 'none' ? undefined : c.username;
     return { kind: 'token', token: opts.accessToken, username };
   }

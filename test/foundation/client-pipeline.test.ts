@@ -377,6 +377,47 @@ describe('the URL and headers prepare makes (prepare.ts)', () => {
     expect(await sent({ storeUrl: `${STUB_URL}/shop` })).toBe('shared-key-1');
     expect(await sent({ storeUrl: 'http://store.bookdist.test' })).toBeUndefined();
     expect(await sent({ storeUrl: 'http://store.bookdist.test', storeCredentials: true })).toBe('shared-key-1');
+    // A store URL that is no URL at all is no origin of the key's either (what would be sent, as the handler gets it).
+    const seen: Array<Record<string, string>> = [];
+    const recorder: HttpHandler = {
+      send: async (req) => {
+        seen.push(req.headers);
+        return { status: 200, headers: { 'content-type': 'application/json' }, text: '{"code":200,"success":true}' };
+      },
+    };
+    await client(recorder, { storeUrl: 'store host' }).request({
+      method: 'GET',
+      path: '/api/x',
+      host: 'store',
+      auth: 'partner',
+      raw: true,
+    });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]['api-key']).toBeUndefined();
+    // A bad header on such a URL is named with the URL as it was given.
+    const bad = await failure(
+      client(recorder, { storeUrl: 'store host' }).request({
+        method: 'GET',
+        path: '/api/x',
+        host: 'store',
+        headers: { 'X-Job': 'a\tb' },
+        raw: true,
+      }),
+    );
+    expect((bad as Error).message).toContain(
+      'The x-job header of GET store host/api/x would hold a control character (\\t)',
+    );
+    expect(seen).toHaveLength(1);
+  });
+
+  it('a store host elsewhere changes nothing for requests to the API host: they carry the key', async () => {
+    const http = new StubRegistry().on('GET', '/v1/x/', json(200, { code: 200, success: true }));
+    await client(http, { storeUrl: 'http://store.bookdist.test' }).request({
+      method: 'GET',
+      path: '/v1/x/',
+      raw: true,
+    });
+    expect(http.requests[0].headers['api-key']).toBe('shared-key-1');
   });
 
   it('the operator token carries the partner username when there is one', async () => {
@@ -416,6 +457,7 @@ describe('the URL and headers prepare makes (prepare.ts)', () => {
     await none.request({ method: 'GET', path: '/v1/x/', host: 'store', raw: true });
     const bad = await failure(client(http).request({ method: 'GET', path: '/v1/x/', headers: { 'X-Job': 'a\nb' } }));
     expect(bad).toMatchObject({ exitCode: 2, details: { header: 'x-job' } });
+    expect(bad.message).toContain('The x-job header of GET /v1/x/ would hold a control character (\\n)');
     expect(http.requests).toEqual([]);
   });
 });
