@@ -14,6 +14,13 @@ import { FileGone } from '../../src/bulk/job/output-file.js';
 import type { Rescue } from '../../src/bulk/job/rescue.js';
 import { newJobState, type FileFormat, type JobSpec, type JobState } from '../../src/bulk/job/types.js';
 
+/**
+ * These tests take milliseconds: a change of the code that leaves a promise unsettled (a commit
+ * never resolved) fails here within 5 s, instead of hanging until the mutation run's timeout,
+ * which restarts its test worker (tens of seconds on these machines).
+ */
+const QUICK = { timeout: 5_000 };
+
 type Row = Record<string, unknown>;
 
 /** What happened, in order: `append FILE <text>`, `sync FILE`, `append journal <text>`... */
@@ -78,7 +85,7 @@ function setup(
 
 const lineOf = (record: NewRecord, end: number, prev?: string) => journalLine(record, end, prev);
 
-describe('a file job commits its rows', () => {
+describe('a file job commits its rows', QUICK, () => {
   it('rows (in column order) appended and synced to FILE, checked, then the journal line saying where FILE ends, synced', async () => {
     const t = setup('csv', { size: 12, chain: 'c0' });
     await t.committer.commit({ batch: 1 }, [
@@ -215,7 +222,7 @@ function stdoutJob(spec: Partial<JobSpec<unknown, Row>> = {}) {
 
 const errno = (code: string) => Object.assign(new Error(`${code}: write failed`), { code });
 
-describe('a stdout job prints its rows', () => {
+describe('a stdout job prints its rows', QUICK, () => {
   it('each batch in column order, counted once the real stdout took it', async () => {
     const t = stdoutJob();
     await t.committer.commit({ batch: 1 }, [{ status: 'queued', hash_id: 'a' }]);

@@ -17,6 +17,13 @@ import {
 } from '../../src/bulk/job/journal.js';
 import type { Fs } from '../../src/util/fs-safe.js';
 
+/**
+ * These tests take milliseconds: a change of the code that leaves a promise unsettled (a commit
+ * never resolved) fails here within 5 s, instead of hanging until the mutation run's timeout,
+ * which restarts its test worker (tens of seconds on these machines).
+ */
+const QUICK = { timeout: 5_000 };
+
 const PATH = '/jobs/codes.csv.bookdist-job';
 
 /** A seam whose journal holds `text` (undefined: there is none), or whose read fails with `error`. */
@@ -69,7 +76,7 @@ function journal(records: Array<[NewRecord, number]>, h = header): string {
 /** A journal of an older bookdist: no digests at all. */
 const unchained = (h: object, ...lines: object[]) => [h, ...lines].map((l) => JSON.stringify(l) + '\n').join('');
 
-describe('the job journal read back (--resume)', () => {
+describe('the job journal read back (--resume)', QUICK, () => {
   it('a journal the engine wrote: its header, each record, where FILE ends, and the last digest to chain on', async () => {
     const text = journal([
       [{ batch: 1, input_digest: 'd1' }, 120],
@@ -250,7 +257,7 @@ describe('the job journal read back (--resume)', () => {
   });
 });
 
-describe('what earlier runs left, from the journal', () => {
+describe('what earlier runs left, from the journal', QUICK, () => {
   it('per batch: the last line’s redo, the pendings of every line, the first digest; the settled positions', () => {
     const { batches, settled } = earlierRuns([
       { batch: 1, outputEnd: 10, redo: [3, 4], pending: [1], digest: 'first' },

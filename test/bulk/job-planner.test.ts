@@ -9,6 +9,13 @@ import { digestOf } from '../../src/bulk/job/journal.js';
 import { InputChanged, plan, type Earlier } from '../../src/bulk/job/planner.js';
 import { newJobState, type BatchRecord, type JobSpec, type Planned } from '../../src/bulk/job/types.js';
 
+/**
+ * These tests take milliseconds: a change of the code that leaves a promise unsettled (a commit
+ * never resolved) fails here within 5 s, instead of hanging until the mutation run's timeout,
+ * which restarts its test worker (tens of seconds on these machines).
+ */
+const QUICK = { timeout: 5_000 };
+
 type Item = { line?: number; isbn: string } | { rows: Array<{ line: number }> };
 
 function state(spec: Partial<JobSpec<Item, Record<string, unknown>>> = {}) {
@@ -70,7 +77,7 @@ async function run(
   return { planned, events };
 }
 
-describe('the batches a job sends', () => {
+describe('the batches a job sends', QUICK, () => {
   it('a new job: every batch in source order, numbered from 1, its key the job id and number, its input digest (file jobs)', async () => {
     const { s } = state();
     const input = batchesOf(2, 2, 1);

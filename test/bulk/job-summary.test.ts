@@ -15,6 +15,13 @@ import type { Rescue } from '../../src/bulk/job/rescue.js';
 import { bulkExitCode, ending, reportToCi, stopsAtOnce } from '../../src/bulk/job/summary.js';
 import { newJobState, type JobSpec, type JobState } from '../../src/bulk/job/types.js';
 
+/**
+ * These tests take milliseconds: a change of the code that leaves a promise unsettled (a commit
+ * never resolved) fails here within 5 s, instead of hanging until the mutation run's timeout,
+ * which restarts its test worker (tens of seconds on these machines).
+ */
+const QUICK = { timeout: 5_000 };
+
 type Row = Record<string, unknown>;
 const NOW = 1_000_000;
 
@@ -62,7 +69,7 @@ const failure = (kind: Failure['kind'], more: Partial<Failure> = {}): Failure =>
   ({ kind, message: `a ${kind} failure`, exitCode: ExitCode.ERROR, ...more }) as Failure;
 const err = (code: string, message: string) => Object.assign(new Error(message), { code });
 
-describe('how a job ends', () => {
+describe('how a job ends', QUICK, () => {
   it('everything written: exit 0, the summary with its time and FILE, complete (the journal may go)', () => {
     const { s } = job();
     expect(ending(s, noRescue)).toEqual({
@@ -291,7 +298,7 @@ describe('how a job ends', () => {
   });
 });
 
-describe('the CI reports of a job', () => {
+describe('the CI reports of a job', QUICK, () => {
   let dir: string;
   beforeEach(() => void (dir = mkdtempSync(join(tmpdir(), 'bookdist-summary-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
