@@ -457,7 +457,7 @@ describe('the URL and headers prepare makes (prepare.ts)', () => {
     await none.request({ method: 'GET', path: '/v1/x/', host: 'store', raw: true });
     const bad = await failure(client(http).request({ method: 'GET', path: '/v1/x/', headers: { 'X-Job': 'a\nb' } }));
     expect(bad).toMatchObject({ exitCode: 2, details: { header: 'x-job' } });
-    expect(bad.message).toContain('The x-job header of GET /v1/x/ would hold a control character (\\n)');
+    expect((bad as Error).message).toContain('The x-job header of GET /v1/x/ would hold a control character (\\n)');
     expect(http.requests).toEqual([]);
   });
 });
