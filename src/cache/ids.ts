@@ -19,7 +19,7 @@
 // amounts. Codes, keys, tokens, passwords and signatures are never read from a body (collect()
 // takes named fields only). Removing the directory loses nothing: it is a cache.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { privateDirSync, readTextSync, writeFileAtomicSync } from '../util/fs-safe.js';
 
@@ -231,14 +231,25 @@ export interface CacheTarget {
   profile: string;
 }
 
+/**
+ * Append `text` to `file`, unless the file ends with it already (the same ids seen again, as a
+ * repeated `book get` sees them: the newest lines would not change, so the file need not grow);
+ * the file's size after.
+ */
 function appendLines(file: string, text: string): number {
-  const { O_WRONLY, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = constants;
-  const fd = openSync(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
+  const { O_RDWR, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = constants;
+  const fd = openSync(file, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw Object.assign(new Error(`not a regular file: ${file}`), { code: 'ENOTREG' });
-    writeSync(fd, text);
-    return st.size + Buffer.byteLength(text);
+    const bytes = Buffer.from(text);
+    if (st.size >= bytes.length) {
+      const tail = Buffer.allocUnsafe(bytes.length);
+      if (readSync(fd, tail, 0, bytes.length, st.size - bytes.length) === bytes.length && tail.equals(bytes))
+        return st.size;
+    }
+    writeSync(fd, bytes);
+    return st.size + bytes.length;
   } finally {
     closeSync(fd);
   }

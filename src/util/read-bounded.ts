@@ -9,8 +9,14 @@
 //   and within a time limit, between timers, so signal handlers run meanwhile; one that gives
 //   nothing and has no writer (read() says end of file at once) is refused after a short grace;
 // - a device, a socket or a directory is refused at once.
-// Only node:fs's callback API is used: node:fs/promises would load more of Node at start-up.
-import { close, constants, fstat, open, read, type Stats } from 'node:fs';
+// A regular file (every key, CA and config file but a pipe's) is opened, checked and read at once,
+// synchronously: with O_NONBLOCK the open never waits on a FIFO, and a regular file's read does
+// not wait on a writer. Only a pipe is read through node:fs's callback API (node:fs/promises
+// would load more of Node at start-up), between timers: a callback call is a hop through libuv's
+// thread pool, whose four threads start on the first one (a request's config and key read that
+// way took eight hops and the four threads, which a command that reads only regular files and
+// sends one request never needs otherwise; issue 31).
+import { closeSync, constants, fstatSync, openSync, read, readSync } from 'node:fs';
 
 /** 1 MiB: ample for a key or a CA bundle (a system's whole bundle is about 200 KB). */
 const READ_CAP = 1 << 20;
@@ -41,21 +47,40 @@ function sizeText(n: number): string {
 /** The text of `path`, read within the bounds; throws ENOENT/EACCES as fs does, or a refusal. */
 export async function readBounded(path: string, opts: BoundedOptions = {}): Promise<string> {
   const cap = opts.cap ?? READ_CAP;
-  const fd = await call<number>((cb) => open(path, constants.O_RDONLY | constants.O_NONBLOCK, cb));
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    const st = await call<Stats>((cb) => fstat(fd, cb));
+    const st = fstatSync(fd);
     if (st.isDirectory()) throw refusal('EISDIR', 'it is a directory');
     if (st.isFile()) {
       if (st.size > cap)
         throw refusal('ETOOBIG', `it is ${sizeText(st.size)}, more than the ${sizeText(cap)} such a file can be`);
-    } else if (!st.isFIFO()) throw refusal('EDEVICE', `it is a ${st.isSocket() ? 'socket' : 'device'}, not a file`);
-    return await readAll(fd, cap, st.isFIFO(), opts.timeoutMs ?? 10_000, opts.graceMs ?? 500);
+      return readFile(fd, cap, st.size);
+    }
+    if (!st.isFIFO()) throw refusal('EDEVICE', `it is a ${st.isSocket() ? 'socket' : 'device'}, not a file`);
+    return await readPipe(fd, cap, opts.timeoutMs ?? 10_000, opts.graceMs ?? 500);
   } finally {
-    close(fd, () => {});
+    closeSync(fd);
   }
 }
 
-async function readAll(fd: number, cap: number, pipe: boolean, timeoutMs: number, graceMs: number): Promise<string> {
+/** A regular file's text, up to the cap (it may have grown since its size was read). */
+function readFile(fd: number, cap: number, size: number): string {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  // Its size and one more byte: one read for the file, one that finds its end.
+  const buf = Buffer.allocUnsafe(Math.min(Math.max(size + 1, 4096), 64 * 1024));
+  for (;;) {
+    const n = readSync(fd, buf, 0, buf.length, null);
+    if (n === 0) break;
+    total += n;
+    if (total > cap) throw refusal('ETOOBIG', `it holds more than the ${sizeText(cap)} such a file can be`);
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A pipe's text, up to the cap, within the time limit (see the top of this file). */
+async function readPipe(fd: number, cap: number, timeoutMs: number, graceMs: number): Promise<string> {
   const chunks: Buffer[] = [];
   let total = 0;
   const started = Date.now();
@@ -74,7 +99,7 @@ async function readAll(fd: number, cap: number, pipe: boolean, timeoutMs: number
     }
     if (n === 0) {
       // End of file; for a pipe that gave nothing yet, perhaps its writer has not opened it yet.
-      if (pipe && total === 0) {
+      if (total === 0) {
         if (Date.now() - started < graceMs) {
           await pause(20);
           continue;

@@ -178,6 +178,33 @@ describe('the files', () => {
     expect(compactLines(lines, 2)).toBe('a\tthird\nc\tfourth\n');
   });
 
+  it('the same ids seen again leave the files as they are; any other order or description is appended', () => {
+    const t = target();
+    const seen = (...books: Array<typeof BOOK>) => {
+      const c = new IdCollector();
+      for (const book of books) c.collect({ book });
+      return c;
+    };
+    const other = { ...BOOK, hash_id: 'a'.repeat(40), title: 'Other', identifiers: { sku: 'OTH-1' } };
+    const file = (kind: string) => readFileSync(join(dir, 'ids', t.scope, `${kind}.tsv`), 'utf8');
+    flush(seen(BOOK), t);
+    const first = { book: file('book'), isbn: file('isbn'), sku: file('sku'), price: file('price') };
+    // A repeated `book get`: every kind's file already ends with what it saw.
+    flush(seen(BOOK), t);
+    expect({ book: file('book'), isbn: file('isbn'), sku: file('sku'), price: file('price') }).toEqual(first);
+    // Another book after it: appended; the first again after that is the most recent again.
+    flush(seen(other), t);
+    flush(seen(BOOK), t);
+    expect(file('book')).toBe(`${first.book}${'a'.repeat(40)}\tOther · Margaret Ellison\n${first.book}`);
+    expect(readEntries(t.dir, t.scope, 'book').map((e) => e.id)).toEqual([HASH, 'a'.repeat(40)]);
+    // The same id with another description is appended (the newest description wins).
+    flush(seen({ ...BOOK, author: 'M. Ellison' }), t);
+    expect(readEntries(t.dir, t.scope, 'book')[0]).toEqual({
+      id: HASH,
+      description: "The Lighthouse Keeper's Ledger · M. Ellison",
+    });
+  });
+
   it('a file past its size is compacted to the newest ids', () => {
     const t = target();
     const c = new IdCollector();
