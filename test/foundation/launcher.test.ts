@@ -240,13 +240,19 @@ describe('bin/bookdist launcher', () => {
       expect(r.status, r.stderr).toBe(0);
       // Every Node that ran: an older node that re-runs the command under the pinned one got no flags.
       return [...r.stderr.matchAll(/^EXEC_ARGV=(.*)$/gm)].flatMap((m) =>
-        (JSON.parse(m[1]) as string[]).filter((a) => a.startsWith('--max-semi-space-size')),
+        (JSON.parse(m[1]) as string[]).filter((a) => /^--m(ax|in)-semi-space-size/.test(a)),
       );
     };
-    expect(flagsOf(`"${BIN}" --version`)).toEqual(['--max-semi-space-size=1']);
-    expect(flagsOf(`"${BIN}" book --help`)).toEqual(['--max-semi-space-size=1']);
-    expect(flagsOf(`"${BIN}" sandbox catalogue load --help`)).toEqual(['--max-semi-space-size=8']);
-    expect(flagsOf(`"${BIN}" sandbox catalogue --help`)).toEqual(['--max-semi-space-size=1']);
+    expect(flagsOf(`"${BIN}" --version`)).toEqual(['--max-semi-space-size=4', '--min-semi-space-size=4']);
+    expect(flagsOf(`"${BIN}" book --help`)).toEqual(['--max-semi-space-size=4', '--min-semi-space-size=4']);
+    expect(flagsOf(`"${BIN}" sandbox catalogue load --help`)).toEqual([
+      '--max-semi-space-size=8',
+      '--min-semi-space-size=4',
+    ]);
+    expect(flagsOf(`"${BIN}" sandbox catalogue --help`)).toEqual([
+      '--max-semi-space-size=4',
+      '--min-semi-space-size=4',
+    ]);
     // Every Node the launcher starts resolves dist/'s modules without following links (issue 31).
     const preserve = (cmd: string) =>
       [...sh(cmd, { NODE_OPTIONS: `--import=${hook}` }).stderr.matchAll(/^EXEC_ARGV=(.*)$/gm)].map((m) =>
@@ -262,8 +268,11 @@ describe('bin/bookdist launcher', () => {
         ENGINES_MIN,
       )
     ) {
-      expect(flagsOf(`node "${BIN}" sandbox catalogue load --help`)).toEqual(['--max-semi-space-size=8']);
-      expect(flagsOf(`node "${BIN}" book --help`)).toEqual(['--max-semi-space-size=1']);
+      expect(flagsOf(`node "${BIN}" sandbox catalogue load --help`)).toEqual([
+        '--max-semi-space-size=8',
+        '--min-semi-space-size=4',
+      ]);
+      expect(flagsOf(`node "${BIN}" book --help`)).toEqual(['--max-semi-space-size=4', '--min-semi-space-size=4']);
       expect(preserve(`node "${BIN}" book --help`).sort()).toEqual([false, true]); // the older node, the pinned one
     }
   });
