@@ -180,7 +180,7 @@ describe('the files', () => {
 
   it('the same ids seen again leave the files as they are; any other order or description is appended', () => {
     const t = target();
-    const seen = (...books: Array<typeof BOOK>) => {
+    const seen = (...books: object[]) => {
       const c = new IdCollector();
       for (const book of books) c.collect({ book });
       return c;
