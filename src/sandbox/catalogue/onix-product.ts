@@ -145,6 +145,9 @@ export function finishProduct(d: Draft, header: Header, sink?: PrintEditionSink)
   return rec;
 }
 
+/** ProductIDTypes (list 5) the sandbox represents: proprietary, ISBN-10, GTIN-13, ISBN-13. */
+const KNOWN_ID_TYPES = new Set(['01', '02', '03', '15']);
+
 /** The record's ISBN, SKU and action (NotificationType); the ISBN found, if any. */
 function identify(d: Draft, rec: CatalogueRecord): { value: string; kind: string } | undefined {
   const isbn = isbnOf(d.ids);
@@ -154,7 +157,7 @@ function identify(d: Draft, rec: CatalogueRecord): { value: string; kind: string
   }
   const proprietary = d.ids.find((i) => i.type === '01' && i.value?.trim());
   if (proprietary) rec.sku = proprietary.value!.trim();
-  if (d.ids.some((i) => i.type && !['01', '02', '03', '15'].includes(i.type)))
+  if (d.ids.some((i) => i.type && !KNOWN_ID_TYPES.has(i.type)))
     rec.unrepresented.push('identifiers other than ISBN and proprietary ids');
   // NotificationType (list 1): 05 delete; 01/02 announce a title not yet published.
   if (d.notification === '05') rec.action = 'withdraw';

@@ -117,29 +117,6 @@ const OPEN = new Map<string, Opener>(
   } satisfies Record<string, Opener>),
 );
 
-/** Where a part of a product goes when its element closes: the draft's list for it. */
-const FILED = {
-  related: 'related',
-  title: 'titles',
-  contributor: 'contributors',
-  language: 'languages',
-  extent: 'extents',
-  pubDate: 'dates',
-  publisher: 'publishers',
-  textContent: 'texts',
-  price: 'prices',
-} as const satisfies Partial<Record<keyof ParseState, keyof Draft>>;
-
-/** The closer of a part's element: the open part goes into its list on the draft, and is closed. */
-function fileInto(part: keyof typeof FILED): Closer {
-  const list = FILED[part];
-  return (s, d) => {
-    const open = s[part];
-    if (open) (d[list] as unknown[]).push(open);
-    s[part] = undefined;
-  };
-}
-
 /** Elements of a product that give a value, or close a part (reference names). */
 const CLOSE = new Map<string, Closer>(
   Object.entries({
@@ -152,7 +129,7 @@ const CLOSE = new Map<string, Closer>(
       s.id = undefined;
     },
     ProductRelationCode: (s, _d, v) => void (s.related && (s.related.code = v)),
-    RelatedProduct: fileInto('related'),
+    RelatedProduct: (s, d) => void (s.related && d.related.push(s.related), (s.related = undefined)),
     ProductForm: (_s, d, v, p) => void (p === 'DescriptiveDetail' && (d.form = v)),
     TitleType: (s, _d, v) => void (s.title && (s.title.type = v)),
     TitleElementLevel: (s, _d, v) => void (s.titleEl && (s.titleEl.level = v)),
@@ -164,7 +141,7 @@ const CLOSE = new Map<string, Closer>(
       if (s.title && s.titleEl) s.title.elements.push(s.titleEl);
       s.titleEl = undefined;
     },
-    TitleDetail: fileInto('title'),
+    TitleDetail: (s, d) => void (s.title && d.titles.push(s.title), (s.title = undefined)),
     SequenceNumber: (s, _d, v, p) =>
       void (s.contributor && p === 'Contributor' && /^\d+$/.test(v) && (s.contributor.seq = Number(v))),
     ContributorRole: (s, _d, v) => void (s.contributor && s.contributor.role === undefined && (s.contributor.role = v)),
@@ -173,22 +150,22 @@ const CLOSE = new Map<string, Closer>(
     NamesBeforeKey: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.before = v)),
     KeyNames: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.key = v)),
     CorporateName: (s, _d, v, p) => void (s.contributor && p === 'Contributor' && (s.contributor.corporate = v)),
-    Contributor: fileInto('contributor'),
+    Contributor: (s, d) => void (s.contributor && d.contributors.push(s.contributor), (s.contributor = undefined)),
     LanguageRole: (s, _d, v) => void (s.language && (s.language.role = v)),
     LanguageCode: (s, _d, v) => void (s.language && (s.language.code = v)),
-    Language: fileInto('language'),
+    Language: (s, d) => void (s.language && d.languages.push(s.language), (s.language = undefined)),
     ExtentType: (s, _d, v) => void (s.extent && (s.extent.type = v)),
     ExtentValue: (s, _d, v) => void (s.extent && (s.extent.value = v)),
     ExtentUnit: (s, _d, v) => void (s.extent && (s.extent.unit = v)),
-    Extent: fileInto('extent'),
+    Extent: (s, d) => void (s.extent && d.extents.push(s.extent), (s.extent = undefined)),
     PublishingDateRole: (s, _d, v) => void (s.pubDate && (s.pubDate.role = v)),
     Date: (s, _d, v, p) => void (s.pubDate && p === 'PublishingDate' && (s.pubDate.date = v)),
-    PublishingDate: fileInto('pubDate'),
+    PublishingDate: (s, d) => void (s.pubDate && d.dates.push(s.pubDate), (s.pubDate = undefined)),
     PublishingRole: (s, _d, v) => void (s.publisher && (s.publisher.role = v)),
     PublisherName: (s, _d, v) => void (s.publisher && (s.publisher.name = v)),
-    Publisher: fileInto('publisher'),
+    Publisher: (s, d) => void (s.publisher && d.publishers.push(s.publisher), (s.publisher = undefined)),
     TextType: (s, _d, v) => void (s.textContent && (s.textContent.type = v)),
-    TextContent: fileInto('textContent'),
+    TextContent: (s, d) => void (s.textContent && d.texts.push(s.textContent), (s.textContent = undefined)),
     UnpricedItemType: (_s, d, v, p) => void (p === 'SupplyDetail' && (d.unpriced = v)),
     PriceType: (s, _d, v) => void (s.price && (s.price.type = v)),
     PriceAmount: (s, _d, v) => void (s.price && (s.price.amount = v)),
@@ -201,7 +178,7 @@ const CLOSE = new Map<string, Closer>(
       if (s.price && s.condition) s.price.conditions.push(s.condition);
       s.condition = undefined;
     },
-    Price: fileInto('price'),
+    Price: (s, d) => void (s.price && d.prices.push(s.price), (s.price = undefined)),
   } satisfies Record<string, Closer>),
 );
 
@@ -226,23 +203,36 @@ interface ElementKind {
   header?: HeaderSetter;
   /** An XHTML element that ends a line of a <Text>'s text. */
   block: boolean;
+  /** The element that opened after this one last time (see elementTable). */
+  next: Known | undefined;
+  /** In the table (not: a file with too many names of its length). */
+  kept: boolean;
 }
 
 /** Element names of one length a parse remembers (a feed uses a few dozen names in all; a hostile file could use millions). */
 const KINDS_PER_LENGTH = 64;
 
+/** An element name as the file spells it, and what it is. */
+interface Known {
+  tag: string;
+  kind: ElementKind;
+}
+
 /**
  * Element names as the file spells them to what they are: one look-up per start tag, and none
- * per end tag (the kind of the element that ends is on the parser's stack). The names are kept
- * by their length, each length's few compared with `===`: saxes hands a name over as a string
- * made of two pieces, which a Map would first copy into one to hash it; comparing reads the
- * pieces as they are (a look-up costs about half).
+ * per end tag (the kind of the element that ends is on the parser's stack). A feed's products
+ * are alike, so the element that opened after this one last time is tried first: one `===` of
+ * equal names where the table compared several of one length. Else the names are kept by their
+ * length, each length's few compared with `===`: saxes hands a name over as a string made of
+ * two pieces, which a Map would first copy into one to hash it; comparing reads the pieces as
+ * they are (a look-up costs about half).
  */
 function elementTable(): (name: string) => ElementKind {
-  const byLength: Array<Array<{ tag: string; kind: ElementKind }> | undefined> = [];
-  return (tagName) => {
+  const byLength: Array<Known[] | undefined> = [];
+  let last: ElementKind | undefined;
+  const lookUp = (tagName: string): Known => {
     const same = byLength[tagName.length];
-    if (same !== undefined) for (const known of same) if (known.tag === tagName) return known.kind;
+    if (same !== undefined) for (const known of same) if (known.tag === tagName) return known;
     const n = tagName.includes(':') ? tagName.slice(tagName.indexOf(':') + 1) : tagName;
     // The table's own string when it knows the name: the `parent === 'Product'` tests of the
     // closers then compare two constants, not the characters of a copy the parser made.
@@ -253,10 +243,22 @@ function elementTable(): (name: string) => ElementKind {
       close: CLOSE.get(name),
       header: HEADER.get(name),
       block: BLOCK.has(name.toLowerCase()),
+      next: undefined,
+      kept: true,
     };
+    const known = { tag: tagName, kind };
     const list = (byLength[tagName.length] ??= []);
-    if (list.length < KINDS_PER_LENGTH) list.push({ tag: tagName, kind });
-    return kind;
+    if (list.length < KINDS_PER_LENGTH) list.push(known);
+    else kind.kept = false;
+    return known;
+  };
+  return (tagName) => {
+    const guess = last?.next;
+    if (guess !== undefined && guess.tag === tagName) return (last = guess.kind);
+    const known = lookUp(tagName);
+    // Only between kinds the table keeps: a chain of names it does not keep would grow with the file.
+    if (last?.kept && known.kind.kept) last.next = known;
+    return (last = known.kind);
   };
 }
 
