@@ -30,7 +30,11 @@ export class Turn extends Connection {
   /** True while `serve` runs a request's work: its writes join the turn's group commit. */
   private serving = false;
   /** The turn's group commit, while its write transaction is open (see `serve`). */
-  private group?: { waiting: Array<(err?: unknown) => void>; requests: number };
+  private group?: {
+    waiting: Array<(err?: unknown) => void>;
+    requests: number;
+    before: Array<(failed?: unknown) => void>;
+  };
   private commits = 0;
   private checkpointer?: { committed(): void; stop(): Promise<void> };
   /** Settles once the checkpointer's module is loaded and it started (or did not): awaited by tests. */
@@ -41,7 +45,7 @@ export class Turn extends Connection {
    * Set by the request journal (../journal/) while a request's handler runs: each write's table,
    * whether it inserted, the row id it inserted and the rows it changed.
    */
-  onWrite?: (table: string | undefined, insert: boolean, id: number, changes: number) => void;
+  onWrite?: { wrote(table: string | undefined, insert: boolean, id: number, changes: number): void };
   /** Called when another connection committed (see `checkDataVersion`); set by the text index's upkeep. */
   protected onOtherCommit?: () => void;
 
@@ -52,7 +56,7 @@ export class Turn extends Connection {
     if (w.copy !== undefined) w.copy.stmt.run(...params.slice(params.length - w.copy.params));
     const r = w.stmt.run(...params);
     const out = { changes: Number(r.changes), lastInsertRowid: Number(r.lastInsertRowid) };
-    if (this.onWrite !== undefined) this.onWrite(w.table, w.insert, out.lastInsertRowid, out.changes);
+    if (this.onWrite !== undefined) this.onWrite.wrote(w.table, w.insert, out.lastInsertRowid, out.changes);
     return out;
   }
 
@@ -173,7 +177,7 @@ export class Turn extends Connection {
       this.stmt('BEGIN IMMEDIATE').run();
       // Between the snapshot's end and this lock another process may have committed.
       this.checkDataVersion();
-      this.group = { waiting: [], requests: 0 };
+      this.group = { waiting: [], requests: 0, before: [] };
       OPEN_GROUPS.add(this);
       setImmediate(() => this.commitGroup());
     }
@@ -192,10 +196,14 @@ export class Turn extends Connection {
     this.group = undefined;
     OPEN_GROUPS.delete(this);
     let failed: unknown;
+    let before = g.before;
     try {
       if (!this.db.isOpen) throw new Error('The sandbox database was closed before its writes were committed.');
-      if (this.db.isTransaction) this.stmt('COMMIT').run();
-      else throw new Error('The sandbox database rolled back the transaction of these writes.');
+      if (this.db.isTransaction) {
+        if (before.length) this.beforeCommit(before);
+        before = [];
+        this.stmt('COMMIT').run();
+      } else throw new Error('The sandbox database rolled back the transaction of these writes.');
       this.committed();
     } catch (err) {
       failed = err;
@@ -205,8 +213,34 @@ export class Turn extends Connection {
         /* already rolled back */
       }
       this.memos.clear();
+      // What ran before the COMMIT is undone: each is told.
+      for (const fn of before) fn(failed);
     }
     for (const cb of g.waiting) cb(failed);
+  }
+
+  /**
+   * Run `fn` as the turn's group commit ends, in its transaction, just before its COMMIT: the
+   * request journal writes the rows of the group's requests there, all in one go rather than a
+   * savepoint each. When `fn` throws, the group fails as a whole (rolled back, every request
+   * answered with the error); whenever the group fails before its COMMIT is done, `fn(err)` is
+   * called after the rollback (whether `fn()` ran or not). False (nothing done) when no group is
+   * open.
+   */
+  atGroupCommit(fn: (failed?: unknown) => void): boolean {
+    if (!this.group) return false;
+    this.group.before.push(fn);
+    return true;
+  }
+
+  /** The `atGroupCommit` work of a group, inside its transaction (a write there joins it, as in `tx`). */
+  private beforeCommit(fns: Array<(failed?: unknown) => void>): void {
+    this.depth++;
+    try {
+      for (const fn of fns) fn();
+    } finally {
+      this.depth--;
+    }
   }
 
   /**

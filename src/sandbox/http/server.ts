@@ -222,13 +222,8 @@ function requestHandler(
     let account = '-';
     const path = safePath(req.url ?? '/');
     let note: RequestNote | undefined;
-    if (core.journal && !isJournalPath(path)) {
-      const n = (note = core.journal.start(req.method ?? 'GET', req.url ?? '/', normalizeHeaders(req)));
-      // A request the service routes journaled before its answer; anything else (a page, a
-      // control route, a fault, a refusal before routing) once its answer has gone, or with
-      // status 0 when the connection was dropped instead.
-      res.on('close', () => n.finish(res.writableFinished ? res.statusCode : 0));
-    }
+    if (core.journal && !isJournalPath(path))
+      note = core.journal.start(req.method ?? 'GET', req.url ?? '/', normalizeHeaders(req));
     if (log) {
       const started = performance.now();
       res.on('finish', () =>
@@ -239,7 +234,10 @@ function requestHandler(
     if (faults && !isControl && random() < faults.rate) {
       const kind = faults.kinds[Math.floor(random() * faults.kinds.length)];
       if (kind === 'drop') dropAnswer(req, res, () => log?.(`${req.method} ${path} answer dropped after commit`));
-      else return injectFault(kind, latency, req, res, () => log?.(`${req.method} ${path} reset 0ms -`));
+      else {
+        if (note) journalOnClose(note, res);
+        return injectFault(kind, latency, req, res, () => log?.(`${req.method} ${path} reset 0ms -`));
+      }
     }
     const go = () =>
       dispatch(
@@ -261,7 +259,18 @@ function requestHandler(
       });
     if (latency > 0 && !isControl) setTimeout(() => void go(), latency);
     else void go();
+    // A request the service routes journaled before its answer (a GET before `go` returns);
+    // anything else (a POST still reading its body, a page, a control route, a fault, a refusal
+    // before routing) once its answer has gone, or with status 0 when the connection was dropped
+    // instead. A note already done gets no listener: one per request was a large part of what
+    // the journal cost a lookup.
+    if (note && !note.done) journalOnClose(note, res);
   };
+}
+
+/** Journal `note` once its answer has gone (its status), or with status 0 when the connection was dropped instead. */
+function journalOnClose(note: RequestNote, res: ServerResponse): void {
+  res.on('close', () => note.finish(res.writableFinished ? res.statusCode : 0));
 }
 
 /** A request to the surface its path names: the control routes, the pages, or the service. */

@@ -24,6 +24,7 @@ import type { Store } from '../db/store.js';
 import { journalText, type PendingRow, type RowText } from './redact.js';
 import type { JournalWriter } from './writer.js';
 import { ensureJournalTable, INSERT, PACK_MAX, packRows, pruneJournal, TAKE_IDS } from './pack.js';
+import { changesOf, type Writes } from './changes.js';
 
 const DEFAULT_JOURNAL_SIZE = 10_000;
 /** Rows inserted by this process between two prunes of the oldest. */
@@ -44,12 +45,6 @@ export interface JournalOptions {
   backgroundAfter?: number;
 }
 
-/** What a request changed, as its writes show it. */
-interface Writes {
-  inserted: Map<string, number[]>;
-  updated: Map<string, number>;
-}
-
 /** The journal of one server process; `start` makes the note of one request. */
 export class Journal {
   private readonly size: number;
@@ -62,6 +57,7 @@ export class Journal {
   private untilBackground: number;
   private writer?: JournalWriter;
   private closed = false;
+
   /** The headers of the last request and their JSON (`headersText`). */
   private lastHeaders?: { keys: string[]; values: Record<string, string>; text: string };
 
@@ -83,7 +79,9 @@ export class Journal {
   /**
    * Journal a request: its row is written with the turn's group commit when the request wrote
    * something (and with it every row still in memory, which came before it), else kept in
-   * memory until the next flush.
+   * memory until the next flush. The rows of a group's requests are written together as it
+   * commits (Turn.atGroupCommit): in its transaction, so an order is committed with its row or
+   * not at all, and answered only after both.
    */
   write(n: RequestNote, status: number): void {
     const wrote = n.writes !== undefined && (n.writes.inserted.size > 0 || n.writes.updated.size > 0);
@@ -96,11 +94,22 @@ export class Journal {
     this.pending.push(row);
     if (wrote || this.pending.length >= MAX_PENDING) {
       const store = this.store;
-      store.serve(() => store.tx(() => this.insertPending()));
+      // No group open (a control route's write, committed before its answer): a group of its own.
+      if (!store.atGroupCommit(this.atGroupCommit)) store.serve(() => store.tx(() => this.insertPending()));
     } else if (!this.timer) {
       this.timer = setTimeout(this.background, FLUSH_MS).unref();
     }
   }
+
+  /**
+   * As the group commit of written requests ends, in its transaction: the rows kept in memory
+   * (the first call of a group writes them all, the others find none). A group that failed
+   * (`failed`) undid its requests' writes: their rows, and any written with them, go as well.
+   */
+  private readonly atGroupCommit = (failed?: unknown): void => {
+    if (failed !== undefined) this.pending = [];
+    else if (this.pending.length) this.insertPending();
+  };
 
   /** The timer's flush: the writer thread's batch handed over (it is started here after a few flushes); rows kept here written. */
   private readonly background = (): void => {
@@ -303,24 +312,28 @@ export class RequestNote {
   /** Run `fn` (a request's handler, in Store.serve) while collecting what it writes; dropped when it throws (rolled back). */
   capture<T>(fn: () => T): T {
     const store = this.journal.store;
-    let writes: Writes | undefined; // made at the first write: most requests write nothing
     this.sandboxAt = this.at + store.clockOffset();
-    store.onWrite = (table, insert, id, changes) => {
-      if (table === undefined || table === 'journal' || changes === 0) return;
-      writes ??= { inserted: new Map(), updated: new Map() };
-      if (insert) {
-        const ids = writes.inserted.get(table);
-        if (ids) ids.push(id);
-        else writes.inserted.set(table, [id]);
-      } else writes.updated.set(table, (writes.updated.get(table) ?? 0) + changes);
-    };
+    // The note itself watches the writes (`wrote`): no closure made per request.
+    store.onWrite = this;
     try {
-      const out = fn();
-      this.writes = writes;
-      return out;
+      return fn();
+    } catch (err) {
+      this.writes = undefined;
+      throw err;
     } finally {
       store.onWrite = undefined;
     }
+  }
+
+  /** A write of the request's handler (Turn.run): its table, whether it inserted, the row id it inserted and the rows it changed. */
+  wrote(table: string | undefined, insert: boolean, id: number, changes: number): void {
+    if (table === undefined || table === 'journal' || changes === 0) return;
+    const writes = (this.writes ??= { inserted: new Map(), updated: new Map() }); // made at the first write: most requests write nothing
+    if (insert) {
+      const ids = writes.inserted.get(table);
+      if (ids) ids.push(id);
+      else writes.inserted.set(table, [id]);
+    } else writes.updated.set(table, (writes.updated.get(table) ?? 0) + changes);
   }
 
   /** Journal the request with its status (once). */
@@ -346,41 +359,4 @@ function authMode(h: Record<string, string>, rawUrl: string): string {
   if (scheme === 'sharedkeyauth' || (scheme === '' && h['api-key'] && !h['signature'])) return 'SharedKeyAuth';
   if (scheme === 'cryptoauth' || (scheme === '' && h['signature'])) return 'CryptoAuth';
   return scheme ? scheme.slice(0, 30) : 'none';
-}
-
-/**
- * What a request changed, from its writes: orders, purchases (order items; access grants apart),
- * users (their usernames), codes (a count), outbox e-mails apart (the `emails` column), refunds
- * (from the answer) and other rows updated, by table.
- */
-function changesOf(
-  store: Store,
-  w: Writes,
-  endpoint: string | undefined,
-  response: unknown,
-): Record<string, unknown> | undefined {
-  const out: Record<string, unknown> = {};
-  const orders = w.inserted.get('orders');
-  if (orders) out.orders = orders;
-  const items = w.inserted.get('order_items');
-  if (items) out[endpoint === 'access.allow' || endpoint === 'redeem' ? 'grants' : 'purchases'] = items;
-  const users = w.inserted.get('users');
-  if (users) {
-    out.users = users.map((id) => store.get('SELECT username FROM users WHERE id = ?', id)?.username ?? id);
-  }
-  const codes = w.inserted.get('codes');
-  if (codes) out.codes = codes.length;
-  if (endpoint === 'order.refund') {
-    const refunds = (response as { refunds?: Array<{ purchase_id: number; success: boolean }> } | undefined)?.refunds;
-    const done = refunds?.filter((r) => r.success).map((r) => r.purchase_id);
-    if (done?.length) out.refunds = done;
-  }
-  const updated: Record<string, number> = {};
-  for (const [table, n] of w.updated) updated[table] = n;
-  for (const [table, ids] of w.inserted) {
-    if (!['orders', 'order_items', 'users', 'codes', 'outbox'].includes(table))
-      updated[table] = (updated[table] ?? 0) + ids.length;
-  }
-  if (Object.keys(updated).length) out.rows = updated;
-  return Object.keys(out).length ? out : undefined;
 }
