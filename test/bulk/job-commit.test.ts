@@ -332,14 +332,14 @@ describe('a stdout job prints its rows', QUICK, () => {
     expect(ok.s.writeError).toBeUndefined();
 
     const t = stdoutJob({ stdoutWriter: atEnd });
-    Object.assign(t.s, { done: 2, counts: { ok: 1, failed: 1 } });
+    Object.assign(t.s, { done: 5, counts: { ok: 4, failed: 1 } });
     await t.committer.commit({ batch: 1 }, [{ hash_id: 'a', status: 'ok' }]);
     await t.committer.commit({ batch: 2 }, [{ hash_id: 'b', status: 'failed' }]);
     t.out.fail = errno('EIO');
     await t.committer.end();
     expect(t.s.writeError).toBe(t.out.fail);
-    expect(t.s.counts).toEqual({ ok: 0, failed: 0 });
-    expect(t.s.done).toBe(0);
+    expect(t.s.counts).toEqual({ ok: 3, failed: 0 });
+    expect(t.s.done).toBe(3);
     expect(t.rescue.kept).toEqual([
       [
         { hash_id: 'a', status: 'ok' },
@@ -355,6 +355,29 @@ describe('a stdout job prints its rows', QUICK, () => {
     expect(p.s.counts).toEqual({ ok: 0 });
     expect(p.s.done).toBe(0);
     expect(p.rescue.kept).toEqual([]);
+  });
+
+  it('after a write error the writer is not ended: nothing more is printed', async () => {
+    const bad = new Error('--fields: no such field');
+    const t = stdoutJob({
+      stdoutWriter: (ctx) => ({
+        write: () => {
+          throw bad;
+        },
+        end: async () => void ctx.io.stdout.write(']\n'),
+      }),
+    });
+    await expect(t.committer.commit({ batch: 1 }, [{ hash_id: 'a', status: 'ok' }])).rejects.toBe(bad);
+    await t.committer.end();
+    expect(t.got).toEqual([]);
+    expect(t.s.writeError).toBe(bad);
+  });
+
+  it('TSV without columns of its own: the job’s columns, in their order, with a header', async () => {
+    const t = stdoutJob({ stdoutFormat: 'tsv' });
+    await t.committer.commit({ batch: 1 }, [{ status: 'queued', hash_id: 'a' }]);
+    await t.committer.end();
+    expect(t.got.join('')).toBe('hash_id\tstatus\na\tqueued\n');
   });
 
   it('an end that throws (a --query that fails) is the job’s write error', async () => {

@@ -179,6 +179,16 @@ describe('how a job ends', QUICK, () => {
         'The 40 result(s) the service returned that could not be written are kept in /st/rescue/x.ndjson (readable only by you). ' +
         'Make room (or fix the disk), then continue:\n  bookdist codes generate --count 250 --out codes.csv --resume',
     );
+    // A rescue file made but not written to (its disk full too): what could not be kept, not "0 results kept".
+    const lost = job();
+    lost.s.writeError = err('ENOSPC', 'ENOSPC: no space left on device, write');
+    expect(ending(lost.s, { path: '/st/rescue/y.ndjson', count: 0, error: 'ENOSPC' } as Rescue).message).toContain(
+      'every batch written before it is kept. Results the service returned could not be kept either (ENOSPC). Make room',
+    );
+    // Only a leading code is taken off the message.
+    const mid = job();
+    mid.s.writeError = err('EIO', 'the device said EIO: broken');
+    expect(ending(mid.s, noRescue).message).toContain('writing codes.csv failed: EIO (the device said EIO: broken).');
     // An error without a code is said as it is.
     const odd = job();
     odd.s.writeError = new Error('the disk went away');
@@ -195,6 +205,10 @@ describe('how a job ends', QUICK, () => {
     expect(ending(s, noRescue).message).toBe(
       'codes generate: writing stdout failed: EPIPE (the reader closed the pipe). 250 codes; the job stopped there (results of requests in flight were not printed). To continue, run:\n  bookdist again',
     );
+    // Without a command to continue (no hint): the sentence ends there.
+    const bare = job({ file: undefined });
+    bare.s.writeError = err('EPIPE', 'EPIPE: broken pipe, write');
+    expect(ending(bare.s, noRescue).message).toMatch(/results of requests in flight were not printed\)\.$/);
     const full = job({ file: undefined });
     full.s.writeError = err('ENOSPC', 'ENOSPC: no space');
     expect(ending(full.s, noRescue).message).toBe(
@@ -215,6 +229,9 @@ describe('how a job ends', QUICK, () => {
         "The job's journal is kept: to write every result to codes.csv again (fetched with the same keys), run:\n  bookdist codes generate --count 250 --out codes.csv --resume",
     );
     expect(ending(s, { error: 'EIO' } as Rescue).message).toContain('What it held could not be kept (EIO).');
+    expect(ending(s, { path: '/st/rescue/z.ndjson', count: 0, error: 'EIO' } as Rescue).message).toContain(
+      'What it held could not be kept (EIO).',
+    );
     expect(ending(s, noRescue).message).toContain('it does not hold the results. It held no results yet. The job');
   });
 
