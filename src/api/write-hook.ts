@@ -91,12 +91,14 @@ export function settleThrown(ticket: WriteTicket, e: unknown): unknown {
     err?.name === 'TimeoutError';
   // The client's verification (verify.ts) threw: an answer came, but not the interface's.
   const unverified = err?.name === 'UnverifiedAnswer';
+  // Stryker disable next-line OptionalChaining: equivalent, detail is read only for an UnverifiedAnswer (below), so err is there
   const detail = (k: string) => (typeof err?.details?.[k] === 'string' ? err.details[k] : undefined);
   const why = unverified
     ? `the answer was not the interface's (${detail('problem') ?? `redirected to ${detail('location') ?? 'no Location'}`})`
     : String(err?.message ?? e);
   ticket.after({
     status: unknown ? 'unknown' : 'failed',
+    // Stryker disable next-line ConditionalExpression: → true is equivalent (an `http` member left undefined is not written in the ledger's JSON line); → false is killed (write-hook.test.ts, a status 0) and disabled with it
     ...(typeof err?.status === 'number' ? { http: err.status } : {}),
     reason: why.split('\n')[0].slice(0, 200),
   });

@@ -61,6 +61,9 @@ describe('verdictOf: the answer decides done, failed or unknown', () => {
       expect(v.status, `HTTP ${status}`).toBe('unknown');
     }
     expect(verdictOf(answer(500, 'json', {})).reason).toBe('HTTP 500');
+    // The edges of the redirects: 300 is one, 199 is not.
+    expect(verdictOf(answer(300, 'empty', {})).reason).toBe('redirected (no Location)');
+    expect(verdictOf(answer(199, 'empty', {})).reason).toBe('HTTP 199');
     expect(verdictOf(answer(400, 'json', {})).status).toBe('failed');
     expect(verdictOf(answer(500, 'json', {})).status).toBe('unknown');
   });
@@ -95,6 +98,10 @@ describe('settleThrown: an error ends the write as failed or unknown', () => {
       );
       // Said once: an error that already says the outcome is unknown is not told so again.
       expect(out.message.includes('its outcome is unknown'), name).toBe(!/outcome is unknown/.test(e.message));
+      if (/outcome is unknown/.test(e.message))
+        expect(out.message, name).toBe(
+          `${e.message} It is write 42 in the ledger: \`bookdist ledger reconcile\` settles it (\`bookdist ledger show 42\`).`,
+        );
     }
     for (const name of ['AbortError', 'TimeoutError']) {
       const e = Object.assign(new CliError('stopped'), { name });
@@ -117,6 +124,10 @@ describe('settleThrown: an error ends the write as failed or unknown', () => {
     const t3 = ticket();
     expect(settleThrown(t3, 'a string')).toBe('a string');
     expect(t3.told).toEqual([{ status: 'failed', reason: 'a string' }]);
+    // Even a thrown undefined is settled, and given back as it was.
+    const t4 = ticket();
+    expect(settleThrown(t4, undefined)).toBeUndefined();
+    expect(t4.told).toEqual([{ status: 'failed', reason: 'undefined' }]);
   });
 
   it("an answer that was not the interface's says what came: the problem, or where it redirected", () => {
