@@ -10,7 +10,10 @@
 // Every chunk of dist/ loads through an import() that scripts/build.mjs wraps in the function
 // installed here (dist/main.js through bin/bookdist), so every chunk is compiled the same way on
 // every run: V8 accepts a cache only when it was made under the same flags, and a chunk compiled
-// lazily once would make Node write it again, lazy, for the next eager run to refuse.
+// lazily once would make Node write it again, lazy, for the next eager run to refuse. The one
+// exception is the embedded sandbox's chunk (and the chunks that take it at their top level):
+// the build leaves their imports plain, so they are compiled lazily on every path (whole, the
+// sandbox's 250 KB cost more to read than compiling what an embedded command runs).
 // Only with bookdist's compile cache on (src/cache/compile-cache.ts): without a cache, compiling
 // every function only costs. Never with a V8 flag of the user's about lazy compilation (`node
 // --max-lazy bin/bookdist`): theirs stands.

@@ -175,6 +175,33 @@ describe("the cache holds bookdist's functions whole (src/cache/eager-compile.ts
     expect(Number(entry![3])).toBeLessThan(run.source);
   });
 
+  it("but the embedded sandbox's chunk lazily, on every path: an embedded request and the sandbox commands that take it at their top level", async () => {
+    const cacheHome = home();
+    // The built-in profile: no config, a data directory of its own.
+    const env = {
+      BOOKDIST_CONFIG_DIR: join(dir, `no-config-${n}`),
+      BOOKDIST_DATA_DIR: join(dir, `data-${n}`),
+      BOOKDIST_CACHE: 'off',
+      XDG_CACHE_HOME: cacheHome,
+    };
+    const embeddedGet = ['book', 'get', '--isbn', ISBN, '--json'];
+    const snapshots = ['sandbox', 'snapshot', 'list'];
+    for (const args of [embeddedGet, snapshots, embeddedGet]) {
+      const r = await runCli(args, { env, timeoutMs: 20_000 });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    }
+    for (const args of [snapshots, embeddedGet]) {
+      const r = await runCli(args, { env: { ...env, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' }, timeoutMs: 20_000 });
+      expect(r.code).toBe(0);
+      expect((r.stderr.match(/was accepted/g) ?? []).length, args.join(' ')).toBeGreaterThanOrEqual(CACHED);
+      expect(r.stderr, args.join(' ')).not.toMatch(/writing cache for/);
+      // The largest chunk an embedded command loads is the sandbox's: its entry holds its top level only.
+      const sizes = [...r.stderr.matchAll(READING)].map((m) => ({ source: Number(m[2]), cache: Number(m[3]) }));
+      const sandbox = sizes.reduce((a, b) => (b.source > a.source ? b : a));
+      expect(sandbox.cache, args.join(' ')).toBeLessThan(sandbox.source);
+    }
+  });
+
   it('runs of other commands leave it as it is: every path compiles each chunk the same way, so none is refused and written again', async () => {
     const { cacheHome } = await warm();
     const env = { ...sb.env, BOOKDIST_CACHE: 'off', XDG_CACHE_HOME: cacheHome };
