@@ -39,14 +39,16 @@ const REPEAT = 3;
  */
 function decodeRows(buf: Buffer, len: number, fields: number): PendingRow[] {
   const rows: PendingRow[] = [];
+  // Numbers through a DataView: Buffer's readDoubleLE and readUInt32LE are JavaScript of their own, a call each.
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   let off = 0;
   while (off < len) {
     if (buf[off] === 3) {
       // REPEAT: the row before, its strings shared, with times of its own.
       const row = rows[rows.length - 1].slice() as PendingRow;
-      row[0] = buf.readDoubleLE(off + 1);
-      row[1] = buf.readDoubleLE(off + 9);
-      row[6] = buf.readDoubleLE(off + 17);
+      row[0] = view.getFloat64(off + 1, true);
+      row[1] = view.getFloat64(off + 9, true);
+      row[6] = view.getFloat64(off + 17, true);
       rows.push(row);
       off += 25;
       continue;
@@ -55,10 +57,10 @@ function decodeRows(buf: Buffer, len: number, fields: number): PendingRow[] {
     for (let i = 0; i < fields; i++) {
       const tag = buf[off++];
       if (tag === 1) {
-        row.push(buf.readDoubleLE(off));
+        row.push(view.getFloat64(off, true));
         off += 8;
       } else if (tag === 2) {
-        const n = buf.readUInt32LE(off);
+        const n = view.getUint32(off, true);
         row.push(buf.toString('utf8', off + 4, off + 4 + n));
         off += 4 + n;
       } else row.push(null);
@@ -188,6 +190,8 @@ export class JournalWriter {
   private readonly worker: Worker;
   private readonly ctl = new Int32Array(new SharedArrayBuffer(12));
   private readonly bufs = [0, 1].map(() => Buffer.from(new SharedArrayBuffer(BUFFER_BYTES)));
+  /** The numbers of a row go in through these (Buffer's writeDoubleLE is JavaScript of its own, a call each). */
+  private readonly views = this.bufs.map((b) => new DataView(b.buffer, b.byteOffset, b.byteLength));
   private readonly fields: number;
   /** The buffer rows are appended to, how far, and how many. */
   private cur = 0;
@@ -223,13 +227,14 @@ export class JournalWriter {
   append(row: PendingRow): boolean {
     if (this.failed || this.stopped || Atomics.load(this.ctl, 1 + this.cur) !== 0) return false;
     const buf = this.bufs[this.cur];
+    const view = this.views[this.cur];
     let off = this.off;
     const prev = this.prev;
     if (prev !== undefined && off + 25 <= BUFFER_BYTES && sameButTimes(prev, row)) {
       buf[off] = REPEAT;
-      buf.writeDoubleLE(row[0], off + 1);
-      buf.writeDoubleLE(row[1], off + 9);
-      buf.writeDoubleLE(row[6], off + 17);
+      view.setFloat64(off + 1, row[0], true);
+      view.setFloat64(off + 9, row[1], true);
+      view.setFloat64(off + 17, row[6], true);
       this.off = off + 25;
       this.count++;
       return true;
@@ -240,7 +245,7 @@ export class JournalWriter {
       if (v === null) buf[off++] = NULL;
       else if (typeof v === 'number') {
         buf[off] = NUMBER;
-        buf.writeDoubleLE(v, off + 1);
+        view.setFloat64(off + 1, v, true);
         off += 9;
       } else {
         const room = BUFFER_BYTES - off - 5;
@@ -248,7 +253,7 @@ export class JournalWriter {
         // Cut short (or exactly filling the rest, which cannot be told apart): no room.
         if (n >= room || n < 0) return false;
         buf[off] = TEXT;
-        buf.writeUInt32LE(n, off + 1);
+        view.setUint32(off + 1, n, true);
         off += 5 + n;
       }
     }
