@@ -18,6 +18,7 @@ export function loadedHashId(eisbn13: string): string {
 
 /** An ISBN as given, as a valid ISBN-13, or why not. */
 export function isbn13Of(raw: string, what: string): { isbn: string } | { problem: string } {
+  if (isGoodIsbn13(raw)) return { isbn: String(Number(raw)) };
   const v = normalizeIsbn(raw);
   if (/^\d{13}$/.test(v)) {
     if (!/^97[89]/.test(v)) return { problem: `${what} ${v} is not an ISBN (a GTIN-13 of a book starts 978 or 979)` };
@@ -34,6 +35,25 @@ export function isbn13Of(raw: string, what: string): { isbn: string } | { proble
     return { isbn: toIsbn13(v) };
   }
   return { problem: `${what} "${raw.slice(0, 40)}" is not an ISBN-13` };
+}
+
+/**
+ * Is `raw` an ISBN-13 as feeds mostly give one (13 digits, 978 or 979, its check digit right)?
+ * Read from its character codes: the patterns, the copy without hyphens and the check digit's
+ * strings cost more than the rest of a record's checks. Anything else goes through isbn13Of's
+ * patterns, which word the problem.
+ */
+function isGoodIsbn13(raw: string): boolean {
+  if (raw.length !== 13 || raw.charCodeAt(0) !== 57 || raw.charCodeAt(1) !== 55) return false;
+  const third = raw.charCodeAt(2);
+  if (third !== 56 && third !== 57) return false;
+  let sum = 0;
+  for (let i = 0; i < 13; i++) {
+    const d = raw.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return false;
+    if (i < 12) sum += i % 2 === 0 ? d : 3 * d;
+  }
+  return (10 - (sum % 10)) % 10 === raw.charCodeAt(12) - 48;
 }
 
 export function isbn10Of(isbn13: string): string {
@@ -70,6 +90,16 @@ export interface Checked {
   publisherId: number;
 }
 
+/** An amount as formatAmount writes one of two decimal places (no leading zero, at most 9 digits before the point). */
+const TWO_PLACES = /^(0|[1-9]\d{0,8})\.\d\d$/;
+/** Currencies whose amounts have two decimal places (formatAmount's answer, asked once per currency). */
+const twoPlaces = new Map<string, boolean>();
+const hasTwoPlaces = (currency: string): boolean => {
+  let yes = twoPlaces.get(currency);
+  if (yes === undefined) twoPlaces.set(currency, (yes = formatAmount(0, currency) === '0.00'));
+  return yes;
+};
+
 /** A record's prices checked: one per currency and term (a later duplicate is noted and dropped); or why not. */
 export function checkedPrices(rec: CatalogueRecord): Checked['prices'] | string {
   const prices: Checked['prices'] = [];
@@ -87,8 +117,8 @@ export function checkedPrices(rec: CatalogueRecord): Checked['prices'] | string 
     // Stryker disable next-line ConditionalExpression,LogicalOperator: accepted, defensive: both readers give whole days of at least 1 (csv.ts) or a rounded positive quantity (onix-product.ts), so only days > 36500 is reachable (killed by catalogue.test.ts, 36501 and 36500 days)
     if (!Number.isInteger(days) || days < 0 || days > 36500)
       return `rental of "${p.rentalDays}" days is not a whole number of days up to 36500`;
-    // In the currency's minor unit: 1200 JPY, 14.99 USD.
-    const price = formatAmount(Number(amount), currency);
+    // In the currency's minor unit: 1200 JPY, 14.99 USD (an amount already written so, as it is).
+    const price = hasTwoPlaces(currency) && TWO_PLACES.test(amount) ? amount : formatAmount(Number(amount), currency);
     if (prices.some((q) => q.currency === currency && q.days === days)) {
       rec.unrepresented.push('more than one price of a currency and term (the first is kept)');
       continue;

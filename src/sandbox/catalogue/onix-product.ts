@@ -108,20 +108,26 @@ function isbnOf(ids: Id[]): { value: string; kind: string } | undefined {
   return undefined;
 }
 
+/** `first second`, or the one of them that is not empty. */
+const joined = (first: string | undefined, second: string): string => (first ? `${first} ${second}` : second);
+
 function personName(c: Contributor): string | undefined {
-  if (c.name?.trim()) return c.name.trim();
-  if (c.key?.trim()) return [c.before?.trim(), c.key.trim()].filter(Boolean).join(' ');
+  const name = c.name?.trim();
+  if (name) return name;
+  const key = c.key?.trim();
+  if (key) return joined(c.before?.trim(), key);
   if (c.inverted?.trim()) {
     // "Voss, Helena" -> "Helena Voss"; a name without a comma as it is.
-    const [key, ...rest] = c.inverted.split(',');
-    const before = rest.join(',').trim();
-    return before ? `${before} ${key.trim()}` : key.trim();
+    const comma = c.inverted.indexOf(',');
+    if (comma < 0) return c.inverted.trim();
+    return joined(c.inverted.slice(comma + 1).trim(), c.inverted.slice(0, comma).trim());
   }
   return c.corporate?.trim() || undefined;
 }
 
 function titleOf(el: TitleEl): string | undefined {
-  if (el.without?.trim()) return [el.prefix?.trim(), el.without.trim()].filter(Boolean).join(' ');
+  const without = el.without?.trim();
+  if (without) return joined(el.prefix?.trim(), without);
   return el.text?.trim() || undefined;
 }
 
