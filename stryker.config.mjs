@@ -148,13 +148,14 @@ export const GROUPS = {
   'bulk-job': {
     // Journal, commit, planner, summary.
     mutate: ['src/bulk/job/**/*.ts'],
-    // In this order (test/mutation/sequencer.ts): the journal, planner, committer and summary asked
+    // In this order (test/mutation/sequencer.ts): the journal, planner, committer, durable files and summary asked
     // in-process first, in milliseconds; then whole jobs run through main() against stubs (the
     // engine's first test alone takes seconds), which a mutant reaches only if no fast test killed it.
     tests: [
       'test/bulk/job-journal.test.ts',
       'test/bulk/job-planner.test.ts',
       'test/bulk/job-commit.test.ts',
+      'test/bulk/job-durable.test.ts',
       'test/bulk/job-summary.test.ts',
       'test/bulk/summaries.test.ts',
       'test/bulk/verified-codes.test.ts',
