@@ -25,7 +25,7 @@
 import type { WriteHook, WriteRequest, WriteTicket, WriteVerdict } from '../api/write-hook.js';
 import type { LedgerStore, NewRow, Row } from './store.js';
 import { opOf } from './ops.js';
-import { idempotencyKey, intentOf, outcomeOf, type RecorderMeta } from './rows.js';
+import { idempotencyKey, intentOf, isoTime, outcomeOf, type RecorderMeta } from './rows.js';
 
 /** An outcome is written with the next intent, or after this long at most. */
 const OUTCOME_MS = 100;
@@ -44,19 +44,42 @@ interface Pending {
 interface Ahead {
   ticket?: Promise<WriteTicket | undefined>;
   n?: number;
+  /** Its request's payload: `before` takes the first intent of its bucket (bucketOf) with the same. */
+  payload?: Record<string, unknown>;
+  /** That payload as JSON, made only when the payloads are not the same values (samePayload). */
+  text?: string;
 }
 
-/** What identifies a request told ahead: `before` takes the intent recorded for the same request. */
-function keyOf(req: WriteRequest, text: string): string {
-  return `${req.method} ${req.path} ${idempotencyKey(req.headers) ?? ''} ${text}`;
+/**
+ * Where intents told ahead wait for their requests: method, path and Idempotency-Key (short:
+ * made once a request). The payload tells the requests of a bucket apart, compared in the order
+ * told, where a request's own is first or nearly.
+ */
+function bucketOf(req: WriteRequest): string {
+  return `${req.method} ${req.path} ${idempotencyKey(req.headers) ?? ''}`;
 }
 
-/** The payload as JSON, made once a request: its key (keyOf) and its intent's `resend` check share it. */
-const textOf = (req: WriteRequest): string => JSON.stringify(req.payload ?? null);
+/**
+ * The same fields with the same values (===): the call a job told is made with the values it
+ * told, in a payload object of its own, so this answers without making either's JSON.
+ */
+function samePayload(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  let fields = 0;
+  for (const k in a) {
+    if (a[k] !== b[k]) return false;
+    fields++;
+  }
+  for (const _ in b) fields--;
+  return fields === 0;
+}
+
+const jsonOf = (payload: Record<string, unknown> | undefined): string => JSON.stringify(payload ?? null);
 
 export class Recorder implements WriteHook {
   private queue: Pending[] = [];
-  /** Intents told ahead, not yet taken by their request's `before` (keyOf). */
+  /** Intents told ahead, not yet taken by their request's `before`, by bucket (bucketOf). */
   private readonly told = new Map<string, Ahead[]>();
   private scheduled = false;
   /** Something was written without an fdatasync: synced when the command ends. */
@@ -77,12 +100,20 @@ export class Recorder implements WriteHook {
 
   before(req: WriteRequest): Promise<WriteTicket | undefined> | undefined {
     if (!this.told.size) return this.intent(req);
-    const text = textOf(req);
-    const key = keyOf(req, text);
-    const told = this.told.get(key);
-    const a = told?.shift();
-    if (told && !told.length) this.told.delete(key);
-    return a?.ticket ?? this.intent(req, undefined, text);
+    const bucket = bucketOf(req);
+    const told = this.told.get(bucket);
+    if (!told) return this.intent(req);
+    let i = told.findIndex((a) => samePayload(a.payload, req.payload));
+    let text: string | undefined;
+    if (i < 0) {
+      // Equal values in other objects (a list made anew): the same JSON is the same request.
+      text = jsonOf(req.payload);
+      i = told.findIndex((a) => (a.text ??= jsonOf(a.payload)) === text);
+    }
+    if (i < 0) return this.intent(req, undefined, text);
+    const a = i === 0 ? told.shift()! : told.splice(i, 1)[0];
+    if (!told.length) this.told.delete(bucket);
+    return a.ticket;
   }
 
   /**
@@ -92,16 +123,15 @@ export class Recorder implements WriteHook {
    */
   ahead(reqs: WriteRequest[]): void {
     for (const req of reqs) {
-      const a: Ahead = {};
-      const text = textOf(req);
-      a.ticket = this.intent(req, a, text);
+      const a: Ahead = { payload: req.payload };
+      a.ticket = this.intent(req, a);
       if (!a.ticket) continue;
       // Nobody may ever wait for it: its failure is the failure of the `before` that takes it.
       a.ticket.catch(() => {});
-      const key = keyOf(req, text);
-      const told = this.told.get(key);
+      const bucket = bucketOf(req);
+      const told = this.told.get(bucket);
       if (told) told.push(a);
-      else this.told.set(key, [a]);
+      else this.told.set(bucket, [a]);
     }
   }
 
@@ -110,18 +140,22 @@ export class Recorder implements WriteHook {
     if (!op) return undefined;
     const row = intentOf(req, op, this.meta, text);
     const asked = op.op === 'codes generate' ? (row.ids as Record<string, unknown>).count : undefined;
-    return new Promise<Row>((resolve, reject) => this.enqueue({ row, resolve, reject, ahead })).then((written) => ({
-      id: String(written.n),
-      after: (v: WriteVerdict) =>
-        this.enqueue({
-          row: outcomeOf(written.n, op.op, v, this.meta.now?.() ?? new Date(), asked),
-        }),
-    }));
+    // One promise a write; its ticket keeps the row's id, not the row.
+    return new Promise<WriteTicket>((resolve, reject) =>
+      this.enqueue({ row, resolve: (written) => resolve(this.ticket(written.n, op.op, asked)), reject, ahead }),
+    );
+  }
+
+  private ticket(n: number, op: string, asked: unknown): WriteTicket {
+    return {
+      id: String(n),
+      after: (v: WriteVerdict) => this.enqueue({ row: outcomeOf(n, op, v, this.meta.now?.() ?? new Date(), asked) }),
+    };
   }
 
   /** Intents told ahead whose request was never sent (the job stopped first): an `unsent` outcome each. */
   private notSent(): void {
-    const now = (this.meta.now?.() ?? new Date()).toISOString();
+    const now = isoTime(this.meta.now?.() ?? new Date());
     for (const told of this.told.values())
       for (const a of told)
         if (a.n !== undefined)

@@ -69,10 +69,33 @@ function pick(from: Record<string, unknown> | undefined, fields: readonly string
   const out: Record<string, unknown> = {};
   if (!from) return out;
   for (const f of fields) {
-    const v = keep(from[f]);
+    const given = from[f];
+    if (given === undefined) continue;
+    const v = keep(given);
     if (v !== undefined) out[f] = v;
   }
   return out;
+}
+
+/** The last second isoTime formatted: its "YYYY-MM-DDTHH:MM:SS." and its number. */
+let second = NaN;
+let secondText = '';
+
+/**
+ * `d.toISOString()`, made from the text of its second when the second is the last one's: V8
+ * formats a date through printf, some 7,000 instructions a call, two a write (bench n2).
+ */
+export function isoTime(d: Date): string {
+  const ms = d.getTime();
+  // Years 0 to 9999 only (others are written with a sign and six digits); an invalid date throws as toISOString does.
+  if (!(ms >= -62167219200000 && ms < 253402300800000)) return d.toISOString();
+  const s = Math.floor(ms / 1000);
+  if (s !== second) {
+    second = s;
+    secondText = d.toISOString().slice(0, 20);
+  }
+  const m = ms - s * 1000;
+  return secondText + (m < 10 ? '00' : m < 100 ? '0' : '') + m + 'Z';
 }
 
 export function idempotencyKey(headers: Record<string, string>): string | undefined {
@@ -91,7 +114,7 @@ export function intentOf(
   const ids = { ...pick(req.payload, INTENT_FIELDS), ...op.params };
   const key = idempotencyKey(req.headers);
   const row: NewRow = {
-    t: (meta.now?.() ?? new Date()).toISOString(),
+    t: isoTime(meta.now?.() ?? new Date()),
     kind: 'intent',
     op: op.op,
     profile: meta.profile,
@@ -182,7 +205,7 @@ export function outcomeOf(of: number, op: string, v: WriteVerdict, now: Date, as
     status = 'unknown';
     reason = `the service returned ${ids.codes} code(s) for ${asked} asked: not the answer the interface promises`;
   }
-  const row: NewRow = { t: now.toISOString(), kind: 'outcome', of, status };
+  const row: NewRow = { t: isoTime(now), kind: 'outcome', of, status };
   if (v.http !== undefined) row.http = v.http;
   if (Object.keys(ids).length) row.ids = ids;
   if (reason) row.reason = reason;

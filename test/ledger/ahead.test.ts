@@ -98,4 +98,34 @@ describe('intents told ahead', () => {
     const writes = foldWrites(parseLedger(readFileSync(store.path, 'utf8')).rows);
     expect(writes.map((w) => w.status)).toEqual(['done', 'done']);
   });
+
+  it('a request is matched by its values, whatever objects hold them, and only by them', async () => {
+    const store = new LedgerStore(join(dir, 'state'));
+    const rec = new Recorder(store, { profile: 'p', host: 'h', job: () => 'job-3' });
+    const told = order('E-1');
+    rec.ahead([told, order('E-2'), order('E-3')]);
+    // The values told, in a payload object of its own (as the client makes one a request).
+    const e1 = await rec.before({ ...told, payload: { ...told.payload } });
+    // Equal values in new objects (its list made anew).
+    const e2 = await rec.before(order('E-2'));
+    // Another value: not the call told, an intent of its own.
+    const other = await rec.before({ ...order('E-3'), payload: { ...order('E-3').payload, org: 'other' } });
+    const e3 = await rec.before(order('E-3'));
+    for (const [t, id] of [
+      [e1, 1],
+      [e2, 2],
+      [other, 4],
+      [e3, 5],
+    ] as const)
+      t!.after(done(id));
+    rec.flush(true);
+    const writes = foldWrites(parseLedger(readFileSync(store.path, 'utf8')).rows);
+    expect(writes.map((w) => [w.id, w.ids.order_number, w.ids.org, w.status])).toEqual([
+      [1, 'E-1', 'acme', 'done'],
+      [2, 'E-2', 'acme', 'done'],
+      [3, 'E-3', 'acme', 'done'],
+      [4, 'E-3', 'other', 'done'],
+    ]);
+    expect([e1!.id, e2!.id, other!.id, e3!.id]).toEqual(['1', '2', '4', '3']);
+  });
 });
