@@ -66,6 +66,22 @@ describe('background checkpoints', () => {
     expect(store.db.isOpen).toBe(false);
   });
 
+  it('while it closes, its worker holds the process open: a close awaited with nothing else alive must not end the process mid-await', async () => {
+    // A long bulk job against the embedded sandbox awaited this close last; the unreferenced worker
+    // let the event loop run dry and Node ended the process with exit 13 after the job's summary.
+    const path = join(dir, 'held.db');
+    const store = new Store(path);
+    store.tx(() => store.createSchema());
+    for (let i = 0; i < 120; i++) store.tx(() => store.setMeta('k', String(i)));
+    await started(store);
+    const holding = () => process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length;
+    const idle = holding();
+    const closing = store.close();
+    expect(holding()).toBe(idle + 1);
+    await closing;
+    expect(holding()).toBe(idle);
+  });
+
   it("close() resolves only after the worker's connection is closed too: nothing writes in the directory after it", async () => {
     const sub = mkdtempSync(join(dir, 'closing-'));
     const path = join(sub, 'closing.db');

@@ -75,6 +75,10 @@ export class Checkpointer {
     if (this.stopped) return this.ended;
     this.stopped = true;
     clearInterval(this.timer);
+    // The process waits for the worker to end: a caller awaiting `ended` with nothing else alive
+    // (a long bulk job's last close) would otherwise see the event loop run dry and Node end the
+    // process mid-await (exit 13, an unsettled top-level await) after the job's summary.
+    this.worker.ref();
     try {
       if (this.db.isOpen) this.db.exec(`PRAGMA wal_autocheckpoint = ${AUTO_PAGES}`);
     } catch {
