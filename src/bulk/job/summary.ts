@@ -186,8 +186,6 @@ export function ending<I, R extends Record<string, unknown>>(s: JobState<I, R>, 
   if (s.ctx.signal.aborted && !complete)
     return { code: ExitCode.INTERRUPTED, message: `interrupted: ${text} → ${where}.${how}`, resume, complete };
   const exit = (code: number) => spec.exitCode?.(code, s.failures) ?? code;
-  const failed = s.failures.length > 0 || s.invalid > 0 || s.notDone > 0 || s.unsettled > 0;
-  if (!failed) return { code: exit(ExitCode.OK), message: line, complete };
   const redoable = s.failures.length > 0 || s.notDone > 0 || s.unsettled > 0;
   const message =
     line +
