@@ -94,8 +94,16 @@ const REPORT = `
       process.stderr.write('\\nCPU_MS=' + (u.userCPUTime + u.systemCPUTime) / 1000 + '\\nMAXRSS_KB=' + u.maxRSS + '\\n');
     });`;
 
-/** The floor: decode and parse `file` as a stream with saxes, nothing else. */
+/**
+ * The floor: decode and parse `file` as a stream with saxes, nothing else, on the Node the load
+ * runs on (bin/bookdist's: the pinned one of the devDependencies when present). The Node that
+ * runs the bench is whichever `node` came first on PATH (Node 20 when run as `node
+ * bench/catalogue.mjs`, the pinned 24 under `npm run`), so the floor's Node, and the ratio,
+ * depended on how the bench was started.
+ */
 function bareParse(root, NODE, file, env) {
+  const pinned = join(root, 'node_modules', 'node', 'bin', 'node');
+  if (existsSync(pinned)) NODE = pinned;
   const saxes = JSON.stringify(join(root, 'node_modules', 'saxes', 'saxes.js'));
   const script = `
     import { createReadStream } from 'node:fs';
