@@ -30,8 +30,24 @@ function walk(dir: string, out: string[] = []): string[] {
   return out;
 }
 
+/** Whether process `pid` is alive (one of another user's answers EPERM: alive too). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export default function setup(): () => void {
-  const root = mkdtempSync(join(tmpdir(), 'bookdist-suite-'));
+  // A run killed before its teardown leaves its folder (Stryker ends a worker that hangs on a mutant,
+  // and each of its workers runs this setup): the folders of runs whose process is gone are removed.
+  for (const name of readdirSync(tmpdir())) {
+    const pid = Number(/^bookdist-suite-(\d+)-/.exec(name)?.[1]);
+    if (pid && !alive(pid)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+  }
+  const root = mkdtempSync(join(tmpdir(), `bookdist-suite-${process.pid}-`));
   const tmp = join(root, 'tmp');
   const home = join(root, 'home');
   mkdirSync(tmp);
@@ -60,9 +76,9 @@ export default function setup(): () => void {
     const keys = walk(home)
       .filter((p) => p.endsWith('.pem'))
       .map((p) => relative(home, p));
-    // Removed again until gone: Node's rmSync stops early, silently, when an entry vanishes between its
-    // listing and its unlink (SQLite deleting a -wal file as a late child process closes), which left
-    // empty bookdist-suite-* folders in /tmp after loaded runs (bench/sandbox.mjs removeDir, the same).
+    // Removed again until gone: Node's rmSync stops early, silently, when an entry vanishes between
+    // its listing and its unlink (SQLite deleting a -wal file as a late child process closes), as
+    // bench/sandbox.mjs found for its folders (removeDir).
     if (!process.env.BOOKDIST_KEEP_TEST_TMP)
       for (let i = 0; i < 20 && existsSync(root); i++) rmSync(root, { recursive: true, force: true, maxRetries: 5 });
     const problems: string[] = [];
