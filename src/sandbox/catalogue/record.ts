@@ -266,7 +266,8 @@ function plainTextByPatterns(s: string): string {
         const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
         return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : m;
       }
-      return HTML_ENTITIES[e] ?? m;
+      // Own names only: `&constructor;` is no entity (the table is a plain object with a prototype).
+      return Object.hasOwn(HTML_ENTITIES, e) ? HTML_ENTITIES[e] : m;
     });
   }
   // Collapse ASCII whitespace only: a no-break space stays. A single space is left as it is
