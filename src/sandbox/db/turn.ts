@@ -196,12 +196,10 @@ export class Turn extends Connection {
     this.group = undefined;
     OPEN_GROUPS.delete(this);
     let failed: unknown;
-    let before = g.before;
     try {
       if (!this.db.isOpen) throw new Error('The sandbox database was closed before its writes were committed.');
       if (this.db.isTransaction) {
-        if (before.length) this.beforeCommit(before);
-        before = [];
+        if (g.before.length) this.beforeCommit(g.before);
         this.stmt('COMMIT').run();
       } else throw new Error('The sandbox database rolled back the transaction of these writes.');
       this.committed();
@@ -214,7 +212,7 @@ export class Turn extends Connection {
       }
       this.memos.clear();
       // What ran before the COMMIT is undone: each is told.
-      for (const fn of before) fn(failed);
+      for (const fn of g.before) fn(failed);
     }
     for (const cb of g.waiting) cb(failed);
   }
