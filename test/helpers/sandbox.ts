@@ -48,6 +48,11 @@ export interface TestSandbox {
   controlSecret: string;
   /** Environment for a spawned `bin/bookdist` talking to this sandbox as the seeded partner. */
   env: Record<string, string>;
+  /**
+   * The server's `internal error: <stack>` log lines so far (a 500 "Internal error." answer's cause),
+   * to put in a failure message: `expect(r.code, r.stderr + sb.internalErrors.join('\n'))`.
+   */
+  internalErrors: string[];
   control: {
     /** Move the sandbox clock forward: `15d`, `36h`, `90m`, `30s`, `500ms`, or milliseconds. */
     advanceClock(by: string | number): Promise<{ now: string; offset_ms: number }>;
@@ -88,13 +93,17 @@ const CREATED_BY = '.created-by';
 async function startIn(dir: string, opts: TestSandboxOptions): Promise<TestSandbox> {
   const configDir = join(dir, 'config');
   const dbPath = join(dir, 'sandbox.db');
+  const internalErrors: string[] = [];
   const server = await startSandbox({
     host: '127.0.0.1',
     port: 0,
     dbPath,
     processDelayMs: opts.processDelayMs ?? 2000,
     faults: opts.faults,
-    log: opts.log,
+    log: (line) => {
+      if (/^(\[[^\]]*\] )?internal error:/.test(line)) internalErrors.push(line);
+      opts.log?.(line);
+    },
     allowHosts: opts.allowHosts,
     journal: opts.journal,
   });
@@ -123,6 +132,7 @@ async function startIn(dir: string, opts: TestSandboxOptions): Promise<TestSandb
     creds,
     controlSecret,
     env,
+    internalErrors,
     control,
     async close() {
       if (closed) return;
@@ -209,6 +219,8 @@ export async function startTestWorkspace(sb: TestSandbox, name: string): Promise
   return {
     ...at,
     port: Number(new URL(w.url).port),
+    // A workspace is served by `sb`'s server: its internal errors are logged there, named by it.
+    internalErrors: sb.internalErrors,
     dbPath: join(`${sb.dbPath}.workspaces`, `${name}.db`),
     env: {
       ...sb.env,

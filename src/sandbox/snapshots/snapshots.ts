@@ -10,11 +10,13 @@ import { basename, join } from 'node:path';
 import { backup, DatabaseSync } from 'node:sqlite';
 import type { Store } from '../db/store.js';
 import { inlineBase } from '../db/overlay.js';
-import { bad, notFound } from '../errors.js';
+import { bad, HttpError, notFound } from '../errors.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** Pages copied per backup step: the whole file in one step, so a save never restarts. */
 const ALL_PAGES = 1 << 30;
+/** How long a load into a busy live file keeps trying: the store's own busy timeout (db/connection.ts). */
+const BUSY_MS = 10_000;
 
 export function snapshotDir(dbPath: string): string {
   return `${dbPath}.snapshots`;
@@ -71,7 +73,7 @@ export async function saveSnapshot(
 export async function loadSnapshot(
   store: Store,
   name: string,
-  { alone = false } = {},
+  { alone = false, busyMs = BUSY_MS } = {},
 ): Promise<{ name: string; pages: number }> {
   needFile(store);
   const path = snapshotPath(store.path, name);
@@ -84,11 +86,45 @@ export async function loadSnapshot(
   try {
     // The destination is the live file, written through a connection of the backup's own: the
     // copy is one transaction there, which every other connection sees whole or not at all.
-    const pages = await backup(source, store.path, { rate: ALL_PAGES });
+    const pages = await backupWhenFree(source, store.path, busyMs);
     return { name, pages };
   } finally {
     source.close();
   }
+}
+
+/**
+ * The online backup into a live file, tried again while another connection writes to it. The
+ * backup's own connection has no busy handler: a write of the serving sandbox (a request, the
+ * processing worker, the journal, the checkpointer) that holds the file's write lock fails the
+ * step at once, and node:sqlite reports that as ERR_SQLITE_ERROR with errcode 0 ("not an error")
+ * or SQLITE_BUSY/LOCKED. A failed step changed nothing (the copy is one transaction), so it is
+ * tried again for as long as the store itself waits for a lock (its busy timeout), then answered
+ * as busy (503: retry), never as an internal error.
+ */
+async function backupWhenFree(source: DatabaseSync, dest: string, busyMs: number): Promise<number> {
+  const until = Date.now() + busyMs;
+  for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
+    try {
+      return await backup(source, dest, { rate: ALL_PAGES });
+    } catch (err) {
+      if (!isBusy(err)) throw err;
+      if (Date.now() >= until)
+        throw new HttpError(
+          503,
+          'The sandbox database stayed busy for the whole load; nothing was changed. Retry.',
+          {},
+          { 'retry-after': '1' },
+        );
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
+/** A backup step refused because another connection holds the lock (see backupWhenFree). */
+function isBusy(err: unknown): boolean {
+  const e = err as { code?: unknown; errcode?: number } | null;
+  return e?.code === 'ERR_SQLITE_ERROR' && [0, 5, 6].includes((e.errcode ?? -1) & 0xff);
 }
 
 /**
