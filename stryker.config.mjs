@@ -143,7 +143,13 @@ export const GROUPS = {
   'api-network': {
     // Network routing: proxies, NO_PROXY, TLS, the transport's limits.
     mutate: ['src/api/network.ts', 'src/api/transport.ts'],
-    tests: ['test/network/routes.test.ts', 'test/network/network.test.ts', 'test/foundation/client.test.ts'],
+    // transport.test.ts: the transport against servers and a CONNECT proxy in the test process (sockets, TLS, tunnels).
+    tests: [
+      'test/network/routes.test.ts',
+      'test/network/transport.test.ts',
+      'test/network/network.test.ts',
+      'test/foundation/client.test.ts',
+    ],
   },
   'bulk-job': {
     // Journal, commit, planner, summary.

@@ -163,15 +163,11 @@ export class HttpTransport implements HttpHandler {
           );
           return finish(proxyError(Object.assign(err, { proxyStatus: status }), route));
         }
-        const { host: _h, port: _p, path: _path, ...rest } = options;
-        finish(
-          null,
-          tls.connect({
-            ...rest,
-            socket,
-            servername: options.servername ?? (isIpLiteral(options.host) ? undefined : options.host),
-          }),
-        );
+        // With `socket` given, tls.connect connects nowhere, and checks the certificate against
+        // `servername || host`: the https Agent's servername is '' for an IP address, so `host` stays
+        // (without it an address was checked as "localhost": a certificate for localhost passed).
+        const { port: _p, path: _path, ...rest } = options;
+        finish(null, tls.connect({ ...rest, socket }));
       });
       req.once('error', (err: Error) => finish(proxyError(err, route)));
       req.end();
@@ -326,10 +322,6 @@ function flatHeaders(res: IncomingMessage): Record<string, string> {
   for (const [k, v] of Object.entries(res.headers))
     out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
   return out;
-}
-
-function isIpLiteral(host: string): boolean {
-  return /^[\d.]+$/.test(host) || host.includes(':');
 }
 
 /** What `profile check` shows of a TLS connection; undefined for plain TCP. */
