@@ -58,6 +58,8 @@ let answer: Answer = echo;
 /** Listen on `host`; `serve`: answer requests with `answer` (the proxy answers its own). */
 async function listen(server: Server, host = '127.0.0.1', serve = true): Promise<Listening> {
   const l: Listening = { server, port: 0, seen: [], connections: 0, open: new Set() };
+  // Kept connections stay until the test or the client ends them (not 5 s: a loaded machine can pause that long).
+  server.keepAliveTimeout = 0;
   server.on('connection', (s: Socket) => {
     l.connections++;
     l.open.add(s);
@@ -222,8 +224,10 @@ beforeEach(() => {
 afterEach(async () => {
   vi.restoreAllMocks();
   for (const t of transports.splice(0)) t.close();
-  // What a test left open (an answer held back) is closed before the next.
-  for (const l of [http, https, httpsLocalhost, http6, proxy, proxy6]) for (const s of l.open) s.destroy();
+  // What a test left open (an answer held back) is closed before the next, which counts connections.
+  const servers = [http, https, httpsLocalhost, http6, proxy, proxy6];
+  for (const l of servers) for (const s of l.open) s.destroy();
+  await until(() => expect(servers.map((l) => l.open.size)).toEqual(servers.map(() => 0)));
 });
 
 const send = (t: HttpTransport, url: string, more: Partial<HttpRequest> = {}): Promise<HttpResponse> =>
