@@ -289,8 +289,8 @@ async function embeddedTarget(ctx: Context, cfg: ResolvedConfig, given: () => Pr
 
 /** The seeded catalogue and users of the built-in sandbox, shaped as the service's answers. */
 async function seededAnswers(): Promise<unknown[]> {
-  const { SEED_BOOKS, SEED_USERS } = await import('./sandbox/seed.js');
-  const books = SEED_BOOKS.map((b) => ({
+  const { seedCatalogue, SEED_USERS } = await import('./sandbox/seed.js');
+  const books = seedCatalogue().map((b) => ({
     hash_id: b.hash_id,
     title: b.title,
     author: b.author,

@@ -117,7 +117,9 @@ function holdWal(dbPath: string): () => void {
   let db: import('node:sqlite').DatabaseSync | undefined;
   try {
     db = new (process.getBuiltinModule('node:sqlite').DatabaseSync)(dbPath, { readOnly: true, timeout: 1000 });
-    db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get();
+    // One read (the header's user_version), so that the connection takes its shared lock; it
+    // needs no schema, which a statement naming a table would parse a second time (issue 31).
+    db.prepare('PRAGMA user_version').get();
   } catch {
     try {
       db?.close();

@@ -8,8 +8,11 @@ import { expect } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '../../src/sandbox/http/server.js';
+import { seedCatalogue } from '../../src/sandbox/seed.js';
 
-export { SEED_BOOKS, WELL_KNOWN, SEED_IMPORTS, SEED_USERS } from '../../src/sandbox/seed.js';
+export { WELL_KNOWN, SEED_IMPORTS, SEED_USERS } from '../../src/sandbox/seed.js';
+/** The seeded books (src/sandbox/seed.ts builds them on first use). */
+export const SEED_BOOKS = seedCatalogue();
 
 interface TestAccount {
   username: string;

@@ -10,10 +10,12 @@ import { listOutbox } from '../../src/sandbox/control.js';
 import type { Store } from '../../src/sandbox/db/store.js';
 import { runWorker } from '../../src/sandbox/domain/index.js';
 import { failNextProcessing, holdBook, releaseBook } from '../../src/sandbox/fixtures/book-controls.js';
-import { SEED_BOOKS, SEED_IMPORTS, WELL_KNOWN } from '../../src/sandbox/seed.js';
+import { seedCatalogue, SEED_IMPORTS, WELL_KNOWN } from '../../src/sandbox/seed.js';
 import { ENDPOINTS } from '../../src/spec/endpoints.js';
 import { callerOf, handlerCalls, ORIGIN } from '../helpers/domain-call.js';
 import { seededMemoryStore } from '../helpers/memory-store.js';
+
+const SEED_BOOKS = seedCatalogue();
 
 const DAY = 86_400_000;
 const readme = WELL_KNOWN.readme;

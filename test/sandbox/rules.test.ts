@@ -9,9 +9,11 @@ import { listOutbox, recordUsage } from '../../src/sandbox/control.js';
 import type { Store } from '../../src/sandbox/db/store.js';
 import { handlerCtx, redeemCode, runHandler, runWorker } from '../../src/sandbox/domain/index.js';
 import { ENDPOINTS } from '../../src/spec/endpoints.js';
-import { SEED_BOOKS, SEED_IMPORTS, WELL_KNOWN } from '../../src/sandbox/seed.js';
+import { seedCatalogue, SEED_IMPORTS, WELL_KNOWN } from '../../src/sandbox/seed.js';
 import { callerOf as domainCaller, handlerCalls, ORIGIN, type Call } from '../helpers/domain-call.js';
 import { seededMemoryStore } from '../helpers/memory-store.js';
+
+const SEED_BOOKS = seedCatalogue();
 
 const DAY = 86_400_000;
 const readme = WELL_KNOWN.readme;
