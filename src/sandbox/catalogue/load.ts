@@ -15,6 +15,7 @@
 //   - Hash ids are derived from the ISBN, so a title loaded again after `sandbox reset` gets the
 //     same hash id.
 import * as books from '../repo/books.js';
+import { deactivateLivePrices, deactivatePrices, insertPrices } from '../repo/prices.js';
 import {
   deferBookIndexes,
   deferTextIndex,
@@ -173,7 +174,7 @@ export class CatalogueLoader {
     const denied = this.publishers.denied(existing);
     if (denied) return denied;
     books.withdrawBook(this.store, existing.id);
-    books.deactivateLivePrices(this.store, existing.id, this.now);
+    deactivateLivePrices(this.store, existing.id, this.now);
     this.summary.withdrawn++;
     return undefined;
   }
@@ -309,8 +310,7 @@ export class CatalogueLoader {
       is_published: fields.is_published!,
       loaded_at: this.now,
     });
-    for (const p of v.prices)
-      books.insertPrice(this.store, id, { currency: p.currency, price: p.price, ...priceTexts(p.days) });
+    insertPrices(this.store, id, v.prices.map(priceRow));
     if (!v.print) this.noParent.add(isbn);
     this.summary.added++;
     this.bookIndexes?.added();
@@ -333,12 +333,20 @@ export class CatalogueLoader {
       if (i >= 0) left.splice(i, 1);
       return i < 0;
     });
-    // Every price changed (a re-sent feed's new price list): one statement for them all.
-    if (stale.length > 1 && stale.length === live.length) books.deactivateLivePrices(this.store, bookId, this.now);
-    else for (const p of stale) books.deactivatePrice(this.store, p.id, this.now);
-    for (const w of left)
-      books.insertPrice(this.store, bookId, { currency: w.currency, price: w.price, ...priceTexts(w.days) });
+    // By id: the live prices were read with the book, so no walk over its older ones.
+    if (stale.length)
+      deactivatePrices(
+        this.store,
+        stale.map((p) => p.id),
+        this.now,
+      );
+    if (left.length) insertPrices(this.store, bookId, left.map(priceRow));
   }
+}
+
+/** A checked price as its row. */
+function priceRow(p: Checked['prices'][number]): books.NewPriceRow {
+  return { currency: p.currency, price: p.price, ...priceTexts(p.days) };
 }
 
 /**

@@ -287,36 +287,6 @@ export function withdrawBook(store: Store, id: number): void {
   store.run('UPDATE books SET is_active = 0, is_published = 0, is_public = 0 WHERE id = ?', id);
 }
 
-export function insertPrice(store: Store, bookId: number, p: NewPriceRow): number {
-  return store.run(
-    `INSERT INTO pricing(book_id, currency, price, description, description_limit, is_limited, limit_days, other_pricing, deactivated_at)
-     VALUES (?,?,?,?,?,?,?,?,NULL)`,
-    bookId,
-    p.currency,
-    p.price,
-    p.description,
-    p.description_limit,
-    p.is_limited,
-    p.limit_days,
-    p.other_pricing,
-  ).lastInsertRowid;
-}
-
-/** Deactivate a price (kept: orders refer to it). */
-export function deactivatePrice(store: Store, id: number, now: number): void {
-  store.run('UPDATE pricing SET deactivated_at = ? WHERE id = ?', now, id);
-}
-
-/** Deactivate every price of a book that is live at `now` (kept: orders refer to them). */
-export function deactivateLivePrices(store: Store, bookId: number, now: number): void {
-  store.run(
-    'UPDATE pricing SET deactivated_at = ? WHERE book_id = ? AND (deactivated_at IS NULL OR deactivated_at > ?)',
-    now,
-    bookId,
-    now,
-  );
-}
-
 export function publisherByTitle(store: Store, title: string): PublisherRow | undefined {
   return store.get<PublisherRow>('SELECT id, title, is_active FROM publishers WHERE title = ?', title);
 }
