@@ -20,7 +20,14 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { connect as netConnect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import {
+  connect as netConnect,
+  createServer as createNetServer,
+  getDefaultAutoSelectFamily,
+  setDefaultAutoSelectFamily,
+  type AddressInfo,
+  type Socket,
+} from 'node:net';
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MAX_BODY_BYTES, type HttpRequest, type HttpResponse } from '../../src/api/handler.js';
@@ -242,13 +249,19 @@ async function failure(p: Promise<unknown>): Promise<Error & Record<string, any>
   throw new Error('expected the request to fail; it succeeded');
 }
 /** Wait until `check` passes (sockets close a little after the call that closes them). */
-const until = (check: () => void) => vi.waitFor(check, { timeout: 15_000, interval: 10 });
+const until = (check: () => void) => vi.waitFor(check, { timeout: 5_000, interval: 10 });
+/**
+ * These tests take milliseconds: a change that leaves a request unsettled fails here within 10 s,
+ * instead of hanging until the mutation run's timeout, which restarts its test worker (tens of
+ * seconds on these machines).
+ */
+const QUICK = { timeout: 10_000 };
 const basic = (userPass: string) => 'Basic ' + Buffer.from(userPass).toString('base64');
 const pin = (host: string, port: number, address = '127.0.0.1') => ({ host, port, address });
 
 // --- the tests -------------------------------------------------------------------------------
 
-describe('direct requests: what is sent and what comes back', () => {
+describe('direct requests: what is sent and what comes back', QUICK, () => {
   it('the method, path, query, headers and body arrive whole (text as UTF-8, bytes of a view only), with their length', async () => {
     const t = transport();
     const text = await send(t, `http://127.0.0.1:${http.port}/v1/x?a=1&b=%C3%A9`, {
@@ -321,7 +334,7 @@ describe('direct requests: what is sent and what comes back', () => {
   });
 });
 
-describe('TLS: the CA of --ca-file', () => {
+describe('TLS: the CA of --ca-file', QUICK, () => {
   it('a certificate of that CA is trusted, and what profile check shows of the connection is its own', async () => {
     const t = transport({ ca: tls.ca, pins: [pin(SERVICE, https.port)] });
     const r = await send(t, `https://${SERVICE}:${https.port}/v1/`);
@@ -367,7 +380,7 @@ describe('TLS: the CA of --ca-file', () => {
   });
 });
 
-describe('--resolve pins', () => {
+describe('--resolve pins', QUICK, () => {
   it('a pin answers its address for its own host and port; the same name on another port, or without pins, is looked up as usual', async () => {
     const t = transport({ pins: [pin(SERVICE, http.port), pin('six.test', http6.port, '::1')] });
     expect((await send(t, `http://${SERVICE}:${http.port}/pinned`)).status).toBe(200);
@@ -380,21 +393,35 @@ describe('--resolve pins', () => {
     expect(looked).toEqual([SERVICE, SERVICE]);
   });
 
+  it("with Node's address family autoselection off (--no-network-family-autoselection), pins still answer, IPv4 and IPv6", async () => {
+    const was = getDefaultAutoSelectFamily();
+    setDefaultAutoSelectFamily(false);
+    try {
+      const t = transport({ pins: [pin(SERVICE, http.port), pin('six.test', http6.port, '::1')] });
+      expect((await send(t, `http://${SERVICE}:${http.port}/four`)).status).toBe(200);
+      expect((await send(t, `http://six.test:${http6.port}/six`)).status).toBe(200);
+    } finally {
+      setDefaultAutoSelectFamily(was);
+    }
+    expect([...http.seen, ...http6.seen].map((s) => s.url)).toEqual(['/four', '/six']);
+    expect(looked).toEqual([]);
+  });
+
   it("a URL without a port is pinned by the scheme's port (80, 443)", async () => {
-    // Nothing listens on 127.0.0.1's ports 80 and 443 here: a refusal there shows the pin was used.
-    const t = transport({ pins: [pin('web.test', 80), pin('web.test', 443)] });
-    for (const [url, port] of [
-      ['http://web.test/', 80],
-      ['https://web.test/', 443],
+    // Nothing listens on ports 80 and 443 of 127.0.0.1 and 127.0.0.2 here: where the refusal comes from shows the pin used.
+    const t = transport({ pins: [pin('web.test', 80), pin('web.test', 443, '127.0.0.2')] });
+    for (const [url, address, port] of [
+      ['http://web.test/', '127.0.0.1', 80],
+      ['https://web.test/', '127.0.0.2', 443],
     ] as const) {
       const err = await failure(send(t, url));
-      expect([err.code, err.address, err.port]).toEqual(['ECONNREFUSED', '127.0.0.1', port]);
+      expect([err.code, err.address, err.port]).toEqual(['ECONNREFUSED', address, port]);
     }
     expect(looked).toEqual([]);
   });
 });
 
-describe('proxies: HTTPS through a CONNECT tunnel, plain http in absolute form', () => {
+describe('proxies: HTTPS through a CONNECT tunnel, plain http in absolute form', QUICK, () => {
   it('HTTPS_PROXY: one CONNECT per connection naming the service, with Basic credentials from the proxy URL; the certificate verified for the service', async () => {
     proxyMode = { how: 'tunnel', auth: basic('alice:p@ss word') };
     const t = transport({ ca: tls.ca, env: { HTTPS_PROXY: `http://alice:p%40ss%20word@127.0.0.1:${proxy.port}` } });
@@ -529,7 +556,7 @@ describe('proxies: HTTPS through a CONNECT tunnel, plain http in absolute form',
   });
 });
 
-describe('proxy failures: each named by its proxy (never its credentials) and its kind', () => {
+describe('proxy failures: each named by its proxy (never its credentials) and its kind', QUICK, () => {
   const env = () => ({
     HTTPS_PROXY: `http://alice:secret@127.0.0.1:${proxy.port}`,
     HTTP_PROXY: `http://alice:secret@127.0.0.1:${proxy.port}`,
@@ -617,7 +644,7 @@ describe('proxy failures: each named by its proxy (never its credentials) and it
   });
 });
 
-describe('timeouts, aborts, cut answers and the body cap', () => {
+describe('timeouts, aborts, cut answers and the body cap', QUICK, () => {
   it('a connection that does not open in time (its name never resolves): UND_ERR_CONNECT_TIMEOUT, "no connection within"', async () => {
     vi.mocked(dns.lookup).mockImplementation((() => {}) as never);
     const err = await failure(send(transport({ connectTimeout: 50 }), `http://${SERVICE}:${http.port}/`));
@@ -717,7 +744,10 @@ describe('timeouts, aborts, cut answers and the body cap', () => {
     ]);
   });
 
-  it('a body of exactly the cap is read whole; one byte more, undeclared, fails as it arrives', async () => {
+  // 128 MiB through loopback: seconds on a loaded machine, so the suite's usual limit.
+  it('a body of exactly the cap is read whole; one byte more, undeclared, fails as it arrives', {
+    timeout: 60_000,
+  }, async () => {
     const block = Buffer.alloc(1024 * 1024, 'a');
     const blocks = MAX_BODY_BYTES / block.length;
     answer = (req, res) => {
