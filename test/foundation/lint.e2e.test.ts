@@ -16,7 +16,8 @@ interface Finding {
 function lint(cwd: string, ...args: string[]): { status: number | null; findings: string[]; stderr: string } {
   const r = runTool([process.execPath, ESLINT, '--format', 'json', ...args], cwd, {
     env: { NODE_DISABLE_COMPILE_CACHE: '1' },
-    timeout: 300_000,
+    // About 30 s quiet; ten times that at load 20 on 2 cores (ci-43a: killed at 300 s).
+    timeout: 570_000,
     maxBuffer: 64 * 1024 * 1024,
   });
   const report = JSON.parse(r.stdout || '[]') as Finding[];
@@ -49,5 +50,5 @@ describe('lint', () => {
     const rules = r.findings.map((f) => f.split(' ')[1]);
     expect(rules, r.stderr).toContain('@typescript-eslint/no-floating-promises');
     expect(rules).toContain('@typescript-eslint/no-base-to-string');
-  }, 300_000);
+  }, 600_000);
 });

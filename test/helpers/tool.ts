@@ -30,7 +30,9 @@ export function runTool(
     timeout: opts.timeout,
     maxBuffer: opts.maxBuffer,
   });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  // Killed (the timeout's SIGTERM): say so, or a failure shows only `null` and an empty stderr.
+  const killed = r.signal ? `\n[${program} killed by ${r.signal}; timeout ${opts.timeout / 1000} s]` : '';
+  return { status: r.status, stdout: r.stdout, stderr: (r.stderr ?? '') + killed };
 }
 
 /** A scratch directory holding `files` (by relative path), given to `fn` and removed after. */
