@@ -149,6 +149,14 @@ describe('notices and errors on stderr', () => {
     expect(lines[0]).toMatch(/^ {2}bookdist /);
   });
 
+  it('a styled line that is not a command drops its colour codes when wrapped, and keeps them when it fits', () => {
+    const message = '\u001b[1mThe generated password is shown once\u001b[22m';
+    expect(formatNotice(message, { isTTY: true, columns: 20 }, '', true)).toBe(
+      'The generated\npassword is shown\nonce\n',
+    );
+    expect(formatNotice(message, { isTTY: true, columns: 40 }, '', true)).toBe(`${message}\n`);
+  });
+
   it('an error: controls escaped with line breaks kept; a word over 200 characters shortened to its start and length', () => {
     expect(errorText('bad\u001b[31m value\nsecond')).toBe('bad\\x1b[31m value\nsecond');
     expect(errorText('x'.repeat(200))).toBe('x'.repeat(200));
@@ -180,6 +188,23 @@ describe('data for tables and cards', () => {
     let inner = escapeDeep(deep);
     for (let i = 0; i < 65; i++) inner = (inner as unknown[])[0];
     expect(inner).toBe('\\x07');
+  });
+
+  it('nesting deeper than 64 levels is left as it is, so that no depth of data overflows the stack', () => {
+    // (Tables and cards escape each cell's text again as they draw it: table.ts, cleanCell and the card's values.)
+    let list: unknown = '\u0007';
+    let record: unknown = '\u0007';
+    for (let i = 0; i < 20_000; i++) {
+      list = [list];
+      record = { x: record };
+    }
+    let a = escapeDeep(list);
+    let r = escapeDeep(record);
+    for (let i = 0; i < 20_000; i++) {
+      a = (a as unknown[])[0];
+      r = (r as { x: unknown }).x;
+    }
+    expect([a, r]).toEqual(['\u0007', '\u0007']);
   });
 
   it('--fields naming an object expands to its leaves across the records; the same column once', () => {

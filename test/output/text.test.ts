@@ -61,4 +61,9 @@ describe('control characters from data', () => {
     );
     expect(escapeKeepingStyle('\u001b[8m')).toBe('\\x1b[8m');
   });
+
+  it('line breaks are escaped too unless asked to stay', () => {
+    expect(escapeKeepingStyle('\u001b[1ma\nb\u001b[22m')).toBe('\u001b[1ma\\nb\u001b[22m');
+    expect(escapeKeepingStyle('\u001b[1ma\nb\u001b[22m', true)).toBe('\u001b[1ma\nb\u001b[22m');
+  });
 });
