@@ -41,6 +41,7 @@ export const GROUPS = {
     mutate: ['src/output/text.ts', 'src/output/format.ts', 'src/util/cell-text.ts'],
     tests: [
       'test/output/text.test.ts',
+      'test/output/width-fallback.test.ts',
       'test/output/layout.test.ts',
       'test/output/cells.test.ts',
       'test/output/field-paths.test.ts',
