@@ -57,6 +57,7 @@ export class DurableFile {
 
   /** Append text (in order with other appends). Not yet durable: call commit(). */
   append(text: string | Buffer): Promise<void> {
+    // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent, Buffer.from of bytes copies them whatever the encoding, and '' is UTF-8
     const buf = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
     const p = this.chain.then(async () => {
       let off = 0;

@@ -105,7 +105,8 @@ function fileGone<I, R extends Record<string, unknown>>(
     `${s.spec.verb}: ${where} was ${e.how} while the job was writing it: it does not hold the results. ${kept}` +
       (resume
         ? ` The job's journal is kept: to write every result to ${where} again (fetched with the same keys), run:\n  ${resume}`
-        : ''),
+        : // Stryker disable next-line StringLiteral: equivalent, FILE can be gone only in a file job, whose resume command always exists (resumeCommand)
+          ''),
     ExitCode.ERROR,
   );
 }
@@ -165,6 +166,7 @@ export function ending<I, R extends Record<string, unknown>>(s: JobState<I, R>, 
   const how = resume ? ` To continue, run:\n  ${resume}` : '';
   // Results kept aside (more than asked, or not results at all) are said wherever the job ends.
   const aside =
+    // Stryker disable next-line ConditionalExpression: equivalent (→ true), rescueText of a rescue with neither is '', and its replace leaves it so
     rescue.count || rescue.error
       ? rescueText(rescue).replace(
           ' that could not be written',
