@@ -26,6 +26,13 @@ export class Turn extends Connection {
   /** Values derived from the database (`memo`), valid until it changes; see `serve`. */
   private readonly memos = new Map<string, { value: unknown; tables: readonly string[] }>();
   private dataVersion = -1;
+  /**
+   * Moves whenever a write transaction may see another state than reads made before it: a commit
+   * of another connection seen (as a snapshot or a group begins), and every write transaction
+   * begun outside a served turn (its reads had no snapshot). A handler that finds it unchanged
+   * once its write began knows that what it read is what its transaction sees.
+   */
+  readEpoch = 0;
   private endScheduled = false;
   /** True while `serve` runs a request's work: its writes join the turn's group commit. */
   private serving = false;
@@ -65,6 +72,7 @@ export class Turn extends Connection {
     if (this.depth > 0) return fn();
     if (this.serving) return this.groupTx(fn);
     this.settleForWrite();
+    this.readEpoch++;
     const out = this.bracket('BEGIN IMMEDIATE', 'COMMIT', 'ROLLBACK', fn);
     this.committed();
     return out;
@@ -311,6 +319,7 @@ export class Turn extends Connection {
     const version = this.stmt('PRAGMA data_version').get()!.data_version as number;
     if (version !== this.dataVersion) {
       this.memos.clear();
+      this.readEpoch++;
       if (this.dataVersion !== -1) this.onOtherCommit?.();
       this.dataVersion = version;
     }

@@ -81,7 +81,7 @@ export function redeemCode(store: Store, code: string, username: string): Record
       price: '0.00',
       now,
       expires,
-    });
+    }).id;
     return {
       code: row.code,
       username: user.username,

@@ -7,6 +7,7 @@ import {
   insertOrder,
   itemOfUser,
   itemsOfOrder,
+  joinedItem,
   orderById,
   orderByNumber,
   orderOfAccount,
@@ -54,16 +55,26 @@ function sumCents(items: ItemRow[]): number {
   return items.reduce((s, i) => s + cents(i.purchase_price) * i.quantity, 0);
 }
 
-/** The order as returned on creation: totals are numbers. */
+/** The order as returned on creation, read from the database: totals are numbers. */
 function createdOrderView(store: Store, order: OrderRow, now: number): Resource<'Order'> {
-  const items = itemsOfOrder(store, order.id);
-  const username = usernameById(store, order.user_id)!;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: every order the sandbox makes is complete (repo/orders.ts inserts is_complete 1)
+  const complete = order.is_complete === 1;
+  return orderView(order.id, usernameById(store, order.user_id)!, complete, itemsOfOrder(store, order.id), now);
+}
+
+/** The order as returned on creation, from its items (in id order). */
+function orderView(
+  id: number,
+  username: string,
+  complete: boolean,
+  items: ItemJoinRow[],
+  now: number,
+): Resource<'Order'> {
   const subtotal = sumCents(items) / 100;
   return {
-    id: order.id,
+    id,
     username,
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: every order the sandbox makes is complete (repo/orders.ts inserts is_complete 1)
-    is_complete: order.is_complete === 1,
+    is_complete: complete,
     item_count: items.length,
     items: items.map((i) => itemView(i, now)),
     totals: { subtotal, taxes: 0, shipping: 0, total: subtotal },
@@ -98,6 +109,7 @@ const ORDER_TYPES = new Set(['TestPlan', 'ExternalPlan']);
 export function orderExternal(c: HandlerCtx): HandlerResult<Promised<'order.external'>> {
   const { store, payload: p, now } = c;
   const caller = c.caller!;
+  const epoch = store.readEpoch;
   const user = userByUsername(store, p.username);
   const ids: number[] = p.digital_pricing;
   if (ids.length === 0) throw bad('Field "digital_pricing" must list at least one pricing id.');
@@ -138,20 +150,30 @@ export function orderExternal(c: HandlerCtx): HandlerResult<Promised<'order.exte
       shipping: p.shipping_address,
       now,
     });
-    for (const pr of prices) {
-      insertItem(store, {
-        order: orderId,
-        user: user.id,
-        book: pr.book_id,
-        pricing: pr.id,
-        source: 'external',
-        price: pr.price,
-        now,
-        expires: pr.is_limited ? now + pr.limit_days * DAY : null,
-      });
-    }
-    const order = orderById(store, orderId)!;
-    const view = createdOrderView(store, order, now);
+    // The answer is made from the rows as inserted and read above, not read back (a new order is
+    // complete and holds these items, in this order), unless another connection committed since
+    // those reads: then its books and users are read as the transaction sees them.
+    const items = prices.map((pr) =>
+      joinedItem(
+        insertItem(store, {
+          order: orderId,
+          user: user.id,
+          book: pr.book_id,
+          pricing: pr.id,
+          source: 'external',
+          price: pr.price,
+          now,
+          expires: pr.is_limited ? now + pr.limit_days * DAY : null,
+        }),
+        pr,
+        user,
+        pr,
+      ),
+    );
+    const view =
+      store.readEpoch === epoch
+        ? orderView(orderId, user.username, true, items, now)
+        : createdOrderView(store, orderById(store, orderId)!, now);
     if (p.send_email !== false) {
       sendMail(
         store,
@@ -159,7 +181,7 @@ export function orderExternal(c: HandlerCtx): HandlerResult<Promised<'order.exte
         labelRecipients(caller, label),
         `Order ${number ?? orderId} for ${fullName(user) || user.email}`,
         // Stryker disable next-line OptionalChaining: an order has at least one price (checked above)
-        `Order ${orderId} (${p.order_type}, org ${p.org}) for ${user.email}: ${prices.length} item(s), total ${money(sumCents(itemsOfOrder(store, orderId)), prices[0]?.currency)}.`,
+        `Order ${orderId} (${p.order_type}, org ${p.org}) for ${user.email}: ${prices.length} item(s), total ${money(sumCents(items), prices[0]?.currency)}.`,
         'order.external',
       );
     }

@@ -108,22 +108,65 @@ export interface NewItem {
   email?: string;
 }
 
-/** One digital copy, active and not refunded. */
-export function insertItem(store: Store, i: NewItem): number {
-  return store.run(
+/**
+ * One digital copy, active and not refunded: inserted, and returned as the row now stored (what
+ * `SELECT *` would read back; test/sandbox/order-cost.test.ts compares them).
+ */
+export function insertItem(store: Store, i: NewItem): ItemRow {
+  const row: ItemRow = {
+    id: 0,
+    order_id: i.order,
+    user_id: i.user,
+    book_id: i.book,
+    pricing_id: i.pricing ?? null,
+    source: i.source,
+    purchase_price: i.price,
+    quantity: 1,
+    is_digital: 1,
+    is_print: 0,
+    is_active: 1,
+    is_refunded: 0,
+    purchase_date: i.now,
+    expiration_date: i.expires ?? null,
+    refunded_at: null,
+    revoked_at: null,
+    access_email: i.email ?? null,
+  };
+  row.id = store.run(
     `INSERT INTO order_items(order_id, user_id, book_id, pricing_id, source, purchase_price, quantity, is_digital, is_print,
        is_active, is_refunded, purchase_date, expiration_date, access_email)
      VALUES (?,?,?,?,?,?,1,1,0,1,0,?,?,?)`,
-    i.order,
-    i.user,
-    i.book,
-    i.pricing ?? null,
-    i.source,
-    i.price,
-    i.now,
-    i.expires ?? null,
-    i.email ?? null,
+    row.order_id,
+    row.user_id,
+    row.book_id,
+    row.pricing_id,
+    row.source,
+    row.purchase_price,
+    row.purchase_date,
+    row.expiration_date,
+    row.access_email,
   ).lastInsertRowid;
+  return row;
+}
+
+/** An item with what ITEM_SELECT joins to it, from rows already read: its book, its user and its price (null for none). */
+export function joinedItem(
+  item: ItemRow,
+  book: { hash_id: string; title: string; num_pages: number },
+  user: { username: string; first_name: string; last_name: string },
+  pricing: { description: string; currency: string } | null,
+): ItemJoinRow {
+  return {
+    ...item,
+    book_hash_id: book.hash_id,
+    book_title: book.title,
+    book_num_pages: book.num_pages,
+    user_username: user.username,
+    user_first: user.first_name,
+    user_last: user.last_name,
+    pricing_description: pricing ? pricing.description : null,
+    pricing_currency: pricing ? pricing.currency : null,
+  };
 }
 
 export function orderById(store: Store, id: number): OrderRow | undefined {

@@ -18,6 +18,9 @@ export interface PricingRow {
 /** A price with what an order needs to know of its book. */
 export interface PricingWithBookRow extends PricingRow {
   hash_id: string;
+  /** The book's title and page count, as an order's items show them. */
+  title: string;
+  num_pages: number;
   book_active: number;
   is_published: number;
   distribution_type: 'standard' | 'code';
@@ -25,7 +28,7 @@ export interface PricingWithBookRow extends PricingRow {
 
 export function pricingWithBook(store: Store, id: number): PricingWithBookRow | undefined {
   return store.get<PricingWithBookRow>(
-    'SELECT p.*, b.hash_id, b.is_active AS book_active, b.is_published, b.distribution_type FROM pricing p JOIN books b ON b.id = p.book_id WHERE p.id = ?',
+    'SELECT p.*, b.hash_id, b.title, b.num_pages, b.is_active AS book_active, b.is_published, b.distribution_type FROM pricing p JOIN books b ON b.id = p.book_id WHERE p.id = ?',
     id,
   );
 }
