@@ -53,8 +53,7 @@ export function validatePayload(ep: Endpoint, raw: Record<string, unknown>, from
       `${ep.path} takes its payload as the form field "request" (a JSON object, which the signature covers), not as form fields.`,
     );
   }
-  const fields = new Map(ep.fields.map((f) => [f.name, f]));
-  const ignored = new Set(ep.ignored ?? []);
+  const { fields, ignored } = fieldsOf(ep);
   const out: Payload = {};
   for (const [name, value] of Object.entries(raw)) {
     const f = fields.get(name);
@@ -75,6 +74,18 @@ export function validatePayload(ep: Endpoint, raw: Record<string, unknown>, from
     if (f.required && (out[f.name] === undefined || out[f.name] === '')) throw bad(`Field "${f.name}" is required.`);
   }
   return out;
+}
+
+/** An endpoint's fields by name and the fields it ignores, made once per endpoint (not at every request). */
+const FIELDS = new WeakMap<Endpoint, { fields: Map<string, FieldDef>; ignored: Set<string> }>();
+
+function fieldsOf(ep: Endpoint): { fields: Map<string, FieldDef>; ignored: Set<string> } {
+  let kept = FIELDS.get(ep);
+  if (!kept) {
+    kept = { fields: new Map(ep.fields.map((f) => [f.name, f])), ignored: new Set(ep.ignored ?? []) };
+    FIELDS.set(ep, kept);
+  }
+  return kept;
 }
 
 function coerce(f: FieldDef, v: unknown, fromQuery: boolean): unknown {

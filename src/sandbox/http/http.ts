@@ -81,11 +81,30 @@ export function parseBody(buf: Buffer, contentType: string | undefined): ParsedB
   if (ctype.includes('json') || (!ctype.includes('form') && /^\s*\{/.test(text))) {
     return { hasBody: true, requestText: jsonRequestMember(text) };
   }
+  // What every client sends: the one field `request` (URLSearchParams reads it alike, slower).
+  const only = onlyRequestField(text);
+  if (only !== undefined) return { hasBody: true, requestText: only };
   const params = new URLSearchParams(text);
   const values = params.getAll('request');
   if (values.length > 1) throw bad('Send the form field "request" once.');
   if (values.length === 0) return { hasBody: true, form: params };
   return { hasBody: true, requestText: values[0] };
+}
+
+/**
+ * The value of a form body that is `request=<value>` and nothing else, decoded as URLSearchParams
+ * decodes it (`+` is a space, then percent-decoding); undefined for any other body, and for a
+ * value that decodeURIComponent refuses (a stray `%`, bytes that are not UTF-8), which
+ * URLSearchParams reads its own way.
+ */
+function onlyRequestField(text: string): string | undefined {
+  if (!text.startsWith('request=') || text.includes('&')) return undefined;
+  const value = text.slice(8);
+  try {
+    return decodeURIComponent(value.includes('+') ? value.replace(/\+/g, ' ') : value);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
