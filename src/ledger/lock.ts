@@ -1,7 +1,8 @@
 // The ledger's lock (src/ledger/store.ts): `ledger.lock` in the ledger's directory, created O_EXCL
-// and holding the owner's pid; one left by a killed process is broken. A process that waits for it
-// says so (`ledger.want`): the holder lets it go at its next append, and a new taker that did not
-// wait gives way to the waiter for a few milliseconds. Synchronous calls only (see store.ts).
+// and holding the owner's pid; one left by a killed process is broken. It is held only for one
+// append's write (store.ts). A process that waits for it says so (`ledger.want`), and a new taker
+// that did not wait gives way to the waiter for a few milliseconds, so that a process appending
+// again and again cannot keep a waiter out. Synchronous calls only (see store.ts).
 import * as fs from 'node:fs';
 import { constants } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import { pidAlive } from '../util/pid.js';
 import { CliError, errorCode, ExitCode, messageOf } from '../errors.js';
 
 const LOCK_FILE = 'ledger.lock';
-/** Made by a process that waits for the lock: the holder lets the lock go, a new taker gives way. */
+/** Made by a process that waits for the lock: a new taker gives way. */
 const WANT_FILE = 'ledger.want';
 /** The longest a lock may be held by a live process before it is judged abandoned. */
 const STALE_MS = 30_000;
@@ -34,33 +35,24 @@ function pause(ms: number): void {
   Atomics.wait(sleepBuf, 0, 0, ms);
 }
 
-/** The lock of this process holding each lock file: another of the same file takes it over (never waits for its own process). */
-const holders = new Map<string, LedgerLock>();
-
 export class LedgerLock {
   private readonly lockPath: string;
   private readonly wantPath: string;
-  /** The lock while this process holds it: its file's inode, and since when. */
-  private held?: { ino: number; since: number };
+  /** The lock while this process holds it: its file's inode. */
+  private held?: { ino: number };
 
   constructor(dir: string) {
     this.lockPath = join(dir, LOCK_FILE);
     this.wantPath = join(dir, WANT_FILE);
   }
 
-  /** Since when this process holds the lock (undefined: it does not). */
-  get since(): number | undefined {
-    return this.held?.since;
-  }
-
   /** Does another process wait for the lock? */
-  wanted(): boolean {
+  private wanted(): boolean {
     return fs.existsSync(this.wantPath);
   }
 
   /** Take the lock (waiting a millisecond or two at a time). */
   take(): void {
-    holders.get(this.lockPath)?.release();
     const started = Date.now();
     let waited = false;
     let yielded = false;
@@ -86,8 +78,7 @@ export class LedgerLock {
       }
       try {
         fs.writeSync(fd, String(process.pid));
-        this.held = { ino: fs.fstatSync(fd).ino, since: Date.now() };
-        holders.set(this.lockPath, this);
+        this.held = { ino: fs.fstatSync(fd).ino };
       } catch (e) {
         fs.closeSync(fd);
         fs.rmSync(this.lockPath, { force: true });
@@ -119,7 +110,6 @@ export class LedgerLock {
     const held = this.held;
     if (!held) return;
     this.held = undefined;
-    holders.delete(this.lockPath);
     try {
       if (fs.lstatSync(this.lockPath).ino === held.ino) fs.unlinkSync(this.lockPath);
     } catch {

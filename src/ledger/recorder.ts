@@ -19,9 +19,8 @@
 // ahead whose request is never made (the job stopped first) gets an `unsent` outcome (status
 // `failed` and `unsent: true` in the file) when the command ends; after a `kill -9` it stays unknown, which reconcile settles as it does
 // any intent whose request may not have left.
-// Outcomes go out with the next group, or when the command ends. A bulk job keeps the ledger's
-// lock between its groups (the store lets it go when another process waits) and lets it go
-// after IDLE_MS without one.
+// Outcomes go out with the next group, or when the command ends. The ledger's lock is held for
+// each write only (store.ts), never between them.
 import type { WriteHook, WriteRequest, WriteTicket, WriteVerdict } from '../api/write-hook.js';
 import type { LedgerStore, NewRow, Row } from './store.js';
 import { opOf } from './ops.js';
@@ -29,8 +28,6 @@ import { idempotencyKey, intentOf, isoTime, outcomeOf, type RecorderMeta } from 
 
 /** An outcome is written with the next intent, or after this long at most. */
 const OUTCOME_MS = 100;
-/** A bulk job lets the ledger's lock go after this long without a write. */
-const IDLE_MS = 10;
 
 interface Pending {
   row: NewRow;
@@ -90,7 +87,6 @@ export class Recorder implements WriteHook {
   private awaiting: Array<{ p: Pending; row: Row }> = [];
   private soon?: NodeJS.Immediate;
   private later?: NodeJS.Timeout;
-  private idle?: NodeJS.Timeout;
   private readonly onExit = () => this.flush(true);
 
   constructor(
@@ -217,11 +213,7 @@ export class Recorder implements WriteHook {
       this.unsynced = false;
       this.store.sync();
     }
-    if (end) {
-      if (this.idle) clearTimeout(this.idle);
-      this.idle = undefined;
-      this.store.close();
-    }
+    if (end) this.store.close();
   }
 
   private write(): void {
@@ -234,7 +226,6 @@ export class Recorder implements WriteHook {
       written = this.store.append(
         batch.map((p) => p.row),
         intents && !inJob,
-        inJob,
       );
     } catch (e) {
       for (const p of batch) p.reject?.(e);
@@ -250,7 +241,6 @@ export class Recorder implements WriteHook {
       return;
     }
     this.unsynced = true;
-    this.letGoWhenIdle();
     if (!intents) return;
     batch.forEach((p, i) => {
       if (p.resolve) this.awaiting.push({ p, row: written[i] });
@@ -274,18 +264,5 @@ export class Recorder implements WriteHook {
       else for (const { p, row } of group) p.resolve?.(row);
       this.commitGroup();
     });
-  }
-
-  /** The lock kept by a job is let go IDLE_MS after its last write. */
-  private letGoWhenIdle(): void {
-    if (this.idle) {
-      this.idle.refresh();
-      return;
-    }
-    this.idle = setTimeout(() => {
-      this.idle = undefined;
-      this.store.release();
-    }, IDLE_MS);
-    this.idle.unref();
   }
 }

@@ -6,12 +6,12 @@
 //   (`ledger verify`).
 // - Many processes append at once (bulk jobs, a terminal): every append holds an exclusive lock
 //   (`ledger.lock`, src/ledger/lock.ts: created O_EXCL, holding the owner's pid; one left by a
-//   killed process is broken) while it reads the last line for `n` and `prev` and writes. A single write releases
-//   it at once. A bulk job keeps it across its burst of appends (`keep`; creating and removing
-//   the lock file was most of the ledger's cost in a job): it lets it go when idle (the
-//   recorder's IDLE_MS), after HOLD_MS, and at its next append after another process said that
-//   it waits (`ledger.want`, which a taker that did not wait gives way to): a waiter waits a few
-//   milliseconds, and while the lock is held no other process can have written.
+//   killed process is broken) only while it reads the last line for `n` and `prev` and writes,
+//   never between appends and never during its fdatasync (which makes the process's own rows
+//   durable, whoever appends after them): another writer waits for one write(2) at most, however
+//   slow the holder is otherwise (a job under valgrind held it up to a second when jobs kept it
+//   across their appends). A waiter says so (`ledger.want`), and a taker that did not wait gives
+//   way to it for a few milliseconds.
 // - The file is kept open across appends while it is the same file (prune replaces it whole),
 //   never opened through a link, 0600 in a 0700 directory (src/util/fs-safe.ts).
 // - Synchronous calls only: a single write command pays for no extra module (node:fs/promises
@@ -27,8 +27,6 @@ import { stateDir } from '../config/paths.js';
 
 export const LEDGER_FILE = 'ledger.ndjson';
 export const GENESIS = '0'.repeat(64);
-/** The longest a process keeps the lock across appends before taking it anew (far below STALE_MS). */
-const HOLD_MS = 1000;
 
 /** A row as written: its id and the hash of the row before it come first. */
 export interface Row {
@@ -54,8 +52,6 @@ export class LedgerStore {
   readonly path: string;
   private readonly lock: LedgerLock;
   private dirReady = false;
-  /** Lets the lock go if the process ends while holding it; removed by close(). */
-  private exitHook?: () => void;
   /** The file kept open between appends of this process, its inode, and its end as last written. */
   private fd?: number;
   private ino?: number;
@@ -91,11 +87,6 @@ export class LedgerStore {
     this.dirReady = true;
   }
 
-  /** Let the lock go, if this process holds it. */
-  release(): void {
-    this.lock.release();
-  }
-
   private openFile(): { fd: number; ino: number } {
     let fd: number;
     try {
@@ -119,28 +110,25 @@ export class LedgerStore {
   }
 
   /**
-   * Append rows under the lock; `durable`: fdatasync before returning; `keep`: keep holding the
-   * lock for the next append (a bulk job's burst; `release()` lets it go), unless another process
-   * waits for it. Returns the rows as written (with their `n`).
+   * Append rows, holding the lock only while the tail is read and the rows written; `durable`:
+   * fdatasync before returning (after the lock is let go: it makes this process's rows durable
+   * whoever appends after them). Returns the rows as written (with their `n`).
    */
-  append(rows: NewRow[], durable: boolean, keep = false): Row[] {
+  append(rows: NewRow[], durable: boolean): Row[] {
     if (!rows.length) return [];
     this.ensureDir();
-    const since = this.lock.since;
-    if (since !== undefined && Date.now() - since > HOLD_MS) this.release();
-    // Held since this process's last append: nobody else wrote, and the file was not replaced.
-    const kept = this.lock.since !== undefined && this.fd !== undefined;
-    if (this.lock.since === undefined) this.lock.take();
-    let ok = false;
+    this.lock.take();
+    let written: Row[];
+    let start: number;
+    let fd: number;
     try {
-      const fd = kept ? this.fd! : this.current();
-      // Nobody appended since this process did (the lock was kept, or the file ends where this
-      // process left it): its own last row is the tail.
-      const size = kept && this.known ? this.known.size : fs.fstatSync(fd).size;
+      fd = this.current();
+      // The file ends where this process left it: its own last row is the tail (nobody appended since).
+      const size = fs.fstatSync(fd).size;
       const end = this.known?.size === size ? this.known : tail(fd, size);
       let { n, prev } = end;
-      const start = end.size;
-      const written: Row[] = [];
+      start = end.size;
+      written = [];
       let text = '';
       for (const r of rows) {
         const row = { n: ++n, prev, ...r } as Row;
@@ -153,7 +141,6 @@ export class LedgerStore {
       let off = 0;
       try {
         while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
-        if (durable) fs.fdatasyncSync(fd);
       } catch (e) {
         this.known = undefined;
         // A short write (full disk) must not leave half a row for the next writer to chain to.
@@ -165,19 +152,20 @@ export class LedgerStore {
         throw refused(this.path, 'could not be written', e);
       }
       this.known = { size: start + buf.length, n, prev };
-      // A new file's name is made durable with its first durable row.
-      if (start === 0) this.dirUnsynced = true;
-      if (durable) this.syncDirOnce();
-      ok = true;
-      return written;
     } finally {
-      if (!ok || !keep || this.lock.wanted()) this.release();
-      else if (!this.exitHook) {
-        // Let it go if the process ends while holding it (a killed process's is broken by the next taker).
-        this.exitHook = () => this.release();
-        process.once('exit', this.exitHook);
-      }
+      this.lock.release();
     }
+    // A new file's name is made durable with its first durable row.
+    if (start === 0) this.dirUnsynced = true;
+    if (durable) {
+      try {
+        fs.fdatasyncSync(fd);
+      } catch (e) {
+        throw refused(this.path, 'could not be made durable', e);
+      }
+      this.syncDirOnce();
+    }
+    return written;
   }
 
   /** The open file, opened again when it was replaced (prune) or removed meanwhile. */
@@ -199,11 +187,8 @@ export class LedgerStore {
 
   /** Let the file go (the command ends). */
   close(): void {
-    this.release();
+    this.lock.release();
     this.closeFile();
-    // A closed store is not kept alive by the process (a process that runs many commands, the tests).
-    if (this.exitHook) process.off('exit', this.exitHook);
-    this.exitHook = undefined;
   }
 
   /** Close the kept descriptor, once no background fdatasync uses it. */
@@ -280,7 +265,7 @@ export class LedgerStore {
     make: (lines: string[]) => Array<{ n: number } & Record<string, unknown>> | undefined,
   ): { before: number; after: number } | undefined {
     this.ensureDir();
-    if (this.lock.since === undefined) this.lock.take();
+    this.lock.take();
     try {
       const lines = splitLines(this.readText()).complete;
       const rows = make(lines);
