@@ -1,7 +1,7 @@
-// A catalogue load's price writes: a record's prices go in a few rows a statement and stale ones
-// are deactivated by id (src/sandbox/repo/prices.ts). Records with more prices than one
-// statement takes keep them all, in record order, and a re-send deactivates exactly the live
-// prices that changed, not another book's nor the ones already deactivated.
+// A catalogue load's price writes (src/sandbox/repo/prices.ts): a record of many prices keeps
+// them all, in record order, and a re-send deactivates exactly the live prices that changed
+// (all of them in one statement, or some by id), not another book's nor the ones already
+// deactivated.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { cleanupKeyFiles } from '../../src/sandbox/control.js';
 import { loadCatalogue } from '../../src/sandbox/catalogue/load.js';
@@ -60,7 +60,7 @@ const live = (isbn: string) =>
     .filter((p) => p.deactivated_at === null)
     .map((p) => `${p.currency} ${p.price}`);
 
-it('a record with more prices than one statement writes keeps them all, in record order, and a re-send deactivates exactly the stale ones', async () => {
+it('a record with many prices keeps them all, in record order, and a re-send deactivates exactly the stale ones', async () => {
   const first = CURRENCIES.map((c, i): [string, string] => [c, `${10 + i}.00`]);
   await load(product(MANY, first), product(ONE, [['USD', '8.49']]));
   expect(live(MANY)).toEqual(first.map(([c, a]) => `${c} ${a}`));

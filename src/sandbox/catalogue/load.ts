@@ -15,7 +15,7 @@
 //   - Hash ids are derived from the ISBN, so a title loaded again after `sandbox reset` gets the
 //     same hash id.
 import * as books from '../repo/books.js';
-import { deactivateLivePrices, deactivatePrices, insertPrices } from '../repo/prices.js';
+import { deactivateLivePrices, deactivatePrice, insertPrices } from '../repo/prices.js';
 import {
   deferBookIndexes,
   deferTextIndex,
@@ -333,13 +333,10 @@ export class CatalogueLoader {
       if (i >= 0) left.splice(i, 1);
       return i < 0;
     });
-    // By id: the live prices were read with the book, so no walk over its older ones.
-    if (stale.length)
-      deactivatePrices(
-        this.store,
-        stale.map((p) => p.id),
-        this.now,
-      );
+    // Every price changed (a re-sent feed's new price list): one statement for them all. (Not by
+    // id: `id IN (...)` builds an ephemeral table at each run, ~20,000 instructions more a book.)
+    if (stale.length > 1 && stale.length === live.length) deactivateLivePrices(this.store, bookId, this.now);
+    else for (const p of stale) deactivatePrice(this.store, p.id, this.now);
     if (left.length) insertPrices(this.store, bookId, left.map(priceRow));
   }
 }
