@@ -490,6 +490,8 @@ describe('codes', () => {
       const [dated, edge] = generate({ count: 2, expiration_date: now + 3 * DAY }, { now }).body.codes;
       const u = newUser();
       expect(redeemCode(store, dated.code, u).expiration_date).toBe(isoTime(now + 3 * DAY));
+      const item = call('user.orders', { params: { username: u } }).body.results[0].items[0];
+      expect(item.purchase_price).toBe('0.00');
       clock.mockReturnValue(t0 + 3 * DAY - 1);
       expect(redeemCode(store, edge.code, newUser()).code).toBe(edge.code);
       const [last] = generate({ count: 1, expiration_date: now + 4 * DAY }, { now }).body.codes;
