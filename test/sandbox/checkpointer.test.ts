@@ -82,6 +82,30 @@ describe('background checkpoints', () => {
     expect(holding()).toBe(idle);
   });
 
+  it('close() removes the WAL every time: the two connections never close at once', async () => {
+    // The store's connection and the worker's once closed together (the worker's thread got its
+    // 'close' first), each saw the other still open, and both left the WAL: a third of closes
+    // under load (ci-43c). Thirty closes: with that race, one of them leaves it.
+    const sub = mkdtempSync(join(dir, 'wal-'));
+    try {
+      const left: number[] = [];
+      for (let k = 0; k < 30; k++) {
+        const path = join(sub, `c${k}.db`);
+        const store = new Store(path);
+        store.tx(() => store.createSchema());
+        for (let i = 0; i < 120; i++) store.tx(() => store.setMeta('k', String(i)));
+        const opened = checkpointed(await started(store));
+        store.tx(() => store.setMeta('k', 'last'));
+        await opened;
+        await store.close();
+        if (existsSync(path + '-wal')) left.push(k);
+      }
+      expect(left).toEqual([]);
+    } finally {
+      rmSync(sub, { recursive: true, force: true });
+    }
+  });
+
   it("close() resolves only after the worker's connection is closed too: nothing writes in the directory after it", async () => {
     const sub = mkdtempSync(join(dir, 'closing-'));
     const path = join(sub, 'closing.db');

@@ -374,9 +374,12 @@ export class Turn extends Connection {
     this.sendAnswers();
     this.onOtherCommit = undefined;
     if (this.reading && this.db.isOpen) this.endRead();
-    const ended = this.checkpointer?.stop() ?? Promise.resolve();
+    // This connection closes first, and the checkpointer's worker closes its own only after: the
+    // last connection to close removes the WAL, and two closing at once (the worker's thread and
+    // this one) can each see the other still open and both leave it (ci-43c: the WAL was still
+    // there when close() resolved).
     this.closeConnection();
-    return ended;
+    return this.checkpointer?.stop() ?? Promise.resolve();
   }
 }
 
