@@ -69,7 +69,7 @@ export const GROUPS = {
       span(LOAD, '  private apply(', '  /**'),
       span(LOAD, '  private check(', '  }'),
     ],
-    tests: ['test/sandbox/isbn.test.ts', 'test/sandbox/catalogue.test.ts'],
+    tests: ['test/sandbox/isbn.test.ts', 'test/sandbox/catalogue-checks.test.ts', 'test/sandbox/catalogue.test.ts'],
   },
   sandbox: {
     // The service's rules (orders, refunds, access, codes...) and its signatures.
