@@ -35,6 +35,10 @@ function candidates(): string[] {
         const t = s.join('');
         out.add(i === 12 ? t : t.slice(0, 12) + d);
       }
+  // As feeds also write them: hyphens and spaces, which only the general path reads (valid or not).
+  for (let d = 0; d <= 9; d++)
+    for (const form of [`978-3-16-148410-${d}`, `978 3 16 148410 ${d}`, ` 978316148410${d}`, `978316148410${d} `])
+      out.add(form);
   for (let d = 0; d <= 9; d++) {
     out.add(`${BASE}${d}0`); // 14 characters
     out.add(`${BASE}${d}:`);
