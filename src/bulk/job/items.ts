@@ -40,7 +40,7 @@ function aheadWindow(
 ): (i: number, job: Pick<JobTools, 'ahead' | 'ctx'>) => void {
   let told = 0;
   return (i, job) => {
-    if (told >= total || told - i > AHEAD / 2 || job.ctx.signal.aborted) return;
+    if (told - i > AHEAD / 2 || job.ctx.signal.aborted) return;
     const calls: AheadCall[] = [];
     for (const end = Math.min(total, told + AHEAD); told < end; told++) {
       const c = callOf(told);
