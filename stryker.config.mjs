@@ -168,6 +168,7 @@ export const GROUPS = {
       'test/bulk/job-lock.test.ts',
       'test/bulk/job-tools.test.ts',
       'test/bulk/job-worker.test.ts',
+      'test/bulk/job-run.test.ts',
       'test/bulk/summaries.test.ts',
       'test/bulk/verified-codes.test.ts',
       'test/bulk/engine.test.ts',
