@@ -169,6 +169,7 @@ export const GROUPS = {
       'test/bulk/job-tools.test.ts',
       'test/bulk/job-worker.test.ts',
       'test/bulk/job-run.test.ts',
+      'test/bulk/job-output-file.test.ts',
       'test/bulk/summaries.test.ts',
       'test/bulk/verified-codes.test.ts',
       'test/bulk/engine.test.ts',
