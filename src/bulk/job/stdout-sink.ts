@@ -28,7 +28,7 @@ export class StdoutSink extends Writable {
 
   override write(chunk: unknown, encoding?: BufferEncoding | WriteCallback, cb?: WriteCallback): boolean {
     this.accepted++;
-    if (typeof encoding === 'function') return super.write(chunk, encoding);
+    // Writable.write takes a function in the encoding's place as the callback.
     return super.write(chunk, encoding as BufferEncoding, cb);
   }
 
