@@ -127,6 +127,25 @@ function handle(fh: SafeHandle, over: Partial<SafeHandle> = {}): SafeHandle {
   };
 }
 
+/** nodeFs, keeping the handles of existing files it opened until they are closed. */
+function tracking(): { fs: Fs; open: Set<SafeHandle> } {
+  const open = new Set<SafeHandle>();
+  const fs: Fs = {
+    ...nodeFs,
+    async openExisting(p, how) {
+      const fh = await nodeFs.openExisting(p, how);
+      open.add(fh);
+      return handle(fh, {
+        close: () => {
+          open.delete(fh);
+          return fh.close();
+        },
+      });
+    },
+  };
+  return { fs, open };
+}
+
 const lockPath = () => path + '.bookdist-lock';
 const text = (p: string) => readFileSync(p, 'utf8');
 const journalLines = () => text(jpath).split('\n');
@@ -211,12 +230,14 @@ describe('a new job', () => {
 
   it('takes over an empty file of the user, and empties it again when the job is refused', QUICK, async () => {
     writeFileSync(path, '', { mode: 0o644 });
-    const { files } = await prepare();
+    const { fs, open } = tracking();
+    const { files } = await prepare({}, { fs });
     expect(text(path)).toBe(HEADER);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     await files.discard();
     expect(readdirSync(dir)).toEqual(['codes.csv']);
     expect(text(path)).toBe('');
+    expect(open.size).toBe(0);
   });
 
   it('refused, leaves the user empty file alone when it is gone meanwhile', QUICK, async () => {
@@ -448,15 +469,7 @@ describe('--resume', () => {
 
   it('closes every file it opened to read back', QUICK, async () => {
     await interrupted([['A1']]);
-    const open = new Set<SafeHandle>();
-    const fs: Fs = {
-      ...nodeFs,
-      async openExisting(p, how) {
-        const fh = await nodeFs.openExisting(p, how);
-        open.add(fh);
-        return handle(fh, { close: async () => void (open.delete(fh), await fh.close()) });
-      },
-    };
+    const { fs, open } = tracking();
     const { files } = await prepare({ resume: true, earlierRow: () => {} }, { fs });
     await files.openOut!();
     await files.close();
