@@ -217,12 +217,8 @@ class Files implements JobFiles {
     if (!this.reader) return;
     const own = await this.out!.stat();
     const now = await this.fs.lstat(this.file.path).catch(() => undefined);
-    const how =
-      now && (now.ino !== own.ino || now.dev !== own.dev)
-        ? 'replaced by another file'
-        : own.nlink === 0 || !now
-          ? 'deleted'
-          : undefined;
+    // A path that still names this inode keeps it linked: deleted means nothing is at the path.
+    const how = !now ? 'deleted' : now.ino !== own.ino || now.dev !== own.dev ? 'replaced by another file' : undefined;
     if (how) throw new FileGone(how, () => this.rows());
   }
 
