@@ -173,6 +173,7 @@ export const GROUPS = {
       'test/bulk/job-rescue.test.ts',
       'test/bulk/job-stdout-sink.test.ts',
       'test/bulk/job-types.test.ts',
+      'test/bulk/job-encode.test.ts',
       'test/bulk/summaries.test.ts',
       'test/bulk/verified-codes.test.ts',
       'test/bulk/engine.test.ts',
