@@ -174,6 +174,7 @@ export const GROUPS = {
       'test/bulk/job-stdout-sink.test.ts',
       'test/bulk/job-types.test.ts',
       'test/bulk/job-encode.test.ts',
+      'test/bulk/job-output-checks.test.ts',
       'test/bulk/summaries.test.ts',
       'test/bulk/verified-codes.test.ts',
       'test/bulk/engine.test.ts',
