@@ -8,7 +8,8 @@
 //   <scope>/<kind>.tsv     one entry a line: `<id> TAB <description>`, the newest last; a reader
 //                          takes the last line of an id (most recently used first) and ignores
 //                          lines it cannot read. At most MAX_PER_KIND ids after each compaction.
-//   profiles/<profile>     one line: the <scope> that profile last used.
+//   profiles/<profile>     the <scope> that profile last used, on the first line (all a shell
+//                          reads); on the second, a digest of the ids its last run wrote.
 //
 // A scope is one service and one account: 16 hex characters of SHA-256 over the base URL (for the
 // embedded sandbox, its data directory) and the account's username, so profiles of one service
@@ -19,7 +20,7 @@
 // amounts. Codes, keys, tokens, passwords and signatures are never read from a body (collect()
 // takes named fields only). Removing the directory loses nothing: it is a cache.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { privateDirSync, readTextSync, writeFileAtomicSync } from '../util/fs-safe.js';
 
@@ -269,29 +270,99 @@ export function compactLines(text: string, max = MAX_PER_KIND): string {
   return lines.slice(Math.max(0, lines.length - max)).join('\n') + (lines.length ? '\n' : '');
 }
 
+/** The text a run appends to each kind's file: one line an id, the newest last. */
+function kindTexts(collector: IdCollector): Array<[IdKind, string]> {
+  const out: Array<[IdKind, string]> = [];
+  for (const [kind, m] of collector.seen) {
+    if (!m.size) continue;
+    let text = '';
+    for (const [id, d] of m) text += `${id}\t${d}\n`;
+    out.push([kind, text]);
+  }
+  return out;
+}
+
+/** What the profile's file says after a run that wrote `texts` to `scope` (see the top of this file). */
+function profileText(scope: string, texts: Array<[IdKind, string]>): string {
+  const h = createHash('sha256');
+  for (const [kind, text] of texts) h.update(`${kind}\n${text}`);
+  return `${scope}\n${h.digest('hex').slice(0, 32)}\n`;
+}
+
+/**
+ * A profile's file, as appendLines reads (not through a link, never blocking on a FIFO; the
+ * Node functions a request has run already): undefined when missing, not a regular file or longer
+ * than a profile's file is (then it is replaced: a rename never writes through a link).
+ */
+function readProfile(path: string): string | undefined {
+  const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
+  let fd: number;
+  try {
+    fd = openSync(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return undefined;
+    const buf = Buffer.allocUnsafe(128);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return n < buf.length ? buf.toString('utf8', 0, n) : undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Write the digest line of a profile's file in place, after its scope line (the same length every
+ * time: a shell reading the file at the same moment reads the same scope line). The file was
+ * pointed at its scope just before; anything else there (a link, a FIFO) is left as it is.
+ */
+function writeDigest(path: string, text: string): void {
+  const { O_WRONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
+  const fd = openSync(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return;
+    const at = text.indexOf('\n') + 1;
+    writeSync(fd, text.slice(at), at);
+    if (st.size > text.length) ftruncateSync(fd, text.length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * Append what a run saw to its scope's files and point the profile at the scope. Best effort: a
  * cache that cannot be written is skipped (the command's own result matters, not this).
+ *
+ * A run that sees what the profile's last run saw (a repeated `book get`) writes nothing: the
+ * profile's file holds the scope and a digest of the ids its last run wrote, and one read of it
+ * tells. The files then end with those lines already, unless another profile of the same scope
+ * appended since (the ids are there all the same, only not the most recent), or a kind's file was
+ * removed by hand (written again by the next run that sees something else).
  */
 export function flush(collector: IdCollector, target: CacheTarget): void {
   try {
+    const texts = kindTexts(collector);
+    const profiles = join(target.dir, 'profiles');
+    const profile = /^[A-Za-z0-9_-]{1,64}$/.test(target.profile) ? join(profiles, target.profile) : undefined;
+    const want = profile ? profileText(target.scope, texts) : '';
+    const had = profile && readProfile(profile);
+    const pointed = had?.startsWith(`${target.scope}\n`) ?? false;
+    if (profile && pointed && (texts.length === 0 || had === want)) return;
     privateDirSync(target.dir);
     const scopeDir = join(target.dir, target.scope);
     privateDirSync(scopeDir);
-    const profiles = join(target.dir, 'profiles');
     privateDirSync(profiles);
-    if (/^[A-Za-z0-9_-]{1,64}$/.test(target.profile)) {
-      const link = join(profiles, target.profile);
-      if (readTextSync(link)?.trim() !== target.scope) writeFileAtomicSync(link, `${target.scope}\n`);
-    }
-    for (const [kind, m] of collector.seen) {
-      if (!m.size) continue;
+    // The profile is pointed at its scope first, as it always was, made to survive a crash.
+    if (profile && !pointed) writeFileAtomicSync(profile, `${target.scope}\n`);
+    for (const [kind, text] of texts) {
       const file = join(scopeDir, `${kind}.tsv`);
-      let text = '';
-      for (const [id, d] of m) text += `${id}\t${d}\n`;
       const size = appendLines(file, text);
       if (size > COMPACT_BYTES) writeFileAtomicSync(file, compactLines(readTextSync(file) ?? ''));
     }
+    // Then the digest of what is written now (not fsynced: a lost digest only costs the next run its shortcut).
+    if (profile && texts.length) writeDigest(profile, want);
   } catch {
     // A read-only or planted cache directory: completion goes without, the command does not fail.
   }
