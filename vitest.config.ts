@@ -78,7 +78,7 @@ const E2E = [
  * real one and the mock would reach it or not depending on the order the files ran in. These run
  * in a project of their own that gives each file a fresh graph.
  */
-const OWN_MODULES = ['test/ledger/durable.test.ts'];
+const OWN_MODULES = ['test/ledger/durable.test.ts', 'test/cache/ids-shortcut.test.ts'];
 
 export default defineConfig({
   // One Vite server for both projects (a project that declares plugins of its own gets its own).
