@@ -43,6 +43,8 @@ interface Setup {
   replies?: number[];
   extra?: Partial<JobSpec<number, Row>>;
   fs?: Fs;
+  /** stderr is a terminal (the progress bar is drawn). */
+  tty?: boolean;
 }
 
 interface Ctl {
@@ -61,7 +63,10 @@ function job(o: Setup = {}) {
   const io = {
     stdin,
     stdout: new Writable({ write: (c, _e, cb) => ((stdout += c.toString()), cb()) }),
-    stderr: new Writable({ write: (c, _e, cb) => ((stderr += c.toString()), cb()) }),
+    stderr: Object.assign(
+      new Writable({ write: (c, _e, cb) => ((stderr += c.toString()), cb()) }),
+      o.tty ? { isTTY: true, columns: 100 } : {},
+    ),
     env: { XDG_STATE_HOME: join(dir, 'state'), NO_COLOR: '1' },
     cwd: dir,
     fs: o.fs,
@@ -354,6 +359,28 @@ describe('--resume: FILE holds the rows the journal accounts for', QUICK, () => 
     expect(j.ctl.processed).toEqual([3]);
   });
 
+  it("the bar counts what earlier runs did as done, not as this run's speed", async () => {
+    // Each item weighs a million units: counted as this run's, they would show as millions a second.
+    const weight = { weight: (items: number[]) => items.length * 1_000_000 };
+    const first = job({
+      file: 'w.csv',
+      extra: weight,
+      process: async (b, _t, ctl) => {
+        if (b.number === 2) ctl.interrupt.abort();
+        return { rows: b.items.map((i) => ({ code: `c${i}`, status: 'ok' })) };
+      },
+    });
+    expect(await first.run()).toBe(ExitCode.INTERRUPTED);
+    // Every batch was written; the job had not seen the input's end.
+    const j = job({ file: 'w.csv', resume: true, tty: true, extra: weight });
+    expect(await j.run()).toBe(ExitCode.OK);
+    expect(j.ctl.processed).toEqual([]);
+    const rates = j.stderr().match(/[\d,]+\/s/g);
+    expect(rates?.length).toBeGreaterThan(0);
+    expect(new Set(rates)).toEqual(new Set(['0/s']));
+    expect(j.stderr()).toContain('test run 4,000,000 codes  0/s');
+  });
+
   it('without --resume the earlier batches are not handed over', async () => {
     let called = false;
     const j = job({ file: 'n.csv', extra: { earlierBatches: () => void (called = true) } });
@@ -419,7 +446,9 @@ describe('a stdout job', QUICK, () => {
       (err: unknown) => err,
     );
     expect(e).toBeInstanceOf(CliError);
-    expect((e as CliError).message).not.toContain('ENOSPC');
+    expect((e as CliError).message).toMatch(
+      /^test run: writing stdout failed: EPIPE \(the reader closed the pipe\)\. 0 codes; the job stopped there/,
+    );
     expect(j.ctl.processed).toEqual([1]);
   });
 
@@ -497,8 +526,41 @@ describe('the second phase', QUICK, () => {
     expect(existsSync(join(dir, 'p.csv' + JOURNAL_SUFFIX))).toBe(true);
   });
 
-  it('a verb without a second phase is never asked to settle', async () => {
-    const j = job({ batches: [[1]], process: async () => ({ rows: [{ code: 'c1', status: 'ok' }], pending: [] }) });
+  it('interrupted once every batch is written: skipped, and the items left pending keep the journal', async () => {
+    let ended!: () => void;
+    const sourceEnded = new Promise<void>((r) => (ended = r));
+    let settled = false;
+    const j = job({
+      file: 'p.csv',
+      concurrency: 2,
+      extra: {
+        source: async function* () {
+          yield [1, 2];
+          ended();
+        },
+      },
+      process: async (b, _t, ctl) => {
+        // The other lane has found the input's end: the first phase is complete but for this batch.
+        await sourceEnded;
+        await new Promise((r) => setImmediate(r));
+        ctl.interrupt.abort();
+        return pendingBatch(b);
+      },
+      settle: async () => void (settled = true),
+    });
+    expect(await j.run()).toBe(ExitCode.INTERRUPTED);
+    expect(settled).toBe(false);
+    expect(j.stderr()).toContain('interrupted: 0 codes → p.csv. To continue, run:\n  bookdist test run --resume');
+    expect(existsSync(join(dir, 'p.csv' + JOURNAL_SUFFIX))).toBe(true);
+  });
+
+  it('a verb without a second phase is never asked to settle, and what it left pending is its own', async () => {
+    const j = job({
+      file: 'n.csv',
+      batches: [[1, 2]],
+      process: async () => ({ rows: [{ code: 'c1', status: 'ok' }], pending: [1] }),
+    });
     expect(await j.run()).toBe(ExitCode.OK);
+    expect(existsSync(join(dir, 'n.csv' + JOURNAL_SUFFIX))).toBe(false);
   });
 });
