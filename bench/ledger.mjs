@@ -22,6 +22,14 @@
 // BENCH_LEDGER_ROUNDS rounds (default 3; at least 7 for the single write); BENCH_LEDGER_ORDERS
 // orders (default 10,000); BENCH_LEDGER_ONLY=n1,n3 runs only those rows. `node bench/ledger.mjs`
 // runs it alone (after `npm run build`); bench/run.mjs runs it as part of `npm run bench`.
+//
+// BENCH_LEDGER_VS=DIR (a dist/ built from another commit, e.g. `git worktree` + `npm run build`,
+// or a copy of dist/ made before a change): a third side in the same CPU rounds, that build with
+// the ledger on, in turn with the other two (on, off, other, rotated each round), so a change's
+// cost is read against the same machine drift (the ledger row also says other/off). One cannot
+// compare two builds' figures from runs made minutes apart on this machine: in one run at load
+// 13-15 on 2 cores, 9 rounds of 3,000 orders gave medians 7,871 (off) / 8,722 / 9,109 ms, each
+// side's rounds spreading over 15-20%.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -43,10 +51,12 @@ const MEASURE = (() => {
   return loadavg()[0] > cpus().length ? 'instructions' : 'cpu';
 })();
 
+const VS = process.env.BENCH_LEDGER_VS;
+
 /** Run main() in a process of its own; resolves with its CPU time (ms) and wall time (ms). */
-function measured(env, args) {
+function measured(env, args, dist = join(root, 'dist')) {
   const script = `
-    const { main } = await import(${JSON.stringify(pathToFileURL(join(root, 'dist', 'main.js')).href)});
+    const { main } = await import(${JSON.stringify(pathToFileURL(join(dist, 'main.js')).href)});
     const code = await main(process.argv.slice(1));
     const u = process.resourceUsage();
     process.stderr.write('\\nCPU_US=' + (u.userCPUTime + u.systemCPUTime) + '\\n');
@@ -107,23 +117,33 @@ function compareInstructions(name, pairs, argsFor, env) {
   };
 }
 
-/** Alternate rounds on / off; the ratio of the medians of CPU. */
+/**
+ * Alternate rounds on / off (and the other build, BENCH_LEDGER_VS, on); the ratio of the medians
+ * of CPU.
+ */
 async function compare(name, rounds, argsFor, env) {
-  const on = [];
-  const off = [];
+  const sides = VS ? ['on', 'off', 'vs'] : ['on', 'off'];
+  const runs = { on: [], off: [], vs: [] };
   for (let i = 0; i < rounds; i++) {
-    // Alternate which goes first, so that a drift in the machine's load falls on both.
-    const order = i % 2 ? ['off', 'on'] : ['on', 'off'];
+    // Rotate which goes first, so that a drift in the machine's load falls on every side.
+    const order = [...sides.slice(i % sides.length), ...sides.slice(0, i % sides.length)];
     for (const which of order) {
-      const r = await measured(env, [...argsFor(i, which), ...(which === 'off' ? ['--no-ledger'] : [])]);
-      (which === 'on' ? on : off).push(r);
+      const args = [...argsFor(i, which), ...(which === 'off' ? ['--no-ledger'] : [])];
+      runs[which].push(await measured(env, args, which === 'vs' ? VS : undefined));
     }
   }
-  const cpuOn = median(on.map((r) => r.cpu));
-  const cpuOff = median(off.map((r) => r.cpu));
-  const wallOn = median(on.map((r) => r.wall));
-  const wallOff = median(off.map((r) => r.wall));
-  return { name, ratio: cpuOn / cpuOff, cpuOn, cpuOff, wallOn, wallOff };
+  const cpu = (side) => median(runs[side].map((r) => r.cpu));
+  const wall = (side) => median(runs[side].map((r) => r.wall));
+  const vs = VS ? { cpuVs: cpu('vs'), wallVs: wall('vs') } : {};
+  return {
+    name,
+    ratio: cpu('on') / cpu('off'),
+    cpuOn: cpu('on'),
+    cpuOff: cpu('off'),
+    wallOn: wall('on'),
+    wallOff: wall('off'),
+    ...vs,
+  };
 }
 
 export async function ledgerBench({ target } = {}) {
@@ -225,7 +245,11 @@ export async function ledgerBench({ target } = {}) {
     const detail = r.unit
       ? `${(r.on / 1e6).toFixed(1)}M vs ${(r.off / 1e6).toFixed(1)}M instructions, medians of ${r.all.on.length} alternating pairs ` +
         `(on ${r.all.on.map((x) => (x / 1e6).toFixed(1)).join(' ')}; off ${r.all.off.map((x) => (x / 1e6).toFixed(1)).join(' ')}) (load ${load}, ${cpus().length} cores)`
-      : `CPU ${r.cpuOn.toFixed(0)} vs ${r.cpuOff.toFixed(0)} ms, wall ${(r.wallOn / 1000).toFixed(2)} vs ${(r.wallOff / 1000).toFixed(2)} s (load ${load}, ${cpus().length} cores)`;
+      : `CPU ${r.cpuOn.toFixed(0)} vs ${r.cpuOff.toFixed(0)} ms, wall ${(r.wallOn / 1000).toFixed(2)} vs ${(r.wallOff / 1000).toFixed(2)} s` +
+        (r.cpuVs === undefined
+          ? ''
+          : `; ${VS} with the ledger: CPU ${r.cpuVs.toFixed(0)} ms (${(r.cpuVs / r.cpuOff).toFixed(3)}x), wall ${(r.wallVs / 1000).toFixed(2)} s`) +
+        ` (load ${load}, ${cpus().length} cores)`;
     const what = r.unit ? 'instructions' : 'CPU';
     if (target)
       target(`${r.name} [${measure}]: ${what} with the ledger / with --no-ledger`, r.ratio, '<=', goal, 'x', detail);
