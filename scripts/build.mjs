@@ -3,6 +3,7 @@
 // only by the command that runs it; and what every command run needs is one chunk, not forty
 // (RUN_ROOTS below). The bundle is written to a fresh directory and swapped into place, so a CLI
 // started during a rebuild never sees a half-written dist/.
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { posix } from 'node:path';
@@ -303,11 +304,6 @@ const output = {
   charset: 'ascii',
 };
 try {
-  // dist/version.js, which the launcher imports before anything else on every run (the Node
-  // check, then the compile cache: src/launch.ts), is built on its own: one small file, where an
-  // entry of the split build below would be a re-export of the chunk it shares with the tree plus
-  // the bundler's runtime chunk (three modules to load on every command's start-up).
-  await build({ ...common, input: { version: 'src/launch.ts' }, output: { ...output, codeSplitting: false } });
   await build({
     ...common,
     input: { main: 'src/main.ts' },
@@ -334,6 +330,23 @@ try {
         groups: [{ name: groupOf, debugName: 'run, sandbox, ledger', includeDependenciesRecursively: false }],
       },
     },
+  });
+  // dist/version.js, which the launcher imports before anything else on every run (the Node
+  // check, then the compile cache: src/launch.ts), is built on its own: one small file, where an
+  // entry of the split build above would be a re-export of the chunk it shares with the tree plus
+  // the bundler's runtime chunk (three modules to load on every command's start-up). Built after
+  // the rest: it carries the build's digest, part of the compile cache's key (src/version.ts).
+  const digest = createHash('sha256').update(readFileSync(`${root}/${next}/main.js`));
+  for (const f of readdirSync(`${root}/${next}/chunks`).sort()) digest.update(`\n${f}`);
+  const buildId = digest.digest('hex').slice(0, 12);
+  await build({
+    ...common,
+    transform: {
+      ...common.transform,
+      define: { ...common.transform.define, __BOOKDIST_BUILD__: JSON.stringify(buildId) },
+    },
+    input: { version: 'src/launch.ts' },
+    output: { ...output, codeSplitting: false },
   });
 } catch (err) {
   rmSync(`${root}/${next}`, { recursive: true, force: true });

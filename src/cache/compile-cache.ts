@@ -11,9 +11,10 @@
 //
 //   $XDG_CACHE_HOME/bookdist/compile-cache/<key>/   (else ~/.cache/bookdist/...)
 //
-// - <key> names bookdist's version, the Node version, architecture and V8 version: a cache made
-//   by another bookdist or another Node is never read (an upgrade starts a new directory and
-//   removes the others);
+// - <key> names bookdist's version and build (the launcher passes both: src/launch.ts), the Node
+//   version, architecture and V8 version: a cache made by another bookdist, another build of it
+//   or another Node is never read (an upgrade or a rebuild starts a new directory and removes the
+//   others, so a directory holds the entries of one build's chunks only);
 // - every directory from bookdist/ down is a real directory (never a link), owned by this user,
 //   0700; every file in Node's part of it is a regular file (a link, a FIFO or a device there
 //   could make Node read something else, or block for ever on a FIFO);

@@ -27,8 +27,11 @@ import { BIN, runCli, type CliResult } from '../helpers/cli.js';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
 import { csvCodes, spawnCli, waitForCodes } from '../bulk/_support.js';
 
-const PKG = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-const KEY = compileCacheKey(PKG.version);
+// The key of the built CLI: its version and the build's digest (dist/version.js, src/version.ts).
+const { CACHE_VERSION } = (await import(new URL('../../dist/version.js', import.meta.url).href)) as {
+  CACHE_VERSION: string;
+};
+const KEY = compileCacheKey(CACHE_VERSION);
 const ISBN = WELL_KNOWN.readme.isbn13 as string;
 
 let sb: TestSandbox;
@@ -226,13 +229,16 @@ describe("the cache holds bookdist's functions whole (src/cache/eager-compile.ts
 });
 
 describe('a cache that cannot be used gives the same output', () => {
-  it('stale: made by another Node or another bookdist (another key): not read, removed', async () => {
+  it('stale: made by another Node, another bookdist or another build of it (another key): not read, removed', async () => {
     const { cacheHome } = await warm();
     const root = join(cacheHome, 'bookdist', 'compile-cache');
-    const otherNode = compileCacheKey(PKG.version, { ...process.versions, node: '24.0.0' });
+    const otherNode = compileCacheKey(CACHE_VERSION, { ...process.versions, node: '24.0.0' });
     const otherBookdist = compileCacheKey('0.0.1');
+    // Another build of this version (a rebuild): its chunks' entries are not this build's.
+    const otherBuild = compileCacheKey(`${CACHE_VERSION.split('+')[0]}+000000000000`);
     renameSync(join(root, KEY), join(root, otherNode));
     spawnSync('cp', ['-r', join(root, otherNode), join(root, otherBookdist)]);
+    spawnSync('cp', ['-r', join(root, otherNode), join(root, otherBuild)]);
     await sameAsFallback(cacheHome);
     expect(readdirSync(root)).toEqual([KEY]);
     expect(await accepted(cacheHome)).toBeGreaterThanOrEqual(CACHED);
