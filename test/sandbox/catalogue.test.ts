@@ -687,6 +687,16 @@ describe("a record's checks: each refusal says what is wrong, and nothing of the
     expect(book('9781770100022')).toBeUndefined();
   });
 
+  it('CSV: a row with more than one problem is refused with each of them', async () => {
+    const s = await csv(
+      ['isbn13,title,price,currency,action', '9781770100015,Two problems,9.99,USD,replace,extra'].join('\n'),
+    );
+    expect(s.refusals.map((r) => [r.line, r.reason])).toEqual([
+      [2, 'the row has 6 fields, the header 5; action "replace" is not add, update or withdraw'],
+    ]);
+    expect(book('9781770100015')).toBeUndefined();
+  });
+
   it('a book already there keeps its publisher when the record names none, and its SKU may be sent again', async () => {
     await csv('isbn13,title,price,sku,publisher\n9781770100015,First,9.99,SKU-1,Tidewater Press\n');
     const s = await csv('isbn13,title,price,sku\n9781770100015,Second,9.99,SKU-1\n');
