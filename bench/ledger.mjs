@@ -30,6 +30,17 @@
 // compare two builds' figures from runs made minutes apart on this machine: in one run at load
 // 13-15 on 2 cores, 9 rounds of 3,000 orders gave medians 7,871 (off) / 8,722 / 9,109 ms, each
 // side's rounds spreading over 15-20%.
+//
+// What it found (issue 34, load 10-18, 2 cores): taking the lock per append (commit 4f6c22a) costs
+// nothing measurable. n2, 3,000 orders, 9 rounds: off 7,871 ms, on 8,722 (1.108x), that commit
+// reverted 9,109 (1.157x); n1, 6 rounds: on 1,613 ms, reverted 1,613, off 1,504. strace -c -f:
+// as many lock take/release cycles either way (45 for 100,000 codes; 110 and 114 for 2,000
+// orders: the old store let the lock go after 10 ms idle, and a job's appends come further apart),
+// their file calls some 12 ms of a 5 s job. The recorder and store alone, in one process, cost
+// 36-50 us a write (intent and outcome), about 2% of n2's CPU. A build whose job group commit
+// skipped its fdatasync (not shippable: intents must be durable first) read 1.064x in rounds where
+// the shipped one read 1.111x: the rest of the gap follows the waiting for the group's fdatasync
+// (the n1 pairs said the same), not the lock or more instructions.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
