@@ -6,7 +6,7 @@
 // to the terminal (stderr, or stdout when it is a terminal too) clears it first, and the bar is
 // drawn again below once that text ends its line, so a result never shares a line with the bar.
 import type { Context } from '../context.js';
-import { asciiOnly, colorWanted, formatNotice } from '../output/text.js';
+import { asciiOnly, colorWanted, formatNotice, grouped } from '../output/text.js';
 import { formatDuration } from '../util/duration.js';
 
 export interface Progress {
@@ -75,8 +75,8 @@ export function createProgress(ctx: Context, opts: ProgressOptions): Progress {
       rate > 0 && total > done ? formatDuration(((total - done) / rate) * 1000) : done >= total ? 'done' : '--';
     const unit = opts.unit ? ` ${opts.unit}` : '';
     if (!Number.isFinite(total))
-      return `${opts.label ? opts.label + ' ' : ''}${done.toLocaleString('en-US')}${unit}  ${Math.round(rate).toLocaleString('en-US')}/s`;
-    return `${opts.label ? opts.label + ' ' : ''}${bar}${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')}${unit}  ${Math.round(rate).toLocaleString('en-US')}/s  ETA ${eta}`;
+      return `${opts.label ? opts.label + ' ' : ''}${grouped(done)}${unit}  ${grouped(Math.round(rate))}/s`;
+    return `${opts.label ? opts.label + ' ' : ''}${bar}${grouped(done)}/${grouped(total)}${unit}  ${grouped(Math.round(rate))}/s  ETA ${eta}`;
   };
   // A timer, not the updates: a job waiting on a slow service still says it is alive.
   const ticker = logLines ? setInterval(() => put(render(false) + '\n'), logEvery) : undefined;

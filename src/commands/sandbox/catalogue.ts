@@ -1,5 +1,5 @@
 // `bookdist sandbox catalogue load FILE`: a partner's own titles (ONIX 3.0 or CSV) into the sandbox.
-import { plural } from '../../output/text.js';
+import { grouped, plural } from '../../output/text.js';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode, usageError, errorCode, messageOf } from '../../errors.js';
 import { emitMessage } from '../../output/index.js';
@@ -209,7 +209,7 @@ function listRefusals(
 
 /** The one line a load ends with. */
 export function summaryLine(file: string, s: Omit<LoadSummary, 'refusals' | 'committed'>): string {
-  const n = (k: number) => k.toLocaleString('en-US');
+  const n = grouped;
   const parts = [
     `${n(s.added)} added`,
     `${n(s.updated)} updated`,
