@@ -127,7 +127,13 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     faults,
     grow,
     tls: process.env.BENCH_TLS === '1',
-    journal: process.env.BENCH_JOURNAL === 'off' ? false : undefined,
+    // BENCH_JOURNAL=off: no journal; BENCH_JOURNAL_OPTIONS: the journal's options as JSON (an experiment's).
+    journal:
+      process.env.BENCH_JOURNAL === 'off'
+        ? false
+        : process.env.BENCH_JOURNAL_OPTIONS
+          ? JSON.parse(process.env.BENCH_JOURNAL_OPTIONS)
+          : undefined,
   });
   for (const [k, v] of Object.entries(sb.env)) process.stdout.write(`export ${k}=${v}\n`);
   process.stdout.write(`# serving at ${sb.url}; Ctrl-C to stop\n`);

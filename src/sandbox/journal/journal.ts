@@ -17,9 +17,16 @@
 // longer than MAX_BODY_CHARS are cut (the row says so). Requests that differ only in their
 // times (a lookup asked again and again) share one row (pack.ts).
 //
-// A server whose lookups keep coming (BACKGROUND_AFTER flushes) writes their rows from a worker
-// thread instead (writer.ts): inserting them was most of the journal's cost to the event loop.
+// The rows of lookups are written on the event loop, not by the worker thread of writer.ts
+// (`backgroundAfter`, off by default). Since a run of repeats is one row (pack.ts), a flush is
+// one short transaction; the worker's commits, being another connection's, made this one drop
+// its memos (the caller's account, the clock, a book's answer text) and SQLite its whole page
+// cache at every flush, and the lookups after it read and serialised them again: with the
+// worker, the signed lookup cost 9-18% more CPU than with rows written here (bench/journal.mjs
+// run on both at once, load 12-18, nproc 2). A flush by the timer does not wait for a database
+// another process holds: its rows wait for the next one.
 import type { SQLInputValue } from 'node:sqlite';
+import { BUSY_TIMEOUT_MS } from '../db/connection.js';
 import type { Store } from '../db/store.js';
 import { journalText, type PendingRow, type RowText } from './redact.js';
 import type { JournalWriter } from './writer.js';
@@ -33,15 +40,13 @@ const PRUNE_EVERY = 64;
 const FLUSH_MS = 20;
 /** Rows kept in memory at most; one more writes them at once. */
 const MAX_PENDING = 500;
-/** Flushes of a file's journal after which a worker thread writes the rows of lookups (writer.ts). */
-const BACKGROUND_AFTER = 50;
 
 export interface JournalOptions {
   /** Requests kept, the oldest dropped (default DEFAULT_JOURNAL_SIZE). */
   size?: number;
   /** Redact redemption codes too (`sandbox serve --redact-codes`). */
   redactCodes?: boolean;
-  /** Flushes before the rows of lookups are written from a worker thread (default BACKGROUND_AFTER; 0: at the first). */
+  /** Flushes before the rows of lookups are written from a worker thread (writer.ts; 0: at the first). Default: never. */
   backgroundAfter?: number;
 }
 
@@ -68,7 +73,8 @@ export class Journal {
     this.size = Math.max(1, Math.floor(opts.size ?? DEFAULT_JOURNAL_SIZE));
     this.codes = !!opts.redactCodes;
     this.text = journalText(this.codes);
-    this.untilBackground = store.path === ':memory:' ? Infinity : Math.max(0, opts.backgroundAfter ?? BACKGROUND_AFTER);
+    this.untilBackground =
+      store.path === ':memory:' || opts.backgroundAfter === undefined ? Infinity : Math.max(0, opts.backgroundAfter);
     ensureJournalTable(store);
   }
 
@@ -117,7 +123,7 @@ export class Journal {
     if (this.writer?.failed) this.takeBack();
     else if (!this.writer && --this.untilBackground < 0 && !this.closed) this.startWriter();
     this.writer?.post();
-    this.writeHere();
+    this.writeHere(false);
   };
 
   /**
@@ -140,14 +146,24 @@ export class Journal {
     this.writeHere();
   }
 
-  /** Write the rows kept in memory on this thread (in their own transaction, or the open group's). */
-  private writeHere(): void {
-    if (!this.pending.length || !this.store.db.isOpen) return;
+  /**
+   * Write the rows kept in memory on this thread (in their own transaction, or the open group's).
+   * `wait` false (the timer's flush): when another connection holds the database's write lock (a
+   * long catalogue load), give up at once rather than block the event loop for the busy timeout.
+   */
+  private writeHere(wait = true): void {
+    const db = this.store.db;
+    if (!this.pending.length || !db.isOpen) return;
     try {
+      if (!wait) db.exec('PRAGMA busy_timeout = 0');
       this.store.tx(() => this.insertPending());
     } catch {
       /* busy or full: the rows stay in memory for the next flush, up to MAX_PENDING */
       if (this.pending.length > MAX_PENDING) this.pending.splice(0, this.pending.length - MAX_PENDING);
+      // Tried again soon, also when no other request comes to start the timer.
+      if (!wait && !this.timer && !this.closed) this.timer = setTimeout(this.background, FLUSH_MS).unref();
+    } finally {
+      if (!wait && db.isOpen) db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     }
   }
 
