@@ -2,9 +2,11 @@
 // thread that runs it more than the rest of the journal put together: the statement, the WAL
 // pages at COMMIT, the pruning of the oldest rows, and the checkpoints that copy them into the
 // file (bench/journal.mjs, row (l)). A server whose lookups keep coming (journal.ts starts it
-// after a few flushes) hands their rows to a worker thread with a connection of its own, which
-// redacts them, makes their text (redact.ts) and inserts each batch in one transaction while
-// the event loop serves on.
+// after `backgroundAfter` flushes, when that option is given) hands their rows to a worker thread
+// with a connection of its own, which redacts them, makes their text (redact.ts) and inserts each
+// batch in one transaction while the event loop serves on. Off by default since lookups' runs are
+// packed (pack.ts): its commits, another connection's, cost the serving connection its memos and
+// page cache at every batch, more than the insert it saved (journal.ts).
 //
 // The rows cross as bytes in shared memory, two buffers in turn: the event loop appends a row's
 // values to one (`append`, a few copies of strings it already has), and `post` hands the full one
