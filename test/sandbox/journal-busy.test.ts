@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, expect, it, vi } from 'vitest';
-import { BUSY_TIMEOUT_MS } from '../../src/sandbox/db/connection.js';
 import { Store } from '../../src/sandbox/db/store.js';
 import { Journal } from '../../src/sandbox/journal/journal.js';
 
@@ -21,6 +20,7 @@ it("a lookup's row waits for a write lock held elsewhere without blocking, and i
   const journal = new Journal(store);
   const other = new DatabaseSync(path, { timeout: 0 });
   const rows = () => (other.prepare('SELECT count(*) AS n FROM journal').get() as { n: number }).n;
+  store.exec('PRAGMA busy_timeout = 7000'); // its own (a catalogue load over --url sets one): put back after
   const exec = vi.spyOn(store.db, 'exec');
   try {
     other.exec('BEGIN IMMEDIATE'); // the write lock, held as a catalogue load holds it
@@ -31,11 +31,12 @@ it("a lookup's row waits for a write lock held elsewhere without blocking, and i
     n.finish(200);
     // The timer's flush tried and gave up (had it waited for the lock, held by this very thread,
     // it would have blocked for the busy timeout and this would never be seen before it).
-    await vi.waitFor(() => expect(exec).toHaveBeenCalledWith(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`), {
+    await vi.waitFor(() => expect(exec).toHaveBeenCalledWith('PRAGMA busy_timeout = 7000'), {
       timeout: 5000,
       interval: 5,
     });
     expect(exec).toHaveBeenCalledWith('PRAGMA busy_timeout = 0');
+    expect(store.db.prepare('PRAGMA busy_timeout').get()).toEqual({ timeout: 7000 });
     other.exec('COMMIT');
     expect(rows()).toBe(0);
     // No other request comes: the flush tries again by itself.

@@ -11,8 +11,6 @@ import { attachBase, rewriteSharedWrite } from './overlay.js';
 
 /** Prepared statements kept per connection; dynamic SQL (search filters) beyond this is evicted oldest first. */
 const MAX_CACHED = 500;
-/** How long a statement waits for a lock another connection holds (the request journal's timer flush waits for none). */
-export const BUSY_TIMEOUT_MS = 10_000;
 
 // any: a row's columns are typed by the repo/ function that reads it (it casts the row to its row type)
 export type Row = Record<string, any>;
@@ -161,9 +159,9 @@ function openDatabase(path: string): DatabaseSync {
       }
     }
   }
-  const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
+  const db = new DatabaseSync(path, { timeout: 10_000 });
   try {
-    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.exec('PRAGMA busy_timeout = 10000');
     db.exec('PRAGMA schema_version');
   } catch (err) {
     // A file that is not a database (or a damaged one): say which file, and what to do.

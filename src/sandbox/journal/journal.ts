@@ -26,7 +26,6 @@
 // run on both at once, load 12-18, nproc 2). A flush by the timer does not wait for a database
 // another process holds: its rows wait for the next one.
 import type { SQLInputValue } from 'node:sqlite';
-import { BUSY_TIMEOUT_MS } from '../db/connection.js';
 import type { Store } from '../db/store.js';
 import { journalText, type PendingRow, type RowText } from './redact.js';
 import type { JournalWriter } from './writer.js';
@@ -154,8 +153,10 @@ export class Journal {
   private writeHere(wait = true): void {
     const db = this.store.db;
     if (!this.pending.length || !db.isOpen) return;
+    // The connection's own busy timeout, put back after (a catalogue load over --url sets its own).
+    const busyMs = wait ? undefined : (db.prepare('PRAGMA busy_timeout').get() as { timeout: number }).timeout;
     try {
-      if (!wait) db.exec('PRAGMA busy_timeout = 0');
+      if (busyMs !== undefined) db.exec('PRAGMA busy_timeout = 0');
       this.store.tx(() => this.insertPending());
     } catch {
       /* busy or full: the rows stay in memory for the next flush, up to MAX_PENDING */
@@ -163,7 +164,7 @@ export class Journal {
       // Tried again soon, also when no other request comes to start the timer.
       if (!wait && !this.timer && !this.closed) this.timer = setTimeout(this.background, FLUSH_MS).unref();
     } finally {
-      if (!wait && db.isOpen) db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      if (busyMs !== undefined && db.isOpen) db.exec(`PRAGMA busy_timeout = ${busyMs}`);
     }
   }
 
