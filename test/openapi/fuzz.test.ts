@@ -631,7 +631,7 @@ const TABLES = () =>
 /**
  * Wait until no book waits in the processing queue. A `book process` an earlier case made is
  * finished by the sandbox's worker on its next tick (25 ms at processDelayMs 0), or later when its
- * write met another writer (the journal's thread) and was put off: finishing it between a case's
+ * write met another writer (another connection) and was put off: finishing it between a case's
  * `before` and `after` looked like a refused request that changed the database (seen once under
  * load, on a codes request). A queue that never drains is a failure of its own.
  */

@@ -50,7 +50,7 @@ it("a lookup's row waits for a write lock held elsewhere without blocking, and i
 });
 
 it("the rows of lookups are this connection's own commits: what it read stays remembered across flushes", async () => {
-  // A worker thread writing them (writer.ts, `backgroundAfter`) committed as another connection:
+  // A worker thread writing them (tried, and removed for this) committed as another connection:
   // each of its flushes made this one drop its memos (the caller's account, the clock, a book's
   // answer) and read them again, a cost the journal put on every lookup after a flush.
   const path = join(dir, 'memo.db');

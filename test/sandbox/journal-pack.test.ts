@@ -1,7 +1,7 @@
 // Requests that differ only in their time share one journal row (src/sandbox/journal/pack.ts):
 // a run of the same lookup is one row. The journal still holds every request as before: each
 // with its own id (never reused) and times, listed, shown, filtered, followed, bounded and cleared
-// one by one, whether the event loop or the writer thread wrote the row.
+// one by one.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,28 +107,34 @@ describe('journal packing', () => {
     }
   });
 
-  it('packs the rows the writer thread writes too', async () => {
-    const { store, journal } = open('writer.db', { backgroundAfter: 0 });
+  it("shows, prunes and clears the answers an earlier version's writer thread kept once in journal_bodies", async () => {
+    // That thread (removed) wrote a lookup's answer once and rows naming it (response NULL,
+    // response_body its id); a database it wrote must still read whole.
+    const { store, journal } = open('bodies.db', { size: 40 });
     try {
       lookups(store, journal, 1);
-      for (let t = 0; t < 200 && !(journal as unknown as { writer?: unknown }).writer; t++) await tick(10);
-      expect((journal as unknown as { writer?: unknown }).writer).toBeDefined();
-      for (let round = 0; round < 3; round++) {
-        lookups(store, journal, 40);
-        await tick(30);
-      }
       journal.flush();
-      expect((journal as unknown as { writer?: { failed: boolean } }).writer?.failed).toBe(false);
-      const { requests, total } = listRequests(store, {});
-      expect(total).toBe(121);
-      // Ids are the order rows reach the file (a batch the writer is not ready for is written here):
-      // each request has one of its own; the list is in the order they came.
-      expect(requests.map((r) => r.id).sort((a, b) => a - b)).toEqual([...Array(121).keys()].map((i) => i + 1));
-      const ats = requests.map((r) => Date.parse(r.at));
-      expect([...ats].sort((a, b) => a - b)).toEqual(ats);
-      expect(rowCount(store)).toBeLessThan(10);
-      expect(JSON.stringify(requests)).not.toContain(SIGNATURE);
-      expect(getRequest(store, 100)?.response).toEqual(JSON.parse(ANSWER));
+      lookups(store, journal, 1, 404);
+      journal.flush();
+      const ids = listRequests(store, {}).requests.map((r) => r.id);
+      expect(ids).toHaveLength(2);
+      store.tx(() => {
+        store.run('INSERT INTO journal_bodies(id, text, last_id) VALUES (7, ?, ?)', ANSWER, ids[1]);
+        store.run('UPDATE journal SET response = NULL, response_body = 7');
+      });
+      expect(listRequests(store, {}).requests.map((r) => r.response)).toEqual([JSON.parse(ANSWER), JSON.parse(ANSWER)]);
+      expect(getRequest(store, ids[0])?.response).toEqual(JSON.parse(ANSWER));
+      const bodies = () => store.get<{ n: number }>('SELECT count(*) AS n FROM journal_bodies')!.n;
+      // Pruned once no row names it: 70 more requests past a journal of 40.
+      for (let round = 0; round < 70; round++) {
+        lookups(store, journal, 1, 200 + (round % 2));
+        journal.flush();
+      }
+      expect(listRequests(store, {}).requests.map((r) => r.id)).not.toContain(ids[1]);
+      expect(bodies()).toBe(0);
+      store.tx(() => store.run('INSERT INTO journal_bodies(id, text, last_id) VALUES (8, ?, ?)', ANSWER, 1e9));
+      expect(clearRequests(store)).toBeGreaterThan(0);
+      expect(bodies()).toBe(0);
     } finally {
       await journal.close();
       await store.close();

@@ -261,14 +261,6 @@ export class Turn extends Connection {
     if (this.reading) this.endRead();
   }
 
-  /**
-   * Commit the turn's group (if one is open) and end the read snapshot: what other connections
-   * (a writer thread's) committed is seen by the next read. Not inside a transaction of `tx`.
-   */
-  settle(): void {
-    if (this.depth === 0) this.settleForWrite();
-  }
-
   private committed(): void {
     if (this.checkpointer) this.checkpointer.committed();
     else if (++this.commits === BACKGROUND_CHECKPOINTS_AFTER) this.startCheckpointer();

@@ -120,7 +120,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   // directory for this server; remove them with it.
   const stop = async () => {
     clearInterval(worker.timer);
-    // The journal's writer thread (if one runs) writes what it was handed and closes its connection.
+    // The journal writes the rows it keeps in memory before the store closes.
     const journalEnded = core.journal?.close();
     const ended = store.close();
     cleanupKeyFiles(store);

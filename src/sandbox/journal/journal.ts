@@ -17,18 +17,16 @@
 // longer than MAX_BODY_CHARS are cut (the row says so). Requests that differ only in their
 // times (a lookup asked again and again) share one row (pack.ts).
 //
-// The rows of lookups are written on the event loop, not by the worker thread of writer.ts
-// (`backgroundAfter`, off by default). Since a run of repeats is one row (pack.ts), a flush is
-// one short transaction; the worker's commits, being another connection's, made this one drop
-// its memos (the caller's account, the clock, a book's answer text) and SQLite its whole page
-// cache at every flush, and the lookups after it read and serialised them again: with the
-// worker, the signed lookup cost 9-18% more CPU than with rows written here (bench/journal.mjs
-// run on both at once, load 12-18, nproc 2). A flush by the timer does not wait for a database
+// The rows of lookups are written on the event loop. Since a run of repeats is one row (pack.ts),
+// a flush is one short transaction. A worker thread writing them was tried and removed: its
+// commits, being another connection's, made this one drop its memos (the caller's account, the
+// clock, a book's answer text) and SQLite its whole page cache at every flush, and the lookups
+// after it read and serialised them again: with the worker, the signed lookup cost 9-18% more
+// CPU than with rows written here (bench/journal.mjs run on both at once, load 12-18, nproc 2). A flush by the timer does not wait for a database
 // another process holds: its rows wait for the next one.
 import type { SQLInputValue } from 'node:sqlite';
 import type { Store } from '../db/store.js';
 import { journalText, type PendingRow, type RowText } from './redact.js';
-import type { JournalWriter } from './writer.js';
 import { ensureJournalTable, INSERT, PACK_MAX, packRows, pruneJournal, TAKE_IDS } from './pack.js';
 import { changesOf, type Writes } from './changes.js';
 
@@ -45,8 +43,6 @@ export interface JournalOptions {
   size?: number;
   /** Redact redemption codes too (`sandbox serve --redact-codes`). */
   redactCodes?: boolean;
-  /** Flushes before the rows of lookups are written from a worker thread (writer.ts; 0: at the first). Default: never. */
-  backgroundAfter?: number;
 }
 
 /** The journal of one server process; `start` makes the note of one request. */
@@ -57,9 +53,6 @@ export class Journal {
   private inserted = 0;
   private pending: PendingRow[] = [];
   private timer?: NodeJS.Timeout;
-  /** Flushes left before the writer thread starts (none for a database in memory). */
-  private untilBackground: number;
-  private writer?: JournalWriter;
   private closed = false;
 
   /** The headers of the last request and their JSON (`headersText`). */
@@ -72,8 +65,6 @@ export class Journal {
     this.size = Math.max(1, Math.floor(opts.size ?? DEFAULT_JOURNAL_SIZE));
     this.codes = !!opts.redactCodes;
     this.text = journalText(this.codes);
-    this.untilBackground =
-      store.path === ':memory:' || opts.backgroundAfter === undefined ? Infinity : Math.max(0, opts.backgroundAfter);
     ensureJournalTable(store);
   }
 
@@ -91,11 +82,6 @@ export class Journal {
   write(n: RequestNote, status: number): void {
     const wrote = n.writes !== undefined && (n.writes.inserted.size > 0 || n.writes.updated.size > 0);
     const row = this.row(n, status, wrote);
-    // A lookup's row to the writer thread's next batch when it runs (else, or when it has no room, kept here).
-    if (!wrote && this.writer?.append(row)) {
-      if (!this.timer) this.timer = setTimeout(this.background, FLUSH_MS).unref();
-      return;
-    }
     this.pending.push(row);
     if (wrote || this.pending.length >= MAX_PENDING) {
       const store = this.store;
@@ -116,32 +102,17 @@ export class Journal {
     else if (this.pending.length) this.insertPending();
   };
 
-  /** The timer's flush: the writer thread's batch handed over (it is started here after a few flushes); rows kept here written. */
+  /** The timer's flush: the rows kept in memory written, unless another connection holds the write lock. */
   private readonly background = (): void => {
     this.timer = undefined;
-    if (this.writer?.failed) this.takeBack();
-    else if (!this.writer && --this.untilBackground < 0 && !this.closed) this.startWriter();
-    this.writer?.post();
     this.writeHere(false);
   };
 
-  /**
-   * Write the rows kept in memory now (in their own transaction, or the open group's), after
-   * the writer thread has written what it was handed: from here on this connection reads them.
-   */
+  /** Write the rows kept in memory now (in their own transaction, or the open group's). */
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (!this.store.db.isOpen) return;
-    const writer = this.writer;
-    if (writer) {
-      writer.post();
-      // The writer needs the write lock: this connection's open group commits first. A read
-      // snapshot begun before the writer's commits ends, so that they are seen.
-      this.store.settle();
-      if (!this.store.db.isTransaction) writer.wait();
-      if (writer.failed) this.takeBack();
-    }
     this.writeHere();
   }
 
@@ -168,45 +139,11 @@ export class Journal {
     }
   }
 
-  /** Write what is kept in memory and end the writer thread (if one runs); resolves once it has ended. */
+  /** Write what is kept in memory; no timer is started after. */
   close(): Promise<void> {
     this.flush();
     this.closed = true;
-    const writer = this.writer;
-    if (!writer) return Promise.resolve();
-    return writer.stop();
-  }
-
-  /** Start the writer thread (its module loaded now: only a busy server needs it). */
-  private startWriter(): void {
-    this.untilBackground = Infinity;
-    import('./writer.js')
-      .then(({ JournalWriter }) => {
-        if (this.closed || !this.store.db.isOpen) return;
-        this.writer = new JournalWriter(this.store.path, {
-          insert: INSERT,
-          takeIds: TAKE_IDS,
-          codes: this.codes,
-          size: this.size,
-          pruneEvery: PRUNE_EVERY,
-          max: MAX_PENDING,
-          fields: 16,
-          packMax: PACK_MAX,
-        });
-      })
-      .catch(() => {
-        /* no worker threads here: the rows are written on this thread */
-      });
-  }
-
-  /** The writer thread failed: its unwritten rows come back (before the ones kept since), and this thread writes from now on. */
-  private takeBack(): void {
-    const writer = this.writer;
-    if (!writer) return;
-    this.writer = undefined;
-    this.untilBackground = Infinity;
-    this.pending = [...writer.takeBack(), ...this.pending];
-    void writer.stop();
+    return Promise.resolve();
   }
 
   private insertPending(): void {
@@ -229,8 +166,8 @@ export class Journal {
 
   /**
    * The JSON of a request's headers: the last request's text again when its headers are the same,
-   * in the same order (a client sends the same ones every time), which also lets the writer
-   * thread see a repeat at once (writer.ts).
+   * in the same order (a client sends the same ones every time), which also lets packRows see a
+   * repeat at once.
    */
   private headersText(h: Record<string, string>): string {
     const last = this.lastHeaders;
@@ -253,7 +190,7 @@ export class Journal {
   /**
    * A request's row, its text columns not made yet: what this thread does for each request is
    * to take what it has (no copy, no redaction, no JSON); the rest is done when the row is
-   * written, by the writer thread for a lookup once it runs. What the request changed is read
+   * written (a lookup's with the next flush). What the request changed is read
    * now (it needs the database, in the request's turn).
    */
   private row(n: RequestNote, status: number, wrote: boolean): PendingRow {

@@ -9,8 +9,7 @@
 // numbers exactly, without a text form to make per request). query.ts unpacks them: every
 // request is listed, shown and counted as before, with its own id and times.
 //
-// The journal's tables are made here too. `packRows` and `pruneJournal` refer to nothing outside
-// their bodies: the writer thread (writer.ts) runs their source as well.
+// The journal's tables are made here too.
 import type { Store } from '../db/store.js';
 import type { PendingRow } from './redact.js';
 
@@ -38,8 +37,9 @@ const DDL = `CREATE TABLE IF NOT EXISTS journal (
 
 /**
  * Answers that many rows share (a lookup asked again and again): kept once, and a row whose
- * `response` is NULL names its body in `response_body` (writer.ts). `last_id` is the newest row
- * naming it: a body goes when the rows up to it are dropped.
+ * `response` is NULL names its body in `response_body`. `last_id` is the newest row naming it: a
+ * body goes when the rows up to it are dropped. Only the journal's writer thread of earlier
+ * versions wrote such rows (it was removed); a database it wrote is still read and pruned.
  */
 const BODIES_DDL = `CREATE TABLE IF NOT EXISTS journal_bodies (id INTEGER PRIMARY KEY, text TEXT NOT NULL, last_id INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS journal_bodies_by_last ON journal_bodies(last_id)`;
@@ -116,7 +116,7 @@ export function unpackTimes(pack: Uint8Array): number[][] {
   return out;
 }
 
-/** What `pruneJournal` runs its statements with (a Store, or the writer thread's connection). */
+/** What `pruneJournal` runs its statements with (a Store). */
 export interface JournalSql {
   run(sql: string, ...params: Array<number | string | null | Uint8Array>): unknown;
   get(sql: string, ...params: Array<number | string | null>): Record<string, unknown> | undefined;

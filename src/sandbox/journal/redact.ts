@@ -3,19 +3,15 @@
 // body field at any depth, a header, a reader or cart token in a path or a link). Redemption
 // codes are sandbox codes and stay readable, unless the server runs with --redact-codes.
 //
-// `journalText` makes the text columns of a journal row (`rowText`) from three functions that
-// refer to nothing outside their bodies (the marks of a secret, the redaction, the row's text):
-// journal.ts calls them, and the journal's writer thread (writer.ts) runs their source
-// (`journalTextSource`), so that the rows of lookups are redacted and serialised there, off the
-// event loop.
+// `journalText` makes the text columns of a journal row (`rowText`) from three functions (the
+// marks of a secret, the redaction, the row's text); journal.ts calls them when it writes rows.
 
 /**
- * A request's row before its text columns are made (`rowText`, on this thread or the writer's):
+ * A request's row before its text columns are made (`rowText`, when the row is written):
  * at, sandbox_at, method, auth, account, status, duration_ms, endpoint, changes, emails
  * (INSERT's first ten values), then what the text is made from, as it came: the URL, the
  * headers (JSON), the `request` text as sent or the payload (JSON: a form's fields, a control
  * route's body), the answer's JSON text as sent or the answer (JSON) when there is no such text.
- * Numbers, text and nulls only: it crosses to the writer thread as bytes (writer.ts).
  */
 export type PendingRow = [
   number,
@@ -326,13 +322,4 @@ export function journalText(codes: boolean): { rowText(p: PendingRow): RowText }
   const m = secretMarks();
   const r = redaction(m);
   return rowTexts({ ...r, ...textRedaction(m, r.redactString) }, codes);
-}
-
-/** `journalText` as the source of a function expression, for the writer thread (writer.ts). */
-export function journalTextSource(): string {
-  return `((codes) => {
-    const m = (${secretMarks.toString()})();
-    const r = (${redaction.toString()})(m);
-    return (${rowTexts.toString()})({ ...r, ...(${textRedaction.toString()})(m, r.redactString) }, codes);
-  })`;
 }
