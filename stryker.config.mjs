@@ -128,10 +128,11 @@ export const GROUPS = {
   },
   'api-verify': {
     // Believe only a verified answer: the shape checks of each endpoint's answer.
-    mutate: ['src/api/verify.ts'],
+    mutate: ['src/api/verify.ts', 'src/api/asked.ts'],
     // The commands' tests through the stub: redirects, web pages, a write's unknown outcome, the raw call.
     tests: [
       'test/foundation/verify.test.ts',
+      'test/commands/answer-asked.test.ts',
       'test/foundation/client.test.ts',
       'test/commands/verified-answers.test.ts',
       'test/commands/api-verified.test.ts',

@@ -8,6 +8,7 @@
 import type { Endpoint } from '../spec/endpoints.js';
 import type { Schema } from '../spec/json-schema.js';
 import { CHECKED_BY_CALLER as CHECKED, NOT_SHOWN as NOT_SHOWN_NAMES, USED } from '../spec/verified.js';
+import { askedProblem } from './asked.js';
 import { UnverifiedAnswer } from './errors.js';
 
 export { USED };
@@ -297,8 +298,9 @@ export function verifyAnswer(ep: Endpoint, res: AnswerFacts, base: string): 'don
         ? undefined
         : answerProblem(ep, res.format, res.body)
       : `status ${res.status} is not a success`;
-  if (problem === undefined) return 'done';
-  throw unverified(res, write, problem);
+  const wrong = problem ?? askedProblem(ep, res.request.url, res.body);
+  if (wrong === undefined) return 'done';
+  throw unverified(res, write, wrong);
 }
 
 /**

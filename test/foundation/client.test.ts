@@ -62,7 +62,8 @@ const WIRE_OK = {
 
 describe('requests on the wire', () => {
   it('GET: signature over the username, auth headers, path encoded, trailing slash kept', async () => {
-    srv.respond((_q, res) => json(res, 200, WIRE_OK));
+    // The user asked for (src/api/asked.ts: a lookup's answer must be about what was asked).
+    srv.respond((_q, res) => json(res, 200, { ...WIRE_OK, user: { username: USER, email: 'a/b c@example.com' } }));
     const c = client();
     const res = await c.call('user.email', { params: { email: 'a/b c@example.com' } });
     await c.close();
