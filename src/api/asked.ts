@@ -50,11 +50,13 @@ function askedIn(template: string, url: string): string | undefined {
   const at = path.lastIndexOf(before);
   if (at < 0 || !path.endsWith(after)) return undefined;
   const raw = path.slice(at + before.length, path.length - after.length);
+  let asked: string | undefined;
   try {
-    return decodeURIComponent(raw);
+    asked = decodeURIComponent(raw);
   } catch {
-    return undefined;
+    // A malformed escape: nothing to compare with.
   }
+  return asked;
 }
 
 /**

@@ -47,7 +47,7 @@ describe('book get: the answer is the book asked for', () => {
       const http = new StubRegistry().on('GET', `/v1/book/isbn/${asked}/`, ok({ book: book(HASH, ids) }));
       const r = await cli(http, ['book', 'get', '--isbn', asked, '--json']);
       expect(r.code, `${asked} ${JSON.stringify(ids)}: ${r.stderr}`).toBe(code);
-      if (code) expect(r.stderr).toMatch(new RegExp(`not the one whose isbn is ${asked}`));
+      if (code) expect(r.stderr).toMatch(new RegExp(`another book, not the one whose isbn is ${asked}`));
       else expect(stdoutJson(r).book.hash_id).toBe(HASH);
     }
   });
@@ -85,5 +85,41 @@ describe('askedProblem', () => {
     expect(askedProblem(ep, 'https://h.test/v1/book/%E0%A4%A/', { book: book(OTHER, {}) })).toBeUndefined();
     expect(askedProblem(ep, 'not a url', { book: book(OTHER, {}) })).toBeUndefined();
     expect(askedProblem(ep, `https://h.test/v1/book/${HASH}/`, 'text')).toBeUndefined();
+  });
+
+  it('an answer without the book or user, or its identifiers, is about another one (never an error of its own)', () => {
+    const url = (ep: string, v: string) => `https://h.test${lookupEndpoint(ep).path.replace(/\{[a-z_]+\}/, v)}`;
+    for (const [ep, v, body] of [
+      ['book.get', HASH, {}],
+      ['book.isbn', '9781614001379', {}],
+      ['book.sku', 'STB-1', {}],
+      ['book.sku', 'STB-1', { book: {} }],
+      ['book.get', HASH, { book: { hash_id: 7 } }],
+      ['user.get', USER, {}],
+      ['user.email', 'a@b.c', {}],
+    ] as const)
+      expect(askedProblem(lookupEndpoint(ep), url(ep, v), body), `${ep} ${JSON.stringify(body)}`).toMatch(
+        ep.startsWith('book')
+          ? /^it is about another book, not the one whose/
+          : /^it is about another user, not the one/,
+      );
+  });
+
+  it('ISBN keys: an ISBN-10 ending in X, and values that are no ISBN compared as they are', () => {
+    const ep = lookupEndpoint('book.isbn');
+    const ask = (v: string, ids: Record<string, unknown>) =>
+      askedProblem(ep, `https://h.test/v1/book/isbn/${v}/`, { book: book(HASH, ids) });
+    expect(ask('080442957X', { isbn13: '9780804429573' })).toBeUndefined();
+    expect(ask('080442957X', { isbn10: '080442957x' })).toBeUndefined();
+    // Fourteen digits are no ISBN-13: not cut to one.
+    expect(ask('97816140013799', { isbn13: '9781614001379' })).toMatch(/another book/);
+    expect(ask('97816140013791', { isbn13: '97816140013799' })).toMatch(/another book/);
+    expect(ask('x9781614001300', { isbn13: 'x9781614001379' })).toMatch(/another book/);
+    expect(ask('x9781614001379', { isbn13: 'x9781614001379' })).toBeUndefined();
+  });
+
+  it('a path that does not end as the template does (no trailing slash) is not read', () => {
+    const ep = lookupEndpoint('book.get');
+    expect(askedProblem(ep, `https://h.test/v1/book/${OTHER}`, { book: book(HASH, {}) })).toBeUndefined();
   });
 });
