@@ -42,6 +42,8 @@ export const GROUPS = {
     tests: [
       'test/output/text.test.ts',
       'test/output/width-fallback.test.ts',
+      // grouped(): counts by thousands without ICU, against toLocaleString.
+      'test/output/grouped.test.ts',
       'test/output/layout.test.ts',
       'test/output/cells.test.ts',
       'test/output/field-paths.test.ts',
