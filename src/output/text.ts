@@ -307,7 +307,6 @@ export function plural(n: number, word: string, words = `${word}s`): string {
  */
 export function grouped(n: number): string {
   if (!Number.isSafeInteger(n) || Object.is(n, -0)) return n.toLocaleString('en-US');
-  // Stryker disable next-line EqualityOperator: equivalent, `n <= 0` differs only at 0, and String(-0) is '0'
   const digits = String(n < 0 ? -n : n);
   let out = digits.slice(0, digits.length % 3 || 3);
   for (let i = out.length; i < digits.length; i += 3) out += ',' + digits.slice(i, i + 3);
