@@ -88,6 +88,8 @@ export const GROUPS = {
       'test/sandbox/pages.test.ts',
       // The order's answer built from the rows as inserted, read back only after another connection's commit.
       'test/sandbox/order-cost.test.ts',
+      // An order in JPY listed with its totals in yen (orders.ts currencyOf); a sandbox served in-process.
+      'test/sandbox/currency-search.test.ts',
       // Not robustness.test.ts: it tests what this group does not mutate (the payload checks of
       // validate.ts, the faults, the HTTP layer), at 21 s a run, through every signature check and
       // handler; a mutant here that survived the files above paid for it whole. Not
