@@ -290,25 +290,16 @@ function profileText(scope: string, texts: Array<[IdKind, string]>): string {
 }
 
 /**
- * A profile's file, as appendLines reads (not through a link, never blocking on a FIFO; the
- * Node functions a request has run already): undefined when missing, not a regular file or longer
- * than a profile's file is (then it is replaced: a rename never writes through a link).
+ * A profile's file (readTextSync: never through a link, never blocking on a FIFO): undefined when
+ * missing, unreadable, not a regular file or longer than a profile's file is (then it is replaced:
+ * a rename never writes through a link).
  */
 function readProfile(path: string): string | undefined {
-  const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
-  let fd: number;
   try {
-    fd = openSync(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    const text = readTextSync(path);
+    return text !== undefined && text.length < 128 ? text : undefined;
   } catch {
     return undefined;
-  }
-  try {
-    if (!fstatSync(fd).isFile()) return undefined;
-    const buf = Buffer.allocUnsafe(128);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    return n < buf.length ? buf.toString('utf8', 0, n) : undefined;
-  } finally {
-    closeSync(fd);
   }
 }
 
