@@ -18,7 +18,7 @@ export function bulkOptions(what: string, input?: string) {
     ),
     option(
       '--resume',
-      `continue the interrupted job of --results FILE, given the same ${input ?? 'input'} (checked): only what has no final result is sent`,
+      `continue the interrupted job of --results FILE, given the same ${input ?? 'input'} (checked): only what has no final result is sent (no FILE yet: the job starts)`,
     ),
     option('--restart', 'abandon the interrupted job of --results FILE (kept as *.abandoned-*) and start over'),
     CONCURRENCY,

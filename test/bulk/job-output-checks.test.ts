@@ -5,7 +5,7 @@
 // jobs are in engine.test.ts; these take milliseconds (`npm run mutate` runs them first).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Context } from '../../src/context.js';
@@ -83,6 +83,27 @@ describe('checkPath: FILE is a regular file or nothing, in a directory that exis
     for (const name of ['to-file', 'to-dir', 'dangling'])
       expect(await usageMessage(() => checkPath(fileAt(join(dir, name)), nodeFs))).toBe(aLink.replace('DIR', dir));
   });
+
+  it(
+    'a descriptor of its own redirected to a file (`--out /dev/stdout > x.csv`): named as such, not as a planted link',
+    QUICK,
+    async () => {
+      const own =
+        "--out out/codes.csv is one of this command's own descriptors, here a file the shell opened; a job needs a file it can resume, with its journal beside it. " +
+        "Give the file's own path as --out, or leave out --out to print the results. Nothing was written.";
+      const file = join(dir, 'file.csv');
+      const fd = openSync(file, 'r');
+      try {
+        for (const path of [`/dev/fd/${fd}`, `/proc/self/fd/${fd}`, `/proc/${process.pid}/fd/${fd}`])
+          expect(await usageMessage(() => checkPath(fileAt(path), nodeFs))).toBe(own);
+      } finally {
+        closeSync(fd);
+      }
+      // The same kind of link anywhere else is still a link that may have been planted.
+      symlinkSync(`/proc/self/fd/0`, join(dir, 'fd-0'));
+      expect(await usageMessage(() => checkPath(fileAt(join(dir, 'fd-0')), nodeFs))).not.toContain('descriptors');
+    },
+  );
 
   it('a directory: give a file path', QUICK, async () => {
     expect(await usageMessage(() => checkPath(fileAt(join(dir, 'sub')), nodeFs))).toBe(

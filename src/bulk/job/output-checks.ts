@@ -14,6 +14,9 @@ import type { JobFile, JobSpec } from './types.js';
  * refused. A pipe, a terminal, /dev/stdout: the job's file is cut back and re-read on --resume, and
  * its journal and lock go beside it; print to stdout by leaving the flag out instead.
  */
+/** The names of the process's own descriptors: /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N. */
+const DESCRIPTOR = /^\/dev\/(?:stdout|stderr|stdin|fd\/\d+)$|^\/proc\/(?:self|\d+)\/fd\/\d+$/;
+
 export async function checkPath(file: JobFile, fs: Fs): Promise<void> {
   const dir = dirname(file.path);
   try {
@@ -30,6 +33,13 @@ export async function checkPath(file: JobFile, fs: Fs): Promise<void> {
   if (kind === 'other' || (target && !target.isFile() && !target.isDirectory()))
     throw usageError(
       `${file.flag} ${file.display} is not a regular file (a pipe or a device); a job's file must be one it can resume. To print the results, leave out ${file.flag}.`,
+    );
+  // `--out /dev/stdout > results.csv`: the link leads to the file the shell opened. Say what it
+  // is, not that it may be planted, and how to get the job's file.
+  if (kind === 'link' && DESCRIPTOR.test(file.path))
+    throw usageError(
+      `${file.flag} ${file.display} is one of this command's own descriptors, here a file the shell opened; a job needs a file it can resume, with its journal beside it. ` +
+        `Give the file's own path as ${file.flag}, or leave out ${file.flag} to print the results. Nothing was written.`,
     );
   if (kind === 'link')
     throw usageError(

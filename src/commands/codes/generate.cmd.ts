@@ -39,7 +39,10 @@ export const generate = verb({
     option('--batch-size <n>', "codes per request, 1 to 1000 (the service's maximum per request)", { default: '1000' }),
     CONCURRENCY,
     option('--out <file>', 'write the codes to FILE (CSV unless -o ndjson|json); makes the job resumable'),
-    option('--resume', 'continue an interrupted job that wrote to --out FILE: generate exactly the remainder'),
+    option(
+      '--resume',
+      'continue an interrupted job that wrote to --out FILE: generate exactly the remainder (no FILE yet: the job starts, so a script may always pass --resume)',
+    ),
     option(
       '--restart',
       'abandon the interrupted job of --out FILE (the file is kept, renamed *.abandoned-*) and start over',
