@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Context } from '../../src/context.js';
 import { CliError, ExitCode } from '../../src/errors.js';
 import type { Journal, JournalHeader, JobService } from '../../src/bulk/job/journal.js';
@@ -99,7 +99,23 @@ describe('checkPath: FILE is a regular file or nothing, in a directory that exis
       } finally {
         closeSync(fd);
       }
-      // The same kind of link anywhere else is still a link that may have been planted.
+      // The same names anywhere else, or a path through a descriptor, are still links that may have been planted.
+      const dirFd = openSync(dir, 'r');
+      try {
+        for (const name of ['dev/stdout', 'proc/self/fd/3']) {
+          mkdirSync(join(dir, name, '..'), { recursive: true });
+          symlinkSync(file, join(dir, name));
+        }
+        for (const path of [
+          join(dir, 'dev/stdout'),
+          join(dir, 'proc/self/fd/3'),
+          `/dev/fd/${dirFd}/to-file`,
+          `/proc/self/fd/${dirFd}/to-file`,
+        ])
+          expect(await usageMessage(() => checkPath(fileAt(path), nodeFs))).toBe(aLink.replace('DIR', dirname(path)));
+      } finally {
+        closeSync(dirFd);
+      }
       symlinkSync(`/proc/self/fd/0`, join(dir, 'fd-0'));
       expect(await usageMessage(() => checkPath(fileAt(join(dir, 'fd-0')), nodeFs))).not.toContain('descriptors');
     },
