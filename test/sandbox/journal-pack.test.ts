@@ -5,7 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Store } from '../../src/sandbox/db/store.js';
 import { Journal } from '../../src/sandbox/journal/journal.js';
 import { clearRequests, getRequest, lastRequestId, listRequests } from '../../src/sandbox/journal/query.js';
@@ -136,6 +137,44 @@ describe('journal packing', () => {
       expect(clearRequests(store)).toBeGreaterThan(0);
       expect(bodies()).toBe(0);
     } finally {
+      await journal.close();
+      await store.close();
+    }
+  });
+
+  it('keeps the newest 500 requests, each with its own times, while the database stays busy', async () => {
+    // A run's times are kept in one buffer (PendingRuns): it grows past its first size while the
+    // rows cannot be written, and the oldest requests go, a run cut at its start, when the timer's
+    // flush finds the write lock held elsewhere. What is written once it is free is exactly the
+    // newest 500 requests, in order, each listed with the time it came.
+    const { store, journal } = open('busy.db');
+    const other = new DatabaseSync(join(dir, 'busy.db'), { timeout: 0 });
+    store.exec('PRAGMA busy_timeout = 0');
+    const exec = vi.spyOn(store.db, 'exec');
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      const came = [
+        ...lookups(store, journal, 350),
+        ...lookups(store, journal, 1, 404),
+        ...lookups(store, journal, 349),
+      ];
+      await vi.waitFor(() => expect(exec).toHaveBeenCalledWith('PRAGMA busy_timeout = 0'), {
+        timeout: 5000,
+        interval: 5,
+      });
+      other.exec('COMMIT');
+      await vi.waitFor(() => expect(rowCount(store)).toBeGreaterThan(0), { timeout: 5000, interval: 5 });
+      const { requests, total } = listRequests(store, {});
+      expect(total).toBe(500);
+      expect(requests.map((r) => Date.parse(r.at))).toEqual(came.slice(-500).map((at) => Math.floor(at)));
+      expect(requests.map((r) => r.status)).toEqual([...Array(500)].map((_, i) => (i === 150 ? 404 : 200)));
+      expect(requests.map((r) => r.id)).toEqual(requests.map((_, i) => requests[0].id + i));
+      expect(rowCount(store)).toBe(3);
+      // The cut run's row says when its first kept request came (SQL filters read it before unpacking).
+      expect(store.get<{ at: number }>('SELECT at FROM journal ORDER BY id LIMIT 1')!.at).toBe(came[came.length - 500]);
+    } finally {
+      if (other.isTransaction) other.exec('ROLLBACK');
+      other.close();
       await journal.close();
       await store.close();
     }

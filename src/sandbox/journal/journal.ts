@@ -27,7 +27,7 @@
 import type { SQLInputValue } from 'node:sqlite';
 import type { Store } from '../db/store.js';
 import { journalText, type PendingRow, type RowText } from './redact.js';
-import { ensureJournalTable, INSERT, PACK_MAX, packRows, pruneJournal, TAKE_IDS } from './pack.js';
+import { ensureJournalTable, INSERT, PACK_MAX, PendingRuns, pruneJournal, TAKE_IDS } from './pack.js';
 import { changesOf, type Writes } from './changes.js';
 
 const DEFAULT_JOURNAL_SIZE = 10_000;
@@ -51,7 +51,7 @@ export class Journal {
   private readonly codes: boolean;
   private readonly text: ReturnType<typeof journalText>;
   private inserted = 0;
-  private pending: PendingRow[] = [];
+  private readonly pending = new PendingRuns();
   private timer?: NodeJS.Timeout;
   private closed = false;
 
@@ -81,9 +81,8 @@ export class Journal {
    */
   write(n: RequestNote, status: number): void {
     const wrote = n.writes !== undefined && (n.writes.inserted.size > 0 || n.writes.updated.size > 0);
-    const row = this.row(n, status, wrote);
-    this.pending.push(row);
-    if (wrote || this.pending.length >= MAX_PENDING) {
+    this.keep(n, status, wrote);
+    if (wrote || this.pending.requests >= MAX_PENDING) {
       const store = this.store;
       // No group open (a control route's write, committed before its answer): a group of its own.
       if (!store.atGroupCommit(this.atGroupCommit)) store.serve(() => store.tx(() => this.insertPending()));
@@ -98,8 +97,8 @@ export class Journal {
    * (`failed`) undid its requests' writes: their rows, and any written with them, go as well.
    */
   private readonly atGroupCommit = (failed?: unknown): void => {
-    if (failed !== undefined) this.pending = [];
-    else if (this.pending.length) this.insertPending();
+    if (failed !== undefined) this.pending.clear();
+    else if (this.pending.requests) this.insertPending();
   };
 
   /** The timer's flush: the rows kept in memory written, unless another connection holds the write lock. */
@@ -123,7 +122,7 @@ export class Journal {
    */
   private writeHere(wait = true): void {
     const db = this.store.db;
-    if (!this.pending.length || !db.isOpen) return;
+    if (!this.pending.requests || !db.isOpen) return;
     // The connection's own busy timeout, put back after (a catalogue load over --url sets its own).
     const busyMs = wait ? undefined : (db.prepare('PRAGMA busy_timeout').get() as { timeout: number }).timeout;
     try {
@@ -131,7 +130,7 @@ export class Journal {
       this.store.tx(() => this.insertPending());
     } catch {
       /* busy or full: the rows stay in memory for the next flush, up to MAX_PENDING */
-      if (this.pending.length > MAX_PENDING) this.pending.splice(0, this.pending.length - MAX_PENDING);
+      this.pending.keepNewest(MAX_PENDING);
       // Tried again soon, also when no other request comes to start the timer.
       if (!wait && !this.timer && !this.closed) this.timer = setTimeout(this.background, FLUSH_MS).unref();
     } finally {
@@ -148,25 +147,31 @@ export class Journal {
 
   private insertPending(): void {
     const store = this.store;
-    const rows = this.pending;
-    this.pending = [];
+    const runs = this.pending.packed();
+    const requests = this.pending.requests;
     let last = 0;
-    for (const { row, n, times } of packRows(rows, PACK_MAX)) {
-      const text = rowTextOf(this.text, row);
-      if (!text) continue;
-      const params = [...(row.slice(0, 10) as SQLInputValue[]), ...text, null, n > 1 ? n : null, times];
-      last = store.run(INSERT, ...params).lastInsertRowid + n - 1;
-      if (n > 1) store.run(TAKE_IDS, last);
+    try {
+      for (const { row, n, times } of runs) {
+        const text = rowTextOf(this.text, row);
+        if (!text) continue;
+        const params = [...(row.slice(0, 10) as SQLInputValue[]), ...text, null, n > 1 ? n : null, times];
+        params[2] = row[2].slice(0, 16); // the method as sent, cut
+        last = store.run(INSERT, ...params).lastInsertRowid + n - 1;
+        if (n > 1) store.run(TAKE_IDS, last);
+      }
+    } finally {
+      // Written or not (a failed write's transaction is undone: its rows are not kept for another try).
+      this.pending.clear();
     }
     const before = this.inserted;
-    this.inserted += rows.length;
+    this.inserted += requests;
     if (last && (before === 0 || Math.floor(before / PRUNE_EVERY) !== Math.floor(this.inserted / PRUNE_EVERY)))
       pruneJournal(store, last - this.size, PACK_MAX);
   }
 
   /**
    * The JSON of a request's headers: the last request's text again when its headers are the same,
-   * in the same order (a client sends the same ones every time), which also lets packRows see a
+   * in the same order (a client sends the same ones every time), which also lets `keep` see a
    * repeat at once.
    */
   private headersText(h: Record<string, string>): string {
@@ -188,33 +193,67 @@ export class Journal {
   }
 
   /**
-   * A request's row, its text columns not made yet: what this thread does for each request is
-   * to take what it has (no copy, no redaction, no JSON); the rest is done when the row is
-   * written (a lookup's with the next flush). What the request changed is read
-   * now (it needs the database, in the request's turn).
+   * Keep a request in memory until it is written: a request equal to the one before but for its
+   * times (a lookup asked again and again) adds only its times to that one's run; any other is
+   * a row of its own, its text columns not made yet. What this thread does for each request is
+   * to take what it has (no copy, no redaction, no JSON of an answer it has the text of); the
+   * rest is done once per run when it is written (a lookup's with the next flush). What the
+   * request changed is read now (it needs the database, in the request's turn).
    */
-  private row(n: RequestNote, status: number, wrote: boolean): PendingRow {
+  private keep(n: RequestNote, status: number, wrote: boolean): void {
     const store = this.store;
     const changes = wrote && n.writes ? changesOf(store, n.writes, n.endpoint, n.response) : undefined;
     const emails = wrote ? n.writes?.inserted.get('outbox') : undefined;
-    return [
-      n.at,
-      n.sandboxAt ?? n.at + store.clockOffset(),
-      n.method.slice(0, 16),
-      n.auth,
-      n.account ?? null,
-      status,
-      Math.round((performance.now() - n.started) * 1000) / 1000,
-      n.endpoint ?? null,
-      changes ? JSON.stringify(changes) : null,
-      emails?.length ? JSON.stringify(emails) : null,
-      n.rawUrl,
-      this.headersText(n.headers),
-      n.requestText ?? null,
-      n.requestText === undefined && n.request !== undefined ? JSON.stringify(n.request) : null,
-      n.responseText ?? null,
-      n.responseText === undefined && n.response !== undefined ? (JSON.stringify(n.response) ?? null) : null,
-    ];
+    const changesText = changes ? JSON.stringify(changes) : null;
+    const emailsText = emails?.length ? JSON.stringify(emails) : null;
+    const at = n.at;
+    const sandboxAt = n.sandboxAt ?? at + store.clockOffset();
+    const duration = Math.round((performance.now() - n.started) * 1000) / 1000;
+    const headers = this.headersText(n.headers);
+    const account = n.account ?? null;
+    const endpoint = n.endpoint ?? null;
+    const requestText = n.requestText ?? null;
+    const requestJson = n.requestText === undefined && n.request !== undefined ? JSON.stringify(n.request) : null;
+    const responseText = n.responseText ?? null;
+    const responseJson =
+      n.responseText === undefined && n.response !== undefined ? (JSON.stringify(n.response) ?? null) : null;
+    const r = this.pending.last();
+    if (
+      r !== undefined &&
+      r[10] === n.rawUrl &&
+      r[11] === headers &&
+      r[14] === responseText &&
+      r[5] === status &&
+      r[2] === n.method &&
+      r[3] === n.auth &&
+      r[4] === account &&
+      r[7] === endpoint &&
+      r[8] === changesText &&
+      r[9] === emailsText &&
+      r[12] === requestText &&
+      r[13] === requestJson &&
+      r[15] === responseJson
+    )
+      this.pending.repeat(at, sandboxAt, duration);
+    else
+      this.pending.add([
+        at,
+        sandboxAt,
+        n.method,
+        n.auth,
+        account,
+        status,
+        duration,
+        endpoint,
+        changesText,
+        emailsText,
+        n.rawUrl,
+        headers,
+        requestText,
+        requestJson,
+        responseText,
+        responseJson,
+      ]);
   }
 }
 

@@ -71,40 +71,112 @@ export function ensureJournalTable(store: Store): void {
 /** Requests in one packed row at most (query.ts looks this far back for a request's row). */
 export const PACK_MAX = 1000;
 
+/** True where a Float64Array's bytes are already the pack's (little-endian doubles): its bytes are written as they are. */
+const LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
+
+/**
+ * The requests kept in memory until they are written, as runs: consecutive requests equal but for
+ * their times (a row's values 0, 1 and 6: at, sandbox_at, duration_ms) are one run, of at most
+ * PACK_MAX requests. A request that repeats the last one (`repeat`) costs three numbers written
+ * into one buffer that every run shares and that is used again after each write: no row, no
+ * object, nothing for the garbage collector; the run's `pack` is a view of that buffer's bytes.
+ */
+export class PendingRuns {
+  /** Each run: its first request's row, how many requests, and where its times start in `times` (a request's index). */
+  runs: Array<{ row: PendingRow; n: number; first: number }> = [];
+  /** Requests kept (over every run). */
+  requests = 0;
+  /** [at, sandbox_at, duration_ms] of each request kept, in order; `used` of them. */
+  private times = new Float64Array(3 * 512);
+  private used = 0;
+
+  /** The row of the last run, when one more request can still join it. */
+  last(): PendingRow | undefined {
+    const run = this.runs[this.runs.length - 1];
+    return run !== undefined && run.n < PACK_MAX ? run.row : undefined;
+  }
+
+  /** A request that starts a run of its own. */
+  add(row: PendingRow): void {
+    this.runs.push({ row, n: 1, first: this.used });
+    this.time(row[0], row[1], row[6]);
+  }
+
+  /** A request equal to the last run's but for its times (`last()` said it may join). */
+  repeat(at: number, sandboxAt: number, durationMs: number): void {
+    this.runs[this.runs.length - 1].n++;
+    this.time(at, sandboxAt, durationMs);
+  }
+
+  private time(at: number, sandboxAt: number, durationMs: number): void {
+    if (3 * (this.used + 1) > this.times.length) {
+      const grown = new Float64Array(this.times.length * 2);
+      grown.set(this.times);
+      this.times = grown;
+    }
+    const i = 3 * this.used++;
+    this.times[i] = at;
+    this.times[i + 1] = sandboxAt;
+    this.times[i + 2] = durationMs;
+    this.requests++;
+  }
+
+  /**
+   * The runs to write, each with its `pack` (null for one request): valid until the next change
+   * of this object (a pack shares the buffer's bytes).
+   */
+  packed(): PackedRun[] {
+    return this.runs.map(({ row, n, first }) => ({ row, n, times: n > 1 ? this.bytes(first, n) : null }));
+  }
+
+  private bytes(first: number, n: number): Uint8Array {
+    if (LITTLE_ENDIAN) return new Uint8Array(this.times.buffer, first * 24, n * 24);
+    const out = new Uint8Array(n * 24);
+    const view = new DataView(out.buffer);
+    for (let i = 0; i < 3 * n; i++) view.setFloat64(i * 8, this.times[3 * first + i], true);
+    return out;
+  }
+
+  /** Forget every request kept. */
+  clear(): void {
+    this.runs = [];
+    this.requests = 0;
+    this.used = 0;
+  }
+
+  /** Keep the newest `max` requests at most (a run cut at its start keeps its newest times). */
+  keepNewest(max: number): void {
+    let drop = this.requests - max;
+    if (drop <= 0) return;
+    while (drop > 0 && this.runs[0].n <= drop) {
+      drop -= this.runs[0].n;
+      this.requests -= this.runs.shift()!.n;
+    }
+    if (drop > 0) {
+      const run = this.runs[0];
+      run.first += drop;
+      run.n -= drop;
+      this.requests -= drop;
+      const i = 3 * run.first;
+      const row = [...run.row] as PendingRow;
+      row[0] = this.times[i];
+      row[1] = this.times[i + 1];
+      row[6] = this.times[i + 2];
+      run.row = row;
+    }
+    // What is kept moves to the buffer's start (it does not grow while the database stays busy).
+    const base = this.runs.length ? this.runs[0].first : this.used;
+    this.times.copyWithin(0, 3 * base, 3 * this.used);
+    this.used -= base;
+    for (const run of this.runs) run.first -= base;
+  }
+}
+
 /** A run of requests written as one row: the first's row, how many, and each one's times (`pack`; null for one request). */
 export interface PackedRun {
   row: PendingRow;
   n: number;
   times: Uint8Array | null;
-}
-
-/**
- * The runs of `rows` (in order): consecutive rows equal but for their times (values 0, 1 and 6:
- * at, sandbox_at, duration_ms) make one run, of at most `max` requests.
- */
-export function packRows(rows: PendingRow[], max: number): PackedRun[] {
-  const runs: Array<PackedRun & { flat?: number[] }> = [];
-  let cur: (PackedRun & { flat?: number[] }) | undefined;
-  for (const row of rows) {
-    if (cur && cur.n < max && sameButTimes(cur.row, row)) {
-      (cur.flat ??= [cur.row[0], cur.row[1], cur.row[6]]).push(row[0], row[1], row[6]);
-      cur.n++;
-    } else runs.push((cur = { row, n: 1, times: null }));
-  }
-  for (const run of runs) {
-    if (!run.flat) continue;
-    const bytes = new Uint8Array(run.flat.length * 8);
-    const view = new DataView(bytes.buffer);
-    for (let i = 0; i < run.flat.length; i++) view.setFloat64(i * 8, run.flat[i], true);
-    run.times = bytes;
-    delete run.flat;
-  }
-  return runs;
-
-  function sameButTimes(a: PendingRow, b: PendingRow): boolean {
-    for (let i = 2; i < a.length; i++) if (i !== 6 && a[i] !== b[i]) return false;
-    return true;
-  }
 }
 
 /** The times a `pack` holds: [at, sandbox_at, duration_ms] of each request, in order. */
