@@ -23,6 +23,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { privateDirSync, readTextSync, writeFileAtomicSync } from '../util/fs-safe.js';
+import { homeDir } from '../util/home.js';
 
 /** The kinds of ids the cache keeps, one file each. */
 export type IdKind =
@@ -49,9 +50,9 @@ export function cacheDisabled(env: Record<string, string | undefined>): boolean 
   return /^(off|0|false|no)$/i.test(env.BOOKDIST_CACHE ?? '');
 }
 
-/** $XDG_CACHE_HOME/bookdist/ids, else ~/.cache/bookdist/ids. */
+/** $XDG_CACHE_HOME/bookdist/ids, else ~/.cache/bookdist/ids (~ is HOME: ../util/home.ts). */
 export function idsDir(env: Record<string, string | undefined>): string {
-  const base = env.XDG_CACHE_HOME || join(process.getBuiltinModule('node:os').homedir(), '.cache');
+  const base = env.XDG_CACHE_HOME || join(homeDir(env), '.cache');
   return join(base, 'bookdist', 'ids');
 }
 

@@ -1,20 +1,17 @@
-// Where bookdist keeps its files. Cheap: no conf import, and node:os only when no variable names
-// the directory.
+// Where bookdist keeps its files. Cheap: no conf import, and node:os only when neither a variable
+// names the directory nor HOME is set (../util/home.ts).
 import { join } from 'node:path';
-
-function homedir(): string {
-  return process.getBuiltinModule('node:os').homedir();
-}
+import { homeDir } from '../util/home.js';
 
 export function configDir(env: Record<string, string | undefined>): string {
   if (env.BOOKDIST_CONFIG_DIR) return env.BOOKDIST_CONFIG_DIR;
-  const base = env.XDG_CONFIG_HOME || join(homedir(), '.config');
+  const base = env.XDG_CONFIG_HOME || join(homeDir(env), '.config');
   return join(base, 'bookdist');
 }
 
 export function dataDir(env: Record<string, string | undefined>): string {
   if (env.BOOKDIST_DATA_DIR) return env.BOOKDIST_DATA_DIR;
-  const base = env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
+  const base = env.XDG_DATA_HOME || join(homeDir(env), '.local', 'share');
   return join(base, 'bookdist');
 }
 
@@ -24,6 +21,6 @@ export function dataDir(env: Record<string, string | undefined>): string {
  */
 export function stateDir(env: Record<string, string | undefined>): string {
   if (env.BOOKDIST_STATE_DIR) return env.BOOKDIST_STATE_DIR;
-  const base = env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
+  const base = env.XDG_STATE_HOME || join(homeDir(env), '.local', 'state');
   return join(base, 'bookdist');
 }

@@ -280,6 +280,17 @@ describe('commands feed it', () => {
     expect(() => statSync(join(dir, 'cache', 'bookdist', 'ids', 'profiles', 'sandbox'))).toThrow(/ENOENT/);
   });
 
+  it("without XDG_CACHE_HOME it is under the environment's HOME, ~/.cache/bookdist/ids", async () => {
+    // HOME is what os.homedir() returns when it is set: read from the environment the run was given
+    // (node:os is not loaded for it, issue 31), so a run with another HOME keeps its cache there.
+    const r = await run(['book', 'get', '--isbn', '9781614001379', '--json'], {
+      env: stubEnv({ HOME: join(dir, 'home') }),
+      http: stubs(),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'home', '.cache', 'bookdist', 'ids', scope, 'book.tsv'), 'utf8')).toContain(HASH);
+  });
+
   it('--no-cache and BOOKDIST_CACHE=off keep it out', async () => {
     expect(
       (await run(['--no-cache', 'book', 'get', '--isbn', '9781614001379'], { env: env(), http: stubs() })).code,

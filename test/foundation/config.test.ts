@@ -1,8 +1,9 @@
 import { statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/resolve.js';
-import { configDir } from '../../src/config/paths.js';
+import { configDir, dataDir, stateDir } from '../../src/config/paths.js';
 import { readStore, updateStore, writeKeyCopy, removeKeyCopy } from '../../src/config/store.js';
 import { tempDir } from './helpers.js';
 
@@ -85,6 +86,13 @@ describe('resolution: flag > environment > profile > default', () => {
   it('the config directory: BOOKDIST_CONFIG_DIR, then XDG_CONFIG_HOME', () => {
     expect(configDir({ BOOKDIST_CONFIG_DIR: '/a', XDG_CONFIG_HOME: '/b' })).toBe('/a');
     expect(configDir({ XDG_CONFIG_HOME: '/b' })).toBe(join('/b', 'bookdist'));
+  });
+  it("the data and state directories, without variables of their own: under the environment's HOME", () => {
+    expect(configDir({ HOME: '/h' })).toBe(join('/h', '.config', 'bookdist'));
+    expect(dataDir({ HOME: '/h' })).toBe(join('/h', '.local', 'share', 'bookdist'));
+    expect(stateDir({ HOME: '/h' })).toBe(join('/h', '.local', 'state', 'bookdist'));
+    // No HOME: the account's home, as os.homedir() finds it.
+    expect(configDir({})).toBe(join(homedir(), '.config', 'bookdist'));
   });
 });
 
