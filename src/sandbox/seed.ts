@@ -758,20 +758,25 @@ function seedBooks(store: Store): void {
  * new seed's keys come from (in-process tests that seed many databases in memory make theirs once).
  */
 export function ensureSeeded(store: Store, secrets: () => GeneratedSecrets = generateSecrets): boolean {
+  if (store.schemaIsCurrent()) return false;
   const seeded = () => store.hasSchema() && store.meta('seeded_at') !== undefined;
   if (seeded()) {
     upgradeSchema(store);
     // A database seeded by an earlier version: add the tables and indexes that came later.
     if (!store.hasTable('idempotency') || !store.hasIndexes()) store.tx(() => store.createSchema());
+    store.markSchemaCurrent();
     return false;
   }
   const made = secrets();
-  return store.tx(() => {
+  const seededHere = store.tx(() => {
     store.createSchema();
     if (store.meta('seeded_at') !== undefined) return false;
     writeSeed(store, made);
     return true;
   });
+  // Seeded by another process meanwhile (perhaps another version): checked again at the next open.
+  if (seededHere) store.markSchemaCurrent();
+  return seededHere;
 }
 
 /** The schema version a seeded database says it has (1 for those made before it was recorded). */

@@ -165,6 +165,32 @@ describe('start-up', () => {
       ).toBe(true);
   });
 
+  // A database the seed already checked says so in its header (Store.schemaIsCurrent): the next
+  // embedded command loads neither the seed nor the surfaces a lookup never reaches (the control
+  // routes and the pages load with their first request), issue 31.
+  it('a second embedded request loads neither the seed, nor the control routes, nor the pages', async () => {
+    const env = {
+      BOOKDIST_CONFIG_DIR: join(t.dir, 'no-config'),
+      BOOKDIST_DATA_DIR: join(t.dir, 'embedded-again'),
+      XDG_CACHE_HOME: join(t.dir, 'cache'),
+    };
+    const cold = [
+      /src\/sandbox\/seed\.ts$/,
+      /src\/sandbox\/http\/control-routes\.ts$/,
+      /src\/sandbox\/http\/pages\.ts$/,
+    ];
+    const first = await packagesLoaded(['book', 'get', '--isbn', '9781614001379', '--json'], env);
+    expect(first.r.code, first.r.stderr).toBe(0);
+    // control: the first run seeds the new database
+    expect(first.sources.some((s) => cold[0].test(s))).toBe(true);
+    const again = await packagesLoaded(['book', 'get', '--isbn', '9781614001379', '--json'], env);
+    expect(again.r.code, again.r.stderr).toBe(0);
+    expect(JSON.parse(again.r.stdout).book.identifiers.isbn13).toBe('9781614001379');
+    expect(cold.filter((src) => again.sources.some((s) => src.test(s))).map(String)).toEqual([]);
+    // control: the sandbox's server is there
+    expect(again.sources.some((s) => /src\/sandbox\/http\/server\.ts$/.test(s))).toBe(true);
+  });
+
   // The run chunk holds the modules of every command run; a module of Node's that Node does not
   // load at its own start is loaded by the first call into it (scripts/build.mjs), so a group's
   // help does not pay for node:crypto (about a tenth of `node -e 0`). (node:net it loads anyway,

@@ -118,6 +118,8 @@ export class Connection {
 
   dropAll(): void {
     for (const t of TABLES) this.db.exec(`DROP TABLE IF EXISTS ${t}`);
+    // Nothing is seeded any more: the next open checks (store.ts, schemaIsCurrent).
+    this.db.exec('PRAGMA user_version = 0');
   }
 
   /** True when a table exists (schema upgrades of databases seeded by an earlier version). */

@@ -1,5 +1,6 @@
 // The sandbox's schema: tables, indexes, trigram text indexes and the migrations between schema
 // versions. Plain data; db/store.ts applies it.
+import { hash } from 'node:crypto';
 
 /**
  * The version of the schema this code writes (meta `schema_version`). A database written by an
@@ -292,3 +293,21 @@ export const TABLES = [
   'publishers',
   'meta',
 ];
+
+let stamp: number | undefined;
+
+/**
+ * What `ensureSeeded` leaves in the database header (PRAGMA user_version) once it has found the
+ * database seeded and its schema this version's: tables, indexes and text indexes of these very
+ * statements, at SCHEMA_VERSION. A command's sandbox that reads it back checks nothing again and
+ * never loads the seed (issue 31): one read of the header instead of six statements. Any change
+ * to the schema's text or version gives another stamp (a digest of them), so a database stamped
+ * by another version is checked as before; `dropAll` clears it. Never 0 (SQLite's default).
+ */
+export function schemaStamp(): number {
+  if (stamp === undefined) {
+    const digest = hash('sha1', [SCHEMA_VERSION, SCHEMA, INDEXES, FTS].join('\0'));
+    stamp = Number.parseInt(digest.slice(0, 8), 16) & 0x7fffffff || 1;
+  }
+  return stamp;
+}

@@ -7,7 +7,7 @@
 //   clock.ts       the sandbox's clock
 // Store puts them together with the schema and the meta table: what the rest of the sandbox uses.
 import { advanceClock, clockOffset, sandboxNow } from './clock.js';
-import { FTS_TABLES, INDEX_NAMES, INDEXES, SCHEMA } from './schema.js';
+import { FTS_TABLES, INDEX_NAMES, INDEXES, SCHEMA, schemaStamp } from './schema.js';
 import { createTextIndexes, keepTextIndexesMerged, textIndexesCurrent, tidyTextIndexes } from './text-index.js';
 import { Turn } from './turn.js';
 
@@ -32,6 +32,26 @@ export class Store extends Turn {
       ...names,
     )!.n;
     return n === names.length && textIndexesCurrent(this);
+  }
+
+  /**
+   * True when `ensureSeeded` found this database seeded, with this version's schema, and said so
+   * in its header (`markSchemaCurrent`): one read of the header, no statement on sqlite_master.
+   */
+  schemaIsCurrent(): boolean {
+    return this.stmt('PRAGMA user_version').get()!.user_version === schemaStamp();
+  }
+
+  /**
+   * Say in the header that the database is seeded and its schema this version's (schema.ts,
+   * schemaStamp). Best effort: a database this process cannot write is checked again next time.
+   */
+  markSchemaCurrent(): void {
+    try {
+      this.exec(`PRAGMA user_version = ${schemaStamp()}`);
+    } catch {
+      /* read-only or busy: checked again at the next open */
+    }
   }
 
   /** One step of merging the text indexes (text-index.ts); true while there is more to merge. */

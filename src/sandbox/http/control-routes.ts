@@ -46,11 +46,6 @@ function jsonObject(buf: Buffer): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-/** Does this path belong to the control surface? */
-export function isControlPath(pathname: string): boolean {
-  return pathname === '/_sandbox' || pathname.startsWith('/_sandbox/');
-}
-
 /** Refuse a control request that is not addressed to us, comes from a foreign page, or lacks the secret. */
 function guard(core: SandboxCore, r: RequestInfo): void {
   const { headers, method } = r;

@@ -24,11 +24,6 @@ import { usageCounts } from '../repo/usage.js';
 import { recentUsersOf, userContact, usernameByEmail } from '../repo/users.js';
 import { cents, isoDate, money } from '../util.js';
 
-/** Does this path belong to the pages (rather than to the service or control routes)? */
-export function isPagePath(pathname: string): boolean {
-  return pathname.startsWith('/reader/') || pathname === '/cart' || pathname === '/cart/';
-}
-
 export async function servePage(
   core: SandboxCore,
   req: IncomingMessage,

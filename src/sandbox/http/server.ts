@@ -8,15 +8,13 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { cleanupKeyFiles, credentials, type SandboxCredentials } from '../control.js';
-import { isControlPath, serveControl } from './control-routes.js';
 import type { RequestInfo, SandboxCore } from './core.js';
 import { runWorker } from '../domain/index.js';
 import { boundHostNames, hostName, isLoopback } from './hosts.js';
 import { normalizeHeaders, sendError, sendJson, TEST_MODE } from './http.js';
 import { HttpError } from '../errors.js';
 import { dropAnswer, injectFault, seededRandom, type FaultOptions } from './faults.js';
-import { isPagePath, servePage } from './pages.js';
-import { ensureSeeded } from '../seed.js';
+import { isControlPath, isPagePath } from './paths.js';
 import { serveApi } from './service.js';
 import { Store } from '../db/store.js';
 import { Journal, type JournalOptions, type RequestNote } from '../journal/journal.js';
@@ -87,7 +85,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
       `listening on ${listenHost} exposes the sandbox to other machines; pass expose: true (sandbox serve --expose) to do it on purpose`,
     );
   }
-  const { store, creds } = openStore(opts.dbPath);
+  const { store, creds } = await openStore(opts.dbPath);
   const delayMs = Math.max(0, opts.processDelayMs ?? 2000);
   const worker = startWorker(store, delayMs);
   const allowedHosts = new Set([
@@ -180,11 +178,15 @@ function closeWith(close: () => Promise<void>, ws: WorkspaceHost): () => Promise
   return () => (closing ??= Promise.all([ws.closeAll(), close()]).then(() => undefined));
 }
 
-/** The store, seeded, with the accounts' key files written next to it; closed again if that fails. */
-function openStore(dbPath: string): { store: Store; creds: SandboxCredentials } {
+/**
+ * The store, seeded, with the accounts' key files written next to it; closed again if that fails.
+ * The seed (its catalogue, its checks) is loaded only for a database that its header does not say
+ * is seeded and current (Store.schemaIsCurrent): a command's embedded sandbox opens one that is.
+ */
+async function openStore(dbPath: string): Promise<{ store: Store; creds: SandboxCredentials }> {
   const store = new Store(dbPath);
   try {
-    ensureSeeded(store);
+    if (!store.schemaIsCurrent()) (await import('../seed.js')).ensureSeeded(store);
     const creds = credentials(store); // writes the key files next to the database; makes the control secret
     store.watchTextIndexes(); // searches probe one segment per trigram, also after a bulk load from elsewhere
     return { store, creds };
@@ -299,10 +301,17 @@ async function dispatch(
   // configured public URL, never the Host header (a hostile Host would otherwise aim them elsewhere).
   const r: RequestInfo = { method, url, headers, host, origin: core.baseUrl, note };
 
-  if (isControlPath(url.pathname)) return serveControl(core, req, res, r);
-  if (isPagePath(url.pathname)) return servePage(core, req, res, r);
+  if (isControlPath(url.pathname)) return (await controlRoutes()).serveControl(core, req, res, r);
+  if (isPagePath(url.pathname)) return (await pages()).servePage(core, req, res, r);
   return serveApi(core, req, res, r, setAccount);
 }
+
+// The control routes and the pages, loaded by their first request: a command's embedded sandbox
+// serves the service's routes only (paths.ts tells them apart without loading them).
+let controlModule: Promise<typeof import('./control-routes.js')> | undefined;
+let pagesModule: Promise<typeof import('./pages.js')> | undefined;
+const controlRoutes = () => (controlModule ??= import('./control-routes.js'));
+const pages = () => (pagesModule ??= import('./pages.js'));
 
 /** The open connections, for close() to drop what is left. */
 function trackSockets(server: Server): Set<Socket> {
