@@ -18,8 +18,17 @@ const SIGNATURE = 'c2lnbmF0dXJlLW9mLWEtcmVxdWVzdC10aGF0LW11c3Qtbm90LWJlLWtlcHQ='
 const ANSWER = JSON.stringify({ code: 200, success: true, book: { id: 1, title: 'A book', isbn13: '9780000000001' } });
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The same signed lookup, `count` times, each a little later than the one before; the time each came (ms). */
-function lookups(store: Store, journal: Journal, count: number, status = 200): number[] {
+/**
+ * The same signed lookup, `count` times, each a little later than the one before; the time each
+ * came (ms). `headers(i)` changes the headers of the i-th.
+ */
+function lookups(
+  store: Store,
+  journal: Journal,
+  count: number,
+  status = 200,
+  headers: (i: number) => Record<string, string> = () => ({}),
+): number[] {
   const ats: number[] = [];
   for (let i = 0; i < count; i++) {
     const n = journal.start('GET', '/v1/book/isbn/9780000000001/', {
@@ -27,6 +36,7 @@ function lookups(store: Store, journal: Journal, count: number, status = 200): n
       signature: SIGNATURE,
       'api-user': 'partner',
       authorization: 'CryptoAuth',
+      ...headers(i),
     });
     n.endpoint = 'book.isbn';
     n.account = 'partner';
@@ -86,6 +96,38 @@ describe('journal packing', () => {
       lookups(store, journal, 2);
       journal.flush();
       expect(listRequests(store, {}).requests.map((r) => r.id)).toEqual([32, 33]);
+    } finally {
+      await journal.close();
+      await store.close();
+    }
+  });
+
+  it('packs requests that differ only in a header the row does not show (each its own signature), not in one it shows', async () => {
+    const { store, journal } = open('headers.db');
+    try {
+      const signatures = [...Array(20).keys()].map((i) => `${SIGNATURE}${i}`);
+      lookups(store, journal, 20, 200, (i) => ({ signature: signatures[i], 'x-request-id': `r${i}` }));
+      journal.flush();
+      expect(rowCount(store)).toBe(1);
+      const { requests } = listRequests(store, {});
+      expect(requests).toHaveLength(20);
+      for (const r of requests) {
+        expect(r.headers).toEqual({
+          host: 'sandbox',
+          'api-user': 'partner',
+          authorization: 'CryptoAuth',
+          signature: '[redacted]',
+        });
+      }
+      // A header the row shows, another value: a row of its own.
+      lookups(store, journal, 2, 200, () => ({ 'user-agent': 'other-client/1.0' }));
+      journal.flush();
+      expect(rowCount(store)).toBe(2);
+      expect(listRequests(store, {}).requests.map((r) => r.headers['user-agent'] ?? null)).toEqual([
+        ...Array(20).fill(null),
+        'other-client/1.0',
+        'other-client/1.0',
+      ]);
     } finally {
       await journal.close();
       await store.close();

@@ -26,7 +26,7 @@
 // another process holds: its rows wait for the next one.
 import type { SQLInputValue } from 'node:sqlite';
 import type { Store } from '../db/store.js';
-import { journalText, type PendingRow, type RowText } from './redact.js';
+import { HEADERS_SHOWN, journalText, type PendingRow, type RowText } from './redact.js';
 import { ensureJournalTable, INSERT, PACK_MAX, PendingRuns, pruneJournal, TAKE_IDS } from './pack.js';
 import { changesOf, type Writes } from './changes.js';
 
@@ -172,7 +172,9 @@ export class Journal {
   /**
    * The JSON of a request's headers: the last request's text again when its headers are the same,
    * in the same order (a client sends the same ones every time), which also lets `keep` see a
-   * repeat at once.
+   * repeat at once. Only the values the row shows are compared (HEADERS_SHOWN): a signature, new
+   * at every request and redacted in the row, is not (comparing its 344 characters was most of
+   * this function's cost), and the row keeps the first request's text, redacted the same.
    */
   private headersText(h: Record<string, string>): string {
     const last = this.lastHeaders;
@@ -180,7 +182,7 @@ export class Journal {
       let i = 0;
       let same = true;
       for (const k in h) {
-        if (last.keys[i++] !== k || last.values[k] !== h[k]) {
+        if (last.keys[i++] !== k || (last.values[k] !== h[k] && HEADERS_SHOWN.has(k))) {
           same = false;
           break;
         }
@@ -208,7 +210,7 @@ export class Journal {
     const emailsText = emails?.length ? JSON.stringify(emails) : null;
     const at = n.at;
     const sandboxAt = n.sandboxAt ?? at + store.clockOffset();
-    const duration = Math.round((performance.now() - n.started) * 1000) / 1000;
+    const duration = Math.round((PERF.now() - n.started) * 1000) / 1000;
     const headers = this.headersText(n.headers);
     const account = n.account ?? null;
     const endpoint = n.endpoint ?? null;
@@ -266,12 +268,17 @@ function rowTextOf(text: ReturnType<typeof journalText>, p: PendingRow): RowText
   }
 }
 
+/**
+ * `performance`, read once: the global is a lazy getter of Node's, a call at each use (about 100
+ * instructions a request, twice).
+ */
+const PERF = performance;
 /** The wall-clock time of performance.now()'s zero, read once (the getter costs a call into Node per request). */
-const TIME_ORIGIN = performance.timeOrigin;
+const TIME_ORIGIN = PERF.timeOrigin;
 
 /** A request being served: what the journal will say of it once its status is known. */
 export class RequestNote {
-  readonly started = performance.now();
+  readonly started = PERF.now();
   /** Wall-clock time in ms with its fraction: two requests one after the other, served by two
    * processes of one database, are listed in the order they came even in the same millisecond
    * (a row's id is the order it was written, which the FLUSH_MS batching may swap). */

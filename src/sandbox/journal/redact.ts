@@ -40,6 +40,26 @@ interface RedactOptions {
   codes: boolean;
 }
 
+/** Headers kept in the journal as they are (the rest are left out, the secret ones kept as REDACTED). */
+const KEPT_HEADERS = [
+  'host',
+  'user-agent',
+  'content-type',
+  'accept',
+  'idempotency-key',
+  'api-user',
+  'user',
+  'version',
+  'origin',
+];
+
+/**
+ * The headers whose values a journal row shows (KEPT_HEADERS, and `authorization`, whose scheme it
+ * keeps): of any other only whether it was sent counts (a secret one is REDACTED, the rest left
+ * out), so two requests that differ in those alone (each its own signature) have the same row.
+ */
+export const HEADERS_SHOWN: ReadonlySet<string> = new Set([...KEPT_HEADERS, 'authorization']);
+
 /** What marks a secret (names, headers, patterns): the tables `redaction` reads. */
 function secretMarks() {
   const REDACTED = '[redacted]';
@@ -67,18 +87,6 @@ function secretMarks() {
   /** Fields that hold a redemption code (redacted only with --redact-codes). */
   const CODE_FIELDS = new Set(['code']);
 
-  /** Headers kept in the journal as they are (the rest are left out, the secret ones below kept as REDACTED). */
-  const KEPT_HEADERS = [
-    'host',
-    'user-agent',
-    'content-type',
-    'accept',
-    'idempotency-key',
-    'api-user',
-    'user',
-    'version',
-    'origin',
-  ];
   const SECRET_HEADERS = ['signature', 'api-key', 'x-sandbox-secret', 'cookie', 'proxy-authorization'];
 
   /** A reader session token (/reader/<32 hex>/) or a cart token (?t=<hex>) in a path or link. */
