@@ -7,6 +7,35 @@
 // one request) and the fair TLS floor (issue 31). Each bookdist row says which path it took
 // (compile cache or not, from Node's own account); the cold first run and the fallback path
 // (no cache) are rows of their own. `BENCH_STARTUP_ONLY=1 node bench/startup.mjs` runs only these.
+// Beside each wall time, the CPU time (user+sys) of the finished process from wait4 (python3's,
+// microseconds; GNU time's 10 ms steps made every row 10-60 ms), and the CPU ratios of the targets:
+// at a load of 7-12 on two cores, three runs of one build put the request at 1.86x, 1.18x and 1.11x
+// the signed-request floor by wall time, and at 1.42x, 1.38x and 1.35x by CPU time.
+//
+// Where a request's time goes beyond the signed-request floor (issue 31, callgrind of one warm
+// `book get`, clean environment, b1b7dc3; totals over all threads, +-3M between runs): 228M
+// instructions against the floor's 177M (1.29x) and node -e 0's 94M; over HTTPS 300M against the
+// fair TLS floor's 211M (1.42x: Node's roots parsed, 43M, in both). Of bookdist's 51M: the module
+// loads 21M (ModuleWrap::New: V8 deserialising the 650 KB of code the compile cache holds for the
+// seven chunks, half of it functions a book get never calls), module evaluation 7M, the compile
+// cache's reads and CRC 5M, node:v8 (the eager compile's flag switch) about 4M, Node's ESM loader
+// about 5M. CPU time says more than the instructions (1.42-1.48x against 1.29x): the deserialised
+// code is 4.5 MB more memory touched (1,550 more page faults; peak RSS 55.2 against 50.7 MB).
+// Tried and measured (callgrind medians of 5-7 alternating runs, load 5-11, nproc 2):
+// - a CommonJS build (rolldown format cjs, dist/package.json type commonjs, a CJS launcher) with
+//   Node's compile cache as now: 232.8M -> 227.8M (no ESM loader);
+// - the same with each chunk compiled by vm.Script and the V8 code cache made at exit, after the
+//   run (createCachedData then holds the functions that ran, lazily compiled, and nothing else:
+//   316 KB for the run chunk against 543 KB): 228.0M -> 214.1M, CPU 0.93x (farm pairs, n 25). V8
+//   checks a code cache's header and length but not its payload in a release build: a payload
+//   with 64 bytes flipped aborted Node (exit 133), so such a cache needs a checksum of its own:
+//   with SHA-1 (node:crypto) the gain fell to 5.8M, with zlib.crc32 it was 232.5M -> 221.1M.
+//   That is the next lever (a launcher that execs Node on a CJS entry, the cache written at exit
+//   atomically, 0600, no links, keyed as src/cache/compile-cache.ts keys Node's);
+// - V8 flags (--no-sparkplug, --no-opt, --no-maglev): every Node built-in's code cache is then
+//   refused (a flag hash of its own), 314-325M; lazy compilation with the cache kept (no eager
+//   chunks): 260M; process.exit() right after main() (no heap teardown): CPU 1.00x; the young
+//   generation at 1 MB as V8 starts it: CPU 1.04x (slower), the same page faults.
 // Every bookdist run goes through bin/bookdist as a shell runs it (the sh launcher execs Node).
 // Memory rows report peak RSS through the launcher, and a CPU profile summary shows where the
 // time of `--version` and of one request goes.
@@ -63,6 +92,22 @@ export async function spawnSandbox({ tls = false } = {}) {
 
 const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)}s` : `${ms.toFixed(1)}ms`);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * Run argv[2:] as a child and write to argv[1] its wall time (ns, from just before the fork to
+ * its end) and CPU time (user and system, microseconds, from wait4): `python3 -c WAIT4 FILE CMD...`.
+ * Exits with the child's status.
+ */
+const WAIT4 = [
+  'import os, sys, time',
+  't = time.perf_counter_ns()',
+  'pid = os.fork()',
+  'if pid == 0: os.execvp(sys.argv[2], sys.argv[2:])',
+  '_, status, ru = os.wait4(pid, 0)',
+  'ns = time.perf_counter_ns() - t',
+  "open(sys.argv[1], 'w').write(f'{ns} {round(ru.ru_utime * 1e6)} {round(ru.ru_stime * 1e6)}')",
+  'sys.exit(os.waitstatus_to_exitcode(status) & 255)',
+].join('\n');
 
 /** A node older than 22 on the machine's PATH (outside node_modules), if there is one. */
 function olderNodeOnPath() {
@@ -335,10 +380,15 @@ export async function startupBench({ sb, target, log = console.log }) {
     if (!/^compile cache: 0 of /.test(paths.cold)) throw new Error(`the cold run found a cache: ${paths.cold}`);
     if (paths.fallback !== 'no compile cache') throw new Error(`the fallback row used a cache: ${paths.fallback}`);
 
-    // Wall-clock medians decide PASS/FAIL. On a shared, loaded machine they swing with the load,
-    // so the CPU time each run used (GNU time, when the machine has it) is reported beside them.
+    // Wall-clock medians decide PASS/FAIL. On a shared, loaded machine they swing with the load
+    // (the same build read 1.22x and 1.78x the signed-request floor an hour apart at load 9, nproc 2),
+    // so the CPU time each run used is reported beside them: from the operating system's account of
+    // the finished process (wait4's rusage, in microseconds), through python3 when the machine has
+    // it, which also takes the wall time around the fork and exec; else GNU time (to 10 ms only,
+    // finer than nothing), else the wall time alone.
+    const wait4 = spawnSync('python3', ['-c', 'import os; os.wait4']).status === 0;
     const gnuTime =
-      spawnSync('/usr/bin/time', ['-f', '%U', '-o', join(dir, 'probe'), 'true']).status === 0
+      !wait4 && spawnSync('/usr/bin/time', ['-f', '%U', '-o', join(dir, 'probe'), 'true']).status === 0
         ? '/usr/bin/time'
         : undefined;
     const times = Object.fromEntries(cases.map((c) => [c.key, []]));
@@ -349,19 +399,30 @@ export async function startupBench({ sb, target, log = console.log }) {
     for (let round = 0; round < ROUNDS; round++) {
       for (const c of round % 2 ? [...cases].reverse() : cases) {
         c.before?.();
-        const [cmd, args] = gnuTime ? [gnuTime, ['-f', '%U %S', '-o', cpuFile, c.cmd, ...c.args]] : [c.cmd, c.args];
+        const [cmd, args] = wait4
+          ? ['python3', ['-c', WAIT4, cpuFile, c.cmd, ...c.args]]
+          : gnuTime
+            ? [gnuTime, ['-f', '%U %S', '-o', cpuFile, c.cmd, ...c.args]]
+            : [c.cmd, c.args];
         const t = performance.now();
         const r = spawnSync(cmd, args, { env: c.env, stdio: 'ignore' });
-        times[c.key].push(performance.now() - t);
+        const wall = performance.now() - t;
         if (r.status !== 0) throw new Error(`${c.key} exited ${r.status}`);
-        if (gnuTime)
-          cpu[c.key].push(
-            readFileSync(cpuFile, 'utf8')
-              .trim()
-              .split(/\s+/)
-              .slice(-2)
-              .reduce((a, b) => a + Number(b) * 1000, 0),
-          );
+        if (wait4) {
+          const [ns, user, sys] = readFileSync(cpuFile, 'utf8').trim().split(' ').map(Number);
+          times[c.key].push(ns / 1e6);
+          cpu[c.key].push((user + sys) / 1000);
+        } else {
+          times[c.key].push(wall);
+          if (gnuTime)
+            cpu[c.key].push(
+              readFileSync(cpuFile, 'utf8')
+                .trim()
+                .split(/\s+/)
+                .slice(-2)
+                .reduce((a, b) => a + Number(b) * 1000, 0),
+            );
+        }
       }
     }
     const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
@@ -386,7 +447,7 @@ export async function startupBench({ sb, target, log = console.log }) {
     for (const [k, label] of rows) {
       log(
         `    ${label.padEnd(64)} ${fmt(m[k]).padStart(8)} ${(m[k] / m.node).toFixed(2)}x` +
-          (gnuTime ? `   CPU ${fmt(mc[k]).padStart(8)} ${(mc[k] / mc.node).toFixed(2)}x` : '') +
+          (wait4 || gnuTime ? `   CPU ${fmt(mc[k]).padStart(8)} ${(mc[k] / mc.node).toFixed(2)}x` : '') +
           (paths[k] ? `   [${paths[k]}]` : ''),
       );
     }
@@ -405,6 +466,12 @@ export async function startupBench({ sb, target, log = console.log }) {
       `    for comparison: request ${(m.remote / m.node).toFixed(2)}x node -e 0 (f05a85c: 3.16x); cold first run ${(m.cold / m.remote).toFixed(2)}x ` +
         `and fallback ${(m.fallback / m.remote).toFixed(2)}x the warm request; embedded ${(m.embedded / m.remote).toFixed(2)}x the remote request`,
     );
+    if (wait4)
+      log(
+        `    CPU time (user+sys, medians): request ${(mc.remote / mc.floor).toFixed(2)}x the signed-request floor, ` +
+          `HTTPS ${(mc.https / mc.tlsfloor).toFixed(2)}x the fair TLS floor, --help ${(mc.help / mc.node).toFixed(2)}x ` +
+          `and --version ${(mc.version / mc.node).toFixed(2)}x node -e 0`,
+      );
     if (older)
       target(
         `(e) --version with Node ${older.version} on PATH (launcher execs the pinned Node) vs node -e 0`,
