@@ -36,6 +36,10 @@
 //   refused (a flag hash of its own), 314-325M; lazy compilation with the cache kept (no eager
 //   chunks): 260M; process.exit() right after main() (no heap teardown): CPU 1.00x; the young
 //   generation at 1 MB as V8 starts it: CPU 1.04x (slower), the same page faults.
+// Over HTTPS, Node parses its 121 bundled roots (43M, on a thread it starts when node:tls loads,
+// so CPU time counts it and wall time mostly not) whatever the context: tls.createSecureContext
+// with `ca` alone and tls.setDefaultCACertificates([ca]) parse them as well, so a first attempt
+// trusting only the CA is no way around them (callgrind of each, Node 24.21.0).
 // Every bookdist run goes through bin/bookdist as a shell runs it (the sh launcher execs Node).
 // Memory rows report peak RSS through the launcher, and a CPU profile summary shows where the
 // time of `--version` and of one request goes.
