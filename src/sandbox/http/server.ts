@@ -374,9 +374,12 @@ function closer(
       clearInterval(timer);
       // Resolved only when the store and its checkpointer thread are closed: nothing of this
       // server writes in its directory after close() (tests remove that directory next).
-      server.close(() => {
-        void stop().then(resolve, resolve);
-      });
+      const stopped = () => void stop().then(resolve, resolve);
+      // A server that never listened (served in-process) has nothing to stop listening on:
+      // server.close() would only make an ERR_SERVER_NOT_RUNNING, its stack trace included, for
+      // its callback, on every embedded command (issue 31).
+      if (server.listening) server.close(stopped);
+      else process.nextTick(stopped);
       server.closeIdleConnections();
       const t = setTimeout(() => {
         server.closeAllConnections();
