@@ -28,7 +28,7 @@ const readme = WELL_KNOWN.readme;
 
 /**
  * Every row of the journal, every column, straight from the database file. Rows of requests that
- * wrote nothing reach the file within 20 ms, at once when a journal route is asked: ask one first.
+ * wrote nothing reach the file within 50 ms, at once when a journal route is asked: ask one first.
  */
 async function journalRows(dbPath: string, server: TestSandbox = sb): Promise<Array<Record<string, unknown>>> {
   expect((await server.control.call('GET', '/_sandbox/requests?limit=1')).status).toBe(200);
@@ -303,7 +303,7 @@ describe('one journal for every process serving a database', () => {
           new URL(url2).host,
         ]);
         // Listed by the time each came (the hosts' order above); ids are the order rows reached the file,
-        // which across two processes need not be the same: a lookup's row waits up to 20 ms to be written.
+        // which across two processes need not be the same: a lookup's row waits up to 50 ms to be written.
         expect(Date.parse(ours[0].at)).toBeLessThanOrEqual(Date.parse(ours[1].at));
         expect(ours[0].id).not.toBe(ours[1].id);
       }
