@@ -77,9 +77,24 @@ function match(path: string, endpoint?: string): { name: string; params: Record<
   return undefined;
 }
 
+export type Op = Readonly<{ op: string; params?: Readonly<Record<string, string>> }>;
+
+/** opOf's answers by endpoint and path (a bulk job sends thousands to the same few), while few. */
+const opCache = new Map<string, Op | undefined>();
+const OP_CACHE_MAX = 256;
+
 /** The operation of a write, with the identifiers its path names; undefined for a read. */
-export function opOf(req: WriteRequest): { op: string; params?: Record<string, string> } | undefined {
+export function opOf(req: WriteRequest): Op | undefined {
   if (req.method === 'GET' || (req.endpoint !== undefined && !Object.hasOwn(WRITE_OPS, req.endpoint))) return undefined;
+  const key = `${req.endpoint ?? ''} ${req.path}`;
+  if (opCache.has(key)) return opCache.get(key);
+  const op = opOfPath(req);
+  if (opCache.size >= OP_CACHE_MAX) opCache.clear();
+  opCache.set(key, op);
+  return op;
+}
+
+function opOfPath(req: WriteRequest): { op: string; params?: Record<string, string> } | undefined {
   const m = match(req.path, req.endpoint);
   const name = req.endpoint ?? m?.name;
   if (name && WRITE_OPS[name])

@@ -22,7 +22,7 @@
 // Outcomes go out with the next group, or when the command ends. The ledger's lock is held for
 // each write only (store.ts), never between them.
 import type { WriteHook, WriteRequest, WriteTicket, WriteVerdict } from '../api/write-hook.js';
-import type { LedgerStore, NewRow, Row } from './store.js';
+import type { LedgerStore, NewRow } from './store.js';
 import { opOf } from './ops.js';
 import { idempotencyKey, intentOf, isoTime, outcomeOf, type RecorderMeta } from './rows.js';
 
@@ -31,7 +31,8 @@ const OUTCOME_MS = 100;
 
 interface Pending {
   row: NewRow;
-  resolve?: (r: Row) => void;
+  /** An intent's: called with its row's id once written (and, in a job, durable). */
+  resolve?: (n: number) => void;
   reject?: (e: unknown) => void;
   /** An intent told ahead: its row's id, once written. */
   ahead?: Ahead;
@@ -83,8 +84,8 @@ export class Recorder implements WriteHook {
   private unsynced = false;
   /** A bulk job's fdatasync under way. */
   private syncing = false;
-  /** A bulk job's intents written since the fdatasync under way began: they wait for the next. */
-  private awaiting: Array<{ p: Pending; row: Row }> = [];
+  /** A bulk job's intents written since the fdatasync under way began, by their ids: they wait for the next. */
+  private awaiting: Array<{ p: Pending; n: number }> = [];
   private soon?: NodeJS.Immediate;
   private later?: NodeJS.Timeout;
   private readonly onExit = () => this.flush(true);
@@ -138,7 +139,7 @@ export class Recorder implements WriteHook {
     const asked = op.op === 'codes generate' ? (row.ids as Record<string, unknown>).count : undefined;
     // One promise a write; its ticket keeps the row's id, not the row.
     return new Promise<WriteTicket>((resolve, reject) =>
-      this.enqueue({ row, resolve: (written) => resolve(this.ticket(written.n, op.op, asked)), reject, ahead }),
+      this.enqueue({ row, resolve: (n) => resolve(this.ticket(n, op.op, asked)), reject, ahead }),
     );
   }
 
@@ -221,7 +222,7 @@ export class Recorder implements WriteHook {
     this.queue = [];
     const intents = batch.some((p) => p.resolve);
     const inJob = Boolean(this.meta.job?.());
-    let written: Row[];
+    let written: number[];
     try {
       written = this.store.append(
         batch.map((p) => p.row),
@@ -234,7 +235,7 @@ export class Recorder implements WriteHook {
       return;
     }
     batch.forEach((p, i) => {
-      if (p.ahead) p.ahead.n = written[i].n;
+      if (p.ahead) p.ahead.n = written[i];
     });
     if (!inJob) {
       batch.forEach((p, i) => p.resolve?.(written[i]));
@@ -243,7 +244,7 @@ export class Recorder implements WriteHook {
     this.unsynced = true;
     if (!intents) return;
     batch.forEach((p, i) => {
-      if (p.resolve) this.awaiting.push({ p, row: written[i] });
+      if (p.resolve) this.awaiting.push({ p, n: written[i] });
     });
     this.commitGroup();
   }
@@ -261,7 +262,7 @@ export class Recorder implements WriteHook {
     void this.store.syncInBackground().then((failed) => {
       this.syncing = false;
       if (failed) for (const { p } of group) p.reject?.(failed);
-      else for (const { p, row } of group) p.resolve?.(row);
+      else for (const { p, n } of group) p.resolve?.(n);
       this.commitGroup();
     });
   }

@@ -4,6 +4,7 @@
 // as its count and SHA-256).
 import type { WriteRequest, WriteVerdict } from '../api/write-hook.js';
 import { sha256, type NewRow } from './store.js';
+import type { Op } from './ops.js';
 
 export interface RecorderMeta {
   /** The profile's name (`sandbox` for the embedded sandbox). */
@@ -99,19 +100,50 @@ export function isoTime(d: Date): string {
 }
 
 export function idempotencyKey(headers: Record<string, string>): string | undefined {
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === 'idempotency-key') return v;
+  for (const k in headers) if (k.length === 15 && k.toLowerCase() === 'idempotency-key') return headers[k];
   return undefined;
+}
+
+/** The longest payload an intent keeps for a repeat (`resend`), as JSON. */
+const RESEND_MAX = 8192;
+
+/**
+ * Is `v`'s JSON at most `max` characters? Answered without making it where an upper bound of its
+ * length says so (every character of a string escaped as \uXXXX): a payload of a few hundred
+ * characters, as every row of a bulk job has, is never stringified for it.
+ */
+function jsonAtMost(v: unknown, max: number, text?: string): boolean {
+  if (text !== undefined) return text.length <= max;
+  const bound = jsonBound(v, max, 0);
+  return bound <= max || (JSON.stringify(v) ?? '').length <= max;
+}
+
+/** An upper bound of the length of `v`'s JSON, or Infinity once above `max` (or not plain data). */
+function jsonBound(v: unknown, max: number, depth: number): number {
+  if (typeof v === 'string') return 2 + 6 * v.length;
+  if (typeof v === 'number' || typeof v === 'boolean' || v === null || v === undefined) return 24;
+  if (typeof v !== 'object' || depth > 8) return Infinity;
+  if (Array.isArray(v)) {
+    let n = 2;
+    for (const x of v) if ((n += 1 + jsonBound(x, max, depth + 1)) > max) return Infinity;
+    return n;
+  }
+  if (Object.getPrototypeOf(v) !== Object.prototype) return Infinity; // toJSON, a Date, a Map...
+  let n = 2;
+  for (const k in v) if ((n += 4 + 6 * k.length + jsonBound((v as Record<string, unknown>)[k], max, depth + 1)) > max) return Infinity;
+  return n;
 }
 
 /** What the intent row of a write holds. */
 export function intentOf(
   req: WriteRequest,
-  op: { op: string; params?: Record<string, string> },
+  op: Op,
   meta: RecorderMeta,
   /** The payload as JSON, when the caller made it already. */
   text?: string,
 ): NewRow {
-  const ids = { ...pick(req.payload, INTENT_FIELDS), ...op.params };
+  const ids = pick(req.payload, INTENT_FIELDS);
+  if (op.params) Object.assign(ids, op.params);
   const key = idempotencyKey(req.headers);
   const row: NewRow = {
     t: isoTime(meta.now?.() ?? new Date()),
@@ -123,9 +155,7 @@ export function intentOf(
   };
   if (op.op === 'api') row.request = `${req.method} ${req.path}`;
   if (key) row.idempotency_key = key;
-  if (req.payload && resendable(op.op, req, key)) {
-    if ((text ?? JSON.stringify(req.payload)).length <= 8192) row.resend = req.payload;
-  }
+  if (req.payload && resendable(op.op, req, key) && jsonAtMost(req.payload, RESEND_MAX, text)) row.resend = req.payload;
   const job = meta.job?.();
   if (job) row.job = job;
   row.pid = process.pid;

@@ -61,6 +61,8 @@ export class LedgerStore {
   private closeAfterSync: number[] = [];
   /** The file was created and its directory not yet fsynced. */
   private dirUnsynced = false;
+  /** Where appends put their lines before writing them, kept (one a command, not one an append). */
+  private buf = Buffer.alloc(0);
 
   constructor(dir: string) {
     this.dir = dir;
@@ -112,13 +114,13 @@ export class LedgerStore {
   /**
    * Append rows, holding the lock only while the tail is read and the rows written; `durable`:
    * fdatasync before returning (after the lock is let go: it makes this process's rows durable
-   * whoever appends after them). Returns the rows as written (with their `n`).
+   * whoever appends after them). Returns the id (`n`) of each row, in order.
    */
-  append(rows: NewRow[], durable: boolean): Row[] {
+  append(rows: NewRow[], durable: boolean): number[] {
     if (!rows.length) return [];
     this.ensureDir();
     this.lock.take();
-    let written: Row[];
+    const ids: number[] = [];
     let start: number;
     let fd: number;
     try {
@@ -128,19 +130,29 @@ export class LedgerStore {
       const end = this.known?.size === size ? this.known : tail(fd, size);
       let { n, prev } = end;
       start = end.size;
-      written = [];
-      let text = '';
+      // Each line straight into one buffer (no row object made for it, no joined text to flatten):
+      // `{"n":…,"prev":"…",` then the row's own JSON, its fields in their order, as
+      // JSON.stringify({ n, prev, ...row }) writes it (a NewRow has no `n` or `prev`).
+      const lines: string[] = [];
+      let most = 0;
       for (const r of rows) {
-        const row = { n: ++n, prev, ...r } as Row;
-        const line = JSON.stringify(row);
+        const own = JSON.stringify(r);
+        const line = `{"n":${++n},"prev":"${prev}"${own.length > 2 ? ',' : ''}${own.slice(1)}`;
         prev = sha256(line);
-        text += line + '\n';
-        written.push(row);
+        lines.push(line);
+        ids.push(n);
+        most += line.length * 3 + 1;
       }
-      const buf = Buffer.from(text, 'utf8');
+      if (this.buf.length < most) this.buf = Buffer.allocUnsafe(Math.max(most, 2 * this.buf.length));
+      const buf = this.buf;
+      let len = 0;
+      for (const line of lines) {
+        len += buf.write(line, len);
+        buf[len++] = 0x0a;
+      }
       let off = 0;
       try {
-        while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
+        while (off < len) off += fs.writeSync(fd, buf, off, len - off);
       } catch (e) {
         this.known = undefined;
         // A short write (full disk) must not leave half a row for the next writer to chain to.
@@ -151,7 +163,7 @@ export class LedgerStore {
         }
         throw refused(this.path, 'could not be written', e);
       }
-      this.known = { size: start + buf.length, n, prev };
+      this.known = { size: start + len, n, prev };
     } finally {
       this.lock.release();
     }
@@ -165,7 +177,7 @@ export class LedgerStore {
       }
       this.syncDirOnce();
     }
-    return written;
+    return ids;
   }
 
   /** The open file, opened again when it was replaced (prune) or removed meanwhile. */

@@ -41,10 +41,10 @@ describe('ledger store', () => {
     const store = new LedgerStore(join(dir, 'state'));
     const [a] = store.append([intent('order create')], true);
     const [b, c] = store.append(
-      [{ t: new Date().toISOString(), kind: 'outcome', of: a.n, status: 'done' }, intent('user create')],
+      [{ t: new Date().toISOString(), kind: 'outcome', of: a, status: 'done' }, intent('user create')],
       false,
     );
-    expect([a.n, b.n, c.n]).toEqual([1, 2, 3]);
+    expect([a, b, c]).toEqual([1, 2, 3]);
     const lines = readFileSync(store.path, 'utf8').trimEnd().split('\n');
     expect(JSON.parse(lines[0]).prev).toBe(GENESIS);
     expect(JSON.parse(lines[1]).prev).toBe(sha256(lines[0]));
@@ -56,6 +56,25 @@ describe('ledger store', () => {
       [1, 'order create', 'done'],
       [3, 'user create', 'unknown'],
     ]);
+  });
+
+  it('writes each row as JSON.stringify({ n, prev, ...row }) would, whatever its fields and characters', () => {
+    const store = new LedgerStore(join(dir, 'state'));
+    const rows = [
+      { ...intent('order create', { order_number: 'É-"1"\n', digital_pricing: [1, 2.5] }), gone: undefined },
+      { t: 'x', kind: 'outcome' as const, of: 1, status: 'done', reason: '😀 \u0001 \u2028 \ud800' },
+      { t: 'y', kind: 'settled' as const, ids: { nested: { deep: [null, true, 'a'] } } },
+    ];
+    // Twice: the second append reuses the buffer of the first, with a shorter text.
+    store.append(rows, false);
+    store.append(rows.slice(1, 2), false);
+    const lines = readFileSync(store.path, 'utf8').trimEnd().split('\n');
+    let prev = GENESIS;
+    [...rows, rows[1]].forEach((row, i) => {
+      expect(lines[i]).toBe(JSON.stringify({ n: i + 1, prev, ...row }));
+      prev = sha256(lines[i]);
+    });
+    expect(lines).toHaveLength(4);
   });
 
   it('is a 0600 file in a 0700 directory, and a looser file is tightened', () => {
@@ -90,7 +109,7 @@ describe('ledger store', () => {
     writeFileSync(store.path, readFileSync(store.path, 'utf8') + '{"n":3,"prev":"ab', { flag: 'w' });
     expect(parseLedger(readFileSync(store.path, 'utf8')).torn).toBe(true);
     const [r] = store.append([intent('order free')], true);
-    expect(r.n).toBe(3);
+    expect(r).toBe(3);
     const parsed = parseLedger(readFileSync(store.path, 'utf8'));
     expect(parsed.broken).toBeUndefined();
     expect(parsed.torn).toBe(false);
@@ -192,7 +211,7 @@ store.close();
     writeFileSync(join(state, 'ledger.lock'), String(pid), { mode: 0o600 });
     const store = new LedgerStore(state);
     const [r] = store.append([intent('api')], true);
-    expect(r.n).toBe(1);
+    expect(r).toBe(1);
     expect(existsSync(join(state, 'ledger.lock'))).toBe(false);
   });
 });
@@ -229,9 +248,9 @@ describe('ledger prune (command)', () => {
     const store = new LedgerStore(state);
     const old = '2026-01-05T10:00:00.000Z';
     const [a] = store.append([{ ...intent('order create', { order_number: 'OLD' }), t: old }], true);
-    store.append([{ t: old, kind: 'outcome', of: a.n, status: 'done' }], false);
+    store.append([{ t: old, kind: 'outcome', of: a, status: 'done' }], false);
     const [b] = store.append([intent('order create', { order_number: 'NEW' })], true);
-    store.append([{ t: new Date().toISOString(), kind: 'outcome', of: b.n, status: 'done' }], false);
+    store.append([{ t: new Date().toISOString(), kind: 'outcome', of: b, status: 'done' }], false);
     const env = { BOOKDIST_STATE_DIR: state };
     expect((await run(['ledger', 'prune', '--before', '2026-02-01'], { env })).code).toBe(2); // needs --yes off a terminal
     const r = await run(['ledger', 'prune', '--before', '2026-02-01', '--yes', '--json'], { env });
@@ -240,11 +259,11 @@ describe('ledger prune (command)', () => {
     const parsed = parseLedger(readFileSync(store.path, 'utf8'));
     expect(parsed.broken).toBeUndefined();
     expect(parsed.rows[0]).toMatchObject({ kind: 'prune', removed: 2 });
-    expect(foldWrites(parsed.rows).map((w) => [w.id, w.ids.order_number, w.status])).toEqual([[b.n, 'NEW', 'done']]);
+    expect(foldWrites(parsed.rows).map((w) => [w.id, w.ids.order_number, w.status])).toEqual([[b, 'NEW', 'done']]);
     expect(statSync(store.path).mode & 0o777).toBe(0o600);
     // Appending goes on after the rewrite, with ids above the kept ones.
     const [c] = store.append([intent('api')], true);
-    expect(c.n).toBe(b.n + 2);
+    expect(c).toBe(b + 2);
     expect((await run(['ledger', 'verify'], { env })).code).toBe(0);
   });
 });
