@@ -1,8 +1,8 @@
 // The schema stamp (issue 31): once ensureSeeded has found a database seeded and its schema this
-// version's, it says so in the header (PRAGMA user_version = schemaStamp()), and the next open
-// reads that instead of checking sqlite_master again. A database without this version's stamp
-// (a new one, one an earlier or later version wrote, one `sandbox reset` dropped) is checked and
-// mended as before.
+// version's, it says so in the header (PRAGMA user_version = schemaStamp(schema cookie)), and the
+// next open reads that instead of checking sqlite_master again. A database without this version's
+// stamp (a new one, one an earlier or later version wrote, one `sandbox reset` dropped, one whose
+// schema anything changed since) is checked and mended as before.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
@@ -19,12 +19,15 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The header's user_version and whether an index exists, read by a connection of its own. */
-function header(path: string, index = 'books_by_isbn10'): { stamp: number; index: boolean } {
+/** The header's user_version, what this version would stamp it with now, and whether an index exists. */
+function header(path: string, index = 'books_by_isbn10'): { stamp: number; current: boolean; index: boolean } {
   const db = new DatabaseSync(path, { readOnly: true });
   try {
+    const stamp = Number((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version);
+    const cookie = Number((db.prepare('PRAGMA schema_version').get() as { schema_version: number }).schema_version);
     return {
-      stamp: Number((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version),
+      stamp,
+      current: stamp === schemaStamp(cookie),
       index: !!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(index),
     };
   } finally {
@@ -45,10 +48,14 @@ async function seededThen(name: string, sql: string): Promise<string> {
 }
 
 describe('schema stamp', () => {
-  it('is a positive 31-bit number, the same every time', () => {
-    expect(schemaStamp()).toBeGreaterThan(0);
-    expect(schemaStamp()).toBeLessThan(2 ** 31);
-    expect(schemaStamp()).toBe(schemaStamp());
+  it('is a positive 31-bit number, the same every time for one schema cookie, another for another', () => {
+    const stamps = [0, 1, 2, 3, 40, 41, 2 ** 31 - 1].map((cookie) => schemaStamp(cookie));
+    for (const s of stamps) {
+      expect(s).toBeGreaterThan(0);
+      expect(s).toBeLessThan(2 ** 31);
+    }
+    expect(new Set(stamps).size).toBe(stamps.length);
+    expect(schemaStamp(41)).toBe(stamps[5]);
   });
 
   it('a database seeded here is stamped; opened again it is current and ensureSeeded has nothing to do', async () => {
@@ -57,7 +64,7 @@ describe('schema stamp', () => {
     expect(store.schemaIsCurrent()).toBe(false);
     expect(ensureSeeded(store)).toBe(true);
     await store.close();
-    expect(header(path).stamp).toBe(schemaStamp());
+    expect(header(path).current).toBe(true);
     const again = new Store(path);
     try {
       expect(again.schemaIsCurrent()).toBe(true);
@@ -77,15 +84,23 @@ describe('schema stamp', () => {
     } finally {
       await opened.close();
     }
-    expect(header(path)).toEqual({ stamp: schemaStamp(), index: true });
+    expect(header(path)).toMatchObject({ current: true, index: true });
   });
 
   it("another version's stamp is not this one's: the sandbox checks the database as it starts", async () => {
-    const other = (schemaStamp() % 1000) + 1;
-    const path = await seededThen('other.db', `DROP INDEX books_by_isbn10; PRAGMA user_version = ${other}`);
+    const path = await seededThen('other.db', 'DROP INDEX books_by_isbn10; PRAGMA user_version = 12345');
     const sb = await startSandbox({ dbPath: path, port: 0, workspaces: false, inProcess: true });
     await sb.close();
-    expect(header(path)).toEqual({ stamp: schemaStamp(), index: true });
+    expect(header(path)).toMatchObject({ current: true, index: true });
+  });
+
+  it("a schema changed behind its back (an older bookdist's `sandbox reset`, another tool) is checked again, though the stamp stayed", async () => {
+    // The stamp left as it was: only the schema cookie moved.
+    const path = await seededThen('changed.db', 'DROP INDEX books_by_isbn10');
+    expect(header(path)).toMatchObject({ current: false, index: false });
+    const sb = await startSandbox({ dbPath: path, port: 0, workspaces: false, inProcess: true });
+    await sb.close();
+    expect(header(path)).toMatchObject({ current: true, index: true });
   });
 
   it('`sandbox reset` (reseed) drops the stamp with the tables; the next check stamps again', async () => {

@@ -294,20 +294,19 @@ export const TABLES = [
   'meta',
 ];
 
-let stamp: number | undefined;
+let digest: number | undefined;
 
 /**
  * What `ensureSeeded` leaves in the database header (PRAGMA user_version) once it has found the
  * database seeded and its schema this version's: tables, indexes and text indexes of these very
  * statements, at SCHEMA_VERSION. A command's sandbox that reads it back checks nothing again and
- * never loads the seed (issue 31): one read of the header instead of six statements. Any change
- * to the schema's text or version gives another stamp (a digest of them), so a database stamped
- * by another version is checked as before; `dropAll` clears it. Never 0 (SQLite's default).
+ * never loads the seed (issue 31): two reads of the header instead of six statements. It is a
+ * digest of the schema's text and version mixed with SQLite's schema cookie (`cookie`, PRAGMA
+ * schema_version, which every CREATE, DROP or ALTER moves, and user_version does not): a database
+ * stamped by another version, or whose schema anything changed since (an older bookdist's `sandbox
+ * reset`, another tool), no longer matches and is checked as before. Never 0 (SQLite's default).
  */
-export function schemaStamp(): number {
-  if (stamp === undefined) {
-    const digest = hash('sha1', [SCHEMA_VERSION, SCHEMA, INDEXES, FTS].join('\0'));
-    stamp = Number.parseInt(digest.slice(0, 8), 16) & 0x7fffffff || 1;
-  }
-  return stamp;
+export function schemaStamp(cookie: number): number {
+  digest ??= Number.parseInt(hash('sha1', [SCHEMA_VERSION, SCHEMA, INDEXES, FTS].join('\0')).slice(0, 8), 16);
+  return (Math.imul(digest ^ cookie, 0x9e3779b1) >>> 1 || 1) | 0;
 }

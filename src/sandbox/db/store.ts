@@ -36,10 +36,11 @@ export class Store extends Turn {
 
   /**
    * True when `ensureSeeded` found this database seeded, with this version's schema, and said so
-   * in its header (`markSchemaCurrent`): one read of the header, no statement on sqlite_master.
+   * in its header (`markSchemaCurrent`), and no one changed its schema since: two reads of the
+   * header, no statement on sqlite_master.
    */
   schemaIsCurrent(): boolean {
-    return this.stmt('PRAGMA user_version').get()!.user_version === schemaStamp();
+    return this.stmt('PRAGMA user_version').get()!.user_version === schemaStamp(this.schemaCookie());
   }
 
   /**
@@ -48,10 +49,16 @@ export class Store extends Turn {
    */
   markSchemaCurrent(): void {
     try {
-      this.exec(`PRAGMA user_version = ${schemaStamp()}`);
+      // The cookie read in the transaction that writes the stamp: no schema change comes between.
+      this.tx(() => this.db.exec(`PRAGMA user_version = ${schemaStamp(this.schemaCookie())}`));
     } catch {
       /* read-only or busy: checked again at the next open */
     }
+  }
+
+  /** SQLite's schema cookie: moved by every change to the schema, by any connection. */
+  private schemaCookie(): number {
+    return this.stmt('PRAGMA schema_version').get()!.schema_version as number;
   }
 
   /** One step of merging the text indexes (text-index.ts); true while there is more to merge. */

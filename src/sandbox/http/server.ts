@@ -85,7 +85,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
       `listening on ${listenHost} exposes the sandbox to other machines; pass expose: true (sandbox serve --expose) to do it on purpose`,
     );
   }
-  const { store, creds } = await openStore(opts.dbPath);
+  const { store, creds, checked } = await openStore(opts.dbPath);
   const delayMs = Math.max(0, opts.processDelayMs ?? 2000);
   const worker = startWorker(store, delayMs);
   const allowedHosts = new Set([
@@ -97,6 +97,9 @@ export async function startSandbox(opts: SandboxOptions): Promise<RunningSandbox
   try {
     ensureFixtureTables(store);
     if (opts.journal !== false) core.journal = new Journal(store, opts.journal);
+    // Checked and mended this time: stamped again now that the fixtures' and the journal's tables,
+    // made after the seed's check, have moved the schema cookie (Store.schemaIsCurrent).
+    if (checked) store.markSchemaCurrent();
   } catch (err) {
     clearInterval(worker.timer);
     void store.close();
@@ -183,13 +186,14 @@ function closeWith(close: () => Promise<void>, ws: WorkspaceHost): () => Promise
  * The seed (its catalogue, its checks) is loaded only for a database that its header does not say
  * is seeded and current (Store.schemaIsCurrent): a command's embedded sandbox opens one that is.
  */
-async function openStore(dbPath: string): Promise<{ store: Store; creds: SandboxCredentials }> {
+async function openStore(dbPath: string): Promise<{ store: Store; creds: SandboxCredentials; checked: boolean }> {
   const store = new Store(dbPath);
   try {
-    if (!store.schemaIsCurrent()) (await import('../seed.js')).ensureSeeded(store);
+    const checked = !store.schemaIsCurrent();
+    if (checked) (await import('../seed.js')).ensureSeeded(store);
     const creds = credentials(store); // writes the key files next to the database; makes the control secret
     store.watchTextIndexes(); // searches probe one segment per trigram, also after a bulk load from elsewhere
-    return { store, creds };
+    return { store, creds, checked };
   } catch (err) {
     void store.close();
     throw err;
