@@ -233,6 +233,41 @@ describe('ONIX 3.0', () => {
     });
   });
 
+  it('reads products whose parts come in another order in each: every element is found by its name whatever came before it', async () => {
+    // The reader guesses an element from the ones that followed the element before it earlier in
+    // the file (a few are kept): here each part follows NotificationType, and each other part, in
+    // turn, so the guesses miss and are replaced all along; and a Contributor begins with one of
+    // two names of one length (SequenceNumber, NamesBeforeKey).
+    const parts = (i: number, isbn: string) => [
+      `<ProductIdentifier><ProductIDType>15</ProductIDType><IDValue>${isbn}</IDValue></ProductIdentifier>`,
+      `<DescriptiveDetail><ProductForm>ED</ProductForm><TitleDetail><TitleType>01</TitleType><TitleElement><TitleElementLevel>01</TitleElementLevel><TitleText>Order ${i}</TitleText></TitleElement></TitleDetail>${i % 2 ? `<Contributor><SequenceNumber>1</SequenceNumber><ContributorRole>A01</ContributorRole><KeyNames>Author ${i}</KeyNames></Contributor>` : `<Contributor><NamesBeforeKey>Author</NamesBeforeKey><KeyNames>${i}</KeyNames><ContributorRole>A01</ContributorRole></Contributor>`}<Extent><ExtentType>00</ExtentType><ExtentValue>${100 + i}</ExtentValue><ExtentUnit>03</ExtentUnit></Extent></DescriptiveDetail>`,
+      `<CollateralDetail><TextContent><TextType>03</TextType><Text>Told ${i} ways.</Text></TextContent></CollateralDetail>`,
+      `<PublishingDetail><Publisher><PublishingRole>01</PublishingRole><PublisherName>Tidewater Press</PublisherName></Publisher><PublishingDate><PublishingDateRole>01</PublishingDateRole><Date>${2001 + i}0101</Date></PublishingDate></PublishingDetail>`,
+      `<RelatedMaterial><RelatedProduct><ProductRelationCode>13</ProductRelationCode><ProductIdentifier><ProductIDType>15</ProductIDType><IDValue>${isbn13('97817703' + String(i).padStart(4, '0'))}</IDValue></ProductIdentifier></RelatedProduct></RelatedMaterial>`,
+      `<ProductSupply><SupplyDetail><Price><PriceAmount>${i + 1}.50</PriceAmount><CurrencyCode>USD</CurrencyCode></Price></SupplyDetail></ProductSupply>`,
+    ];
+    const isbns = Array.from({ length: 12 }, (_, i) => isbn13('97817704' + String(i).padStart(4, '0')));
+    const products = isbns.map((isbn, i) => {
+      const p = parts(i, isbn);
+      const turned = [...p.slice(i % p.length), ...p.slice(0, i % p.length)];
+      return `<Product><RecordReference>o-${i}</RecordReference><NotificationType>03</NotificationType>${i % 2 ? turned.join('') : turned.reverse().join('\n')}</Product>`;
+    });
+    const s = await onix(message(...products));
+    expect(s).toMatchObject({ added: 12, refused: 0, skipped: 0 });
+    isbns.forEach((isbn, i) => {
+      expect(book(isbn)).toMatchObject({
+        title: `Order ${i}`,
+        author: `Author ${i}`,
+        description: `Told ${i} ways.`,
+        num_pages: 100 + i,
+        publish_year: 2001 + i,
+        publisher: 'Tidewater Press',
+        parent_isbn: isbn13('97817703' + String(i).padStart(4, '0')),
+      });
+      expect(prices(isbn)).toEqual([{ currency: 'USD', price: `${i + 1}.50`, limit_days: 0, deactivated_at: null }]);
+    });
+  });
+
   it('refuses invalid records with their number, line, reference and reason, and loads the rest in one transaction', async () => {
     const xml = message(
       product('9781770100015'),

@@ -203,11 +203,14 @@ interface ElementKind {
   header?: HeaderSetter;
   /** An XHTML element that ends a line of a <Text>'s text. */
   block: boolean;
-  /** The element that opened after this one last time (see elementTable). */
-  next: Known | undefined;
+  /** The elements that opened after this one (see elementTable). */
+  next: Known[];
   /** In the table (not: a file with too many names of its length). */
   kept: boolean;
 }
+
+/** Elements remembered as following one element (see elementTable). */
+const NEXT_KEPT = 4;
 
 /** Element names of one length a parse remembers (a feed uses a few dozen names in all; a hostile file could use millions). */
 const KINDS_PER_LENGTH = 64;
@@ -221,11 +224,15 @@ interface Known {
 /**
  * Element names as the file spells them to what they are: one look-up per start tag, and none
  * per end tag (the kind of the element that ends is on the parser's stack). A feed's products
- * are alike, so the element that opened after this one last time is tried first: one `===` of
- * equal names where the table compared several of one length. Else the names are kept by their
- * length, each length's few compared with `===`: saxes hands a name over as a string made of
- * two pieces, which a Map would first copy into one to hash it; comparing reads the pieces as
- * they are (a look-up costs about half).
+ * are alike, so the elements that opened after this one before are tried first, in the order
+ * they first did: one `===` of equal names (one of another length is told apart by its length
+ * alone) where the table compared several of one length. An element is followed by different
+ * ones within a product (an IDValue by ProductIdentifier or DescriptiveDetail, a price's
+ * CurrencyCode by the next Price or the next Product): when only the latest was kept, seven
+ * tags of each product of the bench's feed missed it and went to the table, three comparisons
+ * each. Else the names are kept by their length, each length's few compared with `===`: saxes
+ * hands a name over as a string made of two pieces, which a Map would first copy into one to
+ * hash it; comparing reads the pieces as they are (a look-up costs about half).
  */
 function elementTable(): (name: string) => ElementKind {
   const byLength: Array<Known[] | undefined> = [];
@@ -243,7 +250,7 @@ function elementTable(): (name: string) => ElementKind {
       close: CLOSE.get(name),
       header: HEADER.get(name),
       block: BLOCK.has(name.toLowerCase()),
-      next: undefined,
+      next: [],
       kept: true,
     };
     const known = { tag: tagName, kind };
@@ -253,13 +260,26 @@ function elementTable(): (name: string) => ElementKind {
     return known;
   };
   return (tagName) => {
-    const guess = last?.next;
-    if (guess !== undefined && guess.tag === tagName) return (last = guess.kind);
+    const next = last?.next;
+    if (next !== undefined) for (const guess of next) if (guess.tag === tagName) return (last = guess.kind);
     const known = lookUp(tagName);
-    // Only between kinds the table keeps: a chain of names it does not keep would grow with the file.
-    if (last?.kept && known.kind.kept) last.next = known;
+    // Only between kinds the table keeps (a chain of names it does not keep would grow with the
+    // file), and a few after each (a file whose elements follow one another in every order
+    // compares a few names more, not the whole table's): the last one is replaced.
+    if (last?.kept && known.kind.kept) last.next[Math.min(last.next.length, NEXT_KEPT - 1)] = known;
     return (last = known.kind);
   };
+}
+
+/**
+ * `s.trim()`, without the call when `s` starts and ends with a printable ASCII character (no
+ * whitespace of any kind there): an element's value as feeds write it. Every element that gives
+ * a value trimmed it, a builtin call and a new string each.
+ */
+function trimmed(s: string): string {
+  const first = s.charCodeAt(0);
+  const last = s.charCodeAt(s.length - 1);
+  return first > 32 && first < 127 && last > 32 && last < 127 ? s : s.trim();
 }
 
 /** An ONIX parser fed chunk by chunk: bytes (decoded as the file declares) or text. */
@@ -316,7 +336,7 @@ function onixParser(
     else if (el.name === 'Product') {
       emit(finishProduct(d, s.header, sink));
       s.d = undefined;
-    } else if (el.close) el.close(s, d, text.trim(), stack[stack.length - 1].name);
+    } else if (el.close) el.close(s, d, trimmed(text), stack[stack.length - 1].name);
     text = '';
   });
 
