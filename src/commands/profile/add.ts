@@ -1,6 +1,5 @@
 // `bookdist profile add`: flags in scripts, prompts on a terminal. Secrets come from stdin or a
 // hidden prompt, never from argv. The key is checked and copied into the config dir (0600).
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode, usageError, messageOf } from '../../errors.js';
@@ -10,6 +9,7 @@ import { emit } from '../../output/index.js';
 import { cellText as t } from '../../output/format.js';
 import { readAll } from '../../util/io.js';
 import { readBounded, unreadableReason } from '../../util/read-bounded.js';
+import { homeDir } from '../../util/home.js';
 import type { VerbInput } from '../define.js';
 import type { add } from './add.cmd.js';
 import { checkName, checkUrl, publicView } from './parts/common.js';
@@ -124,7 +124,7 @@ function checkUsername(v: string, given: 'flag' | 'prompt' = 'flag'): string {
 export function expandHome(path: string, env: NodeJS.ProcessEnv): string {
   const p = path.trim();
   if (p !== '~' && !p.startsWith('~/')) return p;
-  const home = env.HOME || homedir();
+  const home = homeDir(env);
   return p === '~' ? home : join(home, p.slice(2));
 }
 
