@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Store } from '../../src/sandbox/db/store.js';
 import { Journal } from '../../src/sandbox/journal/journal.js';
 import { clearRequests, getRequest, lastRequestId, listRequests } from '../../src/sandbox/journal/query.js';
+import { JOURNAL_HEADERS, sameJournalHeaders } from '../../src/sandbox/journal/redact.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bookdist-journal-pack-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -132,6 +133,23 @@ describe('journal packing', () => {
       await journal.close();
       await store.close();
     }
+  });
+
+  it('sees a request as a repeat exactly when its headers give the same journal text', () => {
+    // sameJournalHeaders names each header the row reads: every one of the lists counts, by value
+    // when the row shows it, by presence when it is a secret; no other header does.
+    const base: Record<string, string> = { host: 'sandbox', authorization: 'CryptoAuth', signature: SIGNATURE };
+    expect(sameJournalHeaders(base, { ...base })).toBe(true);
+    for (const name of JOURNAL_HEADERS.shown) {
+      expect(sameJournalHeaders(base, { ...base, [name]: 'another value' }), name).toBe(false);
+      expect(sameJournalHeaders({ ...base, [name]: 'one' }, { ...base, [name]: 'two' }), name).toBe(false);
+    }
+    for (const name of JOURNAL_HEADERS.secret) {
+      expect(sameJournalHeaders({ ...base, [name]: 'one' }, { ...base, [name]: 'two' }), name).toBe(true);
+      const { [name]: _, ...without } = { ...base, [name]: 'x' };
+      expect(sameJournalHeaders({ ...base, [name]: 'x' }, without), name).toBe(false);
+    }
+    expect(sameJournalHeaders({ ...base, 'x-request-id': 'a' }, { ...base, 'x-trace': 'b' })).toBe(true);
   });
 
   it('keeps exactly the newest --journal-size requests, a packed row cut where the bound falls', async () => {

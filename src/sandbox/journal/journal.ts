@@ -26,7 +26,7 @@
 // another process holds: its rows wait for the next one.
 import type { SQLInputValue } from 'node:sqlite';
 import type { Store } from '../db/store.js';
-import { HEADERS_SHOWN, journalText, type PendingRow, type RowText } from './redact.js';
+import { journalText, sameJournalHeaders, type PendingRow, type RowText } from './redact.js';
 import { ensureJournalTable, INSERT, PACK_MAX, PendingRuns, pruneJournal, TAKE_IDS } from './pack.js';
 import { changesOf, type Writes } from './changes.js';
 
@@ -61,8 +61,8 @@ export class Journal {
   private timer?: NodeJS.Timeout;
   private closed = false;
 
-  /** The headers of the last request and their JSON (`headersText`). */
-  private lastHeaders?: { keys: string[]; values: Record<string, string>; text: string };
+  /** The headers of the last request (a copy) and their JSON (`headersText`). */
+  private lastHeaders?: { values: Record<string, string>; text: string };
 
   constructor(
     readonly store: Store,
@@ -176,27 +176,15 @@ export class Journal {
   }
 
   /**
-   * The JSON of a request's headers: the last request's text again when its headers are the same,
-   * in the same order (a client sends the same ones every time), which also lets `keep` see a
-   * repeat at once. Only the values the row shows are compared (HEADERS_SHOWN): a signature, new
-   * at every request and redacted in the row, is not (comparing its 344 characters was most of
-   * this function's cost), and the row keeps the first request's text, redacted the same.
+   * The JSON of a request's headers: the last request's text again when they give the same journal
+   * text (sameJournalHeaders: a client sends the same ones every time), which also lets `keep` see
+   * a repeat at once. The row keeps the first request's text, redacted the same.
    */
   private headersText(h: Record<string, string>): string {
     const last = this.lastHeaders;
-    if (last) {
-      let i = 0;
-      let same = true;
-      for (const k in h) {
-        if (last.keys[i++] !== k || (last.values[k] !== h[k] && HEADERS_SHOWN.has(k))) {
-          same = false;
-          break;
-        }
-      }
-      if (same && i === last.keys.length) return last.text;
-    }
+    if (last !== undefined && sameJournalHeaders(last.values, h)) return last.text;
     const text = JSON.stringify(h);
-    this.lastHeaders = { keys: Object.keys(h), values: { ...h }, text };
+    this.lastHeaders = { values: h, text };
     return text;
   }
 
