@@ -40,6 +40,17 @@
 // so CPU time counts it and wall time mostly not) whatever the context: tls.createSecureContext
 // with `ca` alone and tls.setDefaultCACertificates([ca]) parse them as well, so a first attempt
 // trusting only the CA is no way around them (callgrind of each, Node 24.21.0).
+// The HTTPS row's gap is not HTTPS work of bookdist's (second helper of issue 31, callgrind net of
+// V8's hash-seed set-up, which varies 5-19M a run): bookdist over HTTPS 290.0M, the signed-request
+// floor over HTTPS with the CA 230.8M, the fair TLS floor 206.6M; plain, bookdist 222.8M against
+// its floor's 165.2M. bookdist is 59.2M above its floor over HTTPS and 57.6M plain: HTTPS adds
+// ~1.6M of its own (one CA read, 122 certificates parsed as in both floors, no X509Certificate,
+// no proxy module without a proxy). The fair TLS floor neither signs nor speaks HTTP (24M by
+// itself), so the 1.25x target leaves bookdist ~27M of its own where the plain row's 1.3x leaves
+// ~50M: it moves only with the general start-up overhead, twice as far. The one HTTPS-only lever
+// found is the roots' parse: NODE_OPTIONS=--use-openssl-ca takes the fair floor 209.2M -> 164.9M
+// and bookdist 290.0M -> 246.2M (1.19x the fair floor), but trusts the system's store instead of
+// Node's roots: a change of what is trusted, not of speed, left undecided.
 // Every bookdist run goes through bin/bookdist as a shell runs it (the sh launcher execs Node).
 // Memory rows report peak RSS through the launcher, and a CPU profile summary shows where the
 // time of `--version` and of one request goes.
