@@ -12,6 +12,16 @@ import { attachBase, rewriteSharedWrite } from './overlay.js';
 /** Prepared statements kept per connection; dynamic SQL (search filters) beyond this is evicted oldest first. */
 const MAX_CACHED = 500;
 
+/** Runs of a query with node:sqlite's own rows before it gets a row maker (Connection.query). */
+const OWN_ROWS_FOR = 2;
+
+/** A query prepared once: its statement, and once it has run OWN_ROWS_FOR times, the maker of its rows. */
+interface Query {
+  stmt: StatementSync;
+  row: ((values: unknown[]) => Row) | undefined;
+  runs: number;
+}
+
 // any: a row's columns are typed by the repo/ function that reads it (it casts the row to its row type)
 export type Row = Record<string, any>;
 
@@ -59,7 +69,7 @@ export class Connection {
   readonly shared: boolean;
   private readonly cache = new Map<string, StatementSync>();
   private readonly writes = new Map<string, WriteStatement>();
-  private readonly queries = new Map<string, { stmt: StatementSync; row: (values: unknown[]) => Row }>();
+  private readonly queries = new Map<string, Query>();
 
   constructor(path: string) {
     this.path = path;
@@ -88,24 +98,28 @@ export class Connection {
   }
 
   /**
-   * The query `sql` prepared once, with the maker of its rows. node:sqlite builds each row as an
-   * object of its own, turning every column name into a property key again; the statement
-   * returns arrays instead, and a function made once from its column names turns each into an
-   * object of one fixed shape (about half the cost, and faster to read afterwards). A statement
-   * of its own: `stmt` (run, and the store's own PRAGMAs) keeps node:sqlite's rows.
+   * The query `sql` prepared once, and from its third run on the maker of its rows. node:sqlite
+   * builds each row as an object of its own, turning every column name into a property key again;
+   * a statement run again and again returns arrays instead, and a function made once from its
+   * column names turns each into an object of one fixed shape (about half the cost, and faster to
+   * read afterwards). Not for its first runs: the maker is a function compiled for the statement,
+   * which a statement run once or twice (a command's embedded sandbox runs most of its statements
+   * once) never pays back (issue 31). A statement of its own: `stmt` (run, and the store's own
+   * PRAGMAs) keeps node:sqlite's rows.
    */
-  private query(sql: string): { stmt: StatementSync; row: (values: unknown[]) => Row } {
-    return cached(this.queries, sql, () => {
-      const stmt = this.db.prepare(sql);
-      const row = rowMaker(stmt.columns().map((c) => c.name));
-      stmt.setReturnArrays(true);
-      return { stmt, row };
-    });
+  private query(sql: string): Query {
+    const q = cached(this.queries, sql, (): Query => ({ stmt: this.db.prepare(sql), row: undefined, runs: 0 }));
+    if (q.row === undefined && ++q.runs > OWN_ROWS_FOR) {
+      q.row = rowMaker(q.stmt.columns().map((c) => c.name));
+      q.stmt.setReturnArrays(true);
+    }
+    return q;
   }
 
   /** The first row of a query, as the row type `T` its columns make (a repo names it), or undefined. */
   get<T extends object = Row>(sql: string, ...params: SQLInputValue[]): T | undefined {
     const q = this.query(sql);
+    if (q.row === undefined) return q.stmt.get(...params) as T | undefined;
     const values = q.stmt.get(...params) as unknown[] | undefined;
     return values === undefined ? undefined : (q.row(values) as T);
   }
@@ -113,7 +127,9 @@ export class Connection {
   /** Every row of a query, as the row type `T` its columns make (a repo names it). */
   all<T extends object = Row>(sql: string, ...params: SQLInputValue[]): T[] {
     const q = this.query(sql);
-    return (q.stmt.all(...params) as unknown as unknown[][]).map((v) => q.row(v) as T);
+    if (q.row === undefined) return q.stmt.all(...params) as T[];
+    const row = q.row;
+    return (q.stmt.all(...params) as unknown as unknown[][]).map((v) => row(v) as T);
   }
 
   dropAll(): void {
