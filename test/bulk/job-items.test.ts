@@ -1,5 +1,5 @@
 // The helpers of row jobs (src/bulk/job/items.ts), in-process: a stream cut into batches, the
-// window of calls told to the ledger ahead (one group per 32 calls, the next told once half the
+// window of calls told to the ledger ahead (one group per 64 calls, the next told once half the
 // window is used), a batch run one item at a time (invalid, failed, pending and interrupted rows),
 // the row of a failed request and a row job's summary clause. Whole jobs are in engine.test.ts;
 // these take milliseconds (`npm run mutate` runs them first).
@@ -64,9 +64,9 @@ describe('chunks: a stream cut into batches', QUICK, () => {
 });
 
 describe('the calls told to the ledger ahead', QUICK, () => {
-  it('eachItem: 32 calls at first, 32 more once half the window is used, never past the batch', async () => {
+  it('eachItem: 64 calls at first, 64 more once half the window is used, never past the batch', async () => {
     const r = recorder();
-    const items = range(0, 99);
+    const items = range(0, 149);
     const res = await eachItem(
       items,
       async (it, i) => {
@@ -79,12 +79,11 @@ describe('the calls told to the ledger ahead', QUICK, () => {
       },
       (it) => call(it),
     );
-    // Each group is told before the item at `at` runs: at item 0, then when 16 are left of the window.
+    // Each group is told before the item at `at` runs: at item 0, then when 32 are left of the window.
     expect(r.groups).toEqual([
-      { at: -1, items: range(0, 31) },
-      { at: 15, items: range(32, 63) },
-      { at: 47, items: range(64, 95) },
-      { at: 79, items: range(96, 99) },
+      { at: -1, items: range(0, 63) },
+      { at: 31, items: range(64, 127) },
+      { at: 95, items: range(128, 149) },
     ]);
     expect(res.rows).toEqual(items);
   });
@@ -92,15 +91,15 @@ describe('the calls told to the ledger ahead', QUICK, () => {
   it('items that make no call are not told, and a group of none is not told at all', async () => {
     const r = recorder();
     await eachItem(
-      range(0, 39),
+      range(0, 79),
       async (it, i) => {
         r.setAt(i);
         return { row: it };
       },
       r.tools,
-      (it) => (it % 2 === 0 || it >= 32 ? undefined : call(it)),
+      (it) => (it % 2 === 0 || it >= 64 ? undefined : call(it)),
     );
-    expect(r.groups).toEqual([{ at: -1, items: range(0, 15).map((k) => 2 * k + 1) }]);
+    expect(r.groups).toEqual([{ at: -1, items: range(0, 31).map((k) => 2 * k + 1) }]);
   });
 
   it('nothing is told once the job is interrupted', async () => {
@@ -120,16 +119,16 @@ describe('the calls told to the ledger ahead', QUICK, () => {
     expect(r.groups).toEqual([]);
   });
 
-  it('batchesAhead: batch n tells the calls of batches n.. (numbered from 1), 32 at a time', () => {
+  it('batchesAhead: batch n tells the calls of batches n.. (numbered from 1), 64 at a time', () => {
     const r = recorder();
-    const before = batchesAhead(40, (n) => call(n));
-    for (let n = 1; n <= 40; n++) {
+    const before = batchesAhead(100, (n) => call(n));
+    for (let n = 1; n <= 100; n++) {
       r.setAt(n);
       before(n, r.tools);
     }
     expect(r.groups).toEqual([
-      { at: 1, items: range(1, 32) },
-      { at: 17, items: range(33, 40) },
+      { at: 1, items: range(1, 64) },
+      { at: 33, items: range(65, 100) },
     ]);
   });
 });

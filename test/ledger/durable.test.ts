@@ -4,7 +4,7 @@
 // the ledger file records how far the file reached when it began, and counts only once it ends;
 // the stub service reads the ledger at each request and finds the request's intent in that part.
 // And they are durable in groups: the job tells the ledger its next items' calls ahead (a window
-// of 32, refilled at half), so the fdatasyncs are counted by groups, not by requests.
+// of 64, refilled at half), so the fdatasyncs are counted by groups, not by requests.
 import * as realFs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -126,10 +126,9 @@ describe('a bulk job sends no request before its intent is durable', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(http.sent('/v1/order/external/')).toHaveLength(N);
     expect(late, 'requests sent before their intent was fdatasynced').toEqual([]);
-    // Two groups a batch (its first 32 intents, then the other 18 told while those are sent) and
-    // the end's: never one a request or two (one per group of intents written meanwhile was ~0.6
-    // an order, some 90 here).
-    expect(syncs, 'fdatasyncs of the ledger').toBeLessThanOrEqual(2 * 3 + 1);
+    // One group a batch (its 50 intents told at once) and the end's: never one a request or two
+    // (one per group of intents written meanwhile was ~0.6 an order, some 90 here).
+    expect(syncs, 'fdatasyncs of the ledger').toBeLessThanOrEqual(3 + 1);
     // Each intent is in the file once, and so is each outcome.
     const rows = realFs
       .readFileSync(ledger, 'utf8')
@@ -177,9 +176,9 @@ describe('a bulk job sends no request before its intent is durable', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(http.sent('/v1/codes/generate/')).toHaveLength(BATCHES);
     expect(late, 'requests sent before their intent was fdatasynced').toEqual([]);
-    // Windows of 32 batches told ahead, refilled at half: two groups for 40 batches, and the end's
-    // (one group per one or two batches before: some 25 here).
-    expect(syncs, 'fdatasyncs of the ledger').toBeLessThanOrEqual(4);
+    // A window of 64 batches told ahead: one group for 40 batches, and the end's (one group per
+    // one or two batches before: some 25 here).
+    expect(syncs, 'fdatasyncs of the ledger').toBeLessThanOrEqual(2);
     const rows = realFs
       .readFileSync(ledger, 'utf8')
       .trim()
@@ -270,9 +269,9 @@ describe('the other row jobs tell their calls ahead too: intents durable in grou
     expect(r.code, r.stderr).toBe(0);
     expect(http.sent(v.path)).toHaveLength(N);
     expect(late, 'requests sent before their intent was fdatasynced').toEqual([]);
-    // One batch of 100 rows, told ahead 32 at a time, refilled when 16 are left: four groups and
+    // One batch of 100 rows, told ahead 64 at a time, refilled when 32 are left: two groups and
     // the end's (one or two requests a group before: some 60 to 100).
-    expect(syncs, 'fdatasyncs of the ledger').toBeLessThanOrEqual(6);
+    expect(syncs, 'fdatasyncs of the ledger').toBeLessThanOrEqual(3);
   });
 });
 
@@ -386,7 +385,7 @@ describe('codes generate --resume tells the batches it sends again ahead', () =>
     expect(sent.filter((k) => k.endsWith('-at3'))).toHaveLength(20);
     expect(sent).toHaveLength(30);
     expect(late, 'requests sent before their intent was fdatasynced').toEqual([]);
-    // One window of 32 batches told ahead, and the end's (one group per one or two batches before).
+    // One window of batches told ahead, and the end's (one group per one or two batches before).
     expect(syncs, 'fdatasyncs of the ledger').toBeLessThanOrEqual(3);
     const rows = realFs
       .readFileSync(ledger, 'utf8')
