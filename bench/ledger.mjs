@@ -41,6 +41,22 @@
 // skipped its fdatasync (not shippable: intents must be durable first) read 1.064x in rounds where
 // the shipped one read 1.111x: the rest of the gap follows the waiting for the group's fdatasync
 // (the n1 pairs said the same), not the lock or more instructions.
+//
+// Then (issue 34, stop 45, load 8-18, 2 cores; rounds of 1,500-2,000 orders alternating builds in
+// one run, 12-16 rounds a side: fewer than that cannot tell 3% apart here): a write hook that
+// records nothing, the client, connect.ts and announceAhead unchanged, read 0.99-1.01x; a store
+// that writes nothing (no JSON, hash, lock, write or fdatasync) 1.04x; the shipped build 1.08x.
+// So the gap is the recorder's own work, about half building rows and tickets, half storing
+// them, plus some 40 ms of V8 worker (marking) CPU a 2,000-order job from what intents told ahead
+// keep alive. Telling a batch of 50 whole (AHEAD 64) cut one append and one fdatasync a batch:
+// -2 to -3 points. Not kept: a batch more than the concurrency, started early to tell its calls
+// and waiting for a turn to send (no first request waits for its group's fdatasync: 41 waits of
+// 2,000 orders -> 5), read 1.090x vs 1.085x and 1.141x vs 1.090x; JSON and hash straight from the
+// store's buffer (-380 B of garbage a row): no fewer instructions. Strace -c -f, 2,000 orders: 41
+// more fdatasyncs, ~100 more write(2)s and ~70 lock create/unlink cycles than --no-ledger; an
+// fdatasync of 40 KB costs ~0.1 ms of system CPU. The next places to look: fewer bytes a row
+// (an order's intent repeats its ids in `resend`: ~590 bytes hashed and written), and no promise
+// a told intent until its request asks for it (WriteHook.before may answer a ticket at once).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
