@@ -26,10 +26,12 @@ export const ROWS_PER_BATCH = 250;
  * How many items of a row job's batch have their calls told to the ledger ahead (JobTools.ahead):
  * one group, one fdatasync, for this many requests instead of one or two; a job stopped early
  * leaves at most this many and a half a lane recorded as not sent. 64: a batch of order create's
- * 50 orders is told whole, one group a batch instead of two (bench n2, rounds alternating with 32
- * in the same run, load 8-12, 2 cores: 1.061x vs 1.089x and 1.052x vs 1.069x at 1,500 orders,
- * 1.070x vs 1.098x at 2,000; system CPU 114-146 vs 138-179 ms; once 1.075x vs 1.064x in 6 rounds
- * of 3,000). 16 read 1.084x. n1 the same (1.092x vs 1.086x, 12 rounds).
+ * 50 orders is told whole, in one append instead of two (strace, 2,000 orders: 44 lock cycles
+ * instead of 72; as many fdatasyncs, 43: the lanes' groups shared them already). Bench n2, rounds
+ * alternating with 32 in the same run, load 8-12, 2 cores: 1.061x vs 1.089x and 1.052x vs 1.069x
+ * at 1,500 orders, 1.070x vs 1.098x at 2,000 (system CPU 146 vs 179 ms); once 1.075x vs 1.064x
+ * in 6 rounds of 3,000: a gain near this machine's noise. 16 read 1.084x. n1 the same (1.092x
+ * vs 1.086x, 12 rounds).
  */
 const AHEAD = 64;
 
