@@ -130,7 +130,8 @@ function jsonBound(v: unknown, max: number, depth: number): number {
   }
   if (Object.getPrototypeOf(v) !== Object.prototype) return Infinity; // toJSON, a Date, a Map...
   let n = 2;
-  for (const k in v) if ((n += 4 + 6 * k.length + jsonBound((v as Record<string, unknown>)[k], max, depth + 1)) > max) return Infinity;
+  for (const k in v)
+    if ((n += 4 + 6 * k.length + jsonBound((v as Record<string, unknown>)[k], max, depth + 1)) > max) return Infinity;
   return n;
 }
 
