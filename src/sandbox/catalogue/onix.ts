@@ -261,17 +261,6 @@ function elementTable(): (name: string) => ElementKind {
   };
 }
 
-/**
- * `s.trim()`, without the call when `s` starts and ends with a printable ASCII character (no
- * whitespace of any kind there): an element's value as feeds write it. Every element that gives
- * a value trimmed it, a builtin call and a new string each.
- */
-function trimmed(s: string): string {
-  const first = s.charCodeAt(0);
-  const last = s.charCodeAt(s.length - 1);
-  return first > 32 && first < 127 && last > 32 && last < 127 ? s : s.trim();
-}
-
 /** An ONIX parser fed chunk by chunk: bytes (decoded as the file declares) or text. */
 function onixParser(
   emit: (rec: CatalogueRecord) => void,
@@ -326,7 +315,7 @@ function onixParser(
     else if (el.name === 'Product') {
       emit(finishProduct(d, s.header, sink));
       s.d = undefined;
-    } else if (el.close) el.close(s, d, trimmed(text), stack[stack.length - 1].name);
+    } else if (el.close) el.close(s, d, text.trim(), stack[stack.length - 1].name);
     text = '';
   });
 
