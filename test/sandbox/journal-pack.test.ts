@@ -202,6 +202,25 @@ describe('journal packing', () => {
     }
   });
 
+  it('keeps a stream of one lookup in memory until the timer, past 500 requests: one row per 1,000', async () => {
+    // A repeat is three numbers, not a row: 500 of them (the bound on rows kept) do not write at
+    // once, the timer's flush writes them all, as rows of PACK_MAX (1,000) requests.
+    const { store, journal } = open('stream.db');
+    try {
+      const came = lookups(store, journal, 1200);
+      expect(rowCount(store)).toBe(0);
+      await vi.waitFor(() => expect(rowCount(store)).toBeGreaterThan(0), { timeout: 5000, interval: 5 });
+      expect(rowCount(store)).toBe(2);
+      const { requests, total } = listRequests(store, {});
+      expect(total).toBe(1200);
+      expect(requests.map((r) => Date.parse(r.at))).toEqual(came.map((at) => Math.floor(at)));
+      expect(requests.map((r) => r.id)).toEqual(requests.map((_, i) => requests[0].id + i));
+    } finally {
+      await journal.close();
+      await store.close();
+    }
+  });
+
   it('keeps the newest 500 requests, each with its own times, while the database stays busy', async () => {
     // A run's times are kept in one buffer (PendingRuns): it grows past its first size while the
     // rows cannot be written, and the oldest requests go, a run cut at its start, when the timer's
