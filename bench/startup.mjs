@@ -5,7 +5,7 @@
 // machine hits all of them alike), as ratios to a floor measured in the same run: `node -e 0`,
 // the signed-request floor (bench/signed-request-floor.cjs: the least any Node client does for
 // one request) and the fair TLS floor (issue 31). Each bookdist row says which path it took
-// (compile cache or not, from Node's own account); the cold first run and the fallback path
+// (code cache or not, from bookdist's own account); the cold first run and the fallback path
 // (no cache) are rows of their own. `BENCH_STARTUP_ONLY=1 node bench/startup.mjs` runs only these.
 // Beside each wall time, the CPU time (user+sys) of the finished process from wait4 (python3's,
 // microseconds; GNU time's 10 ms steps made every row 10-60 ms), and the CPU ratios of the targets:
@@ -30,8 +30,13 @@
 //   checks a code cache's header and length but not its payload in a release build: a payload
 //   with 64 bytes flipped aborted Node (exit 133), so such a cache needs a checksum of its own:
 //   with SHA-1 (node:crypto) the gain fell to 5.8M, with zlib.crc32 it was 232.5M -> 221.1M.
-//   That is the next lever (a launcher that execs Node on a CJS entry, the cache written at exit
-//   atomically, 0600, no links, keyed as src/cache/compile-cache.ts keys Node's);
+//   That is the path taken now (src/cache/code-cache.ts; the entries keep the functions of every
+//   command that ran, each added once). Callgrind net of V8's hash-seed set-up, warm, 3-5
+//   alternating pairs at load 4-8, nproc 2, against the ESM build with Node's compile cache and the
+//   eager compile: a request 221.2M -> 216.0M, the embedded default 270.7M -> 247.9M, --version
+//   83.0M -> 81.7M, --help 101.1M -> 102.0M (no cache on that path either way); this bench at load
+//   9-12: request CPU 58.7 -> 52.2 ms (1.40x -> 1.27x the floor), embedded 71.8 -> 65.9 ms, cold
+//   first run 76.5 -> 70.2 ms, fallback 67.7 -> 60.8 ms, peak RSS 55 MB both;
 // - V8 flags (--no-sparkplug, --no-opt, --no-maglev): every Node built-in's code cache is then
 //   refused (a flag hash of its own), 314-325M; lazy compilation with the cache kept (no eager
 //   chunks): 260M; process.exit() right after main() (no heap teardown): CPU 1.00x; the young
@@ -249,24 +254,30 @@ function profileSummary(file, top = 8) {
 }
 
 /**
- * Which path a run took, from Node's own account of its compile cache (NODE_DEBUG_NATIVE=COMPILE_CACHE):
- * how many of the modules it loaded came from the cache, or no cache at all.
+ * Which path a run took, from bookdist's account of its code cache (NODE_DEBUG=bookdist,
+ * src/cache/code-cache.ts): how many of the files it loaded from dist/ came from the cache, or no cache at all.
  */
 function cachePath(stderr, launcherOnly) {
-  const read = (stderr.match(/\[compile cache\] reading cache from /g) ?? []).length;
-  const accepted = (stderr.match(/was accepted/g) ?? []).length;
-  if (!/\[compile cache\]/.test(stderr))
-    return launcherOnly ? 'no cache needed: dist/version.js alone' : 'no compile cache';
-  return `compile cache: ${accepted} of ${read} modules from the cache${accepted < read ? ', written at exit' : ''}`;
+  const read = (stderr.match(/code cache: \S+: (entry accepted|no entry used)/g) ?? []).length;
+  const accepted = (stderr.match(/code cache: \S+: entry accepted/g) ?? []).length;
+  const written = (stderr.match(/code cache: \S+: entry written/g) ?? []).length;
+  if (!read) return launcherOnly ? 'no cache needed: dist/version.js alone' : 'no code cache';
+  return `code cache: ${accepted} of ${read} files from the cache${written ? `, ${written} written at exit` : ''}`;
 }
 
 function cpuProfile(dir, name, args, env) {
   const out = join(dir, `prof-${name}`);
   mkdirSync(out, { recursive: true });
-  const r = spawnSync(BIN, args, {
-    env: { ...env, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${out}` },
-    encoding: 'utf8',
-  });
+  // Twice: the code cache keeps entries per set of Node flags (NODE_OPTIONS among them), so the
+  // first run with --cpu-prof is a cold one; the profile is the second's.
+  let r;
+  for (let i = 0; i < 2; i++) {
+    rmSync(out, { recursive: true, force: true });
+    r = spawnSync(BIN, args, {
+      env: { ...env, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${out}` },
+      encoding: 'utf8',
+    });
+  }
   if (r.status !== 0) throw new Error(`profiling ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   const file = readdirSync(out).find((f) => f.endsWith('.cpuprofile'));
   return profileSummary(join(out, file));
@@ -372,14 +383,14 @@ export async function startupBench({ sb, target, log = console.log }) {
     const paths = {};
     for (const c of cases) {
       // Warm up (and seed the embedded database once, as a first run does), then one more run that
-      // says which path it took: Node's own account of its compile cache (NODE_DEBUG_NATIVE).
+      // says which path it took: bookdist's account of its code cache (NODE_DEBUG=bookdist).
       c.before?.();
       const r = spawnSync(c.cmd, c.args, { env: c.env, encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`${c.key}: ${c.args.join(' ')} exited ${r.status}: ${r.stderr}`);
       if (c.cmd !== BIN) continue;
       c.before?.();
       const probe = spawnSync(c.cmd, c.args, {
-        env: { ...c.env, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' },
+        env: { ...c.env, NODE_DEBUG: 'bookdist' },
         encoding: 'utf8',
       });
       if (probe.status !== 0) throw new Error(`${c.key}: the probe run exited ${probe.status}: ${probe.stderr}`);
@@ -390,10 +401,10 @@ export async function startupBench({ sb, target, log = console.log }) {
     }
     if (!cases.every((c) => c.cmd !== BIN || paths[c.key])) throw new Error('a row has no path');
     // The rows must take the paths they are named for.
-    if (!/^compile cache: (\d+) of \1 /.test(paths.remote))
+    if (!/^code cache: (\d+) of \1 files from the cache$/.test(paths.remote))
       throw new Error(`the warm request did not run from the cache: ${paths.remote}`);
-    if (!/^compile cache: 0 of /.test(paths.cold)) throw new Error(`the cold run found a cache: ${paths.cold}`);
-    if (paths.fallback !== 'no compile cache') throw new Error(`the fallback row used a cache: ${paths.fallback}`);
+    if (!/^code cache: 0 of /.test(paths.cold)) throw new Error(`the cold run found a cache: ${paths.cold}`);
+    if (paths.fallback !== 'no code cache') throw new Error(`the fallback row used a cache: ${paths.fallback}`);
 
     // Wall-clock medians decide PASS/FAIL. On a shared, loaded machine they swing with the load
     // (the same build read 1.22x and 1.78x the signed-request floor an hour apart at load 9, nproc 2),

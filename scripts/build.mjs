@@ -1,12 +1,11 @@
 // Bundles src/ into dist/ with rolldown. Code splitting keeps start-up lazy: every
 // `await import()` of a command, the sandbox or a heavy library becomes its own chunk, loaded
 // only by the command that runs it; and what every command run needs is one chunk, not forty
-// (RUN_ROOTS below). The bundle is written to a fresh directory and swapped into place, so a CLI
-// started during a rebuild never sees a half-written dist/.
+// (RUN_ROOTS below). dist/ is CommonJS (output.format below). The bundle is written to a fresh
+// directory and swapped into place, so a CLI started during a rebuild never sees a half-written dist/.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import MagicString from 'magic-string';
 import { build } from 'rolldown';
@@ -16,7 +15,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 // Node's built-in modules without a module of their own in the bundle. An ESM import of one
 // becomes a small module for that importer alone (grouped with its importer, RUN_ROOTS below) that
 // exports just the names the importer takes, from process.getBuiltinModule; a require() in a
-// CommonJS dependency stays a require (the banner's, which asks process.getBuiltinModule too).
+// CommonJS dependency stays a require (Node's own: dist/ is CommonJS).
 // Not the plain forms: an ESM import of a builtin runs every getter of its exports (node:fs loads
 // its streams, fs/promises and readline), about a tenth of `node -e 0` on every command (issue
 // 10); and a CommonJS stand-in imported from ESM goes through the bundler's interop, which
@@ -129,76 +128,14 @@ const cheapVariadicTest = {
   },
 };
 
-// Every chunk loads through the launcher's eager import (src/cache/eager-compile.ts): with the
-// compile cache on, V8 compiles each chunk whole while it loads, so that its cache entry holds its
-// functions, not only its top level. A dynamic import of one of the bundle's own files (they are
-// all literal, relative paths) becomes `__bdImport(() => import(...))`; the banner defines
-// __bdImport (the plain import when the launcher installed none: no cache, or an in-process test).
-// Not the embedded sandbox's chunk (SANDBOX_ROOTS), nor any chunk that imports it statically: it
-// is compiled lazily wherever it loads. Whole, its 250 KB cost more to read from the cache than
-// compiling the part an embedded command runs (callgrind, warm cache: book get 318.3M -> 311.9M,
-// book list 324.5M -> 320.1M, a write 346.2M -> 342.8M; issue 31), and a chunk must be compiled
-// the same way on every path (else each path refuses the other's entry and writes it again), so
-// the chunks that take it at their top level load lazily too (sandbox serve, catalogue load...).
-const eagerImports = {
-  name: 'eager-imports',
-  renderChunk(code, chunk, _options, meta) {
-    const lazy = lazyChunks(meta.chunks);
-    const dir = chunk.fileName.includes('/') ? chunk.fileName.slice(0, chunk.fileName.lastIndexOf('/')) : '.';
-    const s = new MagicString(code);
-    for (const m of code.matchAll(/\bimport\((["'])(\.\.?\/[^"'\n]+\.js)\1\)/g)) {
-      if (lazy.has(posix.join(dir, m[2]))) continue;
-      s.overwrite(m.index, m.index + m[0].length, `__bdImport(() => ${m[0]})`);
-    }
-    if (!s.hasChanged()) return null;
-    return { code: s.toString(), map: s.generateMap({ hires: true, source: chunk.fileName }) };
-  },
-};
-
-/** The file names of the embedded sandbox's chunk and of every chunk that imports it statically, at any depth. */
-function lazyChunks(chunks) {
-  const embedded = `${root}${SANDBOX_ROOTS[0]}`;
-  const lazy = new Set(
-    Object.values(chunks)
-      .filter((c) => Object.keys(c.modules).includes(embedded))
-      .map((c) => c.fileName),
-  );
-  if (!lazy.size) throw new Error(`build: no chunk holds ${SANDBOX_ROOTS[0]}`);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const c of Object.values(chunks)) {
-      if (!lazy.has(c.fileName) && c.imports.some((f) => lazy.has(f))) {
-        lazy.add(c.fileName);
-        grew = true;
-      }
-    }
-  }
-  return lazy;
-}
-
-// The bundler's runtime makes its require() for the CommonJS dependencies when it loads, through
-// node:module's createRequire and import.meta, on every command. Builtins (all that the chunks on
-// a command's start-up path require) come from process.getBuiltinModule; createRequire is made
-// for anything else, on first use, as the banner's require does.
-const EAGER_RUNTIME_REQUIRE = 'var __require = /* #__PURE__ */ (() => createRequire(import.meta.url))();';
-const lazyRuntimeRequire = {
-  name: 'lazy-runtime-require',
-  renderChunk(code) {
-    const at = code.indexOf(EAGER_RUNTIME_REQUIRE);
-    const imp = code.indexOf('import { createRequire } from "node:module";');
-    if (at < 0 || imp < 0) return null;
-    const s = new MagicString(code);
-    s.overwrite(
-      imp,
-      imp + 'import { createRequire } from "node:module";'.length,
-      'const createRequire = (url) => process.getBuiltinModule("node:module").createRequire(url);',
-    );
-    s.overwrite(
-      at,
-      at + EAGER_RUNTIME_REQUIRE.length,
-      'let __bdRuntimeRequire; var __require = (id) => process.getBuiltinModule(id) ?? (__bdRuntimeRequire ??= createRequire(import.meta.url))(id);',
-    );
-    return { code: s.toString(), map: s.generateMap({ hires: true }) };
+// What the CommonJS output must not hold: an import() (vm.Script would need a loader for it, and
+// Node's ESM loader with it) or import.meta (a syntax error in CommonJS).
+const commonJsOnly = {
+  name: 'commonjs-only',
+  renderChunk(code, chunk) {
+    const bad = /\bimport\s*\(|\bimport\.meta\b/.exec(code);
+    if (bad) throw new Error(`build: ${chunk.fileName} holds ${bad[0]}: dist/ is CommonJS, loaded through vm.Script`);
+    return null;
   },
 };
 
@@ -293,7 +230,13 @@ const common = {
 };
 const output = {
   dir: `${root}/${next}`,
-  format: 'es',
+  // CommonJS (dist/package.json says so): the launcher loads each chunk through V8's code cache
+  // (src/cache/code-cache.ts), which Node's CommonJS loader lets it do and its ESM loader does
+  // not, and one request skips Node's ESM loader (about 5M instructions, issue 31). A dynamic
+  // import() of a chunk becomes a require() in a promise: a chunk still loads only when its
+  // command runs.
+  format: 'cjs',
+  dynamicImportInCjs: false,
   sourcemap: true,
   entryFileNames: '[name].js',
   // Legal comments stay; the rest of the sources' comments would only make every run read more.
@@ -309,7 +252,7 @@ try {
     input: { main: 'src/main.ts' },
     // The shell completion templates (src/commands/completion/templates/) are bundled as text.
     moduleTypes: { '.bash': 'text', '.zsh': 'text', '.fish': 'text' },
-    plugins: [lazyChildProcess, cheapVariadicTest, builtinImports, eagerImports, lazyRuntimeRequire],
+    plugins: [lazyChildProcess, cheapVariadicTest, builtinImports, commonJsOnly],
     // main.js keeps its exports (the launcher calls main()); the run chunk's modules may be
     // imported from it without facades of their own.
     preserveEntrySignatures: 'allow-extension',
@@ -319,23 +262,16 @@ try {
     output: {
       ...output,
       chunkFileNames: 'chunks/[name]-[hash].js',
-      // Some dependencies are CommonJS and call require(); give the ESM bundle one. Node's own
-      // modules (all that the bundle requires) come straight from process.getBuiltinModule; a
-      // createRequire is made only for anything else, on first use: every chunk carries this
-      // banner, and node:module would load more of Node (its source maps) on every command.
-      banner:
-        "let __bdRequire; const require = function require(id) { return process.getBuiltinModule(id) ?? (__bdRequire ??= process.getBuiltinModule('node:module').createRequire(import.meta.url))(id); };" +
-        " const __bdImport = globalThis[Symbol.for('bookdist.import')] ?? ((load) => load());",
       codeSplitting: {
         groups: [{ name: groupOf, debugName: 'run, sandbox, ledger', includeDependenciesRecursively: false }],
       },
     },
   });
-  // dist/version.js, which the launcher imports before anything else on every run (the Node
-  // check, then the compile cache: src/launch.ts), is built on its own: one small file, where an
-  // entry of the split build above would be a re-export of the chunk it shares with the tree plus
-  // the bundler's runtime chunk (three modules to load on every command's start-up). Built after
-  // the rest: it carries the build's digest, part of the compile cache's key (src/version.ts).
+  // dist/version.js, which Node runs before anything else on every run (the Node check, then the
+  // code cache: src/launch.ts), is built on its own: one small file, where an entry of the split
+  // build above would be a re-export of the chunk it shares with the tree plus the bundler's
+  // runtime chunk (three modules to load on every command's start-up). Built after the rest: it
+  // carries the build's digest, part of the code cache's key (src/version.ts).
   const digest = createHash('sha256').update(readFileSync(`${root}/${next}/main.js`));
   for (const f of readdirSync(`${root}/${next}/chunks`).sort()) digest.update(`\n${f}`);
   const buildId = digest.digest('hex').slice(0, 12);
@@ -346,8 +282,17 @@ try {
       define: { ...common.transform.define, __BOOKDIST_BUILD__: JSON.stringify(buildId) },
     },
     input: { version: 'src/launch.ts' },
-    output: { ...output, codeSplitting: false },
+    plugins: [commonJsOnly],
+    output: {
+      ...output,
+      codeSplitting: false,
+      // Run by the shell launcher (bin/bookdist execs Node on it): launch bookdist; required by
+      // `node bin/bookdist`, it only exports.
+      footer:
+        'if (require.main === module) exports.launch(process.argv.slice(2), __dirname + "/", () => require("./main.js"));',
+    },
   });
+  writeFileSync(`${root}/${next}/package.json`, '{ "type": "commonjs" }\n');
 } catch (err) {
   rmSync(`${root}/${next}`, { recursive: true, force: true });
   process.exitCode = 1;

@@ -1,37 +1,33 @@
-// Node's compile cache for bookdist's own code (issue 31): V8 code for dist/ kept between runs,
-// so that from the second run on Node deserialises the bundle's functions instead of parsing and
-// compiling them. The launcher (bin/bookdist, through dist/version.js) calls startCompileCache()
-// before it imports dist/main.js; nothing else in bookdist knows about it.
+// Where bookdist's code cache lives (issue 31), and the checks made before any of it is read:
+// V8 code for dist/'s chunks kept between runs, so that from the second run on V8 deserialises the
+// functions a command calls instead of parsing and compiling them (src/cache/code-cache.ts loads
+// the chunks through it). The launcher (dist/version.js, src/launch.ts) calls openCodeCache()
+// before it loads dist/main.js; nothing else in bookdist knows about it.
 //
-// Node keys and checks the cache itself: a subdirectory per Node version, architecture and V8
-// flags; each entry carries a hash of its module's source and a CRC of its code, and one that does
-// not match (a truncated or corrupt file, another build of dist/) is ignored and written again at
-// exit, to a temporary file renamed into place (0600). What Node does not do, this module does
-// before it lets Node near the directory:
-//
-//   $XDG_CACHE_HOME/bookdist/compile-cache/<key>/   (else ~/.cache/bookdist/...)
+//   $XDG_CACHE_HOME/bookdist/compile-cache/<key>/<chunk>   (else ~/.cache/bookdist/...)
 //
 // - <key> names bookdist's version and build (the launcher passes both: src/launch.ts), the Node
 //   version, architecture and V8 version: a cache made by another bookdist, another build of it
 //   or another Node is never read (an upgrade or a rebuild starts a new directory and removes the
 //   others, so a directory holds the entries of one build's chunks only);
 // - every directory from bookdist/ down is a real directory (never a link), owned by this user,
-//   0700; every file in Node's part of it is a regular file (a link, a FIFO or a device there
-//   could make Node read something else, or block for ever on a FIFO);
+//   0700; every entry in the key directory is a regular file (a link, a FIFO or a directory there
+//   could make a run read something else, or block for ever on a FIFO);
 // - anything else — no home directory, a read-only or unreadable directory, something planted —
 //   and bookdist runs without the cache: the same code, the same output, only not faster.
-//   A file that is not a regular file is removed, so that the next run can use the cache again.
+//   An entry that is not a regular file is removed, so that the next run can use the cache again.
 //
 // Only code is cached, never state: the environment, the clock, the terminal, the working
 // directory and the signal handlers are all read after start, as without the cache.
-// NODE_COMPILE_CACHE (then Node uses that directory itself) and NODE_DISABLE_COMPILE_CACHE win;
-// BOOKDIST_COMPILE_CACHE=off turns bookdist's own off. Removing the directory loses nothing.
+// BOOKDIST_COMPILE_CACHE=off and NODE_DISABLE_COMPILE_CACHE turn it off; with NODE_COMPILE_CACHE
+// set, Node keeps its own compile cache there, for every module, and bookdist's is off. Removing
+// the directory loses nothing.
 //
 // No import of a Node built-in at the top (see bin/bookdist): they come through
 // process.getBuiltinModule when this runs.
 import type { Dirent } from 'node:fs';
 
-/** What startCompileCache() did: the directory Node now caches in, or why it does not. */
+/** What openCodeCache() found: the directory the cache is kept in, or why there is none. */
 export type CompileCacheState = { used: true; dir: string } | { used: false; reason: string };
 
 type Env = Record<string, string | undefined>;
@@ -83,29 +79,17 @@ function makeDir(dir: string): boolean {
   }
 }
 
-/**
- * The entries under the key directory that are not what Node writes there (its version
- * directories holding regular files), removed; a description of the first, or undefined.
- */
+/** The entries of the key directory that are not regular files, removed; a description of the first, or undefined. */
 function strayEntries(keyDir: string): string | undefined {
   const fs = process.getBuiltinModule('node:fs');
   let found: string | undefined;
-  const stray = (path: string, what: string) => {
-    found ??= `${path} is ${what}`;
+  for (const entry of fs.readdirSync(keyDir, { withFileTypes: true })) {
+    if (entry.isFile()) continue;
+    found ??= `${keyDir}/${entry.name} is ${kindOf(entry)}`;
     try {
-      fs.rmSync(path, { recursive: true, force: true });
+      fs.rmSync(`${keyDir}/${entry.name}`, { recursive: true, force: true });
     } catch {
       /* left for the next start: the cache is off for this one anyway */
-    }
-  };
-  for (const tag of fs.readdirSync(keyDir, { withFileTypes: true })) {
-    const tagDir = `${keyDir}/${tag.name}`;
-    if (!tag.isDirectory()) {
-      stray(tagDir, kindOf(tag));
-      continue;
-    }
-    for (const entry of fs.readdirSync(tagDir, { withFileTypes: true })) {
-      if (!entry.isFile()) stray(`${tagDir}/${entry.name}`, kindOf(entry));
     }
   }
   return found;
@@ -136,24 +120,16 @@ function pruneOthers(root: string, key: string): void {
 }
 
 /**
- * Turn Node's compile cache on for this process, in bookdist's own checked directory (above), or
- * leave it off and say why. Never throws: the cache is an optimisation, never a condition.
+ * The directory of bookdist's code cache for this build and Node, made and checked (above), or
+ * why there is none. Never throws: the cache is an optimisation, never a condition.
  */
-export function startCompileCache(
-  env: Env,
-  version: string,
-  /** What turns Node's cache on (a seam: an in-process test must not turn it on for its own process). */
-  enable: (dir: string) => { status: number; message?: string } = (dir) =>
-    process.getBuiltinModule('node:module').enableCompileCache(dir),
-): CompileCacheState {
+export function openCodeCache(env: Env, version: string): CompileCacheState {
   if (env.NODE_COMPILE_CACHE)
     return { used: false, reason: 'NODE_COMPILE_CACHE is set: Node keeps its cache there itself' };
   if (env.NODE_DISABLE_COMPILE_CACHE) return { used: false, reason: 'NODE_DISABLE_COMPILE_CACHE is set' };
   if (turnedOff(env)) return { used: false, reason: 'BOOKDIST_COMPILE_CACHE is off' };
   const root = compileCacheRoot(env);
   if (!root) return { used: false, reason: 'no cache directory: neither XDG_CACHE_HOME nor HOME is an absolute path' };
-  const module = process.getBuiltinModule('node:module');
-  if (!module.enableCompileCache) return { used: false, reason: `Node ${process.versions.node} has no compile cache` };
   const key = compileCacheKey(version);
   const dir = `${root}/${key}`;
   try {
@@ -179,12 +155,6 @@ export function startCompileCache(
     if (fresh) pruneOthers(root, key);
     const stray = strayEntries(dir);
     if (stray) return { used: false, reason: stray };
-    const r = enable(dir);
-    const { ENABLED, ALREADY_ENABLED } = module.constants.compileCacheStatus;
-    if (r.status !== ENABLED && r.status !== ALREADY_ENABLED)
-      return { used: false, reason: r.message ?? 'Node did not turn it on' };
-    // Node makes its version directory 0755 (when this run made it, it is new); ours are 0700 all the way down.
-    for (const tag of fs.readdirSync(dir)) fs.chmodSync(`${dir}/${tag}`, 0o700);
     return { used: true, dir };
   } catch (e) {
     const err = e as NodeJS.ErrnoException;

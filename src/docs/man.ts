@@ -97,7 +97,7 @@ export const ENVIRONMENT: ReadonlyArray<readonly [names: readonly string[], text
   ],
   [
     ['BOOKDIST_CACHE'],
-    "off: commands add nothing to the cache of ids for shell completion (as --no-cache); covers that cache only, not Node's compile cache.",
+    'off: commands add nothing to the cache of ids for shell completion (as --no-cache); covers that cache only, not the code cache.',
   ],
   [
     ['BOOKDIST_NO_PROGRESS'],
@@ -115,7 +115,7 @@ export const ENVIRONMENT: ReadonlyArray<readonly [names: readonly string[], text
   [['BROWSER'], 'the program that opens a URL for the commands that offer to open one (else open, xdg-open or start).'],
   [
     ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'HOME'],
-    "the base directories of the defaults above, and of the cache ($XDG_CACHE_HOME/bookdist, else ~/.cache/bookdist: Node's compile cache and the ids of shell completion).",
+    'the base directories of the defaults above, and of the cache ($XDG_CACHE_HOME/bookdist, else ~/.cache/bookdist: the code cache and the ids of shell completion).',
   ],
   [
     ['BOOKDIST_STATE_DIR'],
@@ -133,11 +133,11 @@ export const ENVIRONMENT: ReadonlyArray<readonly [names: readonly string[], text
   [['GITHUB_ACTIONS'], 'true: a bulk job that fails also prints an ::error:: annotation.'],
   [
     ['BOOKDIST_COMPILE_CACHE'],
-    "off: start without Node's compile cache of bookdist's code (slower, the same output); on by default.",
+    "off: start without the code cache of bookdist's code (slower, the same output); on by default.",
   ],
   [
     ['NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE'],
-    'as Node reads them: a compile cache directory of your choice, or none.',
+    "as Node reads them: a compile cache directory of your choice (Node's own, for every module; bookdist's code cache is then off), or none.",
   ],
 ];
 
@@ -218,7 +218,7 @@ export function renderMan(program: Command, version: string): string {
     '.TP',
     '\\fI$XDG_CACHE_HOME/bookdist/compile-cache/\\fR',
     roff(
-      "Node's compile cache of bookdist's code, one directory per bookdist and Node version (~/.cache/bookdist without XDG_CACHE_HOME; 0600 files in 0700 directories, never through a link); a damaged or stale cache is skipped, never used; safe to delete.",
+      "V8's code cache of bookdist's code (the functions your commands ran), one directory per bookdist and Node version (~/.cache/bookdist without XDG_CACHE_HOME; 0600 files in 0700 directories, never through a link); a damaged or stale cache is skipped, never used; safe to delete.",
     ),
     '.TP',
     '\\fI$XDG_CACHE_HOME/bookdist/ids/\\fR',

@@ -114,7 +114,7 @@ describe('bin/bookdist launcher', () => {
     expect(p.stderr).toBe('');
   });
 
-  it("keeps Node's compile cache in the user's cache directory (XDG), never in the temp directory", () => {
+  it("keeps its code cache in the user's cache directory (XDG), never in the temp directory", () => {
     const tmp = join(t.dir, 'tmp');
     mkdirSync(tmp, { recursive: true });
     const home = join(t.dir, 'cache-home');
@@ -135,7 +135,7 @@ describe('bin/bookdist launcher', () => {
     const table = processTable();
     const self = table.find(([pid]) => pid === run.child.pid);
     expect(self, 'the launcher pid is alive').toBeDefined();
-    expect(self![2]).toMatch(/node\S* .*bin\/bookdist sandbox serve/);
+    expect(self![2]).toMatch(/node\S* .*dist\/version\.js sandbox serve/);
     expect(table.filter(([, ppid]) => ppid === run.child.pid)).toEqual([]);
     expect(await portOpen(port)).toBe(true);
 

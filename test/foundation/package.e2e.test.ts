@@ -76,6 +76,8 @@ describe('the npm package', () => {
       'bin/bookdist',
       'dist/main.js',
       'dist/version.js',
+      // dist/ is CommonJS in a package of ES modules: without it, Node would read its files as ES modules.
+      'dist/package.json',
       'man/bookdist.1',
       'completions/bookdist.bash',
       'completions/_bookdist',

@@ -12,6 +12,6 @@ export const refresh = verb({
     'and account under $XDG_CACHE_HOME/bookdist/ids, at most 10,000 ids of each kind, 0600 files) ' +
     'holds ids and what they stand for, never a code, key, token or password; removing it loses ' +
     'nothing. --no-cache or BOOKDIST_CACHE=off keep any command from adding to it (they cover this ' +
-    "cache only, not Node's compile cache beside it).",
+    'cache only, not the code cache beside it).',
   examples: ['bookdist completion refresh', 'bookdist completion refresh --profile sandbox'],
 });

@@ -25,8 +25,7 @@ import { connectInProcess } from './in-process.js';
 
 // node:http through process.getBuiltinModule: the ESM import materialises every export of
 // node:http, Node's own bundled undici and web streams included, which the embedded sandbox would
-// pay on every run (and a builtin loaded so is compiled with Node's own code cache while this
-// chunk loads: src/cache/eager-compile.ts).
+// pay on every run.
 const { createServer } = process.getBuiltinModule('node:http');
 
 export interface SandboxOptions {

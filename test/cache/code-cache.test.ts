@@ -1,0 +1,102 @@
+// The code cache's entries (src/cache/code-cache.ts): V8 is given an entry's data only when the
+// entry is whole and its checksum matches (V8 checks no payload in a release build: a flipped byte
+// could crash Node), and entries are written to a new file (0600) renamed into place, never through
+// a link. The loader itself (chunks compiled through the cache, entries written at exit, every
+// stale or damaged cache giving the same output) is run end to end in
+// test/foundation/compile-cache.e2e.test.ts.
+import { crc32 } from 'node:zlib';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pack, unpack, writeEntry } from '../../src/cache/code-cache.js';
+import { commandOf } from '../../src/launch.js';
+
+let dir: string;
+beforeEach(() => void (dir = mkdtempSync(join(tmpdir(), 'bookdist-code-cache-'))));
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const DATA = Uint8Array.from({ length: 300 }, (_, i) => (i * 7) & 0xff);
+const entry = () => pack({ data: DATA, commands: ['book get', 'profile list'] }, crc32);
+
+describe('an entry', () => {
+  it('gives back its data and the commands that made it', () => {
+    const got = unpack(entry(), crc32);
+    expect(typeof got).toBe('object');
+    const { data, commands } = got as Exclude<typeof got, string>;
+    expect(Buffer.from(data).equals(Buffer.from(DATA))).toBe(true);
+    expect(commands).toEqual(['book get', 'profile list']);
+    expect((unpack(pack({ data: DATA, commands: [''] }, crc32), crc32) as { commands: string[] }).commands).toEqual([
+      '',
+    ]);
+  });
+
+  it('one byte changed anywhere after the header, in the commands or the data: corrupt, no data given', () => {
+    const whole = entry();
+    for (let at = 16; at < whole.length; at += 13) {
+      const b = Buffer.from(whole);
+      b[at] ^= 0x01;
+      expect(unpack(b, crc32), `byte ${at}`).toBe('corrupt (its checksum does not match)');
+    }
+  });
+
+  it('cut short or longer, another magic, an empty file: no data given', () => {
+    const whole = entry();
+    expect(unpack(whole.subarray(0, whole.length - 1), crc32)).toBe('truncated');
+    expect(unpack(whole.subarray(0, 20), crc32)).toBe('truncated');
+    expect(unpack(Buffer.concat([whole, Buffer.from([0])]), crc32)).toBe('truncated');
+    expect(unpack(Buffer.alloc(0), crc32)).toBe('not an entry of this cache');
+    const other = Buffer.from(whole);
+    other.write('XXXX', 0);
+    expect(unpack(other, crc32)).toBe('not an entry of this cache');
+    // A length of the commands beyond the body: never read past it.
+    const long = Buffer.from(whole);
+    long.writeUInt32LE(whole.length, 12);
+    expect(unpack(long, crc32)).toBe('corrupt (its checksum does not match)');
+  });
+});
+
+describe('writing an entry', () => {
+  it('a regular file, 0600, with no temporary file left', () => {
+    const path = join(dir, 'x-main.js');
+    writeEntry(path, entry());
+    expect(readFileSync(path).equals(entry())).toBe(true);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir)).toEqual(['x-main.js']);
+  });
+
+  it('a link planted at its path is replaced, never written through', () => {
+    const target = join(dir, 'target');
+    writeFileSync(target, 'not yours');
+    const path = join(dir, 'x-main.js');
+    symlinkSync(target, path);
+    writeEntry(path, entry());
+    expect(readFileSync(target, 'utf8')).toBe('not yours');
+    expect(lstatSync(path).isFile()).toBe(true);
+  });
+
+  it('a write that cannot be made (a directory at its path) throws, and leaves no temporary file', () => {
+    const path = join(dir, 'x-main.js');
+    mkdirSync(path);
+    expect(() => writeEntry(path, entry())).toThrow();
+    expect(readdirSync(dir)).toEqual(['x-main.js']);
+  });
+});
+
+it("a run's command for the cache: its first words, up to an option or an argument", () => {
+  expect(commandOf(['book', 'get', '--isbn', '9781614001379'])).toBe('book get');
+  expect(commandOf(['book', '--help'])).toBe('book');
+  expect(commandOf(['sandbox', 'catalogue', 'load', 'x.xml'])).toBe('sandbox catalogue load');
+  expect(commandOf(['api', 'GET', '/v1/codes/summary/'])).toBe('api');
+  expect(commandOf(['--profile', 'q', 'book', 'get'])).toBe('');
+});
