@@ -191,6 +191,34 @@ describe('start-up', () => {
     expect(again.sources.some((s) => /src\/sandbox\/http\/server\.ts$/.test(s))).toBe(true);
   });
 
+  // The route table loads an area's handlers with its first request (src/sandbox/domain/index.ts,
+  // issue 31): a lookup's embedded sandbox has the book domain only.
+  it("an embedded lookup loads the book domain and no other area's handlers, nor the OpenAPI document", async () => {
+    const env = {
+      BOOKDIST_CONFIG_DIR: join(t.dir, 'no-config'),
+      BOOKDIST_DATA_DIR: join(t.dir, 'embedded-areas'),
+      XDG_CACHE_HOME: join(t.dir, 'cache'),
+    };
+    const areas = /src\/(sandbox\/domain\/(general|users|orders|codes|access|imports|storefront)|spec\/openapi)\.ts$/;
+    for (const run of ['first', 'again']) {
+      const r = await packagesLoaded(['book', 'get', '--isbn', '9781614001379', '--json'], env);
+      expect(r.r.code, r.r.stderr).toBe(0);
+      expect(JSON.parse(r.r.stdout).book.identifiers.isbn13).toBe('9781614001379');
+      expect(
+        r.sources.filter((s) => areas.test(s)),
+        run,
+      ).toEqual([]);
+      // control: the book domain is there
+      expect(r.sources.some((s) => /src\/sandbox\/domain\/books\.ts$/.test(s))).toBe(true);
+    }
+    // control: another area's request loads its handlers (a user lookup: the users area)
+    const user = await packagesLoaded(['user', 'get', '0'.repeat(30)], env);
+    expect(
+      user.sources.some((s) => /src\/sandbox\/domain\/users\.ts$/.test(s)),
+      user.r.stderr,
+    ).toBe(true);
+  });
+
   // The run chunk holds the modules of every command run; a module of Node's that Node does not
   // load at its own start is loaded by the first call into it (scripts/build.mjs), so a group's
   // help does not pay for node:crypto (about a tenth of `node -e 0`). (node:net it loads anyway,

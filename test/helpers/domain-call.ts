@@ -3,7 +3,8 @@
 // the refusal it throws.
 import type { Caller } from '../../src/sandbox/auth.js';
 import type { Store } from '../../src/sandbox/db/store.js';
-import { handlerCtx, runHandler } from '../../src/sandbox/domain/index.js';
+import { beforeAll } from 'vitest';
+import { handlerCtx, loadHandlers, runHandler } from '../../src/sandbox/domain/index.js';
 import { HttpError } from '../../src/sandbox/errors.js';
 import type { CallerAccountRow } from '../../src/sandbox/repo/accounts.js';
 
@@ -26,9 +27,11 @@ export function callerOf(store: Store, role: string, kind: Caller['kind'] = 'par
 
 /**
  * `call` and `refusal` of endpoints on `store()`, by `caller()` unless a call names another (getters:
- * a test file makes these at its top, its store in beforeAll).
+ * a test file makes these at its top, its store in beforeAll; every handler is loaded before its tests).
  */
 export function handlerCalls(store: () => Store, caller: () => Caller, queued: () => void = () => {}) {
+  // Handlers other than the book lookups are loaded with their first request (domain/index.ts).
+  beforeAll(loadHandlers);
   /** The handler of endpoint `name` for one request: its status and body. */
   function call(name: string, c: Call = {}): { status: number; body: any; headers?: Record<string, string> } {
     const r = runHandler(

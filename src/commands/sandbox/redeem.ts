@@ -23,7 +23,7 @@ export async function run(
     );
   else {
     const store = await openStore(ctx, o.db);
-    const { redeemCode } = await import('../../sandbox/domain/index.js');
+    const { redeemCode } = await import('../../sandbox/domain/codes.js');
     out = await domainCall(() => redeemCode(store, o.code, o.username));
   }
   await emit(ctx, out);

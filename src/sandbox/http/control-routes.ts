@@ -24,7 +24,8 @@ import {
 import type { RequestInfo, SandboxCore } from './core.js';
 import { hostName } from './hosts.js';
 import { oracleRoute } from './oracle-routes.js';
-import { redeemCode, runWorker } from '../domain/index.js';
+import { redeemCode } from '../domain/codes.js';
+import { runWorker } from '../domain/index.js';
 import { readBody, sendError, sendJson, TEST_MODE, toHttpError } from './http.js';
 import { bad, HttpError } from '../errors.js';
 import { parseDuration } from '../util.js';

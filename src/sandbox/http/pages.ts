@@ -11,7 +11,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Caller } from '../auth.js';
 import { readerEvent } from '../control.js';
 import type { RequestInfo, SandboxCore } from './core.js';
-import { handlerCtx, HANDLERS, itemLiveFor, resultOf } from '../domain/index.js';
+import { handlerCtx, itemLiveFor } from '../domain/index.js';
+import { orderExternal } from '../domain/orders.js';
+import { createUser } from '../domain/users.js';
 import { hostName } from './hosts.js';
 import { errorPage, layout, redirect, send } from './page-layout.js';
 import { htmlEscape, readBody } from './http.js';
@@ -366,10 +368,9 @@ async function checkout(
       const found = usernameByEmail(store, email);
       username =
         found ??
-        resultOf(
-          HANDLERS['user.create'](
-            ctx({ email, first_name: (form.get('first_name') ?? '').trim().slice(0, 100), last_name: '' }),
-          ),
+        createUser(
+          ctx({ email, first_name: (form.get('first_name') ?? '').trim().slice(0, 100), last_name: '' }),
+          false,
         ).body.username;
     } else if (!/^[0-9a-f]{30}$/.test(username)) throw new HttpError(400, 'Choose a sandbox user from the list.');
     const billing = {
@@ -377,7 +378,7 @@ async function checkout(
       postal_code: (form.get('postal_code') ?? '').trim().slice(0, 20),
       country: (form.get('country') ?? '').trim().slice(0, 2).toUpperCase(),
     };
-    HANDLERS['order.external'](
+    orderExternal(
       ctx({
         username,
         digital_pricing: ids,

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate, type Caller } from '../auth.js';
 import type { RequestInfo, SandboxCore } from './core.js';
-import { handlerCtx, isSharedAnswer, runHandler, type HandlerResult } from '../domain/index.js';
+import { handlerCtx, isSharedAnswer, loadHandler, runHandler, type HandlerResult } from '../domain/index.js';
 import { parseBody, prefersXml, readBody, sendError, sendJsonText, TEST_MODE, toHttpError } from './http.js';
 import { HttpError } from '../errors.js';
 import { hasEmptySegment, matchRoute } from './router.js';
@@ -43,6 +43,9 @@ export async function serveApi(
       if (query.has('request')) requestText = query.get('request') ?? undefined;
       else fromQuery = true;
     }
+    // The endpoint's handler, loaded with its area on the area's first request (domain/index.ts).
+    const loading = loadHandler(ep.name);
+    if (loading) await loading;
 
     // Reads in the turn's snapshot, writes in the turn's group commit (store.serve); the answer
     // goes out once what it says is committed.
