@@ -279,7 +279,8 @@ async function embeddedTarget(ctx: Context, cfg: ResolvedConfig, given: () => Pr
   }
   return {
     baseUrl: sb.baseUrl,
-    credentials: { kind: 'crypto', username: sb.username, key: loadRsaPrivateKey(sb.keyPem) },
+    // The seeded key, decoded from its JWK (src/sandbox/keys.ts: cheaper than OpenSSL's PEM decoder).
+    credentials: { kind: 'crypto', username: sb.username, key: sb.partnerKey() ?? loadRsaPrivateKey(sb.keyPem) },
     accessToken: sb.operatorToken,
     idempotencyKeys: true,
     seeded: seededAnswers,

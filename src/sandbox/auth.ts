@@ -1,8 +1,9 @@
 // Authentication as wire.md: CryptoAuth (RSA-SHA256 over the raw `request` text, or over the
 // username for a request without one), SharedKeyAuth (`api-key`), and the operator token of
 // the access-control API (sent as a shared key, or as a Bearer/Token authorization).
-import { createPublicKey, createVerify, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createVerify, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { Store } from './db/store.js';
+import { accountPublicKey } from './keys.js';
 import { callerAccountByToken, callerAccountByUsername, type CallerAccountRow } from './repo/accounts.js';
 
 export interface Caller {
@@ -18,7 +19,7 @@ function publicKey(pem: string): KeyObject {
   let k = keyCache.get(pem);
   // Stryker disable next-line ConditionalExpression: a memo; a key made again from its PEM verifies the same
   if (!k) {
-    k = createPublicKey(pem);
+    k = accountPublicKey(pem);
     keyCache.set(pem, k);
   }
   return k;

@@ -2,11 +2,13 @@
 // directory (seeded when empty, race-safe across parallel CLI processes), a server the CLI
 // reaches in its own process (no socket: http/in-process.ts), and the seeded partner's credentials.
 import { chmodSync, statSync } from 'node:fs';
+import type { KeyObject } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { makeDir } from './db/make-dir.js';
 import { CliError, ExitCode } from '../errors.js';
 import { join } from 'node:path';
 import { startSandbox } from './http/server.js';
+import { seededPrivateKey } from './keys.js';
 
 export interface EmbeddedSandbox {
   /** A URL no one else can reach (http/server.ts IN_PROCESS_URL): requests go through connect(). */
@@ -15,6 +17,8 @@ export interface EmbeddedSandbox {
   connect: () => Duplex;
   username: string;
   keyPem: string;
+  /** keyPem decoded from its JWK (keys.ts); undefined when it is not a two-prime RSA key in PKCS#8 PEM. */
+  partnerKey(): KeyObject | undefined;
   sharedKey: string;
   operatorToken: string;
   /** The control secret of its /_sandbox/ routes. */
@@ -73,6 +77,7 @@ export async function startEmbedded(opts: {
     connect: server.connect!,
     username: c.partner.username,
     keyPem: c.partner.private_key,
+    partnerKey: () => seededPrivateKey(c.partner.private_key),
     sharedKey: c.partner.shared_key,
     operatorToken: c.operator_token,
     controlSecret: c.control_secret,
