@@ -27,14 +27,15 @@
 // first round cost 101-115 µs of CPU an order, the third 66-68 (three runs, load 0.7-12, nproc 2):
 // a one-time ~0.75 s of CPU whatever the round's length, ~0.37 s of it on V8's compiler threads
 // and the rest on the main thread running code not yet optimised. It is the JIT: with
-// `--no-opt --no-maglev` the three rounds cost alike (199/182/185 and 201/196/216 µs), while a
-// WAL grown beforehand (600 MB, so that no round extends the file) left the first round as dear
-// as before (156 and 109 µs, then 73/70 and 68/67). Compiling ends after some 30,000 orders: a
-// 1 s warm-up (~6,000 orders) left 82-86 µs then 67-72, 20,000 orders 74-77 then 70-72, 40,000
-// 68-75 then 67-72. The warm-up also starts the WAL checkpointer's thread and checkpoints the
-// grown rows (~50 ms), paid once too. It gives the no-slowdown check back its meaning: it read
-// 1.43-1.62 with a cold first round, so a last round up to 1.7x a warm order's CPU would have
-// passed it; now up to 1/0.85 = 1.18x.
+// `--no-opt --no-maglev` the rounds cost alike but for at most ~0.15 s of one-time CPU in the
+// first (199/182/185, 201/196/216 and 234/198/187 µs, 3,800-12,000 orders a round: the WAL
+// checkpointer's thread starting and checkpointing the grown rows, ~50 ms, and bytecode made on
+// first calls), while a WAL grown beforehand (600 MB, so that no round extends the file) left
+// the first round as dear as before (156 and 109 µs, then 73/70 and 68/67). Compiling ends after
+// some 30,000 orders: a 1 s warm-up (~6,000 orders) left 82-86 µs then 67-72, 20,000 orders
+// 74-77 then 70-72, 40,000 68-75 then 67-72. The warm-up pays those one-time costs too. It
+// gives the no-slowdown check back its meaning: it read 1.43-1.62 with a cold first round, so a
+// last round up to 1.7x a warm order's CPU would have passed it; now up to 1/0.85 = 1.18x.
 import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
 import { createPrivateKey, createSign } from 'node:crypto';
