@@ -130,25 +130,32 @@ export class LedgerStore {
       const end = this.known?.size === size ? this.known : tail(fd, size);
       let { n, prev } = end;
       start = end.size;
-      // Each line straight into one buffer (no row object made for it, no joined text to flatten):
-      // `{"n":…,"prev":"…",` then the row's own JSON, its fields in their order, as
+      // Each line straight into one buffer, and hashed there (no line made as a string: it was
+      // flattened for the hash, then encoded again for the write): `{"n":…,"prev":"…"`, then the
+      // row's own JSON with its `{` made a `,`, its fields in their order, as
       // JSON.stringify({ n, prev, ...row }) writes it (a NewRow has no `n` or `prev`).
-      const lines: string[] = [];
+      const owns: string[] = [];
       let most = 0;
       for (const r of rows) {
         const own = JSON.stringify(r);
-        const line = `{"n":${++n},"prev":"${prev}"${own.length > 2 ? ',' : ''}${own.slice(1)}`;
-        prev = sha256(line);
-        lines.push(line);
-        ids.push(n);
-        most += line.length * 3 + 1;
+        owns.push(own);
+        most += own.length * 3 + 128;
       }
       if (this.buf.length < most) this.buf = Buffer.allocUnsafe(Math.max(most, 2 * this.buf.length));
       const buf = this.buf;
       let len = 0;
-      for (const line of lines) {
-        len += buf.write(line, len);
+      for (const own of owns) {
+        const from = len;
+        len += buf.write(`{"n":${++n},"prev":"${prev}"`, len, 'latin1');
+        if (own.length > 2) {
+          // The row's `{` becomes the `,` after `prev`.
+          const at = len;
+          len += buf.write(own, len);
+          buf[at] = 0x2c;
+        } else buf[len++] = 0x7d;
+        prev = sha256(buf.subarray(from, len));
         buf[len++] = 0x0a;
+        ids.push(n);
       }
       let off = 0;
       try {
