@@ -149,6 +149,10 @@ function idCacheFor(ctx: Context, cfg: ResolvedConfig, target: Target): IdCollec
 function ledgerHook(ctx: Context, cfg: ResolvedConfig, baseUrl: string): WriteHook | undefined {
   if (ctx.globals.ledger === false || cfg.ledger?.value === false || ctx.globals.dryRun) return undefined;
   let recorder: Promise<WriteHook> | undefined;
+  // Once loaded, and no calls told ahead are still on their way to it, it is called at once (no
+  // promise and turn of the microtask queue a request).
+  let loaded: WriteHook | undefined;
+  let telling = 0;
   const host = (() => {
     try {
       return new URL(baseUrl).host;
@@ -167,17 +171,25 @@ function ledgerHook(ctx: Context, cfg: ResolvedConfig, baseUrl: string): WriteHo
       });
       // The last outcomes are written when the command ends (they wait for the next group otherwise).
       ctx.defer(() => rec.flush(true));
+      loaded = rec;
       return rec;
     }));
   return {
     before(req: WriteRequest) {
       if (!mayWrite(req)) return undefined;
+      if (loaded && !telling) return loaded.before(req);
       return load().then((r) => r.before(req));
     },
     ahead(reqs: WriteRequest[]) {
       const writes = reqs.filter(mayWrite);
+      if (!writes.length) return;
+      if (loaded && !telling) return loaded.ahead?.(writes);
       // Told in order: `before` of each of these finds it (the same promise, its callbacks in turn).
-      if (writes.length) void load().then((r) => r.ahead?.(writes));
+      telling++;
+      void load().then((r) => {
+        telling--;
+        r.ahead?.(writes);
+      });
     },
   };
 }

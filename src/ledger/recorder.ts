@@ -21,40 +21,100 @@
 // any intent whose request may not have left.
 // Outcomes go out with the next group, or when the command ends. The ledger's lock is held for
 // each write only (store.ts), never between them.
+// What an intent costs a bulk job is mostly garbage (the V8 scavenger copies what is alive at each
+// collection, a job's requests in flight included): an intent is one object, which is its
+// request's ticket too, and the intents of a write share one group, which makes a promise only
+// for a request that has to wait for it; one told ahead and durable by then is answered at once.
 import type { WriteHook, WriteRequest, WriteTicket, WriteVerdict } from '../api/write-hook.js';
 import type { LedgerStore, NewRow } from './store.js';
 import { opOf } from './ops.js';
 import { idempotencyKey, intentOf, isoTime, outcomeOf, type RecorderMeta } from './rows.js';
 
+/** The number of codes a batch asks for, as its intent keeps it. */
+const countOf = (req: WriteRequest): unknown => {
+  const c = req.payload?.count;
+  return typeof c === 'number' ? c : undefined;
+};
+
 /** An outcome is written with the next intent, or after this long at most. */
 const OUTCOME_MS = 100;
 
-interface Pending {
-  row: NewRow;
-  /** An intent's: called with its row's id once written (and, in a job, durable). */
-  resolve?: (n: number) => void;
-  reject?: (e: unknown) => void;
-  /** An intent told ahead: its row's id, once written. */
-  ahead?: Ahead;
-}
+/**
+ * The intents of one write (append): settled once durable (in a bulk job, once the fdatasync
+ * that covers them is done), or with the error that kept them from being. A promise is made only
+ * when a request has to wait for it: an intent told ahead is most often durable before its
+ * request asks for it, and is then answered at once.
+ */
+class Group {
+  done = false;
+  error?: Error;
+  private waiting?: { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void };
 
-/** An intent recorded ahead of its request (a bulk job's next items), until `before` takes it. */
-interface Ahead {
-  ticket?: Promise<WriteTicket | undefined>;
-  n?: number;
-  /** Its request's payload: `before` takes the first intent of its bucket (bucketOf) with the same. */
-  payload?: Record<string, unknown>;
-  /** That payload as JSON, made only when the payloads are not the same values (samePayload). */
-  text?: string;
+  wait(): Promise<void> {
+    if (this.done) return this.error === undefined ? Promise.resolve() : Promise.reject(this.error);
+    if (!this.waiting) {
+      let resolve!: () => void;
+      let reject!: (e: Error) => void;
+      const promise = new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      this.waiting = { promise, resolve, reject };
+    }
+    return this.waiting.promise;
+  }
+
+  settle(error?: Error): void {
+    this.done = true;
+    this.error = error;
+    const w = this.waiting;
+    this.waiting = undefined;
+    if (!w) return;
+    if (error === undefined) w.resolve();
+    else w.reject(error);
+  }
 }
 
 /**
- * Where intents told ahead wait for their requests: method, path and Idempotency-Key (short:
- * made once a request). The payload tells the requests of a bucket apart, compared in the order
- * told, where a request's own is first or nearly.
+ * A write's intent, queued until written, and then its request's ticket: it keeps the row's id,
+ * the operation and the count of codes asked for (an outcome's), not the row. One told ahead also
+ * keeps what `before` matches its request by (method, Idempotency-Key, payload) until taken.
  */
-function bucketOf(req: WriteRequest): string {
-  return `${req.method} ${req.path} ${idempotencyKey(req.headers) ?? ''}`;
+class Intent implements WriteTicket {
+  /** The row, until written. */
+  row?: NewRow;
+  /** Its id, once written. */
+  n?: number;
+  method?: string;
+  key?: string;
+  payload?: Record<string, unknown>;
+  /** That payload as JSON, made only when the payloads are not the same values (samePayload). */
+  text?: string;
+
+  constructor(
+    private readonly rec: Recorder,
+    row: NewRow,
+    private readonly op: string,
+    private readonly asked: unknown,
+    readonly group: Group,
+  ) {
+    this.row = row;
+  }
+
+  get id(): string {
+    return String(this.n);
+  }
+
+  after(v: WriteVerdict): void {
+    this.rec.ended(this.n!, this.op, v, this.asked);
+  }
+
+  /** The ticket once the intent is durable: at once when it is, else when its group is. */
+  ready(): WriteTicket | Promise<WriteTicket> {
+    const g = this.group;
+    if (!g.done) return g.wait().then(() => this);
+    return g.error === undefined ? this : Promise.reject(g.error);
+  }
 }
 
 /**
@@ -75,17 +135,33 @@ function samePayload(a: Record<string, unknown> | undefined, b: Record<string, u
 
 const jsonOf = (payload: Record<string, unknown> | undefined): string => JSON.stringify(payload ?? null);
 
+/**
+ * The first intent told for this request (its method, Idempotency-Key and payload: the same
+ * values, or with `text`, the same JSON), or -1.
+ */
+function takes(told: Intent[], req: WriteRequest, key: string | undefined, text?: string): number {
+  for (let i = 0; i < told.length; i++) {
+    const a = told[i];
+    if (a.method !== req.method || a.key !== key) continue;
+    if (text === undefined ? samePayload(a.payload, req.payload) : (a.text ??= jsonOf(a.payload)) === text) return i;
+  }
+  return -1;
+}
+
 export class Recorder implements WriteHook {
-  private queue: Pending[] = [];
-  /** Intents told ahead, not yet taken by their request's `before`, by bucket (bucketOf). */
-  private readonly told = new Map<string, Ahead[]>();
+  /** Rows to write: intents (until written) and outcomes. */
+  private queue: Array<Intent | NewRow> = [];
+  /** The group of the intents queued (written with the next write). */
+  private next?: Group;
+  /** Intents told ahead, not yet taken by their request's `before`, by the request's path. */
+  private readonly told = new Map<string, Intent[]>();
   private scheduled = false;
   /** Something was written without an fdatasync: synced when the command ends. */
   private unsynced = false;
   /** A bulk job's fdatasync under way. */
   private syncing = false;
-  /** A bulk job's intents written since the fdatasync under way began, by their ids: they wait for the next. */
-  private awaiting: Array<{ p: Pending; n: number }> = [];
+  /** A bulk job's groups written since the fdatasync under way began: they wait for the next. */
+  private awaiting: Group[] = [];
   private soon?: NodeJS.Immediate;
   private later?: NodeJS.Timeout;
   private readonly onExit = () => this.flush(true);
@@ -95,22 +171,22 @@ export class Recorder implements WriteHook {
     private readonly meta: RecorderMeta,
   ) {}
 
-  before(req: WriteRequest): Promise<WriteTicket | undefined> | undefined {
-    if (!this.told.size) return this.intent(req);
-    const bucket = bucketOf(req);
-    const told = this.told.get(bucket);
-    if (!told) return this.intent(req);
-    let i = told.findIndex((a) => samePayload(a.payload, req.payload));
+  before(req: WriteRequest): Promise<WriteTicket | undefined> | WriteTicket | undefined {
+    const told = this.told.size ? this.told.get(req.path) : undefined;
     let text: string | undefined;
-    if (i < 0) {
+    if (told) {
+      const key = idempotencyKey(req.headers);
+      let i = takes(told, req, key);
       // Equal values in other objects (a list made anew): the same JSON is the same request.
-      text = jsonOf(req.payload);
-      i = told.findIndex((a) => (a.text ??= jsonOf(a.payload)) === text);
+      if (i < 0) i = takes(told, req, key, (text = jsonOf(req.payload)));
+      if (i >= 0) {
+        const a = i === 0 ? told.shift()! : told.splice(i, 1)[0];
+        if (!told.length) this.told.delete(req.path);
+        a.payload = a.text = undefined;
+        return a.ready();
+      }
     }
-    if (i < 0) return this.intent(req, undefined, text);
-    const a = i === 0 ? told.shift()! : told.splice(i, 1)[0];
-    if (!told.length) this.told.delete(bucket);
-    return a.ticket;
+    return this.intent(req, text)?.ready();
   }
 
   /**
@@ -120,34 +196,30 @@ export class Recorder implements WriteHook {
    */
   ahead(reqs: WriteRequest[]): void {
     for (const req of reqs) {
-      const a: Ahead = { payload: req.payload };
-      a.ticket = this.intent(req, a);
-      if (!a.ticket) continue;
-      // Nobody may ever wait for it: its failure is the failure of the `before` that takes it.
-      a.ticket.catch(() => {});
-      const bucket = bucketOf(req);
-      const told = this.told.get(bucket);
+      const a = this.intent(req);
+      if (!a) continue;
+      a.method = req.method;
+      a.key = idempotencyKey(req.headers);
+      a.payload = req.payload;
+      const told = this.told.get(req.path);
       if (told) told.push(a);
-      else this.told.set(bucket, [a]);
+      else this.told.set(req.path, [a]);
     }
   }
 
-  private intent(req: WriteRequest, ahead?: Ahead, text?: string): Promise<WriteTicket | undefined> | undefined {
+  private intent(req: WriteRequest, text?: string): Intent | undefined {
     const op = opOf(req);
     if (!op) return undefined;
     const row = intentOf(req, op, this.meta, text);
-    const asked = op.op === 'codes generate' ? (row.ids as Record<string, unknown>).count : undefined;
-    // One promise a write; its ticket keeps the row's id, not the row.
-    return new Promise<WriteTicket>((resolve, reject) =>
-      this.enqueue({ row, resolve: (n) => resolve(this.ticket(n, op.op, asked)), reject, ahead }),
-    );
+    const asked = op.op === 'codes generate' ? countOf(req) : undefined;
+    const i = new Intent(this, row, op.op, asked, (this.next ??= new Group()));
+    this.enqueue(i);
+    return i;
   }
 
-  private ticket(n: number, op: string, asked: unknown): WriteTicket {
-    return {
-      id: String(n),
-      after: (v: WriteVerdict) => this.enqueue({ row: outcomeOf(n, op, v, this.meta.now?.() ?? new Date(), asked) }),
-    };
+  /** A ticket's verdict: its outcome row. */
+  ended(n: number, op: string, v: WriteVerdict, asked: unknown): void {
+    this.enqueue(outcomeOf(n, op, v, this.meta.now?.() ?? new Date(), asked));
   }
 
   /** Intents told ahead whose request was never sent (the job stopped first): an `unsent` outcome each. */
@@ -157,16 +229,14 @@ export class Recorder implements WriteHook {
       for (const a of told)
         if (a.n !== undefined)
           this.queue.push({
-            row: {
-              t: now,
-              kind: 'outcome',
-              of: a.n,
-              // `failed` for a reader that knows no `unsent` (it never re-sends a failed write).
-              status: 'failed',
-              unsent: true,
-              reason: 'not sent: the job stopped before this request',
-              pid: process.pid,
-            },
+            t: now,
+            kind: 'outcome',
+            of: a.n,
+            // `failed` for a reader that knows no `unsent` (it never re-sends a failed write).
+            status: 'failed',
+            unsent: true,
+            reason: 'not sent: the job stopped before this request',
+            pid: process.pid,
           });
     this.told.clear();
   }
@@ -175,13 +245,13 @@ export class Recorder implements WriteHook {
    * Queue a row. An intent is written in the next turn of the event loop (with the others asked
    * for meanwhile); an outcome waits for the next intent's write, OUTCOME_MS at most, or the end.
    */
-  private enqueue(p: Pending): void {
+  private enqueue(p: Intent | NewRow): void {
     this.queue.push(p);
     if (!this.scheduled) {
       this.scheduled = true;
       process.on('exit', this.onExit);
     }
-    if (p.resolve) {
+    if (p instanceof Intent) {
       if (this.soon) return;
       this.soon = setImmediate(() => this.flush());
     } else if (!this.later && !this.soon) {
@@ -220,49 +290,50 @@ export class Recorder implements WriteHook {
   private write(): void {
     const batch = this.queue;
     this.queue = [];
-    const intents = batch.some((p) => p.resolve);
+    // The group of the intents of this write (none: outcomes only).
+    const group = this.next;
+    this.next = undefined;
     const inJob = Boolean(this.meta.job?.());
     let written: number[];
     try {
       written = this.store.append(
-        batch.map((p) => p.row),
-        intents && !inJob,
+        batch.map((p) => (p instanceof Intent ? p.row! : p)),
+        group !== undefined && !inJob,
       );
     } catch (e) {
-      for (const p of batch) p.reject?.(e);
-      if (batch.some((p) => !p.resolve))
+      group?.settle(e instanceof Error ? e : new Error(String(e)));
+      if (batch.some((p) => !(p instanceof Intent)))
         this.meta.warn?.(`could not record outcomes in the ledger: ${(e as Error).message}`);
       return;
     }
     batch.forEach((p, i) => {
-      if (p.ahead) p.ahead.n = written[i];
+      if (!(p instanceof Intent)) return;
+      p.n = written[i];
+      p.row = undefined;
     });
     if (!inJob) {
-      batch.forEach((p, i) => p.resolve?.(written[i]));
+      group?.settle();
       return;
     }
     this.unsynced = true;
-    if (!intents) return;
-    batch.forEach((p, i) => {
-      if (p.resolve) this.awaiting.push({ p, n: written[i] });
-    });
+    if (!group) return;
+    this.awaiting.push(group);
     this.commitGroup();
   }
 
   /**
-   * A bulk job's group commit: unless an fdatasync runs, start one for the intents written so
-   * far; when it is done they resolve (their requests leave) and the next group starts. One that
-   * fails rejects its intents: their requests are never sent.
+   * A bulk job's group commit: unless an fdatasync runs, start one for the groups written so
+   * far; when it is done they are settled (their requests leave) and the next fdatasync starts.
+   * One that fails fails its intents: their requests are never sent.
    */
   private commitGroup(): void {
     if (this.syncing || !this.awaiting.length) return;
-    const group = this.awaiting;
+    const groups = this.awaiting;
     this.awaiting = [];
     this.syncing = true;
     void this.store.syncInBackground().then((failed) => {
       this.syncing = false;
-      if (failed) for (const { p } of group) p.reject?.(failed);
-      else for (const { p, n } of group) p.resolve?.(n);
+      for (const g of groups) g.settle(failed);
       this.commitGroup();
     });
   }

@@ -178,7 +178,15 @@ function returnedIds(op: string, body: unknown): Record<string, unknown> {
   const order = obj(b.order);
   if (order) {
     if (num(order.id) !== undefined) out.order_id = order.id;
-    if (Array.isArray(order.items)) out.purchase_ids = nums(list(order.items).map((i) => i.id));
+    if (Array.isArray(order.items)) {
+      // One array, no copies between (a row an order in a job).
+      const ids: number[] = [];
+      for (const item of order.items as unknown[]) {
+        const id = obj(item)?.id;
+        if (typeof id === 'number') ids.push(id);
+      }
+      out.purchase_ids = ids;
+    }
   }
   if (Array.isArray(b.refunds)) {
     const refunds = list(b.refunds);
