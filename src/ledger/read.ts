@@ -2,6 +2,7 @@
 // its outcome, and what reconcile settled), as `ledger list/show/export/reconcile` see them.
 import { GENESIS, sha256, splitLines, type Row } from './store.js';
 import { cellText } from '../util/cell-text.js';
+import { idsOf } from './rows.js';
 
 /** What reconcile found, in the words `bookdist help ledger` explains. */
 export type Settlement = 'confirmed' | 'applied now' | 'not applied' | 'probably' | 'still unknown' | 'cannot settle';
@@ -98,6 +99,8 @@ export function foldWrites(rows: Row[]): Write[] {
   const out: Write[] = [];
   for (const r of rows) {
     if (r.kind === 'intent') {
+      const resend = r.resend && typeof r.resend === 'object' ? (r.resend as Record<string, unknown>) : undefined;
+      const own = r.ids && typeof r.ids === 'object' ? (r.ids as Record<string, unknown>) : {};
       const w: Write = {
         id: r.n,
         t: r.t,
@@ -105,10 +108,12 @@ export function foldWrites(rows: Row[]): Write[] {
         profile: s(r.profile) ?? '?',
         host: s(r.host) ?? '',
         job: s(r.job),
-        ids: (r.ids as Record<string, unknown>) ?? {},
+        // A compact intent (`"ids_from":"resend"`, rows.ts) names its ids in its payload; an
+        // older one, and one without a payload kept, in `ids` alone.
+        ids: r.ids_from === 'resend' && resend ? { ...idsOf(resend), ...own } : own,
         idempotency_key: s(r.idempotency_key),
         request: s(r.request),
-        resend: r.resend && typeof r.resend === 'object' ? (r.resend as Record<string, unknown>) : undefined,
+        resend,
         status: 'unknown',
         recorded: 'unknown',
       };

@@ -18,7 +18,13 @@ export interface RecorderMeta {
   warn?: (message: string) => void;
 }
 
-/** Payload fields kept in an intent: identifiers and counts, nothing else. */
+/**
+ * Payload fields kept in an intent: identifiers and counts, nothing else. An intent that keeps
+ * its payload for a repeat (`resend`) does not write them twice: `"ids_from":"resend"` says its
+ * ids are these fields of `resend` (idsOf), then its own `ids` (a path's, when any). Readers
+ * (read.ts) read both forms, so a changed list changes what old rows of that form show: add a
+ * field only with a new marker.
+ */
 const INTENT_FIELDS = [
   'username',
   'email',
@@ -66,10 +72,11 @@ function keep(v: unknown): unknown {
   return undefined;
 }
 
-function pick(from: Record<string, unknown> | undefined, fields: readonly string[]): Record<string, unknown> {
+/** The identifiers a payload names (INTENT_FIELDS, as kept): an intent's ids, and a compact intent's from its `resend`. */
+export function idsOf(from: Record<string, unknown> | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!from) return out;
-  for (const f of fields) {
+  for (const f of INTENT_FIELDS) {
     const given = from[f];
     if (given === undefined) continue;
     const v = keep(given);
@@ -143,9 +150,12 @@ export function intentOf(
   /** The payload as JSON, when the caller made it already. */
   text?: string,
 ): NewRow {
-  const ids = pick(req.payload, INTENT_FIELDS);
-  if (op.params) Object.assign(ids, op.params);
   const key = idempotencyKey(req.headers);
+  // Kept for a repeat: its ids are read from it (INTENT_FIELDS), not written twice.
+  const resend =
+    req.payload && resendable(op.op, req, key) && jsonAtMost(req.payload, RESEND_MAX, text) ? req.payload : undefined;
+  const ids = resend ? {} : idsOf(req.payload);
+  if (op.params) Object.assign(ids, op.params);
   const row: NewRow = {
     t: isoTime(meta.now?.() ?? new Date()),
     kind: 'intent',
@@ -156,7 +166,10 @@ export function intentOf(
   };
   if (op.op === 'api') row.request = `${req.method} ${req.path}`;
   if (key) row.idempotency_key = key;
-  if (req.payload && resendable(op.op, req, key) && jsonAtMost(req.payload, RESEND_MAX, text)) row.resend = req.payload;
+  if (resend) {
+    row.resend = resend;
+    row.ids_from = 'resend';
+  }
   const job = meta.job?.();
   if (job) row.job = job;
   row.pid = process.pid;
