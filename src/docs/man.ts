@@ -139,6 +139,14 @@ export const ENVIRONMENT: ReadonlyArray<readonly [names: readonly string[], text
     ['NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE'],
     "as Node reads them: a compile cache directory of your choice (Node's own, for every module; bookdist's code cache is then off), or none.",
   ],
+  [
+    ['NODE_DEBUG'],
+    "bookdist (among Node's own names, comma-separated): say on stderr what the code cache did for each of bookdist's files (taken, refused and why, written).",
+  ],
+  [
+    ['NODE_OPTIONS'],
+    "as Node reads it; its V8 flags are part of the code cache's key (a run under other flags keeps entries of its own).",
+  ],
 ];
 
 /** The date of the release this page documents (.TH needs one); set with the version. */
