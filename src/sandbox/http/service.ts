@@ -210,6 +210,8 @@ function answer(
   let payload = {};
   if (ep.host !== 'store') {
     const raw = fromQuery ? Object.fromEntries(fields) : parseRequestText(requestText);
+    // The journal keeps a `request` read as JSON as it was sent (no parse of its own).
+    if (!fromQuery && r.note) r.note.requestParsed = true;
     payload = validatePayload(ep, raw, fromQuery);
   }
   const ctx = handlerCtx(store, {

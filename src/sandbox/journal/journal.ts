@@ -225,8 +225,15 @@ export class Journal {
     const headers = this.headersText(n.headers);
     const account = n.account ?? null;
     const endpoint = n.endpoint ?? null;
-    const requestText = n.requestText ?? null;
-    const requestJson = n.requestText === undefined && n.request !== undefined ? JSON.stringify(n.request) : null;
+    // A `request` text the handler read as a JSON object (`requestParsed`) and that starts with `{`
+    // is JSON text as it stands: the row takes it as it was sent, unless it may hold a secret.
+    const parsed = n.requestParsed && n.requestText !== undefined && n.requestText.charCodeAt(0) === 123;
+    const requestText = parsed ? null : (n.requestText ?? null);
+    const requestJson = parsed
+      ? n.requestText!
+      : n.requestText === undefined && n.request !== undefined
+        ? JSON.stringify(n.request)
+        : null;
     const responseText = n.responseText ?? null;
     const responseJson =
       n.responseText === undefined && n.response !== undefined ? (JSON.stringify(n.response) ?? null) : null;
@@ -302,6 +309,8 @@ export class RequestNote {
   endpoint?: string;
   /** The `request` text as sent (read as JSON when the row is made). */
   requestText?: string;
+  /** True once the handler read `requestText` as JSON (it is JSON text, whatever it holds). */
+  requestParsed = false;
   /** The payload, when it is not a `request` text (a form's fields, a control route's body). */
   request?: unknown;
   response?: unknown;
