@@ -36,7 +36,10 @@
 //   eager compile: a request 221.2M -> 216.0M, the embedded default 270.7M -> 247.9M, --version
 //   83.0M -> 81.7M, --help 101.1M -> 102.0M (no cache on that path either way); this bench at load
 //   9-12: request CPU 58.7 -> 52.2 ms (1.40x -> 1.27x the floor), embedded 71.8 -> 65.9 ms, cold
-//   first run 76.5 -> 70.2 ms, fallback 67.7 -> 60.8 ms, peak RSS 55 MB both;
+//   first run 76.5 -> 70.2 ms, fallback 67.7 -> 60.8 ms, peak RSS 55 MB both. The entries'
+//   checksum then moved from zlib.crc32 (6M a run, 5M of it loading node:zlib) to a 64-bit word
+//   hash in WebAssembly (about 2M): a request 216.1M -> 212.1M, the embedded default
+//   249.7M -> 244.8M, book --help 135.2M -> 131.4M;
 // - V8 flags (--no-sparkplug, --no-opt, --no-maglev): every Node built-in's code cache is then
 //   refused (a flag hash of its own), 314-325M; lazy compilation with the cache kept (no eager
 //   chunks): 260M; process.exit() right after main() (no heap teardown): CPU 1.00x; the young

@@ -148,7 +148,8 @@ export function openCodeCache(env: Env, version: string): CompileCacheState {
     for (const p of missing) makeDir(p);
     let fresh = false;
     for (const d of [bookdist, root, dir]) {
-      fresh = makeDir(d);
+      // Made only when missing (a run that finds it pays no failed mkdir).
+      fresh = !fs.lstatSync(d, { throwIfNoEntry: false }) && makeDir(d);
       const unsafe = unsafeDir(d);
       if (unsafe) return { used: false, reason: unsafe };
     }
