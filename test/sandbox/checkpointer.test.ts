@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
+import { WAL_BOUND_BYTES, WAL_KEPT_BYTES } from '../../src/sandbox/db/checkpointer.js';
 import { Store } from '../../src/sandbox/db/store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bookdist-checkpoint-'));
@@ -51,6 +52,49 @@ describe('background checkpoints', () => {
     // Everything committed is there for the next reader.
     const db = new DatabaseSync(path, { readOnly: true });
     expect((db.prepare("SELECT count(*) AS n FROM meta WHERE key LIKE 'blob%'").get() as any).n).toBe(40);
+    db.close();
+  });
+
+  it('keep the WAL bounded under sustained writes: past its bound the next write starts it over, and the file is cut back', async () => {
+    // The worker's PASSIVE checkpoints alone never let the WAL start over while commits keep
+    // coming (each ends with the frames of the commits made meanwhile still to copy): the order
+    // bench's WAL grew past a GB, and the file kept its peak size.
+    const path = join(dir, 'steady.db');
+    const store = new Store(path);
+    store.tx(() => store.createSchema());
+    for (let i = 0; i < 120; i++) store.tx(() => store.setMeta('k', String(i)));
+    const worker = await started(store);
+    const walBytes = () => statSync(path + '-wal').size;
+
+    // Three bounds of writes, in commits with no checkpoint between them (the loop never yields).
+    // (Each value unlike the one it replaces: SQLite leaves an overflow page holding the same bytes alone.)
+    const blob = (i: number) => String.fromCharCode(97 + (i % 26)).repeat(256 * 1024);
+    for (let i = 0; i < (3 * WAL_BOUND_BYTES) / (256 * 1024); i++) store.tx(() => store.setMeta(`b${i % 16}`, blob(i)));
+    expect(walBytes()).toBeGreaterThan(3 * WAL_BOUND_BYTES);
+
+    // Then commits that never stop, each after a turn of the event loop (so the worker's
+    // checkpoints run while they come), until the WAL file is back within its kept size: the
+    // worker reports the WAL past its bound, a commit finishes the checkpoint, and the next one
+    // starts the WAL over. A generous bound in commits, not a time: on the old code it never is.
+    let reports = 0;
+    const count = () => reports++;
+    worker.on('message', count);
+    let commits = 0;
+    while (walBytes() > WAL_KEPT_BYTES && (commits < 1000 || reports < 10) && commits < 200_000) {
+      store.tx(() => store.setMeta('k', String(commits++)));
+      await new Promise(setImmediate);
+    }
+    worker.off('message', count);
+    expect(walBytes()).toBeLessThanOrEqual(WAL_KEPT_BYTES);
+    // The WAL started over: what it holds now is the commits since, far below the bound.
+    const other = new DatabaseSync(path);
+    const { log } = other.prepare('PRAGMA wal_checkpoint(PASSIVE)').get() as { log: number };
+    other.close();
+    expect(log * 8192).toBeLessThan(WAL_BOUND_BYTES);
+
+    await store.close();
+    const db = new DatabaseSync(path, { readOnly: true });
+    expect((db.prepare("SELECT count(*) AS n FROM meta WHERE key LIKE 'b%'").get() as any).n).toBe(16);
     db.close();
   });
 
