@@ -82,7 +82,9 @@ const FNV_WASM =
 /** The parts of WebAssembly used here (the project's TypeScript libraries declare none of it). */
 type Wasm = {
   Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => {
+  Instance: new (
+    module: object,
+  ) => {
     exports: { m: { buffer: ArrayBuffer; grow(pages: number): number }; h: (end: number) => bigint };
   };
 };
@@ -169,6 +171,8 @@ export function startCodeCache(dir: string, dist: string, command: string, debug
   const vm = process.getBuiltinModule('node:vm');
   const fs = process.getBuiltinModule('node:fs');
   const original = Module._extensions['.js'];
+  // Node maps stack traces through source maps (--enable-source-maps) only for what it compiles itself.
+  if (process.sourceMapsEnabled) return void debug?.('off: source maps are on (--enable-source-maps)');
   const tag = flagsTag();
   let sum: Sum;
   try {

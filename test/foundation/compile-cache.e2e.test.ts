@@ -167,33 +167,39 @@ describe('a cache that can be used', () => {
 
   it('a run under other V8 flags keeps entries of its own: neither refuses nor rewrites the other', async () => {
     const { cacheHome, files } = await warm();
-    const flagged = (debug: string) =>
-      new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--max-lazy', BIN, 'book', 'get', '--isbn', ISBN, '--json'], {
-          env: {
-            PATH: process.env.PATH,
-            HOME: process.env.HOME,
-            NO_COLOR: '1',
-            ...sb.env,
-            BOOKDIST_CACHE: 'off',
-            XDG_CACHE_HOME: cacheHome,
-            NODE_DEBUG: debug,
-          },
-          stdio: ['ignore', 'ignore', 'pipe'],
-        });
-        let stderr = '';
-        child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-        child.on('close', (code) => resolve({ code, stderr }));
-      });
-    expect((await flagged('')).code).toBe(0);
-    const again = await flagged('bookdist');
+    expect((await withNodeFlags(['--max-lazy'], cacheHome, '')).code).toBe(0);
+    const again = await withNodeFlags(['--max-lazy'], cacheHome, 'bookdist');
     expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe(reference.stdout);
     expect(again.stderr).not.toMatch(/no entry used|entry written/);
     // the first entries are there as they were, and still taken
     for (const f of files) expect(existsSync(f), f).toBe(true);
     expect(await account(cacheHome)).toEqual({ accepted: expect.any(Number), written: [] });
   });
 });
+
+/** `book get` through `node FLAGS bin/bookdist`, with this cache home and NODE_DEBUG (the sandbox answers from this process: not blocked). */
+function withNodeFlags(flags: string[], cacheHome: string, debug: string): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...flags, BIN, 'book', 'get', '--isbn', ISBN, '--json'], {
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        NO_COLOR: '1',
+        ...sb.env,
+        BOOKDIST_CACHE: 'off',
+        XDG_CACHE_HOME: cacheHome,
+        NODE_DEBUG: debug,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
 
 describe('a cache that cannot be used gives the same output', () => {
   it('stale: made by another Node, another bookdist or another build of it (another key): not read, removed', async () => {
@@ -265,6 +271,14 @@ describe('a cache that cannot be used gives the same output', () => {
     expect(spawnSync('mkfifo', [files[0]]).status).toBe(0);
     await sameAsFallback(cacheHome);
     expect(existsSync(files[0]) && statSync(files[0]).isFIFO()).toBe(false);
+  });
+
+  it('source maps on (node --enable-source-maps): Node maps only what it compiles itself, so no cache', async () => {
+    const { cacheHome } = await warm();
+    const r = await withNodeFlags(['--enable-source-maps'], cacheHome, 'bookdist');
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: reference.stdout });
+    expect(r.stderr).toMatch(/code cache: off: source maps are on/);
+    expect(r.stderr).not.toMatch(/entry accepted/);
   });
 
   it("a link planted at the cache's path: not followed, nothing written where it points", async () => {
