@@ -5,6 +5,7 @@
 // The identifier is read back from the request's own URL (the endpoint's path template), so the
 // check needs nothing the client does not already hold.
 import type { Endpoint } from '../spec/endpoints.js';
+import { compactIsbn, isIsbn10Digits, isIsbn13Digits, placeholders } from '../util/scan.js';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj | undefined => (v && typeof v === 'object' ? (v as Obj) : undefined);
@@ -13,9 +14,9 @@ const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : undefin
 /** An ISBN without its check digit, as ISBN-13 digits: an ISBN-10 and its 978 form compare equal. */
 function isbnKey(v: unknown): string | undefined {
   if (typeof v !== 'string') return undefined;
-  const s = v.replace(/[\s-]/g, '').toUpperCase();
-  if (/^\d{9}[\dX]$/.test(s)) return `978${s.slice(0, 9)}`;
-  if (/^\d{13}$/.test(s)) return s.slice(0, 12);
+  const s = compactIsbn(v);
+  if (isIsbn10Digits(s)) return `978${s.slice(0, 9)}`;
+  if (isIsbn13Digits(s)) return s.slice(0, 12);
   return s;
 }
 
@@ -39,7 +40,11 @@ const LOOKUPS: Record<string, { what: string; is(asked: string, body: Obj): bool
 
 /** The value of the path template's one `{name}` in `url`'s path (undefined when it does not match). */
 function askedIn(template: string, url: string): string | undefined {
-  const [before, after] = template.split(/\{[a-z_]+\}/);
+  // The text around the first placeholder (a lookup's template has one), as far as the next.
+  const [first, second] = placeholders(template, true);
+  if (!first) return undefined;
+  const before = template.slice(0, first[0]);
+  const after = template.slice(first[1], second?.[0]);
   let path: string;
   try {
     path = new URL(url).pathname;

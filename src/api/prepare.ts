@@ -3,6 +3,7 @@
 // and `refuseUnsigned` refuse, unsent, what could not or should not be sent.
 import { ExitCode, CliError } from '../errors.js';
 import { quoteValue } from '../util/quote.js';
+import { trimTrailingSlashes } from '../util/scan.js';
 import { authHeaders, formBody, pythonJson, redactHeaders, type Credentials } from './wire.js';
 import type { ClientOptions, Prepared, RequestOptions } from './options.js';
 
@@ -18,7 +19,7 @@ export function urlOf(
   host?: 'api' | 'store',
   query?: RequestOptions['query'],
 ): string {
-  const base = (host === 'store' ? storeUrlOf(opts) : opts.baseUrl).replace(/\/+$/, '');
+  const base = trimTrailingSlashes(host === 'store' ? storeUrlOf(opts) : opts.baseUrl);
   let url = base + (path.startsWith('/') ? path : '/' + path);
   if (query) {
     const qs = Object.entries(query)

@@ -1,6 +1,7 @@
 // The bytes on the wire (shared/spec/wire.md): Python-style JSON inside a form-encoded
 // `request` field, RSA-SHA256 signatures, and the header set of each auth mode.
 import { createPrivateKey, createSign, type KeyObject } from 'node:crypto';
+import { placeholders } from '../util/scan.js';
 
 /**
  * JSON text as the reference Python client writes it: `", "` and `": "` separators and
@@ -70,11 +71,16 @@ function pathSegment(value: string): string {
 
 /** Fill `{name}` placeholders of an endpoint path with encoded segments. */
 export function fillPath(template: string, params: Record<string, string | number> = {}): string {
-  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
+  let path = '';
+  let from = 0;
+  for (const [start, end] of placeholders(template)) {
+    const name = template.slice(start + 1, end - 1);
     const v = params[name];
     if (v === undefined || v === '') throw new TypeError(`missing path parameter ${name}`);
-    return pathSegment(String(v));
-  });
+    path += template.slice(from, start) + pathSegment(String(v));
+    from = end;
+  }
+  return path + template.slice(from);
 }
 
 /** Load a PEM RSA private key (PKCS#1 or PKCS#8). Throws a descriptive Error otherwise. */

@@ -7,13 +7,18 @@ import type { IO } from '../context.js';
 import type { ApiError } from '../api/errors.js';
 import { clipLongWords, errorText } from '../output/text.js';
 
+/** The JSON formats of -o, and the words that ask for one in a single argument (`-ojson`, `--output=ndjson`). */
+const JSON_FORMATS = new Set(['json', 'ndjson']);
+const JSON_OUTPUT_WORDS = new Set(['--output=', '-o', '-o='].flatMap((o) => [`${o}json`, `${o}ndjson`]));
+
 /** Does argv ask for JSON (so that an error is reported as JSON too)? */
 export function wantsJsonErrors(argv: string[]): boolean {
+  // Set lookups, not regular expressions: this runs on every command (src/util/scan.ts says why).
   return (
     argv.includes('--json') ||
     argv.some((a) => a.startsWith('--json=')) ||
-    argv.some((a, i) => (a === '-o' || a === '--output') && /^(json|ndjson)$/.test(argv[i + 1] ?? '')) ||
-    argv.some((a) => /^(--output=|-o=?)(json|ndjson)$/.test(a))
+    argv.some((a, i) => (a === '-o' || a === '--output') && JSON_FORMATS.has(argv[i + 1] ?? '')) ||
+    argv.some((a) => JSON_OUTPUT_WORDS.has(a))
   );
 }
 

@@ -4,6 +4,7 @@
 import { statSync } from 'node:fs';
 import { CliError, ExitCode } from '../errors.js';
 import type { Setting } from './resolve.js';
+import { hasControlOrSpace, trimTrailingSlashes } from '../util/scan.js';
 
 /** "--base-url", "BOOKDIST_BASE_URL", "profile prod" */
 export function sourceOf(s: Pick<Setting, 'source' | 'from'>, flag: string): string {
@@ -26,7 +27,7 @@ function quote(value: string, n = 120): string {
  */
 export function checkBaseUrl(value: string, where: string): string {
   const bad = (why: string) => new CliError(`The base URL from ${where} ${why}`, ExitCode.USAGE, { setting: where });
-  if (value !== value.trim() || /[\u0000-\u001f\u007f\s]/.test(value))
+  if (value !== value.trim() || hasControlOrSpace(value))
     throw bad('holds spaces or control characters; give it as http(s)://host[:port][/path].');
   let u: URL;
   try {
@@ -39,7 +40,7 @@ export function checkBaseUrl(value: string, where: string): string {
   if (!u.hostname) throw bad('has no host; give it as https://host[:port][/path].');
   // WHATWG URL reads `https://host:` as the default port; curl refuses it, and so do we: a port
   // was meant and is missing.
-  if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*:(?=[/?#]|$)/i.test(value)) {
+  if (emptyPort(value)) {
     throw bad(
       `(${quote(value)}) has an empty port (a ":" with no number after it); give the port (${u.protocol}//${u.host}:8443) or leave out the ":".`,
     );
@@ -51,7 +52,20 @@ export function checkBaseUrl(value: string, where: string): string {
   }
   if (u.search || value.includes('?')) throw bad(`(${u.protocol}//${u.host}) has a query (?…); a base URL has none.`);
   if (u.hash || value.includes('#')) throw bad(`(${u.protocol}//${u.host}) has a fragment (#…); a base URL has none.`);
-  return value.replace(/\/+$/, '');
+  return trimTrailingSlashes(value);
+}
+
+/**
+ * Does the authority of `value` (an http(s) URL the WHATWG parser took, without spaces or
+ * control characters) end with a ":"? What `/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*:(?=[/?#]|$)/i` tells
+ * of such a value: its scheme is http or https, so the authority follows the first "://".
+ */
+function emptyPort(value: string): boolean {
+  const colon = value.indexOf(':');
+  if (!value.startsWith('//', colon + 1)) return false;
+  let end = colon + 3;
+  while (end < value.length && !'/?#'.includes(value[end])) end++;
+  return end > colon + 3 && value[end - 1] === ':';
 }
 
 /** A value sent as a header (username, keys, tokens) with a control character is refused before sending. */

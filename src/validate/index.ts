@@ -1,22 +1,23 @@
 // Input validation shared by every command. Each function returns the normalised value or
 // throws usageError() naming the flag, so bad input exits 2 before anything is sent.
 import { usageError } from '../errors.js';
+import { compactIsbn, isIsbn10Digits, isIsbn13Digits } from '../util/scan.js';
 
 /** Strip hyphens/spaces, check length and check digit. Returns the normalised ISBN (10 or 13). */
 export function isbn(value: string, flag = '--isbn', check = true): string {
-  const v = String(value).replace(/[\s-]/g, '').toUpperCase();
+  const v = compactIsbn(String(value));
   if (!check) {
     if (!v) throw usageError(`${flag} is empty.`);
     return v;
   }
-  if (/^\d{13}$/.test(v)) {
+  if (isIsbn13Digits(v)) {
     const sum = [...v.slice(0, 12)].reduce((s, d, i) => s + Number(d) * (i % 2 ? 3 : 1), 0);
     if ((10 - (sum % 10)) % 10 !== Number(v[12])) {
       throw usageError(`${flag} ${value}: wrong ISBN-13 check digit (use --no-check to send it anyway).`);
     }
     return v;
   }
-  if (/^\d{9}[\dX]$/.test(v)) {
+  if (isIsbn10Digits(v)) {
     const sum = [...v].reduce((s, d, i) => s + (d === 'X' ? 10 : Number(d)) * (10 - i), 0);
     if (sum % 11 !== 0)
       throw usageError(`${flag} ${value}: wrong ISBN-10 check digit (use --no-check to send it anyway).`);
