@@ -29,6 +29,7 @@ import type { Store } from '../db/store.js';
 import { journalText, sameJournalHeaders, type PendingRow, type RowText } from './redact.js';
 import { ensureJournalTable, INSERT, PACK_MAX, PendingRuns, pruneJournal, TAKE_IDS } from './pack.js';
 import { changesOf, type Writes } from './changes.js';
+import { monotonicMs, wallMs } from './wall-clock.js';
 
 const DEFAULT_JOURNAL_SIZE = 10_000;
 /** Rows inserted by this process between two prunes of the oldest. */
@@ -221,7 +222,7 @@ export class Journal {
     const emailsText = emails?.length ? JSON.stringify(emails) : null;
     const at = n.at;
     const sandboxAt = n.sandboxAt ?? at + store.clockOffset();
-    const duration = Math.round((PERF.now() - n.started) * 1000) / 1000;
+    const duration = Math.round((monotonicMs() - n.started) * 1000) / 1000;
     const headers = this.headersText(n.headers);
     const account = n.account ?? null;
     const endpoint = n.endpoint ?? null;
@@ -286,21 +287,14 @@ function rowTextOf(text: ReturnType<typeof journalText>, p: PendingRow): RowText
   }
 }
 
-/**
- * `performance`, read once: the global is a lazy getter of Node's, a call at each use (about 100
- * instructions a request, twice).
- */
-const PERF = performance;
-/** The wall-clock time of performance.now()'s zero, read once (the getter costs a call into Node per request). */
-const TIME_ORIGIN = PERF.timeOrigin;
-
 /** A request being served: what the journal will say of it once its status is known. */
 export class RequestNote {
-  readonly started = PERF.now();
-  /** Wall-clock time in ms with its fraction: two requests one after the other, served by two
-   * processes of one database, are listed in the order they came even in the same millisecond
-   * (a row's id is the order it was written, which the FLUSH_MS batching may swap). */
-  readonly at = TIME_ORIGIN + this.started;
+  readonly started = monotonicMs();
+  /** Wall-clock time in ms with its fraction (wall-clock.ts): two requests one after the other,
+   * served by two processes of one database, are listed in the order they came even in the same
+   * millisecond once each process has served a few dozen (a row's id is the order it was written,
+   * which the FLUSH_MS batching may swap). */
+  readonly at = wallMs(this.started);
   /** The sandbox clock when the request ran (set in `capture`; else read when the row is made). */
   sandboxAt?: number;
   /** The auth mode the request's headers ask for: CryptoAuth, SharedKeyAuth, token, control or none. */
