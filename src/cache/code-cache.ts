@@ -118,6 +118,8 @@ function readEntry(path: string): Buffer | string {
   try {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) return 'not a regular file';
+    // (An entry is the size of its chunk's code, a few hundred KB: a file far larger is not read.)
+    if (st.size > 64 << 20) return 'too large';
     const bytes = Buffer.allocUnsafe(st.size);
     let at = 0;
     for (let n; at < bytes.length && (n = fs.readSync(fd, bytes, at, bytes.length - at, at)) > 0; ) at += n;

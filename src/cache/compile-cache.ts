@@ -79,13 +79,24 @@ function makeDir(dir: string): boolean {
   }
 }
 
-/** The entries of the key directory that are not regular files, removed; a description of the first, or undefined. */
+/**
+ * Entries kept at most: one per file of dist/ a command loads and set of Node flags (NODE_OPTIONS
+ * among them), so a few dozen; past this many (flags that vary from run to run, a profile directory
+ * in NODE_OPTIONS) they are all removed, and the runs after write again what they use.
+ */
+export const MAX_ENTRIES = 1000;
+
+/**
+ * The entries of the key directory that are not regular files, removed (all of them past
+ * MAX_ENTRIES); a description of the first, or undefined.
+ */
 function strayEntries(keyDir: string): string | undefined {
   const fs = process.getBuiltinModule('node:fs');
   let found: string | undefined;
-  for (const entry of fs.readdirSync(keyDir, { withFileTypes: true })) {
-    if (entry.isFile()) continue;
-    found ??= `${keyDir}/${entry.name} is ${kindOf(entry)}`;
+  const entries = fs.readdirSync(keyDir, { withFileTypes: true });
+  for (const entry of entries) {
+    if (entry.isFile() && entries.length <= MAX_ENTRIES) continue;
+    if (!entry.isFile()) found ??= `${keyDir}/${entry.name} is ${kindOf(entry)}`;
     try {
       fs.rmSync(`${keyDir}/${entry.name}`, { recursive: true, force: true });
     } catch {

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { compileCacheKey, compileCacheRoot, openCodeCache } from '../../src/cache/compile-cache.js';
+import { compileCacheKey, compileCacheRoot, MAX_ENTRIES, openCodeCache } from '../../src/cache/compile-cache.js';
 
 let dir: string;
 beforeEach(() => void (dir = mkdtempSync(join(tmpdir(), 'bookdist-compile-cache-'))));
@@ -95,6 +95,17 @@ describe('a cache that may be used', () => {
     writeFileSync(join(keyDir, 'i8p5c1-main.js.123-abc.tmp'), 'half-written');
     expect(openCodeCache({ XDG_CACHE_HOME: dir }, '1.2.3').used).toBe(true);
     expect(readdirSync(keyDir).sort()).toEqual(['i8p5c1-main.js', 'i8p5c1-main.js.123-abc.tmp']);
+  });
+
+  it(`past ${MAX_ENTRIES} entries (Node flags that vary from run to run) all are removed, and the cache is used`, () => {
+    const keyDir = join(dir, 'bookdist', 'compile-cache', KEY);
+    mkdirSync(keyDir, { recursive: true });
+    for (let i = 0; i < MAX_ENTRIES; i++) writeFileSync(join(keyDir, `t${i}-main.js`), 'x');
+    expect(openCodeCache({ XDG_CACHE_HOME: dir }, '1.2.3').used).toBe(true);
+    expect(readdirSync(keyDir).length).toBe(MAX_ENTRIES);
+    writeFileSync(join(keyDir, 'one-more-main.js'), 'x');
+    expect(openCodeCache({ XDG_CACHE_HOME: dir }, '1.2.3')).toEqual({ used: true, dir: keyDir });
+    expect(readdirSync(keyDir)).toEqual([]);
   });
 });
 

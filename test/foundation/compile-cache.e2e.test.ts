@@ -234,6 +234,16 @@ describe('a cache that cannot be used gives the same output', () => {
     expect(await accepted(cacheHome)).toBeGreaterThanOrEqual(CACHED);
   });
 
+  it('far too large (a sparse file of 65 MB at each entry): not read, written again', async () => {
+    const { cacheHome, files } = await warm();
+    for (const f of files) truncateSync(f, 65 << 20);
+    const r = await get({ XDG_CACHE_HOME: cacheHome, NODE_DEBUG: 'bookdist' });
+    expect(r.stdout).toBe(reference.stdout);
+    expect((r.stderr.match(/no entry used: too large/g) ?? []).length).toBe(files.length);
+    for (const f of files) expect(statSync(f).size, f).toBeLessThan(1 << 20);
+    expect(await accepted(cacheHome)).toBeGreaterThanOrEqual(CACHED);
+  });
+
   it('corrupt: bytes changed in every file, in its header or in the code V8 checks nothing of', async () => {
     const { cacheHome, files } = await warm();
     for (const f of files) {
