@@ -57,6 +57,23 @@
 // fdatasync of 40 KB costs ~0.1 ms of system CPU. The next places to look: fewer bytes a row
 // (an order's intent repeats its ids in `resend`: ~590 bytes hashed and written), and no promise
 // a told intent until its request asks for it (WriteHook.before may answer a ticket at once).
+//
+// Then (issue 34, stop 46, load 10-17, 2 cores): the recorder measured apart, in a harness that
+// drives it as a job does (20,000 orders, 4 lanes, windows of 64; medians of 9 alternating runs):
+// 411 -> 321 ms CPU (the harness alone about 55), scavenges for 10,000 orders 111 -> 84 (30
+// without it), from: lines hashed in the store's buffer (no line string); an intent one object,
+// its request's ticket too, and a promise only for a request that has to wait; ids written once
+// in an intent that keeps its payload (an order's intent 588 -> 460 bytes). What is left is mostly
+// the format's: SHA-256 some 20K instructions an order (12 blocks of 64 bytes, callgrind) and
+// JSON.stringify some 10K; n1's per batch is the digest of its codes (17 KB hashed a batch).
+// Callgrind, 300 orders, warmed, two rounds: 3,217/3,215M before, 3,208/3,202M after, 3,103/3,128M
+// without (the off side alone varies by 25M). CPU rounds at load 11 spread 15% a side (the same
+// build read 1.04x and 1.15x): they cannot tell these apart. The rows now run Node with
+// bin/bookdist's flags (4 MB semi-spaces, NODE_FLAGS): n1's CPU is 636 ms there against some
+// 1,500 at 1 MB (its answers of 1,000 codes outlived the small scavenges); in the same 9 rounds of
+// 2,000 orders (load 11) n2 read 1.064x at 1 MB and 1.101x at 4 MB: no gain from the change, only
+// the measure of what ships. Bench at load 13-17, 5 rounds: n1 1.035x (636 vs 614 ms), n2 1.062x
+// (6,611 vs 6,226 ms), n3 1.043x (238.0M vs 228.3M instructions).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -79,6 +96,14 @@ const MEASURE = (() => {
 })();
 
 const VS = process.env.BENCH_LEDGER_VS;
+/**
+ * The V8 flags bin/bookdist runs Node with (its semiSpace(): a young generation of 4 MB semi-spaces
+ * from the start), so that each side is measured as users run it. This bench ran with 1 MB
+ * semi-spaces, the launcher's until 15aa8b8: a young generation a quarter the size scavenges four
+ * times as often, and what a job keeps alive (its requests in flight, the intents told ahead) is
+ * copied at each scavenge.
+ */
+const NODE_FLAGS = ['--max-semi-space-size=4', '--min-semi-space-size=4'];
 
 /** Run main() in a process of its own; resolves with its CPU time (ms) and wall time (ms). */
 function measured(env, args, dist = join(root, 'dist')) {
@@ -90,7 +115,7 @@ function measured(env, args, dist = join(root, 'dist')) {
     process.exitCode = code;`;
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const child = spawn(NODE, ['--max-semi-space-size=1', '--input-type=module', '-e', script, ...args], {
+    const child = spawn(NODE, [...NODE_FLAGS, '--input-type=module', '-e', script, ...args], {
       env,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -109,14 +134,7 @@ function measured(env, args, dist = join(root, 'dist')) {
 function instructions(env, args) {
   const r = spawnSync(
     'valgrind',
-    [
-      '--tool=callgrind',
-      '--callgrind-out-file=/dev/null',
-      NODE,
-      '--max-semi-space-size=1',
-      join(root, 'bin', 'bookdist'),
-      ...args,
-    ],
+    ['--tool=callgrind', '--callgrind-out-file=/dev/null', NODE, ...NODE_FLAGS, join(root, 'bin', 'bookdist'), ...args],
     { env, encoding: 'utf8', maxBuffer: 1 << 26 },
   );
   const m = /Collected : (\d+)/.exec(r.stderr ?? '');
