@@ -63,9 +63,13 @@ export function checkBaseUrl(value: string, where: string): string {
 function emptyPort(value: string): boolean {
   const colon = value.indexOf(':');
   if (!value.startsWith('//', colon + 1)) return false;
-  let end = colon + 3;
-  while (end < value.length && !'/?#'.includes(value[end])) end++;
-  return end > colon + 3 && value[end - 1] === ':';
+  const from = colon + 3;
+  let end = value.length;
+  for (const c of ['/', '?', '#']) {
+    const at = value.indexOf(c, from);
+    if (at >= 0 && at < end) end = at;
+  }
+  return end > from && value[end - 1] === ':';
 }
 
 /** A value sent as a header (username, keys, tokens) with a control character is refused before sending. */

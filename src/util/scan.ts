@@ -11,10 +11,8 @@ export function trimTrailingSlashes(s: string): string {
   return end === s.length ? s : s.slice(0, end);
 }
 
-/** Is `c` a white space character as `\s` means it (line terminators included)? */
-function isSpaceCode(c: number): boolean {
-  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-  if (c < 0xa0) return false;
+/** Is `c` (0xa0 or above) a white space character as `\s` means it? */
+function isWideSpaceCode(c: number): boolean {
   return (
     c === 0xa0 ||
     c === 0x1680 ||
@@ -32,7 +30,8 @@ function isSpaceCode(c: number): boolean {
 export function hasControlOrSpace(s: string): boolean {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c < 0x20 || c === 0x7f || isSpaceCode(c)) return true;
+    // Every control character and ASCII white space is at most 0x20; a function call only beyond ASCII.
+    if (c <= 0x20 || c === 0x7f || (c >= 0xa0 && isWideSpaceCode(c))) return true;
   }
   return false;
 }

@@ -2,6 +2,7 @@
 // checks must say what its expression says, for any string, the awkward characters included.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { checkBaseUrl } from '../../src/config/check.js';
 import {
   compactIsbn,
   hasControlOrSpace,
@@ -85,5 +86,32 @@ describe('src/util/scan.ts says what the expressions it replaces say', () => {
     ]);
     expect(placeholders('{ab{cd}', true)).toEqual([[3, 7]]);
     expect(placeholders('a{}b{x}')).toEqual([[4, 7]]);
+  });
+});
+
+describe("checkBaseUrl's empty port, by string search", () => {
+  it('is refused exactly where /^[a-z][a-z0-9+.-]*:\\/\\/[^/?#]*:(?=[/?#]|$)/i finds one', () => {
+    const part = (chars: string) => fc.string({ unit: fc.constantFrom(...chars), maxLength: 10 });
+    const urls = fc
+      .tuple(
+        fc.constantFrom('http', 'https', 'HTTPS'),
+        fc.constantFrom('://', ':/', ':'),
+        part('ab1.:[]@'),
+        part('/?#a:'),
+      )
+      .map((p) => p.join(''));
+    fc.assert(
+      fc.property(urls, (url) => {
+        let message = '';
+        try {
+          checkBaseUrl(url, '--base-url');
+        } catch (e) {
+          message = (e as Error).message;
+        }
+        const parsed = URL.canParse(url) && new URL(url).hostname !== '';
+        const expected = parsed && /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*:(?=[/?#]|$)/i.test(url);
+        expect(message.includes('has an empty port'), url).toBe(expected);
+      }),
+    );
   });
 });
