@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Recorder } from '../../src/ledger/recorder.js';
 import { LedgerStore } from '../../src/ledger/store.js';
 import { foldWrites, parseLedger } from '../../src/ledger/read.js';
-import type { WriteRequest } from '../../src/api/write-hook.js';
+import type { WriteRequest, WriteTicket } from '../../src/api/write-hook.js';
 import { run } from '../helpers/run.js';
 
 let dir: string;
@@ -83,6 +83,37 @@ describe('intents told ahead', () => {
     const again = await run(['ledger', 'reconcile', '--dry-run', '--json'], { env });
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual([]);
+  });
+
+  it('once durable, answer their requests at once: no promise a request (a request not told waits for its own)', async () => {
+    const store = new LedgerStore(join(dir, 'state'));
+    const rec = new Recorder(store, { profile: 'p', host: 'h', job: () => 'job-4' });
+    rec.ahead([order('D-1'), order('D-2'), order('D-3')]);
+    // The first waits for the group's write and fdatasync; the others are durable with it.
+    const first = rec.before(order('D-1'));
+    expect(first).toBeInstanceOf(Promise);
+    const t1 = await first;
+    const t2 = rec.before(order('D-2'));
+    expect(t2).not.toBeInstanceOf(Promise);
+    expect((t2 as WriteTicket).id).toBe('2');
+    const own = rec.before(order('E-1'));
+    expect(own).toBeInstanceOf(Promise);
+    const t4 = (await own)!;
+    expect(t4.id).toBe('4');
+    for (const [t, id] of [
+      [t1, 1],
+      [t2, 2],
+      [t4, 4],
+    ] as const)
+      (t as WriteTicket).after(done(id));
+    rec.flush(true);
+    const writes = foldWrites(parseLedger(readFileSync(store.path, 'utf8')).rows);
+    expect(writes.map((w) => [w.id, w.status])).toEqual([
+      [1, 'done'],
+      [2, 'done'],
+      [3, 'unsent'],
+      [4, 'done'],
+    ]);
   });
 
   it('a request told twice is taken twice, in turn', async () => {
