@@ -1,4 +1,4 @@
-import { createVerify } from 'node:crypto';
+import { createPrivateKey, createVerify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   authHeaders,
@@ -78,6 +78,10 @@ describe('CryptoAuth', () => {
     expect(() => loadRsaPrivateKey(ecKeyPem())).toThrow(/not an RSA private key/);
     expect(() => loadRsaPrivateKey('not a key')).toThrow(/not a PEM private key/);
     expect(() => loadRsaPrivateKey(keys.publicKey)).toThrow(/PEM private key/);
+    // A key file's bytes are read as PEM only: the same RSA key in DER is refused, as a Buffer too.
+    const der = createPrivateKey(keys.pkcs8).export({ format: 'der', type: 'pkcs8' });
+    expect(() => loadRsaPrivateKey(der)).toThrow(/not a PEM private key/);
+    expect(loadRsaPrivateKey(Buffer.from(keys.pkcs8)).asymmetricKeyType).toBe('rsa');
   });
 });
 
