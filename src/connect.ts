@@ -291,7 +291,7 @@ async function embeddedTarget(ctx: Context, cfg: ResolvedConfig, given: () => Pr
   }
   return {
     baseUrl: sb.baseUrl,
-    // The seeded key, decoded from its JWK (src/sandbox/keys.ts: cheaper than OpenSSL's PEM decoder).
+    // The seeded key, decoded from its JWK (src/spec/rsa-keys.ts: cheaper than OpenSSL's PEM decoder).
     credentials: { kind: 'crypto', username: sb.username, key: sb.partnerKey() ?? loadRsaPrivateKey(sb.keyPem) },
     accessToken: sb.operatorToken,
     idempotencyKeys: true,

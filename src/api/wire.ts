@@ -1,6 +1,7 @@
 // The bytes on the wire (shared/spec/wire.md): Python-style JSON inside a form-encoded
 // `request` field, RSA-SHA256 signatures, and the header set of each auth mode.
 import { createPrivateKey, createSign, type KeyObject } from 'node:crypto';
+import { rsaPrivateKey } from '../spec/rsa-keys.js';
 import { placeholders } from '../util/scan.js';
 
 /**
@@ -83,8 +84,14 @@ export function fillPath(template: string, params: Record<string, string | numbe
   return path + template.slice(from);
 }
 
-/** Load a PEM RSA private key (PKCS#1 or PKCS#8). Throws a descriptive Error otherwise. */
+/**
+ * Load a PEM RSA private key (PKCS#1 or PKCS#8). Throws a descriptive Error otherwise. The usual
+ * key file is read in JS into its JWK (src/spec/rsa-keys.ts: OpenSSL's decoders cost about 2.7M
+ * instructions more on first use); any other is left to OpenSSL's PEM decoder, as before.
+ */
 export function loadRsaPrivateKey(pem: string | Buffer): KeyObject {
+  const jwk = rsaPrivateKey(typeof pem === 'string' ? pem : pem.toString('latin1'));
+  if (jwk) return jwk;
   let key: KeyObject;
   try {
     // PEM is what a string or a Buffer is taken as; the options object's form runs more of Node's code.

@@ -3,7 +3,7 @@
 // the access-control API (sent as a shared key, or as a Bearer/Token authorization).
 import { createVerify, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { Store } from './db/store.js';
-import { accountPublicKey } from './keys.js';
+import { accountPublicKey } from '../spec/rsa-keys.js';
 import { callerAccountByToken, callerAccountByUsername, type CallerAccountRow } from './repo/accounts.js';
 
 export interface Caller {

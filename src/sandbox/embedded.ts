@@ -8,7 +8,7 @@ import { makeDir } from './db/make-dir.js';
 import { CliError, ExitCode } from '../errors.js';
 import { join } from 'node:path';
 import { startSandbox } from './http/server.js';
-import { seededPrivateKey } from './keys.js';
+import { rsaPrivateKey } from '../spec/rsa-keys.js';
 
 export interface EmbeddedSandbox {
   /** A URL no one else can reach (http/server.ts IN_PROCESS_URL): requests go through connect(). */
@@ -77,7 +77,7 @@ export async function startEmbedded(opts: {
     connect: server.connect!,
     username: c.partner.username,
     keyPem: c.partner.private_key,
-    partnerKey: () => seededPrivateKey(c.partner.private_key),
+    partnerKey: () => rsaPrivateKey(c.partner.private_key),
     sharedKey: c.partner.shared_key,
     operatorToken: c.operator_token,
     controlSecret: c.control_secret,

@@ -1,10 +1,11 @@
-// The sandbox's own RSA keys (the seed makes them: PKCS#8 and SPKI PEM), decoded without
-// OpenSSL's PEM decoders. The first key a process decodes from PEM or from PKCS#8/SPKI DER sets
-// up OpenSSL's decoder machinery, about 2.7M instructions (3.5M a private key, 2.7M a public one,
+// RSA keys decoded without OpenSSL's PEM decoders: the partner's private key the CLI signs with
+// (a key file, PKCS#8 or PKCS#1 PEM, or the sandbox's seeded one) and the sandbox's account public
+// keys (SPKI PEM). The first key a process decodes from PEM or from PKCS#8/SPKI DER sets up
+// OpenSSL's decoder machinery, about 2.7M instructions (3.5M a private key, 2.7M a public one,
 // callgrind, Node 24.21.0); a public key from PKCS#1 DER takes 10K, a private key from its JWK
-// 0.8M. An embedded command decodes the partner's private key (to sign) and its public key (to
-// verify): both are read here, in JS, from the PEM's DER (issue 31). Anything else (another key
-// type, another layout, a malformed PEM) is handed to Node as it is, which decides as before.
+// 0.8M. Both are read here, in JS, from the PEM's DER (issue 31). Anything else (another key type,
+// another layout, an encrypted or malformed PEM) is handed to Node as it is, which decides as before.
+// Here, in spec/, as the one place the client and the sandbox share (design.md, Layout).
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 
 /** An AlgorithmIdentifier of rsaEncryption (1.2.840.113549.1.1.1, NULL parameters), in hex. */
@@ -59,24 +60,38 @@ function pkcs1PublicKey(pem: string): Buffer | undefined {
   return der.subarray(start + 1, end);
 }
 
-/** The JWK of a two-prime RSA private key in a PKCS#8 PEM, else undefined. */
+/** The JWK of a two-prime RSA private key in a PKCS#8 or PKCS#1 PEM, else undefined. */
 function privateJwk(pem: string): Record<string, string> | undefined {
+  const pkcs1 = pemBody(pem, 'RSA PRIVATE KEY');
+  if (pkcs1) return rsaJwk(pkcs1, 0, pkcs1.length);
   const der = pemBody(pem, 'PRIVATE KEY');
   const p8 = der && items(der, 0, der.length, 0x30);
   // Version 0, rsaEncryption, an OCTET STRING holding the RSAPrivateKey; no attributes.
-  const version = (e: Element) => der!.toString('hex', e[1] - 2, e[2]) === '020100';
-  if (!der || p8?.length !== 3 || !version(p8[0]) || der.toString('hex', p8[1][1] - 2, p8[1][2]) !== RSA_ENCRYPTION)
+  if (
+    !der ||
+    p8?.length !== 3 ||
+    !version0(der, p8[0]) ||
+    der.toString('hex', p8[1][1] - 2, p8[1][2]) !== RSA_ENCRYPTION
+  )
     return undefined;
-  const rsa = p8[2][0] === 0x04 ? items(der, p8[2][1], p8[2][2], 0x30) : undefined;
+  return p8[2][0] === 0x04 ? rsaJwk(der, p8[2][1], p8[2][2]) : undefined;
+}
+
+/** Is `e` the INTEGER 0 (a version)? */
+const version0 = (der: Buffer, e: Element) => der.toString('hex', e[1] - 2, e[2]) === '020100';
+
+/** The JWK of the RSAPrivateKey that fills der[start, end), else undefined. */
+function rsaJwk(der: Buffer, start: number, end: number): Record<string, string> | undefined {
+  const rsa = items(der, start, end, 0x30);
   // RSAPrivateKey: version 0 (two primes), then n, e, d, p, q, dp, dq, qi: positive INTEGERs.
-  if (rsa?.length !== 9 || !version(rsa[0])) return undefined;
+  if (rsa?.length !== 9 || !version0(der, rsa[0])) return undefined;
   const jwk: Record<string, string> = { kty: 'RSA' };
   for (const [i, name] of ['n', 'e', 'd', 'p', 'q', 'dp', 'dq', 'qi'].entries()) {
-    const [tag, first, end] = rsa[i + 1];
-    let start = first;
-    if (tag !== 0x02 || start === end || der[start] & 0x80) return undefined;
-    while (start < end - 1 && der[start] === 0) start++; // JWK: no leading zero octets
-    jwk[name] = der.toString('base64url', start, end);
+    const [tag, first, last] = rsa[i + 1];
+    let at = first;
+    if (tag !== 0x02 || at === last || der[at] & 0x80) return undefined;
+    while (at < last - 1 && der[at] === 0) at++; // JWK: no leading zero octets
+    jwk[name] = der.toString('base64url', at, last);
   }
   return jwk;
 }
@@ -95,10 +110,10 @@ export function accountPublicKey(pem: string): KeyObject {
 }
 
 /**
- * The private key of a seeded account (its PEM), from its JWK when it is a two-prime RSA key in
- * PKCS#8 PEM; undefined otherwise (the caller decodes the PEM as any other key file).
+ * An RSA private key from its PEM, through its JWK when it is a two-prime RSA key in PKCS#8 or
+ * PKCS#1 PEM; undefined otherwise (the caller decodes the PEM as Node does).
  */
-export function seededPrivateKey(pem: string): KeyObject | undefined {
+export function rsaPrivateKey(pem: string): KeyObject | undefined {
   const jwk = privateJwk(pem);
   if (!jwk) return undefined;
   try {
