@@ -19,7 +19,7 @@
 // order, purchase and price ids) and descriptions made of titles, authors, names, dates and
 // amounts. Codes, keys, tokens, passwords and signatures are never read from a body (collect()
 // takes named fields only). Removing the directory loses nothing: it is a cache.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { privateDirSync, readTextSync, writeFileAtomicSync } from '../util/fs-safe.js';
@@ -58,7 +58,7 @@ export function idsDir(env: Record<string, string | undefined>): string {
 
 /** The scope of a service and account (see the top of this file). */
 export function scopeOf(service: string, account: string): string {
-  return createHash('sha256').update(`${service}\n${account}`).digest('hex').slice(0, 16);
+  return hash('sha256', `${service}\n${account}`).slice(0, 16);
 }
 
 /** What clean() changes: a control character, a space that is not ' ', two spaces, a space at either end. */
@@ -285,9 +285,9 @@ function kindTexts(collector: IdCollector): Array<[IdKind, string]> {
 
 /** What the profile's file says after a run that wrote `texts` to `scope` (see the top of this file). */
 function profileText(scope: string, texts: Array<[IdKind, string]>): string {
-  const h = createHash('sha256');
-  for (const [kind, text] of texts) h.update(`${kind}\n${text}`);
-  return `${scope}\n${h.digest('hex').slice(0, 32)}\n`;
+  // One-shot (crypto.hash): a Hash object would load Node's stream classes for it.
+  const digest = hash('sha256', texts.map(([kind, text]) => `${kind}\n${text}`).join(''));
+  return `${scope}\n${digest.slice(0, 32)}\n`;
 }
 
 /**
