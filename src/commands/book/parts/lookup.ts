@@ -11,6 +11,7 @@ import * as v from '../../../validate/index.js';
 import { readList } from '../../../bulk/lines.js';
 import { chunks, runJob, type JobSpec, type JobTools } from '../../../bulk/engine.js';
 import { failureOf, type Failure } from '../../../bulk/retry.js';
+import { compactIsbn } from '../../../util/scan.js';
 
 export interface LookupOptions {
   kind: 'isbn' | 'hash_id';
@@ -35,7 +36,7 @@ function isbnKeys(book: Book): string[] {
   for (const k of ['isbn13', 'isbn10', 'eisbn13', 'eisbn10', 'parent_isbn']) {
     const raw = ids[k] ?? book?.[k];
     if (typeof raw === 'string' && raw) {
-      const n = raw.replace(/[\s-]/g, '').toUpperCase();
+      const n = compactIsbn(raw);
       out.add(n);
       const as13 = toIsbn13(n);
       if (as13) out.add(as13);
