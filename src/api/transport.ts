@@ -12,7 +12,6 @@ import type { Duplex } from 'node:stream';
 import { MAX_BODY_BYTES, type HttpHandler, type HttpRequest, type HttpResponse, type TlsInfo } from './handler.js';
 import type { LookupFunction } from 'node:net';
 import { pinFor, proxyAuthorization, routeFor, type Env, type Pin, type Route } from './network.js';
-import { TlsTrust, type Done } from './tls-trust.js';
 
 export interface TransportOptions {
   /** Time allowed to open a connection, ms. */
@@ -42,22 +41,42 @@ function withCode(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
-/** The options an https Agent opens a connection with. */
-type ConnectOptions = ConnectionOptions & { host: string; port: number };
-/** What an https Agent calls to open a connection (here: through TlsTrust.secure, a CONNECT tunnel first or not). */
-type CreateConnection = (options: ConnectOptions, done: Done) => void;
+/** What an https Agent calls to open a connection (here: a CONNECT tunnel, then TLS over it). */
+type CreateConnection = (
+  options: ConnectionOptions & { host: string; port: number },
+  done: (err: Error | null, socket?: Socket) => void,
+) => undefined;
 
 export class HttpTransport implements HttpHandler {
   private readonly agents = new Map<string, Agent>();
-  private readonly trust: TlsTrust;
-  constructor(private readonly opts: TransportOptions) {
-    this.trust = new TlsTrust(opts.ca, opts.connectTimeout);
-  }
+  constructor(private readonly opts: TransportOptions) {}
 
   private moduleFor(protocol: string): typeof import('node:http') {
     if (protocol === 'https:') return process.getBuiltinModule('node:https') as unknown as typeof import('node:http');
     if (protocol === 'http:') return process.getBuiltinModule('node:http');
     throw withCode(`unsupported protocol ${protocol}`, 'ERR_INVALID_PROTOCOL');
+  }
+
+  private trust?: Record<string, unknown>;
+  /**
+   * TLS options that trust Node's roots (NODE_EXTRA_CA_CERTS included) plus --ca-file. Adding to
+   * a default secure context reuses the roots Node already parsed; `ca: [...roots, pem]` would
+   * parse every one of Node's few hundred roots again, in every command that gives a CA file.
+   */
+  private tlsTrust(): Record<string, unknown> {
+    // Stryker disable next-line ConditionalExpression: equivalent, without a CA file the context made trusts Node's roots only, as no option does (→ true, the file ignored, is killed)
+    if (!this.opts.ca) return {};
+    // Stryker disable next-line ConditionalExpression: accepted, speed only: the context is made again, with the same CA
+    if (this.trust) return this.trust;
+    const tls = process.getBuiltinModule('node:tls');
+    const context = tls.createSecureContext();
+    const native = (context as unknown as { context?: { addCACert?: (pem: string) => void } }).context;
+    // Stryker disable next-line ConditionalExpression,OptionalChaining,StringLiteral,BlockStatement: equivalent, the fallback trusts the same CA beside Node's roots (→ true is killed: transport.test.ts)
+    if (typeof native?.addCACert === 'function') {
+      native.addCACert(this.opts.ca);
+      return (this.trust = { secureContext: context });
+    }
+    return (this.trust = { ca: [...tls.getCACertificates('default'), this.opts.ca] });
   }
 
   /**
@@ -90,26 +109,17 @@ export class HttpTransport implements HttpHandler {
     const key = `${protocol}${route.proxy ? ' via ' + route.proxy.href : ''}`;
     let agent = this.agents.get(key);
     if (!agent) {
-      agent = new mod.Agent({ keepAlive: true, maxSockets: this.opts.connections });
+      const options: Record<string, unknown> = { keepAlive: true, maxSockets: this.opts.connections };
+      // Stryker disable next-line ConditionalExpression: equivalent, an http Agent ignores TLS options
+      if (protocol === 'https:') Object.assign(options, this.tlsTrust());
+      agent = new mod.Agent(options);
       const connect = this.opts.connect;
       // Node's Agent takes a connection returned at once (node:http documents overriding this).
       if (connect) (agent as unknown as { createConnection: () => Duplex }).createConnection = () => connect();
       else if (protocol === 'https:' && route.proxy) this.tunnel(agent, route);
-      else if (protocol === 'https:') this.direct(agent);
       this.agents.set(key, agent);
     }
     return agent;
-  }
-
-  /** Make an https Agent open its connections (its own way: TLS, its sessions kept) through TlsTrust.secure. */
-  private direct(agent: Agent): void {
-    // Without a CA file, the Agent's own way as it is (Node's roots).
-    if (!this.opts.ca) return;
-    const own = agent as unknown as { createConnection: (options: object) => Socket };
-    const open = own.createConnection.bind(agent);
-    (agent as unknown as { createConnection: CreateConnection }).createConnection = (options, done) => {
-      this.trust.secure((trust, opened) => opened(null, open({ ...options, ...trust })), done);
-    };
   }
 
   /** Make an https Agent open its connections through `route.proxy` with CONNECT. */
@@ -118,8 +128,8 @@ export class HttpTransport implements HttpHandler {
     const auth = proxyAuthorization(proxy);
     const http = process.getBuiltinModule('node:http');
     const tls = process.getBuiltinModule('node:tls');
-    /** One tunnel to the service, and TLS trusting `trust` over it. */
-    const open = (options: ConnectOptions, trust: Record<string, unknown>, done: Done) => {
+    // Replaces the Agent's own (node:http documents overriding it); typed as the https Agent calls it.
+    (agent as unknown as { createConnection: CreateConnection }).createConnection = (options, done) => {
       const authority = `${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}`;
       const headers: Record<string, string> = { host: authority };
       if (auth) headers['proxy-authorization'] = auth;
@@ -168,14 +178,11 @@ export class HttpTransport implements HttpHandler {
         // `servername || host`: the https Agent's servername is '' for an IP address, so `host` stays
         // (without it an address was checked as "localhost": a certificate for localhost passed).
         const { port: _p, path: _path, ...rest } = options;
-        finish(null, tls.connect({ ...rest, ...trust, socket }));
+        finish(null, tls.connect({ ...rest, socket }));
       });
       req.once('error', (err: Error) => finish(proxyError(err, route)));
       req.end();
-    };
-    // Replaces the Agent's own (node:http documents overriding it); typed as the https Agent calls it.
-    (agent as unknown as { createConnection: CreateConnection }).createConnection = (options, done) => {
-      this.trust.secure((trust, opened) => open(options, trust, opened), done);
+      return undefined;
     };
   }
 
@@ -318,7 +325,6 @@ export class HttpTransport implements HttpHandler {
 
   /** Close every connection now; requests still in flight (an interrupted run) are cut. */
   close(): void {
-    this.trust.close();
     for (const agent of this.agents.values()) agent.destroy();
     this.agents.clear();
   }
