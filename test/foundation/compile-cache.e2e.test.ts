@@ -58,11 +58,16 @@ afterAll(async () => {
 const CACHED = 5;
 /** A cache home of its own for one case. */
 const home = () => join(dir, `home-${++n}`);
-/** `book get --isbn` as JSON against the sandbox, with this environment. */
-function get(env: Record<string, string>, args = ['book', 'get', '--isbn', ISBN, '--json']): Promise<CliResult> {
+/** `book get --isbn` as JSON against the sandbox, with this environment (and `launch`: what runs bin/bookdist). */
+function get(
+  env: Record<string, string>,
+  args = ['book', 'get', '--isbn', ISBN, '--json'],
+  launch?: string[],
+): Promise<CliResult> {
   return runCli(args, {
     env: { ...sb.env, BOOKDIST_CACHE: 'off', ...env },
     timeoutMs: 20_000,
+    launch,
   });
 }
 /** The cache's key directory in a cache home, and its entries. */
@@ -180,25 +185,7 @@ describe('a cache that can be used', () => {
 
 /** `book get` through `node FLAGS bin/bookdist`, with this cache home and NODE_DEBUG (the sandbox answers from this process: not blocked). */
 function withNodeFlags(flags: string[], cacheHome: string, debug: string): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...flags, BIN, 'book', 'get', '--isbn', ISBN, '--json'], {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        NO_COLOR: '1',
-        ...sb.env,
-        BOOKDIST_CACHE: 'off',
-        XDG_CACHE_HOME: cacheHome,
-        NODE_DEBUG: debug,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
+  return get({ XDG_CACHE_HOME: cacheHome, NODE_DEBUG: debug }, undefined, [process.execPath, ...flags]);
 }
 
 describe('a cache that cannot be used gives the same output', () => {
@@ -309,26 +296,8 @@ describe('a cache that cannot be used gives the same output', () => {
     if (process.getuid?.() === 0) {
       // root writes through file modes: a read-only bind mount, in a mount namespace of its own.
       const script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" "$1" && shift && exec "$@"';
-      const env = {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        NO_COLOR: '1',
-        ...sb.env,
-        BOOKDIST_CACHE: 'off',
-        XDG_CACHE_HOME: cacheHome,
-      };
-      r = await new Promise<CliResult>((resolve) => {
-        const child = spawn(
-          'unshare',
-          ['-m', 'sh', '-c', script, 'sh', keyDir, process.execPath, BIN, 'book', 'get', '--isbn', ISBN, '--json'],
-          { env },
-        );
-        let stdout = '';
-        let stderr = '';
-        child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
-        child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-        child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-      });
+      const launch = ['unshare', '-m', 'sh', '-c', script, 'sh', keyDir, process.execPath];
+      r = await get({ XDG_CACHE_HOME: cacheHome }, undefined, launch);
     } else {
       chmodSync(keyDir, 0o500);
       r = await get({ XDG_CACHE_HOME: cacheHome });

@@ -17,12 +17,15 @@ export interface RunOptions {
   input?: string;
   cwd?: string;
   timeoutMs?: number;
+  /** What runs BIN (default: this Node): Node with flags of its own, or a wrapper that ends by running Node. */
+  launch?: string[];
 }
 
 /** Run `bookdist ...args` with the given environment (merged over a minimal one). */
 export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const [program, ...before] = opts.launch ?? [process.execPath];
+    const child = spawn(program!, [...before, BIN, ...args], {
       cwd: opts.cwd,
       env: {
         PATH: process.env.PATH,
