@@ -32,6 +32,7 @@ const FLAGS = [
 let sb: TestSandbox;
 let c: Clients;
 let profile: string;
+let chromiumTmp: string;
 let browser: BrowserContext;
 const problems: string[] = [];
 
@@ -43,8 +44,14 @@ beforeAll(async () => {
   sb = await startTestSandbox();
   c = clients(sb);
   profile = mkdtempSync(join(tmpdir(), 'bookdist-chromium-'));
+  // Chromium's own temporary files (.org.chromium.Chromium.*) go into a folder of their own, which
+  // afterAll removes: one its helper processes left as they were shut down once failed a CI run
+  // (test/helpers/temp-guard.ts finds whatever is left in the suite's temporary directory). Its
+  // name is short: Chromium puts a Unix socket in it, whose path must fit in 108 bytes.
+  chromiumTmp = mkdtempSync(join(tmpdir(), 'cr-'));
   browser = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
+    env: { ...process.env, TMPDIR: chromiumTmp },
     headless: true,
     chromiumSandbox: false,
     args: FLAGS,
@@ -56,7 +63,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  // Removed until gone: a helper process still shutting down can add a file while rmSync walks.
+  for (const dir of [profile, chromiumTmp])
+    for (let i = 0; dir && i < 20 && existsSync(dir); i++) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   await c?.closeAll();
   await sb?.close();
 });
