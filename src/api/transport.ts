@@ -6,7 +6,7 @@
 // stack eagerly and cost twice as much at start-up (README, Dependencies). Measured against
 // undici for one request and for the bulk lookups, see bench/startup.mjs.
 import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
-import type { ConnectionOptions, TLSSocket } from 'node:tls';
+import type { ConnectionOptions, PeerCertificate, TLSSocket } from 'node:tls';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { MAX_BODY_BYTES, type HttpHandler, type HttpRequest, type HttpResponse, type TlsInfo } from './handler.js';
@@ -347,11 +347,20 @@ function flatHeaders(res: IncomingMessage): Record<string, string> {
   return out;
 }
 
-/** What `profile check` shows of a TLS connection; undefined for plain TCP. */
+/**
+ * What `profile check` shows of a TLS connection; undefined for plain TCP. Only `profile check`
+ * reads it, so the service's certificate is kept as Node's X509Certificate (a reference to the
+ * one the connection verified) and described only when read: describing it (every name, the key,
+ * the fingerprints) cost every HTTPS request 1.4M instructions (issue 31). The certificate is
+ * taken now, while the connection is open: it stays readable after the connection is closed.
+ */
 function tlsInfo(socket: Socket | null): TlsInfo | undefined {
   const t = socket as TLSSocket | null;
-  if (!t || typeof t.getPeerCertificate !== 'function') return undefined;
-  const cert = t.getPeerCertificate();
+  if (!t || typeof t.getPeerX509Certificate !== 'function') return undefined;
+  const x509 = t.getPeerX509Certificate();
+  let described: PeerCertificate | undefined;
+  // Stryker disable next-line OptionalChaining: equivalent, a verified TLS connection always has the peer's certificate
+  const cert = () => (described ??= x509?.toLegacyObject());
   const name = (n: object | undefined) =>
     n
       ? Object.entries(n)
@@ -362,13 +371,21 @@ function tlsInfo(socket: Socket | null): TlsInfo | undefined {
         '';
   return {
     protocol: t.getProtocol() ?? undefined,
-    // Stryker disable next-line OptionalChaining: equivalent, a verified TLS connection always has the peer's certificate
-    subject: name(cert?.subject),
-    // Stryker disable next-line OptionalChaining: equivalent, a verified TLS connection always has the peer's certificate
-    issuer: name(cert?.issuer),
-    // Stryker disable next-line OptionalChaining: equivalent, a verified TLS connection always has the peer's certificate
-    validTo: cert?.valid_to,
-    // Stryker disable next-line OptionalChaining: equivalent, a verified TLS connection always has the peer's certificate
-    altNames: cert?.subjectaltname,
+    get subject() {
+      // Stryker disable next-line OptionalChaining: equivalent, a verified TLS connection always has the peer's certificate
+      return name(cert()?.subject);
+    },
+    get issuer() {
+      // Stryker disable next-line OptionalChaining: equivalent, a verified TLS connection always has the peer's certificate
+      return name(cert()?.issuer);
+    },
+    get validTo() {
+      // Stryker disable next-line OptionalChaining: equivalent, a verified TLS connection always has the peer's certificate
+      return cert()?.valid_to;
+    },
+    get altNames() {
+      // Stryker disable next-line OptionalChaining: equivalent, a verified TLS connection always has the peer's certificate
+      return cert()?.subjectaltname;
+    },
   };
 }

@@ -337,9 +337,16 @@ describe('direct requests: what is sent and what comes back', QUICK, () => {
 describe('TLS: the CA of --ca-file', QUICK, () => {
   it('a certificate of that CA is trusted, and what profile check shows of the connection is its own', async () => {
     const t = transport({ ca: tls.ca, pins: [pin(SERVICE, https.port)] });
+    // Node checks the service's name against the certificate it describes (getPeerCertificate(true));
+    // the transport describes it only when the answer's TLS details are read (a request does not pay for it).
+    const describe = vi.spyOn(nodeTls.TLSSocket.prototype, 'getPeerCertificate');
     const r = await send(t, `https://${SERVICE}:${https.port}/v1/`);
     expect(r.status).toBe(200);
     expect(JSON.parse(r.text).url).toBe('/v1/');
+    expect(describe.mock.calls.filter(([detailed]) => detailed !== true)).toEqual([]);
+    // The details are those of the connection's certificate, read after the connection is closed.
+    t.close();
+    await until(() => expect(https.open.size).toBe(0));
     expect(r.tls?.protocol).toMatch(/^TLSv1\.[23]$/);
     expect(r.tls?.subject).toBe(`CN=${SERVICE}, O=bookdist sandbox`);
     expect(r.tls?.issuer).toBe('CN=bookdist sandbox CA, O=bookdist sandbox');
