@@ -2,7 +2,7 @@
 // (`order create` for POST /v1/order/external/). A raw request (`bookdist api`) to a write path is
 // recorded under that command's name; one to a path the interface does not list, as `api`.
 import type { WriteRequest } from '../api/write-hook.js';
-import { ENDPOINTS } from '../spec/endpoints.js';
+import { endpoints, findEndpoint, type Endpoint } from '../spec/endpoints.js';
 import type { ResolvedConfig } from '../config/resolve.js';
 
 /** Endpoint name → the operation the ledger records. */
@@ -41,7 +41,7 @@ let routes: Route[] | undefined;
 /** The routes of one endpoint, by its name (a typed call names its endpoint: no other is tried). */
 const routesByName = new Map<string, Route[]>();
 
-function routesFor(e: (typeof ENDPOINTS)[number]): Route[] {
+function routesFor(e: Endpoint): Route[] {
   return [e.path, ...(e.aliases ?? [])].map((p) => {
     const params: string[] = [];
     const re = new RegExp(
@@ -56,10 +56,10 @@ function routesFor(e: (typeof ENDPOINTS)[number]): Route[] {
 }
 
 function routesOf(endpoint?: string): Route[] {
-  if (endpoint === undefined) return (routes ??= ENDPOINTS.flatMap(routesFor));
+  if (endpoint === undefined) return (routes ??= endpoints().flatMap(routesFor));
   let rs = routesByName.get(endpoint);
   if (!rs) {
-    const e = ENDPOINTS.find((x) => x.name === endpoint);
+    const e = findEndpoint(endpoint);
     rs = e ? routesFor(e) : [];
     routesByName.set(endpoint, rs);
   }

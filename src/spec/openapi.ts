@@ -2,7 +2,7 @@
 // and the resource schemas (src/spec/schemas.ts): served by the sandbox at GET /openapi.json and
 // printed by `bookdist sandbox openapi`. Its structure comes from the table; its prose (what each
 // operation does, authentication, what only the sandbox does) from src/spec/openapi-text.ts.
-import { ENDPOINTS, PATH_PARAMS, takesPlainFields, type Endpoint } from './endpoints.js';
+import { endpoints, PATH_PARAMS, takesPlainFields, type Endpoint } from './endpoints.js';
 import { fieldSchema, payloadSchema, successSchema } from './openapi-fields.js';
 import type { Schema } from './json-schema.js';
 import { SCHEMAS } from './schemas.js';
@@ -275,7 +275,7 @@ export function openApiDocument(serverUrl = 'http://127.0.0.1:8710'): OpenApiDoc
   const paths: Record<string, Record<string, unknown>> = {};
   const bare: Record<string, Record<string, unknown>> = {};
   usedPayloads = new Set();
-  for (const ep of ENDPOINTS) {
+  for (const ep of endpoints()) {
     [ep.path, ...(ep.aliases ?? [])].forEach((path, alias) => {
       const item: Record<string, unknown> = (paths[path] ??= {});
       if (ep.host === 'store') {
@@ -317,10 +317,9 @@ export function openApiDocument(serverUrl = 'http://127.0.0.1:8710'): OpenApiDoc
       schemas: {
         ...SCHEMAS,
         ...Object.fromEntries(
-          ENDPOINTS.filter((ep) => usedPayloads.has(requestSchemaName(ep))).map((ep) => [
-            requestSchemaName(ep),
-            payloadSchema(ep),
-          ]),
+          endpoints()
+            .filter((ep) => usedPayloads.has(requestSchemaName(ep)))
+            .map((ep) => [requestSchemaName(ep), payloadSchema(ep)]),
         ),
       },
       securitySchemes: SECURITY_SCHEMES,

@@ -1,10 +1,10 @@
 // Which endpoint of the table a method and path go to (a path template's `{param}` takes one
 // segment; a literal segment wins over a parameter). Small and free of the schema library: the
 // raw `bookdist api` call verifies its answer by it, --dry-run checks payloads by it.
-import { ENDPOINTS, type Endpoint } from './endpoints.js';
+import { endpoints, type Endpoint } from './endpoints.js';
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const ROUTES: Array<[RegExp, Endpoint]> = ENDPOINTS.flatMap((ep) =>
+const ROUTES: Array<[RegExp, Endpoint]> = endpoints().flatMap((ep) =>
   [ep.path, ...(ep.aliases ?? [])].map((p): [RegExp, Endpoint] => {
     // A literal segment wins over a parameter (/v1/book/isbn/{isbn}/ before /v1/book/{hash_id}/):
     // the table lists the literal forms first where it matters, and a parameter takes one segment.

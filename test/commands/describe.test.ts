@@ -3,13 +3,13 @@
 // In-process through the stub registry, answered with the table as the sandbox describes it
 // (test/sandbox/conformance.test.ts checks that the sandbox's GET /v1/describe/ is exactly this).
 import { describe, expect, it } from 'vitest';
-import { ENDPOINTS } from '../../src/spec/endpoints.js';
+import { endpoints } from '../../src/spec/endpoints.js';
 import { json } from './_support.js';
 import { ok, stubCli, StubRegistry } from './_stubs.js';
 
 const stub = stubCli();
 const DESCRIBED = ok({
-  endpoints: ENDPOINTS.map((e) => ({
+  endpoints: endpoints().map((e) => ({
     name: e.name,
     methods: e.methods,
     path: e.path,
@@ -31,7 +31,7 @@ describe('bookdist describe', () => {
     const cells = (line: string) =>
       (line.includes('│') ? line.split('│').slice(1, -1) : line.split(/ {2,}/)).map((c) => c.trim());
     const rows = r.stdout.split('\n').map(cells);
-    for (const e of ENDPOINTS) {
+    for (const e of endpoints()) {
       const row = rows.find((c) => c[0] === e.name);
       expect(row, e.name).toBeDefined();
       const cell = row![row!.length - 1];
@@ -47,7 +47,9 @@ describe('bookdist describe', () => {
     const body = json(r);
     expect(body.endpoints).toHaveLength(1);
     expect(body.endpoints[0].fields.map((f: any) => f.name)).toEqual(
-      ENDPOINTS.find((e) => e.name === 'codes.generate')!.fields.map((f) => f.name),
+      endpoints()
+        .find((e) => e.name === 'codes.generate')!
+        .fields.map((f) => f.name),
     );
     const missing = await cli(['describe', '--endpoint', 'nope']);
     expect(missing.code).toBe(3);

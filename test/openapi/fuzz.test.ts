@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { DatabaseSync } from 'node:sqlite';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINTS, takesPlainFields, type Endpoint, type FieldDef } from '../../src/spec/endpoints.js';
+import { endpoints, takesPlainFields, type Endpoint, type FieldDef } from '../../src/spec/endpoints.js';
 import { openApiDocument } from '../../src/spec/openapi.js';
 import { authHeaders, formBody, loadRsaPrivateKey, pythonJson, type Credentials } from '../../src/api/wire.js';
 import { openApiAjv, type OpenApiAjv } from '../helpers/openapi.js';
@@ -688,7 +688,7 @@ interface Sent {
 }
 
 function build(c: Case): Sent {
-  const ep = ENDPOINTS.find((e) => e.name === c.ep)!;
+  const ep = endpoints().find((e) => e.name === c.ep)!;
   const payload = resolve(c.payload) as Record<string, unknown>;
   const params = resolve(c.params) as Record<string, unknown>;
   if (c.mutation === 'none' || c.mutation === 'encoding' || c.mutation === 'auth') couple(ep, c, payload, params);
@@ -785,7 +785,7 @@ function casesOf(signal: AbortSignal): (c: Case) => Promise<void> {
 }
 
 async function runCase(c: Case): Promise<void> {
-  const ep = ENDPOINTS.find((e) => e.name === c.ep)!;
+  const ep = endpoints().find((e) => e.name === c.ep)!;
   let t0 = performance.now();
   if (c.step) await applyStep(c.step);
   timing.steps += performance.now() - t0;
@@ -865,7 +865,7 @@ beforeAll(async () => {
   };
   const doc = openApiDocument(sb.url);
   oa = openApiAjv(doc);
-  for (const ep of ENDPOINTS) validators.set(ep.name, oa.response(ep.path, ep.clientMethod, ep.response.status));
+  for (const ep of endpoints()) validators.set(ep.name, oa.response(ep.path, ep.clientMethod, ep.response.status));
   validators.set('Error', oa.schema('#/components/schemas/Error'));
   validators.set('XmlError', oa.schema('#/components/schemas/XmlError'));
 });
@@ -891,7 +891,11 @@ describe('fuzzing the sandbox from the endpoint table', () => {
     `${RUNS} generated requests: no 5xx, documented errors, rejected requests change nothing, successes have the documented shape`,
     async ({ signal }) => {
       await settled();
-      const arb = fc.oneof(...ENDPOINTS.filter((e) => e.name !== 'openapi').map(caseFor));
+      const arb = fc.oneof(
+        ...endpoints()
+          .filter((e) => e.name !== 'openapi')
+          .map(caseFor),
+      );
       await fc.assert(fc.asyncProperty(arb, casesOf(signal)), {
         numRuns: RUNS,
         seed: SEED,
@@ -899,7 +903,8 @@ describe('fuzzing the sandbox from the endpoint table', () => {
         verbose: 0,
       });
       // The run reached every endpoint, and valid requests did get through.
-      for (const ep of ENDPOINTS) if (ep.name !== 'openapi') expect(report.byEndpoint[ep.name], ep.name).toBeDefined();
+      for (const ep of endpoints())
+        if (ep.name !== 'openapi') expect(report.byEndpoint[ep.name], ep.name).toBeDefined();
       const ok = Object.values(report.byEndpoint).reduce((s, e) => s + e.ok, 0);
       expect(ok).toBeGreaterThan(RUNS / 10);
       expect(report.changed).toBeGreaterThan(0);
@@ -915,7 +920,7 @@ describe('fuzzing the sandbox from the endpoint table', () => {
     await settled();
     const run = casesOf(signal);
     let sent = 0;
-    for (const ep of ENDPOINTS.filter((e) => e.name !== 'openapi')) {
+    for (const ep of endpoints().filter((e) => e.name !== 'openapi')) {
       const bounded = ep.fields.filter((f) => f.type === 'integer' && (f.min !== undefined || f.max !== undefined));
       if (!bounded.length) continue;
       // A generated valid request that the sandbox does accept (a generated one may still be refused).

@@ -2,7 +2,7 @@
 // the data unchanged; concurrent writers with the same order_number or grant: exactly one wins;
 // fault injection for client tests.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINTS } from '../../src/spec/endpoints.js';
+import { endpoints } from '../../src/spec/endpoints.js';
 import { pythonJson, quotePlus, sign, loadRsaPrivateKey } from '../../src/api/wire.js';
 import { ApiClient } from '../../src/api/client.js';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../helpers/sandbox.js';
@@ -49,14 +49,14 @@ describe('bad input in bulk', () => {
       address: ['street', [1], { nope: 'x' }, { full_name: 5 }],
       object: ['x', [1], { city: 5 }],
     };
-    for (const ep of ENDPOINTS) {
+    for (const ep of endpoints()) {
       if (!ep.methods.includes('POST') || ep.fields.length === 0) continue;
       bodies.push([ep.name, { totally_unknown_field: 1 }]);
       for (const f of ep.fields) for (const v of samples[f.type] ?? []) bodies.push([ep.name, { [f.name]: v }]);
     }
     const statuses = new Map<number, number>();
     for (const [name, payload] of bodies) {
-      const ep = ENDPOINTS.find((e) => e.name === name)!;
+      const ep = endpoints().find((e) => e.name === name)!;
       const path = ep.path
         .replace('{hash_id}', WELL_KNOWN.unprocessed.hash_id)
         .replace('{username}', WELL_KNOWN.user.username)

@@ -1,5 +1,5 @@
 // The service's own description: the index, the caller's profile, the endpoint list and the OpenAPI document.
-import { ENDPOINTS } from '../../spec/endpoints.js';
+import { endpoints } from '../../spec/endpoints.js';
 import { openApiDocument } from '../../spec/openapi.js';
 import type { HandlerCtx, HandlerResult } from './context.js';
 import type { Promised } from '../../spec/contract.js';
@@ -44,7 +44,7 @@ export function profile(c: HandlerCtx): Promised<'profile'> {
 
 export function describe(): Promised<'describe'> {
   return {
-    endpoints: ENDPOINTS.map((e) => ({
+    endpoints: endpoints().map((e) => ({
       name: e.name,
       methods: [...e.methods],
       path: e.path,

@@ -1,6 +1,6 @@
 // The router, compiled from the endpoint table (src/spec/endpoints.ts): every path and alias,
 // with and without the final slash; static segments win over parameters.
-import { ENDPOINTS, type Endpoint } from '../../spec/endpoints.js';
+import { endpoints, type Endpoint } from '../../spec/endpoints.js';
 
 interface Route {
   ep: Endpoint;
@@ -20,9 +20,9 @@ function compile(ep: Endpoint, path: string): Route {
   return { ep, segments, rank: [-literals, -(firstParam === -1 ? 99 : firstParam)] };
 }
 
-const ROUTES: Route[] = ENDPOINTS.flatMap((ep) => [ep.path, ...(ep.aliases ?? [])].map((p) => compile(ep, p))).sort(
-  (a, b) => a.rank[0] - b.rank[0] || a.rank[1] - b.rank[1],
-);
+const ROUTES: Route[] = endpoints()
+  .flatMap((ep) => [ep.path, ...(ep.aliases ?? [])].map((p) => compile(ep, p)))
+  .sort((a, b) => a.rank[0] - b.rank[0] || a.rank[1] - b.rank[1]);
 
 export interface RouteMatch {
   ep: Endpoint;
