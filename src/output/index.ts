@@ -40,9 +40,10 @@ export interface View<B = unknown> {
   /**
    * A human card for one record (table format, without --fields), given the record and the whole
    * answer as people see them (control characters escaped): a card of a typed answer reads the
-   * answer (`body.book`), typed as the caller's.
+   * answer (`body.book`), typed as the caller's. It may load its module first (a promise): the
+   * cards' code is then loaded only by a run that prints one, not by a pipe or --json.
    */
-  card?: (record: Rec, style: Style, body: B) => string;
+  card?: (record: Rec, style: Style, body: B) => string | Promise<string>;
   /** What to say on stderr in a table when there are no rows. */
   empty?: string;
   /** After the output, people (table/TSV/CSV) see the service's `message` on stderr. */
@@ -97,7 +98,8 @@ export async function emit<B>(ctx: Context, body: B, view: View<B> = {}): Promis
     // People see the data with its control characters escaped; JSON keeps it as it is.
     const shown = await forPeople(records[0]);
     if (view.card && !fields) {
-      ctx.io.stdout.write(view.card(recOf(shown), style(ctx), await forPeople(body)).replace(/\n?$/, '\n'));
+      const card = await view.card(recOf(shown), style(ctx), await forPeople(body));
+      ctx.io.stdout.write(card.replace(/\n?$/, '\n'));
     } else {
       keyValueTable(ctx, flatten(fields ? selectFields(shown, fields) : shown));
     }

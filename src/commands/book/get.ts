@@ -3,7 +3,6 @@ import { exactlyOne, hashId, isbn, sku } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import type { get } from './get.cmd.js';
 import { emit } from '../../output/index.js';
-import { bookCard } from './parts/view.js';
 import { givenCommand } from '../given.js';
 import type { LookupOptions } from './parts/lookup.js';
 
@@ -42,5 +41,7 @@ export async function run(o: Options, ctx: Context): Promise<number | void> {
       : o.by === 'isbn'
         ? await api.ok('book.isbn', { params: { isbn: o.value } })
         : await api.ok('book.sku', { params: { sku: o.value } });
-  await emit(ctx, body, { card: (_book, s, answer) => bookCard(answer.book, s) });
+  await emit(ctx, body, {
+    card: async (_book, s, answer) => (await import('./parts/view.js')).bookCard(answer.book, s),
+  });
 }

@@ -3,7 +3,6 @@ import { email, exactlyOne, username } from '../../validate/index.js';
 import type { VerbInput } from '../define.js';
 import type { get } from './get.cmd.js';
 import { emit } from '../../output/index.js';
-import { userCard } from './parts/view.js';
 
 type Options = { by: 'username'; username: string } | { by: 'email'; email: string };
 
@@ -20,5 +19,7 @@ export async function run(o: Options, ctx: Context): Promise<void> {
     o.by === 'username'
       ? await api.ok('user.get', { params: { username: o.username } })
       : await api.ok('user.email', { params: { email: o.email } });
-  await emit(ctx, body, { card: (_user, s, answer) => userCard(answer.user, s) });
+  await emit(ctx, body, {
+    card: async (_user, s, answer) => (await import('./parts/view.js')).userCard(answer.user, s),
+  });
 }
