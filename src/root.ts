@@ -2,7 +2,7 @@
 // registers only the group its argv names (GROUPS, from the command manifest). The full tree
 // (src/program.ts) is built for help, completion, docs and anything this cannot place (a bare
 // `bookdist`, an unknown word); src/cli/tree.ts chooses which.
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { EXIT_CODE_HELP } from './errors.js';
 import { VERSION } from './version.js';
 import { addCommandStubs, configureHelpLayout } from './commands/help/parts/layout.js';
@@ -15,7 +15,7 @@ import {
   ROOT_LISTING,
   ROOT_OPTIONS,
 } from './commands/manifest.js';
-import type { CommandDecl } from './commands/define.js';
+import { type CommandDecl, plainOption } from './commands/define.js';
 
 export { ROOT_LISTING };
 
@@ -32,7 +32,7 @@ export function rootCommand(): Command {
   configureHelpLayout(program);
   program.description(ROOT_DESCRIPTION).version(VERSION, '-V, --version', 'print the version');
   for (const o of ROOT_OPTIONS) {
-    const option = new Option(o.flags, o.description);
+    const option = plainOption(o.flags, o.description);
     if (o.choices) option.choices([...o.choices]);
     if (o.default !== undefined) option.default(o.default);
     if (o.repeatable) option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
