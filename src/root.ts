@@ -15,7 +15,8 @@ import {
   ROOT_LISTING,
   ROOT_OPTIONS,
 } from './commands/manifest.js';
-import { type CommandDecl, plainOption } from './commands/define.js';
+import type { CommandDecl } from './commands/define.js';
+import { plainOption } from './commands/plain-option.js';
 
 export { ROOT_LISTING };
 

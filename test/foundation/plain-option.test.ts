@@ -1,9 +1,9 @@
-// plainOption() (src/commands/define.ts) makes commander's Option without the regular expressions
+// plainOption() (src/commands/plain-option.ts) makes commander's Option without the regular expressions
 // of its constructor, and name()/attributeName() are string operations: every option of the tree,
 // and every other form of flags, must come out exactly as commander's own would.
 import { type Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { plainOption } from '../../src/commands/define.js';
+import { plainOption } from '../../src/commands/plain-option.js';
 import { buildProgram } from '../../src/program.js';
 
 function allOptions(cmd: Command, out: Option[] = []): Option[] {
