@@ -167,11 +167,12 @@ export async function journalBench({ log = console.log } = {}) {
     };
     const targets = [await target(on), await target(off)];
     // Warm-up: what a sandbox does once, not per request, is behind both before the measured
-    // rounds (JIT, caches, and the checkpointer's worker thread, which a connection starts after
-    // 100 commits: the journal's flushes are commits, every FLUSH_MS of lookups, so the journal's
-    // sandbox starts it some 5 s into its load; the other one never commits). With one round of
-    // warm-up that start fell in the first measured round: 0.836 and 0.861, and 0.919 and 0.910
-    // with the worker never started; with three rounds 0.911 and 0.911 (load 8-12, nproc 2).
+    // rounds (JIT, caches). Until stop 47 it was also the checkpointer's worker thread, which a
+    // connection starts after 100 commits and which the journal's flushes (a commit every
+    // FLUSH_MS of lookups) started some 5 s into the load: with one round of warm-up that start
+    // fell in the first measured round: 0.836 and 0.861, and 0.919 and 0.910 with the worker never
+    // started; with three rounds 0.911 and 0.911 (load 8-12, nproc 2). The flushes are light
+    // commits now (Turn.tx), which never start it: see journal.ts.
     for (let i = 0; i < WARMUP_ROUNDS; i++) await round(targets);
     const ratios = [];
     const reqs = [];

@@ -9,6 +9,7 @@ import type { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WAL_BOUND_BYTES, WAL_KEPT_BYTES } from '../../src/sandbox/db/checkpointer.js';
 import { Store } from '../../src/sandbox/db/store.js';
+import { Journal } from '../../src/sandbox/journal/journal.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bookdist-checkpoint-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -53,6 +54,32 @@ describe('background checkpoints', () => {
     const db = new DatabaseSync(path, { readOnly: true });
     expect((db.prepare("SELECT count(*) AS n FROM meta WHERE key LIKE 'blob%'").get() as any).n).toBe(40);
     db.close();
+  });
+
+  it("are not started by light commits (the request journal's flushes of lookups' rows), only by the connection's own writes", async () => {
+    const store = new Store(join(dir, 'light.db'));
+    try {
+      store.tx(() => store.createSchema());
+      const journal = new Journal(store);
+      // 150 lookups, each flushed in a commit of its own: more commits than start the worker.
+      for (let i = 0; i < 150; i++) {
+        const n = journal.start('GET', `/v1/book/isbn/${i}/`, { host: 'sandbox', authorization: 'CryptoAuth' });
+        n.endpoint = 'book.isbn';
+        store.serve(() => n.capture(() => undefined));
+        n.responseText = '{"code":200,"success":true}';
+        n.finish(200);
+        journal.flush();
+      }
+      expect(store.get<{ n: number }>('SELECT count(*) AS n FROM journal')!.n).toBe(150);
+      expect((store as any).checkpointerStarted).toBeUndefined();
+      expect(autoPages(store)).toBe(1000); // SQLite's own checkpoints
+      // The connection's own writes still hand its checkpoints to the worker.
+      for (let i = 0; i < 100; i++) store.tx(() => store.setMeta('k', String(i)));
+      await started(store);
+      await journal.close();
+    } finally {
+      await store.close();
+    }
   });
 
   it('keep the WAL bounded under sustained writes: past its bound the next write starts it over, and the file is cut back', async () => {

@@ -67,14 +67,18 @@ export class Turn extends Connection {
     return out;
   }
 
-  /** Run `fn` in one write transaction (BEGIN IMMEDIATE); rolled back when it throws. */
-  tx<T>(fn: () => T): T {
+  /**
+   * Run `fn` in one write transaction (BEGIN IMMEDIATE); rolled back when it throws. `light`: a
+   * small commit made on a timer (the request journal's rows of lookups, every FLUSH_MS), which
+   * does not count towards handing checkpoints to a worker thread (BACKGROUND_CHECKPOINTS_AFTER).
+   */
+  tx<T>(fn: () => T, light = false): T {
     if (this.depth > 0) return fn();
     if (this.serving) return this.groupTx(fn);
     this.settleForWrite();
     this.readEpoch++;
     const out = this.bracket('BEGIN IMMEDIATE', 'COMMIT', 'ROLLBACK', fn);
-    this.committed();
+    this.committed(light);
     return out;
   }
 
@@ -261,9 +265,9 @@ export class Turn extends Connection {
     if (this.reading) this.endRead();
   }
 
-  private committed(): void {
+  private committed(light = false): void {
     if (this.checkpointer) this.checkpointer.committed();
-    else if (++this.commits === BACKGROUND_CHECKPOINTS_AFTER) this.startCheckpointer();
+    else if (!light && ++this.commits === BACKGROUND_CHECKPOINTS_AFTER) this.startCheckpointer();
   }
 
   private beginRead(): void {

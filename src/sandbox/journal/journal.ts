@@ -24,6 +24,15 @@
 // after it read and serialised them again: with the worker, the signed lookup cost 9-18% more
 // CPU than with rows written here (bench/journal.mjs run on both at once, load 12-18, nproc 2). A flush by the timer does not wait for a database
 // another process holds: its rows wait for the next one.
+//
+// These flushes are light commits (Turn.tx): 20 a second of them never make the connection hand
+// its checkpoints to the checkpointer's worker thread, which a connection that keeps committing
+// starts after 100 commits. Started by the flushes of lookups alone (some 5 s into a load), that
+// thread's checkpoints, four a second with their fsyncs, cost the lookups more than the journal
+// itself: bench (l) 0.945 and 0.945 without it, 0.881 and 0.886 with it, alternate runs at load
+// 4-9, nproc 2. The lookups' WAL is checkpointed by SQLite as it was before that thread existed,
+// in the commit that takes it past 1,000 pages (one flush in some 90). A connection that writes
+// for its requests (orders) still starts it, and then every commit, these too, reports to it.
 import type { SQLInputValue } from 'node:sqlite';
 import type { Store } from '../db/store.js';
 import { journalText, sameJournalHeaders, type PendingRow, type RowText } from './redact.js';
@@ -151,7 +160,8 @@ export class Journal {
     const busyMs = wait ? undefined : (db.prepare('PRAGMA busy_timeout').get() as { timeout: number }).timeout;
     try {
       if (busyMs !== undefined) db.exec('PRAGMA busy_timeout = 0');
-      this.store.tx(() => this.insertPending());
+      // A light commit: these flushes alone never start the checkpointer's thread (Turn.tx).
+      this.store.tx(() => this.insertPending(), true);
     } catch {
       /* busy or full: the rows stay in memory for the next flush, up to MAX_PENDING */
       this.pending.keepNewest(MAX_PENDING);
