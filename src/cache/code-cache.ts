@@ -28,8 +28,8 @@ type NodeModule = { exports: unknown; require(id: string): unknown };
 type Loader = (module: NodeModule, filename: string) => void;
 type Sum = (data: Uint8Array) => bigint;
 
-/** "BDV9", little-endian: the first word of every entry. */
-const MAGIC = 0x39564442;
+/** "BDVA", little-endian: the first word of every entry (BDV9 before the checksum took four lanes). */
+const MAGIC = 0x41564442;
 /** MAGIC, the body's length, the commands' length, the body's checksum (64 bits); then the body: the commands (each ended by a newline), then V8's data. */
 const HEADER = 20;
 
@@ -59,25 +59,34 @@ export function unpack(bytes: Buffer, sum: Sum): Entry | string {
   return { commands: n ? body.toString('latin1', 0, n - 1).split('\n') : [], data: body.subarray(n) };
 }
 
-// The checksum: over 64-bit words, in WebAssembly, each step FNV-1a's (xor the word, multiply by
-// an odd number) and a right xorshift (which carries the high bits down, where a multiply leaves
-// them: without it, bit 63 flipped in any two words cancelled out). Each step is a bijection of
-// the running value, so any one word changed changes the sum; a random corruption of more goes
-// unseen about once in 2^64. Node's zlib.crc32 cost a request 6M instructions, 5M of them loading
-// node:zlib; the loop in JavaScript 13M (it runs before V8 compiles it); this about 2M (callgrind,
-// 311 KB, load 8, nproc 2). The module, as WebAssembly text:
+// The checksum: over 64-bit words, in WebAssembly, in four lanes (word k goes to lane k mod 4),
+// each step FNV-1a's (xor the word, multiply by an odd number) and a right xorshift (which carries
+// the high bits down, where a multiply leaves them: without it, bit 63 flipped in two words of a
+// lane cancelled out); then the lanes folded in order, each xored in and multiplied. Each step is
+// a bijection of its lane, and the fold of each lane, so any one word changed changes the sum; a
+// random corruption of more goes unseen about once in 2^64. Node's zlib.crc32 cost a request 6M
+// instructions, 5M of them loading node:zlib; the loop in JavaScript 13M (it runs before V8
+// compiles it); one lane 1.2M for 440 KB, the entries of a request, and four lanes (a quarter of
+// the loop's own steps a word, and four multiplies in flight) 0.6M (callgrind, nproc 2). The
+// module, as WebAssembly text (FNV_WASM is its bytes):
 //   (module (memory (export "m") 1)
-//     (func (export "h") (param $end i32) (result i64) (local $i i32) (local $h i64)
-//       (local.set $h (i64.const 0xcbf29ce484222325))
+//     (func (export "h") (param $end i32) (result i64) (local $i i32) (local $a $b $c $d i64)
+//       (local.set $a (i64.const 0xcbf29ce484222325)) (local.set $b (i64.const 0x84222325cbf29ce4))
+//       (local.set $c (i64.const 0x9e3779b97f4a7c15)) (local.set $d (i64.const 0xc2b2ae3d27d4eb4f))
 //       (block (loop
 //         (br_if 1 (i32.ge_u (local.get $i) (local.get $end)))
-//         (local.set $h (i64.mul (i64.xor (local.get $h) (i64.load (local.get $i))) (i64.const 0x100000001b3)))
-//         (local.set $h (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 29))))
-//         (local.set $i (i32.add (local.get $i) (i32.const 8)))
+//         ;; for each lane $x at byte offset o, in order: $a 0, $b 8, $c 16, $d 24
+//         (local.set $x (i64.xor
+//           (local.tee $x (i64.mul (i64.xor (local.get $x) (i64.load offset=o (local.get $i))) (i64.const 0x100000001b3)))
+//           (i64.shr_u (local.get $x) (i64.const 29))))
+//         (local.set $i (i32.add (local.get $i) (i32.const 32)))
 //         (br 0)))
-//       (local.get $h)))
+//       (i64.mul (i64.xor (i64.mul (i64.xor (i64.mul (i64.xor (local.get $a) (local.get $b)) (i64.const 0x100000001b3))
+//                                           (local.get $c)) (i64.const 0x100000001b3))
+//                         (local.get $d)) (i64.const 0x100000001b3))))
+// `$end` is a multiple of 32: the data is followed by zeros up to it (the length is mixed in after).
 const FNV_WASM =
-  'AGFzbQEAAAABBgFgAX8BfgMCAQAFAwEAAQcJAgFtAgABaAAACkgBRgIBfwF+QqXGiKHInKf5SyECAkADQCABIABPDQEgAiABKQMAhUKzg4CAgCB+IQIgAiACQh2IhSECIAFBCGohAQwACwsgAgs=';
+  'AGFzbQEAAAABBgFgAX8BfgMCAQAFAwEAAQcJAgFtAgABaAAACtwBAdkBAgF/BH5CpcaIocicp/lLIQJC5LnK39zkiJGEfyEDQpX4qfqXt96bnn8hBELP1tO+0ser2UIhBQJAA0AgASAATw0BIAIgASkDAIVCs4OAgIAgfiICIAJCHYiFIQIgAyABKQMIhUKzg4CAgCB+IgMgA0IdiIUhAyAEIAEpAxCFQrODgICAIH4iBCAEQh2IhSEEIAUgASkDGIVCs4OAgIAgfiIFIAVCHYiFIQUgAUEgaiEBDAALCyACIAOFQrODgICAIH4gBIVCs4OAgIAgfiAFhUKzg4CAgCB+Cw==';
 
 /** The parts of WebAssembly used here (the project's TypeScript libraries declare none of it). */
 type Wasm = {
@@ -94,7 +103,7 @@ export function makeSum(): Sum {
   const wasm = (globalThis as unknown as { WebAssembly: Wasm }).WebAssembly;
   const { m, h } = new wasm.Instance(new wasm.Module(Buffer.from(FNV_WASM, 'base64'))).exports;
   return (data) => {
-    const end = (data.length + 7) & ~7;
+    const end = (data.length + 31) & ~31;
     const more = Math.ceil(end / 65536) - m.buffer.byteLength / 65536;
     if (more > 0) m.grow(more);
     const memory = new Uint8Array(m.buffer);
