@@ -83,9 +83,19 @@ export type Op = Readonly<{ op: string; params?: Readonly<Record<string, string>
 const opCache = new Map<string, Op | undefined>();
 const OP_CACHE_MAX = 256;
 
+/** opOf's last answer, by its endpoint and path: a bulk job asks for the same one thousands of times. */
+let last: { endpoint?: string; path: string; op: Op | undefined } | undefined;
+
 /** The operation of a write, with the identifiers its path names; undefined for a read. */
 export function opOf(req: WriteRequest): Op | undefined {
   if (req.method === 'GET' || (req.endpoint !== undefined && !Object.hasOwn(WRITE_OPS, req.endpoint))) return undefined;
+  if (last && last.path === req.path && last.endpoint === req.endpoint) return last.op;
+  const op = cachedOp(req);
+  last = { endpoint: req.endpoint, path: req.path, op };
+  return op;
+}
+
+function cachedOp(req: WriteRequest): Op | undefined {
   const key = `${req.endpoint ?? ''} ${req.path}`;
   if (opCache.has(key)) return opCache.get(key);
   const op = opOfPath(req);
