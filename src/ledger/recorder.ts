@@ -78,7 +78,7 @@ class Group {
 /**
  * A write's intent, queued until written, and then its request's ticket: it keeps the row's id,
  * the operation and the count of codes asked for (an outcome's), not the row. One told ahead also
- * keeps what `before` matches its request by (method, Idempotency-Key, payload) until taken.
+ * keeps what `before` matches its request by (method, path, Idempotency-Key, payload) until taken.
  */
 class Intent implements WriteTicket {
   /** The row, until written. */
@@ -86,6 +86,7 @@ class Intent implements WriteTicket {
   /** Its id, once written. */
   n?: number;
   method?: string;
+  path?: string;
   key?: string;
   payload?: Record<string, unknown>;
   /** That payload as JSON, made only when the payloads are not the same values (samePayload). */
@@ -142,29 +143,32 @@ const jsonOf = (payload: Record<string, unknown> | undefined): string => JSON.st
  * of passing over those every lane told (a job of 4 lanes has up to 200 told at once; their
  * scan was some 10% of the recorder's CPU in a harness driving it as order create does). A
  * request with the same values, or the same JSON, has the same value in that field: it is in
- * the same bucket whatever the order of its fields.
+ * the same bucket whatever the order of its fields. The bucket is the value alone (no string is
+ * made for it: one a request was some 250 bytes of garbage); `takes` compares the rest, the path
+ * included.
  */
 const BUCKET_FIELDS = ['order_number', 'email', 'username', 'id', 'hash_id'] as const;
 
-/** The bucket of told intents a request's is in: its path, and the first of BUCKET_FIELDS it names. */
+/** The bucket of told intents a request's is in: the first of BUCKET_FIELDS its payload names, else ''. */
 function bucketOf(req: WriteRequest): string {
   const p = req.payload;
   if (p)
     for (const f of BUCKET_FIELDS) {
       const v = p[f];
-      if (typeof v === 'string' || typeof v === 'number') return `${req.path}\n${f}\n${v}`;
+      if (typeof v === 'string') return v;
+      if (typeof v === 'number') return String(v);
     }
-  return req.path;
+  return '';
 }
 
 /**
- * The first intent told for this request (its method, Idempotency-Key and payload: the same
- * values, or with `text`, the same JSON), or -1.
+ * The first intent of a bucket told for this request (its method, path, Idempotency-Key and
+ * payload: the same values, or with `text`, the same JSON), or -1.
  */
 function takes(told: Intent[], req: WriteRequest, key: string | undefined, text?: string): number {
   for (let i = 0; i < told.length; i++) {
     const a = told[i];
-    if (a.method !== req.method || a.key !== key) continue;
+    if (a.method !== req.method || a.path !== req.path || a.key !== key) continue;
     if (text === undefined ? samePayload(a.payload, req.payload) : (a.text ??= jsonOf(a.payload)) === text) return i;
   }
   return -1;
@@ -222,6 +226,7 @@ export class Recorder implements WriteHook {
       const a = this.intent(req);
       if (!a) continue;
       a.method = req.method;
+      a.path = req.path;
       a.key = idempotencyKey(req.headers);
       a.payload = req.payload;
       const bucket = bucketOf(req);

@@ -130,6 +130,22 @@ describe('intents told ahead', () => {
     expect(writes.map((w) => w.status)).toEqual(['done', 'done']);
   });
 
+  it('a request is matched only to an intent told for its own path, whatever identifier they share', async () => {
+    const store = new LedgerStore(join(dir, 'state'));
+    const rec = new Recorder(store, { profile: 'p', host: 'h', job: () => 'job-5' });
+    rec.ahead([order('P-1')]);
+    // The same order number and values, to another path: not the call told.
+    const elsewhere = await rec.before({ ...order('P-1'), path: '/v1/order/external/again/' });
+    const own = await rec.before(order('P-1'));
+    elsewhere!.after(done(1));
+    own!.after(done(2));
+    rec.flush(true);
+    expect([own!.id, elsewhere!.id]).toEqual(['1', '2']);
+    const rows = parseLedger(readFileSync(store.path, 'utf8')).rows;
+    expect(rows.filter((r) => r.kind === 'intent')).toHaveLength(2);
+    expect(rows.some((r) => r.unsent === true)).toBe(false);
+  });
+
   it('a request is matched by its values, whatever objects hold them, and only by them', async () => {
     const store = new LedgerStore(join(dir, 'state'));
     const rec = new Recorder(store, { profile: 'p', host: 'h', job: () => 'job-3' });
