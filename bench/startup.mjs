@@ -59,6 +59,27 @@
 // found is the roots' parse: NODE_OPTIONS=--use-openssl-ca takes the fair floor 209.2M -> 164.9M
 // and bookdist 290.0M -> 246.2M (1.19x the fair floor), but trusts the system's store instead of
 // Node's roots: a change of what is trusted, not of speed, left undecided.
+// Where the HTTPS row's instructions go (third helper of issue 31, on d511a82; callgrind of one
+// warm book get over HTTPS with --ca-file, net of the hash-seed set-up, medians of 3-5 runs, load
+// 4-8, nproc 2; runs cut short with process.reallyExit at each step): bookdist 276.0M against the
+// fair TLS floor's 206.6M (1.34x). node -e 0 80.0M; the launcher up to the cache in place 84.5M
+// (dist/version.js compiled, 3M of it); main.js loaded 88.3M; main()'s set-up 96.2M (7.7M of it
+// process.stdout and stderr: Node's stream modules, which TLS loads anyway); the run chunk 118.6M
+// (8M of it V8 deserialising its 325 KB entry, 1.2M the entries' checksum, then 0.6M); the command
+// tree 122.5M; the request and its answer 269.0M (TLS as in the floor, RSA signing 11.7M, 4.5M of
+// it OpenSSL's blinding and 3.3M its Montgomery set-up, the key decoded 2.7M, node:http over TLS at
+// most 6.5M: a bare signed GET through node:https against the same written on tls.connect); then
+// the exit 275.6M. The sh launcher itself is 0.4M (dash, no fork). No HTTPS work beyond the
+// floor's: one secure context (the floor makes two), the CA file read once, no proxy module; the
+// transport's own description of the certificate (getPeerCertificate, 0.35M) is now made only when
+// profile check reads it. Tried and dropped: the launcher's own module through the cache (a first
+// module kept small, reading the rest's entry): 275.8M -> 276.3M, the entry reading it must compile
+// is most of what it runs; the chunks read as latin1, entries read straight into the checksum's
+// memory, V8's compile hint comment: no change; the manifest chunk in main.js (one file fewer a
+// command): -0.4M. The levers left are not in the loading: a GET's signature covers the username
+// alone (PKCS#1 v1.5: the same bytes every run), so a signature kept between runs (a secret at
+// rest, as the key file is) would spare a GET 14.4M (the key not decoded either: 261.5M, 1.27x);
+// node:http's stack 6.5M at most.
 // Every bookdist run goes through bin/bookdist as a shell runs it (the sh launcher execs Node).
 // Memory rows report peak RSS through the launcher, and a CPU profile summary shows where the
 // time of `--version` and of one request goes.
