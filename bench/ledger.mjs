@@ -86,29 +86,38 @@
 // 1,000 orders, callgrind) are the RSA signature of each request (6.4M a request, the same each
 // run); the rest varies by up to 100M from run to run (JIT tiering and GC timing: at 1,000 orders
 // the off side once counted more than the on side). V8's --predictable (no compiler or marker
-// threads) makes a job's count repeat (300 orders: off 3,053.5M and 3,053.7M): on - off = 84.7M
-// at 300 orders, some 2.8% of the job's instructions, far less than its CPU gap, because the
-// RSA's vector code does many instructions a cycle and the ledger's code few. Builds with one
-// piece off, 2,000 orders, 12 alternating rounds: shipped 1.064x, requests not waiting for
-// durability 1.057x, no lock 1.067x, no hash 1.052x, no store at all (no JSON, hash, lock,
-// write or fdatasync) 1.032x, its user CPU the shipped build's (1,380 vs 1,381 ms; system 130 vs
-// 153, off 132). Wall: 2,757 ms against 2,376 off, but 2,712 without the wait and 2,762 without
-// the store: the longer wall does not come from sends waiting for fdatasyncs (each ~6 ms of wall
-// and ~80 us of CPU here). GC, 3,000 orders: 327 vs 308 MB allocated (6.3 KB an order), 89.5 vs
-// 82 scavenges; 10,000 orders: 4 vs 2 mark-compacts. So the gap is the recorder's own work, not
-// something it makes the job do: a harness driving it as this job does (4 lanes, batches of 50
-// told, an order answer each; callgrind, the harness alone subtracted) counts 107K instructions
-// an order, 27K of them SHA-256 (22K the compression of ~14 blocks an order, fixed by the rows'
-// bytes) and 20K JSON.stringify. Found meanwhile: `before` passed over every lane's told
-// intents (up to 200) to find its own; now a bucket by the first identifier (an order's number),
-// and opOf remembers its last answer: 107K -> 100K (8,000 orders); n2 at 3,000 orders, 9
-// rounds, this tree vs the one before in the same rounds: 1.032x vs 1.038x (load 6.5-7.3).
-// n1 (100,000 codes, callgrind, 3-4 runs a side, not predictable): medians 3,688M vs 3,590M
-// (1.027x); the ledger's part is the codes' digest (its SHA-256 44M, joining the codes 30M): a
-// real gap of 2-3% of instructions, under its 1.03 CPU target when the machine is quiet; its CPU
-// rounds add system time (fdatasync) and this machine's noise. Next: the told calls' way
-// through the client (optionsOf's stripUndefined makes a [key, value] array a field: 1.3 KB of
-// garbage a told order) and the outcome row's JSON (made by hand it would skip the stringifier).
+// threads) makes a job's count nearly repeat (300 orders: off 3,053.5M and 3,053.7M; 1,000: off
+// 8,768.7-8,816.9M as the machine's load moved): on - off = 84.7M at 300 orders and 217.8-239.5M
+// at 1,000, so some 28M fixed (loading and optimising the ledger) and 190-210K instructions an
+// order, 2.5% of the job's instructions: far less than its CPU gap, as the RSA's vector code does
+// many instructions a cycle and the ledger's code few. Of those 200K, read in a diff of the two
+// sides' functions: SHA-256's compression 22K, JSON.stringify ~15K, GC ~10K, the rest a long tail
+// of interpreter, IC and builtin entries, none above 2K an order. Builds with one piece off, 2,000
+// orders, 12 alternating rounds: shipped 1.064x, requests not waiting for durability 1.057x, no
+// lock 1.067x, no hash 1.052x, no store at all (no JSON, hash, lock, write or fdatasync) 1.032x,
+// its user CPU the shipped build's (1,380 vs 1,381 ms; system 130 vs 153, off 132). Wall: 2,757 ms
+// against 2,376 off, but 2,712 without the wait and 2,762 without the store: the longer wall does
+// not come from sends waiting for fdatasyncs (each ~6 ms of wall and ~80 us of CPU here). GC,
+// 3,000 orders: 327 vs 308 MB allocated (6.3 KB an order), 89.5 vs 82 scavenges; 10,000 orders: 4
+// vs 2 mark-compacts. So the gap is the ledger's own work, not something it makes the job wait
+// for. A harness driving the recorder alone as this job does (4 lanes, batches of 50 told, an
+// order answer each; callgrind, the harness's own count subtracted) counts 107K instructions an
+// order, 27K of them SHA-256 (22K the compression of ~14 blocks an order, fixed by the rows'
+// bytes) and 20K JSON.stringify; the job's other ~90K an order are presumably the way to it (calls
+// told through the client's optionsOf, the hook wrappers, the verdict) and the GC of their
+// garbage. Found meanwhile: `before` passed over every lane's told intents (up to 200) to find its
+// own; now a bucket by the first identifier (an order's number), and opOf remembers its last
+// answer: 107K -> 100K (harness, 8,000 orders); n2 at 3,000 orders, 9 rounds, this tree vs the one
+// before in the same rounds: 1.032x vs 1.038x (load 6.5-7.3); in the job under callgrind the two
+// cannot be told apart (1,000 orders, on - off 217.8M before, 226.2M and 239.5M after: within the
+// drift above). n1 (100,000 codes): callgrind, 3-4 runs a side, medians 3,688M vs 3,590M
+// (1.027x), each side spreading 4-5%; with --predictable one pair read 3,790M vs 3,596M and the
+// next 3,298M vs 3,549M: a codes job's count follows its batches' timing, so instructions cannot
+// gate n1 either. What the ledger adds there (a diff of the two sides' functions) is the codes'
+// digest, SHA-256 44M and joining the codes ~30M: some 2% of the job. The CPU row then read 1.068x
+// (597 vs 559 ms, 7 rounds, load 6-7). Next: the told calls' way through the client (optionsOf's
+// stripUndefined makes a [key, value] array a field: 1.3 KB of garbage a told order), and the
+// outcome row's JSON made by hand instead of by the stringifier.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
