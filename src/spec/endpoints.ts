@@ -174,6 +174,7 @@ const PURCHASE = {
 const ROWS = {
   index: () =>
     ({
+      name: 'index',
       methods: ['GET'],
       clientMethod: 'GET',
       path: '/',
@@ -189,6 +190,7 @@ const ROWS = {
     }) as const,
   profile: () =>
     ({
+      name: 'profile',
       methods: ['GET'],
       clientMethod: 'GET',
       path: '/profile/',
@@ -203,6 +205,7 @@ const ROWS = {
     }) as const,
   describe: () =>
     ({
+      name: 'describe',
       methods: ['GET'],
       clientMethod: 'GET',
       path: '/v1/describe/',
@@ -217,6 +220,7 @@ const ROWS = {
     }) as const,
   openapi: () =>
     ({
+      name: 'openapi',
       methods: ['GET'],
       clientMethod: 'GET',
       path: '/openapi.json',
@@ -235,6 +239,7 @@ const ROWS = {
     }) as const,
   'book.get': () =>
     ({
+      name: 'book.get',
       methods: ['GET'],
       clientMethod: 'GET',
       path: '/v1/book/{hash_id}/',
@@ -249,6 +254,7 @@ const ROWS = {
     }) as const,
   'book.isbn': () =>
     ({
+      name: 'book.isbn',
       methods: ['GET'],
       clientMethod: 'GET',
       path: '/v1/book/isbn/{isbn}/',
@@ -263,6 +269,7 @@ const ROWS = {
     }) as const,
   'book.sku': () =>
     ({
+      name: 'book.sku',
       methods: ['GET'],
       clientMethod: 'GET',
       path: '/v1/book/sku/{sku}/',
@@ -277,6 +284,7 @@ const ROWS = {
     }) as const,
   'book.pricing': () =>
     ({
+      name: 'book.pricing',
       methods: ['GET'],
       clientMethod: 'GET',
       path: '/v1/book/isbn/{isbn}/pricing/',
@@ -291,6 +299,7 @@ const ROWS = {
     }) as const,
   'book.search': () =>
     ({
+      name: 'book.search',
       methods: ['POST'],
       clientMethod: 'POST',
       path: '/v1/book/search/',
@@ -312,6 +321,7 @@ const ROWS = {
     }) as const,
   'book.index': () =>
     ({
+      name: 'book.index',
       // The client pages with the POST form: the interface (4.2) gives limit and offset to it, and
       // says the GET form "takes none" (a deployment may ignore a GET's query).
       token: true,
@@ -330,6 +340,7 @@ const ROWS = {
     }) as const,
   'book.viewer': () =>
     ({
+      name: 'book.viewer',
       token: true,
       methods: ['GET', 'POST'],
       clientMethod: 'POST',
@@ -348,6 +359,7 @@ const ROWS = {
     }) as const,
   'book.process': () =>
     ({
+      name: 'book.process',
       methods: ['POST'],
       clientMethod: 'POST',
       path: '/v1/book/{hash_id}/process/',
@@ -365,6 +377,7 @@ const ROWS = {
     }) as const,
   'user.invite': () =>
     ({
+      name: 'user.invite',
       methods: ['POST'],
       clientMethod: 'POST',
       path: '/v1/user/invite/',
@@ -385,6 +398,7 @@ const ROWS = {
     }) as const,
   'user.create': () =>
     ({
+      name: 'user.create',
       token: true,
       methods: ['POST'],
       clientMethod: 'POST',
@@ -421,6 +435,7 @@ const ROWS = {
     }) as const,
   'user.get': () =>
     ({
+      name: 'user.get',
       methods: ['GET'],
       clientMethod: 'GET',
       path: '/v1/user/{username}/',
@@ -435,6 +450,7 @@ const ROWS = {
     }) as const,
   'user.email': () =>
     ({
+      name: 'user.email',
       methods: ['GET'],
       clientMethod: 'GET',
       path: '/v1/user/email/{email}/',
@@ -449,6 +465,7 @@ const ROWS = {
     }) as const,
   'user.orders': () =>
     ({
+      name: 'user.orders',
       methods: ['GET', 'POST'],
       clientMethod: 'GET',
       path: '/v1/user/{username}/orders/',
@@ -463,6 +480,7 @@ const ROWS = {
     }) as const,
   'user.purchase': () =>
     ({
+      name: 'user.purchase',
       methods: ['GET', 'POST'],
       clientMethod: 'POST',
       path: '/v1/user/{username}/purchase/{purchase_id}/',
@@ -480,6 +498,7 @@ const ROWS = {
     }) as const,
   'order.external': () =>
     ({
+      name: 'order.external',
       methods: ['POST'],
       clientMethod: 'POST',
       path: '/v1/order/external/',
@@ -509,6 +528,7 @@ const ROWS = {
     }) as const,
   'order.refund': () =>
     ({
+      name: 'order.refund',
       methods: ['POST'],
       clientMethod: 'POST',
       path: '/v1/order/refund/',
@@ -536,6 +556,7 @@ const ROWS = {
     }) as const,
   'order.free': () =>
     ({
+      name: 'order.free',
       methods: ['POST'],
       clientMethod: 'POST',
       path: '/v1/order/free/',
@@ -556,6 +577,7 @@ const ROWS = {
     }) as const,
   'codes.generate': () =>
     ({
+      name: 'codes.generate',
       methods: ['POST'],
       clientMethod: 'POST',
       path: '/v1/codes/generate/',
@@ -578,6 +600,7 @@ const ROWS = {
     }) as const,
   'codes.summary': () =>
     ({
+      name: 'codes.summary',
       methods: ['GET'],
       clientMethod: 'GET',
       path: '/v1/codes/summary/',
@@ -596,6 +619,7 @@ const ROWS = {
     }) as const,
   'import.search': () =>
     ({
+      name: 'import.search',
       methods: ['GET', 'POST'],
       clientMethod: 'POST',
       path: '/v1/import/search/',
@@ -616,6 +640,7 @@ const ROWS = {
     }) as const,
   'access.allow': () =>
     ({
+      name: 'access.allow',
       methods: ['GET', 'POST'],
       clientMethod: 'POST',
       path: '/v1/access/allow/',
@@ -639,6 +664,7 @@ const ROWS = {
     }) as const,
   'access.revoke': () =>
     ({
+      name: 'access.revoke',
       methods: ['GET', 'POST'],
       clientMethod: 'POST',
       path: '/v1/access/revoke/',
@@ -653,6 +679,7 @@ const ROWS = {
     }) as const,
   offers: () =>
     ({
+      name: 'offers',
       methods: ['GET'],
       clientMethod: 'GET',
       path: '/api/offers.json',
@@ -667,6 +694,7 @@ const ROWS = {
     }) as const,
   checkout: () =>
     ({
+      name: 'checkout',
       methods: ['GET'],
       clientMethod: 'GET',
       path: '/checkout',
@@ -682,12 +710,17 @@ const ROWS = {
       idempotent: true,
       response: { status: 302, body: { location: STR }, headers: ['location'] },
     }) as const,
-} as const satisfies Readonly<Record<string, () => Omit<Endpoint, 'name'>>>;
+} as const satisfies Readonly<Record<string, () => Endpoint>>;
 
 type Rows = typeof ROWS;
 
 /** The table's literal type: each endpoint's name, path, fields and response as written above. */
-export type EndpointTable = { readonly [N in keyof Rows]: { readonly name: N } & ReturnType<Rows[N]> }[keyof Rows][];
+export type EndpointTable = ReturnType<Rows[keyof Rows]>[];
+
+/** Each row's name is its key: a row under another name does not compile. */
+const namesMatch: [Misnamed] extends [never] ? true : Misnamed = true;
+type Misnamed = { [N in keyof Rows]: ReturnType<Rows[N]>['name'] extends N ? never : N }[keyof Rows];
+void namesMatch;
 
 /** The rows built so far, by name: each endpoint is one object however often it is asked for. */
 const BUILT = new Map<string, Endpoint>();
@@ -702,7 +735,7 @@ export function endpoints(): readonly Endpoint[] {
 export function findEndpoint(name: string): Endpoint | undefined {
   let e = BUILT.get(name);
   if (!e && Object.hasOwn(ROWS, name)) {
-    e = { name, ...ROWS[name as keyof Rows]() };
+    e = ROWS[name as keyof Rows]();
     BUILT.set(name, e);
   }
   return e;
