@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkBaseUrl } from '../../src/config/check.js';
+import { checkDuration, plainDuration } from '../../src/util/duration.js';
 import {
   compactIsbn,
   hasControlOrSpace,
@@ -86,6 +87,49 @@ describe('src/util/scan.ts says what the expressions it replaces say', () => {
     ]);
     expect(placeholders('{ab{cd}', true)).toEqual([[3, 7]]);
     expect(placeholders('a{}b{x}')).toEqual([[4, 7]]);
+  });
+});
+
+describe('durations written plainly are read without the expression', () => {
+  const re = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?\s*$/i;
+
+  it('plainDuration, when it answers, answers as /^\\s*(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h|d|w)?\\s*$/i', () => {
+    const durations = fc.oneof(
+      anything,
+      text('0123456789.msMShdwWx'),
+      fc.stringMatching(/^\d{1,4}(\.\d{1,3})?(ms|s|m|h|d|w|MS|Ms|S|H|D|W)?$/),
+    );
+    fc.assert(
+      fc.property(durations, (s) => {
+        const plain = plainDuration(s);
+        const m = re.exec(s);
+        if (plain) expect(plain, s).toEqual([m?.[0], m?.[1], m?.[2]]);
+        // Written without white space or characters beyond ASCII, a duration never needs the expression.
+        else if (m && !/[\s\u0080-\uffff]/.test(s)) expect.fail(s);
+      }),
+    );
+    expect(plainDuration('30s')).toEqual(['30s', '30', 's']);
+    expect(plainDuration('1.5H')).toEqual(['1.5H', '1.5', 'H']);
+    expect(plainDuration('250')).toEqual(['250', '250', undefined]);
+    for (const s of ['', ' 30s', '30 s', '1.', '.5s', '5sm', '5\u017f', '30s ', 'ms', '5__proto__'])
+      expect(plainDuration(s), s).toBe(null);
+  });
+
+  it('checkDuration reads every duration as the expression alone did', () => {
+    const reference = (s: string) => {
+      const m = re.exec(s);
+      if (!m) return undefined;
+      const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+      const v = Number(m[1]) * units[(m[2] ?? 's').toLowerCase()];
+      return Number.isFinite(v) ? Math.round(v) : undefined;
+    };
+    const limits = { maxMs: Number.MAX_VALUE, max: 'any', minMs: 0 };
+    fc.assert(
+      fc.property(fc.oneof(anything, text('0123456789.msMShdwW ')), (s) => {
+        const got = checkDuration('--timeout', s, limits);
+        expect('ms' in got ? got.ms : undefined, s).toBe(reference(s));
+      }),
+    );
   });
 });
 
