@@ -14,6 +14,7 @@ import { CliError, ExitCode } from './errors.js';
 import { ApiClient } from './api/client.js';
 import type { PayloadToCheck } from './api/options.js';
 import { cacheDisabled, flush, IdCollector, idsDir, scopeOf } from './cache/ids.js';
+import { setCodeCacheVariant } from './cache/cache-variant.js';
 import { loadRsaPrivateKey, type Credentials } from './api/wire.js';
 import { parsePins, type Pin } from './api/network.js';
 import type { ResolvedConfig, Setting } from './config/resolve.js';
@@ -267,6 +268,8 @@ async function givenCredentials(cfg: ResolvedConfig, permissions: Permissions): 
  * does not know), never dropped in favour of its own.
  */
 async function embeddedTarget(ctx: Context, cfg: ResolvedConfig, given: () => Promise<Credentials>): Promise<Target> {
+  // The code cache keeps an embedded run's functions apart from a remote one's of the same command.
+  setCodeCacheVariant('embedded');
   const { startEmbedded } = await import('./sandbox/embedded.js');
   const own = cfg.keyFile || cfg.sharedKey || cfg.token ? await given() : undefined;
   // startEmbedded makes the data directory level by level and names BOOKDIST_DATA_DIR when it cannot.

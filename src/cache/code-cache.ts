@@ -22,6 +22,7 @@
 // The write is done at exit, after the command's output: a first run, or one after an upgrade,
 // pays it (about the time of compiling the chunks it loaded); a warm run reads and writes nothing else.
 // No import of a Node built-in at the top (see bin/bookdist): they come through process.getBuiltinModule.
+import { withCodeCacheVariant } from './cache-variant.js';
 
 /** What Node's CommonJS loader gives a file's loader (the parts used here). */
 type NodeModule = { exports: unknown; require(id: string): unknown };
@@ -169,7 +170,8 @@ function flagsTag(): string {
 
 /**
  * Load dist/'s files (every path under `dist`) through V8's code cache kept in `dir`. `command`
- * names what this run does (its first words, src/launch.ts): an entry that holds no run of it is
+ * names what this run does (its first words, src/launch.ts, and at exit the run's kind,
+ * ./cache-variant.ts: embedded or not): an entry that holds no run of it is
  * written again at exit, with this run's functions added to those it held, so that the functions
  * of every command that loads a chunk come to be in its entry, each written once. `debug` hears
  * what happens to each entry. Other files load as before.
@@ -193,7 +195,9 @@ export function startCodeCache(dir: string, dist: string, command: string, debug
     debug?.('off: no WebAssembly for the checksum');
     return;
   }
-  const toWrite: { script: import('node:vm').Script; path: string; name: string; commands: string[] }[] = [];
+  // Every file loaded through the cache, and the commands its entry held (none when no entry was
+  // used): which to write is decided at exit, when the run's kind is known (./cache-variant.ts).
+  const loaded: { script: import('node:vm').Script; path: string; name: string; had?: string[] }[] = [];
   Module._extensions['.js'] = function load(this: unknown, module: NodeModule, filename: string) {
     if (!filename.startsWith(dist)) return original.call(this, module, filename);
     const source = fs.readFileSync(filename, 'utf8');
@@ -204,16 +208,17 @@ export function startCodeCache(dir: string, dist: string, command: string, debug
     const cachedData = typeof entry === 'string' ? undefined : entry.data;
     const script = new vm.Script(Module.wrap(source), { filename, cachedData });
     const unused = typeof entry === 'string' ? entry : script.cachedDataRejected ? 'refused by V8' : '';
-    if (unused) toWrite.push({ script, path, name, commands: [command] });
-    else if (typeof entry !== 'string' && !entry.commands.includes(command))
-      toWrite.push({ script, path, name, commands: [...entry.commands, command] });
+    loaded.push({ script, path, name, had: unused || typeof entry === 'string' ? undefined : entry.commands });
     debug?.(`${name}: ${unused ? `no entry used: ${unused}` : `entry accepted (${cachedData!.length} bytes)`}`);
     const dirname = filename.slice(0, filename.lastIndexOf('/'));
     const fn = script.runInThisContext() as (...args: unknown[]) => void;
     fn.call(module.exports, module.exports, (id: string) => module.require(id), module, filename, dirname);
   };
   process.on('exit', () => {
-    for (const { script, path, name, commands } of toWrite) {
+    const run = withCodeCacheVariant(command);
+    for (const { script, path, name, had } of loaded) {
+      if (had?.includes(run)) continue;
+      const commands = had ? [...had, run] : [run];
       try {
         const data = script.createCachedData();
         writeEntry(path, pack({ data, commands }, sum));

@@ -170,6 +170,30 @@ describe('a cache that can be used', () => {
     expect((again.stderr.match(/entry accepted/g) ?? []).length).toBeGreaterThan(CACHED);
   });
 
+  it("an embedded run of a command a remote run cached adds the functions of its own run once (the embedded sandbox's are not compiled again every run)", async () => {
+    const { cacheHome } = await warm();
+    const env = {
+      BOOKDIST_CONFIG_DIR: join(dir, `no-config-${n}`),
+      BOOKDIST_DATA_DIR: join(dir, `data-${n}`),
+      BOOKDIST_CACHE: 'off',
+      XDG_CACHE_HOME: cacheHome,
+      NODE_DEBUG: 'bookdist',
+    };
+    const args = ['book', 'get', '--isbn', ISBN, '--json'];
+    const first = await runCli(args, { env, timeoutMs: 20_000 });
+    expect(first.code, first.stderr).toBe(0);
+    // The run chunk, loaded by both kinds of run, gains the embedded run's functions.
+    expect(first.stderr).toMatch(
+      /chunks_run-\S+: entry written \(\d+ bytes, for 'book get', 'book get \(embedded\)'\)/,
+    );
+    const again = await runCli(args, { env, timeoutMs: 20_000 });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe(first.stdout);
+    expect(again.stderr).not.toMatch(/no entry used|entry written/);
+    // The remote run still takes its entries and writes nothing.
+    expect(await account(cacheHome)).toEqual({ accepted: expect.any(Number), written: [] });
+  });
+
   it('a run under other V8 flags keeps entries of its own: neither refuses nor rewrites the other', async () => {
     const { cacheHome, files } = await warm();
     expect((await withNodeFlags(['--max-lazy'], cacheHome, '')).code).toBe(0);
