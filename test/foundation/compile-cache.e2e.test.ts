@@ -153,17 +153,10 @@ describe('a cache that can be used', () => {
 
   it('the embedded sandbox too: a second embedded request takes every chunk from the cache and writes nothing', async () => {
     const cacheHome = home();
-    const env = {
-      BOOKDIST_CONFIG_DIR: join(dir, `no-config-${n}`),
-      BOOKDIST_DATA_DIR: join(dir, `data-${n}`),
-      BOOKDIST_CACHE: 'off',
-      XDG_CACHE_HOME: cacheHome,
-      NODE_DEBUG: 'bookdist',
-    };
-    const args = ['book', 'get', '--isbn', ISBN, '--json'];
-    const first = await runCli(args, { env, timeoutMs: 20_000 });
+    const embedded = embeddedGet(cacheHome);
+    const first = await embedded();
     expect(first.code, first.stderr).toBe(0);
-    const again = await runCli(args, { env, timeoutMs: 20_000 });
+    const again = await embedded();
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe(first.stdout);
     expect(again.stderr).not.toMatch(/no entry used|entry written/);
@@ -172,21 +165,14 @@ describe('a cache that can be used', () => {
 
   it("an embedded run of a command a remote run cached adds the functions of its own run once (the embedded sandbox's are not compiled again every run)", async () => {
     const { cacheHome } = await warm();
-    const env = {
-      BOOKDIST_CONFIG_DIR: join(dir, `no-config-${n}`),
-      BOOKDIST_DATA_DIR: join(dir, `data-${n}`),
-      BOOKDIST_CACHE: 'off',
-      XDG_CACHE_HOME: cacheHome,
-      NODE_DEBUG: 'bookdist',
-    };
-    const args = ['book', 'get', '--isbn', ISBN, '--json'];
-    const first = await runCli(args, { env, timeoutMs: 20_000 });
+    const embedded = embeddedGet(cacheHome);
+    const first = await embedded();
     expect(first.code, first.stderr).toBe(0);
     // The run chunk, loaded by both kinds of run, gains the embedded run's functions.
     expect(first.stderr).toMatch(
       /chunks_run-\S+: entry written \(\d+ bytes, for 'book get', 'book get \(embedded\)'\)/,
     );
-    const again = await runCli(args, { env, timeoutMs: 20_000 });
+    const again = await embedded();
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe(first.stdout);
     expect(again.stderr).not.toMatch(/no entry used|entry written/);
@@ -206,6 +192,18 @@ describe('a cache that can be used', () => {
     expect(await account(cacheHome)).toEqual({ accepted: expect.any(Number), written: [] });
   });
 });
+
+/** `book get --json` on the embedded sandbox (no profile; a data directory of its own) with this cache home and NODE_DEBUG. */
+function embeddedGet(cacheHome: string): () => Promise<CliResult> {
+  const env = {
+    BOOKDIST_CONFIG_DIR: join(dir, `no-config-${n}`),
+    BOOKDIST_DATA_DIR: join(dir, `data-${n}`),
+    BOOKDIST_CACHE: 'off',
+    XDG_CACHE_HOME: cacheHome,
+    NODE_DEBUG: 'bookdist',
+  };
+  return () => runCli(['book', 'get', '--isbn', ISBN, '--json'], { env, timeoutMs: 20_000 });
+}
 
 /** `book get` through `node FLAGS bin/bookdist`, with this cache home and NODE_DEBUG (the sandbox answers from this process: not blocked). */
 function withNodeFlags(flags: string[], cacheHome: string, debug: string): Promise<CliResult> {
