@@ -118,6 +118,27 @@
 // (597 vs 559 ms, 7 rounds, load 6-7). Next: the told calls' way through the client (optionsOf's
 // stripUndefined makes a [key, value] array a field: 1.3 KB of garbage a told order), and the
 // outcome row's JSON made by hand instead of by the stringifier.
+//
+// Then (issue 34, stop 47, the wall; load 1-2, 2 cores). A throw-away build timed each write in
+// the client (entering request(), the hook's ticket in hand, the answer) and each batch, 2,000
+// orders, 3-5 alternating rounds. The client process is CPU-bound here (its CPU, main and helper
+// threads, about its wall: 1,258-1,370 ms against 1,215-1,302), so what the ledger adds in CPU
+// shows in the wall; besides that, each batch's first request waits for the group of the 50
+// calls told at its start: 40 waits of 2,000 orders, 0.09 ms a request on average (4 ms a
+// batch, up to 25), requests in flight 2.96 against 3.09 without the ledger. A store that writes
+// nothing (no fdatasync) still waited (0.035-0.045 ms a request, up to 15 ms a batch): the group
+// was written in the next turn of the event loop, after the other lanes' answers, and their
+// next requests signed, were handled. A hook that records nothing: no wait, wall with --no-ledger.
+// So the intents told are now written (and their fdatasync started) when told: 0.090 -> 0.056 ms
+// a request (5 rounds). The wall then, 10,000 orders, 9 rounds (BENCH_LEDGER_VS, load 0.9-1.9):
+// 5.14 s with the ledger, 4.91 s without, 5.08 s the build before (CPU 5,120 / 4,766 / 5,152 ms):
+// the gain is within this machine's noise at low load; at load the turn and the fdatasync are
+// longer (the 16% at load 2.6-5.8). Tried, not kept: one batch more than --concurrency processed
+// at once, --concurrency requests in flight (a request slot taken once the batch's told calls
+// are durable: WriteHook.ahead answering their group's promise). Requests in flight 2.96 -> 3.17
+// with the ledger, 3.09 -> 3.27 without, wait 0.092 -> 0.022 ms a request, wall 1,302 -> 1,282 ms
+// (and 1,223 -> 1,204 without): it changes what an interrupt leaves and the order of a
+// --concurrency 1 job's requests (three tests of test/bulk fail), so it needs its own review.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';

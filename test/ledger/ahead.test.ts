@@ -116,6 +116,22 @@ describe('intents told ahead', () => {
     ]);
   });
 
+  it('are written when told, not in a later turn of the event loop: their fdatasync starts at once', async () => {
+    const store = new LedgerStore(join(dir, 'state'));
+    const rec = new Recorder(store, { profile: 'p', host: 'h', job: () => 'job-6' });
+    rec.ahead([order('W-1'), order('W-2')]);
+    // Nothing awaited yet: the intents are in the file already (their fdatasync under way).
+    const rows = parseLedger(readFileSync(store.path, 'utf8')).rows;
+    expect(rows.map((r) => [r.kind, r.n])).toEqual([
+      ['intent', 1],
+      ['intent', 2],
+    ]);
+    const t = await rec.before(order('W-1'));
+    expect(t!.id).toBe('1');
+    t!.after(done(1));
+    rec.flush(true);
+  });
+
   it('a request told twice is taken twice, in turn', async () => {
     const store = new LedgerStore(join(dir, 'state'));
     const rec = new Recorder(store, { profile: 'p', host: 'h', job: () => 'job-2' });
