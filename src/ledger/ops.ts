@@ -80,27 +80,20 @@ function match(path: string, endpoint?: string): { name: string; params: Record<
 export type Op = Readonly<{ op: string; params?: Readonly<Record<string, string>> }>;
 
 /** opOf's answers by endpoint and path (a bulk job sends thousands to the same few), while few. */
-const opCache = new Map<string, Op | undefined>();
+/** Operations found, by endpoint ('' for none) and then path: no key string made a request (a bulk job asks thousands of times). */
+const opCache = new Map<string, Map<string, Op | undefined>>();
 const OP_CACHE_MAX = 256;
-
-/** opOf's last answer, by its endpoint and path: a bulk job asks for the same one thousands of times. */
-let last: { endpoint?: string; path: string; op: Op | undefined } | undefined;
 
 /** The operation of a write, with the identifiers its path names; undefined for a read. */
 export function opOf(req: WriteRequest): Op | undefined {
   if (req.method === 'GET' || (req.endpoint !== undefined && !Object.hasOwn(WRITE_OPS, req.endpoint))) return undefined;
-  if (last && last.path === req.path && last.endpoint === req.endpoint) return last.op;
-  const op = cachedOp(req);
-  last = { endpoint: req.endpoint, path: req.path, op };
-  return op;
-}
-
-function cachedOp(req: WriteRequest): Op | undefined {
-  const key = `${req.endpoint ?? ''} ${req.path}`;
-  if (opCache.has(key)) return opCache.get(key);
+  const endpoint = req.endpoint ?? '';
+  let byPath = opCache.get(endpoint);
+  if (!byPath) opCache.set(endpoint, (byPath = new Map()));
+  else if (byPath.has(req.path)) return byPath.get(req.path);
   const op = opOfPath(req);
-  if (opCache.size >= OP_CACHE_MAX) opCache.clear();
-  opCache.set(key, op);
+  if (byPath.size >= OP_CACHE_MAX) byPath.clear();
+  byPath.set(req.path, op);
   return op;
 }
 

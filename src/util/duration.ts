@@ -1,5 +1,6 @@
 // Durations as people type them: `500ms`, `30s`, `5m`, `2h`, `15d`, or bare seconds.
 import { quoteValue } from './quote.js';
+import { isDigitCode } from './scan.js';
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
 /** Parse a duration into milliseconds; undefined when it is not one. */
@@ -10,8 +11,6 @@ function parseDuration(text: string): number | undefined {
   return Number.isFinite(value) ? Math.round(value) : undefined;
 }
 
-const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
-
 /**
  * What the expression above takes of a duration written without white space or any character
  * beyond ASCII (`30s`, the default --timeout every command checks; `1.5h`, `500MS`): [text,
@@ -20,11 +19,11 @@ const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
  */
 export function plainDuration(text: string): [string, string, string | undefined] | null {
   let i = 0;
-  while (i < text.length && isDigit(text.charCodeAt(i))) i++;
+  while (i < text.length && isDigitCode(text.charCodeAt(i))) i++;
   if (i === 0) return null;
   if (text.charCodeAt(i) === 0x2e) {
     let j = i + 1;
-    while (j < text.length && isDigit(text.charCodeAt(j))) j++;
+    while (j < text.length && isDigitCode(text.charCodeAt(j))) j++;
     if (j === i + 1) return null;
     i = j;
   }

@@ -58,12 +58,17 @@ export function compactIsbn(s: string): string {
   return s.replaceAll('-', '').toUpperCase();
 }
 
+/** Is `c` a decimal digit's code (`\d`)? */
+export function isDigitCode(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
 /** Is `s` `n` decimal digits, the last one possibly `X` when `lastX`? (`/^\d{13}$/`, `/^\d{9}[\dX]$/`) */
 function digitsOf(s: string, n: number, lastX: boolean): boolean {
   if (s.length !== n) return false;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
-    if ((c < 0x30 || c > 0x39) && !(lastX && i === n - 1 && c === 0x58)) return false;
+    if (!isDigitCode(c) && !(lastX && i === n - 1 && c === 0x58)) return false;
   }
   return true;
 }
@@ -80,7 +85,7 @@ export function isIsbn10Digits(s: string): boolean {
 
 /** Is `c` a word character as `\w` means it ([A-Za-z0-9_])? */
 function isWordCode(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
+  return isDigitCode(c) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
 }
 
 /** Is `c` in [a-z_]? */

@@ -11,20 +11,12 @@ export type ClockHolder = Pick<Turn, 'memo' | 'tx'> & {
 /** The tables the clock's memo is read from. */
 const CLOCK_TABLES: readonly string[] = ['meta'];
 
-/** The holder `readOffset` reads, set by `clockOffset` for the call. */
-let reading: ClockHolder | undefined;
-/** The memo's compute, made once: no closure (nor table list) made per call, which is every request's. */
-const readOffset = (): number => Number(reading!.meta('clock_offset_ms') ?? 0);
+/** The memo's compute, made once and given the holder: no closure (nor table list) made per call, which is every request's. */
+const readOffset = (store: ClockHolder): number => Number(store.meta('clock_offset_ms') ?? 0);
 
 /** The clock's offset from real time, in ms (0 until it is moved). */
 export function clockOffset(store: ClockHolder): number {
-  const outer = reading;
-  reading = store;
-  try {
-    return store.memo('clock', CLOCK_TABLES, readOffset);
-  } finally {
-    reading = outer;
-  }
+  return store.memo('clock', CLOCK_TABLES, readOffset, store);
 }
 
 /** The sandbox's notion of now, in ms: real time plus the clock offset stored in the database. */

@@ -291,11 +291,11 @@ export class Turn extends Connection {
    * snapshot begins). Outside a request it is computed afresh. For small, hot values every
    * request needs: the caller's account, the clock, the publishers.
    */
-  memo<T>(key: string, tables: readonly string[], compute: () => T): T {
-    if (!this.reading && !this.group) return compute();
+  memo<T, A = undefined>(key: string, tables: readonly string[], compute: (arg: A) => T, arg?: A): T {
+    if (!this.reading && !this.group) return compute(arg as A);
     const kept = this.memos.get(key);
     if (kept) return kept.value as T;
-    const value = compute();
+    const value = compute(arg as A);
     if (this.memos.size >= MAX_MEMOS) this.memos.clear();
     this.memos.set(key, { value, tables });
     return value;
