@@ -80,6 +80,20 @@
 // alone (PKCS#1 v1.5: the same bytes every run), so a signature kept between runs (a secret at
 // rest, as the key file is) would spare a GET 14.4M (the key not decoded either: 261.5M, 1.27x);
 // node:http's stack 6.5M at most.
+// Fourth helper of issue 31 (callgrind net of the hash-seed set-up, warm, medians of 3 runs, load
+// 1-4, nproc 2; runs cut short with process.reallyExit at each step, as above): over HTTPS node -e 0
+// 80.0M; the launcher up to the code cache's hook 82.8M (WebAssembly's checksum made 84.3M); main.js
+// read through the cache 87.4M, main() called 89.9M; process.stdout and stderr 97.7M; the run chunk
+// 114.6M (of its 1.9 ms of wall: 1.9 ms V8 deserialising its entry, 0.36 ms reading its source, 0.24
+// ms its entry, 0.2 ms the checksum, 0.26 ms running its top level, all sixty modules' top levels
+// 0.7 ms); the command tree 120.7M; the request until emit() 265.2M; the output 267.7M; the exit
+// 273.2M. The exit: Node frees the whole environment when the loop is idle (the heap, every
+// handle's object, its 121 roots: 2.3M over TLS) before exit() runs OPENSSL_cleanup (2M, whatever
+// the way out). The launcher now ends the process with process.exit() at 'beforeExit' (the loop
+// idle: every write, socket and worker done; exit listeners run as before; not when anything else
+// listens for 'beforeExit'): HTTPS 273.4M -> 269.2M, plain 206.9M -> 205.7M, embedded 234.7M ->
+// 233.4M, --version 81.8M -> 81.1M, --help 102.7M -> 101.6M. process.exit() right after main()
+// returned, before the loop's last turns, was 267.9M, but cuts short whatever main() left running.
 // Every bookdist run goes through bin/bookdist as a shell runs it (the sh launcher execs Node).
 // Memory rows report peak RSS through the launcher, and a CPU profile summary shows where the
 // time of `--version` and of one request goes.

@@ -57,6 +57,7 @@ export function commandOf(argv: string[]): string {
  * -h, --help): its few small modules compile faster than the cache is checked and read.
  */
 export async function start(argv: string[], dist: string, load: () => Main): Promise<void> {
+  exitWhenIdle(process);
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     // Nothing else to load: the version is stamped into this small file at build time. To a file
     // or a pipe it is written straight to fd 1 (no stream: src/cli/direct-out.ts). As main() does
@@ -72,6 +73,23 @@ export async function start(argv: string[], dist: string, load: () => Main): Pro
     else debug?.(`off: ${cache.reason}`);
   }
   process.exitCode = await load().main(argv);
+}
+
+/** What exitWhenIdle() needs of the process (a stand-in in tests). */
+type Exiting = Pick<NodeJS.Process, 'once' | 'listenerCount' | 'exit'>;
+
+/**
+ * End the process with process.exit() once its event loop has nothing left to do ('beforeExit':
+ * every write, socket, timer and worker done, as when Node would end it by itself), and not by
+ * Node's own end: that frees the whole environment first (the heap, every handle's object, Node's
+ * roots), about 3M instructions a run that the process, ending, does not need (issue 31; exit
+ * listeners run either way: the code cache's entries are written). When anything else listens for
+ * 'beforeExit', it may give the loop more work: the process then ends as Node ends it.
+ */
+export function exitWhenIdle(proc: Exiting): void {
+  proc.once('beforeExit', () => {
+    if (proc.listenerCount('beforeExit') === 0) proc.exit();
+  });
 }
 
 /** As the shell launcher runs bookdist: Node's version checked (exit 2, and what to do, when too old), then start(). */
