@@ -94,6 +94,31 @@
 // listens for 'beforeExit'): HTTPS 273.4M -> 269.2M, plain 206.9M -> 205.7M, embedded 234.7M ->
 // 233.4M, --version 81.8M -> 81.1M, --help 102.7M -> 101.6M. process.exit() right after main()
 // returned, before the loop's last turns, was 267.9M, but cuts short whatever main() left running.
+// Running the request's steps beside each other instead of in turn (another helper of issue 31,
+// on 2d684f8; load 1.7-3.3, nproc 2): the wall time is this thread's work, not waits. V8 CPU
+// profiles of the warm HTTPS request (6 runs, 100 us samples) find the main thread idle about
+// 1 ms a run in all: ~0.85 ms for the server's handshake flight, 0.2-3 ms for the answer. The
+// server's share of those waits, from a bare tls.connect to the TLS sandbox (21 runs each): the
+// handshake took 1.46-1.54 ms from ClientHello with the client idle, and still 2.2 ms after the
+// client kept busy 4 ms first (its own work, not the server's); the answer 1.44-1.48 ms idle
+// against 0.90-0.98 ms after 4 ms busy (the server ~0.5 ms). So:
+// - signing on libuv's thread pool (crypto.sign with a callback): the first call starts the pool's
+//   four threads and waits for each to run, 0.3-3.6 ms, and the signature comes back 2.6-7 ms
+//   later, against 1.0-1.2 ms signing on the main thread; the first request signed there while its
+//   connection opened: connect() to exit +2.3 ms, CPU +5.3 ms (40 alternating rounds). Dropped;
+// - the first request's connection opened early (once the request is signed and checked, so that
+//   --dry-run and a refused request never connect; one turn of the event loop to send the TCP and
+//   TLS first steps, then the ledger's record and the request built on it; an unused one
+//   unreferenced and closed with the client, its failure handed to the request as its own):
+//   whole-process pairs run in turn, 100 each way: HTTPS wall after/before 1.003x, before/after
+//   0.992x; plain 0.994x and 0.991x; CPU +0.5%; this bench 4-5 runs each: HTTPS 1.33-1.39x
+//   before, 1.31-1.36x after, plain 1.24-1.30x and 1.24-1.29x. Within the noise: not kept (branch
+//   conn-48-preconnect, tests included);
+// - the key and CA files are read in 0.06 ms each, synchronously; node:https is loaded before the
+//   secure context is made already, so the wait for Node's roots (~0.5 ms) is the last step left.
+// What is left idle is ~2 ms a request; what the HTTPS row needs (~3.5 ms) is this thread's own
+// work: node:https and its request (~2 ms, the fair floor loads neither), the signature (1 ms),
+// the key decoded (0.5 ms), the completion cache's scope hash (0.3 ms on first use).
 // Every bookdist run goes through bin/bookdist as a shell runs it (the sh launcher execs Node).
 // Memory rows report peak RSS through the launcher, and a CPU profile summary shows where the
 // time of `--version` and of one request goes.
