@@ -92,8 +92,23 @@
 // the way out). The launcher now ends the process with process.exit() at 'beforeExit' (the loop
 // idle: every write, socket and worker done; exit listeners run as before; not when anything else
 // listens for 'beforeExit'): HTTPS 273.4M -> 269.2M, plain 206.9M -> 205.7M, embedded 234.7M ->
-// 233.4M, --version 81.8M -> 81.1M, --help 102.7M -> 101.6M. process.exit() right after main()
-// returned, before the loop's last turns, was 267.9M, but cuts short whatever main() left running.
+// 233.4M, --version 81.8M -> 81.1M, --help 102.7M -> 101.6M (farm pairs, n 25, load 3-4: CPU
+// 0.986x the build before). process.exit() right after main() returned, before the loop's last
+// turns: 0.85M less again (4 runs each), not taken: it would cut short whatever main() left running.
+// Against the signed-request floor over HTTPS (229.8M), bookdist's request and answer (emit() at
+// 265.2M less the tree at 120.7M: 144.5M) cost what the floor's whole run less its start-up does:
+// what is left is before the request (40.8M above node -e 0), the output (2.5M) and the exit. By
+// kind (exclusive costs against the floor): V8's object model (maps, descriptors, property
+// definitions, string hashing; no one item above 1.4M) +16M, code-cache deserialising +6.5M,
+// bytecode execution +5.8M, lazy compiles +6M (V8 parsing Node's own functions first called by the
+// launcher: node:vm about 1M, fs, Buffer, AbortController 0.4-1M), Sparkplug on worker threads
+// +4.7M. Tried and dropped (callgrind, medians of 3): process.stdout and stderr made when first
+// written, not in main()'s set-up: no change over HTTPS (268.8M against 268.7M: node:tls loads the
+// stream modules anyway, and the output and the TEST MODE notice make both streams); the chunks
+// built without whitespace (the run chunk 273 -> 229 KB): 268.5M against 268.8M, and with local
+// names mangled as well (199 KB): 268.2M, within the runs' spread; require() of a dist/ file
+// already loaded answered from Module._cache by the code cache's loader (5 of a request's 10
+// requires): no change (Node's own relative-resolve cache answers them as cheaply).
 // Running the request's steps beside each other instead of in turn (another helper of issue 31,
 // on 2d684f8; load 1.7-3.3, nproc 2): the wall time is this thread's work, not waits. V8 CPU
 // profiles of the warm HTTPS request (6 runs, 100 us samples) find the main thread idle about
