@@ -104,7 +104,9 @@
 // launcher: node:vm about 1M, fs, Buffer, AbortController 0.4-1M), Sparkplug on worker threads
 // +4.7M. Tried and dropped (callgrind, medians of 3): process.stdout and stderr made when first
 // written, not in main()'s set-up: no change over HTTPS (268.8M against 268.7M: node:tls loads the
-// stream modules anyway, and the output and the TEST MODE notice make both streams); the chunks
+// stream modules anyway, and the output and the TEST MODE notice make both streams), nor with
+// neither ever made (the output and the notice written to fd 1 and 2 with fs.writeSync): 268.5M
+// against 268.3M, the 7.7M of main()'s set-up are Node's stream modules, which TLS loads; the chunks
 // built without whitespace (the run chunk 273 -> 229 KB): 268.5M against 268.8M, and with local
 // names mangled as well (199 KB): 268.2M, within the runs' spread; require() of a dist/ file
 // already loaded answered from Module._cache by the code cache's loader (5 of a request's 10
