@@ -19,7 +19,8 @@
 // 245.7-249.4M instructions (1.027x), each side within 1.5%. n1 and n2 stay on CPU times: under
 // callgrind they take minutes (n1) to half an hour (n2) a run; the row says which measure gates.
 //
-// BENCH_LEDGER_ROUNDS rounds (default 3; at least 7 for the single write); BENCH_LEDGER_ORDERS
+// BENCH_LEDGER_ROUNDS rounds (default 3 for n2; 9 for n1, a job of half a second whose 3-round
+// median moved by some 4% from run to run; at least 7 for the single write); BENCH_LEDGER_ORDERS
 // orders (default 10,000); BENCH_LEDGER_ONLY=n1,n3 runs only those rows. `node bench/ledger.mjs`
 // runs it alone (after `npm run build`); bench/run.mjs runs it as part of `npm run bench`.
 //
@@ -149,6 +150,8 @@ import { spawnSandbox } from './startup.mjs';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const NODE = process.execPath;
 const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_LEDGER_ROUNDS ?? 3)));
+/** n1's rounds: 9 unless BENCH_LEDGER_ROUNDS says (a 0.5 s job: more rounds cost little and steady its median). */
+const N1_ROUNDS = process.env.BENCH_LEDGER_ROUNDS ? ROUNDS : 9;
 const ORDERS = Math.max(1, Math.floor(Number(process.env.BENCH_LEDGER_ORDERS ?? 10_000)));
 const ONLY = process.env.BENCH_LEDGER_ONLY ? process.env.BENCH_LEDGER_ONLY.split(',') : ['n1', 'n2', 'n3'];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -287,7 +290,7 @@ export async function ledgerBench({ target } = {}) {
       rows.push(
         await compare(
           '(n1) 100,000 codes',
-          ROUNDS,
+          N1_ROUNDS,
           (i, w) => [
             'codes',
             'generate',

@@ -89,7 +89,7 @@ export class LedgerStore {
     this.dirReady = true;
   }
 
-  private openFile(): { fd: number; ino: number } {
+  private openFile(): { fd: number; ino: number; size: number } {
     let fd: number;
     try {
       fd = fs.openSync(
@@ -108,7 +108,7 @@ export class LedgerStore {
       throw refused(this.path, 'is not a regular file');
     }
     if ((st.mode & 0o077) !== 0) fs.fchmodSync(fd, 0o600);
-    return { fd, ino: st.ino };
+    return { fd, ino: st.ino, size: st.size };
   }
 
   /**
@@ -124,9 +124,9 @@ export class LedgerStore {
     let start: number;
     let fd: number;
     try {
-      fd = this.current();
+      let size: number;
+      ({ fd, size } = this.current());
       // The file ends where this process left it: its own last row is the tail (nobody appended since).
-      const size = fs.fstatSync(fd).size;
       const end = this.known?.size === size ? this.known : tail(fd, size);
       let { n, prev } = end;
       start = end.size;
@@ -187,21 +187,25 @@ export class LedgerStore {
     return ids;
   }
 
-  /** The open file, opened again when it was replaced (prune) or removed meanwhile. */
-  private current(): number {
+  /**
+   * The open file and its size, opened again when it was replaced (prune) or removed meanwhile.
+   * The size is the path's (one call: the path is checked anyway), which is the open file's
+   * while the path names it.
+   */
+  private current(): { fd: number; size: number } {
     if (this.fd !== undefined) {
-      let same = false;
       try {
         const st = fs.lstatSync(this.path);
-        same = st.isFile() && st.ino === this.ino && (st.mode & 0o077) === 0;
+        if (st.isFile() && st.ino === this.ino && (st.mode & 0o077) === 0) return { fd: this.fd, size: st.size };
       } catch {
         /* removed: open anew */
       }
-      if (same) return this.fd;
       this.closeFile();
     }
-    ({ fd: this.fd, ino: this.ino } = this.openFile());
-    return this.fd;
+    const opened = this.openFile();
+    this.fd = opened.fd;
+    this.ino = opened.ino;
+    return opened;
   }
 
   /** Let the file go (the command ends). */
