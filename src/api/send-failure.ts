@@ -123,9 +123,13 @@ export function sendFailed(
       { code: code || undefined, outcome: 'unknown' },
     );
   }
+  // A repeatable request whose connection broke after it was sent did reach the network's other
+  // end: "could not reach" is said only of a send that never left (or whose failure names no code).
   const what = timedOut
     ? `no answer within ${formatDuration(timeoutMs)} (timed out; raise --timeout)`
-    : `could not reach the service (${code || err?.message})`;
+    : code && !neverSent(code)
+      ? `the connection was lost (${code})`
+      : `could not reach the service (${code || err?.message})`;
   return new CliError(
     `${info.method} ${info.url}: ${what}${attempt ? ` after ${attempt + 1} attempts` : ''}`,
     ExitCode.UNAVAILABLE,

@@ -103,11 +103,13 @@ export function settleThrown(ticket: WriteTicket, e: unknown): unknown {
     reason: why.split('\n')[0].slice(0, 200),
   });
   if (!unknown || !(e instanceof CliError)) return e;
+  // The error's own sentence is ended before another is added ("… (ECONNRESET). The request …").
+  const ended = /[.!?]$/.test(e.message) ? e.message : `${e.message}.`;
   const said = /outcome is unknown/.test(e.message)
     ? ''
     : ' The request may have reached the service: its outcome is unknown.';
   return new CliError(
-    `${e.message}${said} It is write ${ticket.id} in the ledger: \`bookdist ledger reconcile\` settles it (\`bookdist ledger show ${ticket.id}\`).`,
+    `${ended}${said} It is write ${ticket.id} in the ledger: \`bookdist ledger reconcile\` settles it (\`bookdist ledger show ${ticket.id}\`).`,
     e.exitCode,
     { ...e.details, outcome: 'unknown', ledger_id: ticket.id },
     e.status,

@@ -227,8 +227,9 @@ describe('sendFailed: the error once the policy gives up', () => {
       'POST https://api.example.test:8443/v1/order/external/: could not reach the service (ECONNREFUSED) after 4 attempts',
     );
     expect(e.details).toEqual({ code: 'ECONNREFUSED' });
-    expect(sendFailed({ code: 'ECONNRESET' }, INFO, read, 0, 30_000).message).toBe(
-      'POST https://api.example.test:8443/v1/order/external/: could not reach the service (ECONNRESET)',
+    // A repeatable request whose connection broke after sending: lost, not "could not reach".
+    expect(sendFailed({ code: 'ECONNRESET' }, INFO, read, 2, 30_000).message).toBe(
+      'POST https://api.example.test:8443/v1/order/external/: the connection was lost (ECONNRESET) after 3 attempts',
     );
     const timedOut = sendFailed({ name: 'TimeoutError', message: 'x' }, INFO, read, 1, 5_000);
     expect(timedOut.message).toBe(

@@ -100,15 +100,18 @@ describe('settleThrown: an error ends the write as failed or unknown', () => {
       expect(out.message.includes('its outcome is unknown'), name).toBe(!/outcome is unknown/.test(e.message));
       if (/outcome is unknown/.test(e.message))
         expect(out.message, name).toBe(
-          `${e.message} It is write 42 in the ledger: \`bookdist ledger reconcile\` settles it (\`bookdist ledger show 42\`).`,
+          `${/[.!?]$/.test(e.message) ? e.message : `${e.message}.`} It is write 42 in the ledger: \`bookdist ledger reconcile\` settles it (\`bookdist ledger show 42\`).`,
         );
     }
+    // A message that ends its sentence already gets no second full stop.
+    const ended = settleThrown(ticket(), new CliError('socket hang up.', ExitCode.UNAVAILABLE)) as CliError;
+    expect(ended.message).toMatch(/^socket hang up\. The request may have reached/);
     for (const name of ['AbortError', 'TimeoutError']) {
       const e = Object.assign(new CliError('stopped'), { name });
       const t = ticket();
       const out = settleThrown(t, e) as CliError;
       expect(t.told[0].status, name).toBe('unknown');
-      expect(out.message, name).toContain('stopped The request may have reached the service: its outcome is unknown.');
+      expect(out.message, name).toContain('stopped. The request may have reached the service: its outcome is unknown.');
     }
   });
 
