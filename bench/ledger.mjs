@@ -140,6 +140,44 @@
 // with the ledger, 3.09 -> 3.27 without, wait 0.092 -> 0.022 ms a request, wall 1,302 -> 1,282 ms
 // (and 1,223 -> 1,204 without): it changes what an interrupt leaves and the order of a
 // --concurrency 1 job's requests (three tests of test/bulk fail), so it needs its own review.
+//
+// Then (issue 34, stop 48, n1; load 0.3-2.6, 2 cores). At the start, 9 rounds at load 0.9-1.2:
+// 1.043x (513 vs 492 ms). A harness driving the recorder alone as n1 does (100 batches of 1,000
+// JSON-parsed codes, 4 lanes, 96 ms a request: 2.4 s; process CPU, medians of 8 alternating runs,
+// load about 2): 57.5 ms with the recorder, 31.5 without; with one part left out at a time: no
+// store at all (no JSON, hash, lock, write or fdatasync) -9.4 ms, no digest -6.3, no lock -2, no
+// fdatasync about 0. At 25, 100 and 400 batches the gap was 9.2, 17.6 and 64.3 ms: some 155 us a
+// batch, 2 ms fixed; per-thread CPU (/proc/self/task/*/schedstat) put about a third of it on V8's
+// worker threads. Most of the store's share was its number of appends: a codes job tells its
+// batches' calls ahead (two groups of intents for 100 batches), so its outcomes went out on the
+// recorder's 100 ms timer, some 22 appends a job (a lock cycle, an lstat, an fstat and a write
+// each). The timer is now 1 s (outcomes are not made durable as written; it bounds what a kill -9
+// leaves unknown for reconcile), and an append takes the file's size from the lstat that checks
+// its path: harness 57.5 -> 50.0 ms; strace -c -f of one job, lock cycles 21 -> 6 and statx 305 ->
+// 225 (211 without the ledger). n1, 31 alternating rounds with the build before (load 1.1-1.2):
+// 558 ms without, 578 with (1.036x), 591 the build before (1.059x); this bench, 9 rounds with
+// BENCH_LEDGER_VS (load 1.1-1.8): 1.038x against 1.058x. n2 (3,000 orders, 7 rounds, the same):
+// 1.052x against 1.071x.
+// The codes' digest, measured natively (callgrind runs OpenSSL's AVX2 SHA-256, as valgrind has no
+// SHA extensions: 44M of the harness's 128M there, where SHA-NI hashes a job's 1.5 MB in about a
+// millisecond): some 3.2 ms a job warm, 3.5-6 ms from cold (100 calls in a fresh process), map +
+// join about 60% of it. Tried, not kept: a loop into a kept array then join (2.8 ms warm; harness
+// no better), concatenation (2.9 warm, 7-8 cold), the codes' characters copied into a kept Buffer
+// hashed whole (2.5 warm, 5.5-7 cold; harness 62 against 54 ms), utf8Write/latin1Write of each
+// code into a kept Buffer (2.5 warm; harness 66 against 58 ms). The digest's definition is
+// unchanged. What is left (main-thread --cpu-prof of the job, 8 runs): 17.4 ms a job under the
+// ledger's functions, of which the digest 4.3 (map and join 2.6, SHA-256 1.7), the rows (JSON,
+// their hash, intentOf, outcomeOf) about 3, the file calls and the last fdatasync about 2.5 of
+// wall, crypto.hash's first call (its table of aliases) 0.8, none of the rest above 1 ms; loading
+// the ledger's chunk 1.4 ms; and off the main thread, with --single-threaded-gc, V8's optimizing
+// compiles of the ledger's hot functions some 6 ms (10 runs a side). The measure itself: V8's
+// worker threads (optimizing compiles, GC helpers) use 100-150 ms of a job's ~500 ms of CPU and
+// vary by some 15 ms from run to run (--trace-opt: 100-124 ms of compiling a job, either side),
+// so a side's median of 9 rounds moves by about 8 ms: in one run of 13 rounds the shipped build
+// read 1.007x, one without the digest 1.029x and one without the store 1.013x. Reading 3% of n1
+// (15 ms) to a few ms takes 20-30 rounds; 9 (the default now) pass or fail a build near the line
+// by chance. Next: the digest from the bytes of the answer as parsed is out of the ledger's reach
+// (src/api); fewer hot functions for V8 to optimize (one outcome path for a codes batch).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
