@@ -1,36 +1,62 @@
 // (n) The ledger's cost (issue 34): each command run alternately with the ledger on (the default)
 // and off (--no-ledger), in the same run against the same sandbox; the figure is the ratio of the
-// medians of the client process's CPU time (user + system, from process.resourceUsage(): the
-// figure a machine loaded by other work disturbs least), wall time shown beside it.
+// medians of the client process's CPU time (user + system), wall time shown beside it.
 //
 //  (n1) 100,000 codes (`codes generate --out`): at most 1.03x.
 //  (n2) 10,000 orders (`order create --from-csv`, one order number a row): at most 1.05x.
 //  (n3) one single write (`user create --email`), the whole process: at most 1.10x.
 //
+// What a row measures: bin/bookdist as a shell runs it (as issue 31's rows do), the path every
+// user's run takes: the sh launcher, its Node and V8 flags, dist/version.js and the code cache of
+// bookdist's chunks (src/cache/). Each side has its own $XDG_CACHE_HOME in the bench's temp dir (a
+// user who always runs that way has that cache) and is warmed once, unmeasured, as bench/startup.mjs
+// does; a second run with NODE_DEBUG=bookdist then checks the cache's own account, and the row
+// says it ("on: code cache: 11 of 11 files from the cache; off: 10 of 10": the ledger's chunk is
+// the eleventh, read from the cache like the rest). Each measured run is timed by python3's
+// wait4 (bench/startup.mjs's WAIT4): the CPU time (user + system) of the finished process, all its
+// threads, and the wall from fork to exit. Until stop 49 each side ran as `node <flags> -e
+// "import dist/main.js; main()"`: no launcher, so no code cache (every chunk compiled from source
+// each run, the ledger's 1.4 ms and its functions' lazy compiles included), and the launcher's
+// flags only copied; CPU from process.resourceUsage() inside the process, before its exit.
+//
 // Where the machine is too loaded for CPU times to compare, the single write's row is gated on
-// instructions instead: alternating pairs of runs under `valgrind --tool=callgrind` (all the
-// client process's threads, user space only: the kernel's work, fdatasync included, is not
-// counted), each side warmed first (a run that fills Node's compile cache costs ~45% more), the
-// ratio of the medians. BENCH_LEDGER_MEASURE=cpu|instructions|auto (default auto: instructions
-// when the 1-minute load average is above the number of cores; BENCH_LEDGER_INSTRUCTIONS=1 is
-// `instructions`); BENCH_LEDGER_PAIRS pairs (default 3). Why (issue 34, load 17-18 on 2 cores):
-// eleven CPU pairs of the single write gave 1.136x, with system CPU 40 vs 24 ms for a difference
-// of one fdatasync and a dozen small file calls; three callgrind pairs gave 255.2-255.7M vs
-// 245.7-249.4M instructions (1.027x), each side within 1.5%. n1 and n2 stay on CPU times: under
-// callgrind they take minutes (n1) to half an hour (n2) a run; the row says which measure gates.
+// instructions instead: alternating pairs of runs of bin/bookdist under `valgrind --tool=callgrind
+// --trace-children=yes` (following the launcher's exec of Node: the client process, all its
+// threads, user space only: the kernel's work, fdatasync included, is not counted), each side
+// warmed first (its code cache checked as above), the ratio of the medians.
+// BENCH_LEDGER_MEASURE=cpu|instructions|auto (default auto: instructions when the 1-minute load
+// average is above the number of cores; BENCH_LEDGER_INSTRUCTIONS=1 is `instructions`);
+// BENCH_LEDGER_PAIRS pairs (default 3). Why (issue 34, load 17-18 on 2 cores): eleven CPU pairs
+// of the single write gave 1.136x, with system CPU 40 vs 24 ms for a difference of one fdatasync
+// and a dozen small file calls; three callgrind pairs gave 255.2-255.7M vs 245.7-249.4M
+// instructions (1.027x), each side within 1.5%. n1 and n2 stay on CPU times: under callgrind they
+// take minutes (n1) to half an hour (n2) a run, and n1's count follows its batches' timing (stop
+// 47 below); the row says which measure gates.
 //
-// BENCH_LEDGER_ROUNDS rounds (default 3 for n2; 9 for n1, a job of half a second whose 3-round
-// median moved by some 4% from run to run; at least 7 for the single write); BENCH_LEDGER_ORDERS
-// orders (default 10,000); BENCH_LEDGER_ONLY=n1,n3 runs only those rows. `node bench/ledger.mjs`
-// runs it alone (after `npm run build`); bench/run.mjs runs it as part of `npm run bench`.
+// Rounds: BENCH_LEDGER_ROUNDS (default 3 for n2; 21 for n1; at least 7 for the single write);
+// BENCH_LEDGER_ORDERS orders (default 10,000); BENCH_LEDGER_ONLY=n1,n3 runs only those rows.
+// A CPU row prints each side's quartiles and the 90% interval of its ratio over resamples of its
+// rounds (bootstrap), so a reader sees whether it can tell 3% apart. n1 takes 21 rounds (some 7 s
+// a round of wall, the sandbox making 100,000 codes for each side: 2.5 min), and even 21 cannot
+// read 3% here (stop 49, load 1.5-2, nproc 2): each side's quartiles spread 6-11% (on 535-599 ms,
+// off 529-566), the ratio's 90% interval is some +-5% (1.002-1.106x about a median of 1.061x),
+// two runs of the same tree read 1.008x and 1.061x, and one build run from two trees (BENCH_LEDGER_VS)
+// read 580 against 572 ms in the same rounds. The interval narrows as the square root of the
+// rounds: telling 1.03x from 1.00x (+-1.5%) would take some 200 rounds (25 min). So a single n1
+// figure near the line is a draw; decide a change on its interval, or with BENCH_LEDGER_VS
+// against the build before in the same rounds, and repeat.
+// `node bench/ledger.mjs` runs it alone (after `npm run build`, with the pinned Node:
+// node_modules/.bin/node); bench/run.mjs runs it as part of `npm run bench`.
 //
-// BENCH_LEDGER_VS=DIR (a dist/ built from another commit, e.g. `git worktree` + `npm run build`,
-// or a copy of dist/ made before a change): a third side in the same CPU rounds, that build with
-// the ledger on, in turn with the other two (on, off, other, rotated each round), so a change's
-// cost is read against the same machine drift (the ledger row also says other/off). One cannot
-// compare two builds' figures from runs made minutes apart on this machine: in one run at load
-// 13-15 on 2 cores, 9 rounds of 3,000 orders gave medians 7,871 (off) / 8,722 / 9,109 ms, each
-// side's rounds spreading over 15-20%.
+// BENCH_LEDGER_VS=DIR (the dist/ of another tree built from another commit, e.g. `git worktree` +
+// `npm run build`, its node_modules linked): a third side in the same CPU rounds, that tree's own
+// bin/bookdist (DIR/../bin/bookdist: its launcher, flags and pinned Node, as its users run it)
+// with the ledger on and its own code cache, warmed and checked like the others, in turn with the
+// other two (on, off, other, rotated each round), so a change's cost is read against the same
+// machine drift (the ledger row also says other/off). A bare copy of dist/ with no tree around it
+// is refused: it has no launcher of its own. One cannot compare two builds' figures from runs
+// made minutes apart on this machine: in one run at load 13-15 on 2 cores, 9 rounds of 3,000
+// orders gave medians 7,871 (off) / 8,722 / 9,109 ms, each side's rounds spreading over 15-20%.
 //
 // What it found (issue 34, load 10-18, 2 cores): taking the lock per append (commit 4f6c22a) costs
 // nothing measurable. n2, 3,000 orders, 9 rounds: off 7,871 ms, on 8,722 (1.108x), that commit
@@ -178,18 +204,26 @@
 // (15 ms) to a few ms takes 20-30 rounds; 9 (the default now) pass or fail a build near the line
 // by chance. Next: the digest from the bytes of the answer as parsed is out of the ledger's reach
 // (src/api); fewer hot functions for V8 to optimize (one outcome path for a codes batch).
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+//
+// Then (issue 34, stop 49; load 1.4-2.0, nproc 2): the rows run through bin/bookdist from a warmed
+// code cache (above). n1, 21 rounds: 1.008x (CPU 589 vs 584 ms, wall 3.43 vs 3.56 s), and in a
+// second run 1.061x (580 vs 547 ms; the same build from another tree 572 ms, 1.045x; its 90%
+// interval 1.002-1.106x). n3 under callgrind, 3 pairs: 1.023x (220.9M vs 216.1M; on 220.9 220.3
+// 231.7, off 215.7 216.1 221.2), each side from its warmed cache. The code cache applies to a
+// codes job: the on side reads 11 of 11 chunks from it (the ledger's among them), the off side 10
+// of 10.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { spawnSandbox } from './startup.mjs';
+import { cachePath, spawnSandbox, WAIT4 } from './startup.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const NODE = process.execPath;
 const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_LEDGER_ROUNDS ?? 3)));
-/** n1's rounds: 9 unless BENCH_LEDGER_ROUNDS says (a 0.5 s job: more rounds cost little and steady its median). */
-const N1_ROUNDS = process.env.BENCH_LEDGER_ROUNDS ? ROUNDS : 9;
+/** n1's rounds: 21 unless BENCH_LEDGER_ROUNDS says (a 0.6 s job: 21 rounds are ~30 s; fewer cannot read 3%, the header says why). */
+const N1_ROUNDS = process.env.BENCH_LEDGER_ROUNDS ? ROUNDS : 21;
 const ORDERS = Math.max(1, Math.floor(Number(process.env.BENCH_LEDGER_ORDERS ?? 10_000)));
 const ONLY = process.env.BENCH_LEDGER_ONLY ? process.env.BENCH_LEDGER_ONLY.split(',') : ['n1', 'n2', 'n3'];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -203,44 +237,69 @@ const MEASURE = (() => {
 
 const VS = process.env.BENCH_LEDGER_VS;
 /**
- * The V8 flags bin/bookdist runs Node with (its semiSpace(): a young generation of 4 MB semi-spaces
- * from the start), so that each side is measured as users run it. This bench ran with 1 MB
- * semi-spaces, the launcher's until 15aa8b8: a young generation a quarter the size scavenges four
- * times as often, and what a job keeps alive (its requests in flight, the intents told ahead) is
- * copied at each scavenge.
+ * bin/bookdist of this tree, or of the tree whose dist/ BENCH_LEDGER_VS names (DIR/../bin/bookdist:
+ * that tree's launcher, flags and Node, as its users run it).
  */
-const NODE_FLAGS = ['--max-semi-space-size=4', '--min-semi-space-size=4'];
-
-/** Run main() in a process of its own; resolves with its CPU time (ms) and wall time (ms). */
-function measured(env, args, dist = join(root, 'dist')) {
-  const script = `
-    const { main } = await import(${JSON.stringify(pathToFileURL(join(dist, 'main.js')).href)});
-    const code = await main(process.argv.slice(1));
-    const u = process.resourceUsage();
-    process.stderr.write('\\nCPU_US=' + (u.userCPUTime + u.systemCPUTime) + '\\n');
-    process.exitCode = code;`;
-  return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    const child = spawn(NODE, [...NODE_FLAGS, '--input-type=module', '-e', script, ...args], {
-      env,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-    child.on('close', (code) => {
-      const m = /CPU_US=(\d+)/.exec(stderr);
-      if (code !== 0 || !m)
-        return reject(new Error(`bookdist ${args.join(' ')} exited ${code}: ${stderr.slice(-1500)}`));
-      resolve({ cpu: Number(m[1]) / 1000, wall: Number(process.hrtime.bigint() - t0) / 1e6 });
-    });
-  });
+function launcherOf(dist) {
+  if (!dist) return join(root, 'bin', 'bookdist');
+  const bin = join(dist, '..', 'bin', 'bookdist');
+  if (!existsSync(bin) || !existsSync(join(dist, '..', 'node_modules', 'node', 'bin', 'node')))
+    throw new Error(
+      `BENCH_LEDGER_VS=${dist}: no ${bin} with the pinned Node beside it (node_modules/node): give the dist/ of a tree (git worktree + npm run build)`,
+    );
+  return bin;
 }
 
-/** User-space instructions of one run under callgrind: the client process, all its threads. */
+/**
+ * Run bin/bookdist as a shell runs it, under python3's wait4 (bench/startup.mjs's WAIT4); resolves
+ * with the finished process's CPU time (user + system, ms) and its wall time (ms).
+ */
+function measured(env, args, bin, timesFile) {
+  const r = spawnSync('python3', ['-c', WAIT4, timesFile, bin, ...args], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
+  if (r.status !== 0) throw new Error(`bookdist ${args.join(' ')} exited ${r.status}: ${r.stderr.slice(-1500)}`);
+  const [ns, user, sys] = readFileSync(timesFile, 'utf8').trim().split(' ').map(Number);
+  return { cpu: (user + sys) / 1000, wall: ns / 1e6 };
+}
+
+/**
+ * Warm a side (one run, unmeasured: it writes the code cache's entries, as a user's first run
+ * does), then check with NODE_DEBUG=bookdist that its next run reads every chunk from the cache;
+ * returns that account (src/cache/code-cache.ts, as bench/startup.mjs reads it). argsOf(0), argsOf(1): the two runs' arguments.
+ */
+function warm(env, argsOf, bin) {
+  for (const debug of [false, true]) {
+    const args = argsOf(debug ? 1 : 0);
+    const r = spawnSync(bin, args, {
+      env: debug ? { ...env, NODE_DEBUG: 'bookdist' } : env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    });
+    if (r.status !== 0) throw new Error(`bookdist ${args.join(' ')} exited ${r.status}: ${r.stderr.slice(-1500)}`);
+    if (!debug) continue;
+    const path = cachePath(r.stderr, false);
+    if (!/^code cache: (\d+) of \1 files from the cache$/.test(path))
+      throw new Error(`bookdist ${args.join(' ')} did not run from the code cache once warmed: ${path}`);
+    return path;
+  }
+}
+
+/** User-space instructions of one run of bin/bookdist under callgrind (following its exec of Node): the client process, all its threads. */
 function instructions(env, args) {
   const r = spawnSync(
     'valgrind',
-    ['--tool=callgrind', '--callgrind-out-file=/dev/null', NODE, ...NODE_FLAGS, join(root, 'bin', 'bookdist'), ...args],
+    [
+      '--tool=callgrind',
+      '--trace-children=yes',
+      '--callgrind-out-file=/dev/null',
+      join(root, 'bin', 'bookdist'),
+      ...args,
+    ],
     { env, encoding: 'utf8', maxBuffer: 1 << 26 },
   );
   const m = /Collected : (\d+)/.exec(r.stderr ?? '');
@@ -249,11 +308,15 @@ function instructions(env, args) {
   return Number(m[1]);
 }
 
-/** Alternating pairs under callgrind, each side run once first (unmeasured); the ratio of the medians. */
-function compareInstructions(name, pairs, argsFor, env) {
-  const run = (i, which) => instructions(env, [...argsFor(i, which), ...(which === 'off' ? ['--no-ledger'] : [])]);
-  run(-1, 'on');
-  run(-1, 'off');
+/** Alternating pairs under callgrind, each side warmed first (its code cache checked); the ratio of the medians. */
+function compareInstructions(name, pairs, argsFor, envOf) {
+  const argv = (i, which) => [...argsFor(i, which), ...(which === 'off' ? ['--no-ledger'] : [])];
+  const bin = join(root, 'bin', 'bookdist');
+  const cache = {
+    on: warm(envOf('on'), (k) => argv(-1 - k, 'on'), bin),
+    off: warm(envOf('off'), (k) => argv(-1 - k, 'off'), bin),
+  };
+  const run = (i, which) => instructions(envOf(which), argv(i, which));
   const on = [];
   const off = [];
   for (let i = 0; i < pairs; i++)
@@ -265,45 +328,79 @@ function compareInstructions(name, pairs, argsFor, env) {
     off: median(off),
     all: { on, off },
     unit: 'instructions',
+    cache,
   };
 }
 
+/** The quartiles of xs, as "q1-q3". */
+const quartiles = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return `${s[Math.floor((s.length - 1) / 4)].toFixed(0)}-${s[Math.ceil(((s.length - 1) * 3) / 4)].toFixed(0)}`;
+};
+
 /**
- * Alternate rounds on / off (and the other build, BENCH_LEDGER_VS, on); the ratio of the medians
- * of CPU.
+ * How far the ratio of the medians moves with the rounds drawn: the 5th and 95th percentiles of
+ * it over 2,000 resamples of each side's rounds (with replacement; a fixed seed, so a run's figures repeat).
  */
-async function compare(name, rounds, argsFor, env) {
+function bootstrap(on, off) {
+  let seed = 0x9e3779b9;
+  const pick = (xs) => {
+    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+    return xs[seed % xs.length];
+  };
+  const ratios = Array.from({ length: 2000 }, () => median(on.map(() => pick(on))) / median(off.map(() => pick(off))));
+  ratios.sort((a, b) => a - b);
+  return `${ratios[100].toFixed(3)}-${ratios[1900].toFixed(3)}x`;
+}
+
+/**
+ * Alternate rounds on / off (and the other build, BENCH_LEDGER_VS, on), each side warmed first;
+ * the ratio of the medians of CPU.
+ */
+function compare(name, rounds, argsFor, envOf, timesFile) {
   const sides = VS ? ['on', 'off', 'vs'] : ['on', 'off'];
+  const bins = { on: launcherOf(), off: launcherOf(), vs: VS && launcherOf(VS) };
+  const argv = (i, which) => [...argsFor(i, which), ...(which === 'off' ? ['--no-ledger'] : [])];
+  const cache = Object.fromEntries(sides.map((w) => [w, warm(envOf(w), (k) => argv(-1 - k, w), bins[w])]));
   const runs = { on: [], off: [], vs: [] };
   for (let i = 0; i < rounds; i++) {
     // Rotate which goes first, so that a drift in the machine's load falls on every side.
     const order = [...sides.slice(i % sides.length), ...sides.slice(0, i % sides.length)];
-    for (const which of order) {
-      const args = [...argsFor(i, which), ...(which === 'off' ? ['--no-ledger'] : [])];
-      runs[which].push(await measured(env, args, which === 'vs' ? VS : undefined));
-    }
+    for (const which of order) runs[which].push(measured(envOf(which), argv(i, which), bins[which], timesFile));
   }
   const cpu = (side) => median(runs[side].map((r) => r.cpu));
   const wall = (side) => median(runs[side].map((r) => r.wall));
   const vs = VS ? { cpuVs: cpu('vs'), wallVs: wall('vs') } : {};
   return {
     name,
+    rounds,
     ratio: cpu('on') / cpu('off'),
     cpuOn: cpu('on'),
     cpuOff: cpu('off'),
     wallOn: wall('on'),
     wallOff: wall('off'),
+    interval: bootstrap(
+      runs.on.map((r) => r.cpu),
+      runs.off.map((r) => r.cpu),
+    ),
+    spread: `quartiles on ${quartiles(runs.on.map((r) => r.cpu))}, off ${quartiles(runs.off.map((r) => r.cpu))} ms`,
+    cache,
     ...vs,
   };
 }
 
 export async function ledgerBench({ target } = {}) {
+  if (spawnSync('python3', ['-c', 'import os; os.wait4']).status !== 0)
+    throw new Error('bench/ledger.mjs times each run with python3 (os.wait4): install python3');
   // The sandbox first: one that fails to start leaves no folder behind.
   const sb = await spawnSandbox();
   const dir = mkdtempSync(join(tmpdir(), 'bookdist-bench-ledger-'));
   const rows = [];
   try {
     const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...sb.env, BOOKDIST_STATE_DIR: join(dir, 'state') };
+    // Each side's own code cache (the bench's temp dir), as a user who always runs that way has it.
+    const envOf = (which) => ({ ...env, XDG_CACHE_HOME: join(dir, `cache-${which}`) });
+    const timesFile = join(dir, 'times.txt');
     const cli = (args) => {
       const r = spawnSync(NODE, [join(root, 'bin', 'bookdist'), ...args, '--json'], {
         env,
@@ -326,7 +423,7 @@ export async function ledgerBench({ target } = {}) {
 
     if (ONLY.includes('n1'))
       rows.push(
-        await compare(
+        compare(
           '(n1) 100,000 codes',
           N1_ROUNDS,
           (i, w) => [
@@ -342,7 +439,8 @@ export async function ledgerBench({ target } = {}) {
             join(dir, `codes-${i}-${w}.csv`),
             '-q',
           ],
-          env,
+          envOf,
+          timesFile,
         ),
       );
 
@@ -360,7 +458,7 @@ export async function ledgerBench({ target } = {}) {
     };
     if (ONLY.includes('n2'))
       rows.push(
-        await compare(
+        compare(
           `(n2) ${ORDERS.toLocaleString('en')} orders from CSV`,
           ROUNDS,
           (i, w) => [
@@ -372,16 +470,17 @@ export async function ledgerBench({ target } = {}) {
             join(dir, `orders-${i}-${w}.out`),
             '-q',
           ],
-          env,
+          envOf,
+          timesFile,
         ),
       );
 
     let n = 0;
     const single = () => ['user', 'create', '--email', `single.${process.pid}.${n++}@example.com`, '-q'];
     if (ONLY.includes('n3') && MEASURE !== 'instructions')
-      rows.push(await compare('(n3) one single write', Math.max(ROUNDS, 7), single, env));
+      rows.push(compare('(n3) one single write', Math.max(ROUNDS, 7), single, envOf, timesFile));
     if (ONLY.includes('n3') && MEASURE !== 'cpu')
-      rows.push(compareInstructions('(n3) one single write', PAIRS, single, env));
+      rows.push(compareInstructions('(n3) one single write', PAIRS, single, envOf));
   } finally {
     await sb.close();
     rmSync(dir, { recursive: true, force: true });
@@ -393,14 +492,19 @@ export async function ledgerBench({ target } = {}) {
   for (const r of rows) {
     const goal = goals[r.name.slice(0, 4)];
     const measure = r.unit ? 'gated on instructions (callgrind, user space)' : 'gated on CPU';
-    const detail = r.unit
-      ? `${(r.on / 1e6).toFixed(1)}M vs ${(r.off / 1e6).toFixed(1)}M instructions, medians of ${r.all.on.length} alternating pairs ` +
-        `(on ${r.all.on.map((x) => (x / 1e6).toFixed(1)).join(' ')}; off ${r.all.off.map((x) => (x / 1e6).toFixed(1)).join(' ')}) (load ${load}, ${cpus().length} cores)`
-      : `CPU ${r.cpuOn.toFixed(0)} vs ${r.cpuOff.toFixed(0)} ms, wall ${(r.wallOn / 1000).toFixed(2)} vs ${(r.wallOff / 1000).toFixed(2)} s` +
-        (r.cpuVs === undefined
-          ? ''
-          : `; ${VS} with the ledger: CPU ${r.cpuVs.toFixed(0)} ms (${(r.cpuVs / r.cpuOff).toFixed(3)}x), wall ${(r.wallVs / 1000).toFixed(2)} s`) +
-        ` (load ${load}, ${cpus().length} cores)`;
+    const cache = `[${Object.entries(r.cache)
+      .map(([w, p]) => `${w}: ${p}`)
+      .join('; ')}]`;
+    const detail =
+      (r.unit
+        ? `${(r.on / 1e6).toFixed(1)}M vs ${(r.off / 1e6).toFixed(1)}M instructions, medians of ${r.all.on.length} alternating pairs through bin/bookdist ` +
+          `(on ${r.all.on.map((x) => (x / 1e6).toFixed(1)).join(' ')}; off ${r.all.off.map((x) => (x / 1e6).toFixed(1)).join(' ')})`
+        : `CPU ${r.cpuOn.toFixed(0)} vs ${r.cpuOff.toFixed(0)} ms (medians of ${r.rounds} alternating rounds through bin/bookdist, wait4; ${r.spread}; the ratio's 90% bootstrap interval ${r.interval}), ` +
+          `wall ${(r.wallOn / 1000).toFixed(2)} vs ${(r.wallOff / 1000).toFixed(2)} s` +
+          (r.cpuVs === undefined
+            ? ''
+            : `; ${VS} with the ledger: CPU ${r.cpuVs.toFixed(0)} ms (${(r.cpuVs / r.cpuOff).toFixed(3)}x), wall ${(r.wallVs / 1000).toFixed(2)} s`)) +
+      ` (load ${load}, ${cpus().length} cores) ${cache}`;
     const what = r.unit ? 'instructions' : 'CPU';
     if (target)
       target(`${r.name} [${measure}]: ${what} with the ledger / with --no-ledger`, r.ratio, '<=', goal, 'x', detail);

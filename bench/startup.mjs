@@ -198,7 +198,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
  * its end) and CPU time (user and system, microseconds, from wait4): `python3 -c WAIT4 FILE CMD...`.
  * Exits with the child's status.
  */
-const WAIT4 = [
+export const WAIT4 = [
   'import os, sys, time',
   't = time.perf_counter_ns()',
   'pid = os.fork()',
@@ -337,7 +337,7 @@ function profileSummary(file, top = 8) {
  * Which path a run took, from bookdist's account of its code cache (NODE_DEBUG=bookdist,
  * src/cache/code-cache.ts): how many of the files it loaded from dist/ came from the cache, or no cache at all.
  */
-function cachePath(stderr, launcherOnly) {
+export function cachePath(stderr, launcherOnly) {
   const read = (stderr.match(/code cache: \S+: (entry accepted|no entry used)/g) ?? []).length;
   const accepted = (stderr.match(/code cache: \S+: entry accepted/g) ?? []).length;
   const written = (stderr.match(/code cache: \S+: entry written/g) ?? []).length;
