@@ -211,7 +211,21 @@
 // interval 1.002-1.106x). n3 under callgrind, 3 pairs: 1.023x (220.9M vs 216.1M; on 220.9 220.3
 // 231.7, off 215.7 216.1 221.2), each side from its warmed cache. The code cache applies to a
 // codes job: the on side reads 11 of 11 chunks from it (the ledger's among them), the off side 10
-// of 10.
+// of 10. The old method in the same hour (the build before this change, 21 rounds, load 1.6):
+// 1.068x (544 vs 509 ms; its CPU from resourceUsage() inside the process, before its exit).
+// Which functions V8 optimizes in a codes job (the launcher's Node and flags with --trace-opt, a
+// warm code cache of those flags, 3 jobs a side, load 1.6, nproc 2): 140 compiles a job with the
+// ledger, 129 without; 112 against 107 ms of compiling (the jobs spread 98-116 ms either side).
+// By name only the ledger side's: bucketOf (Maglev, 0.5 ms), Node's utf8Write and latin1Write (the
+// store's buffer), adjustOffset, getHashCache (crypto.hash's first call), each under 1 ms; and
+// some 5 anonymous functions more (Maglev 14 vs 9.7, TurboFan 7.7 vs 6.3). The digest's per-code
+// callback is one of these: named in a throw-away build, it took Maglev 0.26 and TurboFan 0.66 ms
+// a job, and the anonymous compiles two fewer of each kind. A path for batches of plain strings
+// (join the array as parsed, no callback) never runs: the service answers code objects (interface
+// 2.8: code, deactivation_date, limit_days), and the callback runs 100,000 times a job either way;
+// a loop in its place was tried at stop 48 (no better). So the ledger's optimizing compiles are a
+// few ms a job, within the ~15 ms a job's compiling varies by: left as they are. A test now pins the
+// digest's definition for every shape a code may come in (test/ledger/rows.test.ts).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';

@@ -1,8 +1,10 @@
 // What an intent row keeps for a repeat (`resend`, rows.ts): the payload as sent when its JSON is
 // at most 8,192 characters, nothing when longer, whatever its characters become in JSON; and the
-// operation a path names (opOf) the same on every call, its answers kept by endpoint and path.
+// operation a path names (opOf) the same on every call, its answers kept by endpoint and path;
+// a code batch's outcome keeps its count and digest, never a code.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { intentOf } from '../../src/ledger/rows.js';
+import { intentOf, outcomeOf } from '../../src/ledger/rows.js';
 import { opOf } from '../../src/ledger/ops.js';
 import type { WriteRequest } from '../../src/api/write-hook.js';
 
@@ -78,5 +80,29 @@ describe('opOf', () => {
     for (let i = 0; i < 600; i++) opOf({ method: 'POST', path: `/v1/unknown/${i}/`, headers: {} });
     expect(opOf(orderWith({}))).toEqual({ op: 'order create' });
     expect(opOf({ method: 'POST', path: '/v1/unknown/3/', headers: {} })).toEqual({ op: 'api' });
+  });
+});
+
+describe("a code batch's outcome", () => {
+  const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+  const outcome = (codes: unknown[]) =>
+    outcomeOf(7, 'codes generate', { status: 'done', http: 200, body: { codes } }, new Date(0), codes.length);
+
+  it('is the count and the SHA-256 of the codes joined by line ends, whatever shape each code came in', () => {
+    expect(outcome(['AAAA-1', 'BBBB-2', 'CCCC-3']).ids).toEqual({
+      codes: 3,
+      codes_sha256: sha('AAAA-1\nBBBB-2\nCCCC-3'),
+    });
+    // An entry that is not a string anywhere in the batch: an object's code, else its JSON.
+    expect(outcome(['AAAA-1', { code: 'BBBB-2' }, 5]).ids).toEqual({
+      codes: 3,
+      codes_sha256: sha('AAAA-1\nBBBB-2\n5'),
+    });
+    expect(outcome([{ code: 'BBBB-2' }, 'AAAA-1', null, { id: 1 }]).ids).toEqual({
+      codes: 4,
+      codes_sha256: sha('BBBB-2\nAAAA-1\nnull\n{"id":1}'),
+    });
+    expect(outcome([]).ids).toEqual({ codes: 0, codes_sha256: sha('') });
+    expect(JSON.stringify(outcome(['AAAA-1', { code: 'BBBB-2' }]))).not.toMatch(/AAAA-1|BBBB-2/);
   });
 });
