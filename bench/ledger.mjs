@@ -35,16 +35,19 @@
 //
 // Rounds: BENCH_LEDGER_ROUNDS (default 3 for n2; 21 for n1; at least 7 for the single write);
 // BENCH_LEDGER_ORDERS orders (default 10,000); BENCH_LEDGER_ONLY=n1,n3 runs only those rows.
-// A CPU row prints each side's quartiles and the 90% interval of its ratio over resamples of its
-// rounds (bootstrap), so a reader sees whether it can tell 3% apart. n1 takes 21 rounds (some 7 s
-// a round of wall, the sandbox making 100,000 codes for each side: 2.5 min), and even 21 cannot
-// read 3% here (stop 49, load 1.5-2, nproc 2): each side's quartiles spread 6-11% (on 535-599 ms,
-// off 529-566), the ratio's 90% interval is some +-5% (1.002-1.106x about a median of 1.061x),
-// two runs of the same tree read 1.008x and 1.061x, and one build run from two trees (BENCH_LEDGER_VS)
-// read 580 against 572 ms in the same rounds. The interval narrows as the square root of the
-// rounds: telling 1.03x from 1.00x (+-1.5%) would take some 200 rounds (25 min). So a single n1
-// figure near the line is a draw; decide a change on its interval, or with BENCH_LEDGER_VS
-// against the build before in the same rounds, and repeat.
+// A CPU row prints each side's quartiles, the 90% interval of its ratio over resamples of its
+// rounds (bootstrap), and the median of each round's own on/off with its interval, so a reader
+// sees whether it can tell 3% apart. n1 takes 21 rounds (some 7 s a round of wall, the sandbox
+// making 100,000 codes for each side: 2.5 min), and here neither 21 nor 41 rounds read 3% (stop
+// 49, load 1.5-2, nproc 2): each side's quartiles spread 6-15%, and the ratio's 90% interval was
+// +-5% at 21 rounds (1.002-1.106x about 1.061x) and no narrower at 41 (0.997-1.121x about 1.067x),
+// nor the rounds' own ratios' (0.998-1.106x): the noise is each run's own (stop 48 put it on V8's
+// worker threads), not a drift between rounds that pairing would cancel. Four runs of one tree read 1.008x, 1.061x, 1.045x
+// (21 rounds) and 1.067x (41); one build run from two trees (BENCH_LEDGER_VS) read 580 against
+// 572 ms in the same rounds. Telling 1.03x from 1.00x (+-1.5%) would take some 200 rounds (25
+// min) if the interval narrowed as the square root of the rounds. So one n1 figure near the line
+// is a draw: decide a change on several runs, or with BENCH_LEDGER_VS against the build before in
+// the same rounds.
 // `node bench/ledger.mjs` runs it alone (after `npm run build`, with the pinned Node:
 // node_modules/.bin/node); bench/run.mjs runs it as part of `npm run bench`.
 //
@@ -206,9 +209,10 @@
 // (src/api); fewer hot functions for V8 to optimize (one outcome path for a codes batch).
 //
 // Then (issue 34, stop 49; load 1.4-2.0, nproc 2): the rows run through bin/bookdist from a warmed
-// code cache (above). n1, 21 rounds: 1.008x (CPU 589 vs 584 ms, wall 3.43 vs 3.56 s), and in a
-// second run 1.061x (580 vs 547 ms; the same build from another tree 572 ms, 1.045x; its 90%
-// interval 1.002-1.106x). n3 under callgrind, 3 pairs: 1.023x (220.9M vs 216.1M; on 220.9 220.3
+// code cache (above). n1, 21 rounds: 1.008x (CPU 589 vs 584 ms, wall 3.43 vs 3.56 s), 1.061x (580
+// vs 547 ms; the same build from another tree 572 ms, 1.045x; its 90% interval 1.002-1.106x),
+// 1.045x (513 vs 491 ms; 0.980-1.105x; the rounds' own ratios' median 1.060x); 41 rounds: 1.067x
+// (563 vs 527 ms; 0.997-1.121x). The ledger's cost there is some 4-6%, not within 3%. n3 under callgrind, 3 pairs: 1.023x (220.9M vs 216.1M; on 220.9 220.3
 // 231.7, off 215.7 216.1 221.2), each side from its warmed cache. The code cache applies to a
 // codes job: the on side reads 11 of 11 chunks from it (the ledger's among them), the off side 10
 // of 10. The old method in the same hour (the build before this change, 21 rounds, load 1.6):
@@ -353,18 +357,18 @@ const quartiles = (xs) => {
 };
 
 /**
- * How far the ratio of the medians moves with the rounds drawn: the 5th and 95th percentiles of
- * it over 2,000 resamples of each side's rounds (with replacement; a fixed seed, so a run's figures repeat).
+ * The 5th and 95th percentiles of a statistic over 2,000 resamples of the rounds (with
+ * replacement; a fixed seed, so a run's figures repeat): draw(pick) computes it once, pick(xs)
+ * drawing one element of xs.
  */
-function bootstrap(on, off) {
+function interval90(draw) {
   let seed = 0x9e3779b9;
   const pick = (xs) => {
     seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
     return xs[seed % xs.length];
   };
-  const ratios = Array.from({ length: 2000 }, () => median(on.map(() => pick(on))) / median(off.map(() => pick(off))));
-  ratios.sort((a, b) => a - b);
-  return `${ratios[100].toFixed(3)}-${ratios[1900].toFixed(3)}x`;
+  const xs = Array.from({ length: 2000 }, () => draw(pick)).sort((a, b) => a - b);
+  return `${xs[100].toFixed(3)}-${xs[1900].toFixed(3)}x`;
 }
 
 /**
@@ -385,6 +389,7 @@ function compare(name, rounds, argsFor, envOf, timesFile) {
   const cpu = (side) => median(runs[side].map((r) => r.cpu));
   const wall = (side) => median(runs[side].map((r) => r.wall));
   const vs = VS ? { cpuVs: cpu('vs'), wallVs: wall('vs') } : {};
+  const paired = runs.on.map((r, i) => r.cpu / runs.off[i].cpu);
   return {
     name,
     rounds,
@@ -393,10 +398,14 @@ function compare(name, rounds, argsFor, envOf, timesFile) {
     cpuOff: cpu('off'),
     wallOn: wall('on'),
     wallOff: wall('off'),
-    interval: bootstrap(
-      runs.on.map((r) => r.cpu),
-      runs.off.map((r) => r.cpu),
+    // How far the ratio of the medians moves with the rounds drawn (each side resampled).
+    interval: interval90(
+      (pick) => median(runs.on.map(() => pick(runs.on).cpu)) / median(runs.off.map(() => pick(runs.off).cpu)),
     ),
+    // The median of each round's own ratio (on / off of the same round): a drift of the machine's
+    // load between rounds falls on both of a round's runs, so it moves this less.
+    paired: median(paired),
+    pairedInterval: interval90((pick) => median(paired.map(() => pick(paired)))),
     spread: `quartiles on ${quartiles(runs.on.map((r) => r.cpu))}, off ${quartiles(runs.off.map((r) => r.cpu))} ms`,
     cache,
     ...vs,
@@ -513,7 +522,7 @@ export async function ledgerBench({ target } = {}) {
       (r.unit
         ? `${(r.on / 1e6).toFixed(1)}M vs ${(r.off / 1e6).toFixed(1)}M instructions, medians of ${r.all.on.length} alternating pairs through bin/bookdist ` +
           `(on ${r.all.on.map((x) => (x / 1e6).toFixed(1)).join(' ')}; off ${r.all.off.map((x) => (x / 1e6).toFixed(1)).join(' ')})`
-        : `CPU ${r.cpuOn.toFixed(0)} vs ${r.cpuOff.toFixed(0)} ms (medians of ${r.rounds} alternating rounds through bin/bookdist, wait4; ${r.spread}; the ratio's 90% bootstrap interval ${r.interval}), ` +
+        : `CPU ${r.cpuOn.toFixed(0)} vs ${r.cpuOff.toFixed(0)} ms (medians of ${r.rounds} alternating rounds through bin/bookdist, wait4; ${r.spread}; the ratio's 90% bootstrap interval ${r.interval}; the median of each round's on/off ${r.paired.toFixed(3)}x, ${r.pairedInterval}), ` +
           `wall ${(r.wallOn / 1000).toFixed(2)} vs ${(r.wallOff / 1000).toFixed(2)} s` +
           (r.cpuVs === undefined
             ? ''
