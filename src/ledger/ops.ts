@@ -79,8 +79,10 @@ function match(path: string, endpoint?: string): { name: string; params: Record<
 
 export type Op = Readonly<{ op: string; params?: Readonly<Record<string, string>> }>;
 
-/** opOf's answers by endpoint and path (a bulk job sends thousands to the same few), while few. */
-/** Operations found, by endpoint ('' for none) and then path: no key string made a request (a bulk job asks thousands of times). */
+/**
+ * opOf's answers by endpoint ('' for none) and then path, while few (OP_CACHE_MAX a map): a bulk
+ * job asks thousands of times for the same few, and no key string is made a request.
+ */
 const opCache = new Map<string, Map<string, Op | undefined>>();
 const OP_CACHE_MAX = 256;
 
